@@ -1,0 +1,74 @@
+# asyncore build.  `make` builds ./asyncore; see README.md for the rest.
+
+CC      ?= cc
+PKGS    := libelf libdw sqlite3 jansson libzstd liblzma zlib
+DEB_PKGS := gcc g++ make gdb pkg-config libelf-dev libdw-dev libsqlite3-dev \
+	libjansson-dev libzstd-dev liblzma-dev zlib1g-dev elfutils python3 zstd xz-utils \
+	sqlite3 binutils
+
+OPT     ?= -O2 -g
+WARN    := -Wall -Wextra -Wshadow -Wvla -Werror
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CFLAGS  += -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(PKG_CFLAGS) $(SAN)
+LDFLAGS += $(SAN)
+LDLIBS  += $(PKG_LIBS) -lstdc++ -lpthread
+
+BUILD   ?= build
+OBJDIR  := $(BUILD)/obj
+MODULES := corefile dwarf analyzer reports
+LIB_SRCS := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
+LIB_OBJS := $(LIB_SRCS:%.c=$(OBJDIR)/%.o)
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/unit/%)
+PROGRAM ?= asyncore
+
+.PHONY: all deps check demo bench asan ubsan clean unit
+
+all: deps $(PROGRAM)
+
+# Install the Debian packages the project needs when any is missing.
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null || exit 1; \
+	fi
+
+$(PROGRAM): $(OBJDIR)/asyncore.o $(LIB_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(OBJDIR)/%.o: %.c $(wildcard */*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -c -o $@ $<
+
+$(BUILD)/unit/%: tests/unit/%.c $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
+
+unit: $(UNIT_BINS)
+
+check: all unit
+	@ASYNCORE=$(CURDIR)/$(PROGRAM) UNIT_DIR=$(CURDIR)/$(BUILD)/unit tests/run
+
+demo: all
+	@fixtures/demo/run-demo $(CURDIR)/$(PROGRAM)
+
+bench: all
+	@bench/run $(CURDIR)/$(PROGRAM)
+
+asan:
+	$(MAKE) BUILD=build/asan PROGRAM=build/asan/asyncore OPT="-O1 -g" \
+		SAN="-fsanitize=address -fno-omit-frame-pointer" check
+
+ubsan:
+	$(MAKE) BUILD=build/ubsan PROGRAM=build/ubsan/asyncore OPT="-O1 -g" \
+		SAN="-fsanitize=undefined -fno-sanitize-recover=undefined" check
+
+clean:
+	rm -rf build asyncore
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

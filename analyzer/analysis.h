@@ -1,0 +1,152 @@
+/* The plain-data result of analysing one core.
+ *
+ * struct analysis holds no library handles: every string is malloc'd and
+ * owned by the analysis, every array is owned by its parent, and
+ * an_analysis_destroy() frees all of it.  Report writers (text, JSON, SQLite)
+ * all work from this structure.  Unknown numeric values are marked by the
+ * matching has_* flag; unknown strings are NULL. */
+#ifndef ANALYZER_ANALYSIS_H
+#define ANALYZER_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../corefile/core.h"
+
+enum an_frame_kind { AN_FRAME_NATIVE, AN_FRAME_ASYNC };
+
+struct an_frame {
+	enum an_frame_kind kind;
+	uint64_t pc;                /* raw pc (return address for callers) */
+	bool activation;            /* pc is where the thread stopped (no pc-1) */
+	char *function;             /* demangled; NULL when unknown */
+	uint64_t offset;            /* pc - function start */
+	bool has_offset;
+	char *module;               /* module path; NULL when unknown */
+	uint64_t module_offset;
+	bool has_module_offset;
+	char *file;                 /* source file; NULL when unknown */
+	int line;                   /* 0 when unknown */
+	bool inlined;               /* an inline level, not a real call */
+	int inline_depth;           /* 0 for the real frame, >0 for inline levels */
+	uint64_t cfa;               /* canonical frame address, 0 when unknown */
+	bool seam;                  /* first frame after a native/async switch */
+};
+
+struct an_thread {
+	int32_t tid;
+	bool crashing;
+	uint64_t regs[CORE_REG_COUNT];
+	struct an_frame *frames;    /* innermost first, native and async spliced */
+	size_t nframes;
+	char *unwind_error;         /* why the native walk ended early, or NULL */
+	uint64_t async_root;        /* thread's current AsyncStackRoot, 0 if none */
+};
+
+struct an_module {
+	char *path;
+	uint64_t start, end;
+	char *build_id;             /* hex; NULL when unknown */
+	char *debuginfo;            /* file the DWARF came from; NULL when none */
+};
+
+/* A chain of coroutine frames suspended on no thread. */
+struct an_suspended {
+	uint64_t leaf;              /* address of the leaf AsyncStackFrame */
+	struct an_frame *frames;
+	size_t nframes;
+};
+
+struct an_event {
+	uint64_t order;
+	uint64_t timestamp;
+	char *location;             /* "file.c:LINE" prefix of the format, or NULL */
+	char *function;             /* recorder: `where`; ELFE: symbolized caller */
+	char *format;               /* user format (after the location) */
+	char *message;              /* formatted message */
+	uint64_t args[12];
+	size_t nargs;
+	unsigned strings_read;      /* bit i set: %s argument i read post-mortem */
+	bool in_flight;
+};
+
+struct an_recorder {
+	char *name;
+	char *layout;               /* "recorder" or "elfe" */
+	uint64_t address;           /* of the recorder_info / recorder object */
+	uint64_t size, writer, reader, commit, overflow;
+	uint64_t recovered, in_flight, overwritten;
+	struct an_event *events;    /* oldest first */
+	size_t nevents;
+};
+
+struct an_timeline_entry {
+	uint64_t order;
+	uint64_t timestamp;
+	size_t recorder;            /* index into analysis.recorders */
+	size_t event;               /* index into that recorder's events */
+};
+
+struct analysis {
+	/* core identity */
+	char *core_path;
+	uint64_t core_size;
+	char *core_sha256;          /* content hash/fingerprint, hex */
+	char *executable;
+	char *build_id;             /* main executable's build-id, hex */
+	int32_t pid;
+	bool has_pid;
+	uint32_t uid;
+	bool has_uid;
+
+	/* signal */
+	bool has_signal;
+	int signo;
+	int code;
+	bool has_code;
+	uint64_t fault_address;
+	bool has_fault_address;
+	int32_t crashing_tid;
+
+	struct an_module *modules;
+	size_t nmodules;
+	struct an_thread *threads;  /* core order, crashing first */
+	size_t nthreads;
+	struct an_suspended *suspended;
+	size_t nsuspended;
+	struct an_recorder *recorders;
+	size_t nrecorders;
+	struct an_timeline_entry *timeline;   /* merged by order */
+	size_t ntimeline;
+
+	/* async state */
+	bool async_key_found;
+	uint32_t async_key;         /* 0xffffffff: never created */
+
+	char *signature;
+	char *signature_hash;
+
+	char **warnings;
+	size_t nwarnings;
+};
+
+/* Allocate an empty analysis; NULL when out of memory. */
+struct analysis *an_analysis_create(void);
+
+/* Free the analysis and everything it owns; NULL is a no-op. */
+void an_analysis_destroy(struct analysis *an);
+
+/* Append a formatted warning (copied). */
+void an_warn(struct analysis *an, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Free the strings an_frame owns (not the frame itself). */
+void an_frame_deinit(struct an_frame *frame);
+
+/* Free what an_event owns (not the event itself). */
+void an_event_deinit(struct an_event *event);
+
+/* strdup that accepts NULL. */
+char *an_strdup(const char *s);
+
+#endif

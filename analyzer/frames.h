@@ -1,0 +1,27 @@
+/* Building an_frame lists from native and async program counters. */
+#ifndef ANALYZER_FRAMES_H
+#define ANALYZER_FRAMES_H
+
+#include "analysis.h"
+#include "../dwarf/dwarf.h"
+
+/* A growable frame list. */
+struct an_frame_list {
+	struct an_frame *frames;
+	size_t n, cap;
+};
+
+/* Symbolize PC and append one frame per inline level (inline levels first,
+ * each marked inlined; the real function last).  KIND and CFA are copied
+ * onto every appended frame; SEAM marks the first of them.  Returns false
+ * on out-of-memory. */
+bool an_frames_append_pc(struct an_frame_list *list, struct dbg_session *s, uint64_t pc,
+			 bool activation, enum an_frame_kind kind, uint64_t cfa, bool seam);
+
+/* Move the list's frames into THREAD (which takes ownership). */
+void an_frames_move_to(struct an_frame_list *list, struct an_frame **frames, size_t *nframes);
+
+/* Free a list's frames (after a failed build). */
+void an_frames_list_deinit(struct an_frame_list *list);
+
+#endif

@@ -1,0 +1,152 @@
+/* ELF core reader: notes, threads, segments and bounded reads of the
+ * crashed process's memory.
+ *
+ * core_open() maps a core file read-only (decompressing .zst/.xz/.gz cores
+ * first), indexes its PT_LOAD segments and parses its notes.  Everything the
+ * core says is untrusted: counts, sizes and offsets are checked against the
+ * file before use, and a damaged part is reported as a warning on the core
+ * instead of failing the whole open where the rest is still usable. */
+#ifndef COREFILE_CORE_H
+#define COREFILE_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libelf.h>
+
+#include "error.h"
+
+/* x86_64 general registers in NT_PRSTATUS order (struct user_regs_struct). */
+enum core_reg {
+	CORE_REG_R15, CORE_REG_R14, CORE_REG_R13, CORE_REG_R12, CORE_REG_RBP,
+	CORE_REG_RBX, CORE_REG_R11, CORE_REG_R10, CORE_REG_R9, CORE_REG_R8,
+	CORE_REG_RAX, CORE_REG_RCX, CORE_REG_RDX, CORE_REG_RSI, CORE_REG_RDI,
+	CORE_REG_ORIG_RAX, CORE_REG_RIP, CORE_REG_CS, CORE_REG_EFLAGS,
+	CORE_REG_RSP, CORE_REG_SS, CORE_REG_FS_BASE, CORE_REG_GS_BASE,
+	CORE_REG_DS, CORE_REG_ES, CORE_REG_FS, CORE_REG_GS,
+	CORE_REG_COUNT
+};
+
+/* Lower-case register name ("rip", "fs_base", ...). */
+const char *core_reg_name(enum core_reg reg);
+
+struct core_thread {
+	int32_t tid;
+	int32_t ppid, pgrp, sid;
+	int cursig;                 /* signal that stopped the thread (pr_cursig) */
+	uint64_t sigpend, sighold;
+	uint64_t regs[CORE_REG_COUNT];
+};
+
+struct core_siginfo {
+	bool present;
+	int signo, code, errno_value;
+	uint64_t addr;              /* si_addr for SIGSEGV/SIGBUS/SIGILL/SIGFPE/SIGTRAP */
+	int32_t sender_pid;         /* si_pid for kill()-style codes */
+	uint32_t sender_uid;
+};
+
+struct core_psinfo {
+	bool present;
+	char state;
+	int32_t pid, ppid, pgrp, sid;
+	uint32_t uid, gid;
+	char fname[17];
+	char args[81];
+};
+
+struct core_auxv {
+	bool present;
+	uint64_t phdr, phent, phnum, pagesz, base, entry, execfn, sysinfo_ehdr;
+	char *execfn_string;        /* AT_EXECFN read from memory; NULL if unreadable */
+};
+
+/* One NT_FILE entry: [start, end) maps PATH at byte offset OFFSET. */
+struct core_mapped_file {
+	uint64_t start, end, offset;
+	char *path;                 /* as recorded in the core */
+};
+
+struct core_segment {
+	uint64_t vaddr, memsz, filesz, offset;
+	uint32_t flags;             /* PF_R | PF_W | PF_X */
+};
+
+struct core_file_cache;         /* opened backing files for unsaved pages */
+
+struct core {
+	char *path;                 /* as given to core_open */
+	uint64_t file_size;         /* size of the (decompressed) core */
+	const unsigned char *data;  /* the core mapped read-only */
+	size_t data_size;
+	Elf *elf;
+
+	struct core_segment *segments;      /* sorted by vaddr */
+	size_t nsegments;
+	struct core_thread *threads;        /* core order; [0] took the signal */
+	size_t nthreads;
+	struct core_mapped_file *files;     /* NT_FILE order */
+	size_t nfiles;
+	struct core_siginfo siginfo;
+	struct core_psinfo psinfo;
+	struct core_auxv auxv;
+
+	char **warnings;            /* problems found while opening */
+	size_t nwarnings;
+
+	char *sysroot;              /* prefix for NT_FILE paths, or NULL */
+	struct core_file_cache *file_cache;
+};
+
+/* Open the core at PATH.  On success *OUT owns the core (core_close()).
+ * Fails with CORE_ERROR_IO (missing/unreadable), CORE_ERROR_FORMAT (not ELF,
+ * not ET_CORE, notes unreadable). */
+struct core_error *core_open(const char *path, struct core **out);
+
+/* Release the core; NULL is a no-op. */
+void core_close(struct core *core);
+
+/* Look up NT_FILE paths under SYSROOT first (copied). */
+void core_set_sysroot(struct core *core, const char *sysroot);
+
+/* Serve unsaved pages of the mapping recorded as RECORDED_PATH from
+ * REPLACEMENT instead (a binary given on the command line). */
+struct core_error *core_set_file_replacement(struct core *core, const char *recorded_path,
+					     const char *replacement);
+
+/* Read LEN bytes at target address ADDR into BUF.  Reads may span segments;
+ * bytes between p_filesz and p_memsz read as zero; pages the kernel did not
+ * dump come from the file NT_FILE names when it exists and agrees with the
+ * core.  Returns NULL, or a CORE_ERROR_FAULT error naming the address. */
+struct core_error *core_read(struct core *core, uint64_t addr, void *buf, size_t len);
+
+/* Convenience: true when the 8-byte word at ADDR was read into *VALUE. */
+bool core_read_u64(struct core *core, uint64_t addr, uint64_t *value);
+bool core_read_u32(struct core *core, uint64_t addr, uint32_t *value);
+
+/* Read a NUL-terminated string of at most MAX-1 bytes at ADDR into BUF.
+ * Returns true when a terminator was found within MAX bytes. */
+bool core_read_string(struct core *core, uint64_t addr, char *buf, size_t max);
+
+/* True when [ADDR, ADDR+LEN) is readable (in the core or a backing file). */
+bool core_is_readable(struct core *core, uint64_t addr, size_t len);
+
+/* The segment holding ADDR, or NULL (binary search). */
+const struct core_segment *core_find_segment(const struct core *core, uint64_t addr);
+
+/* The NT_FILE entry holding ADDR, or NULL. */
+const struct core_mapped_file *core_find_file(const struct core *core, uint64_t addr);
+
+/* Path of the executable: AT_EXECFN, else the NT_FILE entry mapping AT_PHDR.
+ * Borrowed from the core; NULL when unknown. */
+const char *core_executable(const struct core *core);
+
+/* Append a formatted warning to core->warnings. */
+void core_warn(struct core *core, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Name and si_code description of a signal ("SIGSEGV", "SEGV_MAPERR"). */
+const char *core_signal_name(int signo);
+const char *core_signal_code_name(int signo, int code);
+
+#endif

@@ -1,0 +1,113 @@
+/* Debug information for a core: modules, unwinding, symbols, lines, inlines
+ * and struct layouts, all through libdw/libdwfl.
+ *
+ * One dbg_session per analysed core.  Pointers returned by a session are
+ * borrowed and live as long as the session unless stated otherwise.  A
+ * dbg_cache may be shared by many sessions (one at a time) so that a batch of
+ * cores of the same binaries parses their debug info once. */
+#ifndef DWARF_DWARF_H
+#define DWARF_DWARF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../corefile/core.h"
+
+struct dbg_options {
+	const char *binary;         /* executable given by the user, or NULL */
+	const char *sysroot;        /* prefix for mapped-file paths, or NULL */
+	const char *const *debug_dirs;  /* extra debug-info directories */
+	size_t ndebug_dirs;
+	unsigned max_frames;        /* 0: default 1024 */
+};
+
+struct dbg_cache;
+struct dbg_session;
+
+/* Cache of parsed debug info keyed by build-id; NULL on out-of-memory. */
+struct dbg_cache *dbg_cache_create(void);
+void dbg_cache_destroy(struct dbg_cache *cache);
+
+/* Open a session over CORE (borrowed; must outlive the session).  CACHE may
+ * be NULL.  Problems that leave the session usable (a binary whose build-id
+ * differs, a module without debug info) become warnings. */
+struct core_error *dbg_session_open(struct core *core, const struct dbg_options *opts,
+				    struct dbg_cache *cache, struct dbg_session **out);
+void dbg_session_close(struct dbg_session *s);
+
+struct core *dbg_session_core(struct dbg_session *s);
+
+/* Warnings collected so far; borrowed. */
+size_t dbg_session_nwarnings(const struct dbg_session *s);
+const char *dbg_session_warning(const struct dbg_session *s, size_t i);
+
+struct dbg_module_info {
+	const char *path;
+	uint64_t start, end;
+	const char *build_id;       /* hex, NULL when unknown */
+	const char *debuginfo;      /* path of the file holding DWARF, NULL if none */
+	bool is_main;               /* the executable */
+};
+
+size_t dbg_module_count(struct dbg_session *s);
+const struct dbg_module_info *dbg_module_get(struct dbg_session *s, size_t i);
+
+/* One native frame from CFI (or frame-pointer) unwinding. */
+struct dbg_frame {
+	uint64_t pc;
+	bool activation;            /* pc is exact: look it up as is, not pc-1 */
+	uint64_t cfa;               /* canonical frame address; 0 when unknown */
+	uint64_t rbp, rsp;          /* register values in this frame, if known */
+	bool has_rbp, has_rsp;
+};
+
+/* Unwind thread THREAD_INDEX of the core (core->threads order).  *FRAMES is
+ * malloc'd (caller frees), innermost first.  *STOP_REASON is a malloc'd
+ * message when the walk ended early (caller frees), else NULL. */
+struct core_error *dbg_unwind_thread(struct dbg_session *s, size_t thread_index,
+				     struct dbg_frame **frames, size_t *nframes,
+				     char **stop_reason);
+
+/* A symbolized location; one per inline level. */
+struct dbg_location {
+	char *function;             /* demangled, or NULL */
+	uint64_t offset;            /* pc - function entry (real frame only) */
+	bool has_offset;
+	char *module;               /* module path, or NULL */
+	uint64_t module_offset;
+	bool has_module_offset;
+	char *file;
+	int line;
+	bool inlined;
+	int inline_depth;
+};
+
+/* Symbolize PC (looked up at pc-1 unless ACTIVATION).  *LOCS is malloc'd,
+ * innermost inline level first and the real function last; free with
+ * dbg_locations_free().  Always yields at least one location (module and
+ * offset only when nothing better is known). */
+struct core_error *dbg_symbolize(struct dbg_session *s, uint64_t pc, bool activation,
+				 struct dbg_location **locs, size_t *nlocs);
+void dbg_locations_free(struct dbg_location *locs, size_t nlocs);
+
+/* Find a symbol by its (mangled or C) name in any module, .symtab first then
+ * .dynsym; GNU-unique and TLS symbols included.  *ADDR is the runtime address
+ * (for STT_TLS: the st_value offset in the module's TLS block). */
+bool dbg_find_symbol(struct dbg_session *s, const char *name, uint64_t *addr, uint64_t *size);
+
+/* Name of the symbol containing ADDR (borrowed until the next call), or NULL. */
+const char *dbg_symbol_name_at(struct dbg_session *s, uint64_t addr, uint64_t *offset);
+
+/* Byte offset of MEMBER in the struct/class TYPE ("folly::AsyncStackRoot",
+ * "recorder_info", "pthread") from any module's DWARF.  False when not found. */
+bool dbg_member_offset(struct dbg_session *s, const char *type, const char *member,
+		       uint64_t *offset);
+
+/* Size in bytes of the struct/class TYPE from DWARF.  False when not found. */
+bool dbg_type_size(struct dbg_session *s, const char *type, uint64_t *size);
+
+/* The executable's PT_TLS (p_memsz, p_align).  False when it has none. */
+bool dbg_main_tls(struct dbg_session *s, uint64_t *memsz, uint64_t *align);
+
+#endif

@@ -1,0 +1,86 @@
+# Shared helpers for tests/t_*.sh.  Source it; it sets ROOT, ASYNCORE, WORK.
+#
+# fixture_build CASE [VARIANT]   builds fixtures/CASE (its build.sh) into
+#                                $BUILD_FIX/CASE[-VARIANT]; prints that dir.
+# fixture_core DIR [ARGS...]     runs DIR/prog ARGS in DIR with core dumps on;
+#                                prints the core's path, or returns 77 with the
+#                                reason on stderr when no core can be had.
+# fixture_gcore DIR [ARGS...]    starts DIR/prog, waits for DIR/ready, dumps it
+#                                with gdb's gcore, kills it; prints the path.
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ASYNCORE=${ASYNCORE:-$ROOT/asyncore}
+BUILD_FIX=${BUILD_FIX:-$ROOT/build/fixtures}
+mkdir -p "$BUILD_FIX"
+
+pass() { echo "PASS: $*"; }
+fail() { echo "FAIL: $*"; }
+skip() { echo "SKIP: $*"; }
+
+# check NAME CMD...: PASS when CMD succeeds, FAIL otherwise.
+check() {
+	local name=$1; shift
+	if "$@"; then pass "$name"; else fail "$name"; fi
+}
+
+fixture_build() {
+	local case=$1 variant=${2:-}
+	local src=$ROOT/fixtures/$case
+	local out=$BUILD_FIX/$case${variant:+-$variant}
+	local stamp=$out/.built
+	if [ -f "$stamp" ] && [ -z "$(find "$src" -newer "$stamp" -type f | head -1)" ]; then
+		echo "$out"; return 0
+	fi
+	rm -rf "$out"; mkdir -p "$out"
+	if ! (cd "$out" && SRC=$src OUT=$out VARIANT=$variant bash "$src/build.sh") >"$out/build.log" 2>&1; then
+		echo "build of fixture $case${variant:+ ($variant)} failed:" >&2
+		tail -20 "$out/build.log" >&2
+		return 1
+	fi
+	touch "$stamp"
+	echo "$out"
+}
+
+# The kernel writes "core" or "core.PID" in the crashing process's cwd when
+# core_pattern is a plain name; a pipe sends it elsewhere, so gdb takes it.
+core_pattern_is_local() {
+	local p; p=$(cat /proc/sys/kernel/core_pattern 2>/dev/null)
+	[ -n "$p" ] && [ "${p:0:1}" != "|" ] && [ "${p:0:1}" != "/" ]
+}
+
+fixture_core() {
+	local dir=$1; shift
+	local run=$dir/run-$$-$RANDOM
+	rm -rf "$run"; mkdir -p "$run"
+	if core_pattern_is_local; then
+		(cd "$run" && ulimit -c unlimited && exec "$dir/prog" "$@") >"$run/stdout" 2>"$run/stderr"
+		local c; c=$(ls "$run"/core* 2>/dev/null | head -1)
+		if [ -n "$c" ]; then mv "$c" "$run/core"; echo "$run/core"; return 0; fi
+	fi
+	if command -v gdb >/dev/null; then
+		(cd "$run" && gdb -batch -nx -q -ex 'set confirm off' -ex run -ex "gcore $run/core" \
+			-ex kill --args "$dir/prog" "$@") >"$run/gdb.log" 2>&1
+		if [ -s "$run/core" ]; then echo "$run/core"; return 0; fi
+	fi
+	echo "no core: kernel core_pattern '$(cat /proc/sys/kernel/core_pattern)' and gdb gcore failed" >&2
+	return 77
+}
+
+fixture_gcore() {
+	local dir=$1; shift
+	local run=$dir/run-$$-$RANDOM
+	rm -rf "$run"; mkdir -p "$run"
+	command -v gdb >/dev/null || { echo "no gdb for gcore" >&2; return 77; }
+	(cd "$run" && exec "$dir/prog" "$@") >"$run/stdout" 2>&1 &
+	local pid=$! i
+	for i in $(seq 100); do [ -f "$run/ready" ] && break; sleep 0.05; done
+	gdb -batch -nx -q -p "$pid" -ex "gcore $run/core" >"$run/gdb.log" 2>&1
+	kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+	if [ -s "$run/core" ]; then echo "$run/core"; return 0; fi
+	echo "gcore failed: $(tail -1 "$run/gdb.log")" >&2
+	return 77
+}
+
+# json_get FILE PYEXPR: evaluate a Python expression over the JSON as `j`.
+json_get() {
+	python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); v=eval(sys.argv[2]); print(v if not isinstance(v,(list,dict)) else json.dumps(v))' "$1" "$2"
+}
