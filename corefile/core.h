@@ -68,9 +68,12 @@ struct core_mapped_file {
 	char *path;                 /* as recorded in the core */
 };
 
+/* Set in core_segment.flags when the file ends before the segment's bytes. */
+#define CORE_SEGMENT_TRUNCATED 0x80000000u
+
 struct core_segment {
 	uint64_t vaddr, memsz, filesz, offset;
-	uint32_t flags;             /* PF_R | PF_W | PF_X */
+	uint32_t flags;             /* PF_R | PF_W | PF_X, CORE_SEGMENT_TRUNCATED */
 };
 
 struct core_file_cache;         /* opened backing files for unsaved pages */

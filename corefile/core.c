@@ -1,0 +1,404 @@
+#include "core.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "decompress.h"
+#include "mapped.h"
+#include "notes.h"
+
+static const char *const reg_names[CORE_REG_COUNT] = {
+	"r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9", "r8",
+	"rax", "rcx", "rdx", "rsi", "rdi", "orig_rax", "rip", "cs", "eflags",
+	"rsp", "ss", "fs_base", "gs_base", "ds", "es", "fs", "gs",
+};
+
+const char *core_reg_name(enum core_reg reg)
+{
+	return (unsigned)reg < CORE_REG_COUNT ? reg_names[reg] : "?";
+}
+
+void core_warn(struct core *core, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	char **w = realloc(core->warnings, (core->nwarnings + 1) * sizeof(*w));
+	if (!w)
+		return;
+	core->warnings = w;
+	w[core->nwarnings] = strdup(buf);
+	if (w[core->nwarnings])
+		core->nwarnings++;
+}
+
+/* Map PATH read-only; decompress it when it is compressed. */
+static struct core_error *map_file(struct core *core, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return core_error_create(CORE_ERROR_IO, "%s: %s", path, strerror(errno));
+	struct stat st;
+	struct core_error *err = NULL;
+	if (fstat(fd, &st) < 0) {
+		err = core_error_create(CORE_ERROR_IO, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err = core_error_create(CORE_ERROR_IO, "%s: not a regular file", path);
+		goto out;
+	}
+	if (st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
+		err = core_error_create(CORE_ERROR_FORMAT, "%s: not an ELF file (%lld bytes)", path,
+					(long long)st.st_size);
+		goto out;
+	}
+	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED) {
+		err = core_error_create(CORE_ERROR_IO, "%s: mmap: %s", path, strerror(errno));
+		goto out;
+	}
+	core->data = p;
+	core->data_size = (size_t)st.st_size;
+	if (core_is_compressed(p, core->data_size)) {
+		unsigned char *raw;
+		size_t raw_len;
+		err = core_decompress(path, p, core->data_size, &raw, &raw_len);
+		munmap(p, core->data_size);
+		core->data = NULL;
+		if (err)
+			goto out;
+		core->data = raw;
+		core->data_size = raw_len;
+	}
+	core->file_size = core->data_size;
+out:
+	close(fd);
+	return err;
+}
+
+static int segment_cmp(const void *a, const void *b)
+{
+	const struct core_segment *x = a, *y = b;
+	return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
+}
+
+/* Read the program headers: PT_LOAD into the segment index, PT_NOTE parsed. */
+static struct core_error *index_segments(struct core *core, size_t phnum)
+{
+	core->segments = calloc(phnum ? phnum : 1, sizeof(*core->segments));
+	if (!core->segments)
+		return &core_error_nomem;
+	bool have_notes = false;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(core->elf, (int)i, &ph))
+			return core_error_create(CORE_ERROR_FORMAT, "%s: program header %zu unreadable: %s",
+						 core->path, i, elf_errmsg(-1));
+		if (ph.p_type == PT_NOTE) {
+			if (ph.p_offset > core->data_size || ph.p_filesz > core->data_size - ph.p_offset)
+				return core_error_create(CORE_ERROR_FORMAT,
+					"%s: truncated core: notes at offset 0x%llx (+%llu) lie past the end of the file (%zu bytes)",
+					core->path, (unsigned long long)ph.p_offset,
+					(unsigned long long)ph.p_filesz, core->data_size);
+			struct core_error *err = core_parse_notes(core, core->data + ph.p_offset, ph.p_filesz);
+			if (err)
+				return err;
+			have_notes = true;
+		} else if (ph.p_type == PT_LOAD && ph.p_memsz > 0) {
+			struct core_segment *seg = &core->segments[core->nsegments++];
+			seg->vaddr = ph.p_vaddr;
+			seg->memsz = ph.p_memsz;
+			seg->filesz = ph.p_filesz < ph.p_memsz ? ph.p_filesz : ph.p_memsz;
+			seg->offset = ph.p_offset;
+			seg->flags = ph.p_flags;
+		}
+	}
+	if (!have_notes)
+		return core_error_create(CORE_ERROR_FORMAT, "%s: core has no notes", core->path);
+	qsort(core->segments, core->nsegments, sizeof(*core->segments), segment_cmp);
+	return NULL;
+}
+
+/* A segment whose saved bytes lie past the end of the file lost them. */
+static void check_truncation(struct core *core)
+{
+	uint64_t lost = 0;
+	size_t nlost = 0;
+	for (size_t i = 0; i < core->nsegments; i++) {
+		struct core_segment *seg = &core->segments[i];
+		if (seg->filesz == 0)
+			continue;
+		uint64_t avail = seg->offset >= core->data_size ? 0 : core->data_size - seg->offset;
+		if (seg->filesz > avail) {
+			lost += seg->filesz - avail;
+			nlost++;
+			seg->filesz = avail;
+			seg->flags |= CORE_SEGMENT_TRUNCATED;
+		}
+	}
+	if (nlost)
+		core_warn(core, "core is truncated: %zu segments lost %llu bytes of memory (reads there fault)",
+			  nlost, (unsigned long long)lost);
+}
+
+static struct core_error *check_threads(struct core *core)
+{
+	if (core->nthreads == 0)
+		return core_error_create(CORE_ERROR_FORMAT, "%s: core has no NT_PRSTATUS note (no threads)",
+					 core->path);
+	return NULL;
+}
+
+static void read_execfn(struct core *core)
+{
+	if (!core->auxv.execfn)
+		return;
+	char buf[4096];
+	if (core_read_string(core, core->auxv.execfn, buf, sizeof(buf)))
+		core->auxv.execfn_string = strdup(buf);
+}
+
+static struct core_error *open_elf(struct core *core, size_t *phnum)
+{
+	if (memcmp(core->data, ELFMAG, SELFMAG) != 0)
+		return core_error_create(CORE_ERROR_FORMAT, "%s: not an ELF file", core->path);
+	elf_version(EV_CURRENT);
+	core->elf = elf_memory((char *)core->data, core->data_size);
+	if (!core->elf)
+		return core_error_create(CORE_ERROR_FORMAT, "%s: not a readable ELF file: %s",
+					 core->path, elf_errmsg(-1));
+	GElf_Ehdr eh;
+	if (!gelf_getehdr(core->elf, &eh))
+		return core_error_create(CORE_ERROR_FORMAT, "%s: bad ELF header: %s", core->path,
+					 elf_errmsg(-1));
+	if (eh.e_type != ET_CORE) {
+		const char *what = eh.e_type == ET_EXEC || eh.e_type == ET_DYN ? "an executable or library"
+									    : "another kind of ELF file";
+		return core_error_create(CORE_ERROR_FORMAT, "%s: not a core file (ELF type %u: %s)",
+					 core->path, eh.e_type, what);
+	}
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64)
+		return core_error_create(CORE_ERROR_FORMAT, "%s: core is not x86_64 (machine %u)",
+					 core->path, eh.e_machine);
+	if (elf_getphdrnum(core->elf, phnum) != 0)
+		return core_error_create(CORE_ERROR_FORMAT, "%s: program headers unreadable: %s",
+					 core->path, elf_errmsg(-1));
+	if (eh.e_phoff > core->data_size ||
+	    (uint64_t)*phnum * eh.e_phentsize > core->data_size - eh.e_phoff)
+		return core_error_create(CORE_ERROR_FORMAT,
+			"%s: truncated core: program headers lie past the end of the file", core->path);
+	return NULL;
+}
+
+struct core_error *core_open(const char *path, struct core **out)
+{
+	*out = NULL;
+	struct core *core = calloc(1, sizeof(*core));
+	if (!core)
+		return &core_error_nomem;
+	struct core_error *err = NULL;
+	core->path = strdup(path);
+	if (!core->path) {
+		err = &core_error_nomem;
+		goto fail;
+	}
+	err = map_file(core, path);
+	if (err)
+		goto fail;
+	size_t phnum;
+	err = open_elf(core, &phnum);
+	if (err)
+		goto fail;
+	err = index_segments(core, phnum);
+	if (err)
+		goto fail;
+	err = check_threads(core);
+	if (err)
+		goto fail;
+	check_truncation(core);
+	err = core_mapped_init(core);
+	if (err)
+		goto fail;
+	read_execfn(core);
+	*out = core;
+	return NULL;
+fail:
+	core_close(core);
+	return err;
+}
+
+void core_close(struct core *core)
+{
+	if (!core)
+		return;
+	core_mapped_deinit(core);
+	if (core->elf)
+		elf_end(core->elf);
+	if (core->data)
+		munmap((void *)core->data, core->data_size);
+	for (size_t i = 0; i < core->nfiles; i++)
+		free(core->files[i].path);
+	free(core->files);
+	for (size_t i = 0; i < core->nwarnings; i++)
+		free(core->warnings[i]);
+	free(core->warnings);
+	free(core->segments);
+	free(core->threads);
+	free(core->auxv.execfn_string);
+	free(core->sysroot);
+	free(core->path);
+	free(core);
+}
+
+const struct core_segment *core_find_segment(const struct core *core, uint64_t addr)
+{
+	size_t lo = 0, hi = core->nsegments;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct core_segment *seg = &core->segments[mid];
+		if (addr < seg->vaddr)
+			hi = mid;
+		else if (addr - seg->vaddr >= seg->memsz)
+			lo = mid + 1;
+		else
+			return seg;
+	}
+	return NULL;
+}
+
+const struct core_mapped_file *core_find_file(const struct core *core, uint64_t addr)
+{
+	for (size_t i = 0; i < core->nfiles; i++)
+		if (addr >= core->files[i].start && addr < core->files[i].end)
+			return &core->files[i];
+	return NULL;
+}
+
+/* Copy what one segment (or its backing file) holds at ADDR; returns the
+ * number of bytes served, 0 on a fault. */
+static size_t read_chunk(struct core *core, uint64_t addr, unsigned char *buf, size_t len)
+{
+	const struct core_segment *seg = core_find_segment(core, addr);
+	if (!seg)
+		return core_mapped_read(core, addr, buf, len);
+	uint64_t rel = addr - seg->vaddr;
+	uint64_t in_seg = seg->memsz - rel;
+	size_t n = len < in_seg ? len : (size_t)in_seg;
+	if (rel < seg->filesz) {
+		uint64_t saved = seg->filesz - rel;
+		if (n > saved)
+			n = (size_t)saved;
+		memcpy(buf, core->data + seg->offset + rel, n);
+		return n;
+	}
+	/* Past p_filesz: the kernel did not save these bytes. */
+	size_t from_file = core_mapped_read(core, addr, buf, n);
+	if (from_file)
+		return from_file;
+	if (seg->flags & CORE_SEGMENT_TRUNCATED)
+		return 0;
+	if (core_find_file(core, addr))
+		return 0;
+	memset(buf, 0, n);  /* anonymous memory never written */
+	return n;
+}
+
+struct core_error *core_read(struct core *core, uint64_t addr, void *buf, size_t len)
+{
+	unsigned char *p = buf;
+	while (len > 0) {
+		size_t n = read_chunk(core, addr, p, len);
+		if (n == 0)
+			return core_error_fault(addr, len);
+		p += n;
+		addr += n;
+		len -= n;
+	}
+	return NULL;
+}
+
+static bool read_quiet(struct core *core, uint64_t addr, void *buf, size_t len)
+{
+	unsigned char *p = buf;
+	while (len > 0) {
+		size_t n = read_chunk(core, addr, p, len);
+		if (n == 0)
+			return false;
+		p += n;
+		addr += n;
+		len -= n;
+	}
+	return true;
+}
+
+bool core_read_u64(struct core *core, uint64_t addr, uint64_t *value)
+{
+	return read_quiet(core, addr, value, sizeof(*value));
+}
+
+bool core_read_u32(struct core *core, uint64_t addr, uint32_t *value)
+{
+	return read_quiet(core, addr, value, sizeof(*value));
+}
+
+bool core_is_readable(struct core *core, uint64_t addr, size_t len)
+{
+	unsigned char tmp[256];
+	while (len > 0) {
+		size_t n = len < sizeof(tmp) ? len : sizeof(tmp);
+		if (!read_quiet(core, addr, tmp, n))
+			return false;
+		addr += n;
+		len -= n;
+	}
+	return true;
+}
+
+bool core_read_string(struct core *core, uint64_t addr, char *buf, size_t max)
+{
+	if (max == 0)
+		return false;
+	size_t got = 0;
+	while (got + 1 < max) {
+		size_t want = max - 1 - got;
+		if (want > 64)
+			want = 64;
+		/* Shrink the chunk at page ends so a string near an unmapped page still reads. */
+		uint64_t to_page = 4096 - ((addr + got) & 4095);
+		if (want > to_page)
+			want = (size_t)to_page;
+		if (!read_quiet(core, addr + got, buf + got, want))
+			break;
+		void *nul = memchr(buf + got, '\0', want);
+		if (nul)
+			return true;
+		got += want;
+	}
+	buf[got] = '\0';
+	return false;
+}
+
+const char *core_executable(const struct core *core)
+{
+	if (core->auxv.execfn_string && core->auxv.execfn_string[0] == '/')
+		return core->auxv.execfn_string;
+	if (core->auxv.phdr) {
+		const struct core_mapped_file *f = core_find_file(core, core->auxv.phdr);
+		if (f)
+			return f->path;
+	}
+	if (core->auxv.execfn_string)
+		return core->auxv.execfn_string;
+	return core->nfiles ? core->files[0].path : NULL;
+}

@@ -1,0 +1,19 @@
+/* Decompression of cores stored compressed (.zst, .xz, .gz), recognised by
+ * their magic bytes. */
+#ifndef COREFILE_DECOMPRESS_H
+#define COREFILE_DECOMPRESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "error.h"
+
+/* True when DATA starts with a zstd, xz or gzip magic. */
+bool core_is_compressed(const unsigned char *data, size_t len);
+
+/* Decompress DATA into a new buffer mapped with mmap (caller munmaps
+ * *OUT_LEN bytes at *OUT).  PATH names the input in error messages. */
+struct core_error *core_decompress(const char *path, const unsigned char *data, size_t len,
+				   unsigned char **out, size_t *out_len);
+
+#endif

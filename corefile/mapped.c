@@ -1,0 +1,209 @@
+#include "mapped.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum backing_state { BACKING_UNTRIED, BACKING_OK, BACKING_MISSING, BACKING_MISMATCH };
+
+struct backing {
+	char *recorded;             /* path as NT_FILE names it */
+	char *replacement;          /* user-given file for it, or NULL */
+	char *resolved;             /* file actually read */
+	enum backing_state state;
+	const unsigned char *data;
+	size_t size;
+};
+
+struct core_file_cache {
+	struct backing *items;
+	size_t n;
+	size_t last;                /* index of the last file used */
+};
+
+struct core_error *core_mapped_init(struct core *core)
+{
+	core->file_cache = calloc(1, sizeof(*core->file_cache));
+	return core->file_cache ? NULL : &core_error_nomem;
+}
+
+static void backing_unmap(struct backing *b)
+{
+	if (b->data)
+		munmap((void *)b->data, b->size);
+	b->data = NULL;
+}
+
+void core_mapped_deinit(struct core *core)
+{
+	struct core_file_cache *c = core->file_cache;
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++) {
+		backing_unmap(&c->items[i]);
+		free(c->items[i].recorded);
+		free(c->items[i].replacement);
+		free(c->items[i].resolved);
+	}
+	free(c->items);
+	free(c);
+	core->file_cache = NULL;
+}
+
+static struct backing *backing_get(struct core *core, const char *recorded, bool create)
+{
+	struct core_file_cache *c = core->file_cache;
+	if (c->last < c->n && strcmp(c->items[c->last].recorded, recorded) == 0)
+		return &c->items[c->last];
+	for (size_t i = 0; i < c->n; i++)
+		if (strcmp(c->items[i].recorded, recorded) == 0) {
+			c->last = i;
+			return &c->items[i];
+		}
+	if (!create)
+		return NULL;
+	struct backing *items = realloc(c->items, (c->n + 1) * sizeof(*items));
+	if (!items)
+		return NULL;
+	c->items = items;
+	struct backing *b = &items[c->n];
+	memset(b, 0, sizeof(*b));
+	b->recorded = strdup(recorded);
+	if (!b->recorded)
+		return NULL;
+	c->last = c->n++;
+	return b;
+}
+
+static bool map_whole(const char *path, const unsigned char **data, size_t *size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	struct stat st;
+	bool ok = false;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p != MAP_FAILED) {
+			*data = p;
+			*size = (size_t)st.st_size;
+			ok = true;
+		}
+	}
+	close(fd);
+	return ok;
+}
+
+/* The kernel saves the first page of each ELF mapping: when it is in the
+ * core, the file must hold the same bytes to be trusted for the rest. */
+static bool agrees_with_core(struct core *core, const struct backing *b)
+{
+	for (size_t i = 0; i < core->nfiles; i++) {
+		const struct core_mapped_file *f = &core->files[i];
+		if (f->offset != 0 || strcmp(f->path, b->recorded) != 0)
+			continue;
+		const struct core_segment *seg = core_find_segment(core, f->start);
+		if (!seg || seg->vaddr != f->start || seg->filesz == 0)
+			continue;
+		size_t n = seg->filesz < 4096 ? (size_t)seg->filesz : 4096;
+		if (n > b->size)
+			return false;
+		return memcmp(core->data + seg->offset, b->data, n) == 0;
+	}
+	return true;
+}
+
+static bool try_path(struct backing *b, const char *path)
+{
+	if (!map_whole(path, &b->data, &b->size))
+		return false;
+	free(b->resolved);
+	b->resolved = strdup(path);
+	return b->resolved != NULL;
+}
+
+static void backing_open(struct core *core, struct backing *b)
+{
+	b->state = BACKING_MISSING;
+	bool found = false;
+	if (b->replacement)
+		found = try_path(b, b->replacement);
+	if (!found && core->sysroot) {
+		char *p = malloc(strlen(core->sysroot) + strlen(b->recorded) + 2);
+		if (p) {
+			strcpy(p, core->sysroot);
+			strcat(p, "/");
+			strcat(p, b->recorded);
+			found = try_path(b, p);
+			free(p);
+		}
+	}
+	if (!found)
+		found = try_path(b, b->recorded);
+	if (!found)
+		return;
+	if (!agrees_with_core(core, b)) {
+		core_warn(core, "%s does not match the file mapped in the core (first page differs); "
+			  "its unsaved pages are not used", b->resolved);
+		backing_unmap(b);
+		b->state = BACKING_MISMATCH;
+		return;
+	}
+	b->state = BACKING_OK;
+}
+
+size_t core_mapped_read(struct core *core, uint64_t addr, void *buf, size_t len)
+{
+	const struct core_mapped_file *f = core_find_file(core, addr);
+	if (!f || !core->file_cache)
+		return 0;
+	struct backing *b = backing_get(core, f->path, true);
+	if (!b)
+		return 0;
+	if (b->state == BACKING_UNTRIED)
+		backing_open(core, b);
+	if (b->state != BACKING_OK)
+		return 0;
+	uint64_t off = f->offset + (addr - f->start);
+	if (off >= b->size)
+		return 0;
+	size_t n = len;
+	if (n > f->end - addr)
+		n = (size_t)(f->end - addr);
+	if (n > b->size - off)
+		n = (size_t)(b->size - off);
+	memcpy(buf, b->data + off, n);
+	return n;
+}
+
+const char *core_mapped_resolve(struct core *core, const char *recorded_path)
+{
+	struct backing *b = backing_get(core, recorded_path, true);
+	if (!b)
+		return NULL;
+	if (b->state == BACKING_UNTRIED)
+		backing_open(core, b);
+	return b->state == BACKING_OK ? b->resolved : NULL;
+}
+
+void core_set_sysroot(struct core *core, const char *sysroot)
+{
+	free(core->sysroot);
+	core->sysroot = sysroot ? strdup(sysroot) : NULL;
+}
+
+struct core_error *core_set_file_replacement(struct core *core, const char *recorded_path,
+					     const char *replacement)
+{
+	struct backing *b = backing_get(core, recorded_path, true);
+	if (!b)
+		return &core_error_nomem;
+	backing_unmap(b);
+	free(b->replacement);
+	b->replacement = strdup(replacement);
+	b->state = BACKING_UNTRIED;
+	return b->replacement ? NULL : &core_error_nomem;
+}

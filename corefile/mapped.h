@@ -1,0 +1,21 @@
+/* Backing files of a core's file mappings (NT_FILE), for the pages the
+ * kernel did not save: read-only text and .rodata. */
+#ifndef COREFILE_MAPPED_H
+#define COREFILE_MAPPED_H
+
+#include "core.h"
+
+/* Set up the (empty) cache; files are opened on first use. */
+struct core_error *core_mapped_init(struct core *core);
+void core_mapped_deinit(struct core *core);
+
+/* Serve up to LEN bytes at ADDR from the file mapped there, when that file
+ * exists and agrees with the core.  Returns the bytes served (0: none). */
+size_t core_mapped_read(struct core *core, uint64_t addr, void *buf, size_t len);
+
+/* Where the backing file of RECORDED_PATH is read from (replacement, sysroot
+ * or the recorded path), or NULL when it is missing or does not match the
+ * core.  Borrowed from the core. */
+const char *core_mapped_resolve(struct core *core, const char *recorded_path);
+
+#endif

@@ -1,0 +1,256 @@
+#include "notes.h"
+
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* x86_64 struct elf_prstatus offsets (kernel ABI). */
+enum {
+	PRSTATUS_CURSIG = 12,
+	PRSTATUS_SIGPEND = 16,
+	PRSTATUS_SIGHOLD = 24,
+	PRSTATUS_PID = 32,
+	PRSTATUS_PPID = 36,
+	PRSTATUS_PGRP = 40,
+	PRSTATUS_SID = 44,
+	PRSTATUS_REGS = 112,
+	PRSTATUS_MIN_SIZE = PRSTATUS_REGS + CORE_REG_COUNT * 8,
+};
+
+/* x86_64 struct elf_prpsinfo offsets. */
+enum {
+	PRPSINFO_STATE = 0,
+	PRPSINFO_SNAME = 1,
+	PRPSINFO_UID = 8,
+	PRPSINFO_GID = 12,
+	PRPSINFO_PID = 16,
+	PRPSINFO_PPID = 20,
+	PRPSINFO_PGRP = 24,
+	PRPSINFO_SID = 28,
+	PRPSINFO_FNAME = 32,
+	PRPSINFO_ARGS = 48,
+	PRPSINFO_SIZE = 128,
+};
+
+static uint64_t get_u64(const unsigned char *p)
+{
+	uint64_t v;
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint32_t get_u32(const unsigned char *p)
+{
+	uint32_t v;
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint16_t get_u16(const unsigned char *p)
+{
+	uint16_t v;
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static struct core_error *parse_prstatus(struct core *core, const unsigned char *d, size_t len)
+{
+	if (len < PRSTATUS_MIN_SIZE) {
+		core_warn(core, "NT_PRSTATUS note of %zu bytes is too short; thread skipped", len);
+		return NULL;
+	}
+	struct core_thread *threads = realloc(core->threads,
+					      (core->nthreads + 1) * sizeof(*threads));
+	if (!threads)
+		return &core_error_nomem;
+	core->threads = threads;
+	struct core_thread *t = &threads[core->nthreads++];
+	memset(t, 0, sizeof(*t));
+	t->cursig = get_u16(d + PRSTATUS_CURSIG);
+	t->sigpend = get_u64(d + PRSTATUS_SIGPEND);
+	t->sighold = get_u64(d + PRSTATUS_SIGHOLD);
+	t->tid = (int32_t)get_u32(d + PRSTATUS_PID);
+	t->ppid = (int32_t)get_u32(d + PRSTATUS_PPID);
+	t->pgrp = (int32_t)get_u32(d + PRSTATUS_PGRP);
+	t->sid = (int32_t)get_u32(d + PRSTATUS_SID);
+	for (int r = 0; r < CORE_REG_COUNT; r++)
+		t->regs[r] = get_u64(d + PRSTATUS_REGS + 8 * r);
+	return NULL;
+}
+
+static void parse_prpsinfo(struct core *core, const unsigned char *d, size_t len)
+{
+	if (len < PRPSINFO_SIZE) {
+		core_warn(core, "NT_PRPSINFO note of %zu bytes is too short; ignored", len);
+		return;
+	}
+	struct core_psinfo *ps = &core->psinfo;
+	ps->present = true;
+	ps->state = (char)d[PRPSINFO_SNAME];
+	ps->uid = get_u32(d + PRPSINFO_UID);
+	ps->gid = get_u32(d + PRPSINFO_GID);
+	ps->pid = (int32_t)get_u32(d + PRPSINFO_PID);
+	ps->ppid = (int32_t)get_u32(d + PRPSINFO_PPID);
+	ps->pgrp = (int32_t)get_u32(d + PRPSINFO_PGRP);
+	ps->sid = (int32_t)get_u32(d + PRPSINFO_SID);
+	memcpy(ps->fname, d + PRPSINFO_FNAME, 16);
+	ps->fname[16] = '\0';
+	memcpy(ps->args, d + PRPSINFO_ARGS, 80);
+	ps->args[80] = '\0';
+	(void)PRPSINFO_STATE;
+}
+
+static bool signal_has_address(int signo)
+{
+	return signo == 4 || signo == 5 || signo == 7 || signo == 8 || signo == 11;
+}
+
+/* siginfo_t: si_signo@0 si_errno@4 si_code@8, union @16. */
+static void parse_siginfo(struct core *core, const unsigned char *d, size_t len)
+{
+	if (len < 128) {
+		core_warn(core, "NT_SIGINFO note of %zu bytes is too short; ignored", len);
+		return;
+	}
+	struct core_siginfo *si = &core->siginfo;
+	si->present = true;
+	si->signo = (int)get_u32(d);
+	si->errno_value = (int)get_u32(d + 4);
+	si->code = (int)get_u32(d + 8);
+	if (signal_has_address(si->signo) && si->code > 0)
+		si->addr = get_u64(d + 16);
+	if (si->code <= 0) {
+		si->sender_pid = (int32_t)get_u32(d + 16);
+		si->sender_uid = get_u32(d + 20);
+	}
+}
+
+static void parse_auxv(struct core *core, const unsigned char *d, size_t len)
+{
+	struct core_auxv *a = &core->auxv;
+	a->present = true;
+	for (size_t off = 0; off + 16 <= len; off += 16) {
+		uint64_t type = get_u64(d + off), val = get_u64(d + off + 8);
+		switch (type) {
+		case AT_NULL: return;
+		case AT_PHDR: a->phdr = val; break;
+		case AT_PHENT: a->phent = val; break;
+		case AT_PHNUM: a->phnum = val; break;
+		case AT_PAGESZ: a->pagesz = val; break;
+		case AT_BASE: a->base = val; break;
+		case AT_ENTRY: a->entry = val; break;
+		case AT_EXECFN: a->execfn = val; break;
+		case AT_SYSINFO_EHDR: a->sysinfo_ehdr = val; break;
+		default: break;
+		}
+	}
+}
+
+/* NT_FILE: count, page_size, then count {start, end, file_ofs (pages)},
+ * then count NUL-terminated names. */
+static struct core_error *parse_file_note(struct core *core, const unsigned char *d, size_t len)
+{
+	if (len < 16 || core->files) {
+		core_warn(core, "NT_FILE note malformed or repeated; mapped files unknown");
+		return NULL;
+	}
+	uint64_t count = get_u64(d), page = get_u64(d + 8);
+	if (count > (len - 16) / 24) {
+		core_warn(core, "NT_FILE note claims %llu files in %zu bytes; ignored",
+			  (unsigned long long)count, len);
+		return NULL;
+	}
+	struct core_mapped_file *files = calloc(count ? count : 1, sizeof(*files));
+	if (!files)
+		return &core_error_nomem;
+	const char *names = (const char *)d + 16 + count * 24;
+	const char *end = (const char *)d + len;
+	size_t n = 0;
+	for (; n < count; n++) {
+		const unsigned char *e = d + 16 + n * 24;
+		size_t room = (size_t)(end - names);
+		size_t nlen = strnlen(names, room);
+		if (nlen == room)
+			break;
+		files[n].start = get_u64(e);
+		files[n].end = get_u64(e + 8);
+		files[n].offset = get_u64(e + 16) * (page ? page : 1);
+		files[n].path = strdup(names);
+		if (!files[n].path) {
+			for (size_t i = 0; i < n; i++)
+				free(files[i].path);
+			free(files);
+			return &core_error_nomem;
+		}
+		names += nlen + 1;
+	}
+	if (n < count)
+		core_warn(core, "NT_FILE note truncated: %zu of %llu file names readable",
+			  n, (unsigned long long)count);
+	core->files = files;
+	core->nfiles = n;
+	return NULL;
+}
+
+static struct core_error *parse_one(struct core *core, uint32_t type, const char *name,
+				    const unsigned char *desc, size_t dlen)
+{
+	bool is_core = strcmp(name, "CORE") == 0;
+	bool is_linux = strcmp(name, "LINUX") == 0;
+	if (!is_core && !is_linux)
+		return NULL;
+	switch (type) {
+	case NT_PRSTATUS:
+		return is_core ? parse_prstatus(core, desc, dlen) : NULL;
+	case NT_PRPSINFO:
+		if (is_core)
+			parse_prpsinfo(core, desc, dlen);
+		return NULL;
+	case NT_SIGINFO:
+		if (!core->siginfo.present)
+			parse_siginfo(core, desc, dlen);
+		return NULL;
+	case NT_AUXV:
+		parse_auxv(core, desc, dlen);
+		return NULL;
+	case NT_FILE:
+		return parse_file_note(core, desc, dlen);
+	default:
+		return NULL;
+	}
+}
+
+static size_t align4(size_t n)
+{
+	return (n + 3) & ~(size_t)3;
+}
+
+struct core_error *core_parse_notes(struct core *core, const unsigned char *buf, size_t len)
+{
+	size_t off = 0;
+	while (off + 12 <= len) {
+		uint32_t namesz = get_u32(buf + off), descsz = get_u32(buf + off + 4);
+		uint32_t type = get_u32(buf + off + 8);
+		size_t name_off = off + 12;
+		if (namesz > len - name_off) {
+			core_warn(core, "note at offset %zu: name overruns the note segment", off);
+			return NULL;
+		}
+		size_t desc_off = name_off + align4(namesz);
+		if (desc_off > len || descsz > len - desc_off) {
+			core_warn(core, "note at offset %zu (type %u): descriptor overruns the note segment",
+				  off, type);
+			return NULL;
+		}
+		char name[16] = "";
+		if (namesz > 0 && namesz <= sizeof(name)) {
+			memcpy(name, buf + name_off, namesz);
+			name[namesz - 1] = '\0';
+		}
+		struct core_error *err = parse_one(core, type, name, buf + desc_off, descsz);
+		if (err)
+			return err;
+		off = desc_off + align4(descsz);
+	}
+	return NULL;
+}

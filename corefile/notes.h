@@ -1,0 +1,12 @@
+/* Parsing of a core's PT_NOTE contents into struct core. */
+#ifndef COREFILE_NOTES_H
+#define COREFILE_NOTES_H
+
+#include "core.h"
+
+/* Parse the notes in BUF[0..LEN) (one PT_NOTE segment) into CORE: threads,
+ * siginfo, psinfo, auxv and mapped files.  Malformed notes become warnings on
+ * CORE; returns an error only on out-of-memory. */
+struct core_error *core_parse_notes(struct core *core, const unsigned char *buf, size_t len);
+
+#endif
