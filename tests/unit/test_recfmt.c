@@ -1,0 +1,137 @@
+/* Unit tests for analyzer/recfmt: recorder formats scanned and rebuilt,
+ * including hostile formats taken from a core. */
+#include "../../analyzer/recfmt.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+
+static uint64_t dbits(double d)
+{
+	uint64_t v;
+	memcpy(&v, &d, sizeof(v));
+	return v;
+}
+
+/* Fake memory: two readable strings at known addresses. */
+static bool read_string(void *ctx, uint64_t addr, char *buf, size_t max)
+{
+	(void)ctx;
+	const char *s = addr == 0x1000 ? "disk" : addr == 0x2000 ? "peg A" : NULL;
+	if (!s || strlen(s) + 1 > max)
+		return false;
+	strcpy(buf, s);
+	return true;
+}
+
+static void expect(const char *name, const char *format, const uint64_t *args, size_t nargs,
+		   unsigned flags, const char *want, unsigned want_read)
+{
+	unsigned got_read = 0;
+	char *got = recfmt_format(format, args, nargs, read_string, NULL, flags, &got_read);
+	if (got && strcmp(got, want) == 0 && got_read == want_read) {
+		printf("PASS: recfmt %s\n", name);
+	} else {
+		printf("FAIL: recfmt %s: got \"%s\" (strings %#x), want \"%s\" (strings %#x)\n",
+		       name, got ? got : "(null)", got_read, want, want_read);
+		failures++;
+	}
+	free(got);
+}
+
+static void test_location(void)
+{
+	const char *rest;
+	char *loc = recfmt_split_location("hanoi.c:42:Move %d", &rest);
+	bool ok = loc && strcmp(loc, "hanoi.c:42") == 0 && strcmp(rest, "Move %d") == 0;
+	free(loc);
+	loc = recfmt_split_location("Hanoi 3: move", &rest);
+	ok = ok && !loc && strcmp(rest, "Hanoi 3: move") == 0;
+	loc = recfmt_split_location("a/b.c:x:%d", &rest);
+	ok = ok && !loc;
+	loc = recfmt_split_location(NULL, &rest);
+	ok = ok && !loc && !rest;
+	if (ok)
+		printf("PASS: recfmt location split\n");
+	else {
+		printf("FAIL: recfmt location split\n");
+		failures++;
+	}
+}
+
+static void test_count(void)
+{
+	struct { const char *f; size_t n; } cases[] = {
+		{"none", 0}, {"%d %s", 2}, {"%*d", 2}, {"%*.*f", 3}, {"100%%", 0},
+		{"%n %d", 2}, {"%k%*d", 3}, {"%", 0}, {"%d%d%d%d%d%d%d%d%d%d%d%d%d%d", 12},
+	};
+	bool ok = true;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t got = recfmt_count_args(cases[i].f);
+		if (got != cases[i].n) {
+			printf("FAIL: recfmt count \"%s\": got %zu want %zu\n", cases[i].f, got, cases[i].n);
+			failures++;
+			ok = false;
+		}
+	}
+	if (ok)
+		printf("PASS: recfmt argument count\n");
+}
+
+int main(void)
+{
+	uint64_t a[12] = {0};
+
+	a[0] = 3; a[1] = (uint64_t)-7; a[2] = 0xdeadbeef;
+	expect("integers", "n=%d m=%i u=%u x=%x X=%#X", (uint64_t[]){3, (uint64_t)-7, 5, 0xab, 0xcd}, 5,
+	       0, "n=3 m=-7 u=5 x=ab X=0XCD", 0);
+	expect("64-bit", "%d %lu %llx", (uint64_t[]){1ull << 40, ~0ull, 0x123456789abcull}, 3, 0,
+	       "1099511627776 18446744073709551615 123456789abc", 0);
+	expect("short", "%hhd %hu", (uint64_t[]){0x1ff, 0x12345}, 2, 0, "-1 9029", 0);
+	expect("floats", "%f %.3f %g %e", (uint64_t[]){dbits(1.5), dbits(3.14159), dbits(0.0001),
+						       dbits(12345.678)}, 4, 0,
+	       "1.500000 3.142 0.0001 1.234568e+04", 0);
+	expect("star width", "[%*d] [%-*d] [%.*f]", (uint64_t[]){5, 42, 4, 7, 2, dbits(2.0)}, 6, 0,
+	       "[   42] [7   ] [2.00]", 0);
+	expect("negative star", "[%*d]", (uint64_t[]){(uint64_t)-4, 1}, 2, 0, "[1   ]", 0);
+	expect("strings", "%s on %+s", (uint64_t[]){0x1000, 0x2000}, 2, 0, "disk on peg A", 3);
+	expect("string unreadable", "%s", (uint64_t[]){0x3000}, 1, 0, "0x3000", 0);
+	expect("string null", "%s", (uint64_t[]){0}, 1, 0, "<NULL>", 0);
+	expect("library %s as pointer", "%s on %+s", (uint64_t[]){0x1000, 0x2000}, 2, RECFMT_LIBRARY,
+	       "0x1000 on peg A", 2);
+	expect("string precision", "[%.2s] [%-6s]", (uint64_t[]){0x1000, 0x1000}, 2, 0,
+	       "[di] [disk  ]", 3);
+	expect("pointer", "%p %p", (uint64_t[]){0x7ffd1234, 0}, 2, 0, "0x7ffd1234 (nil)", 0);
+	expect("char", "[%c%c]", (uint64_t[]){'o', 'k'}, 2, 0, "[ok]", 0);
+	expect("char nul dropped", "[%c]", (uint64_t[]){0}, 1, 0, "[]", 0);
+	expect("binary", "%b %#b %8b", (uint64_t[]){5, 2, 3}, 3, 0, "101 0b10       11", 0);
+	expect("percent", "100%% %d", (uint64_t[]){9}, 1, 0, "100% 9", 0);
+	expect("more than four args", "%d %d %d %d %d %d",
+	       (uint64_t[]){1, 2, 3, 4, 5, 6}, 6, 0, "1 2 3 4 5 6", 0);
+	expect("missing args", "%d %d", (uint64_t[]){1}, 1, 0, "1 ?", 0);
+
+	/* Hostile formats: nothing runs, nothing overflows. */
+	expect("percent n", "a%nb%d", (uint64_t[]){0x1000, 8}, 2, 0, "a%nb8", 0);
+	expect("huge width", "%999999999d|%d", (uint64_t[]){1, 2}, 2, 0, "%999999999d|2", 0);
+	expect("huge precision", "%.99999f", (uint64_t[]){dbits(1.0)}, 1, 0, "%.99999f", 0);
+	char wide[RECFMT_MAX_WIDTH + 3];
+	memset(wide, ' ', sizeof(wide));
+	wide[0] = '[';
+	wide[RECFMT_MAX_WIDTH] = '1';
+	wide[RECFMT_MAX_WIDTH + 1] = ']';
+	wide[RECFMT_MAX_WIDTH + 2] = '\0';
+	expect("huge star width clamped", "[%*d]", (uint64_t[]){1ull << 62, 1}, 2, 0, wide, 0);
+	expect("unterminated", "end %", a, 1, 0, "end %", 0);
+	expect("unterminated flags", "end %-0", a, 1, 0, "end %-0", 0);
+	expect("unknown conversion", "%k %d", (uint64_t[]){3, 4}, 2, 0, "%k 4", 0);
+	expect("many flags", "%-------------d", (uint64_t[]){1}, 1, 0, "%-------------d", 0);
+	expect("long double", "%Lf", (uint64_t[]){dbits(0.5)}, 1, 0, "0.500000", 0);
+	expect("quote flag", "%'d", (uint64_t[]){1}, 1, 0, "%'d", 0);
+	expect("null format", NULL, a, 0, 0, "", 0);
+
+	test_location();
+	test_count();
+	return failures ? 1 : 0;
+}
