@@ -1,0 +1,124 @@
+/* Debug-info files kept across sessions, keyed by build-id, each in an
+ * offline Dwfl of its own so its DWARF is parsed once per batch. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+static const char default_debug_path[] = "-.debug:/usr/lib/debug";
+
+struct dbg_cache *dbg_cache_create(void)
+{
+	struct dbg_cache *c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->debuginfo_path = strdup(default_debug_path);
+	if (!c->debuginfo_path) {
+		free(c);
+		return NULL;
+	}
+	c->offline_callbacks.find_elf = dwfl_build_id_find_elf;
+	c->offline_callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	c->offline_callbacks.section_address = dwfl_offline_section_address;
+	c->offline_callbacks.debuginfo_path = &c->debuginfo_path;
+	return c;
+}
+
+static void file_destroy(struct dbg_file *f)
+{
+	if (!f)
+		return;
+	if (f->dwfl)
+		dwfl_end(f->dwfl);
+	dbg_memo_destroy(f->memo);
+	dbg_type_memo_destroy(f->types);
+	free(f->build_id);
+	free(f->path);
+	free(f->debuginfo);
+	free(f);
+}
+
+void dbg_cache_destroy(struct dbg_cache *cache)
+{
+	if (!cache)
+		return;
+	for (size_t i = 0; i < cache->nfiles; i++)
+		file_destroy(cache->files[i]);
+	free(cache->files);
+	free(cache->debuginfo_path);
+	free(cache);
+}
+
+struct core_error *dbg_cache_set_debug_dirs(struct dbg_cache *cache, const char *const *dirs,
+					    size_t ndirs)
+{
+	size_t len = sizeof(default_debug_path);
+	for (size_t i = 0; i < ndirs; i++)
+		len += strlen(dirs[i]) + 1;
+	char *path = malloc(len);
+	if (!path)
+		return &core_error_nomem;
+	strcpy(path, default_debug_path);
+	for (size_t i = 0; i < ndirs; i++) {
+		strcat(path, ":");
+		strcat(path, dirs[i]);
+	}
+	free(cache->debuginfo_path);
+	cache->debuginfo_path = path;
+	return NULL;
+}
+
+static struct dbg_file *file_open(struct dbg_cache *cache, const char *build_id, const char *path)
+{
+	struct dbg_file *f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->build_id = strdup(build_id ? build_id : path);
+	f->path = strdup(path);
+	if (!f->build_id || !f->path)
+		goto fail;
+	f->dwfl = dwfl_begin(&cache->offline_callbacks);
+	if (!f->dwfl)
+		goto fail;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		goto fail;
+	dwfl_report_begin(f->dwfl);
+	f->mod = dwfl_report_elf(f->dwfl, path, path, fd, 0, false);
+	dwfl_report_end(f->dwfl, NULL, NULL);
+	if (!f->mod) {
+		close(fd);
+		goto fail;
+	}
+	Dwarf_Addr bias;
+	f->has_dwarf = dwfl_module_getdwarf(f->mod, &bias) != NULL;
+	const char *debugfile = NULL;
+	dwfl_module_info(f->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
+	if (f->has_dwarf)
+		f->debuginfo = strdup(debugfile ? debugfile : path);
+	return f;
+fail:
+	file_destroy(f);
+	return NULL;
+}
+
+struct dbg_file *dbg_cache_file(struct dbg_cache *cache, const char *build_id, const char *path)
+{
+	const char *key = build_id ? build_id : path;
+	for (size_t i = 0; i < cache->nfiles; i++)
+		if (strcmp(cache->files[i]->build_id, key) == 0)
+			return cache->files[i];
+	struct dbg_file **files = realloc(cache->files, (cache->nfiles + 1) * sizeof(*files));
+	if (!files)
+		return NULL;
+	cache->files = files;
+	struct dbg_file *f = file_open(cache, build_id, path);
+	if (!f)
+		return NULL;
+	cache->files[cache->nfiles++] = f;
+	return f;
+}

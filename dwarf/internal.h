@@ -1,0 +1,81 @@
+/* Internals shared by the dwarf/ files; not for other modules. */
+#ifndef DWARF_INTERNAL_H
+#define DWARF_INTERNAL_H
+
+#include <elfutils/libdwfl.h>
+
+#include "dwarf.h"
+
+/* One file's debug info, opened offline and kept for the whole batch. */
+struct dbg_file {
+	char *build_id;             /* hex; the cache key (or the path when unknown) */
+	char *path;                 /* the ELF file */
+	Dwfl *dwfl;                 /* offline session holding just this file */
+	Dwfl_Module *mod;
+	bool has_dwarf;
+	char *debuginfo;            /* where DWARF was found */
+	struct dbg_memo *memo;      /* symbolization results by address */
+	struct dbg_type_memo *types;
+	bool tls_known;
+	uint64_t tls_memsz, tls_align;
+};
+
+struct dbg_cache {
+	struct dbg_file **files;
+	size_t nfiles;
+	char *debuginfo_path;       /* the search path given to libdwfl */
+	Dwfl_Callbacks offline_callbacks;   /* shared by every file's Dwfl */
+};
+
+struct dbg_module_entry {
+	struct dbg_module_info info;
+	Dwfl_Module *mod;
+	uint64_t bias;              /* runtime address - file address */
+	struct dbg_file *file;      /* NULL when the file could not be opened */
+	bool file_tried;
+};
+
+struct dbg_session {
+	struct core *core;
+	struct dbg_options opts;
+	struct dbg_cache *cache;
+	bool own_cache;
+	Dwfl_Callbacks callbacks;
+	Dwfl *dwfl;
+	bool attached;
+	struct dbg_module_entry *modules;   /* sorted by start */
+	size_t nmodules;
+	char **warnings;
+	size_t nwarnings;
+	char *symbol_name;          /* storage for dbg_symbol_name_at */
+};
+
+void dbg_warn(struct dbg_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The module entry holding runtime address PC, or NULL. */
+struct dbg_module_entry *dbg_module_for(struct dbg_session *s, uint64_t pc);
+
+/* The cached debug-info file of a module (opened on first use); NULL if none. */
+struct dbg_file *dbg_module_file(struct dbg_session *s, struct dbg_module_entry *m);
+
+/* Cache: the file for BUILD_ID (or PATH when BUILD_ID is NULL), opened once. */
+struct dbg_file *dbg_cache_file(struct dbg_cache *cache, const char *build_id, const char *path);
+
+/* Set the debug-info search path: the standard places plus DIRS. */
+struct core_error *dbg_cache_set_debug_dirs(struct dbg_cache *cache, const char *const *dirs,
+					    size_t ndirs);
+
+/* Symbolize file address ADDR in F (memoised). LOCS are copies the caller frees. */
+struct core_error *dbg_file_symbolize(struct dbg_file *f, uint64_t addr, bool activation,
+				      struct dbg_location **locs, size_t *nlocs);
+
+void dbg_memo_destroy(struct dbg_memo *memo);
+void dbg_type_memo_destroy(struct dbg_type_memo *memo);
+
+/* Hex string of a build-id; malloc'd, NULL when empty. */
+char *dbg_hex(const unsigned char *bytes, size_t len);
+
+/* Demangle a C++ symbol; malloc'd copy of NAME when it is not mangled. */
+char *dbg_demangle(const char *name);
+
+#endif

@@ -1,0 +1,317 @@
+/* A libdwfl session per core: modules reported from the core, the user's
+ * binary preferred for the executable when its build-id agrees. */
+#include "internal.h"
+
+#include <elfutils/libdwelf.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../corefile/mapped.h"
+#include "unwind.h"
+
+/* libdwfl's find_elf callback has no user argument; sessions run one at a
+ * time per thread, so the active one is kept here. */
+static _Thread_local struct dbg_session *active_session;
+
+void dbg_warn(struct dbg_session *s, const char *fmt, ...)
+{
+	char buf[768];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	for (size_t i = 0; i < s->nwarnings; i++)
+		if (strcmp(s->warnings[i], buf) == 0)
+			return;
+	char **w = realloc(s->warnings, (s->nwarnings + 1) * sizeof(*w));
+	if (!w)
+		return;
+	s->warnings = w;
+	w[s->nwarnings] = strdup(buf);
+	if (w[s->nwarnings])
+		s->nwarnings++;
+}
+
+char *dbg_hex(const unsigned char *bytes, size_t len)
+{
+	if (len == 0)
+		return NULL;
+	char *hex = malloc(2 * len + 1);
+	if (!hex)
+		return NULL;
+	for (size_t i = 0; i < len; i++)
+		sprintf(hex + 2 * i, "%02x", bytes[i]);
+	return hex;
+}
+
+static bool module_is_main(struct dbg_session *s, Dwfl_Module *mod)
+{
+	Dwarf_Addr low, high;
+	dwfl_module_info(mod, NULL, &low, &high, NULL, NULL, NULL, NULL);
+	uint64_t probe = s->core->auxv.phdr ? s->core->auxv.phdr : s->core->auxv.entry;
+	return probe && probe >= low && probe < high;
+}
+
+/* Open PATH and compare its build-id with the module's; returns an fd or -1. */
+static int open_checked(struct dbg_session *s, Dwfl_Module *mod, const char *modname,
+			const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	const unsigned char *want;
+	GElf_Addr vaddr;
+	int want_len = dwfl_module_build_id(mod, &want, &vaddr);
+	if (want_len <= 0)
+		return fd;
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	const void *have = NULL;
+	ssize_t have_len = elf ? dwelf_elf_gnu_build_id(elf, &have) : -1;
+	bool same = have_len == want_len && memcmp(have, want, (size_t)want_len) == 0;
+	if (!same) {
+		char *w = dbg_hex(want, (size_t)want_len);
+		char *h = have_len > 0 ? dbg_hex(have, (size_t)have_len) : NULL;
+		dbg_warn(s, "%s has build-id %s but the core's %s has build-id %s: not used for that module",
+			 path, h ? h : "(none)", modname, w ? w : "?");
+		free(w);
+		free(h);
+	}
+	if (elf)
+		elf_end(elf);
+	if (!same) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int session_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
+			    Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+	struct dbg_session *s = active_session;
+	*elfp = NULL;
+	const char *candidates[3] = { NULL, NULL, NULL };
+	size_t n = 0;
+	if (s && s->opts.binary && module_is_main(s, mod))
+		candidates[n++] = s->opts.binary;
+	if (s && modname && modname[0] == '/') {
+		const char *resolved = core_mapped_resolve(s->core, modname);
+		candidates[n++] = resolved ? resolved : modname;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int fd = open_checked(s, mod, modname, candidates[i]);
+		if (fd >= 0) {
+			*file_name = strdup(candidates[i]);
+			return fd;
+		}
+	}
+	return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
+}
+
+static int module_cmp(const void *a, const void *b)
+{
+	const struct dbg_module_entry *x = a, *y = b;
+	return x->info.start < y->info.start ? -1 : x->info.start > y->info.start;
+}
+
+static int collect_module(Dwfl_Module *mod, void **userdata, const char *name,
+			  Dwarf_Addr start, void *arg)
+{
+	(void)userdata;
+	struct dbg_session *s = arg;
+	struct dbg_module_entry *m = realloc(s->modules, (s->nmodules + 1) * sizeof(*m));
+	if (!m)
+		return DWARF_CB_ABORT;
+	s->modules = m;
+	m = &m[s->nmodules];
+	memset(m, 0, sizeof(*m));
+	Dwarf_Addr low, high;
+	const char *mainfile = NULL, *debugfile = NULL;
+	Dwarf_Addr bias = 0;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	dwfl_module_info(mod, NULL, &low, &high, NULL, NULL, &mainfile, &debugfile);
+	m->mod = mod;
+	m->bias = elf ? bias : 0;
+	m->info.start = start ? start : low;
+	m->info.start = low;
+	m->info.end = high;
+	m->info.path = strdup(mainfile ? mainfile : name);
+	const unsigned char *bid;
+	GElf_Addr vaddr;
+	int len = dwfl_module_build_id(mod, &bid, &vaddr);
+	m->info.build_id = len > 0 ? dbg_hex(bid, (size_t)len) : NULL;
+	m->info.is_main = module_is_main(s, mod);
+	if (!elf)
+		m->file_tried = true;
+	s->nmodules++;
+	return DWARF_CB_OK;
+}
+
+static struct core_error *report_modules(struct dbg_session *s)
+{
+	struct core *core = s->core;
+	const struct core_mapped_file *exe = core->auxv.phdr ? core_find_file(core, core->auxv.phdr) : NULL;
+	const char *executable = exe ? exe->path : core_executable(core);
+	dwfl_report_begin(s->dwfl);
+	int n = dwfl_core_file_report(s->dwfl, core->elf, executable);
+	dwfl_report_end(s->dwfl, NULL, NULL);
+	if (n < 0)
+		dbg_warn(s, "cannot list the core's modules: %s", dwfl_errmsg(-1));
+	if (dwfl_getmodules(s->dwfl, collect_module, s, 0) != 0)
+		return &core_error_nomem;
+	qsort(s->modules, s->nmodules, sizeof(*s->modules), module_cmp);
+	if (s->opts.binary && exe) {
+		for (size_t i = 0; i < s->nmodules; i++)
+			if (s->modules[i].info.is_main && s->modules[i].info.path &&
+			    strcmp(s->modules[i].info.path, s->opts.binary) == 0)
+				return core_set_file_replacement(core, exe->path, s->opts.binary);
+	}
+	return NULL;
+}
+
+static void warn_missing_main(struct dbg_session *s)
+{
+	for (size_t i = 0; i < s->nmodules; i++) {
+		struct dbg_module_entry *m = &s->modules[i];
+		if (!m->info.is_main)
+			continue;
+		Dwarf_Addr bias;
+		if (!dwfl_module_getelf(m->mod, &bias))
+			dbg_warn(s, "executable %s not found: frames in it show addresses only "
+				 "(give the binary or --sysroot)", m->info.path ? m->info.path : "?");
+		return;
+	}
+}
+
+struct core_error *dbg_session_open(struct core *core, const struct dbg_options *opts,
+				    struct dbg_cache *cache, struct dbg_session **out)
+{
+	*out = NULL;
+	struct dbg_session *s = calloc(1, sizeof(*s));
+	if (!s)
+		return &core_error_nomem;
+	struct core_error *err = NULL;
+	s->core = core;
+	if (opts)
+		s->opts = *opts;
+	if (!s->opts.max_frames)
+		s->opts.max_frames = 1024;
+	if (opts && opts->sysroot)
+		core_set_sysroot(core, opts->sysroot);
+	s->cache = cache;
+	if (!cache) {
+		s->cache = dbg_cache_create();
+		s->own_cache = true;
+		if (!s->cache) {
+			err = &core_error_nomem;
+			goto fail;
+		}
+	}
+	err = dbg_cache_set_debug_dirs(s->cache, s->opts.debug_dirs, s->opts.ndebug_dirs);
+	if (err)
+		goto fail;
+	s->callbacks.find_elf = session_find_elf;
+	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->callbacks.section_address = dwfl_offline_section_address;
+	s->callbacks.debuginfo_path = &s->cache->debuginfo_path;
+	s->dwfl = dwfl_begin(&s->callbacks);
+	if (!s->dwfl) {
+		err = core_error_create(CORE_ERROR_OTHER, "libdwfl: %s", dwfl_errmsg(-1));
+		goto fail;
+	}
+	active_session = s;
+	err = report_modules(s);
+	if (err)
+		goto fail;
+	warn_missing_main(s);
+	dbg_unwind_attach(s);
+	*out = s;
+	return NULL;
+fail:
+	dbg_session_close(s);
+	return err;
+}
+
+void dbg_session_close(struct dbg_session *s)
+{
+	if (!s)
+		return;
+	if (active_session == s)
+		active_session = NULL;
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	for (size_t i = 0; i < s->nmodules; i++) {
+		free((char *)s->modules[i].info.path);
+		free((char *)s->modules[i].info.build_id);
+	}
+	free(s->modules);
+	for (size_t i = 0; i < s->nwarnings; i++)
+		free(s->warnings[i]);
+	free(s->warnings);
+	free(s->symbol_name);
+	if (s->own_cache)
+		dbg_cache_destroy(s->cache);
+	free(s);
+}
+
+struct core *dbg_session_core(struct dbg_session *s)
+{
+	return s->core;
+}
+
+size_t dbg_session_nwarnings(const struct dbg_session *s)
+{
+	return s->nwarnings;
+}
+
+const char *dbg_session_warning(const struct dbg_session *s, size_t i)
+{
+	return i < s->nwarnings ? s->warnings[i] : NULL;
+}
+
+size_t dbg_module_count(struct dbg_session *s)
+{
+	return s->nmodules;
+}
+
+const struct dbg_module_info *dbg_module_get(struct dbg_session *s, size_t i)
+{
+	if (i >= s->nmodules)
+		return NULL;
+	struct dbg_module_entry *m = &s->modules[i];
+	struct dbg_file *f = dbg_module_file(s, m);
+	m->info.debuginfo = f && f->has_dwarf ? f->debuginfo : NULL;
+	return &m->info;
+}
+
+struct dbg_module_entry *dbg_module_for(struct dbg_session *s, uint64_t pc)
+{
+	size_t lo = 0, hi = s->nmodules;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		struct dbg_module_entry *m = &s->modules[mid];
+		if (pc < m->info.start)
+			hi = mid;
+		else if (pc >= m->info.end)
+			lo = mid + 1;
+		else
+			return m;
+	}
+	return NULL;
+}
+
+struct dbg_file *dbg_module_file(struct dbg_session *s, struct dbg_module_entry *m)
+{
+	if (m->file_tried)
+		return m->file;
+	m->file_tried = true;
+	const char *mainfile = NULL;
+	dwfl_module_info(m->mod, NULL, NULL, NULL, NULL, NULL, &mainfile, NULL);
+	if (mainfile)
+		m->file = dbg_cache_file(s->cache, m->info.build_id, mainfile);
+	return m->file;
+}

@@ -1,0 +1,335 @@
+/* Symbolization: function + offset, source line, inline levels, demangled
+ * names.  Results are memoised per file address in the cached file. */
+#include "internal.h"
+
+#include <dwarf.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* From libstdc++ (the C++ ABI's demangler). */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+char *dbg_demangle(const char *name)
+{
+	if (!name)
+		return NULL;
+	if (name[0] == '_' && name[1] == 'Z') {
+		int status = 0;
+		char *d = __cxa_demangle(name, NULL, NULL, &status);
+		if (d && status == 0)
+			return d;
+		free(d);
+	}
+	return strdup(name);
+}
+
+struct memo_entry {
+	uint64_t key;               /* file address << 1 | activation */
+	struct dbg_location *locs;
+	size_t nlocs;
+	bool used;
+};
+
+struct dbg_memo {
+	struct memo_entry *slots;
+	size_t cap, n;
+};
+
+static void locations_free_inner(struct dbg_location *locs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(locs[i].function);
+		free(locs[i].module);
+		free(locs[i].file);
+	}
+}
+
+void dbg_locations_free(struct dbg_location *locs, size_t nlocs)
+{
+	if (!locs)
+		return;
+	locations_free_inner(locs, nlocs);
+	free(locs);
+}
+
+void dbg_memo_destroy(struct dbg_memo *memo)
+{
+	if (!memo)
+		return;
+	for (size_t i = 0; i < memo->cap; i++)
+		if (memo->slots[i].used)
+			dbg_locations_free(memo->slots[i].locs, memo->slots[i].nlocs);
+	free(memo->slots);
+	free(memo);
+}
+
+static size_t memo_hash(uint64_t key, size_t cap)
+{
+	key ^= key >> 33;
+	key *= 0xff51afd7ed558ccdULL;
+	key ^= key >> 33;
+	return (size_t)key & (cap - 1);
+}
+
+static struct memo_entry *memo_find(struct dbg_memo *m, uint64_t key)
+{
+	if (!m || !m->cap)
+		return NULL;
+	for (size_t i = memo_hash(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
+		if (!m->slots[i].used)
+			return NULL;
+		if (m->slots[i].key == key)
+			return &m->slots[i];
+	}
+}
+
+static bool memo_grow(struct dbg_memo *m)
+{
+	size_t cap = m->cap ? 2 * m->cap : 256;
+	struct memo_entry *slots = calloc(cap, sizeof(*slots));
+	if (!slots)
+		return false;
+	for (size_t i = 0; i < m->cap; i++) {
+		if (!m->slots[i].used)
+			continue;
+		size_t j = memo_hash(m->slots[i].key, cap);
+		while (slots[j].used)
+			j = (j + 1) & (cap - 1);
+		slots[j] = m->slots[i];
+	}
+	free(m->slots);
+	m->slots = slots;
+	m->cap = cap;
+	return true;
+}
+
+/* Takes ownership of LOCS. */
+static void memo_put(struct dbg_file *f, uint64_t key, struct dbg_location *locs, size_t n)
+{
+	if (!f->memo)
+		f->memo = calloc(1, sizeof(*f->memo));
+	struct dbg_memo *m = f->memo;
+	if (!m || (2 * (m->n + 1) > m->cap && !memo_grow(m))) {
+		dbg_locations_free(locs, n);
+		return;
+	}
+	size_t i = memo_hash(key, m->cap);
+	while (m->slots[i].used)
+		i = (i + 1) & (m->cap - 1);
+	m->slots[i] = (struct memo_entry){ .key = key, .locs = locs, .nlocs = n, .used = true };
+	m->n++;
+}
+
+static struct dbg_location *locations_copy(const struct dbg_location *src, size_t n)
+{
+	struct dbg_location *dst = calloc(n ? n : 1, sizeof(*dst));
+	if (!dst)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		dst[i] = src[i];
+		dst[i].function = src[i].function ? strdup(src[i].function) : NULL;
+		dst[i].module = src[i].module ? strdup(src[i].module) : NULL;
+		dst[i].file = src[i].file ? strdup(src[i].file) : NULL;
+	}
+	return dst;
+}
+
+/* Name of a subprogram or inlined instance: linkage name demangled, else
+ * DW_AT_name, following abstract origins and specifications. */
+static char *die_function_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *name = NULL;
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
+		name = dwarf_formstring(&attr);
+	if (!name && dwarf_attr_integrate(die, DW_AT_name, &attr))
+		name = dwarf_formstring(&attr);
+	return name ? dbg_demangle(name) : NULL;
+}
+
+static char *call_site_file(Dwarf_Die *cudie, Dwarf_Die *inlined)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word idx;
+	Dwarf_Files *files;
+	size_t nfiles;
+	if (!dwarf_attr(inlined, DW_AT_call_file, &attr) || dwarf_formudata(&attr, &idx) != 0)
+		return NULL;
+	if (dwarf_getsrcfiles(cudie, &files, &nfiles) != 0 || idx >= nfiles)
+		return NULL;
+	const char *name = dwarf_filesrc(files, idx, NULL, NULL);
+	return name ? strdup(name) : NULL;
+}
+
+static int call_site_line(Dwarf_Die *inlined)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word line;
+	if (!dwarf_attr(inlined, DW_AT_call_line, &attr) || dwarf_formudata(&attr, &line) != 0)
+		return 0;
+	return (int)line;
+}
+
+struct loc_list {
+	struct dbg_location *v;
+	size_t n, cap;
+};
+
+static struct dbg_location *loc_push(struct loc_list *l)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 4;
+		struct dbg_location *v = realloc(l->v, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		l->v = v;
+		l->cap = cap;
+	}
+	struct dbg_location *loc = &l->v[l->n++];
+	memset(loc, 0, sizeof(*loc));
+	return loc;
+}
+
+/* Inline levels at ADDR (innermost first), each with the file:line inside
+ * it; the real subprogram is left to the caller (symbol table name). */
+static bool add_inline_levels(struct dbg_file *f, uint64_t addr, struct loc_list *l,
+			      char **file, int *line)
+{
+	Dwarf_Addr dbias;
+	Dwarf_Die *cudie = dwfl_module_addrdie(f->mod, addr, &dbias);
+	if (!cudie)
+		return true;
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_getscopes(cudie, addr - dbias, &scopes);
+	bool ok = true;
+	int depth = 0;
+	for (int i = 0; i < n; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag != DW_TAG_inlined_subroutine)
+			continue;
+		struct dbg_location *loc = loc_push(l);
+		if (!loc) {
+			ok = false;
+			break;
+		}
+		loc->function = die_function_name(&scopes[i]);
+		loc->file = *file;
+		loc->line = *line;
+		loc->inlined = true;
+		loc->inline_depth = ++depth;
+		*file = call_site_file(cudie, &scopes[i]);
+		*line = call_site_line(&scopes[i]);
+	}
+	free(scopes);
+	return ok;
+}
+
+/* Symbolize offline address ADDR (already pc-1 for callers); RAW is the
+ * offline address of the pc itself, for the function offset. */
+static struct core_error *symbolize_uncached(struct dbg_file *f, uint64_t addr, uint64_t raw,
+					     struct dbg_location **out, size_t *nout)
+{
+	struct loc_list l = { 0 };
+	char *file = NULL;
+	int line = 0;
+	if (f->has_dwarf) {
+		Dwfl_Line *dl = dwfl_module_getsrc(f->mod, addr);
+		if (dl) {
+			const char *src = dwfl_lineinfo(dl, NULL, &line, NULL, NULL, NULL);
+			file = src ? strdup(src) : NULL;
+		}
+		if (!add_inline_levels(f, addr, &l, &file, &line))
+			goto nomem;
+	}
+	struct dbg_location *real = loc_push(&l);
+	if (!real)
+		goto nomem;
+	GElf_Off off;
+	GElf_Sym sym;
+	const char *name = dwfl_module_addrinfo(f->mod, addr, &off, &sym, NULL, NULL, NULL);
+	if (name) {
+		real->function = dbg_demangle(name);
+		real->offset = raw - (addr - off);
+		real->has_offset = true;
+	}
+	real->file = file;
+	real->line = line;
+	/* Inline levels were found innermost first, with depth counting up from
+	 * the innermost; report depth as distance from the real frame. */
+	for (size_t i = 0; i + 1 < l.n; i++)
+		l.v[i].inline_depth = (int)(l.n - 1 - i);
+	*out = l.v;
+	*nout = l.n;
+	return NULL;
+nomem:
+	free(file);
+	dbg_locations_free(l.v, l.n);
+	return &core_error_nomem;
+}
+
+struct core_error *dbg_file_symbolize(struct dbg_file *f, uint64_t addr, bool activation,
+				      struct dbg_location **locs, size_t *nlocs)
+{
+	uint64_t lookup = activation ? addr : addr - 1;
+	uint64_t key = addr << 1 | activation;
+	struct memo_entry *e = memo_find(f->memo, key);
+	if (!e) {
+		struct dbg_location *fresh;
+		size_t n;
+		struct core_error *err = symbolize_uncached(f, lookup, addr, &fresh, &n);
+		if (err)
+			return err;
+		memo_put(f, key, fresh, n);
+		e = memo_find(f->memo, key);
+		if (!e) {
+			*locs = fresh;
+			*nlocs = n;
+			return NULL;
+		}
+	}
+	*locs = locations_copy(e->locs, e->nlocs);
+	*nlocs = e->nlocs;
+	return *locs ? NULL : &core_error_nomem;
+}
+
+static struct core_error *module_only(struct dbg_module_entry *m, uint64_t pc,
+				      struct dbg_location **locs, size_t *nlocs)
+{
+	struct dbg_location *loc = calloc(1, sizeof(*loc));
+	if (!loc)
+		return &core_error_nomem;
+	if (m) {
+		loc->module = m->info.path ? strdup(m->info.path) : NULL;
+		loc->module_offset = pc - m->info.start;
+		loc->has_module_offset = true;
+	}
+	*locs = loc;
+	*nlocs = 1;
+	return NULL;
+}
+
+struct core_error *dbg_symbolize(struct dbg_session *s, uint64_t pc, bool activation,
+				 struct dbg_location **locs, size_t *nlocs)
+{
+	*locs = NULL;
+	*nlocs = 0;
+	struct dbg_module_entry *m = dbg_module_for(s, pc);
+	struct dbg_file *f = m ? dbg_module_file(s, m) : NULL;
+	if (!f)
+		return module_only(m, pc, locs, nlocs);
+	Dwarf_Addr fbias = 0;
+	dwfl_module_getelf(f->mod, &fbias);
+	uint64_t addr = pc - m->bias + fbias;
+	struct core_error *err = dbg_file_symbolize(f, addr, activation, locs, nlocs);
+	if (err)
+		return err;
+	for (size_t i = 0; i < *nlocs; i++) {
+		(*locs)[i].module = m->info.path ? strdup(m->info.path) : NULL;
+		(*locs)[i].module_offset = pc - m->info.start;
+		(*locs)[i].has_module_offset = true;
+	}
+	return NULL;
+}

@@ -1,0 +1,77 @@
+/* Symbol lookups by name and by address, and the executable's TLS block. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool module_find_symbol(Dwfl_Module *mod, const char *name, uint64_t *addr,
+			       uint64_t *size)
+{
+	int n = dwfl_module_getsymtab(mod);
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr value;
+		const char *sname = dwfl_module_getsym_info(mod, i, &sym, &value, NULL, NULL, NULL);
+		if (!sname || strcmp(sname, name) != 0 || sym.st_shndx == SHN_UNDEF)
+			continue;
+		*addr = GELF_ST_TYPE(sym.st_info) == STT_TLS ? sym.st_value : value;
+		if (size)
+			*size = sym.st_size;
+		return true;
+	}
+	return false;
+}
+
+bool dbg_find_symbol(struct dbg_session *s, const char *name, uint64_t *addr, uint64_t *size)
+{
+	/* The executable first: a symbol it defines wins, as in the dynamic linker. */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < s->nmodules; i++) {
+			struct dbg_module_entry *m = &s->modules[i];
+			if (m->info.is_main != (pass == 0))
+				continue;
+			if (module_find_symbol(m->mod, name, addr, size))
+				return true;
+		}
+	return false;
+}
+
+const char *dbg_symbol_name_at(struct dbg_session *s, uint64_t addr, uint64_t *offset)
+{
+	struct dbg_module_entry *m = dbg_module_for(s, addr);
+	if (!m)
+		return NULL;
+	GElf_Off off;
+	GElf_Sym sym;
+	const char *name = dwfl_module_addrinfo(m->mod, addr, &off, &sym, NULL, NULL, NULL);
+	if (!name)
+		return NULL;
+	free(s->symbol_name);
+	s->symbol_name = dbg_demangle(name);
+	if (offset)
+		*offset = off;
+	return s->symbol_name;
+}
+
+bool dbg_main_tls(struct dbg_session *s, uint64_t *memsz, uint64_t *align)
+{
+	for (size_t i = 0; i < s->nmodules; i++) {
+		if (!s->modules[i].info.is_main)
+			continue;
+		Dwarf_Addr bias;
+		Elf *elf = dwfl_module_getelf(s->modules[i].mod, &bias);
+		size_t phnum;
+		if (!elf || elf_getphdrnum(elf, &phnum) != 0)
+			return false;
+		for (size_t j = 0; j < phnum; j++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(elf, (int)j, &ph) && ph.p_type == PT_TLS) {
+				*memsz = ph.p_memsz;
+				*align = ph.p_align ? ph.p_align : 1;
+				return true;
+			}
+		}
+		return false;
+	}
+	return false;
+}
