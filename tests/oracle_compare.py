@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Compare asyncore's threads with gdb's, thread by thread, frame by frame.
+
+    oracle_compare.py ASYNCORE.json GDB.json [LABEL]
+
+ASYNCORE.json is `asyncore report CORE BINARY --format json --threads all
+--no-async`; GDB.json is what tests/gdb_frames.py printed for the same core.
+Threads are matched by LWP id (asyncore's "tid").  Prints one line per
+difference ("thread LWP frame N: asyncore 'x' gdb 'y'") and exits 1 when
+there is any, 0 when every thread's function sequence is the same.
+
+Normalisations, each one a documented difference between the two tools and
+nothing more:
+ 1. gdb's TAILCALL frames are dropped: gdb synthesises them from
+    DW_TAG_call_site data for functions that left by a jump; they are not on
+    the stack, and asyncore shows only frames that are.
+ 2. Names are compared without parameter lists, template arguments, lambda
+    braces ("{lambda(int)#1}"), return types, cv/ref qualifiers and ELF
+    symbol versions ("pthread_kill@@GLIBC_2.34"): gdb prints DWARF names
+    ("shapes::run_all", "operator()"), asyncore demangled linkage names
+    ("shapes::run_all(std::vector<int, ...> const&)").
+ 3. After 2, a name matches when one is a "::"-suffix of the other: gdb names a
+    lambda's body "operator()", asyncore "ns::f::{lambda(int)#1}::operator()".
+ 4. gdb's "<signal handler called>" frame matches "__restore_rt".
+ 5. A frame gdb cannot name ("??") matches any name asyncore gives it; a frame
+    asyncore cannot name (null) matches only "??".
+"""
+import json
+import re
+import sys
+
+CALL = 'operator\x01'
+QUALIFIERS = re.compile(r'(\s+(const|volatile|noexcept|&&|&))+$')
+
+
+def drop_groups(s, open_c, close_c):
+    out, depth = [], 0
+    for c in s:
+        if c == open_c:
+            depth += 1
+        elif c == close_c and depth > 0:
+            depth -= 1
+        elif depth == 0:
+            out.append(c)
+    return ''.join(out)
+
+
+def norm(name):
+    if name is None or name == '??':
+        return None
+    if name == '<signal handler called>':
+        return '__restore_rt'
+    n = re.sub(r'@.*$', '', name)
+    n = n.replace('operator()', CALL)
+    # operator<, operator<<, operator-> ...: keep them out of the <...> pass
+    n = re.sub(r'operator\s*([^\w\s(\x01]+)',
+               lambda m: 'operator' + m.group(1).encode().hex(), n)
+    n = drop_groups(n, '<', '>')
+    n = drop_groups(n, '(', ')')
+    n = drop_groups(n, '{', '}')
+    n = QUALIFIERS.sub('', n.strip())
+    n = n.split(' ')[-1]                 # return type of template functions
+    n = re.sub(r'(::)+', '::', n).strip(':')
+    return n.replace(CALL, 'operator()')
+
+
+def same(a, g):
+    """a: asyncore's normalised name, g: gdb's."""
+    if g is None:
+        return True
+    if a is None:
+        return False
+    return a == g or a.endswith('::' + g) or g.endswith('::' + a)
+
+
+def gdb_names(t):
+    return [f.get('name') for f in t['frames'] if f.get('type') != 'TAILCALL']
+
+
+def compare(aj, gj, label):
+    diffs = []
+    gthreads = {t['lwp']: t for t in gj['threads']}
+    athreads = {t['tid']: t for t in aj.get('threads', [])}
+    for lwp in sorted(set(gthreads) - set(athreads)):
+        diffs.append('%s: thread %d: in gdb, missing from asyncore' % (label, lwp))
+    for lwp in sorted(set(athreads) - set(gthreads)):
+        diffs.append('%s: thread %d: in asyncore, unknown to gdb' % (label, lwp))
+    for lwp in sorted(set(gthreads) & set(athreads)):
+        g = gdb_names(gthreads[lwp])
+        a = [f.get('function') for f in athreads[lwp].get('frames', [])
+             if f.get('kind', 'native') == 'native']
+        for i in range(max(len(a), len(g))):
+            an = a[i] if i < len(a) else '<end>'
+            gn = g[i] if i < len(g) else '<end>'
+            if '<end>' in (an, gn) or not same(norm(an), norm(gn)):
+                diffs.append("%s: thread %d frame %d: asyncore %r, gdb %r" %
+                             (label, lwp, i, an, gn))
+                diffs.append('    asyncore: ' + ' < '.join(str(x) for x in a[:i + 3]))
+                diffs.append('    gdb:      ' + ' < '.join(str(x) for x in g[:i + 3]))
+                break
+    return diffs
+
+
+def main():
+    aj = json.load(open(sys.argv[1]))
+    gj = json.load(open(sys.argv[2]))
+    label = sys.argv[3] if len(sys.argv) > 3 else 'core'
+    diffs = compare(aj, gj, label)
+    for d in diffs:
+        print(d)
+    return 1 if diffs else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Foundation cores: abort() in one thread, SIGSEGV at a known address in a
+# non-main thread of four, a running program dumped by gcore.  Thread ids,
+# crashing thread and signal are checked against gdb's `info threads`;
+# compressed copies of a core must give the same report.
+source "$(dirname "$0")/lib.sh"
+source "$ROOT/tests/fixlib.sh"
+
+have_asyncore || { fail "basic: no asyncore at $ASYNCORE (run make)"; exit 0; }
+
+# check_against_gdb NAME PROG CORE JSON: thread ids, crashing tid, signal.
+check_against_gdb() {
+	local name=$1 prog=$2 core=$3 json=$4
+	if ! command -v gdb >/dev/null; then skip "$name-gdb: gdb not installed"; return; fi
+	if ! gdb_threads "$prog" "$core" "$TMPD/$name.gdb"; then
+		skip "$name-gdb: gdb lists no threads for this core"; return
+	fi
+	local want got
+	want=$(awk '/^lwp/ {print $2}' "$TMPD/$name.gdb" | sort -n | tr '\n' ' ')
+	got=$(json_get "$json" "' '.join(str(t) for t in sorted(t['tid'] for t in j['threads']))")
+	check_eq "$name-tids" "$want" "$got "
+	want=$(awk '/^lwp/ && $4 == 1 {print $2}' "$TMPD/$name.gdb")
+	got=$(json_get "$json" "j['crashing_tid']")
+	check_eq "$name-crashing-tid" "$want" "$got"
+	got=$(json_get "$json" "[t['tid'] for t in j['threads']][0]")
+	check_eq "$name-crashing-first" "$want" "$got"
+	want=$(awk '/^signal/ {print $2}' "$TMPD/$name.gdb")
+	got=$(json_get "$json" "(j.get('signal') or {}).get('number') or ''")
+	check_eq "$name-signal" "$want" "$got"
+}
+
+check_eq() {
+	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: expected '$2', got '$3'"; fi
+}
+
+# check_case NAME CORE PROG EXPECT: JSON report, exit status, golden lines.
+check_case() {
+	local name=$1 core=$2 prog=$3 expect=$4 json=$TMPD/$1.json
+	asy_json "$json" "$core" "$prog"
+	if [ "$ASY_RC" -ne 0 ]; then
+		fail "$name-exit: asyncore exited $ASY_RC: $(head -3 "$json.err")"
+		[ "$ASY_RC" -eq 1 ] || return 1
+	else
+		pass "$name-exit"
+	fi
+	python3 "$ROOT/tests/fixture_lines.py" --own prog --sorted --strip-params "$json" >"$TMPD/$name.lines"
+	expect_lines "$name-frames" "$expect" "$TMPD/$name.lines"
+	check_against_gdb "$name" "$prog" "$core" "$json"
+}
+
+# abort(): SIGABRT (6), code SI_TKILL (-6), main thread, no fault address.
+if fix_core abort1; then
+	check_case abort1 "$FIX_CORE" "$FIX_DIR/prog" "$ROOT/fixtures/abort1/expect"
+	j=$TMPD/abort1.json
+	check_eq abort1-signal-name SIGABRT "$(json_get "$j" "j['signal']['name']")"
+	check_eq abort1-one-thread 1 "$(json_get "$j" "len(j['threads'])")"
+	check_eq abort1-pid "$(json_get "$j" "j['threads'][0]['tid']")" "$(json_get "$j" "j['core']['pid']")"
+	abort1_core=$FIX_CORE abort1_prog=$FIX_DIR/prog
+else
+	skip "abort1: $(cat "$TMPD/core.err")"
+fi
+
+# Four threads, SIGSEGV (11) SEGV_MAPERR (1) at 0x5eed0 in a non-main thread.
+if fix_core threads4; then
+	check_case threads4 "$FIX_CORE" "$FIX_DIR/prog" "$ROOT/fixtures/threads4/expect"
+	j=$TMPD/threads4.json
+	check_eq threads4-count 4 "$(json_get "$j" "len(j['threads'])")"
+	check_eq threads4-signal 11 "$(json_get "$j" "j['signal']['number']")"
+	check_eq threads4-code 1 "$(json_get "$j" "j['signal']['code']")"
+	check_eq threads4-address 0x5eed0 "$(json_get "$j" "j['signal']['address']")"
+	check_eq threads4-not-main True \
+		"$(json_get "$j" "j['crashing_tid'] != j['core']['pid']")"
+	check_eq threads4-one-crashing 1 \
+		"$(json_get "$j" "sum(1 for t in j['threads'] if t['crashing'])")"
+else
+	skip "threads4: $(cat "$TMPD/core.err")"
+fi
+
+# gcore of a running program: no fatal signal.
+if fix_gcore running; then
+	check_case running "$FIX_CORE" "$FIX_DIR/prog" "$ROOT/fixtures/running/expect"
+	j=$TMPD/running.json
+	check_eq running-no-signal True \
+		"$(json_get "$j" "not (j.get('signal') or {}).get('number')")"
+	check_eq running-count 2 "$(json_get "$j" "len(j['threads'])")"
+else
+	skip "running: $(cat "$TMPD/core.err")"
+fi
+
+# Compressed cores (as systemd-coredump stores them) give the same report,
+# apart from the core's own path, size and hash.
+same_report() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+for j in (a, b):
+    for k in ('path', 'size', 'sha256'):
+        j.get('core', {}).pop(k, None)
+sys.exit(0 if a == b else 1)
+PY
+}
+if [ -n "${abort1_core:-}" ]; then
+	for z in zst:"zstd -q -c" xz:"xz -c" gz:"gzip -c"; do
+		ext=${z%%:*} cmd=${z#*:}
+		if ! command -v "${cmd%% *}" >/dev/null; then skip "compressed-$ext: no ${cmd%% *}"; continue; fi
+		$cmd "$abort1_core" >"$TMPD/core.$ext"
+		asy_json "$TMPD/z.$ext.json" "$TMPD/core.$ext" "$abort1_prog"
+		if [ "$ASY_RC" -ne 0 ]; then
+			fail "compressed-$ext: asyncore exited $ASY_RC: $(head -2 "$TMPD/z.$ext.json.err")"
+		elif same_report "$TMPD/abort1.json" "$TMPD/z.$ext.json"; then
+			pass "compressed-$ext"
+		else
+			fail "compressed-$ext: report differs from the uncompressed core's"
+			diff <(python3 -m json.tool "$TMPD/abort1.json") \
+				<(python3 -m json.tool "$TMPD/z.$ext.json") | head -10 | sed 's/^/    /'
+		fi
+	done
+fi
+exit 0

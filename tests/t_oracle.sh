@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# gdb as the oracle: for every core of the foundation and native fixtures,
+# every thread's function sequence must equal gdb's
+#   gdb -batch -nx -ex 'set print frame-arguments none'
+#       -ex 'set backtrace past-main on' -ex 'thread apply all bt'
+# (walked by tests/gdb_frames.py, the same unwinder), threads matched by LWP,
+# with only the normalisations documented in tests/oracle_compare.py.
+source "$(dirname "$0")/lib.sh"
+source "$ROOT/tests/fixlib.sh"
+
+have_asyncore || { fail "oracle: no asyncore at $ASYNCORE (run make)"; exit 0; }
+command -v gdb >/dev/null || { skip "oracle: gdb not installed"; exit 0; }
+
+oracle() {
+	local name=$1 prog=$2 core=$3 json=$TMPD/$1.json
+	asy_json "$json" "$core" "$prog"
+	if [ "$ASY_RC" -gt 1 ]; then
+		fail "oracle-$name: asyncore exited $ASY_RC: $(head -2 "$json.err")"; return
+	fi
+	if ! gdb_frames "$prog" "$core" "$TMPD/$name.gdb"; then
+		skip "oracle-$name: gdb printed no frames"; return
+	fi
+	if python3 "$ROOT/tests/oracle_compare.py" "$json" "$TMPD/$name.gdb" "$name" >"$TMPD/$name.diff"; then
+		pass "oracle-$name"
+	else
+		fail "oracle-$name: $(head -1 "$TMPD/$name.diff")"
+		tail -n +2 "$TMPD/$name.diff" | head -20 | cut -c1-400 | sed 's/^/    /'
+	fi
+}
+
+for spec in abort1: threads4: native_o2: native_link:pie native_link:static native_nofp: \
+	native_debuglink: native_shlib: native_deep: native_cxx: native_moved:; do
+	case=${spec%%:*} variant=${spec#*:}
+	if fix_core "$case" "$variant"; then
+		oracle "$case${variant:+-$variant}" "$FIX_DIR/prog" "$FIX_CORE"
+	else
+		skip "oracle-$case: $(cat "$TMPD/core.err")"
+	fi
+done
+if fix_gcore running; then
+	oracle running "$FIX_DIR/prog" "$FIX_CORE"
+else
+	skip "oracle-running: $(cat "$TMPD/core.err")"
+fi
+exit 0
