@@ -1,0 +1,191 @@
+#include "fingerprint.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* SHA-256 as FIPS 180-4 specifies it. */
+static const uint32_t sha256_k[64] = {
+	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+	0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+	0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+	0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+	0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+	0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+	0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+	0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+};
+
+static uint32_t ror(uint32_t x, unsigned n)
+{
+	return (x >> n) | (x << (32 - n));
+}
+
+static void sha256_block(struct rep_sha256 *ctx, const unsigned char *p)
+{
+	uint32_t w[64], v[8];
+	for (int i = 0; i < 16; i++)
+		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
+		       (uint32_t)p[4 * i + 2] << 8 | (uint32_t)p[4 * i + 3];
+	for (int i = 16; i < 64; i++) {
+		uint32_t s0 = ror(w[i - 15], 7) ^ ror(w[i - 15], 18) ^ (w[i - 15] >> 3);
+		uint32_t s1 = ror(w[i - 2], 17) ^ ror(w[i - 2], 19) ^ (w[i - 2] >> 10);
+		w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+	}
+	memcpy(v, ctx->state, sizeof(v));
+	for (int i = 0; i < 64; i++) {
+		uint32_t s1 = ror(v[4], 6) ^ ror(v[4], 11) ^ ror(v[4], 25);
+		uint32_t ch = (v[4] & v[5]) ^ (~v[4] & v[6]);
+		uint32_t t1 = v[7] + s1 + ch + sha256_k[i] + w[i];
+		uint32_t s0 = ror(v[0], 2) ^ ror(v[0], 13) ^ ror(v[0], 22);
+		uint32_t maj = (v[0] & v[1]) ^ (v[0] & v[2]) ^ (v[1] & v[2]);
+		uint32_t t2 = s0 + maj;
+		memmove(v + 1, v, 7 * sizeof(v[0]));
+		v[4] += t1;
+		v[0] = t1 + t2;
+	}
+	for (int i = 0; i < 8; i++)
+		ctx->state[i] += v[i];
+}
+
+void rep_sha256_init(struct rep_sha256 *ctx)
+{
+	static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+				       0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+	memcpy(ctx->state, h0, sizeof(h0));
+	ctx->length = 0;
+	ctx->used = 0;
+}
+
+void rep_sha256_update(struct rep_sha256 *ctx, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	ctx->length += len;
+	while (len) {
+		size_t n = 64 - ctx->used;
+		if (n > len)
+			n = len;
+		memcpy(ctx->block + ctx->used, p, n);
+		ctx->used += n;
+		p += n;
+		len -= n;
+		if (ctx->used == 64) {
+			sha256_block(ctx, ctx->block);
+			ctx->used = 0;
+		}
+	}
+}
+
+void rep_sha256_final(struct rep_sha256 *ctx, char hex[65])
+{
+	uint64_t bits = ctx->length * 8;
+	unsigned char pad[72] = {0x80};
+	size_t padlen = (ctx->used < 56 ? 56 : 120) - ctx->used;
+	for (int i = 0; i < 8; i++)
+		pad[padlen + (size_t)i] = (unsigned char)(bits >> (56 - 8 * i));
+	rep_sha256_update(ctx, pad, padlen + 8);
+	for (int i = 0; i < 8; i++)
+		snprintf(hex + 8 * i, 9, "%08x", ctx->state[i]);
+}
+
+#define FP_HEAD (64 * 1024)
+#define FP_BLOCK 4096
+#define FP_SAMPLES 32
+#define FP_NOTES_MAX (64u * 1024 * 1024)
+
+/* Hash LEN bytes of FD at OFF (short files hash what is there). */
+static int hash_range(struct rep_sha256 *ctx, int fd, uint64_t off, uint64_t len)
+{
+	unsigned char buf[65536];
+	while (len) {
+		size_t n = len < sizeof(buf) ? (size_t)len : sizeof(buf);
+		ssize_t got = pread(fd, buf, n, (off_t)off);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return -1;
+		if (got == 0)
+			break;
+		rep_sha256_update(ctx, buf, (size_t)got);
+		off += (uint64_t)got;
+		len -= (uint64_t)got;
+	}
+	return 0;
+}
+
+/* Hash every PT_NOTE segment of an ELF file (nothing for other files). */
+static int hash_notes(struct rep_sha256 *ctx, int fd, uint64_t size)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	size_t phnum;
+	uint64_t budget = FP_NOTES_MAX;
+	int rc = 0;
+	if (!elf)
+		return 0;
+	if (elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &phnum) != 0)
+		goto out;
+	for (size_t i = 0; i < phnum && budget; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
+			continue;
+		if (ph.p_offset >= size)
+			continue;
+		uint64_t len = ph.p_filesz;
+		if (len > size - ph.p_offset)
+			len = size - ph.p_offset;
+		if (len > budget)
+			len = budget;
+		budget -= len;
+		if (hash_range(ctx, fd, ph.p_offset, len) != 0) {
+			rc = -1;
+			goto out;
+		}
+	}
+out:
+	elf_end(elf);
+	return rc;
+}
+
+int rep_core_fingerprint(const char *path, char hex[65], uint64_t *size, char *why, size_t whylen)
+{
+	struct rep_sha256 ctx;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		snprintf(why, whylen, "%s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(why, whylen, "%s: not a regular file", path);
+		close(fd);
+		return -1;
+	}
+	elf_version(EV_CURRENT);
+	uint64_t sz = (uint64_t)st.st_size;
+	unsigned char le[8];
+	for (int i = 0; i < 8; i++)
+		le[i] = (unsigned char)(sz >> (8 * i));
+	rep_sha256_init(&ctx);
+	rep_sha256_update(&ctx, "asyncore-core-fp1", 18);
+	rep_sha256_update(&ctx, le, sizeof(le));
+	int rc = hash_range(&ctx, fd, 0, FP_HEAD);
+	if (rc == 0)
+		rc = hash_notes(&ctx, fd, sz);
+	for (uint64_t k = 1; rc == 0 && k <= FP_SAMPLES; k++)
+		rc = hash_range(&ctx, fd, sz / (FP_SAMPLES + 1) * k / FP_BLOCK * FP_BLOCK, FP_BLOCK);
+	if (rc == 0 && sz > FP_BLOCK)
+		rc = hash_range(&ctx, fd, sz - FP_BLOCK, FP_BLOCK);
+	if (rc != 0)
+		snprintf(why, whylen, "%s: read failed: %s", path, strerror(errno));
+	close(fd);
+	rep_sha256_final(&ctx, hex);
+	*size = sz;
+	return rc;
+}

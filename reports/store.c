@@ -1,0 +1,688 @@
+#include "store.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef ASYNCORE_VERSION
+#define ASYNCORE_VERSION "0.1"
+#endif
+
+/* How long one connection waits for a lock, and how long a write keeps
+ * retrying BEGIN IMMEDIATE after that before it gives up. */
+#define REP_BUSY_TIMEOUT_MS 5000
+#define REP_RETRY_SECONDS 300
+
+/* Migrations: entry V-1 takes the schema from version V-1 to V.  Keep this
+ * in step with reports/SCHEMA.md; never edit a released entry, add one. */
+static const char *const rep_migrations[] = {
+	/* 1: first version */
+	"CREATE TABLE cores ("
+	"  id INTEGER PRIMARY KEY,"
+	"  fingerprint TEXT NOT NULL UNIQUE,"
+	"  sha256 TEXT,"
+	"  path TEXT NOT NULL,"
+	"  size INTEGER NOT NULL,"
+	"  crashed_at TEXT,"
+	"  analysed_at TEXT NOT NULL,"
+	"  analyzer_version TEXT NOT NULL,"
+	"  executable TEXT,"
+	"  build_id TEXT,"
+	"  pid INTEGER,"
+	"  uid INTEGER,"
+	"  signal INTEGER,"
+	"  signal_name TEXT,"
+	"  code INTEGER,"
+	"  code_name TEXT,"
+	"  fault_address INTEGER,"
+	"  crashing_tid INTEGER,"
+	"  signature TEXT,"
+	"  signature_hash TEXT,"
+	"  async_key INTEGER,"
+	"  nthreads INTEGER NOT NULL,"
+	"  nframes INTEGER NOT NULL,"
+	"  nwarnings INTEGER NOT NULL);"
+	"CREATE INDEX cores_signature ON cores(signature_hash, crashed_at);"
+	"CREATE INDEX cores_build_id ON cores(build_id);"
+	"CREATE INDEX cores_executable ON cores(executable);"
+	"CREATE INDEX cores_crashed_at ON cores(crashed_at);"
+	"CREATE TABLE modules ("
+	"  core_id INTEGER NOT NULL REFERENCES cores(id) ON DELETE CASCADE,"
+	"  idx INTEGER NOT NULL,"
+	"  path TEXT,"
+	"  start_addr INTEGER,"
+	"  end_addr INTEGER,"
+	"  build_id TEXT,"
+	"  debuginfo TEXT,"
+	"  PRIMARY KEY (core_id, idx)) WITHOUT ROWID;"
+	"CREATE INDEX modules_build_id ON modules(build_id);"
+	"CREATE TABLE threads ("
+	"  core_id INTEGER NOT NULL REFERENCES cores(id) ON DELETE CASCADE,"
+	"  idx INTEGER NOT NULL,"
+	"  tid INTEGER NOT NULL,"
+	"  crashing INTEGER NOT NULL,"
+	"  rip INTEGER, rsp INTEGER, rbp INTEGER, fs_base INTEGER,"
+	"  nframes INTEGER NOT NULL,"
+	"  unwind_error TEXT,"
+	"  async_root INTEGER,"
+	"  PRIMARY KEY (core_id, idx)) WITHOUT ROWID;"
+	"CREATE TABLE frames ("
+	"  core_id INTEGER NOT NULL REFERENCES cores(id) ON DELETE CASCADE,"
+	"  thread_idx INTEGER NOT NULL,"
+	"  idx INTEGER NOT NULL,"
+	"  kind TEXT NOT NULL CHECK (kind IN ('native', 'async')),"
+	"  pc INTEGER NOT NULL,"
+	"  activation INTEGER NOT NULL,"
+	"  function TEXT,"
+	"  function_offset INTEGER,"
+	"  module TEXT,"
+	"  module_offset INTEGER,"
+	"  file TEXT,"
+	"  line INTEGER,"
+	"  inlined INTEGER NOT NULL,"
+	"  inline_depth INTEGER NOT NULL,"
+	"  cfa INTEGER,"
+	"  seam INTEGER NOT NULL,"
+	"  PRIMARY KEY (core_id, thread_idx, idx)) WITHOUT ROWID;"
+	"CREATE INDEX frames_function ON frames(function);"
+	"CREATE TABLE async_roots ("
+	"  core_id INTEGER NOT NULL REFERENCES cores(id) ON DELETE CASCADE,"
+	"  thread_idx INTEGER NOT NULL,"
+	"  tid INTEGER NOT NULL,"
+	"  address INTEGER NOT NULL,"
+	"  PRIMARY KEY (core_id, thread_idx)) WITHOUT ROWID;"
+	"CREATE TABLE suspended ("
+	"  core_id INTEGER NOT NULL REFERENCES cores(id) ON DELETE CASCADE,"
+	"  idx INTEGER NOT NULL,"
+	"  leaf INTEGER NOT NULL,"
+	"  nframes INTEGER NOT NULL,"
+	"  PRIMARY KEY (core_id, idx)) WITHOUT ROWID;"
+	"CREATE TABLE suspended_frames ("
+	"  core_id INTEGER NOT NULL REFERENCES cores(id) ON DELETE CASCADE,"
+	"  chain_idx INTEGER NOT NULL,"
+	"  idx INTEGER NOT NULL,"
+	"  kind TEXT NOT NULL CHECK (kind IN ('native', 'async')),"
+	"  pc INTEGER NOT NULL,"
+	"  function TEXT,"
+	"  function_offset INTEGER,"
+	"  module TEXT,"
+	"  module_offset INTEGER,"
+	"  file TEXT,"
+	"  line INTEGER,"
+	"  inlined INTEGER NOT NULL,"
+	"  inline_depth INTEGER NOT NULL,"
+	"  PRIMARY KEY (core_id, chain_idx, idx)) WITHOUT ROWID;"
+	"CREATE TABLE recorders ("
+	"  core_id INTEGER NOT NULL REFERENCES cores(id) ON DELETE CASCADE,"
+	"  idx INTEGER NOT NULL,"
+	"  name TEXT,"
+	"  layout TEXT,"
+	"  address INTEGER,"
+	"  size INTEGER, writer INTEGER, reader INTEGER, committed INTEGER, overflow INTEGER,"
+	"  recovered INTEGER, in_flight INTEGER, overwritten INTEGER,"
+	"  nevents INTEGER NOT NULL,"
+	"  PRIMARY KEY (core_id, idx)) WITHOUT ROWID;"
+	"CREATE TABLE recorder_events ("
+	"  core_id INTEGER NOT NULL REFERENCES cores(id) ON DELETE CASCADE,"
+	"  recorder_idx INTEGER NOT NULL,"
+	"  idx INTEGER NOT NULL,"
+	"  event_order INTEGER NOT NULL,"
+	"  timestamp INTEGER,"
+	"  location TEXT,"
+	"  function TEXT,"
+	"  format TEXT,"
+	"  message TEXT,"
+	"  args TEXT,"
+	"  strings_read INTEGER NOT NULL,"
+	"  in_flight INTEGER NOT NULL,"
+	"  PRIMARY KEY (core_id, recorder_idx, idx)) WITHOUT ROWID;"
+	"CREATE INDEX recorder_events_order ON recorder_events(core_id, event_order);"
+	"CREATE TABLE warnings ("
+	"  core_id INTEGER NOT NULL REFERENCES cores(id) ON DELETE CASCADE,"
+	"  idx INTEGER NOT NULL,"
+	"  message TEXT NOT NULL,"
+	"  PRIMARY KEY (core_id, idx)) WITHOUT ROWID;"
+	"CREATE TABLE ingest_errors ("
+	"  id INTEGER PRIMARY KEY,"
+	"  ident TEXT NOT NULL UNIQUE,"
+	"  fingerprint TEXT,"
+	"  path TEXT NOT NULL,"
+	"  size INTEGER,"
+	"  reason TEXT NOT NULL,"
+	"  attempts INTEGER NOT NULL,"
+	"  first_at TEXT NOT NULL,"
+	"  last_at TEXT NOT NULL);"
+	"CREATE VIEW crash_stacks AS"
+	"  SELECT c.id AS core_id, c.path AS core, c.signature_hash, f.idx AS frame, f.kind,"
+	"         printf('0x%x', f.pc) AS pc, f.function, f.file, f.line, f.module, f.inline_depth"
+	"  FROM cores c"
+	"  JOIN threads t ON t.core_id = c.id AND t.crashing"
+	"  JOIN frames f ON f.core_id = c.id AND f.thread_idx = t.idx;"
+	"CREATE VIEW top_signatures AS"
+	"  SELECT c.signature_hash, c.signature, count(*) AS cores,"
+	"         min(c.crashed_at) AS first_seen, max(c.crashed_at) AS last_seen,"
+	"         (SELECT e.path FROM cores e WHERE e.signature_hash IS c.signature_hash"
+	"          ORDER BY e.crashed_at DESC, e.id DESC LIMIT 1) AS example_core"
+	"  FROM cores c GROUP BY c.signature_hash"
+	"  ORDER BY cores DESC, last_seen DESC, c.signature_hash;"
+	"CREATE VIEW last_events AS"
+	"  SELECT core_id, core, recency, recorder, event_order, timestamp, location, function,"
+	"         message, in_flight FROM ("
+	"    SELECT e.core_id, c.path AS core, r.name AS recorder, e.event_order, e.timestamp,"
+	"           e.location, e.function, e.message, e.in_flight,"
+	"           row_number() OVER (PARTITION BY e.core_id ORDER BY e.event_order DESC) AS recency"
+	"    FROM recorder_events e"
+	"    JOIN recorders r ON r.core_id = e.core_id AND r.idx = e.recorder_idx"
+	"    JOIN cores c ON c.id = e.core_id)"
+	"  WHERE recency <= 10;",
+};
+
+enum {
+	Q_HAS, Q_CORE, Q_MODULE, Q_THREAD, Q_FRAME, Q_ROOT, Q_SUSPENDED, Q_SFRAME, Q_RECORDER,
+	Q_EVENT, Q_WARNING, Q_CLEAR_ERROR, Q_ERROR, Q_COUNT
+};
+
+static const char *const rep_queries[Q_COUNT] = {
+	[Q_HAS] = "SELECT 1 FROM cores WHERE fingerprint = ?1",
+	[Q_CORE] = "INSERT INTO cores (fingerprint, sha256, path, size, crashed_at, analysed_at,"
+		   " analyzer_version, executable, build_id, pid, uid, signal, signal_name, code, code_name,"
+		   " fault_address, crashing_tid, signature, signature_hash, async_key, nthreads, nframes,"
+		   " nwarnings) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,"
+		   " ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23) ON CONFLICT (fingerprint) DO NOTHING",
+	[Q_MODULE] = "INSERT INTO modules VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[Q_THREAD] = "INSERT INTO threads VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+	[Q_FRAME] = "INSERT INTO frames VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
+		    " ?13, ?14, ?15, ?16)",
+	[Q_ROOT] = "INSERT INTO async_roots VALUES (?1, ?2, ?3, ?4)",
+	[Q_SUSPENDED] = "INSERT INTO suspended VALUES (?1, ?2, ?3, ?4)",
+	[Q_SFRAME] = "INSERT INTO suspended_frames VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
+		     " ?10, ?11, ?12, ?13)",
+	[Q_RECORDER] = "INSERT INTO recorders VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
+		       " ?12, ?13, ?14)",
+	[Q_EVENT] = "INSERT INTO recorder_events VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
+		    " ?11, ?12)",
+	[Q_WARNING] = "INSERT INTO warnings VALUES (?1, ?2, ?3)",
+	[Q_CLEAR_ERROR] = "DELETE FROM ingest_errors WHERE fingerprint = ?1",
+	[Q_ERROR] = "INSERT INTO ingest_errors (ident, fingerprint, path, size, reason, attempts,"
+		    " first_at, last_at) VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?6)"
+		    " ON CONFLICT (ident) DO UPDATE SET path = excluded.path, reason = excluded.reason,"
+		    " attempts = attempts + 1, last_at = excluded.last_at",
+};
+
+struct rep_store {
+	sqlite3 *db;
+	sqlite3_stmt *q[Q_COUNT];
+};
+
+static bool is_busy(int rc)
+{
+	rc &= 0xff;
+	return rc == SQLITE_BUSY || rc == SQLITE_LOCKED;
+}
+
+/* Run SQL, retrying while another connection holds the lock (the busy
+ * timeout already waited; this covers the cases SQLite does not wait for,
+ * such as switching a fresh database to WAL). */
+static int exec_retry(sqlite3 *db, const char *sql)
+{
+	time_t deadline = time(NULL) + REP_RETRY_SECONDS;
+	unsigned delay_us = 1000;
+	for (;;) {
+		int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+		if (!is_busy(rc) || time(NULL) > deadline)
+			return rc;
+		usleep(delay_us + (unsigned)(rand() % 1000));
+		if (delay_us < 50000)
+			delay_us *= 2;
+	}
+}
+
+static void set_why(char *why, size_t whylen, const char *what, sqlite3 *db)
+{
+	snprintf(why, whylen, "%s: %s", what, db ? sqlite3_errmsg(db) : "out of memory");
+}
+
+/* Apply the migrations this database lacks, in one transaction. */
+static int migrate(sqlite3 *db, char *why, size_t whylen)
+{
+	sqlite3_stmt *st = NULL;
+	int version = -1, rc = -1;
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		version = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (version == REP_SCHEMA_VERSION)
+		return 0;   /* the usual case: no lock needed */
+	version = -1;
+	if (exec_retry(db, "BEGIN IMMEDIATE") != SQLITE_OK) {
+		set_why(why, whylen, "cannot lock the database", db);
+		return -1;
+	}
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		version = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (version < 0) {
+		set_why(why, whylen, "cannot read the schema version", db);
+		goto out;
+	}
+	if (version > REP_SCHEMA_VERSION) {
+		snprintf(why, whylen, "database schema version %d is newer than this asyncore's (%d)",
+			 version, REP_SCHEMA_VERSION);
+		goto out;
+	}
+	for (int v = version; v < REP_SCHEMA_VERSION; v++) {
+		char pragma[64];
+		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", v + 1);
+		if (sqlite3_exec(db, rep_migrations[v], NULL, NULL, NULL) != SQLITE_OK ||
+		    sqlite3_exec(db, pragma, NULL, NULL, NULL) != SQLITE_OK) {
+			char what[64];
+			snprintf(what, sizeof(what), "migration to schema version %d failed", v + 1);
+			set_why(why, whylen, what, db);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	if (rc == 0 && exec_retry(db, "COMMIT") != SQLITE_OK) {
+		set_why(why, whylen, "cannot commit the schema", db);
+		rc = -1;
+	}
+	if (rc != 0)
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+int rep_store_open(const char *path, struct rep_store **out, char *why, size_t whylen)
+{
+	struct rep_store *st = calloc(1, sizeof(*st));
+	if (!st) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+	if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
+		set_why(why, whylen, path, st->db);
+		goto fail;
+	}
+	sqlite3_busy_timeout(st->db, REP_BUSY_TIMEOUT_MS);
+	sqlite3_extended_result_codes(st->db, 1);
+	/* WAL: readers never block the writer; NORMAL sync keeps every commit
+	 * atomic (a crash loses at most the last commits, never half of one). */
+	if (exec_retry(st->db, "PRAGMA journal_mode = WAL") != SQLITE_OK ||
+	    exec_retry(st->db, "PRAGMA synchronous = NORMAL") != SQLITE_OK ||
+	    exec_retry(st->db, "PRAGMA foreign_keys = ON") != SQLITE_OK) {
+		set_why(why, whylen, path, st->db);
+		goto fail;
+	}
+	if (migrate(st->db, why, whylen) != 0)
+		goto fail;
+	for (int i = 0; i < Q_COUNT; i++) {
+		if (sqlite3_prepare_v3(st->db, rep_queries[i], -1, SQLITE_PREPARE_PERSISTENT, &st->q[i],
+				       NULL) != SQLITE_OK) {
+			set_why(why, whylen, "preparing statements", st->db);
+			goto fail;
+		}
+	}
+	*out = st;
+	return 0;
+fail:
+	rep_store_close(st);
+	return -1;
+}
+
+void rep_store_close(struct rep_store *st)
+{
+	if (!st)
+		return;
+	for (int i = 0; i < Q_COUNT; i++)
+		sqlite3_finalize(st->q[i]);
+	sqlite3_close(st->db);
+	free(st);
+}
+
+/* Binding helpers: NULL strings and unknown numbers become SQL NULL;
+ * 64-bit addresses are stored as their two's-complement int64. */
+static void bind_text(sqlite3_stmt *q, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(q, i, s, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(q, i);
+}
+
+static void bind_u64(sqlite3_stmt *q, int i, uint64_t v)
+{
+	sqlite3_bind_int64(q, i, (sqlite3_int64)v);
+}
+
+static void bind_opt(sqlite3_stmt *q, int i, bool has, uint64_t v)
+{
+	if (has)
+		bind_u64(q, i, v);
+	else
+		sqlite3_bind_null(q, i);
+}
+
+/* Step a bound insert/delete and reset it; SQLITE_DONE on success. */
+static int run(sqlite3_stmt *q)
+{
+	int rc = sqlite3_step(q);
+	sqlite3_reset(q);
+	sqlite3_clear_bindings(q);
+	return rc;
+}
+
+static void format_time(int64_t t, char out[32])
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+	if (!gmtime_r(&tt, &tm) || strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(out, 32, "unknown");
+}
+
+static size_t total_frames(const struct analysis *an)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < an->nthreads; i++)
+		n += an->threads[i].nframes;
+	return n;
+}
+
+static int insert_core(struct rep_store *st, const struct rep_core_id *id, const struct analysis *an)
+{
+	sqlite3_stmt *q = st->q[Q_CORE];
+	char crashed[32], now[32];
+	format_time(id->mtime, crashed);
+	format_time((int64_t)time(NULL), now);
+	bind_text(q, 1, id->fingerprint);
+	bind_text(q, 2, an->core_sha256);
+	bind_text(q, 3, id->path);
+	bind_u64(q, 4, id->size);
+	bind_text(q, 5, crashed);
+	bind_text(q, 6, now);
+	bind_text(q, 7, ASYNCORE_VERSION);
+	bind_text(q, 8, an->executable);
+	bind_text(q, 9, an->build_id);
+	bind_opt(q, 10, an->has_pid, (uint64_t)(int64_t)an->pid);
+	bind_opt(q, 11, an->has_uid, an->uid);
+	bind_opt(q, 12, an->has_signal, (uint64_t)(int64_t)an->signo);
+	bind_text(q, 13, an->has_signal ? core_signal_name(an->signo) : NULL);
+	bind_opt(q, 14, an->has_code, (uint64_t)(int64_t)an->code);
+	bind_text(q, 15, an->has_signal && an->has_code ? core_signal_code_name(an->signo, an->code)
+							 : NULL);
+	bind_opt(q, 16, an->has_fault_address, an->fault_address);
+	sqlite3_bind_int64(q, 17, an->crashing_tid);
+	bind_text(q, 18, an->signature);
+	bind_text(q, 19, an->signature_hash);
+	bind_opt(q, 20, an->async_key_found, an->async_key);
+	bind_u64(q, 21, an->nthreads);
+	bind_u64(q, 22, total_frames(an));
+	bind_u64(q, 23, an->nwarnings);
+	return run(q);
+}
+
+/* Columns shared by thread frames and suspended-chain frames. */
+static int insert_frame(sqlite3_stmt *q, int64_t core, size_t owner, size_t idx,
+			const struct an_frame *f, bool full)
+{
+	int c = 1;
+	sqlite3_bind_int64(q, c++, core);
+	bind_u64(q, c++, owner);
+	bind_u64(q, c++, idx);
+	bind_text(q, c++, f->kind == AN_FRAME_ASYNC ? "async" : "native");
+	bind_u64(q, c++, f->pc);
+	if (full)
+		sqlite3_bind_int(q, c++, f->activation);
+	bind_text(q, c++, f->function);
+	bind_opt(q, c++, f->has_offset, f->offset);
+	bind_text(q, c++, f->module);
+	bind_opt(q, c++, f->has_module_offset, f->module_offset);
+	bind_text(q, c++, f->file);
+	bind_opt(q, c++, f->line > 0, (uint64_t)f->line);
+	sqlite3_bind_int(q, c++, f->inlined);
+	sqlite3_bind_int(q, c++, f->inline_depth);
+	if (full) {
+		bind_opt(q, c++, f->cfa != 0, f->cfa);
+		sqlite3_bind_int(q, c++, f->seam);
+	}
+	return run(q);
+}
+
+static int insert_threads(struct rep_store *st, int64_t core, const struct analysis *an)
+{
+	for (size_t i = 0; i < an->nthreads; i++) {
+		const struct an_thread *t = &an->threads[i];
+		sqlite3_stmt *q = st->q[Q_THREAD];
+		sqlite3_bind_int64(q, 1, core);
+		bind_u64(q, 2, i);
+		sqlite3_bind_int64(q, 3, t->tid);
+		sqlite3_bind_int(q, 4, t->crashing);
+		bind_u64(q, 5, t->regs[CORE_REG_RIP]);
+		bind_u64(q, 6, t->regs[CORE_REG_RSP]);
+		bind_u64(q, 7, t->regs[CORE_REG_RBP]);
+		bind_u64(q, 8, t->regs[CORE_REG_FS_BASE]);
+		bind_u64(q, 9, t->nframes);
+		bind_text(q, 10, t->unwind_error);
+		bind_opt(q, 11, t->async_root != 0, t->async_root);
+		if (run(q) != SQLITE_DONE)
+			return -1;
+		for (size_t j = 0; j < t->nframes; j++)
+			if (insert_frame(st->q[Q_FRAME], core, i, j, &t->frames[j], true) != SQLITE_DONE)
+				return -1;
+		if (t->async_root) {
+			q = st->q[Q_ROOT];
+			sqlite3_bind_int64(q, 1, core);
+			bind_u64(q, 2, i);
+			sqlite3_bind_int64(q, 3, t->tid);
+			bind_u64(q, 4, t->async_root);
+			if (run(q) != SQLITE_DONE)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int insert_modules(struct rep_store *st, int64_t core, const struct analysis *an)
+{
+	sqlite3_stmt *q = st->q[Q_MODULE];
+	for (size_t i = 0; i < an->nmodules; i++) {
+		const struct an_module *m = &an->modules[i];
+		sqlite3_bind_int64(q, 1, core);
+		bind_u64(q, 2, i);
+		bind_text(q, 3, m->path);
+		bind_u64(q, 4, m->start);
+		bind_u64(q, 5, m->end);
+		bind_text(q, 6, m->build_id);
+		bind_text(q, 7, m->debuginfo);
+		if (run(q) != SQLITE_DONE)
+			return -1;
+	}
+	return 0;
+}
+
+static int insert_suspended(struct rep_store *st, int64_t core, const struct analysis *an)
+{
+	for (size_t i = 0; i < an->nsuspended; i++) {
+		const struct an_suspended *s = &an->suspended[i];
+		sqlite3_stmt *q = st->q[Q_SUSPENDED];
+		sqlite3_bind_int64(q, 1, core);
+		bind_u64(q, 2, i);
+		bind_u64(q, 3, s->leaf);
+		bind_u64(q, 4, s->nframes);
+		if (run(q) != SQLITE_DONE)
+			return -1;
+		for (size_t j = 0; j < s->nframes; j++)
+			if (insert_frame(st->q[Q_SFRAME], core, i, j, &s->frames[j], false) != SQLITE_DONE)
+				return -1;
+	}
+	return 0;
+}
+
+/* The event's arguments as a JSON array of hex strings. */
+static void format_args(const struct an_event *e, char *buf, size_t len)
+{
+	size_t n = e->nargs < 12 ? e->nargs : 12, used = 0;
+	used += (size_t)snprintf(buf, len, "[");
+	for (size_t i = 0; i < n && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s\"0x%" PRIx64 "\"", i ? "," : "",
+					 e->args[i]);
+	if (used < len)
+		snprintf(buf + used, len - used, "]");
+}
+
+static int insert_events(struct rep_store *st, int64_t core, size_t r, const struct an_recorder *rec)
+{
+	sqlite3_stmt *q = st->q[Q_EVENT];
+	char args[12 * 24 + 8];
+	for (size_t i = 0; i < rec->nevents; i++) {
+		const struct an_event *e = &rec->events[i];
+		format_args(e, args, sizeof(args));
+		sqlite3_bind_int64(q, 1, core);
+		bind_u64(q, 2, r);
+		bind_u64(q, 3, i);
+		bind_u64(q, 4, e->order);
+		bind_u64(q, 5, e->timestamp);
+		bind_text(q, 6, e->location);
+		bind_text(q, 7, e->function);
+		bind_text(q, 8, e->format);
+		bind_text(q, 9, e->message);
+		bind_text(q, 10, args);
+		sqlite3_bind_int(q, 11, (int)e->strings_read);
+		sqlite3_bind_int(q, 12, e->in_flight);
+		if (run(q) != SQLITE_DONE)
+			return -1;
+	}
+	return 0;
+}
+
+static int insert_recorders(struct rep_store *st, int64_t core, const struct analysis *an)
+{
+	sqlite3_stmt *q = st->q[Q_RECORDER];
+	for (size_t i = 0; i < an->nrecorders; i++) {
+		const struct an_recorder *r = &an->recorders[i];
+		sqlite3_bind_int64(q, 1, core);
+		bind_u64(q, 2, i);
+		bind_text(q, 3, r->name);
+		bind_text(q, 4, r->layout);
+		bind_u64(q, 5, r->address);
+		bind_u64(q, 6, r->size);
+		bind_u64(q, 7, r->writer);
+		bind_u64(q, 8, r->reader);
+		bind_u64(q, 9, r->commit);
+		bind_u64(q, 10, r->overflow);
+		bind_u64(q, 11, r->recovered);
+		bind_u64(q, 12, r->in_flight);
+		bind_u64(q, 13, r->overwritten);
+		bind_u64(q, 14, r->nevents);
+		if (run(q) != SQLITE_DONE || insert_events(st, core, i, r) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int insert_warnings(struct rep_store *st, int64_t core, const struct analysis *an)
+{
+	sqlite3_stmt *q = st->q[Q_WARNING];
+	for (size_t i = 0; i < an->nwarnings; i++) {
+		sqlite3_bind_int64(q, 1, core);
+		bind_u64(q, 2, i);
+		bind_text(q, 3, an->warnings[i] ? an->warnings[i] : "");
+		if (run(q) != SQLITE_DONE)
+			return -1;
+	}
+	return 0;
+}
+
+/* Everything below the cores row, inside the open transaction. */
+static int insert_children(struct rep_store *st, int64_t core, const struct rep_core_id *id,
+			   const struct analysis *an)
+{
+	if (insert_modules(st, core, an) != 0 || insert_threads(st, core, an) != 0 ||
+	    insert_suspended(st, core, an) != 0 || insert_recorders(st, core, an) != 0 ||
+	    insert_warnings(st, core, an) != 0)
+		return -1;
+	bind_text(st->q[Q_CLEAR_ERROR], 1, id->fingerprint);
+	return run(st->q[Q_CLEAR_ERROR]) == SQLITE_DONE ? 0 : -1;
+}
+
+enum rep_write_result rep_store_write(struct rep_store *st, const struct rep_core_id *id,
+				      const struct analysis *an, char *why, size_t whylen)
+{
+	if (exec_retry(st->db, "BEGIN IMMEDIATE") != SQLITE_OK) {
+		set_why(why, whylen, "cannot lock the database", st->db);
+		return REP_WRITE_FAILED;
+	}
+	if (insert_core(st, id, an) != SQLITE_DONE)
+		goto fail;
+	if (sqlite3_changes(st->db) == 0) {
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		return REP_WRITE_DUPLICATE;
+	}
+	if (insert_children(st, sqlite3_last_insert_rowid(st->db), id, an) != 0)
+		goto fail;
+	if (exec_retry(st->db, "COMMIT") != SQLITE_OK)
+		goto fail;
+	return REP_WRITE_STORED;
+fail:
+	set_why(why, whylen, "writing the core", st->db);
+	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	return REP_WRITE_FAILED;
+}
+
+int rep_store_record_error(struct rep_store *st, const struct rep_core_id *id, const char *reason,
+			   char *why, size_t whylen)
+{
+	sqlite3_stmt *q = st->q[Q_ERROR];
+	char now[32], *ident = NULL;
+	format_time((int64_t)time(NULL), now);
+	if (id->fingerprint)
+		ident = strdup(id->fingerprint);
+	else if (asprintf(&ident, "path:%s", id->path) < 0)
+		ident = NULL;
+	if (!ident) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	int rc = -1;
+	if (exec_retry(st->db, "BEGIN IMMEDIATE") != SQLITE_OK) {
+		set_why(why, whylen, "cannot lock the database", st->db);
+		goto out;
+	}
+	bind_text(q, 1, ident);
+	bind_text(q, 2, id->fingerprint);
+	bind_text(q, 3, id->path);
+	bind_opt(q, 4, id->fingerprint != NULL, id->size);
+	bind_text(q, 5, reason);
+	bind_text(q, 6, now);
+	if (run(q) != SQLITE_DONE || exec_retry(st->db, "COMMIT") != SQLITE_OK) {
+		set_why(why, whylen, "recording an ingest error", st->db);
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(ident);
+	return rc;
+}
+
+int rep_store_has(struct rep_store *st, const char *fingerprint)
+{
+	sqlite3_stmt *q = st->q[Q_HAS];
+	bind_text(q, 1, fingerprint);
+	int rc;
+	time_t deadline = time(NULL) + REP_RETRY_SECONDS;
+	while (is_busy(rc = sqlite3_step(q)) && time(NULL) <= deadline) {
+		sqlite3_reset(q);
+		usleep(10000);
+	}
+	sqlite3_reset(q);
+	sqlite3_clear_bindings(q);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}

@@ -1,0 +1,63 @@
+/* The SQLite crash database: schema, migrations, and writing analyses.
+ *
+ * The schema is documented in reports/SCHEMA.md and created here (migrations
+ * in store.c, versioned with PRAGMA user_version).  Every connection runs in
+ * WAL mode with a busy timeout; writes take BEGIN IMMEDIATE and retry on
+ * SQLITE_BUSY, so several ingest processes can share one database.  Each core
+ * is written in one transaction: it is wholly in the database or not at all. */
+#ifndef REPORTS_STORE_H
+#define REPORTS_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../analyzer/analysis.h"
+
+/* Schema version this program writes (PRAGMA user_version). */
+#define REP_SCHEMA_VERSION 1
+
+/* `asyncore ingest --db FILE [--jobs N] [--binary BIN | --sysroot DIR] CORE... | DIR`.
+ * argv[0] is "ingest".  Returns the process exit status: 0 every core is in
+ * the database, 1 some cores failed (recorded in ingest_errors), 2 usage or
+ * database errors. */
+int rep_ingest_command(int argc, char **argv);
+
+struct rep_store;
+
+/* Open the database at PATH for writing, creating it or migrating it to
+ * REP_SCHEMA_VERSION.  Returns 0 and *OUT (rep_store_close()), or -1 with a
+ * one-line reason in WHY. */
+int rep_store_open(const char *path, struct rep_store **out, char *why, size_t whylen);
+
+/* Close the store; NULL is a no-op. */
+void rep_store_close(struct rep_store *st);
+
+/* What rep_store_write() did. */
+enum rep_write_result {
+	REP_WRITE_STORED,           /* the core is now in the database */
+	REP_WRITE_DUPLICATE,        /* a core with this fingerprint was already there */
+	REP_WRITE_FAILED,           /* nothing was written; see WHY */
+};
+
+/* Identity of a core file as ingest sees it. */
+struct rep_core_id {
+	const char *path;
+	const char *fingerprint;    /* reports/fingerprint.h, 64 hex digits */
+	uint64_t size;
+	int64_t mtime;              /* the file's modification time (seconds) */
+};
+
+/* Write AN (borrowed) for core ID in one transaction, and clear any earlier
+ * ingest error for it. */
+enum rep_write_result rep_store_write(struct rep_store *st, const struct rep_core_id *id,
+				      const struct analysis *an, char *why, size_t whylen);
+
+/* Record (or update) an ingest error for core ID (fingerprint may be NULL
+ * when the file could not be read).  Returns 0 or -1 with WHY. */
+int rep_store_record_error(struct rep_store *st, const struct rep_core_id *id, const char *reason,
+			   char *why, size_t whylen);
+
+/* 1 when a core with FINGERPRINT is in the database, 0 when not, -1 on error. */
+int rep_store_has(struct rep_store *st, const char *fingerprint);
+
+#endif
