@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Stack benchmark: a core of 201 threads each ~80 frames deep (static
+# functions, a shared library, inlined functions), built with and without
+# frame pointers.  Times `asyncore report CORE PROG --format json --threads
+# all` against `eu-stack -i -s -m` and gdb's `thread apply all bt` on the
+# same core in the same run; prints medians and ratios.
+# Usage: bench/stacks.sh /abs/path/asyncore   (RUNS, GDB_RUNS to change counts)
+# Target: <= 60 ms median for asyncore, >= 8x faster than eu-stack.
+set -u
+ASYNCORE=${1:?usage: bench/stacks.sh /path/to/asyncore}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SRC=$ROOT/bench/stacks
+OUT=${BENCH_DIR:-$ROOT/build/bench/stacks}
+RUNS=${RUNS:-11}
+GDB_RUNS=${GDB_RUNS:-3}
+status=0
+
+build() {   # build VARIANT CFLAGS...
+	local v=$1; shift
+	local d=$OUT/$v
+	mkdir -p "$d"
+	gcc -O2 -g "$@" -fPIC -shared -o "$d/libbench.so" "$SRC/lib.c" &&
+	gcc -O2 -g "$@" -pthread -o "$d/prog" "$SRC/stacks.c" -L"$d" -lbench -Wl,-rpath,'$ORIGIN'
+}
+
+make_core() {   # make_core DIR: prints the core's path
+	local d=$1 c
+	rm -f "$d"/core*
+	if [ "$(cut -c1 /proc/sys/kernel/core_pattern)" != "|" ]; then
+		(cd "$d" && ulimit -c unlimited && exec ./prog) >/dev/null 2>&1
+		c=$(ls "$d"/core* 2>/dev/null | head -1)
+		[ -n "$c" ] && { echo "$c"; return 0; }
+	fi
+	if command -v gdb >/dev/null; then
+		(cd "$d" && gdb -batch -nx -q -ex 'set confirm off' -ex run -ex "gcore $d/core" \
+			-ex kill ./prog) >"$d/gdb.log" 2>&1
+		[ -s "$d/core" ] && { echo "$d/core"; return 0; }
+	fi
+	return 1
+}
+
+for variant in fp:-fno-omit-frame-pointer nofp:-fomit-frame-pointer; do
+	v=${variant%%:*} flags=${variant#*:}
+	echo "== stacks ($v): 201 threads x ~80 frames, $flags"
+	if ! build "$v" "$flags"; then echo "build failed"; status=1; continue; fi
+	d=$OUT/$v
+	if ! core=$(make_core "$d"); then
+		echo "no core could be made (core_pattern: $(cat /proc/sys/kernel/core_pattern))"
+		status=1; continue
+	fi
+	python3 - "$ASYNCORE" "$d/prog" "$core" "$RUNS" "$GDB_RUNS" <<'PY' || status=1
+import json, os, shutil, statistics, subprocess, sys, time
+asy, prog, core, runs, gdb_runs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+
+def timed(cmd, n):
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        times.append(time.perf_counter() - t0)
+        if r.returncode not in (0, 1):
+            return None, r.returncode
+    return statistics.median(times) * 1000, 0
+
+# What asyncore sees: threads and frames, so the numbers compare like with like.
+r = subprocess.run([asy, 'report', core, prog, '--format', 'json', '--threads', 'all'],
+                   capture_output=True, text=True)
+try:
+    j = json.loads(r.stdout)
+    th = j['threads']
+    crash = [t for t in th if t.get('crashing')] or th
+    print('  core %.1f MiB; asyncore: %d threads, %d frames in all, crashing thread %d frames, %d inlined'
+          % (os.path.getsize(core) / 2**20, len(th), sum(len(t['frames']) for t in th),
+             len(crash[0]['frames']), sum(1 for t in th for f in t['frames'] if f.get('inlined'))))
+except (ValueError, KeyError, IndexError) as e:
+    print('  asyncore output unusable (exit %d): %s' % (r.returncode, (r.stderr or str(e)).strip()[:200]))
+    sys.exit(1)
+
+rows = [('asyncore', [asy, 'report', core, prog, '--format', 'json', '--threads', 'all'], runs)]
+if shutil.which('eu-stack'):
+    rows.append(('eu-stack -i -s -m', ['eu-stack', '-i', '-s', '-m', '--core=' + core, '-e', prog], runs))
+if shutil.which('gdb'):
+    rows.append(('gdb thread apply all bt', ['gdb', '-batch', '-nx', '-ex', 'set print frame-arguments none',
+                 '-ex', 'thread apply all bt', prog, core], gdb_runs))
+res = {}
+for name, cmd, n in rows:
+    med, rc = timed(cmd, n)
+    if med is None:
+        print('  %-26s failed (exit %d)' % (name, rc))
+        continue
+    res[name] = med
+    print('  %-26s median %8.1f ms over %d runs' % (name, med, n))
+a = res.get('asyncore')
+ok = a is not None
+for name in res:
+    if name != 'asyncore' and a:
+        print('  ratio %-20s %6.1fx  (%s / asyncore)' % (name, res[name] / a, name))
+if a is not None:
+    eu = res.get('eu-stack -i -s -m')
+    verdict = 'target <= 60 ms: %s' % ('met' if a <= 60 else 'NOT met')
+    if eu:
+        verdict += '; >= 8x eu-stack: %s' % ('met' if eu / a >= 8 else 'NOT met')
+    print('  ' + verdict)
+sys.exit(0 if ok else 1)
+PY
+done
+exit $status
