@@ -13,14 +13,24 @@ char *dbg_demangle(const char *name)
 {
 	if (!name)
 		return NULL;
+	/* ELF symbol versions ("memcpy@@GLIBC_2.14") are not part of the name. */
+	const char *at = strchr(name, '@');
+	char *plain = at ? strndup(name, (size_t)(at - name)) : NULL;
+	if (plain)
+		name = plain;
+	char *result = NULL;
 	if (name[0] == '_' && name[1] == 'Z') {
 		int status = 0;
 		char *d = __cxa_demangle(name, NULL, NULL, &status);
 		if (d && status == 0)
-			return d;
-		free(d);
+			result = d;
+		else
+			free(d);
 	}
-	return strdup(name);
+	if (!result)
+		result = strdup(name);
+	free(plain);
+	return result;
 }
 
 struct memo_entry {
@@ -193,8 +203,15 @@ static struct dbg_location *loc_push(struct loc_list *l)
 
 /* Inline levels at ADDR (innermost first), each with the file:line inside
  * it; the real subprogram is left to the caller (symbol table name). */
+/* The enclosing subprogram as DWARF names it, and its entry address. */
+struct subprogram {
+	char *name;
+	uint64_t entry;
+	bool has_entry;
+};
+
 static bool add_inline_levels(struct dbg_file *f, uint64_t addr, struct loc_list *l,
-			      char **file, int *line)
+			      char **file, int *line, struct subprogram *sp)
 {
 	Dwarf_Addr dbias;
 	Dwarf_Die *cudie = dwfl_module_addrdie(f->mod, addr, &dbias);
@@ -206,8 +223,15 @@ static bool add_inline_levels(struct dbg_file *f, uint64_t addr, struct loc_list
 	int depth = 0;
 	for (int i = 0; i < n; i++) {
 		int tag = dwarf_tag(&scopes[i]);
-		if (tag == DW_TAG_subprogram)
+		if (tag == DW_TAG_subprogram) {
+			sp->name = die_function_name(&scopes[i]);
+			Dwarf_Addr entry;
+			if (dwarf_entrypc(&scopes[i], &entry) == 0) {
+				sp->entry = entry + dbias;
+				sp->has_entry = true;
+			}
 			break;
+		}
 		if (tag != DW_TAG_inlined_subroutine)
 			continue;
 		struct dbg_location *loc = loc_push(l);
@@ -233,6 +257,7 @@ static struct core_error *symbolize_uncached(struct dbg_file *f, uint64_t addr, 
 					     struct dbg_location **out, size_t *nout)
 {
 	struct loc_list l = { 0 };
+	struct subprogram sp = { 0 };
 	char *file = NULL;
 	int line = 0;
 	if (f->has_dwarf) {
@@ -241,7 +266,7 @@ static struct core_error *symbolize_uncached(struct dbg_file *f, uint64_t addr, 
 			const char *src = dwfl_lineinfo(dl, NULL, &line, NULL, NULL, NULL);
 			file = src ? strdup(src) : NULL;
 		}
-		if (!add_inline_levels(f, addr, &l, &file, &line))
+		if (!add_inline_levels(f, addr, &l, &file, &line, &sp))
 			goto nomem;
 	}
 	struct dbg_location *real = loc_push(&l);
@@ -250,8 +275,18 @@ static struct core_error *symbolize_uncached(struct dbg_file *f, uint64_t addr, 
 	GElf_Off off;
 	GElf_Sym sym;
 	const char *name = dwfl_module_addrinfo(f->mod, addr, &off, &sym, NULL, NULL, NULL);
-	if (name) {
+	if (sp.name) {
+		/* DWARF's name, as debuggers show it (the ELF symbol may be an alias). */
+		real->function = sp.name;
+		sp.name = NULL;
+		if (sp.has_entry && sp.entry <= raw) {
+			real->offset = raw - sp.entry;
+			real->has_offset = true;
+		}
+	} else if (name) {
 		real->function = dbg_demangle(name);
+	}
+	if (name && !real->has_offset) {
 		real->offset = raw - (addr - off);
 		real->has_offset = true;
 	}
@@ -265,6 +300,7 @@ static struct core_error *symbolize_uncached(struct dbg_file *f, uint64_t addr, 
 	*nout = l.n;
 	return NULL;
 nomem:
+	free(sp.name);
 	free(file);
 	dbg_locations_free(l.v, l.n);
 	return &core_error_nomem;

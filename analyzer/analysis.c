@@ -1,0 +1,100 @@
+#include "analysis.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct analysis *an_analysis_create(void)
+{
+	return calloc(1, sizeof(struct analysis));
+}
+
+char *an_strdup(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+void an_frame_deinit(struct an_frame *frame)
+{
+	free(frame->function);
+	free(frame->module);
+	free(frame->file);
+}
+
+void an_event_deinit(struct an_event *event)
+{
+	free(event->location);
+	free(event->function);
+	free(event->format);
+	free(event->message);
+}
+
+static void frames_free(struct an_frame *frames, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		an_frame_deinit(&frames[i]);
+	free(frames);
+}
+
+static void recorder_deinit(struct an_recorder *r)
+{
+	free(r->name);
+	free(r->layout);
+	for (size_t i = 0; i < r->nevents; i++)
+		an_event_deinit(&r->events[i]);
+	free(r->events);
+}
+
+void an_analysis_destroy(struct analysis *an)
+{
+	if (!an)
+		return;
+	free(an->core_path);
+	free(an->core_sha256);
+	free(an->executable);
+	free(an->build_id);
+	for (size_t i = 0; i < an->nmodules; i++) {
+		free(an->modules[i].path);
+		free(an->modules[i].build_id);
+		free(an->modules[i].debuginfo);
+	}
+	free(an->modules);
+	for (size_t i = 0; i < an->nthreads; i++) {
+		frames_free(an->threads[i].frames, an->threads[i].nframes);
+		free(an->threads[i].unwind_error);
+	}
+	free(an->threads);
+	for (size_t i = 0; i < an->nsuspended; i++)
+		frames_free(an->suspended[i].frames, an->suspended[i].nframes);
+	free(an->suspended);
+	for (size_t i = 0; i < an->nrecorders; i++)
+		recorder_deinit(&an->recorders[i]);
+	free(an->recorders);
+	free(an->timeline);
+	free(an->signature);
+	free(an->signature_hash);
+	for (size_t i = 0; i < an->nwarnings; i++)
+		free(an->warnings[i]);
+	free(an->warnings);
+	free(an);
+}
+
+void an_warn(struct analysis *an, const char *fmt, ...)
+{
+	char buf[768];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	for (size_t i = 0; i < an->nwarnings; i++)
+		if (strcmp(an->warnings[i], buf) == 0)
+			return;
+	char **w = realloc(an->warnings, (an->nwarnings + 1) * sizeof(*w));
+	if (!w)
+		return;
+	an->warnings = w;
+	w[an->nwarnings] = strdup(buf);
+	if (w[an->nwarnings])
+		an->nwarnings++;
+}

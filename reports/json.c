@@ -1,0 +1,206 @@
+/* The JSON report (DESIGN.md "JSON"), built with jansson.  Unknown values
+ * are null; addresses are "0x..." strings. */
+#include "report.h"
+
+#include <jansson.h>
+
+static json_t *jhex(uint64_t v)
+{
+	char h[32];
+	return json_string(rep_hex(h, v));
+}
+
+static json_t *jstr(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *jhex_if(bool known, uint64_t v)
+{
+	return known ? jhex(v) : json_null();
+}
+
+static json_t *core_object(const struct analysis *an)
+{
+	return json_pack("{s:o, s:I, s:o, s:o, s:o, s:o, s:o}",
+		"path", jstr(an->core_path),
+		"size", (json_int_t)an->core_size,
+		"sha256", jstr(an->core_sha256),
+		"executable", jstr(an->executable),
+		"build_id", jstr(an->build_id),
+		"pid", an->has_pid ? json_integer(an->pid) : json_null(),
+		"uid", an->has_uid ? json_integer(an->uid) : json_null());
+}
+
+static json_t *signal_object(const struct analysis *an)
+{
+	if (!an->has_signal)
+		return json_null();
+	return json_pack("{s:i, s:o, s:o, s:o, s:o}",
+		"number", an->signo,
+		"name", jstr(core_signal_name(an->signo)),
+		"code", an->has_code ? json_integer(an->code) : json_null(),
+		"code_name", jstr(an->has_code ? core_signal_code_name(an->signo, an->code) : NULL),
+		"address", jhex_if(an->has_fault_address, an->fault_address));
+}
+
+static json_t *modules_array(const struct analysis *an)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < an->nmodules; i++) {
+		const struct an_module *m = &an->modules[i];
+		json_array_append_new(arr, json_pack("{s:o, s:o, s:o, s:o, s:o}",
+			"path", jstr(m->path), "start", jhex(m->start), "end", jhex(m->end),
+			"build_id", jstr(m->build_id), "debuginfo", jstr(m->debuginfo)));
+	}
+	return arr;
+}
+
+static json_t *frame_object(const struct an_frame *f, size_t index)
+{
+	json_t *o = json_pack("{s:I, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b}",
+		"index", (json_int_t)index,
+		"kind", f->kind == AN_FRAME_ASYNC ? "async" : "native",
+		"pc", jhex(f->pc),
+		"function", jstr(f->function),
+		"offset", jhex_if(f->has_offset, f->offset),
+		"module", jstr(f->module),
+		"module_offset", jhex_if(f->has_module_offset, f->module_offset),
+		"file", jstr(f->file),
+		"line", f->line > 0 ? json_integer(f->line) : json_null(),
+		"inlined", f->inlined);
+	if (o) {
+		json_object_set_new(o, "inline_depth", json_integer(f->inline_depth));
+		json_object_set_new(o, "cfa", f->cfa ? jhex(f->cfa) : json_null());
+	}
+	return o;
+}
+
+static json_t *frames_array(const struct an_frame *frames, size_t n)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, frame_object(&frames[i], i));
+	return arr;
+}
+
+static json_t *registers_object(const struct an_thread *t)
+{
+	json_t *o = json_object();
+	for (int r = 0; r < CORE_REG_COUNT; r++)
+		json_object_set_new(o, core_reg_name(r), jhex(t->regs[r]));
+	return o;
+}
+
+static json_t *threads_array(const struct analysis *an, bool all)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < an->nthreads; i++) {
+		const struct an_thread *t = &an->threads[i];
+		if (!all && !t->crashing && an->has_signal)
+			continue;
+		json_t *o = json_pack("{s:i, s:b, s:o, s:o}", "tid", t->tid, "crashing", t->crashing,
+				      "registers", registers_object(t),
+				      "frames", frames_array(t->frames, t->nframes));
+		if (o) {
+			json_object_set_new(o, "async_root", t->async_root ? jhex(t->async_root) : json_null());
+			json_object_set_new(o, "unwind_error", jstr(t->unwind_error));
+		}
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static json_t *suspended_array(const struct analysis *an)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < an->nsuspended; i++)
+		json_array_append_new(arr, json_pack("{s:o, s:o}", "leaf", jhex(an->suspended[i].leaf),
+			"frames", frames_array(an->suspended[i].frames, an->suspended[i].nframes)));
+	return arr;
+}
+
+static json_t *event_object(const struct an_event *e)
+{
+	json_t *args = json_array(), *strings = json_array();
+	for (size_t i = 0; i < e->nargs && i < 12; i++) {
+		json_array_append_new(args, jhex(e->args[i]));
+		if (e->strings_read & (1u << i))
+			json_array_append_new(strings, json_integer((json_int_t)i));
+	}
+	return json_pack("{s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:b}",
+		"order", (json_int_t)e->order, "timestamp", (json_int_t)e->timestamp,
+		"location", jstr(e->location), "function", jstr(e->function),
+		"format", jstr(e->format), "message", jstr(e->message),
+		"args", args, "strings_read", strings, "in_flight", e->in_flight);
+}
+
+static json_t *recorders_array(const struct analysis *an)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < an->nrecorders; i++) {
+		const struct an_recorder *r = &an->recorders[i];
+		json_t *events = json_array();
+		for (size_t j = 0; j < r->nevents; j++)
+			json_array_append_new(events, event_object(&r->events[j]));
+		json_t *o = json_pack("{s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
+			"name", jstr(r->name), "size", (json_int_t)r->size,
+			"writer", (json_int_t)r->writer, "reader", (json_int_t)r->reader,
+			"commit", (json_int_t)r->commit, "recovered", (json_int_t)r->recovered,
+			"in_flight", (json_int_t)r->in_flight, "overwritten", (json_int_t)r->overwritten,
+			"events", events);
+		if (o) {
+			json_object_set_new(o, "layout", jstr(r->layout));
+			json_object_set_new(o, "address", jhex(r->address));
+			json_object_set_new(o, "overflow", json_integer((json_int_t)r->overflow));
+		}
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static json_t *timeline_array(const struct analysis *an)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < an->ntimeline; i++) {
+		const struct an_timeline_entry *e = &an->timeline[i];
+		const struct an_recorder *r = &an->recorders[e->recorder];
+		json_array_append_new(arr, json_pack("{s:I, s:o, s:I, s:o}",
+			"order", (json_int_t)e->order, "recorder", jstr(r->name),
+			"timestamp", (json_int_t)e->timestamp,
+			"message", jstr(r->events[e->event].message)));
+	}
+	return arr;
+}
+
+static json_t *warnings_array(const struct analysis *an)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < an->nwarnings; i++)
+		json_array_append_new(arr, json_string(an->warnings[i]));
+	return arr;
+}
+
+int rep_json_write(FILE *out, const struct analysis *an, bool all_threads)
+{
+	json_t *root = json_object();
+	if (!root)
+		return -1;
+	json_object_set_new(root, "asyncore_version", json_string(ASYNCORE_VERSION));
+	json_object_set_new(root, "core", core_object(an));
+	json_object_set_new(root, "signal", signal_object(an));
+	json_object_set_new(root, "crashing_tid", an->has_signal ? json_integer(an->crashing_tid) : json_null());
+	json_object_set_new(root, "modules", modules_array(an));
+	json_object_set_new(root, "threads", threads_array(an, all_threads));
+	json_object_set_new(root, "suspended", suspended_array(an));
+	json_object_set_new(root, "recorders", recorders_array(an));
+	json_object_set_new(root, "timeline", timeline_array(an));
+	json_object_set_new(root, "async_key", an->async_key_found ? jhex(an->async_key) : json_null());
+	json_object_set_new(root, "signature", jstr(an->signature));
+	json_object_set_new(root, "signature_hash", jstr(an->signature_hash));
+	json_object_set_new(root, "warnings", warnings_array(an));
+	int rc = json_dumpf(root, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	fputc('\n', out);
+	json_decref(root);
+	return rc == 0 ? 0 : -1;
+}

@@ -1,0 +1,27 @@
+/* Writers for one analysis: the text crash report and the JSON object. */
+#ifndef REPORTS_REPORT_H
+#define REPORTS_REPORT_H
+
+#include <stdio.h>
+
+#include "../analyzer/analysis.h"
+
+#define ASYNCORE_VERSION "0.1.0"
+
+struct rep_text_options {
+	bool all_threads;           /* false: the crashing thread only */
+	size_t recorder_tail;       /* recorder events shown before the crash */
+	bool show_registers;
+};
+
+/* Print the crash report a person reads top-down. */
+void rep_text_write(FILE *out, const struct analysis *an, const struct rep_text_options *opts);
+
+/* Print the JSON object of DESIGN.md; ALL_THREADS false keeps the crashing
+ * thread only.  Returns 0, or -1 when the JSON could not be built. */
+int rep_json_write(FILE *out, const struct analysis *an, bool all_threads);
+
+/* Hex rendering helpers shared by the writers: "0x..." into BUF. */
+const char *rep_hex(char buf[32], uint64_t value);
+
+#endif
