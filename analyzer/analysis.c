@@ -28,6 +28,7 @@ void an_event_deinit(struct an_event *event)
 	free(event->function);
 	free(event->format);
 	free(event->message);
+	free(event->library_message);
 }
 
 static void frames_free(struct an_frame *frames, size_t n)

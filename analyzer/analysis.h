@@ -65,6 +65,8 @@ struct an_event {
 	char *function;             /* recorder: `where`; ELFE: symbolized caller */
 	char *format;               /* user format (after the location) */
 	char *message;              /* formatted message */
+	char *library_message;      /* as the recorder library's dump shows it
+				       (plain %s as a pointer); NULL: same */
 	uint64_t args[12];
 	size_t nargs;
 	unsigned strings_read;      /* bit i set: %s argument i read post-mortem */
