@@ -1,0 +1,210 @@
+/* Unit tests for corefile/: note parsing and segment reads on crafted buffers. */
+#include "../../corefile/core.h"
+#include "../../corefile/notes.h"
+
+#include <elf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+
+#define CHECK(name, cond)                                                   \
+	do {                                                                \
+		if (cond) {                                                 \
+			printf("PASS: corefile %s\n", name);                \
+		} else {                                                    \
+			printf("FAIL: corefile %s (%s:%d)\n", name, __FILE__, __LINE__); \
+			failures++;                                         \
+		}                                                           \
+	} while (0)
+
+struct buf {
+	unsigned char data[8192];
+	size_t len;
+};
+
+static void put(struct buf *b, const void *p, size_t n)
+{
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+	while (b->len % 4)
+		b->data[b->len++] = 0;
+}
+
+static void note(struct buf *b, const char *name, uint32_t type, const void *desc, uint32_t dlen)
+{
+	uint32_t hdr[3] = { (uint32_t)strlen(name) + 1, dlen, type };
+	memcpy(b->data + b->len, hdr, sizeof(hdr));
+	b->len += sizeof(hdr);
+	put(b, name, strlen(name) + 1);
+	put(b, desc, dlen);
+}
+
+static void prstatus(struct buf *b, int32_t tid, uint64_t rip, uint64_t fs_base)
+{
+	unsigned char d[336] = { 0 };
+	uint16_t sig = 11;
+	memcpy(d + 12, &sig, 2);
+	memcpy(d + 32, &tid, 4);
+	memcpy(d + 112 + 8 * CORE_REG_RIP, &rip, 8);
+	memcpy(d + 112 + 8 * CORE_REG_FS_BASE, &fs_base, 8);
+	note(b, "CORE", NT_PRSTATUS, d, sizeof(d));
+}
+
+static struct core *empty_core(void)
+{
+	struct core *c = calloc(1, sizeof(*c));
+	c->path = strdup("crafted");
+	return c;
+}
+
+static void test_notes(void)
+{
+	struct buf b = { .len = 0 };
+	prstatus(&b, 101, 0x401000, 0x7f0000001000);
+	prstatus(&b, 102, 0x402000, 0x7f0000002000);
+	unsigned char si[128] = { 0 };
+	int32_t signo = 11, code = 1;
+	uint64_t addr = 0xdead;
+	memcpy(si, &signo, 4);
+	memcpy(si + 8, &code, 4);
+	memcpy(si + 16, &addr, 8);
+	note(&b, "CORE", NT_SIGINFO, si, sizeof(si));
+	uint64_t auxv[] = { AT_PHDR, 0x400040, AT_ENTRY, 0x401020, AT_NULL, 0 };
+	note(&b, "CORE", NT_AUXV, auxv, sizeof(auxv));
+	unsigned char nf[16 + 2 * 24 + 32] = { 0 };
+	uint64_t hdr[2] = { 2, 4096 }, e1[3] = { 0x400000, 0x401000, 0 }, e2[3] = { 0x401000, 0x402000, 1 };
+	memcpy(nf, hdr, 16);
+	memcpy(nf + 16, e1, 24);
+	memcpy(nf + 40, e2, 24);
+	memcpy(nf + 64, "/bin/a\0/bin/a\0", 14);
+	note(&b, "CORE", NT_FILE, nf, 16 + 48 + 14);
+
+	struct core *c = empty_core();
+	struct core_error *err = core_parse_notes(c, b.data, b.len);
+	CHECK("notes parse without error", err == NULL);
+	CHECK("two threads in order", c->nthreads == 2 && c->threads[0].tid == 101 && c->threads[1].tid == 102);
+	CHECK("registers rip and fs_base", c->threads[1].regs[CORE_REG_RIP] == 0x402000 &&
+					     c->threads[1].regs[CORE_REG_FS_BASE] == 0x7f0000002000);
+	CHECK("cursig", c->threads[0].cursig == 11);
+	CHECK("siginfo", c->siginfo.present && c->siginfo.signo == 11 && c->siginfo.code == 1 &&
+			 c->siginfo.addr == 0xdead);
+	CHECK("auxv", c->auxv.phdr == 0x400040 && c->auxv.entry == 0x401020);
+	CHECK("NT_FILE entries", c->nfiles == 2 && strcmp(c->files[1].path, "/bin/a") == 0 &&
+				  c->files[1].offset == 4096);
+	CHECK("no warnings on good notes", c->nwarnings == 0);
+	CHECK("find file", core_find_file(c, 0x401800) == &c->files[1] && !core_find_file(c, 0x402000));
+	core_close(c);
+
+	/* Every prefix of the notes parses without reading past the end. */
+	bool all_ok = true;
+	for (size_t cut = 0; cut < b.len; cut += 7) {
+		struct core *t = empty_core();
+		if (core_parse_notes(t, b.data, cut))
+			all_ok = false;
+		core_close(t);
+	}
+	CHECK("truncated notes never fail hard", all_ok);
+}
+
+static void test_bad_notes(void)
+{
+	struct buf b = { .len = 0 };
+	unsigned char short_status[40] = { 0 };
+	note(&b, "CORE", NT_PRSTATUS, short_status, sizeof(short_status));
+	struct core *c = empty_core();
+	core_parse_notes(c, b.data, b.len);
+	CHECK("short NT_PRSTATUS skipped with a warning", c->nthreads == 0 && c->nwarnings == 1);
+	core_close(c);
+
+	b.len = 0;
+	uint64_t nf[2] = { 1000000, 4096 };
+	note(&b, "CORE", NT_FILE, nf, sizeof(nf));
+	c = empty_core();
+	core_parse_notes(c, b.data, b.len);
+	CHECK("NT_FILE count beyond the note is refused", c->nfiles == 0 && c->nwarnings == 1);
+	core_close(c);
+
+	b.len = 0;
+	uint32_t hdr[3] = { 5, 0x7fffffff, NT_PRSTATUS };
+	memcpy(b.data, hdr, sizeof(hdr));
+	memcpy(b.data + 12, "CORE\0\0\0\0", 8);
+	b.len = 20;
+	c = empty_core();
+	core_parse_notes(c, b.data, b.len);
+	CHECK("descriptor overrunning the segment is a warning", c->nthreads == 0 && c->nwarnings == 1);
+	core_close(c);
+}
+
+static void test_segments(void)
+{
+	static unsigned char image[0x3000];
+	for (size_t i = 0; i < sizeof(image); i++)
+		image[i] = (unsigned char)(i * 7);
+	struct core *c = empty_core();
+	c->data = NULL;  /* set below; core_close must not unmap it */
+	struct core_segment segs[] = {
+		{ .vaddr = 0x1000, .memsz = 0x1000, .filesz = 0x1000, .offset = 0x0000 },
+		{ .vaddr = 0x2000, .memsz = 0x1000, .filesz = 0x1000, .offset = 0x1000 },
+		{ .vaddr = 0x5000, .memsz = 0x1000, .filesz = 0x800, .offset = 0x2000 },
+	};
+	c->segments = malloc(sizeof(segs));
+	memcpy(c->segments, segs, sizeof(segs));
+	c->nsegments = 3;
+	c->data = image;
+	c->data_size = sizeof(image);
+
+	CHECK("segment lookup edges", core_find_segment(c, 0x1000) == &c->segments[0] &&
+		core_find_segment(c, 0x1fff) == &c->segments[0] &&
+		core_find_segment(c, 0x2000) == &c->segments[1] &&
+		core_find_segment(c, 0x2fff) == &c->segments[1] && !core_find_segment(c, 0x3000) &&
+		!core_find_segment(c, 0xfff) && core_find_segment(c, 0x5fff) == &c->segments[2] &&
+		!core_find_segment(c, 0x6000));
+
+	unsigned char out[16];
+	struct core_error *err = core_read(c, 0x1ff8, out, sizeof(out));
+	CHECK("read spanning two segments", !err && memcmp(out, image + 0xff8, 16) == 0);
+	core_error_destroy(err);
+
+	err = core_read(c, 0x2ff8, out, sizeof(out));
+	CHECK("read running off the end faults at the first unreadable address",
+	      err && err->kind == CORE_ERROR_FAULT && err->address == 0x3000);
+	core_error_destroy(err);
+
+	memset(out, 0xff, sizeof(out));
+	err = core_read(c, 0x57f8, out, sizeof(out));
+	CHECK("bytes past p_filesz of anonymous memory read as zero",
+	      !err && memcmp(out, image + 0x27f8, 8) == 0 && out[8] == 0 && out[15] == 0);
+	core_error_destroy(err);
+
+	uint64_t v;
+	CHECK("read_u64 in the gap fails", !core_read_u64(c, 0x4000, &v));
+	char s[8];
+	CHECK("unterminated string is cut", !core_read_string(c, 0x1001, s, sizeof(s)) && strlen(s) == 7);
+
+	c->segments[2].flags |= CORE_SEGMENT_TRUNCATED;
+	CHECK("truncated segment faults past its saved bytes", !core_read_u64(c, 0x5800, &v));
+	c->data = NULL;
+	core_close(c);
+}
+
+static void test_signal_names(void)
+{
+	CHECK("signal names", strcmp(core_signal_name(11), "SIGSEGV") == 0 &&
+				strcmp(core_signal_name(6), "SIGABRT") == 0 && core_signal_name(0) == NULL &&
+				core_signal_name(99) == NULL);
+	CHECK("si_code names", strcmp(core_signal_code_name(11, 1), "SEGV_MAPERR") == 0 &&
+				 strcmp(core_signal_code_name(6, -6), "SI_TKILL") == 0 &&
+				 strcmp(core_signal_code_name(11, 0x80), "SI_KERNEL") == 0 &&
+				 core_signal_code_name(11, 77) == NULL);
+}
+
+int main(void)
+{
+	test_notes();
+	test_bad_notes();
+	test_segments();
+	test_signal_names();
+	return failures ? 1 : 0;
+}
