@@ -5,7 +5,8 @@
 #                                    FIX_DIR, FIX_CORE (returns 77: no core)
 # fix_gcore CASE                     same, with gdb's gcore of a running prog
 # asy_json OUT CORE [ARGS...]        asyncore report --format json --threads
-#                                    all into OUT; sets ASY_RC
+#                                    all into OUT; sets ASY_RC, and
+#                                    ASY_JSON_OK (0 when OUT parses as JSON)
 # gdb_threads PROG CORE OUT          gdb -batch -ex 'info threads' into OUT as
 #                                    lines "lwp N current 0|1" and
 #                                    "signal NUMBER" (when gdb names one)
@@ -17,6 +18,9 @@ fix_cleanup() { local r; for r in "${FIX_RUNS[@]}"; do rm -rf "$r"; done; }
 trap fix_cleanup EXIT
 TMPD=$(mktemp -d)
 FIX_RUNS+=("$TMPD")
+
+# jget FILE PYEXPR: tests/lib.sh's json_get, empty output when FILE is no JSON.
+jget() { json_get "$@" 2>/dev/null; }
 
 have_asyncore() { [ -x "$ASYNCORE" ]; }
 
@@ -37,6 +41,8 @@ asy_json() {
 	local out=$1; shift
 	"$ASYNCORE" report "$@" --format json --threads all >"$out" 2>"$out.err"
 	ASY_RC=$?
+	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$out" 2>/dev/null
+	ASY_JSON_OK=$?
 }
 
 gdb_threads() {

@@ -65,8 +65,8 @@ if [ "$RC" -ne 1 ]; then
 elif sanitizer_said "$TMPD/ts"; then
 	fail "truncated-segments: sanitizer error"
 else
-	nthreads=$(json_get "$TMPD/ts.stdout" "len(j['threads'])" 2>/dev/null)
-	nwarn=$(json_get "$TMPD/ts.stdout" "len(j['warnings'])" 2>/dev/null)
+	nthreads=$(jget "$TMPD/ts.stdout" "len(j['threads'])" 2>/dev/null)
+	nwarn=$(jget "$TMPD/ts.stdout" "len(j['warnings'])" 2>/dev/null)
 	if [ "${nthreads:-0}" -ge 1 ] && [ "${nwarn:-0}" -ge 1 ]; then
 		pass truncated-segments
 	else

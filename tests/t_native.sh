@@ -53,6 +53,9 @@ run_case() {
 	else
 		pass "$name-exit"
 	fi
+	if [ "$ASY_JSON_OK" -ne 0 ]; then
+		fail "$name-json: the report is not valid JSON: $(head -c 200 "$json")"; return 1
+	fi
 	python3 "$ROOT/tests/fixture_lines.py" --own "$own" --sorted --strip-params "$json" \
 		>"$TMPD/$name.lines" 2>&1
 	expect_lines "$name-frames" "$expect" "$TMPD/$name.lines"
@@ -76,7 +79,7 @@ done
 # The text report's frame lines: "#N  0xADDR in function (+0xOFF) at file:line  [module]".
 if [ -f "$TMPD/native_link-pie.json" ]; then
 	d=$BUILD_FIX/native_link-pie
-	core=$(json_get "$TMPD/native_link-pie.json" "j['core']['path']")
+	core=$(jget "$TMPD/native_link-pie.json" "j['core']['path']")
 	"$ASYNCORE" report "$core" "$d/prog" --format text >"$TMPD/text" 2>&1
 	if grep -Eq '^#[0-9]+ +0x[0-9a-f]+ in parse_record \(\+0x[0-9a-f]+\) at ([^ ]*/)?main\.c:8 +\[[^]]*prog\]' "$TMPD/text"; then
 		pass native_link-text-frame
@@ -99,9 +102,9 @@ if d=$(fixture_build native_moved); then
 		run_case native_moved-binary "$core" "$TMPD/elsewhere/prog" "$exp" prog 0
 		run_case native_moved-sysroot "$core" "" "$exp" prog 0 --sysroot "$TMPD/sysroot"
 		asy_json "$TMPD/nobin.json" "$core"
-		if [ "$ASY_RC" -gt 1 ]; then
+		if [ "$ASY_RC" -gt 1 ] || [ "$ASY_JSON_OK" -ne 0 ]; then
 			fail "native_moved-nobinary: exited $ASY_RC: $(head -2 "$TMPD/nobin.json.err")"
-		elif json_get "$TMPD/nobin.json" "j['warnings']" | grep -q .; then
+		elif jget "$TMPD/nobin.json" "j['warnings']" | grep -q .; then
 			pass native_moved-nobinary
 		else
 			fail "native_moved-nobinary: exit $ASY_RC but no warning about the missing executable"
@@ -110,8 +113,9 @@ if d=$(fixture_build native_moved); then
 		# A wrong binary: refused with a warning, none of its names used.
 		if w=$(fixture_build native_moved wrong); then
 			asy_json "$TMPD/wrong.json" "$core" "$w/prog"
-			bad=$(json_get "$TMPD/wrong.json" "[f['function'] for t in j['threads'] for f in t['frames'] if (f.get('function') or '').startswith('wrong_') or f.get('function') == 'main']")
-			nwarn=$(json_get "$TMPD/wrong.json" "len(j['warnings'])")
+			[ "$ASY_JSON_OK" -eq 0 ] || echo '{"threads": [], "warnings": []}' >"$TMPD/wrong.json"
+			bad=$(jget "$TMPD/wrong.json" "[f['function'] for t in j['threads'] for f in t['frames'] if (f.get('function') or '').startswith('wrong_') or f.get('function') == 'main']")
+			nwarn=$(jget "$TMPD/wrong.json" "len(j['warnings'])")
 			if [ "$ASY_RC" -ne 1 ]; then
 				fail "native_wrong: exit $ASY_RC, expected 1 (warning): $(head -2 "$TMPD/wrong.json.err")"
 			elif [ "$bad" != "[]" ]; then

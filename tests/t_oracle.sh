@@ -17,6 +17,9 @@ oracle() {
 	if [ "$ASY_RC" -gt 1 ]; then
 		fail "oracle-$name: asyncore exited $ASY_RC: $(head -2 "$json.err")"; return
 	fi
+	if [ "$ASY_JSON_OK" -ne 0 ]; then
+		fail "oracle-$name: the report is not valid JSON"; return
+	fi
 	if ! gdb_frames "$prog" "$core" "$TMPD/$name.gdb"; then
 		skip "oracle-$name: gdb printed no frames"; return
 	fi
