@@ -11,7 +11,7 @@
  * against normalised names; an entry ending in '*' matches a prefix. */
 static const char *const an_signature_skip_list[] = {
 	/* signals and abort */
-	"abort", "__GI_abort", "raise", "__GI_raise", "gsignal", "__pthread_kill_implementation",
+	"abort", "raise", "gsignal", "__pthread_kill_implementation",
 	"__pthread_kill_internal", "__pthread_kill", "pthread_kill", "__restore_rt", "killpg", "kill",
 	"__kernel_rt_sigreturn",
 	/* assertions and fatal libc checks */
@@ -227,6 +227,9 @@ char *an_signature_normalize(const char *name)
 	strip_groups(s);
 	strip_qualifiers_and_return_type(s);
 	strip_clone_suffix(s);
+	/* glibc's internal aliases name the public function: __GI___assert_fail */
+	if (strncmp(s, "__GI_", 5) == 0 && s[5])
+		memmove(s, s + 5, strlen(s + 5) + 1);
 	if (!*s) {
 		free(s);
 		s = strdup("??");

@@ -105,14 +105,14 @@ static int add_dir(struct ingest_opts *o, const char *dir)
 		return -1;
 	}
 	while ((e = readdir(d))) {
-		char path[PATH_MAX];
+		char path[PATH_MAX], real[PATH_MAX];
 		struct stat st;
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || is_db_file(dir, e->d_name, o->db))
 			continue;
-		if (!push_path(o, path)) {
+		if (!push_path(o, realpath(path, real) ? real : path)) {
 			closedir(d);
 			return -1;
 		}
@@ -183,8 +183,11 @@ static int parse_args(int argc, char **argv, struct ingest_opts *o)
 		if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
 			if (add_dir(o, argv[i]) != 0)
 				return -1;
-		} else if (!push_path(o, argv[i])) {
-			return -1;
+		} else {
+			char real[PATH_MAX];
+			/* Store absolute paths: the database outlives the cwd. */
+			if (!push_path(o, realpath(argv[i], real) ? real : argv[i]))
+				return -1;
 		}
 	}
 	return 0;

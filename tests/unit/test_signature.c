@@ -50,6 +50,7 @@ static void test_normalize(void)
 		{"{anonymous}::helper()", "helper"},
 		{"std::vector<int>::at[abi:cxx11](unsigned long) &&", "std::vector::at"},
 		{"folly::coro::Task<int> (anonymous namespace)::leaf(int) [clone .resume]", "leaf"},
+		{"__GI___assert_fail", "__assert_fail"},
 		{"", "??"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

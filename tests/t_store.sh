@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Crash database: ingest a batch of fixture cores, check counts, signatures,
+# re-ingest, failed cores, query and top.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/store_lib.sh"
+
+W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
+DB=$W/crashes.db
+N=$(store_cores "$W/cores"); rc=$?
+if [ $rc -eq 77 ]; then skip "store: no fixture cores"; exit 0; fi
+[ $rc -eq 0 ] || { fail "store: building fixture cores"; exit 0; }
+
+# Cores of other fixture programs, when they build (not required).
+for fix in abort1 threads4; do
+	d=$(fixture_build "$fix" 2>/dev/null) || continue
+	for i in 1 2; do
+		c=$(fixture_core "$d" 2>/dev/null) || continue
+		mv "$c" "$W/cores/$fix-$i.core"; rm -rf "$(dirname "$c")"
+	done
+done
+N=$(ls "$W"/cores/*.core | wc -l)
+
+"$ASYNCORE" ingest --db "$DB" --jobs 2 "$W"/cores/*.core >"$W/out" 2>"$W/err"; rc=$?
+check "store: ingest exits 0" [ $rc -eq 0 ]
+[ $rc -eq 0 ] || sed 's/^/    /' "$W/err" | head -20
+check "store: $N cores in the database (>= 50)" [ "$(store_q "$DB" "SELECT count(*) FROM cores")" = "$N" -a "$N" -ge 50 ]
+check "store: no ingest errors" [ "$(store_q "$DB" "SELECT count(*) FROM ingest_errors")" = 0 ]
+check "store: summary line" grep -q "^ingested $N, already present 0, failed 0 of $N cores" "$W/out"
+check "store: every core has its threads and frames" \
+	[ -z "$(store_q "$DB" "SELECT c.id FROM cores c WHERE c.nthreads != (SELECT count(*) FROM threads t WHERE t.core_id = c.id) OR c.nframes != (SELECT count(*) FROM frames f WHERE f.core_id = c.id) OR c.nframes = 0")" ]
+check "store: one crashing thread per core" \
+	[ "$(store_q "$DB" "SELECT count(*) FROM threads WHERE crashing")" = "$N" ]
+
+# Signatures: one bucket per crash place, whatever the addresses.
+sigs() { store_q "$DB" "SELECT count(DISTINCT signature_hash) FROM cores WHERE path LIKE '%/$1-%'"; }
+check "store: same place, different addresses -> one signature (segv)" [ "$(sigs store_crash-segv)" = 1 ]
+check "store: same place -> one signature (abort)" [ "$(sigs store_crash-abort)" = 1 ]
+check "store: same place -> one signature (deep)" [ "$(sigs store_crash-deep)" = 1 ]
+check "store: same place -> one signature (c++ a)" [ "$(sigs store_cxx-a)" = 1 ]
+check "store: different places -> different signatures" [ "$(sigs store_crash)" = 4 -a "$(sigs store_cxx)" = 2 ]
+check "store: addresses differ within a bucket" \
+	[ "$(store_q "$DB" "SELECT count(DISTINCT pc) FROM crash_stacks WHERE core LIKE '%/store_crash-segv-%' AND frame = 0")" -gt 1 ]
+sig() { store_q "$DB" "SELECT DISTINCT signature FROM cores WHERE path LIKE '%/$1-%'"; }
+check "store: segv signature" [ "$(sig store_crash-segv)" = "SIGSEGV: store_parse_header < store_dispatch < main" ]
+check "store: abort signature skips abort machinery" \
+	[ "$(sig store_crash-abort)" = "SIGABRT: store_check_invariant < store_dispatch < main" ]
+check "store: fpe signature" [ "$(sig store_crash-fpe)" = "SIGFPE: store_compute_ratio < store_dispatch < main" ]
+check "store: recursion collapsed" \
+	[ "$(sig store_crash-deep)" = "SIGSEGV: store_leaf < store_recurse < store_dispatch < main" ]
+s=$(sig store_cxx-a)
+check "store: c++ signature normalised ($s)" \
+	bash -c '[[ "$1" =~ ^"SIGSEGV: "(Parser::)?"parse < run::{lambda}::operator() < run < main"$ ]]' _ "$s"
+
+# Re-ingest: nothing changes.
+sqlite3 "$DB" .dump >"$W/before"
+"$ASYNCORE" ingest --db "$DB" --jobs 2 "$W/cores" >"$W/out2" 2>"$W/err2"; rc=$?
+sqlite3 "$DB" .dump >"$W/after"
+check "store: re-ingest exits 0" [ $rc -eq 0 ]
+check "store: re-ingest finds all present" grep -q "^ingested 0, already present $N, failed 0" "$W/out2"
+check "store: re-ingest changes nothing" cmp -s "$W/before" "$W/after"
+
+# A file that is not a core and a truncated core: recorded, batch goes on.
+mkdir "$W/bad"
+echo "not a core" >"$W/bad/a-text.core"
+head -c 3000 "$(ls "$W"/cores/store_crash-segv-1.core)" >"$W/bad/b-truncated.core"
+cp "$W/cores/store_crash-segv-1.core" "$W/bad/c-good.core"
+"$ASYNCORE" ingest --db "$W/bad.db" "$W/bad" >"$W/out3" 2>"$W/err3"; rc=$?
+check "store: failed cores give exit 1" [ $rc -eq 1 ]
+check "store: failed cores recorded with a reason" \
+	[ "$(store_q "$W/bad.db" "SELECT count(*) FROM ingest_errors WHERE reason != ''")" = 2 ]
+check "store: the good core of that batch is in" [ "$(store_q "$W/bad.db" "SELECT count(*) FROM cores")" = 1 ]
+"$ASYNCORE" ingest --db "$W/bad.db" "$W/bad" >/dev/null 2>&1
+check "store: a retried failure counts attempts" \
+	[ "$(store_q "$W/bad.db" "SELECT min(attempts) FROM ingest_errors")" = 2 ]
+
+# query: read-only, formats.
+"$ASYNCORE" query --db "$DB" "DELETE FROM cores" >/dev/null 2>"$W/qerr"; rc=$?
+check "store: query refuses writes" [ $rc -eq 2 ] && grep -q "writes" "$W/qerr"
+check "store: nothing deleted" [ "$(store_q "$DB" "SELECT count(*) FROM cores")" = "$N" ]
+"$ASYNCORE" query --db "$DB" "ATTACH '$W/x.db' AS x" >/dev/null 2>&1
+check "store: query refuses ATTACH" [ ! -e "$W/x.db" ]
+check "store: query json" python3 -c '
+import json, subprocess, sys
+rows = json.loads(subprocess.check_output([sys.argv[1], "query", "--db", sys.argv[2], "--format", "json",
+    "SELECT id, signature, fault_address FROM cores ORDER BY id"]))
+assert len(rows) == int(sys.argv[3]) and isinstance(rows[0]["id"], int), rows[:1]' "$ASYNCORE" "$DB" "$N"
+check "store: query csv quotes" [ "$("$ASYNCORE" query --db "$DB" --format csv "SELECT 'a,b' AS x, NULL AS y")" = $'x,y\n"a,b",' ]
+"$ASYNCORE" query --db "$DB" "SELECT signal_name, count(*) AS n FROM cores GROUP BY 1 ORDER BY 1" >"$W/table"
+check "store: query table" grep -qE '^SIGSEGV +[0-9]+$' "$W/table"
+"$ASYNCORE" query --db "$W/missing.db" "SELECT 1" >/dev/null 2>&1
+check "store: query on a missing database fails" [ $? -eq 2 -a ! -e "$W/missing.db" ]
+
+# top: buckets by signature, most frequent first.
+"$ASYNCORE" top --db "$DB" >"$W/top"; rc=$?
+check "store: top exits 0" [ $rc -eq 0 ]
+check "store: top lists every bucket" [ "$(tail -n +3 "$W/top" | wc -l)" = "$(store_q "$DB" "SELECT count(DISTINCT signature_hash) FROM cores")" ]
+check "store: top shows counts and an example core" grep -qE '^9 +SIGSEGV: store_parse_header .*store_crash-segv-[0-9]\.core' "$W/top"
+first=$("$ASYNCORE" top --db "$DB" --format csv | sed -n 2p | cut -d, -f1)
+check "store: top is most frequent first" [ "$first" = "$(store_q "$DB" "SELECT max(n) FROM (SELECT count(*) n FROM cores GROUP BY signature_hash)")" ]
