@@ -32,24 +32,26 @@ static bool signal_has_address(int signo)
 	return signo == 4 || signo == 5 || signo == 7 || signo == 8 || signo == 11;
 }
 
+/* The first thread's pr_cursig is the signal being delivered when the core
+ * was written; a core written by gcore of a running process has none (its
+ * siginfo then shows only the debugger's SIGSTOP). */
 static void fill_signal(struct analysis *an, const struct core *core)
 {
 	const struct core_siginfo *si = &core->siginfo;
-	if (si->present && si->signo > 0) {
-		an->has_signal = true;
-		an->signo = si->signo;
+	int cursig = core->nthreads ? core->threads[0].cursig : 0;
+	if (cursig <= 0)
+		return;
+	an->has_signal = true;
+	an->signo = cursig;
+	if (si->present && si->signo == cursig) {
 		an->code = si->code;
 		an->has_code = true;
-		if (signal_has_address(si->signo) && si->code > 0) {
+		if (signal_has_address(si->signo) && si->code > 0 && si->code != 0x80) {
 			an->fault_address = si->addr;
 			an->has_fault_address = true;
 		}
-	} else if (core->nthreads && core->threads[0].cursig > 0) {
-		an->has_signal = true;
-		an->signo = core->threads[0].cursig;
 	}
-	if (an->has_signal)
-		an->crashing_tid = core->threads[0].tid;
+	an->crashing_tid = core->threads[0].tid;
 }
 
 static bool fill_threads(struct analysis *an, const struct core *core)

@@ -275,8 +275,12 @@ static struct core_error *symbolize_uncached(struct dbg_file *f, uint64_t addr, 
 	GElf_Off off;
 	GElf_Sym sym;
 	const char *name = dwfl_module_addrinfo(f->mod, addr, &off, &sym, NULL, NULL, NULL);
-	if (sp.name) {
-		/* DWARF's name, as debuggers show it (the ELF symbol may be an alias). */
+	if (name && name[0] == '_' && name[1] == 'Z') {
+		/* A C++ symbol demangles to the fully qualified name; DWARF's
+		 * DW_AT_name of a template instance is unqualified. */
+		real->function = dbg_demangle(name);
+	} else if (sp.name) {
+		/* DWARF's name, as debuggers show it: not an alias or a clone's symbol. */
 		real->function = sp.name;
 		sp.name = NULL;
 		if (sp.has_entry && sp.entry <= raw) {
@@ -286,6 +290,8 @@ static struct core_error *symbolize_uncached(struct dbg_file *f, uint64_t addr, 
 	} else if (name) {
 		real->function = dbg_demangle(name);
 	}
+	free(sp.name);
+	sp.name = NULL;
 	if (name && !real->has_offset) {
 		real->offset = raw - (addr - off);
 		real->has_offset = true;
