@@ -1,0 +1,16 @@
+/* Flight-recorder events in the recorder library's own dump format. */
+#ifndef REPORTS_RECDUMP_H
+#define REPORTS_RECDUMP_H
+
+#include <stdio.h>
+
+#include "../analyzer/analysis.h"
+
+/* Print every recovered event of every ring, merged by order, one line each
+ * exactly as the library's recorder_dump() prints them:
+ * "[ORDER SECONDS] NAME: MESSAGE", SECONDS being the timestamp in
+ * microseconds shown with %.6f, and a plain %s argument shown as a pointer.
+ * Unlike the library, the oldest slot of a wrapped ring is included. */
+void rep_recorder_dump_library(FILE *out, const struct analysis *an);
+
+#endif
