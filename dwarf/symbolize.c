@@ -217,8 +217,18 @@ static bool add_inline_levels(struct dbg_file *f, uint64_t addr, struct loc_list
 	Dwarf_Die *cudie = dwfl_module_addrdie(f->mod, addr, &dbias);
 	if (!cudie)
 		return true;
+	/* dwarf_getscopes continues from an inlined instance into its abstract
+	 * definition's scopes; the concrete chain comes from the innermost DIE. */
 	Dwarf_Die *scopes = NULL;
 	int n = dwarf_getscopes(cudie, addr - dbias, &scopes);
+	if (n <= 0) {
+		free(scopes);
+		return true;
+	}
+	Dwarf_Die inner = scopes[0];
+	free(scopes);
+	scopes = NULL;
+	n = dwarf_getscopes_die(&inner, &scopes);
 	bool ok = true;
 	int depth = 0;
 	for (int i = 0; i < n; i++) {
