@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# folly async stacks: the spliced native+async stacks of the C++20 fixture
+# (three builds), plain native stacks with --no-async, and the hand-made
+# edge cases of the C fixture (warnings, never a crash).
+. "$(dirname "$0")/lib.sh"
+
+# Function sequences per thread.  GCC's coroutine bodies are clones
+# ("f(f()::_Z1fv.Frame*) [clone .actor]"): the clone suffix is dropped so
+# that --strip-params leaves the coroutine's name.
+FRAMES=frames
+frames() {
+	python3 -c '
+import json, re, sys
+j = json.load(open(sys.argv[1]))
+def fix(frames):
+    for f in frames:
+        if f.get("function"):
+            f["function"] = re.sub(r"(\s*\[clone [^]]*\])+$", "", f["function"])
+for t in j.get("threads", []):
+    fix(t.get("frames", []))
+for s in j.get("suspended", []):
+    fix(s.get("frames", []))
+json.dump(j, sys.stdout)
+' "$1" | python3 "$ROOT/tests/frames.py" --sorted --suspended --strip-params
+}
+EXPECT_CPP=$ROOT/fixtures/folly_cpp/expect
+EXPECT_C=$ROOT/fixtures/folly_c/expect
+
+# report NAME CORE PROG OUT [ARGS...]: run the JSON report into OUT; prints
+# its exit status.  FAIL (and status 99) when it crashed or gave no JSON.
+report() {
+	local name=$1 core=$2 prog=$3 out=$4; shift 4
+	local rc
+	"$ASYNCORE" report "$core" "$prog" --format json "$@" >"$out" 2>"$out.err"
+	rc=$?
+	if [ $rc -gt 2 ] || ! python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$out" 2>/dev/null; then
+		fail "$name: asyncore exited $rc without valid JSON: $(tail -3 "$out.err")"
+		echo 99; return
+	fi
+	echo $rc
+}
+
+# compare NAME EXPECTED ACTUAL: PASS when equal, else FAIL with a diff.
+compare() {
+	local name=$1 want=$2 got=$3
+	if [ ! -f "$want" ]; then
+		fail "$name: no expectation $want; got:"; sed 's/^/    /' "$got"; return
+	fi
+	if diff -u "$want" "$got" >"$got.diff"; then
+		pass "$name"
+	else
+		fail "$name: spliced stacks differ from ${want#$ROOT/}"
+		sed 's/^/    /' "$got.diff"
+	fi
+}
+
+# warnings FILE: the JSON report's warnings, one a line.
+warnings() {
+	python3 -c 'import json,sys; print("\n".join(json.load(open(sys.argv[1])).get("warnings", [])))' "$1"
+}
+
+cpp_variant() {
+	local v=$1 dir core rc
+	if ! dir=$(fixture_build folly_cpp "$v"); then
+		fail "folly_cpp/$v: build failed"; return
+	fi
+	core=$(fixture_core "$dir"); rc=$?
+	if [ $rc -ne 0 ]; then skip "folly_cpp/$v: no core"; return; fi
+	local out=$dir/report.json
+	rc=$(report "folly_cpp/$v" "$core" "$dir/prog" "$out")
+	[ "$rc" = 99 ] && return
+	$FRAMES "$out" >"$dir/frames.txt"
+	compare "folly_cpp/$v splice" "$EXPECT_CPP/$v.txt" "$dir/frames.txt"
+	if warnings "$out" | grep -q '^folly:'; then
+		fail "folly_cpp/$v: unexpected async warnings: $(warnings "$out" | grep '^folly:' | head -3)"
+	else
+		pass "folly_cpp/$v no async warnings"
+	fi
+
+	# --no-async: the same threads, native frames only, no suspended chains.
+	local plain=$dir/report-noasync.json
+	rc=$(report "folly_cpp/$v --no-async" "$core" "$dir/prog" "$plain" --no-async)
+	[ "$rc" = 99 ] && return
+	$FRAMES "$plain" >"$dir/frames-noasync.txt"
+	compare "folly_cpp/$v --no-async" "$EXPECT_CPP/$v-native.txt" "$dir/frames-noasync.txt"
+}
+
+c_edge_cases() {
+	local dir core rc
+	if ! dir=$(fixture_build folly_c); then
+		fail "folly_c: build failed"; return
+	fi
+	core=$(fixture_core "$dir"); rc=$?
+	if [ $rc -ne 0 ]; then skip "folly_c: no core"; return; fi
+	local out=$dir/report.json
+	rc=$(report folly_c "$core" "$dir/prog" "$out")
+	[ "$rc" = 99 ] && return
+	check "folly_c exit status 1 (warnings)" [ "$rc" = 1 ]
+	check "folly_c lists all 7 threads" [ "$(json_get "$out" 'len(j["threads"])')" = 7 ]
+	check "folly_c async key 40" [ "$(json_get "$out" 'j.get("async_key")')" = 0x28 ]
+	check "folly_c unmapped root reported" \
+		[ "$(json_get "$out" '[t.get("async_root") for t in j["threads"]].count("0xdead0000")')" = 1 ]
+	$FRAMES "$out" >"$dir/frames.txt"
+	compare "folly_c splice" "$EXPECT_C/edge.txt" "$dir/frames.txt"
+	warnings "$out" >"$dir/warnings.txt"
+	local pat
+	while IFS= read -r pat; do
+		[ -z "$pat" ] && continue
+		if grep -qE -- "$pat" "$dir/warnings.txt"; then
+			pass "folly_c warning /$pat/"
+		else
+			fail "folly_c warning /$pat/ missing; warnings were:"
+			sed 's/^/    /' "$dir/warnings.txt"
+		fi
+	done <"$EXPECT_C/warnings.txt"
+	local n
+	n=$(grep -c '^folly:' "$dir/warnings.txt")
+	check "folly_c exactly $(grep -c . "$EXPECT_C/warnings.txt") async warnings (got $n)" \
+		[ "$n" = "$(grep -c . "$EXPECT_C/warnings.txt")" ]
+
+	# Key never created: native stacks only, and no async warning.
+	core=$(fixture_core "$dir" nokey); rc=$?
+	if [ $rc -ne 0 ]; then skip "folly_c nokey: no core"; return; fi
+	out=$dir/report-nokey.json
+	rc=$(report "folly_c nokey" "$core" "$dir/prog" "$out")
+	[ "$rc" = 99 ] && return
+	check "folly_c nokey exit status 0 or 1" [ "$rc" = 0 -o "$rc" = 1 ]
+	check "folly_c nokey key never created" [ "$(json_get "$out" 'j.get("async_key")')" = 0xffffffff ]
+	$FRAMES "$out" >"$dir/frames-nokey.txt"
+	compare "folly_c nokey" "$EXPECT_C/nokey.txt" "$dir/frames-nokey.txt"
+	if warnings "$out" | grep -q '^folly:'; then
+		fail "folly_c nokey: async warnings: $(warnings "$out" | grep '^folly:' | head -3)"
+	else
+		pass "folly_c nokey no async warnings"
+	fi
+}
+
+if ! command -v g++ >/dev/null; then
+	skip "folly: no g++"
+	exit 0
+fi
+for v in O1 O2 noframe; do
+	cpp_variant "$v"
+done
+c_edge_cases
