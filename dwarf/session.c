@@ -145,8 +145,6 @@ static int collect_module(Dwfl_Module *mod, void **userdata, const char *name,
 	int len = dwfl_module_build_id(mod, &bid, &vaddr);
 	m->info.build_id = len > 0 ? dbg_hex(bid, (size_t)len) : NULL;
 	m->info.is_main = module_is_main(s, mod);
-	if (!elf)
-		m->file_tried = true;
 	s->nmodules++;
 	return DWARF_CB_OK;
 }
@@ -304,14 +302,45 @@ struct dbg_module_entry *dbg_module_for(struct dbg_session *s, uint64_t pc)
 	return NULL;
 }
 
+/* The file to read a module's symbols from: the one libdwfl opened, else
+ * (an ELF image libdwfl rebuilt from the core's memory) the user's binary
+ * or the mapped file. */
+static const char *module_file_path(struct dbg_session *s, struct dbg_module_entry *m)
+{
+	const char *mainfile = NULL, *name;
+	name = dwfl_module_info(m->mod, NULL, NULL, NULL, NULL, NULL, &mainfile, NULL);
+	if (mainfile)
+		return mainfile;
+	if (m->info.is_main && s->opts.binary)
+		return s->opts.binary;
+	return name && name[0] == '/' ? core_mapped_resolve(s->core, name) : NULL;
+}
+
+static bool same_build_id(struct dbg_session *s, struct dbg_module_entry *m, struct dbg_file *f)
+{
+	if (!m->info.build_id)
+		return true;
+	const unsigned char *bid;
+	GElf_Addr vaddr;
+	int len = dwfl_module_build_id(f->mod, &bid, &vaddr);
+	char *hex = len > 0 ? dbg_hex(bid, (size_t)len) : NULL;
+	bool same = hex && strcmp(hex, m->info.build_id) == 0;
+	if (!same)
+		dbg_warn(s, "%s has build-id %s but the core's %s has build-id %s: not used for that module",
+			 f->path, hex ? hex : "(none)", m->info.path ? m->info.path : "?",
+			 m->info.build_id);
+	free(hex);
+	return same;
+}
+
 struct dbg_file *dbg_module_file(struct dbg_session *s, struct dbg_module_entry *m)
 {
 	if (m->file_tried)
 		return m->file;
 	m->file_tried = true;
-	const char *mainfile = NULL;
-	dwfl_module_info(m->mod, NULL, NULL, NULL, NULL, NULL, &mainfile, NULL);
-	if (mainfile)
-		m->file = dbg_cache_file(s->cache, m->info.build_id, mainfile);
+	const char *path = module_file_path(s, m);
+	struct dbg_file *f = path ? dbg_cache_file(s->cache, m->info.build_id, path) : NULL;
+	if (f && same_build_id(s, m, f))
+		m->file = f;
 	return m->file;
 }

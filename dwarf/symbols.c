@@ -4,8 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Look NAME up in MOD; *ADDR is in MOD's address space (for STT_TLS: the
+ * offset in the TLS block, and *TLS is set). */
 static bool module_find_symbol(Dwfl_Module *mod, const char *name, uint64_t *addr,
-			       uint64_t *size)
+			       uint64_t *size, bool *tls)
 {
 	int n = dwfl_module_getsymtab(mod);
 	for (int i = 1; i < n; i++) {
@@ -14,12 +16,30 @@ static bool module_find_symbol(Dwfl_Module *mod, const char *name, uint64_t *add
 		const char *sname = dwfl_module_getsym_info(mod, i, &sym, &value, NULL, NULL, NULL);
 		if (!sname || strcmp(sname, name) != 0 || sym.st_shndx == SHN_UNDEF)
 			continue;
-		*addr = GELF_ST_TYPE(sym.st_info) == STT_TLS ? sym.st_value : value;
+		*tls = GELF_ST_TYPE(sym.st_info) == STT_TLS;
+		*addr = *tls ? sym.st_value : value;
 		if (size)
 			*size = sym.st_size;
 		return true;
 	}
 	return false;
+}
+
+/* Prefer the cached file (full .symtab, also for ELF images libdwfl rebuilt
+ * from memory); translate its addresses to the core's. */
+static bool entry_find_symbol(struct dbg_session *s, struct dbg_module_entry *m, const char *name,
+			      uint64_t *addr, uint64_t *size)
+{
+	bool tls;
+	struct dbg_file *f = dbg_module_file(s, m);
+	if (f && module_find_symbol(f->mod, name, addr, size, &tls)) {
+		Dwarf_Addr fbias = 0;
+		dwfl_module_getelf(f->mod, &fbias);
+		if (!tls)
+			*addr = *addr - fbias + m->bias;
+		return true;
+	}
+	return module_find_symbol(m->mod, name, addr, size, &tls);
 }
 
 bool dbg_find_symbol(struct dbg_session *s, const char *name, uint64_t *addr, uint64_t *size)
@@ -30,7 +50,7 @@ bool dbg_find_symbol(struct dbg_session *s, const char *name, uint64_t *addr, ui
 			struct dbg_module_entry *m = &s->modules[i];
 			if (m->info.is_main != (pass == 0))
 				continue;
-			if (module_find_symbol(m->mod, name, addr, size))
+			if (entry_find_symbol(s, m, name, addr, size))
 				return true;
 		}
 	return false;
@@ -38,18 +58,16 @@ bool dbg_find_symbol(struct dbg_session *s, const char *name, uint64_t *addr, ui
 
 const char *dbg_symbol_name_at(struct dbg_session *s, uint64_t addr, uint64_t *offset)
 {
-	struct dbg_module_entry *m = dbg_module_for(s, addr);
-	if (!m)
-		return NULL;
-	GElf_Off off;
-	GElf_Sym sym;
-	const char *name = dwfl_module_addrinfo(m->mod, addr, &off, &sym, NULL, NULL, NULL);
-	if (!name)
+	struct dbg_location *locs;
+	size_t n;
+	if (dbg_symbolize(s, addr, true, &locs, &n) || n == 0)
 		return NULL;
 	free(s->symbol_name);
-	s->symbol_name = dbg_demangle(name);
+	s->symbol_name = locs[n - 1].function;
+	locs[n - 1].function = NULL;
 	if (offset)
-		*offset = off;
+		*offset = locs[n - 1].has_offset ? locs[n - 1].offset : 0;
+	dbg_locations_free(locs, n);
 	return s->symbol_name;
 }
 
