@@ -140,6 +140,16 @@ static bool pointer_ok(struct core *core, uint64_t addr, size_t len)
 	return addr != 0 && addr % 8 == 0 && addr + len > addr && core_is_readable(core, addr, len);
 }
 
+/* Why ADDR cannot be followed, for warnings. */
+static const char *bad_pointer(struct core *core, uint64_t addr)
+{
+	if (addr == 0)
+		return "is NULL";
+	if (addr % 8 != 0)
+		return "is misaligned";
+	return core_is_readable(core, addr, 8) ? "is only partly readable" : "is not readable";
+}
+
 static bool read_root(struct folly_ctx *c, uint64_t addr, struct folly_root *r)
 {
 	if (!pointer_ok(c->core, addr, 8))
@@ -354,8 +364,8 @@ static bool thread_root(struct folly_ctx *c, const struct an_thread *t, uint64_t
 	}
 	check_static_tls(c, t, holder);
 	if (!pointer_ok(c->core, holder, 8) || !core_read_u64(c->core, holder, root)) {
-		an_warn(c->an, "folly: thread %" PRId32 ": AsyncStackRoot holder 0x%" PRIx64
-			" is not readable", t->tid, holder);
+		an_warn(c->an, "folly: thread %" PRId32 ": AsyncStackRoot holder 0x%" PRIx64 " %s",
+			t->tid, holder, bad_pointer(c->core, holder));
 		return false;
 	}
 	return true;
@@ -436,7 +446,7 @@ static bool walk_async(struct splice *sp, uint64_t top, uint64_t *bottom_root)
 		}
 		if (!read_frame(sp->c, addr, &f)) {
 			an_warn(sp->c->an, "folly: thread %" PRId32 ": AsyncStackFrame 0x%" PRIx64
-				" is not readable; async stack cut there", tid, addr);
+				" %s; async stack cut there", tid, addr, bad_pointer(sp->c->core, addr));
 			return false;
 		}
 		if (!addr_set_add(&sp->frames_seen, addr))
@@ -470,7 +480,7 @@ static bool splice_root(struct splice *sp, uint64_t addr, struct folly_root *r)
 	}
 	if (!read_root(sp->c, addr, r)) {
 		an_warn(sp->c->an, "folly: thread %" PRId32 ": AsyncStackRoot 0x%" PRIx64
-			" is not readable; %s", tid, addr, cut);
+			" %s; %s", tid, addr, bad_pointer(sp->c->core, addr), cut);
 		return false;
 	}
 	if (!addr_set_add(&sp->roots_seen, addr))
@@ -686,7 +696,7 @@ static void suspended_chain(struct folly_ctx *c, uint64_t leaf, struct an_suspen
 		}
 		if (!read_frame(c, addr, &f)) {
 			an_warn(c->an, "folly: suspended chain 0x%" PRIx64 ": AsyncStackFrame 0x%" PRIx64
-				" is not readable; cut there", leaf, addr);
+				" %s; cut there", leaf, addr, bad_pointer(c->core, addr));
 			break;
 		}
 		if (!addr_set_add(&seen, addr) ||

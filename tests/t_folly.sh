@@ -96,7 +96,7 @@ c_edge_cases() {
 	rc=$(report folly_c "$core" "$dir/prog" "$out")
 	[ "$rc" = 99 ] && return
 	check "folly_c exit status 1 (warnings)" [ "$rc" = 1 ]
-	check "folly_c lists all 7 threads" [ "$(json_get "$out" 'len(j["threads"])')" = 7 ]
+	check "folly_c lists all 9 threads" [ "$(json_get "$out" 'len(j["threads"])')" = 9 ]
 	check "folly_c async key 40" [ "$(json_get "$out" 'j.get("async_key")')" = 0x28 ]
 	check "folly_c unmapped root reported" \
 		[ "$(json_get "$out" '[t.get("async_root") for t in j["threads"]].count("0xdead0000")')" = 1 ]
