@@ -543,6 +543,20 @@ static struct an_recorder *new_recorder(struct ctx *c)
 
 /* Walk a list from HEAD (next pointer at NEXT_OFF), recovering each ring.
  * HEADER_LEN bytes of each node must be readable. */
+/* Recover the recorder at NODE (already validated). */
+static void recover_one(struct ctx *c, uint64_t node, bool elfe)
+{
+	struct ring_header h;
+	if (elfe)
+		elfe_header(c, node, &h);
+	else
+		library_header(c, node, &h);
+	struct an_recorder *r = c->nomem ? NULL : new_recorder(c);
+	if (r)
+		recover_ring(c, &h, r);
+	free(h.name);
+}
+
 static void walk_list(struct ctx *c, uint64_t head, bool elfe, const char *what)
 {
 	struct seen seen = {0};
@@ -565,15 +579,7 @@ static void walk_list(struct ctx *c, uint64_t head, bool elfe, const char *what)
 					(unsigned long long)node);
 			break;
 		}
-		struct ring_header h;
-		if (elfe)
-			elfe_header(c, node, &h);
-		else
-			library_header(c, node, &h);
-		struct an_recorder *r = c->nomem ? NULL : new_recorder(c);
-		if (r)
-			recover_ring(c, &h, r);
-		free(h.name);
+		recover_one(c, node, elfe);
 		uint64_t next = 0;
 		if (!u64_at(c, node + next_off, &next)) {
 			an_warn(c->an, "%s: next pointer of 0x%llx unreadable", what, (unsigned long long)node);
@@ -584,7 +590,17 @@ static void walk_list(struct ctx *c, uint64_t head, bool elfe, const char *what)
 	free(seen.v);
 }
 
-/* ---------------------------------------------------------------- timeline */
+/* Last resort when no list head is found: every recorder_info_for_NAME. */
+static bool recover_by_symbol(void *arg, const char *name, uint64_t addr)
+{
+	struct ctx *c = arg;
+	(void)name;
+	if (c->an->nrecorders >= MAX_RECORDERS || c->nomem)
+		return false;
+	if (valid_pointer(c, addr, 64))
+		recover_one(c, addr, false);
+	return true;
+}
 
 static int timeline_cmp(const void *a, const void *b)
 {
@@ -632,6 +648,8 @@ void an_recorders_recover(struct dbg_session *s, struct analysis *an)
 		c.has_next_order = true;
 	if (find_library_head(&c, &head))
 		walk_list(&c, head, false, "recorder list");
+	else
+		dbg_symbols_with_prefix(s, "recorder_info_for_", recover_by_symbol, &c);
 	if (dbg_find_symbol(s, ELFE_HEAD, &addr, &size) && core_read_u64(c.core, addr, &head))
 		walk_list(&c, head, true, "FlightRecorderBase::head");
 	build_timeline(&c);

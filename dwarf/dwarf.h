@@ -96,6 +96,12 @@ void dbg_locations_free(struct dbg_location *locs, size_t nlocs);
  * (for STT_TLS: the st_value offset in the module's TLS block). */
 bool dbg_find_symbol(struct dbg_session *s, const char *name, uint64_t *addr, uint64_t *size);
 
+/* Call FN(CTX, name, runtime address) for every defined, non-TLS symbol
+ * whose name starts with PREFIX, in every module.  FN
+ * returns false to stop.  Returns the number of calls made. */
+size_t dbg_symbols_with_prefix(struct dbg_session *s, const char *prefix,
+			       bool (*fn)(void *ctx, const char *name, uint64_t addr), void *ctx);
+
 /* Name of the symbol containing ADDR (borrowed until the next call), or NULL. */
 const char *dbg_symbol_name_at(struct dbg_session *s, uint64_t addr, uint64_t *offset);
 

@@ -56,6 +56,54 @@ bool dbg_find_symbol(struct dbg_session *s, const char *name, uint64_t *addr, ui
 	return false;
 }
 
+/* Symbols of one module with PREFIX; BIAS maps MOD's addresses to the core's.
+ * A name already reported (.symtab and .dynsym both list it) is skipped. */
+static bool module_prefix_walk(Dwfl_Module *mod, int64_t bias, const char *prefix,
+			       bool (*fn)(void *, const char *, uint64_t), void *ctx, size_t *calls)
+{
+	size_t plen = strlen(prefix);
+	int n = dwfl_module_getsymtab(mod);
+	uint64_t last_addr = 0;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr value;
+		const char *name = dwfl_module_getsym_info(mod, i, &sym, &value, NULL, NULL, NULL);
+		if (!name || strncmp(name, prefix, plen) != 0 || sym.st_shndx == SHN_UNDEF ||
+		    GELF_ST_TYPE(sym.st_info) == STT_TLS)
+			continue;
+		uint64_t addr = (uint64_t)((int64_t)value + bias);
+		if (*calls > 0 && addr == last_addr)
+			continue;
+		last_addr = addr;
+		(*calls)++;
+		if (!fn(ctx, name, addr))
+			return false;
+	}
+	return true;
+}
+
+size_t dbg_symbols_with_prefix(struct dbg_session *s, const char *prefix,
+			       bool (*fn)(void *ctx, const char *name, uint64_t addr), void *ctx)
+{
+	size_t calls = 0;
+	for (size_t i = 0; i < s->nmodules; i++) {
+		struct dbg_module_entry *m = &s->modules[i];
+		struct dbg_file *f = dbg_module_file(s, m);
+		bool go_on;
+		if (f) {
+			Dwarf_Addr fbias = 0;
+			dwfl_module_getelf(f->mod, &fbias);
+			go_on = module_prefix_walk(f->mod, (int64_t)m->bias - (int64_t)fbias, prefix, fn,
+						   ctx, &calls);
+		} else {
+			go_on = module_prefix_walk(m->mod, 0, prefix, fn, ctx, &calls);
+		}
+		if (!go_on)
+			break;
+	}
+	return calls;
+}
+
 const char *dbg_symbol_name_at(struct dbg_session *s, uint64_t addr, uint64_t *offset)
 {
 	struct dbg_location *locs;

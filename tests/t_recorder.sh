@@ -125,6 +125,11 @@ if truth_case recorder-stripped recorder stripped recorder; then
 		test "$(json_get "$JSON" "len(j['recorders'])")" = 4
 fi
 
+if truth_case recorder-nolist recorder nolist recorder; then
+	check "recorder-nolist: rings found through recorder_info_for_NAME" \
+		test "$(json_get "$JSON" "len(j['recorders'])")" = 4
+fi
+
 if truth_case recorder-inflight recorder inflight recorder; then
 	check "recorder-inflight: in-flight slot counted and warned" \
 		test "$(json_get "$JSON" "[r['in_flight'] for r in j['recorders'] if r['name'] == 'moves'][0]")/$(warned 'in flight')" = "1/True"
