@@ -54,7 +54,10 @@ fixture_core() {
 	if core_pattern_is_local; then
 		(cd "$run" && ulimit -c unlimited && exec "$dir/prog" "$@") >"$run/stdout" 2>"$run/stderr"
 		local c; c=$(ls "$run"/core* 2>/dev/null | head -1)
-		if [ -n "$c" ]; then mv "$c" "$run/core"; echo "$run/core"; return 0; fi
+		if [ -n "$c" ]; then
+			[ "$c" = "$run/core" ] || mv "$c" "$run/core"
+			echo "$run/core"; return 0
+		fi
 	fi
 	if command -v gdb >/dev/null; then
 		(cd "$run" && gdb -batch -nx -q -ex 'set confirm off' -ex run -ex "gcore $run/core" \
