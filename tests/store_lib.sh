@@ -41,3 +41,33 @@ store_cores() {
 store_q() {
 	"$ASYNCORE" query --db "$1" --format csv "$2" | tail -n +2
 }
+
+# store_clone_cores CORE DIR COUNT: COUNT copies of CORE in DIR, each with its
+# index written into the end of NT_PRPSINFO's pr_psargs, so every copy has its
+# own fingerprint and the same analysis.
+store_clone_cores() {
+	python3 - "$@" <<'PY'
+import struct, sys
+src, out, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+data = bytearray(open(src, "rb").read())
+assert data[:4] == b"\x7fELF" and data[4] == 2, "not an ELF64 file"
+phoff, = struct.unpack_from("<Q", data, 0x20)
+phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
+where = None
+for i in range(phnum):
+    p_type, _, p_offset, _, _, p_filesz = struct.unpack_from("<IIQQQQ", data, phoff + i * phentsize)
+    if p_type != 4:          # PT_NOTE
+        continue
+    off, end = p_offset, p_offset + p_filesz
+    while off + 12 <= end:
+        namesz, descsz, ntype = struct.unpack_from("<III", data, off)
+        desc = off + 12 + ((namesz + 3) & ~3)
+        if ntype == 3 and descsz >= 136:      # NT_PRPSINFO: pr_psargs at 56, 80 bytes
+            where = desc + 56 + 80 - 12
+        off = desc + ((descsz + 3) & ~3)
+assert where is not None, "no NT_PRPSINFO"
+for i in range(count):
+    data[where:where + 12] = b" #%010d" % i
+    open("%s/clone-%05d.core" % (out, i), "wb").write(data)
+PY
+}

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# kill -9 an ingest at several points: the database stays intact, no core is
+# half-written, and a re-run completes the batch.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/store_lib.sh"
+
+W=$(mktemp -d); trap 'rm -rf "$W"' EXIT; [ -n "${KEEP:-}" ] && trap - EXIT && echo "work dir $W" >&2
+DB=$W/crashes.db
+N=$(store_cores "$W/cores"); rc=$?
+if [ $rc -eq 77 ]; then skip "store kill: no fixture cores"; exit 0; fi
+[ $rc -eq 0 ] || { fail "store kill: building fixture cores"; exit 0; }
+
+# 600 more cores (copies of one with a distinct byte in its notes) make the
+# batch long enough to be killed in the middle.
+store_clone_cores "$W/cores/store_crash-segv-1.core" "$W/cores" 600 || { fail "store kill: cloning cores"; exit 0; }
+N=$((N + 600))
+
+count() { sqlite3 "$DB" "SELECT count(*) FROM cores" 2>/dev/null || echo 0; }
+
+# Start an ingest and kill -9 it when the database holds AT cores (or, for
+# a number with a dot, after that many seconds).
+kill_at() {
+	local at=$1 pid i
+	"$ASYNCORE" ingest --db "$DB" --jobs 2 --quiet "$W/cores" >/dev/null 2>>"$W/err" &
+	pid=$!
+	if [[ $at == *.* ]]; then
+		sleep "$at"
+	else
+		for i in $(seq 1000); do
+			[ "$(count)" -ge "$at" ] && break
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.01
+		done
+	fi
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+}
+
+half_written="SELECT c.id FROM cores c
+ WHERE c.nthreads != (SELECT count(*) FROM threads t WHERE t.core_id = c.id)
+    OR c.nframes != (SELECT count(*) FROM frames f WHERE f.core_id = c.id)
+    OR c.nwarnings != (SELECT count(*) FROM warnings w WHERE w.core_id = c.id)
+    OR c.nframes = 0"
+prev=0 ok=1
+for at in 0.02 0.1 40 150 0.3 300 450 $((N - 40)); do
+	kill_at "$at"
+	[ -f "$DB" ] || continue
+	ic=$(sqlite3 "$DB" "PRAGMA integrity_check" 2>&1)
+	if [ "$(sqlite3 "$DB" "SELECT count(*) FROM sqlite_schema WHERE name = 'cores'")" = 0 ]; then
+		hw=""   # killed before the schema transaction committed: an empty database
+	else
+		hw=$(sqlite3 "$DB" "$half_written" 2>&1)
+	fi
+	now=$(count)
+	if [ "$ic" != ok ] || [ -n "$hw" ] || [ "$now" -lt "$prev" ]; then
+		fail "store kill: after kill at $at: integrity '$ic', half-written '$hw', cores $prev -> $now"
+		ok=0
+	fi
+	prev=$now
+done
+[ $ok = 1 ] && pass "store kill: integrity ok and no core half-written after 8 kills (last count $prev of $N)"
+check "store kill: the kills interrupted the batch" [ "$prev" -lt "$N" ]
+"$ASYNCORE" ingest --db "$DB" --jobs 2 "$W/cores" >"$W/out" 2>>"$W/err"; rc=$?
+check "store kill: re-run exits 0" [ $rc -eq 0 ]
+[ $rc -eq 0 ] || { echo "exit $rc"; tail -5 "$W/err"; }
+check "store kill: re-run completes the batch" [ "$(count)" = "$N" ]
+check "store kill: re-run skips what was in" grep -q "already present $prev," "$W/out"
+check "store kill: integrity ok at the end" [ "$(sqlite3 "$DB" "PRAGMA integrity_check")" = ok ]
+check "store kill: no ingest errors" [ "$(sqlite3 "$DB" "SELECT count(*) FROM ingest_errors")" = 0 ]

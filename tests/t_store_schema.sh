@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Every example query of reports/SCHEMA.md runs against a database of fixture
+# cores; the documented tables, views and schema version exist.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/store_lib.sh"
+
+W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
+DB=$W/crashes.db
+store_cores "$W/cores" >/dev/null; rc=$?
+if [ $rc -eq 77 ]; then skip "store schema: no fixture cores"; exit 0; fi
+[ $rc -eq 0 ] || { fail "store schema: building fixture cores"; exit 0; }
+# A recorder fixture core, when that fixture builds, so last_events has rows.
+if d=$(fixture_build recorder 2>/dev/null); then
+	c=$(fixture_core "$d" 2>/dev/null) && mv "$c" "$W/cores/recorder.core" && rm -rf "$(dirname "$c")"
+fi
+"$ASYNCORE" ingest --db "$DB" --jobs 2 "$W/cores" >/dev/null 2>"$W/err" ||
+	{ fail "store schema: ingest: $(tail -1 "$W/err")"; exit 0; }
+
+python3 - "$ROOT/reports/SCHEMA.md" "$W/q" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+for i, q in enumerate(re.findall(r"```sql\n(.*?)```", text, re.S)):
+    open("%s.%02d" % (sys.argv[2], i), "w").write(q)
+PY
+n=0
+for q in "$W"/q.*; do
+	n=$((n + 1))
+	first=$(head -1 "$q")
+	if "$ASYNCORE" query --db "$DB" "$(cat "$q")" >"$W/out" 2>"$W/err"; then
+		pass "store schema: example query $n ($first)"
+	else
+		fail "store schema: example query $n ($first): $(head -1 "$W/err")"
+	fi
+done
+check "store schema: SCHEMA.md has example queries" [ $n -ge 8 ]
+
+for t in cores modules threads frames async_roots suspended suspended_frames recorders recorder_events \
+	warnings ingest_errors crash_stacks top_signatures last_events; do
+	check "store schema: $t exists" [ "$(store_q "$DB" "SELECT count(*) FROM sqlite_schema WHERE name = '$t'")" = 1 ]
+	grep -q "\`$t\`" "$ROOT/reports/SCHEMA.md" || fail "store schema: $t not documented in SCHEMA.md"
+done
+check "store schema: version 1" [ "$(store_q "$DB" "PRAGMA user_version")" = 1 ]
+check "store schema: WAL" [ "$(store_q "$DB" "SELECT journal_mode FROM pragma_journal_mode")" = wal ]
+check "store schema: top_signatures has rows" [ "$(store_q "$DB" "SELECT count(*) FROM top_signatures")" -ge 6 ]
+check "store schema: crash_stacks has rows" [ "$(store_q "$DB" "SELECT count(*) FROM crash_stacks")" -gt 0 ]
+if [ -f "$W/cores/recorder.core" ]; then
+	check "store schema: last_events has rows" [ "$(store_q "$DB" "SELECT count(*) FROM last_events")" -gt 0 ]
+fi
+sqlite3 "$DB" "PRAGMA user_version = 99"
+"$ASYNCORE" ingest --db "$DB" "$W/cores" >/dev/null 2>"$W/err"; rc=$?
+check "store schema: a newer database is refused" [ $rc -eq 2 -a -n "$(grep newer "$W/err")" ]
