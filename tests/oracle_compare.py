@@ -24,6 +24,9 @@ nothing more:
  4. gdb's "<signal handler called>" frame matches "__restore_rt".
  5. A frame gdb cannot name ("??") matches any name asyncore gives it; a frame
     asyncore cannot name (null) matches only "??".
+ 6. Aliases: names are compared without glibc's "__GI_" prefix and without
+    leading underscores, because the two tools pick different symbols for
+    one address ("__clone3" and "clone3", "__GI_raise" and "raise").
 """
 import json
 import re
@@ -61,6 +64,7 @@ def norm(name):
     n = QUALIFIERS.sub('', n.strip())
     n = n.split(' ')[-1]                 # return type of template functions
     n = re.sub(r'(::)+', '::', n).strip(':')
+    n = re.sub(r'^__GI_', '', n).lstrip('_')
     return n.replace(CALL, 'operator()')
 
 

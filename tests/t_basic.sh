@@ -21,6 +21,11 @@ check_against_gdb() {
 	check_eq "$name-tids" "$want" "$got "
 	want=$(awk '/^lwp/ && $4 == 1 {print $2}' "$TMPD/$name.gdb")
 	got=$(jget "$json" "j['crashing_tid']")
+	# No fatal signal (gcore): gdb's current thread is only the first one
+	# dumped; asyncore may name no crashing thread at all.
+	if [ "$got" = None ] && ! grep -q '^signal' "$TMPD/$name.gdb"; then
+		got=$want
+	fi
 	check_eq "$name-crashing-tid" "$want" "$got"
 	got=$(jget "$json" "[t['tid'] for t in j['threads']][0]")
 	check_eq "$name-crashing-first" "$want" "$got"
@@ -71,7 +76,7 @@ if fix_core threads4; then
 	check_case threads4 "$FIX_CORE" "$FIX_DIR/prog" "$ROOT/fixtures/threads4/expect" || FIX_BAD=1
 	j=$TMPD/threads4.json; [ -n "${FIX_BAD:-}" ] && j=/dev/null
 	check_eq threads4-count 4 "$(jget "$j" "len(j['threads'])")"
-	check_eq threads4-signal 11 "$(jget "$j" "j['signal']['number']")"
+	check_eq threads4-signal-number 11 "$(jget "$j" "j['signal']['number']")"
 	check_eq threads4-code 1 "$(jget "$j" "j['signal']['code']")"
 	check_eq threads4-address 0x5eed0 "$(jget "$j" "j['signal']['address']")"
 	check_eq threads4-not-main True \
@@ -83,7 +88,8 @@ else
 fi
 
 FIX_BAD=
-# gcore of a running program: no fatal signal.
+# gcore of a running program: no fatal signal, so no thread is marked
+# crashing (expect has only "thread:" lines).
 if fix_gcore running; then
 	check_case running "$FIX_CORE" "$FIX_DIR/prog" "$ROOT/fixtures/running/expect" || FIX_BAD=1
 	j=$TMPD/running.json; [ -n "${FIX_BAD:-}" ] && j=/dev/null
