@@ -28,7 +28,7 @@ static uint32_t ror(uint32_t x, unsigned n)
 
 static void sha256_block(struct rep_sha256 *ctx, const unsigned char *p)
 {
-	uint32_t w[64], v[8];
+	uint32_t w[64];
 	for (int i = 0; i < 16; i++)
 		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
 		       (uint32_t)p[4 * i + 2] << 8 | (uint32_t)p[4 * i + 3];
@@ -37,20 +37,29 @@ static void sha256_block(struct rep_sha256 *ctx, const unsigned char *p)
 		uint32_t s1 = ror(w[i - 2], 17) ^ ror(w[i - 2], 19) ^ (w[i - 2] >> 10);
 		w[i] = w[i - 16] + s0 + w[i - 7] + s1;
 	}
-	memcpy(v, ctx->state, sizeof(v));
+	uint32_t a = ctx->state[0], b = ctx->state[1], c = ctx->state[2], d = ctx->state[3];
+	uint32_t e = ctx->state[4], f = ctx->state[5], g = ctx->state[6], h = ctx->state[7];
 	for (int i = 0; i < 64; i++) {
-		uint32_t s1 = ror(v[4], 6) ^ ror(v[4], 11) ^ ror(v[4], 25);
-		uint32_t ch = (v[4] & v[5]) ^ (~v[4] & v[6]);
-		uint32_t t1 = v[7] + s1 + ch + sha256_k[i] + w[i];
-		uint32_t s0 = ror(v[0], 2) ^ ror(v[0], 13) ^ ror(v[0], 22);
-		uint32_t maj = (v[0] & v[1]) ^ (v[0] & v[2]) ^ (v[1] & v[2]);
-		uint32_t t2 = s0 + maj;
-		memmove(v + 1, v, 7 * sizeof(v[0]));
-		v[4] += t1;
-		v[0] = t1 + t2;
+		uint32_t t1 = h + (ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)) + ((e & f) ^ (~e & g)) +
+			      sha256_k[i] + w[i];
+		uint32_t t2 = (ror(a, 2) ^ ror(a, 13) ^ ror(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+		h = g;
+		g = f;
+		f = e;
+		e = d + t1;
+		d = c;
+		c = b;
+		b = a;
+		a = t1 + t2;
 	}
-	for (int i = 0; i < 8; i++)
-		ctx->state[i] += v[i];
+	ctx->state[0] += a;
+	ctx->state[1] += b;
+	ctx->state[2] += c;
+	ctx->state[3] += d;
+	ctx->state[4] += e;
+	ctx->state[5] += f;
+	ctx->state[6] += g;
+	ctx->state[7] += h;
 }
 
 void rep_sha256_init(struct rep_sha256 *ctx)
@@ -93,9 +102,9 @@ void rep_sha256_final(struct rep_sha256 *ctx, char hex[65])
 		snprintf(hex + 8 * i, 9, "%08x", ctx->state[i]);
 }
 
-#define FP_HEAD (64 * 1024)
+#define FP_HEAD 4096
 #define FP_BLOCK 4096
-#define FP_SAMPLES 32
+#define FP_SAMPLES 16
 #define FP_NOTES_MAX (64u * 1024 * 1024)
 
 /* Hash LEN bytes of FD at OFF (short files hash what is there). */
@@ -118,7 +127,8 @@ static int hash_range(struct rep_sha256 *ctx, int fd, uint64_t off, uint64_t len
 	return 0;
 }
 
-/* Hash every PT_NOTE segment of an ELF file (nothing for other files). */
+/* Hash the program headers and every PT_NOTE segment of an ELF file
+ * (nothing for other files). */
 static int hash_notes(struct rep_sha256 *ctx, int fd, uint64_t size)
 {
 	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
@@ -129,6 +139,12 @@ static int hash_notes(struct rep_sha256 *ctx, int fd, uint64_t size)
 		return 0;
 	if (elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &phnum) != 0)
 		goto out;
+	GElf_Ehdr eh;
+	if (gelf_getehdr(elf, &eh) && eh.e_phoff < size &&
+	    hash_range(ctx, fd, eh.e_phoff, (uint64_t)phnum * eh.e_phentsize) != 0) {
+		rc = -1;
+		goto out;
+	}
 	for (size_t i = 0; i < phnum && budget; i++) {
 		GElf_Phdr ph;
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
@@ -173,7 +189,7 @@ int rep_core_fingerprint(const char *path, char hex[65], uint64_t *size, char *w
 	for (int i = 0; i < 8; i++)
 		le[i] = (unsigned char)(sz >> (8 * i));
 	rep_sha256_init(&ctx);
-	rep_sha256_update(&ctx, "asyncore-core-fp1", 18);
+	rep_sha256_update(&ctx, "asyncore-core-fp1", 18);   /* scheme version */
 	rep_sha256_update(&ctx, le, sizeof(le));
 	int rc = hash_range(&ctx, fd, 0, FP_HEAD);
 	if (rc == 0)

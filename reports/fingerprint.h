@@ -3,9 +3,9 @@
  * Reading every byte of a sparse multi-gigabyte core to decide "already
  * ingested?" is too slow, so the fingerprint is the SHA-256 of:
  *   "asyncore-core-fp1", the file size (8 bytes, little-endian),
- *   the first 64 KiB (ELF header, program headers, usually the notes),
+ *   the first 4 KiB (ELF header), the program header table,
  *   every PT_NOTE segment (threads' registers, siginfo, pid, auxv, NT_FILE;
- *   at most 64 MiB in all), 32 blocks of 4 KiB sampled at evenly spaced
+ *   at most 64 MiB in all), 16 blocks of 4 KiB sampled at evenly spaced
  *   offsets, and the last 4 KiB.
  * The notes alone differ between any two crashes (pid, registers, fault
  * address); the samples catch cores rewritten in place.  A compressed core

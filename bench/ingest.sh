@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Ingest benchmark: 1,000 cores of one binary into a new database with
+# --jobs 2; prints cores per second and database bytes per core, and fails
+# when the batch takes longer than the budget (20 s).
+#
+# The cores are real: the fixture program fixtures/store_crash is crashed
+# 1,000 times (four crash places, padding 0..249 pages, so every core has its
+# own pid, addresses and size).  They are made once and kept in
+# build/bench/ingest-cores (remade when the program changes).
+# Usage: bench/ingest.sh /abs/path/asyncore [COUNT]
+set -u
+ASYNCORE=${1:?usage: bench/ingest.sh /path/to/asyncore [COUNT]}
+COUNT=${2:-1000}
+BUDGET=20
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+source "$ROOT/tests/lib.sh"
+
+CORES=$ROOT/build/bench/ingest-cores
+prog_dir=$(fixture_build store_crash) || { echo "bench ingest: cannot build fixtures/store_crash" >&2; exit 1; }
+
+make_cores() {
+	rm -rf "$CORES"; mkdir -p "$CORES/run"
+	core_pattern_is_local || { echo "bench ingest: core_pattern is not a plain file name" >&2; return 1; }
+	echo "bench ingest: crashing fixtures/store_crash $COUNT times..."
+	seq 0 $((COUNT - 1)) | xargs -P 2 -I{} bash -c '
+		i={}; modes=(segv abort fpe deep)
+		d="$0/run/$i"; mkdir -p "$d"
+		for try in 1 2 3; do
+			(cd "$d" && ulimit -c unlimited && exec "$1/prog" "${modes[$((i % 4))]}" $((i / 4 % 250)) ) >/dev/null 2>&1
+			c=$(ls "$d"/core* 2>/dev/null | head -1)
+			[ -n "$c" ] && mv "$c" "$0/$(printf "core-%05d" "$i")" && break
+		done
+		rm -rf "$d"' "$CORES" "$prog_dir" 2>/dev/null
+	rmdir "$CORES/run"
+	local n; n=$(ls "$CORES" | grep -c '^core-')
+	[ "$n" -eq "$COUNT" ] || { echo "bench ingest: only $n of $COUNT cores were dumped" >&2; return 1; }
+	cp "$prog_dir/prog" "$CORES/.prog"
+}
+
+if ! cmp -s "$prog_dir/prog" "$CORES/.prog" 2>/dev/null || [ "$(ls "$CORES" | grep -c '^core-')" -ne "$COUNT" ]; then
+	make_cores || exit 1
+fi
+
+W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
+DB=$W/bench.db
+start=$(date +%s.%N)
+"$ASYNCORE" ingest --db "$DB" --jobs 2 --quiet "$CORES" 2>"$W/err"; rc=$?
+end=$(date +%s.%N)
+[ $rc -eq 0 ] || { echo "bench ingest: ingest exited $rc: $(tail -1 "$W/err")" >&2; exit 1; }
+n=$(sqlite3 "$DB" "SELECT count(*) FROM cores")
+bytes=$(cat "$DB" "$DB-wal" 2>/dev/null | wc -c)
+core_bytes=$(du -sb "$CORES" | cut -f1)
+sigs=$(sqlite3 "$DB" "SELECT count(*) FROM top_signatures")
+python3 - "$n" "$COUNT" "$start" "$end" "$bytes" "$core_bytes" "$sigs" "$BUDGET" <<'PY'
+import sys
+n, count, start, end, size, core_bytes, sigs, budget = sys.argv[1:]
+n, count, secs = int(n), int(count), float(end) - float(start)
+print("bench ingest: %d cores of one binary (%d signatures, %.1f MB of cores), --jobs 2" %
+      (n, int(sigs), int(core_bytes) / 1e6))
+print("  time:          %.2f s (budget %s s)" % (secs, budget))
+print("  rate:          %.1f cores/s" % (n / secs))
+print("  database:      %.2f MB, %.0f bytes per core" % (int(size) / 1e6, int(size) / max(n, 1)))
+ok = n == count and secs <= float(budget)
+print("  result:        %s" % ("ok" if ok else "FAILED"))
+sys.exit(0 if ok else 1)
+PY
