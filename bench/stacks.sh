@@ -39,6 +39,7 @@ make_core() {   # make_core DIR: prints the core's path
 	return 1
 }
 
+echo "stacks: $(nproc) cpus, load average $(cut -d' ' -f1-3 /proc/loadavg) (a busy machine inflates every number)"
 for variant in fp:-fno-omit-frame-pointer nofp:-fomit-frame-pointer; do
 	v=${variant%%:*} flags=${variant#*:}
 	echo "== stacks ($v): 201 threads x ~80 frames, $flags"
