@@ -42,7 +42,7 @@ half_written="SELECT c.id FROM cores c
     OR c.nwarnings != (SELECT count(*) FROM warnings w WHERE w.core_id = c.id)
     OR c.nframes = 0"
 prev=0 ok=1
-for at in 0.02 0.1 40 150 0.3 300 450 $((N - 40)); do
+for at in 0.02 0.1 40 150 0.3 300 450 $((N - 150)); do
 	kill_at "$at"
 	[ -f "$DB" ] || continue
 	ic=$(sqlite3 "$DB" "PRAGMA integrity_check" 2>&1)
