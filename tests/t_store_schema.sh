@@ -13,6 +13,10 @@ if [ $rc -eq 77 ]; then skip "store schema: no fixture cores"; exit 0; fi
 if d=$(fixture_build recorder 2>/dev/null); then
 	c=$(fixture_core "$d" 2>/dev/null) && mv "$c" "$W/cores/recorder.core" && rm -rf "$(dirname "$c")"
 fi
+# And a folly coroutine core, so the async tables and examples have rows.
+if d=$(fixture_build folly_cpp O2 2>/dev/null); then
+	c=$(fixture_core "$d" 2>/dev/null) && mv "$c" "$W/cores/folly.core" && rm -rf "$(dirname "$c")"
+fi
 "$ASYNCORE" ingest --db "$DB" --jobs 2 "$W/cores" >/dev/null 2>"$W/err" ||
 	{ fail "store schema: ingest: $(tail -1 "$W/err")"; exit 0; }
 
@@ -45,6 +49,13 @@ check "store schema: top_signatures has rows" [ "$(store_q "$DB" "SELECT count(*
 check "store schema: crash_stacks has rows" [ "$(store_q "$DB" "SELECT count(*) FROM crash_stacks")" -gt 0 ]
 if [ -f "$W/cores/recorder.core" ]; then
 	check "store schema: last_events has rows" [ "$(store_q "$DB" "SELECT count(*) FROM last_events")" -gt 0 ]
+fi
+if [ -f "$W/cores/folly.core" ]; then
+	check "store schema: async frames of the crashing stack" \
+		[ "$(store_q "$DB" "SELECT count(*) FROM crash_stacks WHERE kind = 'async'")" -gt 0 ]
+	check "store schema: suspended chains and async roots" \
+		[ "$(store_q "$DB" "SELECT (SELECT count(*) FROM suspended_frames) > 0 AND (SELECT count(*) FROM async_roots) > 0")" = 1 ]
+	check "store schema: async signature" [ -n "$(store_q "$DB" "SELECT 1 FROM cores WHERE signature LIKE '%@%'")" ]
 fi
 sqlite3 "$DB" "PRAGMA user_version = 99"
 "$ASYNCORE" ingest --db "$DB" "$W/cores" >/dev/null 2>"$W/err"; rc=$?
