@@ -236,7 +236,9 @@ static int exec_retry(sqlite3 *db, const char *sql)
 		int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
 		if (!is_busy(rc) || time(NULL) > deadline)
 			return rc;
-		usleep(delay_us + (unsigned)(rand() % 1000));
+		struct timespec now;   /* jitter, so waiting writers do not retry in step */
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		usleep(delay_us + (unsigned)(now.tv_nsec % 1000));
 		if (delay_us < 50000)
 			delay_us *= 2;
 	}
@@ -402,7 +404,8 @@ static int insert_core(struct rep_store *st, const struct rep_core_id *id, const
 	format_time(id->mtime, crashed);
 	format_time((int64_t)time(NULL), now);
 	bind_text(q, 1, id->fingerprint);
-	bind_text(q, 2, an->core_sha256);
+	/* The JSON report's core.sha256 is this same fingerprint. */
+	bind_text(q, 2, an->core_sha256 ? an->core_sha256 : id->fingerprint);
 	bind_text(q, 3, id->path);
 	bind_u64(q, 4, id->size);
 	bind_text(q, 5, crashed);

@@ -51,6 +51,11 @@ s=$(sig store_cxx-a)
 check "store: c++ signature normalised ($s)" \
 	bash -c '[[ "$1" =~ ^"SIGSEGV: "(Parser::)?"parse < run::{lambda}::operator() < run < main"$ ]]' _ "$s"
 
+c1=$W/cores/store_crash-segv-1.core
+"$ASYNCORE" report "$c1" --format json >"$W/r.json" 2>/dev/null
+check "store: cores.sha256 matches the JSON report's core.sha256" \
+	[ "$(json_get "$W/r.json" 'j["core"]["sha256"]')" = "$(store_q "$DB" "SELECT sha256 FROM cores WHERE path = '$c1'")" ]
+
 # Re-ingest: nothing changes.
 sqlite3 "$DB" .dump >"$W/before"
 "$ASYNCORE" ingest --db "$DB" --jobs 2 "$W/cores" >"$W/out2" 2>"$W/err2"; rc=$?
