@@ -590,6 +590,14 @@ static void walk_list(struct ctx *c, uint64_t head, bool elfe, const char *what)
 	free(seen.v);
 }
 
+static bool first_only(void *arg, const char *name, uint64_t addr)
+{
+	(void)arg;
+	(void)name;
+	(void)addr;
+	return false;
+}
+
 /* Last resort when no list head is found: every recorder_info_for_NAME. */
 static bool recover_by_symbol(void *arg, const char *name, uint64_t addr)
 {
@@ -642,13 +650,18 @@ void an_recorders_recover(struct dbg_session *s, struct analysis *an)
 	uint64_t head, addr, size;
 	if (!c.core)
 		return;
-	c.has_dwarf_layout = layout_from_dwarf(s, &c.dwarf_layout);
-	if (dbg_find_symbol(s, "recorder_order", &addr, &size) &&
-	    core_read_u64(c.core, addr, &c.next_order))
-		c.has_next_order = true;
-	if (find_library_head(&c, &head))
+	bool have_head = find_library_head(&c, &head);
+	bool have_infos = !have_head && dbg_symbols_with_prefix(s, "recorder_info_for_", first_only, NULL);
+	if (have_head || have_infos) {
+		/* Only a program that has recorders pays for the DWARF layout search. */
+		c.has_dwarf_layout = layout_from_dwarf(s, &c.dwarf_layout);
+		if (dbg_find_symbol(s, "recorder_order", &addr, &size) &&
+		    core_read_u64(c.core, addr, &c.next_order))
+			c.has_next_order = true;
+	}
+	if (have_head)
 		walk_list(&c, head, false, "recorder list");
-	else
+	else if (have_infos)
 		dbg_symbols_with_prefix(s, "recorder_info_for_", recover_by_symbol, &c);
 	if (dbg_find_symbol(s, ELFE_HEAD, &addr, &size) && core_read_u64(c.core, addr, &head))
 		walk_list(&c, head, true, "FlightRecorderBase::head");

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <fcntl.h>
+#include <gelf.h>
 #include <unistd.h>
 
 static const char default_debug_path[] = "-.debug:/usr/lib/debug";
@@ -22,7 +23,7 @@ struct dbg_cache *dbg_cache_create(void)
 		return NULL;
 	}
 	c->offline_callbacks.find_elf = dwfl_build_id_find_elf;
-	c->offline_callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	c->offline_callbacks.find_debuginfo = dbg_find_debuginfo;
 	c->offline_callbacks.section_address = dwfl_offline_section_address;
 	c->offline_callbacks.debuginfo_path = &c->debuginfo_path;
 	return c;
@@ -94,16 +95,90 @@ static struct dbg_file *file_open(struct dbg_cache *cache, const char *build_id,
 		close(fd);
 		goto fail;
 	}
-	Dwarf_Addr bias;
-	f->has_dwarf = dwfl_module_getdwarf(f->mod, &bias) != NULL;
-	const char *debugfile = NULL;
-	dwfl_module_info(f->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
-	if (f->has_dwarf)
-		f->debuginfo = strdup(debugfile ? debugfile : path);
 	return f;
 fail:
 	file_destroy(f);
 	return NULL;
+}
+
+bool dbg_file_has_dwarf(struct dbg_file *f)
+{
+	if (f->dwarf_tried)
+		return f->has_dwarf;
+	f->dwarf_tried = true;
+	Dwarf_Addr bias;
+	f->has_dwarf = dwfl_module_getdwarf(f->mod, &bias) != NULL;
+	const char *debugfile = NULL;
+	dwfl_module_info(f->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
+	/* Keep a path found before loading: it names the original file, not
+	 * the decompressed copy in the on-disk cache. */
+	if (!f->has_dwarf) {
+		free(f->debuginfo);
+		f->debuginfo = NULL;
+	} else if (!f->debuginfo) {
+		f->debuginfo = strdup(debugfile ? debugfile : f->path);
+	}
+	return f->has_dwarf;
+}
+
+static bool elf_has_section(Elf *elf, const char *wanted)
+{
+	size_t shstrndx;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return false;
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		const char *name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+		if (name && strcmp(name, wanted) == 0 && sh.sh_type != SHT_NOBITS)
+			return true;
+	}
+	return false;
+}
+
+static bool readable(const char *path)
+{
+	return access(path, R_OK) == 0;
+}
+
+/* The build-id path under each absolute directory of the search path. */
+static char *probe_build_id(struct dbg_cache *cache, const char *build_id)
+{
+	if (!build_id || strlen(build_id) < 3)
+		return NULL;
+	char *dirs = strdup(cache->debuginfo_path), *save = NULL, *found = NULL;
+	for (char *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d && !found;
+	     d = strtok_r(NULL, ":", &save)) {
+		if (*d == '-' || *d == '+')
+			d++;
+		if (*d != '/')
+			continue;
+		size_t len = strlen(d) + strlen(build_id) + 32;
+		char *p = malloc(len);
+		if (!p)
+			break;
+		snprintf(p, len, "%s/.build-id/%.2s/%s.debug", d, build_id, build_id + 2);
+		if (readable(p))
+			found = p;
+		else
+			free(p);
+	}
+	free(dirs);
+	return found;
+}
+
+const char *dbg_file_debuginfo_path(struct dbg_cache *cache, struct dbg_file *f)
+{
+	if (f->dwarf_tried || f->debuginfo)
+		return f->has_dwarf || !f->dwarf_tried ? f->debuginfo : NULL;
+	Dwarf_Addr bias;
+	if (elf_has_section(dwfl_module_getelf(f->mod, &bias), ".debug_info"))
+		f->debuginfo = strdup(f->path);
+	else if (strcmp(f->build_id, f->path) != 0)
+		f->debuginfo = probe_build_id(cache, f->build_id);
+	/* A .gnu_debuglink file is only found by loading it. */
+	if (!f->debuginfo && dbg_file_has_dwarf(f))
+		return f->debuginfo;
+	return f->debuginfo;
 }
 
 struct dbg_file *dbg_cache_file(struct dbg_cache *cache, const char *build_id, const char *path)

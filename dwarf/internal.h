@@ -12,6 +12,7 @@ struct dbg_file {
 	char *path;                 /* the ELF file */
 	Dwfl *dwfl;                 /* offline session holding just this file */
 	Dwfl_Module *mod;
+	bool dwarf_tried;           /* DWARF is loaded on first use */
 	bool has_dwarf;
 	char *debuginfo;            /* where DWARF was found */
 	struct dbg_memo *memo;      /* symbolization results by address */
@@ -65,12 +66,25 @@ struct dbg_file *dbg_cache_file(struct dbg_cache *cache, const char *build_id, c
 struct core_error *dbg_cache_set_debug_dirs(struct dbg_cache *cache, const char *const *dirs,
 					    size_t ndirs);
 
+/* Load F's DWARF on first use; true when it has any. */
+bool dbg_file_has_dwarf(struct dbg_file *f);
+
+/* Where F's DWARF is (or would be found), without loading it; NULL if none.
+ * Borrowed from F. */
+const char *dbg_file_debuginfo_path(struct dbg_cache *cache, struct dbg_file *f);
+
 /* Symbolize file address ADDR in F (memoised). LOCS are copies the caller frees. */
 struct core_error *dbg_file_symbolize(struct dbg_file *f, uint64_t addr, bool activation,
 				      struct dbg_location **locs, size_t *nlocs);
 
 void dbg_memo_destroy(struct dbg_memo *memo);
 void dbg_type_memo_destroy(struct dbg_type_memo *memo);
+
+/* libdwfl find_debuginfo callback: the standard search, then the
+ * decompressed copy from the on-disk cache (dwarf/debugcache.c). */
+int dbg_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+		       const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+		       char **debuginfo_file_name);
 
 /* Hex string of a build-id; malloc'd, NULL when empty. */
 char *dbg_hex(const unsigned char *bytes, size_t len);

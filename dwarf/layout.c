@@ -153,7 +153,7 @@ static bool session_lookup(struct dbg_session *s, const char *type, const char *
 			if (m->info.is_main != (pass == 0))
 				continue;
 			struct dbg_file *f = dbg_module_file(s, m);
-			if (f && f->has_dwarf && memo_lookup(f, type, member, value))
+			if (f && dbg_file_has_dwarf(f) && memo_lookup(f, type, member, value))
 				return true;
 		}
 	return false;

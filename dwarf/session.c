@@ -282,7 +282,7 @@ const struct dbg_module_info *dbg_module_get(struct dbg_session *s, size_t i)
 		return NULL;
 	struct dbg_module_entry *m = &s->modules[i];
 	struct dbg_file *f = dbg_module_file(s, m);
-	m->info.debuginfo = f && f->has_dwarf ? f->debuginfo : NULL;
+	m->info.debuginfo = f ? dbg_file_debuginfo_path(s->cache, f) : NULL;
 	return &m->info;
 }
 

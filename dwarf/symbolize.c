@@ -270,7 +270,7 @@ static struct core_error *symbolize_uncached(struct dbg_file *f, uint64_t addr, 
 	struct subprogram sp = { 0 };
 	char *file = NULL;
 	int line = 0;
-	if (f->has_dwarf) {
+	if (dbg_file_has_dwarf(f)) {
 		Dwfl_Line *dl = dwfl_module_getsrc(f->mod, addr);
 		if (dl) {
 			const char *src = dwfl_lineinfo(dl, NULL, &line, NULL, NULL, NULL);

@@ -3,6 +3,8 @@
 #include "report.h"
 
 #include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
 
 static json_t *jhex(uint64_t v)
 {
@@ -181,6 +183,31 @@ static json_t *warnings_array(const struct analysis *an)
 	return arr;
 }
 
+/* jansson hands the text over in many small pieces; gather them in one
+ * buffer and write it once. */
+struct out_buffer {
+	char *data;
+	size_t len, cap;
+};
+
+static int write_chunk(const char *buffer, size_t size, void *arg)
+{
+	struct out_buffer *b = arg;
+	if (b->cap - b->len < size) {
+		size_t cap = b->cap ? b->cap : (1 << 20);
+		while (cap - b->len < size)
+			cap *= 2;
+		char *data = realloc(b->data, cap);
+		if (!data)
+			return -1;
+		b->data = data;
+		b->cap = cap;
+	}
+	memcpy(b->data + b->len, buffer, size);
+	b->len += size;
+	return 0;
+}
+
 int rep_json_write(FILE *out, const struct analysis *an, bool all_threads)
 {
 	json_t *root = json_object();
@@ -199,8 +226,11 @@ int rep_json_write(FILE *out, const struct analysis *an, bool all_threads)
 	json_object_set_new(root, "signature", jstr(an->signature));
 	json_object_set_new(root, "signature_hash", jstr(an->signature_hash));
 	json_object_set_new(root, "warnings", warnings_array(an));
-	int rc = json_dumpf(root, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-	fputc('\n', out);
+	struct out_buffer b = { 0 };
+	int rc = json_dump_callback(root, write_chunk, &b, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	if (rc == 0 && write_chunk("\n", 1, &b) == 0)
+		rc = fwrite(b.data, 1, b.len, out) == b.len ? 0 : -1;
+	free(b.data);
 	json_decref(root);
 	return rc == 0 ? 0 : -1;
 }
