@@ -42,6 +42,22 @@ static void write_header(FILE *out, const struct analysis *an)
 	fprintf(out, "\nthread:      %d (crashing)\n", an->crashing_tid);
 }
 
+static void write_async_state(FILE *out, const struct analysis *an)
+{
+	if (!an->async_key_found)
+		return;
+	if (an->async_key == UINT32_MAX) {
+		fprintf(out, "async:       no async work ever ran "
+			"(folly_async_stack_root_tls_key was never created)\n");
+		return;
+	}
+	size_t with_root = 0;
+	for (size_t i = 0; i < an->nthreads; i++)
+		with_root += an->threads[i].async_root != 0;
+	fprintf(out, "async:       folly key %u; %zu of %zu threads on an async stack, "
+		"%zu suspended chains\n", an->async_key, with_root, an->nthreads, an->nsuspended);
+}
+
 static void write_frame(FILE *out, const struct an_frame *f, size_t index)
 {
 	char h[32];
@@ -140,6 +156,7 @@ static void write_modules(FILE *out, const struct analysis *an)
 void rep_text_write(FILE *out, const struct analysis *an, const struct rep_text_options *opts)
 {
 	write_header(out, an);
+	write_async_state(out, an);
 	for (size_t i = 0; i < an->nthreads; i++)
 		if (an->threads[i].crashing)
 			write_thread(out, &an->threads[i], an);
