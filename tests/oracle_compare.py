@@ -16,7 +16,8 @@ nothing more:
     the stack, and asyncore shows only frames that are.
  2. Names are compared without parameter lists, template arguments, lambda
     braces ("{lambda(int)#1}"), return types, cv/ref qualifiers and ELF
-    symbol versions ("pthread_kill@@GLIBC_2.34"): gdb prints DWARF names
+    symbol versions ("pthread_kill@@GLIBC_2.34"), GCC clone suffixes
+    ("[clone .actor]", ".isra.0", ".cold"): gdb prints DWARF names
     ("shapes::run_all", "operator()"), asyncore demangled linkage names
     ("shapes::run_all(std::vector<int, ...> const&)").
  3. After 2, a name matches when one is a "::"-suffix of the other: gdb names a
@@ -27,6 +28,12 @@ nothing more:
  6. Aliases: names are compared without glibc's "__GI_" prefix and without
     leading underscores, because the two tools pick different symbols for
     one address ("__clone3" and "clone3", "__GI_raise" and "raise").
+ 7. GCC coroutines: gdb shows a coroutine's actor twice at one pc, as an
+    INLINE frame named after the coroutine ("leaf_coro") over the actor
+    ("leaf_coro(_Z9leaf_corov.Frame *)"); the DWARF holds no inlined
+    subroutine at that pc (eu-addr2line -i shows one level), so an INLINE
+    gdb frame followed by a frame with the same pc and the same normalised
+    name counts as one frame.
 """
 import json
 import re
@@ -54,6 +61,8 @@ def norm(name):
     if name == '<signal handler called>':
         return '__restore_rt'
     n = re.sub(r'@.*$', '', name)
+    n = re.sub(r'\s*\[clone [^\]]*\]', '', n)
+    n = re.sub(r'\.(isra|constprop|part|lto_priv)\.\d+|\.cold\b', '', n)
     n = n.replace('operator()', CALL)
     # operator<, operator<<, operator-> ...: keep them out of the <...> pass
     n = re.sub(r'operator\s*([^\w\s(\x01]+)',
@@ -78,7 +87,16 @@ def same(a, g):
 
 
 def gdb_names(t):
-    return [f.get('name') for f in t['frames'] if f.get('type') != 'TAILCALL']
+    frames = [f for f in t['frames'] if f.get('type') != 'TAILCALL']
+    out = []
+    for i, f in enumerate(frames):
+        nxt = frames[i + 1] if i + 1 < len(frames) else None
+        if (f.get('type') == 'INLINE' and nxt is not None and nxt.get('pc') == f.get('pc')
+                and norm(nxt.get('name')) is not None
+                and norm(nxt.get('name')) == norm(f.get('name'))):
+            continue
+        out.append(f.get('name'))
+    return out
 
 
 def compare(aj, gj, label):

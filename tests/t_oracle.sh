@@ -5,15 +5,17 @@
 #       -ex 'set backtrace past-main on' -ex 'thread apply all bt'
 # (walked by tests/gdb_frames.py, the same unwinder), threads matched by LWP,
 # with only the normalisations documented in tests/oracle_compare.py.
+# The async fixtures are compared with --no-async.
 source "$(dirname "$0")/lib.sh"
 source "$ROOT/tests/fixlib.sh"
 
 have_asyncore || { fail "oracle: no asyncore at $ASYNCORE (run make)"; exit 0; }
 command -v gdb >/dev/null || { skip "oracle: gdb not installed"; exit 0; }
 
-oracle() {
+oracle() {   # oracle NAME PROG CORE [ASYNCORE ARGS...]
 	local name=$1 prog=$2 core=$3 json=$TMPD/$1.json
-	asy_json "$json" "$core" "$prog"
+	shift 3
+	asy_json "$json" "$core" "$prog" "$@"
 	if [ "$ASY_RC" -gt 1 ]; then
 		fail "oracle-$name: asyncore exited $ASY_RC: $(head -2 "$json.err")"; return
 	fi
@@ -45,4 +47,15 @@ if fix_gcore running; then
 else
 	skip "oracle-running: $(cat "$TMPD/core.err")"
 fi
+
+# The other engineers' fixtures that crash with no arguments: their native
+# stacks (--no-async: gdb knows nothing of async frames) against gdb's.
+for case in folly_c folly_cpp recorder elfe store_crash store_cxx; do
+	[ -f "$ROOT/fixtures/$case/build.sh" ] || continue
+	if fix_core "$case"; then
+		oracle "$case" "$FIX_DIR/prog" "$FIX_CORE" --no-async
+	else
+		skip "oracle-$case: $(head -1 "$TMPD/core.err")"
+	fi
+done
 exit 0
