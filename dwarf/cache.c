@@ -37,6 +37,7 @@ static void file_destroy(struct dbg_file *f)
 		dwfl_end(f->dwfl);
 	dbg_memo_destroy(f->memo);
 	dbg_type_memo_destroy(f->types);
+	dbg_symindex_destroy(f->symbols);
 	free(f->build_id);
 	free(f->path);
 	free(f->debuginfo);

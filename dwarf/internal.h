@@ -17,6 +17,7 @@ struct dbg_file {
 	char *debuginfo;            /* where DWARF was found */
 	struct dbg_memo *memo;      /* symbolization results by address */
 	struct dbg_type_memo *types;
+	struct dbg_symindex *symbols;   /* name -> symbol, built on first lookup */
 	bool tls_known;
 	uint64_t tls_memsz, tls_align;
 };
@@ -78,6 +79,7 @@ struct core_error *dbg_file_symbolize(struct dbg_file *f, uint64_t addr, bool ac
 				      struct dbg_location **locs, size_t *nlocs);
 
 void dbg_memo_destroy(struct dbg_memo *memo);
+void dbg_symindex_destroy(struct dbg_symindex *index);
 void dbg_type_memo_destroy(struct dbg_type_memo *memo);
 
 /* libdwfl find_debuginfo callback: the standard search, then the

@@ -25,6 +25,91 @@ static bool module_find_symbol(Dwfl_Module *mod, const char *name, uint64_t *add
 	return false;
 }
 
+/* A hash index of a cached file's symbol names, so that a batch of cores
+ * looks each name up in constant time. */
+struct symindex_slot {
+	const char *name;           /* borrowed from libdwfl's string table */
+	uint64_t value, size;
+	bool tls;
+};
+
+struct dbg_symindex {
+	struct symindex_slot *slots;
+	size_t cap;
+};
+
+void dbg_symindex_destroy(struct dbg_symindex *index)
+{
+	if (!index)
+		return;
+	free(index->slots);
+	free(index);
+}
+
+static size_t name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return (size_t)h;
+}
+
+static struct symindex_slot *symindex_slot(struct dbg_symindex *x, const char *name)
+{
+	size_t i = name_hash(name) & (x->cap - 1);
+	while (x->slots[i].name && strcmp(x->slots[i].name, name) != 0)
+		i = (i + 1) & (x->cap - 1);
+	return &x->slots[i];
+}
+
+static struct dbg_symindex *symindex_build(Dwfl_Module *mod)
+{
+	int n = dwfl_module_getsymtab(mod);
+	struct dbg_symindex *x = calloc(1, sizeof(*x));
+	if (!x)
+		return NULL;
+	x->cap = 16;
+	while (x->cap < 2 * (size_t)(n > 0 ? n : 1))
+		x->cap *= 2;
+	x->slots = calloc(x->cap, sizeof(*x->slots));
+	if (!x->slots) {
+		free(x);
+		return NULL;
+	}
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr value;
+		const char *name = dwfl_module_getsym_info(mod, i, &sym, &value, NULL, NULL, NULL);
+		if (!name || !*name || sym.st_shndx == SHN_UNDEF)
+			continue;
+		struct symindex_slot *slot = symindex_slot(x, name);
+		if (slot->name)
+			continue;   /* the first definition wins, as in a linear search */
+		slot->name = name;
+		slot->tls = GELF_ST_TYPE(sym.st_info) == STT_TLS;
+		slot->value = slot->tls ? sym.st_value : value;
+		slot->size = sym.st_size;
+	}
+	return x;
+}
+
+static bool file_find_symbol(struct dbg_file *f, const char *name, uint64_t *addr,
+			     uint64_t *size, bool *tls)
+{
+	if (!f->symbols)
+		f->symbols = symindex_build(f->mod);
+	if (!f->symbols)
+		return module_find_symbol(f->mod, name, addr, size, tls);
+	struct symindex_slot *slot = symindex_slot(f->symbols, name);
+	if (!slot->name)
+		return false;
+	*addr = slot->value;
+	*tls = slot->tls;
+	if (size)
+		*size = slot->size;
+	return true;
+}
+
 /* Prefer the cached file (full .symtab, also for ELF images libdwfl rebuilt
  * from memory); translate its addresses to the core's. */
 static bool entry_find_symbol(struct dbg_session *s, struct dbg_module_entry *m, const char *name,
@@ -32,14 +117,14 @@ static bool entry_find_symbol(struct dbg_session *s, struct dbg_module_entry *m,
 {
 	bool tls;
 	struct dbg_file *f = dbg_module_file(s, m);
-	if (f && module_find_symbol(f->mod, name, addr, size, &tls)) {
+	if (f && file_find_symbol(f, name, addr, size, &tls)) {
 		Dwarf_Addr fbias = 0;
 		dwfl_module_getelf(f->mod, &fbias);
 		if (!tls)
 			*addr = *addr - fbias + m->bias;
 		return true;
 	}
-	return module_find_symbol(m->mod, name, addr, size, &tls);
+	return !f && module_find_symbol(m->mod, name, addr, size, &tls);
 }
 
 bool dbg_find_symbol(struct dbg_session *s, const char *name, uint64_t *addr, uint64_t *size)
