@@ -22,7 +22,7 @@ static const char usage_text[] =
 	"       asyncore report CORE [BINARY] [options]\n"
 	"       asyncore ingest --db FILE [--jobs N] [--binary BIN | --sysroot DIR] CORE...|DIR\n"
 	"       asyncore query --db FILE [--format table|csv|json] \"SQL\"\n"
-	"       asyncore top --db FILE\n"
+	"       asyncore top --db FILE [--limit N] [--format table|csv|json]\n"
 	"\n"
 	"report options:\n"
 	"  --format text|json        output format (default text)\n"
