@@ -5,9 +5,11 @@
 
 ASYNCORE.json is `asyncore report CORE BINARY --format json --threads all
 --no-async`; GDB.json is what tests/gdb_frames.py printed for the same core.
-Threads are matched by LWP id (asyncore's "tid").  Prints one line per
-difference ("thread LWP frame N: asyncore 'x' gdb 'y'") and exits 1 when
-there is any, 0 when every thread's function sequence is the same.
+Threads are matched by LWP id (asyncore's "tid").  Every frame must have the
+same function, the same line where gdb knows it (see 8), and the same
+inline status (asyncore "inlined", gdb INLINE_FRAME).
+Prints the first difference of each thread ("thread LWP frame N: why") and
+exits 1 when there is any, 0 when every thread agrees.
 
 Normalisations, each one a documented difference between the two tools and
 nothing more:
@@ -34,8 +36,14 @@ nothing more:
     subroutine at that pc (eu-addr2line -i shows one level), so an INLINE
     gdb frame followed by a frame with the same pc and the same normalised
     name counts as one frame.
+ 8. Lines are compared where gdb knows one and both name the same file: when
+    several line-table rows share a call's address (a zero-length inlined
+    range, as in folly_cpp's blockingWaitGet), gdb may take the row of the
+    inlined header ("coroutine:120") where libdw and addr2line take the
+    caller's ("prog.cpp:237").
 """
 import json
+import os
 import re
 import sys
 
@@ -86,7 +94,8 @@ def same(a, g):
     return a == g or a.endswith('::' + g) or g.endswith('::' + a)
 
 
-def gdb_names(t):
+def gdb_frames(t):
+    """gdb's frames of thread t, after normalisations 1 and 7."""
     frames = [f for f in t['frames'] if f.get('type') != 'TAILCALL']
     out = []
     for i, f in enumerate(frames):
@@ -94,9 +103,25 @@ def gdb_names(t):
         if (f.get('type') == 'INLINE' and nxt is not None and nxt.get('pc') == f.get('pc')
                 and norm(nxt.get('name')) is not None
                 and norm(nxt.get('name')) == norm(f.get('name'))):
+            frames[i + 1] = dict(nxt, file=f.get('file'), line=f.get('line'))
             continue
-        out.append(f.get('name'))
+        out.append(f)
     return out
+
+
+def frame_diff(a, g):
+    """Why asyncore's frame a differs from gdb's frame g, or None."""
+    if not same(norm(a.get('function')), norm(g.get('name'))):
+        return 'asyncore %r, gdb %r' % (a.get('function'), g.get('name'))
+    if g.get('file') and g.get('line'):
+        want = '%s:%s' % (g['file'], g['line'])
+        got = '%s:%s' % (os.path.basename(a.get('file') or '?'), a.get('line'))
+        if got != want and os.path.basename(a.get('file') or '?') == g['file']:
+            return '%s at %s, gdb says %s' % (a.get('function'), got, want)
+    if bool(a.get('inlined')) != (g.get('type') == 'INLINE'):
+        return '%s: asyncore inlined=%s, gdb frame type %s' % (
+            a.get('function'), bool(a.get('inlined')), g.get('type'))
+    return None
 
 
 def compare(aj, gj, label):
@@ -108,17 +133,17 @@ def compare(aj, gj, label):
     for lwp in sorted(set(athreads) - set(gthreads)):
         diffs.append('%s: thread %d: in asyncore, unknown to gdb' % (label, lwp))
     for lwp in sorted(set(gthreads) & set(athreads)):
-        g = gdb_names(gthreads[lwp])
-        a = [f.get('function') for f in athreads[lwp].get('frames', [])
-             if f.get('kind', 'native') == 'native']
+        g = gdb_frames(gthreads[lwp])
+        a = [f for f in athreads[lwp].get('frames', []) if f.get('kind', 'native') == 'native']
         for i in range(max(len(a), len(g))):
-            an = a[i] if i < len(a) else '<end>'
-            gn = g[i] if i < len(g) else '<end>'
-            if '<end>' in (an, gn) or not same(norm(an), norm(gn)):
-                diffs.append("%s: thread %d frame %d: asyncore %r, gdb %r" %
-                             (label, lwp, i, an, gn))
-                diffs.append('    asyncore: ' + ' < '.join(str(x) for x in a[:i + 3]))
-                diffs.append('    gdb:      ' + ' < '.join(str(x) for x in g[:i + 3]))
+            if i >= len(a) or i >= len(g):
+                why = 'asyncore has %d frames, gdb %d' % (len(a), len(g))
+            else:
+                why = frame_diff(a[i], g[i])
+            if why:
+                diffs.append('%s: thread %d frame %d: %s' % (label, lwp, i, why))
+                diffs.append('    asyncore: ' + ' < '.join(str(f.get('function')) for f in a[:i + 3]))
+                diffs.append('    gdb:      ' + ' < '.join(str(f.get('name')) for f in g[:i + 3]))
                 break
     return diffs
 

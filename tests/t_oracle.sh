@@ -4,7 +4,8 @@
 #   gdb -batch -nx -ex 'set print frame-arguments none'
 #       -ex 'set backtrace past-main on' -ex 'thread apply all bt'
 # (walked by tests/gdb_frames.py, the same unwinder), threads matched by LWP,
-# with only the normalisations documented in tests/oracle_compare.py.
+# with only the normalisations documented in tests/oracle_compare.py; source
+# lines and inline levels are compared too.
 # The async fixtures are compared with --no-async.
 source "$(dirname "$0")/lib.sh"
 source "$ROOT/tests/fixlib.sh"
