@@ -1,4 +1,5 @@
 #include "analysis.h"
+#include "../corefile/strlist.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -83,19 +84,8 @@ void an_analysis_destroy(struct analysis *an)
 
 void an_warn(struct analysis *an, const char *fmt, ...)
 {
-	char buf[768];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	core_strlist_vappend(&an->warnings, &an->nwarnings, fmt, ap);
 	va_end(ap);
-	for (size_t i = 0; i < an->nwarnings; i++)
-		if (strcmp(an->warnings[i], buf) == 0)
-			return;
-	char **w = realloc(an->warnings, (an->nwarnings + 1) * sizeof(*w));
-	if (!w)
-		return;
-	an->warnings = w;
-	w[an->nwarnings] = strdup(buf);
-	if (w[an->nwarnings])
-		an->nwarnings++;
 }

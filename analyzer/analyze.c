@@ -119,6 +119,7 @@ static bool symbolize_native(struct an_thread *t, struct dbg_session *s,
 	return true;
 }
 
+/* Copy the layers' warnings; one already copied is not repeated. */
 static void copy_warnings(struct analysis *an, struct core *core, struct dbg_session *s)
 {
 	for (size_t i = 0; i < core->nwarnings; i++)
@@ -176,6 +177,7 @@ struct core_error *an_analyze(const char *path, const struct an_options *opts,
 		goto out;
 	}
 	struct core_error *serr = dbg_session_open(core, &opts->dbg, cache, &s);
+	copy_warnings(an, core, s);  /* the input's problems first; later ones follow */
 	if (serr) {
 		an_warn(an, "no debug information session: %s", serr->message);
 		core_error_destroy(serr);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "decompress.h"
+#include "strlist.h"
 #include "mapped.h"
 #include "notes.h"
 
@@ -28,18 +29,10 @@ const char *core_reg_name(enum core_reg reg)
 
 void core_warn(struct core *core, const char *fmt, ...)
 {
-	char buf[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	core_strlist_vappend(&core->warnings, &core->nwarnings, fmt, ap);
 	va_end(ap);
-	char **w = realloc(core->warnings, (core->nwarnings + 1) * sizeof(*w));
-	if (!w)
-		return;
-	core->warnings = w;
-	w[core->nwarnings] = strdup(buf);
-	if (w[core->nwarnings])
-		core->nwarnings++;
 }
 
 /* Map PATH read-only; decompress it when it is compressed. */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../corefile/mapped.h"
+#include "../corefile/strlist.h"
 #include "unwind.h"
 
 /* libdwfl's find_elf callback has no user argument; sessions run one at a
@@ -19,21 +20,10 @@ static _Thread_local struct dbg_session *active_session;
 
 void dbg_warn(struct dbg_session *s, const char *fmt, ...)
 {
-	char buf[768];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	core_strlist_vappend(&s->warnings, &s->nwarnings, fmt, ap);
 	va_end(ap);
-	for (size_t i = 0; i < s->nwarnings; i++)
-		if (strcmp(s->warnings[i], buf) == 0)
-			return;
-	char **w = realloc(s->warnings, (s->nwarnings + 1) * sizeof(*w));
-	if (!w)
-		return;
-	s->warnings = w;
-	w[s->nwarnings] = strdup(buf);
-	if (w[s->nwarnings])
-		s->nwarnings++;
 }
 
 char *dbg_hex(const unsigned char *bytes, size_t len)

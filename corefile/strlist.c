@@ -1,0 +1,23 @@
+#include "strlist.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool core_strlist_vappend(char ***list, size_t *n, const char *fmt, va_list ap)
+{
+	char buf[768];
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*list)[i], buf) == 0)
+			return true;
+	char *copy = strdup(buf);
+	char **grown = copy ? realloc(*list, (*n + 1) * sizeof(*grown)) : NULL;
+	if (!grown) {
+		free(copy);
+		return false;
+	}
+	grown[(*n)++] = copy;
+	*list = grown;
+	return true;
+}
