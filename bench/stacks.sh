@@ -77,7 +77,8 @@ except (ValueError, KeyError, IndexError) as e:
     print('  asyncore output unusable (exit %d): %s' % (r.returncode, (r.stderr or str(e)).strip()[:200]))
     sys.exit(1)
 
-rows = [('asyncore', [asy, 'report', core, prog, '--format', 'json', '--threads', 'all'], runs)]
+rows = [('asyncore', [asy, 'report', core, prog, '--format', 'json', '--threads', 'all'], runs),
+        ('asyncore (text form)', [asy, 'report', core, prog, '--format', 'text', '--threads', 'all'], runs)]
 if shutil.which('eu-stack'):
     rows.append(('eu-stack -i -s -m', ['eu-stack', '-i', '-s', '-m', '--core=' + core, '-e', prog], runs))
 if shutil.which('gdb'):
@@ -94,13 +95,16 @@ for name, cmd, n in rows:
 a = res.get('asyncore')
 ok = a is not None
 for name in res:
-    if name != 'asyncore' and a:
+    if not name.startswith('asyncore') and a:
         print('  ratio %-20s %6.1fx  (%s / asyncore)' % (name, res[name] / a, name))
 if a is not None:
     eu = res.get('eu-stack -i -s -m')
     verdict = 'target <= 60 ms: %s' % ('met' if a <= 60 else 'NOT met')
     if eu:
         verdict += '; >= 8x eu-stack: %s' % ('met' if eu / a >= 8 else 'NOT met')
+    t = res.get('asyncore (text form)')
+    if t is not None:
+        verdict += '; text form <= 60 ms: %s' % ('met' if t <= 60 else 'NOT met')
     print('  ' + verdict)
 sys.exit(0 if ok else 1)
 PY
