@@ -1,4 +1,5 @@
 #include "analysis.h"
+#include "../dwarf/dwarf.h"
 #include "../corefile/strlist.h"
 
 #include <stdarg.h>
@@ -9,6 +10,11 @@
 struct analysis *an_analysis_create(void)
 {
 	return calloc(1, sizeof(struct analysis));
+}
+
+const char *an_frame_reg_name(unsigned n)
+{
+	return dbg_reg_name(n);
 }
 
 char *an_strdup(const char *s)

@@ -16,6 +16,12 @@
 
 enum an_frame_kind { AN_FRAME_NATIVE, AN_FRAME_ASYNC };
 
+/* Registers an unwound frame may carry, in DWARF numbering (x86_64). */
+#define AN_FRAME_NREGS 17
+
+/* Name of frame register N ("rax", ..., "rip"). */
+const char *an_frame_reg_name(unsigned n);
+
 struct an_frame {
 	enum an_frame_kind kind;
 	uint64_t pc;                /* raw pc (return address for callers) */
@@ -31,6 +37,8 @@ struct an_frame {
 	bool inlined;               /* an inline level, not a real call */
 	int inline_depth;           /* 0 for the real frame, >0 for inline levels */
 	uint64_t cfa;               /* canonical frame address, 0 when unknown */
+	uint64_t regs[AN_FRAME_NREGS];  /* by DWARF number: 0 rax .. 16 rip */
+	uint32_t regs_known;        /* bit N: regs[N] recovered by the unwinder */
 	bool seam;                  /* first frame after a native/async switch */
 };
 

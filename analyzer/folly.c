@@ -388,10 +388,10 @@ struct splice {
 };
 
 static void emit(struct splice *sp, uint64_t pc, bool activation, enum an_frame_kind kind,
-		 uint64_t cfa)
+		 const struct dbg_frame *native)
 {
 	bool seam = sp->any && sp->last != kind;
-	if (!an_frames_append_pc(&sp->list, sp->c->s, pc, activation, kind, cfa, seam))
+	if (!an_frames_append_pc(&sp->list, sp->c->s, pc, activation, kind, native, seam))
 		sp->nomem = true;
 	sp->any = true;
 	sp->last = kind;
@@ -420,7 +420,7 @@ static void emit_native_range(struct splice *sp, size_t from, size_t to)
 {
 	for (size_t i = from; i < to && i < sp->nnative; i++)
 		emit(sp, sp->native[i].pc, sp->native[i].activation, AN_FRAME_NATIVE,
-		     sp->native[i].cfa);
+		     &sp->native[i]);
 }
 
 /* Walks one async chain from TOP, emitting each frame.  *BOTTOM_ROOT is the
@@ -452,7 +452,7 @@ static bool walk_async(struct splice *sp, uint64_t top, uint64_t *bottom_root)
 		if (!addr_set_add(&sp->frames_seen, addr))
 			sp->nomem = true;
 		sp->nasync++;
-		emit(sp, f.ip, false, AN_FRAME_ASYNC, 0);
+		emit(sp, f.ip, false, AN_FRAME_ASYNC, NULL);
 		if (!f.parent) {
 			*bottom_root = f.root;
 			return true;
@@ -700,7 +700,7 @@ static void suspended_chain(struct folly_ctx *c, uint64_t leaf, struct an_suspen
 			break;
 		}
 		if (!addr_set_add(&seen, addr) ||
-		    !an_frames_append_pc(&list, c->s, f.ip, false, AN_FRAME_ASYNC, 0, false))
+		    !an_frames_append_pc(&list, c->s, f.ip, false, AN_FRAME_ASYNC, NULL, false))
 			nomem = true;
 		addr = f.parent;
 	}

@@ -19,7 +19,8 @@ static struct an_frame *list_push(struct an_frame_list *list)
 }
 
 bool an_frames_append_pc(struct an_frame_list *list, struct dbg_session *s, uint64_t pc,
-			 bool activation, enum an_frame_kind kind, uint64_t cfa, bool seam)
+			 bool activation, enum an_frame_kind kind, const struct dbg_frame *native,
+			 bool seam)
 {
 	struct dbg_location *locs;
 	size_t nlocs;
@@ -45,7 +46,11 @@ bool an_frames_append_pc(struct an_frame_list *list, struct dbg_session *s, uint
 		f->line = l->line;
 		f->inlined = l->inlined;
 		f->inline_depth = l->inline_depth;
-		f->cfa = cfa;
+		if (native) {
+			f->cfa = native->cfa;
+			memcpy(f->regs, native->regs, sizeof(f->regs));
+			f->regs_known = native->regs_known;
+		}
 		f->seam = seam && i == 0;
 		l->function = l->module = l->file = NULL;  /* moved into the frame */
 	}

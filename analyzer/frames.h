@@ -12,11 +12,13 @@ struct an_frame_list {
 };
 
 /* Symbolize PC and append one frame per inline level (inline levels first,
- * each marked inlined; the real function last).  KIND and CFA are copied
- * onto every appended frame; SEAM marks the first of them.  Returns false
- * on out-of-memory. */
+ * each marked inlined; the real function last).  KIND is copied onto every
+ * appended frame, and so are NATIVE's CFA and registers when the frame comes
+ * from the unwinder (NULL for async frames); SEAM marks the first of them.
+ * Returns false on out-of-memory. */
 bool an_frames_append_pc(struct an_frame_list *list, struct dbg_session *s, uint64_t pc,
-			 bool activation, enum an_frame_kind kind, uint64_t cfa, bool seam);
+			 bool activation, enum an_frame_kind kind, const struct dbg_frame *native,
+			 bool seam);
 
 /* Move the list's frames into THREAD (which takes ownership). */
 void an_frames_move_to(struct an_frame_list *list, struct an_frame **frames, size_t *nframes);

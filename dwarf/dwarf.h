@@ -53,6 +53,8 @@ struct dbg_module_info {
 size_t dbg_module_count(struct dbg_session *s);
 const struct dbg_module_info *dbg_module_get(struct dbg_session *s, size_t i);
 
+#define DBG_NREGS 17
+
 /* One native frame from CFI (or frame-pointer) unwinding. */
 struct dbg_frame {
 	uint64_t pc;
@@ -60,7 +62,14 @@ struct dbg_frame {
 	uint64_t cfa;               /* canonical frame address; 0 when unknown */
 	uint64_t rbp, rsp;          /* register values in this frame, if known */
 	bool has_rbp, has_rsp;
+	/* Every register the unwinder knows in this frame, by DWARF number
+	 * (0 rax .. 16 rip); bit N of regs_known says regs[N] is valid. */
+	uint64_t regs[DBG_NREGS];
+	uint32_t regs_known;
 };
+
+/* Name of DWARF register N of x86_64 ("rax", ..., "rip"). */
+const char *dbg_reg_name(unsigned n);
 
 /* Unwind thread THREAD_INDEX of the core (core->threads order).  *FRAMES is
  * malloc'd (caller frees), innermost first.  *STOP_REASON is a malloc'd

@@ -15,6 +15,16 @@ static const enum core_reg dwarf_regs[17] = {
 	CORE_REG_R15, CORE_REG_RIP,
 };
 
+static const char *const dwarf_reg_names[DBG_NREGS] = {
+	"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp", "r8", "r9",
+	"r10", "r11", "r12", "r13", "r14", "r15", "rip",
+};
+
+const char *dbg_reg_name(unsigned n)
+{
+	return n < DBG_NREGS ? dwarf_reg_names[n] : "?";
+}
+
 /* The thread argument libdwfl carries is the core_thread itself. */
 static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
 {
@@ -82,6 +92,9 @@ void dbg_unwind_attach(struct dbg_session *s)
 		s->attached = true;
 }
 
+/* rbx, rbp, rsp, r12-r15, rip in DWARF numbering. */
+#define CALLEE_SAVED ((1u << 3) | (1u << 6) | (1u << 7) | (0xfu << 12) | (1u << 16))
+
 struct walk {
 	struct dbg_session *s;
 	struct dbg_frame *frames;
@@ -131,15 +144,21 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	memset(f, 0, sizeof(*f));
 	f->pc = pc;
 	f->activation = activation;
-	Dwarf_Word v;
-	if (dwfl_frame_reg(state, 7, &v) == 0) {
-		f->rsp = v;
-		f->has_rsp = true;
+	for (unsigned r = 0; r < DBG_NREGS; r++) {
+		Dwarf_Word v;
+		if (dwfl_frame_reg(state, r, &v) == 0) {
+			f->regs[r] = v;
+			f->regs_known |= 1u << r;
+		}
 	}
-	if (dwfl_frame_reg(state, 6, &v) == 0) {
-		f->rbp = v;
-		f->has_rbp = true;
-	}
+	/* In a caller, only callee-saved registers, rsp and rip mean anything:
+	 * libdw carries the others over as "same value". */
+	if (w->n > 0)
+		f->regs_known &= CALLEE_SAVED;
+	f->has_rsp = f->regs_known & (1u << 7);
+	f->rsp = f->regs[7];
+	f->has_rbp = f->regs_known & (1u << 6);
+	f->rbp = f->regs[6];
 	if (w->n > 0 && f->has_rsp && seen_before(w, pc, f->rsp))
 		return set_stop(w, "unwinding loops at pc 0x%llx", pc);
 	w->n++;

@@ -58,6 +58,17 @@ static json_t *modules_array(const struct analysis *an)
 	return arr;
 }
 
+/* The registers the unwinder recovered for this frame (callee-saved ones,
+ * rsp and rip in callers; all of them in the innermost frame). */
+static json_t *frame_registers(const struct an_frame *f)
+{
+	json_t *o = json_object();
+	for (unsigned r = 0; r < AN_FRAME_NREGS; r++)
+		if (f->regs_known & (1u << r))
+			json_object_set_new(o, an_frame_reg_name(r), jhex(f->regs[r]));
+	return o;
+}
+
 static json_t *frame_object(const struct an_frame *f, size_t index)
 {
 	json_t *o = json_pack("{s:I, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b}",
@@ -74,6 +85,7 @@ static json_t *frame_object(const struct an_frame *f, size_t index)
 	if (o) {
 		json_object_set_new(o, "inline_depth", json_integer(f->inline_depth));
 		json_object_set_new(o, "cfa", f->cfa ? jhex(f->cfa) : json_null());
+		json_object_set_new(o, "registers", frame_registers(f));
 	}
 	return o;
 }
