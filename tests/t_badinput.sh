@@ -8,11 +8,14 @@ source "$ROOT/tests/fixlib.sh"
 
 have_asyncore || { fail "badinput: no asyncore at $ASYNCORE (run make)"; exit 0; }
 FLIPS=${FLIPS:-24}
+UNREAD_DIR=$(mktemp -d /tmp/asyncore-unreadable.XXXXXX)
+FIX_RUNS+=("$UNREAD_DIR")
+chmod 755 "$UNREAD_DIR"
 
 # run_asy OUT ARGS...: runs asyncore with a time limit; sets RC.
 run_asy() {
 	local out=$1; shift
-	timeout 20 "$ASYNCORE" "$@" >"$out.stdout" 2>"$out.stderr"
+	timeout 20 ${AS_NOBODY:-} "$ASYNCORE" "$@" >"$out.stdout" 2>"$out.stderr"
 	RC=$?
 }
 
@@ -37,11 +40,16 @@ unusable() {
 unusable missing-file "$TMPD/no-such-core"
 mkdir -p "$TMPD/a-directory"
 unusable directory "$TMPD/a-directory"
+# An unreadable file: as root, permissions stop nothing, so run asyncore as
+# nobody (setpriv) on a mode-000 file.
+echo x >"$UNREAD_DIR/unreadable" && chmod 000 "$UNREAD_DIR/unreadable"
 if [ "$(id -u)" -ne 0 ]; then
-	echo x >"$TMPD/unreadable"; chmod 000 "$TMPD/unreadable"
-	unusable unreadable-file "$TMPD/unreadable"
+	unusable unreadable-file "$UNREAD_DIR/unreadable"
+elif command -v setpriv >/dev/null &&
+	setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$ASYNCORE" 2>/dev/null; then
+	AS_NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups" unusable unreadable-file "$UNREAD_DIR/unreadable"
 else
-	skip "unreadable-file: running as root, permissions do not stop reads (the directory case covers a failing read)"
+	skip "unreadable-file: running as root and nobody cannot run $ASYNCORE (setpriv), permissions do not stop root"
 fi
 printf 'this is not an ELF core\n' >"$TMPD/text"
 unusable not-elf "$TMPD/text"
