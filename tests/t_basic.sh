@@ -83,6 +83,7 @@ if fix_core threads4; then
 		"$(jget "$j" "j['crashing_tid'] != j['core']['pid']")"
 	check_eq threads4-one-crashing 1 \
 		"$(jget "$j" "sum(1 for t in j['threads'] if t['crashing'])")"
+	threads4_core=$FIX_CORE threads4_prog=$FIX_DIR/prog
 else
 	skip "threads4: $(cat "$TMPD/core.err")"
 fi
@@ -128,5 +129,15 @@ if [ -n "${abort1_core:-}" ]; then
 				<(python3 -m json.tool "$TMPD/z.$ext.json") | head -10 | sed 's/^/    /'
 		fi
 	done
+fi
+# A multi-threaded core, zstd-compressed.
+if [ -n "${threads4_core:-}" ] && command -v zstd >/dev/null; then
+	zstd -q -c "$threads4_core" >"$TMPD/t4.core.zst"
+	asy_json "$TMPD/t4.zst.json" "$TMPD/t4.core.zst" "$threads4_prog"
+	if [ "$ASY_RC" -eq 0 ] && same_report "$TMPD/threads4.json" "$TMPD/t4.zst.json"; then
+		pass compressed-threads4-zst
+	else
+		fail "compressed-threads4-zst: exit $ASY_RC, or the report differs from the uncompressed core's"
+	fi
 fi
 exit 0

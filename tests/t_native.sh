@@ -60,6 +60,16 @@ run_case() {
 		>"$TMPD/$name.lines" 2>&1
 	expect_lines "$name-frames" "$expect" "$TMPD/$name.lines"
 	check_frame_lines "$name" "$json" "$(dirname "$expect")/lines"
+	check_signal "$name" "$json" "$(dirname "$expect")/signal"
+}
+
+# check_signal NAME JSON FILE: FILE holds "NUMBER CODE_NAME ADDRESS".
+check_signal() {
+	local name=$1 json=$2 file=$3 want got
+	[ -f "$file" ] || return 0
+	want=$(cat "$file")
+	got=$(jget "$json" "'%s %s %s' % (j['signal']['number'], j['signal']['code_name'], j['signal']['address'])")
+	if [ "$want" = "$got" ]; then pass "$name-signal"; else fail "$name-signal: expected '$want', got '$got'"; fi
 }
 
 # case VARIANT EXPECT OWN
@@ -75,6 +85,15 @@ for spec in native_o2::expect:prog native_link:pie:expect-pie:prog \
 		skip "$name: $(cat "$TMPD/core.err")"
 	fi
 done
+
+# Split debug info: the executable's DWARF comes from prog.debug.
+if [ -f "$TMPD/native_debuglink.json" ]; then
+	got=$(jget "$TMPD/native_debuglink.json" "[m['debuginfo'] for m in j['modules'] if (m['path'] or '').endswith('/prog')]")
+	case "$got" in
+	*'/prog.debug"]') pass native_debuglink-debuginfo ;;
+	*) fail "native_debuglink-debuginfo: the executable's debuginfo is $got, expected .../prog.debug" ;;
+	esac
+fi
 
 # The text report's frame lines: "#N  0xADDR in function (+0xOFF) at file:line  [module]".
 if [ -f "$TMPD/native_link-pie.json" ]; then
