@@ -2,7 +2,8 @@
 # after tests/lib.sh.
 #
 # fix_core CASE [VARIANT] [ARGS...]  builds the fixture and crashes it; sets
-#                                    FIX_DIR, FIX_CORE (returns 77: no core)
+#                                    FIX_DIR, FIX_CORE (returns 77: no core,
+#                                    1 with a FAIL line: the build failed)
 # fix_gcore CASE                     same, with gdb's gcore of a running prog
 # asy_json OUT CORE [ARGS...]        asyncore report --format json --threads
 #                                    all into OUT; sets ASY_RC, and
@@ -24,15 +25,26 @@ jget() { json_get "$@" 2>/dev/null; }
 
 have_asyncore() { [ -x "$ASYNCORE" ]; }
 
+# A fixture that does not build is a failure; no core is a skip (77).
+fix_build() {
+	if ! FIX_DIR=$(fixture_build "$@" 2>"$TMPD/build.err"); then
+		fail "build-$1${2:+-$2}: $(tail -3 "$TMPD/build.err" | tr '\n' ' ')"
+		return 1
+	fi
+}
+
+# no_core NAME RC: the SKIP line for a fixture that gave no core (RC 77).
+no_core() { [ "$2" -eq 77 ] && skip "$1: $(head -1 "$TMPD/core.err")"; return 0; }
+
 fix_core() {
 	local case=$1 variant=${2:-}; shift $(( $# >= 2 ? 2 : $# ))
-	FIX_DIR=$(fixture_build "$case" "$variant") || return 1
+	fix_build "$case" "$variant" || return 1
 	FIX_CORE=$(fixture_core "$FIX_DIR" "$@" 2>"$TMPD/core.err") || return 77
 	FIX_RUNS+=("$(dirname "$FIX_CORE")")
 }
 
 fix_gcore() {
-	FIX_DIR=$(fixture_build "$1") || return 1
+	fix_build "$1" || return 1
 	FIX_CORE=$(fixture_gcore "$FIX_DIR" 2>"$TMPD/core.err") || return 77
 	FIX_RUNS+=("$(dirname "$FIX_CORE")")
 }

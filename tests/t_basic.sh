@@ -67,7 +67,7 @@ if fix_core abort1; then
 	check_eq abort1-pid True "$(jget "$j" "j['threads'][0]['tid'] == j['core']['pid']")"
 	abort1_core=$FIX_CORE abort1_prog=$FIX_DIR/prog
 else
-	skip "abort1: $(cat "$TMPD/core.err")"
+	no_core abort1 $?
 fi
 
 FIX_BAD=
@@ -85,7 +85,7 @@ if fix_core threads4; then
 		"$(jget "$j" "sum(1 for t in j['threads'] if t['crashing'])")"
 	threads4_core=$FIX_CORE threads4_prog=$FIX_DIR/prog
 else
-	skip "threads4: $(cat "$TMPD/core.err")"
+	no_core threads4 $?
 fi
 
 FIX_BAD=
@@ -98,7 +98,7 @@ if fix_gcore running; then
 		"$(jget "$j" "not (j.get('signal') or {}).get('number')")"
 	check_eq running-count 2 "$(jget "$j" "len(j['threads'])")"
 else
-	skip "running: $(cat "$TMPD/core.err")"
+	no_core running $?
 fi
 
 # Compressed cores (as systemd-coredump stores them) give the same report,

@@ -82,7 +82,7 @@ for spec in native_o2::expect:prog native_link:pie:expect-pie:prog \
 	if fix_core "$case" "$variant"; then
 		run_case "$name" "$FIX_CORE" "$FIX_DIR/prog" "$ROOT/fixtures/$case/$expect" "$own"
 	else
-		skip "$name: $(cat "$TMPD/core.err")"
+		no_core "$name" $?
 	fi
 done
 
@@ -110,7 +110,8 @@ fi
 
 # A binary moved away from where it ran: found again through the BINARY
 # argument or --sysroot; without either, no crash and no invented names.
-if d=$(fixture_build native_moved); then
+if fix_build native_moved; then
+	d=$FIX_DIR
 	orig=$TMPD/orig; mkdir -p "$orig"; cp "$d/prog" "$orig/prog"
 	if core=$(fixture_core "$orig" 2>"$TMPD/core.err"); then
 		FIX_RUNS+=("$(dirname "$core")")
@@ -130,7 +131,8 @@ if d=$(fixture_build native_moved); then
 		fi
 
 		# A wrong binary: refused with a warning, none of its names used.
-		if w=$(fixture_build native_moved wrong); then
+		if fix_build native_moved wrong; then
+			w=$FIX_DIR
 			asy_json "$TMPD/wrong.json" "$core" "$w/prog"
 			[ "$ASY_JSON_OK" -eq 0 ] || echo '{"threads": [], "warnings": []}' >"$TMPD/wrong.json"
 			bad=$(jget "$TMPD/wrong.json" "[f['function'] for t in j['threads'] for f in t['frames'] if (f.get('function') or '').startswith('wrong_') or f.get('function') == 'main']")
@@ -146,7 +148,7 @@ if d=$(fixture_build native_moved); then
 			fi
 		fi
 	else
-		skip "native_moved: $(cat "$TMPD/core.err")"
+		no_core "native_moved" $?
 	fi
 fi
 exit 0

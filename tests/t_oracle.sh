@@ -42,13 +42,13 @@ for spec in abort1: threads4: native_o2: native_link:pie native_link:static nati
 	if fix_core "$case" "$variant"; then
 		oracle "$case${variant:+-$variant}" "$FIX_DIR/prog" "$FIX_CORE"
 	else
-		skip "oracle-$case: $(cat "$TMPD/core.err")"
+		no_core "oracle-$case" $?
 	fi
 done
 if fix_gcore running; then
 	oracle running "$FIX_DIR/prog" "$FIX_CORE"
 else
-	skip "oracle-running: $(cat "$TMPD/core.err")"
+	no_core oracle-running $?
 fi
 
 # The other engineers' fixtures that crash with no arguments: their native
@@ -58,7 +58,7 @@ for case in folly_c folly_cpp recorder elfe store_crash store_cxx; do
 	if fix_core "$case"; then
 		oracle "$case" "$FIX_DIR/prog" "$FIX_CORE" --no-async
 	else
-		skip "oracle-$case: $(head -1 "$TMPD/core.err")"
+		no_core "oracle-$case" $?
 	fi
 done
 exit 0
