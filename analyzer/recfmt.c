@@ -17,7 +17,7 @@ static void msg_put(struct msg *m, const char *s, size_t len)
 	for (size_t i = 0; i < len && !m->nomem; i++) {
 		if (s[i] == '\0')
 			continue;       /* a %c of 0 must not end the C string */
-		if (m->n + 1 >= RECFMT_MAX_MESSAGE)
+		if (m->n + 1 >= AN_RECFMT_MAX_MESSAGE)
 			return;
 		if (m->n + 2 > m->cap) {
 			size_t cap = m->cap ? m->cap * 2 : 128;
@@ -55,13 +55,13 @@ static bool scan_number(const char **p, int *out)
 	long v = 0;
 	bool ok = true;
 	while (isdigit((unsigned char)**p)) {
-		if (v <= RECFMT_MAX_WIDTH)
+		if (v <= AN_RECFMT_MAX_WIDTH)
 			v = v * 10 + (**p - '0');
 		(*p)++;
 	}
-	if (v > RECFMT_MAX_WIDTH)
+	if (v > AN_RECFMT_MAX_WIDTH)
 		ok = false;
-	*out = (int)(v > RECFMT_MAX_WIDTH ? RECFMT_MAX_WIDTH : v);
+	*out = (int)(v > AN_RECFMT_MAX_WIDTH ? AN_RECFMT_MAX_WIDTH : v);
 	return ok;
 }
 
@@ -131,7 +131,7 @@ struct args {
 static bool next_arg(struct args *a, uint64_t *value, size_t *index)
 {
 	*index = a->next;
-	if (a->next >= a->n || a->next >= RECFMT_MAX_ARGS) {
+	if (a->next >= a->n || a->next >= AN_RECFMT_MAX_ARGS) {
 		a->next++;
 		return false;
 	}
@@ -143,10 +143,10 @@ static bool next_arg(struct args *a, uint64_t *value, size_t *index)
 static int clamp_field(uint64_t raw)
 {
 	int64_t v = (int64_t)raw;
-	if (v > RECFMT_MAX_WIDTH)
-		return RECFMT_MAX_WIDTH;
-	if (v < -RECFMT_MAX_WIDTH)
-		return -RECFMT_MAX_WIDTH;
+	if (v > AN_RECFMT_MAX_WIDTH)
+		return AN_RECFMT_MAX_WIDTH;
+	if (v < -AN_RECFMT_MAX_WIDTH)
+		return -AN_RECFMT_MAX_WIDTH;
 	return (int)v;
 }
 
@@ -237,7 +237,7 @@ static int format_float(char *out, size_t size, const struct directive *d, uint6
 }
 
 struct strctx {
-	recfmt_read_string_fn read;
+	an_recfmt_read_string_fn read;
 	void *ctx;
 	unsigned flags;
 	unsigned *strings_read;
@@ -247,8 +247,8 @@ static int format_string(char *out, size_t size, const struct directive *d, uint
 			 size_t index, const struct strctx *sc)
 {
 	char f[64];
-	char s[RECFMT_MAX_STRING];
-	bool library_pointer = (sc->flags & RECFMT_LIBRARY) && !d->plus;
+	char s[AN_RECFMT_MAX_STRING];
+	bool library_pointer = (sc->flags & AN_RECFMT_LIBRARY) && !d->plus;
 	if (!library_pointer && v == 0) {
 		rebuild(f, sizeof(f), d, "-", "", 's');
 		return snprintf(out, size, f, "<NULL>");
@@ -315,8 +315,8 @@ static void skip_invalid(struct msg *m, const char *raw, const struct directive 
 	a->next += 1u + d->width_star + d->prec_star;
 }
 
-char *recfmt_format(const char *format, const uint64_t *args, size_t nargs,
-		    recfmt_read_string_fn read, void *ctx, unsigned flags,
+char *an_recfmt_format(const char *format, const uint64_t *args, size_t nargs,
+		    an_recfmt_read_string_fn read, void *ctx, unsigned flags,
 		    unsigned *strings_read)
 {
 	struct msg m = {0};
@@ -351,7 +351,7 @@ char *recfmt_format(const char *format, const uint64_t *args, size_t nargs,
 	return m.p;
 }
 
-size_t recfmt_count_args(const char *format)
+size_t an_recfmt_count_args(const char *format)
 {
 	size_t n = 0;
 	for (const char *p = format ? format : ""; *p;) {
@@ -365,10 +365,10 @@ size_t recfmt_count_args(const char *format)
 			n += 1 + d.width_star + d.prec_star;
 		p += d.len;
 	}
-	return n > RECFMT_MAX_ARGS ? RECFMT_MAX_ARGS : n;
+	return n > AN_RECFMT_MAX_ARGS ? AN_RECFMT_MAX_ARGS : n;
 }
 
-char *recfmt_split_location(const char *format, const char **rest)
+char *an_recfmt_split_location(const char *format, const char **rest)
 {
 	*rest = format;
 	if (!format)

@@ -6,7 +6,7 @@
  * directive is scanned here, its flags, width, precision, length and
  * conversion are validated, and one rebuilt single-directive format is used
  * per argument.  Invalid directives (`%n`, unknown conversions, widths or
- * precisions above RECFMT_MAX_WIDTH, an unterminated `%`) are copied into the
+ * precisions above AN_RECFMT_MAX_WIDTH, an unterminated `%`) are copied into the
  * message literally and run nothing; a terminated one still skips the
  * arguments the program passed for it, so later directives stay aligned. */
 #ifndef ANALYZER_RECFMT_H
@@ -16,37 +16,37 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RECFMT_MAX_ARGS 12      /* three slots of four arguments */
-#define RECFMT_MAX_WIDTH 512    /* larger widths/precisions are refused */
-#define RECFMT_MAX_MESSAGE 4096 /* messages are cut at this many bytes */
-#define RECFMT_MAX_STRING 256   /* %s arguments read from memory, at most */
+#define AN_RECFMT_MAX_ARGS 12      /* three slots of four arguments */
+#define AN_RECFMT_MAX_WIDTH 512    /* larger widths/precisions are refused */
+#define AN_RECFMT_MAX_MESSAGE 4096 /* messages are cut at this many bytes */
+#define AN_RECFMT_MAX_STRING 256   /* %s arguments read from memory, at most */
 
 /* Reads the NUL-terminated string at ADDR into BUF (at most MAX bytes with
  * the terminator); returns false when it cannot be read. */
-typedef bool (*recfmt_read_string_fn)(void *ctx, uint64_t addr, char *buf, size_t max);
+typedef bool (*an_recfmt_read_string_fn)(void *ctx, uint64_t addr, char *buf, size_t max);
 
-enum recfmt_flags {
+enum an_recfmt_flags {
 	/* As the recorder library's own dump does: a plain %s prints the
 	 * pointer (%p); only %+s reads the string. */
-	RECFMT_LIBRARY = 1u << 0,
+	AN_RECFMT_LIBRARY = 1u << 0,
 };
 
 /* Split a "file:LINE:" prefix off FORMAT.  Returns a malloc'd "file:LINE"
  * (caller frees) and sets *REST to the user format after the prefix, or
  * returns NULL with *REST = FORMAT when there is no such prefix. */
-char *recfmt_split_location(const char *format, const char **rest);
+char *an_recfmt_split_location(const char *format, const char **rest);
 
 /* Number of arguments FORMAT consumes (each `*` counts), capped at
- * RECFMT_MAX_ARGS. */
-size_t recfmt_count_args(const char *format);
+ * AN_RECFMT_MAX_ARGS. */
+size_t an_recfmt_count_args(const char *format);
 
 /* Format FORMAT (the user format, location already split off) with ARGS.
  * READ (may be NULL) fetches %s strings; *STRINGS_READ (may be NULL) gets
  * bit i set when argument i was shown as a string read that way.  Arguments
  * past NARGS show as "?".  Returns a malloc'd message (caller frees), NULL
  * only on out-of-memory. */
-char *recfmt_format(const char *format, const uint64_t *args, size_t nargs,
-		    recfmt_read_string_fn read, void *ctx, unsigned flags,
+char *an_recfmt_format(const char *format, const uint64_t *args, size_t nargs,
+		    an_recfmt_read_string_fn read, void *ctx, unsigned flags,
 		    unsigned *strings_read);
 
 #endif

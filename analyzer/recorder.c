@@ -296,7 +296,7 @@ struct slot {
 struct raw {
 	uint64_t index;
 	struct slot head;
-	uint64_t args[RECFMT_MAX_ARGS];
+	uint64_t args[AN_RECFMT_MAX_ARGS];
 	size_t nargs;
 	unsigned nslots;
 };
@@ -361,13 +361,13 @@ static bool fill_event(struct ctx *c, const struct ring_header *h, const struct 
 	bool have_format = core_read_string(c->core, raw->head.format, fmt, sizeof(fmt));
 	if (have_format) {
 		const char *rest;
-		e->location = recfmt_split_location(fmt, &rest);
+		e->location = an_recfmt_split_location(fmt, &rest);
 		e->format = strdup(rest);
-		e->message = recfmt_format(rest, raw->args, raw->nargs, read_string_cb, c, 0,
+		e->message = an_recfmt_format(rest, raw->args, raw->nargs, read_string_cb, c, 0,
 					   &e->strings_read);
 		unsigned lib_read = 0;
-		char *lib = recfmt_format(rest, raw->args, raw->nargs, read_string_cb, c,
-					  RECFMT_LIBRARY, &lib_read);
+		char *lib = an_recfmt_format(rest, raw->args, raw->nargs, read_string_cb, c,
+					  AN_RECFMT_LIBRARY, &lib_read);
 		if (lib && e->message && strcmp(lib, e->message) != 0)
 			e->library_message = lib;
 		else

@@ -30,7 +30,7 @@ static void expect(const char *name, const char *format, const uint64_t *args, s
 		   unsigned flags, const char *want, unsigned want_read)
 {
 	unsigned got_read = 0;
-	char *got = recfmt_format(format, args, nargs, read_string, NULL, flags, &got_read);
+	char *got = an_recfmt_format(format, args, nargs, read_string, NULL, flags, &got_read);
 	if (got && strcmp(got, want) == 0 && got_read == want_read) {
 		printf("PASS: recfmt %s\n", name);
 	} else {
@@ -44,14 +44,14 @@ static void expect(const char *name, const char *format, const uint64_t *args, s
 static void test_location(void)
 {
 	const char *rest;
-	char *loc = recfmt_split_location("hanoi.c:42:Move %d", &rest);
+	char *loc = an_recfmt_split_location("hanoi.c:42:Move %d", &rest);
 	bool ok = loc && strcmp(loc, "hanoi.c:42") == 0 && strcmp(rest, "Move %d") == 0;
 	free(loc);
-	loc = recfmt_split_location("Hanoi 3: move", &rest);
+	loc = an_recfmt_split_location("Hanoi 3: move", &rest);
 	ok = ok && !loc && strcmp(rest, "Hanoi 3: move") == 0;
-	loc = recfmt_split_location("a/b.c:x:%d", &rest);
+	loc = an_recfmt_split_location("a/b.c:x:%d", &rest);
 	ok = ok && !loc;
-	loc = recfmt_split_location(NULL, &rest);
+	loc = an_recfmt_split_location(NULL, &rest);
 	ok = ok && !loc && !rest;
 	if (ok)
 		printf("PASS: recfmt location split\n");
@@ -69,7 +69,7 @@ static void test_count(void)
 	};
 	bool ok = true;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		size_t got = recfmt_count_args(cases[i].f);
+		size_t got = an_recfmt_count_args(cases[i].f);
 		if (got != cases[i].n) {
 			printf("FAIL: recfmt count \"%s\": got %zu want %zu\n", cases[i].f, got, cases[i].n);
 			failures++;
@@ -99,7 +99,7 @@ int main(void)
 	expect("strings", "%s on %+s", (uint64_t[]){0x1000, 0x2000}, 2, 0, "disk on peg A", 3);
 	expect("string unreadable", "%s", (uint64_t[]){0x3000}, 1, 0, "0x3000", 0);
 	expect("string null", "%s", (uint64_t[]){0}, 1, 0, "<NULL>", 0);
-	expect("library %s as pointer", "%s on %+s", (uint64_t[]){0x1000, 0x2000}, 2, RECFMT_LIBRARY,
+	expect("library %s as pointer", "%s on %+s", (uint64_t[]){0x1000, 0x2000}, 2, AN_RECFMT_LIBRARY,
 	       "0x1000 on peg A", 2);
 	expect("string precision", "[%.2s] [%-6s]", (uint64_t[]){0x1000, 0x1000}, 2, 0,
 	       "[di] [disk  ]", 3);
@@ -116,12 +116,12 @@ int main(void)
 	expect("percent n", "a%nb%d", (uint64_t[]){0x1000, 8}, 2, 0, "a%nb8", 0);
 	expect("huge width", "%999999999d|%d", (uint64_t[]){1, 2}, 2, 0, "%999999999d|2", 0);
 	expect("huge precision", "%.99999f", (uint64_t[]){dbits(1.0)}, 1, 0, "%.99999f", 0);
-	char wide[RECFMT_MAX_WIDTH + 3];
+	char wide[AN_RECFMT_MAX_WIDTH + 3];
 	memset(wide, ' ', sizeof(wide));
 	wide[0] = '[';
-	wide[RECFMT_MAX_WIDTH] = '1';
-	wide[RECFMT_MAX_WIDTH + 1] = ']';
-	wide[RECFMT_MAX_WIDTH + 2] = '\0';
+	wide[AN_RECFMT_MAX_WIDTH] = '1';
+	wide[AN_RECFMT_MAX_WIDTH + 1] = ']';
+	wide[AN_RECFMT_MAX_WIDTH + 2] = '\0';
 	expect("huge star width clamped", "[%*d]", (uint64_t[]){1ull << 62, 1}, 2, 0, wide, 0);
 	expect("unterminated", "end %", a, 1, 0, "end %", 0);
 	expect("unterminated flags", "end %-0", a, 1, 0, "end %-0", 0);
