@@ -94,15 +94,16 @@ for name, cmd, n in rows:
     print('  %-26s median %8.1f ms over %d runs' % (name, med, n))
 a = res.get('asyncore')
 ok = a is not None
+t = res.get('asyncore (text form)')
 for name in res:
     if not name.startswith('asyncore') and a:
-        print('  ratio %-20s %6.1fx  (%s / asyncore)' % (name, res[name] / a, name))
+        print('  ratio %-26s %6.1fx vs asyncore json%s' % (
+            name, res[name] / a, ', %.1fx vs text' % (res[name] / t) if t else ''))
 if a is not None:
     eu = res.get('eu-stack -i -s -m')
     verdict = 'target <= 60 ms: %s' % ('met' if a <= 60 else 'NOT met')
     if eu:
         verdict += '; >= 8x eu-stack: %s' % ('met' if eu / a >= 8 else 'NOT met')
-    t = res.get('asyncore (text form)')
     if t is not None:
         verdict += '; text form <= 60 ms: %s' % ('met' if t <= 60 else 'NOT met')
     print('  ' + verdict)
