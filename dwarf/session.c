@@ -151,7 +151,8 @@ static struct core_error *report_modules(struct dbg_session *s)
 		dbg_warn(s, "cannot list the core's modules: %s", dwfl_errmsg(-1));
 	if (dwfl_getmodules(s->dwfl, collect_module, s, 0) != 0)
 		return &core_error_nomem;
-	qsort(s->modules, s->nmodules, sizeof(*s->modules), module_cmp);
+	if (s->nmodules)  /* s->modules is NULL when the core lists no module */
+		qsort(s->modules, s->nmodules, sizeof(*s->modules), module_cmp);
 	if (s->opts.binary && exe) {
 		for (size_t i = 0; i < s->nmodules; i++)
 			if (s->modules[i].info.is_main && s->modules[i].info.path &&
