@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Build the libFuzzer harness into build/fuzz/fuzz_core (clang, with
+# AddressSanitizer and UndefinedBehaviorSanitizer), linking the module sources.
+#   fuzz/build.sh
+set -e
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+OUT=$ROOT/build/fuzz
+PKGS="libelf libdw sqlite3 jansson libzstd liblzma zlib"
+mkdir -p "$OUT/obj"
+CC=${FUZZ_CC:-clang}
+SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined"
+CFLAGS="-std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Wshadow -Wvla $(pkg-config --cflags $PKGS)"
+objs=()
+for src in "$ROOT"/{corefile,dwarf,analyzer,reports}/*.c "$ROOT/fuzz/fuzz_core.c"; do
+	rel=${src#$ROOT/}
+	obj=$OUT/obj/${rel//\//_}.o
+	if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ -n "$(find "$ROOT"/{corefile,dwarf,analyzer,reports} -name '*.h' -newer "$obj" | head -1)" ]; then
+		$CC $CFLAGS $SAN -c -o "$obj" "$src" &
+	fi
+	objs+=("$obj")
+done
+wait
+$CC -fsanitize=fuzzer,address,undefined -o "$OUT/fuzz_core" "${objs[@]}" $(pkg-config --libs $PKGS) -lstdc++ -lpthread
+echo "$OUT/fuzz_core"

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Replay every fuzz crasher in fixtures/fuzz/ through asyncore (JSON and text
+# reports): the exit status must be 0, 1 or 2, the process must not die by a
+# signal or hang, and no sanitizer may speak.  The same runs go through the
+# AddressSanitizer build (build/asan/asyncore) and the UBSan-built libFuzzer
+# harness (build/fuzz/fuzz_core) when they exist.
+#
+# fixtures/fuzz/NAME.core   a crasher core, used as is
+# fixtures/fuzz/NAME.patch  a crasher that needs a fixture's core: a line
+#                           "base CASE [VARIANT]", then "OFFSET HEXBYTES" lines
+#                           written over the freshly made core (file offsets);
+#                           SKIP when the base core cannot be made
+# fixtures/fuzz/NAME.txt    one line: what the crasher broke
+source "$(dirname "$0")/lib.sh"
+source "$ROOT/tests/fixlib.sh"
+
+FUZZ_DIR=$ROOT/fixtures/fuzz
+ASAN_BIN=$ROOT/build/asan/asyncore
+HARNESS=$ROOT/build/fuzz/fuzz_core
+have_asyncore || { fail "fuzz: no asyncore at $ASYNCORE (run make)"; exit 0; }
+
+sanitizer_said() { grep -Eq 'AddressSanitizer|LeakSanitizer|runtime error:|UndefinedBehaviorSanitizer' "$1"; }
+
+# replay NAME BIN ARGS...: one run of BIN; PASS/FAIL line for NAME.
+replay() {
+	local name=$1 bin=$2; shift 2
+	local out=$TMPD/run
+	ASYNCORE_CACHE_DIR= timeout 120 "$bin" "$@" >"$out.stdout" 2>"$out.stderr"
+	local rc=$?
+	if [ $rc -eq 124 ]; then
+		fail "$name: no result after 120 s"
+	elif [ $rc -gt 128 ]; then
+		fail "$name: killed by signal $((rc - 128)): $(grep -m1 -E 'ERROR|runtime error' "$out.stderr")"
+	elif [ $rc -gt 2 ]; then
+		fail "$name: exit $rc: $(grep -m1 -E 'ERROR|runtime error|.' "$out.stderr")"
+	elif sanitizer_said "$out.stderr"; then
+		fail "$name: sanitizer: $(grep -m1 -E 'Sanitizer|runtime error' "$out.stderr")"
+	else
+		pass "$name"
+	fi
+}
+
+# replay_all NAME CORE: the reports of every available build, and the harness.
+replay_all() {
+	local name=$1 core=$2
+	replay "fuzz/$name json" "$ASYNCORE" report "$core" --format json --threads all
+	replay "fuzz/$name text" "$ASYNCORE" "$core"
+	if [ -x "$ASAN_BIN" ]; then
+		replay "fuzz/$name asan json" "$ASAN_BIN" report "$core" --format json --threads all
+		replay "fuzz/$name asan text" "$ASAN_BIN" "$core"
+	fi
+	if [ -x "$HARNESS" ]; then
+		# libFuzzer's own exit status for a clean run is 0.
+		replay "fuzz/$name harness" env ASYNCORE_FUZZ_BASE= "$HARNESS" "$core"
+	fi
+}
+
+# apply_patch PATCH CORE OUT: OUT is CORE with PATCH's bytes written over it.
+apply_patch() {
+	python3 - "$@" <<'PY'
+import sys
+patch, core, out = sys.argv[1:4]
+data = bytearray(open(core, 'rb').read())
+for line in open(patch):
+    f = line.split()
+    if not f or f[0].startswith('#') or f[0] == 'base':
+        continue
+    off, raw = int(f[0], 0), bytes.fromhex(f[1])
+    if off + len(raw) > len(data):
+        sys.exit('patch at 0x%x lies past the end of the base core' % off)
+    data[off:off + len(raw)] = raw
+open(out, 'wb').write(data)
+PY
+}
+
+n=0
+for f in "$FUZZ_DIR"/*.core "$FUZZ_DIR"/*.patch; do
+	[ -f "$f" ] || continue
+	n=$((n + 1))
+	name=$(basename "$f"); name=${name%.*}
+	[ -s "$FUZZ_DIR/$name.txt" ] || fail "fuzz/$name: no note $name.txt saying what it broke"
+	if [ "${f##*.}" = core ]; then
+		replay_all "$name" "$f"
+		continue
+	fi
+	read -r _ case variant < <(grep -m1 '^base ' "$f")
+	rc=0; fix_core "$case" "$variant" || rc=$?
+	if [ $rc -ne 0 ]; then
+		[ $rc -eq 77 ] && skip "fuzz/$name: no base core $case${variant:+/$variant}: $(head -1 "$TMPD/core.err")"
+		continue
+	fi
+	if ! err=$(apply_patch "$f" "$FIX_CORE" "$TMPD/$name.core" 2>&1); then
+		skip "fuzz/$name: $err"
+		continue
+	fi
+	replay_all "$name" "$TMPD/$name.core"
+done
+[ $n -gt 0 ] || skip "fuzz: no crashers in fixtures/fuzz"
+exit 0
