@@ -261,6 +261,35 @@ static bool add_inline_levels(struct dbg_file *f, uint64_t addr, struct loc_list
 	return ok;
 }
 
+/* Name and offset of the real (outermost) frame at offline address ADDR;
+ * RAW is the pc itself.  Takes SP's name. */
+static void name_real_frame(struct dbg_file *f, uint64_t addr, uint64_t raw,
+			    struct subprogram *sp, struct dbg_location *real)
+{
+	GElf_Off off;
+	GElf_Sym sym;
+	const char *name = dwfl_module_addrinfo(f->mod, addr, &off, &sym, NULL, NULL, NULL);
+	if (name && name[0] == '_' && name[1] == 'Z') {
+		/* A C++ symbol demangles to the fully qualified name; DWARF's
+		 * DW_AT_name of a template instance is unqualified. */
+		real->function = dbg_demangle(name);
+	} else if (sp->name) {
+		/* DWARF's name, as debuggers show it: not an alias or a clone's symbol. */
+		real->function = sp->name;
+		sp->name = NULL;
+		if (sp->has_entry && sp->entry <= raw) {
+			real->offset = raw - sp->entry;
+			real->has_offset = true;
+		}
+	} else if (name) {
+		real->function = dbg_demangle(name);
+	}
+	if (name && !real->has_offset) {
+		real->offset = raw - (addr - off);
+		real->has_offset = true;
+	}
+}
+
 /* Symbolize offline address ADDR (already pc-1 for callers); RAW is the
  * offline address of the pc itself, for the function offset. */
 static struct core_error *symbolize_uncached(struct dbg_file *f, uint64_t addr, uint64_t raw,
@@ -272,40 +301,16 @@ static struct core_error *symbolize_uncached(struct dbg_file *f, uint64_t addr, 
 	int line = 0;
 	if (dbg_file_has_dwarf(f)) {
 		Dwfl_Line *dl = dwfl_module_getsrc(f->mod, addr);
-		if (dl) {
-			const char *src = dwfl_lineinfo(dl, NULL, &line, NULL, NULL, NULL);
-			file = src ? strdup(src) : NULL;
-		}
+		const char *src = dl ? dwfl_lineinfo(dl, NULL, &line, NULL, NULL, NULL) : NULL;
+		file = src ? strdup(src) : NULL;
 		if (!add_inline_levels(f, addr, &l, &file, &line, &sp))
 			goto nomem;
 	}
 	struct dbg_location *real = loc_push(&l);
 	if (!real)
 		goto nomem;
-	GElf_Off off;
-	GElf_Sym sym;
-	const char *name = dwfl_module_addrinfo(f->mod, addr, &off, &sym, NULL, NULL, NULL);
-	if (name && name[0] == '_' && name[1] == 'Z') {
-		/* A C++ symbol demangles to the fully qualified name; DWARF's
-		 * DW_AT_name of a template instance is unqualified. */
-		real->function = dbg_demangle(name);
-	} else if (sp.name) {
-		/* DWARF's name, as debuggers show it: not an alias or a clone's symbol. */
-		real->function = sp.name;
-		sp.name = NULL;
-		if (sp.has_entry && sp.entry <= raw) {
-			real->offset = raw - sp.entry;
-			real->has_offset = true;
-		}
-	} else if (name) {
-		real->function = dbg_demangle(name);
-	}
+	name_real_frame(f, addr, raw, &sp, real);
 	free(sp.name);
-	sp.name = NULL;
-	if (name && !real->has_offset) {
-		real->offset = raw - (addr - off);
-		real->has_offset = true;
-	}
 	real->file = file;
 	real->line = line;
 	/* Inline levels were found innermost first, with depth counting up from
