@@ -523,7 +523,8 @@ static void recover_ring(struct ctx *c, struct ring_header *h, struct an_recorde
 	if (bad_formats)
 		an_warn(c->an, "recorder %s: %llu record(s) with an unreadable format", r->name,
 			(unsigned long long)bad_formats);
-	qsort(r->events, r->nevents, sizeof(r->events[0]), event_cmp);
+	if (r->nevents)  /* r->events is NULL when no slot was recovered */
+		qsort(r->events, r->nevents, sizeof(r->events[0]), event_cmp);
 }
 
 /* ------------------------------------------------------------ list walks */
