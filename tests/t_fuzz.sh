@@ -2,8 +2,9 @@
 # Replay every fuzz crasher in fixtures/fuzz/ through asyncore (JSON and text
 # reports): the exit status must be 0, 1 or 2, the process must not die by a
 # signal or hang, and no sanitizer may speak.  The same runs go through the
-# AddressSanitizer build (build/asan/asyncore) and the UBSan-built libFuzzer
-# harness (build/fuzz/fuzz_core) when they exist.
+# AddressSanitizer and UBSan builds (build/asan/asyncore, build/ubsan/asyncore:
+# `make asan`, `make ubsan`) and the libFuzzer harness built with both
+# (build/fuzz/fuzz_core: fuzz/build.sh) when they exist.
 #
 # fixtures/fuzz/NAME.core   a crasher core, used as is
 # fixtures/fuzz/NAME.patch  a crasher that needs a fixture's core: a line
@@ -15,7 +16,6 @@ source "$(dirname "$0")/lib.sh"
 source "$ROOT/tests/fixlib.sh"
 
 FUZZ_DIR=$ROOT/fixtures/fuzz
-ASAN_BIN=$ROOT/build/asan/asyncore
 HARNESS=$ROOT/build/fuzz/fuzz_core
 have_asyncore || { fail "fuzz: no asyncore at $ASYNCORE (run make)"; exit 0; }
 
@@ -45,10 +45,12 @@ replay_all() {
 	local name=$1 core=$2
 	replay "fuzz/$name json" "$ASYNCORE" report "$core" --format json --threads all
 	replay "fuzz/$name text" "$ASYNCORE" "$core"
-	if [ -x "$ASAN_BIN" ]; then
-		replay "fuzz/$name asan json" "$ASAN_BIN" report "$core" --format json --threads all
-		replay "fuzz/$name asan text" "$ASAN_BIN" "$core"
-	fi
+	local san
+	for san in asan ubsan; do
+		[ -x "$ROOT/build/$san/asyncore" ] || continue
+		replay "fuzz/$name $san json" "$ROOT/build/$san/asyncore" report "$core" --format json --threads all
+		replay "fuzz/$name $san text" "$ROOT/build/$san/asyncore" "$core"
+	done
 	if [ -x "$HARNESS" ]; then
 		# libFuzzer's own exit status for a clean run is 0.
 		replay "fuzz/$name harness" env ASYNCORE_FUZZ_BASE= "$HARNESS" "$core"
