@@ -7,6 +7,11 @@
     corrupt_core.py CORE OUT flip-notes SEED    flip 1-8 random bytes in notes
     corrupt_core.py CORE OUT flip-phdrs SEED    flip 1-4 random bytes in the
                                                 program headers
+    corrupt_core.py CORE OUT flip-memory SEED   overwrite 1-32 random 8-byte
+                                                words of dumped memory (stacks,
+                                                heap, link map) with junk
+    corrupt_core.py CORE OUT flip-stack SEED    overwrite 1-8 words in the
+                                                4 KiB above a thread's rsp
 Deterministic for a given SEED.
 """
 import random
@@ -20,9 +25,21 @@ def phdrs(data):
     out = []
     for i in range(phnum):
         off = phoff + i * phentsize
-        p_type, _flags, p_offset, _va, _pa, p_filesz = struct.unpack_from('<IIQQQQ', data, off)
-        out.append((p_type, p_offset, p_filesz, off))
+        p_type, _flags, p_offset, p_va, _pa, p_filesz = struct.unpack_from('<IIQQQQ', data, off)
+        out.append((p_type, p_offset, p_filesz, off, p_va))
     return phoff, phentsize * phnum, out
+
+
+def thread_rsps(data, off, size):
+    """rsp of every NT_PRSTATUS (pr_reg at 112, rsp is its 20th word)."""
+    out, end = [], off + size
+    while off + 12 <= end:
+        namesz, descsz, ntype = struct.unpack_from('<III', data, off)
+        desc = off + 12 + ((namesz + 3) & ~3)
+        if ntype == 1 and descsz >= 112 + 27 * 8:
+            out.append(struct.unpack_from('<Q', data, desc + 112 + 19 * 8)[0])
+        off = desc + ((descsz + 3) & ~3)
+    return out
 
 
 def main():
@@ -32,10 +49,10 @@ def main():
     notes = [p for p in ph if p[0] == 4]
     loads = [p for p in ph if p[0] == 1 and p[2] > 0]
     if mode == 'truncate-notes':
-        _, off, size, _ = notes[0]
+        off, size = notes[0][1], notes[0][2]
         data = data[:off + size // 2]
     elif mode == 'truncate-segments':
-        _, off, size, _ = loads[len(loads) // 2]
+        off, size = loads[len(loads) // 2][1:3]
         data = data[:off + size // 2]
     elif mode in ('flip-notes', 'flip-phdrs'):
         rnd = random.Random(int(sys.argv[4]))
@@ -48,6 +65,26 @@ def main():
         for _ in range(count):
             i = lo + rnd.randrange(n)
             data[i] ^= rnd.randint(1, 255)
+    elif mode == 'flip-memory':
+        rnd = random.Random(int(sys.argv[4]))
+        for _ in range(rnd.randint(1, 32)):
+            off, size = rnd.choice(loads)[1:3]
+            i = off + (rnd.randrange(max(size - 8, 1)) & ~7)
+            junk = rnd.choice([0, 0xffffffffffffffff, rnd.getrandbits(64),
+                               struct.unpack_from('<Q', data, i)[0] ^ (1 << rnd.randrange(64))])
+            struct.pack_into('<Q', data, i, junk)
+    elif mode == 'flip-stack':
+        rnd = random.Random(int(sys.argv[4]))
+        sps = thread_rsps(data, notes[0][1], notes[0][2])
+        sp = rnd.choice(sps)
+        for _ in range(rnd.randint(1, 8)):
+            addr = (sp + rnd.randrange(4096)) & ~7
+            for _t, off, size, _o, va in loads:
+                if va <= addr < va + size - 8:
+                    i = off + addr - va
+                    junk = rnd.choice([0, rnd.getrandbits(64), sp + rnd.randrange(-64, 4096),
+                                       struct.unpack_from('<Q', data, i)[0] ^ (1 << rnd.randrange(64))])
+                    struct.pack_into('<Q', data, i, junk & 0xffffffffffffffff)
     else:
         sys.exit('unknown mode ' + mode)
     open(dst, 'wb').write(data)

@@ -85,8 +85,9 @@ fi
 run_asy "$TMPD/tst" "$TMPD/trunc-seg" "$prog"
 check truncated-segments-text test "$RC" -eq 1
 
-# Random byte flips in the notes and in the program headers.
-for what in notes phdrs; do
+# Random byte flips in the notes and in the program headers, and junk on the
+# stack (the unwinder must stop, not crash).
+for what in notes phdrs stack; do
 	bad=""
 	for seed in $(seq 1 "$FLIPS"); do
 		f=$TMPD/flip-$what-$seed
