@@ -137,12 +137,18 @@ if fix_build native_moved; then
 			[ "$ASY_JSON_OK" -eq 0 ] || echo '{"threads": [], "warnings": []}' >"$TMPD/wrong.json"
 			bad=$(jget "$TMPD/wrong.json" "[f['function'] for t in j['threads'] for f in t['frames'] if (f.get('function') or '').startswith('wrong_') or f.get('function') == 'main']")
 			nwarn=$(jget "$TMPD/wrong.json" "len(j['warnings'])")
+			# Same frames (pcs) as with the right binary: nothing invented.
+			pcs="[f['pc'] for f in j['threads'][0]['frames']]"
+			want_pcs=$(jget "$TMPD/native_moved-binary.json" "$pcs")
+			got_pcs=$(jget "$TMPD/wrong.json" "$pcs")
 			if [ "$ASY_RC" -ne 1 ]; then
 				fail "native_wrong: exit $ASY_RC, expected 1 (warning): $(head -2 "$TMPD/wrong.json.err")"
 			elif [ "$bad" != "[]" ]; then
 				fail "native_wrong: frames named from the wrong binary: $bad"
 			elif [ "$nwarn" = 0 ]; then
 				fail "native_wrong: no warning"
+			elif [ "$want_pcs" != "$got_pcs" ]; then
+				fail "native_wrong: crashing thread's pcs $got_pcs, with the right binary $want_pcs"
 			else
 				pass native_wrong
 			fi
