@@ -9,7 +9,7 @@
 static json_t *jhex(uint64_t v)
 {
 	char h[32];
-	return json_string(rep_hex(h, v));
+	return json_string_nocheck(rep_hex(h, v));
 }
 
 static json_t *jstr(const char *s)
@@ -58,6 +58,13 @@ static json_t *modules_array(const struct analysis *an)
 	return arr;
 }
 
+/* Keys are constant ASCII and values our own hex or the analysis's strings:
+ * the per-frame objects skip jansson's UTF-8 key checks (there are many). */
+static void set(json_t *o, const char *key, json_t *value)
+{
+	json_object_set_new_nocheck(o, key, value);
+}
+
 /* The registers the unwinder recovered for this frame (callee-saved ones,
  * rsp and rip in callers; all of them in the innermost frame). */
 static json_t *frame_registers(const struct an_frame *f)
@@ -65,28 +72,28 @@ static json_t *frame_registers(const struct an_frame *f)
 	json_t *o = json_object();
 	for (unsigned r = 0; r < AN_FRAME_NREGS; r++)
 		if (f->regs_known & (1u << r))
-			json_object_set_new(o, an_frame_reg_name(r), jhex(f->regs[r]));
+			set(o, an_frame_reg_name(r), jhex(f->regs[r]));
 	return o;
 }
 
 static json_t *frame_object(const struct an_frame *f, size_t index)
 {
-	json_t *o = json_pack("{s:I, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b}",
-		"index", (json_int_t)index,
-		"kind", f->kind == AN_FRAME_ASYNC ? "async" : "native",
-		"pc", jhex(f->pc),
-		"function", jstr(f->function),
-		"offset", jhex_if(f->has_offset, f->offset),
-		"module", jstr(f->module),
-		"module_offset", jhex_if(f->has_module_offset, f->module_offset),
-		"file", jstr(f->file),
-		"line", f->line > 0 ? json_integer(f->line) : json_null(),
-		"inlined", f->inlined);
-	if (o) {
-		json_object_set_new(o, "inline_depth", json_integer(f->inline_depth));
-		json_object_set_new(o, "cfa", f->cfa ? jhex(f->cfa) : json_null());
-		json_object_set_new(o, "registers", frame_registers(f));
-	}
+	json_t *o = json_object();
+	if (!o)
+		return NULL;
+	set(o, "index", json_integer((json_int_t)index));
+	set(o, "kind", json_string_nocheck(f->kind == AN_FRAME_ASYNC ? "async" : "native"));
+	set(o, "pc", jhex(f->pc));
+	set(o, "function", jstr(f->function));
+	set(o, "offset", jhex_if(f->has_offset, f->offset));
+	set(o, "module", jstr(f->module));
+	set(o, "module_offset", jhex_if(f->has_module_offset, f->module_offset));
+	set(o, "file", jstr(f->file));
+	set(o, "line", f->line > 0 ? json_integer(f->line) : json_null());
+	set(o, "inlined", json_boolean(f->inlined));
+	set(o, "inline_depth", json_integer(f->inline_depth));
+	set(o, "cfa", f->cfa ? jhex(f->cfa) : json_null());
+	set(o, "registers", frame_registers(f));
 	return o;
 }
 
@@ -106,23 +113,18 @@ static json_t *registers_object(const struct an_thread *t)
 	return o;
 }
 
-static json_t *threads_array(const struct analysis *an, bool all)
+static json_t *thread_object(const struct an_thread *t)
 {
-	json_t *arr = json_array();
-	for (size_t i = 0; i < an->nthreads; i++) {
-		const struct an_thread *t = &an->threads[i];
-		if (!all && !t->crashing && an->has_signal)
-			continue;
-		json_t *o = json_pack("{s:i, s:b, s:o, s:o}", "tid", t->tid, "crashing", t->crashing,
-				      "registers", registers_object(t),
-				      "frames", frames_array(t->frames, t->nframes));
-		if (o) {
-			json_object_set_new(o, "async_root", t->async_root ? jhex(t->async_root) : json_null());
-			json_object_set_new(o, "unwind_error", jstr(t->unwind_error));
-		}
-		json_array_append_new(arr, o);
-	}
-	return arr;
+	json_t *o = json_object();
+	if (!o)
+		return NULL;
+	set(o, "tid", json_integer(t->tid));
+	set(o, "crashing", json_boolean(t->crashing));
+	set(o, "registers", registers_object(t));
+	set(o, "frames", frames_array(t->frames, t->nframes));
+	set(o, "async_root", t->async_root ? jhex(t->async_root) : json_null());
+	set(o, "unwind_error", jstr(t->unwind_error));
+	return o;
 }
 
 static json_t *suspended_array(const struct analysis *an)
@@ -220,29 +222,65 @@ static int write_chunk(const char *buffer, size_t size, void *arg)
 	return 0;
 }
 
+/* Encode VALUE (any JSON value; freed here) after KEY into B. */
+static int put_member(struct out_buffer *b, bool *first, const char *key, json_t *value)
+{
+	json_t *k = json_string_nocheck(key);
+	int rc = !value || !k;
+	rc = rc || write_chunk(*first ? "{" : ",", 1, b);
+	rc = rc || json_dump_callback(k, write_chunk, b, JSON_ENCODE_ANY);
+	rc = rc || write_chunk(":", 1, b);
+	rc = rc || json_dump_callback(value, write_chunk, b, JSON_COMPACT | JSON_ENCODE_ANY);
+	*first = false;
+	json_decref(k);
+	json_decref(value);
+	return rc ? -1 : 0;
+}
+
+/* "threads": each thread is built, encoded and freed in turn, so a core with
+ * thousands of threads never holds its whole document as a jansson tree. */
+static int put_threads(struct out_buffer *b, const struct analysis *an, bool all)
+{
+	static const char head[] = ",\"threads\":[";
+	int rc = write_chunk(head, sizeof(head) - 1, b);
+	bool first = true;
+	for (size_t i = 0; i < an->nthreads && rc == 0; i++) {
+		const struct an_thread *t = &an->threads[i];
+		if (!all && !t->crashing && an->has_signal)
+			continue;
+		json_t *o = thread_object(t);
+		rc = !o || (!first && write_chunk(",", 1, b)) ||
+		     json_dump_callback(o, write_chunk, b, JSON_COMPACT);
+		json_decref(o);
+		first = false;
+	}
+	return rc || write_chunk("]", 1, b) ? -1 : 0;
+}
+
+/* The document of DESIGN.md, member by member in its order; every key and
+ * value is encoded by jansson. */
 int rep_json_write(FILE *out, const struct analysis *an, bool all_threads)
 {
-	json_t *root = json_object();
-	if (!root)
-		return -1;
-	json_object_set_new(root, "asyncore_version", json_string(ASYNCORE_VERSION));
-	json_object_set_new(root, "core", core_object(an));
-	json_object_set_new(root, "signal", signal_object(an));
-	json_object_set_new(root, "crashing_tid", an->has_signal ? json_integer(an->crashing_tid) : json_null());
-	json_object_set_new(root, "modules", modules_array(an));
-	json_object_set_new(root, "threads", threads_array(an, all_threads));
-	json_object_set_new(root, "suspended", suspended_array(an));
-	json_object_set_new(root, "recorders", recorders_array(an));
-	json_object_set_new(root, "timeline", timeline_array(an));
-	json_object_set_new(root, "async_key", an->async_key_found ? jhex(an->async_key) : json_null());
-	json_object_set_new(root, "signature", jstr(an->signature));
-	json_object_set_new(root, "signature_hash", jstr(an->signature_hash));
-	json_object_set_new(root, "warnings", warnings_array(an));
 	struct out_buffer b = { 0 };
-	int rc = json_dump_callback(root, write_chunk, &b, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	if (rc == 0 && write_chunk("\n", 1, &b) == 0)
+	bool first = true;
+	int rc = put_member(&b, &first, "asyncore_version", json_string(ASYNCORE_VERSION));
+	rc = rc || put_member(&b, &first, "core", core_object(an));
+	rc = rc || put_member(&b, &first, "signal", signal_object(an));
+	rc = rc || put_member(&b, &first, "crashing_tid",
+			      an->has_signal ? json_integer(an->crashing_tid) : json_null());
+	rc = rc || put_member(&b, &first, "modules", modules_array(an));
+	rc = rc || put_threads(&b, an, all_threads);
+	rc = rc || put_member(&b, &first, "suspended", suspended_array(an));
+	rc = rc || put_member(&b, &first, "recorders", recorders_array(an));
+	rc = rc || put_member(&b, &first, "timeline", timeline_array(an));
+	rc = rc || put_member(&b, &first, "async_key",
+			      an->async_key_found ? jhex(an->async_key) : json_null());
+	rc = rc || put_member(&b, &first, "signature", jstr(an->signature));
+	rc = rc || put_member(&b, &first, "signature_hash", jstr(an->signature_hash));
+	rc = rc || put_member(&b, &first, "warnings", warnings_array(an));
+	rc = rc || write_chunk("}\n", 2, &b);
+	if (rc == 0)
 		rc = fwrite(b.data, 1, b.len, out) == b.len ? 0 : -1;
 	free(b.data);
-	json_decref(root);
 	return rc == 0 ? 0 : -1;
 }
