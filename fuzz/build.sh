@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build the libFuzzer harness into build/fuzz/fuzz_core (clang, with
+# Build the libFuzzer harnesses into build/fuzz/ (clang, with
 # AddressSanitizer and UndefinedBehaviorSanitizer), linking the module sources.
 #   fuzz/build.sh
 set -e
@@ -11,7 +11,7 @@ CC=${FUZZ_CC:-clang}
 SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined"
 CFLAGS="-std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Wshadow -Wvla $(pkg-config --cflags $PKGS)"
 objs=()
-for src in "$ROOT"/{corefile,dwarf,analyzer,reports}/*.c "$ROOT/fuzz/fuzz_core.c"; do
+for src in "$ROOT"/{corefile,dwarf,analyzer,reports}/*.c; do
 	rel=${src#$ROOT/}
 	obj=$OUT/obj/${rel//\//_}.o
 	if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ -n "$(find "$ROOT"/{corefile,dwarf,analyzer,reports} -name '*.h' -newer "$obj" | head -1)" ]; then
@@ -20,5 +20,9 @@ for src in "$ROOT"/{corefile,dwarf,analyzer,reports}/*.c "$ROOT/fuzz/fuzz_core.c
 	objs+=("$obj")
 done
 wait
-$CC -fsanitize=fuzzer,address,undefined -o "$OUT/fuzz_core" "${objs[@]}" $(pkg-config --libs $PKGS) -lstdc++ -lpthread
-echo "$OUT/fuzz_core"
+for h in fuzz_core fuzz_recfmt; do
+	$CC $CFLAGS $SAN -c -o "$OUT/obj/$h.o" "$ROOT/fuzz/$h.c"
+	$CC -fsanitize=fuzzer,address,undefined -o "$OUT/$h" "$OUT/obj/$h.o" "${objs[@]}" \
+		$(pkg-config --libs $PKGS) -lstdc++ -lpthread
+	echo "$OUT/$h"
+done
