@@ -10,7 +10,7 @@ BIN=${ASYNCORE_SAN:-$OUT/asyncore-san}
 [ -x "$BIN" ] || BIN=$ROOT/build/asan/asyncore
 ROUNDS=${1:-20}; shift
 BASES=("$@")
-[ ${#BASES[@]} -gt 0 ] || BASES=(static dyn dyn2 recorder folly_c)
+[ ${#BASES[@]} -gt 0 ] || BASES=(static dyn dyn2 recorder elfe folly_cpp folly_c)
 WORK=$OUT/corrupt-work
 mkdir -p "$OUT/corrupt-fail"
 runs=0 bad=0

@@ -15,6 +15,7 @@
  * taken modulo the region's size.  The base core lives in a memfd; the bytes
  * a run overwrote are written back after it.
  *
+ * Patch mode shares one dbg_cache between runs, as a batch ingest does.
  * The core is analysed from /proc/self/fd/N, so core_open() sees a regular
  * file, as it would from the command line. */
 #include <elf.h>
@@ -45,6 +46,7 @@ static struct {
 	size_t base_size;
 	struct region regions[MAX_REGIONS];
 	size_t nregions;
+	struct dbg_cache *cache;    /* patch mode: the base's binaries parsed once */
 } fz = { .base_fd = -1 };
 
 static void die(const char *what)
@@ -173,8 +175,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (!fz.devnull)
 		die("/dev/null");
 	const char *base = getenv("ASYNCORE_FUZZ_BASE");
-	if (base && *base)
+	if (base && *base) {
 		load_base(base);
+		/* The binaries stay the same from run to run: parse them once,
+		 * as a batch ingest does. */
+		fz.cache = dbg_cache_create();
+	}
 	return 0;
 }
 
@@ -184,7 +190,7 @@ static void analyze_fd(int fd)
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	struct an_options opts = { .no_hash = true };
 	struct analysis *an = NULL;
-	struct core_error *err = an_analyze(path, &opts, NULL, &an);
+	struct core_error *err = an_analyze(path, &opts, fz.cache, &an);
 	if (err) {
 		if (getenv("ASYNCORE_FUZZ_VERBOSE"))
 			fprintf(stderr, "fuzz_core: unusable: %s\n", err->message);

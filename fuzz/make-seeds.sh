@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the base cores the fuzzers start from, into build/fuzz/ (not kept in
 # git): small cores of fuzz/seed.c (static, dynamic, two threads) and cores of
-# the folly_c and recorder fixtures.  Prints each core's path.
+# the folly_c, recorder, elfe and folly_cpp fixtures.  Prints each core's path.
 #   fuzz/make-seeds.sh
 set -e
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,3 +31,5 @@ crash dyn "$OUT/seed-dyn"
 crash dyn2 "$OUT/seed-dyn" two
 dir=$(fixture_build folly_c) && crash folly_c "$dir/prog"
 dir=$(fixture_build recorder) && crash recorder "$dir/prog"
+dir=$(fixture_build elfe) && crash elfe "$dir/prog"
+dir=$(fixture_build folly_cpp) && crash folly_cpp "$dir/prog"
