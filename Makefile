@@ -12,7 +12,9 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CFLAGS  += -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(PKG_CFLAGS) $(SAN)
 LDFLAGS += $(SAN)
-LDLIBS  += $(PKG_LIBS) -lstdc++ -lpthread
+# libstdc++ only provides the demangler: linked statically, it costs no
+# start-up relocations.
+LDLIBS  += $(PKG_LIBS) -Wl,-Bstatic -lstdc++ -Wl,-Bdynamic -lpthread -lm
 
 BUILD   ?= build
 OBJDIR  := $(BUILD)/obj

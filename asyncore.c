@@ -176,7 +176,8 @@ static int run_report(int argc, char **argv)
 		core_error_destroy(err);
 		return EXIT_UNUSABLE;
 	}
-	set_core_hash(an);
+	if (a.json)
+		set_core_hash(an);  /* the text report does not show it */
 	if (a.library_dump) {
 		rep_recorder_dump_library(stdout, an);
 	} else if (a.json) {

@@ -144,17 +144,16 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	memset(f, 0, sizeof(*f));
 	f->pc = pc;
 	f->activation = activation;
+	/* In a caller, only callee-saved registers, rsp and rip mean anything:
+	 * libdw carries the others over as "same value". */
+	uint32_t wanted = w->n > 0 ? CALLEE_SAVED : (1u << DBG_NREGS) - 1;
 	for (unsigned r = 0; r < DBG_NREGS; r++) {
 		Dwarf_Word v;
-		if (dwfl_frame_reg(state, r, &v) == 0) {
+		if ((wanted & (1u << r)) && dwfl_frame_reg(state, r, &v) == 0) {
 			f->regs[r] = v;
 			f->regs_known |= 1u << r;
 		}
 	}
-	/* In a caller, only callee-saved registers, rsp and rip mean anything:
-	 * libdw carries the others over as "same value". */
-	if (w->n > 0)
-		f->regs_known &= CALLEE_SAVED;
 	f->has_rsp = f->regs_known & (1u << 7);
 	f->rsp = f->regs[7];
 	f->has_rbp = f->regs_known & (1u << 6);
