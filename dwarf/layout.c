@@ -3,6 +3,7 @@
 #include "internal.h"
 
 #include <dwarf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,9 +13,21 @@ struct type_answer {
 	uint64_t value;
 };
 
+/* Qualified names ("folly::AsyncStackRoot") of the struct, class and union
+ * definitions at namespace level, to their DIE offsets: built in one pass
+ * over the file's CUs, so each later lookup costs a hash probe instead of a
+ * walk over every CU (libc's debug info has thousands). */
+struct type_slot {
+	char *name;
+	Dwarf_Off die;
+};
+
 struct dbg_type_memo {
 	struct type_answer *v;
 	size_t n;
+	bool indexed;
+	struct type_slot *slots;
+	size_t cap, used;
 };
 
 void dbg_type_memo_destroy(struct dbg_type_memo *memo)
@@ -24,7 +37,58 @@ void dbg_type_memo_destroy(struct dbg_type_memo *memo)
 	for (size_t i = 0; i < memo->n; i++)
 		free(memo->v[i].key);
 	free(memo->v);
+	for (size_t i = 0; i < memo->cap; i++)
+		free(memo->slots[i].name);
+	free(memo->slots);
 	free(memo);
+}
+
+static size_t type_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return (size_t)h;
+}
+
+static struct type_slot *type_slot(struct dbg_type_memo *m, const char *name)
+{
+	size_t i = type_hash(name) & (m->cap - 1);
+	while (m->slots[i].name && strcmp(m->slots[i].name, name) != 0)
+		i = (i + 1) & (m->cap - 1);
+	return &m->slots[i];
+}
+
+static bool index_grow(struct dbg_type_memo *m)
+{
+	size_t cap = m->cap ? 2 * m->cap : 1024;
+	struct type_slot *old = m->slots;
+	size_t old_cap = m->cap;
+	m->slots = calloc(cap, sizeof(*m->slots));
+	if (!m->slots) {
+		m->slots = old;
+		return false;
+	}
+	m->cap = cap;
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i].name)
+			*type_slot(m, old[i].name) = old[i];
+	free(old);
+	return true;
+}
+
+static void index_add(struct dbg_type_memo *m, const char *name, Dwarf_Off die)
+{
+	if (2 * (m->used + 1) > m->cap && !index_grow(m))
+		return;
+	struct type_slot *slot = type_slot(m, name);
+	if (slot->name)
+		return;     /* the first definition wins */
+	slot->name = strdup(name);
+	if (slot->name) {
+		slot->die = die;
+		m->used++;
+	}
 }
 
 static bool die_name_is(Dwarf_Die *die, const char *name, size_t len)
@@ -42,30 +106,46 @@ static bool is_definition(Dwarf_Die *die)
 	return !decl;
 }
 
-/* Find the struct/class/union named by the "::"-separated QNAME among the
- * children of PARENT, descending through namespaces. */
-static bool find_type(Dwarf_Die *parent, const char *qname, Dwarf_Die *out)
+static bool is_record(int tag)
 {
-	const char *sep = strstr(qname, "::");
-	size_t len = sep ? (size_t)(sep - qname) : strlen(qname);
+	return tag == DW_TAG_structure_type || tag == DW_TAG_class_type || tag == DW_TAG_union_type;
+}
+
+/* Index the record definitions among PARENT's children, descending into
+ * namespaces; PREFIX is the enclosing namespaces' qualified name. */
+static void index_children(struct dbg_type_memo *m, Dwarf_Die *parent, const char *prefix,
+			   int depth)
+{
 	Dwarf_Die child;
-	if (dwarf_child(parent, &child) != 0)
-		return false;
+	if (depth > 16 || dwarf_child(parent, &child) != 0)
+		return;
 	do {
 		int tag = dwarf_tag(&child);
-		if (sep) {
-			if ((tag == DW_TAG_namespace || tag == DW_TAG_structure_type ||
-			     tag == DW_TAG_class_type) && die_name_is(&child, qname, len) &&
-			    find_type(&child, sep + 2, out))
-				return true;
-		} else if ((tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
-			    tag == DW_TAG_union_type) && die_name_is(&child, qname, len) &&
-			   is_definition(&child)) {
-			*out = child;
-			return true;
-		}
+		if (tag != DW_TAG_namespace && !is_record(tag))
+			continue;
+		const char *name = dwarf_diename(&child);
+		if (!name)
+			continue;
+		char qualified[512];
+		snprintf(qualified, sizeof(qualified), "%s%s%s", prefix, *prefix ? "::" : "", name);
+		if (tag == DW_TAG_namespace)
+			index_children(m, &child, qualified, depth + 1);
+		else if (is_definition(&child))
+			index_add(m, qualified, dwarf_dieoffset(&child));
 	} while (dwarf_siblingof(&child, &child) == 0);
-	return false;
+}
+
+static void build_index(struct dbg_type_memo *m, Dwarf *dw)
+{
+	m->indexed = true;
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		if (dwarf_offdie(dw, off + hsize, &cu))
+			index_children(m, &cu, "", 0);
+		off = next;
+	}
 }
 
 static bool member_offset(Dwarf_Die *type, const char *member, uint64_t *offset)
@@ -87,31 +167,29 @@ static bool member_offset(Dwarf_Die *type, const char *member, uint64_t *offset)
 	return false;
 }
 
-/* Look TYPE up in every CU of F; MEMBER NULL asks for the size. */
+/* Look TYPE up in F's type index; MEMBER NULL asks for the size. */
 static bool file_lookup(struct dbg_file *f, const char *type, const char *member, uint64_t *value)
 {
 	Dwarf_Addr bias;
 	Dwarf *dw = dwfl_module_getdwarf(f->mod, &bias);
 	if (!dw)
 		return false;
-	Dwarf_Off off = 0, next;
-	size_t hsize;
-	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		Dwarf_Die cu, td;
-		if (dwarf_offdie(dw, off + hsize, &cu) && find_type(&cu, type, &td)) {
-			if (!member) {
-				int size = dwarf_bytesize(&td);
-				if (size >= 0) {
-					*value = (uint64_t)size;
-					return true;
-				}
-			} else if (member_offset(&td, member, value)) {
-				return true;
-			}
-		}
-		off = next;
-	}
-	return false;
+	struct dbg_type_memo *m = f->types;
+	if (!m->indexed)
+		build_index(m, dw);
+	if (!m->cap)
+		return false;
+	struct type_slot *slot = type_slot(m, type);
+	Dwarf_Die td;
+	if (!slot->name || !dwarf_offdie(dw, slot->die, &td))
+		return false;
+	if (member)
+		return member_offset(&td, member, value);
+	int size = dwarf_bytesize(&td);
+	if (size < 0)
+		return false;
+	*value = (uint64_t)size;
+	return true;
 }
 
 static bool memo_lookup(struct dbg_file *f, const char *type, const char *member, uint64_t *value)
@@ -133,7 +211,7 @@ static bool memo_lookup(struct dbg_file *f, const char *type, const char *member
 			*value = m->v[i].value;
 			return m->v[i].found;
 		}
-	bool found = file_lookup(f, type, member, value);
+	bool found = m && file_lookup(f, type, member, value);
 	struct type_answer *v = m ? realloc(m->v, (m->n + 1) * sizeof(*v)) : NULL;
 	if (!v) {
 		free(key);
