@@ -3,7 +3,8 @@
 # (fuzz/corrupt.py) through a sanitizer build of asyncore; every run must exit
 # 0, 1 or 2 with no sanitizer report.  Failures are copied to
 # build/fuzz/corrupt-fail/ with the run's stderr.
-#   fuzz/corrupt.sh [ROUNDS] [BASE...]     (BASE: names under build/fuzz/seeds)
+#   [CORRUPT_MODES="truncate ..."] fuzz/corrupt.sh [ROUNDS] [BASE...]
+# (BASE: names under build/fuzz/seeds; ROUNDS: copies per mode, or cuts)
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$ROOT/build/fuzz
 BIN=${ASYNCORE_SAN:-$OUT/asyncore-san}
@@ -17,7 +18,7 @@ runs=0 bad=0
 for base in "${BASES[@]}"; do
 	core=$OUT/seeds/$base.core
 	[ -f "$core" ] || continue
-	for mode in flip-notes flip-head note-sizes flip-stacks truncate; do
+	for mode in ${CORRUPT_MODES:-flip-notes flip-head note-sizes flip-stacks truncate}; do
 		rm -rf "$WORK"; mkdir -p "$WORK"
 		python3 "$ROOT/fuzz/corrupt.py" "$core" "$WORK" "$mode" "$RANDOM" "$ROUNDS"
 		for f in "$WORK"/*; do

@@ -106,8 +106,11 @@ static void index_base(void)
 		fprintf(stderr, "fuzz_core: base core has no readable program headers\n");
 		exit(1);
 	}
-	const Elf64_Phdr *ph = (const Elf64_Phdr *)(fz.base + eh.e_phoff);
 	size_t phnum = eh.e_phnum;
+	Elf64_Phdr *ph = malloc((phnum ? phnum : 1) * sizeof(*ph));  /* aligned copy */
+	if (!ph)
+		die("malloc");
+	memcpy(ph, fz.base + eh.e_phoff, phnum * sizeof(*ph));
 	uint64_t head = eh.e_phoff + phnum * sizeof(Elf64_Phdr);
 	for (size_t i = 0; i < phnum; i++)
 		if (ph[i].p_type == PT_NOTE && ph[i].p_offset + ph[i].p_filesz > head)
@@ -135,6 +138,7 @@ static void index_base(void)
 	for (size_t i = 0; i < phnum; i++)
 		if (ph[i].p_type == PT_LOAD && ph[i].p_filesz)
 			add_region(ph[i].p_offset, ph[i].p_filesz < (1 << 20) ? ph[i].p_filesz : 1 << 20);
+	free(ph);
 	fprintf(stderr, "fuzz_core: base %zu bytes, %zu regions (%zu stacks)\n", fz.base_size,
 		fz.nregions, nsp);
 }

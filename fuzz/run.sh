@@ -2,14 +2,14 @@
 # Run the libFuzzer harness in every mode, one after the other, under nice.
 #   fuzz/run.sh [SECONDS_PER_MODE] [MODE...]
 # Modes: raw (small seed cores as the input), and patch-BASE for each base core
-# under build/fuzz/seeds (static, dyn, dyn2, recorder, elfe, folly_cpp, folly_c).  Crashers go
+# under build/fuzz/seeds (static, dyn, dyn2, recorder, elfe, folly_cpp(-small), folly_c(-small)).  Crashers go
 # to build/fuzz/artifacts/; corpora stay in build/fuzz/corpus-MODE/.
 set -e
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$ROOT/build/fuzz
 SECS=${1:-300}; shift || true
 MODES=("$@")
-[ ${#MODES[@]} -gt 0 ] || MODES=(raw patch-recorder patch-elfe patch-folly_cpp patch-folly_c patch-dyn2 patch-static)
+[ ${#MODES[@]} -gt 0 ] || MODES=(raw patch-recorder patch-elfe patch-folly_cpp-small patch-folly_c-small patch-dyn2 patch-static)
 [ -x "$OUT/fuzz_core" ] || "$ROOT/fuzz/build.sh" >/dev/null
 [ -f "$OUT/seeds/recorder.core" ] || "$ROOT/fuzz/make-seeds.sh" >/dev/null
 mkdir -p "$OUT/artifacts"

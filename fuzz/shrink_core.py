@@ -3,9 +3,10 @@
 
     shrink_core.py CORE OUT [KEEP]
 
-Keeps the ELF header, the notes and, of each PT_LOAD, only KEEP bytes (default
-4096) around each thread's stack pointer and the segment's first page when it
-holds an ELF header; every other PT_LOAD keeps its address range with no file
+Keeps the ELF header, the notes and, of the PT_LOAD segments, only KEEP bytes
+(default 4096) above each thread's stack pointer, 16 KiB below and 4 KiB above each thread's
+fs_base (struct pthread), ELF header pages and writable segments of at most
+256 KiB; the rest of each segment keeps its address range with no file
 contents (p_filesz 0), so the segment index still sees the whole address space.
 """
 import struct
@@ -31,12 +32,13 @@ def main():
     phoff, = struct.unpack_from('<Q', data, 0x20)
     phentsize, phnum = struct.unpack_from('<HH', data, 0x36)
     ph = [list(struct.unpack_from('<IIQQQQQQ', data, phoff + i * phentsize)) for i in range(phnum)]
-    sps = []
+    sps, fss = [], []
     for p in ph:
         if p[0] == 4:
             for ntype, desc in notes(data, p[2], p[5]):
                 if ntype == NT_PRSTATUS and len(desc) >= 112 + 27 * 8:
                     sps.append(struct.unpack_from('<Q', desc, 112 + 19 * 8)[0])
+                    fss.append(struct.unpack_from('<Q', desc, 112 + 21 * 8)[0])
     out = bytearray(data[:64])
     out += b'\0' * (phnum * 56)
     newph = []
@@ -49,27 +51,38 @@ def main():
         if p_type != 1:
             newph.append(p)
             continue
-        lo = hi = None
-        for sp in sps:
-            if va <= sp < va + filesz:
-                lo, hi = max(va, sp - 256), min(va + filesz, sp + keep)
-        if lo is None and filesz >= 4 and data[off:off + 4] == b'\x7fELF':
-            lo, hi = va, va + min(filesz, 4096)
-        if lo is None:
-            newph.append([p_type, flags, len(out), va, pa, 0, memsz, align])
-            continue
-        # Split: [va, lo) empty, [lo, hi) kept, [hi, end) empty.
-        if lo > va:
-            newph.append([p_type, flags, len(out), va, pa, 0, lo - va, align])
-        newph.append([p_type, flags, len(out), lo, pa, hi - lo, hi - lo, align])
-        out += data[off + lo - va:off + hi - va]
-        if va + memsz > hi:
-            newph.append([p_type, flags, len(out), hi, pa, 0, va + memsz - hi, align])
+        # Ranges kept: near each stack pointer, the thread's struct pthread
+        # at fs_base, an ELF header page, small writable segments (.data,
+        # .bss: keys, recorder lists).
+        want = [(sp - 256, sp + keep) for sp in sps] + [(fs - 16384, fs + 4096) for fs in fss]
+        if filesz >= 4 and data[off:off + 4] == b'\x7fELF':
+            want.append((va, va + 4096))
+        if flags & 2 and filesz <= 262144:
+            want.append((va, va + filesz))
+        keep_ranges = []
+        for lo, hi in sorted(want):
+            lo, hi = max(lo, va), min(hi, va + filesz)
+            if lo >= hi:
+                continue
+            if keep_ranges and lo <= keep_ranges[-1][1]:
+                keep_ranges[-1][1] = max(keep_ranges[-1][1], hi)
+            else:
+                keep_ranges.append([lo, hi])
+        at = va
+        for lo, hi in keep_ranges:
+            if lo > at:
+                newph.append([p_type, flags, len(out), at, pa, 0, lo - at, align])
+            newph.append([p_type, flags, len(out), lo, pa, hi - lo, hi - lo, align])
+            out += data[off + lo - va:off + hi - va]
+            at = hi
+        if va + memsz > at:
+            newph.append([p_type, flags, len(out), at, pa, 0, va + memsz - at, align])
     phdrs = bytearray()
     for p in newph:
         phdrs += struct.pack('<IIQQQQQQ', *p)
     # More headers than before: put them at the end.
     if len(newph) != phnum:
+        out += b'\0' * (-len(out) % 8)
         struct.pack_into('<QH', out, 0x20, len(out), 0)
         struct.pack_into('<H', out, 0x38, len(newph))
         out += phdrs
