@@ -88,6 +88,9 @@ int dbg_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, D
 		       const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
 		       char **debuginfo_file_name);
 
+/* FNV-1a hash of a name, for the name indexes. */
+size_t dbg_name_hash(const char *s);
+
 /* Hex string of a build-id; malloc'd, NULL when empty. */
 char *dbg_hex(const unsigned char *bytes, size_t len);
 

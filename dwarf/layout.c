@@ -43,17 +43,9 @@ void dbg_type_memo_destroy(struct dbg_type_memo *memo)
 	free(memo);
 }
 
-static size_t type_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return (size_t)h;
-}
-
 static struct type_slot *type_slot(struct dbg_type_memo *m, const char *name)
 {
-	size_t i = type_hash(name) & (m->cap - 1);
+	size_t i = dbg_name_hash(name) & (m->cap - 1);
 	while (m->slots[i].name && strcmp(m->slots[i].name, name) != 0)
 		i = (i + 1) & (m->cap - 1);
 	return &m->slots[i];

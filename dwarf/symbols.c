@@ -46,7 +46,7 @@ void dbg_symindex_destroy(struct dbg_symindex *index)
 	free(index);
 }
 
-static size_t name_hash(const char *s)
+size_t dbg_name_hash(const char *s)
 {
 	uint64_t h = 1469598103934665603ULL;
 	for (; *s; s++)
@@ -56,7 +56,7 @@ static size_t name_hash(const char *s)
 
 static struct symindex_slot *symindex_slot(struct dbg_symindex *x, const char *name)
 {
-	size_t i = name_hash(name) & (x->cap - 1);
+	size_t i = dbg_name_hash(name) & (x->cap - 1);
 	while (x->slots[i].name && strcmp(x->slots[i].name, name) != 0)
 		i = (i + 1) & (x->cap - 1);
 	return &x->slots[i];
