@@ -184,8 +184,16 @@ struct core_error *dbg_unwind_thread(struct dbg_session *s, size_t thread_index,
 		*stop_reason = strdup("unwinding unavailable");
 		return NULL;
 	}
+	/* libdwfl finds threads by tid: a repeated tid would show the first
+	 * thread's stack again. */
+	int32_t tid = s->core->threads[thread_index].tid;
+	for (size_t i = 0; i < thread_index; i++)
+		if (s->core->threads[i].tid == tid) {
+			*stop_reason = strdup("thread id repeats an earlier thread's; not unwound");
+			return NULL;
+		}
 	struct walk w = { .s = s };
-	int rc = dwfl_getthread_frames(s->dwfl, s->core->threads[thread_index].tid, frame_cb, &w);
+	int rc = dwfl_getthread_frames(s->dwfl, tid, frame_cb, &w);
 	if (w.nomem) {
 		free(w.frames);
 		free(w.stop);
