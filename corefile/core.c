@@ -35,20 +35,31 @@ void core_warn(struct core *core, const char *fmt, ...)
 	va_end(ap);
 }
 
+int core_open_regular(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
 /* Map PATH read-only; decompress it when it is compressed. */
 static struct core_error *map_file(struct core *core, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = core_open_regular(path);
 	if (fd < 0)
-		return core_error_create(CORE_ERROR_IO, "%s: %s", path, strerror(errno));
+		return core_error_create(CORE_ERROR_IO, "%s: %s", path,
+					 errno == EINVAL ? "not a regular file" : strerror(errno));
 	struct stat st;
 	struct core_error *err = NULL;
 	if (fstat(fd, &st) < 0) {
 		err = core_error_create(CORE_ERROR_IO, "%s: %s", path, strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		err = core_error_create(CORE_ERROR_IO, "%s: not a regular file", path);
 		goto out;
 	}
 	if (st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
@@ -56,7 +67,9 @@ static struct core_error *map_file(struct core *core, const char *path)
 					(long long)st.st_size);
 		goto out;
 	}
-	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	/* Private and writable: core_mapped_guard() may blank a path in the
+	 * copy libdwfl reads; the file itself never changes. */
+	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 	if (p == MAP_FAILED) {
 		err = core_error_create(CORE_ERROR_IO, "%s: mmap: %s", path, strerror(errno));
 		goto out;
@@ -73,6 +86,11 @@ static struct core_error *map_file(struct core *core, const char *path)
 			goto out;
 		core->data = raw;
 		core->data_size = raw_len;
+		if (raw_len < sizeof(Elf64_Ehdr)) {
+			err = core_error_create(CORE_ERROR_FORMAT, "%s: not an ELF file after "
+						"decompression (%zu bytes)", path, raw_len);
+			goto out;
+		}
 	}
 	core->file_size = core->data_size;
 out:
@@ -223,6 +241,7 @@ struct core_error *core_open(const char *path, struct core **out)
 	err = core_mapped_init(core);
 	if (err)
 		goto fail;
+	core_mapped_guard(core);
 	read_execfn(core);
 	*out = core;
 	return NULL;

@@ -145,6 +145,11 @@ const struct core_mapped_file *core_find_file(const struct core *core, uint64_t 
  * Borrowed from the core; NULL when unknown. */
 const char *core_executable(const struct core *core);
 
+/* Open PATH read-only when it is a regular file; -1 otherwise (errno set,
+ * EINVAL for a fifo, device or directory).  Never blocks: paths named by a
+ * core are untrusted, and a fifo would hang a plain open(). */
+int core_open_regular(const char *path);
+
 /* Append a formatted warning to core->warnings. */
 void core_warn(struct core *core, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -1,12 +1,27 @@
 #include "decompress.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <lzma.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 
 enum codec { CODEC_NONE, CODEC_ZSTD, CODEC_XZ, CODEC_GZIP };
+
+enum {
+	CHUNK = 1 << 20,
+	BLOCK = 4096,
+	/* Non-zero output allowed per input byte, beyond a floor: far above what
+	 * a real core compresses to, far below what a crafted stream expands to. */
+	MAX_RATIO = 512,
+};
+#define MIN_LIMIT ((uint64_t)256 << 20)
 
 static enum codec detect(const unsigned char *d, size_t len)
 {
@@ -24,36 +39,62 @@ bool core_is_compressed(const unsigned char *data, size_t len)
 	return detect(data, len) != CODEC_NONE;
 }
 
-/* An output buffer that grows by mremap. */
-struct outbuf {
-	unsigned char *p;
-	size_t len, cap;
+/* Decompressed output goes to an unlinked temporary file, written sparsely:
+ * a core is mostly zero pages, and its size is bounded by the disk, not by
+ * memory.  Only non-zero bytes count against the limit. */
+struct sink {
+	int fd;
+	uint64_t len;
+	uint64_t stored, limit;
+	unsigned char *chunk;
+	const char *error;
 };
 
-static bool outbuf_reserve(struct outbuf *b, size_t need)
+static int temp_file(void)
 {
-	if (b->cap - b->len >= need)
-		return true;
-	size_t cap = b->cap ? b->cap : (1 << 20);
-	while (cap - b->len < need)
-		cap *= 2;
-	void *p = b->p ? mremap(b->p, b->cap, cap, MREMAP_MAYMOVE)
-		       : mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return false;
-	b->p = p;
-	b->cap = cap;
+	const char *dir = getenv("TMPDIR");
+	if (!dir || !*dir)
+		dir = "/tmp";
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0 || errno != EOPNOTSUPP)
+		return fd;
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/asyncore-core-XXXXXX", dir);
+	fd = mkstemp(path);
+	if (fd >= 0)
+		unlink(path);
+	return fd;
+}
+
+static bool all_zero(const unsigned char *p, size_t n)
+{
+	static const unsigned char zero[BLOCK];
+	return memcmp(p, zero, n) == 0;
+}
+
+/* Append N bytes from the sink's chunk to the file. */
+static bool sink_flush(struct sink *s, size_t n)
+{
+	for (size_t off = 0; off < n; off += BLOCK) {
+		size_t k = n - off < BLOCK ? n - off : BLOCK;
+		const unsigned char *p = s->chunk + off;
+		if (!all_zero(p, k)) {
+			s->stored += k;
+			if (s->stored > s->limit) {
+				s->error = "decompressed data exceeds the size limit (a compression bomb?)";
+				return false;
+			}
+			if (pwrite(s->fd, p, k, (off_t)(s->len + off)) != (ssize_t)k) {
+				s->error = "cannot write the decompressed core to the temporary directory";
+				return false;
+			}
+		}
+	}
+	s->len += n;
 	return true;
 }
 
-static void outbuf_free(struct outbuf *b)
-{
-	if (b->p)
-		munmap(b->p, b->cap);
-	b->p = NULL;
-}
-
-static const char *zstd_run(const unsigned char *d, size_t len, struct outbuf *b)
+static const char *zstd_run(const unsigned char *d, size_t len, struct sink *s)
 {
 	ZSTD_DStream *z = ZSTD_createDStream();
 	if (!z)
@@ -61,19 +102,21 @@ static const char *zstd_run(const unsigned char *d, size_t len, struct outbuf *b
 	const char *err = NULL;
 	ZSTD_inBuffer in = { d, len, 0 };
 	size_t ret = 1;
-	while (in.pos < in.size || ret != 0) {
-		if (!outbuf_reserve(b, 1 << 20)) { err = "out of memory"; break; }
-		ZSTD_outBuffer out = { b->p + b->len, b->cap - b->len, 0 };
+	while (!err && (in.pos < in.size || ret != 0)) {
+		ZSTD_outBuffer out = { s->chunk, CHUNK, 0 };
 		ret = ZSTD_decompressStream(z, &out, &in);
-		if (ZSTD_isError(ret)) { err = ZSTD_getErrorName(ret); break; }
-		b->len += out.pos;
-		if (in.pos == in.size && out.pos == 0 && ret != 0) { err = "truncated zstd stream"; break; }
+		if (ZSTD_isError(ret))
+			err = ZSTD_getErrorName(ret);
+		else if (!sink_flush(s, out.pos))
+			err = s->error;
+		else if (in.pos == in.size && out.pos == 0 && ret != 0)
+			err = "truncated zstd stream";
 	}
 	ZSTD_freeDStream(z);
 	return err;
 }
 
-static const char *xz_run(const unsigned char *d, size_t len, struct outbuf *b)
+static const char *xz_run(const unsigned char *d, size_t len, struct sink *s)
 {
 	lzma_stream z = LZMA_STREAM_INIT;
 	if (lzma_stream_decoder(&z, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)
@@ -82,20 +125,25 @@ static const char *xz_run(const unsigned char *d, size_t len, struct outbuf *b)
 	z.next_in = d;
 	z.avail_in = len;
 	for (;;) {
-		if (!outbuf_reserve(b, 1 << 20)) { err = "out of memory"; break; }
-		z.next_out = b->p + b->len;
-		z.avail_out = b->cap - b->len;
+		z.next_out = s->chunk;
+		z.avail_out = CHUNK;
 		lzma_ret r = lzma_code(&z, LZMA_FINISH);
-		b->len = b->cap - z.avail_out;
+		if (!sink_flush(s, CHUNK - z.avail_out)) {
+			err = s->error;
+			break;
+		}
 		if (r == LZMA_STREAM_END)
 			break;
-		if (r != LZMA_OK) { err = "corrupt or truncated xz stream"; break; }
+		if (r != LZMA_OK) {
+			err = "corrupt or truncated xz stream";
+			break;
+		}
 	}
 	lzma_end(&z);
 	return err;
 }
 
-static const char *gzip_run(const unsigned char *d, size_t len, struct outbuf *b)
+static const char *gzip_run(const unsigned char *d, size_t len, struct sink *s)
 {
 	z_stream z;
 	memset(&z, 0, sizeof(z));
@@ -104,49 +152,71 @@ static const char *gzip_run(const unsigned char *d, size_t len, struct outbuf *b
 	const char *err = NULL;
 	size_t consumed = 0;
 	for (;;) {
-		if (!outbuf_reserve(b, 1 << 20)) { err = "out of memory"; break; }
 		size_t in_now = len - consumed > (1u << 30) ? (1u << 30) : len - consumed;
 		z.next_in = (unsigned char *)d + consumed;
 		z.avail_in = (uInt)in_now;
-		size_t room = b->cap - b->len > (1u << 30) ? (1u << 30) : b->cap - b->len;
-		z.next_out = b->p + b->len;
-		z.avail_out = (uInt)room;
+		z.next_out = s->chunk;
+		z.avail_out = CHUNK;
 		int r = inflate(&z, Z_NO_FLUSH);
 		consumed += in_now - z.avail_in;
-		b->len += room - z.avail_out;
+		if (!sink_flush(s, CHUNK - z.avail_out)) {
+			err = s->error;
+			break;
+		}
 		if (r == Z_STREAM_END)
 			break;
-		if (r != Z_OK && r != Z_BUF_ERROR) { err = "corrupt gzip stream"; break; }
-		if (r == Z_BUF_ERROR && consumed == len) { err = "truncated gzip stream"; break; }
+		if (r != Z_OK && r != Z_BUF_ERROR) {
+			err = "corrupt gzip stream";
+			break;
+		}
+		if (r == Z_BUF_ERROR && consumed == len) {
+			err = "truncated gzip stream";
+			break;
+		}
 	}
 	inflateEnd(&z);
 	return err;
 }
 
+static const char *run_codec(const unsigned char *data, size_t len, struct sink *s)
+{
+	switch (detect(data, len)) {
+	case CODEC_ZSTD: return zstd_run(data, len, s);
+	case CODEC_XZ: return xz_run(data, len, s);
+	case CODEC_GZIP: return gzip_run(data, len, s);
+	default: return "not a compressed file";
+	}
+}
+
 struct core_error *core_decompress(const char *path, const unsigned char *data, size_t len,
 				   unsigned char **out, size_t *out_len)
 {
-	struct outbuf b = { 0 };
-	const char *err;
-	switch (detect(data, len)) {
-	case CODEC_ZSTD: err = zstd_run(data, len, &b); break;
-	case CODEC_XZ: err = xz_run(data, len, &b); break;
-	case CODEC_GZIP: err = gzip_run(data, len, &b); break;
-	default: err = "not a compressed file"; break;
-	}
-	if (!err && b.len == 0)
+	struct sink s = { .fd = temp_file(), .chunk = malloc(CHUNK) };
+	uint64_t limit = (uint64_t)len * MAX_RATIO;
+	s.limit = limit > MIN_LIMIT ? limit : MIN_LIMIT;
+	const char *err = NULL;
+	if (s.fd < 0)
+		err = "cannot create a temporary file (TMPDIR)";
+	else if (!s.chunk)
+		err = "out of memory";
+	else
+		err = run_codec(data, len, &s);
+	if (!err && s.len == 0)
 		err = "empty after decompression";
-	if (err) {
-		outbuf_free(&b);
+	if (!err && (s.len > SIZE_MAX || ftruncate(s.fd, (off_t)s.len) != 0))
+		err = "cannot size the decompressed core";
+	void *map = MAP_FAILED;
+	if (!err) {
+		map = mmap(NULL, (size_t)s.len, PROT_READ | PROT_WRITE, MAP_PRIVATE, s.fd, 0);
+		if (map == MAP_FAILED)
+			err = "cannot map the decompressed core";
+	}
+	free(s.chunk);
+	if (s.fd >= 0)
+		close(s.fd);
+	if (err)
 		return core_error_create(CORE_ERROR_FORMAT, "%s: cannot decompress: %s", path, err);
-	}
-	/* Trim the mapping to the content so munmap(*OUT, *OUT_LEN) frees it all. */
-	*out = b.p;
-	if (b.cap > b.len) {
-		size_t page = 4096, keep = (b.len + page - 1) & ~(page - 1);
-		if (keep < b.cap)
-			munmap(b.p + keep, b.cap - keep);
-	}
-	*out_len = b.len;
+	*out = map;
+	*out_len = (size_t)s.len;
 	return NULL;
 }

@@ -11,8 +11,10 @@
 /* True when DATA starts with a zstd, xz or gzip magic. */
 bool core_is_compressed(const unsigned char *data, size_t len);
 
-/* Decompress DATA into a new buffer mapped with mmap (caller munmaps
- * *OUT_LEN bytes at *OUT).  PATH names the input in error messages. */
+/* Decompress DATA into an unlinked temporary file (in $TMPDIR, zero pages
+ * left sparse) mapped read-only at *OUT (caller munmaps *OUT_LEN bytes).
+ * Non-zero output beyond 512 times the input (at least 256 MiB) is refused
+ * as a compression bomb.  PATH names the input in error messages. */
 struct core_error *core_decompress(const char *path, const unsigned char *data, size_t len,
 				   unsigned char **out, size_t *out_len);
 

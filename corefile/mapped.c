@@ -80,7 +80,7 @@ static struct backing *backing_get(struct core *core, const char *recorded, bool
 
 static bool map_whole(const char *path, const unsigned char **data, size_t *size)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = core_open_regular(path);
 	if (fd < 0)
 		return false;
 	struct stat st;
@@ -153,6 +153,37 @@ static void backing_open(struct core *core, struct backing *b)
 		return;
 	}
 	b->state = BACKING_OK;
+}
+
+/* Overwrite every copy of PATH in the core's bytes (NT_FILE names, link-map
+ * strings in memory) so that no one opens it; the first byte becomes 0x01,
+ * which leaves a relative name that does not exist. */
+static void blank_path(struct core *core, const char *path)
+{
+	size_t len = strlen(path);
+	unsigned char *data = (unsigned char *)core->data;
+	unsigned char *p = data, *end = data + core->data_size;
+	while (len && (p = memmem(p, (size_t)(end - p), path, len)) != NULL) {
+		*p = 0x01;
+		p += len;
+	}
+}
+
+void core_mapped_guard(struct core *core)
+{
+	for (size_t i = 0; i < core->nfiles; i++) {
+		const char *path = core->files[i].path;
+		struct stat st;
+		if (stat(path, &st) != 0 || S_ISREG(st.st_mode))
+			continue;
+		struct backing *b = backing_get(core, path, true);
+		if (b && b->state == BACKING_MISSING)
+			continue;   /* already blanked */
+		if (b)
+			b->state = BACKING_MISSING;
+		core_warn(core, "%s is not a regular file: not opened", path);
+		blank_path(core, path);
+	}
 }
 
 size_t core_mapped_read(struct core *core, uint64_t addr, void *buf, size_t len)

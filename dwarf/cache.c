@@ -86,7 +86,7 @@ static struct dbg_file *file_open(struct dbg_cache *cache, const char *build_id,
 	f->dwfl = dwfl_begin(&cache->offline_callbacks);
 	if (!f->dwfl)
 		goto fail;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = core_open_regular(path);
 	if (fd < 0)
 		goto fail;
 	dwfl_report_begin(f->dwfl);

@@ -4,6 +4,7 @@
 
 #include <elfutils/libdwelf.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +51,7 @@ static bool module_is_main(struct dbg_session *s, Dwfl_Module *mod)
 static int open_checked(struct dbg_session *s, Dwfl_Module *mod, const char *modname,
 			const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = core_open_regular(path);
 	if (fd < 0)
 		return -1;
 	const unsigned char *want;
@@ -129,7 +130,10 @@ static int collect_module(Dwfl_Module *mod, void **userdata, const char *name,
 	m->info.start = start ? start : low;
 	m->info.start = low;
 	m->info.end = high;
-	m->info.path = strdup(mainfile ? mainfile : name);
+	char *path = strdup(mainfile ? mainfile : name);
+	if (path && path[0] == 0x01)
+		path[0] = '/';  /* a path core_mapped_guard() blanked */
+	m->info.path = path;
 	const unsigned char *bid;
 	GElf_Addr vaddr;
 	int len = dwfl_module_build_id(mod, &bid, &vaddr);
@@ -144,6 +148,9 @@ static struct core_error *report_modules(struct dbg_session *s)
 	struct core *core = s->core;
 	const struct core_mapped_file *exe = core->auxv.phdr ? core_find_file(core, core->auxv.phdr) : NULL;
 	const char *executable = exe ? exe->path : core_executable(core);
+	struct stat st;
+	if (executable && stat(executable, &st) == 0 && !S_ISREG(st.st_mode))
+		executable = NULL;  /* libdwfl would open it; see core_mapped_guard() */
 	dwfl_report_begin(s->dwfl);
 	int n = dwfl_core_file_report(s->dwfl, core->elf, executable);
 	dwfl_report_end(s->dwfl, NULL, NULL);
