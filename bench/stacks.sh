@@ -49,11 +49,15 @@ for variant in fp:-fno-omit-frame-pointer nofp:-fomit-frame-pointer; do
 		echo "no core could be made (core_pattern: $(cat /proc/sys/kernel/core_pattern))"
 		status=1; continue
 	fi
+	sync   # the fresh core's write-back is not part of anyone's time
 	python3 - "$ASYNCORE" "$d/prog" "$core" "$RUNS" "$GDB_RUNS" <<'PY' || status=1
 import json, os, shutil, statistics, subprocess, sys, time
 asy, prog, core, runs, gdb_runs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 
 def timed(cmd, n):
+    # One untimed run first, for every tool alike: the core was just written,
+    # and the first reader would otherwise pay for its write-back.
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     times = []
     for _ in range(n):
         t0 = time.perf_counter()
