@@ -26,6 +26,11 @@ struct dbg_cache *dbg_cache_create(void)
 	c->offline_callbacks.find_debuginfo = dbg_find_debuginfo;
 	c->offline_callbacks.section_address = dwfl_offline_section_address;
 	c->offline_callbacks.debuginfo_path = &c->debuginfo_path;
+	pthread_mutexattr_t attr;
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&c->lock, &attr);
+	pthread_mutexattr_destroy(&attr);
 	return c;
 }
 
@@ -52,6 +57,7 @@ void dbg_cache_destroy(struct dbg_cache *cache)
 		file_destroy(cache->files[i]);
 	free(cache->files);
 	free(cache->debuginfo_path);
+	pthread_mutex_destroy(&cache->lock);
 	free(cache);
 }
 
@@ -69,8 +75,16 @@ struct core_error *dbg_cache_set_debug_dirs(struct dbg_cache *cache, const char 
 		strcat(path, ":");
 		strcat(path, dirs[i]);
 	}
-	free(cache->debuginfo_path);
-	cache->debuginfo_path = path;
+	/* Sessions of other threads may be reading the current string: keep it
+	 * when nothing changes (a batch gives every core the same directories). */
+	pthread_mutex_lock(&cache->lock);
+	if (strcmp(path, cache->debuginfo_path) == 0) {
+		free(path);
+	} else {
+		free(cache->debuginfo_path);
+		cache->debuginfo_path = path;
+	}
+	pthread_mutex_unlock(&cache->lock);
 	return NULL;
 }
 
@@ -180,6 +194,16 @@ const char *dbg_file_debuginfo_path(struct dbg_cache *cache, struct dbg_file *f)
 	if (!f->debuginfo && dbg_file_has_dwarf(f))
 		return f->debuginfo;
 	return f->debuginfo;
+}
+
+void dbg_lock(struct dbg_session *s)
+{
+	pthread_mutex_lock(&s->cache->lock);
+}
+
+void dbg_unlock(struct dbg_session *s)
+{
+	pthread_mutex_unlock(&s->cache->lock);
 }
 
 struct dbg_file *dbg_cache_file(struct dbg_cache *cache, const char *build_id, const char *path)

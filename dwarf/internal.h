@@ -3,6 +3,7 @@
 #define DWARF_INTERNAL_H
 
 #include <elfutils/libdwfl.h>
+#include <pthread.h>
 
 #include "dwarf.h"
 
@@ -27,6 +28,7 @@ struct dbg_cache {
 	size_t nfiles;
 	char *debuginfo_path;       /* the search path given to libdwfl */
 	Dwfl_Callbacks offline_callbacks;   /* shared by every file's Dwfl */
+	pthread_mutex_t lock;       /* recursive; held by every public entry that uses files */
 };
 
 struct dbg_module_entry {
@@ -51,6 +53,12 @@ struct dbg_session {
 	size_t nwarnings;
 	char *symbol_name;          /* storage for dbg_symbol_name_at */
 };
+
+/* Hold the session's cache while its shared files are in use: sessions on
+ * several threads may share one cache (a batch ingest), but a libdw handle
+ * must be used by one thread at a time. */
+void dbg_lock(struct dbg_session *s);
+void dbg_unlock(struct dbg_session *s);
 
 void dbg_warn(struct dbg_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -232,10 +232,16 @@ static bool session_lookup(struct dbg_session *s, const char *type, const char *
 bool dbg_member_offset(struct dbg_session *s, const char *type, const char *member,
 		       uint64_t *offset)
 {
-	return session_lookup(s, type, member, offset);
+	dbg_lock(s);
+	bool found = session_lookup(s, type, member, offset);
+	dbg_unlock(s);
+	return found;
 }
 
 bool dbg_type_size(struct dbg_session *s, const char *type, uint64_t *size)
 {
-	return session_lookup(s, type, NULL, size);
+	dbg_lock(s);
+	bool found = session_lookup(s, type, NULL, size);
+	dbg_unlock(s);
+	return found;
 }

@@ -279,8 +279,10 @@ const struct dbg_module_info *dbg_module_get(struct dbg_session *s, size_t i)
 	if (i >= s->nmodules)
 		return NULL;
 	struct dbg_module_entry *m = &s->modules[i];
+	dbg_lock(s);
 	struct dbg_file *f = dbg_module_file(s, m);
 	m->info.debuginfo = f ? dbg_file_debuginfo_path(s->cache, f) : NULL;
+	dbg_unlock(s);
 	return &m->info;
 }
 

@@ -368,8 +368,8 @@ static struct core_error *module_only(struct dbg_module_entry *m, uint64_t pc,
 	return NULL;
 }
 
-struct core_error *dbg_symbolize(struct dbg_session *s, uint64_t pc, bool activation,
-				 struct dbg_location **locs, size_t *nlocs)
+static struct core_error *symbolize_locked(struct dbg_session *s, uint64_t pc, bool activation,
+					   struct dbg_location **locs, size_t *nlocs)
 {
 	*locs = NULL;
 	*nlocs = 0;
@@ -389,4 +389,13 @@ struct core_error *dbg_symbolize(struct dbg_session *s, uint64_t pc, bool activa
 		(*locs)[i].has_module_offset = true;
 	}
 	return NULL;
+}
+
+struct core_error *dbg_symbolize(struct dbg_session *s, uint64_t pc, bool activation,
+				 struct dbg_location **locs, size_t *nlocs)
+{
+	dbg_lock(s);
+	struct core_error *err = symbolize_locked(s, pc, activation, locs, nlocs);
+	dbg_unlock(s);
+	return err;
 }

@@ -127,7 +127,8 @@ static bool entry_find_symbol(struct dbg_session *s, struct dbg_module_entry *m,
 	return !f && module_find_symbol(m->mod, name, addr, size, &tls);
 }
 
-bool dbg_find_symbol(struct dbg_session *s, const char *name, uint64_t *addr, uint64_t *size)
+static bool find_symbol_locked(struct dbg_session *s, const char *name, uint64_t *addr,
+			       uint64_t *size)
 {
 	/* The executable first: a symbol it defines wins, as in the dynamic linker. */
 	for (int pass = 0; pass < 2; pass++)
@@ -139,6 +140,14 @@ bool dbg_find_symbol(struct dbg_session *s, const char *name, uint64_t *addr, ui
 				return true;
 		}
 	return false;
+}
+
+bool dbg_find_symbol(struct dbg_session *s, const char *name, uint64_t *addr, uint64_t *size)
+{
+	dbg_lock(s);
+	bool found = find_symbol_locked(s, name, addr, size);
+	dbg_unlock(s);
+	return found;
 }
 
 /* Symbols of one module with PREFIX; BIAS maps MOD's addresses to the core's.
@@ -171,6 +180,7 @@ size_t dbg_symbols_with_prefix(struct dbg_session *s, const char *prefix,
 			       bool (*fn)(void *ctx, const char *name, uint64_t addr), void *ctx)
 {
 	size_t calls = 0;
+	dbg_lock(s);  /* held through FN's calls: they may symbolize (recursive) */
 	for (size_t i = 0; i < s->nmodules; i++) {
 		struct dbg_module_entry *m = &s->modules[i];
 		struct dbg_file *f = dbg_module_file(s, m);
@@ -186,6 +196,7 @@ size_t dbg_symbols_with_prefix(struct dbg_session *s, const char *prefix,
 		if (!go_on)
 			break;
 	}
+	dbg_unlock(s);
 	return calls;
 }
 

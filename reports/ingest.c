@@ -1,9 +1,9 @@
 /* `asyncore ingest`: analyse many cores into the crash database.
  *
  * N worker threads each take the next core, fingerprint it, skip it when the
- * database already has it, and otherwise analyse it with their own dbg_cache
- * (libdw handles are never shared between threads; each worker parses a
- * build-id's debug info once for the whole batch).  Finished analyses go
+ * database already has it, and otherwise analyse it.  All workers share one
+ * dbg_cache, so a build-id's debug info is parsed once for the whole batch
+ * (the cache serialises the use of its libdw handles).  Finished analyses go
  * through a bounded queue to the one writer, the calling thread, which writes
  * each core in its own transaction. */
 #include "store.h"
@@ -56,6 +56,7 @@ struct ingest {
 	struct job_result **queue;  /* ring of finished results */
 	size_t cap, head, count;
 	unsigned running;           /* workers still running */
+	struct dbg_cache *cache;    /* shared by the workers */
 };
 
 static void usage(void)
@@ -267,7 +268,7 @@ static void *worker(void *arg)
 {
 	struct ingest *in = arg;
 	const struct ingest_opts *o = in->opts;
-	struct dbg_cache *cache = dbg_cache_create();
+	struct dbg_cache *cache = in->cache;
 	struct rep_store *reader = NULL;
 	char why[512];
 	if (rep_store_open(o->db, &reader, why, sizeof(why)) != 0)
@@ -281,7 +282,6 @@ static void *worker(void *arg)
 		queue_push(in, r);
 	}
 	rep_store_close(reader);
-	dbg_cache_destroy(cache);
 	pthread_mutex_lock(&in->lock);
 	in->running--;
 	pthread_cond_broadcast(&in->not_empty);
@@ -364,8 +364,12 @@ static int run_batch(const struct ingest_opts *o, struct rep_store *st, struct t
 	unsigned started = 0;
 	int rc = 0;
 	in.queue = calloc(in.cap, sizeof(*in.queue));
-	if (!in.queue)
+	in.cache = dbg_cache_create();
+	if (!in.queue || !in.cache) {
+		free(in.queue);
+		dbg_cache_destroy(in.cache);
 		return -1;
+	}
 	pthread_mutex_init(&in.lock, NULL);
 	pthread_cond_init(&in.not_full, NULL);
 	pthread_cond_init(&in.not_empty, NULL);
@@ -393,6 +397,7 @@ static int run_batch(const struct ingest_opts *o, struct rep_store *st, struct t
 	pthread_cond_destroy(&in.not_full);
 	pthread_mutex_destroy(&in.lock);
 	free(in.queue);
+	dbg_cache_destroy(in.cache);
 	return rc;
 }
 
