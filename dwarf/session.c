@@ -3,6 +3,7 @@
 #include "internal.h"
 
 #include <elfutils/libdwelf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <stdarg.h>
@@ -183,6 +184,21 @@ static void warn_missing_main(struct dbg_session *s)
 	}
 }
 
+/* A BINARY argument that cannot be read is dropped, with a warning. */
+static void check_binary(struct dbg_session *s)
+{
+	if (!s->opts.binary)
+		return;
+	int fd = core_open_regular(s->opts.binary);
+	if (fd >= 0) {
+		close(fd);
+		return;
+	}
+	dbg_warn(s, "binary %s: %s; not used", s->opts.binary,
+		 errno == EINVAL ? "not a regular file" : strerror(errno));
+	s->opts.binary = NULL;
+}
+
 struct core_error *dbg_session_open(struct core *core, const struct dbg_options *opts,
 				    struct dbg_cache *cache, struct dbg_session **out)
 {
@@ -219,6 +235,7 @@ struct core_error *dbg_session_open(struct core *core, const struct dbg_options 
 		err = core_error_create(CORE_ERROR_OTHER, "libdwfl: %s", dwfl_errmsg(-1));
 		goto fail;
 	}
+	check_binary(s);
 	active_session = s;
 	err = report_modules(s);
 	if (err)

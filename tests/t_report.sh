@@ -46,3 +46,6 @@ check "report: --version" sh -c "'$ASYNCORE' --version | grep -q '^asyncore [0-9
 "$ASYNCORE" report "$FIX_CORE" --format yaml >/dev/null 2>"$TMPD/err"; rc=$?
 check "report: a bad option value is a usage error (exit 2, one line)" \
 	test "$rc/$(wc -l <"$TMPD/err")" = "2/1"
+"$ASYNCORE" report "$FIX_CORE" /nonexistent/prog --format json >"$TMPD/nobin.json"; rc=$?
+check "report: a missing BINARY is a warning, the report goes on (exit 1)" test "$rc/$(json_get "$TMPD/nobin.json" \
+	"any('/nonexistent/prog' in w and 'not used' in w for w in j['warnings']) and len(j['threads']) == 4")" = "1/True"
