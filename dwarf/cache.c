@@ -196,6 +196,16 @@ const char *dbg_file_debuginfo_path(struct dbg_cache *cache, struct dbg_file *f)
 	return f->debuginfo;
 }
 
+void dbg_cache_stats(struct dbg_cache *cache, size_t *files, size_t *dwarf_parsed)
+{
+	pthread_mutex_lock(&cache->lock);
+	*files = cache->nfiles;
+	*dwarf_parsed = 0;
+	for (size_t i = 0; i < cache->nfiles; i++)
+		*dwarf_parsed += cache->files[i]->has_dwarf;
+	pthread_mutex_unlock(&cache->lock);
+}
+
 void dbg_lock(struct dbg_session *s)
 {
 	pthread_mutex_lock(&s->cache->lock);

@@ -29,6 +29,10 @@ struct dbg_session;
 struct dbg_cache *dbg_cache_create(void);
 void dbg_cache_destroy(struct dbg_cache *cache);
 
+/* How many files the cache has opened, and how many of them had their DWARF
+ * parsed (each at most once, however many sessions used it). */
+void dbg_cache_stats(struct dbg_cache *cache, size_t *files, size_t *dwarf_parsed);
+
 /* Open a session over CORE (borrowed; must outlive the session).  CACHE may
  * be NULL.  Problems that leave the session usable (a binary whose build-id
  * differs, a module without debug info) become warnings. */

@@ -291,6 +291,7 @@ static void *worker(void *arg)
 
 struct tally {
 	size_t stored, present, failed, done;
+	size_t debug_files, dwarf_parsed;   /* from the batch's debug-info cache */
 	struct timespec start, last_progress;
 	bool tty;
 };
@@ -397,6 +398,7 @@ static int run_batch(const struct ingest_opts *o, struct rep_store *st, struct t
 	pthread_cond_destroy(&in.not_full);
 	pthread_mutex_destroy(&in.lock);
 	free(in.queue);
+	dbg_cache_stats(in.cache, &t->debug_files, &t->dwarf_parsed);
 	dbg_cache_destroy(in.cache);
 	return rc;
 }
@@ -426,6 +428,9 @@ int rep_ingest_command(int argc, char **argv)
 	if (!o.quiet)
 		printf("ingested %zu, already present %zu, failed %zu of %zu cores in %.2f s (%.1f cores/s)\n",
 		       t.stored, t.present, t.failed, o.npaths, secs, secs > 0 ? (double)t.done / secs : 0.0);
+	if (!o.quiet)
+		printf("debug info: %zu files opened, %zu with DWARF parsed once for the batch\n",
+		       t.debug_files, t.dwarf_parsed);
 	status = rc != 0 ? 2 : t.failed ? 1 : 0;
 out:
 	rep_store_close(st);
