@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "addrset.h"
 #include "frames.h"
 
 #define FOLLY_KEY_SYMBOL "folly_async_stack_root_tls_key"
@@ -55,41 +56,6 @@ struct folly_ctx {
 	bool static_tls;             /* holder's static TLS offset known */
 	uint64_t holder_tp_offset;   /* holder = fs_base - this */
 };
-
-/* A growable set of addresses, for cycle checks and de-duplication. */
-struct addr_set {
-	uint64_t *v;
-	size_t n, cap;
-};
-
-static bool addr_set_has(const struct addr_set *set, uint64_t a)
-{
-	for (size_t i = 0; i < set->n; i++)
-		if (set->v[i] == a)
-			return true;
-	return false;
-}
-
-static bool addr_set_add(struct addr_set *set, uint64_t a)
-{
-	if (set->n == set->cap) {
-		size_t cap = set->cap ? set->cap * 2 : 16;
-		uint64_t *v = realloc(set->v, cap * sizeof(*v));
-		if (!v)
-			return false;
-		set->v = v;
-		set->cap = cap;
-	}
-	set->v[set->n++] = a;
-	return true;
-}
-
-static void addr_set_deinit(struct addr_set *set)
-{
-	free(set->v);
-	set->v = NULL;
-	set->n = set->cap = 0;
-}
 
 /* ---- layouts ------------------------------------------------------------ */
 
@@ -383,7 +349,7 @@ struct splice {
 	bool any;
 	enum an_frame_kind last;
 	size_t nasync;
-	struct addr_set frames_seen, roots_seen;
+	struct an_addr_set frames_seen, roots_seen;
 	bool nomem;
 };
 
@@ -434,7 +400,7 @@ static bool walk_async(struct splice *sp, uint64_t top, uint64_t *bottom_root)
 	*bottom_root = 0;
 	while (addr) {
 		struct folly_frame f;
-		if (addr_set_has(&sp->frames_seen, addr)) {
+		if (an_addr_set_has(&sp->frames_seen, addr)) {
 			an_warn(sp->c->an, "folly: thread %" PRId32 ": async frame 0x%" PRIx64
 				" repeats (parentFrame cycle); async stack cut there", tid, addr);
 			return false;
@@ -449,7 +415,7 @@ static bool walk_async(struct splice *sp, uint64_t top, uint64_t *bottom_root)
 				" %s; async stack cut there", tid, addr, bad_pointer(sp->c->core, addr));
 			return false;
 		}
-		if (!addr_set_add(&sp->frames_seen, addr))
+		if (an_addr_set_add(&sp->frames_seen, addr) < 0)
 			sp->nomem = true;
 		sp->nasync++;
 		emit(sp, f.ip, false, AN_FRAME_ASYNC, NULL);
@@ -468,7 +434,7 @@ static bool splice_root(struct splice *sp, uint64_t addr, struct folly_root *r)
 	const char *cut = sp->any ? "stack cut there" : "showing the native stack";
 	int32_t tid = sp->t->tid;
 
-	if (addr_set_has(&sp->roots_seen, addr)) {
+	if (an_addr_set_has(&sp->roots_seen, addr)) {
 		an_warn(sp->c->an, "folly: thread %" PRId32 ": AsyncStackRoot 0x%" PRIx64
 			" repeats (nextRoot cycle); %s", tid, addr, cut);
 		return false;
@@ -483,7 +449,7 @@ static bool splice_root(struct splice *sp, uint64_t addr, struct folly_root *r)
 			" %s; %s", tid, addr, bad_pointer(sp->c->core, addr), cut);
 		return false;
 	}
-	if (!addr_set_add(&sp->roots_seen, addr))
+	if (an_addr_set_add(&sp->roots_seen, addr) < 0)
 		sp->nomem = true;
 	return true;
 }
@@ -559,8 +525,8 @@ static void splice_thread(struct folly_ctx *c, size_t ti, uint64_t root,
 		an_frames_move_to(&sp.list, &t->frames, &t->nframes);
 		t->async_root = root;
 	}
-	addr_set_deinit(&sp.frames_seen);
-	addr_set_deinit(&sp.roots_seen);
+	an_addr_set_deinit(&sp.frames_seen);
+	an_addr_set_deinit(&sp.roots_seen);
 }
 
 /* ---- suspended chains ---------------------------------------------------- */
@@ -584,11 +550,11 @@ static bool leaf_plausible(struct folly_ctx *c, uint64_t addr, uint64_t cookie)
 	       f.parent % 8 == 0;
 }
 
-static void add_leaf(struct folly_ctx *c, struct addr_set *leaves, uint64_t addr)
+static void add_leaf(struct folly_ctx *c, struct an_addr_set *leaves, uint64_t addr)
 {
-	if (leaves->n >= MAX_LEAVES || addr_set_has(leaves, addr))
+	if (leaves->n >= MAX_LEAVES || an_addr_set_has(leaves, addr))
 		return;
-	if (!addr_set_add(leaves, addr))
+	if (an_addr_set_add(leaves, addr) < 0)
 		an_warn(c->an, "folly: out of memory collecting suspended frames");
 }
 
@@ -596,7 +562,7 @@ static void add_leaf(struct folly_ctx *c, struct addr_set *leaves, uint64_t addr
  * libstdc++'s _Hashtable has its before-begin node's next at 16 and the
  * element count at 24; a node is {next, value}.  True when the store exists
  * (it is then the complete list). */
-static bool leaves_from_store(struct folly_ctx *c, uint64_t cookie, struct addr_set *leaves)
+static bool leaves_from_store(struct folly_ctx *c, uint64_t cookie, struct an_addr_set *leaves)
 {
 	uint64_t sym, set, node, count;
 
@@ -608,16 +574,16 @@ static bool leaves_from_store(struct folly_ctx *c, uint64_t cookie, struct addr_
 		an_warn(c->an, "folly: leaf frame store 0x%" PRIx64 " is not readable", set);
 		return false;
 	}
-	struct addr_set seen = { 0 };
+	struct an_addr_set seen = { 0 };
 	for (uint64_t i = 0; node && i < count && i < MAX_LEAVES; i++) {
 		uint64_t next, leaf;
-		if (addr_set_has(&seen, node) || !pointer_ok(c->core, node, 16) ||
+		if (an_addr_set_has(&seen, node) || !pointer_ok(c->core, node, 16) ||
 		    !core_read_u64(c->core, node, &next) || !core_read_u64(c->core, node + 8, &leaf)) {
 			an_warn(c->an, "folly: leaf frame store node 0x%" PRIx64 " is not readable "
 				"or repeats; store walk cut there", node);
 			break;
 		}
-		if (!addr_set_add(&seen, node))
+		if (an_addr_set_add(&seen, node) < 0)
 			break;
 		if (leaf_plausible(c, leaf, cookie))
 			add_leaf(c, leaves, leaf);
@@ -626,7 +592,7 @@ static bool leaves_from_store(struct folly_ctx *c, uint64_t cookie, struct addr_
 				"frame", leaf);
 		node = next;
 	}
-	addr_set_deinit(&seen);
+	an_addr_set_deinit(&seen);
 	return true;
 }
 
@@ -647,7 +613,7 @@ static bool dead_stack(const struct folly_ctx *c, const struct core_segment *seg
 /* Release builds only mark the leaves: scan the dumped writable memory for
  * frames whose stackRoot is the cookie. */
 static void leaves_from_scan(struct folly_ctx *c, uint64_t cookie, uint64_t cookie_sym,
-			     struct addr_set *leaves)
+			     struct an_addr_set *leaves)
 {
 	uint64_t *buf = malloc(SCAN_CHUNK);
 	if (!buf)
@@ -683,13 +649,13 @@ static void leaves_from_scan(struct folly_ctx *c, uint64_t cookie, uint64_t cook
 static void suspended_chain(struct folly_ctx *c, uint64_t leaf, struct an_suspended *out)
 {
 	struct an_frame_list list = { 0 };
-	struct addr_set seen = { 0 };
+	struct an_addr_set seen = { 0 };
 	uint64_t addr = leaf;
 	bool nomem = false;
 
 	for (unsigned n = 0; addr; n++) {
 		struct folly_frame f;
-		if (addr_set_has(&seen, addr) || n >= MAX_ASYNC_FRAMES) {
+		if (an_addr_set_has(&seen, addr) || n >= MAX_ASYNC_FRAMES) {
 			an_warn(c->an, "folly: suspended chain 0x%" PRIx64 ": frame 0x%" PRIx64
 				" repeats or the chain is too long; cut there", leaf, addr);
 			break;
@@ -699,7 +665,7 @@ static void suspended_chain(struct folly_ctx *c, uint64_t leaf, struct an_suspen
 				" %s; cut there", leaf, addr, bad_pointer(c->core, addr));
 			break;
 		}
-		if (!addr_set_add(&seen, addr) ||
+		if (an_addr_set_add(&seen, addr) < 0 ||
 		    !an_frames_append_pc(&list, c->s, f.ip, false, AN_FRAME_ASYNC, NULL, false))
 			nomem = true;
 		addr = f.parent;
@@ -709,13 +675,13 @@ static void suspended_chain(struct folly_ctx *c, uint64_t leaf, struct an_suspen
 		an_frames_list_deinit(&list);
 	else
 		an_frames_move_to(&list, &out->frames, &out->nframes);
-	addr_set_deinit(&seen);
+	an_addr_set_deinit(&seen);
 }
 
 static void suspended_all(struct folly_ctx *c)
 {
 	uint64_t sym, cookie;
-	struct addr_set leaves = { 0 };
+	struct an_addr_set leaves = { 0 };
 
 	if (!dbg_find_symbol(c->s, FOLLY_COOKIE_SYMBOL, &sym, NULL) ||
 	    !core_read_u64(c->core, sym, &cookie) || cookie == 0)
@@ -733,7 +699,7 @@ static void suspended_all(struct folly_ctx *c)
 			c->an->nsuspended = leaves.n;
 		}
 	}
-	addr_set_deinit(&leaves);
+	an_addr_set_deinit(&leaves);
 }
 
 /* ---- entry point --------------------------------------------------------- */

@@ -5,6 +5,7 @@
  * heads of records, their continuation slots (format NULL, same order), and
  * slots that were still being written at the crash (in flight). */
 #include "recorder.h"
+#include "addrset.h"
 #include "recfmt.h"
 
 #include <stdio.h>
@@ -121,13 +122,6 @@ static void read_name(struct ctx *c, uint64_t ptr, struct ring_header *h)
 		c->nomem = true;
 }
 
-static bool read_bytes(struct ctx *c, uint64_t addr, void *buf, size_t len)
-{
-	struct core_error *err = core_read(c->core, addr, buf, len);
-	core_error_destroy(err);
-	return err == NULL;
-}
-
 /* Decode recorder_list(): [endbr64] [push %rbp; mov %rsp,%rbp]
  * mov disp32(%rip),%rax [pop %rbp] ret.  Sets *VAR to the address it loads. */
 static bool decode_recorder_list(struct ctx *c, uint64_t fn, uint64_t *var)
@@ -135,7 +129,7 @@ static bool decode_recorder_list(struct ctx *c, uint64_t fn, uint64_t *var)
 	unsigned char b[20];
 	size_t p = 0;
 	bool frame = false;
-	if (!read_bytes(c, fn, b, sizeof(b)))
+	if (!core_read_bytes(c->core, fn, b, sizeof(b)))
 		return false;
 	if (memcmp(b, "\xf3\x0f\x1e\xfa", 4) == 0)
 		p += 4;
@@ -171,37 +165,7 @@ static bool find_library_head(struct ctx *c, uint64_t *head)
 	return false;
 }
 
-/* A visited-address set for cycle checks (lists are short). */
-struct seen {
-	uint64_t *v;
-	size_t n, cap;
-};
-
-static bool seen_add(struct ctx *c, struct seen *set, uint64_t a)
-{
-	for (size_t i = 0; i < set->n; i++)
-		if (set->v[i] == a)
-			return false;
-	if (set->n == set->cap) {
-		size_t cap = set->cap ? set->cap * 2 : 16;
-		uint64_t *v = realloc(set->v, cap * sizeof(*v));
-		if (!v) {
-			c->nomem = true;
-			return false;
-		}
-		set->v = v;
-		set->cap = cap;
-	}
-	set->v[set->n++] = a;
-	return true;
-}
-
 /* ------------------------------------------------------------ ring headers */
-
-static bool u64_at(struct ctx *c, uint64_t addr, uint64_t *v)
-{
-	return core_read_u64(c->core, addr, v);
-}
 
 /* Read a recorder_info's ring with layout L; false when it does not look
  * like one (item_size must be the entry size). */
@@ -209,9 +173,13 @@ static bool library_header_with(struct ctx *c, uint64_t info, const struct rec_l
 				struct ring_header *h)
 {
 	uint64_t r = info + l->ring;
-	if (!u64_at(c, r + l->size, &h->size) || !u64_at(c, r + l->item_size, &h->item_size) ||
-	    !u64_at(c, r + l->reader, &h->reader) || !u64_at(c, r + l->writer, &h->writer) ||
-	    !u64_at(c, r + l->commit, &h->commit) || !u64_at(c, r + l->overflow, &h->overflow))
+	struct core *core = c->core;
+	if (!core_read_u64(core, r + l->size, &h->size) ||
+	    !core_read_u64(core, r + l->item_size, &h->item_size) ||
+	    !core_read_u64(core, r + l->reader, &h->reader) ||
+	    !core_read_u64(core, r + l->writer, &h->writer) ||
+	    !core_read_u64(core, r + l->commit, &h->commit) ||
+	    !core_read_u64(core, r + l->overflow, &h->overflow))
 		return false;
 	h->has_size = true;
 	h->data = info + l->data;
@@ -225,7 +193,7 @@ static void library_header(struct ctx *c, uint64_t info, struct ring_header *h)
 	h->addr = info;
 	const struct rec_layout *l = c->has_dwarf_layout ? &c->dwarf_layout : &default_layouts[0];
 	uint64_t name = 0;
-	u64_at(c, info + l->name, &name);
+	core_read_u64(c->core, info + l->name, &name);
 	read_name(c, name, h);
 	if (c->has_dwarf_layout) {
 		library_header_with(c, info, l, h);
@@ -243,7 +211,8 @@ static bool elfe_size(struct ctx *c, uint64_t obj, uint64_t *size)
 {
 	uint64_t vtable, fn, symsize, off, addr;
 	unsigned char b[16];
-	if (u64_at(c, obj, &vtable) && u64_at(c, vtable + 8, &fn) && read_bytes(c, fn, b, sizeof(b))) {
+	if (core_read_u64(c->core, obj, &vtable) && core_read_u64(c->core, vtable + 8, &fn) &&
+	    core_read_bytes(c->core, fn, b, sizeof(b))) {
 		size_t p = memcmp(b, "\xf3\x0f\x1e\xfa", 4) == 0 ? 4 : 0;
 		if (memcmp(b + p, "\x55\x48\x89\xe5", 4) == 0)
 			p += 4;
@@ -272,7 +241,7 @@ static void elfe_header(struct ctx *c, uint64_t obj, struct ring_header *h)
 	memset(h, 0, sizeof(*h));
 	h->elfe = true;
 	h->addr = obj;
-	u64_at(c, obj + 16, &name);
+	core_read_u64(c->core, obj + 16, &name);
 	read_name(c, name, h);
 	for (int i = 0; i < 4; i++)
 		core_read_u32(c->core, obj + 24 + 4 * (uint64_t)i, &v[i]);
@@ -307,7 +276,7 @@ static bool read_slot(struct ctx *c, const struct ring_header *h, uint64_t index
 	unsigned char b[4096];
 	if (l->entry_size > sizeof(b))
 		return false;
-	if (!read_bytes(c, h->data + (index % h->size) * l->entry_size, b, l->entry_size))
+	if (!core_read_bytes(c->core, h->data + (index % h->size) * l->entry_size, b, l->entry_size))
 		return false;
 	memcpy(&sl->format, b + l->format, 8);
 	memcpy(&sl->order, b + l->order, 8);
@@ -560,7 +529,7 @@ static void recover_one(struct ctx *c, uint64_t node, bool elfe)
 
 static void walk_list(struct ctx *c, uint64_t head, bool elfe, const char *what)
 {
-	struct seen seen = {0};
+	struct an_addr_set seen = {0};
 	uint64_t next_off = elfe ? 8 : (c->has_dwarf_layout ? c->dwarf_layout.next : 24);
 	size_t header_len = elfe ? 40 : 64;
 	size_t count = 0;
@@ -574,7 +543,10 @@ static void walk_list(struct ctx *c, uint64_t head, bool elfe, const char *what)
 				(unsigned long long)node);
 			break;
 		}
-		if (!seen_add(c, &seen, node)) {
+		int added = an_addr_set_add(&seen, node);
+		if (added < 0)
+			c->nomem = true;
+		if (added <= 0) {
 			if (!c->nomem)
 				an_warn(c->an, "%s: list cycles back to 0x%llx, walk stopped", what,
 					(unsigned long long)node);
@@ -582,13 +554,13 @@ static void walk_list(struct ctx *c, uint64_t head, bool elfe, const char *what)
 		}
 		recover_one(c, node, elfe);
 		uint64_t next = 0;
-		if (!u64_at(c, node + next_off, &next)) {
+		if (!core_read_u64(c->core, node + next_off, &next)) {
 			an_warn(c->an, "%s: next pointer of 0x%llx unreadable", what, (unsigned long long)node);
 			break;
 		}
 		node = next;
 	}
-	free(seen.v);
+	an_addr_set_deinit(&seen);
 }
 
 static bool first_only(void *arg, const char *name, uint64_t addr)

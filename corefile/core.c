@@ -340,7 +340,7 @@ struct core_error *core_read(struct core *core, uint64_t addr, void *buf, size_t
 	return NULL;
 }
 
-static bool read_quiet(struct core *core, uint64_t addr, void *buf, size_t len)
+bool core_read_bytes(struct core *core, uint64_t addr, void *buf, size_t len)
 {
 	unsigned char *p = buf;
 	while (len > 0) {
@@ -356,12 +356,12 @@ static bool read_quiet(struct core *core, uint64_t addr, void *buf, size_t len)
 
 bool core_read_u64(struct core *core, uint64_t addr, uint64_t *value)
 {
-	return read_quiet(core, addr, value, sizeof(*value));
+	return core_read_bytes(core, addr, value, sizeof(*value));
 }
 
 bool core_read_u32(struct core *core, uint64_t addr, uint32_t *value)
 {
-	return read_quiet(core, addr, value, sizeof(*value));
+	return core_read_bytes(core, addr, value, sizeof(*value));
 }
 
 bool core_is_readable(struct core *core, uint64_t addr, size_t len)
@@ -369,7 +369,7 @@ bool core_is_readable(struct core *core, uint64_t addr, size_t len)
 	unsigned char tmp[256];
 	while (len > 0) {
 		size_t n = len < sizeof(tmp) ? len : sizeof(tmp);
-		if (!read_quiet(core, addr, tmp, n))
+		if (!core_read_bytes(core, addr, tmp, n))
 			return false;
 		addr += n;
 		len -= n;
@@ -390,7 +390,7 @@ bool core_read_string(struct core *core, uint64_t addr, char *buf, size_t max)
 		uint64_t to_page = 4096 - ((addr + got) & 4095);
 		if (want > to_page)
 			want = (size_t)to_page;
-		if (!read_quiet(core, addr + got, buf + got, want))
+		if (!core_read_bytes(core, addr + got, buf + got, want))
 			break;
 		void *nul = memchr(buf + got, '\0', want);
 		if (nul)

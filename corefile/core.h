@@ -124,6 +124,9 @@ struct core_error *core_set_file_replacement(struct core *core, const char *reco
  * core.  Returns NULL, or a CORE_ERROR_FAULT error naming the address. */
 struct core_error *core_read(struct core *core, uint64_t addr, void *buf, size_t len);
 
+/* As core_read, without building an error: true when all LEN bytes were read. */
+bool core_read_bytes(struct core *core, uint64_t addr, void *buf, size_t len);
+
 /* Convenience: true when the 8-byte word at ADDR was read into *VALUE. */
 bool core_read_u64(struct core *core, uint64_t addr, uint64_t *value);
 bool core_read_u32(struct core *core, uint64_t addr, uint32_t *value);
