@@ -291,6 +291,22 @@ const struct core_segment *core_find_segment(const struct core *core, uint64_t a
 
 const struct core_mapped_file *core_find_file(const struct core *core, uint64_t addr)
 {
+	/* Called on every read the core did not save: binary search the
+	 * kernel's sorted list; a crafted unsorted one is searched in full. */
+	if (core->files_sorted) {
+		size_t lo = 0, hi = core->nfiles;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			const struct core_mapped_file *f = &core->files[mid];
+			if (addr < f->start)
+				hi = mid;
+			else if (addr >= f->end)
+				lo = mid + 1;
+			else
+				return f;
+		}
+		return NULL;
+	}
 	for (size_t i = 0; i < core->nfiles; i++)
 		if (addr >= core->files[i].start && addr < core->files[i].end)
 			return &core->files[i];

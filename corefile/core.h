@@ -91,6 +91,7 @@ struct core {
 	size_t nthreads;
 	struct core_mapped_file *files;     /* NT_FILE order */
 	size_t nfiles;
+	bool files_sorted;          /* by start, without overlap (the kernel's order) */
 	struct core_siginfo siginfo;
 	struct core_psinfo psinfo;
 	struct core_auxv auxv;

@@ -1,6 +1,7 @@
 #include "mapped.h"
 
 #include <fcntl.h>
+#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -155,26 +156,55 @@ static void backing_open(struct core *core, struct backing *b)
 	b->state = BACKING_OK;
 }
 
-/* Overwrite every copy of PATH in the core's bytes (NT_FILE names, link-map
- * strings in memory) so that no one opens it; the first byte becomes 0x01,
- * which leaves a relative name that does not exist. */
-static void blank_path(struct core *core, const char *path)
+/* Overwrite every copy of PATH in BYTES[0..LEN) so that no one opens it; the
+ * first byte becomes 0x01, which leaves a relative name that does not exist. */
+static void blank_path(unsigned char *bytes, size_t len, const char *path)
 {
-	size_t len = strlen(path);
-	unsigned char *data = (unsigned char *)core->data;
-	unsigned char *p = data, *end = data + core->data_size;
-	while (len && (p = memmem(p, (size_t)(end - p), path, len)) != NULL) {
+	size_t plen = strlen(path);
+	unsigned char *p = bytes, *end = bytes + len;
+	while (plen && (p = memmem(p, (size_t)(end - p), path, plen)) != NULL) {
 		*p = 0x01;
-		p += len;
+		p += plen;
 	}
+}
+
+/* In the notes (NT_FILE) always; in the whole core, where the link map's
+ * copies of the names live, for this many paths at most: each costs a scan
+ * of the core, and a crafted core could name every device in /dev. */
+enum { GUARD_FULL_SCANS = 16 };
+
+static void blank_everywhere(struct core *core, const char *path, bool whole_core)
+{
+	unsigned char *data = (unsigned char *)core->data;
+	if (whole_core) {
+		blank_path(data, core->data_size, path);
+		return;
+	}
+	size_t phnum;
+	if (elf_getphdrnum(core->elf, &phnum) != 0)
+		return;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(core->elf, (int)i, &ph) && ph.p_type == PT_NOTE &&
+		    ph.p_offset <= core->data_size && ph.p_filesz <= core->data_size - ph.p_offset)
+			blank_path(data + ph.p_offset, ph.p_filesz, path);
+	}
+}
+
+/* Only what can block or misbehave on open(): fifos, sockets, devices.  A
+ * directory opens at once and is then refused as not ELF. */
+static bool unsafe_to_open(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
 void core_mapped_guard(struct core *core)
 {
+	size_t guarded = 0;
 	for (size_t i = 0; i < core->nfiles; i++) {
 		const char *path = core->files[i].path;
-		struct stat st;
-		if (stat(path, &st) != 0 || S_ISREG(st.st_mode))
+		if (!unsafe_to_open(path))
 			continue;
 		struct backing *b = backing_get(core, path, true);
 		if (b && b->state == BACKING_MISSING)
@@ -182,7 +212,7 @@ void core_mapped_guard(struct core *core)
 		if (b)
 			b->state = BACKING_MISSING;
 		core_warn(core, "%s is not a regular file: not opened", path);
-		blank_path(core, path);
+		blank_everywhere(core, path, guarded++ < GUARD_FULL_SCANS);
 	}
 }
 

@@ -189,6 +189,10 @@ static struct core_error *parse_file_note(struct core *core, const unsigned char
 			  n, (unsigned long long)count);
 	core->files = files;
 	core->nfiles = n;
+	core->files_sorted = true;
+	for (size_t i = 0; i < n; i++)
+		if (files[i].start >= files[i].end || (i > 0 && files[i].start < files[i - 1].end))
+			core->files_sorted = false;
 	return NULL;
 }
 

@@ -95,6 +95,18 @@ static void test_notes(void)
 				  c->files[1].offset == 4096);
 	CHECK("no warnings on good notes", c->nwarnings == 0);
 	CHECK("find file", core_find_file(c, 0x401800) == &c->files[1] && !core_find_file(c, 0x402000));
+	CHECK("the kernel's sorted NT_FILE is marked sorted", c->files_sorted);
+	core_close(c);
+
+	/* A crafted NT_FILE out of order is still searched correctly. */
+	struct buf u = { .len = 0 };
+	memcpy(nf + 16, e2, 24);
+	memcpy(nf + 40, e1, 24);
+	note(&u, "CORE", NT_FILE, nf, 16 + 48 + 14);
+	c = empty_core();
+	core_parse_notes(c, u.data, u.len);
+	CHECK("unsorted NT_FILE is searched in full", !c->files_sorted &&
+	      core_find_file(c, 0x400800) == &c->files[1] && core_find_file(c, 0x401800) == &c->files[0]);
 	core_close(c);
 
 	/* Every prefix of the notes parses without reading past the end. */
