@@ -27,6 +27,13 @@ void an_frame_deinit(struct an_frame *frame)
 	free(frame->function);
 	free(frame->module);
 	free(frame->file);
+	free(frame->display);
+	for (size_t i = 0; i < frame->nargs; i++) {
+		free(frame->args[i].name);
+		free(frame->args[i].type);
+		free(frame->args[i].value);
+	}
+	free(frame->args);
 }
 
 void an_event_deinit(struct an_event *event)
@@ -62,6 +69,7 @@ void an_analysis_destroy(struct analysis *an)
 	free(an->core_sha256);
 	free(an->executable);
 	free(an->build_id);
+	free(an->abort_message);
 	for (size_t i = 0; i < an->nmodules; i++) {
 		free(an->modules[i].path);
 		free(an->modules[i].build_id);

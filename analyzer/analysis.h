@@ -22,6 +22,15 @@ enum an_frame_kind { AN_FRAME_NATIVE, AN_FRAME_ASYNC };
 /* Name of frame register N ("rax", ..., "rip"). */
 const char *an_frame_reg_name(unsigned n);
 
+/* One formal parameter of a frame, as gdb prints it with
+ * `set print frame-arguments scalars`. */
+struct an_arg {
+	char *name;
+	char *type;                 /* the parameter's type name, or NULL */
+	char *value;                /* "250", "0x7ffd...", "0x55d4... \"late fee\"",
+				       "<optimized out>", "..." */
+};
+
 struct an_frame {
 	enum an_frame_kind kind;
 	uint64_t pc;                /* raw pc (return address for callers) */
@@ -40,6 +49,12 @@ struct an_frame {
 	uint64_t regs[AN_FRAME_NREGS];  /* by DWARF number: 0 rax .. 16 rip */
 	uint32_t regs_known;        /* bit N: regs[N] recovered by the unwinder */
 	bool seam;                  /* first frame after a native/async switch */
+	bool tailcall;              /* restored from DWARF call sites: not on the stack */
+	char *display;              /* readable name when it differs from function
+				       ("handle_order(Order) [coroutine]"), or NULL */
+	struct an_arg *args;        /* NULL with nargs 0 and !has_args: no DWARF */
+	size_t nargs;
+	bool has_args;
 };
 
 struct an_thread {
@@ -118,6 +133,7 @@ struct analysis {
 	uint64_t fault_address;
 	bool has_fault_address;
 	int32_t crashing_tid;
+	char *abort_message;        /* glibc's __abort_msg->msg, or NULL */
 
 	struct an_module *modules;
 	size_t nmodules;
