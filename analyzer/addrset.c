@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../corefile/array.h"
+
 static size_t slot_of(const struct an_addr_set *set, uint64_t a)
 {
 	uint64_t h = a * 0x9e3779b97f4a7c15ULL;
@@ -34,24 +36,11 @@ static bool rehash(struct an_addr_set *set)
 	return true;
 }
 
-static bool grow_members(struct an_addr_set *set)
-{
-	if (set->n < set->cap)
-		return true;
-	size_t cap = set->cap ? 2 * set->cap : 16;
-	uint64_t *v = realloc(set->v, cap * sizeof(*v));
-	if (!v)
-		return false;
-	set->v = v;
-	set->cap = cap;
-	return true;
-}
-
 int an_addr_set_add(struct an_addr_set *set, uint64_t a)
 {
 	if (an_addr_set_has(set, a))
 		return 0;
-	if (!grow_members(set) || (2 * (set->n + 1) > set->nslots && !rehash(set)))
+	if (!core_array_reserve(&set->v, &set->cap, set->n + 1, sizeof(*set->v)) || (2 * (set->n + 1) > set->nslots && !rehash(set)))
 		return -1;
 	set->v[set->n++] = a;
 	if (a == 0)

@@ -95,11 +95,3 @@ void an_analysis_destroy(struct analysis *an)
 	free(an->warnings);
 	free(an);
 }
-
-void an_warn(struct analysis *an, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	core_strlist_vappend(&an->warnings, &an->nwarnings, fmt, ap);
-	va_end(ap);
-}

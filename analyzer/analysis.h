@@ -163,9 +163,6 @@ struct analysis *an_analysis_create(void);
 /* Free the analysis and everything it owns; NULL is a no-op. */
 void an_analysis_destroy(struct analysis *an);
 
-/* Append a formatted warning (copied). */
-void an_warn(struct analysis *an, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
 /* Free the strings an_frame owns (not the frame itself). */
 void an_frame_deinit(struct an_frame *frame);
 

@@ -27,11 +27,6 @@ static bool fill_identity(struct analysis *an, struct core *core, const char *pa
 	return an->core_path != NULL;
 }
 
-static bool signal_has_address(int signo)
-{
-	return signo == 4 || signo == 5 || signo == 7 || signo == 8 || signo == 11;
-}
-
 /* The first thread's pr_cursig is the signal being delivered when the core
  * was written; a core written by gcore of a running process has none (its
  * siginfo then shows only the debugger's SIGSTOP). */
@@ -46,7 +41,7 @@ static void fill_signal(struct analysis *an, const struct core *core)
 	if (si->present && si->signo == cursig) {
 		an->code = si->code;
 		an->has_code = true;
-		if (signal_has_address(si->signo) && si->code > 0 && si->code != 0x80) {
+		if (core_signal_has_address(si->signo, si->code)) {
 			an->fault_address = si->addr;
 			an->has_fault_address = true;
 		}
@@ -99,7 +94,7 @@ static struct core_error *unwind_all(struct analysis *an, struct dbg_session *s,
 			return err;
 		if (stop) {
 			an->threads[i].unwind_error = stop;
-			an_warn(an, "thread %d: %s", an->threads[i].tid, stop);
+			core_warn(dbg_session_core(s), "thread %d: %s", an->threads[i].tid, stop);
 		}
 	}
 	return NULL;
@@ -119,13 +114,14 @@ static bool symbolize_native(struct an_thread *t, struct dbg_session *s,
 	return true;
 }
 
-/* Copy the layers' warnings; one already copied is not repeated. */
-static void copy_warnings(struct analysis *an, struct core *core, struct dbg_session *s)
+/* Every layer adds its warnings to the core's one list, in the order they
+ * arose; the analysis takes the list over at the end. */
+static void take_warnings(struct analysis *an, struct core *core)
 {
-	for (size_t i = 0; i < core->nwarnings; i++)
-		an_warn(an, "%s", core->warnings[i]);
-	for (size_t i = 0; s && i < dbg_session_nwarnings(s); i++)
-		an_warn(an, "%s", dbg_session_warning(s, i));
+	an->warnings = core->warnings;
+	an->nwarnings = core->nwarnings;
+	core->warnings = NULL;
+	core->nwarnings = 0;
 }
 
 static struct core_error *analyze_stacks(struct analysis *an, struct dbg_session *s,
@@ -177,9 +173,8 @@ struct core_error *an_analyze(const char *path, const struct an_options *opts,
 		goto out;
 	}
 	struct core_error *serr = dbg_session_open(core, &opts->dbg, cache, &s);
-	copy_warnings(an, core, s);  /* the input's problems first; later ones follow */
 	if (serr) {
-		an_warn(an, "no debug information session: %s", serr->message);
+		core_warn(core, "no debug information session: %s", serr->message);
 		core_error_destroy(serr);
 	} else {
 		if (!fill_modules(an, s)) {
@@ -193,7 +188,7 @@ struct core_error *an_analyze(const char *path, const struct an_options *opts,
 			an_recorders_recover(s, an);
 	}
 	an_signature_compute(an);
-	copy_warnings(an, core, s);
+	take_warnings(an, core);
 	*out = an;
 	an = NULL;
 out:

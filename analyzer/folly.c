@@ -92,7 +92,7 @@ static void layout_init(struct folly_ctx *c)
 		for (size_t j = 0; j < 3; j++)
 			ok = ok && f[i] % 8 == 0 && f[i] < 256 && (i == j || f[i] != f[j]);
 	if (!ok) {
-		an_warn(c->an, "folly: debug info gives an implausible AsyncStackRoot/AsyncStackFrame "
+		core_warn(c->core, "folly: debug info gives an implausible AsyncStackRoot/AsyncStackFrame "
 			"layout; using the default layout");
 		l = defaults;
 	}
@@ -100,11 +100,6 @@ static void layout_init(struct folly_ctx *c)
 }
 
 /* ---- checked reads ------------------------------------------------------- */
-
-static bool pointer_ok(struct core *core, uint64_t addr, size_t len)
-{
-	return addr != 0 && addr % 8 == 0 && addr + len > addr && core_is_readable(core, addr, len);
-}
 
 /* Why ADDR cannot be followed, for warnings. */
 static const char *bad_pointer(struct core *core, uint64_t addr)
@@ -118,7 +113,7 @@ static const char *bad_pointer(struct core *core, uint64_t addr)
 
 static bool read_root(struct folly_ctx *c, uint64_t addr, struct folly_root *r)
 {
-	if (!pointer_ok(c->core, addr, 8))
+	if (!core_pointer_ok(c->core, addr, 8, 8))
 		return false;
 	r->addr = addr;
 	return core_read_u64(c->core, addr + c->lay.root_top, &r->top) &&
@@ -128,7 +123,7 @@ static bool read_root(struct folly_ctx *c, uint64_t addr, struct folly_root *r)
 
 static bool read_frame(struct folly_ctx *c, uint64_t addr, struct folly_frame *f)
 {
-	if (!pointer_ok(c->core, addr, 8))
+	if (!core_pointer_ok(c->core, addr, 8, 8))
 		return false;
 	f->addr = addr;
 	return core_read_u64(c->core, addr + c->lay.frame_parent, &f->parent) &&
@@ -147,7 +142,7 @@ static bool key_init(struct folly_ctx *c)
 	if (!dbg_find_symbol(c->s, FOLLY_KEY_SYMBOL, &addr, NULL))
 		return false;
 	if (!core_read_u32(c->core, addr, &key)) {
-		an_warn(c->an, "folly: %s at 0x%" PRIx64 " is not readable; no async stacks",
+		core_warn(c->core, "folly: %s at 0x%" PRIx64 " is not readable; no async stacks",
 			FOLLY_KEY_SYMBOL, addr);
 		return false;
 	}
@@ -157,7 +152,7 @@ static bool key_init(struct folly_ctx *c)
 	if (key == FOLLY_KEY_NONE)
 		return false;
 	if (key >= PTHREAD_KEYS_MAX_GLIBC) {
-		an_warn(c->an, "folly: %s holds %" PRIu32 ", not a pthread key; no async stacks",
+		core_warn(c->core, "folly: %s holds %" PRIu32 ", not a pthread key; no async stacks",
 			FOLLY_KEY_SYMBOL, key);
 		return false;
 	}
@@ -209,14 +204,14 @@ static void specific_init(struct folly_ctx *c)
 		c->specific_off = scanned;
 		c->specific_from_scan = true;
 		if (have_dwarf && dwarf != scanned)
-			an_warn(c->an, "folly: struct pthread.specific is at 0x%" PRIx64 " in the threads' "
+			core_warn(c->core, "folly: struct pthread.specific is at 0x%" PRIx64 " in the threads' "
 				"memory but at 0x%" PRIx64 " in libc's debug info; using 0x%" PRIx64,
 				scanned, dwarf, scanned);
 	} else if (have_dwarf) {
 		c->specific_off = dwarf;
 	} else {
 		c->specific_off = SPECIFIC_DEFAULT;
-		an_warn(c->an, "folly: struct pthread.specific not found in memory or debug info; "
+		core_warn(c->core, "folly: struct pthread.specific not found in memory or debug info; "
 			"assuming offset 0x%x", SPECIFIC_DEFAULT);
 	}
 	c->have_specific = true;
@@ -269,27 +264,27 @@ static enum slot_state thread_slot(struct folly_ctx *c, const struct an_thread *
 	uint64_t block, seq, data;
 
 	if (fs == 0 || fs % 8 != 0) {
-		an_warn(c->an, "folly: thread %" PRId32 ": no thread pointer (fs_base 0x%" PRIx64 ")",
+		core_warn(c->core, "folly: thread %" PRId32 ": no thread pointer (fs_base 0x%" PRIx64 ")",
 			t->tid, fs);
 		return SLOT_BROKEN;
 	}
 	uint64_t off = c->specific_off;
 	if (c->specific_from_scan && !specific_matches(c->core, fs, off) &&
 	    scan_specific(c->core, fs, &off))
-		an_warn(c->an, "folly: thread %" PRId32 ": struct pthread.specific at 0x%" PRIx64
+		core_warn(c->core, "folly: thread %" PRId32 ": struct pthread.specific at 0x%" PRIx64
 			" instead of 0x%" PRIx64, t->tid, off, c->specific_off);
 	uint64_t at = fs + off + 8 * (c->key / KEYS_PER_BLOCK);
 	if (!core_read_u64(c->core, at, &block)) {
-		an_warn(c->an, "folly: thread %" PRId32 ": pthread specific[] at 0x%" PRIx64
+		core_warn(c->core, "folly: thread %" PRId32 ": pthread specific[] at 0x%" PRIx64
 			" is not readable", t->tid, at);
 		return SLOT_BROKEN;
 	}
 	if (block == 0)
 		return SLOT_EMPTY;
 	uint64_t entry = block + KEY_DATA_SIZE * (c->key % KEYS_PER_BLOCK);
-	if (!pointer_ok(c->core, block, 8) || !core_read_u64(c->core, entry, &seq) ||
+	if (!core_pointer_ok(c->core, block, 8, 8) || !core_read_u64(c->core, entry, &seq) ||
 	    !core_read_u64(c->core, entry + 8, &data)) {
-		an_warn(c->an, "folly: thread %" PRId32 ": pthread key block 0x%" PRIx64
+		core_warn(c->core, "folly: thread %" PRId32 ": pthread key block 0x%" PRIx64
 			" is not readable", t->tid, block);
 		return SLOT_BROKEN;
 	}
@@ -310,7 +305,7 @@ static void check_static_tls(struct folly_ctx *c, const struct an_thread *t, uin
 		return;
 	uint64_t expect = fs - c->holder_tp_offset;
 	if (expect != holder)
-		an_warn(c->an, "folly: thread %" PRId32 ": pthread slot holds holder 0x%" PRIx64
+		core_warn(c->core, "folly: thread %" PRId32 ": pthread slot holds holder 0x%" PRIx64
 			" but static TLS puts it at 0x%" PRIx64, t->tid, holder, expect);
 }
 
@@ -329,8 +324,8 @@ static bool thread_root(struct folly_ctx *c, const struct an_thread *t, uint64_t
 		break;
 	}
 	check_static_tls(c, t, holder);
-	if (!pointer_ok(c->core, holder, 8) || !core_read_u64(c->core, holder, root)) {
-		an_warn(c->an, "folly: thread %" PRId32 ": AsyncStackRoot holder 0x%" PRIx64 " %s",
+	if (!core_pointer_ok(c->core, holder, 8, 8) || !core_read_u64(c->core, holder, root)) {
+		core_warn(c->core, "folly: thread %" PRId32 ": AsyncStackRoot holder 0x%" PRIx64 " %s",
 			t->tid, holder, bad_pointer(c->core, holder));
 		return false;
 	}
@@ -401,17 +396,17 @@ static bool walk_async(struct splice *sp, uint64_t top, uint64_t *bottom_root)
 	while (addr) {
 		struct folly_frame f;
 		if (an_addr_set_has(&sp->frames_seen, addr)) {
-			an_warn(sp->c->an, "folly: thread %" PRId32 ": async frame 0x%" PRIx64
+			core_warn(sp->c->core, "folly: thread %" PRId32 ": async frame 0x%" PRIx64
 				" repeats (parentFrame cycle); async stack cut there", tid, addr);
 			return false;
 		}
 		if (sp->nasync >= MAX_ASYNC_FRAMES) {
-			an_warn(sp->c->an, "folly: thread %" PRId32 ": more than %u async frames; "
+			core_warn(sp->c->core, "folly: thread %" PRId32 ": more than %u async frames; "
 				"async stack cut at 0x%" PRIx64, tid, MAX_ASYNC_FRAMES, addr);
 			return false;
 		}
 		if (!read_frame(sp->c, addr, &f)) {
-			an_warn(sp->c->an, "folly: thread %" PRId32 ": AsyncStackFrame 0x%" PRIx64
+			core_warn(sp->c->core, "folly: thread %" PRId32 ": AsyncStackFrame 0x%" PRIx64
 				" %s; async stack cut there", tid, addr, bad_pointer(sp->c->core, addr));
 			return false;
 		}
@@ -435,17 +430,17 @@ static bool splice_root(struct splice *sp, uint64_t addr, struct folly_root *r)
 	int32_t tid = sp->t->tid;
 
 	if (an_addr_set_has(&sp->roots_seen, addr)) {
-		an_warn(sp->c->an, "folly: thread %" PRId32 ": AsyncStackRoot 0x%" PRIx64
+		core_warn(sp->c->core, "folly: thread %" PRId32 ": AsyncStackRoot 0x%" PRIx64
 			" repeats (nextRoot cycle); %s", tid, addr, cut);
 		return false;
 	}
 	if (sp->roots_seen.n >= MAX_ROOTS) {
-		an_warn(sp->c->an, "folly: thread %" PRId32 ": more than %u AsyncStackRoots; "
+		core_warn(sp->c->core, "folly: thread %" PRId32 ": more than %u AsyncStackRoots; "
 			"%s at 0x%" PRIx64, tid, MAX_ROOTS, cut, addr);
 		return false;
 	}
 	if (!read_root(sp->c, addr, r)) {
-		an_warn(sp->c->an, "folly: thread %" PRId32 ": AsyncStackRoot 0x%" PRIx64
+		core_warn(sp->c->core, "folly: thread %" PRId32 ": AsyncStackRoot 0x%" PRIx64
 			" %s; %s", tid, addr, bad_pointer(sp->c->core, addr), cut);
 		return false;
 	}
@@ -477,7 +472,7 @@ static void splice_walk(struct splice *sp, uint64_t root_addr)
 		}
 		size_t stop = r.sfp ? find_native(sp, sp->next, r.sfp) : sp->nnative;
 		if (r.sfp && stop == sp->nnative) {
-			an_warn(sp->c->an, "folly: thread %" PRId32 ": stackFramePtr 0x%" PRIx64
+			core_warn(sp->c->core, "folly: thread %" PRId32 ": stackFramePtr 0x%" PRIx64
 				" of AsyncStackRoot 0x%" PRIx64 " matches no frame of this thread's "
 				"stack; async frames not shown", tid, r.sfp, r.addr);
 			break;
@@ -496,7 +491,7 @@ static void splice_walk(struct splice *sp, uint64_t root_addr)
 			return;
 		size_t bi = find_native(sp, stop, b.sfp);
 		if (bi == sp->nnative) {
-			an_warn(sp->c->an, "folly: thread %" PRId32 ": stackFramePtr 0x%" PRIx64
+			core_warn(sp->c->core, "folly: thread %" PRId32 ": stackFramePtr 0x%" PRIx64
 				" of AsyncStackRoot 0x%" PRIx64 " matches no frame of this thread's "
 				"stack; stack cut there", tid, b.sfp, b.addr);
 			return;
@@ -519,7 +514,7 @@ static void splice_thread(struct folly_ctx *c, size_t ti, uint64_t root,
 
 	splice_walk(&sp, root);
 	if (sp.nomem) {
-		an_warn(c->an, "folly: thread %" PRId32 ": out of memory while splicing", t->tid);
+		core_warn(c->core, "folly: thread %" PRId32 ": out of memory while splicing", t->tid);
 		an_frames_list_deinit(&sp.list);
 	} else {
 		an_frames_move_to(&sp.list, &t->frames, &t->nframes);
@@ -555,7 +550,7 @@ static void add_leaf(struct folly_ctx *c, struct an_addr_set *leaves, uint64_t a
 	if (leaves->n >= MAX_LEAVES || an_addr_set_has(leaves, addr))
 		return;
 	if (an_addr_set_add(leaves, addr) < 0)
-		an_warn(c->an, "folly: out of memory collecting suspended frames");
+		core_warn(c->core, "folly: out of memory collecting suspended frames");
 }
 
 /* Debug builds keep every leaf in a std::unordered_set<AsyncStackFrame *>:
@@ -569,17 +564,17 @@ static bool leaves_from_store(struct folly_ctx *c, uint64_t cookie, struct an_ad
 	if (!dbg_find_symbol(c->s, FOLLY_LEAF_STORE_SYMBOL, &sym, NULL) ||
 	    !core_read_u64(c->core, sym, &set) || set == 0)
 		return false;
-	if (!pointer_ok(c->core, set, 32) || !core_read_u64(c->core, set + 16, &node) ||
+	if (!core_pointer_ok(c->core, set, 32, 8) || !core_read_u64(c->core, set + 16, &node) ||
 	    !core_read_u64(c->core, set + 24, &count)) {
-		an_warn(c->an, "folly: leaf frame store 0x%" PRIx64 " is not readable", set);
+		core_warn(c->core, "folly: leaf frame store 0x%" PRIx64 " is not readable", set);
 		return false;
 	}
 	struct an_addr_set seen = { 0 };
 	for (uint64_t i = 0; node && i < count && i < MAX_LEAVES; i++) {
 		uint64_t next, leaf;
-		if (an_addr_set_has(&seen, node) || !pointer_ok(c->core, node, 16) ||
+		if (an_addr_set_has(&seen, node) || !core_pointer_ok(c->core, node, 16, 8) ||
 		    !core_read_u64(c->core, node, &next) || !core_read_u64(c->core, node + 8, &leaf)) {
-			an_warn(c->an, "folly: leaf frame store node 0x%" PRIx64 " is not readable "
+			core_warn(c->core, "folly: leaf frame store node 0x%" PRIx64 " is not readable "
 				"or repeats; store walk cut there", node);
 			break;
 		}
@@ -588,7 +583,7 @@ static bool leaves_from_store(struct folly_ctx *c, uint64_t cookie, struct an_ad
 		if (leaf_plausible(c, leaf, cookie))
 			add_leaf(c, leaves, leaf);
 		else
-			an_warn(c->an, "folly: leaf frame store lists 0x%" PRIx64 ", not a suspended "
+			core_warn(c->core, "folly: leaf frame store lists 0x%" PRIx64 ", not a suspended "
 				"frame", leaf);
 		node = next;
 	}
@@ -656,12 +651,12 @@ static void suspended_chain(struct folly_ctx *c, uint64_t leaf, struct an_suspen
 	for (unsigned n = 0; addr; n++) {
 		struct folly_frame f;
 		if (an_addr_set_has(&seen, addr) || n >= MAX_ASYNC_FRAMES) {
-			an_warn(c->an, "folly: suspended chain 0x%" PRIx64 ": frame 0x%" PRIx64
+			core_warn(c->core, "folly: suspended chain 0x%" PRIx64 ": frame 0x%" PRIx64
 				" repeats or the chain is too long; cut there", leaf, addr);
 			break;
 		}
 		if (!read_frame(c, addr, &f)) {
-			an_warn(c->an, "folly: suspended chain 0x%" PRIx64 ": AsyncStackFrame 0x%" PRIx64
+			core_warn(c->core, "folly: suspended chain 0x%" PRIx64 ": AsyncStackFrame 0x%" PRIx64
 				" %s; cut there", leaf, addr, bad_pointer(c->core, addr));
 			break;
 		}
@@ -691,7 +686,7 @@ static void suspended_all(struct folly_ctx *c)
 	if (leaves.n) {
 		struct an_suspended *v = calloc(leaves.n, sizeof(*v));
 		if (!v) {
-			an_warn(c->an, "folly: out of memory listing suspended chains");
+			core_warn(c->core, "folly: out of memory listing suspended chains");
 		} else {
 			for (size_t i = 0; i < leaves.n; i++)
 				suspended_chain(c, leaves.v[i], &v[i]);

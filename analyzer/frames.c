@@ -3,19 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../corefile/array.h"
+
 static struct an_frame *list_push(struct an_frame_list *list)
 {
-	if (list->n == list->cap) {
-		size_t cap = list->cap ? 2 * list->cap : 32;
-		struct an_frame *f = realloc(list->frames, cap * sizeof(*f));
-		if (!f)
-			return NULL;
-		list->frames = f;
-		list->cap = cap;
-	}
-	struct an_frame *f = &list->frames[list->n++];
-	memset(f, 0, sizeof(*f));
-	return f;
+	return core_array_push(&list->frames, &list->n, &list->cap, sizeof(*list->frames));
 }
 
 bool an_frames_append_pc(struct an_frame_list *list, struct dbg_session *s, uint64_t pc,

@@ -104,11 +104,6 @@ static const struct rec_layout elfe_entry = {
 
 /* ------------------------------------------------------------- discovery */
 
-static bool valid_pointer(struct ctx *c, uint64_t p, size_t len)
-{
-	return p && p % 8 == 0 && core_is_readable(c->core, p, len);
-}
-
 static void read_name(struct ctx *c, uint64_t ptr, struct ring_header *h)
 {
 	char buf[MAX_NAME];
@@ -358,28 +353,27 @@ static int event_cmp(const void *a, const void *b)
  * can be recovered. */
 static bool check_header(struct ctx *c, const struct ring_header *h)
 {
-	struct analysis *an = c->an;
 	if (!h->has_size) {
-		an_warn(an, "recorder %s at 0x%llx: ring size unknown, entries not recovered", h->name,
+		core_warn(c->core, "recorder %s at 0x%llx: ring size unknown, entries not recovered", h->name,
 			(unsigned long long)h->addr);
 		return false;
 	}
 	if (h->size == 0 || h->size > MAX_RING_SIZE) {
-		an_warn(an, "recorder %s at 0x%llx: implausible ring size %llu, entries not recovered",
+		core_warn(c->core, "recorder %s at 0x%llx: implausible ring size %llu, entries not recovered",
 			h->name, (unsigned long long)h->addr, (unsigned long long)h->size);
 		return false;
 	}
 	if (h->item_size != h->layout->entry_size) {
-		an_warn(an, "recorder %s at 0x%llx: entry size %llu, expected %llu; entries not recovered",
+		core_warn(c->core, "recorder %s at 0x%llx: entry size %llu, expected %llu; entries not recovered",
 			h->name, (unsigned long long)h->addr, (unsigned long long)h->item_size,
 			(unsigned long long)h->layout->entry_size);
 		return false;
 	}
 	if (h->writer < h->reader)
-		an_warn(an, "recorder %s: writer %llu is behind reader %llu (corrupted indices)", h->name,
+		core_warn(c->core, "recorder %s: writer %llu is behind reader %llu (corrupted indices)", h->name,
 			(unsigned long long)h->writer, (unsigned long long)h->reader);
 	if (h->commit > h->writer)
-		an_warn(an, "recorder %s: commit %llu is ahead of writer %llu (corrupted indices)", h->name,
+		core_warn(c->core, "recorder %s: commit %llu is ahead of writer %llu (corrupted indices)", h->name,
 			(unsigned long long)h->commit, (unsigned long long)h->writer);
 	return true;
 }
@@ -458,7 +452,7 @@ static void recover_ring(struct ctx *c, struct ring_header *h, struct an_recorde
 	r->overwritten = h->writer > h->size ? h->writer - h->size : 0;
 	uint64_t start = r->overwritten;
 	if (h->writer - start > MAX_WINDOW) {
-		an_warn(c->an, "recorder %s: only the last %u of %llu slots are recovered", r->name,
+		core_warn(c->core, "recorder %s: only the last %u of %llu slots are recovered", r->name,
 			MAX_WINDOW, (unsigned long long)(h->writer - start));
 		start = h->writer - MAX_WINDOW;
 	}
@@ -471,10 +465,10 @@ static void recover_ring(struct ctx *c, struct ring_header *h, struct an_recorde
 	uint64_t unreadable = 0, bad_formats = 0;
 	size_t n = collect_records(c, h, start, raws, &r->in_flight, &unreadable);
 	if (unreadable)
-		an_warn(c->an, "recorder %s: %llu of %zu slots unreadable (entries at 0x%llx)", r->name,
+		core_warn(c->core, "recorder %s: %llu of %zu slots unreadable (entries at 0x%llx)", r->name,
 			(unsigned long long)unreadable, window, (unsigned long long)h->data);
 	if (r->in_flight)
-		an_warn(c->an, "recorder %s: %llu slot(s) were being written at the crash (in flight)",
+		core_warn(c->core, "recorder %s: %llu slot(s) were being written at the crash (in flight)",
 			r->name, (unsigned long long)r->in_flight);
 	r->events = n ? calloc(n, sizeof(*r->events)) : NULL;
 	if (n && !r->events) {
@@ -490,7 +484,7 @@ static void recover_ring(struct ctx *c, struct ring_header *h, struct an_recorde
 	r->recovered = n;
 	free(raws);
 	if (bad_formats)
-		an_warn(c->an, "recorder %s: %llu record(s) with an unreadable format", r->name,
+		core_warn(c->core, "recorder %s: %llu record(s) with an unreadable format", r->name,
 			(unsigned long long)bad_formats);
 	if (r->nevents)  /* r->events is NULL when no slot was recovered */
 		qsort(r->events, r->nevents, sizeof(r->events[0]), event_cmp);
@@ -535,11 +529,11 @@ static void walk_list(struct ctx *c, uint64_t head, bool elfe, const char *what)
 	size_t count = 0;
 	for (uint64_t node = head; node && !c->nomem; count++) {
 		if (count == MAX_RECORDERS) {
-			an_warn(c->an, "%s: more than %d recorders, list walk stopped", what, MAX_RECORDERS);
+			core_warn(c->core, "%s: more than %d recorders, list walk stopped", what, MAX_RECORDERS);
 			break;
 		}
-		if (!valid_pointer(c, node, header_len)) {
-			an_warn(c->an, "%s: recorder pointer 0x%llx is not readable, list walk stopped", what,
+		if (!core_pointer_ok(c->core, node, header_len, 8)) {
+			core_warn(c->core, "%s: recorder pointer 0x%llx is not readable, list walk stopped", what,
 				(unsigned long long)node);
 			break;
 		}
@@ -548,14 +542,14 @@ static void walk_list(struct ctx *c, uint64_t head, bool elfe, const char *what)
 			c->nomem = true;
 		if (added <= 0) {
 			if (!c->nomem)
-				an_warn(c->an, "%s: list cycles back to 0x%llx, walk stopped", what,
+				core_warn(c->core, "%s: list cycles back to 0x%llx, walk stopped", what,
 					(unsigned long long)node);
 			break;
 		}
 		recover_one(c, node, elfe);
 		uint64_t next = 0;
 		if (!core_read_u64(c->core, node + next_off, &next)) {
-			an_warn(c->an, "%s: next pointer of 0x%llx unreadable", what, (unsigned long long)node);
+			core_warn(c->core, "%s: next pointer of 0x%llx unreadable", what, (unsigned long long)node);
 			break;
 		}
 		node = next;
@@ -578,7 +572,7 @@ static bool recover_by_symbol(void *arg, const char *name, uint64_t addr)
 	(void)name;
 	if (c->an->nrecorders >= MAX_RECORDERS || c->nomem)
 		return false;
-	if (valid_pointer(c, addr, 64))
+	if (core_pointer_ok(c->core, addr, 64, 8))
 		recover_one(c, addr, false);
 	return true;
 }
@@ -640,5 +634,5 @@ void an_recorders_recover(struct dbg_session *s, struct analysis *an)
 		walk_list(&c, head, true, "FlightRecorderBase::head");
 	build_timeline(&c);
 	if (c.nomem)
-		an_warn(an, "out of memory while recovering flight recorders");
+		core_warn(c.core, "out of memory while recovering flight recorders");
 }

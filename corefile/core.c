@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "decompress.h"
 #include "strlist.h"
 #include "mapped.h"
@@ -76,6 +77,7 @@ static struct core_error *map_file(struct core *core, const char *path)
 	}
 	core->data = p;
 	core->data_size = (size_t)st.st_size;
+	core->file_size = (uint64_t)st.st_size;
 	if (core_is_compressed(p, core->data_size)) {
 		unsigned char *raw;
 		size_t raw_len;
@@ -92,7 +94,6 @@ static struct core_error *map_file(struct core *core, const char *path)
 			goto out;
 		}
 	}
-	core->file_size = core->data_size;
 out:
 	close(fd);
 	return err;
@@ -273,40 +274,33 @@ void core_close(struct core *core)
 	free(core);
 }
 
+static void segment_range(const void *elem, uint64_t *start, uint64_t *end)
+{
+	const struct core_segment *seg = elem;
+	*start = seg->vaddr;
+	*end = seg->memsz > UINT64_MAX - seg->vaddr ? UINT64_MAX : seg->vaddr + seg->memsz;
+}
+
 const struct core_segment *core_find_segment(const struct core *core, uint64_t addr)
 {
-	size_t lo = 0, hi = core->nsegments;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct core_segment *seg = &core->segments[mid];
-		if (addr < seg->vaddr)
-			hi = mid;
-		else if (addr - seg->vaddr >= seg->memsz)
-			lo = mid + 1;
-		else
-			return seg;
-	}
-	return NULL;
+	return core_range_find(core->segments, core->nsegments, sizeof(*core->segments), addr,
+			       segment_range);
+}
+
+static void file_range(const void *elem, uint64_t *start, uint64_t *end)
+{
+	const struct core_mapped_file *f = elem;
+	*start = f->start;
+	*end = f->end;
 }
 
 const struct core_mapped_file *core_find_file(const struct core *core, uint64_t addr)
 {
 	/* Called on every read the core did not save: binary search the
 	 * kernel's sorted list; a crafted unsorted one is searched in full. */
-	if (core->files_sorted) {
-		size_t lo = 0, hi = core->nfiles;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			const struct core_mapped_file *f = &core->files[mid];
-			if (addr < f->start)
-				hi = mid;
-			else if (addr >= f->end)
-				lo = mid + 1;
-			else
-				return f;
-		}
-		return NULL;
-	}
+	if (core->files_sorted)
+		return core_range_find(core->files, core->nfiles, sizeof(*core->files), addr,
+				       file_range);
 	for (size_t i = 0; i < core->nfiles; i++)
 		if (addr >= core->files[i].start && addr < core->files[i].end)
 			return &core->files[i];
@@ -342,32 +336,36 @@ static size_t read_chunk(struct core *core, uint64_t addr, unsigned char *buf, s
 	return n;
 }
 
-struct core_error *core_read(struct core *core, uint64_t addr, void *buf, size_t len)
+/* The one bounded-read loop: how many of LEN bytes at ADDR were read before
+ * the first fault. */
+static size_t read_upto_fault(struct core *core, uint64_t addr, void *buf, size_t len)
 {
 	unsigned char *p = buf;
-	while (len > 0) {
-		size_t n = read_chunk(core, addr, p, len);
+	size_t done = 0;
+	while (done < len) {
+		size_t n = read_chunk(core, addr + done, p + done, len - done);
 		if (n == 0)
-			return core_error_fault(addr, len);
-		p += n;
-		addr += n;
-		len -= n;
+			break;
+		done += n;
 	}
-	return NULL;
+	return done;
 }
 
 bool core_read_bytes(struct core *core, uint64_t addr, void *buf, size_t len)
 {
-	unsigned char *p = buf;
-	while (len > 0) {
-		size_t n = read_chunk(core, addr, p, len);
-		if (n == 0)
-			return false;
-		p += n;
-		addr += n;
-		len -= n;
-	}
-	return true;
+	return read_upto_fault(core, addr, buf, len) == len;
+}
+
+struct core_error *core_read(struct core *core, uint64_t addr, void *buf, size_t len)
+{
+	size_t done = read_upto_fault(core, addr, buf, len);
+	return done == len ? NULL : core_error_fault(addr + done, len - done);
+}
+
+bool core_pointer_ok(struct core *core, uint64_t addr, size_t len, size_t align)
+{
+	return addr != 0 && (align == 0 || addr % align == 0) && len <= UINT64_MAX - addr &&
+	       core_is_readable(core, addr, len);
 }
 
 bool core_read_u64(struct core *core, uint64_t addr, uint64_t *value)

@@ -80,9 +80,9 @@ struct core_file_cache;         /* opened backing files for unsaved pages */
 
 struct core {
 	char *path;                 /* as given to core_open */
-	uint64_t file_size;         /* size of the (decompressed) core */
-	const unsigned char *data;  /* the core mapped read-only */
-	size_t data_size;
+	uint64_t file_size;         /* size of the file as given (compressed or not) */
+	const unsigned char *data;  /* the (decompressed) core mapped read-only */
+	size_t data_size;           /* size of the decompressed core */
 	Elf *elf;
 
 	struct core_segment *segments;      /* sorted by vaddr */
@@ -136,6 +136,11 @@ bool core_read_u32(struct core *core, uint64_t addr, uint32_t *value);
  * Returns true when a terminator was found within MAX bytes. */
 bool core_read_string(struct core *core, uint64_t addr, char *buf, size_t max);
 
+/* The check of an untrusted pointer read from the core: not NULL, a
+ * multiple of ALIGN (0: any), [ADDR, ADDR+LEN) neither wrapping around nor
+ * unreadable. */
+bool core_pointer_ok(struct core *core, uint64_t addr, size_t len, size_t align);
+
 /* True when [ADDR, ADDR+LEN) is readable (in the core or a backing file). */
 bool core_is_readable(struct core *core, uint64_t addr, size_t len);
 
@@ -156,6 +161,11 @@ int core_open_regular(const char *path);
 
 /* Append a formatted warning to core->warnings. */
 void core_warn(struct core *core, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* True when a siginfo of SIGNO with si_code CODE carries a fault address:
+ * SIGILL, SIGTRAP, SIGBUS, SIGFPE or SIGSEGV raised by the hardware (a
+ * positive code other than SI_KERNEL), not sent by kill() or the kernel. */
+bool core_signal_has_address(int signo, int code);
 
 /* Name and si_code description of a signal ("SIGSEGV", "SEGV_MAPERR"). */
 const char *core_signal_name(int signo);

@@ -100,11 +100,6 @@ static void parse_prpsinfo(struct core *core, const unsigned char *d, size_t len
 	(void)PRPSINFO_STATE;
 }
 
-static bool signal_has_address(int signo)
-{
-	return signo == 4 || signo == 5 || signo == 7 || signo == 8 || signo == 11;
-}
-
 /* siginfo_t: si_signo@0 si_errno@4 si_code@8, union @16. */
 static void parse_siginfo(struct core *core, const unsigned char *d, size_t len)
 {
@@ -117,7 +112,7 @@ static void parse_siginfo(struct core *core, const unsigned char *d, size_t len)
 	si->signo = (int)get_u32(d);
 	si->errno_value = (int)get_u32(d + 4);
 	si->code = (int)get_u32(d + 8);
-	if (signal_has_address(si->signo) && si->code > 0)
+	if (core_signal_has_address(si->signo, si->code))
 		si->addr = get_u64(d + 16);
 	if (si->code <= 0) {
 		si->sender_pid = (int32_t)get_u32(d + 16);

@@ -14,6 +14,13 @@ static const char *const signal_names[] = {
 	[31] = "SIGSYS",
 };
 
+bool core_signal_has_address(int signo, int code)
+{
+	bool faults = signo == SIGILL || signo == SIGTRAP || signo == SIGBUS || signo == SIGFPE ||
+		      signo == SIGSEGV;
+	return faults && code > 0 && code != SI_KERNEL;
+}
+
 const char *core_signal_name(int signo)
 {
 	if (signo > 0 && (size_t)signo < sizeof(signal_names) / sizeof(signal_names[0]))

@@ -35,16 +35,12 @@ void dbg_cache_stats(struct dbg_cache *cache, size_t *files, size_t *dwarf_parse
 
 /* Open a session over CORE (borrowed; must outlive the session).  CACHE may
  * be NULL.  Problems that leave the session usable (a binary whose build-id
- * differs, a module without debug info) become warnings. */
+ * differs, a module without debug info) become warnings on the core. */
 struct core_error *dbg_session_open(struct core *core, const struct dbg_options *opts,
 				    struct dbg_cache *cache, struct dbg_session **out);
 void dbg_session_close(struct dbg_session *s);
 
 struct core *dbg_session_core(struct dbg_session *s);
-
-/* Warnings collected so far; borrowed. */
-size_t dbg_session_nwarnings(const struct dbg_session *s);
-const char *dbg_session_warning(const struct dbg_session *s, size_t i);
 
 struct dbg_module_info {
 	const char *path;

@@ -49,8 +49,6 @@ struct dbg_session {
 	bool attached;
 	struct dbg_module_entry *modules;   /* sorted by start */
 	size_t nmodules;
-	char **warnings;
-	size_t nwarnings;
 	char *symbol_name;          /* storage for dbg_symbol_name_at */
 };
 
@@ -59,8 +57,6 @@ struct dbg_session {
  * must be used by one thread at a time. */
 void dbg_lock(struct dbg_session *s);
 void dbg_unlock(struct dbg_session *s);
-
-void dbg_warn(struct dbg_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The module entry holding runtime address PC, or NULL. */
 struct dbg_module_entry *dbg_module_for(struct dbg_session *s, uint64_t pc);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../corefile/array.h"
 #include "../corefile/mapped.h"
 #include "../corefile/strlist.h"
 #include "unwind.h"
@@ -19,14 +20,6 @@
 /* libdwfl's find_elf callback has no user argument; sessions run one at a
  * time per thread, so the active one is kept here. */
 static _Thread_local struct dbg_session *active_session;
-
-void dbg_warn(struct dbg_session *s, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	core_strlist_vappend(&s->warnings, &s->nwarnings, fmt, ap);
-	va_end(ap);
-}
 
 char *dbg_hex(const unsigned char *bytes, size_t len)
 {
@@ -67,7 +60,7 @@ static int open_checked(struct dbg_session *s, Dwfl_Module *mod, const char *mod
 	if (!same) {
 		char *w = dbg_hex(want, (size_t)want_len);
 		char *h = have_len > 0 ? dbg_hex(have, (size_t)have_len) : NULL;
-		dbg_warn(s, "%s has build-id %s but the core's %s has build-id %s: not used for that module",
+		core_warn(s->core, "%s has build-id %s but the core's %s has build-id %s: not used for that module",
 			 path, h ? h : "(none)", modname, w ? w : "?");
 		free(w);
 		free(h);
@@ -156,7 +149,7 @@ static struct core_error *report_modules(struct dbg_session *s)
 	int n = dwfl_core_file_report(s->dwfl, core->elf, executable);
 	dwfl_report_end(s->dwfl, NULL, NULL);
 	if (n < 0)
-		dbg_warn(s, "cannot list the core's modules: %s", dwfl_errmsg(-1));
+		core_warn(s->core, "cannot list the core's modules: %s", dwfl_errmsg(-1));
 	if (dwfl_getmodules(s->dwfl, collect_module, s, 0) != 0)
 		return &core_error_nomem;
 	if (s->nmodules)  /* s->modules is NULL when the core lists no module */
@@ -178,7 +171,7 @@ static void warn_missing_main(struct dbg_session *s)
 			continue;
 		Dwarf_Addr bias;
 		if (!dwfl_module_getelf(m->mod, &bias))
-			dbg_warn(s, "executable %s not found: frames in it show addresses only "
+			core_warn(s->core, "executable %s not found: frames in it show addresses only "
 				 "(give the binary or --sysroot)", m->info.path ? m->info.path : "?");
 		return;
 	}
@@ -194,7 +187,7 @@ static void check_binary(struct dbg_session *s)
 		close(fd);
 		return;
 	}
-	dbg_warn(s, "binary %s: %s; not used", s->opts.binary,
+	core_warn(s->core, "binary %s: %s; not used", s->opts.binary,
 		 errno == EINVAL ? "not a regular file" : strerror(errno));
 	s->opts.binary = NULL;
 }
@@ -262,9 +255,6 @@ void dbg_session_close(struct dbg_session *s)
 		free((char *)s->modules[i].info.build_id);
 	}
 	free(s->modules);
-	for (size_t i = 0; i < s->nwarnings; i++)
-		free(s->warnings[i]);
-	free(s->warnings);
 	free(s->symbol_name);
 	if (s->own_cache)
 		dbg_cache_destroy(s->cache);
@@ -274,16 +264,6 @@ void dbg_session_close(struct dbg_session *s)
 struct core *dbg_session_core(struct dbg_session *s)
 {
 	return s->core;
-}
-
-size_t dbg_session_nwarnings(const struct dbg_session *s)
-{
-	return s->nwarnings;
-}
-
-const char *dbg_session_warning(const struct dbg_session *s, size_t i)
-{
-	return i < s->nwarnings ? s->warnings[i] : NULL;
 }
 
 size_t dbg_module_count(struct dbg_session *s)
@@ -303,20 +283,18 @@ const struct dbg_module_info *dbg_module_get(struct dbg_session *s, size_t i)
 	return &m->info;
 }
 
+static void module_range(const void *elem, uint64_t *start, uint64_t *end)
+{
+	const struct dbg_module_entry *m = elem;
+	*start = m->info.start;
+	*end = m->info.end;
+}
+
 struct dbg_module_entry *dbg_module_for(struct dbg_session *s, uint64_t pc)
 {
-	size_t lo = 0, hi = s->nmodules;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		struct dbg_module_entry *m = &s->modules[mid];
-		if (pc < m->info.start)
-			hi = mid;
-		else if (pc >= m->info.end)
-			lo = mid + 1;
-		else
-			return m;
-	}
-	return NULL;
+	/* The entries are sorted by start and do not overlap. */
+	return (struct dbg_module_entry *)core_range_find(s->modules, s->nmodules,
+							  sizeof(*s->modules), pc, module_range);
 }
 
 /* The file to read a module's symbols from: the one libdwfl opened, else
@@ -343,7 +321,7 @@ static bool same_build_id(struct dbg_session *s, struct dbg_module_entry *m, str
 	char *hex = len > 0 ? dbg_hex(bid, (size_t)len) : NULL;
 	bool same = hex && strcmp(hex, m->info.build_id) == 0;
 	if (!same)
-		dbg_warn(s, "%s has build-id %s but the core's %s has build-id %s: not used for that module",
+		core_warn(s->core, "%s has build-id %s but the core's %s has build-id %s: not used for that module",
 			 f->path, hex ? hex : "(none)", m->info.path ? m->info.path : "?",
 			 m->info.build_id);
 	free(hex);

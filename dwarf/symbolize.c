@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../corefile/array.h"
+
 /* From libstdc++ (the C++ ABI's demangler). */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
@@ -188,17 +190,7 @@ struct loc_list {
 
 static struct dbg_location *loc_push(struct loc_list *l)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 4;
-		struct dbg_location *v = realloc(l->v, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		l->v = v;
-		l->cap = cap;
-	}
-	struct dbg_location *loc = &l->v[l->n++];
-	memset(loc, 0, sizeof(*loc));
-	return loc;
+	return core_array_push(&l->v, &l->n, &l->cap, sizeof(*l->v));
 }
 
 /* Inline levels at ADDR (innermost first), each with the file:line inside

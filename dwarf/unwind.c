@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../corefile/array.h"
+
 /* DWARF register numbers of x86_64 in the order libdwfl expects (0..16). */
 static const enum core_reg dwarf_regs[17] = {
 	CORE_REG_RAX, CORE_REG_RDX, CORE_REG_RCX, CORE_REG_RBX, CORE_REG_RSI,
@@ -87,7 +89,7 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 void dbg_unwind_attach(struct dbg_session *s)
 {
 	if (!dwfl_attach_state(s->dwfl, s->core->elf, s->core->threads[0].tid, &thread_callbacks, s))
-		dbg_warn(s, "cannot set up unwinding: %s", dwfl_errmsg(-1));
+		core_warn(s->core, "cannot set up unwinding: %s", dwfl_errmsg(-1));
 	else
 		s->attached = true;
 }
@@ -130,15 +132,9 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		return set_stop(w, "cannot read the pc of frame %llu", w->n);
 	if (w->n >= w->s->opts.max_frames)
 		return set_stop(w, "stopped after %llu frames (--max-frames)", w->n);
-	if (w->n == w->cap) {
-		size_t cap = w->cap ? 2 * w->cap : 64;
-		struct dbg_frame *f = realloc(w->frames, cap * sizeof(*f));
-		if (!f) {
-			w->nomem = true;
-			return DWARF_CB_ABORT;
-		}
-		w->frames = f;
-		w->cap = cap;
+	if (!core_array_reserve(&w->frames, &w->cap, w->n + 1, sizeof(*w->frames))) {
+		w->nomem = true;
+		return DWARF_CB_ABORT;
 	}
 	struct dbg_frame *f = &w->frames[w->n];
 	memset(f, 0, sizeof(*f));

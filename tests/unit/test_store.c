@@ -119,7 +119,8 @@ static struct analysis *sample_analysis(void)
 		an->recorders[0].events[i].args[1] = i;
 		an->recorders[0].events[i].message = strdup("event");
 	}
-	an_warn(an, "a warning");
+	an->warnings = calloc(1, sizeof(*an->warnings));
+	an->warnings[an->nwarnings++] = strdup("a warning");
 	an_signature_compute(an);
 	return an;
 }

@@ -1,0 +1,56 @@
+#include "array.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool core_array_reserve(void *pitems, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return true;
+	size_t ncap = *cap ? *cap : 8;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2)
+			return false;
+		ncap *= 2;
+	}
+	if (elem && ncap > SIZE_MAX / elem)
+		return false;
+	void *items;
+	memcpy(&items, pitems, sizeof(items));   /* PITEMS points at a T * */
+	void *grown = realloc(items, ncap * elem);
+	if (!grown)
+		return false;
+	memcpy(pitems, &grown, sizeof(grown));
+	*cap = ncap;
+	return true;
+}
+
+void *core_array_push(void *pitems, size_t *n, size_t *cap, size_t elem)
+{
+	if (*n == SIZE_MAX || !core_array_reserve(pitems, cap, *n + 1, elem))
+		return NULL;
+	unsigned char *items;
+	memcpy(&items, pitems, sizeof(items));
+	void *slot = items + (*n)++ * elem;
+	memset(slot, 0, elem);
+	return slot;
+}
+
+const void *core_range_find(const void *base, size_t n, size_t size, uint64_t key,
+			    core_range_fn *range)
+{
+	const unsigned char *b = base;
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t start, end;
+		range(b + mid * size, &start, &end);
+		if (key < start)
+			hi = mid;
+		else if (key >= end)
+			lo = mid + 1;
+		else
+			return b + mid * size;
+	}
+	return NULL;
+}

@@ -1,0 +1,26 @@
+/* The growable array and the range search every layer uses. */
+#ifndef COREFILE_ARRAY_H
+#define COREFILE_ARRAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Make room for NEED elements of ELEM bytes in the array at *(T **)PITEMS
+ * whose allocated capacity is *CAP (doubling, from 8).  The new room is not
+ * initialised.  False on out-of-memory or overflow (the array is unchanged). */
+bool core_array_reserve(void *pitems, size_t *cap, size_t need, size_t elem);
+
+/* Append one zeroed element to the array *(T **)PITEMS holding *N of *CAP;
+ * returns it (the array still owns it), or NULL on out-of-memory. */
+void *core_array_push(void *pitems, size_t *n, size_t *cap, size_t elem);
+
+/* [*START, *END) of the element at ELEM. */
+typedef void core_range_fn(const void *elem, uint64_t *start, uint64_t *end);
+
+/* Binary search of N elements of SIZE bytes at BASE, sorted by start and not
+ * overlapping, for the one whose range holds KEY; NULL when none does. */
+const void *core_range_find(const void *base, size_t n, size_t size, uint64_t key,
+			    core_range_fn *range);
+
+#endif

@@ -1,0 +1,101 @@
+#include "identity.h"
+
+#include <errno.h>
+#include <gelf.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sha256.h"
+
+#define FP_HEAD 4096
+#define FP_BLOCK 4096
+#define FP_SAMPLES 16
+#define FP_NOTES_MAX (64u * 1024 * 1024)
+
+/* Hash [OFF, OFF+LEN) of the decompressed core, clipped to its end. */
+static void hash_range(struct core_sha256 *ctx, const struct core *core, uint64_t off, uint64_t len)
+{
+	if (off >= core->data_size)
+		return;
+	if (len > core->data_size - off)
+		len = core->data_size - off;
+	core_sha256_update(ctx, core->data + off, (size_t)len);
+}
+
+/* The program header table and the PT_NOTE segments, within budget. */
+static void hash_notes(struct core_sha256 *ctx, const struct core *core)
+{
+	GElf_Ehdr eh;
+	size_t phnum;
+	uint64_t budget = FP_NOTES_MAX;
+	if (!gelf_getehdr(core->elf, &eh) || elf_getphdrnum(core->elf, &phnum) != 0)
+		return;
+	hash_range(ctx, core, eh.e_phoff, (uint64_t)phnum * eh.e_phentsize);
+	for (size_t i = 0; i < phnum && budget; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(core->elf, (int)i, &ph) || ph.p_type != PT_NOTE)
+			continue;
+		uint64_t len = ph.p_filesz < budget ? ph.p_filesz : budget;
+		budget -= len;
+		hash_range(ctx, core, ph.p_offset, len);
+	}
+}
+
+static void fingerprint(const struct core *core, char hex[65])
+{
+	struct core_sha256 ctx;
+	uint64_t sz = core->data_size;
+	unsigned char le[8];
+	for (int i = 0; i < 8; i++)
+		le[i] = (unsigned char)(sz >> (8 * i));
+	core_sha256_init(&ctx);
+	core_sha256_update(&ctx, "asyncore-core-fp2", 18);   /* scheme version */
+	core_sha256_update(&ctx, le, sizeof(le));
+	hash_range(&ctx, core, 0, FP_HEAD);
+	hash_notes(&ctx, core);
+	for (uint64_t k = 1; k <= FP_SAMPLES; k++)
+		hash_range(&ctx, core, sz / (FP_SAMPLES + 1) * k / FP_BLOCK * FP_BLOCK, FP_BLOCK);
+	if (sz > FP_BLOCK)
+		hash_range(&ctx, core, sz - FP_BLOCK, FP_BLOCK);
+	core_sha256_final(&ctx, hex);
+}
+
+bool core_file_sha256(const char *path, char hex[65])
+{
+	struct core_sha256 ctx;
+	unsigned char buf[1 << 16];
+	int fd = core_open_regular(path);
+	if (fd < 0)
+		return false;
+	core_sha256_init(&ctx);
+	for (;;) {
+		ssize_t got = read(fd, buf, sizeof(buf));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			int saved = errno;
+			close(fd);
+			errno = saved;
+			return false;
+		}
+		if (got == 0)
+			break;
+		core_sha256_update(&ctx, buf, (size_t)got);
+	}
+	close(fd);
+	core_sha256_final(&ctx, hex);
+	return true;
+}
+
+void core_identity(struct core *core, bool want_sha256, struct core_identity *id)
+{
+	memset(id, 0, sizeof(*id));
+	id->file_size = core->file_size;
+	id->size = core->data_size;
+	fingerprint(core, id->fingerprint);
+	if (!want_sha256)
+		return;
+	id->has_sha256 = core_file_sha256(core->path, id->sha256);
+	if (!id->has_sha256)
+		core_warn(core, "%s: SHA-256 not computed: %s", core->path, strerror(errno));
+}

@@ -1,0 +1,37 @@
+/* A core's identity: what it is, independent of its name or compression.
+ *
+ * The fingerprint is the SHA-256 of, over the DECOMPRESSED core:
+ *   "asyncore-core-fp2", the decompressed size (8 bytes, little-endian),
+ *   the first 4 KiB (ELF header), the program header table, every PT_NOTE
+ *   segment (threads' registers, siginfo, pid, auxv, NT_FILE; at most
+ *   64 MiB in all), 16 blocks of 4 KiB sampled at evenly spaced offsets,
+ *   and the last 4 KiB.
+ * The notes alone differ between any two crashes (pid, registers, fault
+ * address); the samples catch cores rewritten in place.  A core and its
+ * .zst/.xz/.gz copy share one fingerprint.  Cheap on multi-GB cores: it
+ * reads about 64 KiB beyond the notes.  reports/SCHEMA.md documents it. */
+#ifndef COREFILE_IDENTITY_H
+#define COREFILE_IDENTITY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core.h"
+
+struct core_identity {
+	uint64_t file_size;         /* the file as given (compressed or not) */
+	uint64_t size;              /* the decompressed core */
+	char fingerprint[65];       /* hex */
+	char sha256[65];            /* hex SHA-256 of the file as given */
+	bool has_sha256;
+};
+
+/* Fill *ID for CORE; the SHA-256 of the file is computed only when
+ * WANT_SHA256 (it reads the whole file).  A failed SHA-256 read leaves
+ * has_sha256 false and adds a warning to the core. */
+void core_identity(struct core *core, bool want_sha256, struct core_identity *id);
+
+/* SHA-256 of the file at PATH into HEX; false (errno set) when unreadable. */
+bool core_file_sha256(const char *path, char hex[65]);
+
+#endif
