@@ -18,7 +18,7 @@ LDLIBS  += $(PKG_LIBS) -Wl,-Bstatic -lstdc++ -Wl,-Bdynamic -lpthread -lm
 
 BUILD   ?= build
 OBJDIR  := $(BUILD)/obj
-MODULES := corefile dwarf analyzer reports
+MODULES := corefile dwarf analyzer reports cli
 LIB_SRCS := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(OBJDIR)/%.o)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)

@@ -1,15 +1,22 @@
 #include "analysis.h"
 #include "../dwarf/dwarf.h"
-#include "../corefile/strlist.h"
 
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct analysis *an_analysis_create(void)
 {
 	return calloc(1, sizeof(struct analysis));
+}
+
+_Static_assert((int)AN_REG_RBP == (int)CORE_REG_RBP && (int)AN_REG_RIP == (int)CORE_REG_RIP &&
+	       (int)AN_REG_RSP == (int)CORE_REG_RSP &&
+	       (int)AN_REG_FS_BASE == (int)CORE_REG_FS_BASE &&
+	       (int)AN_THREAD_NREGS == (int)CORE_REG_COUNT, "thread registers follow corefile's order");
+
+const char *an_thread_reg_name(unsigned n)
+{
+	return core_reg_name((enum core_reg)n);
 }
 
 const char *an_frame_reg_name(unsigned n)
@@ -67,6 +74,8 @@ void an_analysis_destroy(struct analysis *an)
 		return;
 	free(an->core_path);
 	free(an->core_sha256);
+	free(an->core_fingerprint);
+	free(an->crashed_at);
 	free(an->executable);
 	free(an->build_id);
 	free(an->abort_message);

@@ -12,9 +12,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../corefile/core.h"
+/* The version of asyncore: --version, JSON's asyncore_version and the
+ * store's analyzer_version. */
+#define AN_VERSION "0.2.0"
 
 enum an_frame_kind { AN_FRAME_NATIVE, AN_FRAME_ASYNC };
+
+/* A thread's registers as the core saved them (x86_64 user_regs_struct
+ * order); the writers name them with an_thread_reg_name(). */
+enum {
+	AN_REG_RBP = 4, AN_REG_RIP = 16, AN_REG_RSP = 19, AN_REG_FS_BASE = 21,
+	AN_THREAD_NREGS = 27
+};
+
+/* Name of thread register N ("r15", ..., "rip", "fs_base", ...). */
+const char *an_thread_reg_name(unsigned n);
 
 /* Registers an unwound frame may carry, in DWARF numbering (x86_64). */
 #define AN_FRAME_NREGS 17
@@ -60,7 +72,7 @@ struct an_frame {
 struct an_thread {
 	int32_t tid;
 	bool crashing;
-	uint64_t regs[CORE_REG_COUNT];
+	uint64_t regs[AN_THREAD_NREGS];
 	struct an_frame *frames;    /* innermost first, native and async spliced */
 	size_t nframes;
 	char *unwind_error;         /* why the native walk ended early, or NULL */
@@ -114,10 +126,13 @@ struct an_timeline_entry {
 };
 
 struct analysis {
-	/* core identity */
+	/* core identity (corefile/identity.h) */
 	char *core_path;
-	uint64_t core_size;
-	char *core_sha256;          /* content hash/fingerprint, hex */
+	uint64_t core_file_size;    /* the file as given */
+	uint64_t core_size;         /* decompressed */
+	char *core_fingerprint;     /* hex */
+	char *core_sha256;          /* hex SHA-256 of the file; NULL: not computed */
+	char *crashed_at;           /* ISO 8601 UTC from a systemd-coredump name, or NULL */
 	char *executable;
 	char *build_id;             /* main executable's build-id, hex */
 	int32_t pid;
@@ -128,8 +143,10 @@ struct analysis {
 	/* signal */
 	bool has_signal;
 	int signo;
+	const char *signal_name;    /* static string, NULL when unknown */
 	int code;
 	bool has_code;
+	const char *code_name;      /* static string, NULL when unknown */
 	uint64_t fault_address;
 	bool has_fault_address;
 	int32_t crashing_tid;

@@ -1,4 +1,4 @@
-/* The analysis driver: open the core, open its debug info, unwind every
+/* The analysis driver: open the debug info of a core, unwind every
  * thread, splice async stacks, recover recorder rings, sign the crash. */
 #include "analyze.h"
 
@@ -10,10 +10,14 @@
 #include "recorder.h"
 #include "signature.h"
 
-static bool fill_identity(struct analysis *an, struct core *core, const char *path)
+static bool fill_identity(struct analysis *an, struct core *core, const struct core_identity *id)
 {
-	an->core_path = strdup(path);
-	an->core_size = core->file_size;
+	an->core_path = strdup(core->path);
+	an->core_file_size = id->file_size;
+	an->core_size = id->size;
+	an->core_fingerprint = strdup(id->fingerprint);
+	an->core_sha256 = id->has_sha256 ? strdup(id->sha256) : NULL;
+	an->crashed_at = id->crashed_at[0] ? strdup(id->crashed_at) : NULL;
 	an->executable = an_strdup(core_executable(core));
 	if (core->psinfo.present) {
 		an->pid = core->psinfo.pid;
@@ -24,7 +28,8 @@ static bool fill_identity(struct analysis *an, struct core *core, const char *pa
 		an->pid = core->threads[0].tid;
 		an->has_pid = true;
 	}
-	return an->core_path != NULL;
+	return an->core_path && an->core_fingerprint && (!id->has_sha256 || an->core_sha256) &&
+	       (!id->crashed_at[0] || an->crashed_at);
 }
 
 /* The first thread's pr_cursig is the signal being delivered when the core
@@ -38,9 +43,11 @@ static void fill_signal(struct analysis *an, const struct core *core)
 		return;
 	an->has_signal = true;
 	an->signo = cursig;
+	an->signal_name = core_signal_name(cursig);
 	if (si->present && si->signo == cursig) {
 		an->code = si->code;
 		an->has_code = true;
+		an->code_name = core_signal_code_name(cursig, si->code);
 		if (core_signal_has_address(si->signo, si->code)) {
 			an->fault_address = si->addr;
 			an->has_fault_address = true;
@@ -152,18 +159,15 @@ out:
 	return err;
 }
 
-struct core_error *an_analyze(const char *path, const struct an_options *opts,
-			      struct dbg_cache *cache, struct analysis **out)
+struct core_error *an_analyze(struct core *core, const struct core_identity *id,
+			      const struct an_options *opts, struct dbg_cache *cache,
+			      struct analysis **out)
 {
 	*out = NULL;
-	struct core *core = NULL;
 	struct dbg_session *s = NULL;
-	struct analysis *an = NULL;
-	struct core_error *err = core_open(path, &core);
-	if (err)
-		return err;
-	an = an_analysis_create();
-	if (!an || !fill_identity(an, core, path)) {
+	struct core_error *err = NULL;
+	struct analysis *an = an_analysis_create();
+	if (!an || !fill_identity(an, core, id)) {
 		err = &core_error_nomem;
 		goto out;
 	}
@@ -194,6 +198,5 @@ struct core_error *an_analyze(const char *path, const struct an_options *opts,
 out:
 	an_analysis_destroy(an);
 	dbg_session_close(s);
-	core_close(core);
 	return err;
 }

@@ -3,19 +3,23 @@
 #define ANALYZER_ANALYZE_H
 
 #include "analysis.h"
+#include "../corefile/identity.h"
 #include "../dwarf/dwarf.h"
 
 struct an_options {
 	struct dbg_options dbg;
 	bool no_async;              /* skip the folly async splice */
 	bool no_recorders;          /* skip flight-recorder recovery */
-	bool no_hash;               /* skip the core content hash */
+	bool no_args;               /* skip frame arguments */
 };
 
-/* Analyse the core at PATH.  Returns an error only when the core is unusable
- * (exit status 2); otherwise *OUT is a new analysis (caller destroys it) whose
- * warnings say what could not be recovered.  CACHE may be NULL. */
-struct core_error *an_analyze(const char *path, const struct an_options *opts,
-			      struct dbg_cache *cache, struct analysis **out);
+/* Analyse CORE (borrowed; its warnings move into the analysis), whose
+ * identity ID the caller took with corefile/identity.h.  Returns an error
+ * only when nothing can be reported (out of memory); otherwise *OUT is a
+ * new analysis (caller destroys it) whose warnings say what could not be
+ * recovered.  CACHE may be NULL. */
+struct core_error *an_analyze(struct core *core, const struct core_identity *id,
+			      const struct an_options *opts, struct dbg_cache *cache,
+			      struct analysis **out);
 
 #endif

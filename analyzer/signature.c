@@ -286,7 +286,7 @@ static char *build_signature(const struct analysis *an)
 	char *prev = NULL;
 	if (!sig)
 		return NULL;
-	const char *signame = an->has_signal ? core_signal_name(an->signo) : NULL;
+	const char *signame = an->has_signal ? an->signal_name : NULL;
 	if (an->has_signal && signame)
 		len = (size_t)snprintf(sig, cap, "%s: ", signame);
 	else if (an->has_signal)

@@ -2,7 +2,10 @@
 
 #include <errno.h>
 #include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sha256.h"
@@ -87,14 +90,80 @@ bool core_file_sha256(const char *path, char hex[65])
 	return true;
 }
 
-void core_identity(struct core *core, bool want_sha256, struct core_identity *id)
+static bool all_digits(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return n > 0;
+}
+
+static bool all_hex(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strchr("0123456789abcdef", s[i]) || s[i] == '\0')
+			return false;
+	return n > 0;
+}
+
+bool core_name_crash_time(const char *path, char out[32])
+{
+	static const char *const exts[] = {".zst", ".xz", ".lz4", ".gz"};
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	size_t len = strlen(base);
+	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
+		size_t n = strlen(exts[i]);
+		if (len > n && strcmp(base + len - n, exts[i]) == 0) {
+			len -= n;
+			break;
+		}
+	}
+	if (len < 5 || strncmp(base, "core.", 5) != 0)
+		return false;
+	/* From the right: USEC, PID, BOOTID (32 hex digits), UID; COMM may hold dots. */
+	const char *end = base + len, *field[4];
+	size_t flen[4];
+	for (int k = 0; k < 4; k++) {
+		const char *dot = end;
+		while (dot > base + 4 && dot[-1] != '.')
+			dot--;
+		if (dot <= base + 5)
+			return false;
+		field[k] = dot;
+		flen[k] = (size_t)(end - dot);
+		end = dot - 1;
+	}
+	if (!all_digits(field[0], flen[0]) || flen[0] > 19 || !all_digits(field[1], flen[1]) ||
+	    flen[2] != 32 || !all_hex(field[2], 32) || !all_digits(field[3], flen[3]))
+		return false;
+	char digits[20];
+	memcpy(digits, field[0], flen[0]);
+	digits[flen[0]] = '\0';
+	unsigned long long usec = strtoull(digits, NULL, 10);
+	time_t secs = (time_t)(usec / 1000000);
+	struct tm tm;
+	if (!gmtime_r(&secs, &tm))
+		return false;
+	char whole[24];
+	if (strftime(whole, sizeof(whole), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+		return false;
+	snprintf(out, 32, "%s.%06lluZ", whole, usec % 1000000);
+	return true;
+}
+
+void core_identity(struct core *core, struct core_identity *id)
 {
 	memset(id, 0, sizeof(*id));
+	if (!core_name_crash_time(core->path, id->crashed_at))
+		id->crashed_at[0] = '\0';
 	id->file_size = core->file_size;
 	id->size = core->data_size;
 	fingerprint(core, id->fingerprint);
-	if (!want_sha256)
-		return;
+}
+
+void core_identity_add_sha256(struct core *core, struct core_identity *id)
+{
 	id->has_sha256 = core_file_sha256(core->path, id->sha256);
 	if (!id->has_sha256)
 		core_warn(core, "%s: SHA-256 not computed: %s", core->path, strerror(errno));

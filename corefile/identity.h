@@ -24,12 +24,20 @@ struct core_identity {
 	char fingerprint[65];       /* hex */
 	char sha256[65];            /* hex SHA-256 of the file as given */
 	bool has_sha256;
+	char crashed_at[32];        /* ISO 8601 UTC, "" when the name does not say */
 };
 
-/* Fill *ID for CORE; the SHA-256 of the file is computed only when
- * WANT_SHA256 (it reads the whole file).  A failed SHA-256 read leaves
- * has_sha256 false and adds a warning to the core. */
-void core_identity(struct core *core, bool want_sha256, struct core_identity *id);
+/* The crash time systemd-coredump writes into a core's file name,
+ * core.COMM.UID.BOOTID.PID.USEC[.zst|.xz|.lz4|.gz] (USEC: microseconds since
+ * the epoch), as ISO 8601 UTC into OUT; false when PATH is not such a name. */
+bool core_name_crash_time(const char *path, char out[32]);
+
+/* Fill *ID for CORE: sizes, fingerprint and crash time; not the SHA-256. */
+void core_identity(struct core *core, struct core_identity *id);
+
+/* Add the SHA-256 of CORE's file to *ID (it reads the whole file).  A
+ * failed read leaves has_sha256 false and adds a warning to the core. */
+void core_identity_add_sha256(struct core *core, struct core_identity *id);
 
 /* SHA-256 of the file at PATH into HEX; false (errno set) when unreadable. */
 bool core_file_sha256(const char *path, char hex[65]);

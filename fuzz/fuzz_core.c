@@ -192,9 +192,16 @@ static void analyze_fd(int fd)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	struct an_options opts = { .no_hash = true };
+	struct an_options opts = {0};
 	struct analysis *an = NULL;
-	struct core_error *err = an_analyze(path, &opts, fz.cache, &an);
+	struct core *core = NULL;
+	struct core_identity id;
+	struct core_error *err = core_open(path, &core);
+	if (!err) {
+		core_identity(core, &id);
+		err = an_analyze(core, &id, &opts, fz.cache, &an);
+	}
+	core_close(core);
 	if (err) {
 		if (getenv("ASYNCORE_FUZZ_VERBOSE"))
 			fprintf(stderr, "fuzz_core: unusable: %s\n", err->message);
@@ -205,7 +212,7 @@ static void analyze_fd(int fd)
 		fprintf(stderr, "fuzz_core: %zu threads, %zu recorders, %zu warnings, signature %s\n",
 			an->nthreads, an->nrecorders, an->nwarnings, an->signature ? an->signature : "-");
 	rep_json_write(fz.devnull, an, true);
-	struct rep_text_options text = { .all_threads = true, .recorder_tail = 50, .show_registers = true };
+	struct rep_text_options text = { .all_threads = true, .recorder_tail = 50 };
 	rep_text_write(fz.devnull, an, &text);
 	fflush(fz.devnull);
 	an_analysis_destroy(an);

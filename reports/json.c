@@ -24,10 +24,13 @@ static json_t *jhex_if(bool known, uint64_t v)
 
 static json_t *core_object(const struct analysis *an)
 {
-	return json_pack("{s:o, s:I, s:o, s:o, s:o, s:o, s:o}",
+	return json_pack("{s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 		"path", jstr(an->core_path),
+		"file_size", (json_int_t)an->core_file_size,
 		"size", (json_int_t)an->core_size,
+		"fingerprint", jstr(an->core_fingerprint),
 		"sha256", jstr(an->core_sha256),
+		"crashed_at", jstr(an->crashed_at),
 		"executable", jstr(an->executable),
 		"build_id", jstr(an->build_id),
 		"pid", an->has_pid ? json_integer(an->pid) : json_null(),
@@ -40,9 +43,9 @@ static json_t *signal_object(const struct analysis *an)
 		return json_null();
 	return json_pack("{s:i, s:o, s:o, s:o, s:o}",
 		"number", an->signo,
-		"name", jstr(core_signal_name(an->signo)),
+		"name", jstr(an->signal_name),
 		"code", an->has_code ? json_integer(an->code) : json_null(),
-		"code_name", jstr(an->has_code ? core_signal_code_name(an->signo, an->code) : NULL),
+		"code_name", jstr(an->code_name),
 		"address", jhex_if(an->has_fault_address, an->fault_address));
 }
 
@@ -108,8 +111,8 @@ static json_t *frames_array(const struct an_frame *frames, size_t n)
 static json_t *registers_object(const struct an_thread *t)
 {
 	json_t *o = json_object();
-	for (int r = 0; r < CORE_REG_COUNT; r++)
-		json_object_set_new(o, core_reg_name(r), jhex(t->regs[r]));
+	for (unsigned r = 0; r < AN_THREAD_NREGS; r++)
+		json_object_set_new(o, an_thread_reg_name(r), jhex(t->regs[r]));
 	return o;
 }
 
@@ -263,7 +266,7 @@ int rep_json_write(FILE *out, const struct analysis *an, bool all_threads)
 {
 	struct out_buffer b = { 0 };
 	bool first = true;
-	int rc = put_member(&b, &first, "asyncore_version", json_string(ASYNCORE_VERSION));
+	int rc = put_member(&b, &first, "asyncore_version", json_string(AN_VERSION));
 	rc = rc || put_member(&b, &first, "core", core_object(an));
 	rc = rc || put_member(&b, &first, "signal", signal_object(an));
 	rc = rc || put_member(&b, &first, "crashing_tid",

@@ -7,14 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum out_format { OUT_TABLE, OUT_CSV, OUT_JSON };
-
-struct query_opts {
-	const char *db;
-	const char *sql;
-	enum out_format format;
-	long limit;                 /* top only */
-};
 
 /* A result held in memory so a table can be aligned: rows x cols strings
  * (NULL for SQL NULL). */
@@ -166,27 +158,27 @@ static json_t *json_row(sqlite3_stmt *q)
 }
 
 /* Run one prepared, read-only statement and print its rows.  0 or -1. */
-static int run_statement(sqlite3 *db, sqlite3_stmt *q, enum out_format fmt)
+static int run_statement(sqlite3 *db, sqlite3_stmt *q, enum rep_format fmt)
 {
 	struct result r = {.ncols = sqlite3_column_count(q)};
-	json_t *rows = fmt == OUT_JSON ? json_array() : NULL;
+	json_t *rows = fmt == REP_FORMAT_JSON ? json_array() : NULL;
 	int rc = -1, step;
 	r.names = calloc((size_t)(r.ncols ? r.ncols : 1), sizeof(*r.names));
-	if (!r.names || (fmt == OUT_JSON && !rows))
+	if (!r.names || (fmt == REP_FORMAT_JSON && !rows))
 		goto out;
 	for (int c = 0; c < r.ncols; c++)
 		if (!(r.names[c] = strdup(sqlite3_column_name(q, c))))
 			goto out;
-	if (fmt == OUT_CSV && r.ncols)
+	if (fmt == REP_FORMAT_CSV && r.ncols)
 		csv_row(r.names, r.ncols);
 	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
-		if (fmt == OUT_JSON) {
+		if (fmt == REP_FORMAT_JSON) {
 			if (json_array_append_new(rows, json_row(q)) != 0)
 				goto out;
 		} else if (!result_add_row(&r, q)) {
 			goto out;
 		}
-		if (fmt == OUT_CSV) {   /* stream CSV rows, keep nothing */
+		if (fmt == REP_FORMAT_CSV) {   /* stream CSV rows, keep nothing */
 			csv_row(r.cells, r.ncols);
 			for (int c = 0; c < r.ncols; c++)
 				free(r.cells[c]);
@@ -197,9 +189,9 @@ static int run_statement(sqlite3 *db, sqlite3_stmt *q, enum out_format fmt)
 		fprintf(stderr, "asyncore: query: %s\n", sqlite3_errmsg(db));
 		goto out;
 	}
-	if (fmt == OUT_TABLE && r.ncols)
+	if (fmt == REP_FORMAT_TABLE && r.ncols)
 		print_table(&r);
-	if (fmt == OUT_JSON && json_dumpf(rows, stdout, JSON_INDENT(2)) == 0)
+	if (fmt == REP_FORMAT_JSON && json_dumpf(rows, stdout, JSON_INDENT(2)) == 0)
 		putchar('\n');
 	rc = 0;
 out:
@@ -230,7 +222,7 @@ static int open_readonly(const char *path, sqlite3 **db)
 }
 
 /* Run every statement of SQL in turn. */
-static int run_sql(const char *path, const char *sql, enum out_format fmt)
+static int run_sql(const char *path, const char *sql, enum rep_format fmt)
 {
 	sqlite3 *db = NULL;
 	int rc = 2;
@@ -263,70 +255,16 @@ out:
 	return rc;
 }
 
-static int parse_format(const char *s, enum out_format *f)
+int rep_query(const char *db, const char *sql, enum rep_format format)
 {
-	if (strcmp(s, "table") == 0 || strcmp(s, "text") == 0)
-		*f = OUT_TABLE;
-	else if (strcmp(s, "csv") == 0)
-		*f = OUT_CSV;
-	else if (strcmp(s, "json") == 0)
-		*f = OUT_JSON;
-	else
-		return -1;
-	return 0;
+	return run_sql(db, sql, format);
 }
 
-/* Options shared by query and top; WANT_SQL: one positional SQL argument. */
-static int parse_args(int argc, char **argv, struct query_opts *o, bool want_sql)
+int rep_top(const char *db, long limit, enum rep_format format)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		bool has_value = i + 1 < argc;
-		if (strcmp(a, "--db") == 0 && has_value) {
-			o->db = argv[++i];
-		} else if (strcmp(a, "--format") == 0 && has_value) {
-			if (parse_format(argv[++i], &o->format) != 0) {
-				fprintf(stderr, "asyncore: --format wants table, csv or json\n");
-				return -1;
-			}
-		} else if (!want_sql && strcmp(a, "--limit") == 0 && has_value) {
-			char *end;
-			o->limit = strtol(argv[++i], &end, 10);
-			if (*end || o->limit < 1) {
-				fprintf(stderr, "asyncore: --limit wants a positive number\n");
-				return -1;
-			}
-		} else if (want_sql && !o->sql && a[0] != '-') {
-			o->sql = a;
-		} else {
-			fprintf(stderr, "asyncore: %s: unexpected argument '%s'\n", argv[0], a);
-			return -1;
-		}
-	}
-	if (!o->db || (want_sql && !o->sql)) {
-		fprintf(stderr, want_sql ? "usage: asyncore query --db FILE [--format table|csv|json] \"SQL\"\n"
-					 : "usage: asyncore top --db FILE [--limit N] [--format table|csv|json]\n");
-		return -1;
-	}
-	return 0;
-}
-
-int rep_query_command(int argc, char **argv)
-{
-	struct query_opts o = {0};
-	if (parse_args(argc, argv, &o, true) != 0)
-		return 2;
-	return run_sql(o.db, o.sql, o.format);
-}
-
-int rep_top_command(int argc, char **argv)
-{
-	struct query_opts o = {.limit = 20};
 	char sql[256];
-	if (parse_args(argc, argv, &o, false) != 0)
-		return 2;
 	snprintf(sql, sizeof(sql),
 		 "SELECT cores AS count, signature, first_seen, last_seen, example_core, signature_hash"
-		 " FROM top_signatures LIMIT %ld", o.limit);
-	return run_sql(o.db, sql, o.format);
+		 " FROM top_signatures LIMIT %ld", limit);
+	return run_sql(db, sql, format);
 }

@@ -1,17 +1,17 @@
-/* `asyncore query` and `asyncore top`: read-only questions to the crash
- * database (reports/SCHEMA.md). */
+/* Read-only questions to the crash database (reports/SCHEMA.md): the rows
+ * of `asyncore query` and the buckets of `asyncore top`. */
 #ifndef REPORTS_QUERY_H
 #define REPORTS_QUERY_H
 
-/* `asyncore query --db FILE [--format table|csv|json] "SQL"`.  argv[0] is
- * "query".  Opens the database read-only, refuses statements that write,
- * and prints each statement's rows.  Returns the exit status (0, or 2 with a
- * one-line reason on stderr). */
-int rep_query_command(int argc, char **argv);
+enum rep_format { REP_FORMAT_TABLE, REP_FORMAT_CSV, REP_FORMAT_JSON };
 
-/* `asyncore top --db FILE [--limit N] [--format table|csv|json]`: crash
- * buckets by signature, most frequent first, with first and last seen and an
- * example core.  Returns the exit status. */
-int rep_top_command(int argc, char **argv);
+/* Open the database DB read-only, refuse statements that write, and print
+ * each statement of SQL's rows to stdout in FORMAT.  Returns the exit
+ * status (0, or 2 with a one-line reason on stderr). */
+int rep_query(const char *db, const char *sql, enum rep_format format);
+
+/* Crash buckets by signature, most frequent first (at most LIMIT), with
+ * first and last seen and an example core.  Returns the exit status. */
+int rep_top(const char *db, long limit, enum rep_format format);
 
 #endif

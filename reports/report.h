@@ -6,12 +6,9 @@
 
 #include "../analyzer/analysis.h"
 
-#define ASYNCORE_VERSION "0.1.0"
-
 struct rep_text_options {
 	bool all_threads;           /* false: the crashing thread only */
 	size_t recorder_tail;       /* recorder events shown before the crash */
-	bool show_registers;
 };
 
 /* Print the crash report a person reads top-down. */

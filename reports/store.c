@@ -2,16 +2,13 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <jansson.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-#ifndef ASYNCORE_VERSION
-#define ASYNCORE_VERSION "0.1"
-#endif
 
 /* How long one connection waits for a lock, and how long a write keeps
  * retrying BEGIN IMMEDIATE after that before it gives up. */
@@ -180,6 +177,27 @@ static const char *const rep_migrations[] = {
 	"    JOIN recorders r ON r.core_id = e.core_id AND r.idx = e.recorder_idx"
 	"    JOIN cores c ON c.id = e.core_id)"
 	"  WHERE recency <= 10;",
+	/* 2: one core identity (file_size as given, size decompressed), the
+	 * abort message, tail-call frames, readable names and arguments;
+	 * buckets seen by crash time, else by ingest time */
+	"ALTER TABLE cores ADD COLUMN file_size INTEGER;"
+	"ALTER TABLE cores ADD COLUMN abort_message TEXT;"
+	"ALTER TABLE frames ADD COLUMN tailcall INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE frames ADD COLUMN display TEXT;"
+	"ALTER TABLE frames ADD COLUMN args TEXT;"
+	"ALTER TABLE suspended_frames ADD COLUMN tailcall INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE suspended_frames ADD COLUMN display TEXT;"
+	"ALTER TABLE suspended_frames ADD COLUMN args TEXT;"
+	"DROP VIEW top_signatures;"
+	"CREATE VIEW top_signatures AS"
+	"  SELECT c.signature_hash, c.signature, count(*) AS cores,"
+	"         min(coalesce(c.crashed_at, c.analysed_at)) AS first_seen,"
+	"         max(coalesce(c.crashed_at, c.analysed_at)) AS last_seen,"
+	"         (SELECT e.path FROM cores e WHERE e.signature_hash IS c.signature_hash"
+	"          ORDER BY coalesce(e.crashed_at, e.analysed_at) DESC, e.id DESC LIMIT 1)"
+	"           AS example_core"
+	"  FROM cores c GROUP BY c.signature_hash"
+	"  ORDER BY cores DESC, last_seen DESC, c.signature_hash;",
 };
 
 enum {
@@ -189,19 +207,24 @@ enum {
 
 static const char *const rep_queries[Q_COUNT] = {
 	[Q_HAS] = "SELECT 1 FROM cores WHERE fingerprint = ?1",
-	[Q_CORE] = "INSERT INTO cores (fingerprint, sha256, path, size, crashed_at, analysed_at,"
-		   " analyzer_version, executable, build_id, pid, uid, signal, signal_name, code, code_name,"
-		   " fault_address, crashing_tid, signature, signature_hash, async_key, nthreads, nframes,"
-		   " nwarnings) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,"
-		   " ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23) ON CONFLICT (fingerprint) DO NOTHING",
+	[Q_CORE] = "INSERT INTO cores (fingerprint, sha256, path, file_size, size, crashed_at,"
+		   " analysed_at, analyzer_version, executable, build_id, pid, uid, signal, signal_name,"
+		   " code, code_name, fault_address, crashing_tid, abort_message, signature,"
+		   " signature_hash, async_key, nthreads, nframes, nwarnings) VALUES (?1, ?2, ?3, ?4, ?5,"
+		   " ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,"
+		   " ?23, ?24, ?25) ON CONFLICT (fingerprint) DO NOTHING",
 	[Q_MODULE] = "INSERT INTO modules VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[Q_THREAD] = "INSERT INTO threads VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-	[Q_FRAME] = "INSERT INTO frames VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
-		    " ?13, ?14, ?15, ?16)",
+	[Q_FRAME] = "INSERT INTO frames (core_id, thread_idx, idx, kind, pc, function,"
+		    " function_offset, module, module_offset, file, line, inlined, inline_depth,"
+		    " tailcall, display, args, activation, cfa, seam) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
+		    " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
 	[Q_ROOT] = "INSERT INTO async_roots VALUES (?1, ?2, ?3, ?4)",
 	[Q_SUSPENDED] = "INSERT INTO suspended VALUES (?1, ?2, ?3, ?4)",
-	[Q_SFRAME] = "INSERT INTO suspended_frames VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
-		     " ?10, ?11, ?12, ?13)",
+	[Q_SFRAME] = "INSERT INTO suspended_frames (core_id, chain_idx, idx, kind, pc, function,"
+		     " function_offset, module, module_offset, file, line, inlined, inline_depth,"
+		     " tailcall, display, args) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
+		     " ?12, ?13, ?14, ?15, ?16)",
 	[Q_RECORDER] = "INSERT INTO recorders VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
 		       " ?12, ?13, ?14)",
 	[Q_EVENT] = "INSERT INTO recorder_events VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
@@ -349,32 +372,49 @@ void rep_store_close(struct rep_store *st)
 	free(st);
 }
 
-/* Binding helpers: NULL strings and unknown numbers become SQL NULL;
- * 64-bit addresses are stored as their two's-complement int64. */
-static void bind_text(sqlite3_stmt *q, int i, const char *s)
+/* One column value of an insert: SQL NULL, an integer (64-bit addresses
+ * as their two's-complement int64) or borrowed text. */
+struct rep_value {
+	enum { V_NULL, V_INT, V_TEXT } type;
+	int64_t i;
+	const char *s;
+};
+
+static struct rep_value v_int(int64_t i)
 {
-	if (s)
-		sqlite3_bind_text(q, i, s, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(q, i);
+	return (struct rep_value){.type = V_INT, .i = i};
 }
 
-static void bind_u64(sqlite3_stmt *q, int i, uint64_t v)
+static struct rep_value v_u64(uint64_t u)
 {
-	sqlite3_bind_int64(q, i, (sqlite3_int64)v);
+	return v_int((int64_t)u);
 }
 
-static void bind_opt(sqlite3_stmt *q, int i, bool has, uint64_t v)
+static struct rep_value v_opt(bool known, uint64_t u)
 {
-	if (has)
-		bind_u64(q, i, v);
-	else
-		sqlite3_bind_null(q, i);
+	return known ? v_u64(u) : (struct rep_value){.type = V_NULL};
 }
 
-/* Step a bound insert/delete and reset it; SQLITE_DONE on success. */
-static int run(sqlite3_stmt *q)
+static struct rep_value v_text(const char *s)
 {
+	return s ? (struct rep_value){.type = V_TEXT, .s = s} : (struct rep_value){.type = V_NULL};
+}
+
+#define NVALUES(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The one bind-and-step of every insert: bind V[0..N) to Q's parameters
+ * 1..N, run it, reset it.  SQLITE_DONE on success. */
+static int insert_row(sqlite3_stmt *q, const struct rep_value *v, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		int col = (int)k + 1;
+		if (v[k].type == V_INT)
+			sqlite3_bind_int64(q, col, v[k].i);
+		else if (v[k].type == V_TEXT)
+			sqlite3_bind_text(q, col, v[k].s, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(q, col);
+	}
 	int rc = sqlite3_step(q);
 	sqlite3_reset(q);
 	sqlite3_clear_bindings(q);
@@ -397,114 +437,97 @@ static size_t total_frames(const struct analysis *an)
 	return n;
 }
 
-static int insert_core(struct rep_store *st, const struct rep_core_id *id, const struct analysis *an)
+static int insert_core(struct rep_store *st, const struct analysis *an)
 {
-	sqlite3_stmt *q = st->q[Q_CORE];
-	char crashed[32], now[32];
-	format_time(id->mtime, crashed);
+	char now[32];
 	format_time((int64_t)time(NULL), now);
-	bind_text(q, 1, id->fingerprint);
-	/* The JSON report's core.sha256 is this same fingerprint. */
-	bind_text(q, 2, an->core_sha256 ? an->core_sha256 : id->fingerprint);
-	bind_text(q, 3, id->path);
-	bind_u64(q, 4, id->size);
-	bind_text(q, 5, crashed);
-	bind_text(q, 6, now);
-	bind_text(q, 7, ASYNCORE_VERSION);
-	bind_text(q, 8, an->executable);
-	bind_text(q, 9, an->build_id);
-	bind_opt(q, 10, an->has_pid, (uint64_t)(int64_t)an->pid);
-	bind_opt(q, 11, an->has_uid, an->uid);
-	bind_opt(q, 12, an->has_signal, (uint64_t)(int64_t)an->signo);
-	bind_text(q, 13, an->has_signal ? core_signal_name(an->signo) : NULL);
-	bind_opt(q, 14, an->has_code, (uint64_t)(int64_t)an->code);
-	bind_text(q, 15, an->has_signal && an->has_code ? core_signal_code_name(an->signo, an->code)
-							 : NULL);
-	bind_opt(q, 16, an->has_fault_address, an->fault_address);
-	sqlite3_bind_int64(q, 17, an->crashing_tid);
-	bind_text(q, 18, an->signature);
-	bind_text(q, 19, an->signature_hash);
-	bind_opt(q, 20, an->async_key_found, an->async_key);
-	bind_u64(q, 21, an->nthreads);
-	bind_u64(q, 22, total_frames(an));
-	bind_u64(q, 23, an->nwarnings);
-	return run(q);
+	const struct rep_value v[] = {
+		v_text(an->core_fingerprint), v_text(an->core_sha256), v_text(an->core_path),
+		v_u64(an->core_file_size), v_u64(an->core_size), v_text(an->crashed_at), v_text(now),
+		v_text(AN_VERSION), v_text(an->executable), v_text(an->build_id),
+		v_opt(an->has_pid, (uint64_t)(int64_t)an->pid), v_opt(an->has_uid, an->uid),
+		v_opt(an->has_signal, (uint64_t)(int64_t)an->signo), v_text(an->signal_name),
+		v_opt(an->has_code, (uint64_t)(int64_t)an->code), v_text(an->code_name),
+		v_opt(an->has_fault_address, an->fault_address), v_int(an->crashing_tid),
+		v_text(an->abort_message), v_text(an->signature), v_text(an->signature_hash),
+		v_opt(an->async_key_found, an->async_key), v_u64(an->nthreads),
+		v_u64(total_frames(an)), v_u64(an->nwarnings),
+	};
+	return insert_row(st->q[Q_CORE], v, NVALUES(v));
 }
 
-/* Columns shared by thread frames and suspended-chain frames. */
+/* The frame's arguments as JSON text ([{"name","type","value"}]), or NULL
+ * when it has none (caller frees). */
+static char *args_json(const struct an_frame *f)
+{
+	if (!f->has_args)
+		return NULL;
+	json_t *arr = json_array();
+	for (size_t i = 0; arr && i < f->nargs; i++)
+		json_array_append_new(arr, json_pack("{s:s?, s:s?, s:s?}", "name", f->args[i].name,
+						     "type", f->args[i].type, "value", f->args[i].value));
+	char *text = arr ? json_dumps(arr, JSON_COMPACT) : NULL;
+	json_decref(arr);
+	return text;
+}
+
+/* A thread frame (FULL: with the unwinder's columns) or a suspended-chain
+ * frame. */
 static int insert_frame(sqlite3_stmt *q, int64_t core, size_t owner, size_t idx,
 			const struct an_frame *f, bool full)
 {
-	int c = 1;
-	sqlite3_bind_int64(q, c++, core);
-	bind_u64(q, c++, owner);
-	bind_u64(q, c++, idx);
-	bind_text(q, c++, f->kind == AN_FRAME_ASYNC ? "async" : "native");
-	bind_u64(q, c++, f->pc);
-	if (full)
-		sqlite3_bind_int(q, c++, f->activation);
-	bind_text(q, c++, f->function);
-	bind_opt(q, c++, f->has_offset, f->offset);
-	bind_text(q, c++, f->module);
-	bind_opt(q, c++, f->has_module_offset, f->module_offset);
-	bind_text(q, c++, f->file);
-	bind_opt(q, c++, f->line > 0, (uint64_t)f->line);
-	sqlite3_bind_int(q, c++, f->inlined);
-	sqlite3_bind_int(q, c++, f->inline_depth);
-	if (full) {
-		bind_opt(q, c++, f->cfa != 0, f->cfa);
-		sqlite3_bind_int(q, c++, f->seam);
-	}
-	return run(q);
+	char *args = args_json(f);
+	const struct rep_value v[] = {
+		v_int(core), v_u64(owner), v_u64(idx),
+		v_text(f->kind == AN_FRAME_ASYNC ? "async" : "native"), v_u64(f->pc),
+		v_text(f->function), v_opt(f->has_offset, f->offset), v_text(f->module),
+		v_opt(f->has_module_offset, f->module_offset), v_text(f->file),
+		v_opt(f->line > 0, (uint64_t)f->line), v_int(f->inlined), v_int(f->inline_depth),
+		v_int(f->tailcall), v_text(f->display), v_text(args),
+		v_int(f->activation), v_opt(f->cfa != 0, f->cfa), v_int(f->seam),
+	};
+	int rc = insert_row(q, v, full ? NVALUES(v) : NVALUES(v) - 3);
+	free(args);
+	return rc;
+}
+
+static int insert_frames(sqlite3_stmt *q, int64_t core, size_t owner, const struct an_frame *f,
+			 size_t n, bool full)
+{
+	for (size_t j = 0; j < n; j++)
+		if (insert_frame(q, core, owner, j, &f[j], full) != SQLITE_DONE)
+			return -1;
+	return 0;
 }
 
 static int insert_threads(struct rep_store *st, int64_t core, const struct analysis *an)
 {
 	for (size_t i = 0; i < an->nthreads; i++) {
 		const struct an_thread *t = &an->threads[i];
-		sqlite3_stmt *q = st->q[Q_THREAD];
-		sqlite3_bind_int64(q, 1, core);
-		bind_u64(q, 2, i);
-		sqlite3_bind_int64(q, 3, t->tid);
-		sqlite3_bind_int(q, 4, t->crashing);
-		bind_u64(q, 5, t->regs[CORE_REG_RIP]);
-		bind_u64(q, 6, t->regs[CORE_REG_RSP]);
-		bind_u64(q, 7, t->regs[CORE_REG_RBP]);
-		bind_u64(q, 8, t->regs[CORE_REG_FS_BASE]);
-		bind_u64(q, 9, t->nframes);
-		bind_text(q, 10, t->unwind_error);
-		bind_opt(q, 11, t->async_root != 0, t->async_root);
-		if (run(q) != SQLITE_DONE)
+		const struct rep_value v[] = {
+			v_int(core), v_u64(i), v_int(t->tid), v_int(t->crashing),
+			v_u64(t->regs[AN_REG_RIP]), v_u64(t->regs[AN_REG_RSP]),
+			v_u64(t->regs[AN_REG_RBP]), v_u64(t->regs[AN_REG_FS_BASE]), v_u64(t->nframes),
+			v_text(t->unwind_error), v_opt(t->async_root != 0, t->async_root),
+		};
+		const struct rep_value root[] = {v_int(core), v_u64(i), v_int(t->tid),
+						 v_u64(t->async_root)};
+		if (insert_row(st->q[Q_THREAD], v, NVALUES(v)) != SQLITE_DONE ||
+		    insert_frames(st->q[Q_FRAME], core, i, t->frames, t->nframes, true) != 0)
 			return -1;
-		for (size_t j = 0; j < t->nframes; j++)
-			if (insert_frame(st->q[Q_FRAME], core, i, j, &t->frames[j], true) != SQLITE_DONE)
-				return -1;
-		if (t->async_root) {
-			q = st->q[Q_ROOT];
-			sqlite3_bind_int64(q, 1, core);
-			bind_u64(q, 2, i);
-			sqlite3_bind_int64(q, 3, t->tid);
-			bind_u64(q, 4, t->async_root);
-			if (run(q) != SQLITE_DONE)
-				return -1;
-		}
+		if (t->async_root && insert_row(st->q[Q_ROOT], root, NVALUES(root)) != SQLITE_DONE)
+			return -1;
 	}
 	return 0;
 }
 
 static int insert_modules(struct rep_store *st, int64_t core, const struct analysis *an)
 {
-	sqlite3_stmt *q = st->q[Q_MODULE];
 	for (size_t i = 0; i < an->nmodules; i++) {
 		const struct an_module *m = &an->modules[i];
-		sqlite3_bind_int64(q, 1, core);
-		bind_u64(q, 2, i);
-		bind_text(q, 3, m->path);
-		bind_u64(q, 4, m->start);
-		bind_u64(q, 5, m->end);
-		bind_text(q, 6, m->build_id);
-		bind_text(q, 7, m->debuginfo);
-		if (run(q) != SQLITE_DONE)
+		const struct rep_value v[] = {v_int(core), v_u64(i), v_text(m->path), v_u64(m->start),
+					      v_u64(m->end), v_text(m->build_id), v_text(m->debuginfo)};
+		if (insert_row(st->q[Q_MODULE], v, NVALUES(v)) != SQLITE_DONE)
 			return -1;
 	}
 	return 0;
@@ -514,16 +537,10 @@ static int insert_suspended(struct rep_store *st, int64_t core, const struct ana
 {
 	for (size_t i = 0; i < an->nsuspended; i++) {
 		const struct an_suspended *s = &an->suspended[i];
-		sqlite3_stmt *q = st->q[Q_SUSPENDED];
-		sqlite3_bind_int64(q, 1, core);
-		bind_u64(q, 2, i);
-		bind_u64(q, 3, s->leaf);
-		bind_u64(q, 4, s->nframes);
-		if (run(q) != SQLITE_DONE)
+		const struct rep_value v[] = {v_int(core), v_u64(i), v_u64(s->leaf), v_u64(s->nframes)};
+		if (insert_row(st->q[Q_SUSPENDED], v, NVALUES(v)) != SQLITE_DONE ||
+		    insert_frames(st->q[Q_SFRAME], core, i, s->frames, s->nframes, false) != 0)
 			return -1;
-		for (size_t j = 0; j < s->nframes; j++)
-			if (insert_frame(st->q[Q_SFRAME], core, i, j, &s->frames[j], false) != SQLITE_DONE)
-				return -1;
 	}
 	return 0;
 }
@@ -542,24 +559,16 @@ static void format_args(const struct an_event *e, char *buf, size_t len)
 
 static int insert_events(struct rep_store *st, int64_t core, size_t r, const struct an_recorder *rec)
 {
-	sqlite3_stmt *q = st->q[Q_EVENT];
 	char args[12 * 24 + 8];
 	for (size_t i = 0; i < rec->nevents; i++) {
 		const struct an_event *e = &rec->events[i];
 		format_args(e, args, sizeof(args));
-		sqlite3_bind_int64(q, 1, core);
-		bind_u64(q, 2, r);
-		bind_u64(q, 3, i);
-		bind_u64(q, 4, e->order);
-		bind_u64(q, 5, e->timestamp);
-		bind_text(q, 6, e->location);
-		bind_text(q, 7, e->function);
-		bind_text(q, 8, e->format);
-		bind_text(q, 9, e->message);
-		bind_text(q, 10, args);
-		sqlite3_bind_int(q, 11, (int)e->strings_read);
-		sqlite3_bind_int(q, 12, e->in_flight);
-		if (run(q) != SQLITE_DONE)
+		const struct rep_value v[] = {
+			v_int(core), v_u64(r), v_u64(i), v_u64(e->order), v_u64(e->timestamp),
+			v_text(e->location), v_text(e->function), v_text(e->format), v_text(e->message),
+			v_text(args), v_int(e->strings_read), v_int(e->in_flight),
+		};
+		if (insert_row(st->q[Q_EVENT], v, NVALUES(v)) != SQLITE_DONE)
 			return -1;
 	}
 	return 0;
@@ -567,24 +576,16 @@ static int insert_events(struct rep_store *st, int64_t core, size_t r, const str
 
 static int insert_recorders(struct rep_store *st, int64_t core, const struct analysis *an)
 {
-	sqlite3_stmt *q = st->q[Q_RECORDER];
 	for (size_t i = 0; i < an->nrecorders; i++) {
 		const struct an_recorder *r = &an->recorders[i];
-		sqlite3_bind_int64(q, 1, core);
-		bind_u64(q, 2, i);
-		bind_text(q, 3, r->name);
-		bind_text(q, 4, r->layout);
-		bind_u64(q, 5, r->address);
-		bind_u64(q, 6, r->size);
-		bind_u64(q, 7, r->writer);
-		bind_u64(q, 8, r->reader);
-		bind_u64(q, 9, r->commit);
-		bind_u64(q, 10, r->overflow);
-		bind_u64(q, 11, r->recovered);
-		bind_u64(q, 12, r->in_flight);
-		bind_u64(q, 13, r->overwritten);
-		bind_u64(q, 14, r->nevents);
-		if (run(q) != SQLITE_DONE || insert_events(st, core, i, r) != 0)
+		const struct rep_value v[] = {
+			v_int(core), v_u64(i), v_text(r->name), v_text(r->layout), v_u64(r->address),
+			v_u64(r->size), v_u64(r->writer), v_u64(r->reader), v_u64(r->commit),
+			v_u64(r->overflow), v_u64(r->recovered), v_u64(r->in_flight),
+			v_u64(r->overwritten), v_u64(r->nevents),
+		};
+		if (insert_row(st->q[Q_RECORDER], v, NVALUES(v)) != SQLITE_DONE ||
+		    insert_events(st, core, i, r) != 0)
 			return -1;
 	}
 	return 0;
@@ -592,43 +593,44 @@ static int insert_recorders(struct rep_store *st, int64_t core, const struct ana
 
 static int insert_warnings(struct rep_store *st, int64_t core, const struct analysis *an)
 {
-	sqlite3_stmt *q = st->q[Q_WARNING];
 	for (size_t i = 0; i < an->nwarnings; i++) {
-		sqlite3_bind_int64(q, 1, core);
-		bind_u64(q, 2, i);
-		bind_text(q, 3, an->warnings[i] ? an->warnings[i] : "");
-		if (run(q) != SQLITE_DONE)
+		const struct rep_value v[] = {v_int(core), v_u64(i),
+					      v_text(an->warnings[i] ? an->warnings[i] : "")};
+		if (insert_row(st->q[Q_WARNING], v, NVALUES(v)) != SQLITE_DONE)
 			return -1;
 	}
 	return 0;
 }
 
 /* Everything below the cores row, inside the open transaction. */
-static int insert_children(struct rep_store *st, int64_t core, const struct rep_core_id *id,
-			   const struct analysis *an)
+static int insert_children(struct rep_store *st, int64_t core, const struct analysis *an)
 {
+	const struct rep_value clear[] = {v_text(an->core_fingerprint)};
 	if (insert_modules(st, core, an) != 0 || insert_threads(st, core, an) != 0 ||
 	    insert_suspended(st, core, an) != 0 || insert_recorders(st, core, an) != 0 ||
 	    insert_warnings(st, core, an) != 0)
 		return -1;
-	bind_text(st->q[Q_CLEAR_ERROR], 1, id->fingerprint);
-	return run(st->q[Q_CLEAR_ERROR]) == SQLITE_DONE ? 0 : -1;
+	return insert_row(st->q[Q_CLEAR_ERROR], clear, NVALUES(clear)) == SQLITE_DONE ? 0 : -1;
 }
 
-enum rep_write_result rep_store_write(struct rep_store *st, const struct rep_core_id *id,
-				      const struct analysis *an, char *why, size_t whylen)
+enum rep_write_result rep_store_write(struct rep_store *st, const struct analysis *an, char *why,
+				      size_t whylen)
 {
 	if (exec_retry(st->db, "BEGIN IMMEDIATE") != SQLITE_OK) {
 		set_why(why, whylen, "cannot lock the database", st->db);
 		return REP_WRITE_FAILED;
 	}
-	if (insert_core(st, id, an) != SQLITE_DONE)
+	if (!an->core_fingerprint) {
+		snprintf(why, whylen, "the analysis has no core fingerprint");
+		return REP_WRITE_FAILED;
+	}
+	if (insert_core(st, an) != SQLITE_DONE)
 		goto fail;
 	if (sqlite3_changes(st->db) == 0) {
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 		return REP_WRITE_DUPLICATE;
 	}
-	if (insert_children(st, sqlite3_last_insert_rowid(st->db), id, an) != 0)
+	if (insert_children(st, sqlite3_last_insert_rowid(st->db), an) != 0)
 		goto fail;
 	if (exec_retry(st->db, "COMMIT") != SQLITE_OK)
 		goto fail;
@@ -658,13 +660,10 @@ int rep_store_record_error(struct rep_store *st, const struct rep_core_id *id, c
 		set_why(why, whylen, "cannot lock the database", st->db);
 		goto out;
 	}
-	bind_text(q, 1, ident);
-	bind_text(q, 2, id->fingerprint);
-	bind_text(q, 3, id->path);
-	bind_opt(q, 4, id->fingerprint != NULL, id->size);
-	bind_text(q, 5, reason);
-	bind_text(q, 6, now);
-	if (run(q) != SQLITE_DONE || exec_retry(st->db, "COMMIT") != SQLITE_OK) {
+	const struct rep_value v[] = {v_text(ident), v_text(id->fingerprint), v_text(id->path),
+				      v_opt(id->fingerprint != NULL, id->file_size), v_text(reason),
+				      v_text(now)};
+	if (insert_row(q, v, NVALUES(v)) != SQLITE_DONE || exec_retry(st->db, "COMMIT") != SQLITE_OK) {
 		set_why(why, whylen, "recording an ingest error", st->db);
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 		goto out;
@@ -678,7 +677,7 @@ out:
 int rep_store_has(struct rep_store *st, const char *fingerprint)
 {
 	sqlite3_stmt *q = st->q[Q_HAS];
-	bind_text(q, 1, fingerprint);
+	sqlite3_bind_text(q, 1, fingerprint, -1, SQLITE_STATIC);
 	int rc;
 	time_t deadline = time(NULL) + REP_RETRY_SECONDS;
 	while (is_busy(rc = sqlite3_step(q)) && time(NULL) <= deadline) {

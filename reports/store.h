@@ -14,13 +14,7 @@
 #include "../analyzer/analysis.h"
 
 /* Schema version this program writes (PRAGMA user_version). */
-#define REP_SCHEMA_VERSION 1
-
-/* `asyncore ingest --db FILE [--jobs N] [--binary BIN | --sysroot DIR] CORE... | DIR`.
- * argv[0] is "ingest".  Returns the process exit status: 0 every core is in
- * the database, 1 some cores failed (recorded in ingest_errors), 2 usage or
- * database errors. */
-int rep_ingest_command(int argc, char **argv);
+#define REP_SCHEMA_VERSION 2
 
 struct rep_store;
 
@@ -39,18 +33,17 @@ enum rep_write_result {
 	REP_WRITE_FAILED,           /* nothing was written; see WHY */
 };
 
-/* Identity of a core file as ingest sees it. */
+/* A core that could not be analysed, as ingest_errors records it. */
 struct rep_core_id {
 	const char *path;
-	const char *fingerprint;    /* reports/fingerprint.h, 64 hex digits */
-	uint64_t size;
-	int64_t mtime;              /* the file's modification time (seconds) */
+	const char *fingerprint;    /* hex; NULL when the core could not be opened */
+	uint64_t file_size;
 };
 
-/* Write AN (borrowed) for core ID in one transaction, and clear any earlier
- * ingest error for it. */
-enum rep_write_result rep_store_write(struct rep_store *st, const struct rep_core_id *id,
-				      const struct analysis *an, char *why, size_t whylen);
+/* Write AN (borrowed) in one transaction, keyed by its core fingerprint, and
+ * clear any earlier ingest error for it. */
+enum rep_write_result rep_store_write(struct rep_store *st, const struct analysis *an, char *why,
+				      size_t whylen);
 
 /* Record (or update) an ingest error for core ID (fingerprint may be NULL
  * when the file could not be read).  Returns 0 or -1 with WHY. */

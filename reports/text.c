@@ -30,11 +30,9 @@ static void write_header(FILE *out, const struct analysis *an)
 		fprintf(out, "signal:      none (the process was dumped while running)\n");
 		return;
 	}
-	const char *name = core_signal_name(an->signo);
-	fprintf(out, "signal:      %s (%d)", name ? name : "signal", an->signo);
-	const char *code = an->has_code ? core_signal_code_name(an->signo, an->code) : NULL;
-	if (code)
-		fprintf(out, ", %s", code);
+	fprintf(out, "signal:      %s (%d)", an->signal_name ? an->signal_name : "signal", an->signo);
+	if (an->code_name)
+		fprintf(out, ", %s", an->code_name);
 	else if (an->has_code)
 		fprintf(out, ", code %d", an->code);
 	if (an->has_fault_address)
@@ -92,17 +90,16 @@ static void write_frames(FILE *out, const struct an_frame *frames, size_t n)
 static void write_registers(FILE *out, const struct an_thread *t)
 {
 	char a[32], b[32], c[32], d[32];
-	fprintf(out, "  rip %s  rsp %s  rbp %s  fs_base %s\n", rep_hex(a, t->regs[CORE_REG_RIP]),
-		rep_hex(b, t->regs[CORE_REG_RSP]), rep_hex(c, t->regs[CORE_REG_RBP]),
-		rep_hex(d, t->regs[CORE_REG_FS_BASE]));
+	fprintf(out, "  rip %s  rsp %s  rbp %s  fs_base %s\n", rep_hex(a, t->regs[AN_REG_RIP]),
+		rep_hex(b, t->regs[AN_REG_RSP]), rep_hex(c, t->regs[AN_REG_RBP]),
+		rep_hex(d, t->regs[AN_REG_FS_BASE]));
 }
 
 static void write_thread(FILE *out, const struct an_thread *t, const struct analysis *an)
 {
 	fprintf(out, "\nThread %d", t->tid);
 	if (t->crashing) {
-		const char *name = core_signal_name(an->signo);
-		fprintf(out, " (crashing, %s)", name ? name : "signal");
+		fprintf(out, " (crashing, %s)", an->signal_name ? an->signal_name : "signal");
 	}
 	if (t->async_root)
 		fprintf(out, " (async stack)");

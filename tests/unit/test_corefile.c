@@ -7,17 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(name, cond)                                                   \
-	do {                                                                \
-		if (cond) {                                                 \
-			printf("PASS: corefile %s\n", name);                \
-		} else {                                                    \
-			printf("FAIL: corefile %s (%s:%d)\n", name, __FILE__, __LINE__); \
-			failures++;                                         \
-		}                                                           \
-	} while (0)
+#define UNIT_GROUP "corefile"
+#include "unit.h"
 
 struct buf {
 	unsigned char data[8192];
@@ -218,5 +209,5 @@ int main(void)
 	test_bad_notes();
 	test_segments();
 	test_signal_names();
-	return failures ? 1 : 0;
+	return unit_exit();
 }

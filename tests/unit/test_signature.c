@@ -7,27 +7,8 @@
 
 #include "../../analyzer/signature.h"
 
-static int failures;
-
-static void expect_str(const char *name, const char *got, const char *want)
-{
-	if (got && strcmp(got, want) == 0) {
-		printf("PASS: signature %s\n", name);
-	} else {
-		printf("FAIL: signature %s: got '%s', want '%s'\n", name, got ? got : "(null)", want);
-		failures++;
-	}
-}
-
-static void expect(const char *name, int ok)
-{
-	if (ok) {
-		printf("PASS: signature %s\n", name);
-	} else {
-		printf("FAIL: signature %s\n", name);
-		failures++;
-	}
-}
+#define UNIT_GROUP "signature"
+#include "unit.h"
 
 static void test_normalize(void)
 {
@@ -57,19 +38,19 @@ static void test_normalize(void)
 		char *got = an_signature_normalize(cases[i][0]);
 		char name[64];
 		snprintf(name, sizeof(name), "normalize %zu", i);
-		expect_str(name, got, cases[i][1]);
+		CHECK_STR(name, got, cases[i][1]);
 		free(got);
 	}
 }
 
 static void test_skip(void)
 {
-	expect("skip abort", an_signature_skipped("abort"));
-	expect("skip __assert_fail", an_signature_skipped("__assert_fail"));
-	expect("skip std::__throw_out_of_range", an_signature_skipped("std::__throw_out_of_range"));
-	expect("skip __libc_start_call_main", an_signature_skipped("__libc_start_call_main"));
-	expect("keep main", !an_signature_skipped("main"));
-	expect("keep abort_handler", !an_signature_skipped("abort_handler"));
+	CHECK("skip abort", an_signature_skipped("abort"));
+	CHECK("skip __assert_fail", an_signature_skipped("__assert_fail"));
+	CHECK("skip std::__throw_out_of_range", an_signature_skipped("std::__throw_out_of_range"));
+	CHECK("skip __libc_start_call_main", an_signature_skipped("__libc_start_call_main"));
+	CHECK("keep main", !an_signature_skipped("main"));
+	CHECK("keep abort_handler", !an_signature_skipped("abort_handler"));
 }
 
 /* A one-thread analysis whose crashing stack is NAMES (innermost first);
@@ -95,7 +76,8 @@ static void fill(struct analysis *an, struct an_thread *t, struct an_frame *fram
 	an->nthreads = 1;
 	an->has_signal = true;
 	an->signo = SIGSEGV;
-	an->crashing_tid = 42;
+	an->signo = SIGSEGV;
+	an->signal_name = "SIGSEGV";
 }
 
 static void compute(const char *const *names, size_t n, uint64_t base, char **sig, char **hash)
@@ -119,16 +101,16 @@ static void test_compute(void)
 	compute(a, 10, 0x555555554000, &sa, &ha);
 	compute(a, 10, 0x7f0000001000, &sa2, &ha2);
 	compute(b, 3, 0x555555554000, &sb, &hb);
-	expect_str("string", sa, "SIGSEGV: check_header < parse < @serve < main");
-	expect("hash is 16 hex digits", ha && strlen(ha) == 16 && strspn(ha, "0123456789abcdef") == 16);
-	expect("same place, other addresses: same hash", ha && ha2 && strcmp(ha, ha2) == 0);
-	expect("different place: different hash", ha && hb && strcmp(ha, hb) != 0);
+	CHECK_STR("string", sa, "SIGSEGV: check_header < parse < @serve < main");
+	CHECK("hash is 16 hex digits", ha && strlen(ha) == 16 && strspn(ha, "0123456789abcdef") == 16);
+	CHECK("same place, other addresses: same hash", ha && ha2 && strcmp(ha, ha2) == 0);
+	CHECK("different place: different hash", ha && hb && strcmp(ha, hb) != 0);
 	free(sa); free(ha); free(sa2); free(ha2); free(sb); free(hb);
 
 	static const char *const c[] = {"raise", "abort"};
 	char *sc, *hc;
 	compute(c, 2, 0x1000, &sc, &hc);
-	expect_str("nothing left", sc, "SIGSEGV: (no frames)");
+	CHECK_STR("nothing left", sc, "SIGSEGV: (no frames)");
 	free(sc); free(hc);
 }
 
@@ -137,7 +119,7 @@ int main(void)
 	test_normalize();
 	test_skip();
 	test_compute();
-	expect("fnv1a test vector", an_signature_fnv1a("a") == 0xaf63dc4c8601ec8cULL &&
+	CHECK("fnv1a test vector", an_signature_fnv1a("a") == 0xaf63dc4c8601ec8cULL &&
 				    an_signature_fnv1a("") == 0xcbf29ce484222325ULL);
-	return failures ? 1 : 0;
+	return unit_exit();
 }

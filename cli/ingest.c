@@ -6,7 +6,7 @@
  * (the cache serialises the use of its libdw handles).  Finished analyses go
  * through a bounded queue to the one writer, the calling thread, which writes
  * each core in its own transaction. */
-#include "store.h"
+#include "cli.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -20,7 +20,8 @@
 #include <unistd.h>
 
 #include "../analyzer/analyze.h"
-#include "fingerprint.h"
+#include "../reports/store.h"
+#include "options.h"
 
 #define INGEST_MAX_JOBS 64
 
@@ -39,10 +40,8 @@ enum job_state { JOB_ANALYSED, JOB_PRESENT, JOB_FAILED };
 /* One finished core, handed from a worker to the writer. */
 struct job_result {
 	enum job_state state;
-	char fingerprint[65];
-	bool has_fingerprint;
-	uint64_t size;
-	int64_t mtime;
+	struct core_identity id;
+	bool has_id;
 	const char *path;           /* borrowed from ingest_opts */
 	struct analysis *an;        /* JOB_ANALYSED: owned */
 	char reason[512];           /* JOB_FAILED */
@@ -58,12 +57,6 @@ struct ingest {
 	unsigned running;           /* workers still running */
 	struct dbg_cache *cache;    /* shared by the workers */
 };
-
-static void usage(void)
-{
-	fprintf(stderr, "usage: asyncore ingest --db FILE [--jobs N] [--binary BIN | --sysroot DIR] "
-			"CORE... | DIR\n");
-}
 
 static bool push_path(struct ingest_opts *o, const char *path)
 {
@@ -130,100 +123,123 @@ static void opts_free(struct ingest_opts *o)
 	free(o->paths);
 }
 
-static const char *opt_value(int argc, char **argv, int *i)
+enum ingest_option { O_DB, O_JOBS, O_BINARY, O_SYSROOT, O_QUIET };
+
+static const struct cli_option ingest_options[] = {
+	{"--db", true, O_DB},
+	{"--jobs", true, O_JOBS},
+	{"-j", true, O_JOBS},
+	{"--binary", true, O_BINARY},
+	{"--sysroot", true, O_SYSROOT},
+	{"--quiet", false, O_QUIET},
+	{"-q", false, O_QUIET},
+	{NULL, false, 0},
+};
+
+/* A core argument: a directory adds its files, a file its absolute path
+ * (the database outlives the cwd).  0 or -1 (reported). */
+static int add_input(struct ingest_opts *o, const char *arg)
 {
-	if (*i + 1 >= argc) {
-		fprintf(stderr, "asyncore: %s needs a value\n", argv[*i]);
-		return NULL;
-	}
-	return argv[++*i];
+	struct stat st;
+	char real[PATH_MAX];
+	if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode))
+		return add_dir(o, arg);
+	return push_path(o, realpath(arg, real) ? real : arg) ? 0 : -1;
 }
 
-/* Parse the command line; 0 or -1 (message printed). */
+static bool apply_option(struct ingest_opts *o, int id, const char *v)
+{
+	unsigned long long n;
+	switch (id) {
+	case O_DB:
+		o->db = v;
+		return true;
+	case O_JOBS:
+		if (!cli_number("--jobs", v, 1, INGEST_MAX_JOBS, &n))
+			return false;
+		o->jobs = (unsigned)n;
+		return true;
+	case O_BINARY:
+		o->binary = v;
+		return true;
+	case O_SYSROOT:
+		o->sysroot = v;
+		return true;
+	case O_QUIET:
+		o->quiet = true;
+		return true;
+	}
+	return false;
+}
+
+/* Parse the command line; 0 or -1 (reported).  Directories are expanded
+ * once every option is known (the database's own files are left out). */
 static int parse_args(int argc, char **argv, struct ingest_opts *o)
 {
-	int i;
+	struct cli_args args;
+	const char *v;
+	const char **inputs = calloc((size_t)argc + 1, sizeof(*inputs));
+	size_t ninputs = 0;
+	int id, rc = -1;
 	o->jobs = 1;
-	for (i = 1; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--") != 0; i++) {
-		const char *a = argv[i], *v = NULL;
-		if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
-			o->quiet = true;
-			continue;
-		}
-		if (strcmp(a, "--db") && strcmp(a, "--jobs") && strcmp(a, "-j") && strcmp(a, "--binary") &&
-		    strcmp(a, "--sysroot")) {
-			fprintf(stderr, "asyncore: unknown option %s\n", a);
-			return -1;
-		}
-		if (!(v = opt_value(argc, argv, &i)))
-			return -1;
-		if (strcmp(a, "--db") == 0) {
-			o->db = v;
-		} else if (strcmp(a, "--binary") == 0) {
-			o->binary = v;
-		} else if (strcmp(a, "--sysroot") == 0) {
-			o->sysroot = v;
-		} else {
-			char *end;
-			long n = strtol(v, &end, 10);
-			if (*end || n < 1 || n > INGEST_MAX_JOBS) {
-				fprintf(stderr, "asyncore: --jobs wants 1..%d\n", INGEST_MAX_JOBS);
-				return -1;
-			}
-			o->jobs = (unsigned)n;
-		}
-	}
-	if (i < argc && strcmp(argv[i], "--") == 0)
-		i++;
-	if (!o->db || i >= argc || (o->binary && o->sysroot)) {
-		usage();
+	if (!inputs)
 		return -1;
+	cli_args_init(&args, "ingest", argc, argv);
+	while ((id = cli_next(&args, ingest_options, &v)) != CLI_END) {
+		if (id == CLI_ERROR)
+			goto out;
+		if (id == CLI_POSITIONAL)
+			inputs[ninputs++] = v;
+		else if (!apply_option(o, id, v))
+			goto out;
 	}
-	for (; i < argc; i++) {
-		struct stat st;
-		if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-			if (add_dir(o, argv[i]) != 0)
-				return -1;
-		} else {
-			char real[PATH_MAX];
-			/* Store absolute paths: the database outlives the cwd. */
-			if (!push_path(o, realpath(argv[i], real) ? real : argv[i]))
-				return -1;
-		}
+	if (!o->db || ninputs == 0 || (o->binary && o->sysroot)) {
+		cli_error("ingest", "usage: asyncore ingest --db FILE [--jobs N] "
+				    "[--binary BIN | --sysroot DIR] [--quiet] CORE... | DIR");
+		goto out;
 	}
-	return 0;
+	for (size_t i = 0; i < ninputs; i++)
+		if (add_input(o, inputs[i]) != 0)
+			goto out;
+	rc = 0;
+out:
+	free(inputs);
+	return rc;
 }
 
-/* Fingerprint, skip-if-present, analyse: one core, on a worker. */
+/* Open, fingerprint, skip-if-present, analyse: one core, on a worker. */
 static struct job_result *work_one(const struct ingest_opts *o, struct rep_store *reader,
 				   struct dbg_cache *cache, const char *path)
 {
 	struct job_result *r = calloc(1, sizeof(*r));
-	struct stat st;
+	struct core *core = NULL;
 	if (!r)
 		return NULL;
 	r->path = path;
 	r->state = JOB_FAILED;
-	if (stat(path, &st) == 0)
-		r->mtime = (int64_t)st.st_mtime;
-	if (rep_core_fingerprint(path, r->fingerprint, &r->size, r->reason, sizeof(r->reason)) != 0)
-		return r;
-	r->has_fingerprint = true;
-	if (rep_store_has(reader, r->fingerprint) == 1) {
-		r->state = JOB_PRESENT;
-		return r;
+	struct core_error *err = core_open(path, &core);
+	if (!err) {
+		core_identity(core, &r->id);
+		r->has_id = true;
+		if (rep_store_has(reader, r->id.fingerprint) == 1) {
+			r->state = JOB_PRESENT;
+			goto out;
+		}
+		core_identity_add_sha256(core, &r->id);
+		struct an_options aopts = {0};
+		aopts.dbg.binary = o->binary;
+		aopts.dbg.sysroot = o->sysroot;
+		err = an_analyze(core, &r->id, &aopts, cache, &r->an);
 	}
-	struct an_options aopts = {0};
-	aopts.dbg.binary = o->binary;
-	aopts.dbg.sysroot = o->sysroot;
-	struct core_error *err = an_analyze(path, &aopts, cache, &r->an);
 	if (err) {
 		snprintf(r->reason, sizeof(r->reason), "%s", err->message);
 		core_error_destroy(err);
 		r->an = NULL;
-		return r;
+		goto out;
 	}
 	r->state = JOB_ANALYSED;
+out:
+	core_close(core);
 	return r;
 }
 
@@ -319,15 +335,15 @@ static void progress(struct tally *t, size_t total, bool final)
 /* Write one result; returns -1 only when the database itself is failing. */
 static int write_result(struct rep_store *st, struct job_result *r, struct tally *t)
 {
-	struct rep_core_id id = {r->path, r->has_fingerprint ? r->fingerprint : NULL, r->size,
-				 r->mtime};
+	struct rep_core_id id = {r->path, r->has_id ? r->id.fingerprint : NULL,
+				 r->has_id ? r->id.file_size : 0};
 	char why[512];
 	if (r->state == JOB_PRESENT) {
 		t->present++;
 		return 0;
 	}
 	if (r->state == JOB_ANALYSED) {
-		enum rep_write_result w = rep_store_write(st, &id, r->an, why, sizeof(why));
+		enum rep_write_result w = rep_store_write(st, r->an, why, sizeof(why));
 		if (w == REP_WRITE_STORED) {
 			t->stored++;
 			return 0;
@@ -403,7 +419,7 @@ static int run_batch(const struct ingest_opts *o, struct rep_store *st, struct t
 	return rc;
 }
 
-int rep_ingest_command(int argc, char **argv)
+int cli_ingest(int argc, char **argv)
 {
 	struct ingest_opts o = {0};
 	struct rep_store *st = NULL;

@@ -1,0 +1,24 @@
+/* The commands.  Each takes its arguments after the command word and
+ * returns the process exit status (0 analysed, 1 with warnings or failed
+ * cores, 2 unusable input, with a one-line reason on stderr). */
+#ifndef CLI_CLI_H
+#define CLI_CLI_H
+
+#include <stdio.h>
+
+/* `asyncore report CORE [BINARY] [options]` (also `asyncore CORE [BINARY]`). */
+int cli_report(int argc, char **argv);
+
+/* `asyncore ingest --db FILE [options] CORE...|DIR`. */
+int cli_ingest(int argc, char **argv);
+
+/* `asyncore query --db FILE [--format table|csv|json] "SQL"`. */
+int cli_query(int argc, char **argv);
+
+/* `asyncore top --db FILE [--limit N] [--format table|csv|json]`. */
+int cli_top(int argc, char **argv);
+
+/* The usage text of every command. */
+void cli_usage(FILE *out);
+
+#endif

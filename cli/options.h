@@ -1,0 +1,51 @@
+/* The one option layer of every command: `--name value` and `--name=value`
+ * alike, flags without values, positional arguments, and `--` ending the
+ * options.  Nothing here exits: a problem is one line on stderr and
+ * CLI_ERROR, and the command returns exit status 2. */
+#ifndef CLI_OPTIONS_H
+#define CLI_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum { CLI_EXIT_OK = 0, CLI_EXIT_WARNINGS = 1, CLI_EXIT_UNUSABLE = 2 };
+
+/* What cli_next() found besides an option's id (ids are >= 0). */
+enum { CLI_END = -1, CLI_POSITIONAL = -2, CLI_ERROR = -3 };
+
+struct cli_option {
+	const char *name;           /* "--format"; a short alias ("-j") is its own entry */
+	bool has_value;
+	int id;
+};
+
+struct cli_args {
+	const char *command;        /* for messages: "ingest" */
+	int argc;
+	char **argv;
+	int next;
+	bool positional_only;       /* after "--" */
+};
+
+/* Parse ARGV[0 .. ARGC) of COMMAND. */
+void cli_args_init(struct cli_args *a, const char *command, int argc, char **argv);
+
+/* The next item: an option's id (its value, if it takes one, in *VALUE),
+ * CLI_POSITIONAL (the argument in *VALUE), CLI_END, or CLI_ERROR (an unknown
+ * option, a missing value, or a value given to a flag; reported). OPTIONS
+ * ends with an entry whose name is NULL. */
+int cli_next(struct cli_args *a, const struct cli_option *options, const char **value);
+
+/* VALUE of option NAME as a whole number in [MIN, MAX]; false (reported)
+ * otherwise. */
+bool cli_number(const char *name, const char *value, unsigned long long min,
+		unsigned long long max, unsigned long long *out);
+
+/* Index of VALUE of option NAME among CHOICES (NULL-terminated); -1
+ * (reported, listing the choices) when it is none of them. */
+int cli_choice(const char *name, const char *value, const char *const *choices);
+
+/* A one-line usage problem of COMMAND on stderr ("asyncore: ingest: ..."). */
+void cli_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,177 @@
+/* `asyncore report`: one core, one report. */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../analyzer/analyze.h"
+#include "../reports/recdump.h"
+#include "../reports/report.h"
+#include "options.h"
+
+enum { MAX_DEBUG_DIRS = 16 };
+
+enum report_option {
+	O_FORMAT, O_THREADS, O_RECORDER_TAIL, O_RECORDER_FORMAT, O_SYSROOT, O_DEBUG_DIR,
+	O_MAX_FRAMES, O_NO_ASYNC, O_NO_RECORDERS, O_NO_ARGS,
+};
+
+static const struct cli_option report_options[] = {
+	{"--format", true, O_FORMAT},
+	{"--threads", true, O_THREADS},
+	{"--recorder-tail", true, O_RECORDER_TAIL},
+	{"--recorder-format", true, O_RECORDER_FORMAT},
+	{"--sysroot", true, O_SYSROOT},
+	{"--debug-dir", true, O_DEBUG_DIR},
+	{"--max-frames", true, O_MAX_FRAMES},
+	{"--no-async", false, O_NO_ASYNC},
+	{"--no-recorders", false, O_NO_RECORDERS},
+	{"--no-args", false, O_NO_ARGS},
+	{NULL, false, 0},
+};
+
+enum report_format { FORMAT_TEXT, FORMAT_JSON };
+
+struct report_args {
+	const char *core;
+	const char *binary;
+	enum report_format format;
+	bool all_threads;
+	bool library_dump;
+	size_t recorder_tail;
+	struct an_options an;
+	const char *debug_dirs[MAX_DEBUG_DIRS];
+};
+
+/* One option's effect; false (reported) when its value is not acceptable. */
+static bool apply_option(struct report_args *a, int id, const char *v)
+{
+	static const char *const formats[] = {"text", "json", NULL};
+	static const char *const threads[] = {"crashing", "all", NULL};
+	static const char *const recorder_formats[] = {"library", NULL};
+	unsigned long long n;
+	int k;
+	switch (id) {
+	case O_FORMAT:
+		if ((k = cli_choice("--format", v, formats)) < 0)
+			return false;
+		a->format = (enum report_format)k;
+		return true;
+	case O_THREADS:
+		if ((k = cli_choice("--threads", v, threads)) < 0)
+			return false;
+		a->all_threads = k == 1;
+		return true;
+	case O_RECORDER_TAIL:
+		if (!cli_number("--recorder-tail", v, 0, 1000000, &n))
+			return false;
+		a->recorder_tail = (size_t)n;
+		return true;
+	case O_RECORDER_FORMAT:
+		a->library_dump = cli_choice("--recorder-format", v, recorder_formats) == 0;
+		return a->library_dump;
+	case O_SYSROOT:
+		a->an.dbg.sysroot = v;
+		return true;
+	case O_DEBUG_DIR:
+		if (a->an.dbg.ndebug_dirs == MAX_DEBUG_DIRS) {
+			cli_error("report", "at most %d --debug-dir", MAX_DEBUG_DIRS);
+			return false;
+		}
+		a->debug_dirs[a->an.dbg.ndebug_dirs++] = v;
+		return true;
+	case O_MAX_FRAMES:
+		if (!cli_number("--max-frames", v, 1, 1000000, &n))
+			return false;
+		a->an.dbg.max_frames = (unsigned)n;
+		return true;
+	case O_NO_ASYNC:
+		a->an.no_async = true;
+		return true;
+	case O_NO_RECORDERS:
+		a->an.no_recorders = true;
+		return true;
+	case O_NO_ARGS:
+		a->an.no_args = true;
+		return true;
+	}
+	return false;
+}
+
+static bool parse_report_args(struct report_args *a, int argc, char **argv)
+{
+	struct cli_args args;
+	const char *v;
+	int id;
+	memset(a, 0, sizeof(*a));
+	a->all_threads = true;
+	a->recorder_tail = 20;
+	cli_args_init(&args, "report", argc, argv);
+	while ((id = cli_next(&args, report_options, &v)) != CLI_END) {
+		if (id == CLI_ERROR)
+			return false;
+		if (id != CLI_POSITIONAL) {
+			if (!apply_option(a, id, v))
+				return false;
+		} else if (!a->core) {
+			a->core = v;
+		} else if (!a->binary) {
+			a->binary = v;
+		} else {
+			cli_error("report", "unexpected argument %s", v);
+			return false;
+		}
+	}
+	if (!a->core) {
+		cli_usage(stderr);
+		return false;
+	}
+	a->an.dbg.binary = a->binary;
+	a->an.dbg.debug_dirs = a->debug_dirs;
+	return true;
+}
+
+/* Write the analysis as asked; 0, or -1 when the writer failed. */
+static int write_report(const struct report_args *a, const struct analysis *an)
+{
+	if (a->library_dump) {
+		rep_recorder_dump_library(stdout, an);
+		return 0;
+	}
+	if (a->format == FORMAT_JSON)
+		return rep_json_write(stdout, an, a->all_threads);
+	struct rep_text_options topts = {.all_threads = a->all_threads,
+					 .recorder_tail = a->recorder_tail};
+	rep_text_write(stdout, an, &topts);
+	return 0;
+}
+
+int cli_report(int argc, char **argv)
+{
+	struct report_args a;
+	struct core *core = NULL;
+	struct analysis *an = NULL;
+	struct core_identity id;
+	if (!parse_report_args(&a, argc, argv))
+		return CLI_EXIT_UNUSABLE;
+	struct core_error *err = core_open(a.core, &core);
+	if (!err) {
+		core_identity(core, &id);
+		if (a.format == FORMAT_JSON)   /* the text report does not show it */
+			core_identity_add_sha256(core, &id);
+		err = an_analyze(core, &id, &a.an, NULL, &an);
+	}
+	core_close(core);
+	if (err) {
+		fprintf(stderr, "asyncore: %s\n", err->message);
+		core_error_destroy(err);
+		return CLI_EXIT_UNUSABLE;
+	}
+	int rc = an->nwarnings ? CLI_EXIT_WARNINGS : CLI_EXIT_OK;
+	if (write_report(&a, an) != 0 || fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "asyncore: %s: the report could not be written\n", a.core);
+		rc = CLI_EXIT_UNUSABLE;
+	}
+	an_analysis_destroy(an);
+	return rc;
+}

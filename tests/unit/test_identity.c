@@ -1,0 +1,68 @@
+/* Unit tests for corefile/identity and corefile/sha256: the FIPS 180-4
+ * SHA-256 vectors, and systemd-coredump file names. */
+#include "../../corefile/identity.h"
+#include "../../corefile/sha256.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define UNIT_GROUP "identity"
+#include "unit.h"
+
+static void sha256_of(const void *data, size_t len, size_t repeat, char hex[65])
+{
+	struct core_sha256 ctx;
+	core_sha256_init(&ctx);
+	for (size_t i = 0; i < repeat; i++)
+		core_sha256_update(&ctx, data, len);
+	core_sha256_final(&ctx, hex);
+}
+
+static void test_sha256_vectors(void)
+{
+	static const char *const v[][2] = {
+		{"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+		{"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+		{"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+		 "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+		{"abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopq"
+		 "klmnopqrlmnopqrsmnopqrstnopqrstu",
+		 "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"},
+	};
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		char hex[65], name[32];
+		sha256_of(v[i][0], strlen(v[i][0]), 1, hex);
+		snprintf(name, sizeof(name), "sha256 vector %zu", i);
+		CHECK_STR(name, hex, v[i][1]);
+	}
+	char hex[65], a[1000];
+	memset(a, 'a', sizeof(a));
+	sha256_of(a, sizeof(a), 1000, hex);
+	CHECK_STR("sha256 of a million 'a'", hex,
+		  "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+static void test_crash_time(void)
+{
+	char t[32];
+	CHECK("systemd-coredump name", core_name_crash_time(
+		"/var/lib/systemd/coredump/core.prog.1000.0123456789abcdef0123456789abcdef.4242."
+		"1700000000123456.zst", t) && strcmp(t, "2023-11-14T22:13:20.123456Z") == 0);
+	CHECK("a command with dots", core_name_crash_time(
+		"core.my.prog.0.0123456789abcdef0123456789abcdef.1.1700000000000000", t) &&
+		strcmp(t, "2023-11-14T22:13:20.000000Z") == 0);
+	CHECK("lz4 copy", core_name_crash_time(
+		"core.p.0.0123456789abcdef0123456789abcdef.1.1700000000000000.lz4", t));
+	CHECK("a plain core has no time", !core_name_crash_time("/tmp/core.1234", t));
+	CHECK("a short boot id is no systemd name", !core_name_crash_time(
+		"core.p.0.0123456789abcdef.1.1700000000000000", t));
+	CHECK("no digits in USEC", !core_name_crash_time(
+		"core.p.0.0123456789abcdef0123456789abcdef.1.17000x0000000000", t));
+}
+
+int main(void)
+{
+	test_sha256_vectors();
+	test_crash_time();
+	return unit_exit();
+}
