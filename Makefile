@@ -45,7 +45,7 @@ $(PROGRAM): $(OBJDIR)/asyncore.o $(LIB_OBJS)
 
 $(OBJDIR)/%.o: %.c $(wildcard */*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -c -o $@ $<
+	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/unit/%: tests/unit/%.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)

@@ -22,7 +22,7 @@ static json_t *jhex_if(bool known, uint64_t v)
 	return known ? jhex(v) : json_null();
 }
 
-static json_t *core_object(const struct analysis *an)
+static json_t *identity_object(const struct analysis *an)
 {
 	return json_pack("{s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 		"path", jstr(an->core_path),
@@ -267,7 +267,7 @@ int rep_json_write(FILE *out, const struct analysis *an, bool all_threads)
 	struct out_buffer b = { 0 };
 	bool first = true;
 	int rc = put_member(&b, &first, "asyncore_version", json_string(AN_VERSION));
-	rc = rc || put_member(&b, &first, "core", core_object(an));
+	rc = rc || put_member(&b, &first, "core", identity_object(an));
 	rc = rc || put_member(&b, &first, "signal", signal_object(an));
 	rc = rc || put_member(&b, &first, "crashing_tid",
 			      an->has_signal ? json_integer(an->crashing_tid) : json_null());
