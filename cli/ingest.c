@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../analyzer/analyze.h"
-#include "../reports/store.h"
+#include "../analyzer/driver.h"
+#include "../reports/store_sqlite.h"
 #include "options.h"
 
 #define INGEST_MAX_JOBS 64

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../analyzer/analyze.h"
+#include "../analyzer/driver.h"
 #include "../reports/recdump.h"
 #include "../reports/report.h"
 #include "options.h"

@@ -87,7 +87,7 @@ void dbg_symindex_destroy(struct dbg_symindex *index);
 void dbg_type_memo_destroy(struct dbg_type_memo *memo);
 
 /* libdwfl find_debuginfo callback: the standard search, then the
- * decompressed copy from the on-disk cache (dwarf/debugcache.c). */
+ * decompressed copy from the on-disk cache (dwarf/inflated.c). */
 int dbg_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
 		       const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
 		       char **debuginfo_file_name);

@@ -29,7 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../analyzer/analyze.h"
+#include "../analyzer/driver.h"
 #include "../reports/report.h"
 
 #define MAX_REGIONS 512

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "../../analyzer/signature.h"
-#include "../../reports/store.h"
+#include "../../reports/store_sqlite.h"
 
 #define UNIT_GROUP "store"
 #include "unit.h"

@@ -1,6 +1,6 @@
 /* The analysis driver: open the debug info of a core, unwind every
  * thread, splice async stacks, recover recorder rings, sign the crash. */
-#include "analyze.h"
+#include "driver.h"
 
 #include <stdlib.h>
 #include <string.h>

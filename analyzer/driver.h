@@ -1,6 +1,6 @@
 /* The analysis driver: core -> struct analysis. */
-#ifndef ANALYZER_ANALYZE_H
-#define ANALYZER_ANALYZE_H
+#ifndef ANALYZER_DRIVER_H
+#define ANALYZER_DRIVER_H
 
 #include "analysis.h"
 #include "../corefile/identity.h"

@@ -1,4 +1,4 @@
-#include "store.h"
+#include "store_sqlite.h"
 
 #include <errno.h>
 #include <inttypes.h>

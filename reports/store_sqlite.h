@@ -1,12 +1,12 @@
 /* The SQLite crash database: schema, migrations, and writing analyses.
  *
  * The schema is documented in reports/SCHEMA.md and created here (migrations
- * in store.c, versioned with PRAGMA user_version).  Every connection runs in
+ * in store_sqlite.c, versioned with PRAGMA user_version).  Every connection runs in
  * WAL mode with a busy timeout; writes take BEGIN IMMEDIATE and retry on
  * SQLITE_BUSY, so several ingest processes can share one database.  Each core
  * is written in one transaction: it is wholly in the database or not at all. */
-#ifndef REPORTS_STORE_H
-#define REPORTS_STORE_H
+#ifndef REPORTS_STORE_SQLITE_H
+#define REPORTS_STORE_SQLITE_H
 
 #include <stddef.h>
 #include <stdint.h>
