@@ -370,6 +370,26 @@ bool core_read_bytes(struct core *core, uint64_t addr, void *buf, size_t len)
 	return true;
 }
 
+bool core_read_saved(const struct core *core, uint64_t addr, void *buf, size_t len)
+{
+	unsigned char *p = buf;
+	while (len > 0) {
+		const struct core_segment *seg = core_find_segment(core, addr);
+		if (!seg || addr - seg->vaddr >= seg->filesz)
+			return false;
+		uint64_t rel = addr - seg->vaddr;
+		uint64_t saved = seg->filesz - rel;
+		size_t n = len < saved ? len : (size_t)saved;
+		if (seg->offset + rel + n > core->data_size)
+			return false;  /* a truncated core */
+		memcpy(p, core->data + seg->offset + rel, n);
+		p += n;
+		addr += n;
+		len -= n;
+	}
+	return true;
+}
+
 bool core_read_u64(struct core *core, uint64_t addr, uint64_t *value)
 {
 	return core_read_bytes(core, addr, value, sizeof(*value));

@@ -128,6 +128,11 @@ struct core_error *core_read(struct core *core, uint64_t addr, void *buf, size_t
 /* As core_read, without building an error: true when all LEN bytes were read. */
 bool core_read_bytes(struct core *core, uint64_t addr, void *buf, size_t len);
 
+/* As core_read_bytes, but only from bytes the core itself saved: never
+ * from a mapped file on disk, which may have changed since the crash.  Used
+ * to judge whether a file on disk is the one that ran. */
+bool core_read_saved(const struct core *core, uint64_t addr, void *buf, size_t len);
+
 /* Convenience: true when the 8-byte word at ADDR was read into *VALUE. */
 bool core_read_u64(struct core *core, uint64_t addr, uint64_t *value);
 bool core_read_u32(struct core *core, uint64_t addr, uint32_t *value);

@@ -176,3 +176,9 @@ void rep_text_write(FILE *out, const struct analysis *an, const struct rep_text_
 			fprintf(out, "  %s\n", an->warnings[i]);
 	}
 }
+
+void rep_warnings_write(FILE *err, const struct analysis *an)
+{
+	for (size_t i = 0; i < an->nwarnings; i++)
+		fprintf(err, "asyncore: warning: %s\n", an->warnings[i]);
+}
