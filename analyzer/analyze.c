@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "abortmsg.h"
 #include "folly.h"
 #include "frames.h"
 #include "recorder.h"
@@ -186,6 +187,7 @@ struct core_error *an_analyze(const char *path, const struct an_options *opts,
 			err = &core_error_nomem;
 			goto out;
 		}
+		an_abort_message_recover(s, an);
 		err = analyze_stacks(an, s, opts);
 		if (err)
 			goto out;

@@ -13,6 +13,7 @@
 
 #include "addrset.h"
 #include "frames.h"
+#include "pointer.h"
 
 #define FOLLY_KEY_SYMBOL "folly_async_stack_root_tls_key"
 #define FOLLY_COOKIE_SYMBOL "__folly_suspended_frame_cookie"
@@ -101,24 +102,9 @@ static void layout_init(struct folly_ctx *c)
 
 /* ---- checked reads ------------------------------------------------------- */
 
-static bool pointer_ok(struct core *core, uint64_t addr, size_t len)
-{
-	return addr != 0 && addr % 8 == 0 && addr + len > addr && core_is_readable(core, addr, len);
-}
-
-/* Why ADDR cannot be followed, for warnings. */
-static const char *bad_pointer(struct core *core, uint64_t addr)
-{
-	if (addr == 0)
-		return "is NULL";
-	if (addr % 8 != 0)
-		return "is misaligned";
-	return core_is_readable(core, addr, 8) ? "is only partly readable" : "is not readable";
-}
-
 static bool read_root(struct folly_ctx *c, uint64_t addr, struct folly_root *r)
 {
-	if (!pointer_ok(c->core, addr, 8))
+	if (!an_pointer_ok(c->core, addr, 8))
 		return false;
 	r->addr = addr;
 	return core_read_u64(c->core, addr + c->lay.root_top, &r->top) &&
@@ -128,7 +114,7 @@ static bool read_root(struct folly_ctx *c, uint64_t addr, struct folly_root *r)
 
 static bool read_frame(struct folly_ctx *c, uint64_t addr, struct folly_frame *f)
 {
-	if (!pointer_ok(c->core, addr, 8))
+	if (!an_pointer_ok(c->core, addr, 8))
 		return false;
 	f->addr = addr;
 	return core_read_u64(c->core, addr + c->lay.frame_parent, &f->parent) &&
@@ -287,7 +273,7 @@ static enum slot_state thread_slot(struct folly_ctx *c, const struct an_thread *
 	if (block == 0)
 		return SLOT_EMPTY;
 	uint64_t entry = block + KEY_DATA_SIZE * (c->key % KEYS_PER_BLOCK);
-	if (!pointer_ok(c->core, block, 8) || !core_read_u64(c->core, entry, &seq) ||
+	if (!an_pointer_ok(c->core, block, 8) || !core_read_u64(c->core, entry, &seq) ||
 	    !core_read_u64(c->core, entry + 8, &data)) {
 		an_warn(c->an, "folly: thread %" PRId32 ": pthread key block 0x%" PRIx64
 			" is not readable", t->tid, block);
@@ -329,9 +315,9 @@ static bool thread_root(struct folly_ctx *c, const struct an_thread *t, uint64_t
 		break;
 	}
 	check_static_tls(c, t, holder);
-	if (!pointer_ok(c->core, holder, 8) || !core_read_u64(c->core, holder, root)) {
+	if (!an_pointer_ok(c->core, holder, 8) || !core_read_u64(c->core, holder, root)) {
 		an_warn(c->an, "folly: thread %" PRId32 ": AsyncStackRoot holder 0x%" PRIx64 " %s",
-			t->tid, holder, bad_pointer(c->core, holder));
+			t->tid, holder, an_pointer_problem(c->core, holder));
 		return false;
 	}
 	return true;
@@ -412,7 +398,7 @@ static bool walk_async(struct splice *sp, uint64_t top, uint64_t *bottom_root)
 		}
 		if (!read_frame(sp->c, addr, &f)) {
 			an_warn(sp->c->an, "folly: thread %" PRId32 ": AsyncStackFrame 0x%" PRIx64
-				" %s; async stack cut there", tid, addr, bad_pointer(sp->c->core, addr));
+				" %s; async stack cut there", tid, addr, an_pointer_problem(sp->c->core, addr));
 			return false;
 		}
 		if (an_addr_set_add(&sp->frames_seen, addr) < 0)
@@ -446,7 +432,7 @@ static bool splice_root(struct splice *sp, uint64_t addr, struct folly_root *r)
 	}
 	if (!read_root(sp->c, addr, r)) {
 		an_warn(sp->c->an, "folly: thread %" PRId32 ": AsyncStackRoot 0x%" PRIx64
-			" %s; %s", tid, addr, bad_pointer(sp->c->core, addr), cut);
+			" %s; %s", tid, addr, an_pointer_problem(sp->c->core, addr), cut);
 		return false;
 	}
 	if (an_addr_set_add(&sp->roots_seen, addr) < 0)
@@ -569,7 +555,7 @@ static bool leaves_from_store(struct folly_ctx *c, uint64_t cookie, struct an_ad
 	if (!dbg_find_symbol(c->s, FOLLY_LEAF_STORE_SYMBOL, &sym, NULL) ||
 	    !core_read_u64(c->core, sym, &set) || set == 0)
 		return false;
-	if (!pointer_ok(c->core, set, 32) || !core_read_u64(c->core, set + 16, &node) ||
+	if (!an_pointer_ok(c->core, set, 32) || !core_read_u64(c->core, set + 16, &node) ||
 	    !core_read_u64(c->core, set + 24, &count)) {
 		an_warn(c->an, "folly: leaf frame store 0x%" PRIx64 " is not readable", set);
 		return false;
@@ -577,7 +563,7 @@ static bool leaves_from_store(struct folly_ctx *c, uint64_t cookie, struct an_ad
 	struct an_addr_set seen = { 0 };
 	for (uint64_t i = 0; node && i < count && i < MAX_LEAVES; i++) {
 		uint64_t next, leaf;
-		if (an_addr_set_has(&seen, node) || !pointer_ok(c->core, node, 16) ||
+		if (an_addr_set_has(&seen, node) || !an_pointer_ok(c->core, node, 16) ||
 		    !core_read_u64(c->core, node, &next) || !core_read_u64(c->core, node + 8, &leaf)) {
 			an_warn(c->an, "folly: leaf frame store node 0x%" PRIx64 " is not readable "
 				"or repeats; store walk cut there", node);
@@ -662,7 +648,7 @@ static void suspended_chain(struct folly_ctx *c, uint64_t leaf, struct an_suspen
 		}
 		if (!read_frame(c, addr, &f)) {
 			an_warn(c->an, "folly: suspended chain 0x%" PRIx64 ": AsyncStackFrame 0x%" PRIx64
-				" %s; cut there", leaf, addr, bad_pointer(c->core, addr));
+				" %s; cut there", leaf, addr, an_pointer_problem(c->core, addr));
 			break;
 		}
 		if (an_addr_set_add(&seen, addr) < 0 ||

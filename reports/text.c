@@ -40,6 +40,8 @@ static void write_header(FILE *out, const struct analysis *an)
 	if (an->has_fault_address)
 		fprintf(out, ", fault address %s", rep_hex(h, an->fault_address));
 	fprintf(out, "\nthread:      %d (crashing)\n", an->crashing_tid);
+	if (an->abort_message)
+		fprintf(out, "Abort message: %s\n", an->abort_message);
 }
 
 static void write_async_state(FILE *out, const struct analysis *an)
