@@ -134,6 +134,7 @@ static json_t *frame_object(const struct an_frame *f, size_t index)
 	set(o, "kind", json_string_nocheck(f->kind == AN_FRAME_ASYNC ? "async" : "native"));
 	set(o, "pc", jhex(f->pc));
 	set(o, "function", jstr(f->function));
+	set(o, "display", jstr(f->display));    /* null: function reads as written */
 	set(o, "offset", jhex_if(f->has_offset, f->offset));
 	set(o, "module", jstr(f->module));
 	set(o, "module_offset", jhex_if(f->has_module_offset, f->module_offset));

@@ -63,7 +63,8 @@ static void write_async_state(FILE *out, const struct analysis *an)
 static void write_frame(FILE *out, const struct an_frame *f, size_t index)
 {
 	char h[32];
-	fprintf(out, "#%-3zu %s in %s", index, rep_hex(h, f->pc), f->function ? f->function : "??");
+	const char *name = f->display ? f->display : f->function;
+	fprintf(out, "#%-3zu %s in %s", index, rep_hex(h, f->pc), name ? name : "??");
 	if (f->inlined)
 		fprintf(out, " [inlined]");
 	else if (f->has_offset)
