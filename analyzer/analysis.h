@@ -105,6 +105,7 @@ struct an_event {
 	uint64_t args[12];
 	size_t nargs;
 	unsigned strings_read;      /* bit i set: %s argument i read post-mortem */
+	char indent_mark;           /* '>', '<', '=' leading the user format, or 0 */
 	bool in_flight;
 };
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "abortmsg.h"
 #include "folly.h"
 #include "frames.h"
 #include "recorder.h"
@@ -185,6 +186,7 @@ struct core_error *an_analyze(struct core *core, const struct core_identity *id,
 			err = &core_error_nomem;
 			goto out;
 		}
+		an_abort_message_recover(s, an);
 		err = analyze_stacks(an, s, opts);
 		if (err)
 			goto out;

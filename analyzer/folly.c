@@ -101,16 +101,6 @@ static void layout_init(struct folly_ctx *c)
 
 /* ---- checked reads ------------------------------------------------------- */
 
-/* Why ADDR cannot be followed, for warnings. */
-static const char *bad_pointer(struct core *core, uint64_t addr)
-{
-	if (addr == 0)
-		return "is NULL";
-	if (addr % 8 != 0)
-		return "is misaligned";
-	return core_is_readable(core, addr, 8) ? "is only partly readable" : "is not readable";
-}
-
 static bool read_root(struct folly_ctx *c, uint64_t addr, struct folly_root *r)
 {
 	if (!core_pointer_ok(c->core, addr, 8, 8))
@@ -326,7 +316,7 @@ static bool thread_root(struct folly_ctx *c, const struct an_thread *t, uint64_t
 	check_static_tls(c, t, holder);
 	if (!core_pointer_ok(c->core, holder, 8, 8) || !core_read_u64(c->core, holder, root)) {
 		core_warn(c->core, "folly: thread %" PRId32 ": AsyncStackRoot holder 0x%" PRIx64 " %s",
-			t->tid, holder, bad_pointer(c->core, holder));
+			t->tid, holder, core_pointer_problem(c->core, holder));
 		return false;
 	}
 	return true;
@@ -407,7 +397,7 @@ static bool walk_async(struct splice *sp, uint64_t top, uint64_t *bottom_root)
 		}
 		if (!read_frame(sp->c, addr, &f)) {
 			core_warn(sp->c->core, "folly: thread %" PRId32 ": AsyncStackFrame 0x%" PRIx64
-				" %s; async stack cut there", tid, addr, bad_pointer(sp->c->core, addr));
+				" %s; async stack cut there", tid, addr, core_pointer_problem(sp->c->core, addr));
 			return false;
 		}
 		if (an_addr_set_add(&sp->frames_seen, addr) < 0)
@@ -441,7 +431,7 @@ static bool splice_root(struct splice *sp, uint64_t addr, struct folly_root *r)
 	}
 	if (!read_root(sp->c, addr, r)) {
 		core_warn(sp->c->core, "folly: thread %" PRId32 ": AsyncStackRoot 0x%" PRIx64
-			" %s; %s", tid, addr, bad_pointer(sp->c->core, addr), cut);
+			" %s; %s", tid, addr, core_pointer_problem(sp->c->core, addr), cut);
 		return false;
 	}
 	if (an_addr_set_add(&sp->roots_seen, addr) < 0)
@@ -657,7 +647,7 @@ static void suspended_chain(struct folly_ctx *c, uint64_t leaf, struct an_suspen
 		}
 		if (!read_frame(c, addr, &f)) {
 			core_warn(c->core, "folly: suspended chain 0x%" PRIx64 ": AsyncStackFrame 0x%" PRIx64
-				" %s; cut there", leaf, addr, bad_pointer(c->core, addr));
+				" %s; cut there", leaf, addr, core_pointer_problem(c->core, addr));
 			break;
 		}
 		if (an_addr_set_add(&seen, addr) < 0 ||

@@ -1,4 +1,5 @@
 #include "frames.h"
+#include "display.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@ bool an_frames_append_pc(struct an_frame_list *list, struct dbg_session *s, uint
 		f->pc = pc;
 		f->activation = activation;
 		f->function = l->function;
+		f->display = an_display_name(f->function);
 		f->offset = l->offset;
 		f->has_offset = l->has_offset;
 		f->module = l->module;

@@ -206,7 +206,8 @@ static int format_int(char *out, size_t size, const struct directive *d, uint64_
 	bool is_signed = conv == 'd' || conv == 'i' || conv == 'D';
 	if (conv == 'b')
 		return format_binary(out, size, d, d->length == 'H' ? (uint8_t)v
-					       : d->length == 'h' ? (uint16_t)v : v);
+					       : d->length == 'h' ? (uint16_t)v
+					       : d->length == 'l' ? v : (uint32_t)v);
 	if (conv == 'p') {
 		rebuild(f, sizeof(f), d, "-", "", 'p');
 		return snprintf(out, size, f, (void *)(uintptr_t)v);
@@ -217,9 +218,15 @@ static int format_int(char *out, size_t size, const struct directive *d, uint64_
 	}
 	char c = conv == 'D' ? 'd' : conv == 'U' ? 'u' : conv == 'O' ? 'o' : conv;
 	const char *flags = is_signed ? "-+ 0" : c == 'u' ? "-0" : "-#0";
-	if (d->length == 'H' || d->length == 'h') {
-		rebuild(f, sizeof(f), d, flags, d->length == 'H' ? "hh" : "h", c);
-		return snprintf(out, size, f, (int)v);
+	/* The library hands the 64-bit argument to printf with the directive's
+	 * own length: without one (or with h, hh) printf reads an int, the low
+	 * 32 bits, and converts it further for h and hh. */
+	if (d->length != 'l') {
+		const char *len = d->length == 'H' ? "hh" : d->length == 'h' ? "h" : "";
+		rebuild(f, sizeof(f), d, flags, len, c);
+		if (is_signed)
+			return snprintf(out, size, f, (int)(int32_t)(uint32_t)v);
+		return snprintf(out, size, f, (unsigned)(uint32_t)v);
 	}
 	rebuild(f, sizeof(f), d, flags, "ll", c);
 	if (is_signed)
@@ -391,4 +398,105 @@ char *an_recfmt_split_location(const char *format, const char **rest)
 	loc[len] = '\0';
 	*rest = p + 1;
 	return loc;
+}
+
+static bool is_indent_mark(char c)
+{
+	return c == '>' || c == '<' || c == '=';
+}
+
+char an_recfmt_indent_mark(const char *format, size_t *pos)
+{
+	for (const char *p = format ? format : ""; *p;) {
+		if (*p != '%') {
+			if (!is_indent_mark(*p))
+				return 0;
+			*pos = (size_t)(p - format);
+			return *p;
+		}
+		struct directive d;
+		scan_directive(p, &d);
+		if (!d.valid)
+			return 0;       /* the library stops formatting there */
+		p += d.len;
+	}
+	return 0;
+}
+
+/* The library's first buffer: "file:LINE:message", 255 bytes at most. */
+#define LIBRARY_BUFFER 255
+
+/* Append directive output PIECE as the library's snprintf into what is
+ * left of its buffer does: a piece that does not fit keeps room - 1 bytes
+ * (snprintf's NUL takes the last) and ends the message. */
+static bool library_append(char *buf, size_t *n, const char *piece, size_t len)
+{
+	size_t room = LIBRARY_BUFFER - *n;
+	if (len < room) {
+		memcpy(buf + *n, piece, len);
+		*n += len;
+		return true;
+	}
+	memcpy(buf + *n, piece, room - 1);
+	*n += room - 1;
+	return false;
+}
+
+/* The message after the first two colons of the formatted line, or all of
+ * it when nothing follows them (an empty message shows "file:LINE:"). */
+static char *library_strip_location(const char *line)
+{
+	const char *p = line;
+	for (int colon = 0; colon < 2; colon++)
+		while (*p && *p++ != ':')
+			;
+	return strdup(*p ? p : line);
+}
+
+char *an_recfmt_library_message(const char *format, const uint64_t *args, size_t nargs,
+				an_recfmt_read_string_fn read, void *ctx, char *mark)
+{
+	char buf[LIBRARY_BUFFER + 1];
+	size_t n = 0;
+	unsigned colons = 0;
+	char last = 0;
+	bool room = true;
+	struct args a = {.v = args, .n = nargs};
+	struct strctx sc = {read, ctx, AN_RECFMT_LIBRARY, NULL};
+	*mark = 0;
+	for (const char *p = format ? format : ""; *p && room && n < LIBRARY_BUFFER;) {
+		if (*p != '%') {
+			last = buf[n++] = *p++;
+			if (last == ':') {
+				colons++;
+			} else if (colons == 2) {
+				colons++;
+				if (is_indent_mark(last)) {
+					*mark = last;
+					n--;
+				}
+			}
+			continue;
+		}
+		struct directive d;
+		scan_directive(p, &d);
+		if (!d.valid)
+			break;          /* the library stops at what it cannot format */
+		struct msg piece = {0};
+		if (d.conv == '%') {
+			msg_put(&piece, "%", 1);
+			a.next++;       /* the library takes an argument for %% too */
+		} else
+			format_directive(&piece, &d, &a, &sc);
+		if (piece.nomem)
+			return NULL;
+		room = library_append(buf, &n, piece.p ? piece.p : "", piece.n);
+		free(piece.p);
+		last = d.conv;
+		p += d.len;
+	}
+	if (room && last == '\n' && n > 0)
+		n--;
+	buf[n] = '\0';
+	return library_strip_location(buf);
 }

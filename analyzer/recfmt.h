@@ -49,4 +49,21 @@ char *an_recfmt_format(const char *format, const uint64_t *args, size_t nargs,
 		    an_recfmt_read_string_fn read, void *ctx, unsigned flags,
 		    unsigned *strings_read);
 
+/* The indent mark of a user format (location split off): its first
+ * literal character when it is `>`, `<` or `=` (directives before it are
+ * skipped, as the recorder library does); 0 when there is none.  *POS gets
+ * the mark's offset in FORMAT. */
+char an_recfmt_indent_mark(const char *format, size_t *pos);
+
+/* The message as the recorder library's own dump prints it
+ * (recorder_dump_entry): FORMAT is the whole "file:LINE:user format";
+ * integers with the directive's own length, a plain %s as the pointer and
+ * %+s read through READ, an argument taken by %% as well, the indent mark removed (returned in *MARK, 0 if
+ * none), the line cut at 255 bytes counting "file:LINE:" (254 when a
+ * directive's output is what overflows), a final newline dropped, then the
+ * location stripped (kept when nothing follows it).  Formatting stops at a
+ * directive the library cannot format.  Malloc'd; NULL on out-of-memory. */
+char *an_recfmt_library_message(const char *format, const uint64_t *args, size_t nargs,
+				an_recfmt_read_string_fn read, void *ctx, char *mark);
+
 #endif

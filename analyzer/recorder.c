@@ -312,6 +312,26 @@ static void entry_function(struct ctx *c, const struct ring_header *h, uint64_t 
 	dbg_locations_free(locs, n);
 }
 
+/* The message as the library shows it, less its limits: the indent mark
+ * removed, a final newline dropped, %s strings read post-mortem. */
+static char *format_message(struct ctx *c, const char *format, const struct raw *raw,
+			    unsigned *strings_read)
+{
+	char *user = strdup(format);
+	if (!user)
+		return NULL;
+	size_t pos;
+	if (an_recfmt_indent_mark(user, &pos))
+		memmove(user + pos, user + pos + 1, strlen(user + pos + 1) + 1);
+	char *msg = an_recfmt_format(user, raw->args, raw->nargs, read_string_cb, c, 0,
+				     strings_read);
+	free(user);
+	size_t len = msg ? strlen(msg) : 0;
+	if (len && msg[len - 1] == '\n')
+		msg[len - 1] = '\0';
+	return msg;
+}
+
 /* Fill E from RAW; false when the format could not be read. */
 static bool fill_event(struct ctx *c, const struct ring_header *h, const struct raw *raw,
 		       struct an_event *e)
@@ -327,11 +347,9 @@ static bool fill_event(struct ctx *c, const struct ring_header *h, const struct 
 		const char *rest;
 		e->location = an_recfmt_split_location(fmt, &rest);
 		e->format = strdup(rest);
-		e->message = an_recfmt_format(rest, raw->args, raw->nargs, read_string_cb, c, 0,
-					   &e->strings_read);
-		unsigned lib_read = 0;
-		char *lib = an_recfmt_format(rest, raw->args, raw->nargs, read_string_cb, c,
-					  AN_RECFMT_LIBRARY, &lib_read);
+		e->message = format_message(c, rest, raw, &e->strings_read);
+		char *lib = an_recfmt_library_message(fmt, raw->args, raw->nargs, read_string_cb,
+						      c, &e->indent_mark);
 		if (lib && e->message && strcmp(lib, e->message) != 0)
 			e->library_message = lib;
 		else

@@ -362,10 +362,39 @@ struct core_error *core_read(struct core *core, uint64_t addr, void *buf, size_t
 	return done == len ? NULL : core_error_fault(addr + done, len - done);
 }
 
+const char *core_pointer_problem(struct core *core, uint64_t addr)
+{
+	if (addr == 0)
+		return "is NULL";
+	if (addr % 8 != 0)
+		return "is misaligned";
+	return core_is_readable(core, addr, 8) ? "is only partly readable" : "is not readable";
+}
+
 bool core_pointer_ok(struct core *core, uint64_t addr, size_t len, size_t align)
 {
 	return addr != 0 && (align == 0 || addr % align == 0) && len <= UINT64_MAX - addr &&
 	       core_is_readable(core, addr, len);
+}
+
+bool core_read_saved(const struct core *core, uint64_t addr, void *buf, size_t len)
+{
+	unsigned char *p = buf;
+	while (len > 0) {
+		const struct core_segment *seg = core_find_segment(core, addr);
+		if (!seg || addr - seg->vaddr >= seg->filesz)
+			return false;
+		uint64_t rel = addr - seg->vaddr;
+		uint64_t saved = seg->filesz - rel;
+		size_t n = len < saved ? len : (size_t)saved;
+		if (seg->offset + rel + n > core->data_size)
+			return false;  /* a truncated core */
+		memcpy(p, core->data + seg->offset + rel, n);
+		p += n;
+		addr += n;
+		len -= n;
+	}
+	return true;
 }
 
 bool core_read_u64(struct core *core, uint64_t addr, uint64_t *value)

@@ -128,6 +128,11 @@ struct core_error *core_read(struct core *core, uint64_t addr, void *buf, size_t
 /* As core_read, without building an error: true when all LEN bytes were read. */
 bool core_read_bytes(struct core *core, uint64_t addr, void *buf, size_t len);
 
+/* As core_read_bytes, but only from bytes the core itself saved: never
+ * from a mapped file on disk, which may have changed since the crash.  Used
+ * to judge whether a file on disk is the one that ran. */
+bool core_read_saved(const struct core *core, uint64_t addr, void *buf, size_t len);
+
 /* Convenience: true when the 8-byte word at ADDR was read into *VALUE. */
 bool core_read_u64(struct core *core, uint64_t addr, uint64_t *value);
 bool core_read_u32(struct core *core, uint64_t addr, uint32_t *value);
@@ -140,6 +145,10 @@ bool core_read_string(struct core *core, uint64_t addr, char *buf, size_t max);
  * multiple of ALIGN (0: any), [ADDR, ADDR+LEN) neither wrapping around nor
  * unreadable. */
 bool core_pointer_ok(struct core *core, uint64_t addr, size_t len, size_t align);
+
+/* Why ADDR fails core_pointer_ok() with 8-byte alignment, for warnings
+ * ("is NULL", "is misaligned", "is not readable", ...). */
+const char *core_pointer_problem(struct core *core, uint64_t addr);
 
 /* True when [ADDR, ADDR+LEN) is readable (in the core or a backing file). */
 bool core_is_readable(struct core *core, uint64_t addr, size_t len);

@@ -42,6 +42,7 @@ struct dbg_module_entry {
 struct dbg_session {
 	struct core *core;
 	struct dbg_options opts;
+	uint64_t binary_bias;       /* load bias of opts.binary in the core */
 	struct dbg_cache *cache;
 	bool own_cache;
 	Dwfl_Callbacks callbacks;
@@ -57,6 +58,12 @@ struct dbg_session {
  * must be used by one thread at a time. */
 void dbg_lock(struct dbg_session *s);
 void dbg_unlock(struct dbg_session *s);
+
+/* Whether the file at PATH is the executable the core ran, judged from what
+ * the core saved (build-id, else ELF and program headers against the
+ * auxiliary vector and NT_FILE); when it is not, a warning names both
+ * build-ids and the difference.  *BIAS (may be NULL): its load bias. */
+bool dbg_binary_matches(struct dbg_session *s, const char *path, uint64_t *bias);
 
 /* The module entry holding runtime address PC, or NULL. */
 struct dbg_module_entry *dbg_module_for(struct dbg_session *s, uint64_t pc);

@@ -51,8 +51,15 @@ static int open_checked(struct dbg_session *s, Dwfl_Module *mod, const char *mod
 	const unsigned char *want;
 	GElf_Addr vaddr;
 	int want_len = dwfl_module_build_id(mod, &want, &vaddr);
-	if (want_len <= 0)
+	if (want_len <= 0) {
+		/* No build-id to go by: the main module is checked against what
+		 * the core saved of it (the user's binary already was). */
+		if (module_is_main(s, mod) && path != s->opts.binary && !dbg_binary_matches(s, path, NULL)) {
+			close(fd);
+			return -1;
+		}
 		return fd;
+	}
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	const void *have = NULL;
 	ssize_t have_len = elf ? dwelf_elf_gnu_build_id(elf, &have) : -1;
@@ -137,6 +144,22 @@ static int collect_module(Dwfl_Module *mod, void **userdata, const char *name,
 	return DWARF_CB_OK;
 }
 
+/* libdwfl finds the executable through its ELF header in the core; a core
+ * that did not save it (coredump_filter without bit 4) lists no executable
+ * at all.  A BINARY that passed check_binary() is then reported at its load
+ * bias. */
+static void report_binary(struct dbg_session *s, const struct core_mapped_file *exe)
+{
+	uint64_t probe = s->core->auxv.phdr ? s->core->auxv.phdr : s->core->auxv.entry;
+	if (!s->opts.binary || !probe || dwfl_addrmodule(s->dwfl, probe))
+		return;
+	const char *name = exe ? exe->path : s->opts.binary;
+	dwfl_report_begin_add(s->dwfl);
+	if (!dwfl_report_elf(s->dwfl, name, s->opts.binary, -1, s->binary_bias, false))
+		core_warn(s->core, "cannot report %s for %s: %s", s->opts.binary, name, dwfl_errmsg(-1));
+	dwfl_report_end(s->dwfl, NULL, NULL);
+}
+
 static struct core_error *report_modules(struct dbg_session *s)
 {
 	struct core *core = s->core;
@@ -150,6 +173,7 @@ static struct core_error *report_modules(struct dbg_session *s)
 	dwfl_report_end(s->dwfl, NULL, NULL);
 	if (n < 0)
 		core_warn(s->core, "cannot list the core's modules: %s", dwfl_errmsg(-1));
+	report_binary(s, exe);
 	if (dwfl_getmodules(s->dwfl, collect_module, s, 0) != 0)
 		return &core_error_nomem;
 	if (s->nmodules)  /* s->modules is NULL when the core lists no module */
@@ -177,19 +201,25 @@ static void warn_missing_main(struct dbg_session *s)
 	}
 }
 
-/* A BINARY argument that cannot be read is dropped, with a warning. */
+/* A BINARY argument that cannot be read, or is not the executable the core
+ * ran, is dropped with a warning: the analysis goes on with what the core
+ * names.  Checked before libdwfl reports modules, since libdwfl opens the
+ * core's own NT_FILE path by itself when it exists and never asks for
+ * BINARY then. */
 static void check_binary(struct dbg_session *s)
 {
 	if (!s->opts.binary)
 		return;
 	int fd = core_open_regular(s->opts.binary);
-	if (fd >= 0) {
-		close(fd);
+	if (fd < 0) {
+		core_warn(s->core, "binary %s: %s; not used", s->opts.binary,
+			 errno == EINVAL ? "not a regular file" : strerror(errno));
+		s->opts.binary = NULL;
 		return;
 	}
-	core_warn(s->core, "binary %s: %s; not used", s->opts.binary,
-		 errno == EINVAL ? "not a regular file" : strerror(errno));
-	s->opts.binary = NULL;
+	close(fd);
+	if (!dbg_binary_matches(s, s->opts.binary, &s->binary_bias))
+		s->opts.binary = NULL;
 }
 
 struct core_error *dbg_session_open(struct core *core, const struct dbg_options *opts,

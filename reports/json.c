@@ -12,9 +12,58 @@ static json_t *jhex(uint64_t v)
 	return json_string_nocheck(rep_hex(h, v));
 }
 
+/* Length of the valid UTF-8 sequence at S (1-4), 0 when it is not one. */
+static size_t utf8_seq(const unsigned char *s)
+{
+	size_t n;
+	unsigned min;
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, min = 0x80;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, min = 0x800;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, min = 0x10000;
+	else
+		return 0;
+	unsigned cp = s[0] & (0x7f >> n);
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	return cp >= min && cp <= 0x10ffff && (cp < 0xd800 || cp > 0xdfff) ? n : 0;
+}
+
+/* Bytes from a core or a binary as a JSON string: each byte that is not
+ * part of valid UTF-8 becomes U+FFFD, so the document never fails. */
 static json_t *jstr(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	if (!s)
+		return json_null();
+	json_t *v = json_string(s);
+	if (v)
+		return v;
+	size_t len = strlen(s), o = 0;
+	char *fixed = malloc(3 * len + 1);
+	if (!fixed)
+		return NULL;
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = utf8_seq(p);
+		if (n) {
+			memcpy(fixed + o, p, n);
+			o += n;
+			p += n;
+		} else {
+			memcpy(fixed + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			p++;
+		}
+	}
+	v = json_stringn(fixed, o);
+	free(fixed);
+	return v;
 }
 
 static json_t *jhex_if(bool known, uint64_t v)
@@ -88,6 +137,7 @@ static json_t *frame_object(const struct an_frame *f, size_t index)
 	set(o, "kind", json_string_nocheck(f->kind == AN_FRAME_ASYNC ? "async" : "native"));
 	set(o, "pc", jhex(f->pc));
 	set(o, "function", jstr(f->function));
+	set(o, "display", jstr(f->display));    /* null: function reads as written */
 	set(o, "offset", jhex_if(f->has_offset, f->offset));
 	set(o, "module", jstr(f->module));
 	set(o, "module_offset", jhex_if(f->has_module_offset, f->module_offset));
@@ -271,6 +321,7 @@ int rep_json_write(FILE *out, const struct analysis *an, bool all_threads)
 	rc = rc || put_member(&b, &first, "signal", signal_object(an));
 	rc = rc || put_member(&b, &first, "crashing_tid",
 			      an->has_signal ? json_integer(an->crashing_tid) : json_null());
+	rc = rc || put_member(&b, &first, "abort_message", jstr(an->abort_message));
 	rc = rc || put_member(&b, &first, "modules", modules_array(an));
 	rc = rc || put_threads(&b, an, all_threads);
 	rc = rc || put_member(&b, &first, "suspended", suspended_array(an));

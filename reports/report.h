@@ -18,6 +18,10 @@ void rep_text_write(FILE *out, const struct analysis *an, const struct rep_text_
  * thread only.  Returns 0, or -1 when the JSON could not be built. */
 int rep_json_write(FILE *out, const struct analysis *an, bool all_threads);
 
+/* Print each warning as one "asyncore: warning: ..." line (for stderr, so
+ * a refused binary is seen even when the report goes to a file). */
+void rep_warnings_write(FILE *err, const struct analysis *an);
+
 /* Hex rendering helpers shared by the writers: "0x..." into BUF. */
 const char *rep_hex(char buf[32], uint64_t value);
 

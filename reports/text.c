@@ -38,6 +38,8 @@ static void write_header(FILE *out, const struct analysis *an)
 	if (an->has_fault_address)
 		fprintf(out, ", fault address %s", rep_hex(h, an->fault_address));
 	fprintf(out, "\nthread:      %d (crashing)\n", an->crashing_tid);
+	if (an->abort_message)
+		fprintf(out, "Abort message: %s\n", an->abort_message);
 }
 
 static void write_async_state(FILE *out, const struct analysis *an)
@@ -59,7 +61,8 @@ static void write_async_state(FILE *out, const struct analysis *an)
 static void write_frame(FILE *out, const struct an_frame *f, size_t index)
 {
 	char h[32];
-	fprintf(out, "#%-3zu %s in %s", index, rep_hex(h, f->pc), f->function ? f->function : "??");
+	const char *name = f->display ? f->display : f->function;
+	fprintf(out, "#%-3zu %s in %s", index, rep_hex(h, f->pc), name ? name : "??");
 	if (f->inlined)
 		fprintf(out, " [inlined]");
 	else if (f->has_offset)
@@ -172,4 +175,10 @@ void rep_text_write(FILE *out, const struct analysis *an, const struct rep_text_
 		for (size_t i = 0; i < an->nwarnings; i++)
 			fprintf(out, "  %s\n", an->warnings[i]);
 	}
+}
+
+void rep_warnings_write(FILE *err, const struct analysis *an)
+{
+	for (size_t i = 0; i < an->nwarnings; i++)
+		fprintf(err, "asyncore: warning: %s\n", an->warnings[i]);
 }

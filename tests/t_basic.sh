@@ -65,9 +65,33 @@ if fix_core abort1; then
 	check_eq abort1-signal-name SIGABRT "$(jget "$j" "j['signal']['name']")"
 	check_eq abort1-one-thread 1 "$(jget "$j" "len(j['threads'])")"
 	check_eq abort1-pid True "$(jget "$j" "j['threads'][0]['tid'] == j['core']['pid']")"
+	check_eq abort1-no-abort-message None "$(jget "$j" "j['abort_message']")"
 	abort1_core=$FIX_CORE abort1_prog=$FIX_DIR/prog
 else
 	no_core abort1 $?
+fi
+
+# A failed assert(): glibc's message in __abort_msg, as gdb prints it with
+# `printf "%s", __abort_msg->msg` less the newline glibc ends it with.
+FIX_BAD=
+if fix_core assert1; then
+	check_case assert1 "$FIX_CORE" "$FIX_DIR/prog" "$ROOT/fixtures/assert1/expect" || FIX_BAD=1
+	j=$TMPD/assert1.json; [ -n "${FIX_BAD:-}" ] && j=/dev/null
+	got=$(jget "$j" "j['abort_message']")
+	case "$got" in
+	"prog: "*"/main.c:12: check_order: Assertion \`o->quantity > 0 && \"an order has a quantity\"' failed.")
+		pass assert1-abort-message ;;
+	*) fail "assert1-abort-message: got '$got'" ;;
+	esac
+	if command -v gdb >/dev/null; then
+		want=$(gdb -batch -nx -ex 'printf "%s", __abort_msg->msg' "$FIX_DIR/prog" "$FIX_CORE" 2>/dev/null |
+			grep -a '^prog: ')
+		check_eq assert1-abort-message-gdb "$want" "$got"
+	fi
+	"$ASYNCORE" "$FIX_CORE" "$FIX_DIR/prog" >"$TMPD/assert1.txt" 2>&1
+	check_eq assert1-text "Abort message: $got" "$(grep -m1 '^Abort message: ' "$TMPD/assert1.txt")"
+else
+	no_core assert1 $?
 fi
 
 FIX_BAD=
@@ -102,13 +126,14 @@ else
 fi
 
 # Compressed cores (as systemd-coredump stores them) give the same report,
-# apart from the core's own path, size and hash.
+# apart from the core's own path, file size and SHA-256: the same fingerprint and
+# decompressed size.
 same_report() {
 	python3 - "$1" "$2" <<'PY'
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
 for j in (a, b):
-    for k in ('path', 'size', 'sha256'):
+    for k in ('path', 'file_size', 'sha256'):
         j.get('core', {}).pop(k, None)
 sys.exit(0 if a == b else 1)
 PY

@@ -5,23 +5,30 @@
 . "$(dirname "$0")/lib.sh"
 
 # Function sequences per thread.  GCC's coroutine bodies are clones
-# ("f(f()::_Z1fv.Frame*) [clone .actor]"): the clone suffix is dropped so
-# that --strip-params leaves the coroutine's name.
+# ("f(f()::_Z1fv.Frame*) [clone .actor]") that the report displays as
+# written ("f() [coroutine]", JSON `display`): the sequences use that name,
+# its parameters dropped ("f [coroutine]"); other clone suffixes are dropped.
 FRAMES=frames
 frames() {
 	python3 -c '
 import json, re, sys
+sys.path.insert(0, sys.argv[2])
+from frames import strip_params
 j = json.load(open(sys.argv[1]))
 def fix(frames):
     for f in frames:
-        if f.get("function"):
+        d = f.get("display")
+        m = re.match(r"(.*) (\[coroutine[^]]*\])", d or "")
+        if m:
+            f["function"] = strip_params(m.group(1)) + " " + m.group(2)
+        elif f.get("function"):
             f["function"] = re.sub(r"(\s*\[clone [^]]*\])+$", "", f["function"])
 for t in j.get("threads", []):
     fix(t.get("frames", []))
 for s in j.get("suspended", []):
     fix(s.get("frames", []))
 json.dump(j, sys.stdout)
-' "$1" | python3 "$ROOT/tests/frames.py" --sorted --suspended --strip-params
+' "$1" "$ROOT/tests" | python3 "$ROOT/tests/frames.py" --sorted --suspended --strip-params
 }
 EXPECT_CPP=$ROOT/fixtures/folly_cpp/expect
 EXPECT_C=$ROOT/fixtures/folly_c/expect

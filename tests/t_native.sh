@@ -72,6 +72,39 @@ check_signal() {
 	if [ "$want" = "$got" ]; then pass "$name-signal"; else fail "$name-signal: expected '$want', got '$got'"; fi
 }
 
+# build_id FILE: its GNU build-id in hex, "(none)" without one.
+build_id() {
+	local b; b=$(readelf -n "$1" 2>/dev/null | awk '/Build ID:/ {print $3}')
+	echo "${b:-(none)}"
+}
+
+# wrong_case NAME CORE WRONG REFERENCE_JSON CORE_BUILD_ID: WRONG is refused:
+# exit 1, a warning (JSON and text report) naming WRONG's and the core's
+# build-ids, no name of WRONG's ("wrong_*", main) in any frame, and the
+# crashing thread's pcs and names those of REFERENCE_JSON (a run without it).
+wrong_case() {
+	local name=$1 core=$2 wrong=$3 ref=$4 want_bid=$5 json=$TMPD/$1.json have_bid why=""
+	have_bid=$(build_id "$wrong")
+	asy_json "$json" "$core" "$wrong"
+	local rc=$ASY_RC
+	[ "$ASY_JSON_OK" -eq 0 ] || echo '{"threads": [], "warnings": []}' >"$json"
+	local frames="[(f['pc'], f['function']) for f in j['threads'][0]['frames']]"
+	local warn="[w for w in j['warnings'] if w.startswith('$wrong has build-id $have_bid ') and '$want_bid' in w]"
+	"$ASYNCORE" "$core" "$wrong" >"$TMPD/$name.txt" 2>&1
+	if [ "$rc" -ne 1 ]; then
+		why="exit $rc, expected 1"
+	elif [ "$(jget "$json" "[f['function'] for t in j['threads'] for f in t['frames'] if (f.get('function') or '').startswith('wrong_')]")" != "[]" ]; then
+		why="frames named from the wrong binary"
+	elif [ "$(jget "$json" "len($warn)")" != 1 ]; then
+		why="no warning naming build-ids $have_bid and $want_bid: $(jget "$json" "j['warnings']")"
+	elif ! grep -qF "$wrong has build-id $have_bid" "$TMPD/$name.txt"; then
+		why="the text report does not show the warning"
+	elif [ "$(jget "$json" "$frames")" != "$(jget "$ref" "$frames")" ]; then
+		why="crashing thread $(jget "$json" "$frames"), without the binary $(jget "$ref" "$frames")"
+	fi
+	if [ -z "$why" ]; then pass "$name"; else fail "$name: $why"; fi
+}
+
 # case VARIANT EXPECT OWN
 for spec in native_o2::expect:prog native_link:pie:expect-pie:prog \
 	native_link:static:expect-static:prog native_nofp::expect:prog \
@@ -118,6 +151,7 @@ if fix_build native_moved; then
 		mkdir -p "$TMPD/elsewhere" "$TMPD/sysroot$orig"
 		cp "$orig/prog" "$TMPD/sysroot$orig/prog"
 		mv "$orig/prog" "$TMPD/elsewhere/prog"
+		orig_copy=$TMPD/elsewhere/prog
 		exp=$ROOT/fixtures/native_moved/expect
 		run_case native_moved-binary "$core" "$TMPD/elsewhere/prog" "$exp" prog 0
 		run_case native_moved-sysroot "$core" "" "$exp" prog 0 --sysroot "$TMPD/sysroot"
@@ -130,31 +164,64 @@ if fix_build native_moved; then
 			fail "native_moved-nobinary: exit $ASY_RC but no warning about the missing executable"
 		fi
 
-		# A wrong binary: refused with a warning, none of its names used.
+		# A wrong binary: refused with a warning naming both build-ids,
+		# none of its names used, exit 1; the same frames as without it.
 		if fix_build native_moved wrong; then
-			w=$FIX_DIR
-			asy_json "$TMPD/wrong.json" "$core" "$w/prog"
-			[ "$ASY_JSON_OK" -eq 0 ] || echo '{"threads": [], "warnings": []}' >"$TMPD/wrong.json"
-			bad=$(jget "$TMPD/wrong.json" "[f['function'] for t in j['threads'] for f in t['frames'] if (f.get('function') or '').startswith('wrong_') or f.get('function') == 'main']")
-			nwarn=$(jget "$TMPD/wrong.json" "len(j['warnings'])")
-			# Same frames (pcs) as with the right binary: nothing invented.
-			pcs="[f['pc'] for f in j['threads'][0]['frames']]"
-			want_pcs=$(jget "$TMPD/native_moved-binary.json" "$pcs")
-			got_pcs=$(jget "$TMPD/wrong.json" "$pcs")
-			if [ "$ASY_RC" -ne 1 ]; then
-				fail "native_wrong: exit $ASY_RC, expected 1 (warning): $(head -2 "$TMPD/wrong.json.err")"
-			elif [ "$bad" != "[]" ]; then
-				fail "native_wrong: frames named from the wrong binary: $bad"
-			elif [ "$nwarn" = 0 ]; then
-				fail "native_wrong: no warning"
-			elif [ "$want_pcs" != "$got_pcs" ]; then
-				fail "native_wrong: crashing thread's pcs $got_pcs, with the right binary $want_pcs"
-			else
-				pass native_wrong
-			fi
+			wrong_case native_wrong "$core" "$FIX_DIR/prog" "$TMPD/nobin.json" "$(build_id "$orig_copy")"
+			# With the original back where it ran: libdwfl opens it by
+			# itself, the wrong binary must still be refused loudly.
+			cp "$orig_copy" "$orig/prog"
+			asy_json "$TMPD/ondisk.json" "$core"
+			wrong_case native_wrong-ondisk "$core" "$FIX_DIR/prog" "$TMPD/ondisk.json" "$(build_id "$orig_copy")"
+			[ -x /bin/true ] &&
+				wrong_case native_wrong-bintrue "$core" /bin/true "$TMPD/ondisk.json" "$(build_id "$orig_copy")"
+			rm -f "$orig/prog"
 		fi
 	else
 		no_core "native_moved" $?
+	fi
+fi
+
+# A binary without a build-id is judged by its ELF and program headers
+# against the core (AT_ENTRY, AT_PHDR, the saved program headers, NT_FILE):
+# the right one is used, a wrong one refused.
+if fix_build native_moved nobid; then
+	orig=$TMPD/nobid; mkdir -p "$orig" "$TMPD/nobid-away"; cp "$FIX_DIR/prog" "$orig/prog"
+	if core=$(fixture_core "$orig" 2>"$TMPD/core.err"); then
+		FIX_RUNS+=("$(dirname "$core")")
+		mv "$orig/prog" "$TMPD/nobid-away/prog"
+		exp=$ROOT/fixtures/native_moved/expect
+		run_case native_nobid-binary "$core" "$TMPD/nobid-away/prog" "$exp" prog 0
+		asy_json "$TMPD/nobid-nobin.json" "$core"
+		if fix_build native_moved nobid-wrong; then
+			wrong_case native_nobid-wrong "$core" "$FIX_DIR/prog" "$TMPD/nobid-nobin.json" "(none)"
+		fi
+	else
+		no_core native_nobid $?
+	fi
+fi
+
+# A core without the executable's ELF header page (coredump_filter bit 4
+# off): libdwfl lists no executable; the right binary is checked by its
+# headers and reported at its load bias, a wrong one refused.
+if fix_build native_moved; then
+	orig=$TMPD/nohdr; mkdir -p "$orig" "$TMPD/nohdr-away"; cp "$FIX_DIR/prog" "$orig/prog"
+	if core=$( (echo 0x23 >/proc/self/coredump_filter && fixture_core "$orig") 2>"$TMPD/core.err"); then
+		FIX_RUNS+=("$(dirname "$core")")
+		mv "$orig/prog" "$TMPD/nohdr-away/prog"
+		asy_json "$TMPD/nohdr.json" "$core" "$TMPD/nohdr-away/prog"
+		got=$(jget "$TMPD/nohdr.json" "[f['function'] for f in j['threads'][0]['frames'][:3]]")
+		if [ "$ASY_RC" -le 1 ] && [ "$got" = '["moved_leaf", "moved_middle", "main"]' ]; then
+			pass native_noheader-binary
+		else
+			fail "native_noheader-binary: exit $ASY_RC, first frames $got"
+		fi
+		asy_json "$TMPD/nohdr-nobin.json" "$core"
+		if fix_build native_moved wrong; then
+			wrong_case native_noheader-wrong "$core" "$FIX_DIR/prog" "$TMPD/nohdr-nobin.json" "(not saved in the core)"
+		fi
+	else
+		no_core native_noheader $?
 	fi
 fi
 exit 0

@@ -111,9 +111,25 @@ if truth_case recorder recorder "" recorder; then
 		test "$(json_get "$JSON" "any(e['message'] == 'nine 1 2 3 4 5 6 7 8 9' for r in j['recorders'] for e in r['events'])")" = True
 	lib=$(dirname "$CORE")/recorder.libdump
 	"$ASYNCORE" report "$CORE" "$DIR/prog" --recorder-format=library >"$TMPD/lib.out" 2>/dev/null
-	if [ -s "$lib" ] && diff "$lib" "$TMPD/lib.out" >"$TMPD/lib.diff"; then
+	# The library writes its line buffer's NUL before the newline of a
+	# line cut at 255 characters; asyncore's dump leaves that byte out.
+	tr -d '\000' <"$lib" >"$TMPD/lib.want" 2>/dev/null
+	if [ -s "$lib" ] && diff "$TMPD/lib.want" "$TMPD/lib.out" >"$TMPD/lib.diff"; then
 		pass "recorder: --recorder-format=library equals the library-format dump"
 	else fail "recorder: library format differs: $(head -6 "$TMPD/lib.diff")"; fi
+	# The cases the fixture records for it (fixtures/recorder/hanoi.c,
+	# record_formats): the dump is compared above; these say it has them.
+	for want in '] (1)    hanoi: nest 25$' '] (1)    hanoi: unnest 25$' '] (1)   hanoi: unnest 24$' \
+		']   steps: still two levels in$' '] hanoi: back to the margin$' \
+		'] values: negatives ffffffbf -65 4294967231 ffbf -65 ffffffffffffffbf ffffffffffffffbf$' \
+		'] values: ends in a newline 1$'; do
+		if grep -q -- "$want" "$TMPD/lib.out"; then pass "recorder: library dump has '$want'"
+		else fail "recorder: library dump lacks a line matching '$want'"; fi
+	done
+	check "recorder: library dump lines are at most 255 characters" \
+		test "$(awk 'length > 255' "$TMPD/lib.out" | wc -l)" = 0
+	check "recorder: the long message is whole in JSON" \
+		test "$(json_get "$JSON" "max(len(e['message']) for r in j['recorders'] for e in r['events'])")" -gt 255
 	"$ASYNCORE" "$CORE" "$DIR/prog" --recorder-tail 3 >"$TMPD/text.out" 2>/dev/null
 	if grep -q "worker about to crash, goodbye" "$TMPD/text.out" && ! grep -q "main round 1" "$TMPD/text.out"; then
 		pass "recorder: text report shows the last --recorder-tail events"

@@ -80,6 +80,83 @@ static void test_count(void)
 		printf("PASS: recfmt argument count\n");
 }
 
+/* The recorder library's own dump of one entry (whole format, location
+ * included), and the indent mark it removes. */
+static void expect_library(const char *name, const char *format, const uint64_t *args,
+			   size_t nargs, const char *want, char want_mark)
+{
+	char mark = 1;
+	char *got = an_recfmt_library_message(format, args, nargs, read_string, NULL, &mark);
+	if (got && strcmp(got, want) == 0 && mark == want_mark) {
+		printf("PASS: recfmt library %s\n", name);
+	} else {
+		printf("FAIL: recfmt library %s: got \"%s\" (mark %d), want \"%s\" (mark %d)\n",
+		       name, got ? got : "(null)", mark, want, want_mark);
+		failures++;
+	}
+	free(got);
+}
+
+/* Outputs of the recorder library itself (c3d/recorder, recorder_dump()
+ * with a format function that prints the message it is handed), for the
+ * same formats and arguments. */
+static void test_library(void)
+{
+	uint64_t neg = (uint64_t)-65;
+	expect_library("integers of -65", "ref.c:8:ints %x %d %u %hx %hhd %lx %llx %ld",
+		       (uint64_t[]){neg, neg, neg, neg, neg, neg, neg, neg}, 8,
+		       "ints ffffffbf -65 4294967231 ffbf -65 ffffffffffffffbf ffffffffffffffbf -65", 0);
+	expect_library("mark >", "ref.c:9:>enter level one", NULL, 0, "enter level one", '>');
+	expect_library("mark <", "ref.c:13:<leave one", NULL, 0, "leave one", '<');
+	expect_library("mark =", "ref.c:15:=reset %d", (uint64_t[]){3}, 1, "reset 3", '=');
+	expect_library("final newline", "ref.c:14:ends in newline\n", NULL, 0, "ends in newline", 0);
+	expect_library("empty message", "ref.c:18:", NULL, 0, "ref.c:18:", 0);
+	expect_library("mark alone", "ref.c:19:>", NULL, 0, "ref.c:19:", '>');
+	expect_library("mark after a directive", "ref.c:20:%d>not a mark", (uint64_t[]){5}, 1,
+		       "5not a mark", '>');
+	expect_library("%% takes an argument", "ref3.c:14:100%% %d %d", (uint64_t[]){9, 8, 0, 0}, 4,
+		       "100% 8 0", 0);
+	expect_library("colon first", "ref.c:21::colon first", NULL, 0, ":colon first", 0);
+	static const struct { const char *format, *want; } cut[] = {
+		{"ref2.c:14:long %s 0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789 end",
+		 "long 0x561157272426 012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234"},
+		{"ref2.c:15:long directive at the end 01234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345 %d",
+		 "long directive at the end 01234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345 123456789"},
+		{"ref2.c:16:fits exactly 0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678 %d",
+		 "fits exactly 0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678 1"},
+		{"ref2.c:17:%x %hhx %hd %c %5.2f|%-6d|%*d",
+		 "ffffffff ff 4464 A  3.14|-3    |   42"},
+		{"ref2.c:18:newline cut 01234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567\n",
+		 "newline cut 01234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567"},
+	};
+	static const char *names[] = {"255 bytes, literal cut", "directive output cut",
+				      "directive that does not fit keeps room - 1",
+				      "lengths h hh none, widths, star", "newline past the cut"};
+	uint64_t cut_args[][8] = {
+		{0x561157272426},
+		{123456789},
+		{1234},
+		{(uint64_t)-1, 0x1ff, 70000, 'A', 0, (uint64_t)-3, 5, 42},
+		{0},
+	};
+	size_t cut_nargs[] = {1, 1, 1, 8, 0};
+	cut_args[3][4] = dbits(3.14159);
+	for (size_t i = 0; i < sizeof(cut) / sizeof(cut[0]); i++)
+		expect_library(names[i], cut[i].format, cut_args[i], cut_nargs[i], cut[i].want, 0);
+	/* asyncore's own message sees the directive's length the same way. */
+	expect("no length is 32 bits", "%x %d %u %hx %hhd %lx %llx %b",
+	       (uint64_t[]){neg, neg, neg, neg, neg, neg, neg, 1ull << 32 | 5}, 8, 0,
+	       "ffffffbf -65 4294967231 ffbf -65 ffffffffffffffbf ffffffffffffffbf 101", 0);
+	expect("%d of 2^40", "%d %ld", (uint64_t[]){1ull << 40, 1ull << 40}, 2, 0, "0 1099511627776", 0);
+	size_t pos = 0;
+	bool ok = an_recfmt_indent_mark(">x", &pos) == '>' && pos == 0 &&
+		  an_recfmt_indent_mark("%d%%<x", &pos) == '<' && pos == 4 &&
+		  an_recfmt_indent_mark(":>x", &pos) == 0 && an_recfmt_indent_mark("x>", &pos) == 0 &&
+		  an_recfmt_indent_mark("%k>", &pos) == 0 && an_recfmt_indent_mark(NULL, &pos) == 0;
+	printf("%s: recfmt indent mark position\n", ok ? "PASS" : "FAIL");
+	failures += !ok;
+}
+
 int main(void)
 {
 	uint64_t a[12] = {0};
@@ -87,7 +164,7 @@ int main(void)
 	a[0] = 3; a[1] = (uint64_t)-7; a[2] = 0xdeadbeef;
 	expect("integers", "n=%d m=%i u=%u x=%x X=%#X", (uint64_t[]){3, (uint64_t)-7, 5, 0xab, 0xcd}, 5,
 	       0, "n=3 m=-7 u=5 x=ab X=0XCD", 0);
-	expect("64-bit", "%d %lu %llx", (uint64_t[]){1ull << 40, ~0ull, 0x123456789abcull}, 3, 0,
+	expect("64-bit", "%ld %lu %llx", (uint64_t[]){1ull << 40, ~0ull, 0x123456789abcull}, 3, 0,
 	       "1099511627776 18446744073709551615 123456789abc", 0);
 	expect("short", "%hhd %hu", (uint64_t[]){0x1ff, 0x12345}, 2, 0, "-1 9029", 0);
 	expect("floats", "%f %.3f %g %e", (uint64_t[]){dbits(1.5), dbits(3.14159), dbits(0.0001),
@@ -133,5 +210,6 @@ int main(void)
 
 	test_location();
 	test_count();
+	test_library();
 	return failures ? 1 : 0;
 }
