@@ -168,6 +168,7 @@ int cli_report(int argc, char **argv)
 		return CLI_EXIT_UNUSABLE;
 	}
 	int rc = an->nwarnings ? CLI_EXIT_WARNINGS : CLI_EXIT_OK;
+	rep_warnings_write(stderr, an);
 	if (write_report(&a, an) != 0 || fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "asyncore: %s: the report could not be written\n", a.core);
 		rc = CLI_EXIT_UNUSABLE;
