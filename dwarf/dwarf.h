@@ -119,8 +119,41 @@ const char *dbg_symbol_name_at(struct dbg_session *s, uint64_t addr, uint64_t *o
 bool dbg_member_offset(struct dbg_session *s, const char *type, const char *member,
 		       uint64_t *offset);
 
+/* Offset and size in bytes of the member PATH of TYPE, from any module's
+ * DWARF: PATH is a member name or names joined by dots ("state.top", each
+ * stepping into the struct the previous member is); members of anonymous
+ * structs/unions and of base classes count as the record's own.  TYPE is a
+ * qualified struct, class or union name, or a typedef of one.  False when
+ * not found (also for a bit-field). */
+bool dbg_member_find(struct dbg_session *s, const char *type, const char *path, uint64_t *offset,
+		     uint64_t *size);
+
 /* Size in bytes of the struct/class TYPE from DWARF.  False when not found. */
 bool dbg_type_size(struct dbg_session *s, const char *type, uint64_t *size);
+
+/* A thread-local variable: its place in one module's TLS block. */
+struct dbg_tls_var {
+	size_t module;              /* dbg_module_get() index */
+	uint64_t offset;            /* in the module's block (the symbol's st_value) */
+	uint64_t size;
+};
+
+/* Find the thread-local (STT_TLS) symbol NAME, the executable's first.
+ * False when no module defines NAME as a thread-local variable. */
+bool dbg_find_tls_symbol(struct dbg_session *s, const char *name, struct dbg_tls_var *var);
+
+enum dbg_tls_state {
+	DBG_TLS_ADDRESS,            /* *ADDR is the variable in that thread */
+	DBG_TLS_UNALLOCATED,        /* the thread never used its module's variables */
+	DBG_TLS_UNKNOWN,            /* *WHY (a static string) says why */
+};
+
+/* The address of VAR in the thread whose thread pointer (fs_base) is TP:
+ * the module's block from the thread's DTV (its index found in the dynamic
+ * linker's link_map), else from the module's static TLS offset below TP
+ * (the executable's when nothing else says: a static program). */
+enum dbg_tls_state dbg_tls_address(struct dbg_session *s, const struct dbg_tls_var *var,
+				   uint64_t tp, uint64_t *addr, const char **why);
 
 /* The executable's PT_TLS (p_memsz, p_align).  False when it has none. */
 bool dbg_main_tls(struct dbg_session *s, uint64_t *memsz, uint64_t *align);
