@@ -24,6 +24,21 @@ const char *an_frame_reg_name(unsigned n)
 	return dbg_reg_name(n);
 }
 
+const char *an_frame_kind_name(enum an_frame_kind kind)
+{
+	switch (kind) {
+	case AN_FRAME_NATIVE:
+		return "native";
+	case AN_FRAME_ASYNC:
+		return "async";
+	case AN_FRAME_SCRIPT:
+		return "script";
+	case AN_FRAME_LABEL:
+		return "label";
+	}
+	return "native";
+}
+
 char *an_strdup(const char *s)
 {
 	return s ? strdup(s) : NULL;
@@ -35,6 +50,8 @@ void an_frame_deinit(struct an_frame *frame)
 	free(frame->module);
 	free(frame->file);
 	free(frame->display);
+	free(frame->runtime);
+	free(frame->detail);
 	for (size_t i = 0; i < frame->nargs; i++) {
 		free(frame->args[i].name);
 		free(frame->args[i].type);

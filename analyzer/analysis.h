@@ -16,7 +16,15 @@
  * store's analyzer_version. */
 #define AN_VERSION "0.2.0"
 
-enum an_frame_kind { AN_FRAME_NATIVE, AN_FRAME_ASYNC };
+/* Native frames come from the unwinder, async ones from folly's chains,
+ * script and label frames from a runtime description (analyzer/runtime.c). */
+enum an_frame_kind { AN_FRAME_NATIVE, AN_FRAME_ASYNC, AN_FRAME_SCRIPT, AN_FRAME_LABEL };
+
+/* "native", "async", "script" or "label". */
+const char *an_frame_kind_name(enum an_frame_kind kind);
+
+/* A frame a runtime description gave (script or label): no pc of its own. */
+#define AN_FRAME_IS_RUNTIME(f) ((f)->kind == AN_FRAME_SCRIPT || (f)->kind == AN_FRAME_LABEL)
 
 /* A thread's registers as the core saved them (x86_64 user_regs_struct
  * order); the writers name them with an_thread_reg_name(). */
@@ -67,6 +75,8 @@ struct an_frame {
 	struct an_arg *args;        /* NULL with nargs 0 and !has_args: no DWARF */
 	size_t nargs;
 	bool has_args;
+	char *runtime;              /* script/label: the description's name */
+	char *detail;               /* script/label: the description's detail, or NULL */
 };
 
 struct an_thread {

@@ -9,6 +9,7 @@
 #include "folly.h"
 #include "frames.h"
 #include "recorder.h"
+#include "runtime.h"
 #include "signature.h"
 
 static bool fill_identity(struct analysis *an, struct core *core, const struct core_identity *id)
@@ -166,6 +167,7 @@ struct core_error *an_analyze(struct core *core, const struct core_identity *id,
 {
 	*out = NULL;
 	struct dbg_session *s = NULL;
+	struct an_runtime_session *rs = NULL;
 	struct core_error *err = NULL;
 	struct analysis *an = an_analysis_create();
 	if (!an || !fill_identity(an, core, id)) {
@@ -182,6 +184,9 @@ struct core_error *an_analyze(struct core *core, const struct core_identity *id,
 		core_warn(core, "no debug information session: %s", serr->message);
 		core_error_destroy(serr);
 	} else {
+		err = an_runtime_session_open(opts->runtimes, s, &rs);
+		if (err)
+			goto out;
 		if (!fill_modules(an, s)) {
 			err = &core_error_nomem;
 			goto out;
@@ -190,6 +195,7 @@ struct core_error *an_analyze(struct core *core, const struct core_identity *id,
 		err = analyze_stacks(an, s, opts);
 		if (err)
 			goto out;
+		an_runtimes_splice(rs, an);
 		if (!opts->no_recorders)
 			an_recorders_recover(s, an);
 	}
@@ -199,6 +205,7 @@ struct core_error *an_analyze(struct core *core, const struct core_identity *id,
 	an = NULL;
 out:
 	an_analysis_destroy(an);
+	an_runtime_session_destroy(rs);
 	dbg_session_close(s);
 	return err;
 }

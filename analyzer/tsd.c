@@ -70,6 +70,13 @@ void an_tsd_init(struct an_tsd *tsd, struct dbg_session *s, const struct analysi
 		tsd->keys_table = keys;
 }
 
+bool an_tsd_key_created(const struct an_tsd *tsd, uint32_t key)
+{
+	uint64_t seq;
+	return !tsd->keys_table ||
+	       !core_read_u64(tsd->core, tsd->keys_table + KEY_DATA_SIZE * key, &seq) || (seq & 1);
+}
+
 enum an_slot_state an_tsd_slot(const struct an_tsd *tsd, const struct an_thread *t, uint32_t key,
 			       uint64_t *value)
 {

@@ -28,6 +28,10 @@ struct an_tsd {
 void an_tsd_init(struct an_tsd *tsd, struct dbg_session *s, const struct analysis *an,
 		 const char *who);
 
+/* False when glibc's key table says KEY is not in use (its sequence number
+ * is even); true when it is, or when the table is unknown. */
+bool an_tsd_key_created(const struct an_tsd *tsd, uint32_t key);
+
 enum an_slot_state { AN_SLOT_EMPTY, AN_SLOT_SET, AN_SLOT_BROKEN };
 
 /* The value thread T holds for KEY (< AN_TSD_KEYS_MAX) in *VALUE: SET, EMPTY

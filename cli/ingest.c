@@ -22,6 +22,7 @@
 #include "../analyzer/driver.h"
 #include "../reports/store_sqlite.h"
 #include "options.h"
+#include "runtimes.h"
 
 #define INGEST_MAX_JOBS 64
 
@@ -33,6 +34,9 @@ struct ingest_opts {
 	bool quiet;
 	char **paths;               /* expanded core paths (owned) */
 	size_t npaths;
+	const char *runtime_files[CLI_MAX_RUNTIMES];    /* --runtime */
+	size_t nruntime_files;
+	struct an_runtimes *runtimes;                   /* loaded once, shared by the workers */
 };
 
 enum job_state { JOB_ANALYSED, JOB_PRESENT, JOB_FAILED };
@@ -121,9 +125,10 @@ static void opts_free(struct ingest_opts *o)
 	for (size_t i = 0; i < o->npaths; i++)
 		free(o->paths[i]);
 	free(o->paths);
+	an_runtimes_destroy(o->runtimes);
 }
 
-enum ingest_option { O_DB, O_JOBS, O_BINARY, O_SYSROOT, O_QUIET };
+enum ingest_option { O_DB, O_JOBS, O_BINARY, O_SYSROOT, O_QUIET, O_RUNTIME };
 
 static const struct cli_option ingest_options[] = {
 	{"--db", true, O_DB},
@@ -133,6 +138,7 @@ static const struct cli_option ingest_options[] = {
 	{"--sysroot", true, O_SYSROOT},
 	{"--quiet", false, O_QUIET},
 	{"-q", false, O_QUIET},
+	{"--runtime", true, O_RUNTIME},
 	{NULL, false, 0},
 };
 
@@ -168,6 +174,13 @@ static bool apply_option(struct ingest_opts *o, int id, const char *v)
 	case O_QUIET:
 		o->quiet = true;
 		return true;
+	case O_RUNTIME:
+		if (o->nruntime_files == CLI_MAX_RUNTIMES) {
+			cli_error("ingest", "at most %d --runtime", CLI_MAX_RUNTIMES);
+			return false;
+		}
+		o->runtime_files[o->nruntime_files++] = v;
+		return true;
 	}
 	return false;
 }
@@ -195,7 +208,7 @@ static int parse_args(int argc, char **argv, struct ingest_opts *o)
 	}
 	if (!o->db || ninputs == 0 || (o->binary && o->sysroot)) {
 		cli_error("ingest", "usage: asyncore ingest --db FILE [--jobs N] "
-				    "[--binary BIN | --sysroot DIR] [--quiet] CORE... | DIR");
+				    "[--binary BIN | --sysroot DIR] [--runtime FILE]... [--quiet] CORE... | DIR");
 		goto out;
 	}
 	for (size_t i = 0; i < ninputs; i++)
@@ -229,6 +242,7 @@ static struct job_result *work_one(const struct ingest_opts *o, struct rep_store
 		struct an_options aopts = {0};
 		aopts.dbg.binary = o->binary;
 		aopts.dbg.sysroot = o->sysroot;
+		aopts.runtimes = o->runtimes;
 		err = an_analyze(core, &r->id, &aopts, cache, &r->an);
 	}
 	if (err) {
@@ -427,6 +441,8 @@ int cli_ingest(int argc, char **argv)
 	char why[512];
 	int status = 2;
 	if (parse_args(argc, argv, &o) != 0)
+		goto out;
+	if (!(o.runtimes = cli_runtimes_load(o.runtime_files, o.nruntime_files)))
 		goto out;
 	if (rep_store_open(o.db, &st, why, sizeof(why)) != 0) {
 		fprintf(stderr, "asyncore: %s\n", why);

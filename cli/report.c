@@ -8,12 +8,13 @@
 #include "../reports/recdump.h"
 #include "../reports/report.h"
 #include "options.h"
+#include "runtimes.h"
 
 enum { MAX_DEBUG_DIRS = 16 };
 
 enum report_option {
 	O_FORMAT, O_THREADS, O_RECORDER_TAIL, O_RECORDER_FORMAT, O_SYSROOT, O_DEBUG_DIR,
-	O_MAX_FRAMES, O_NO_ASYNC, O_NO_RECORDERS, O_NO_ARGS,
+	O_MAX_FRAMES, O_NO_ASYNC, O_NO_RECORDERS, O_NO_ARGS, O_RUNTIME,
 };
 
 static const struct cli_option report_options[] = {
@@ -27,6 +28,7 @@ static const struct cli_option report_options[] = {
 	{"--no-async", false, O_NO_ASYNC},
 	{"--no-recorders", false, O_NO_RECORDERS},
 	{"--no-args", false, O_NO_ARGS},
+	{"--runtime", true, O_RUNTIME},
 	{NULL, false, 0},
 };
 
@@ -41,6 +43,8 @@ struct report_args {
 	size_t recorder_tail;
 	struct an_options an;
 	const char *debug_dirs[MAX_DEBUG_DIRS];
+	const char *runtimes[CLI_MAX_RUNTIMES];
+	size_t nruntimes;
 };
 
 /* One option's effect; false (reported) when its value is not acceptable. */
@@ -93,6 +97,13 @@ static bool apply_option(struct report_args *a, int id, const char *v)
 		return true;
 	case O_NO_ARGS:
 		a->an.no_args = true;
+		return true;
+	case O_RUNTIME:
+		if (a->nruntimes == CLI_MAX_RUNTIMES) {
+			cli_error("report", "at most %d --runtime", CLI_MAX_RUNTIMES);
+			return false;
+		}
+		a->runtimes[a->nruntimes++] = v;
 		return true;
 	}
 	return false;
@@ -154,6 +165,10 @@ int cli_report(int argc, char **argv)
 	struct core_identity id;
 	if (!parse_report_args(&a, argc, argv))
 		return CLI_EXIT_UNUSABLE;
+	struct an_runtimes *runtimes = cli_runtimes_load(a.runtimes, a.nruntimes);
+	if (!runtimes)
+		return CLI_EXIT_UNUSABLE;
+	a.an.runtimes = runtimes;
 	struct core_error *err = core_open(a.core, &core);
 	if (!err) {
 		core_identity(core, &id);
@@ -162,6 +177,7 @@ int cli_report(int argc, char **argv)
 		err = an_analyze(core, &id, &a.an, NULL, &an);
 	}
 	core_close(core);
+	an_runtimes_destroy(runtimes);
 	if (err) {
 		fprintf(stderr, "asyncore: %s\n", err->message);
 		core_error_destroy(err);

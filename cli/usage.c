@@ -3,7 +3,8 @@
 static const char usage_text[] =
 	"usage: asyncore CORE [BINARY]                crash report for one core\n"
 	"       asyncore report CORE [BINARY] [options]\n"
-	"       asyncore ingest --db FILE [--jobs N] [--binary BIN | --sysroot DIR] [--quiet] CORE...|DIR\n"
+	"       asyncore ingest --db FILE [--jobs N] [--binary BIN | --sysroot DIR] [--runtime FILE]...\n"
+	"                       [--quiet] CORE...|DIR\n"
 	"       asyncore query --db FILE [--format table|csv|json] \"SQL\"\n"
 	"       asyncore top --db FILE [--limit N] [--format table|csv|json]\n"
 	"\n"
@@ -18,6 +19,8 @@ static const char usage_text[] =
 	"  --no-async                do not splice async (folly) stacks\n"
 	"  --no-recorders            do not recover flight-recorder rings\n"
 	"  --no-args                 do not show frame arguments\n"
+	"  --runtime FILE            a runtime description (repeatable; also read from\n"
+	"                            $XDG_CONFIG_HOME/asyncore/runtimes and share/asyncore/runtimes)\n"
 	"  --help, --version\n"
 	"every option of every command is accepted as --name value and as --name=value\n"
 	"exit status: 0 analysed, 1 analysed with warnings, 2 unusable input\n";

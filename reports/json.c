@@ -134,8 +134,8 @@ static json_t *frame_object(const struct an_frame *f, size_t index)
 	if (!o)
 		return NULL;
 	set(o, "index", json_integer((json_int_t)index));
-	set(o, "kind", json_string_nocheck(f->kind == AN_FRAME_ASYNC ? "async" : "native"));
-	set(o, "pc", jhex(f->pc));
+	set(o, "kind", json_string_nocheck(an_frame_kind_name(f->kind)));
+	set(o, "pc", AN_FRAME_IS_RUNTIME(f) ? json_null() : jhex(f->pc));
 	set(o, "function", jstr(f->function));
 	set(o, "display", jstr(f->display));    /* null: function reads as written */
 	set(o, "offset", jhex_if(f->has_offset, f->offset));
@@ -147,6 +147,8 @@ static json_t *frame_object(const struct an_frame *f, size_t index)
 	set(o, "inline_depth", json_integer(f->inline_depth));
 	set(o, "cfa", f->cfa ? jhex(f->cfa) : json_null());
 	set(o, "registers", frame_registers(f));
+	set(o, "runtime", jstr(f->runtime));    /* script/label: the description */
+	set(o, "detail", jstr(f->detail));
 	return o;
 }
 

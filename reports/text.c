@@ -58,9 +58,23 @@ static void write_async_state(FILE *out, const struct analysis *an)
 		"%zu suspended chains\n", an->async_key, with_root, an->nthreads, an->nsuspended);
 }
 
+/* A frame a runtime description gave: marked with the description's name. */
+static void write_runtime_frame(FILE *out, const struct an_frame *f, size_t index)
+{
+	fprintf(out, "#%-3zu [%s] %s%s", index, f->runtime ? f->runtime : "runtime",
+		f->function ? f->function : "??", f->kind == AN_FRAME_LABEL ? " (label)" : "");
+	if (f->detail)
+		fprintf(out, "  -- %s", f->detail);
+	fputc('\n', out);
+}
+
 static void write_frame(FILE *out, const struct an_frame *f, size_t index)
 {
 	char h[32];
+	if (AN_FRAME_IS_RUNTIME(f)) {
+		write_runtime_frame(out, f, index);
+		return;
+	}
 	const char *name = f->display ? f->display : f->function;
 	fprintf(out, "#%-3zu %s in %s", index, rep_hex(h, f->pc), name ? name : "??");
 	if (f->inlined)
@@ -80,13 +94,20 @@ static void write_frame(FILE *out, const struct an_frame *f, size_t index)
 	fputc('\n', out);
 }
 
+/* Seams mark the switches between native and async frames; runtime
+ * frames, marked on their own lines, make none. */
 static void write_frames(FILE *out, const struct an_frame *frames, size_t n)
 {
+	const struct an_frame *prev = NULL;
 	for (size_t i = 0; i < n; i++) {
-		if (frames[i].seam || (i > 0 && frames[i].kind != frames[i - 1].kind))
-			fprintf(out, "    ---- %s frames ----\n",
-				frames[i].kind == AN_FRAME_ASYNC ? "async" : "native");
-		write_frame(out, &frames[i], i);
+		const struct an_frame *f = &frames[i];
+		if (!AN_FRAME_IS_RUNTIME(f)) {
+			if (f->seam || (prev && f->kind != prev->kind))
+				fprintf(out, "    ---- %s frames ----\n",
+					f->kind == AN_FRAME_ASYNC ? "async" : "native");
+			prev = f;
+		}
+		write_frame(out, f, i);
 	}
 }
 
