@@ -373,7 +373,9 @@ static bool parse_template(struct parser *p, json_t *obj, const char *key, struc
 		} else if (*c == '}') {
 			ok = fail(p, "an unmatched '}' (write \"}}\" for a brace)");
 		} else if (*c == '{') {
-			const char *end = strchr(c, '}');
+			const char *end = strpbrk(c + 1, "{}");
+			if (end && *end == '{')
+				end = NULL;
 			size_t field = end ? field_index(p->d, c + 1, (size_t)(end - c - 1)) : AN_RT_NONE;
 			if (!end)
 				ok = fail(p, "an unclosed '{' (write \"{{\" for a brace)");

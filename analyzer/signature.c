@@ -278,6 +278,15 @@ static bool append_frame(char **sig, size_t *len, size_t *cap, const char *name,
 	return true;
 }
 
+/* Whether T's stack has frames from a runtime description. */
+static bool has_runtime_frames(const struct an_thread *t)
+{
+	for (size_t i = 0; t && i < t->nframes; i++)
+		if (AN_FRAME_IS_RUNTIME(&t->frames[i]))
+			return true;
+	return false;
+}
+
 /* Build the signature string; NULL on out-of-memory. */
 static char *build_signature(const struct analysis *an)
 {
@@ -294,8 +303,11 @@ static char *build_signature(const struct analysis *an)
 	else
 		len = (size_t)snprintf(sig, cap, "no signal: ");
 	const struct an_thread *t = crashing_thread(an);
+	bool runtime = has_runtime_frames(t);
 	for (size_t i = 0; t && i < t->nframes && used < AN_SIGNATURE_FRAMES; i++) {
 		const struct an_frame *f = &t->frames[i];
+		if (runtime && !f->function)
+			continue;   /* an engine's ?? frame: its script frames name the place */
 		char *name = f->function ? an_signature_normalize(f->function) : unknown_name(f);
 		if (!name)
 			goto fail;

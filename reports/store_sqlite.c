@@ -198,7 +198,58 @@ static const char *const rep_migrations[] = {
 	"           AS example_core"
 	"  FROM cores c GROUP BY c.signature_hash"
 	"  ORDER BY cores DESC, last_seen DESC, c.signature_hash;",
+	/* 3: frames from runtime descriptions: kind 'script' and 'label' (a
+	 * CHECK constraint, so the table is rebuilt, as SQLite's ALTER TABLE
+	 * documentation prescribes), no pc of their own, runtime and detail */
+	"PRAGMA legacy_alter_table = ON;"
+	"DROP VIEW crash_stacks;"
+	"CREATE TABLE frames_new ("
+	"  core_id INTEGER NOT NULL REFERENCES cores(id) ON DELETE CASCADE,"
+	"  thread_idx INTEGER NOT NULL,"
+	"  idx INTEGER NOT NULL,"
+	"  kind TEXT NOT NULL CHECK (kind IN ('native', 'async', 'script', 'label')),"
+	"  pc INTEGER,"
+	"  activation INTEGER NOT NULL,"
+	"  function TEXT,"
+	"  function_offset INTEGER,"
+	"  module TEXT,"
+	"  module_offset INTEGER,"
+	"  file TEXT,"
+	"  line INTEGER,"
+	"  inlined INTEGER NOT NULL,"
+	"  inline_depth INTEGER NOT NULL,"
+	"  cfa INTEGER,"
+	"  seam INTEGER NOT NULL,"
+	"  tailcall INTEGER NOT NULL DEFAULT 0,"
+	"  display TEXT,"
+	"  args TEXT,"
+	"  runtime TEXT,"
+	"  detail TEXT,"
+	"  PRIMARY KEY (core_id, thread_idx, idx)) WITHOUT ROWID;"
+	"INSERT INTO frames_new (core_id, thread_idx, idx, kind, pc, activation, function,"
+	"  function_offset, module, module_offset, file, line, inlined, inline_depth, cfa, seam,"
+	"  tailcall, display, args)"
+	"  SELECT core_id, thread_idx, idx, kind, pc, activation, function, function_offset, module,"
+	"         module_offset, file, line, inlined, inline_depth, cfa, seam, tailcall, display, args"
+	"  FROM frames;"
+	"DROP TABLE frames;"
+	"ALTER TABLE frames_new RENAME TO frames;"
+	"CREATE INDEX frames_function ON frames(function);"
+	"CREATE VIEW crash_stacks AS"
+	"  SELECT c.id AS core_id, c.path AS core, c.signature_hash, f.idx AS frame, f.kind,"
+	"         CASE WHEN f.pc IS NOT NULL THEN printf('0x%x', f.pc) END AS pc, f.function, f.file,"
+	"         f.line, f.module, f.inline_depth, f.runtime, f.detail"
+	"  FROM cores c"
+	"  JOIN threads t ON t.core_id = c.id AND t.crashing"
+	"  JOIN frames f ON f.core_id = c.id AND f.thread_idx = t.idx;"
+	"PRAGMA legacy_alter_table = OFF;",
 };
+
+const char *rep_store_migration(int version)
+{
+	size_t n = sizeof(rep_migrations) / sizeof(rep_migrations[0]);
+	return version >= 1 && (size_t)version <= n ? rep_migrations[version - 1] : NULL;
+}
 
 enum {
 	Q_HAS, Q_CORE, Q_MODULE, Q_THREAD, Q_FRAME, Q_ROOT, Q_SUSPENDED, Q_SFRAME, Q_RECORDER,
@@ -217,8 +268,9 @@ static const char *const rep_queries[Q_COUNT] = {
 	[Q_THREAD] = "INSERT INTO threads VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
 	[Q_FRAME] = "INSERT INTO frames (core_id, thread_idx, idx, kind, pc, function,"
 		    " function_offset, module, module_offset, file, line, inlined, inline_depth,"
-		    " tailcall, display, args, activation, cfa, seam) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
-		    " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+		    " tailcall, display, args, activation, cfa, seam, runtime, detail) VALUES (?1, ?2,"
+		    " ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,"
+		    " ?21)",
 	[Q_ROOT] = "INSERT INTO async_roots VALUES (?1, ?2, ?3, ?4)",
 	[Q_SUSPENDED] = "INSERT INTO suspended VALUES (?1, ?2, ?3, ?4)",
 	[Q_SFRAME] = "INSERT INTO suspended_frames (core_id, chain_idx, idx, kind, pc, function,"
@@ -479,14 +531,15 @@ static int insert_frame(sqlite3_stmt *q, int64_t core, size_t owner, size_t idx,
 	char *args = args_json(f);
 	const struct rep_value v[] = {
 		v_int(core), v_u64(owner), v_u64(idx),
-		v_text(f->kind == AN_FRAME_ASYNC ? "async" : "native"), v_u64(f->pc),
+		v_text(an_frame_kind_name(f->kind)), v_opt(!AN_FRAME_IS_RUNTIME(f), f->pc),
 		v_text(f->function), v_opt(f->has_offset, f->offset), v_text(f->module),
 		v_opt(f->has_module_offset, f->module_offset), v_text(f->file),
 		v_opt(f->line > 0, (uint64_t)f->line), v_int(f->inlined), v_int(f->inline_depth),
 		v_int(f->tailcall), v_text(f->display), v_text(args),
 		v_int(f->activation), v_opt(f->cfa != 0, f->cfa), v_int(f->seam),
+		v_text(f->runtime), v_text(f->detail),
 	};
-	int rc = insert_row(q, v, full ? NVALUES(v) : NVALUES(v) - 3);
+	int rc = insert_row(q, v, full ? NVALUES(v) : NVALUES(v) - 5);
 	free(args);
 	return rc;
 }

@@ -14,7 +14,11 @@
 #include "../analyzer/analysis.h"
 
 /* Schema version this program writes (PRAGMA user_version). */
-#define REP_SCHEMA_VERSION 2
+#define REP_SCHEMA_VERSION 3
+
+/* The SQL that takes a database from schema VERSION - 1 to VERSION (1 ..
+ * REP_SCHEMA_VERSION), or NULL: for tests that build an older database. */
+const char *rep_store_migration(int version);
 
 struct rep_store;
 
