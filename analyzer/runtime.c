@@ -110,10 +110,24 @@ static struct core_error *resolve_value(struct dbg_session *s, const struct an_r
 	return err;
 }
 
-/* True when the field is shown as a string somewhere (then it is a pointer). */
+static bool template_shows(const struct an_rt_template *t, size_t field)
+{
+	for (size_t i = 0; i < t->npieces; i++)
+		if (!t->pieces[i].text && t->pieces[i].field == field)
+			return true;
+	return false;
+}
+
+/* True when a template shows the field as a string: it is then a pointer. */
 static bool field_is_string(const struct an_rt_desc *d, size_t field)
 {
-	return d->entry.fields[field].as == AN_RT_AS_STRING;
+	if (d->entry.fields[field].as != AN_RT_AS_STRING)
+		return false;
+	for (size_t i = 0; i < d->nkinds; i++)
+		if (template_shows(&d->kinds[i].name, field) || template_shows(&d->kinds[i].detail, field) ||
+		    template_shows(&d->kinds[i].fallback, field))
+			return true;
+	return false;
 }
 
 static struct core_error *resolve_entry(struct dbg_session *s, struct resolved *r)
@@ -520,8 +534,8 @@ static void walk_deinit(struct walk *w)
 static void walk_summary(struct walk *w)
 {
 	if (w->unmatched)
-		core_warn(w->rs->core, "%s: %zu entries match no kind; not shown", w->context,
-			  w->unmatched);
+		core_warn(w->rs->core, "%s: %zu %s no kind; not shown", w->context, w->unmatched,
+			  w->unmatched == 1 ? "entry matches" : "entries match");
 	if (w->unwarned)
 		core_warn(w->rs->core, "%s: %u more problems with entries", w->context, w->unwarned);
 	if (w->nomem)
@@ -632,12 +646,11 @@ static size_t place_by_anchor(struct walk *w, const struct an_thread *t, const u
 		out[n++] = (struct placed){ .entry = i, .frame = k < no ? o[k].frame : SIZE_MAX };
 	}
 	if (below)
-		core_warn(w->rs->core, "%s: %zu entries are anchored below the thread's stack pointer "
-			  "0x%" PRIx64 "; shown after its innermost frame", w->context, below,
-			  no ? o[0].sp : 0);
+		core_warn(w->rs->core, "%s: %zu %s anchored below the thread's stack pointer 0x%" PRIx64,
+			  w->context, below, below == 1 ? "entry is" : "entries are", no ? o[0].sp : 0);
 	if (disorder)
-		core_warn(w->rs->core, "%s: %zu entries are anchored out of order; each is shown "
-			  "after the entry inside it", w->context, disorder);
+		core_warn(w->rs->core, "%s: %zu %s anchored out of order; each is shown after the entry "
+			  "inside it", w->context, disorder, disorder == 1 ? "entry is" : "entries are");
 	free(o);
 	return n;
 }
@@ -737,30 +750,31 @@ static struct an_thread *thread_holding(struct core *core, struct analysis *an, 
 }
 
 /* The thread a global root's stack belongs to: the one whose stack holds
- * its anchors, or that runs the attach function; else the crashing thread,
- * warned. */
-static struct an_thread *choose_thread(struct walk *w, struct analysis *an, const uint64_t *eff)
+ * its anchors, or that runs the attach function.  NULL when none does. */
+static struct an_thread *owning_thread(struct walk *w, struct analysis *an, const uint64_t *eff,
+				       uint64_t *anchor)
 {
-	const struct an_rt_desc *d = w->r->d;
-	struct an_thread *t = NULL;
-	uint64_t anchor = 0;
-	for (size_t i = 0; i < w->n && !anchor; i++)
-		anchor = shown(&w->v[i]) ? eff[i] : 0;
-	if (d->attach.function) {
-		for (size_t i = 0; i < an->nthreads && !t; i++)
-			if (next_activation(&an->threads[i], d->attach.function, 0) < an->threads[i].nframes)
-				t = &an->threads[i];
-	} else if (anchor) {
-		t = thread_holding(w->rs->core, an, anchor);
-	}
-	if (t)
-		return t;
-	t = crashing_thread(an);
+	const char *function = w->r->d->attach.function;
+	*anchor = 0;
+	for (size_t i = 0; i < w->n && !*anchor; i++)
+		*anchor = shown(&w->v[i]) ? eff[i] : 0;
+	for (size_t i = 0; function && i < an->nthreads; i++)
+		if (next_activation(&an->threads[i], function, 0) < an->threads[i].nframes)
+			return &an->threads[i];
+	return !function && *anchor ? thread_holding(w->rs->core, an, *anchor) : NULL;
+}
+
+/* No thread owns the stack: its entries go after the crashing thread's
+ * frames, said so. */
+static struct an_thread *fallback_thread(struct walk *w, struct analysis *an, uint64_t anchor)
+{
+	const char *function = w->r->d->attach.function;
+	struct an_thread *t = crashing_thread(an);
 	if (!t)
 		return NULL;
-	if (d->attach.function)
+	if (function)
 		core_warn(w->rs->core, "%s: no thread runs %s; its entries are shown after thread %"
-			  PRId32 "'s frames", w->context, d->attach.function, t->tid);
+			  PRId32 "'s frames", w->context, function, t->tid);
 	else if (anchor)
 		core_warn(w->rs->core, "%s: no thread's stack holds anchor 0x%" PRIx64 "; its entries "
 			  "are shown after thread %" PRId32 "'s frames", w->context, anchor, t->tid);
@@ -768,6 +782,15 @@ static struct an_thread *choose_thread(struct walk *w, struct analysis *an, cons
 		core_warn(w->rs->core, "%s: no entry carries a stack address; the entries are shown "
 			  "after thread %" PRId32 "'s frames", w->context, t->tid);
 	return t;
+}
+
+static size_t place_after_all(const struct walk *w, struct placed *out)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < w->n; i++)
+		if (shown(&w->v[i]))
+			out[n++] = (struct placed){ .entry = i, .frame = SIZE_MAX };
+	return n;
 }
 
 static size_t count_tail(const struct placed *p, size_t n)
@@ -778,27 +801,44 @@ static size_t count_tail(const struct placed *p, size_t n)
 	return tail;
 }
 
+static bool any_shown(const struct walk *w)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (shown(&w->v[i]))
+			return true;
+	return false;
+}
+
 /* Place the walk's entries on thread T (NULL: a global root's, chosen). */
 static void place(struct walk *w, struct analysis *an, struct an_thread *t)
 {
 	uint64_t *eff = calloc(w->n, sizeof(*eff));
 	struct placed *p = calloc(w->n, sizeof(*p));
+	uint64_t anchor = 0;
+	bool orphan = false;
 	if (!eff || !p) {
 		w->nomem = true;
 		goto out;
 	}
 	effective_anchors(w, eff);
-	if (!t && !(t = choose_thread(w, an, eff)))
-		goto out;
+	if (!t && !(t = owning_thread(w, an, eff, &anchor))) {
+		orphan = true;
+		if (!(t = fallback_thread(w, an, anchor)))
+			goto out;
+	}
 	snprintf(w->context, sizeof(w->context), "runtime %s: thread %" PRId32, w->r->d->name, t->tid);
-	size_t np = w->r->d->attach.function ? place_by_owner(w, t, p) : place_by_anchor(w, t, eff, p);
-	size_t tail = count_tail(p, np);
-	if (tail && w->r->d->attach.function)
-		core_warn(w->rs->core, "%s: %zu entries have no activation of %s left; shown after the "
-			  "last frame", w->context, tail, w->r->d->attach.function);
+	const char *function = w->r->d->attach.function;
+	size_t np = orphan     ? place_after_all(w, p)
+		    : function ? place_by_owner(w, t, p)
+			       : place_by_anchor(w, t, eff, p);
+	size_t tail = orphan ? 0 : count_tail(p, np);
+	if (tail && function)
+		core_warn(w->rs->core, "%s: %zu %s no activation of %s left; shown after the last frame",
+			  w->context, tail, tail == 1 ? "entry has" : "entries have", function);
 	else if (tail)
-		core_warn(w->rs->core, "%s: %zu entries belong to no native frame (the native stack "
-			  "ends before their anchors); shown after the last frame", w->context, tail);
+		core_warn(w->rs->core, "%s: %zu %s to no native frame (the native stack ends before "
+			  "the anchors); shown after the last frame", w->context, tail,
+			  tail == 1 ? "entry belongs" : "entries belong");
 	splice_into(w, t, p, np);
 out:
 	free(eff);
@@ -815,7 +855,7 @@ static void splice_stack(struct an_runtime_session *rs, const struct resolved *r
 	else
 		snprintf(w.context, sizeof(w.context), "runtime %s: stack 0x%" PRIx64, r->d->name, obj);
 	read_stack(&w, obj);
-	if (w.n && !w.nomem)
+	if (any_shown(&w) && !w.nomem)
 		place(&w, an, t);
 	walk_summary(&w);
 	walk_deinit(&w);

@@ -87,3 +87,20 @@ fixture_gcore() {
 json_get() {
 	python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); v=eval(sys.argv[2]); print(v if not isinstance(v,(list,dict)) else json.dumps(v))' "$1" "$2"
 }
+
+# need_packages PKG...: install the Debian packages only a test needs when
+# they are missing (apt-get, through sudo when not root); false, with the
+# reason on stderr, when that fails: the test then skips.
+need_packages() {
+	local missing=() p sudo=
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	[ "$(id -u)" -ne 0 ] && sudo=sudo
+	if ! { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+		$sudo apt-get install -y -qq "${missing[@]}"; } >/dev/null 2>&1; then
+		echo "cannot install ${missing[*]} with apt-get" >&2
+		return 1
+	fi
+}
