@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Native stacks: -O2 inlines with threads, PIE and static, no frame
 # pointers, split debug info, the fixture's own shared library, 1,000-frame
-# recursion, C++ names, a binary moved away, a wrong binary.  Each fixture
+# recursion, C++ names, a binary moved away, a wrong binary, a main thread
+# held inside clone3 (no CFI past the syscall).  Each fixture
 # has expect* (tests/fixture_lines.py lines) and lines ("function file:line
 # [inlined]" for frames of the crashing thread).
 source "$(dirname "$0")/lib.sh"
@@ -76,7 +77,7 @@ check_signal() {
 for spec in native_o2::expect:prog native_link:pie:expect-pie:prog \
 	native_link:static:expect-static:prog native_nofp::expect:prog \
 	native_debuglink::expect:prog native_shlib::expect:prog,libnative.so \
-	native_deep::expect:prog native_cxx::expect:prog; do
+	native_deep::expect:prog native_cxx::expect:prog native_clone3::expect:prog; do
 	IFS=: read -r case variant expect own <<<"$spec"
 	name=$case${variant:+-$variant}
 	if fix_core "$case" "$variant"; then
