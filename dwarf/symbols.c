@@ -4,24 +4,43 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Length of a symbol name without its default version ("pthread_join" of
+ * "pthread_join@@GLIBC_2.34", as .symtab spells it): the dynamic linker
+ * binds a plain name to the default version, so the plain name finds it. */
+static size_t unversioned_len(const char *name)
+{
+	const char *at = strstr(name, "@@");
+	return at ? (size_t)(at - name) : strlen(name);
+}
+
+/* True when symbol SNAME is NAME (PASS 0) or NAME's default version (1). */
+static bool name_matches(const char *sname, const char *name, int pass)
+{
+	if (pass == 0)
+		return strcmp(sname, name) == 0;
+	size_t len = unversioned_len(sname);
+	return sname[len] && strncmp(sname, name, len) == 0 && name[len] == 0;
+}
+
 /* Look NAME up in MOD; *ADDR is in MOD's address space (for STT_TLS: the
  * offset in the TLS block, and *TLS is set). */
 static bool module_find_symbol(Dwfl_Module *mod, const char *name, uint64_t *addr,
 			       uint64_t *size, bool *tls)
 {
 	int n = dwfl_module_getsymtab(mod);
-	for (int i = 1; i < n; i++) {
-		GElf_Sym sym;
-		GElf_Addr value;
-		const char *sname = dwfl_module_getsym_info(mod, i, &sym, &value, NULL, NULL, NULL);
-		if (!sname || strcmp(sname, name) != 0 || sym.st_shndx == SHN_UNDEF)
-			continue;
-		*tls = GELF_ST_TYPE(sym.st_info) == STT_TLS;
-		*addr = *tls ? sym.st_value : value;
-		if (size)
-			*size = sym.st_size;
-		return true;
-	}
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 1; i < n; i++) {
+			GElf_Sym sym;
+			GElf_Addr value;
+			const char *sname = dwfl_module_getsym_info(mod, i, &sym, &value, NULL, NULL, NULL);
+			if (!sname || sym.st_shndx == SHN_UNDEF || !name_matches(sname, name, pass))
+				continue;
+			*tls = GELF_ST_TYPE(sym.st_info) == STT_TLS;
+			*addr = *tls ? sym.st_value : value;
+			if (size)
+				*size = sym.st_size;
+			return true;
+		}
 	return false;
 }
 
@@ -29,6 +48,7 @@ static bool module_find_symbol(Dwfl_Module *mod, const char *name, uint64_t *add
  * looks each name up in constant time. */
 struct symindex_slot {
 	const char *name;           /* borrowed from libdwfl's string table */
+	size_t len;                 /* of the key: NAME, or NAME without "@@VERSION" */
 	uint64_t value, size;
 	bool tls;
 };
@@ -46,18 +66,24 @@ void dbg_symindex_destroy(struct dbg_symindex *index)
 	free(index);
 }
 
-size_t dbg_name_hash(const char *s)
+size_t dbg_name_hash_n(const char *s, size_t len)
 {
 	uint64_t h = 1469598103934665603ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
 	return (size_t)h;
 }
 
-static struct symindex_slot *symindex_slot(struct dbg_symindex *x, const char *name)
+size_t dbg_name_hash(const char *s)
 {
-	size_t i = dbg_name_hash(name) & (x->cap - 1);
-	while (x->slots[i].name && strcmp(x->slots[i].name, name) != 0)
+	return dbg_name_hash_n(s, strlen(s));
+}
+
+/* The slot of key NAME[0..LEN), or the empty slot where it would go. */
+static struct symindex_slot *symindex_slot(struct dbg_symindex *x, const char *name, size_t len)
+{
+	size_t i = dbg_name_hash_n(name, len) & (x->cap - 1);
+	while (x->slots[i].name && (x->slots[i].len != len || memcmp(x->slots[i].name, name, len) != 0))
 		i = (i + 1) & (x->cap - 1);
 	return &x->slots[i];
 }
@@ -68,28 +94,43 @@ static struct dbg_symindex *symindex_build(Dwfl_Module *mod)
 	struct dbg_symindex *x = calloc(1, sizeof(*x));
 	if (!x)
 		return NULL;
+	/* Room for every name as spelled and each default-versioned one
+	 * without its version, at a load of at most one half. */
+	size_t keys = 1;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr value;
+		const char *name = dwfl_module_getsym_info(mod, i, &sym, &value, NULL, NULL, NULL);
+		keys += 1 + (name && strstr(name, "@@") != NULL);
+	}
 	x->cap = 16;
-	while (x->cap < 2 * (size_t)(n > 0 ? n : 1))
+	while (x->cap < 2 * keys)
 		x->cap *= 2;
 	x->slots = calloc(x->cap, sizeof(*x->slots));
 	if (!x->slots) {
 		free(x);
 		return NULL;
 	}
-	for (int i = 1; i < n; i++) {
-		GElf_Sym sym;
-		GElf_Addr value;
-		const char *name = dwfl_module_getsym_info(mod, i, &sym, &value, NULL, NULL, NULL);
-		if (!name || !*name || sym.st_shndx == SHN_UNDEF)
-			continue;
-		struct symindex_slot *slot = symindex_slot(x, name);
-		if (slot->name)
-			continue;   /* the first definition wins, as in a linear search */
-		slot->name = name;
-		slot->tls = GELF_ST_TYPE(sym.st_info) == STT_TLS;
-		slot->value = slot->tls ? sym.st_value : value;
-		slot->size = sym.st_size;
-	}
+	/* Names as spelled first, so that they win over an unversioned alias. */
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 1; i < n; i++) {
+			GElf_Sym sym;
+			GElf_Addr value;
+			const char *name = dwfl_module_getsym_info(mod, i, &sym, &value, NULL, NULL, NULL);
+			if (!name || !*name || sym.st_shndx == SHN_UNDEF)
+				continue;
+			size_t len = pass == 0 ? strlen(name) : unversioned_len(name);
+			if (pass == 1 && !name[len])
+				continue;
+			struct symindex_slot *slot = symindex_slot(x, name, len);
+			if (slot->name)
+				continue;   /* the first definition wins, as in a linear search */
+			slot->name = name;
+			slot->len = len;
+			slot->tls = GELF_ST_TYPE(sym.st_info) == STT_TLS;
+			slot->value = slot->tls ? sym.st_value : value;
+			slot->size = sym.st_size;
+		}
 	return x;
 }
 
@@ -100,7 +141,7 @@ static bool file_find_symbol(struct dbg_file *f, const char *name, uint64_t *add
 		f->symbols = symindex_build(f->mod);
 	if (!f->symbols)
 		return module_find_symbol(f->mod, name, addr, size, tls);
-	struct symindex_slot *slot = symindex_slot(f->symbols, name);
+	struct symindex_slot *slot = symindex_slot(f->symbols, name, strlen(name));
 	if (!slot->name)
 		return false;
 	*addr = slot->value;

@@ -5,7 +5,8 @@
 #       -ex 'set backtrace past-main on' -ex 'thread apply all bt'
 # (walked by tests/gdb_frames.py, the same unwinder), threads matched by LWP,
 # with only the normalisations documented in tests/oracle_compare.py; source
-# lines and inline levels are compared too.
+# lines, inline levels and tail-call frames (gdb's TAILCALL frames, restored
+# from DWARF call sites) are compared too.
 # The async fixtures are compared with --no-async.
 source "$(dirname "$0")/lib.sh"
 source "$ROOT/tests/fixlib.sh"
