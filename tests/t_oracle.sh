@@ -38,7 +38,8 @@ oracle() {   # oracle NAME PROG CORE [ASYNCORE ARGS...]
 }
 
 for spec in abort1: threads4: native_o2: native_link:pie native_link:static native_nofp: \
-	native_debuglink: native_shlib: native_deep: native_cxx: native_moved: native_clone3:; do
+	native_debuglink: native_shlib: native_deep: native_cxx: native_moved: native_clone3: \
+	native_tailcall:; do
 	case=${spec%%:*} variant=${spec#*:}
 	if fix_core "$case" "$variant"; then
 		oracle "$case${variant:+-$variant}" "$FIX_DIR/prog" "$FIX_CORE"
