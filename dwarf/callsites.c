@@ -520,7 +520,7 @@ static struct core_error *tail_calls_locked(struct dbg_session *s, uint64_t call
 	struct located loc;
 	const struct cs_site *site;
 	*n = 0;
-	if (caller_ra == 0 || !locate(&x, caller_ra - 1, &loc) ||
+	if (!locate(&x, caller_ra - 1, &loc) ||
 	    !(site = site_at(loc.cu, caller_ra - loc.delta)))
 		return x.nomem ? &core_error_nomem : NULL;
 	visit(&x, site, loc.delta);
@@ -531,11 +531,106 @@ static struct core_error *tail_calls_locked(struct dbg_session *s, uint64_t call
 	return NULL;
 }
 
+/* ---- results per session ------------------------------------------------ */
+
+/* dbg_tail_calls' answers by (caller's return address, callee entry): the
+ * same frame pairs recur in every thread of a core, and the answers are in
+ * the core's addresses, so they are kept per session. */
+struct tail_memo_entry {
+	uint64_t ra, callee;        /* ra 0: an empty slot */
+	size_t first, n;            /* the answer's pcs in memo->pcs */
+};
+
+struct dbg_tail_memo {
+	struct tail_memo_entry *slots;
+	size_t cap, used;
+	uint64_t *pcs;
+	size_t npcs, pcs_cap;
+};
+
+void dbg_tail_memo_destroy(struct dbg_tail_memo *memo)
+{
+	if (!memo)
+		return;
+	free(memo->slots);
+	free(memo->pcs);
+	free(memo);
+}
+
+static size_t memo_slot(const struct dbg_tail_memo *m, uint64_t ra, uint64_t callee)
+{
+	uint64_t h = (ra ^ (callee * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
+	size_t i = (size_t)(h >> 17) & (m->cap - 1);
+	while (m->slots[i].ra && (m->slots[i].ra != ra || m->slots[i].callee != callee))
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+static const struct tail_memo_entry *memo_find(const struct dbg_tail_memo *m, uint64_t ra,
+					       uint64_t callee)
+{
+	if (!m || !m->cap)
+		return NULL;
+	const struct tail_memo_entry *e = &m->slots[memo_slot(m, ra, callee)];
+	return e->ra ? e : NULL;
+}
+
+static bool memo_grow(struct dbg_tail_memo *m)
+{
+	size_t cap = m->cap ? 2 * m->cap : 256;
+	struct tail_memo_entry *old = m->slots;
+	size_t old_cap = m->cap;
+	m->slots = calloc(cap, sizeof(*m->slots));
+	if (!m->slots) {
+		m->slots = old;
+		return false;
+	}
+	m->cap = cap;
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i].ra)
+			m->slots[memo_slot(m, old[i].ra, old[i].callee)] = old[i];
+	free(old);
+	return true;
+}
+
+/* Remember an answer; false on out-of-memory. */
+static bool memo_put(struct dbg_session *s, uint64_t ra, uint64_t callee, const uint64_t *pcs,
+		     size_t n)
+{
+	if (!s->tail_memo && !(s->tail_memo = calloc(1, sizeof(*s->tail_memo))))
+		return false;
+	struct dbg_tail_memo *m = s->tail_memo;
+	if (2 * (m->used + 1) > m->cap && !memo_grow(m))
+		return false;
+	while (m->npcs + n > m->pcs_cap) {
+		uint64_t *grown = reserve(m->pcs, &m->pcs_cap, m->pcs_cap, sizeof(*grown));
+		if (!grown)
+			return false;
+		m->pcs = grown;
+	}
+	memcpy(m->pcs + m->npcs, pcs, n * sizeof(*pcs));
+	m->slots[memo_slot(m, ra, callee)] = (struct tail_memo_entry){ ra, callee, m->npcs, n };
+	m->npcs += n;
+	m->used++;
+	return true;
+}
+
 struct core_error *dbg_tail_calls(struct dbg_session *s, uint64_t caller_ra, uint64_t callee_entry,
 				  uint64_t pcs[DBG_MAX_TAIL_CALLS], size_t *n)
 {
+	*n = 0;
+	if (caller_ra == 0)
+		return NULL;
+	const struct tail_memo_entry *e = memo_find(s->tail_memo, caller_ra, callee_entry);
+	if (e) {
+		memcpy(pcs, s->tail_memo->pcs + e->first, e->n * sizeof(*pcs));
+		*n = e->n;
+		return NULL;
+	}
 	dbg_lock(s);
 	struct core_error *err = tail_calls_locked(s, caller_ra, callee_entry, pcs, n);
 	dbg_unlock(s);
+	if (!err && !memo_put(s, caller_ra, callee_entry, pcs, *n))
+		err = &core_error_nomem;
 	return err;
 }

@@ -53,6 +53,7 @@ struct dbg_session {
 	char **warnings;
 	size_t nwarnings;
 	char *symbol_name;          /* storage for dbg_symbol_name_at */
+	struct dbg_tail_memo *tail_memo;   /* dbg_tail_calls results by frame pair */
 };
 
 /* Hold the session's cache while its shared files are in use: sessions on
@@ -91,6 +92,7 @@ void dbg_memo_destroy(struct dbg_memo *memo);
 void dbg_symindex_destroy(struct dbg_symindex *index);
 void dbg_type_memo_destroy(struct dbg_type_memo *memo);
 void dbg_callsites_destroy(struct dbg_callsites *cs);
+void dbg_tail_memo_destroy(struct dbg_tail_memo *memo);
 
 /* libdwfl find_debuginfo callback: the standard search, then the
  * decompressed copy from the on-disk cache (dwarf/debugcache.c). */

@@ -266,6 +266,7 @@ void dbg_session_close(struct dbg_session *s)
 		free(s->warnings[i]);
 	free(s->warnings);
 	free(s->symbol_name);
+	dbg_tail_memo_destroy(s->tail_memo);
 	if (s->own_cache)
 		dbg_cache_destroy(s->cache);
 	free(s);

@@ -88,50 +88,81 @@ static struct symindex_slot *symindex_slot(struct dbg_symindex *x, const char *n
 	return &x->slots[i];
 }
 
+/* Put ENTRY under its key unless the key is taken (the first definition
+ * wins, as in a linear search).  X has room. */
+static void symindex_put(struct dbg_symindex *x, const struct symindex_slot *entry)
+{
+	struct symindex_slot *slot = symindex_slot(x, entry->name, entry->len);
+	if (!slot->name)
+		*slot = *entry;
+}
+
+/* Room for KEYS keys at a load of at most one half. */
+static bool symindex_reserve(struct dbg_symindex *x, size_t keys)
+{
+	size_t cap = x->cap ? x->cap : 16;
+	while (cap < 2 * keys)
+		cap *= 2;
+	if (cap == x->cap)
+		return true;
+	struct symindex_slot *old = x->slots;
+	size_t old_cap = x->cap;
+	x->slots = calloc(cap, sizeof(*x->slots));
+	if (!x->slots) {
+		x->slots = old;
+		return false;
+	}
+	x->cap = cap;
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i].name)
+			symindex_put(x, &old[i]);
+	free(old);
+	return true;
+}
+
 static struct dbg_symindex *symindex_build(Dwfl_Module *mod)
 {
 	int n = dwfl_module_getsymtab(mod);
 	struct dbg_symindex *x = calloc(1, sizeof(*x));
-	if (!x)
-		return NULL;
-	/* Room for every name as spelled and each default-versioned one
-	 * without its version, at a load of at most one half. */
-	size_t keys = 1;
+	struct symindex_slot *aliases = NULL;
+	size_t naliases = 0, aliases_cap = 0, keys = 0;
+	if (!x || !symindex_reserve(x, n > 0 ? (size_t)n : 1))
+		goto fail;
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr value;
 		const char *name = dwfl_module_getsym_info(mod, i, &sym, &value, NULL, NULL, NULL);
-		keys += 1 + (name && strstr(name, "@@") != NULL);
-	}
-	x->cap = 16;
-	while (x->cap < 2 * keys)
-		x->cap *= 2;
-	x->slots = calloc(x->cap, sizeof(*x->slots));
-	if (!x->slots) {
-		free(x);
-		return NULL;
-	}
-	/* Names as spelled first, so that they win over an unversioned alias. */
-	for (int pass = 0; pass < 2; pass++)
-		for (int i = 1; i < n; i++) {
-			GElf_Sym sym;
-			GElf_Addr value;
-			const char *name = dwfl_module_getsym_info(mod, i, &sym, &value, NULL, NULL, NULL);
-			if (!name || !*name || sym.st_shndx == SHN_UNDEF)
-				continue;
-			size_t len = pass == 0 ? strlen(name) : unversioned_len(name);
-			if (pass == 1 && !name[len])
-				continue;
-			struct symindex_slot *slot = symindex_slot(x, name, len);
-			if (slot->name)
-				continue;   /* the first definition wins, as in a linear search */
-			slot->name = name;
-			slot->len = len;
-			slot->tls = GELF_ST_TYPE(sym.st_info) == STT_TLS;
-			slot->value = slot->tls ? sym.st_value : value;
-			slot->size = sym.st_size;
+		if (!name || !*name || sym.st_shndx == SHN_UNDEF)
+			continue;
+		struct symindex_slot e = { .name = name, .len = strlen(name), .size = sym.st_size,
+					   .tls = GELF_ST_TYPE(sym.st_info) == STT_TLS };
+		e.value = e.tls ? sym.st_value : value;
+		symindex_put(x, &e);
+		keys++;
+		e.len = unversioned_len(name);
+		if (!name[e.len])
+			continue;
+		if (naliases == aliases_cap) {
+			size_t cap = aliases_cap ? 2 * aliases_cap : 64;
+			struct symindex_slot *grown = realloc(aliases, cap * sizeof(*grown));
+			if (!grown)
+				goto fail;
+			aliases = grown;
+			aliases_cap = cap;
 		}
+		aliases[naliases++] = e;
+	}
+	/* After every name as spelled, so that those win over an alias. */
+	if (!symindex_reserve(x, keys + naliases))
+		goto fail;
+	for (size_t i = 0; i < naliases; i++)
+		symindex_put(x, &aliases[i]);
+	free(aliases);
 	return x;
+fail:
+	free(aliases);
+	dbg_symindex_destroy(x);
+	return NULL;
 }
 
 static bool file_find_symbol(struct dbg_file *f, const char *name, uint64_t *addr,
