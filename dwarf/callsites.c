@@ -309,9 +309,13 @@ static int func_by_entry(const void *a, const void *b)
 /* Sort the arrays and point each function at its tail-call sites. */
 static void cu_finish(struct cs_cu *cu)
 {
-	qsort(cu->sites, cu->nsites, sizeof(*cu->sites), site_by_ret);
-	qsort(cu->tails, cu->ntails, sizeof(*cu->tails), site_by_func);
-	qsort(cu->funcs, cu->nfuncs, sizeof(*cu->funcs), func_by_entry);
+	/* qsort and bsearch take no NULL array, even an empty one. */
+	if (cu->nsites)
+		qsort(cu->sites, cu->nsites, sizeof(*cu->sites), site_by_ret);
+	if (cu->ntails)
+		qsort(cu->tails, cu->ntails, sizeof(*cu->tails), site_by_func);
+	if (cu->nfuncs)
+		qsort(cu->funcs, cu->nfuncs, sizeof(*cu->funcs), func_by_entry);
 	size_t t = 0;
 	for (size_t i = 0; i < cu->nfuncs; i++) {
 		struct cs_func *fn = &cu->funcs[i];
@@ -411,13 +415,13 @@ static bool locate(struct search *x, uint64_t addr, struct located *loc)
 static const struct cs_site *site_at(const struct cs_cu *cu, uint64_t ret)
 {
 	struct cs_site key = { .ret = ret };
-	return bsearch(&key, cu->sites, cu->nsites, sizeof(key), site_by_ret);
+	return cu->nsites ? bsearch(&key, cu->sites, cu->nsites, sizeof(key), site_by_ret) : NULL;
 }
 
 static const struct cs_func *func_at(const struct cs_cu *cu, uint64_t entry)
 {
 	struct cs_func key = { .entry = entry };
-	return bsearch(&key, cu->funcs, cu->nfuncs, sizeof(key), func_by_entry);
+	return cu->nfuncs ? bsearch(&key, cu->funcs, cu->nfuncs, sizeof(key), func_by_entry) : NULL;
 }
 
 static bool target_address(struct search *x, const struct cs_site *site, uint64_t delta,
@@ -608,7 +612,8 @@ static bool memo_put(struct dbg_session *s, uint64_t ra, uint64_t callee, const 
 			return false;
 		m->pcs = grown;
 	}
-	memcpy(m->pcs + m->npcs, pcs, n * sizeof(*pcs));
+	if (n)
+		memcpy(m->pcs + m->npcs, pcs, n * sizeof(*pcs));
 	m->slots[memo_slot(m, ra, callee)] = (struct tail_memo_entry){ ra, callee, m->npcs, n };
 	m->npcs += n;
 	m->used++;
@@ -623,7 +628,8 @@ struct core_error *dbg_tail_calls(struct dbg_session *s, uint64_t caller_ra, uin
 		return NULL;
 	const struct tail_memo_entry *e = memo_find(s->tail_memo, caller_ra, callee_entry);
 	if (e) {
-		memcpy(pcs, s->tail_memo->pcs + e->first, e->n * sizeof(*pcs));
+		if (e->n)
+			memcpy(pcs, s->tail_memo->pcs + e->first, e->n * sizeof(*pcs));
 		*n = e->n;
 		return NULL;
 	}
