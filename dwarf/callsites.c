@@ -108,11 +108,22 @@ struct cs_fn {
 	bool lists_tails;           /* its tail calls are all described */
 };
 
+/* A flag of DIE or of the DIEs it completes (specification, abstract
+ * origin), as gdb reads a function's flags. */
 static bool flag(Dwarf_Die *die, unsigned name)
 {
 	Dwarf_Attribute attr;
 	bool v = false;
 	return dwarf_attr_integrate(die, name, &attr) && dwarf_formflag(&attr, &v) == 0 && v;
+}
+
+/* A flag of DIE itself: a GNU call site's DW_AT_abstract_origin is the
+ * function it calls, whose attributes are not the call site's. */
+static bool own_flag(Dwarf_Die *die, unsigned name)
+{
+	Dwarf_Attribute attr;
+	bool v = false;
+	return dwarf_attr(die, name, &attr) && dwarf_formflag(&attr, &v) == 0 && v;
 }
 
 /* Where a function's code begins, as gdb's block entry pc: DW_AT_entry_pc
@@ -217,7 +228,8 @@ static void add_site(struct cu_build *b, Dwarf_Die *die, const struct cs_fn *fn)
 	cu->sites[cu->nsites++] = site;
 	/* As gdb: only a function that says all its tail calls are described
 	 * can be a link of a chain. */
-	if (!fn->lists_tails || !(flag(die, DW_AT_call_tail_call) || flag(die, DW_AT_GNU_tail_call)))
+	if (!fn->lists_tails ||
+	    !(own_flag(die, DW_AT_call_tail_call) || own_flag(die, DW_AT_GNU_tail_call)))
 		return;
 	struct cs_site *tails = reserve(cu->tails, &b->tails_cap, cu->ntails, sizeof(site));
 	if (!tails) {
