@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Native stacks: -O2 inlines with threads, PIE and static, no frame
 # pointers, split debug info, the fixture's own shared library, 1,000-frame
-# recursion, C++ names, a binary moved away, a wrong binary.  Each fixture
-# has expect* (tests/fixture_lines.py lines) and lines ("function file:line
-# [inlined]" for frames of the crashing thread).
+# recursion, C++ names, a binary moved away, a wrong binary, a main thread
+# held inside clone3 (no CFI past the syscall), tail calls at -O2.  Each
+# fixture has expect* (tests/fixture_lines.py lines) and lines ("function
+# file:line [inlined] [tailcall]" for frames of the crashing thread).
 source "$(dirname "$0")/lib.sh"
 source "$ROOT/tests/fixlib.sh"
 
@@ -26,7 +27,8 @@ for spec in open(sys.argv[2]):
     parts = spec.split()
     if not parts:
         continue
-    fn, want, inl = parts[0], parts[1], 'inlined' in parts[2:]
+    fn, want = parts[0], parts[1]
+    inl, tail = 'inlined' in parts[2:], 'tailcall' in parts[2:]
     f = next((f for f in frames if strip_params(f.get('function') or '') == fn), None)
     if f is None:
         bad.append('%s: no such frame' % fn)
@@ -36,6 +38,8 @@ for spec in open(sys.argv[2]):
         bad.append('%s at %s, expected %s' % (fn, got, want))
     if bool(f.get('inlined')) != inl:
         bad.append('%s inlined=%s, expected %s' % (fn, f.get('inlined'), inl))
+    if bool(f.get('tailcall')) != tail:
+        bad.append('%s tailcall=%s, expected %s' % (fn, f.get('tailcall'), tail))
 print('; '.join(bad))
 sys.exit(1 if bad else 0)
 PY
@@ -109,7 +113,8 @@ wrong_case() {
 for spec in native_o2::expect:prog native_link:pie:expect-pie:prog \
 	native_link:static:expect-static:prog native_nofp::expect:prog \
 	native_debuglink::expect:prog native_shlib::expect:prog,libnative.so \
-	native_deep::expect:prog native_cxx::expect:prog; do
+	native_deep::expect:prog native_cxx::expect:prog native_clone3::expect:prog \
+	native_tailcall::expect:prog; do
 	IFS=: read -r case variant expect own <<<"$spec"
 	name=$case${variant:+-$variant}
 	if fix_core "$case" "$variant"; then
@@ -118,6 +123,28 @@ for spec in native_o2::expect:prog native_link:pie:expect-pie:prog \
 		no_core "$name" $?
 	fi
 done
+
+# glibc's pthread_join is a tail call of __pthread_clockjoin_ex: with libc's
+# debug info (its call sites), the main thread shows ___pthread_join between
+# them, marked as a tail call.
+if [ -f "$TMPD/native_tailcall.json" ]; then
+	j=$TMPD/native_tailcall.json
+	libc_dwarf=$(jget "$j" "any(m['debuginfo'] for m in j['modules'] if '/libc.so' in (m['path'] or ''))")
+	got=$(jget "$j" "' < '.join(f['function'] + ('*' if f['tailcall'] else '') for t in j['threads'] if not t['crashing'] for f in t['frames'] if f['function'] in ('__pthread_clockjoin_ex', '___pthread_join', 'main'))")
+	if [ "$libc_dwarf" != True ]; then
+		skip "native_tailcall-join: no debug info for libc (libc6-dbg)"
+	elif [ "$got" = "__pthread_clockjoin_ex < ___pthread_join* < main" ]; then
+		pass native_tailcall-join
+	else
+		fail "native_tailcall-join: main thread shows '$got', expected '__pthread_clockjoin_ex < ___pthread_join* < main' (* tail call)"
+	fi
+	if "$ASYNCORE" report "$(jget "$j" "j['core']['path']")" "$BUILD_FIX/native_tailcall/prog" \
+		--format text 2>/dev/null | grep -Eq '^#[0-9]+ +0x[0-9a-f]+ in relay \[tail call\] \(\+0x[0-9a-f]+\) at ([^ ]*/)?main\.c:28 '; then
+		pass native_tailcall-text
+	else
+		fail "native_tailcall-text: no '#N  0x... in relay [tail call] (+0x..) at main.c:28' line"
+	fi
+fi
 
 # Split debug info: the executable's DWARF comes from prog.debug.
 if [ -f "$TMPD/native_debuglink.json" ]; then
