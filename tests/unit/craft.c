@@ -295,8 +295,16 @@ static bool write_all(int fd, const void *p, size_t len, uint64_t offset)
 	return pwrite(fd, p, len, (off_t)offset) == (ssize_t)len;
 }
 
+static int segment_cmp(const void *a, const void *b)
+{
+	const struct craft_segment *x = a, *y = b;
+	return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
+}
+
 bool craft_write(struct craft_core *c, const char *path)
 {
+	/* The kernel writes PT_LOADs in address order, and libdwfl relies on it. */
+	qsort(c->segs, c->nsegs, sizeof(c->segs[0]), segment_cmp);
 	struct craft_notes notes = { 0 };
 	craft_raw(&notes, c->notes.data, c->notes.len);
 	if (c->nauxv) {
