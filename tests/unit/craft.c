@@ -105,6 +105,8 @@ struct craft_core {
 	size_t nfiles;
 	uint64_t auxv[2 * MAX_AUXV];
 	size_t nauxv;
+	uint64_t heap, heap_end, heap_next;
+	bool broken;                /* a store or an allocation failed */
 };
 
 struct craft_core *craft_create(void)
@@ -154,6 +156,7 @@ void *craft_bytes(struct craft_core *c, uint64_t addr, size_t len)
 			return s->bytes + (addr - s->vaddr);
 	}
 	fprintf(stderr, "craft: 0x%llx+%zu is not in a segment\n", (unsigned long long)addr, len);
+	c->broken = true;
 	return NULL;
 }
 
@@ -179,6 +182,35 @@ bool craft_string(struct craft_core *c, uint64_t addr, const char *s)
 	if (p)
 		memcpy(p, s, strlen(s) + 1);
 	return p != NULL;
+}
+
+bool craft_heap(struct craft_core *c, uint64_t vaddr, size_t size)
+{
+	if (!craft_segment(c, vaddr, size, PF_R | PF_W))
+		return false;
+	c->heap = c->heap_next = vaddr;
+	c->heap_end = vaddr + size;
+	return true;
+}
+
+uint64_t craft_alloc(struct craft_core *c, size_t size)
+{
+	uint64_t addr = c->heap_next;
+	size = (size + 15) & ~(size_t)15;
+	if (!c->heap || size > c->heap_end - addr) {
+		fprintf(stderr, "craft: heap exhausted\n");
+		c->broken = true;
+		return 0;
+	}
+	c->heap_next += size;
+	return addr;
+}
+
+uint64_t craft_alloc_string(struct craft_core *c, const char *s)
+{
+	uint64_t addr = craft_alloc(c, strlen(s) + 1);
+	craft_string(c, addr, s);
+	return addr;
 }
 
 static void add_auxv(struct craft_core *c, uint64_t type, uint64_t value)
@@ -361,6 +393,8 @@ bool craft_write(struct craft_core *c, const char *path)
 bool craft_open(struct craft_core *c, struct craft_session *out)
 {
 	memset(out, 0, sizeof(*out));
+	if (c->broken)
+		return false;
 	strcpy(out->dir, "/tmp/unit_craft.XXXXXX");
 	if (!mkdtemp(out->dir)) {
 		out->dir[0] = '\0';
@@ -400,6 +434,14 @@ void craft_close(struct craft_session *cs)
 }
 
 /* ---- the fixture files ------------------------------------------------------ */
+
+uint64_t craft_fixture_symbol(const char *name)
+{
+	uint64_t value = 0;
+	if (!craft_elf_symbol(craft_data_path("unit_fixture"), name, &value, NULL))
+		fprintf(stderr, "craft: no symbol %s in the fixture\n", name);
+	return CRAFT_FIXTURE_BIAS + value;
+}
 
 const char *craft_data_path(const char *name)
 {

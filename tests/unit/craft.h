@@ -49,13 +49,23 @@ struct craft_notes *craft_notes(struct craft_core *c);
 bool craft_segment(struct craft_core *c, uint64_t vaddr, size_t size, uint32_t flags);
 
 /* The bytes [ADDR, ADDR+LEN) inside one segment, for the test to fill;
- * NULL when they are not all in one segment. */
+ * NULL when they are not all in one segment.  Any failed store or
+ * allocation marks the core broken: craft_open() then refuses it. */
 void *craft_bytes(struct craft_core *c, uint64_t addr, size_t len);
 
 /* Store a value at target address ADDR; false when ADDR is not mapped. */
 bool craft_u64(struct craft_core *c, uint64_t addr, uint64_t value);
 bool craft_u32(struct craft_core *c, uint64_t addr, uint32_t value);
 bool craft_string(struct craft_core *c, uint64_t addr, const char *s);
+
+/* A writable segment [VADDR, VADDR+SIZE) that craft_alloc() hands out. */
+bool craft_heap(struct craft_core *c, uint64_t vaddr, size_t size);
+
+/* SIZE zeroed bytes of the heap, 16-aligned: their target address. */
+uint64_t craft_alloc(struct craft_core *c, size_t size);
+
+/* A copy of S in the heap: its target address. */
+uint64_t craft_alloc_string(struct craft_core *c, const char *s);
 
 /* Map the ELF executable at PATH at load bias BIAS as the kernel does: one
  * segment per PT_LOAD (its file bytes, .bss as zeros), one NT_FILE entry
@@ -80,6 +90,13 @@ bool craft_open(struct craft_core *c, struct craft_session *out);
 
 /* Close the session and the core and remove the temporary files. */
 void craft_close(struct craft_session *cs);
+
+/* Where crafted cores load the fixture program (tests/unit/data). */
+#define CRAFT_FIXTURE_BIAS 0x555555554000ull
+
+/* The fixture program's symbol NAME at CRAFT_FIXTURE_BIAS: its runtime
+ * address (a line on stderr when it has no such symbol). */
+uint64_t craft_fixture_symbol(const char *name);
 
 /* Absolute path of NAME among the unit tests' data files, which the
  * Makefile builds next to the test binaries (build/unit/data/NAME);

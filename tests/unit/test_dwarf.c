@@ -16,7 +16,7 @@
 #define UNIT_GROUP "dwarf"
 #include "unit.h"
 
-#define BIAS 0x555555554000ull
+#define BIAS CRAFT_FIXTURE_BIAS
 
 struct fixture {
 	const char *name;           /* "unit_fixture" or "unit_fixture.stripped" */
@@ -43,15 +43,6 @@ static void fixture_close(struct fixture *fx)
 {
 	craft_close(&fx->cs);
 	free((char *)fx->path);
-}
-
-/* The fixture's symbol NAME as a runtime address in the crafted core. */
-static uint64_t runtime(const char *name)
-{
-	uint64_t v = 0;
-	if (!craft_elf_symbol(craft_data_path("unit_fixture"), name, &v, NULL))
-		fprintf(stderr, "no symbol %s in the fixture\n", name);
-	return BIAS + v;
 }
 
 /* CHECK with the fixture's name in front of NAME. */
@@ -145,7 +136,7 @@ static void test_layouts(struct fixture *fx)
 static bool count_prefix(void *ctx, const char *name, uint64_t addr)
 {
 	size_t *n = ctx;
-	if (addr == runtime(name))
+	if (addr == craft_fixture_symbol(name))
 		(*n)++;
 	return true;
 }
@@ -178,7 +169,7 @@ static void test_symbols(struct fixture *fx)
 	FX_CHECK(fx, "unknown symbol", !dbg_find_symbol(s, "fx_no_such_symbol", &addr, &size));
 
 	uint64_t off = 99;
-	const char *at = dbg_symbol_name_at(s, runtime("fx_sink") + 3, &off);
+	const char *at = dbg_symbol_name_at(s, craft_fixture_symbol("fx_sink") + 3, &off);
 	FX_CHECK(fx, "symbol containing an address, with the offset",
 		 at && strcmp(at, "fx_sink") == 0 && off == 3);
 
@@ -198,7 +189,7 @@ static void test_symbols(struct fixture *fx)
  * code as the crafted core holds it. */
 static uint64_t sink_return_address(struct fixture *fx)
 {
-	uint64_t outer = runtime("fx_outer"), sink = runtime("fx_sink"), size = 0, v;
+	uint64_t outer = craft_fixture_symbol("fx_outer"), sink = craft_fixture_symbol("fx_sink"), size = 0, v;
 	craft_elf_symbol(craft_data_path("unit_fixture"), "fx_outer", &v, &size);
 	unsigned char code[512];
 	if (size < 5 || size > sizeof(code) || !core_read_bytes(fx->cs.core, outer, code, size))
@@ -231,7 +222,7 @@ static void print_locations(const struct dbg_location *locs, size_t n)
 static void test_symbolize(struct fixture *fx)
 {
 	struct dbg_session *s = fx->cs.s;
-	uint64_t ret = sink_return_address(fx), outer = runtime("fx_outer");
+	uint64_t ret = sink_return_address(fx), outer = craft_fixture_symbol("fx_outer");
 	struct dbg_location *locs = NULL;
 	size_t n = 0;
 

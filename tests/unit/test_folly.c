@@ -17,7 +17,6 @@
 #define UNIT_GROUP "folly"
 #include "unit.h"
 
-#define BIAS 0x555555554000ull
 #define HEAP 0x10000000ull          /* roots, frames, key blocks */
 #define HEAP_SIZE 0x40000u
 #define STACK 0x7ffd00000000ull     /* the threads' stacks */
@@ -43,40 +42,26 @@ struct thread_spec {
 struct world {
 	const char *fixture;        /* the program the core maps */
 	struct craft_core *c;
-	uint64_t heap_next;
 	uint32_t key;
 	struct thread_spec threads[MAX_THREADS];
 	size_t nthreads;
-	bool ok;                    /* every store landed in mapped memory */
+	bool ok;                    /* every segment could be added */
 };
-
-/* The fixture's symbol NAME: runtime address, or TLS offset. */
-static uint64_t sym(const char *name)
-{
-	uint64_t v = 0;
-	if (!craft_elf_symbol(craft_data_path("unit_fixture"), name, &v, NULL))
-		fprintf(stderr, "no symbol %s in the fixture\n", name);
-	return BIAS + v;
-}
 
 /* A pc inside function NAME (past its first byte, so pc-1 stays in it). */
 static uint64_t pc_in(const char *name)
 {
-	return sym(name) + 4;
+	return craft_fixture_symbol(name) + 4;
 }
 
 static void put(struct world *w, uint64_t addr, uint64_t value)
 {
-	w->ok = craft_u64(w->c, addr, value) && w->ok;
+	craft_u64(w->c, addr, value);
 }
 
 static uint64_t alloc(struct world *w, size_t size)
 {
-	uint64_t addr = w->heap_next;
-	w->heap_next += (size + 15) & ~(size_t)15;
-	if (w->heap_next > HEAP + HEAP_SIZE)
-		w->ok = false;
-	return addr;
+	return craft_alloc(w->c, size);
 }
 
 static uint64_t new_root(struct world *w, uint64_t top, uint64_t next, uint64_t sfp)
@@ -124,17 +109,16 @@ static bool world_init(struct world *w, const char *fixture, uint32_t key)
 	memset(w, 0, sizeof(*w));
 	w->fixture = fixture;
 	w->c = craft_create();
-	w->heap_next = HEAP;
 	w->key = key;
-	w->ok = w->c && craft_map_executable(w->c, fixture, BIAS) &&
-		craft_segment(w->c, HEAP, HEAP_SIZE, PF_R | PF_W) &&
+	w->ok = w->c && craft_map_executable(w->c, fixture, CRAFT_FIXTURE_BIAS) &&
+		craft_heap(w->c, HEAP, HEAP_SIZE) &&
 		craft_segment(w->c, STACK, STACK_SIZE, PF_R | PF_W);
 	if (!w->ok)
 		return false;
-	w->ok = craft_u32(w->c, sym("folly_async_stack_root_tls_key"), key);
+	craft_u32(w->c, craft_fixture_symbol("folly_async_stack_root_tls_key"), key);
 	if (key < 1024)
-		put(w, sym("__pthread_keys") + 16 * (uint64_t)key, KEY_SEQ);
-	return w->ok;
+		put(w, craft_fixture_symbol("__pthread_keys") + 16 * (uint64_t)key, KEY_SEQ);
+	return true;
 }
 
 /* A thread whose pthread slot for the key points at its static-TLS holder
@@ -438,7 +422,7 @@ static void test_suspended(const char *fixture, const char *label, bool with_sto
 	root_at_n2(&w, t, new_frame(&w, b, pc_in("fx_async_a"), 0));
 
 	uint64_t cookie = alloc(&w, 8);
-	put(&w, sym("__folly_suspended_frame_cookie"), cookie);
+	put(&w, craft_fixture_symbol("__folly_suspended_frame_cookie"), cookie);
 	uint64_t p1 = new_frame(&w, 0, pc_in("fx_async_d"), 0);
 	uint64_t l1 = new_frame(&w, p1, pc_in("fx_async_c"), cookie);
 	uint64_t l2 = new_frame(&w, 0, pc_in("fx_async_a"), cookie);
@@ -451,7 +435,7 @@ static void test_suspended(const char *fixture, const char *label, bool with_sto
 	if (with_store) {
 		/* std::unordered_set: before-begin next @16, count @24; node {next, value}. */
 		uint64_t set = alloc(&w, 32), n1 = alloc(&w, 16), n2 = alloc(&w, 16);
-		put(&w, sym("__folly_leaf_frame_store"), set);
+		put(&w, craft_fixture_symbol("__folly_leaf_frame_store"), set);
 		put(&w, set + 16, n1);
 		put(&w, set + 24, 2);
 		put(&w, n1, n2);
