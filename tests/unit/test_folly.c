@@ -113,8 +113,11 @@ static bool world_init(struct world *w, const char *fixture, uint32_t key)
 	w->ok = w->c && craft_map_executable(w->c, fixture, CRAFT_FIXTURE_BIAS) &&
 		craft_heap(w->c, HEAP, HEAP_SIZE) &&
 		craft_segment(w->c, STACK, STACK_SIZE, PF_R | PF_W);
-	if (!w->ok)
+	if (!w->ok) {
+		craft_destroy(w->c);
+		w->c = NULL;
 		return false;
+	}
 	craft_u32(w->c, craft_fixture_symbol("folly_async_stack_root_tls_key"), key);
 	if (key < 1024)
 		put(w, craft_fixture_symbol("__pthread_keys") + 16 * (uint64_t)key, KEY_SEQ);
@@ -489,7 +492,7 @@ static void test_keys(const char *fixture, const char *label)
 		struct outcome o;
 		char what[128];
 		snprintf(what, sizeof(what), "%s: %s", label, cases[i].name);
-		if (!world_init(&w, fixture, cases[i].key))
+		if (!CHECK(what, world_init(&w, fixture, cases[i].key)))
 			continue;
 		struct thread_spec *t = add_thread(&w, 301);
 		root_at_n2(&w, t, new_frame(&w, 0, pc_in("fx_async_a"), 0));

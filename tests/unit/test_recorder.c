@@ -285,7 +285,7 @@ static struct craft_core *new_core(const char *fixture, struct rings *w)
 
 static void check_ring(const char *label, const struct analysis *an, const struct ring_expect *e)
 {
-	char name[256], got[1024];
+	char name[256], got[512];
 	const struct an_recorder *r = find_recorder(an, e->name);
 	snprintf(name, sizeof(name), "%s: ring %s found", label, e->name);
 	if (!CHECK(name, r != NULL))
@@ -353,7 +353,8 @@ static void test_rings(const char *fixture, const char *label)
 	struct craft_session cs;
 	struct analysis *an = NULL;
 	char name[256];
-	if (!new_core(fixture, &w))
+	snprintf(name, sizeof(name), "%s: fixture mapped", label);
+	if (!CHECK(name, new_core(fixture, &w) != NULL))
 		return;
 	lay_rings(&w);
 	craft_u64(w.c, craft_fixture_symbol("recorders"), w.first);
@@ -395,7 +396,8 @@ static void test_broken_list(const char *fixture, const char *label)
 		struct craft_session cs;
 		struct analysis *an = NULL;
 		char name[256];
-		if (!new_core(fixture, &w))
+		snprintf(name, sizeof(name), "%s: %s", label, cases[i].name);
+		if (!CHECK(name, new_core(fixture, &w) != NULL))
 			continue;
 		uint64_t r = new_ring(&w, "only", 4);
 		record(&w, r, 4, 0, 1, "only.c:1:one", NULL, 0);
@@ -403,7 +405,6 @@ static void test_broken_list(const char *fixture, const char *label)
 		uint64_t next = cases[i].next ? cases[i].next : craft_alloc(w.c, 256) + 4;
 		craft_u64(w.c, r + offsetof(struct recorder_info, next), next);
 		craft_u64(w.c, craft_fixture_symbol("recorders"), r);
-		snprintf(name, sizeof(name), "%s: %s", label, cases[i].name);
 		if (!CHECK(name, recover(w.c, &cs, &an)))
 			continue;
 		CHECK(name, an->nrecorders == 1 && an->recorders[0].nevents == 1 &&
