@@ -152,8 +152,9 @@ void *craft_bytes(struct craft_core *c, uint64_t addr, size_t len)
 {
 	for (size_t i = 0; i < c->nsegs; i++) {
 		struct craft_segment *s = &c->segs[i];
-		if (addr >= s->vaddr && addr - s->vaddr <= s->size && len <= s->size - (addr - s->vaddr))
-			return s->bytes + (addr - s->vaddr);
+		uint64_t off = addr - s->vaddr;
+		if (addr >= s->vaddr && off <= s->size && len <= s->size - off)
+			return s->bytes + off;
 	}
 	fprintf(stderr, "craft: 0x%llx+%zu is not in a segment\n", (unsigned long long)addr, len);
 	c->broken = true;
@@ -369,7 +370,8 @@ bool craft_write(struct craft_core *c, const char *path)
 		return false;
 	}
 	uint64_t notes_at = sizeof(eh) + phnum * sizeof(Elf64_Phdr);
-	Elf64_Phdr ph = { .p_type = PT_NOTE, .p_offset = notes_at, .p_filesz = notes.len, .p_align = 4 };
+	Elf64_Phdr ph = { .p_type = PT_NOTE, .p_offset = notes_at, .p_filesz = notes.len,
+			  .p_align = 4 };
 	bool ok = write_all(fd, &eh, sizeof(eh), 0) &&
 		  write_all(fd, &ph, sizeof(ph), sizeof(eh)) &&
 		  write_all(fd, notes.data, notes.len, notes_at);

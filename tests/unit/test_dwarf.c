@@ -146,6 +146,7 @@ static void test_symbols(struct fixture *fx)
 	struct dbg_session *s = fx->cs.s;
 	const char *path = craft_data_path("unit_fixture");
 	uint64_t addr = 0, size = 0, want = 0, want_size = 0;
+	bool found;
 
 	craft_elf_symbol(path, "fx_outer", &want, &want_size);
 	FX_CHECK(fx, "function at its runtime address",
@@ -158,11 +159,11 @@ static void test_symbols(struct fixture *fx)
 		 size == sizeof(long[4]));
 
 	craft_elf_symbol(path, "folly_async_stack_root_tls_key", &want, NULL);
-	FX_CHECK(fx, "data symbol", dbg_find_symbol(s, "folly_async_stack_root_tls_key", &addr, &size) &&
-					    addr == BIAS + want && size == 4);
+	found = dbg_find_symbol(s, "folly_async_stack_root_tls_key", &addr, &size);
+	FX_CHECK(fx, "data symbol", found && addr == BIAS + want && size == 4);
 
 	craft_elf_symbol(path, "recorders", &want, NULL);
-	bool found = dbg_find_symbol(s, "recorders", &addr, &size);
+	found = dbg_find_symbol(s, "recorders", &addr, &size);
 	FX_CHECK(fx, fx->debug ? "static symbol from .symtab" : "static symbol gone with .symtab",
 		 fx->debug ? found && addr == BIAS + want && size == 8 : !found);
 
@@ -189,7 +190,8 @@ static void test_symbols(struct fixture *fx)
  * code as the crafted core holds it. */
 static uint64_t sink_return_address(struct fixture *fx)
 {
-	uint64_t outer = craft_fixture_symbol("fx_outer"), sink = craft_fixture_symbol("fx_sink"), size = 0, v;
+	uint64_t outer = craft_fixture_symbol("fx_outer"), sink = craft_fixture_symbol("fx_sink");
+	uint64_t size = 0, v;
 	craft_elf_symbol(craft_data_path("unit_fixture"), "fx_outer", &v, &size);
 	unsigned char code[512];
 	if (size < 5 || size > sizeof(code) || !core_read_bytes(fx->cs.core, outer, code, size))

@@ -45,7 +45,9 @@ static void ring_field(struct rings *w, uint64_t info, size_t field, uint64_t va
 /* A recorder_info named NAME with SIZE entries, appended to the list. */
 static uint64_t new_ring(struct rings *w, const char *name, uint64_t size)
 {
-	uint64_t info = craft_alloc(w->c, sizeof(struct recorder_info) + (size < 64 ? size : 1) * ENTRY);
+	/* Headers of implausible sizes get one entry: their slots are never read. */
+	uint64_t entries = size < 64 ? size : 1;
+	uint64_t info = craft_alloc(w->c, sizeof(struct recorder_info) + entries * ENTRY);
 	craft_u64(w->c, info + offsetof(struct recorder_info, name), craft_alloc_string(w->c, name));
 	ring_field(w, info, offsetof(struct recorder_ring, size), size);
 	ring_field(w, info, offsetof(struct recorder_ring, item_size), ENTRY);
@@ -150,7 +152,8 @@ static void lay_rings(struct rings *w)
 	/* An intact ring: integers, a string read from the core, a double. */
 	uint64_t r = new_ring(w, "alpha", 8);
 	record(w, r, 8, 0, 0, "alpha.c:10:step %d", (uint64_t[]){ 7 }, 1);
-	record(w, r, 8, 1, 2, "alpha.c:11:open %s", (uint64_t[]){ craft_alloc_string(w->c, "disk") }, 1);
+	uint64_t disk = craft_alloc_string(w->c, "disk");
+	record(w, r, 8, 1, 2, "alpha.c:11:open %s", (uint64_t[]){ disk }, 1);
 	record(w, r, 8, 2, 4, "alpha.c:12:ratio %.2f", (uint64_t[]){ dbits(1.5) }, 1);
 	indices(w, r, 0, 3, 3);
 
