@@ -445,6 +445,17 @@ uint64_t craft_fixture_symbol(const char *name)
 	return CRAFT_FIXTURE_BIAS + value;
 }
 
+void craft_each_fixture(void (*run)(const char *path, const char *name, bool debug))
+{
+	static const char *const names[] = { "unit_fixture", "unit_fixture.stripped" };
+	for (size_t i = 0; i < 2; i++) {
+		char *path = strdup(craft_data_path(names[i]));
+		if (path)
+			run(path, names[i], i == 0);
+		free(path);
+	}
+}
+
 const char *craft_data_path(const char *name)
 {
 	static char path[4096];

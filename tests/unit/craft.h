@@ -98,6 +98,11 @@ void craft_close(struct craft_session *cs);
  * address (a line on stderr when it has no such symbol). */
 uint64_t craft_fixture_symbol(const char *name);
 
+/* Call RUN for each build of the fixture program, with its path and name:
+ * "unit_fixture" (DEBUG: DWARF and .symtab), then "unit_fixture.stripped"
+ * (.dynsym only). */
+void craft_each_fixture(void (*run)(const char *path, const char *name, bool debug));
+
 /* Absolute path of NAME among the unit tests' data files, which the
  * Makefile builds next to the test binaries (build/unit/data/NAME);
  * a static buffer. */

@@ -25,16 +25,15 @@ struct fixture {
 	struct craft_session cs;
 };
 
-static bool fixture_open(struct fixture *fx, const char *name, bool debug)
+static bool fixture_open(struct fixture *fx, const char *path, bool debug)
 {
-	fx->name = name;
-	fx->path = strdup(craft_data_path(name));
+	fx->path = path;
 	fx->debug = debug;
 	struct craft_core *c = craft_create();
 	uint64_t regs[CORE_REG_COUNT] = { 0 };
 	regs[CORE_REG_RSP] = 0x7ffd00001000;
 	craft_prstatus(craft_notes(c), 4242, SIGSEGV, regs);
-	bool ok = fx->path && craft_map_executable(c, fx->path, BIAS) && craft_open(c, &fx->cs);
+	bool ok = craft_map_executable(c, fx->path, BIAS) && craft_open(c, &fx->cs);
 	craft_destroy(c);
 	return ok;
 }
@@ -42,7 +41,6 @@ static bool fixture_open(struct fixture *fx, const char *name, bool debug)
 static void fixture_close(struct fixture *fx)
 {
 	craft_close(&fx->cs);
-	free((char *)fx->path);
 }
 
 /* CHECK with the fixture's name in front of NAME. */
@@ -283,13 +281,11 @@ static void test_symbolize(struct fixture *fx)
 	dbg_locations_free(locs, n);
 }
 
-static void run(const char *name, bool debug)
+static void run(const char *path, const char *name, bool debug)
 {
 	struct fixture fx = { .name = name };
-	if (!FX_CHECK(&fx, "crafted core and session open", fixture_open(&fx, name, debug))) {
-		free((char *)fx.path);
+	if (!FX_CHECK(&fx, "crafted core and session open", fixture_open(&fx, path, debug)))
 		return;
-	}
 	test_modules(&fx);
 	test_layouts(&fx);
 	test_symbols(&fx);
@@ -299,7 +295,6 @@ static void run(const char *name, bool debug)
 
 int main(void)
 {
-	run("unit_fixture", true);
-	run("unit_fixture.stripped", false);
+	craft_each_fixture(run);
 	return unit_exit();
 }
