@@ -3,8 +3,9 @@
 # pointers, split debug info, the fixture's own shared library, 1,000-frame
 # recursion, C++ names, a binary moved away, a wrong binary, a main thread
 # held inside clone3 (no CFI past the syscall), tail calls at -O2.  Each
-# fixture has expect* (tests/fixture_lines.py lines) and lines ("function
-# file:line [inlined] [tailcall]" for frames of the crashing thread).
+# fixture has expect/VARIANT.stacks, .lines ("function file:line [inlined]
+# [tailcall]" for frames of the crashing thread) and .signal (tests/lib.sh,
+# expect_file).
 source "$(dirname "$0")/lib.sh"
 source "$ROOT/tests/fixlib.sh"
 
@@ -46,10 +47,11 @@ PY
 	); then pass "$name-lines"; else fail "$name-lines: $out"; fi
 }
 
-# run_case NAME CORE BINARY EXPECT OWN [WANT_RC]: report, golden lines, lines.
+# run_case NAME CORE BINARY CASE VARIANT OWN [WANT_RC [ARGS...]]: report,
+# then the case's stacks, lines and signal expectations for VARIANT.
 run_case() {
-	local name=$1 core=$2 bin=$3 expect=$4 own=$5 want_rc=${6:-0} json=$TMPD/$1.json
-	shift 6 2>/dev/null || shift $#
+	local name=$1 core=$2 bin=$3 case=$4 variant=$5 own=$6 want_rc=${7:-0} json=$TMPD/$1.json
+	shift 7 2>/dev/null || shift $#
 	asy_json "$json" "$core" $bin "$@"
 	if [ "$ASY_RC" -ne "$want_rc" ]; then
 		fail "$name-exit: asyncore exited $ASY_RC (expected $want_rc): $(head -3 "$json.err")"
@@ -62,9 +64,9 @@ run_case() {
 	fi
 	python3 "$ROOT/tests/fixture_lines.py" --own "$own" --sorted --strip-params "$json" \
 		>"$TMPD/$name.lines" 2>&1
-	expect_lines "$name-frames" "$expect" "$TMPD/$name.lines"
-	check_frame_lines "$name" "$json" "$(dirname "$expect")/lines"
-	check_signal "$name" "$json" "$(dirname "$expect")/signal"
+	expect_lines "$name-frames" "$(expect_file "$case" "$variant" stacks)" "$TMPD/$name.lines"
+	check_frame_lines "$name" "$json" "$(expect_file "$case" "$variant" lines)"
+	check_signal "$name" "$json" "$(expect_file "$case" "$variant" signal)"
 }
 
 # check_signal NAME JSON FILE: FILE holds "NUMBER CODE_NAME ADDRESS".
@@ -109,16 +111,14 @@ wrong_case() {
 	if [ -z "$why" ]; then pass "$name"; else fail "$name: $why"; fi
 }
 
-# case VARIANT EXPECT OWN
-for spec in native_o2::expect:prog native_link:pie:expect-pie:prog \
-	native_link:static:expect-static:prog native_nofp::expect:prog \
-	native_debuglink::expect:prog native_shlib::expect:prog,libnative.so \
-	native_deep::expect:prog native_cxx::expect:prog native_clone3::expect:prog \
-	native_tailcall::expect:prog; do
-	IFS=: read -r case variant expect own <<<"$spec"
+# CASE:VARIANT:OWN
+for spec in native_o2::prog native_link:pie:prog native_link:static:prog native_nofp::prog \
+	native_debuglink::prog native_shlib::prog,libnative.so native_deep::prog native_cxx::prog \
+	native_clone3::prog native_tailcall::prog; do
+	IFS=: read -r case variant own <<<"$spec"
 	name=$case${variant:+-$variant}
 	if fix_core "$case" "$variant"; then
-		run_case "$name" "$FIX_CORE" "$FIX_DIR/prog" "$ROOT/fixtures/$case/$expect" "$own"
+		run_case "$name" "$FIX_CORE" "$FIX_DIR/prog" "$case" "$variant" "$own"
 	else
 		no_core "$name" $?
 	fi
@@ -179,9 +179,8 @@ if fix_build native_moved; then
 		cp "$orig/prog" "$TMPD/sysroot$orig/prog"
 		mv "$orig/prog" "$TMPD/elsewhere/prog"
 		orig_copy=$TMPD/elsewhere/prog
-		exp=$ROOT/fixtures/native_moved/expect
-		run_case native_moved-binary "$core" "$TMPD/elsewhere/prog" "$exp" prog 0
-		run_case native_moved-sysroot "$core" "" "$exp" prog 0 --sysroot "$TMPD/sysroot"
+		run_case native_moved-binary "$core" "$TMPD/elsewhere/prog" native_moved "" prog 0
+		run_case native_moved-sysroot "$core" "" native_moved "" prog 0 --sysroot "$TMPD/sysroot"
 		asy_json "$TMPD/nobin.json" "$core"
 		if [ "$ASY_RC" -gt 1 ] || [ "$ASY_JSON_OK" -ne 0 ]; then
 			fail "native_moved-nobinary: exited $ASY_RC: $(head -2 "$TMPD/nobin.json.err")"
@@ -217,8 +216,7 @@ if fix_build native_moved nobid; then
 	if core=$(fixture_core "$orig" 2>"$TMPD/core.err"); then
 		FIX_RUNS+=("$(dirname "$core")")
 		mv "$orig/prog" "$TMPD/nobid-away/prog"
-		exp=$ROOT/fixtures/native_moved/expect
-		run_case native_nobid-binary "$core" "$TMPD/nobid-away/prog" "$exp" prog 0
+		run_case native_nobid-binary "$core" "$TMPD/nobid-away/prog" native_moved "" prog 0
 		asy_json "$TMPD/nobid-nobin.json" "$core"
 		if fix_build native_moved nobid-wrong; then
 			wrong_case native_nobid-wrong "$core" "$FIX_DIR/prog" "$TMPD/nobid-nobin.json" "(none)"
