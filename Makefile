@@ -23,6 +23,9 @@ LIB_SRCS := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(OBJDIR)/%.o)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/unit/%)
+UNIT_HELPER_OBJS := $(OBJDIR)/tests/unit/craft.o
+# The program the unit tests read (never run) and its stripped copy.
+UNIT_DATA := $(BUILD)/unit/data/unit_fixture $(BUILD)/unit/data/unit_fixture.stripped
 PROGRAM ?= asyncore
 
 .PHONY: all deps check demo bench asan ubsan clean unit
@@ -47,11 +50,22 @@ $(OBJDIR)/%.o: %.c $(wildcard */*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/unit/%: tests/unit/%.c $(LIB_OBJS)
+$(BUILD)/unit/%: tests/unit/%.c $(UNIT_HELPER_OBJS) $(LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(UNIT_HELPER_OBJS) $(LIB_OBJS) $(LDLIBS)
 
-unit: $(UNIT_BINS)
+$(UNIT_HELPER_OBJS): $(wildcard tests/unit/*.h)
+
+# -O0 without sanitizers: its line table and inline levels are the source's.
+# -rdynamic exports its symbols, so the stripped copy keeps them in .dynsym.
+$(BUILD)/unit/data/unit_fixture: tests/unit/data/unit_fixture.c tests/unit/data/unit_fixture.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -g -O0 -fno-omit-frame-pointer -rdynamic -o $@ $<
+
+$(BUILD)/unit/data/unit_fixture.stripped: $(BUILD)/unit/data/unit_fixture
+	strip -o $@ $<
+
+unit: $(UNIT_BINS) $(UNIT_DATA)
 
 check: all unit
 	@ASYNCORE=$(CURDIR)/$(PROGRAM) UNIT_DIR=$(CURDIR)/$(BUILD)/unit tests/run

@@ -115,7 +115,8 @@ static bool symbolize_native(struct an_thread *t, struct dbg_session *s,
 	struct an_frame_list list = { 0 };
 	for (size_t i = 0; i < n; i++)
 		if (!an_frames_append_pc(&list, s, frames[i].pc, frames[i].activation,
-					 AN_FRAME_NATIVE, &frames[i], false)) {
+					 AN_FRAME_NATIVE, &frames[i], false) ||
+		    (i + 1 < n && !an_frames_append_tail_calls(&list, s, &frames[i + 1]))) {
 			an_frames_list_deinit(&list);
 			return false;
 		}

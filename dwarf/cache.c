@@ -43,6 +43,7 @@ static void file_destroy(struct dbg_file *f)
 	dbg_memo_destroy(f->memo);
 	dbg_type_memo_destroy(f->types);
 	dbg_symindex_destroy(f->symbols);
+	dbg_callsites_destroy(f->callsites);
 	free(f->build_id);
 	free(f->path);
 	free(f->debuginfo);

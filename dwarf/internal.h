@@ -19,6 +19,7 @@ struct dbg_file {
 	struct dbg_memo *memo;      /* symbolization results by address */
 	struct dbg_type_memo *types;
 	struct dbg_symindex *symbols;   /* name -> symbol, built on first lookup */
+	struct dbg_callsites *callsites;   /* DWARF call sites, indexed per CU on first use */
 	bool tls_known;
 	uint64_t tls_memsz, tls_align;
 };
@@ -61,6 +62,7 @@ struct dbg_session {
 	struct dbg_module_entry *modules;   /* sorted by start */
 	size_t nmodules;
 	char *symbol_name;          /* storage for dbg_symbol_name_at */
+	struct dbg_tail_memo *tail_memo;   /* dbg_tail_calls results by frame pair */
 };
 
 /* Hold the session's cache while its shared files are in use: sessions on
@@ -108,6 +110,8 @@ struct core_error *dbg_file_symbolize(struct dbg_file *f, uint64_t addr, bool ac
 void dbg_memo_destroy(struct dbg_memo *memo);
 void dbg_symindex_destroy(struct dbg_symindex *index);
 void dbg_type_memo_destroy(struct dbg_type_memo *memo);
+void dbg_callsites_destroy(struct dbg_callsites *cs);
+void dbg_tail_memo_destroy(struct dbg_tail_memo *memo);
 
 /* libdwfl find_debuginfo callback: the standard search, then the
  * decompressed copy from the on-disk cache (dwarf/inflated.c). */
@@ -115,8 +119,9 @@ int dbg_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, D
 		       const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
 		       char **debuginfo_file_name);
 
-/* FNV-1a hash of a name, for the name indexes. */
+/* FNV-1a hash of a name (of its first LEN bytes), for the name indexes. */
 size_t dbg_name_hash(const char *s);
+size_t dbg_name_hash_n(const char *s, size_t len);
 
 /* Hex string of a build-id; malloc'd, NULL when empty. */
 char *dbg_hex(const unsigned char *bytes, size_t len);

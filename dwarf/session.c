@@ -286,6 +286,7 @@ void dbg_session_close(struct dbg_session *s)
 	}
 	free(s->modules);
 	free(s->symbol_name);
+	dbg_tail_memo_destroy(s->tail_memo);
 	if (s->own_cache)
 		dbg_cache_destroy(s->cache);
 	free(s);

@@ -145,6 +145,7 @@ static json_t *frame_object(const struct an_frame *f, size_t index)
 	set(o, "line", f->line > 0 ? json_integer(f->line) : json_null());
 	set(o, "inlined", json_boolean(f->inlined));
 	set(o, "inline_depth", json_integer(f->inline_depth));
+	set(o, "tailcall", json_boolean(f->tailcall));
 	set(o, "cfa", f->cfa ? jhex(f->cfa) : json_null());
 	set(o, "registers", frame_registers(f));
 	set(o, "runtime", jstr(f->runtime));    /* script/label: the description */

@@ -79,7 +79,9 @@ static void write_frame(FILE *out, const struct an_frame *f, size_t index)
 	fprintf(out, "#%-3zu %s in %s", index, rep_hex(h, f->pc), name ? name : "??");
 	if (f->inlined)
 		fprintf(out, " [inlined]");
-	else if (f->has_offset)
+	if (f->tailcall)
+		fprintf(out, " [tail call]");
+	if (!f->inlined && f->has_offset)
 		fprintf(out, " (+0x%" PRIx64 ")", f->offset);
 	if (f->file)
 		fprintf(out, " at %s:%d", f->file, f->line);

@@ -85,7 +85,7 @@ expect_lines() {
 	if diff -u "$expect" "$actual" >"$TMPD/diff" 2>&1; then
 		pass "$name"
 	else
-		fail "$name: output differs from $(basename "$(dirname "$expect")")/$(basename "$expect")"
+		fail "$name: output differs from ${expect#"$ROOT"/}"
 		head -30 "$TMPD/diff" | cut -c1-400 | sed 's/^/    /'
 	fi
 }

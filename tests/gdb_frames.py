@@ -14,9 +14,10 @@ GDB_FRAMES_BEGIN / GDB_FRAMES_END:
     {"threads": [{"num", "lwp", "current", "frames": [{"name", "pc", "type",
                   "file", "line", "module"}]}]}
 
-"type" is NORMAL, INLINE, TAILCALL, SIGTRAMP, ... so the comparison can
-drop the tail-call frames gdb synthesises from DW_TAG_call_site data (the
-one documented difference: asyncore shows only frames that exist).
+"type" is NORMAL, INLINE, TAILCALL, SIGTRAMP, ...: the comparison matches
+INLINE with asyncore's "inlined" and TAILCALL (a frame gdb restores from
+DW_TAG_call_site data for a function that left by a jump) with its
+"tailcall".
 """
 import json
 import os

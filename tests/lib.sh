@@ -7,6 +7,8 @@
 #                                reason on stderr when no core can be had.
 # fixture_gcore DIR [ARGS...]    starts DIR/prog, waits for DIR/ready, dumps it
 #                                with gdb's gcore, kills it; prints the path.
+# expect_file CASE VARIANT KIND  prints the path of a fixture's expectation
+#                                (see below).
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ASYNCORE=${ASYNCORE:-$ROOT/asyncore}
 BUILD_FIX=${BUILD_FIX:-$ROOT/build/fixtures}
@@ -20,6 +22,19 @@ skip() { echo "SKIP: $*"; }
 check() {
 	local name=$1; shift
 	if "$@"; then pass "$name"; else fail "$name"; fi
+}
+
+# A fixture's expectations are fixtures/CASE/expect/VARIANT.KIND.  VARIANT
+# names the build or run ("O2", "pie", "nokey"); "default" is the case's
+# only one, or what its variants share.  KIND says what the file holds:
+#   stacks    threads' function chains (tests/fixture_lines.py, tests/frames.py)
+#   lines     "function file:line [inlined]" of the crashing thread's frames
+#   signal    "NUMBER CODE_NAME ADDRESS"
+#   warnings  regular expressions, one a line, each matching one warning
+# expect_file prints VARIANT's file when it exists, else default.KIND.
+expect_file() {
+	local dir=$ROOT/fixtures/$1/expect variant=${2:-default}
+	if [ -f "$dir/$variant.$3" ]; then echo "$dir/$variant.$3"; else echo "$dir/default.$3"; fi
 }
 
 fixture_build() {

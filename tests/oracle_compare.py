@@ -6,37 +6,36 @@
 ASYNCORE.json is `asyncore report CORE BINARY --format json --threads all
 --no-async`; GDB.json is what tests/gdb_frames.py printed for the same core.
 Threads are matched by LWP id (asyncore's "tid").  Every frame must have the
-same function, the same line where gdb knows it (see 8), and the same
-inline status (asyncore "inlined", gdb INLINE_FRAME).
+same function, the same line where gdb knows it (see 7), the same
+inline status (asyncore "inlined", gdb INLINE_FRAME) and the same tail-call
+status (asyncore "tailcall", gdb TAILCALL_FRAME: a frame both restore from
+DW_TAG_call_site data for a function that left by a jump).
 Prints the first difference of each thread ("thread LWP frame N: why") and
 exits 1 when there is any, 0 when every thread agrees.
 
 Normalisations, each one a documented difference between the two tools and
 nothing more:
- 1. gdb's TAILCALL frames are dropped: gdb synthesises them from
-    DW_TAG_call_site data for functions that left by a jump; they are not on
-    the stack, and asyncore shows only frames that are.
- 2. Names are compared without parameter lists, template arguments, lambda
+ 1. Names are compared without parameter lists, template arguments, lambda
     braces ("{lambda(int)#1}"), return types, cv/ref qualifiers and ELF
     symbol versions ("pthread_kill@@GLIBC_2.34"), GCC clone suffixes
     ("[clone .actor]", ".isra.0", ".cold"): gdb prints DWARF names
     ("shapes::run_all", "operator()"), asyncore demangled linkage names
     ("shapes::run_all(std::vector<int, ...> const&)").
- 3. After 2, a name matches when one is a "::"-suffix of the other: gdb names a
+ 2. After 1, a name matches when one is a "::"-suffix of the other: gdb names a
     lambda's body "operator()", asyncore "ns::f::{lambda(int)#1}::operator()".
- 4. gdb's "<signal handler called>" frame matches "__restore_rt".
- 5. A frame gdb cannot name ("??") matches any name asyncore gives it; a frame
+ 3. gdb's "<signal handler called>" frame matches "__restore_rt".
+ 4. A frame gdb cannot name ("??") matches any name asyncore gives it; a frame
     asyncore cannot name (null) matches only "??".
- 6. Aliases: names are compared without glibc's "__GI_" prefix and without
+ 5. Aliases: names are compared without glibc's "__GI_" prefix and without
     leading underscores, because the two tools pick different symbols for
     one address ("__clone3" and "clone3", "__GI_raise" and "raise").
- 7. GCC coroutines: gdb shows a coroutine's actor twice at one pc, as an
+ 6. GCC coroutines: gdb shows a coroutine's actor twice at one pc, as an
     INLINE frame named after the coroutine ("leaf_coro") over the actor
     ("leaf_coro(_Z9leaf_corov.Frame *)"); the DWARF holds no inlined
     subroutine at that pc (eu-addr2line -i shows one level), so an INLINE
     gdb frame followed by a frame with the same pc and the same normalised
     name counts as one frame.
- 8. Lines are compared where gdb knows one and both name the same file: when
+ 7. Lines are compared where gdb knows one and both name the same file: when
     several line-table rows share a call's address (a zero-length inlined
     range, as in folly_cpp's blockingWaitGet), gdb may take the row of the
     inlined header ("coroutine:120") where libdw and addr2line take the
@@ -95,8 +94,8 @@ def same(a, g):
 
 
 def gdb_frames(t):
-    """gdb's frames of thread t, after normalisations 1 and 7."""
-    frames = [f for f in t['frames'] if f.get('type') != 'TAILCALL']
+    """gdb's frames of thread t, after normalisation 6."""
+    frames = list(t['frames'])
     out = []
     for i, f in enumerate(frames):
         nxt = frames[i + 1] if i + 1 < len(frames) else None
@@ -121,6 +120,9 @@ def frame_diff(a, g):
     if bool(a.get('inlined')) != (g.get('type') == 'INLINE'):
         return '%s: asyncore inlined=%s, gdb frame type %s' % (
             a.get('function'), bool(a.get('inlined')), g.get('type'))
+    if bool(a.get('tailcall')) != (g.get('type') == 'TAILCALL'):
+        return '%s: asyncore tailcall=%s, gdb frame type %s' % (
+            a.get('function'), bool(a.get('tailcall')), g.get('type'))
     return None
 
 
