@@ -55,22 +55,29 @@ static bool nomem(struct parser *p)
 	return false;
 }
 
-static size_t push_key(struct parser *p, const char *key)
+/* Append to the JSON path; returns its length before, for pop(). */
+static size_t push(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static size_t push(struct parser *p, const char *fmt, ...)
 {
 	size_t old = p->len;
-	int n = snprintf(p->path + p->len, sizeof(p->path) - p->len, ".%s", key);
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(p->path + p->len, sizeof(p->path) - p->len, fmt, ap);
+	va_end(ap);
 	if (n > 0)
 		p->len = p->len + (size_t)n < sizeof(p->path) ? p->len + (size_t)n : sizeof(p->path) - 1;
 	return old;
 }
 
+static size_t push_key(struct parser *p, const char *key)
+{
+	return push(p, ".%s", key);
+}
+
 static size_t push_index(struct parser *p, size_t i)
 {
-	size_t old = p->len;
-	int n = snprintf(p->path + p->len, sizeof(p->path) - p->len, "[%zu]", i);
-	if (n > 0)
-		p->len = p->len + (size_t)n < sizeof(p->path) ? p->len + (size_t)n : sizeof(p->path) - 1;
-	return old;
+	return push(p, "[%zu]", i);
 }
 
 static void pop(struct parser *p, size_t old)

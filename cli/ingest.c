@@ -175,12 +175,7 @@ static bool apply_option(struct ingest_opts *o, int id, const char *v)
 		o->quiet = true;
 		return true;
 	case O_RUNTIME:
-		if (o->nruntime_files == CLI_MAX_RUNTIMES) {
-			cli_error("ingest", "at most %d --runtime", CLI_MAX_RUNTIMES);
-			return false;
-		}
-		o->runtime_files[o->nruntime_files++] = v;
-		return true;
+		return cli_runtimes_add("ingest", o->runtime_files, &o->nruntime_files, v);
 	}
 	return false;
 }

@@ -99,12 +99,7 @@ static bool apply_option(struct report_args *a, int id, const char *v)
 		a->an.no_args = true;
 		return true;
 	case O_RUNTIME:
-		if (a->nruntimes == CLI_MAX_RUNTIMES) {
-			cli_error("report", "at most %d --runtime", CLI_MAX_RUNTIMES);
-			return false;
-		}
-		a->runtimes[a->nruntimes++] = v;
-		return true;
+		return cli_runtimes_add("report", a->runtimes, &a->nruntimes, v);
 	}
 	return false;
 }

@@ -133,8 +133,8 @@ const char *dbg_symbol_name_at(struct dbg_session *s, uint64_t addr, uint64_t *o
 bool dbg_member_offset(struct dbg_session *s, const char *type, const char *member,
 		       uint64_t *offset);
 
-/* Offset and size in bytes of the member PATH of TYPE, from any module's
- * DWARF: PATH is a member name or names joined by dots ("state.top", each
+/* Offset and size in bytes (0 when it has none: a flexible array) of the
+ * member PATH of TYPE, from any module's DWARF: PATH is a member name or names joined by dots ("state.top", each
  * stepping into the struct the previous member is); members of anonymous
  * structs/unions and of base classes count as the record's own.  TYPE is a
  * qualified struct, class or union name, or a typedef of one.  False when

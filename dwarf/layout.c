@@ -219,10 +219,9 @@ static bool member_path(Dwarf_Die *type, const char *path, uint64_t *offset, uin
 		total += at;
 		if (p[len] == '\0') {
 			Dwarf_Word bytes;
-			if (dwarf_aggregate_size(&mtype, &bytes) != 0)
-				return false;
 			*offset = total;
-			*size = bytes;
+			/* a flexible array member has no size */
+			*size = dwarf_aggregate_size(&mtype, &bytes) == 0 ? bytes : 0;
 			return true;
 		}
 		if (!is_record(dwarf_tag(&mtype)))

@@ -15,6 +15,7 @@
 
 #define UNIT_GROUP "runtime"
 #include "unit.h"
+#include "unit_sqlite.h"
 
 static char dir[] = "/tmp/test_runtime.XXXXXX";
 
@@ -206,16 +207,6 @@ static struct analysis *runtime_analysis(void)
 	return an;
 }
 
-static long count(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *q;
-	long n = -1;
-	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
-		n = sqlite3_column_int64(q, 0);
-	sqlite3_finalize(q);
-	return n;
-}
-
 /* A database at the schema before the last, with one native frame. */
 static bool older_database(const char *db)
 {
@@ -258,22 +249,22 @@ static void test_signature_and_store(void)
 	sqlite3 *h;
 	sqlite3_open(db, &h);
 	CHECK("the older frame survives the rebuild",
-	      count(h, "SELECT count(*) FROM frames WHERE function = 'old_function' AND pc = 4096 "
+	      unit_sql_long(h, "SELECT count(*) FROM frames WHERE function = 'old_function' AND pc = 4096 "
 		       "AND kind = 'native' AND runtime IS NULL") == 1);
 	CHECK("script frames: no pc, runtime and detail",
-	      count(h, "SELECT count(*) FROM frames WHERE kind = 'script' AND pc IS NULL AND "
+	      unit_sql_long(h, "SELECT count(*) FROM frames WHERE kind = 'script' AND pc IS NULL AND "
 		       "runtime = 'js' AND detail = 'JSScript 0x1234'") == 2);
-	CHECK("label frame", count(h, "SELECT count(*) FROM frames WHERE kind = 'label'") == 1);
+	CHECK("label frame", unit_sql_long(h, "SELECT count(*) FROM frames WHERE kind = 'label'") == 1);
 	CHECK("crash_stacks shows them, pc NULL",
-	      count(h, "SELECT count(*) FROM crash_stacks WHERE runtime = 'js' AND pc IS NULL") == 3);
+	      unit_sql_long(h, "SELECT count(*) FROM crash_stacks WHERE runtime = 'js' AND pc IS NULL") == 3);
 	CHECK("crash_stacks: native pc in hex",
-	      count(h, "SELECT count(*) FROM crash_stacks WHERE pc = '0x1000'") == 1);
+	      unit_sql_long(h, "SELECT count(*) FROM crash_stacks WHERE pc = '0x1000'") == 1);
 	CHECK("the kind is still checked",
 	      sqlite3_exec(h, "INSERT INTO frames (core_id, thread_idx, idx, kind, activation, inlined,"
 			      " inline_depth, seam) VALUES (1, 0, 9, 'bogus', 0, 0, 0, 0)", NULL, NULL,
 			   NULL) != SQLITE_OK);
 	CHECK("the function index is back",
-	      count(h, "SELECT count(*) FROM sqlite_schema WHERE name = 'frames_function'") == 1);
+	      unit_sql_long(h, "SELECT count(*) FROM sqlite_schema WHERE name = 'frames_function'") == 1);
 	sqlite3_close(h);
 }
 
