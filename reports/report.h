@@ -9,6 +9,7 @@
 struct rep_text_options {
 	bool all_threads;           /* false: the crashing thread only */
 	size_t recorder_tail;       /* recorder events shown before the crash */
+	bool color;                 /* ANSI colour: crashing frame, seams, warnings */
 };
 
 /* Print the crash report a person reads top-down. */
