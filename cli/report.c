@@ -32,7 +32,7 @@ static const struct cli_option report_options[] = {
 	{NULL, false, 0},
 };
 
-enum report_format { FORMAT_TEXT, FORMAT_JSON };
+enum report_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_HTML };
 enum color_mode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
 
 struct report_args {
@@ -50,7 +50,7 @@ struct report_args {
 /* One option's effect; false (reported) when its value is not acceptable. */
 static bool apply_option(struct report_args *a, int id, const char *v)
 {
-	static const char *const formats[] = {"text", "json", NULL};
+	static const char *const formats[] = {"text", "json", "html", NULL};
 	static const char *const threads[] = {"crashing", "all", NULL};
 	static const char *const recorder_formats[] = {"library", NULL};
 	static const char *const colors[] = {"auto", "always", "never", NULL};
@@ -161,6 +161,8 @@ static int write_report(const struct report_args *a, const struct analysis *an)
 	}
 	if (a->format == FORMAT_JSON)
 		return rep_json_write(stdout, an, a->all_threads);
+	if (a->format == FORMAT_HTML)
+		return rep_html_write(stdout, an, a->all_threads);
 	struct rep_text_options topts = {.all_threads = a->all_threads,
 					 .recorder_tail = a->recorder_tail,
 					 .color = use_color(a->color)};
