@@ -159,8 +159,13 @@ static void write_modules(FILE *out, const struct analysis *an)
 	fprintf(out, "\nModules:\n");
 	for (size_t i = 0; i < an->nmodules; i++) {
 		const struct an_module *m = &an->modules[i];
-		fprintf(out, "  %s-%s %s%s\n", rep_hex(a, m->start), rep_hex(b, m->end),
-			m->path ? m->path : "?", m->debuginfo ? "" : "  (no debug info)");
+		fprintf(out, "  %s-%s %s", rep_hex(a, m->start), rep_hex(b, m->end), m->path ? m->path : "?");
+		if (!m->debuginfo)
+			fprintf(out, "  (no debug info)\n");
+		else if (m->path && strcmp(m->debuginfo, m->path) == 0)
+			fprintf(out, "  debug info: in the file\n");
+		else
+			fprintf(out, "  debug info: %s%s\n", m->debuginfo, m->debuginfod ? " (debuginfod)" : "");
 	}
 }
 
