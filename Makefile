@@ -25,7 +25,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/unit/%)
 PROGRAM ?= asyncore
 
-.PHONY: all deps check demo bench asan ubsan clean unit
+.PHONY: all deps check demo bench asan ubsan clean unit install uninstall
 
 all: deps $(PROGRAM)
 
@@ -72,5 +72,26 @@ ubsan:
 
 clean:
 	rm -rf build asyncore
+
+# Installing: PREFIX (default /usr/local) and DESTDIR as usual.  The binary
+# finds PREFIX/share/asyncore relative to itself, so DESTDIR installs work.
+PREFIX  ?= /usr/local
+BINDIR  := $(DESTDIR)$(PREFIX)/bin
+MANDIR  := $(DESTDIR)$(PREFIX)/share/man/man1
+SHAREDIR := $(DESTDIR)$(PREFIX)/share/asyncore
+COMPDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+RUNTIMES := $(wildcard runtimes/*.json)
+
+install: $(PROGRAM)
+	install -d $(BINDIR) $(MANDIR) $(SHAREDIR)/runtimes $(COMPDIR)
+	install -m 755 $(PROGRAM) $(BINDIR)/asyncore
+	install -m 644 doc/asyncore.1 $(MANDIR)/asyncore.1
+	install -m 644 doc/asyncore.bash $(COMPDIR)/asyncore
+	$(if $(RUNTIMES),install -m 644 $(RUNTIMES) $(SHAREDIR)/runtimes/)
+
+uninstall:
+	rm -f $(BINDIR)/asyncore $(MANDIR)/asyncore.1 $(COMPDIR)/asyncore
+	rm -f $(addprefix $(SHAREDIR)/runtimes/,$(notdir $(RUNTIMES)))
+	-rmdir $(SHAREDIR)/runtimes $(SHAREDIR) 2>/dev/null
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

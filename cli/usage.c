@@ -25,5 +25,7 @@ static const char usage_text[] =
 
 void cli_usage(FILE *out)
 {
+	const char *share = cli_share_dir();
 	fputs(usage_text, out);
+	fprintf(out, "shipped files: %s\nsee asyncore(1)\n", share ? share : "none (not installed)");
 }
