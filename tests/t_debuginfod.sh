@@ -24,8 +24,6 @@ PIDS=()
 stop_all() { local p; for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; fix_cleanup; }
 trap stop_all EXIT
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-
 # frames FILE: the crashing thread's "function file:line" lines of a JSON report.
 frames() { json_get "$1" "'\n'.join('%s %s:%s' % (f['function'], f['file'], f['line']) for f in j['threads'][0]['frames'][:3])"; }
 
@@ -37,20 +35,10 @@ mkdir -p "$TMPD/local" && cp "$FIX_DIR/prog" "$TMPD/local/" && cp "$FIX_DIR/debu
 BUILD_ID=$(json_get "$TMPD/local.json" "j['core']['build_id']")
 
 # The server: the fixture's debug file only, on a free loopback port.
-PORT=$(free_port)
-debuginfod -p "$PORT" -d "$TMPD/server.sqlite" -F -t 0 -g 0 -c 1 "$FIX_DIR/debug" >"$TMPD/server.log" 2>&1 &
-PIDS+=($!)
-URL=http://127.0.0.1:$PORT
-python3 - "$URL/buildid/$BUILD_ID/debuginfo" <<'PY' || { fail "debuginfod: the server never served $BUILD_ID: $(tail -3 "$TMPD/server.log")"; exit 0; }
-import sys, time, urllib.request
-for _ in range(300):
-    try:
-        if urllib.request.urlopen(sys.argv[1], timeout=2).status == 200:
-            sys.exit(0)
-    except Exception:
-        time.sleep(0.1)
-sys.exit(1)
-PY
+debuginfod_start "$FIX_DIR/debug" "$BUILD_ID" "$TMPD/server"; rc=$?
+PIDS+=($DEBUGINFOD_PID)
+[ $rc -eq 0 ] || { fail "debuginfod: the server never served $BUILD_ID: $(tail -3 "$TMPD/server.log")"; exit 0; }
+URL=$DEBUGINFOD_URL PORT=${URL##*:}
 rm -rf "$DEBUGINFOD_CACHE_PATH"
 
 # On a terminal, a fresh cache: the download shows a progress line.
