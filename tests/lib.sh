@@ -83,6 +83,15 @@ fixture_gcore() {
 	return 77
 }
 
+# test_dep COMMAND PACKAGE LOG: a test-only Debian package, installed with
+# apt-get (output in LOG) when COMMAND is missing; false when it still is.
+test_dep() {
+	command -v "$1" >/dev/null && return 0
+	local sudo=; [ "$(id -u)" -ne 0 ] && sudo=sudo
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >"$3" 2>&1
+	command -v "$1" >/dev/null
+}
+
 # debuginfod_start DIR BUILD_ID STATE: a debuginfod server (Debian's
 # debuginfod) on a free loopback port serving the ELF/DWARF files under DIR,
 # its database and log at STATE.sqlite and STATE.log; sets DEBUGINFOD_PID

@@ -30,29 +30,7 @@ check "color: an explicit --color=always wins over NO_COLOR" grep -q "${ESC}\[1;
 # on_pty OUT [ENV=VALUE...]: run asyncore with stdout on a pseudo-terminal.
 on_pty() {
 	local out=$1; shift
-	python3 - "$out" "$ASYNCORE" "$FIX_CORE" "$FIX_DIR/prog" "$@" <<'PY'
-import os, pty, subprocess, sys
-out, exe, core, prog = sys.argv[1:5]
-env = dict(os.environ, TERM="xterm")
-env.pop("NO_COLOR", None)
-for kv in sys.argv[5:]:
-    k, v = kv.split("=", 1)
-    env[k] = v
-master, slave = pty.openpty()
-p = subprocess.Popen([exe, "report", core, prog], stdout=slave, stderr=subprocess.DEVNULL, env=env)
-os.close(slave)
-data = b""
-while True:
-    try:
-        chunk = os.read(master, 65536)
-    except OSError:
-        break
-    if not chunk:
-        break
-    data += chunk
-p.wait()
-open(out, "wb").write(data)
-PY
+	PTY_ENV="$*" python3 "$ROOT/tests/pty_run.py" "$out" stdout "$ASYNCORE" report "$FIX_CORE" "$FIX_DIR/prog"
 }
 on_pty "$TMPD/pty"
 check "color: auto colours a terminal" grep -q "${ESC}\[1;31m#0 " "$TMPD/pty"

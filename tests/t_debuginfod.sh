@@ -8,12 +8,8 @@ source "$(dirname "$0")/lib.sh"
 source "$ROOT/tests/fixlib.sh"
 
 have_asyncore || { fail "debuginfod: no asyncore at $ASYNCORE (run make)"; exit 0; }
-if ! command -v debuginfod >/dev/null; then
-	SUDO=; [ "$(id -u)" -ne 0 ] && SUDO=sudo
-	$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debuginfod >"$TMPD/apt.log" 2>&1
-	command -v debuginfod >/dev/null ||
-		{ skip "debuginfod: the server could not be installed: $(tail -1 "$TMPD/apt.log")"; exit 0; }
-fi
+test_dep debuginfod debuginfod "$TMPD/apt.log" ||
+	{ skip "debuginfod: the server could not be installed: $(tail -1 "$TMPD/apt.log")"; exit 0; }
 fix_core debuginfod; rc=$?
 [ $rc -eq 77 ] && { no_core debuginfod 77; exit 0; }
 [ $rc -eq 0 ] || exit 0
@@ -42,25 +38,7 @@ URL=$DEBUGINFOD_URL PORT=${URL##*:}
 rm -rf "$DEBUGINFOD_CACHE_PATH"
 
 # On a terminal, a fresh cache: the download shows a progress line.
-python3 - "$TMPD/pty.err" "$ASYNCORE" "$FIX_CORE" "$URL" <<'PY'
-import os, pty, subprocess, sys
-err, exe, core, url = sys.argv[1:5]
-master, slave = pty.openpty()
-p = subprocess.Popen([exe, "report", core], stdout=subprocess.DEVNULL, stderr=slave,
-                     env=dict(os.environ, DEBUGINFOD_URLS=url))
-os.close(slave)
-data = b""
-while True:
-    try:
-        chunk = os.read(master, 65536)
-    except OSError:
-        break
-    if not chunk:
-        break
-    data += chunk
-p.wait()
-open(err, "wb").write(data)
-PY
+DEBUGINFOD_URLS=$URL python3 "$ROOT/tests/pty_run.py" "$TMPD/pty.err" stderr "$ASYNCORE" report "$FIX_CORE"
 check "debuginfod: a download on a terminal shows a progress line" \
 	grep -q "asyncore: downloading debug info for build-id ${BUILD_ID:0:12}... from $URL" "$TMPD/pty.err"
 rm -rf "$DEBUGINFOD_CACHE_PATH"

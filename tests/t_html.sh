@@ -8,12 +8,8 @@ source "$(dirname "$0")/lib.sh"
 source "$ROOT/tests/fixlib.sh"
 
 have_asyncore || { fail "html: no asyncore at $ASYNCORE (run make)"; exit 0; }
-if ! command -v chromium >/dev/null; then
-	SUDO=; [ "$(id -u)" -ne 0 ] && SUDO=sudo
-	$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >"$TMPD/apt.log" 2>&1
-	command -v chromium >/dev/null ||
-		{ skip "html: chromium could not be installed: $(tail -1 "$TMPD/apt.log")"; exit 0; }
-fi
+test_dep chromium chromium "$TMPD/apt.log" ||
+	{ skip "html: chromium could not be installed: $(tail -1 "$TMPD/apt.log")"; exit 0; }
 
 # browser OUT ARGS... URL: headless Chromium with a private profile and no
 # network of its own; stdout into OUT.
