@@ -1,10 +1,10 @@
 # asyncore build.  `make` builds ./asyncore; see README.md for the rest.
 
 CC      ?= cc
-PKGS    := libelf libdw sqlite3 jansson libzstd liblzma zlib
+PKGS    := libelf libdw sqlite3 jansson libzstd liblzma zlib libdebuginfod
 DEB_PKGS := gcc g++ make gdb pkg-config libelf-dev libdw-dev libsqlite3-dev \
 	libjansson-dev libzstd-dev liblzma-dev zlib1g-dev elfutils python3 zstd xz-utils \
-	sqlite3 binutils
+	sqlite3 binutils libdebuginfod-dev
 
 OPT     ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wvla -Werror
@@ -28,7 +28,7 @@ UNIT_HELPER_OBJS := $(OBJDIR)/tests/unit/craft.o
 UNIT_DATA := $(BUILD)/unit/data/unit_fixture $(BUILD)/unit/data/unit_fixture.stripped
 PROGRAM ?= asyncore
 
-.PHONY: all deps check demo bench asan ubsan clean unit
+.PHONY: all deps check demo bench asan ubsan clean unit install uninstall
 
 all: deps $(PROGRAM)
 
@@ -86,5 +86,26 @@ ubsan:
 
 clean:
 	rm -rf build asyncore
+
+# Installing: PREFIX (default /usr/local) and DESTDIR as usual.  The binary
+# finds PREFIX/share/asyncore relative to itself, so DESTDIR installs work.
+PREFIX  ?= /usr/local
+BINDIR  := $(DESTDIR)$(PREFIX)/bin
+MANDIR  := $(DESTDIR)$(PREFIX)/share/man/man1
+SHAREDIR := $(DESTDIR)$(PREFIX)/share/asyncore
+COMPDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+RUNTIMES := $(wildcard share/asyncore/runtimes/*.json)
+
+install: $(PROGRAM)
+	install -d $(BINDIR) $(MANDIR) $(SHAREDIR)/runtimes $(COMPDIR)
+	install -m 755 $(PROGRAM) $(BINDIR)/asyncore
+	install -m 644 doc/asyncore.1 $(MANDIR)/asyncore.1
+	install -m 644 doc/asyncore.bash $(COMPDIR)/asyncore
+	$(if $(RUNTIMES),install -m 644 $(RUNTIMES) $(SHAREDIR)/runtimes/)
+
+uninstall:
+	rm -f $(BINDIR)/asyncore $(MANDIR)/asyncore.1 $(COMPDIR)/asyncore
+	rm -f $(addprefix $(SHAREDIR)/runtimes/,$(notdir $(RUNTIMES)))
+	-rmdir $(SHAREDIR)/runtimes $(SHAREDIR) 2>/dev/null
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

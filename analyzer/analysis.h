@@ -94,6 +94,7 @@ struct an_module {
 	uint64_t start, end;
 	char *build_id;             /* hex; NULL when unknown */
 	char *debuginfo;            /* file the DWARF came from; NULL when none */
+	bool debuginfod;            /* that file was fetched from a debuginfod server */
 };
 
 /* A chain of coroutine frames suspended on no thread. */

@@ -87,6 +87,7 @@ static bool fill_modules(struct analysis *an, struct dbg_session *s)
 		am->end = m->end;
 		am->build_id = an_strdup(m->build_id);
 		am->debuginfo = an_strdup(m->debuginfo);
+		am->debuginfod = m->debuginfod;
 		if (m->is_main && !an->build_id)
 			an->build_id = an_strdup(m->build_id);
 	}

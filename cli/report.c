@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../analyzer/driver.h"
 #include "../reports/recdump.h"
@@ -14,7 +15,7 @@ enum { MAX_DEBUG_DIRS = 16 };
 
 enum report_option {
 	O_FORMAT, O_THREADS, O_RECORDER_TAIL, O_RECORDER_FORMAT, O_SYSROOT, O_DEBUG_DIR,
-	O_MAX_FRAMES, O_NO_ASYNC, O_NO_RECORDERS, O_NO_ARGS, O_RUNTIME,
+	O_MAX_FRAMES, O_NO_ASYNC, O_NO_RECORDERS, O_NO_ARGS, O_COLOR, O_RUNTIME,
 };
 
 static const struct cli_option report_options[] = {
@@ -28,11 +29,13 @@ static const struct cli_option report_options[] = {
 	{"--no-async", false, O_NO_ASYNC},
 	{"--no-recorders", false, O_NO_RECORDERS},
 	{"--no-args", false, O_NO_ARGS},
+	{"--color", true, O_COLOR},
 	{"--runtime", true, O_RUNTIME},
 	{NULL, false, 0},
 };
 
-enum report_format { FORMAT_TEXT, FORMAT_JSON };
+enum report_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_HTML };
+enum color_mode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
 
 struct report_args {
 	const char *core;
@@ -40,6 +43,7 @@ struct report_args {
 	enum report_format format;
 	bool all_threads;
 	bool library_dump;
+	enum color_mode color;
 	size_t recorder_tail;
 	struct an_options an;
 	const char *debug_dirs[MAX_DEBUG_DIRS];
@@ -50,9 +54,10 @@ struct report_args {
 /* One option's effect; false (reported) when its value is not acceptable. */
 static bool apply_option(struct report_args *a, int id, const char *v)
 {
-	static const char *const formats[] = {"text", "json", NULL};
+	static const char *const formats[] = {"text", "json", "html", NULL};
 	static const char *const threads[] = {"crashing", "all", NULL};
 	static const char *const recorder_formats[] = {"library", NULL};
+	static const char *const colors[] = {"auto", "always", "never", NULL};
 	unsigned long long n;
 	int k;
 	switch (id) {
@@ -98,6 +103,11 @@ static bool apply_option(struct report_args *a, int id, const char *v)
 	case O_NO_ARGS:
 		a->an.no_args = true;
 		return true;
+	case O_COLOR:
+		if ((k = cli_choice("--color", v, colors)) < 0)
+			return false;
+		a->color = (enum color_mode)k;
+		return true;
 	case O_RUNTIME:
 		return cli_runtimes_add("report", a->runtimes, &a->nruntimes, v);
 	}
@@ -137,6 +147,17 @@ static bool parse_report_args(struct report_args *a, int argc, char **argv)
 	return true;
 }
 
+/* auto: a terminal on stdout, unless NO_COLOR (https://no-color.org) is set
+ * or the terminal is "dumb". */
+static bool use_color(enum color_mode mode)
+{
+	const char *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
+	if (mode != COLOR_AUTO)
+		return mode == COLOR_ALWAYS;
+	return isatty(STDOUT_FILENO) && !(no_color && no_color[0]) &&
+	       !(term && strcmp(term, "dumb") == 0);
+}
+
 /* Write the analysis as asked; 0, or -1 when the writer failed. */
 static int write_report(const struct report_args *a, const struct analysis *an)
 {
@@ -146,8 +167,11 @@ static int write_report(const struct report_args *a, const struct analysis *an)
 	}
 	if (a->format == FORMAT_JSON)
 		return rep_json_write(stdout, an, a->all_threads);
+	if (a->format == FORMAT_HTML)
+		return rep_html_write(stdout, an, a->all_threads);
 	struct rep_text_options topts = {.all_threads = a->all_threads,
-					 .recorder_tail = a->recorder_tail};
+					 .recorder_tail = a->recorder_tail,
+					 .color = use_color(a->color)};
 	rep_text_write(stdout, an, &topts);
 	return 0;
 }

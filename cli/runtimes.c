@@ -1,4 +1,5 @@
 #include "runtimes.h"
+#include "cli.h"
 #include "options.h"
 
 #include <dirent.h>
@@ -8,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define SEARCH_DIRS 3
+#define SEARCH_DIRS 2
 
 static bool is_description(const char *name)
 {
@@ -62,23 +63,19 @@ static struct core_error *load_dir(struct an_runtimes *set, const char *dir)
 	return err;
 }
 
-/* The search path's directories, each once (by real path). */
+/* The search path's directories: the user's, then the ones shipped with
+ * asyncore (cli_share_dir()); each once. */
 static size_t search_dirs(char dirs[SEARCH_DIRS][PATH_MAX])
 {
-	char candidates[SEARCH_DIRS][PATH_MAX], exe[PATH_MAX];
+	char candidates[SEARCH_DIRS][PATH_MAX];
 	size_t nc = 0, n = 0;
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME"), *share = cli_share_dir();
 	if (xdg && xdg[0] == '/')
 		nc += join(candidates[nc], xdg, "asyncore/runtimes");
 	else if (home && home[0])
 		nc += join(candidates[nc], home, ".config/asyncore/runtimes");
-	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash = len > 0 ? (exe[len] = '\0', strrchr(exe, '/')) : NULL;
-	if (slash) {
-		*slash = '\0';
-		nc += join(candidates[nc], exe, "../share/asyncore/runtimes");
-		nc += join(candidates[nc], exe, "share/asyncore/runtimes");
-	}
+	if (share)
+		nc += join(candidates[nc], share, "runtimes");
 	for (size_t i = 0; i < nc; i++) {
 		char real[PATH_MAX];
 		if (!realpath(candidates[i], real))

@@ -17,12 +17,12 @@ bool cli_runtimes_add(const char *command, const char **files, size_t *n, const 
 
 /* Load FILES (each must load), then every *.json (by name) of the search
  * path: $XDG_CONFIG_HOME/asyncore/runtimes (default ~/.config/...), then the
- * installed share/asyncore/runtimes next to the executable (its ../share,
- * and its own directory's share/ in a checkout).  On the search path a
- * description whose name is already loaded is skipped, so a file given or a
- * user's own description overrides a shipped one.  Returns the set (caller
- * destroys it), or NULL after one line on stderr naming the file, the JSON
- * path and the problem (exit status 2). */
+ * runtimes/ of asyncore's own share directory (cli_share_dir(): the
+ * installed PREFIX/share/asyncore, or ./share/asyncore in a checkout).  On
+ * the search path a description whose name is already loaded is skipped, so
+ * a file given or a user's own description overrides a shipped one.
+ * Returns the set (caller destroys it), or NULL after one line on stderr
+ * naming the file, the JSON path and the problem (exit status 2). */
 struct an_runtimes *cli_runtimes_load(const char *const *files, size_t nfiles);
 
 #endif

@@ -6,10 +6,10 @@ static const char usage_text[] =
 	"       asyncore ingest --db FILE [--jobs N] [--binary BIN | --sysroot DIR] [--runtime FILE]...\n"
 	"                       [--quiet] CORE...|DIR\n"
 	"       asyncore query --db FILE [--format table|csv|json] \"SQL\"\n"
-	"       asyncore top --db FILE [--limit N] [--format table|csv|json]\n"
+	"       asyncore top --db FILE [--limit N] [--format table|csv|json|html]\n"
 	"\n"
 	"report options:\n"
-	"  --format text|json        output format (default text)\n"
+	"  --format text|json|html   output format (default text)\n"
 	"  --threads crashing|all    threads to show (default all)\n"
 	"  --recorder-tail N         recorder events shown before the crash (default 20)\n"
 	"  --recorder-format library print the rings in the recorder library's dump format\n"
@@ -19,6 +19,7 @@ static const char usage_text[] =
 	"  --no-async                do not splice async (folly) stacks\n"
 	"  --no-recorders            do not recover flight-recorder rings\n"
 	"  --no-args                 do not show frame arguments\n"
+	"  --color auto|always|never colour the text report (auto: on a terminal, unless NO_COLOR)\n"
 	"  --runtime FILE            a runtime description (repeatable; also read from\n"
 	"                            $XDG_CONFIG_HOME/asyncore/runtimes and share/asyncore/runtimes)\n"
 	"  --help, --version\n"
@@ -27,5 +28,7 @@ static const char usage_text[] =
 
 void cli_usage(FILE *out)
 {
+	const char *share = cli_share_dir();
 	fputs(usage_text, out);
+	fprintf(out, "shipped files: %s\nsee asyncore(1)\n", share ? share : "none found");
 }

@@ -111,6 +111,10 @@ static struct dbg_file *file_open(struct dbg_cache *cache, const char *build_id,
 		close(fd);
 		goto fail;
 	}
+	void **userdata;   /* dbg_find_debuginfo() finds the file through it */
+	dwfl_module_info(f->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	*userdata = f;
+	dbg_debuginfod_attach(f->dwfl);
 	return f;
 fail:
 	file_destroy(f);

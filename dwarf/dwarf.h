@@ -47,6 +47,7 @@ struct dbg_module_info {
 	uint64_t start, end;
 	const char *build_id;       /* hex, NULL when unknown */
 	const char *debuginfo;      /* path of the file holding DWARF, NULL if none */
+	bool debuginfod;            /* that file came from a debuginfod server */
 	bool is_main;               /* the executable */
 };
 

@@ -22,6 +22,8 @@ struct dbg_file {
 	struct dbg_callsites *callsites;   /* DWARF call sites, indexed per CU on first use */
 	bool tls_known;
 	uint64_t tls_memsz, tls_align;
+	bool debuginfod;            /* the DWARF came from a debuginfod server */
+	int debuginfod_error;       /* errno of a failed debuginfod lookup, or 0 */
 };
 
 struct dbg_cache {
@@ -47,6 +49,7 @@ struct dbg_module_entry {
 	uint64_t bias;              /* runtime address - file address */
 	struct dbg_file *file;      /* NULL when the file could not be opened */
 	bool file_tried;
+	bool debuginfod_warned;
 	struct dbg_module_tls tls;
 };
 
@@ -118,6 +121,16 @@ void dbg_tail_memo_destroy(struct dbg_tail_memo *memo);
 int dbg_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
 		       const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
 		       char **debuginfo_file_name);
+
+/* debuginfod (dwarf/debuginfod.c).  Attach: give DWFL a debuginfod client
+ * that shows a progress line on a terminal (when DEBUGINFOD_URLS is set).
+ * Result: after the standard lookup returned FD for F (NULL: a module of a
+ * session), note a failed server lookup, or name a file a server supplied
+ * (*DEBUGINFO_FILE_NAME, malloc'd) and mark F as fetched.  Warn: one warning on the session's core
+ * for a module whose server lookup failed other than "not found". */
+void dbg_debuginfod_attach(Dwfl *dwfl);
+void dbg_debuginfod_result(struct dbg_file *f, int fd, char **debuginfo_file_name);
+void dbg_debuginfod_warn(struct dbg_session *s, struct dbg_module_entry *m);
 
 /* FNV-1a hash of a name (of its first LEN bytes), for the name indexes. */
 size_t dbg_name_hash(const char *s);

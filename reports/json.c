@@ -6,34 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utf8.h"
+
 static json_t *jhex(uint64_t v)
 {
 	char h[32];
 	return json_string_nocheck(rep_hex(h, v));
-}
-
-/* Length of the valid UTF-8 sequence at S (1-4), 0 when it is not one. */
-static size_t utf8_seq(const unsigned char *s)
-{
-	size_t n;
-	unsigned min;
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, min = 0x80;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3, min = 0x800;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, min = 0x10000;
-	else
-		return 0;
-	unsigned cp = s[0] & (0x7f >> n);
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	return cp >= min && cp <= 0x10ffff && (cp < 0xd800 || cp > 0xdfff) ? n : 0;
 }
 
 /* Bytes from a core or a binary as a JSON string: each byte that is not
@@ -50,7 +28,7 @@ static json_t *jstr(const char *s)
 	if (!fixed)
 		return NULL;
 	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		size_t n = utf8_seq(p);
+		size_t n = rep_utf8_seq(p);
 		if (n) {
 			memcpy(fixed + o, p, n);
 			o += n;

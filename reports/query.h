@@ -3,7 +3,7 @@
 #ifndef REPORTS_QUERY_H
 #define REPORTS_QUERY_H
 
-enum rep_format { REP_FORMAT_TABLE, REP_FORMAT_CSV, REP_FORMAT_JSON };
+enum rep_format { REP_FORMAT_TABLE, REP_FORMAT_CSV, REP_FORMAT_JSON, REP_FORMAT_HTML };
 
 /* Open the database DB read-only, refuse statements that write, and print
  * each statement of SQL's rows to stdout in FORMAT.  Returns the exit
@@ -11,7 +11,8 @@ enum rep_format { REP_FORMAT_TABLE, REP_FORMAT_CSV, REP_FORMAT_JSON };
 int rep_query(const char *db, const char *sql, enum rep_format format);
 
 /* Crash buckets by signature, most frequent first (at most LIMIT), with
- * first and last seen and an example core.  Returns the exit status. */
+ * first and last seen and an example core; REP_FORMAT_HTML writes the
+ * bucket page (reports/html_top.c).  Returns the exit status. */
 int rep_top(const char *db, long limit, enum rep_format format);
 
 #endif

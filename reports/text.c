@@ -11,6 +11,13 @@ const char *rep_hex(char buf[32], uint64_t value)
 	return buf;
 }
 
+/* SGR sequences, or "" when the report is not coloured. */
+#define SGR(color, code) ((color) ? "\033[" code "m" : "")
+#define SGR_CRASH(c) SGR(c, "1;31")
+#define SGR_SEAM(c) SGR(c, "36")
+#define SGR_WARN(c) SGR(c, "33")
+#define SGR_OFF(c) SGR(c, "0")
+
 static const char *base_name(const char *path)
 {
 	const char *slash = path ? strrchr(path, '/') : NULL;
@@ -65,7 +72,6 @@ static void write_runtime_frame(FILE *out, const struct an_frame *f, size_t inde
 		f->function ? f->function : "??", f->kind == AN_FRAME_LABEL ? " (label)" : "");
 	if (f->detail)
 		fprintf(out, "  -- %s", f->detail);
-	fputc('\n', out);
 }
 
 static void write_frame(FILE *out, const struct an_frame *f, size_t index)
@@ -93,23 +99,27 @@ static void write_frame(FILE *out, const struct an_frame *f, size_t index)
 		fprintf(out, "]");
 	if (f->kind == AN_FRAME_ASYNC)
 		fprintf(out, " [async]");
-	fputc('\n', out);
 }
 
-/* Seams mark the switches between native and async frames; runtime
- * frames, marked on their own lines, make none. */
-static void write_frames(FILE *out, const struct an_frame *frames, size_t n)
+/* CRASHING: the frames of the crashing thread, whose first is coloured.
+ * Seams mark the switches between native and async frames; runtime frames,
+ * marked on their own lines, make none. */
+static void write_frames(FILE *out, const struct an_frame *frames, size_t n, bool crashing,
+			 bool color)
 {
 	const struct an_frame *prev = NULL;
 	for (size_t i = 0; i < n; i++) {
 		const struct an_frame *f = &frames[i];
 		if (!AN_FRAME_IS_RUNTIME(f)) {
 			if (f->seam || (prev && f->kind != prev->kind))
-				fprintf(out, "    ---- %s frames ----\n",
-					f->kind == AN_FRAME_ASYNC ? "async" : "native");
+				fprintf(out, "    %s---- %s frames ----%s\n", SGR_SEAM(color),
+					f->kind == AN_FRAME_ASYNC ? "async" : "native", SGR_OFF(color));
 			prev = f;
 		}
+		bool mark = color && crashing && i == 0;
+		fputs(SGR_CRASH(mark), out);
 		write_frame(out, f, i);
+		fprintf(out, "%s\n", SGR_OFF(mark));
 	}
 }
 
@@ -121,7 +131,7 @@ static void write_registers(FILE *out, const struct an_thread *t)
 		rep_hex(d, t->regs[AN_REG_FS_BASE]));
 }
 
-static void write_thread(FILE *out, const struct an_thread *t, const struct analysis *an)
+static void write_thread(FILE *out, const struct an_thread *t, const struct analysis *an, bool color)
 {
 	fprintf(out, "\nThread %d", t->tid);
 	if (t->crashing) {
@@ -131,7 +141,7 @@ static void write_thread(FILE *out, const struct an_thread *t, const struct anal
 		fprintf(out, " (async stack)");
 	fprintf(out, ":\n");
 	write_registers(out, t);
-	write_frames(out, t->frames, t->nframes);
+	write_frames(out, t->frames, t->nframes, t->crashing, color);
 	if (t->nframes == 0)
 		fprintf(out, "  (no frames)\n");
 }
@@ -153,7 +163,7 @@ static void write_events(FILE *out, const struct analysis *an, size_t tail)
 	}
 }
 
-static void write_suspended(FILE *out, const struct analysis *an)
+static void write_suspended(FILE *out, const struct analysis *an, bool color)
 {
 	if (an->nsuspended == 0)
 		return;
@@ -161,7 +171,7 @@ static void write_suspended(FILE *out, const struct analysis *an)
 	fprintf(out, "\nSuspended coroutines (%zu):\n", an->nsuspended);
 	for (size_t i = 0; i < an->nsuspended; i++) {
 		fprintf(out, "\nSuspended chain at %s:\n", rep_hex(h, an->suspended[i].leaf));
-		write_frames(out, an->suspended[i].frames, an->suspended[i].nframes);
+		write_frames(out, an->suspended[i].frames, an->suspended[i].nframes, false, color);
 	}
 }
 
@@ -171,8 +181,13 @@ static void write_modules(FILE *out, const struct analysis *an)
 	fprintf(out, "\nModules:\n");
 	for (size_t i = 0; i < an->nmodules; i++) {
 		const struct an_module *m = &an->modules[i];
-		fprintf(out, "  %s-%s %s%s\n", rep_hex(a, m->start), rep_hex(b, m->end),
-			m->path ? m->path : "?", m->debuginfo ? "" : "  (no debug info)");
+		fprintf(out, "  %s-%s %s", rep_hex(a, m->start), rep_hex(b, m->end), m->path ? m->path : "?");
+		if (!m->debuginfo)
+			fprintf(out, "  (no debug info)\n");
+		else if (m->path && strcmp(m->debuginfo, m->path) == 0)
+			fprintf(out, "  debug info: in the file\n");
+		else
+			fprintf(out, "  debug info: %s%s\n", m->debuginfo, m->debuginfod ? " (debuginfod)" : "");
 	}
 }
 
@@ -182,21 +197,22 @@ void rep_text_write(FILE *out, const struct analysis *an, const struct rep_text_
 	write_async_state(out, an);
 	for (size_t i = 0; i < an->nthreads; i++)
 		if (an->threads[i].crashing)
-			write_thread(out, &an->threads[i], an);
+			write_thread(out, &an->threads[i], an, opts->color);
 	write_events(out, an, opts->recorder_tail);
 	if (opts->all_threads || !an->has_signal)
 		for (size_t i = 0; i < an->nthreads; i++)
 			if (!an->threads[i].crashing)
-				write_thread(out, &an->threads[i], an);
-	write_suspended(out, an);
+				write_thread(out, &an->threads[i], an, opts->color);
+	write_suspended(out, an, opts->color);
 	write_modules(out, an);
 	if (an->signature)
 		fprintf(out, "\nsignature: %s (%s)\n", an->signature,
 			an->signature_hash ? an->signature_hash : "");
 	if (an->nwarnings) {
-		fprintf(out, "\nWarnings:\n");
+		fprintf(out, "\n%sWarnings:%s\n", SGR_WARN(opts->color), SGR_OFF(opts->color));
 		for (size_t i = 0; i < an->nwarnings; i++)
-			fprintf(out, "  %s\n", an->warnings[i]);
+			fprintf(out, "  %s%s%s\n", SGR_WARN(opts->color), an->warnings[i],
+				SGR_OFF(opts->color));
 	}
 }
 

@@ -98,24 +98,39 @@ fixture_gcore() {
 	return 77
 }
 
+# test_dep COMMAND PACKAGE LOG: a test-only Debian package, installed with
+# apt-get (output in LOG) when COMMAND is missing; false when it still is.
+test_dep() {
+	command -v "$1" >/dev/null && return 0
+	local sudo=; [ "$(id -u)" -ne 0 ] && sudo=sudo
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >"$3" 2>&1
+	command -v "$1" >/dev/null
+}
+
+# debuginfod_start DIR BUILD_ID STATE: a debuginfod server (Debian's
+# debuginfod) on a free loopback port serving the ELF/DWARF files under DIR,
+# its database and log at STATE.sqlite and STATE.log; sets DEBUGINFOD_PID
+# (the caller stops it) and DEBUGINFOD_URL, and returns once the server
+# serves BUILD_ID's debug info (1 when it never does).
+debuginfod_start() {
+	local dir=$1 id=$2 state=$3 port
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	debuginfod -p "$port" -d "$state.sqlite" -F -t 0 -g 0 -c 1 "$dir" >"$state.log" 2>&1 &
+	DEBUGINFOD_PID=$!
+	DEBUGINFOD_URL=http://127.0.0.1:$port
+	python3 - "$DEBUGINFOD_URL/buildid/$id/debuginfo" <<'PY'
+import sys, time, urllib.request
+for _ in range(300):
+    try:
+        if urllib.request.urlopen(sys.argv[1], timeout=2).status == 200:
+            sys.exit(0)
+    except Exception:
+        time.sleep(0.1)
+sys.exit(1)
+PY
+}
+
 # json_get FILE PYEXPR: evaluate a Python expression over the JSON as `j`.
 json_get() {
 	python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); v=eval(sys.argv[2]); print(v if not isinstance(v,(list,dict)) else json.dumps(v))' "$1" "$2"
-}
-
-# need_packages PKG...: install the Debian packages only a test needs when
-# they are missing (apt-get, through sudo when not root); false, with the
-# reason on stderr, when that fails: the test then skips.
-need_packages() {
-	local missing=() p sudo=
-	for p in "$@"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
-	done
-	[ ${#missing[@]} -eq 0 ] && return 0
-	[ "$(id -u)" -ne 0 ] && sudo=sudo
-	if ! { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-		$sudo apt-get install -y -qq "${missing[@]}"; } >/dev/null 2>&1; then
-		echo "cannot install ${missing[*]} with apt-get" >&2
-		return 1
-	fi
 }

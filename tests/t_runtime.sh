@@ -205,8 +205,8 @@ sys.exit(0 if ours and all(s in it for s in ours) else 1)' "$out.scripts" "$out.
 
 spidermonkey() {
 	local out
-	if ! need_packages libmozjs-102-dev 2>"$W/pkg.err"; then
-		skip "spidermonkey: $(cat "$W/pkg.err")"; return
+	if ! test_dep js102-config libmozjs-102-dev "$W/apt.log"; then
+		skip "spidermonkey: libmozjs-102-dev cannot be installed: $(tail -1 "$W/apt.log")"; return
 	fi
 	# the root through a global; members from the embedder's DWARF
 	if sm_core global; then
