@@ -145,14 +145,14 @@ static struct core_error *resolve_entry(struct dbg_session *s, struct resolved *
 		err = resolve_value(s, d, d->entry.type, &d->stack.next, true, &r->next, &extent);
 	if (err)
 		return err;
-	const struct an_rt_layout_type *lt = an_rt_layout_type(d, d->entry.type);
-	uint64_t size = 0;
-	bool sized = (lt && lt->has_size && (size = lt->size)) || dbg_type_size(s, d->entry.type, &size);
 	if (d->stack.kind == AN_RT_STACK_LIST) {
-		r->entry_size = extent;
+		r->entry_size = extent;   /* a list entry is read up to its last member */
 		r->entry_align = r->next.offset % 8 == 0 ? 8 : 1;
 		return NULL;
 	}
+	const struct an_rt_layout_type *lt = an_rt_layout_type(d, d->entry.type);
+	uint64_t size = 0;
+	bool sized = (lt && lt->has_size && (size = lt->size)) || dbg_type_size(s, d->entry.type, &size);
 	if (!sized)
 		return core_error_create(CORE_ERROR_USAGE, "%s: $.entry.type: the size of %s is neither "
 					 "in the program's debug info nor in the description's layout",
@@ -457,9 +457,11 @@ static void read_array(struct walk *w, uint64_t obj)
 	}
 	if (count == 0)
 		return;
+	/* count - first <= max and entries are at most AN_RT_ENTRY_LIMIT bytes:
+	 * only FIRST's offset can overflow */
 	uint64_t span = (count - first) * r->entry_size;
-	if (base > UINT64_MAX - first * r->entry_size ||
-	    !core_pointer_ok(core, base + first * r->entry_size, span, r->entry_align)) {
+	bool wraps = first > UINT64_MAX / r->entry_size || base > UINT64_MAX - first * r->entry_size;
+	if (wraps || !core_pointer_ok(core, base + first * r->entry_size, span, r->entry_align)) {
 		walk_warn(w, "the array at 0x%" PRIx64 " (%" PRIu64 " entries of %" PRIu64 " bytes) %s",
 			  base, count, r->entry_size, base == 0 ? "is NULL" : "is not readable");
 		return;
@@ -576,8 +578,8 @@ static size_t native_owners(const struct an_thread *t, struct owner **out)
 	uint64_t prev_cfa = 0;
 	for (size_t i = 0; i < t->nframes; i++) {
 		const struct an_frame *f = &t->frames[i];
-		if (f->kind != AN_FRAME_NATIVE || f->inlined)
-			continue;
+		if (f->kind != AN_FRAME_NATIVE || f->inlined || f->tailcall)
+			continue;   /* only frames on the stack own a part of it */
 		uint64_t sp = frame_sp(f, t, n == 0, prev_cfa);
 		prev_cfa = f->cfa;
 		if (sp == 0 || (n > 0 && sp < v[n - 1].sp))
