@@ -234,16 +234,15 @@ static bool parse_root(struct parser *p, json_t *root)
 	if (!check_object(p, root, keys, true))
 		return false;
 	size_t given = 0;
-	for (size_t k = 0; k < 3; k++) {
-		if (!json_object_get(root, kinds[k]))
-			continue;
-		given++;
-		d->root.kind = (enum an_rt_root_kind)k;
-		if (!get_string(p, root, kinds[k], true, &d->root.symbol))
-			return false;
-	}
+	for (size_t k = 0; k < 3; k++)
+		if (json_object_get(root, kinds[k])) {
+			given++;
+			d->root.kind = (enum an_rt_root_kind)k;
+		}
 	if (given != 1)
 		return fail(p, "exactly one of \"symbol\", \"tls\" and \"pthread_key\" is expected");
+	if (!get_string(p, root, kinds[d->root.kind], true, &d->root.symbol))
+		return false;
 	return get_bool(p, root, "pointer", &d->root.pointer);
 }
 
