@@ -88,6 +88,10 @@ toy_variant() {
 	"$ASYNCORE" report "$core" "$dir/prog" --runtime "$TOY/toy-tls.json" >"$W/toy.txt" 2>/dev/null
 	check "toyvm/$v text: marked with the description's name" \
 		grep -qE '^#[0-9]+ +\[toy\] inner2  -- toy\.src:22$' "$W/toy.txt"
+	"$ASYNCORE" report "$core" "$dir/prog" --runtime "$TOY/toy-tls.json" --format html >"$W/toy.html" 2>/dev/null
+	check "toyvm/$v html: script frames with the description's name" grep -qF \
+		'<li class="frame script"><span class="idx">#4</span><span class="fn">inner2</span><span class="badge runtime">toy</span><div class="loc">toy.src:22</div></li>' \
+		"$W/toy.html"
 	out=$W/toy-$v-absent.json
 	sed 's/"name": "spidermonkey"/"name": "spidermonkey-tls"/' "$SM/tls.json" >"$W/tls-renamed.json"
 	report "toyvm/$v absent roots" "$out" "$core" "$dir/prog" --runtime "$SM/global-dwarf.json" \
@@ -262,6 +266,11 @@ spidermonkey() {
 		"$ASYNCORE" report "$SM_CORE" "$SM_DIR/prog" --runtime "$SM/global-dwarf.json" >/dev/null 2>"$W/err"
 		check "spidermonkey/stripped: a member that resolves nowhere: exit 2, one line" \
 			[ $? -eq 2 -a "$(wc -l <"$W/err")" -eq 1 -a -n "$(grep -F "global-dwarf.json: \$.stack.array: member frames of ProfilingStack is neither in the program's debug info nor in the description's layout" "$W/err")" ]
+		"$ASYNCORE" ingest --db "$W/stripped.db" --quiet --runtime "$SM/global-dwarf.json" "$SM_CORE" \
+			>/dev/null 2>&1
+		check "spidermonkey/stripped: ingest records that core as failed, with the reason" \
+			[ $? -eq 1 -a "$("$ASYNCORE" query --db "$W/stripped.db" --format csv \
+				"SELECT count(*) FROM ingest_errors WHERE reason LIKE '%\$.stack.array: member frames of ProfilingStack%'" | tail -1)" = 1 ]
 	fi
 	# the JIT: native unwinding stops at Ion code; every entry still shown, in order
 	if sm_core global jit; then
