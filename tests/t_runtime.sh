@@ -10,7 +10,8 @@
 . "$(dirname "$0")/lib.sh"
 
 W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
+RUN_DIRS=()         # where the fixtures crashed: their cores, removed at the end
+trap 'rm -rf "$W" "${RUN_DIRS[@]}"' EXIT
 export XDG_CONFIG_HOME=$W/config    # no one's own descriptions
 RF="python3 $ROOT/tests/runtime_frames.py"
 SHIPPED=$ROOT/share/asyncore/runtimes/spidermonkey.json
@@ -77,6 +78,7 @@ toy_variant() {
 	local v=$1 dir core desc out
 	if ! dir=$(fixture_build toyvm "$v"); then fail "toyvm/$v: build failed"; return; fi
 	if ! core=$(fixture_core "$dir" 2>"$W/core.err"); then skip "toyvm/$v: $(head -1 "$W/core.err")"; return; fi
+	RUN_DIRS+=("$(dirname "$core")")
 	for desc in toy-tls toy-key; do
 		out=$W/toy-$v-$desc.json
 		report "toyvm/$v $desc" "$out" "$core" "$dir/prog" --runtime "$TOY/$desc.json" || continue
@@ -109,6 +111,7 @@ hostile() {
 	local dir core out args=() f start end
 	if ! dir=$(fixture_build hostile_rt); then fail "hostile_rt: build failed"; return; fi
 	if ! core=$(fixture_core "$dir" 2>"$W/core.err"); then skip "hostile_rt: $(head -1 "$W/core.err")"; return; fi
+	RUN_DIRS+=("$(dirname "$core")")
 	for f in "$dir"/*.json; do args+=(--runtime "$f"); done
 	out=$W/hostile.json
 	start=$(date +%s)
@@ -166,6 +169,7 @@ sm_core() {
 		skip "spidermonkey/$v${1:+ $1}: $(head -1 "$W/core.err")"; return 1
 	fi
 	SM_RUN=$(dirname "$SM_CORE")
+	RUN_DIRS+=("$SM_RUN")
 	if [ ! -s "$SM_RUN/profiling.txt" ]; then
 		fail "spidermonkey/$v: the crash handler wrote no profiling.txt"; return 1
 	fi
@@ -193,6 +197,17 @@ sys.exit(0 if ours and all(s in it for s in ours) else 1)' "$out.scripts" "$out.
 		[ -z "$(grep stale_label "$out")" -a -n "$(grep -c . "$SM_RUN/profiling.txt")" ]
 }
 
+# sm_expected VARIANT DESCRIPTION: the report of SM_CORE with DESCRIPTION
+# into $W/sm-VARIANT.json, its frames in the order expected and its entries
+# the engine's own; false when no report came.
+sm_expected() {
+	local v=$1 out=$W/sm-$1.json
+	report "spidermonkey/$v" "$out" "$SM_CORE" "$SM_DIR/prog" --runtime "$2" || return 1
+	$RF stacks "$out" prog >"$out.txt"
+	same "spidermonkey/$v: the expected order" "$(expect_file spidermonkey "$v" runtime)" "$out.txt"
+	sm_live "spidermonkey/$v" "$out"
+}
+
 spidermonkey() {
 	local out
 	if ! test_dep js102-config libmozjs-102-dev "$W/apt.log"; then
@@ -201,10 +216,7 @@ spidermonkey() {
 	# the root through a global; members from the embedder's DWARF
 	if sm_core global; then
 		out=$W/sm-global.json
-		if report "spidermonkey/global" "$out" "$SM_CORE" "$SM_DIR/prog" --runtime "$SM/global-dwarf.json"; then
-			$RF stacks "$out" prog >"$out.txt"
-			same "spidermonkey/global: the expected order" "$(expect_file spidermonkey global runtime)" "$out.txt"
-			sm_live spidermonkey/global "$out"
+		if sm_expected global "$SM/global-dwarf.json"; then
 			check "spidermonkey/global: exit 0" [ $RC -eq 0 ]
 			check "spidermonkey/global: the signature names the script" \
 				[ "$(json_get "$out" 'j["signature"]')" = "SIGSEGV: level3 < level2 < level1 < native_crash < inner2" ]
@@ -247,22 +259,10 @@ spidermonkey() {
 			  "SIGSEGV: level3 < level2 < level1 < native_crash < inner2" ]
 	fi
 	# the root through a thread_local, the engine on a second thread
-	if sm_core tls; then
-		out=$W/sm-tls.json
-		if report "spidermonkey/tls" "$out" "$SM_CORE" "$SM_DIR/prog" --runtime "$SM/tls.json"; then
-			$RF stacks "$out" prog >"$out.txt"
-			same "spidermonkey/tls: the expected order" "$(expect_file spidermonkey tls runtime)" "$out.txt"
-			sm_live spidermonkey/tls "$out"
-		fi
-	fi
+	sm_core tls && sm_expected tls "$SM/tls.json"
 	# stripped: the shipped description's layout; one without a layout is refused
 	if sm_core stripped; then
-		out=$W/sm-stripped.json
-		if report "spidermonkey/stripped" "$out" "$SM_CORE" "$SM_DIR/prog" --runtime "$SHIPPED"; then
-			$RF stacks "$out" prog >"$out.txt"
-			same "spidermonkey/stripped: the expected order" "$(expect_file spidermonkey stripped runtime)" "$out.txt"
-			sm_live spidermonkey/stripped "$out"
-		fi
+		sm_expected stripped "$SHIPPED"
 		"$ASYNCORE" report "$SM_CORE" "$SM_DIR/prog" --runtime "$SM/global-dwarf.json" >/dev/null 2>"$W/err"
 		check "spidermonkey/stripped: a member that resolves nowhere: exit 2, one line" \
 			[ $? -eq 2 -a "$(wc -l <"$W/err")" -eq 1 -a -n "$(grep -F "global-dwarf.json: \$.stack.array: member frames of ProfilingStack is neither in the program's debug info nor in the description's layout" "$W/err")" ]
