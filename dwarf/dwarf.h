@@ -78,6 +78,26 @@ struct core_error *dbg_unwind_thread(struct dbg_session *s, size_t thread_index,
 				     struct dbg_frame **frames, size_t *nframes,
 				     char **stop_reason);
 
+/* The registers a user-space context switch saves: enough to resume, and
+ * to unwind, a stack that no thread is running. */
+struct dbg_regs {
+	uint64_t rip;               /* where it resumes: a return address */
+	uint64_t rsp, rbp, rbx, r12, r13, r14, r15;
+};
+
+/* Unwind a stack no core thread is on (a suspended user-space thread) from
+ * REGS, with the same CFI unwinder as dbg_unwind_thread().  REGS->rip is a
+ * return address: frame 0 is not an activation (looked up at rip-1).  The
+ * walk ends before the first caller whose pc lies in [BASE_START, BASE_END)
+ * (the fake return address a runtime puts at the base of its stacks; an
+ * empty range never ends it) and *REACHED_BASE says whether it did; the last
+ * frame's CFA then comes from that caller.  *FRAMES (malloc'd, caller frees)
+ * and *STOP_REASON as for dbg_unwind_thread(). */
+struct core_error *dbg_unwind_regs(struct dbg_session *s, const struct dbg_regs *regs,
+				   uint64_t base_start, uint64_t base_end,
+				   struct dbg_frame **frames, size_t *nframes, bool *reached_base,
+				   char **stop_reason);
+
 /* A symbolized location; one per inline level. */
 struct dbg_location {
 	char *function;             /* demangled, or NULL */
@@ -115,7 +135,9 @@ size_t dbg_symbols_with_prefix(struct dbg_session *s, const char *prefix,
 const char *dbg_symbol_name_at(struct dbg_session *s, uint64_t addr, uint64_t *offset);
 
 /* Byte offset of MEMBER in the struct/class TYPE ("folly::AsyncStackRoot",
- * "recorder_info", "pthread") from any module's DWARF.  False when not found. */
+ * "recorder_info", "pthread", a nested "butil::ResourcePool<T>::Block") from
+ * any module's DWARF.  MEMBER may be a path through members that are records
+ * ("storage.bottom", "_rq._top").  False when not found. */
 bool dbg_member_offset(struct dbg_session *s, const char *type, const char *member,
 		       uint64_t *offset);
 

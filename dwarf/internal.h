@@ -51,6 +51,7 @@ struct dbg_session {
 	struct dbg_module_entry *modules;   /* sorted by start */
 	size_t nmodules;
 	char *symbol_name;          /* storage for dbg_symbol_name_at */
+	const struct dbg_regs *synthetic;   /* dbg_unwind_regs()'s registers while it runs */
 };
 
 /* Hold the session's cache while its shared files are in use: sessions on

@@ -13,8 +13,9 @@ struct type_answer {
 	uint64_t value;
 };
 
-/* Qualified names ("folly::AsyncStackRoot") of the struct, class and union
- * definitions at namespace level, to their DIE offsets: built in one pass
+/* Qualified names ("folly::AsyncStackRoot", and nested ones such as
+ * "butil::ResourcePool<bthread::TaskMeta>::Block") of the struct, class and
+ * union definitions, to their DIE offsets: built in one pass
  * over the file's CUs, so each later lookup costs a hash probe instead of a
  * walk over every CU (libc's debug info has thousands). */
 struct type_slot {
@@ -104,7 +105,7 @@ static bool is_record(int tag)
 }
 
 /* Index the record definitions among PARENT's children, descending into
- * namespaces; PREFIX is the enclosing namespaces' qualified name. */
+ * namespaces and records; PREFIX is the enclosing scopes' qualified name. */
 static void index_children(struct dbg_type_memo *m, Dwarf_Die *parent, const char *prefix,
 			   int depth)
 {
@@ -120,10 +121,12 @@ static void index_children(struct dbg_type_memo *m, Dwarf_Die *parent, const cha
 			continue;
 		char qualified[512];
 		snprintf(qualified, sizeof(qualified), "%s%s%s", prefix, *prefix ? "::" : "", name);
-		if (tag == DW_TAG_namespace)
+		if (tag == DW_TAG_namespace) {
 			index_children(m, &child, qualified, depth + 1);
-		else if (is_definition(&child))
+		} else if (is_definition(&child)) {
 			index_add(m, qualified, dwarf_dieoffset(&child));
+			index_children(m, &child, qualified, depth + 1);
+		}
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
@@ -140,23 +143,68 @@ static void build_index(struct dbg_type_memo *m, Dwarf *dw)
 	}
 }
 
-static bool member_offset(Dwarf_Die *type, const char *member, uint64_t *offset)
+/* The member of record TYPE named by the LEN bytes at NAME, into *MEMBER;
+ * *OFFSET is its byte offset. */
+static bool find_member(Dwarf_Die *type, const char *name, size_t len, Dwarf_Die *member,
+			uint64_t *offset)
 {
-	Dwarf_Die child;
-	if (dwarf_child(type, &child) != 0)
+	if (dwarf_child(type, member) != 0)
 		return false;
 	do {
-		if (dwarf_tag(&child) != DW_TAG_member || !die_name_is(&child, member, strlen(member)))
+		if (dwarf_tag(member) != DW_TAG_member || !die_name_is(member, name, len))
 			continue;
 		Dwarf_Attribute attr;
 		Dwarf_Word v;
-		if (!dwarf_attr(&child, DW_AT_data_member_location, &attr) ||
+		if (!dwarf_attr(member, DW_AT_data_member_location, &attr) ||
 		    dwarf_formudata(&attr, &v) != 0)
 			return false;
 		*offset = v;
 		return true;
-	} while (dwarf_siblingof(&child, &child) == 0);
+	} while (dwarf_siblingof(member, member) == 0);
 	return false;
+}
+
+/* The record a member's type names, through typedefs and qualifiers
+ * (const, volatile, _Atomic); false when it is not a record. */
+static bool member_record(Dwarf_Die *member, Dwarf_Die *record)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die *die = member;
+	for (int hops = 0; hops < 16; hops++) {
+		if (!dwarf_attr(die, DW_AT_type, &attr) || !dwarf_formref_die(&attr, record))
+			return false;
+		int tag = dwarf_tag(record);
+		if (is_record(tag))
+			return true;
+		if (tag != DW_TAG_typedef && tag != DW_TAG_const_type && tag != DW_TAG_volatile_type &&
+		    tag != DW_TAG_atomic_type)
+			return false;
+		die = record;
+	}
+	return false;
+}
+
+/* Offset of MEMBER in TYPE; a dotted path ("storage.bottom") goes through
+ * members that are records themselves, adding their offsets. */
+static bool member_offset(Dwarf_Die *type, const char *member, uint64_t *offset)
+{
+	Dwarf_Die record = *type, found;
+	uint64_t total = 0;
+	for (const char *name = member;;) {
+		const char *dot = strchr(name, '.');
+		size_t len = dot ? (size_t)(dot - name) : strlen(name);
+		uint64_t off;
+		if (!find_member(&record, name, len, &found, &off))
+			return false;
+		total += off;
+		if (!dot)
+			break;
+		if (!member_record(&found, &record))
+			return false;
+		name = dot + 1;
+	}
+	*offset = total;
+	return true;
 }
 
 /* Look TYPE up in F's type index; MEMBER NULL asks for the size. */

@@ -27,13 +27,21 @@ const char *dbg_reg_name(unsigned n)
 	return n < DBG_NREGS ? dwarf_reg_names[n] : "?";
 }
 
-/* The thread argument libdwfl carries is the core_thread itself. */
+/* The thread id under which dbg_unwind_regs() hands its registers to
+ * libdwfl: no Linux thread has it (tids stay below 2^22), and a core thread
+ * that claims it is never unwound as one. */
+#define SYNTHETIC_TID 0x7fffffff
+
+/* The thread argument libdwfl carries is the core_thread itself, or the
+ * dbg_regs of the synthetic thread. */
 static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
 {
 	(void)dwfl;
 	struct dbg_session *s = arg;
 	const struct core_thread *cur = *thread_argp;
 	size_t next = cur ? (size_t)(cur - s->core->threads) + 1 : 0;
+	while (next < s->core->nthreads && s->core->threads[next].tid == SYNTHETIC_TID)
+		next++;
 	if (next >= s->core->nthreads)
 		return 0;
 	*thread_argp = &s->core->threads[next];
@@ -44,6 +52,10 @@ static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
 {
 	(void)dwfl;
 	struct dbg_session *s = arg;
+	if (tid == SYNTHETIC_TID) {
+		*thread_argp = (void *)s->synthetic;
+		return s->synthetic != NULL;
+	}
 	for (size_t i = 0; i < s->core->nthreads; i++)
 		if (s->core->threads[i].tid == tid) {
 			*thread_argp = &s->core->threads[i];
@@ -63,8 +75,24 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 	return true;
 }
 
+/* Only the registers a context switch saved are known; the others stay
+ * undefined for the CFI unwinder. */
+static bool set_synthetic_registers(Dwfl_Thread *thread, const struct dbg_regs *r)
+{
+	const Dwarf_Word rbx = r->rbx, rbp_rsp[2] = { r->rbp, r->rsp };
+	const Dwarf_Word r12_r15[4] = { r->r12, r->r13, r->r14, r->r15 };
+	if (!dwfl_thread_state_registers(thread, 3, 1, &rbx) ||
+	    !dwfl_thread_state_registers(thread, 6, 2, rbp_rsp) ||
+	    !dwfl_thread_state_registers(thread, 12, 4, r12_r15))
+		return false;
+	dwfl_thread_state_register_pc(thread, r->rip);
+	return true;
+}
+
 static bool set_initial_registers(Dwfl_Thread *thread, void *thread_arg)
 {
+	if (dwfl_thread_tid(thread) == SYNTHETIC_TID)
+		return set_synthetic_registers(thread, thread_arg);
 	const struct core_thread *t = thread_arg;
 	Dwarf_Word regs[17];
 	for (size_t i = 0; i < 17; i++)
@@ -103,6 +131,9 @@ struct walk {
 	size_t n, cap;
 	char *stop;
 	bool nomem;
+	bool from_return_address;   /* frame 0's pc is a return address */
+	uint64_t base_start, base_end;  /* a caller pc here ends the walk */
+	bool reached_base;
 };
 
 static int set_stop(struct walk *w, const char *fmt, unsigned long long a)
@@ -130,6 +161,13 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	bool activation;
 	if (!dwfl_frame_pc(state, &pc, &activation))
 		return set_stop(w, "cannot read the pc of frame %llu", w->n);
+	if (w->n > 0 && pc >= w->base_start && pc < w->base_end) {
+		Dwarf_Word sp;
+		if (dwfl_frame_reg(state, 7, &sp) == 0)
+			w->frames[w->n - 1].cfa = sp;
+		w->reached_base = true;
+		return DWARF_CB_ABORT;
+	}
 	if (w->n >= w->s->opts.max_frames)
 		return set_stop(w, "stopped after %llu frames (--max-frames)", w->n);
 	if (!core_array_reserve(&w->frames, &w->cap, w->n + 1, sizeof(*w->frames))) {
@@ -139,10 +177,10 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	struct dbg_frame *f = &w->frames[w->n];
 	memset(f, 0, sizeof(*f));
 	f->pc = pc;
-	f->activation = activation;
+	f->activation = activation && !(w->n == 0 && w->from_return_address);
 	/* In a caller, only callee-saved registers, rsp and rip mean anything:
 	 * libdw carries the others over as "same value". */
-	uint32_t wanted = w->n > 0 ? CALLEE_SAVED : (1u << DBG_NREGS) - 1;
+	uint32_t wanted = w->n > 0 || w->from_return_address ? CALLEE_SAVED : (1u << DBG_NREGS) - 1;
 	for (unsigned r = 0; r < DBG_NREGS; r++) {
 		Dwarf_Word v;
 		if ((wanted & (1u << r)) && dwfl_frame_reg(state, r, &v) == 0) {
@@ -168,6 +206,30 @@ static void fill_cfa(struct walk *w)
 			w->frames[i].cfa = w->frames[i + 1].rsp;
 }
 
+/* Run the walk W over thread TID and hand its frames out. */
+static struct core_error *walk_thread(struct dbg_session *s, pid_t tid, struct walk *w,
+				      struct dbg_frame **frames, size_t *nframes, char **stop_reason)
+{
+	int rc = dwfl_getthread_frames(s->dwfl, tid, frame_cb, w);
+	if (w->nomem) {
+		free(w->frames);
+		free(w->stop);
+		return &core_error_nomem;
+	}
+	if (rc == -1 && !w->stop) {
+		int e = dwfl_errno();
+		/* libdwfl ends every walk with an error; only a walk that found no
+		 * caller for a frame that should have one is worth reporting. */
+		if (e != 0 && w->n <= 1)
+			w->stop = strdup(dwfl_errmsg(e));
+	}
+	fill_cfa(w);
+	*frames = w->frames;
+	*nframes = w->n;
+	*stop_reason = w->stop;
+	return NULL;
+}
+
 struct core_error *dbg_unwind_thread(struct dbg_session *s, size_t thread_index,
 				     struct dbg_frame **frames, size_t *nframes, char **stop_reason)
 {
@@ -188,23 +250,32 @@ struct core_error *dbg_unwind_thread(struct dbg_session *s, size_t thread_index,
 			*stop_reason = strdup("thread id repeats an earlier thread's; not unwound");
 			return NULL;
 		}
+	if (tid == SYNTHETIC_TID) {
+		*stop_reason = strdup("thread id is not a Linux thread id; not unwound");
+		return NULL;
+	}
 	struct walk w = { .s = s };
-	int rc = dwfl_getthread_frames(s->dwfl, tid, frame_cb, &w);
-	if (w.nomem) {
-		free(w.frames);
-		free(w.stop);
-		return &core_error_nomem;
+	return walk_thread(s, tid, &w, frames, nframes, stop_reason);
+}
+
+struct core_error *dbg_unwind_regs(struct dbg_session *s, const struct dbg_regs *regs,
+				   uint64_t base_start, uint64_t base_end,
+				   struct dbg_frame **frames, size_t *nframes, bool *reached_base,
+				   char **stop_reason)
+{
+	*frames = NULL;
+	*nframes = 0;
+	*reached_base = false;
+	*stop_reason = NULL;
+	if (!s->attached) {
+		*stop_reason = strdup("unwinding unavailable");
+		return NULL;
 	}
-	if (rc == -1 && !w.stop) {
-		int e = dwfl_errno();
-		/* libdwfl ends every walk with an error; only a walk that found no
-		 * caller for a frame that should have one is worth reporting. */
-		if (e != 0 && w.n <= 1)
-			w.stop = strdup(dwfl_errmsg(e));
-	}
-	fill_cfa(&w);
-	*frames = w.frames;
-	*nframes = w.n;
-	*stop_reason = w.stop;
-	return NULL;
+	struct walk w = { .s = s, .from_return_address = true, .base_start = base_start,
+			  .base_end = base_end };
+	s->synthetic = regs;
+	struct core_error *err = walk_thread(s, SYNTHETIC_TID, &w, frames, nframes, stop_reason);
+	s->synthetic = NULL;
+	*reached_base = w.reached_base;
+	return err;
 }
