@@ -59,6 +59,12 @@ static void frames_free(struct an_frame *frames, size_t n)
 	free(frames);
 }
 
+const char *an_task_state_name(enum an_task_state state)
+{
+	static const char *const names[] = { "running", "ready", "suspended", "created" };
+	return (unsigned)state < sizeof(names) / sizeof(names[0]) ? names[state] : "?";
+}
+
 static void recorder_deinit(struct an_recorder *r)
 {
 	free(r->name);
@@ -93,6 +99,12 @@ void an_analysis_destroy(struct analysis *an)
 	for (size_t i = 0; i < an->nsuspended; i++)
 		frames_free(an->suspended[i].frames, an->suspended[i].nframes);
 	free(an->suspended);
+	for (size_t i = 0; i < an->ntasks; i++) {
+		frames_free(an->tasks[i].frames, an->tasks[i].nframes);
+		free(an->tasks[i].fn);
+		free(an->tasks[i].unwind_error);
+	}
+	free(an->tasks);
 	for (size_t i = 0; i < an->nrecorders; i++)
 		recorder_deinit(&an->recorders[i]);
 	free(an->recorders);

@@ -93,6 +93,31 @@ struct an_suspended {
 	size_t nframes;
 };
 
+/* A user-space task of a runtime (DESIGN.md "Tasks"): a bRPC bthread. */
+enum an_task_state { AN_TASK_RUNNING, AN_TASK_READY, AN_TASK_SUSPENDED, AN_TASK_CREATED };
+
+/* "running", "ready", "suspended", "created". */
+const char *an_task_state_name(enum an_task_state state);
+
+struct an_task {
+	const char *runtime;        /* static: "bthread" */
+	uint64_t id;                /* as the runtime prints it (bthread_t) */
+	uint64_t address;           /* of its TaskMeta */
+	enum an_task_state state;
+	const char *wait_kind;      /* static: "sleep", "join", "butex"; NULL: not waiting */
+	uint64_t wait_address;      /* the butex waited on */
+	bool has_wait_address;
+	uint64_t wait_target;       /* join: the id of the task joined */
+	bool has_wait_target;
+	int32_t tid;                /* the OS thread running it */
+	bool has_tid;
+	uint64_t fn_address;        /* entry function */
+	char *fn;                   /* its name; NULL when unknown */
+	struct an_frame *frames;    /* innermost first, down to the runtime's entry */
+	size_t nframes;
+	char *unwind_error;         /* why its stack is missing or cut, or NULL */
+};
+
 struct an_event {
 	uint64_t order;
 	uint64_t timestamp;
@@ -159,6 +184,8 @@ struct analysis {
 	size_t nthreads;
 	struct an_suspended *suspended;
 	size_t nsuspended;
+	struct an_task *tasks;      /* running first, then by id */
+	size_t ntasks;
 	struct an_recorder *recorders;
 	size_t nrecorders;
 	struct an_timeline_entry *timeline;   /* merged by order */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "abortmsg.h"
+#include "bthread.h"
 #include "folly.h"
 #include "frames.h"
 #include "recorder.h"
@@ -152,6 +153,8 @@ static struct core_error *analyze_stacks(struct analysis *an, struct dbg_session
 			err = &core_error_nomem;
 			goto out;
 		}
+	if (!opts->no_tasks)
+		an_bthread_analyze(s, an);
 out:
 	for (size_t i = 0; stacks && i < an->nthreads; i++)
 		free(stacks[i]);

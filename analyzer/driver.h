@@ -11,6 +11,7 @@ struct an_options {
 	bool no_async;              /* skip the folly async splice */
 	bool no_recorders;          /* skip flight-recorder recovery */
 	bool no_args;               /* skip frame arguments */
+	bool no_tasks;              /* skip runtimes' tasks (bthreads) */
 };
 
 /* Analyse CORE (borrowed; its warnings move into the analysis), whose

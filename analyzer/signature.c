@@ -21,7 +21,7 @@ static const char *const an_signature_skip_list[] = {
 	/* process and thread start-up */
 	"_start", "__libc_start_call_main", "__libc_start_main", "__libc_start_main_impl",
 	"__libc_start_main_alias_2", "start_thread", "clone", "clone3", "__clone", "__clone3",
-	"__clone_internal",
+	"__clone_internal", "bthread::TaskGroup::task_runner",
 	/* C++ exceptions and termination */
 	"std::terminate", "__cxxabiv1::__terminate", "__gnu_cxx::__verbose_terminate_handler",
 	"__cxa_throw", "__cxa_rethrow", "__cxa_pure_virtual", "__cxa_deleted_virtual",
@@ -249,6 +249,21 @@ static const struct an_thread *crashing_thread(const struct analysis *an)
 	return an->nthreads ? &an->threads[0] : NULL;
 }
 
+/* The frames the signature names: those of the task (a bthread) running on
+ * thread T when the crash happened in one, else T's own. */
+static const struct an_frame *crash_frames(const struct analysis *an, const struct an_thread *t,
+					   size_t *n)
+{
+	*n = t ? t->nframes : 0;
+	for (size_t i = 0; t && i < an->ntasks; i++)
+		if (an->tasks[i].state == AN_TASK_RUNNING && an->tasks[i].has_tid &&
+		    an->tasks[i].tid == t->tid && an->tasks[i].nframes) {
+			*n = an->tasks[i].nframes;
+			return an->tasks[i].frames;
+		}
+	return t ? t->frames : NULL;
+}
+
 /* Name of an unknown frame: "??" plus its module's file name when known. */
 static char *unknown_name(const struct an_frame *f)
 {
@@ -293,9 +308,10 @@ static char *build_signature(const struct analysis *an)
 		len = (size_t)snprintf(sig, cap, "signal %d: ", an->signo);
 	else
 		len = (size_t)snprintf(sig, cap, "no signal: ");
-	const struct an_thread *t = crashing_thread(an);
-	for (size_t i = 0; t && i < t->nframes && used < AN_SIGNATURE_FRAMES; i++) {
-		const struct an_frame *f = &t->frames[i];
+	size_t nframes;
+	const struct an_frame *frames = crash_frames(an, crashing_thread(an), &nframes);
+	for (size_t i = 0; i < nframes && used < AN_SIGNATURE_FRAMES; i++) {
+		const struct an_frame *f = &frames[i];
 		char *name = f->function ? an_signature_normalize(f->function) : unknown_name(f);
 		if (!name)
 			goto fail;

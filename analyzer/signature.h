@@ -1,7 +1,8 @@
 /* Crash signatures: a short, stable name for "where it crashed".
  *
  * The signature is built from the crashing thread's spliced stack (native and
- * async frames), innermost first: each function name is normalised (no
+ * async frames), or from the frames of the bthread it was running when the
+ * crash happened in one, innermost first: each function name is normalised (no
  * addresses, no template arguments, no parameter lists, no anonymous-namespace
  * or clone-suffix noise), frames that never explain a crash (abort, raise,
  * __assert_fail, libc start-up, signal trampolines, ...; the list is

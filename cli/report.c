@@ -13,7 +13,7 @@ enum { MAX_DEBUG_DIRS = 16 };
 
 enum report_option {
 	O_FORMAT, O_THREADS, O_RECORDER_TAIL, O_RECORDER_FORMAT, O_SYSROOT, O_DEBUG_DIR,
-	O_MAX_FRAMES, O_NO_ASYNC, O_NO_RECORDERS, O_NO_ARGS,
+	O_MAX_FRAMES, O_NO_ASYNC, O_NO_RECORDERS, O_NO_ARGS, O_NO_TASKS,
 };
 
 static const struct cli_option report_options[] = {
@@ -27,6 +27,7 @@ static const struct cli_option report_options[] = {
 	{"--no-async", false, O_NO_ASYNC},
 	{"--no-recorders", false, O_NO_RECORDERS},
 	{"--no-args", false, O_NO_ARGS},
+	{"--no-tasks", false, O_NO_TASKS},
 	{NULL, false, 0},
 };
 
@@ -93,6 +94,9 @@ static bool apply_option(struct report_args *a, int id, const char *v)
 		return true;
 	case O_NO_ARGS:
 		a->an.no_args = true;
+		return true;
+	case O_NO_TASKS:
+		a->an.no_tasks = true;
 		return true;
 	}
 	return false;

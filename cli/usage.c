@@ -18,6 +18,7 @@ static const char usage_text[] =
 	"  --no-async                do not splice async (folly) stacks\n"
 	"  --no-recorders            do not recover flight-recorder rings\n"
 	"  --no-args                 do not show frame arguments\n"
+	"  --no-tasks                do not list runtimes' tasks (bRPC bthreads)\n"
 	"  --help, --version\n"
 	"every option of every command is accepted as --name value and as --name=value\n"
 	"exit status: 0 analysed, 1 analysed with warnings, 2 unusable input\n";

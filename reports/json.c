@@ -189,6 +189,41 @@ static json_t *suspended_array(const struct analysis *an)
 	return arr;
 }
 
+/* "wait": {"kind", "address"[, "target"]}, null when the task waits for
+ * nothing known. */
+static json_t *task_wait(const struct an_task *t)
+{
+	if (!t->wait_kind)
+		return json_null();
+	json_t *o = json_object();
+	set(o, "kind", json_string_nocheck(t->wait_kind));
+	set(o, "address", jhex_if(t->has_wait_address, t->wait_address));
+	if (t->has_wait_target)
+		set(o, "target", jhex(t->wait_target));
+	return o;
+}
+
+static json_t *tasks_array(const struct analysis *an)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < an->ntasks; i++) {
+		const struct an_task *t = &an->tasks[i];
+		json_t *o = json_object();
+		set(o, "runtime", json_string_nocheck(t->runtime));
+		set(o, "id", jhex(t->id));
+		set(o, "state", json_string_nocheck(an_task_state_name(t->state)));
+		set(o, "wait", task_wait(t));
+		set(o, "tid", t->has_tid ? json_integer(t->tid) : json_null());
+		set(o, "fn", jstr(t->fn));
+		set(o, "fn_address", t->fn_address ? jhex(t->fn_address) : json_null());
+		set(o, "address", jhex(t->address));
+		set(o, "frames", frames_array(t->frames, t->nframes));
+		set(o, "unwind_error", jstr(t->unwind_error));
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
 static json_t *event_object(const struct an_event *e)
 {
 	json_t *args = json_array(), *strings = json_array();
@@ -325,6 +360,7 @@ int rep_json_write(FILE *out, const struct analysis *an, bool all_threads)
 	rc = rc || put_member(&b, &first, "modules", modules_array(an));
 	rc = rc || put_threads(&b, an, all_threads);
 	rc = rc || put_member(&b, &first, "suspended", suspended_array(an));
+	rc = rc || put_member(&b, &first, "tasks", tasks_array(an));
 	rc = rc || put_member(&b, &first, "recorders", recorders_array(an));
 	rc = rc || put_member(&b, &first, "timeline", timeline_array(an));
 	rc = rc || put_member(&b, &first, "async_key",

@@ -198,11 +198,67 @@ static const char *const rep_migrations[] = {
 	"           AS example_core"
 	"  FROM cores c GROUP BY c.signature_hash"
 	"  ORDER BY cores DESC, last_seen DESC, c.signature_hash;",
+	/* 3: the tasks of runtimes (bRPC bthreads) and their frames */
+	"CREATE TABLE tasks ("
+	"  core_id INTEGER NOT NULL REFERENCES cores(id) ON DELETE CASCADE,"
+	"  idx INTEGER NOT NULL,"
+	"  runtime TEXT NOT NULL,"
+	"  task_id INTEGER NOT NULL,"
+	"  state TEXT NOT NULL CHECK (state IN ('running', 'ready', 'suspended', 'created')),"
+	"  wait_kind TEXT,"
+	"  wait_address INTEGER,"
+	"  wait_target INTEGER,"
+	"  tid INTEGER,"
+	"  fn TEXT,"
+	"  fn_address INTEGER,"
+	"  address INTEGER NOT NULL,"
+	"  nframes INTEGER NOT NULL,"
+	"  unwind_error TEXT,"
+	"  PRIMARY KEY (core_id, idx)) WITHOUT ROWID;"
+	"CREATE INDEX tasks_state ON tasks(core_id, state);"
+	"CREATE TABLE task_frames ("
+	"  core_id INTEGER NOT NULL REFERENCES cores(id) ON DELETE CASCADE,"
+	"  task_idx INTEGER NOT NULL,"
+	"  idx INTEGER NOT NULL,"
+	"  kind TEXT NOT NULL CHECK (kind IN ('native', 'async')),"
+	"  pc INTEGER NOT NULL,"
+	"  function TEXT,"
+	"  function_offset INTEGER,"
+	"  module TEXT,"
+	"  module_offset INTEGER,"
+	"  file TEXT,"
+	"  line INTEGER,"
+	"  inlined INTEGER NOT NULL,"
+	"  inline_depth INTEGER NOT NULL,"
+	"  tailcall INTEGER NOT NULL,"
+	"  display TEXT,"
+	"  args TEXT,"
+	"  activation INTEGER NOT NULL,"
+	"  cfa INTEGER,"
+	"  seam INTEGER NOT NULL,"
+	"  PRIMARY KEY (core_id, task_idx, idx)) WITHOUT ROWID;"
+	"CREATE INDEX task_frames_function ON task_frames(function);"
+	"DROP VIEW crash_stacks;"
+	"CREATE VIEW crash_stacks AS"
+	"  SELECT c.id AS core_id, c.path AS core, c.signature_hash, f.idx AS frame, f.kind,"
+	"         printf('0x%x', f.pc) AS pc, f.function, f.file, f.line, f.module, f.inline_depth"
+	"  FROM cores c"
+	"  JOIN threads t ON t.core_id = c.id AND t.crashing"
+	"  JOIN tasks k ON k.core_id = c.id AND k.state = 'running' AND k.tid = t.tid"
+	"  JOIN task_frames f ON f.core_id = c.id AND f.task_idx = k.idx"
+	"  UNION ALL"
+	"  SELECT c.id, c.path, c.signature_hash,"
+	"         f.idx + coalesce((SELECT k.nframes FROM tasks k WHERE k.core_id = c.id"
+	"                           AND k.state = 'running' AND k.tid = t.tid), 0),"
+	"         f.kind, printf('0x%x', f.pc), f.function, f.file, f.line, f.module, f.inline_depth"
+	"  FROM cores c"
+	"  JOIN threads t ON t.core_id = c.id AND t.crashing"
+	"  JOIN frames f ON f.core_id = c.id AND f.thread_idx = t.idx;",
 };
 
 enum {
 	Q_HAS, Q_CORE, Q_MODULE, Q_THREAD, Q_FRAME, Q_ROOT, Q_SUSPENDED, Q_SFRAME, Q_RECORDER,
-	Q_EVENT, Q_WARNING, Q_CLEAR_ERROR, Q_ERROR, Q_COUNT
+	Q_EVENT, Q_WARNING, Q_CLEAR_ERROR, Q_ERROR, Q_TASK, Q_TFRAME, Q_COUNT
 };
 
 static const char *const rep_queries[Q_COUNT] = {
@@ -231,6 +287,13 @@ static const char *const rep_queries[Q_COUNT] = {
 		    " ?11, ?12)",
 	[Q_WARNING] = "INSERT INTO warnings VALUES (?1, ?2, ?3)",
 	[Q_CLEAR_ERROR] = "DELETE FROM ingest_errors WHERE fingerprint = ?1",
+	[Q_TASK] = "INSERT INTO tasks (core_id, idx, runtime, task_id, state, wait_kind, wait_address,"
+		   " wait_target, tid, fn, fn_address, address, nframes, unwind_error) VALUES (?1, ?2,"
+		   " ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+	[Q_TFRAME] = "INSERT INTO task_frames (core_id, task_idx, idx, kind, pc, function,"
+		     " function_offset, module, module_offset, file, line, inlined, inline_depth,"
+		     " tailcall, display, args, activation, cfa, seam) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
+		     " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
 	[Q_ERROR] = "INSERT INTO ingest_errors (ident, fingerprint, path, size, reason, attempts,"
 		    " first_at, last_at) VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?6)"
 		    " ON CONFLICT (ident) DO UPDATE SET path = excluded.path, reason = excluded.reason,"
@@ -545,6 +608,26 @@ static int insert_suspended(struct rep_store *st, int64_t core, const struct ana
 	return 0;
 }
 
+static int insert_tasks(struct rep_store *st, int64_t core, const struct analysis *an)
+{
+	for (size_t i = 0; i < an->ntasks; i++) {
+		const struct an_task *t = &an->tasks[i];
+		const struct rep_value v[] = {
+			v_int(core), v_u64(i), v_text(t->runtime), v_u64(t->id),
+			v_text(an_task_state_name(t->state)), v_text(t->wait_kind),
+			v_opt(t->has_wait_address, t->wait_address),
+			v_opt(t->has_wait_target, t->wait_target),
+			v_opt(t->has_tid, (uint64_t)(int64_t)t->tid), v_text(t->fn),
+			v_opt(t->fn_address != 0, t->fn_address), v_u64(t->address), v_u64(t->nframes),
+			v_text(t->unwind_error),
+		};
+		if (insert_row(st->q[Q_TASK], v, NVALUES(v)) != SQLITE_DONE ||
+		    insert_frames(st->q[Q_TFRAME], core, i, t->frames, t->nframes, true) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* The event's arguments as a JSON array of hex strings. */
 static void format_args(const struct an_event *e, char *buf, size_t len)
 {
@@ -607,7 +690,8 @@ static int insert_children(struct rep_store *st, int64_t core, const struct anal
 {
 	const struct rep_value clear[] = {v_text(an->core_fingerprint)};
 	if (insert_modules(st, core, an) != 0 || insert_threads(st, core, an) != 0 ||
-	    insert_suspended(st, core, an) != 0 || insert_recorders(st, core, an) != 0 ||
+	    insert_suspended(st, core, an) != 0 || insert_tasks(st, core, an) != 0 ||
+	    insert_recorders(st, core, an) != 0 ||
 	    insert_warnings(st, core, an) != 0)
 		return -1;
 	return insert_row(st->q[Q_CLEAR_ERROR], clear, NVALUES(clear)) == SQLITE_DONE ? 0 : -1;
