@@ -119,6 +119,7 @@ struct bt_ctx {
 	struct bt_item *items;                  /* by slot */
 	size_t nitems, cap;
 	size_t nblocks;
+	uint64_t ngroup;                        /* the pool's block groups */
 	size_t ngood, nbad;                     /* items whose tid is (not) of their slot */
 	uint64_t bad_addr[MAX_ITEM_WARNINGS], bad_tid[MAX_ITEM_WARNINGS], bad_slot[MAX_ITEM_WARNINGS];
 	size_t nwarned, nunwarned;              /* per-bthread warnings: given, held back */
@@ -381,6 +382,7 @@ static void walk_pool(struct bt_ctx *c)
 			  "%d", ngroup, MAX_BLOCK_GROUPS);
 		ngroup = MAX_BLOCK_GROUPS;
 	}
+	c->ngroup = ngroup;
 	uint64_t *groups = read_words(c->core, c->block_groups_sym, ngroup);
 	unsigned char *buf = malloc(c->lay.block_items * c->lay.meta_size);
 	if (!groups || !buf) {
@@ -404,11 +406,18 @@ static void walk_pool(struct bt_ctx *c)
  * item that disagrees is reported. */
 static bool check_slots(struct bt_ctx *c)
 {
+	if (c->ngood + c->nbad == 0) {
+		/* Each worker's main task is in the pool once it has any group. */
+		if (c->ngroup)
+			core_warn(c->core, "bthread: the TaskMeta pool has %" PRIu64 " block groups but no "
+				  "started TaskMeta in them%s; no bthreads listed", c->ngroup,
+				  c->from_dwarf ? "" : " (without debug info: is its layout bRPC's?)");
+		return false;
+	}
 	if (!c->from_dwarf && (c->ngood == 0 || c->nbad * 16 > c->ngood)) {
-		if (c->ngood + c->nbad)
-			core_warn(c->core, "bthread: no debug info for bthread::TaskMeta, and its documented "
-				  "layout does not fit this core (the tid of %zu of %zu TaskMetas is not "
-				  "their slot); no bthreads listed", c->nbad, c->ngood + c->nbad);
+		core_warn(c->core, "bthread: no debug info for bthread::TaskMeta, and its documented "
+			  "layout does not fit this core (the tid of %zu of %zu TaskMetas is not "
+			  "their slot); no bthreads listed", c->nbad, c->ngood + c->nbad);
 		return false;
 	}
 	for (size_t i = 0; i < c->nbad; i++) {
