@@ -203,25 +203,22 @@ static json_t *task_wait(const struct an_task *t)
 	return o;
 }
 
-static json_t *tasks_array(const struct analysis *an)
+static json_t *task_object(const struct an_task *t)
 {
-	json_t *arr = json_array();
-	for (size_t i = 0; i < an->ntasks; i++) {
-		const struct an_task *t = &an->tasks[i];
-		json_t *o = json_object();
-		set(o, "runtime", json_string_nocheck(t->runtime));
-		set(o, "id", jhex(t->id));
-		set(o, "state", json_string_nocheck(an_task_state_name(t->state)));
-		set(o, "wait", task_wait(t));
-		set(o, "tid", t->has_tid ? json_integer(t->tid) : json_null());
-		set(o, "fn", jstr(t->fn));
-		set(o, "fn_address", t->fn_address ? jhex(t->fn_address) : json_null());
-		set(o, "address", jhex(t->address));
-		set(o, "frames", frames_array(t->frames, t->nframes));
-		set(o, "unwind_error", jstr(t->unwind_error));
-		json_array_append_new(arr, o);
-	}
-	return arr;
+	json_t *o = json_object();
+	if (!o)
+		return NULL;
+	set(o, "runtime", json_string_nocheck(t->runtime));
+	set(o, "id", jhex(t->id));
+	set(o, "state", json_string_nocheck(an_task_state_name(t->state)));
+	set(o, "wait", task_wait(t));
+	set(o, "tid", t->has_tid ? json_integer(t->tid) : json_null());
+	set(o, "fn", jstr(t->fn));
+	set(o, "fn_address", t->fn_address ? jhex(t->fn_address) : json_null());
+	set(o, "address", jhex(t->address));
+	set(o, "frames", frames_array(t->frames, t->nframes));
+	set(o, "unwind_error", jstr(t->unwind_error));
+	return o;
 }
 
 static json_t *event_object(const struct an_event *e)
@@ -345,6 +342,20 @@ static int put_threads(struct out_buffer *b, const struct analysis *an, bool all
 	return rc || write_chunk("]", 1, b) ? -1 : 0;
 }
 
+/* "tasks": streamed as the threads are (a server core holds thousands). */
+static int put_tasks(struct out_buffer *b, const struct analysis *an)
+{
+	static const char head[] = ",\"tasks\":[";
+	int rc = write_chunk(head, sizeof(head) - 1, b);
+	for (size_t i = 0; i < an->ntasks && rc == 0; i++) {
+		json_t *o = task_object(&an->tasks[i]);
+		rc = !o || (i > 0 && write_chunk(",", 1, b)) ||
+		     json_dump_callback(o, write_chunk, b, JSON_COMPACT);
+		json_decref(o);
+	}
+	return rc || write_chunk("]", 1, b) ? -1 : 0;
+}
+
 /* The document of DESIGN.md, member by member in its order; every key and
  * value is encoded by jansson. */
 int rep_json_write(FILE *out, const struct analysis *an, bool all_threads)
@@ -360,7 +371,7 @@ int rep_json_write(FILE *out, const struct analysis *an, bool all_threads)
 	rc = rc || put_member(&b, &first, "modules", modules_array(an));
 	rc = rc || put_threads(&b, an, all_threads);
 	rc = rc || put_member(&b, &first, "suspended", suspended_array(an));
-	rc = rc || put_member(&b, &first, "tasks", tasks_array(an));
+	rc = rc || put_tasks(&b, an);
 	rc = rc || put_member(&b, &first, "recorders", recorders_array(an));
 	rc = rc || put_member(&b, &first, "timeline", timeline_array(an));
 	rc = rc || put_member(&b, &first, "async_key",
