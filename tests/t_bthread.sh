@@ -70,6 +70,21 @@ print("%d bthreads suspended in butex wait on %s: idle_waiter(void*)" % (len(t),
 		grep -qE '^Thread [0-9]+ \(crashing, SIGSEGV\) running bthread 0x[0-9a-f]+ \(crasher\(void\*\)\):$' "$TMPD/text"
 }
 
+# cut_at_runner JSON KEY: each thread's frames down to task_runner's (frame
+# names under KEY: gdb_frames.py's "name", asyncore's "function").
+cut_at_runner() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+for t in j['threads']:
+    for i, f in enumerate(t['frames']):
+        if (f.get(sys.argv[2]) or '').startswith('bthread::TaskGroup::task_runner'):
+            del t['frames'][i + 1:]
+            break
+json.dump(j, open(sys.argv[1], 'w'))
+PY
+}
+
 variant() {
 	local v=$1 name=bthread/$1 rc
 	fix_core bthread "$v"; rc=$?
@@ -98,26 +113,8 @@ if variant dwarf; then
 	if command -v gdb >/dev/null && gdb_frames "$FIX_DIR/prog" "$FIX_CORE" "$TMPD/threads.gdb"; then
 		# gdb goes on past task_runner into bthread_make_fcontext and a
 		# null pc: compare the frames down to task_runner.
-		python3 - "$TMPD/threads.gdb" <<'PY'
-import json, sys
-j = json.load(open(sys.argv[1]))
-for t in j['threads']:
-    for i, f in enumerate(t['frames']):
-        if (f.get('name') or '').startswith('bthread::TaskGroup::task_runner'):
-            del t['frames'][i + 1:]
-            break
-json.dump(j, open(sys.argv[1], 'w'))
-PY
-		python3 - "$TMPD/notasks.json" <<'PY'
-import json, sys
-j = json.load(open(sys.argv[1]))
-for t in j['threads']:
-    for i, f in enumerate(t['frames']):
-        if (f.get('function') or '').startswith('bthread::TaskGroup::task_runner'):
-            del t['frames'][i + 1:]
-            break
-json.dump(j, open(sys.argv[1], 'w'))
-PY
+		cut_at_runner "$TMPD/threads.gdb" name
+		cut_at_runner "$TMPD/notasks.json" function
 		if python3 "$ROOT/tests/oracle_compare.py" "$TMPD/notasks.json" "$TMPD/threads.gdb" bthread >"$TMPD/o"; then
 			pass "bthread/dwarf --no-tasks: threads equal gdb's"
 		else
