@@ -193,7 +193,7 @@ struct core_error *an_analyze(struct core *core, const struct core_identity *id,
 		if (!opts->no_recorders)
 			an_recorders_recover(s, an);
 	}
-	an_signature_compute(an);
+	an_signature_compute(an, opts->signature_lists);
 	take_warnings(an, core);
 	*out = an;
 	an = NULL;

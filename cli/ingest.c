@@ -31,6 +31,7 @@ struct ingest_opts {
 	const char *binary;
 	const char *sysroot;
 	bool quiet;
+	struct an_signature_lists *signature_lists;   /* --signature-lists; NULL: built-in */
 	char **paths;               /* expanded core paths (owned) */
 	size_t npaths;
 };
@@ -121,9 +122,10 @@ static void opts_free(struct ingest_opts *o)
 	for (size_t i = 0; i < o->npaths; i++)
 		free(o->paths[i]);
 	free(o->paths);
+	an_signature_lists_destroy(o->signature_lists);
 }
 
-enum ingest_option { O_DB, O_JOBS, O_BINARY, O_SYSROOT, O_QUIET };
+enum ingest_option { O_DB, O_JOBS, O_BINARY, O_SYSROOT, O_QUIET, O_SIGNATURE_LISTS };
 
 static const struct cli_option ingest_options[] = {
 	{"--db", true, O_DB},
@@ -133,6 +135,7 @@ static const struct cli_option ingest_options[] = {
 	{"--sysroot", true, O_SYSROOT},
 	{"--quiet", false, O_QUIET},
 	{"-q", false, O_QUIET},
+	{"--signature-lists", true, O_SIGNATURE_LISTS},
 	{NULL, false, 0},
 };
 
@@ -168,6 +171,9 @@ static bool apply_option(struct ingest_opts *o, int id, const char *v)
 	case O_QUIET:
 		o->quiet = true;
 		return true;
+	case O_SIGNATURE_LISTS:
+		an_signature_lists_destroy(o->signature_lists);
+		return cli_signature_lists(v, &o->signature_lists) == 0;
 	}
 	return false;
 }
@@ -195,7 +201,7 @@ static int parse_args(int argc, char **argv, struct ingest_opts *o)
 	}
 	if (!o->db || ninputs == 0 || (o->binary && o->sysroot)) {
 		cli_error("ingest", "usage: asyncore ingest --db FILE [--jobs N] "
-				    "[--binary BIN | --sysroot DIR] [--quiet] CORE... | DIR");
+				    "[--binary BIN | --sysroot DIR] [--signature-lists DIR] [--quiet] CORE... | DIR");
 		goto out;
 	}
 	for (size_t i = 0; i < ninputs; i++)
@@ -229,6 +235,7 @@ static struct job_result *work_one(const struct ingest_opts *o, struct rep_store
 		struct an_options aopts = {0};
 		aopts.dbg.binary = o->binary;
 		aopts.dbg.sysroot = o->sysroot;
+		aopts.signature_lists = o->signature_lists;
 		err = an_analyze(core, &r->id, &aopts, cache, &r->an);
 	}
 	if (err) {
