@@ -19,6 +19,11 @@ static bool fill_identity(struct analysis *an, struct core *core, const struct c
 	an->core_fingerprint = strdup(id->fingerprint);
 	an->core_sha256 = id->has_sha256 ? strdup(id->sha256) : NULL;
 	an->crashed_at = id->crashed_at[0] ? strdup(id->crashed_at) : NULL;
+	if (id->has_coredump_name) {
+		an->boot_id = strdup(id->coredump.boot_id);
+		an->coredump_uid = id->coredump.uid;
+		an->has_coredump_uid = true;
+	}
 	an->executable = an_strdup(core_executable(core));
 	if (core->psinfo.present) {
 		an->pid = core->psinfo.pid;
@@ -30,7 +35,7 @@ static bool fill_identity(struct analysis *an, struct core *core, const struct c
 		an->has_pid = true;
 	}
 	return an->core_path && an->core_fingerprint && (!id->has_sha256 || an->core_sha256) &&
-	       (!id->crashed_at[0] || an->crashed_at);
+	       (!id->crashed_at[0] || an->crashed_at) && (!id->has_coredump_name || an->boot_id);
 }
 
 /* The first thread's pr_cursig is the signal being delivered when the core
