@@ -18,6 +18,10 @@ int cli_query(int argc, char **argv);
 /* `asyncore top --db FILE [--limit N] [--format table|csv|json]`. */
 int cli_top(int argc, char **argv);
 
+/* `asyncore resign --db FILE [--signature-lists DIR]`: recompute every
+ * stored signature, in one transaction. */
+int cli_resign(int argc, char **argv);
+
 /* The usage text of every command. */
 void cli_usage(FILE *out);
 

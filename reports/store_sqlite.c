@@ -1,4 +1,5 @@
 #include "store_sqlite.h"
+#include "store_internal.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -722,4 +723,14 @@ int rep_store_has(struct rep_store *st, const char *fingerprint)
 	sqlite3_reset(q);
 	sqlite3_clear_bindings(q);
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+sqlite3 *rep_store_db(struct rep_store *st)
+{
+	return st->db;
+}
+
+int rep_store_exec(struct rep_store *st, const char *sql)
+{
+	return exec_retry(st->db, sql);
 }
