@@ -13,6 +13,8 @@ struct an_options {
 	bool no_recorders;          /* skip flight-recorder recovery */
 	bool no_args;               /* skip frame arguments */
 	const struct an_signature_lists *signature_lists;   /* NULL: built-in */
+	bool journal;               /* read the core's systemd-coredump journal entry */
+	const char *journal_dir;    /* its journal files; NULL: the system's journal */
 };
 
 /* Analyse CORE (borrowed; its warnings move into the analysis), whose

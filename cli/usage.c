@@ -21,6 +21,7 @@ static const char usage_text[] =
 	"  --no-recorders            do not recover flight-recorder rings\n"
 	"  --no-args                 do not show frame arguments\n"
 	"  --signature-lists DIR     signature lists from DIR/skip and DIR/prefix (also ingest, resign)\n"
+	"  --help, --version\n"
 	"\n"
 	"ingest options:\n"
 	"  --journal                 read each systemd-coredump core's journal entry (unit, command line)\n"
@@ -36,7 +37,6 @@ static const char usage_text[] =
 	"  regular expression per line, matched against the whole frame name (the normalised function,\n"
 	"  or MODULE@0xOFFSET without one); '#' starts a comment line; the line @defaults stands for\n"
 	"  the built-in entries; a missing file keeps the built-in list\n"
-	"  --help, --version\n"
 	"every option of every command is accepted as --name value and as --name=value\n"
 	"exit status: 0 analysed, 1 analysed with warnings, 2 unusable input\n";
 

@@ -201,7 +201,8 @@ static const char *const rep_migrations[] = {
 	"  ORDER BY cores DESC, last_seen DESC, c.signature_hash;",
 	/* 3: systemd-coredump's boot id and UID from the file name, the unit and
 	 * command line from its journal entry; trends per bucket (crashes in
-	 * the last 7 days, the builds it occurs in, new in the newest build) */
+	 * the last 7 days, the builds it occurs in, new: only in the newest
+	 * build of its program, programs known by the executable's file name) */
 	"ALTER TABLE cores ADD COLUMN boot_id TEXT;"
 	"ALTER TABLE cores ADD COLUMN coredump_uid INTEGER;"
 	"ALTER TABLE cores ADD COLUMN unit TEXT;"
@@ -209,16 +210,17 @@ static const char *const rep_migrations[] = {
 	"DROP VIEW top_signatures;"
 	"CREATE VIEW top_signatures AS"
 	"  WITH seen AS MATERIALIZED ("
-	"    SELECT id, path, signature_hash, signature, executable, build_id,"
-	"           coalesce(crashed_at, analysed_at) AS seen_at FROM cores),"
+	"    SELECT id, path, signature_hash, signature, build_id,"
+	"           coalesce(crashed_at, analysed_at) AS seen_at,"
+	"           replace(executable, rtrim(executable, replace(executable, '/', '')), '')"
+	"             AS program FROM cores),"
 	"  builds AS MATERIALIZED ("
-	"    SELECT executable, build_id, min(seen_at) AS first_at FROM seen"
-	"    WHERE build_id IS NOT NULL GROUP BY executable, build_id),"
+	"    SELECT program, build_id, min(seen_at) AS first_at FROM seen"
+	"    WHERE build_id IS NOT NULL GROUP BY program, build_id),"
 	"  newest AS MATERIALIZED ("
-	"    SELECT b.executable, b.build_id FROM builds b"
-	"    WHERE b.first_at = (SELECT max(x.first_at) FROM builds x"
-	"                        WHERE x.executable IS b.executable)"
-	"      AND (SELECT count(*) FROM builds x WHERE x.executable IS b.executable) > 1)"
+	"    SELECT b.program, b.build_id FROM builds b"
+	"    WHERE b.first_at = (SELECT max(x.first_at) FROM builds x WHERE x.program IS b.program)"
+	"      AND (SELECT count(*) FROM builds x WHERE x.program IS b.program) > 1)"
 	"  SELECT s.signature_hash, s.signature, count(*) AS cores,"
 	"         min(s.seen_at) AS first_seen, max(s.seen_at) AS last_seen,"
 	"         sum(julianday(s.seen_at) >= julianday('now', '-7 days')) AS last_7_days,"
@@ -226,7 +228,7 @@ static const char *const rep_migrations[] = {
 	"            SELECT e.build_id FROM seen e"
 	"            WHERE e.signature_hash IS s.signature_hash AND e.build_id IS NOT NULL"
 	"            GROUP BY e.build_id ORDER BY min(e.seen_at), e.build_id) g) AS build_ids,"
-	"         min(EXISTS (SELECT 1 FROM newest n WHERE n.executable IS s.executable"
+	"         min(EXISTS (SELECT 1 FROM newest n WHERE n.program IS s.program"
 	"                     AND n.build_id = s.build_id)) AS new,"
 	"         (SELECT e.path FROM seen e WHERE e.signature_hash IS s.signature_hash"
 	"          ORDER BY e.seen_at DESC, e.id DESC LIMIT 1) AS example_core"
