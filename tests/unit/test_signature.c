@@ -49,15 +49,13 @@ static void test_normalize(void)
 	}
 }
 
-static bool skipped(const char *name)
+static bool listed(enum an_siglist which, const char *name)
 {
-	return an_signature_lists_match(an_signature_lists_default(), AN_SIGLIST_SKIP, name);
+	return an_signature_lists_match(an_signature_lists_default(), which, name);
 }
 
-static bool prefixed(const char *name)
-{
-	return an_signature_lists_match(an_signature_lists_default(), AN_SIGLIST_PREFIX, name);
-}
+#define skipped(name) listed(AN_SIGLIST_SKIP, (name))
+#define prefixed(name) listed(AN_SIGLIST_PREFIX, (name))
 
 static void test_default_lists(void)
 {
