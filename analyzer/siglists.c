@@ -161,9 +161,13 @@ static int load_list(struct an_signature_lists *l, const char *dir, enum an_sigl
 	int rc = -1;
 	snprintf(path, sizeof(path), "%s/%s", dir, list_names[which]);
 	FILE *f = fopen(path, "r");
+	if (!f && errno == ENOENT) {
+		if (add_defaults(l, which) == 0)
+			return 0;
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
 	if (!f) {
-		if (errno == ENOENT)
-			return add_defaults(l, which) == 0 ? 0 : (snprintf(why, whylen, "out of memory"), -1);
 		snprintf(why, whylen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
@@ -172,10 +176,11 @@ static int load_list(struct an_signature_lists *l, const char *dir, enum an_sigl
 		lineno++;
 		if (*s == '\0' || *s == '#')
 			continue;
-		if (strcmp(s, "@defaults") == 0 ? add_defaults(l, which) != 0
-						 : add_entry(l, which, s, msg, sizeof(msg)) != 0) {
-			snprintf(why, whylen, "%s:%u: %s", path, lineno,
-				 strcmp(s, "@defaults") == 0 ? "out of memory" : msg);
+		snprintf(msg, sizeof(msg), "out of memory");
+		int bad = strcmp(s, "@defaults") == 0 ? add_defaults(l, which)
+						      : add_entry(l, which, s, msg, sizeof(msg));
+		if (bad) {
+			snprintf(why, whylen, "%s:%u: %s", path, lineno, msg);
 			goto out;
 		}
 	}
