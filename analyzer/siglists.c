@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <regex.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -227,10 +228,4 @@ bool an_signature_lists_match(const struct an_signature_lists *l, enum an_siglis
 		if (regexec(&l->entries[which][i].re, name, 0, NULL, 0) == 0)
 			return true;
 	return false;
-}
-
-void an_signature_lists_write(FILE *out, const struct an_signature_lists *l, enum an_siglist which)
-{
-	for (size_t i = 0; l && i < l->n[which]; i++)
-		fprintf(out, "%s\n", l->entries[which][i].text);
 }

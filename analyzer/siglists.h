@@ -18,7 +18,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdio.h>
 
 enum an_siglist { AN_SIGLIST_SKIP, AN_SIGLIST_PREFIX, AN_SIGLIST_COUNT };
 
@@ -42,9 +41,5 @@ bool an_signature_lists_match(const struct an_signature_lists *lists, enum an_si
 
 /* The file name of list WHICH ("skip", "prefix"). */
 const char *an_signature_list_name(enum an_siglist which);
-
-/* Write list WHICH in the file format, one entry per line. */
-void an_signature_lists_write(FILE *out, const struct an_signature_lists *lists,
-			      enum an_siglist which);
 
 #endif
