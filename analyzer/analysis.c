@@ -76,6 +76,9 @@ void an_analysis_destroy(struct analysis *an)
 	free(an->core_sha256);
 	free(an->core_fingerprint);
 	free(an->crashed_at);
+	free(an->boot_id);
+	free(an->unit);
+	free(an->cmdline);
 	free(an->executable);
 	free(an->build_id);
 	free(an->abort_message);

@@ -134,7 +134,13 @@ struct analysis {
 	uint64_t core_size;         /* decompressed */
 	char *core_fingerprint;     /* hex */
 	char *core_sha256;          /* hex SHA-256 of the file; NULL: not computed */
-	char *crashed_at;           /* ISO 8601 UTC from a systemd-coredump name, or NULL */
+	char *crashed_at;           /* ISO 8601 UTC from a systemd-coredump name (or
+				       its journal entry), or NULL */
+	char *boot_id;              /* systemd-coredump name's boot id, or NULL */
+	uint32_t coredump_uid;      /* systemd-coredump name's UID (host's view) */
+	bool has_coredump_uid;
+	char *unit;                 /* the journal's COREDUMP_UNIT, or NULL */
+	char *cmdline;              /* the journal's COREDUMP_CMDLINE, or NULL */
 	char *executable;
 	char *build_id;             /* main executable's build-id, hex */
 	int32_t pid;

@@ -14,7 +14,7 @@ enum { MAX_DEBUG_DIRS = 16 };
 
 enum report_option {
 	O_FORMAT, O_THREADS, O_RECORDER_TAIL, O_RECORDER_FORMAT, O_SYSROOT, O_DEBUG_DIR,
-	O_MAX_FRAMES, O_NO_ASYNC, O_NO_RECORDERS, O_NO_ARGS, O_COLOR,
+	O_MAX_FRAMES, O_NO_ASYNC, O_NO_RECORDERS, O_NO_ARGS, O_COLOR, O_SIGNATURE_LISTS,
 };
 
 static const struct cli_option report_options[] = {
@@ -29,6 +29,7 @@ static const struct cli_option report_options[] = {
 	{"--no-recorders", false, O_NO_RECORDERS},
 	{"--no-args", false, O_NO_ARGS},
 	{"--color", true, O_COLOR},
+	{"--signature-lists", true, O_SIGNATURE_LISTS},
 	{NULL, false, 0},
 };
 
@@ -45,6 +46,7 @@ struct report_args {
 	size_t recorder_tail;
 	struct an_options an;
 	const char *debug_dirs[MAX_DEBUG_DIRS];
+	const char *signature_lists;
 };
 
 /* One option's effect; false (reported) when its value is not acceptable. */
@@ -103,6 +105,9 @@ static bool apply_option(struct report_args *a, int id, const char *v)
 		if ((k = cli_choice("--color", v, colors)) < 0)
 			return false;
 		a->color = (enum color_mode)k;
+		return true;
+	case O_SIGNATURE_LISTS:
+		a->signature_lists = v;
 		return true;
 	}
 	return false;
@@ -176,8 +181,11 @@ int cli_report(int argc, char **argv)
 	struct core *core = NULL;
 	struct analysis *an = NULL;
 	struct core_identity id;
-	if (!parse_report_args(&a, argc, argv))
+	struct an_signature_lists *lists = NULL;
+	if (!parse_report_args(&a, argc, argv) ||
+	    cli_signature_lists(a.signature_lists, &lists) != 0)
 		return CLI_EXIT_UNUSABLE;
+	a.an.signature_lists = lists;
 	struct core_error *err = core_open(a.core, &core);
 	if (!err) {
 		core_identity(core, &id);
@@ -186,6 +194,7 @@ int cli_report(int argc, char **argv)
 		err = an_analyze(core, &id, &a.an, NULL, &an);
 	}
 	core_close(core);
+	an_signature_lists_destroy(lists);
 	if (err) {
 		fprintf(stderr, "asyncore: %s\n", err->message);
 		core_error_destroy(err);
