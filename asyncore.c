@@ -34,6 +34,7 @@ static const char usage_text[] =
 	"  --max-frames N            frames per thread (default 1024)\n"
 	"  --no-async                do not splice async (folly) stacks\n"
 	"  --no-recorders            do not recover flight-recorder rings\n"
+	"  --no-args                 do not show frame arguments\n"
 	"  --help, --version\n"
 	"exit status: 0 analysed, 1 analysed with warnings, 2 unusable input\n";
 
@@ -83,6 +84,8 @@ static bool parse_flag(struct report_args *a, const char *arg)
 		a->an.no_async = true;
 	else if (strcmp(arg, "--no-recorders") == 0)
 		a->an.no_recorders = true;
+	else if (strcmp(arg, "--no-args") == 0)
+		a->an.no_args = true;
 	else if (strcmp(arg, "--recorder-format=library") == 0)
 		a->library_dump = true;
 	else

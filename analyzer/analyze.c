@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "folly.h"
 #include "frames.h"
 #include "recorder.h"
@@ -148,6 +149,8 @@ static struct core_error *analyze_stacks(struct analysis *an, struct dbg_session
 			err = &core_error_nomem;
 			goto out;
 		}
+	if (!opts->no_args && !an_args_fill(an, s))
+		err = &core_error_nomem;
 out:
 	for (size_t i = 0; stacks && i < an->nthreads; i++)
 		free(stacks[i]);

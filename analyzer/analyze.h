@@ -10,6 +10,7 @@ struct an_options {
 	bool no_async;              /* skip the folly async splice */
 	bool no_recorders;          /* skip flight-recorder recovery */
 	bool no_hash;               /* skip the core content hash */
+	bool no_args;               /* skip frame arguments */
 };
 
 /* Analyse the core at PATH.  Returns an error only when the core is unusable

@@ -19,6 +19,7 @@ struct dbg_file {
 	struct dbg_memo *memo;      /* symbolization results by address */
 	struct dbg_type_memo *types;
 	struct dbg_symindex *symbols;   /* name -> symbol, built on first lookup */
+	struct dbg_param_memo *params;  /* formal parameters by address */
 	bool tls_known;
 	uint64_t tls_memsz, tls_align;
 };
@@ -86,7 +87,16 @@ const char *dbg_file_debuginfo_path(struct dbg_cache *cache, struct dbg_file *f)
 struct core_error *dbg_file_symbolize(struct dbg_file *f, uint64_t addr, bool activation,
 				      struct dbg_location **locs, size_t *nlocs);
 
+/* The scopes at offline address ADDR of F, innermost first, following the
+ * concrete chain of inlined instances (not their abstract definitions):
+ * *SCOPES is malloc'd (caller frees), *CUDIE and *DBIAS (DWARF address =
+ * offline address - DBIAS) borrowed from F.  Returns their number, 0 when
+ * no DWARF covers ADDR. */
+int dbg_file_scopes(struct dbg_file *f, uint64_t addr, Dwarf_Die **cudie, Dwarf_Addr *dbias,
+		    Dwarf_Die **scopes);
+
 void dbg_memo_destroy(struct dbg_memo *memo);
+void dbg_param_memo_destroy(struct dbg_param_memo *memo);
 void dbg_symindex_destroy(struct dbg_symindex *index);
 void dbg_type_memo_destroy(struct dbg_type_memo *memo);
 

@@ -210,25 +210,39 @@ struct subprogram {
 	bool has_entry;
 };
 
+int dbg_file_scopes(struct dbg_file *f, uint64_t addr, Dwarf_Die **cudie, Dwarf_Addr *dbias,
+		    Dwarf_Die **scopes)
+{
+	*scopes = NULL;
+	*cudie = dwfl_module_addrdie(f->mod, addr, dbias);
+	if (!*cudie)
+		return 0;
+	/* dwarf_getscopes continues from an inlined instance into its abstract
+	 * definition's scopes; the concrete chain comes from the innermost DIE. */
+	int n = dwarf_getscopes(*cudie, addr - *dbias, scopes);
+	if (n <= 0) {
+		free(*scopes);
+		*scopes = NULL;
+		return 0;
+	}
+	Dwarf_Die inner = (*scopes)[0];
+	free(*scopes);
+	*scopes = NULL;
+	n = dwarf_getscopes_die(&inner, scopes);
+	if (n <= 0) {
+		free(*scopes);
+		*scopes = NULL;
+		return 0;
+	}
+	return n;
+}
+
 static bool add_inline_levels(struct dbg_file *f, uint64_t addr, struct loc_list *l,
 			      char **file, int *line, struct subprogram *sp)
 {
 	Dwarf_Addr dbias;
-	Dwarf_Die *cudie = dwfl_module_addrdie(f->mod, addr, &dbias);
-	if (!cudie)
-		return true;
-	/* dwarf_getscopes continues from an inlined instance into its abstract
-	 * definition's scopes; the concrete chain comes from the innermost DIE. */
-	Dwarf_Die *scopes = NULL;
-	int n = dwarf_getscopes(cudie, addr - dbias, &scopes);
-	if (n <= 0) {
-		free(scopes);
-		return true;
-	}
-	Dwarf_Die inner = scopes[0];
-	free(scopes);
-	scopes = NULL;
-	n = dwarf_getscopes_die(&inner, &scopes);
+	Dwarf_Die *cudie, *scopes;
+	int n = dbg_file_scopes(f, addr, &cudie, &dbias, &scopes);
 	bool ok = true;
 	int depth = 0;
 	for (int i = 0; i < n; i++) {

@@ -76,6 +76,24 @@ static json_t *frame_registers(const struct an_frame *f)
 	return o;
 }
 
+/* [{"name", "type", "value", "entry_value"}], or null without DWARF. */
+static json_t *frame_args(const struct an_frame *f)
+{
+	if (!f->has_args)
+		return json_null();
+	json_t *arr = json_array();
+	for (size_t i = 0; i < f->nargs; i++) {
+		const struct an_arg *a = &f->args[i];
+		json_t *o = json_object();
+		set(o, "name", jstr(a->name));
+		set(o, "type", jstr(a->type));
+		set(o, "value", jstr(a->value));
+		set(o, "entry_value", jstr(a->entry_value));
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
 static json_t *frame_object(const struct an_frame *f, size_t index)
 {
 	json_t *o = json_object();
@@ -94,6 +112,7 @@ static json_t *frame_object(const struct an_frame *f, size_t index)
 	set(o, "inline_depth", json_integer(f->inline_depth));
 	set(o, "cfa", f->cfa ? jhex(f->cfa) : json_null());
 	set(o, "registers", frame_registers(f));
+	set(o, "args", frame_args(f));
 	return o;
 }
 

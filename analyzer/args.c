@@ -1,0 +1,116 @@
+/* Frame arguments for each thread: the real native frames of a run of
+ * native frames are handed to dwarf/ together, innermost first, so that a
+ * parameter known only at the caller's call site (DW_OP_entry_value) can be
+ * resolved in the caller's frame. */
+#include "args.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A frame that stands for itself on the stack (not an inline level, not
+ * restored from call-site information). */
+static bool is_real_native(const struct an_frame *f)
+{
+	return f->kind == AN_FRAME_NATIVE && !f->inlined && !f->tailcall && f->regs_known;
+}
+
+/* Registers CFI leaves unspecified keep the inner frame's value, as gdb
+ * (and libdw) take them; the unwinder kept only the restored ones. */
+static void frame_regs(const struct an_frame *f, const struct dbg_frame_regs *inner,
+		       struct dbg_frame_regs *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->pc = f->pc;
+	out->activation = f->activation;
+	out->cfa = f->cfa;
+	for (unsigned r = 0; r < DBG_NREGS && r < AN_FRAME_NREGS; r++) {
+		if (f->regs_known & (1u << r)) {
+			out->regs[r] = f->regs[r];
+			out->regs_known |= 1u << r;
+		} else if (inner && (inner->regs_known & (1u << r))) {
+			out->regs[r] = inner->regs[r];
+			out->regs_known |= 1u << r;
+		}
+	}
+}
+
+/* Moves DARGS into F. */
+static bool frame_take(struct an_frame *f, struct dbg_arg *dargs, size_t n)
+{
+	f->args = calloc(n ? n : 1, sizeof(*f->args));
+	if (!f->args) {
+		dbg_args_free(dargs, n);
+		return false;
+	}
+	for (size_t i = 0; i < n; i++) {
+		f->args[i].name = dargs[i].name;
+		f->args[i].type = dargs[i].type;
+		f->args[i].value = dargs[i].value;
+		f->args[i].entry_value = dargs[i].entry_value;
+	}
+	f->nargs = n;
+	f->has_args = true;
+	free(dargs);
+	return true;
+}
+
+/* Frames [first, end) of one run of native frames; CTX holds room for their
+ * real frames. */
+static bool fill_run(struct dbg_session *s, struct an_frame *frames, size_t first, size_t end,
+		     struct dbg_frame_regs *ctx)
+{
+	size_t n = 0;
+	for (size_t i = first; i < end; i++)
+		if (is_real_native(&frames[i])) {
+			frame_regs(&frames[i], n ? &ctx[n - 1] : NULL, &ctx[n]);
+			n++;
+		}
+	size_t real = 0;            /* index in CTX of the real frame of frames[i] */
+	for (size_t i = first; i < end && real < n; i++) {
+		struct an_frame *f = &frames[i];
+		if (f->kind == AN_FRAME_NATIVE && f->regs_known && !f->tailcall &&
+		    f->pc == ctx[real].pc) {
+			struct dbg_arg *dargs;
+			size_t nargs;
+			bool has;
+			if (dbg_frame_args(s, &ctx[real], n - real, f->inline_depth, &dargs, &nargs, &has))
+				return false;
+			if (has && !frame_take(f, dargs, nargs))
+				return false;
+		}
+		if (is_real_native(f))
+			real++;
+	}
+	return true;
+}
+
+static bool fill_thread(struct dbg_session *s, struct an_thread *t)
+{
+	if (t->nframes == 0)
+		return true;
+	struct dbg_frame_regs *ctx = malloc(t->nframes * sizeof(*ctx));
+	if (!ctx)
+		return false;
+	bool ok = true;
+	size_t first = 0;
+	for (size_t i = 0; i <= t->nframes && ok; i++) {
+		/* A run ends where the stack stops being native: an async or
+		 * tail-call frame is no caller whose call site we can read. */
+		bool boundary = i == t->nframes || t->frames[i].kind != AN_FRAME_NATIVE ||
+				t->frames[i].tailcall;
+		if (!boundary)
+			continue;
+		ok = fill_run(s, t->frames, first, i, ctx);
+		first = i + 1;
+	}
+	free(ctx);
+	return ok;
+}
+
+bool an_args_fill(struct analysis *an, struct dbg_session *s)
+{
+	for (size_t i = 0; i < an->nthreads; i++)
+		if (!fill_thread(s, &an->threads[i]))
+			return false;
+	return true;
+}
