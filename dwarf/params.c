@@ -96,6 +96,7 @@ static void param_resolve(struct dbg_param *p, Dwarf_Die *die, Dwarf_Addr at, bo
 	p->has_type = dwarf_attr_integrate(die, DW_AT_type, &a) && dwarf_formref_die(&a, &p->type);
 	p->has_const = dwarf_attr_integrate(die, DW_AT_const_value, &p->cval) != NULL;
 	p->has_loc = dwarf_attr_integrate(die, DW_AT_location, &p->loc) != NULL;
+	p->artificial = dwarf_attr_integrate(die, DW_AT_artificial, &a) != NULL;
 	if (p->has_loc && at_known) {
 		Dwarf_Op *ops;
 		size_t n;
@@ -114,37 +115,85 @@ static void param_resolve(struct dbg_param *p, Dwarf_Die *die, Dwarf_Addr at, bo
 	}
 }
 
-/* The parameters of function scope DIE in DWARF order (the concrete
- * instance's children, as gdb lists them), located at DWARF address AT. */
-static bool level_fill(struct dbg_level *level, Dwarf_Die *die, Dwarf_Addr at, bool cxx)
+struct level_build {
+	struct dbg_level *level;
+	size_t cap;
+	Dwarf_Addr at, entry;
+	bool has_entry, cxx;
+	Dwarf_Off seen[MAX_PARAMS];     /* abstract parameters already listed */
+	size_t nseen;
+};
+
+static bool level_add(struct level_build *lb, Dwarf_Die *die)
 {
-	Dwarf_Addr entry;
-	bool has_entry = scope_entry(die, &entry);
+	struct dbg_level *level = lb->level;
+	if (level->nparams == MAX_PARAMS)
+		return true;
+	if (level->nparams == lb->cap) {
+		size_t cap = lb->cap ? 2 * lb->cap : 8;
+		struct dbg_param *v = realloc(level->params, cap * sizeof(*v));
+		if (!v)
+			return false;
+		level->params = v;
+		lb->cap = cap;
+	}
+	struct dbg_param *p = &level->params[level->nparams];
+	memset(p, 0, sizeof(*p));
+	param_resolve(p, die, lb->at, true, lb->entry, lb->has_entry);
+	if (!p->name)
+		return true;    /* gdb makes no symbol of an unnamed parameter */
+	level->nparams++;
+	p->type_name = dbg_type_name(&p->type, p->has_type, lb->cxx);
+	return !p->has_type || p->type_name;
+}
+
+/* Formal parameters among DIE's children; with ABSTRACT, only those no
+ * concrete child stood for (gdb's inherit_abstract_dies). */
+static bool level_children(struct level_build *lb, Dwarf_Die *die, bool abstract)
+{
 	Dwarf_Die child;
 	if (dwarf_child(die, &child) != 0)
 		return true;
-	level->params = calloc(16, sizeof(*level->params));
-	size_t cap = 16;
-	if (!level->params)
-		return false;
 	do {
 		if (dwarf_tag(&child) != DW_TAG_formal_parameter)
 			continue;
-		if (level->nparams == MAX_PARAMS)
-			break;
-		if (level->nparams == cap) {
-			struct dbg_param *v = realloc(level->params, 2 * cap * sizeof(*v));
-			if (!v)
-				return false;
-			level->params = v;
-			cap *= 2;
+		Dwarf_Attribute a;
+		Dwarf_Die origin;
+		if (abstract) {
+			bool seen = false;
+			for (size_t i = 0; i < lb->nseen && !seen; i++)
+				seen = lb->seen[i] == dwarf_dieoffset(&child);
+			if (seen)
+				continue;
+		} else if (dwarf_attr(&child, DW_AT_abstract_origin, &a) &&
+			   dwarf_formref_die(&a, &origin) && lb->nseen < MAX_PARAMS) {
+			lb->seen[lb->nseen++] = dwarf_dieoffset(&origin);
 		}
-		struct dbg_param *p = &level->params[level->nparams++];
-		memset(p, 0, sizeof(*p));
-		param_resolve(p, &child, at, true, entry, has_entry);
-		p->type_name = dbg_type_name(&p->type, p->has_type, cxx);
+		if (!level_add(lb, &child))
+			return false;
 	} while (dwarf_siblingof(&child, &child) == 0);
 	return true;
+}
+
+/* The parameters of function scope DIE in gdb's order: the concrete
+ * instance's children, then those of its abstract origin that no concrete
+ * child stands for; located at DWARF address AT. */
+static bool level_fill(struct dbg_level *level, Dwarf_Die *die, Dwarf_Addr at, bool cxx)
+{
+	struct level_build *lb = calloc(1, sizeof(*lb));
+	if (!lb)
+		return false;
+	lb->level = level;
+	lb->at = at;
+	lb->cxx = cxx;
+	lb->has_entry = scope_entry(die, &lb->entry);
+	bool ok = level_children(lb, die, false);
+	Dwarf_Attribute a;
+	Dwarf_Die origin;
+	if (ok && dwarf_attr(die, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &origin))
+		ok = level_children(lb, &origin, true);
+	free(lb);
+	return ok;
 }
 
 static bool is_function_scope(int tag)

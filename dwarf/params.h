@@ -23,6 +23,7 @@ struct dbg_param {
 	Dwarf_Attribute cval;       /* DW_AT_const_value */
 	bool has_const;
 	char *type_name;            /* owned */
+	bool artificial;            /* DW_AT_artificial (C++ this, __closure) */
 };
 
 /* The parameters of one function level: [0] the real function, [d] the

@@ -318,6 +318,35 @@ static void put_cstring(struct sbuf *b, struct core *core, uint64_t addr)
 		sb_printf(b, "<error: Cannot access memory at address 0x%" PRIx64 ">", addr + n);
 }
 
+/* gdb names a C++ function without a linkage name ("main") by its
+ * physname, "main(int, char**)": the non-artificial parameter types. */
+static char *cxx_physname(struct dbg_session *s, uint64_t entry, char *name)
+{
+	struct dbg_module_entry *m;
+	struct dbg_file *f;
+	struct dbg_pc_info *info = dbg_pc_info_get(s, entry, true, &m, &f);
+	if (!info || !info->cxx || !info->nlevels || strchr(name, '('))
+		return name;
+	struct sbuf b = { 0 };
+	sb_puts(&b, name);
+	sb_puts(&b, "(");
+	struct dbg_level *level = &info->levels[0];
+	for (size_t i = 0, n = 0; i < level->nparams; i++) {
+		if (level->params[i].artificial)
+			continue;
+		sb_puts(&b, n++ ? ", " : "");
+		for (const char *t = level->params[i].type_name; t && *t; t++)
+			if (!(*t == ' ' && (t[1] == '*' || t[1] == '&')))
+				sb_add(&b, t, 1);
+	}
+	sb_puts(&b, ")");
+	char *full = sb_take(&b);
+	if (!full)
+		return name;
+	free(name);
+	return full;
+}
+
 /* " <symbol+offset>" for an address inside a symbol, as gdb's
  * print_address_symbolic (data symbols without a size are not used). */
 static void put_symbol(struct sbuf *b, struct dbg_session *s, uint64_t addr)
@@ -338,6 +367,8 @@ static void put_symbol(struct sbuf *b, struct dbg_session *s, uint64_t addr)
 	char *d = dbg_demangle(name);
 	if (!d)
 		return;
+	if (GELF_ST_TYPE(sym.st_info) == STT_FUNC && !(name[0] == '_' && name[1] == 'Z'))
+		d = cxx_physname(s, addr - off, d);
 	if (off)
 		sb_printf(b, " <%s+%" PRIu64 ">", d, (uint64_t)off);
 	else
