@@ -77,10 +77,12 @@ static bool memo_grow(struct dbg_param_memo *m)
 	return true;
 }
 
-/* Address of the first instruction of a function or inlined instance. */
+/* Where gdb takes a function or inlined instance to start (its block's
+ * entry pc): DW_AT_low_pc, else the first of DW_AT_ranges.  gdb 13 does not
+ * read DW_AT_entry_pc, and @entry values are looked up at this address. */
 static bool scope_entry(Dwarf_Die *die, Dwarf_Addr *entry)
 {
-	if (dwarf_entrypc(die, entry) == 0)
+	if (dwarf_lowpc(die, entry) == 0)
 		return true;
 	Dwarf_Addr base, start, end;
 	return dwarf_ranges(die, 0, &base, &start, &end) > 0 && (*entry = start, true);
@@ -177,16 +179,20 @@ static bool level_children(struct level_build *lb, Dwarf_Die *die, bool abstract
 
 /* The parameters of function scope DIE in gdb's order: the concrete
  * instance's children, then those of its abstract origin that no concrete
- * child stands for; located at DWARF address AT. */
-static bool level_fill(struct dbg_level *level, Dwarf_Die *die, Dwarf_Addr at, bool cxx)
+ * child stands for; located at DWARF address AT and, for @entry values, at
+ * the real function's entry INFO->entry (gdb's get_frame_func of an inline
+ * frame is its containing function's). */
+static bool level_fill(struct dbg_level *level, Dwarf_Die *die, Dwarf_Addr at,
+		       const struct dbg_pc_info *info)
 {
 	struct level_build *lb = calloc(1, sizeof(*lb));
 	if (!lb)
 		return false;
 	lb->level = level;
 	lb->at = at;
-	lb->cxx = cxx;
-	lb->has_entry = scope_entry(die, &lb->entry);
+	lb->cxx = info->cxx;
+	lb->has_entry = info->has_entry;
+	lb->entry = info->entry;
 	bool ok = level_children(lb, die, false);
 	Dwarf_Attribute a;
 	Dwarf_Die origin;
@@ -220,19 +226,15 @@ static bool info_levels(struct dbg_pc_info *info, Dwarf_Addr at)
 	if (!info->levels)
 		return false;
 	info->nlevels = nfn;
+	Dwarf_Die *sp = &info->scopes[sub];
+	info->has_frame_base = dwarf_attr_integrate(sp, DW_AT_frame_base, &info->frame_base) != NULL;
+	info->has_entry = scope_entry(sp, &info->entry);
 	size_t level = nfn;
 	for (int i = 0; i <= sub; i++) {
 		if (!is_function_scope(dwarf_tag(&info->scopes[i])))
 			continue;
-		if (!level_fill(&info->levels[--level], &info->scopes[i], at, info->cxx))
+		if (!level_fill(&info->levels[--level], &info->scopes[i], at, info))
 			return false;
-	}
-	Dwarf_Die *sp = &info->scopes[sub];
-	info->has_frame_base = dwarf_attr_integrate(sp, DW_AT_frame_base, &info->frame_base) != NULL;
-	Dwarf_Addr entry;
-	if (scope_entry(sp, &entry)) {
-		info->entry = entry;
-		info->has_entry = true;
 	}
 	return true;
 }
