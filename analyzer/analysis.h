@@ -31,6 +31,7 @@ struct an_arg {
 				       "<optimized out>", "..." */
 	char *entry_value;          /* the value at function entry, from the
 				       caller's call site (gdb's name@entry), or NULL */
+	bool entry_equal;           /* same bytes as value: name=name@entry=VALUE */
 };
 
 struct an_frame {

@@ -47,6 +47,7 @@ static bool frame_take(struct an_frame *f, struct dbg_arg *dargs, size_t n)
 		f->args[i].type = dargs[i].type;
 		f->args[i].value = dargs[i].value;
 		f->args[i].entry_value = dargs[i].entry_value;
+		f->args[i].entry_equal = dargs[i].entry_equal;
 	}
 	f->nargs = n;
 	f->has_args = true;

@@ -123,6 +123,8 @@ struct dbg_arg {
 	char *value;                /* "250", "0x0", "<optimized out>", "..." */
 	char *entry_value;          /* value at function entry (DW_OP_entry_value
 				       through the caller's call site), or NULL */
+	bool entry_equal;           /* it has the value's bytes: gdb's
+				       name=name@entry=VALUE */
 };
 
 /* The formal parameters of FRAMES[0] at inline level INLINE_DEPTH (0: the

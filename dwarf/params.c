@@ -312,26 +312,28 @@ void dbg_args_free(struct dbg_arg *args, size_t nargs)
 /* The value gdb's read_variable_at_entry finds: the parameter was in one
  * register when the function was entered, and the caller's call site says
  * what that register held. */
-static char *entry_value(struct dbg_eval *ev, const struct dbg_param *p)
+static bool entry_value(struct dbg_eval *ev, const struct dbg_param *p, struct dbg_loc *loc)
 {
-	if (!p->entry_ops || !dbg_type_is_scalar((Dwarf_Die *)&p->type, p->has_type))
-		return NULL;
+	/* A reference's entry value needs DW_AT_call_data_value, which gdb
+	 * requires and compilers rarely emit: none, as gdb then shows none. */
+	if (!p->entry_ops || p->entry_nops != 1 || dbg_type_is_reference((Dwarf_Die *)&p->type, p->has_type))
+		return false;
 	unsigned reg;
-	if (p->entry_nops != 1)
-		return NULL;
 	uint8_t op = p->entry_ops[0].atom;
 	if (op >= DW_OP_reg0 && op <= DW_OP_reg31)
 		reg = op - DW_OP_reg0;
 	else if (op == DW_OP_regx)
 		reg = (unsigned)p->entry_ops[0].number;
 	else
-		return NULL;
+		return false;
 	uint64_t v;
 	if (!dbg_eval_entry_reg(ev, reg, &v))
-		return NULL;
-	struct dbg_loc loc = { .kind = DBG_LOC_VALUE, .len = 8 };
-	memcpy(loc.bytes, &v, 8);
-	return dbg_format_value(ev, (Dwarf_Die *)&p->type, p->has_type, &loc);
+		return false;
+	memset(loc, 0, sizeof(*loc));
+	loc->kind = DBG_LOC_VALUE;
+	loc->len = 8;
+	memcpy(loc->bytes, &v, 8);
+	return true;
 }
 
 /* DW_AT_const_value: a constant, or a block of the object's bytes.  Only
@@ -363,19 +365,34 @@ static void const_location(struct dbg_param *p, struct dbg_loc *loc)
 	}
 }
 
+/* gdb shows name=name@entry=V when the two values have the same bytes
+ * (value_contents_eq), else both. */
+static bool same_contents(struct dbg_eval *ev, struct dbg_param *p, const struct dbg_loc *cur,
+			  const struct dbg_loc *entry)
+{
+	unsigned char a[16], b[16];
+	size_t na, nb;
+	return dbg_value_bytes(ev, &p->type, p->has_type, cur, a, &na) &&
+	       dbg_value_bytes(ev, &p->type, p->has_type, entry, b, &nb) && na == nb &&
+	       memcmp(a, b, na) == 0;
+}
+
 static bool arg_fill(struct dbg_eval *ev, struct dbg_param *p, struct dbg_arg *a)
 {
-	struct dbg_loc loc = { .kind = DBG_LOC_OPTIMIZED };
-	bool scalar = dbg_type_is_scalar(&p->type, p->has_type);
-	if (scalar && p->has_const)
+	struct dbg_loc loc = { .kind = DBG_LOC_OPTIMIZED }, entry;
+	if (p->has_const)
 		const_location(p, &loc);
-	else if (scalar && p->ops)
+	else if (p->ops)
 		dbg_eval_location(ev, &p->loc, p->ops, p->nops, &loc);
 	a->name = strdup(p->name ? p->name : "");
 	a->type = p->type_name ? strdup(p->type_name) : NULL;
 	a->value = dbg_format_value(ev, &p->type, p->has_type, &loc);
-	if (scalar && !p->has_const)
-		a->entry_value = entry_value(ev, p);
+	if (!p->has_const && entry_value(ev, p, &entry)) {
+		a->entry_value = dbg_format_value(ev, &p->type, p->has_type, &entry);
+		a->entry_equal = same_contents(ev, p, &loc, &entry);
+		if (!a->entry_value)
+			return false;
+	}
 	return a->name && a->value && (a->type || !p->type_name);
 }
 

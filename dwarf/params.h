@@ -106,8 +106,16 @@ bool dbg_eval_entry_reg(struct dbg_eval *ev, unsigned reg, uint64_t *value);
 char *dbg_format_value(struct dbg_eval *ev, Dwarf_Die *type, bool has_type,
 		       const struct dbg_loc *loc);
 
+/* The bytes of a value of TYPE at LOC (at most 16); false when they cannot
+ * be had (optimized out, unreadable, synthetic). */
+bool dbg_value_bytes(struct dbg_eval *ev, Dwarf_Die *type, bool has_type, const struct dbg_loc *loc,
+		     unsigned char out[16], size_t *size);
+
 /* The C/C++ spelling of TYPE ("const char *", "struct account *"); malloc'd. */
 char *dbg_type_name(Dwarf_Die *type, bool has_type, bool cxx);
+
+/* True when TYPE (without typedefs and qualifiers) is a C++ reference. */
+bool dbg_type_is_reference(Dwarf_Die *type, bool has_type);
 
 /* True when gdb shows values of TYPE in summary mode (not "..."). */
 bool dbg_type_is_scalar(Dwarf_Die *type, bool has_type);

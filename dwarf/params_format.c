@@ -104,6 +104,14 @@ static uint64_t type_size(Dwarf_Die *die)
 	return dwarf_aggregate_size(die, &size) == 0 ? size : 0;
 }
 
+bool dbg_type_is_reference(Dwarf_Die *type, bool has_type)
+{
+	Dwarf_Die t;
+	if (!has_type || !strip_type(type, &t))
+		return false;
+	return dwarf_tag(&t) == DW_TAG_reference_type || dwarf_tag(&t) == DW_TAG_rvalue_reference_type;
+}
+
 bool dbg_type_is_scalar(Dwarf_Die *type, bool has_type)
 {
 	Dwarf_Die t;
@@ -653,4 +661,25 @@ char *dbg_format_value(struct dbg_eval *ev, Dwarf_Die *type, bool has_type,
 	else
 		put_scalar(&b, ev, &t, loc);
 	return sb_take(&b);
+}
+
+bool dbg_value_bytes(struct dbg_eval *ev, Dwarf_Die *type, bool has_type, const struct dbg_loc *loc,
+		     unsigned char out[16], size_t *size)
+{
+	Dwarf_Die t;
+	if (!has_type || !strip_type(type, &t))
+		return false;
+	int tag = dwarf_tag(&t);
+	*size = (size_t)type_size(&t);
+	if (*size == 0 && (tag == DW_TAG_pointer_type || tag == DW_TAG_reference_type ||
+			   tag == DW_TAG_rvalue_reference_type))
+		*size = 8;
+	if (*size == 0 || *size > 16)
+		return false;
+	if (loc->kind == DBG_LOC_MEMORY)
+		return core_read_bytes(dbg_session_core(ev->s), loc->addr, out, *size);
+	if (loc->kind != DBG_LOC_VALUE || loc->len < *size)
+		return false;
+	memcpy(out, loc->bytes, *size);
+	return true;
 }

@@ -76,7 +76,8 @@ static json_t *frame_registers(const struct an_frame *f)
 	return o;
 }
 
-/* [{"name", "type", "value", "entry_value"}], or null without DWARF. */
+/* [{"name", "type", "value", "entry_value", "entry_equal"}], or null
+ * without DWARF. */
 static json_t *frame_args(const struct an_frame *f)
 {
 	if (!f->has_args)
@@ -89,6 +90,7 @@ static json_t *frame_args(const struct an_frame *f)
 		set(o, "type", jstr(a->type));
 		set(o, "value", jstr(a->value));
 		set(o, "entry_value", jstr(a->entry_value));
+		set(o, "entry_equal", json_boolean(a->entry_equal));
 		json_array_append_new(arr, o);
 	}
 	return arr;

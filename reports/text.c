@@ -68,7 +68,7 @@ static void write_args(FILE *out, const struct an_frame *f)
 		const struct an_arg *a = &f->args[i];
 		const char *name = a->name ? a->name : "";
 		fprintf(out, "%s%s=", i ? ", " : "", name);
-		if (a->entry_value && a->value && strcmp(a->value, a->entry_value) == 0)
+		if (a->entry_value && a->entry_equal)
 			fprintf(out, "%s@entry=%s", name, a->value);
 		else if (a->entry_value)
 			fprintf(out, "%s, %s@entry=%s", a->value ? a->value : "", name, a->entry_value);

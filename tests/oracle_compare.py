@@ -46,9 +46,12 @@ nothing more:
     caller's ("prog.cpp:237").
  9. A frame asyncore has no DWARF for ("args": null) matches gdb's "()":
     gdb prints the same empty list for "no parameters" and "no debug info".
-10. Arguments are compared on frames gdb also has (after 1 and 7); when 7
-    merges gdb's INLINE coroutine frame into the actor frame, the actor
-    frame's arguments are compared (the one DWARF subprogram there).
+10. Arguments are compared on every frame except those 7 merges: there gdb
+    splits one DWARF subprogram (the coroutine's actor) into two frames and
+    gives each the parameters of a different function (the ramp's empty
+    list, or the actor's frame_ptr as <optimized out> at a pc where its
+    location list has it in a register), so neither is gdb's reading of
+    that frame's DWARF.
 11. gdb runs without auto-loaded Python (libstdc++'s pretty printers): what
     a printer shows ("std::vector of length 4, capacity 4 = {...}") is the
     library's Python, not gdb's; without it gdb prints "..." for such an
@@ -117,7 +120,7 @@ def gdb_frames(t):
         if (f.get('type') == 'INLINE' and nxt is not None and nxt.get('pc') == f.get('pc')
                 and norm(nxt.get('name')) is not None
                 and norm(nxt.get('name')) == norm(f.get('name'))):
-            frames[i + 1] = dict(nxt, file=f.get('file'), line=f.get('line'))
+            frames[i + 1] = dict(nxt, file=f.get('file'), line=f.get('line'), args=None)
             continue
         out.append(f)
     return out
@@ -128,7 +131,7 @@ def render_args(args):
     out = []
     for x in args or []:
         name, value, entry = x.get('name') or '', x.get('value') or '', x.get('entry_value')
-        if entry is not None and entry == value:
+        if entry is not None and x.get('entry_equal'):
             out.append('%s=%s@entry=%s' % (name, name, value))
         elif entry is not None:
             out.append('%s=%s, %s@entry=%s' % (name, value, name, entry))
