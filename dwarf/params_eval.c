@@ -588,6 +588,10 @@ static bool call_site_target(struct dbg_eval *caller, Dwarf_Die *site, uint64_t 
 		const char *name = NULL;
 		if (dwarf_attr_integrate(&origin, DW_AT_linkage_name, &attr))
 			name = dwarf_formstring(&attr);
+		/* In C++ gdb looks a declaration up by its physname,
+		 * "pthread_join(pthread_t, void**)", which no symbol has. */
+		if (!name && caller->info->cxx)
+			return false;
 		if (!name)
 			name = dwarf_diename(&origin);
 		return name && (dbg_find_symbol(caller->s, name, target, NULL) ||
