@@ -55,10 +55,10 @@ static bool frame_take(struct an_frame *f, struct dbg_arg *dargs, size_t n)
 	return true;
 }
 
-/* Frames [first, end) of one run of native frames; CTX holds room for their
- * real frames. */
+/* Frames [first, end) of one run of native frames; CTX holds room for
+ * their real frames, REAL for one index per frame. */
 static bool fill_run(struct dbg_session *s, struct an_frame *frames, size_t first, size_t end,
-		     struct dbg_frame_regs *ctx)
+		     struct dbg_frame_regs *ctx, size_t *real)
 {
 	size_t n = 0;
 	for (size_t i = first; i < end; i++)
@@ -66,21 +66,29 @@ static bool fill_run(struct dbg_session *s, struct an_frame *frames, size_t firs
 			frame_regs(&frames[i], n ? &ctx[n - 1] : NULL, &ctx[n]);
 			n++;
 		}
-	size_t real = 0;            /* index in CTX of the real frame of frames[i] */
-	for (size_t i = first; i < end && real < n; i++) {
+	/* REAL[i]: the index in CTX of the real frame an inline level i belongs
+	 * to (the next real frame at or after it); n when there is none. */
+	size_t cur = n, next = n;
+	for (size_t i = end; i-- > first;) {
+		if (is_real_native(&frames[i]))
+			cur = --next;
+		real[i - first] = cur;
+	}
+	/* Outermost first: a callee's entry values are its caller's call-site
+	 * values, often the caller's own entry values, memoised by then. */
+	for (size_t i = end; i-- > first;) {
 		struct an_frame *f = &frames[i];
-		if (f->kind == AN_FRAME_NATIVE && f->regs_known && !f->tailcall &&
-		    f->pc == ctx[real].pc) {
-			struct dbg_arg *dargs;
-			size_t nargs;
-			bool has;
-			if (dbg_frame_args(s, &ctx[real], n - real, f->inline_depth, &dargs, &nargs, &has))
-				return false;
-			if (has && !frame_take(f, dargs, nargs))
-				return false;
-		}
-		if (is_real_native(f))
-			real++;
+		size_t r = real[i - first];
+		if (r == n || f->kind != AN_FRAME_NATIVE || !f->regs_known || f->tailcall ||
+		    f->pc != ctx[r].pc)
+			continue;
+		struct dbg_arg *dargs;
+		size_t nargs;
+		bool has;
+		if (dbg_frame_args(s, &ctx[r], n - r, f->inline_depth, &dargs, &nargs, &has))
+			return false;
+		if (has && !frame_take(f, dargs, nargs))
+			return false;
 	}
 	return true;
 }
@@ -90,8 +98,12 @@ static bool fill_thread(struct dbg_session *s, struct an_thread *t)
 	if (t->nframes == 0)
 		return true;
 	struct dbg_frame_regs *ctx = malloc(t->nframes * sizeof(*ctx));
-	if (!ctx)
+	size_t *real = malloc(t->nframes * sizeof(*real));
+	if (!ctx || !real) {
+		free(ctx);
+		free(real);
 		return false;
+	}
 	bool ok = true;
 	size_t first = 0;
 	for (size_t i = 0; i <= t->nframes && ok; i++) {
@@ -101,10 +113,11 @@ static bool fill_thread(struct dbg_session *s, struct an_thread *t)
 				t->frames[i].tailcall;
 		if (!boundary)
 			continue;
-		ok = fill_run(s, t->frames, first, i, ctx);
+		ok = fill_run(s, t->frames, first, i, ctx, real);
 		first = i + 1;
 	}
 	free(ctx);
+	free(real);
 	return ok;
 }
 

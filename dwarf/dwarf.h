@@ -113,6 +113,10 @@ struct dbg_frame_regs {
 	uint64_t cfa;               /* 0 when unknown */
 	uint64_t regs[DBG_NREGS];
 	uint32_t regs_known;
+	/* Filled by dbg_frame_args as a memo (zero them once): the values the
+	 * registers had at function entry, for the frames' entry values. */
+	uint64_t entry_regs[DBG_NREGS];
+	uint32_t entry_known, entry_failed;
 };
 
 /* One formal parameter as gdb prints it (`set print frame-arguments
@@ -130,10 +134,11 @@ struct dbg_arg {
 /* The formal parameters of FRAMES[0] at inline level INLINE_DEPTH (0: the
  * real function, d: the d-th level inlined into it), in DWARF order,
  * evaluated against its registers and the core's memory.  FRAMES[1..NFRAMES)
- * are its callers (real frames, innermost first) for entry values.  *ARGS is
+ * are its callers (real frames, innermost first) for entry values; their
+ * entry_* fields memoise what was found for the next call.  *ARGS is
  * malloc'd (dbg_args_free); *HAS_ARGS is false when no DWARF describes the
  * frame's function. */
-struct core_error *dbg_frame_args(struct dbg_session *s, const struct dbg_frame_regs *frames,
+struct core_error *dbg_frame_args(struct dbg_session *s, struct dbg_frame_regs *frames,
 				  size_t nframes, int inline_depth, struct dbg_arg **args,
 				  size_t *nargs, bool *has_args);
 void dbg_args_free(struct dbg_arg *args, size_t nargs);

@@ -53,6 +53,7 @@ struct dbg_session {
 	char **warnings;
 	size_t nwarnings;
 	char *symbol_name;          /* storage for dbg_symbol_name_at */
+	struct dbg_symcache *symcache;  /* argument pointers' "<symbol>" texts */
 };
 
 /* Hold the session's cache while its shared files are in use: sessions on
@@ -97,6 +98,7 @@ int dbg_file_scopes(struct dbg_file *f, uint64_t addr, Dwarf_Die **cudie, Dwarf_
 
 void dbg_memo_destroy(struct dbg_memo *memo);
 void dbg_param_memo_destroy(struct dbg_param_memo *memo);
+void dbg_symcache_destroy(struct dbg_symcache *cache);
 void dbg_symindex_destroy(struct dbg_symindex *index);
 void dbg_type_memo_destroy(struct dbg_type_memo *memo);
 

@@ -396,7 +396,7 @@ static bool arg_fill(struct dbg_eval *ev, struct dbg_param *p, struct dbg_arg *a
 	return a->name && a->value && (a->type || !p->type_name);
 }
 
-static struct core_error *args_locked(struct dbg_session *s, const struct dbg_frame_regs *frames,
+static struct core_error *args_locked(struct dbg_session *s, struct dbg_frame_regs *frames,
 				      size_t nframes, int inline_depth, struct dbg_arg **args,
 				      size_t *nargs, bool *has_args)
 {
@@ -421,7 +421,7 @@ static struct core_error *args_locked(struct dbg_session *s, const struct dbg_fr
 	return NULL;
 }
 
-struct core_error *dbg_frame_args(struct dbg_session *s, const struct dbg_frame_regs *frames,
+struct core_error *dbg_frame_args(struct dbg_session *s, struct dbg_frame_regs *frames,
 				  size_t nframes, int inline_depth, struct dbg_arg **args,
 				  size_t *nargs, bool *has_args)
 {

@@ -33,6 +33,18 @@ struct dbg_level {
 	size_t nparams;
 };
 
+enum dbg_target_kind {
+	DBG_TARGET_UNREAD, DBG_TARGET_NONE, DBG_TARGET_EXPR, DBG_TARGET_SYMBOL, DBG_TARGET_ADDR
+};
+
+/* A call site's target as its DIE gives it. */
+struct dbg_site_target {
+	enum dbg_target_kind kind;
+	Dwarf_Attribute expr;       /* DW_AT_call_target, evaluated per frame */
+	const char *name;           /* a declaration's symbol */
+	Dwarf_Addr addr;            /* a definition's low_pc */
+};
+
 /* What the DWARF says at one pc (memoised per file, address, activation). */
 struct dbg_pc_info {
 	bool has_dwarf;
@@ -49,6 +61,7 @@ struct dbg_pc_info {
 	bool call_site_done;        /* this pc as a return address: */
 	bool has_call_site;
 	Dwarf_Die call_site;        /* its DW_TAG_call_site */
+	struct dbg_site_target target;  /* and where that call went */
 };
 
 /* The pc info for runtime PC in the session (memoised); NULL when the pc is
@@ -59,7 +72,7 @@ struct dbg_pc_info *dbg_pc_info_get(struct dbg_session *s, uint64_t pc, bool act
 /* An evaluation context: frame IDX of FRAMES (callers after it). */
 struct dbg_eval {
 	struct dbg_session *s;
-	const struct dbg_frame_regs *frames;
+	struct dbg_frame_regs *frames;
 	size_t nframes, idx;
 	struct dbg_module_entry *m;
 	struct dbg_file *f;
@@ -70,7 +83,7 @@ struct dbg_eval {
 	size_t chain_pos;
 };
 
-bool dbg_eval_init(struct dbg_eval *ev, struct dbg_session *s, const struct dbg_frame_regs *frames,
+bool dbg_eval_init(struct dbg_eval *ev, struct dbg_session *s, struct dbg_frame_regs *frames,
 		   size_t nframes, size_t idx, int depth);
 
 /* Runtime address of DWARF address A in EV's module. */

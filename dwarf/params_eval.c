@@ -21,7 +21,7 @@
 #define DW_OP_implicit_pointer 0xa0
 #endif
 
-bool dbg_eval_init(struct dbg_eval *ev, struct dbg_session *s, const struct dbg_frame_regs *frames,
+bool dbg_eval_init(struct dbg_eval *ev, struct dbg_session *s, struct dbg_frame_regs *frames,
 		   size_t nframes, size_t idx, int depth)
 {
 	memset(ev, 0, sizeof(*ev));
@@ -555,21 +555,60 @@ static bool versioned_symbol(struct dbg_session *s, const char *name, uint64_t *
 	return fa.found;
 }
 
+/* What a call site says about its target, independent of the frame. */
+static void site_target_read(struct dbg_pc_info *info, Dwarf_Die *site, struct dbg_site_target *t)
+{
+	Dwarf_Attribute attr, flag;
+	Dwarf_Die origin;
+	bool decl;
+	t->kind = DBG_TARGET_NONE;
+	if (dwarf_attr(site, DW_AT_call_target, &t->expr) ||
+	    dwarf_attr(site, DW_AT_GNU_call_site_target, &t->expr)) {
+		t->kind = DBG_TARGET_EXPR;
+	} else if (!(dwarf_attr(site, DW_AT_call_origin, &attr) ||
+		     dwarf_attr(site, DW_AT_abstract_origin, &attr)) ||
+		   !dwarf_formref_die(&attr, &origin)) {
+		return;
+	} else if (dwarf_attr_integrate(&origin, DW_AT_declaration, &flag) &&
+		   dwarf_formflag(&flag, &decl) == 0 && decl) {
+		if (dwarf_attr_integrate(&origin, DW_AT_linkage_name, &attr))
+			t->name = dwarf_formstring(&attr);
+		/* In C++ gdb looks a declaration up by its physname,
+		 * "pthread_join(pthread_t, void**)", which no symbol has. */
+		if (!t->name && !info->cxx)
+			t->name = dwarf_diename(&origin);
+		if (t->name)
+			t->kind = DBG_TARGET_SYMBOL;
+	} else if (dwarf_lowpc(&origin, &t->addr) == 0) {
+		t->kind = DBG_TARGET_ADDR;
+	}
+}
+
 /* Where the call at SITE went: DW_AT_call_target evaluated in the caller,
  * else the DW_AT_call_origin function's address (by symbol for a
- * declaration, as gdb looks up a minimal symbol). */
+ * declaration, as gdb looks up a minimal symbol).  The caller's own call
+ * site is read once (memoised in its pc info). */
 static bool call_site_target(struct dbg_eval *caller, Dwarf_Die *site, uint64_t *target)
 {
-	Dwarf_Attribute attr;
-	Dwarf_Die origin;
-	if (dwarf_attr(site, DW_AT_call_target, &attr) ||
-	    dwarf_attr(site, DW_AT_GNU_call_site_target, &attr)) {
-		Dwarf_Op *ops;
-		size_t n;
-		struct dbg_loc loc;
-		if (dwarf_getlocation(&attr, &ops, &n) != 0)
+	struct dbg_site_target local, *t = &local;
+	struct dbg_pc_info *info = caller->info;
+	bool own = info->has_call_site && dwarf_dieoffset(site) == dwarf_dieoffset(&info->call_site);
+	if (own && info->target.kind != DBG_TARGET_UNREAD) {
+		t = &info->target;
+	} else {
+		memset(t, 0, sizeof(*t));
+		site_target_read(info, site, t);
+		if (own)
+			info->target = *t;
+	}
+	struct dbg_loc loc;
+	Dwarf_Op *ops;
+	size_t n;
+	switch (t->kind) {
+	case DBG_TARGET_EXPR:
+		if (dwarf_getlocation(&t->expr, &ops, &n) != 0)
 			return false;
-		dbg_eval_location(caller, &attr, ops, n, &loc);
+		dbg_eval_location(caller, &t->expr, ops, n, &loc);
 		if (loc.kind == DBG_LOC_MEMORY)
 			*target = loc.addr;
 		else if (loc.kind == DBG_LOC_VALUE)
@@ -577,31 +616,15 @@ static bool call_site_target(struct dbg_eval *caller, Dwarf_Die *site, uint64_t 
 		else
 			return false;
 		return true;
-	}
-	if (!(dwarf_attr(site, DW_AT_call_origin, &attr) ||
-	      dwarf_attr(site, DW_AT_abstract_origin, &attr)) || !dwarf_formref_die(&attr, &origin))
+	case DBG_TARGET_SYMBOL:
+		return dbg_find_symbol(caller->s, t->name, target, NULL) ||
+		       versioned_symbol(caller->s, t->name, target);
+	case DBG_TARGET_ADDR:
+		*target = dbg_eval_runtime(caller, t->addr);
+		return true;
+	default:
 		return false;
-	bool decl;
-	Dwarf_Attribute flag;
-	if (dwarf_attr_integrate(&origin, DW_AT_declaration, &flag) && dwarf_formflag(&flag, &decl) == 0 &&
-	    decl) {
-		const char *name = NULL;
-		if (dwarf_attr_integrate(&origin, DW_AT_linkage_name, &attr))
-			name = dwarf_formstring(&attr);
-		/* In C++ gdb looks a declaration up by its physname,
-		 * "pthread_join(pthread_t, void**)", which no symbol has. */
-		if (!name && caller->info->cxx)
-			return false;
-		if (!name)
-			name = dwarf_diename(&origin);
-		return name && (dbg_find_symbol(caller->s, name, target, NULL) ||
-				versioned_symbol(caller->s, name, target));
 	}
-	Dwarf_Addr low;
-	if (dwarf_lowpc(&origin, &low) != 0)
-		return false;
-	*target = dbg_eval_runtime(caller, low);
-	return true;
 }
 
 /* The DW_AT_call_value of SITE's parameter passed in register REG. */
@@ -763,16 +786,42 @@ static bool chain_entry(struct dbg_tailchain *c, size_t j, unsigned reg, uint64_
 	return ctx.depth < ENTRY_DEPTH_MAX && site_param_value(&ctx, &c->sites[j], reg, value);
 }
 
+static bool entry_reg_uncached(struct dbg_eval *ev, unsigned reg, uint64_t *value);
+
+/* Memoised in the frame: every inline level and parameter of a frame, and
+ * every callee whose entry values lead here, asks the same questions.  A
+ * failure is kept only when the nesting bound played no part in it. */
 bool dbg_eval_entry_reg(struct dbg_eval *ev, unsigned reg, uint64_t *value)
 {
 	if (ev->chain)
 		return chain_entry(ev->chain, ev->chain_pos, reg, value);
+	struct dbg_frame_regs *fr = &ev->frames[ev->idx];
+	uint32_t bit = reg < DBG_NREGS ? 1u << reg : 0;
+	if (bit && (fr->entry_known & bit)) {
+		*value = fr->entry_regs[reg];
+		return true;
+	}
+	if (bit && (fr->entry_failed & bit))
+		return false;
+	bool ok = entry_reg_uncached(ev, reg, value);
+	if (bit && ok) {
+		fr->entry_regs[reg] = *value;
+		fr->entry_known |= bit;
+	} else if (bit && ev->depth == 0) {
+		fr->entry_failed |= bit;
+	}
+	return ok;
+}
+
+static bool entry_reg_uncached(struct dbg_eval *ev, unsigned reg, uint64_t *value)
+{
 	if (ev->depth >= ENTRY_DEPTH_MAX || !ev->info->has_entry)
 		return false;
 	uint64_t callee_entry = dbg_eval_runtime(ev, ev->info->entry);
-	struct dbg_tailchain *c = calloc(1, sizeof(*c));
+	struct dbg_tailchain chain, *c = &chain;    /* most calls need only [0] */
+	c->n = 0;
 	uint64_t target;
-	bool ok = c && dbg_eval_init(&c->caller, ev->s, ev->frames, ev->nframes, ev->idx + 1,
+	bool ok = dbg_eval_init(&c->caller, ev->s, ev->frames, ev->nframes, ev->idx + 1,
 				     ev->depth + 1) &&
 		  c->caller.info->has_dwarf && find_call_site(&c->caller, &c->sites[0]) &&
 		  call_site_target(&c->caller, &c->sites[0], &target);
@@ -782,6 +831,5 @@ bool dbg_eval_entry_reg(struct dbg_eval *ev, unsigned reg, uint64_t *value)
 		c->callee = ev;
 		ok = chain_entry(c, c->n, reg, value);
 	}
-	free(c);
 	return ok;
 }

@@ -357,12 +357,12 @@ static char *cxx_physname(struct dbg_session *s, uint64_t entry, char *name)
 
 /* " <symbol+offset>" for an address inside a symbol, as gdb's
  * print_address_symbolic (data symbols without a size are not used). */
-static void put_symbol(struct sbuf *b, struct dbg_session *s, uint64_t addr)
+static char *symbol_text(struct dbg_session *s, uint64_t addr)
 {
 	struct dbg_module_entry *m = dbg_module_for(s, addr);
 	struct dbg_file *f = m ? dbg_module_file(s, m) : NULL;
 	if (!f)
-		return;
+		return strdup("");
 	Dwarf_Addr fbias = 0;
 	dwfl_module_getelf(f->mod, &fbias);
 	GElf_Off off;
@@ -371,17 +371,62 @@ static void put_symbol(struct sbuf *b, struct dbg_session *s, uint64_t addr)
 						NULL, NULL);
 	if (!name || (sym.st_size == 0 && GELF_ST_TYPE(sym.st_info) != STT_FUNC) ||
 	    (sym.st_size && off >= sym.st_size))
-		return;
+		return strdup("");
 	char *d = dbg_demangle(name);
 	if (!d)
-		return;
+		return NULL;
 	if (GELF_ST_TYPE(sym.st_info) == STT_FUNC && !(name[0] == '_' && name[1] == 'Z'))
 		d = cxx_physname(s, addr - off, d);
+	struct sbuf b = { 0 };
 	if (off)
-		sb_printf(b, " <%s+%" PRIu64 ">", d, (uint64_t)off);
+		sb_printf(&b, " <%s+%" PRIu64 ">", d, (uint64_t)off);
 	else
-		sb_printf(b, " <%s>", d);
+		sb_printf(&b, " <%s>", d);
 	free(d);
+	return sb_take(&b);
+}
+
+#define SYMCACHE_SIZE 1024
+
+struct dbg_symcache {
+	uint64_t addr[SYMCACHE_SIZE];
+	char *text[SYMCACHE_SIZE];
+};
+
+void dbg_symcache_destroy(struct dbg_symcache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < SYMCACHE_SIZE; i++)
+		free(c->text[i]);
+	free(c);
+}
+
+/* The same few pointers (callbacks, globals) recur in frame after frame:
+ * their symbol text is kept per session in a direct-mapped cache. */
+static void put_symbol(struct sbuf *b, struct dbg_session *s, uint64_t addr)
+{
+	if (!s->symcache)
+		s->symcache = calloc(1, sizeof(*s->symcache));
+	struct dbg_symcache *c = s->symcache;
+	size_t i = (size_t)((addr ^ (addr >> 12)) % SYMCACHE_SIZE);
+	if (c && c->text[i] && c->addr[i] == addr) {
+		sb_puts(b, c->text[i]);
+		return;
+	}
+	char *text = symbol_text(s, addr);
+	if (!text) {
+		b->nomem = true;
+		return;
+	}
+	sb_puts(b, text);
+	if (!c) {
+		free(text);
+		return;
+	}
+	free(c->text[i]);
+	c->text[i] = text;
+	c->addr[i] = addr;
 }
 
 static bool is_char_type(Dwarf_Die *t)
