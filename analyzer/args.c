@@ -107,10 +107,11 @@ static bool fill_thread(struct dbg_session *s, struct an_thread *t)
 	bool ok = true;
 	size_t first = 0;
 	for (size_t i = 0; i <= t->nframes && ok; i++) {
-		/* A run ends where the stack stops being native: an async or
-		 * tail-call frame is no caller whose call site we can read. */
-		bool boundary = i == t->nframes || t->frames[i].kind != AN_FRAME_NATIVE ||
-				t->frames[i].tailcall;
+		/* A run ends where the stack stops being native: an async frame
+		 * is no caller whose call site we can read.  Tail-call frames
+		 * stay inside the run: dwarf/ follows the chain of tail calls
+		 * from the real caller's call site itself. */
+		bool boundary = i == t->nframes || t->frames[i].kind != AN_FRAME_NATIVE;
 		if (!boundary)
 			continue;
 		ok = fill_run(s, t->frames, first, i, ctx, real);
