@@ -39,6 +39,7 @@ void an_frame_deinit(struct an_frame *frame)
 		free(frame->args[i].name);
 		free(frame->args[i].type);
 		free(frame->args[i].value);
+		free(frame->args[i].entry_value);
 	}
 	free(frame->args);
 }

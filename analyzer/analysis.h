@@ -41,6 +41,9 @@ struct an_arg {
 	char *type;                 /* the parameter's type name, or NULL */
 	char *value;                /* "250", "0x7ffd...", "0x55d4... \"late fee\"",
 				       "<optimized out>", "..." */
+	char *entry_value;          /* the value at function entry, from the
+				       caller's call site (gdb's name@entry), or NULL */
+	bool entry_equal;           /* same bytes as value: name=name@entry=VALUE */
 };
 
 struct an_frame {

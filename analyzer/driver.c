@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "abortmsg.h"
+#include "args.h"
 #include "../corefile/journal.h"
 #include "folly.h"
 #include "frames.h"
@@ -195,6 +196,8 @@ static struct core_error *analyze_stacks(struct analysis *an, struct dbg_session
 			err = &core_error_nomem;
 			goto out;
 		}
+	if (!opts->no_args && !an_args_fill(an, s))
+		err = &core_error_nomem;
 out:
 	for (size_t i = 0; stacks && i < an->nthreads; i++)
 		free(stacks[i]);

@@ -115,6 +115,45 @@ struct core_error *dbg_symbolize(struct dbg_session *s, uint64_t pc, bool activa
 				 struct dbg_location **locs, size_t *nlocs);
 void dbg_locations_free(struct dbg_location *locs, size_t nlocs);
 
+/* A frame as the argument evaluator sees it: its pc and the registers it
+ * had.  Registers the unwinder did not restore are taken as unchanged from
+ * the next inner frame (gdb's rule for registers CFI leaves unspecified). */
+struct dbg_frame_regs {
+	uint64_t pc;
+	bool activation;
+	uint64_t cfa;               /* 0 when unknown */
+	uint64_t regs[DBG_NREGS];
+	uint32_t regs_known;
+	/* Filled by dbg_frame_args as a memo (zero them once): the values the
+	 * registers had at function entry, for the frames' entry values. */
+	uint64_t entry_regs[DBG_NREGS];
+	uint32_t entry_known, entry_failed;
+};
+
+/* One formal parameter as gdb prints it (`set print frame-arguments
+ * scalars`, `set print entry-values default`). */
+struct dbg_arg {
+	char *name;
+	char *type;                 /* NULL when DWARF gives none */
+	char *value;                /* "250", "0x0", "<optimized out>", "..." */
+	char *entry_value;          /* value at function entry (DW_OP_entry_value
+				       through the caller's call site), or NULL */
+	bool entry_equal;           /* it has the value's bytes: gdb's
+				       name=name@entry=VALUE */
+};
+
+/* The formal parameters of FRAMES[0] at inline level INLINE_DEPTH (0: the
+ * real function, d: the d-th level inlined into it), in DWARF order,
+ * evaluated against its registers and the core's memory.  FRAMES[1..NFRAMES)
+ * are its callers (real frames, innermost first) for entry values; their
+ * entry_* fields memoise what was found for the next call.  *ARGS is
+ * malloc'd (dbg_args_free); *HAS_ARGS is false when no DWARF describes the
+ * frame's function. */
+struct core_error *dbg_frame_args(struct dbg_session *s, struct dbg_frame_regs *frames,
+				  size_t nframes, int inline_depth, struct dbg_arg **args,
+				  size_t *nargs, bool *has_args);
+void dbg_args_free(struct dbg_arg *args, size_t nargs);
+
 /* Find a symbol by its (mangled or C) name in any module, .symtab first then
  * .dynsym; GNU-unique and TLS symbols included.  *ADDR is the runtime address
  * (for STT_TLS: the st_value offset in the module's TLS block). */

@@ -219,9 +219,22 @@ static void write_args(FILE *out, const struct an_frame *f)
 		}
 		fputc('>', out);
 		rep_html_text(out, a->name, 0);
-		fputs("=<span class=\"v\">", out);
+		fputc('=', out);
+		if (a->entry_value && a->entry_equal) {   /* gdb's name=name@entry=V */
+			rep_html_text(out, a->name, 0);
+			fputs("@entry=", out);
+		}
+		fputs("<span class=\"v\">", out);
 		rep_html_text(out, a->value, 0);
-		fputs("</span></span>", out);
+		fputs("</span>", out);
+		if (a->entry_value && !a->entry_equal) {
+			fputs(", ", out);
+			rep_html_text(out, a->name, 0);
+			fputs("@entry=<span class=\"v\">", out);
+			rep_html_text(out, a->entry_value, 0);
+			fputs("</span>", out);
+		}
+		fputs("</span>", out);
 	}
 	fputs(")</span>", out);
 }

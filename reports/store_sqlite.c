@@ -497,7 +497,8 @@ static int insert_core(struct rep_store *st, const struct analysis *an)
 	return insert_row(st->q[Q_CORE], v, NVALUES(v));
 }
 
-/* The frame's arguments as JSON text ([{"name","type","value"}]), or NULL
+/* The frame's arguments as JSON text, as the JSON report writes them
+ * ([{"name","type","value","entry_value","entry_equal"}]), or NULL
  * when it has none (caller frees). */
 static char *args_json(const struct an_frame *f)
 {
@@ -505,8 +506,11 @@ static char *args_json(const struct an_frame *f)
 		return NULL;
 	json_t *arr = json_array();
 	for (size_t i = 0; arr && i < f->nargs; i++)
-		json_array_append_new(arr, json_pack("{s:s?, s:s?, s:s?}", "name", f->args[i].name,
-						     "type", f->args[i].type, "value", f->args[i].value));
+		json_array_append_new(arr, json_pack("{s:s?, s:s?, s:s?, s:s?, s:b}",
+						     "name", f->args[i].name, "type", f->args[i].type,
+						     "value", f->args[i].value,
+						     "entry_value", f->args[i].entry_value,
+						     "entry_equal", f->args[i].entry_equal));
 	char *text = arr ? json_dumps(arr, JSON_COMPACT) : NULL;
 	json_decref(arr);
 	return text;

@@ -65,11 +65,33 @@ static void write_async_state(FILE *out, const struct analysis *an)
 		"%zu suspended chains\n", an->async_key, with_root, an->nthreads, an->nsuspended);
 }
 
+/* "(acct=0x..., cents=cents@entry=250)" as gdb's backtrace prints them:
+ * an entry value equal to the value is shown in the short form, a
+ * different one after it. */
+static void write_args(FILE *out, const struct an_frame *f)
+{
+	fputs(" (", out);
+	for (size_t i = 0; i < f->nargs; i++) {
+		const struct an_arg *a = &f->args[i];
+		const char *name = a->name ? a->name : "";
+		fprintf(out, "%s%s=", i ? ", " : "", name);
+		if (a->entry_value && a->entry_equal)
+			fprintf(out, "%s@entry=%s", name, a->value);
+		else if (a->entry_value)
+			fprintf(out, "%s, %s@entry=%s", a->value ? a->value : "", name, a->entry_value);
+		else
+			fputs(a->value ? a->value : "", out);
+	}
+	fputc(')', out);
+}
+
 static void write_frame(FILE *out, const struct an_frame *f, size_t index)
 {
 	char h[32];
 	const char *name = f->display ? f->display : f->function;
 	fprintf(out, "#%-3zu %s in %s", index, rep_hex(h, f->pc), name ? name : "??");
+	if (f->has_args)
+		write_args(out, f);
 	if (f->inlined)
 		fprintf(out, " [inlined]");
 	if (f->tailcall)

@@ -160,7 +160,7 @@ if [ -f "$TMPD/native_link-pie.json" ]; then
 	d=$BUILD_FIX/native_link-pie
 	core=$(jget "$TMPD/native_link-pie.json" "j['core']['path']")
 	"$ASYNCORE" report "$core" "$d/prog" --format text >"$TMPD/text" 2>&1
-	if grep -Eq '^#[0-9]+ +0x[0-9a-f]+ in parse_record \(\+0x[0-9a-f]+\) at ([^ ]*/)?main\.c:8 +\[[^]]*prog\]' "$TMPD/text"; then
+	if grep -Eq '^#[0-9]+ +0x[0-9a-f]+ in parse_record (\([^)]*\) )?\(\+0x[0-9a-f]+\) at ([^ ]*/)?main\.c:8 +\[[^]]*prog\]' "$TMPD/text"; then
 		pass native_link-text-frame
 	else
 		fail "native_link-text-frame: no '#N  0x... in parse_record (+0x..) at main.c:8  [prog]' line"

@@ -1,0 +1,13 @@
+/* Frame arguments: fills an_frame.args of every thread's native frames. */
+#ifndef ANALYZER_ARGS_H
+#define ANALYZER_ARGS_H
+
+#include "analysis.h"
+#include "../dwarf/dwarf.h"
+
+/* Evaluate the formal parameters of every native frame that carries
+ * registers (has_args stays false for async frames and frames without
+ * DWARF).  Returns false on out-of-memory. */
+bool an_args_fill(struct analysis *an, struct dbg_session *s);
+
+#endif
