@@ -39,6 +39,7 @@ void an_frame_deinit(struct an_frame *frame)
 		free(frame->args[i].name);
 		free(frame->args[i].type);
 		free(frame->args[i].value);
+		free(frame->args[i].entry_value);
 	}
 	free(frame->args);
 }
@@ -82,6 +83,9 @@ void an_analysis_destroy(struct analysis *an)
 	free(an->core_sha256);
 	free(an->core_fingerprint);
 	free(an->crashed_at);
+	free(an->boot_id);
+	free(an->unit);
+	free(an->cmdline);
 	free(an->executable);
 	free(an->build_id);
 	free(an->abort_message);

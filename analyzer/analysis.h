@@ -41,6 +41,9 @@ struct an_arg {
 	char *type;                 /* the parameter's type name, or NULL */
 	char *value;                /* "250", "0x7ffd...", "0x55d4... \"late fee\"",
 				       "<optimized out>", "..." */
+	char *entry_value;          /* the value at function entry, from the
+				       caller's call site (gdb's name@entry), or NULL */
+	bool entry_equal;           /* same bytes as value: name=name@entry=VALUE */
 };
 
 struct an_frame {
@@ -84,6 +87,7 @@ struct an_module {
 	uint64_t start, end;
 	char *build_id;             /* hex; NULL when unknown */
 	char *debuginfo;            /* file the DWARF came from; NULL when none */
+	bool debuginfod;            /* that file was fetched from a debuginfod server */
 };
 
 /* A chain of coroutine frames suspended on no thread. */
@@ -158,7 +162,13 @@ struct analysis {
 	uint64_t core_size;         /* decompressed */
 	char *core_fingerprint;     /* hex */
 	char *core_sha256;          /* hex SHA-256 of the file; NULL: not computed */
-	char *crashed_at;           /* ISO 8601 UTC from a systemd-coredump name, or NULL */
+	char *crashed_at;           /* ISO 8601 UTC from a systemd-coredump name (or
+				       its journal entry), or NULL */
+	char *boot_id;              /* systemd-coredump name's boot id, or NULL */
+	uint32_t coredump_uid;      /* systemd-coredump name's UID (host's view) */
+	bool has_coredump_uid;
+	char *unit;                 /* the journal's COREDUMP_UNIT, or NULL */
+	char *cmdline;              /* the journal's COREDUMP_CMDLINE, or NULL */
 	char *executable;
 	char *build_id;             /* main executable's build-id, hex */
 	int32_t pid;

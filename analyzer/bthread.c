@@ -656,10 +656,7 @@ static bool unwind_context(struct bt_ctx *c, const struct dbg_regs *regs, bool t
 						 to_base ? c->base_end : 0, &native, &n, &reached, &stop);
 	if (err)
 		return false;
-	bool ok = true;
-	for (size_t i = 0; i < n && ok; i++)
-		ok = an_frames_append_pc(&c->scratch, c->s, native[i].pc, native[i].activation,
-					 AN_FRAME_NATIVE, &native[i], false);
+	bool ok = an_frames_append_native(&c->scratch, c->s, native, n);
 	free(native);
 	if (!ok) {
 		an_frames_list_deinit(&c->scratch);

@@ -3,6 +3,7 @@
 #define ANALYZER_DRIVER_H
 
 #include "analysis.h"
+#include "siglists.h"
 #include "../corefile/identity.h"
 #include "../dwarf/dwarf.h"
 
@@ -12,6 +13,9 @@ struct an_options {
 	bool no_recorders;          /* skip flight-recorder recovery */
 	bool no_args;               /* skip frame arguments */
 	bool no_tasks;              /* skip runtimes' tasks (bthreads) */
+	const struct an_signature_lists *signature_lists;   /* NULL: built-in */
+	bool journal;               /* read the core's systemd-coredump journal entry */
+	const char *journal_dir;    /* its journal files; NULL: the system's journal */
 };
 
 /* Analyse CORE (borrowed; its warnings move into the analysis), whose

@@ -367,11 +367,16 @@ static size_t find_native(const struct splice *sp, size_t from, uint64_t addr)
 	return sp->nnative;
 }
 
+/* Native frames FROM..TO-1, with the tail calls between two of them. */
 static void emit_native_range(struct splice *sp, size_t from, size_t to)
 {
-	for (size_t i = from; i < to && i < sp->nnative; i++)
+	for (size_t i = from; i < to && i < sp->nnative; i++) {
 		emit(sp, sp->native[i].pc, sp->native[i].activation, AN_FRAME_NATIVE,
 		     &sp->native[i]);
+		if (!sp->nomem && i + 1 < to && i + 1 < sp->nnative &&
+		    !an_frames_append_tail_calls(&sp->list, sp->c->s, &sp->native[i + 1]))
+			sp->nomem = true;
+	}
 }
 
 /* Walks one async chain from TOP, emitting each frame.  *BOTTOM_ROOT is the

@@ -31,6 +31,9 @@ struct ingest_opts {
 	const char *binary;
 	const char *sysroot;
 	bool quiet;
+	struct an_signature_lists *signature_lists;   /* --signature-lists; NULL: built-in */
+	bool journal;               /* --journal (or --journal-dir) */
+	const char *journal_dir;
 	char **paths;               /* expanded core paths (owned) */
 	size_t npaths;
 };
@@ -121,9 +124,12 @@ static void opts_free(struct ingest_opts *o)
 	for (size_t i = 0; i < o->npaths; i++)
 		free(o->paths[i]);
 	free(o->paths);
+	an_signature_lists_destroy(o->signature_lists);
 }
 
-enum ingest_option { O_DB, O_JOBS, O_BINARY, O_SYSROOT, O_QUIET };
+enum ingest_option {
+	O_DB, O_JOBS, O_BINARY, O_SYSROOT, O_QUIET, O_SIGNATURE_LISTS, O_JOURNAL, O_JOURNAL_DIR
+};
 
 static const struct cli_option ingest_options[] = {
 	{"--db", true, O_DB},
@@ -133,6 +139,9 @@ static const struct cli_option ingest_options[] = {
 	{"--sysroot", true, O_SYSROOT},
 	{"--quiet", false, O_QUIET},
 	{"-q", false, O_QUIET},
+	{"--signature-lists", true, O_SIGNATURE_LISTS},
+	{"--journal", false, O_JOURNAL},
+	{"--journal-dir", true, O_JOURNAL_DIR},
 	{NULL, false, 0},
 };
 
@@ -168,6 +177,16 @@ static bool apply_option(struct ingest_opts *o, int id, const char *v)
 	case O_QUIET:
 		o->quiet = true;
 		return true;
+	case O_SIGNATURE_LISTS:
+		an_signature_lists_destroy(o->signature_lists);
+		return cli_signature_lists(v, &o->signature_lists) == 0;
+	case O_JOURNAL:
+		o->journal = true;
+		return true;
+	case O_JOURNAL_DIR:
+		o->journal = true;
+		o->journal_dir = v;
+		return true;
 	}
 	return false;
 }
@@ -195,7 +214,8 @@ static int parse_args(int argc, char **argv, struct ingest_opts *o)
 	}
 	if (!o->db || ninputs == 0 || (o->binary && o->sysroot)) {
 		cli_error("ingest", "usage: asyncore ingest --db FILE [--jobs N] "
-				    "[--binary BIN | --sysroot DIR] [--quiet] CORE... | DIR");
+				    "[--binary BIN | --sysroot DIR] [--signature-lists DIR] "
+				    "[--journal [--journal-dir DIR]] [--quiet] CORE... | DIR");
 		goto out;
 	}
 	for (size_t i = 0; i < ninputs; i++)
@@ -229,6 +249,9 @@ static struct job_result *work_one(const struct ingest_opts *o, struct rep_store
 		struct an_options aopts = {0};
 		aopts.dbg.binary = o->binary;
 		aopts.dbg.sysroot = o->sysroot;
+		aopts.signature_lists = o->signature_lists;
+		aopts.journal = o->journal;
+		aopts.journal_dir = o->journal_dir;
 		err = an_analyze(core, &r->id, &aopts, cache, &r->an);
 	}
 	if (err) {

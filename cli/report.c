@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../analyzer/driver.h"
 #include "../reports/recdump.h"
@@ -13,7 +14,7 @@ enum { MAX_DEBUG_DIRS = 16 };
 
 enum report_option {
 	O_FORMAT, O_THREADS, O_RECORDER_TAIL, O_RECORDER_FORMAT, O_SYSROOT, O_DEBUG_DIR,
-	O_MAX_FRAMES, O_NO_ASYNC, O_NO_RECORDERS, O_NO_ARGS, O_NO_TASKS,
+	O_MAX_FRAMES, O_NO_ASYNC, O_NO_RECORDERS, O_NO_ARGS, O_COLOR, O_SIGNATURE_LISTS, O_NO_TASKS,
 };
 
 static const struct cli_option report_options[] = {
@@ -28,10 +29,13 @@ static const struct cli_option report_options[] = {
 	{"--no-recorders", false, O_NO_RECORDERS},
 	{"--no-args", false, O_NO_ARGS},
 	{"--no-tasks", false, O_NO_TASKS},
+	{"--color", true, O_COLOR},
+	{"--signature-lists", true, O_SIGNATURE_LISTS},
 	{NULL, false, 0},
 };
 
-enum report_format { FORMAT_TEXT, FORMAT_JSON };
+enum report_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_HTML };
+enum color_mode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
 
 struct report_args {
 	const char *core;
@@ -39,17 +43,20 @@ struct report_args {
 	enum report_format format;
 	bool all_threads;
 	bool library_dump;
+	enum color_mode color;
 	size_t recorder_tail;
 	struct an_options an;
 	const char *debug_dirs[MAX_DEBUG_DIRS];
+	const char *signature_lists;
 };
 
 /* One option's effect; false (reported) when its value is not acceptable. */
 static bool apply_option(struct report_args *a, int id, const char *v)
 {
-	static const char *const formats[] = {"text", "json", NULL};
+	static const char *const formats[] = {"text", "json", "html", NULL};
 	static const char *const threads[] = {"crashing", "all", NULL};
 	static const char *const recorder_formats[] = {"library", NULL};
+	static const char *const colors[] = {"auto", "always", "never", NULL};
 	unsigned long long n;
 	int k;
 	switch (id) {
@@ -98,6 +105,14 @@ static bool apply_option(struct report_args *a, int id, const char *v)
 	case O_NO_TASKS:
 		a->an.no_tasks = true;
 		return true;
+	case O_COLOR:
+		if ((k = cli_choice("--color", v, colors)) < 0)
+			return false;
+		a->color = (enum color_mode)k;
+		return true;
+	case O_SIGNATURE_LISTS:
+		a->signature_lists = v;
+		return true;
 	}
 	return false;
 }
@@ -135,6 +150,17 @@ static bool parse_report_args(struct report_args *a, int argc, char **argv)
 	return true;
 }
 
+/* auto: a terminal on stdout, unless NO_COLOR (https://no-color.org) is set
+ * or the terminal is "dumb". */
+static bool use_color(enum color_mode mode)
+{
+	const char *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
+	if (mode != COLOR_AUTO)
+		return mode == COLOR_ALWAYS;
+	return isatty(STDOUT_FILENO) && !(no_color && no_color[0]) &&
+	       !(term && strcmp(term, "dumb") == 0);
+}
+
 /* Write the analysis as asked; 0, or -1 when the writer failed. */
 static int write_report(const struct report_args *a, const struct analysis *an)
 {
@@ -144,8 +170,11 @@ static int write_report(const struct report_args *a, const struct analysis *an)
 	}
 	if (a->format == FORMAT_JSON)
 		return rep_json_write(stdout, an, a->all_threads);
+	if (a->format == FORMAT_HTML)
+		return rep_html_write(stdout, an, a->all_threads);
 	struct rep_text_options topts = {.all_threads = a->all_threads,
-					 .recorder_tail = a->recorder_tail};
+					 .recorder_tail = a->recorder_tail,
+					 .color = use_color(a->color)};
 	rep_text_write(stdout, an, &topts);
 	return 0;
 }
@@ -156,8 +185,11 @@ int cli_report(int argc, char **argv)
 	struct core *core = NULL;
 	struct analysis *an = NULL;
 	struct core_identity id;
-	if (!parse_report_args(&a, argc, argv))
+	struct an_signature_lists *lists = NULL;
+	if (!parse_report_args(&a, argc, argv) ||
+	    cli_signature_lists(a.signature_lists, &lists) != 0)
 		return CLI_EXIT_UNUSABLE;
+	a.an.signature_lists = lists;
 	struct core_error *err = core_open(a.core, &core);
 	if (!err) {
 		core_identity(core, &id);
@@ -166,12 +198,14 @@ int cli_report(int argc, char **argv)
 		err = an_analyze(core, &id, &a.an, NULL, &an);
 	}
 	core_close(core);
+	an_signature_lists_destroy(lists);
 	if (err) {
 		fprintf(stderr, "asyncore: %s\n", err->message);
 		core_error_destroy(err);
 		return CLI_EXIT_UNUSABLE;
 	}
 	int rc = an->nwarnings ? CLI_EXIT_WARNINGS : CLI_EXIT_OK;
+	rep_warnings_write(stderr, an);
 	if (write_report(&a, an) != 0 || fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "asyncore: %s: the report could not be written\n", a.core);
 		rc = CLI_EXIT_UNUSABLE;

@@ -47,6 +47,7 @@ struct dbg_module_info {
 	uint64_t start, end;
 	const char *build_id;       /* hex, NULL when unknown */
 	const char *debuginfo;      /* path of the file holding DWARF, NULL if none */
+	bool debuginfod;            /* that file came from a debuginfod server */
 	bool is_main;               /* the executable */
 };
 
@@ -98,6 +99,20 @@ struct core_error *dbg_unwind_regs(struct dbg_session *s, const struct dbg_regs 
 				   struct dbg_frame **frames, size_t *nframes, bool *reached_base,
 				   char **stop_reason);
 
+/* Tail calls restored between two frames, at most. */
+#define DBG_MAX_TAIL_CALLS 16
+
+/* Frames the stack does not hold because their functions left by a tail
+ * call: between the frame whose call returns to CALLER_RA and the inner
+ * frame, whose function begins at CALLEE_ENTRY.  Found from DWARF call-site
+ * information as gdb does (a single chain of tail calls, or the part all
+ * chains share; none when a call site on the way cannot be resolved).
+ * PCS gets each one's pc, innermost first: the return address of its tail
+ * call (look its line up at pc-1, as for a caller); *N how many, 0 for a
+ * direct call or when nothing is certain. */
+struct core_error *dbg_tail_calls(struct dbg_session *s, uint64_t caller_ra, uint64_t callee_entry,
+				  uint64_t pcs[DBG_MAX_TAIL_CALLS], size_t *n);
+
 /* A symbolized location; one per inline level. */
 struct dbg_location {
 	char *function;             /* demangled, or NULL */
@@ -119,6 +134,45 @@ struct dbg_location {
 struct core_error *dbg_symbolize(struct dbg_session *s, uint64_t pc, bool activation,
 				 struct dbg_location **locs, size_t *nlocs);
 void dbg_locations_free(struct dbg_location *locs, size_t nlocs);
+
+/* A frame as the argument evaluator sees it: its pc and the registers it
+ * had.  Registers the unwinder did not restore are taken as unchanged from
+ * the next inner frame (gdb's rule for registers CFI leaves unspecified). */
+struct dbg_frame_regs {
+	uint64_t pc;
+	bool activation;
+	uint64_t cfa;               /* 0 when unknown */
+	uint64_t regs[DBG_NREGS];
+	uint32_t regs_known;
+	/* Filled by dbg_frame_args as a memo (zero them once): the values the
+	 * registers had at function entry, for the frames' entry values. */
+	uint64_t entry_regs[DBG_NREGS];
+	uint32_t entry_known, entry_failed;
+};
+
+/* One formal parameter as gdb prints it (`set print frame-arguments
+ * scalars`, `set print entry-values default`). */
+struct dbg_arg {
+	char *name;
+	char *type;                 /* NULL when DWARF gives none */
+	char *value;                /* "250", "0x0", "<optimized out>", "..." */
+	char *entry_value;          /* value at function entry (DW_OP_entry_value
+				       through the caller's call site), or NULL */
+	bool entry_equal;           /* it has the value's bytes: gdb's
+				       name=name@entry=VALUE */
+};
+
+/* The formal parameters of FRAMES[0] at inline level INLINE_DEPTH (0: the
+ * real function, d: the d-th level inlined into it), in DWARF order,
+ * evaluated against its registers and the core's memory.  FRAMES[1..NFRAMES)
+ * are its callers (real frames, innermost first) for entry values; their
+ * entry_* fields memoise what was found for the next call.  *ARGS is
+ * malloc'd (dbg_args_free); *HAS_ARGS is false when no DWARF describes the
+ * frame's function. */
+struct core_error *dbg_frame_args(struct dbg_session *s, struct dbg_frame_regs *frames,
+				  size_t nframes, int inline_depth, struct dbg_arg **args,
+				  size_t *nargs, bool *has_args);
+void dbg_args_free(struct dbg_arg *args, size_t nargs);
 
 /* Find a symbol by its (mangled or C) name in any module, .symtab first then
  * .dynsym; GNU-unique and TLS symbols included.  *ADDR is the runtime address

@@ -1,4 +1,5 @@
-/* Writers for one analysis: the text crash report and the JSON object. */
+/* Writers for one analysis: the text crash report, the JSON object and the
+ * HTML page. */
 #ifndef REPORTS_REPORT_H
 #define REPORTS_REPORT_H
 
@@ -9,6 +10,7 @@
 struct rep_text_options {
 	bool all_threads;           /* false: the crashing thread only */
 	size_t recorder_tail;       /* recorder events shown before the crash */
+	bool color;                 /* ANSI colour: crashing frame, seams, warnings */
 };
 
 /* Print the crash report a person reads top-down. */
@@ -17,6 +19,11 @@ void rep_text_write(FILE *out, const struct analysis *an, const struct rep_text_
 /* Print the JSON object of DESIGN.md; ALL_THREADS false keeps the crashing
  * thread only.  Returns 0, or -1 when the JSON could not be built. */
 int rep_json_write(FILE *out, const struct analysis *an, bool all_threads);
+
+/* Print the crash page (DESIGN.md "HTML"): one self-contained HTML file;
+ * ALL_THREADS false leaves the other threads out.  Returns 0, or -1 when
+ * OUT failed. */
+int rep_html_write(FILE *out, const struct analysis *an, bool all_threads);
 
 /* Print each warning as one "asyncore: warning: ..." line (for stderr, so
  * a refused binary is seen even when the report goes to a file). */

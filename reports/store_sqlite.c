@@ -1,4 +1,5 @@
 #include "store_sqlite.h"
+#include "store_internal.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -198,7 +199,46 @@ static const char *const rep_migrations[] = {
 	"           AS example_core"
 	"  FROM cores c GROUP BY c.signature_hash"
 	"  ORDER BY cores DESC, last_seen DESC, c.signature_hash;",
-	/* 3: the tasks of runtimes (bRPC bthreads) and their frames */
+	/* 3: systemd-coredump's boot id and UID from the file name, the unit and
+	 * command line from its journal entry; trends per bucket (crashes in
+	 * the last 7 days, the builds it occurs in, new: only in the newest
+	 * build of its program, programs known by the executable's file name) */
+	"ALTER TABLE cores ADD COLUMN boot_id TEXT;"
+	"ALTER TABLE cores ADD COLUMN coredump_uid INTEGER;"
+	"ALTER TABLE cores ADD COLUMN unit TEXT;"
+	"ALTER TABLE cores ADD COLUMN cmdline TEXT;"
+	"DROP VIEW top_signatures;"
+	"CREATE VIEW top_signatures AS"
+	"  WITH seen AS MATERIALIZED ("
+	"    SELECT id, path, signature_hash, signature, build_id,"
+	"           coalesce(crashed_at, analysed_at) AS seen_at,"
+	"           replace(executable, rtrim(executable, replace(executable, '/', '')), '')"
+	"             AS program FROM cores),"
+	"  builds AS MATERIALIZED ("
+	"    SELECT program, build_id, min(seen_at) AS first_at FROM seen"
+	"    WHERE build_id IS NOT NULL GROUP BY program, build_id),"
+	"  bucket_builds AS MATERIALIZED ("
+	"    SELECT signature_hash, build_id, min(seen_at) AS first_at FROM seen"
+	"    WHERE build_id IS NOT NULL GROUP BY signature_hash, build_id),"
+	"  newest AS MATERIALIZED ("
+	"    SELECT b.program, b.build_id FROM builds b"
+	"    WHERE b.first_at = (SELECT max(x.first_at) FROM builds x WHERE x.program IS b.program)"
+	"      AND (SELECT count(*) FROM builds x WHERE x.program IS b.program) > 1)"
+	"  SELECT s.signature_hash, s.signature, count(*) AS cores,"
+	"         min(s.seen_at) AS first_seen, max(s.seen_at) AS last_seen,"
+	"         sum(julianday(s.seen_at) >= julianday('now', '-7 days')) AS last_7_days,"
+	"         (SELECT group_concat(g.build_id, ' ') FROM ("
+	"            SELECT x.build_id FROM bucket_builds x WHERE x.signature_hash IS s.signature_hash"
+	"            ORDER BY x.first_at, x.build_id) g) AS build_ids,"
+	"         min(EXISTS (SELECT 1 FROM newest n WHERE n.program IS s.program"
+	"                     AND n.build_id = s.build_id)) AS new,"
+	"         (SELECT e.path FROM cores e WHERE e.signature_hash IS s.signature_hash"
+	"          ORDER BY coalesce(e.crashed_at, e.analysed_at) DESC, e.id DESC LIMIT 1)"
+	"           AS example_core"
+	"  FROM seen s GROUP BY s.signature_hash"
+	"  ORDER BY cores DESC, last_seen DESC, s.signature_hash;",
+	/* 4: the tasks of runtimes (bRPC bthreads) and their frames; the crash
+	 * stack of a crash in a bthread starts with its frames */
 	"CREATE TABLE tasks ("
 	"  core_id INTEGER NOT NULL REFERENCES cores(id) ON DELETE CASCADE,"
 	"  idx INTEGER NOT NULL,"
@@ -266,9 +306,10 @@ static const char *const rep_queries[Q_COUNT] = {
 	[Q_CORE] = "INSERT INTO cores (fingerprint, sha256, path, file_size, size, crashed_at,"
 		   " analysed_at, analyzer_version, executable, build_id, pid, uid, signal, signal_name,"
 		   " code, code_name, fault_address, crashing_tid, abort_message, signature,"
-		   " signature_hash, async_key, nthreads, nframes, nwarnings) VALUES (?1, ?2, ?3, ?4, ?5,"
-		   " ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,"
-		   " ?23, ?24, ?25) ON CONFLICT (fingerprint) DO NOTHING",
+		   " signature_hash, async_key, nthreads, nframes, nwarnings, boot_id, coredump_uid,"
+		   " unit, cmdline) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
+		   " ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)"
+		   " ON CONFLICT (fingerprint) DO NOTHING",
 	[Q_MODULE] = "INSERT INTO modules VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[Q_THREAD] = "INSERT INTO threads VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
 	[Q_FRAME] = "INSERT INTO frames (core_id, thread_idx, idx, kind, pc, function,"
@@ -514,12 +555,14 @@ static int insert_core(struct rep_store *st, const struct analysis *an)
 		v_opt(an->has_fault_address, an->fault_address), v_int(an->crashing_tid),
 		v_text(an->abort_message), v_text(an->signature), v_text(an->signature_hash),
 		v_opt(an->async_key_found, an->async_key), v_u64(an->nthreads),
-		v_u64(total_frames(an)), v_u64(an->nwarnings),
+		v_u64(total_frames(an)), v_u64(an->nwarnings), v_text(an->boot_id),
+		v_opt(an->has_coredump_uid, an->coredump_uid), v_text(an->unit), v_text(an->cmdline),
 	};
 	return insert_row(st->q[Q_CORE], v, NVALUES(v));
 }
 
-/* The frame's arguments as JSON text ([{"name","type","value"}]), or NULL
+/* The frame's arguments as JSON text, as the JSON report writes them
+ * ([{"name","type","value","entry_value","entry_equal"}]), or NULL
  * when it has none (caller frees). */
 static char *args_json(const struct an_frame *f)
 {
@@ -527,8 +570,11 @@ static char *args_json(const struct an_frame *f)
 		return NULL;
 	json_t *arr = json_array();
 	for (size_t i = 0; arr && i < f->nargs; i++)
-		json_array_append_new(arr, json_pack("{s:s?, s:s?, s:s?}", "name", f->args[i].name,
-						     "type", f->args[i].type, "value", f->args[i].value));
+		json_array_append_new(arr, json_pack("{s:s?, s:s?, s:s?, s:s?, s:b}",
+						     "name", f->args[i].name, "type", f->args[i].type,
+						     "value", f->args[i].value,
+						     "entry_value", f->args[i].entry_value,
+						     "entry_equal", f->args[i].entry_equal));
 	char *text = arr ? json_dumps(arr, JSON_COMPACT) : NULL;
 	json_decref(arr);
 	return text;
@@ -771,4 +817,14 @@ int rep_store_has(struct rep_store *st, const char *fingerprint)
 	sqlite3_reset(q);
 	sqlite3_clear_bindings(q);
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+sqlite3 *rep_store_db(struct rep_store *st)
+{
+	return st->db;
+}
+
+int rep_store_exec(struct rep_store *st, const char *sql)
+{
+	return exec_retry(st->db, sql);
 }

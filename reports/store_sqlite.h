@@ -14,7 +14,7 @@
 #include "../analyzer/analysis.h"
 
 /* Schema version this program writes (PRAGMA user_version). */
-#define REP_SCHEMA_VERSION 3
+#define REP_SCHEMA_VERSION 4
 
 struct rep_store;
 

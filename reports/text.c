@@ -12,6 +12,13 @@ const char *rep_hex(char buf[32], uint64_t value)
 	return buf;
 }
 
+/* SGR sequences, or "" when the report is not coloured. */
+#define SGR(color, code) ((color) ? "\033[" code "m" : "")
+#define SGR_CRASH(c) SGR(c, "1;31")
+#define SGR_SEAM(c) SGR(c, "36")
+#define SGR_WARN(c) SGR(c, "33")
+#define SGR_OFF(c) SGR(c, "0")
+
 static const char *base_name(const char *path)
 {
 	const char *slash = path ? strrchr(path, '/') : NULL;
@@ -59,14 +66,38 @@ static void write_async_state(FILE *out, const struct analysis *an)
 		"%zu suspended chains\n", an->async_key, with_root, an->nthreads, an->nsuspended);
 }
 
+/* "(acct=0x..., cents=cents@entry=250)" as gdb's backtrace prints them:
+ * an entry value equal to the value is shown in the short form, a
+ * different one after it. */
+static void write_args(FILE *out, const struct an_frame *f)
+{
+	fputs(" (", out);
+	for (size_t i = 0; i < f->nargs; i++) {
+		const struct an_arg *a = &f->args[i];
+		const char *name = a->name ? a->name : "";
+		fprintf(out, "%s%s=", i ? ", " : "", name);
+		if (a->entry_value && a->entry_equal)
+			fprintf(out, "%s@entry=%s", name, a->value);
+		else if (a->entry_value)
+			fprintf(out, "%s, %s@entry=%s", a->value ? a->value : "", name, a->entry_value);
+		else
+			fputs(a->value ? a->value : "", out);
+	}
+	fputc(')', out);
+}
+
 static void write_frame(FILE *out, const struct an_frame *f, size_t index)
 {
 	char h[32];
 	const char *name = f->display ? f->display : f->function;
 	fprintf(out, "#%-3zu %s in %s", index, rep_hex(h, f->pc), name ? name : "??");
+	if (f->has_args)
+		write_args(out, f);
 	if (f->inlined)
 		fprintf(out, " [inlined]");
-	else if (f->has_offset)
+	if (f->tailcall)
+		fprintf(out, " [tail call]");
+	if (!f->inlined && f->has_offset)
 		fprintf(out, " (+0x%" PRIx64 ")", f->offset);
 	if (f->file)
 		fprintf(out, " at %s:%d", f->file, f->line);
@@ -78,16 +109,20 @@ static void write_frame(FILE *out, const struct an_frame *f, size_t index)
 		fprintf(out, "]");
 	if (f->kind == AN_FRAME_ASYNC)
 		fprintf(out, " [async]");
-	fputc('\n', out);
 }
 
-static void write_frames(FILE *out, const struct an_frame *frames, size_t n)
+/* CRASHING: the frames of the crashing thread, whose first is coloured. */
+static void write_frames(FILE *out, const struct an_frame *frames, size_t n, bool crashing,
+			 bool color)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (frames[i].seam || (i > 0 && frames[i].kind != frames[i - 1].kind))
-			fprintf(out, "    ---- %s frames ----\n",
-				frames[i].kind == AN_FRAME_ASYNC ? "async" : "native");
+			fprintf(out, "    %s---- %s frames ----%s\n", SGR_SEAM(color),
+				frames[i].kind == AN_FRAME_ASYNC ? "async" : "native", SGR_OFF(color));
+		bool mark = color && crashing && i == 0;
+		fputs(SGR_CRASH(mark), out);
 		write_frame(out, &frames[i], i);
+		fprintf(out, "%s\n", SGR_OFF(mark));
 	}
 }
 
@@ -113,16 +148,24 @@ static const struct an_task *running_task(const struct analysis *an, const struc
 
 /* A thread running a bthread: the bthread's frames, then the worker's, numbered
  * as one stack. */
-static void write_thread_with_task(FILE *out, const struct an_thread *t, const struct an_task *task)
+static void write_thread_with_task(FILE *out, const struct an_thread *t, const struct an_task *task,
+				   bool color)
 {
-	for (size_t i = 0; i < task->nframes; i++)
+	for (size_t i = 0; i < task->nframes; i++) {
+		bool mark = color && t->crashing && i == 0;
+		fputs(SGR_CRASH(mark), out);
 		write_frame(out, &task->frames[i], i);
-	fprintf(out, "    ---- worker frames (bthread scheduler) ----\n");
-	for (size_t i = 0; i < t->nframes; i++)
+		fprintf(out, "%s\n", SGR_OFF(mark));
+	}
+	fprintf(out, "    %s---- worker frames (bthread scheduler) ----%s\n", SGR_SEAM(color),
+		SGR_OFF(color));
+	for (size_t i = 0; i < t->nframes; i++) {
 		write_frame(out, &t->frames[i], task->nframes + i);
+		fputc('\n', out);
+	}
 }
 
-static void write_thread(FILE *out, const struct an_thread *t, const struct analysis *an)
+static void write_thread(FILE *out, const struct an_thread *t, const struct analysis *an, bool color)
 {
 	const struct an_task *task = running_task(an, t);
 	fprintf(out, "\nThread %d", t->tid);
@@ -136,9 +179,9 @@ static void write_thread(FILE *out, const struct an_thread *t, const struct anal
 	fprintf(out, ":\n");
 	write_registers(out, t);
 	if (task)
-		write_thread_with_task(out, t, task);
+		write_thread_with_task(out, t, task, color);
 	else
-		write_frames(out, t->frames, t->nframes);
+		write_frames(out, t->frames, t->nframes, t->crashing, color);
 	if (t->nframes == 0 && !task)
 		fprintf(out, "  (no frames)\n");
 }
@@ -160,7 +203,7 @@ static void write_events(FILE *out, const struct analysis *an, size_t tail)
 	}
 }
 
-static void write_suspended(FILE *out, const struct analysis *an)
+static void write_suspended(FILE *out, const struct analysis *an, bool color)
 {
 	if (an->nsuspended == 0)
 		return;
@@ -168,7 +211,7 @@ static void write_suspended(FILE *out, const struct analysis *an)
 	fprintf(out, "\nSuspended coroutines (%zu):\n", an->nsuspended);
 	for (size_t i = 0; i < an->nsuspended; i++) {
 		fprintf(out, "\nSuspended chain at %s:\n", rep_hex(h, an->suspended[i].leaf));
-		write_frames(out, an->suspended[i].frames, an->suspended[i].nframes);
+		write_frames(out, an->suspended[i].frames, an->suspended[i].nframes, false, color);
 	}
 }
 
@@ -259,7 +302,7 @@ static void write_task_what(FILE *out, const struct an_task *t, const struct ana
 }
 
 static void write_task_run(FILE *out, const struct analysis *an, const size_t *order,
-			   const struct task_run *r)
+			   const struct task_run *r, bool color)
 {
 	enum { MAX_IDS = 16 };
 	const struct an_task *t = &an->tasks[order[r->first]];
@@ -283,7 +326,7 @@ static void write_task_run(FILE *out, const struct analysis *an, const size_t *o
 			fprintf(out, " ... and %zu more", r->n - MAX_IDS);
 		fputc('\n', out);
 	}
-	write_frames(out, t->frames, t->nframes);
+	write_frames(out, t->frames, t->nframes, false, color);
 	if (t->unwind_error)
 		fprintf(out, "  (%s)\n", t->unwind_error);
 }
@@ -306,7 +349,7 @@ static void write_tasks_header(FILE *out, const struct analysis *an)
 	fprintf(out, "):\n");
 }
 
-static void write_tasks(FILE *out, const struct analysis *an)
+static void write_tasks(FILE *out, const struct analysis *an, bool color)
 {
 	if (an->ntasks == 0)
 		return;
@@ -337,7 +380,7 @@ static void write_tasks(FILE *out, const struct analysis *an)
 	qsort(runs, nruns, sizeof(*runs), by_run);
 	write_tasks_header(out, an);
 	for (size_t i = 0; i < nruns; i++)
-		write_task_run(out, an, order, &runs[i]);
+		write_task_run(out, an, order, &runs[i], color);
 out:
 	free(order);
 	free(keys);
@@ -350,8 +393,13 @@ static void write_modules(FILE *out, const struct analysis *an)
 	fprintf(out, "\nModules:\n");
 	for (size_t i = 0; i < an->nmodules; i++) {
 		const struct an_module *m = &an->modules[i];
-		fprintf(out, "  %s-%s %s%s\n", rep_hex(a, m->start), rep_hex(b, m->end),
-			m->path ? m->path : "?", m->debuginfo ? "" : "  (no debug info)");
+		fprintf(out, "  %s-%s %s", rep_hex(a, m->start), rep_hex(b, m->end), m->path ? m->path : "?");
+		if (!m->debuginfo)
+			fprintf(out, "  (no debug info)\n");
+		else if (m->path && strcmp(m->debuginfo, m->path) == 0)
+			fprintf(out, "  debug info: in the file\n");
+		else
+			fprintf(out, "  debug info: %s%s\n", m->debuginfo, m->debuginfod ? " (debuginfod)" : "");
 	}
 }
 
@@ -361,22 +409,23 @@ void rep_text_write(FILE *out, const struct analysis *an, const struct rep_text_
 	write_async_state(out, an);
 	for (size_t i = 0; i < an->nthreads; i++)
 		if (an->threads[i].crashing)
-			write_thread(out, &an->threads[i], an);
+			write_thread(out, &an->threads[i], an, opts->color);
 	write_events(out, an, opts->recorder_tail);
 	if (opts->all_threads || !an->has_signal)
 		for (size_t i = 0; i < an->nthreads; i++)
 			if (!an->threads[i].crashing)
-				write_thread(out, &an->threads[i], an);
-	write_tasks(out, an);
-	write_suspended(out, an);
+				write_thread(out, &an->threads[i], an, opts->color);
+	write_tasks(out, an, opts->color);
+	write_suspended(out, an, opts->color);
 	write_modules(out, an);
 	if (an->signature)
 		fprintf(out, "\nsignature: %s (%s)\n", an->signature,
 			an->signature_hash ? an->signature_hash : "");
 	if (an->nwarnings) {
-		fprintf(out, "\nWarnings:\n");
+		fprintf(out, "\n%sWarnings:%s\n", SGR_WARN(opts->color), SGR_OFF(opts->color));
 		for (size_t i = 0; i < an->nwarnings; i++)
-			fprintf(out, "  %s\n", an->warnings[i]);
+			fprintf(out, "  %s%s%s\n", SGR_WARN(opts->color), an->warnings[i],
+				SGR_OFF(opts->color));
 	}
 }
 

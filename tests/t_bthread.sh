@@ -32,7 +32,9 @@ compare_truth() {
 gdb_oracle() {
 	local name=$1 prog=$2 core=$3 truth=$4 json=$5
 	command -v gdb >/dev/null || { skip "$name: no gdb"; return; }
-	BTHREAD_TRUTH=$truth gdb -batch -nx -ex 'set print frame-arguments none' \
+	# The settings of tests/fixlib.sh's gdb_frames: arguments are compared too.
+	BTHREAD_TRUTH=$truth LC_ALL=C gdb -batch -nx -iex 'set auto-load python-scripts off' \
+		-ex 'set width 0' -ex 'set print frame-arguments scalars' \
 		-x "$ROOT/tests/gdb_bthread.py" "$prog" "$core" 2>/dev/null |
 		sed -n '/^GDB_BTHREAD_BEGIN$/,/^GDB_BTHREAD_END$/p' | sed '1d;$d' >"$TMPD/gdb.json"
 	if [ ! -s "$TMPD/gdb.json" ]; then

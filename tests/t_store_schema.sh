@@ -47,7 +47,8 @@ for t in cores modules threads frames async_roots suspended suspended_frames rec
 	check "store schema: $t exists" [ "$(store_q "$DB" "SELECT count(*) FROM sqlite_schema WHERE name = '$t'")" = 1 ]
 	grep -q "\`$t\`" "$ROOT/reports/SCHEMA.md" || fail "store schema: $t not documented in SCHEMA.md"
 done
-check "store schema: version 3" [ "$(store_q "$DB" "PRAGMA user_version")" = 3 ]
+v=$(sed -n 's/^#define REP_SCHEMA_VERSION \([0-9]*\)$/\1/p' "$ROOT/reports/store_sqlite.h")
+check "store schema: version $v" [ -n "$v" -a "$(store_q "$DB" "PRAGMA user_version")" = "$v" ]
 check "store schema: WAL" [ "$(store_q "$DB" "SELECT journal_mode FROM pragma_journal_mode")" = wal ]
 check "store schema: top_signatures has rows" [ "$(store_q "$DB" "SELECT count(*) FROM top_signatures")" -ge 6 ]
 check "store schema: crash_stacks has rows" [ "$(store_q "$DB" "SELECT count(*) FROM crash_stacks")" -gt 0 ]
