@@ -335,17 +335,11 @@ static void fact(FILE *out, const char *name, const char *value, bool path)
 /* Under the title: "SEGV_MAPERR, fault address 0x10 · thread 7 · pid 7". */
 static void write_subtitle(FILE *out, const struct analysis *an)
 {
-	char h[32];
+	char detail[128];
 	fputs("<p class=\"sub\">", out);
 	if (an->has_signal) {
-		fprintf(out, "signal %d", an->signo);
-		if (an->code_name)
-			fprintf(out, ", %s", an->code_name);
-		else if (an->has_code)
-			fprintf(out, ", code %d", an->code);
-		if (an->has_fault_address)
-			fprintf(out, ", fault address %s", rep_hex(h, an->fault_address));
-		fprintf(out, " &middot; thread %d &middot; ", an->crashing_tid);
+		fprintf(out, "signal %d%s &middot; thread %d &middot; ", an->signo,
+			rep_signal_detail(an, detail, sizeof(detail)), an->crashing_tid);
 	}
 	rep_html_text(out, an->executable ? base_name(an->executable) : "(unknown executable)", 0);
 	if (an->has_pid)

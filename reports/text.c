@@ -6,6 +6,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *rep_signal_detail(const struct analysis *an, char *buf, size_t len)
+{
+	char h[32];
+	size_t used = 0;
+	buf[0] = '\0';
+	if (an->code_name)
+		used += (size_t)snprintf(buf, len, ", %s", an->code_name);
+	else if (an->has_code)
+		used += (size_t)snprintf(buf, len, ", code %d", an->code);
+	if (an->has_fault_address && used < len)
+		snprintf(buf + used, len - used, ", fault address %s", rep_hex(h, an->fault_address));
+	return buf;
+}
+
 const char *rep_hex(char buf[32], uint64_t value)
 {
 	snprintf(buf, 32, "0x%" PRIx64, value);
@@ -27,7 +41,7 @@ static const char *base_name(const char *path)
 
 static void write_header(FILE *out, const struct analysis *an)
 {
-	char h[32];
+	char detail[128];
 	fprintf(out, "core:        %s (%" PRIu64 " bytes)\n", an->core_path, an->core_size);
 	fprintf(out, "executable:  %s\n", an->executable ? an->executable : "(unknown)");
 	if (an->build_id)
@@ -38,14 +52,9 @@ static void write_header(FILE *out, const struct analysis *an)
 		fprintf(out, "signal:      none (the process was dumped while running)\n");
 		return;
 	}
-	fprintf(out, "signal:      %s (%d)", an->signal_name ? an->signal_name : "signal", an->signo);
-	if (an->code_name)
-		fprintf(out, ", %s", an->code_name);
-	else if (an->has_code)
-		fprintf(out, ", code %d", an->code);
-	if (an->has_fault_address)
-		fprintf(out, ", fault address %s", rep_hex(h, an->fault_address));
-	fprintf(out, "\nthread:      %d (crashing)\n", an->crashing_tid);
+	fprintf(out, "signal:      %s (%d)%s\n", an->signal_name ? an->signal_name : "signal",
+		an->signo, rep_signal_detail(an, detail, sizeof(detail)));
+	fprintf(out, "thread:      %d (crashing)\n", an->crashing_tid);
 	if (an->abort_message)
 		fprintf(out, "Abort message: %s\n", an->abort_message);
 }
