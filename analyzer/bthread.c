@@ -36,6 +36,8 @@ enum {
 	MAX_TAGS = 1024,
 	MAX_GROUPS_PER_TAG = 1024,      /* BTHREAD_MAX_CONCURRENCY */
 	MAX_QUEUE = 1 << 20,
+	MAX_GROUPS = 4096,              /* TaskGroups, all tags together */
+	MAX_QUEUED = 1 << 22,           /* queue entries read, all queues together */
 	MAX_ITEM_WARNINGS = 32,
 	CONTEXT_SIZE = 0x40,            /* bthread_jump_fcontext's frame, return address included */
 	STACK_TYPE_MAIN = 0,
@@ -125,6 +127,10 @@ struct bt_ctx {
 	size_t nwarned, nunwarned;              /* per-bthread warnings: given, held back */
 	struct bt_group *groups;
 	size_t ngroups, gcap;
+	bool groups_cut;                        /* MAX_GROUPS reached */
+	uint64_t *main_tids;                    /* the groups' main tasks, sorted */
+	size_t nqueued;                         /* queue entries read */
+	bool *thread_split;                     /* an->threads[i] already gave a bthread its frames */
 	struct bt_butex *butexes;               /* every item's version_butex, sorted */
 	struct an_frame_list scratch;
 };
@@ -452,6 +458,18 @@ static struct bt_item *item_by_tid(struct bt_ctx *c, uint64_t tid)
 
 /* ---- groups: who runs, who is queued ------------------------------------- */
 
+/* False once MAX_QUEUED entries were read (warned once): damaged capacities
+ * in many groups cannot make the walk read forever. */
+static bool queue_budget(struct bt_ctx *c)
+{
+	if (c->nqueued++ < MAX_QUEUED)
+		return true;
+	if (c->nqueued == MAX_QUEUED + 1)
+		core_warn(c->core, "bthread: more than %d queued bthreads; the rest show as suspended or "
+			  "created", MAX_QUEUED);
+	return false;
+}
+
 static void mark_queued(struct bt_ctx *c, uint64_t group, uint64_t tid, const char *queue)
 {
 	struct bt_item *it = item_by_tid(c, tid);
@@ -480,7 +498,7 @@ static void read_run_queue(struct bt_ctx *c, uint64_t group)
 			  "show as suspended or created", group, top, bottom, cap, buffer);
 		return;
 	}
-	for (uint64_t i = top; i < bottom; i++) {
+	for (uint64_t i = top; i < bottom && queue_budget(c); i++) {
 		uint64_t tid;
 		if (core_read_u64(c->core, buffer + 8 * (i & (cap - 1)), &tid))
 			mark_queued(c, group, tid, "run queue");
@@ -504,7 +522,7 @@ static void read_remote_queue(struct bt_ctx *c, uint64_t group)
 			  "bthreads show as suspended or created", group, count, cap, start, items);
 		return;
 	}
-	for (uint32_t i = 0; i < count; i++) {
+	for (uint32_t i = 0; i < count && queue_budget(c); i++) {
 		uint64_t tid;
 		if (core_read_u64(c->core, items + 8 * (((uint64_t)start + i) % cap), &tid))
 			mark_queued(c, group, tid, "remote queue");
@@ -515,6 +533,13 @@ static void read_group(struct bt_ctx *c, uint64_t addr)
 {
 	const struct bt_layout *l = &c->lay;
 	struct bt_group g = { .addr = addr };
+	if (c->ngroups >= MAX_GROUPS) {
+		if (!c->groups_cut)
+			core_warn(c->core, "bthread: more than %d TaskGroups; the rest are not read",
+				  MAX_GROUPS);
+		c->groups_cut = true;
+		return;
+	}
 	if (!core_pointer_ok(c->core, addr, 8, 8) ||
 	    !core_read_u64(c->core, addr + l->cur_meta, &g.cur_meta) ||
 	    !core_read_u64(c->core, addr + l->main_stack, &g.main_stack) ||
@@ -526,19 +551,23 @@ static void read_group(struct bt_ctx *c, uint64_t addr)
 	}
 	read_run_queue(c, addr);
 	read_remote_queue(c, addr);
+	struct bt_item *running = NULL;
 	uint64_t tid;
-	if (!g.cur_meta || !core_read_u64(c->core, g.cur_meta + l->tid, &tid) || tid == g.main_tid)
-		goto keep;      /* the worker is in its own scheduling loop */
-	struct bt_item *it = item_by_tid(c, tid);
-	if (!it || it->addr != g.cur_meta || !it->live) {
-		core_warn(c->core, "bthread: TaskGroup 0x%" PRIx64 " runs TaskMeta 0x%" PRIx64 " (tid 0x%"
-			  PRIx64 "), which is no live bthread of the pool", addr, g.cur_meta, tid);
-		goto keep;
+	/* A worker whose current task is its main task is in its own loop. */
+	if (g.cur_meta && core_read_u64(c->core, g.cur_meta + l->tid, &tid) && tid != g.main_tid) {
+		running = item_by_tid(c, tid);
+		if (!running || running->addr != g.cur_meta || !running->live) {
+			core_warn(c->core, "bthread: TaskGroup 0x%" PRIx64 " runs TaskMeta 0x%" PRIx64
+				  " (tid 0x%" PRIx64 "), which is no live bthread of the pool", addr,
+				  g.cur_meta, tid);
+			running = NULL;
+		}
 	}
-	it->group = (int)c->ngroups;
-keep:
-	if (core_array_reserve(&c->groups, &c->gcap, c->ngroups + 1, sizeof(*c->groups)))
-		c->groups[c->ngroups++] = g;
+	if (!core_array_reserve(&c->groups, &c->gcap, c->ngroups + 1, sizeof(*c->groups)))
+		return;
+	if (running)
+		running->group = (int)c->ngroups;
+	c->groups[c->ngroups++] = g;
 }
 
 /* The begin and end pointers of a std::vector at ADDR (libstdc++: the
@@ -771,6 +800,13 @@ static void split_running(struct bt_ctx *c, const struct bt_item *it, struct an_
 	}
 	t->tid = th->tid;
 	t->has_tid = true;
+	bool *split = &c->thread_split[th - c->an->threads];
+	if (*split) {
+		task_problem(c, t, "thread %" PRId32 " already runs another bthread (two TaskGroups name "
+			     "its pthread 0x%" PRIx64 ")", th->tid, g->pthread);
+		return;
+	}
+	*split = true;
 	struct bt_stack st;
 	uint64_t rsp = th->regs[AN_REG_RSP];
 	if (it->stack != g->main_stack && read_stack(c, it->stack, &st) && st.bottom &&
@@ -889,14 +925,26 @@ static void fill_task(struct bt_ctx *c, const struct bt_item *it, struct an_task
 		unwind_saved(c, it, t);
 }
 
-static bool is_main_task(const struct bt_ctx *c, const struct bt_item *it)
+static int u64_order(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* A worker's own task (its scheduling loop), not a bthread to list. */
+static bool is_main_task(struct bt_ctx *c, const struct bt_item *it)
 {
 	if (it->stack_type == STACK_TYPE_MAIN)
 		return true;
-	for (size_t i = 0; i < c->ngroups; i++)
-		if (c->groups[i].main_tid == it->tid)
-			return true;
-	return false;
+	if (!c->main_tids && c->ngroups) {
+		c->main_tids = malloc(c->ngroups * sizeof(*c->main_tids));
+		for (size_t i = 0; c->main_tids && i < c->ngroups; i++)
+			c->main_tids[i] = c->groups[i].main_tid;
+		if (c->main_tids)
+			qsort(c->main_tids, c->ngroups, sizeof(*c->main_tids), u64_order);
+	}
+	return c->main_tids &&
+	       bsearch(&it->tid, c->main_tids, c->ngroups, sizeof(*c->main_tids), u64_order);
 }
 
 static int task_order(const void *a, const void *b)
@@ -933,6 +981,9 @@ void an_bthread_analyze(struct dbg_session *s, struct analysis *an)
 	struct bt_ctx c = { .s = s, .core = dbg_session_core(s), .an = an };
 	if (!c.core || !find_symbols(&c) || !layout_init(&c))
 		return;
+	c.thread_split = calloc(an->nthreads ? an->nthreads : 1, sizeof(*c.thread_split));
+	if (!c.thread_split)
+		return;
 	walk_pool(&c);
 	if (check_slots(&c)) {
 		walk_groups(&c);
@@ -945,4 +996,6 @@ void an_bthread_analyze(struct dbg_session *s, struct analysis *an)
 	free(c.items);
 	free(c.groups);
 	free(c.butexes);
+	free(c.main_tids);
+	free(c.thread_split);
 }

@@ -1,9 +1,9 @@
 /* The text crash report: what crashed, the crashing thread's spliced stack,
  * the last recorder events, then the other threads. */
 #include "report.h"
+#include "taskgroups.h"
 
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
 
 const char *rep_signal_detail(const struct analysis *an, char *buf, size_t len)
@@ -145,16 +145,6 @@ static void write_registers(FILE *out, const struct an_thread *t)
 
 /* ---- bthreads (a runtime's tasks) ---- */
 
-/* The task running on thread T: the top of T's stack is its frames. */
-static const struct an_task *running_task(const struct analysis *an, const struct an_thread *t)
-{
-	for (size_t i = 0; i < an->ntasks; i++)
-		if (an->tasks[i].state == AN_TASK_RUNNING && an->tasks[i].has_tid &&
-		    an->tasks[i].tid == t->tid)
-			return &an->tasks[i];
-	return NULL;
-}
-
 /* A thread running a bthread: the bthread's frames, then the worker's, numbered
  * as one stack. */
 static void write_thread_with_task(FILE *out, const struct an_thread *t, const struct an_task *task,
@@ -176,7 +166,7 @@ static void write_thread_with_task(FILE *out, const struct an_thread *t, const s
 
 static void write_thread(FILE *out, const struct an_thread *t, const struct analysis *an, bool color)
 {
-	const struct an_task *task = running_task(an, t);
+	const struct an_task *task = rep_task_running_on(an, t->tid);
 	fprintf(out, "\nThread %d", t->tid);
 	if (t->crashing) {
 		fprintf(out, " (crashing, %s)", an->signal_name ? an->signal_name : "signal");
@@ -224,115 +214,29 @@ static void write_suspended(FILE *out, const struct analysis *an, bool color)
 	}
 }
 
-/* Bthreads that share a state, a wait and a stack are printed once, as a
- * thread dump tool does: sort by that key, then take runs. */
-static uint64_t task_key(const struct an_task *t)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-	uint64_t parts[3] = { (uint64_t)t->state, t->fn_address,
-			      t->wait_kind ? (uint64_t)(unsigned char)t->wait_kind[0] : 0 };
-	for (size_t i = 0; i < 3 + t->nframes; i++) {
-		uint64_t v = i < 3 ? parts[i] : t->frames[i - 3].pc;
-		h = (h ^ v) * 0x100000001b3ULL;
-	}
-	return h;
-}
-
-static bool same_group(const struct an_task *a, const struct an_task *b)
-{
-	if (a->state != b->state || a->fn_address != b->fn_address || a->nframes != b->nframes ||
-	    (a->wait_kind == NULL) != (b->wait_kind == NULL) ||
-	    (a->wait_kind && strcmp(a->wait_kind, b->wait_kind) != 0) ||
-	    a->state == AN_TASK_RUNNING)
-		return false;
-	for (size_t i = 0; i < a->nframes; i++)
-		if (a->frames[i].pc != b->frames[i].pc)
-			return false;
-	return true;
-}
-
-struct task_run {
-	size_t first, n;            /* in the sorted order */
-	uint64_t key;
-};
-
-static const struct analysis *sort_an;
-static uint64_t *sort_keys;
-
-static int state_rank(enum an_task_state s)
-{
-	return s == AN_TASK_RUNNING ? 0 : s == AN_TASK_SUSPENDED ? 1 : s == AN_TASK_READY ? 2 : 3;
-}
-
-static int by_key(const void *a, const void *b)
-{
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	const struct an_task *tx = &sort_an->tasks[x], *ty = &sort_an->tasks[y];
-	if (state_rank(tx->state) != state_rank(ty->state))
-		return state_rank(tx->state) - state_rank(ty->state);
-	if (sort_keys[x] != sort_keys[y])
-		return sort_keys[x] < sort_keys[y] ? -1 : 1;
-	return x < y ? -1 : 1;
-}
-
-static const size_t *sort_order;
-
-/* Groups: by state, the largest first, then by their first bthread. */
-static int by_run(const void *a, const void *b)
-{
-	const struct task_run *x = a, *y = b;
-	const struct an_task *tx = &sort_an->tasks[sort_order[x->first]];
-	const struct an_task *ty = &sort_an->tasks[sort_order[y->first]];
-	if (state_rank(tx->state) != state_rank(ty->state))
-		return state_rank(tx->state) - state_rank(ty->state);
-	if (x->n != y->n)
-		return x->n > y->n ? -1 : 1;
-	return sort_order[x->first] < sort_order[y->first] ? -1 : 1;
-}
-
-static void write_task_what(FILE *out, const struct an_task *t, const struct analysis *an)
-{
-	char h[32];
-	fprintf(out, " %s", an_task_state_name(t->state));
-	if (t->state == AN_TASK_RUNNING && t->has_tid) {
-		fprintf(out, " on thread %d", t->tid);
-		if (t->tid == an->crashing_tid && an->has_signal)
-			fprintf(out, " (crashing)");
-	}
-	if (t->wait_kind && strcmp(t->wait_kind, "sleep") == 0)
-		fprintf(out, " in sleep");
-	else if (t->wait_kind && t->has_wait_target)
-		fprintf(out, " in join of bthread %s", rep_hex(h, t->wait_target));
-	else if (t->wait_kind)
-		fprintf(out, " in %s wait on %s", t->wait_kind, rep_hex(h, t->wait_address));
-	if (t->state == AN_TASK_READY || t->state == AN_TASK_CREATED)
-		fprintf(out, "%s", t->nframes ? " (queued again)" : " (never ran)");
-	fprintf(out, ": %s\n", t->fn ? t->fn : "??");
-}
-
-static void write_task_run(FILE *out, const struct analysis *an, const size_t *order,
-			   const struct task_run *r, bool color)
+/* One group of bthreads: the one, or how many with their ids, what they do,
+ * their entry function, and their frames once. */
+static void write_task_group(FILE *out, const struct analysis *an, const struct rep_task_group *g,
+			     bool color)
 {
 	enum { MAX_IDS = 16 };
-	const struct an_task *t = &an->tasks[order[r->first]];
-	char h[32];
-	if (r->n == 1) {
+	const struct an_task *t = &an->tasks[g->members[0]];
+	char h[32], doing[160];
+	if (g->n == 1)
 		fprintf(out, "\nbthread %s", rep_hex(h, t->id));
-	} else {
-		fprintf(out, "\n%zu bthreads", r->n);
-		for (size_t i = 1; i < r->n && t->has_wait_address; i++)
-			if (an->tasks[order[r->first + i]].wait_address != t->wait_address) {
-				fprintf(out, " (waits on several addresses, the first)");
-				break;
-			}
-	}
-	write_task_what(out, t, an);
-	if (r->n > 1) {
+	else
+		fprintf(out, "\n%zu bthreads", g->n);
+	bool same_address = true;
+	for (size_t i = 1; i < g->n; i++)
+		same_address = same_address && an->tasks[g->members[i]].wait_address == t->wait_address;
+	fprintf(out, " %s%s: %s\n", rep_task_doing(t, an, doing, sizeof(doing)),
+		same_address ? "" : " (and other addresses)", t->fn ? t->fn : "??");
+	if (g->n > 1) {
 		fprintf(out, "  ids:");
-		for (size_t i = 0; i < r->n && i < MAX_IDS; i++)
-			fprintf(out, " %s", rep_hex(h, an->tasks[order[r->first + i]].id));
-		if (r->n > MAX_IDS)
-			fprintf(out, " ... and %zu more", r->n - MAX_IDS);
+		for (size_t i = 0; i < g->n && i < MAX_IDS; i++)
+			fprintf(out, " %s", rep_hex(h, an->tasks[g->members[i]].id));
+		if (g->n > MAX_IDS)
+			fprintf(out, " ... and %zu more", g->n - MAX_IDS);
 		fputc('\n', out);
 	}
 	write_frames(out, t->frames, t->nframes, false, color);
@@ -340,60 +244,19 @@ static void write_task_run(FILE *out, const struct analysis *an, const size_t *o
 		fprintf(out, "  (%s)\n", t->unwind_error);
 }
 
-static void write_tasks_header(FILE *out, const struct analysis *an)
-{
-	static const enum an_task_state order[] = { AN_TASK_RUNNING, AN_TASK_SUSPENDED, AN_TASK_READY,
-						    AN_TASK_CREATED };
-	fprintf(out, "\nBthreads (%zu:", an->ntasks);
-	const char *sep = " ";
-	for (size_t k = 0; k < 4; k++) {
-		size_t n = 0;
-		for (size_t i = 0; i < an->ntasks; i++)
-			n += an->tasks[i].state == order[k];
-		if (n) {
-			fprintf(out, "%s%zu %s", sep, n, an_task_state_name(order[k]));
-			sep = ", ";
-		}
-	}
-	fprintf(out, "):\n");
-}
-
+/* "Bthreads (15: 3 running, 10 suspended, 2 ready):", then each group. */
 static void write_tasks(FILE *out, const struct analysis *an, bool color)
 {
+	char counts[160];
 	if (an->ntasks == 0)
 		return;
-	size_t *order = malloc(an->ntasks * sizeof(*order));
-	uint64_t *keys = malloc(an->ntasks * sizeof(*keys));
-	struct task_run *runs = malloc(an->ntasks * sizeof(*runs));
-	if (!order || !keys || !runs) {
-		fprintf(out, "\nBthreads (%zu): out of memory\n", an->ntasks);
-		goto out;
-	}
-	for (size_t i = 0; i < an->ntasks; i++) {
-		order[i] = i;
-		keys[i] = task_key(&an->tasks[i]);
-	}
-	sort_an = an;
-	sort_keys = keys;
-	sort_order = order;
-	qsort(order, an->ntasks, sizeof(*order), by_key);
-	size_t nruns = 0;
-	for (size_t i = 0; i < an->ntasks; i++) {
-		if (nruns && keys[order[i]] == runs[nruns - 1].key &&
-		    same_group(&an->tasks[order[runs[nruns - 1].first]], &an->tasks[order[i]])) {
-			runs[nruns - 1].n++;
-			continue;
-		}
-		runs[nruns++] = (struct task_run){ .first = i, .n = 1, .key = keys[order[i]] };
-	}
-	qsort(runs, nruns, sizeof(*runs), by_run);
-	write_tasks_header(out, an);
-	for (size_t i = 0; i < nruns; i++)
-		write_task_run(out, an, order, &runs[i], color);
-out:
-	free(order);
-	free(keys);
-	free(runs);
+	fprintf(out, "\nBthreads (%s):\n", rep_tasks_counts(an, counts, sizeof(counts)));
+	struct rep_task_groups groups;
+	if (!rep_task_groups_init(&groups, an))
+		fprintf(out, "  (out of memory grouping them)\n");
+	for (size_t i = 0; i < groups.n; i++)
+		write_task_group(out, an, &groups.v[i], color);
+	rep_task_groups_deinit(&groups);
 }
 
 static void write_modules(FILE *out, const struct analysis *an)

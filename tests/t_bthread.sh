@@ -70,6 +70,14 @@ print("%d bthreads suspended in butex wait on %s: idle_waiter(void*)" % (len(t),
 	check "$name: text groups the idle waiters" grep -qxF "$idle" "$TMPD/text"
 	check "$name: text shows the crashing thread running its bthread" \
 		grep -qE '^Thread [0-9]+ \(crashing, SIGSEGV\) running bthread 0x[0-9a-f]+ \(crasher\(void\*\)\):$' "$TMPD/text"
+	# The HTML page: the same groups, each a <details class="task">.
+	"$ASYNCORE" report "$core" "$prog" --format html >"$TMPD/html" 2>/dev/null
+	local groups
+	groups=$(sed -n '/^Bthreads (/,/^Modules:/p' "$TMPD/text" | grep -cE '^(bthread 0x|[0-9]+ bthreads )')
+	check "$name: html has the text's $groups bthread groups" \
+		[ "$(grep -o '<details class="task"' "$TMPD/html" | wc -l)" = "$groups" ]
+	check "$name: html's crashing thread names its bthread" \
+		grep -qE '<h2>Thread [0-9]+ <span class="n">\(crashing, SIGSEGV, running bthread 0x[0-9a-f]+\)' "$TMPD/html"
 }
 
 # cut_at_runner JSON KEY: each thread's frames down to task_runner's (frame
