@@ -39,6 +39,15 @@ const char *an_frame_kind_name(enum an_frame_kind kind)
 	return "native";
 }
 
+enum an_frame_kind an_frame_kind_parse(const char *name)
+{
+	static const enum an_frame_kind kinds[] = {AN_FRAME_ASYNC, AN_FRAME_SCRIPT, AN_FRAME_LABEL};
+	for (size_t i = 0; name && i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strcmp(name, an_frame_kind_name(kinds[i])) == 0)
+			return kinds[i];
+	return AN_FRAME_NATIVE;
+}
+
 char *an_strdup(const char *s)
 {
 	return s ? strdup(s) : NULL;
@@ -56,6 +65,7 @@ void an_frame_deinit(struct an_frame *frame)
 		free(frame->args[i].name);
 		free(frame->args[i].type);
 		free(frame->args[i].value);
+		free(frame->args[i].entry_value);
 	}
 	free(frame->args);
 }
@@ -76,6 +86,12 @@ static void frames_free(struct an_frame *frames, size_t n)
 	free(frames);
 }
 
+const char *an_task_state_name(enum an_task_state state)
+{
+	static const char *const names[] = { "running", "ready", "suspended", "created" };
+	return (unsigned)state < sizeof(names) / sizeof(names[0]) ? names[state] : "?";
+}
+
 static void recorder_deinit(struct an_recorder *r)
 {
 	free(r->name);
@@ -93,6 +109,9 @@ void an_analysis_destroy(struct analysis *an)
 	free(an->core_sha256);
 	free(an->core_fingerprint);
 	free(an->crashed_at);
+	free(an->boot_id);
+	free(an->unit);
+	free(an->cmdline);
 	free(an->executable);
 	free(an->build_id);
 	free(an->abort_message);
@@ -110,6 +129,12 @@ void an_analysis_destroy(struct analysis *an)
 	for (size_t i = 0; i < an->nsuspended; i++)
 		frames_free(an->suspended[i].frames, an->suspended[i].nframes);
 	free(an->suspended);
+	for (size_t i = 0; i < an->ntasks; i++) {
+		frames_free(an->tasks[i].frames, an->tasks[i].nframes);
+		free(an->tasks[i].fn);
+		free(an->tasks[i].unwind_error);
+	}
+	free(an->tasks);
 	for (size_t i = 0; i < an->nrecorders; i++)
 		recorder_deinit(&an->recorders[i]);
 	free(an->recorders);

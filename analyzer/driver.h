@@ -3,6 +3,7 @@
 #define ANALYZER_DRIVER_H
 
 #include "analysis.h"
+#include "siglists.h"
 #include "rtdesc.h"
 #include "../corefile/identity.h"
 #include "../dwarf/dwarf.h"
@@ -12,6 +13,10 @@ struct an_options {
 	bool no_async;              /* skip the folly async splice */
 	bool no_recorders;          /* skip flight-recorder recovery */
 	bool no_args;               /* skip frame arguments */
+	bool no_tasks;              /* skip runtimes' tasks (bthreads) */
+	const struct an_signature_lists *signature_lists;   /* NULL: built-in */
+	bool journal;               /* read the core's systemd-coredump journal entry */
+	const char *journal_dir;    /* its journal files; NULL: the system's journal */
 	const struct an_runtimes *runtimes;   /* runtime descriptions (borrowed), or NULL */
 };
 

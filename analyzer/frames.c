@@ -104,6 +104,17 @@ bool an_frames_append_tail_calls(struct an_frame_list *list, struct dbg_session 
 	return true;
 }
 
+bool an_frames_append_native(struct an_frame_list *list, struct dbg_session *s,
+			     const struct dbg_frame *native, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!an_frames_append_pc(list, s, native[i].pc, native[i].activation, AN_FRAME_NATIVE,
+					 &native[i], false) ||
+		    (i + 1 < n && !an_frames_append_tail_calls(list, s, &native[i + 1])))
+			return false;
+	return true;
+}
+
 void an_frames_move_to(struct an_frame_list *list, struct an_frame **frames, size_t *nframes)
 {
 	*frames = list->frames;

@@ -23,6 +23,10 @@ int cli_top(int argc, char **argv);
  * none (a build tree).  Static storage. */
 const char *cli_share_dir(void);
 
+/* `asyncore resign --db FILE [--signature-lists DIR]`: recompute every
+ * stored signature, in one transaction. */
+int cli_resign(int argc, char **argv);
+
 /* The usage text of every command. */
 void cli_usage(FILE *out);
 

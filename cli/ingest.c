@@ -32,6 +32,9 @@ struct ingest_opts {
 	const char *binary;
 	const char *sysroot;
 	bool quiet;
+	struct an_signature_lists *signature_lists;   /* --signature-lists; NULL: built-in */
+	bool journal;               /* --journal (or --journal-dir) */
+	const char *journal_dir;
 	char **paths;               /* expanded core paths (owned) */
 	size_t npaths;
 	const char *runtime_files[CLI_MAX_RUNTIMES];    /* --runtime */
@@ -125,10 +128,14 @@ static void opts_free(struct ingest_opts *o)
 	for (size_t i = 0; i < o->npaths; i++)
 		free(o->paths[i]);
 	free(o->paths);
+	an_signature_lists_destroy(o->signature_lists);
 	an_runtimes_destroy(o->runtimes);
 }
 
-enum ingest_option { O_DB, O_JOBS, O_BINARY, O_SYSROOT, O_QUIET, O_RUNTIME };
+enum ingest_option {
+	O_DB, O_JOBS, O_BINARY, O_SYSROOT, O_QUIET, O_SIGNATURE_LISTS, O_JOURNAL, O_JOURNAL_DIR,
+	O_RUNTIME
+};
 
 static const struct cli_option ingest_options[] = {
 	{"--db", true, O_DB},
@@ -138,6 +145,9 @@ static const struct cli_option ingest_options[] = {
 	{"--sysroot", true, O_SYSROOT},
 	{"--quiet", false, O_QUIET},
 	{"-q", false, O_QUIET},
+	{"--signature-lists", true, O_SIGNATURE_LISTS},
+	{"--journal", false, O_JOURNAL},
+	{"--journal-dir", true, O_JOURNAL_DIR},
 	{"--runtime", true, O_RUNTIME},
 	{NULL, false, 0},
 };
@@ -174,6 +184,16 @@ static bool apply_option(struct ingest_opts *o, int id, const char *v)
 	case O_QUIET:
 		o->quiet = true;
 		return true;
+	case O_SIGNATURE_LISTS:
+		an_signature_lists_destroy(o->signature_lists);
+		return cli_signature_lists(v, &o->signature_lists) == 0;
+	case O_JOURNAL:
+		o->journal = true;
+		return true;
+	case O_JOURNAL_DIR:
+		o->journal = true;
+		o->journal_dir = v;
+		return true;
 	case O_RUNTIME:
 		return cli_runtimes_add("ingest", o->runtime_files, &o->nruntime_files, v);
 	}
@@ -203,7 +223,8 @@ static int parse_args(int argc, char **argv, struct ingest_opts *o)
 	}
 	if (!o->db || ninputs == 0 || (o->binary && o->sysroot)) {
 		cli_error("ingest", "usage: asyncore ingest --db FILE [--jobs N] "
-				    "[--binary BIN | --sysroot DIR] [--runtime FILE]... [--quiet] CORE... | DIR");
+				    "[--binary BIN | --sysroot DIR] [--signature-lists DIR] "
+				    "[--journal [--journal-dir DIR]] [--runtime FILE]... [--quiet] CORE... | DIR");
 		goto out;
 	}
 	for (size_t i = 0; i < ninputs; i++)
@@ -237,6 +258,9 @@ static struct job_result *work_one(const struct ingest_opts *o, struct rep_store
 		struct an_options aopts = {0};
 		aopts.dbg.binary = o->binary;
 		aopts.dbg.sysroot = o->sysroot;
+		aopts.signature_lists = o->signature_lists;
+		aopts.journal = o->journal;
+		aopts.journal_dir = o->journal_dir;
 		aopts.runtimes = o->runtimes;
 		err = an_analyze(core, &r->id, &aopts, cache, &r->an);
 	}

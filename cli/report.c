@@ -15,7 +15,8 @@ enum { MAX_DEBUG_DIRS = 16 };
 
 enum report_option {
 	O_FORMAT, O_THREADS, O_RECORDER_TAIL, O_RECORDER_FORMAT, O_SYSROOT, O_DEBUG_DIR,
-	O_MAX_FRAMES, O_NO_ASYNC, O_NO_RECORDERS, O_NO_ARGS, O_COLOR, O_RUNTIME,
+	O_MAX_FRAMES, O_NO_ASYNC, O_NO_RECORDERS, O_NO_ARGS, O_COLOR, O_SIGNATURE_LISTS, O_NO_TASKS,
+	O_RUNTIME,
 };
 
 static const struct cli_option report_options[] = {
@@ -29,7 +30,9 @@ static const struct cli_option report_options[] = {
 	{"--no-async", false, O_NO_ASYNC},
 	{"--no-recorders", false, O_NO_RECORDERS},
 	{"--no-args", false, O_NO_ARGS},
+	{"--no-tasks", false, O_NO_TASKS},
 	{"--color", true, O_COLOR},
+	{"--signature-lists", true, O_SIGNATURE_LISTS},
 	{"--runtime", true, O_RUNTIME},
 	{NULL, false, 0},
 };
@@ -47,6 +50,7 @@ struct report_args {
 	size_t recorder_tail;
 	struct an_options an;
 	const char *debug_dirs[MAX_DEBUG_DIRS];
+	const char *signature_lists;
 	const char *runtimes[CLI_MAX_RUNTIMES];
 	size_t nruntimes;
 };
@@ -103,10 +107,16 @@ static bool apply_option(struct report_args *a, int id, const char *v)
 	case O_NO_ARGS:
 		a->an.no_args = true;
 		return true;
+	case O_NO_TASKS:
+		a->an.no_tasks = true;
+		return true;
 	case O_COLOR:
 		if ((k = cli_choice("--color", v, colors)) < 0)
 			return false;
 		a->color = (enum color_mode)k;
+		return true;
+	case O_SIGNATURE_LISTS:
+		a->signature_lists = v;
 		return true;
 	case O_RUNTIME:
 		return cli_runtimes_add("report", a->runtimes, &a->nruntimes, v);
@@ -182,8 +192,11 @@ int cli_report(int argc, char **argv)
 	struct core *core = NULL;
 	struct analysis *an = NULL;
 	struct core_identity id;
-	if (!parse_report_args(&a, argc, argv))
+	struct an_signature_lists *lists = NULL;
+	if (!parse_report_args(&a, argc, argv) ||
+	    cli_signature_lists(a.signature_lists, &lists) != 0)
 		return CLI_EXIT_UNUSABLE;
+	a.an.signature_lists = lists;
 	struct an_runtimes *runtimes = cli_runtimes_load(a.runtimes, a.nruntimes);
 	if (!runtimes)
 		return CLI_EXIT_UNUSABLE;
@@ -196,6 +209,7 @@ int cli_report(int argc, char **argv)
 		err = an_analyze(core, &id, &a.an, NULL, &an);
 	}
 	core_close(core);
+	an_signature_lists_destroy(lists);
 	an_runtimes_destroy(runtimes);
 	if (err) {
 		fprintf(stderr, "asyncore: %s\n", err->message);

@@ -41,6 +41,7 @@ static void file_destroy(struct dbg_file *f)
 	if (f->dwfl)
 		dwfl_end(f->dwfl);
 	dbg_memo_destroy(f->memo);
+	dbg_param_memo_destroy(f->params);
 	dbg_type_memo_destroy(f->types);
 	dbg_symindex_destroy(f->symbols);
 	dbg_callsites_destroy(f->callsites);

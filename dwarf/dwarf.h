@@ -79,6 +79,26 @@ struct core_error *dbg_unwind_thread(struct dbg_session *s, size_t thread_index,
 				     struct dbg_frame **frames, size_t *nframes,
 				     char **stop_reason);
 
+/* The registers a user-space context switch saves: enough to resume, and
+ * to unwind, a stack that no thread is running. */
+struct dbg_regs {
+	uint64_t rip;               /* where it resumes: a return address */
+	uint64_t rsp, rbp, rbx, r12, r13, r14, r15;
+};
+
+/* Unwind a stack no core thread is on (a suspended user-space thread) from
+ * REGS, with the same CFI unwinder as dbg_unwind_thread().  REGS->rip is a
+ * return address: frame 0 is not an activation (looked up at rip-1).  The
+ * walk ends before the first caller whose pc lies in [BASE_START, BASE_END)
+ * (the fake return address a runtime puts at the base of its stacks; an
+ * empty range never ends it) and *REACHED_BASE says whether it did; the last
+ * frame's CFA then comes from that caller.  *FRAMES (malloc'd, caller frees)
+ * and *STOP_REASON as for dbg_unwind_thread(). */
+struct core_error *dbg_unwind_regs(struct dbg_session *s, const struct dbg_regs *regs,
+				   uint64_t base_start, uint64_t base_end,
+				   struct dbg_frame **frames, size_t *nframes, bool *reached_base,
+				   char **stop_reason);
+
 /* Tail calls restored between two frames, at most. */
 #define DBG_MAX_TAIL_CALLS 16
 
@@ -115,6 +135,45 @@ struct core_error *dbg_symbolize(struct dbg_session *s, uint64_t pc, bool activa
 				 struct dbg_location **locs, size_t *nlocs);
 void dbg_locations_free(struct dbg_location *locs, size_t nlocs);
 
+/* A frame as the argument evaluator sees it: its pc and the registers it
+ * had.  Registers the unwinder did not restore are taken as unchanged from
+ * the next inner frame (gdb's rule for registers CFI leaves unspecified). */
+struct dbg_frame_regs {
+	uint64_t pc;
+	bool activation;
+	uint64_t cfa;               /* 0 when unknown */
+	uint64_t regs[DBG_NREGS];
+	uint32_t regs_known;
+	/* Filled by dbg_frame_args as a memo (zero them once): the values the
+	 * registers had at function entry, for the frames' entry values. */
+	uint64_t entry_regs[DBG_NREGS];
+	uint32_t entry_known, entry_failed;
+};
+
+/* One formal parameter as gdb prints it (`set print frame-arguments
+ * scalars`, `set print entry-values default`). */
+struct dbg_arg {
+	char *name;
+	char *type;                 /* NULL when DWARF gives none */
+	char *value;                /* "250", "0x0", "<optimized out>", "..." */
+	char *entry_value;          /* value at function entry (DW_OP_entry_value
+				       through the caller's call site), or NULL */
+	bool entry_equal;           /* it has the value's bytes: gdb's
+				       name=name@entry=VALUE */
+};
+
+/* The formal parameters of FRAMES[0] at inline level INLINE_DEPTH (0: the
+ * real function, d: the d-th level inlined into it), in DWARF order,
+ * evaluated against its registers and the core's memory.  FRAMES[1..NFRAMES)
+ * are its callers (real frames, innermost first) for entry values; their
+ * entry_* fields memoise what was found for the next call.  *ARGS is
+ * malloc'd (dbg_args_free); *HAS_ARGS is false when no DWARF describes the
+ * frame's function. */
+struct core_error *dbg_frame_args(struct dbg_session *s, struct dbg_frame_regs *frames,
+				  size_t nframes, int inline_depth, struct dbg_arg **args,
+				  size_t *nargs, bool *has_args);
+void dbg_args_free(struct dbg_arg *args, size_t nargs);
+
 /* Find a symbol by its (mangled or C) name in any module, .symtab first then
  * .dynsym; GNU-unique and TLS symbols included.  *ADDR is the runtime address
  * (for STT_TLS: the st_value offset in the module's TLS block). */
@@ -130,7 +189,9 @@ size_t dbg_symbols_with_prefix(struct dbg_session *s, const char *prefix,
 const char *dbg_symbol_name_at(struct dbg_session *s, uint64_t addr, uint64_t *offset);
 
 /* Byte offset of MEMBER in the struct/class TYPE ("folly::AsyncStackRoot",
- * "recorder_info", "pthread") from any module's DWARF.  False when not found. */
+ * "recorder_info", "pthread", a nested "butil::ResourcePool<T>::Block") from
+ * any module's DWARF.  MEMBER may be a path through members that are records
+ * ("storage.bottom", "_rq._top").  False when not found. */
 bool dbg_member_offset(struct dbg_session *s, const char *type, const char *member,
 		       uint64_t *offset);
 

@@ -20,6 +20,7 @@ struct dbg_file {
 	struct dbg_type_memo *types;
 	struct dbg_symindex *symbols;   /* name -> symbol, built on first lookup */
 	struct dbg_callsites *callsites;   /* DWARF call sites, indexed per CU on first use */
+	struct dbg_param_memo *params;  /* formal parameters by address */
 	bool tls_known;
 	uint64_t tls_memsz, tls_align;
 	bool debuginfod;            /* the DWARF came from a debuginfod server */
@@ -66,6 +67,7 @@ struct dbg_session {
 	size_t nmodules;
 	char *symbol_name;          /* storage for dbg_symbol_name_at */
 	struct dbg_tail_memo *tail_memo;   /* dbg_tail_calls results by frame pair */
+	struct dbg_symcache *symcache;  /* argument pointers' "<symbol>" texts */
 };
 
 /* Hold the session's cache while its shared files are in use: sessions on
@@ -110,7 +112,17 @@ const char *dbg_file_debuginfo_path(struct dbg_cache *cache, struct dbg_file *f)
 struct core_error *dbg_file_symbolize(struct dbg_file *f, uint64_t addr, bool activation,
 				      struct dbg_location **locs, size_t *nlocs);
 
+/* The scopes at offline address ADDR of F, innermost first, following the
+ * concrete chain of inlined instances (not their abstract definitions):
+ * *SCOPES is malloc'd (caller frees), *CUDIE and *DBIAS (DWARF address =
+ * offline address - DBIAS) borrowed from F.  Returns their number, 0 when
+ * no DWARF covers ADDR. */
+int dbg_file_scopes(struct dbg_file *f, uint64_t addr, Dwarf_Die **cudie, Dwarf_Addr *dbias,
+		    Dwarf_Die **scopes);
+
 void dbg_memo_destroy(struct dbg_memo *memo);
+void dbg_param_memo_destroy(struct dbg_param_memo *memo);
+void dbg_symcache_destroy(struct dbg_symcache *cache);
 void dbg_symindex_destroy(struct dbg_symindex *index);
 void dbg_type_memo_destroy(struct dbg_type_memo *memo);
 void dbg_callsites_destroy(struct dbg_callsites *cs);

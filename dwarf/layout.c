@@ -14,8 +14,9 @@ struct type_answer {
 	uint64_t size;              /* the member's size */
 };
 
-/* Qualified names ("folly::AsyncStackRoot") of the struct, class and union
- * definitions at namespace level, to their DIE offsets: built in one pass
+/* Qualified names ("folly::AsyncStackRoot", and nested ones such as
+ * "butil::ResourcePool<bthread::TaskMeta>::Block") of the struct, class and
+ * union definitions, to their DIE offsets: built in one pass
  * over the file's CUs, so each later lookup costs a hash probe instead of a
  * walk over every CU (libc's debug info has thousands). */
 struct type_slot {
@@ -112,8 +113,8 @@ static bool typedef_record(Dwarf_Die *die, Dwarf_Die *record)
 }
 
 /* Index the record definitions (and the typedefs naming one) among PARENT's
- * children, descending into namespaces; PREFIX is the enclosing namespaces'
- * qualified name. */
+ * children, descending into namespaces and records; PREFIX is the enclosing
+ * scopes' qualified name. */
 static void index_children(struct dbg_type_memo *m, Dwarf_Die *parent, const char *prefix,
 			   int depth)
 {
@@ -129,12 +130,15 @@ static void index_children(struct dbg_type_memo *m, Dwarf_Die *parent, const cha
 			continue;
 		char qualified[512];
 		snprintf(qualified, sizeof(qualified), "%s%s%s", prefix, *prefix ? "::" : "", name);
-		if (tag == DW_TAG_namespace)
+		if (tag == DW_TAG_namespace) {
 			index_children(m, &child, qualified, depth + 1);
-		else if (tag == DW_TAG_typedef && typedef_record(&child, &record))
-			index_add(m, qualified, dwarf_dieoffset(&record));
-		else if (is_record(tag) && is_definition(&child))
+		} else if (tag == DW_TAG_typedef) {
+			if (typedef_record(&child, &record))
+				index_add(m, qualified, dwarf_dieoffset(&record));
+		} else if (is_definition(&child)) {
 			index_add(m, qualified, dwarf_dieoffset(&child));
+			index_children(m, &child, qualified, depth + 1);
+		}
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 

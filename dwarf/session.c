@@ -293,6 +293,7 @@ void dbg_session_close(struct dbg_session *s)
 		active_session = NULL;
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
+	dbg_symcache_destroy(s->symcache);
 	for (size_t i = 0; i < s->nmodules; i++) {
 		free((char *)s->modules[i].info.path);
 		free((char *)s->modules[i].info.build_id);

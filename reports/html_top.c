@@ -165,8 +165,7 @@ static void frame_args_from_json(struct an_frame *f, const char *text)
 static void frame_from_row(struct an_frame *f, sqlite3_stmt *q)
 {
 	memset(f, 0, sizeof(*f));
-	f->kind = strcmp(col_text(q, 0) ? col_text(q, 0) : "", "async") == 0 ? AN_FRAME_ASYNC
-									      : AN_FRAME_NATIVE;
+	f->kind = an_frame_kind_parse(col_text(q, 0));
 	f->pc = (uint64_t)sqlite3_column_int64(q, 1);
 	f->function = an_strdup(col_text(q, 2));
 	f->has_offset = sqlite3_column_type(q, 3) != SQLITE_NULL;
@@ -181,6 +180,8 @@ static void frame_from_row(struct an_frame *f, sqlite3_stmt *q)
 	f->tailcall = sqlite3_column_int(q, 10) != 0;
 	f->display = an_strdup(col_text(q, 11));
 	frame_args_from_json(f, col_text(q, 12));
+	f->runtime = an_strdup(col_text(q, 13));
+	f->detail = an_strdup(col_text(q, 14));
 }
 
 /* The crashing thread's frames of core ID, as the crash page shows them. */
@@ -188,7 +189,7 @@ static int write_example_stack(FILE *out, sqlite3 *db, long long id)
 {
 	static const char sql[] =
 		"SELECT f.kind, f.pc, f.function, f.function_offset, f.module, f.module_offset, f.file,"
-		" f.line, f.inlined, f.seam, f.tailcall, f.display, f.args"
+		" f.line, f.inlined, f.seam, f.tailcall, f.display, f.args, f.runtime, f.detail"
 		" FROM frames f JOIN threads t ON t.core_id = f.core_id AND t.idx = f.thread_idx"
 		" WHERE f.core_id = ?1 AND t.crashing = 1 ORDER BY f.idx LIMIT ?2";
 	struct an_frame *frames = calloc(EXAMPLE_MAX_FRAMES, sizeof(*frames));

@@ -106,7 +106,113 @@ static json_t *frame_registers(const struct an_frame *f)
 	return o;
 }
 
-static json_t *frame_object(const struct an_frame *f, size_t index)
+/* Arguments repeat from frame to frame and thread to thread (the same
+ * callback, the same depth in 200 workers): one JSON object per distinct
+ * argument, shared by reference, spares most of the allocations. */
+struct arg_cache {
+	struct arg_slot {
+		uint64_t hash;
+		const struct an_arg *arg;
+		json_t *obj;
+	} *slots;
+	size_t cap, n;
+};
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return (h ^ (s ? 0xff : 0xfe)) * 1099511628211ULL;
+}
+
+static uint64_t arg_hash(const struct an_arg *a)
+{
+	uint64_t h = 1469598103934665603ULL;
+	h = hash_str(hash_str(hash_str(hash_str(h, a->name), a->type), a->value), a->entry_value);
+	return h ^ a->entry_equal;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static bool same_arg(const struct an_arg *a, const struct an_arg *b)
+{
+	return same_str(a->name, b->name) && same_str(a->type, b->type) &&
+	       same_str(a->value, b->value) && same_str(a->entry_value, b->entry_value) &&
+	       a->entry_equal == b->entry_equal;
+}
+
+static struct arg_slot *cache_slot(struct arg_cache *c, uint64_t h, const struct an_arg *a)
+{
+	for (size_t i = (size_t)h & (c->cap - 1);; i = (i + 1) & (c->cap - 1))
+		if (!c->slots[i].obj || (c->slots[i].hash == h && same_arg(c->slots[i].arg, a)))
+			return &c->slots[i];
+}
+
+static bool cache_grow(struct arg_cache *c)
+{
+	struct arg_cache bigger = { .cap = c->cap ? 2 * c->cap : 1024, .n = c->n };
+	bigger.slots = calloc(bigger.cap, sizeof(*bigger.slots));
+	if (!bigger.slots)
+		return false;
+	for (size_t i = 0; i < c->cap; i++)
+		if (c->slots[i].obj)
+			*cache_slot(&bigger, c->slots[i].hash, c->slots[i].arg) = c->slots[i];
+	free(c->slots);
+	*c = bigger;
+	return true;
+}
+
+static void cache_deinit(struct arg_cache *c)
+{
+	for (size_t i = 0; i < c->cap; i++)
+		json_decref(c->slots[i].obj);
+	free(c->slots);
+}
+
+static json_t *arg_object(const struct an_arg *a)
+{
+	json_t *o = json_object();
+	set(o, "name", jstr(a->name));
+	set(o, "type", jstr(a->type));
+	set(o, "value", jstr(a->value));
+	set(o, "entry_value", jstr(a->entry_value));
+	set(o, "entry_equal", json_boolean(a->entry_equal));
+	return o;
+}
+
+/* A new reference to A's object (from CACHE when one was made before). */
+static json_t *cached_arg(struct arg_cache *c, const struct an_arg *a)
+{
+	if (2 * (c->n + 1) > c->cap && !cache_grow(c))
+		return arg_object(a);
+	uint64_t h = arg_hash(a);
+	struct arg_slot *slot = cache_slot(c, h, a);
+	if (!slot->obj) {
+		json_t *o = arg_object(a);
+		if (!o)
+			return NULL;
+		*slot = (struct arg_slot){ .hash = h, .arg = a, .obj = o };
+		c->n++;
+	}
+	return json_incref(slot->obj);
+}
+
+/* [{"name", "type", "value", "entry_value", "entry_equal"}], or null
+ * without DWARF. */
+static json_t *frame_args(const struct an_frame *f, struct arg_cache *cache)
+{
+	if (!f->has_args)
+		return json_null();
+	json_t *arr = json_array();
+	for (size_t i = 0; i < f->nargs; i++)
+		json_array_append_new(arr, cached_arg(cache, &f->args[i]));
+	return arr;
+}
+
+static json_t *frame_object(const struct an_frame *f, size_t index, struct arg_cache *cache)
 {
 	json_t *o = json_object();
 	if (!o)
@@ -126,16 +232,17 @@ static json_t *frame_object(const struct an_frame *f, size_t index)
 	set(o, "tailcall", json_boolean(f->tailcall));
 	set(o, "cfa", f->cfa ? jhex(f->cfa) : json_null());
 	set(o, "registers", frame_registers(f));
+	set(o, "args", frame_args(f, cache));
 	set(o, "runtime", jstr(f->runtime));    /* script/label: the description */
 	set(o, "detail", jstr(f->detail));
 	return o;
 }
 
-static json_t *frames_array(const struct an_frame *frames, size_t n)
+static json_t *frames_array(const struct an_frame *frames, size_t n, struct arg_cache *cache)
 {
 	json_t *arr = json_array();
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(arr, frame_object(&frames[i], i));
+		json_array_append_new(arr, frame_object(&frames[i], i, cache));
 	return arr;
 }
 
@@ -147,7 +254,7 @@ static json_t *registers_object(const struct an_thread *t)
 	return o;
 }
 
-static json_t *thread_object(const struct an_thread *t)
+static json_t *thread_object(const struct an_thread *t, struct arg_cache *cache)
 {
 	json_t *o = json_object();
 	if (!o)
@@ -155,19 +262,51 @@ static json_t *thread_object(const struct an_thread *t)
 	set(o, "tid", json_integer(t->tid));
 	set(o, "crashing", json_boolean(t->crashing));
 	set(o, "registers", registers_object(t));
-	set(o, "frames", frames_array(t->frames, t->nframes));
+	set(o, "frames", frames_array(t->frames, t->nframes, cache));
 	set(o, "async_root", t->async_root ? jhex(t->async_root) : json_null());
 	set(o, "unwind_error", jstr(t->unwind_error));
 	return o;
 }
 
-static json_t *suspended_array(const struct analysis *an)
+static json_t *suspended_array(const struct analysis *an, struct arg_cache *cache)
 {
 	json_t *arr = json_array();
 	for (size_t i = 0; i < an->nsuspended; i++)
 		json_array_append_new(arr, json_pack("{s:o, s:o}", "leaf", jhex(an->suspended[i].leaf),
-			"frames", frames_array(an->suspended[i].frames, an->suspended[i].nframes)));
+			"frames", frames_array(an->suspended[i].frames, an->suspended[i].nframes, cache)));
 	return arr;
+}
+
+/* "wait": {"kind", "address"[, "target"]}, null when the task waits for
+ * nothing known. */
+static json_t *task_wait(const struct an_task *t)
+{
+	if (!t->wait_kind)
+		return json_null();
+	json_t *o = json_object();
+	set(o, "kind", json_string_nocheck(t->wait_kind));
+	set(o, "address", jhex_if(t->has_wait_address, t->wait_address));
+	if (t->has_wait_target)
+		set(o, "target", jhex(t->wait_target));
+	return o;
+}
+
+static json_t *task_object(const struct an_task *t, struct arg_cache *cache)
+{
+	json_t *o = json_object();
+	if (!o)
+		return NULL;
+	set(o, "runtime", json_string_nocheck(t->runtime));
+	set(o, "id", jhex(t->id));
+	set(o, "state", json_string_nocheck(an_task_state_name(t->state)));
+	set(o, "wait", task_wait(t));
+	set(o, "tid", t->has_tid ? json_integer(t->tid) : json_null());
+	set(o, "fn", jstr(t->fn));
+	set(o, "fn_address", t->fn_address ? jhex(t->fn_address) : json_null());
+	set(o, "address", jhex(t->address));
+	set(o, "frames", frames_array(t->frames, t->nframes, cache));
+	set(o, "unwind_error", jstr(t->unwind_error));
+	return o;
 }
 
 static json_t *event_object(const struct an_event *e)
@@ -273,7 +412,8 @@ static int put_member(struct out_buffer *b, bool *first, const char *key, json_t
 
 /* "threads": each thread is built, encoded and freed in turn, so a core with
  * thousands of threads never holds its whole document as a jansson tree. */
-static int put_threads(struct out_buffer *b, const struct analysis *an, bool all)
+static int put_threads(struct out_buffer *b, const struct analysis *an, bool all,
+		       struct arg_cache *cache)
 {
 	static const char head[] = ",\"threads\":[";
 	int rc = write_chunk(head, sizeof(head) - 1, b);
@@ -282,11 +422,25 @@ static int put_threads(struct out_buffer *b, const struct analysis *an, bool all
 		const struct an_thread *t = &an->threads[i];
 		if (!all && !t->crashing && an->has_signal)
 			continue;
-		json_t *o = thread_object(t);
+		json_t *o = thread_object(t, cache);
 		rc = !o || (!first && write_chunk(",", 1, b)) ||
 		     json_dump_callback(o, write_chunk, b, JSON_COMPACT);
 		json_decref(o);
 		first = false;
+	}
+	return rc || write_chunk("]", 1, b) ? -1 : 0;
+}
+
+/* "tasks": streamed as the threads are (a server core holds thousands). */
+static int put_tasks(struct out_buffer *b, const struct analysis *an, struct arg_cache *cache)
+{
+	static const char head[] = ",\"tasks\":[";
+	int rc = write_chunk(head, sizeof(head) - 1, b);
+	for (size_t i = 0; i < an->ntasks && rc == 0; i++) {
+		json_t *o = task_object(&an->tasks[i], cache);
+		rc = !o || (i > 0 && write_chunk(",", 1, b)) ||
+		     json_dump_callback(o, write_chunk, b, JSON_COMPACT);
+		json_decref(o);
 	}
 	return rc || write_chunk("]", 1, b) ? -1 : 0;
 }
@@ -296,6 +450,7 @@ static int put_threads(struct out_buffer *b, const struct analysis *an, bool all
 int rep_json_write(FILE *out, const struct analysis *an, bool all_threads)
 {
 	struct out_buffer b = { 0 };
+	struct arg_cache cache = { 0 };
 	bool first = true;
 	int rc = put_member(&b, &first, "asyncore_version", json_string(AN_VERSION));
 	rc = rc || put_member(&b, &first, "core", identity_object(an));
@@ -304,8 +459,9 @@ int rep_json_write(FILE *out, const struct analysis *an, bool all_threads)
 			      an->has_signal ? json_integer(an->crashing_tid) : json_null());
 	rc = rc || put_member(&b, &first, "abort_message", jstr(an->abort_message));
 	rc = rc || put_member(&b, &first, "modules", modules_array(an));
-	rc = rc || put_threads(&b, an, all_threads);
-	rc = rc || put_member(&b, &first, "suspended", suspended_array(an));
+	rc = rc || put_threads(&b, an, all_threads, &cache);
+	rc = rc || put_member(&b, &first, "suspended", suspended_array(an, &cache));
+	rc = rc || put_tasks(&b, an, &cache);
 	rc = rc || put_member(&b, &first, "recorders", recorders_array(an));
 	rc = rc || put_member(&b, &first, "timeline", timeline_array(an));
 	rc = rc || put_member(&b, &first, "async_key",
@@ -317,5 +473,6 @@ int rep_json_write(FILE *out, const struct analysis *an, bool all_threads)
 	if (rc == 0)
 		rc = fwrite(b.data, 1, b.len, out) == b.len ? 0 : -1;
 	free(b.data);
+	cache_deinit(&cache);
 	return rc == 0 ? 0 : -1;
 }

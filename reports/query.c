@@ -263,7 +263,7 @@ int rep_query(const char *db, const char *sql, enum rep_format format)
 
 int rep_top(const char *db, long limit, enum rep_format format)
 {
-	char sql[256];
+	char sql[320];
 	if (format == REP_FORMAT_HTML) {
 		sqlite3 *handle = NULL;
 		if (open_readonly(db, &handle) != 0)
@@ -273,7 +273,7 @@ int rep_top(const char *db, long limit, enum rep_format format)
 		return rc;
 	}
 	snprintf(sql, sizeof(sql),
-		 "SELECT cores AS count, signature, first_seen, last_seen, example_core, signature_hash"
-		 " FROM top_signatures LIMIT %ld", limit);
+		 "SELECT cores AS count, signature, first_seen, last_seen, last_7_days, new, build_ids,"
+		 " example_core, signature_hash FROM top_signatures LIMIT %ld", limit);
 	return run_sql(db, sql, format);
 }

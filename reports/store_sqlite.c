@@ -1,4 +1,5 @@
 #include "store_sqlite.h"
+#include "store_internal.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -198,7 +199,102 @@ static const char *const rep_migrations[] = {
 	"           AS example_core"
 	"  FROM cores c GROUP BY c.signature_hash"
 	"  ORDER BY cores DESC, last_seen DESC, c.signature_hash;",
-	/* 3: frames from runtime descriptions: kind 'script' and 'label' (a
+	/* 3: systemd-coredump's boot id and UID from the file name, the unit and
+	 * command line from its journal entry; trends per bucket (crashes in
+	 * the last 7 days, the builds it occurs in, new: only in the newest
+	 * build of its program, programs known by the executable's file name) */
+	"ALTER TABLE cores ADD COLUMN boot_id TEXT;"
+	"ALTER TABLE cores ADD COLUMN coredump_uid INTEGER;"
+	"ALTER TABLE cores ADD COLUMN unit TEXT;"
+	"ALTER TABLE cores ADD COLUMN cmdline TEXT;"
+	"DROP VIEW top_signatures;"
+	"CREATE VIEW top_signatures AS"
+	"  WITH seen AS MATERIALIZED ("
+	"    SELECT id, path, signature_hash, signature, build_id,"
+	"           coalesce(crashed_at, analysed_at) AS seen_at,"
+	"           replace(executable, rtrim(executable, replace(executable, '/', '')), '')"
+	"             AS program FROM cores),"
+	"  builds AS MATERIALIZED ("
+	"    SELECT program, build_id, min(seen_at) AS first_at FROM seen"
+	"    WHERE build_id IS NOT NULL GROUP BY program, build_id),"
+	"  bucket_builds AS MATERIALIZED ("
+	"    SELECT signature_hash, build_id, min(seen_at) AS first_at FROM seen"
+	"    WHERE build_id IS NOT NULL GROUP BY signature_hash, build_id),"
+	"  newest AS MATERIALIZED ("
+	"    SELECT b.program, b.build_id FROM builds b"
+	"    WHERE b.first_at = (SELECT max(x.first_at) FROM builds x WHERE x.program IS b.program)"
+	"      AND (SELECT count(*) FROM builds x WHERE x.program IS b.program) > 1)"
+	"  SELECT s.signature_hash, s.signature, count(*) AS cores,"
+	"         min(s.seen_at) AS first_seen, max(s.seen_at) AS last_seen,"
+	"         sum(julianday(s.seen_at) >= julianday('now', '-7 days')) AS last_7_days,"
+	"         (SELECT group_concat(g.build_id, ' ') FROM ("
+	"            SELECT x.build_id FROM bucket_builds x WHERE x.signature_hash IS s.signature_hash"
+	"            ORDER BY x.first_at, x.build_id) g) AS build_ids,"
+	"         min(EXISTS (SELECT 1 FROM newest n WHERE n.program IS s.program"
+	"                     AND n.build_id = s.build_id)) AS new,"
+	"         (SELECT e.path FROM cores e WHERE e.signature_hash IS s.signature_hash"
+	"          ORDER BY coalesce(e.crashed_at, e.analysed_at) DESC, e.id DESC LIMIT 1)"
+	"           AS example_core"
+	"  FROM seen s GROUP BY s.signature_hash"
+	"  ORDER BY cores DESC, last_seen DESC, s.signature_hash;",
+	/* 4: the tasks of runtimes (bRPC bthreads) and their frames; the crash
+	 * stack of a crash in a bthread starts with its frames */
+	"CREATE TABLE tasks ("
+	"  core_id INTEGER NOT NULL REFERENCES cores(id) ON DELETE CASCADE,"
+	"  idx INTEGER NOT NULL,"
+	"  runtime TEXT NOT NULL,"
+	"  task_id INTEGER NOT NULL,"
+	"  state TEXT NOT NULL CHECK (state IN ('running', 'ready', 'suspended', 'created')),"
+	"  wait_kind TEXT,"
+	"  wait_address INTEGER,"
+	"  wait_target INTEGER,"
+	"  tid INTEGER,"
+	"  fn TEXT,"
+	"  fn_address INTEGER,"
+	"  address INTEGER NOT NULL,"
+	"  nframes INTEGER NOT NULL,"
+	"  unwind_error TEXT,"
+	"  PRIMARY KEY (core_id, idx)) WITHOUT ROWID;"
+	"CREATE INDEX tasks_state ON tasks(core_id, state);"
+	"CREATE TABLE task_frames ("
+	"  core_id INTEGER NOT NULL REFERENCES cores(id) ON DELETE CASCADE,"
+	"  task_idx INTEGER NOT NULL,"
+	"  idx INTEGER NOT NULL,"
+	"  kind TEXT NOT NULL CHECK (kind IN ('native', 'async')),"
+	"  pc INTEGER NOT NULL,"
+	"  function TEXT,"
+	"  function_offset INTEGER,"
+	"  module TEXT,"
+	"  module_offset INTEGER,"
+	"  file TEXT,"
+	"  line INTEGER,"
+	"  inlined INTEGER NOT NULL,"
+	"  inline_depth INTEGER NOT NULL,"
+	"  tailcall INTEGER NOT NULL,"
+	"  display TEXT,"
+	"  args TEXT,"
+	"  activation INTEGER NOT NULL,"
+	"  cfa INTEGER,"
+	"  seam INTEGER NOT NULL,"
+	"  PRIMARY KEY (core_id, task_idx, idx)) WITHOUT ROWID;"
+	"CREATE INDEX task_frames_function ON task_frames(function);"
+	"DROP VIEW crash_stacks;"
+	"CREATE VIEW crash_stacks AS"
+	"  SELECT c.id AS core_id, c.path AS core, c.signature_hash, f.idx AS frame, f.kind,"
+	"         printf('0x%x', f.pc) AS pc, f.function, f.file, f.line, f.module, f.inline_depth"
+	"  FROM cores c"
+	"  JOIN threads t ON t.core_id = c.id AND t.crashing"
+	"  JOIN tasks k ON k.core_id = c.id AND k.state = 'running' AND k.tid = t.tid"
+	"  JOIN task_frames f ON f.core_id = c.id AND f.task_idx = k.idx"
+	"  UNION ALL"
+	"  SELECT c.id, c.path, c.signature_hash,"
+	"         f.idx + coalesce((SELECT k.nframes FROM tasks k WHERE k.core_id = c.id"
+	"                           AND k.state = 'running' AND k.tid = t.tid), 0),"
+	"         f.kind, printf('0x%x', f.pc), f.function, f.file, f.line, f.module, f.inline_depth"
+	"  FROM cores c"
+	"  JOIN threads t ON t.core_id = c.id AND t.crashing"
+	"  JOIN frames f ON f.core_id = c.id AND f.thread_idx = t.idx;",
+	/* 5: frames from runtime descriptions: kind 'script' and 'label' (a
 	 * CHECK constraint, so the table is rebuilt, as SQLite's ALTER TABLE
 	 * documentation prescribes), no pc of their own, runtime and detail */
 	"PRAGMA legacy_alter_table = ON;"
@@ -237,8 +333,18 @@ static const char *const rep_migrations[] = {
 	"CREATE INDEX frames_function ON frames(function);"
 	"CREATE VIEW crash_stacks AS"
 	"  SELECT c.id AS core_id, c.path AS core, c.signature_hash, f.idx AS frame, f.kind,"
-	"         CASE WHEN f.pc IS NOT NULL THEN printf('0x%x', f.pc) END AS pc, f.function, f.file,"
-	"         f.line, f.module, f.inline_depth, f.runtime, f.detail"
+	"         printf('0x%x', f.pc) AS pc, f.function, f.file, f.line, f.module, f.inline_depth,"
+	"         NULL AS runtime, NULL AS detail"
+	"  FROM cores c"
+	"  JOIN threads t ON t.core_id = c.id AND t.crashing"
+	"  JOIN tasks k ON k.core_id = c.id AND k.state = 'running' AND k.tid = t.tid"
+	"  JOIN task_frames f ON f.core_id = c.id AND f.task_idx = k.idx"
+	"  UNION ALL"
+	"  SELECT c.id, c.path, c.signature_hash,"
+	"         f.idx + coalesce((SELECT k.nframes FROM tasks k WHERE k.core_id = c.id"
+	"                           AND k.state = 'running' AND k.tid = t.tid), 0),"
+	"         f.kind, CASE WHEN f.pc IS NOT NULL THEN printf('0x%x', f.pc) END, f.function,"
+	"         f.file, f.line, f.module, f.inline_depth, f.runtime, f.detail"
 	"  FROM cores c"
 	"  JOIN threads t ON t.core_id = c.id AND t.crashing"
 	"  JOIN frames f ON f.core_id = c.id AND f.thread_idx = t.idx;"
@@ -253,7 +359,7 @@ const char *rep_store_migration(int version)
 
 enum {
 	Q_HAS, Q_CORE, Q_MODULE, Q_THREAD, Q_FRAME, Q_ROOT, Q_SUSPENDED, Q_SFRAME, Q_RECORDER,
-	Q_EVENT, Q_WARNING, Q_CLEAR_ERROR, Q_ERROR, Q_COUNT
+	Q_EVENT, Q_WARNING, Q_CLEAR_ERROR, Q_ERROR, Q_TASK, Q_TFRAME, Q_COUNT
 };
 
 static const char *const rep_queries[Q_COUNT] = {
@@ -261,9 +367,10 @@ static const char *const rep_queries[Q_COUNT] = {
 	[Q_CORE] = "INSERT INTO cores (fingerprint, sha256, path, file_size, size, crashed_at,"
 		   " analysed_at, analyzer_version, executable, build_id, pid, uid, signal, signal_name,"
 		   " code, code_name, fault_address, crashing_tid, abort_message, signature,"
-		   " signature_hash, async_key, nthreads, nframes, nwarnings) VALUES (?1, ?2, ?3, ?4, ?5,"
-		   " ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,"
-		   " ?23, ?24, ?25) ON CONFLICT (fingerprint) DO NOTHING",
+		   " signature_hash, async_key, nthreads, nframes, nwarnings, boot_id, coredump_uid,"
+		   " unit, cmdline) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
+		   " ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)"
+		   " ON CONFLICT (fingerprint) DO NOTHING",
 	[Q_MODULE] = "INSERT INTO modules VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[Q_THREAD] = "INSERT INTO threads VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
 	[Q_FRAME] = "INSERT INTO frames (core_id, thread_idx, idx, kind, pc, function,"
@@ -283,6 +390,13 @@ static const char *const rep_queries[Q_COUNT] = {
 		    " ?11, ?12)",
 	[Q_WARNING] = "INSERT INTO warnings VALUES (?1, ?2, ?3)",
 	[Q_CLEAR_ERROR] = "DELETE FROM ingest_errors WHERE fingerprint = ?1",
+	[Q_TASK] = "INSERT INTO tasks (core_id, idx, runtime, task_id, state, wait_kind, wait_address,"
+		   " wait_target, tid, fn, fn_address, address, nframes, unwind_error) VALUES (?1, ?2,"
+		   " ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+	[Q_TFRAME] = "INSERT INTO task_frames (core_id, task_idx, idx, kind, pc, function,"
+		     " function_offset, module, module_offset, file, line, inlined, inline_depth,"
+		     " tailcall, display, args, activation, cfa, seam) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
+		     " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
 	[Q_ERROR] = "INSERT INTO ingest_errors (ident, fingerprint, path, size, reason, attempts,"
 		    " first_at, last_at) VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?6)"
 		    " ON CONFLICT (ident) DO UPDATE SET path = excluded.path, reason = excluded.reason,"
@@ -503,12 +617,14 @@ static int insert_core(struct rep_store *st, const struct analysis *an)
 		v_opt(an->has_fault_address, an->fault_address), v_int(an->crashing_tid),
 		v_text(an->abort_message), v_text(an->signature), v_text(an->signature_hash),
 		v_opt(an->async_key_found, an->async_key), v_u64(an->nthreads),
-		v_u64(total_frames(an)), v_u64(an->nwarnings),
+		v_u64(total_frames(an)), v_u64(an->nwarnings), v_text(an->boot_id),
+		v_opt(an->has_coredump_uid, an->coredump_uid), v_text(an->unit), v_text(an->cmdline),
 	};
 	return insert_row(st->q[Q_CORE], v, NVALUES(v));
 }
 
-/* The frame's arguments as JSON text ([{"name","type","value"}]), or NULL
+/* The frame's arguments as JSON text, as the JSON report writes them
+ * ([{"name","type","value","entry_value","entry_equal"}]), or NULL
  * when it has none (caller frees). */
 static char *args_json(const struct an_frame *f)
 {
@@ -516,17 +632,21 @@ static char *args_json(const struct an_frame *f)
 		return NULL;
 	json_t *arr = json_array();
 	for (size_t i = 0; arr && i < f->nargs; i++)
-		json_array_append_new(arr, json_pack("{s:s?, s:s?, s:s?}", "name", f->args[i].name,
-						     "type", f->args[i].type, "value", f->args[i].value));
+		json_array_append_new(arr, json_pack("{s:s?, s:s?, s:s?, s:s?, s:b}",
+						     "name", f->args[i].name, "type", f->args[i].type,
+						     "value", f->args[i].value,
+						     "entry_value", f->args[i].entry_value,
+						     "entry_equal", f->args[i].entry_equal));
 	char *text = arr ? json_dumps(arr, JSON_COMPACT) : NULL;
 	json_decref(arr);
 	return text;
 }
 
-/* A thread frame (FULL: with the unwinder's columns) or a suspended-chain
- * frame. */
+/* A frame of a thread, a task or a suspended chain: Q's statement takes
+ * the leading columns of the list below (a suspended chain's frames have no
+ * unwinder columns, only a thread's have runtime ones). */
 static int insert_frame(sqlite3_stmt *q, int64_t core, size_t owner, size_t idx,
-			const struct an_frame *f, bool full)
+			const struct an_frame *f)
 {
 	char *args = args_json(f);
 	const struct rep_value v[] = {
@@ -539,16 +659,17 @@ static int insert_frame(sqlite3_stmt *q, int64_t core, size_t owner, size_t idx,
 		v_int(f->activation), v_opt(f->cfa != 0, f->cfa), v_int(f->seam),
 		v_text(f->runtime), v_text(f->detail),
 	};
-	int rc = insert_row(q, v, full ? NVALUES(v) : NVALUES(v) - 5);
+	size_t ncolumns = (size_t)sqlite3_bind_parameter_count(q);
+	int rc = insert_row(q, v, ncolumns < NVALUES(v) ? ncolumns : NVALUES(v));
 	free(args);
 	return rc;
 }
 
 static int insert_frames(sqlite3_stmt *q, int64_t core, size_t owner, const struct an_frame *f,
-			 size_t n, bool full)
+			 size_t n)
 {
 	for (size_t j = 0; j < n; j++)
-		if (insert_frame(q, core, owner, j, &f[j], full) != SQLITE_DONE)
+		if (insert_frame(q, core, owner, j, &f[j]) != SQLITE_DONE)
 			return -1;
 	return 0;
 }
@@ -566,7 +687,7 @@ static int insert_threads(struct rep_store *st, int64_t core, const struct analy
 		const struct rep_value root[] = {v_int(core), v_u64(i), v_int(t->tid),
 						 v_u64(t->async_root)};
 		if (insert_row(st->q[Q_THREAD], v, NVALUES(v)) != SQLITE_DONE ||
-		    insert_frames(st->q[Q_FRAME], core, i, t->frames, t->nframes, true) != 0)
+		    insert_frames(st->q[Q_FRAME], core, i, t->frames, t->nframes) != 0)
 			return -1;
 		if (t->async_root && insert_row(st->q[Q_ROOT], root, NVALUES(root)) != SQLITE_DONE)
 			return -1;
@@ -592,7 +713,27 @@ static int insert_suspended(struct rep_store *st, int64_t core, const struct ana
 		const struct an_suspended *s = &an->suspended[i];
 		const struct rep_value v[] = {v_int(core), v_u64(i), v_u64(s->leaf), v_u64(s->nframes)};
 		if (insert_row(st->q[Q_SUSPENDED], v, NVALUES(v)) != SQLITE_DONE ||
-		    insert_frames(st->q[Q_SFRAME], core, i, s->frames, s->nframes, false) != 0)
+		    insert_frames(st->q[Q_SFRAME], core, i, s->frames, s->nframes) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int insert_tasks(struct rep_store *st, int64_t core, const struct analysis *an)
+{
+	for (size_t i = 0; i < an->ntasks; i++) {
+		const struct an_task *t = &an->tasks[i];
+		const struct rep_value v[] = {
+			v_int(core), v_u64(i), v_text(t->runtime), v_u64(t->id),
+			v_text(an_task_state_name(t->state)), v_text(t->wait_kind),
+			v_opt(t->has_wait_address, t->wait_address),
+			v_opt(t->has_wait_target, t->wait_target),
+			v_opt(t->has_tid, (uint64_t)(int64_t)t->tid), v_text(t->fn),
+			v_opt(t->fn_address != 0, t->fn_address), v_u64(t->address), v_u64(t->nframes),
+			v_text(t->unwind_error),
+		};
+		if (insert_row(st->q[Q_TASK], v, NVALUES(v)) != SQLITE_DONE ||
+		    insert_frames(st->q[Q_TFRAME], core, i, t->frames, t->nframes) != 0)
 			return -1;
 	}
 	return 0;
@@ -660,7 +801,8 @@ static int insert_children(struct rep_store *st, int64_t core, const struct anal
 {
 	const struct rep_value clear[] = {v_text(an->core_fingerprint)};
 	if (insert_modules(st, core, an) != 0 || insert_threads(st, core, an) != 0 ||
-	    insert_suspended(st, core, an) != 0 || insert_recorders(st, core, an) != 0 ||
+	    insert_suspended(st, core, an) != 0 || insert_tasks(st, core, an) != 0 ||
+	    insert_recorders(st, core, an) != 0 ||
 	    insert_warnings(st, core, an) != 0)
 		return -1;
 	return insert_row(st->q[Q_CLEAR_ERROR], clear, NVALUES(clear)) == SQLITE_DONE ? 0 : -1;
@@ -740,4 +882,14 @@ int rep_store_has(struct rep_store *st, const char *fingerprint)
 	sqlite3_reset(q);
 	sqlite3_clear_bindings(q);
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+sqlite3 *rep_store_db(struct rep_store *st)
+{
+	return st->db;
+}
+
+int rep_store_exec(struct rep_store *st, const char *sql)
+{
+	return exec_retry(st->db, sql);
 }

@@ -14,7 +14,7 @@
 #include "../analyzer/analysis.h"
 
 /* Schema version this program writes (PRAGMA user_version). */
-#define REP_SCHEMA_VERSION 3
+#define REP_SCHEMA_VERSION 5
 
 /* The SQL that takes a database from schema VERSION - 1 to VERSION (1 ..
  * REP_SCHEMA_VERSION), or NULL: for tests that build an older database. */

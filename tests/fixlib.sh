@@ -74,7 +74,9 @@ for line in sys.stdin:
 
 gdb_frames() {
 	local prog=$1 core=$2 out=$3
-	gdb -batch -nx -ex 'set print frame-arguments none' -ex 'set backtrace past-main on' \
+	LC_ALL=C gdb -batch -nx -iex 'set auto-load python-scripts off' -ex 'set width 0' \
+		-ex 'set print frame-arguments scalars' \
+		-ex 'set backtrace past-main on' \
 		-x "$ROOT/tests/gdb_frames.py" "$prog" "$core" 2>/dev/null |
 		sed -n '/^GDB_FRAMES_BEGIN$/,/^GDB_FRAMES_END$/p' | sed '1d;$d' >"$out"
 	[ -s "$out" ]

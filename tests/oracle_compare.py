@@ -10,6 +10,9 @@ same function, the same line where gdb knows it (see 7), the same
 inline status (asyncore "inlined", gdb INLINE_FRAME) and the same tail-call
 status (asyncore "tailcall", gdb TAILCALL_FRAME: a frame both restore from
 DW_TAG_call_site data for a function that left by a jump).
+Every frame's arguments must read as gdb's `bt` prints them with `set print
+frame-arguments scalars` (see the normalisations on arguments), rendered
+from asyncore's "args" the way its text report renders them.
 Prints the first difference of each thread ("thread LWP frame N: why") and
 exits 1 when there is any, 0 when every thread agrees.
 
@@ -40,6 +43,20 @@ nothing more:
     range, as in folly_cpp's blockingWaitGet), gdb may take the row of the
     inlined header ("coroutine:120") where libdw and addr2line take the
     caller's ("prog.cpp:237").
+ 8. A frame asyncore has no DWARF for ("args": null) matches gdb's "()":
+    gdb prints the same empty list for "no parameters" and "no debug info".
+ 9. Arguments are compared on every frame except those 6 merges: there gdb
+    splits one DWARF subprogram (the coroutine's actor) into two frames and
+    gives each the parameters of a different function (the ramp's empty
+    list, or the actor's frame_ptr as <optimized out> at a pc where its
+    location list has it in a register), so neither is gdb's reading of
+    that frame's DWARF.
+10. gdb runs without auto-loaded Python (libstdc++'s pretty printers): what
+    a printer shows ("std::vector of length 4, capacity 4 = {...}") is the
+    library's Python, not gdb's; without it gdb prints "..." for such an
+    aggregate, as asyncore does.
+gdb runs in the C locale, so bytes over 0x7f in strings are octal escapes
+in both tools; nothing else about arguments is normalised.
 """
 import json
 import os
@@ -102,10 +119,34 @@ def gdb_frames(t):
         if (f.get('type') == 'INLINE' and nxt is not None and nxt.get('pc') == f.get('pc')
                 and norm(nxt.get('name')) is not None
                 and norm(nxt.get('name')) == norm(f.get('name'))):
-            frames[i + 1] = dict(nxt, file=f.get('file'), line=f.get('line'))
+            frames[i + 1] = dict(nxt, file=f.get('file'), line=f.get('line'), args=None)
             continue
         out.append(f)
     return out
+
+
+def render_args(args):
+    """asyncore's arguments as its text report (and gdb's bt) writes them."""
+    out = []
+    for x in args or []:
+        name, value, entry = x.get('name') or '', x.get('value') or '', x.get('entry_value')
+        if entry is not None and x.get('entry_equal'):
+            out.append('%s=%s@entry=%s' % (name, name, value))
+        elif entry is not None:
+            out.append('%s=%s, %s@entry=%s' % (name, value, name, entry))
+        else:
+            out.append('%s=%s' % (name, value))
+    return ', '.join(out)
+
+
+def args_diff(a, g):
+    """Why asyncore's arguments of frame a differ from gdb's, or None."""
+    if 'args' not in g or g['args'] is None:
+        return None                      # gdb's line could not be parsed
+    got = render_args(a.get('args'))
+    if got != g['args']:
+        return '%s args (%s), gdb (%s)' % (a.get('function'), got, g['args'])
+    return None
 
 
 def frame_diff(a, g):
@@ -123,7 +164,16 @@ def frame_diff(a, g):
     if bool(a.get('tailcall')) != (g.get('type') == 'TAILCALL'):
         return '%s: asyncore tailcall=%s, gdb frame type %s' % (
             a.get('function'), bool(a.get('tailcall')), g.get('type'))
-    return None
+    return args_diff(a, g)
+
+
+STATS = {'frames': 0, 'args': 0}
+
+
+def count(a, g):
+    if g.get('args') is not None:
+        STATS['frames'] += 1
+        STATS['args'] += len(a.get('args') or [])
 
 
 def compare(aj, gj, label):
@@ -142,6 +192,7 @@ def compare(aj, gj, label):
                 why = 'asyncore has %d frames, gdb %d' % (len(a), len(g))
             else:
                 why = frame_diff(a[i], g[i])
+                count(a[i], g[i])
             if why:
                 diffs.append('%s: thread %d frame %d: %s' % (label, lwp, i, why))
                 diffs.append('    asyncore: ' + ' < '.join(str(f.get('function')) for f in a[:i + 3]))
@@ -157,6 +208,9 @@ def main():
     diffs = compare(aj, gj, label)
     for d in diffs:
         print(d)
+    if os.environ.get('ORACLE_STATS'):
+        with open(os.environ['ORACLE_STATS'], 'a') as f:
+            f.write('%s %d %d\n' % (label, STATS['frames'], STATS['args']))
     return 1 if diffs else 0
 
 

@@ -139,7 +139,7 @@ sys.exit(0 if a == b else 1)
 PY
 }
 if [ -n "${abort1_core:-}" ]; then
-	for z in zst:"zstd -q -c" xz:"xz -c" gz:"gzip -c"; do
+	for z in zst:"zstd -q -c" xz:"xz -c" lz4:"lz4 -q -c" gz:"gzip -c"; do
 		ext=${z%%:*} cmd=${z#*:}
 		if ! command -v "${cmd%% *}" >/dev/null; then skip "compressed-$ext: no ${cmd%% *}"; continue; fi
 		$cmd "$abort1_core" >"$TMPD/core.$ext"

@@ -47,7 +47,7 @@ for opt in $(grep -ho '{"-[-a-z]*"' "$ROOT"/cli/*.c | tr -d '{"' | sort -u); do
 done
 check "install: the man page names every option of cli/ (missing:${missing:- none})" test -z "$missing"
 missing=
-for cmd in report ingest query top "store init"; do
+for cmd in report ingest query top resign; do
 	grep -q "^       asyncore $cmd" "$TMPD/man.txt" || missing="$missing $cmd"
 done
 check "install: the synopsis has every command (missing:${missing:- none})" test -z "$missing"

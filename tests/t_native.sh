@@ -139,10 +139,10 @@ if [ -f "$TMPD/native_tailcall.json" ]; then
 		fail "native_tailcall-join: main thread shows '$got', expected '__pthread_clockjoin_ex < ___pthread_join* < main' (* tail call)"
 	fi
 	if "$ASYNCORE" report "$(jget "$j" "j['core']['path']")" "$BUILD_FIX/native_tailcall/prog" \
-		--format text 2>/dev/null | grep -Eq '^#[0-9]+ +0x[0-9a-f]+ in relay \[tail call\] \(\+0x[0-9a-f]+\) at ([^ ]*/)?main\.c:28 '; then
+		--format text 2>/dev/null | grep -Eq '^#[0-9]+ +0x[0-9a-f]+ in relay (\([^)]*\) )?\[tail call\] \(\+0x[0-9a-f]+\) at ([^ ]*/)?main\.c:28 '; then
 		pass native_tailcall-text
 	else
-		fail "native_tailcall-text: no '#N  0x... in relay [tail call] (+0x..) at main.c:28' line"
+		fail "native_tailcall-text: no '#N  0x... in relay (ARGS) [tail call] (+0x..) at main.c:28' line"
 	fi
 fi
 
@@ -160,7 +160,7 @@ if [ -f "$TMPD/native_link-pie.json" ]; then
 	d=$BUILD_FIX/native_link-pie
 	core=$(jget "$TMPD/native_link-pie.json" "j['core']['path']")
 	"$ASYNCORE" report "$core" "$d/prog" --format text >"$TMPD/text" 2>&1
-	if grep -Eq '^#[0-9]+ +0x[0-9a-f]+ in parse_record \(\+0x[0-9a-f]+\) at ([^ ]*/)?main\.c:8 +\[[^]]*prog\]' "$TMPD/text"; then
+	if grep -Eq '^#[0-9]+ +0x[0-9a-f]+ in parse_record (\([^)]*\) )?\(\+0x[0-9a-f]+\) at ([^ ]*/)?main\.c:8 +\[[^]]*prog\]' "$TMPD/text"; then
 		pass native_link-text-frame
 	else
 		fail "native_link-text-frame: no '#N  0x... in parse_record (+0x..) at main.c:8  [prog]' line"

@@ -39,7 +39,7 @@ check "report: a caller's rsp is the CFA of the frame below it" test "$(json_get
 
 "$ASYNCORE" "$FIX_CORE" "$FIX_DIR/prog" >"$TMPD/text.out"
 check "report: text frame lines look like gdb's (#N  0xADDR in fn (+0xOFF) at file:line  [module])" \
-	grep -qE '^#[0-9]+ +0x[0-9a-f]+ in [^ ]+ \(\+0x[0-9a-f]+\) at [^ ]+:[0-9]+  \[prog\]$' "$TMPD/text.out"
+	grep -qE '^#[0-9]+ +0x[0-9a-f]+ in [^ ]+ (\(.*\) )?\(\+0x[0-9a-f]+\) at [^ ]+:[0-9]+  \[prog\]$' "$TMPD/text.out"
 check "report: text names the signal and the crashing thread" \
 	grep -qE '^signal: +SIGSEGV \(11\), SEGV_MAPERR, fault address 0x' "$TMPD/text.out"
 check "report: --version" sh -c "'$ASYNCORE' --version | grep -q '^asyncore [0-9]'"

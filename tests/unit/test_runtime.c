@@ -203,7 +203,7 @@ static struct analysis *runtime_analysis(void)
 			f->detail = strdup("JSScript 0x1234");
 		}
 	}
-	an_signature_compute(an);
+	an_signature_compute(an, NULL);
 	return an;
 }
 

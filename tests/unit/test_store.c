@@ -61,7 +61,7 @@ static struct analysis *sample_analysis(void)
 	}
 	an->warnings = calloc(1, sizeof(*an->warnings));
 	an->warnings[an->nwarnings++] = strdup("a warning");
-	an_signature_compute(an);
+	an_signature_compute(an, NULL);
 	return an;
 }
 
