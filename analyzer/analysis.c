@@ -48,6 +48,17 @@ enum an_frame_kind an_frame_kind_parse(const char *name)
 	return AN_FRAME_NATIVE;
 }
 
+size_t an_crashing_thread(const struct analysis *an)
+{
+	for (size_t i = 0; i < an->nthreads; i++)
+		if (an->threads[i].crashing)
+			return i;
+	for (size_t i = 0; i < an->nthreads; i++)
+		if (an->threads[i].tid == an->crashing_tid)
+			return i;
+	return 0;   /* the first, or nthreads (0) when there is none */
+}
+
 char *an_strdup(const char *s)
 {
 	return s ? strdup(s) : NULL;

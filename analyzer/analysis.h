@@ -232,6 +232,11 @@ struct analysis *an_analysis_create(void);
 /* Free the analysis and everything it owns; NULL is a no-op. */
 void an_analysis_destroy(struct analysis *an);
 
+/* The index of the thread the signal was delivered to: the one marked
+ * crashing, else the one whose tid is crashing_tid, else the first;
+ * nthreads when there is no thread. */
+size_t an_crashing_thread(const struct analysis *an);
+
 /* Free the strings an_frame owns (not the frame itself). */
 void an_frame_deinit(struct an_frame *frame);
 

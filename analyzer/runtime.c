@@ -730,14 +730,6 @@ static void splice_into(struct walk *w, struct an_thread *t, const struct placed
 	t->nframes = o;
 }
 
-static struct an_thread *crashing_thread(struct analysis *an)
-{
-	for (size_t i = 0; i < an->nthreads; i++)
-		if (an->threads[i].crashing)
-			return &an->threads[i];
-	return an->nthreads ? &an->threads[0] : NULL;
-}
-
 /* The thread whose stack holds ANCHOR: the one whose stack pointer is in
  * the same mapping, below the anchor (or its red zone). */
 static struct an_thread *thread_holding(struct core *core, struct analysis *an, uint64_t anchor)
@@ -771,9 +763,10 @@ static struct an_thread *owning_thread(struct walk *w, struct analysis *an, cons
 static struct an_thread *fallback_thread(struct walk *w, struct analysis *an, uint64_t anchor)
 {
 	const char *function = w->r->d->attach.function;
-	struct an_thread *t = crashing_thread(an);
-	if (!t)
+	size_t i = an_crashing_thread(an);
+	if (i == an->nthreads)
 		return NULL;
+	struct an_thread *t = &an->threads[i];
 	if (function)
 		core_warn(w->rs->core, "%s: no thread runs %s; its entries are shown after thread %"
 			  PRId32 "'s frames", w->context, function, t->tid);

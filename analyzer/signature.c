@@ -341,18 +341,6 @@ fail:
 	return -1;
 }
 
-/* The thread the signal was delivered to. */
-static const struct an_thread *crashing_thread(const struct analysis *an)
-{
-	for (size_t i = 0; i < an->nthreads; i++)
-		if (an->threads[i].crashing)
-			return &an->threads[i];
-	for (size_t i = 0; i < an->nthreads; i++)
-		if (an->threads[i].tid == an->crashing_tid)
-			return &an->threads[i];
-	return an->nthreads ? &an->threads[0] : NULL;
-}
-
 /* The frames the signature names: those of the task (a bthread) running on
  * thread T when the crash happened in one, else T's own. */
 static const struct an_frame *crash_frames(const struct analysis *an, const struct an_thread *t,
@@ -371,7 +359,9 @@ static const struct an_frame *crash_frames(const struct analysis *an, const stru
 void an_signature_compute(struct analysis *an, const struct an_signature_lists *lists)
 {
 	size_t nframes;
-	const struct an_frame *frames = crash_frames(an, crashing_thread(an), &nframes);
+	size_t t = an_crashing_thread(an);
+	const struct an_frame *frames = crash_frames(an, t < an->nthreads ? &an->threads[t] : NULL,
+						     &nframes);
 	struct an_signature_input in = {
 		.has_signal = an->has_signal,
 		.signo = an->signo,
