@@ -20,6 +20,7 @@ struct rep_ch {
 	char *database;
 	char *cluster;              /* NULL: one server */
 	char *url;                  /* as given, for messages */
+	bool transient;             /* the last failure may pass on retrying */
 };
 
 /* The HTTP answer being received. */
@@ -165,6 +166,20 @@ static char *request_url(struct rep_ch *ch, const char *sql, bool data, const ch
 	return url;
 }
 
+/* Server errors worth a retry: the network between servers, a shard
+ * down or restarting, a server too busy for now (ClickHouse's codes). */
+static bool transient_error(const char *body)
+{
+	static const int codes[] = {3, 32, 159, 173, 202, 209, 210, 241, 242, 252, 279, 285, 319};
+	int code;
+	if (!body || sscanf(body, "Code: %d", &code) != 1)
+		return true;   /* no ClickHouse exception: a proxy or a server going down */
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+		if (codes[i] == code)
+			return true;
+	return false;
+}
+
 /* The server's message in one line: its first line, without the stack
  * trace 18.16 appends. */
 static void server_message(const char *body, long status, char *why, size_t whylen)
@@ -198,6 +213,7 @@ int rep_ch_run(struct rep_ch *ch, const char *sql, const char *data, size_t len,
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, CH_CONNECT_TIMEOUT_S);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	CURLcode cc = curl_easy_perform(c);
+	ch->transient = true;
 	if (cc != CURLE_OK) {
 		snprintf(why, whylen, "%s: %s", ch->url, curl_easy_strerror(cc));
 		goto out;
@@ -205,6 +221,7 @@ int rep_ch_run(struct rep_ch *ch, const char *sql, const char *data, size_t len,
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 	if (status != 200) {
 		server_message(b.data, status, why, whylen);
+		ch->transient = transient_error(b.data);
 		goto out;
 	}
 	if (reply) {
@@ -222,18 +239,25 @@ out:
 	return rc;
 }
 
-int rep_ch_run_retry(struct rep_ch *ch, const char *sql, const char *data, size_t len,
-		     const char *settings, char *why, size_t whylen)
+/* rep_ch_run() with retries, the answer in *REPLY when REPLY is not NULL. */
+static int run_retry(struct rep_ch *ch, const char *sql, const char *data, size_t len,
+		     const char *settings, char **reply, char *why, size_t whylen)
 {
 	unsigned wait_ms = CH_FIRST_WAIT_MS;
 	for (int tries = 1;; tries++) {
-		if (rep_ch_run(ch, sql, data, len, settings, NULL, why, whylen) == 0)
+		if (rep_ch_run(ch, sql, data, len, settings, reply, why, whylen) == 0)
 			return 0;
-		if (tries == CH_TRIES)
+		if (tries == CH_TRIES || !ch->transient)
 			return -1;
 		usleep(wait_ms * 1000u);
 		wait_ms *= 2;
 	}
+}
+
+int rep_ch_run_retry(struct rep_ch *ch, const char *sql, const char *data, size_t len,
+		     const char *settings, char *why, size_t whylen)
+{
+	return run_retry(ch, sql, data, len, settings, NULL, why, whylen);
 }
 
 int rep_ch_select(struct rep_ch *ch, const char *sql, bool readonly, json_t **out, char *why,
@@ -248,7 +272,8 @@ int rep_ch_select(struct rep_ch *ch, const char *sql, bool readonly, json_t **ou
 		snprintf(why, whylen, "out of memory");
 		return -1;
 	}
-	int rc = rep_ch_run(ch, sql, NULL, 0, settings, &reply, why, whylen);
+	int rc = readonly ? rep_ch_run(ch, sql, NULL, 0, settings, &reply, why, whylen)
+			  : run_retry(ch, sql, NULL, 0, settings, &reply, why, whylen);
 	free(settings);
 	if (rc != 0)
 		return -1;

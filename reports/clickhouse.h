@@ -37,14 +37,16 @@ const char *rep_ch_cluster(const struct rep_ch *ch);
 int rep_ch_run(struct rep_ch *ch, const char *sql, const char *data, size_t len,
 	       const char *settings, char **reply, char *why, size_t whylen);
 
-/* rep_ch_run() retried with backoff while it fails (a server restarting,
- * a shard unreachable), a bounded number of times; the last reason in WHY. */
+/* rep_ch_run() retried with backoff while it fails in a way that may pass
+ * (a server restarting, a shard unreachable, a server too busy), a bounded
+ * number of times; the last reason in WHY. */
 int rep_ch_run_retry(struct rep_ch *ch, const char *sql, const char *data, size_t len,
 		     const char *settings, char *why, size_t whylen);
 
 /* Run the SELECT statement SQL, the URL's database the default one
- * (READONLY: with readonly=1, so the server
- * refuses anything that writes) and return its result as JSONCompact:
+ * (READONLY: a reader's question, sent once with readonly=1, so the server
+ * refuses anything that writes; otherwise the store's own, retried as
+ * rep_ch_run_retry() does) and return its result as JSONCompact:
  * *OUT (json_decref()) holds "meta" [{"name", "type"}] and "data" [[...]],
  * 64-bit integers as numbers.  0, or -1 with WHY. */
 int rep_ch_select(struct rep_ch *ch, const char *sql, bool readonly, json_t **out, char *why,

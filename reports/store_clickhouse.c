@@ -637,9 +637,10 @@ static int earlier_error(struct rep_ch_store *st, const char *ident, char first_
 }
 
 /* An ingest_errors row for ID into the batch (RESOLVED: the core is now
- * stored, which ends the error). */
+ * stored, which ends the error; LOOKUP: carry on the attempts of an earlier
+ * row, which asks the store). */
 static int add_error(struct rep_ch_store *st, const struct rep_core_id *id, const char *reason,
-		     bool resolved, char *why, size_t whylen)
+		     bool resolved, bool lookup, char *why, size_t whylen)
 {
 	char now[32], first_at[32] = "", *ident = NULL;
 	int64_t attempts = 0;
@@ -652,7 +653,7 @@ static int add_error(struct rep_ch_store *st, const struct rep_core_id *id, cons
 		snprintf(why, whylen, "out of memory");
 		return -1;
 	}
-	if (!resolved)
+	if (!resolved && lookup)
 		earlier_error(st, ident, first_at, &attempts);   /* best effort: a new count */
 	int rc = ROW(&st->rows[T_ERRORS], error_cols, rep_utf8_json(ident),
 		     rep_utf8_json(id->fingerprint), rep_utf8_json(id->path),
@@ -696,7 +697,7 @@ static int resolve_errors(struct rep_ch_store *st)
 	json_array_foreach(data, k, row) {
 		struct rep_core_id id = {json_string_value(json_array_get(row, 1)),
 					 json_string_value(json_array_get(row, 0)), 0};
-		if (id.fingerprint && id.path && add_error(st, &id, "", true, why, sizeof(why)) != 0)
+		if (id.fingerprint && id.path && add_error(st, &id, "", true, false, why, sizeof(why)) != 0)
 			goto out;
 	}
 	rc = 0;
@@ -737,10 +738,16 @@ static void report_lost(struct rep_ch_store *st, const char *reason)
 		const struct ch_pending *p = &st->pending[i];
 		struct rep_core_id id = {p->path, p->fingerprint, p->file_size};
 		fprintf(stderr, "asyncore: %s: not stored: %s\n", p->path, reason);
-		add_error(st, &id, reason, false, why, sizeof(why));
+		add_error(st, &id, reason, false, false, why, sizeof(why));
 	}
 	st->lost += st->npending;
-	insert_rows(st, T_ERRORS, why, sizeof(why));
+	/* one try: the store just failed the retries */
+	char *table = table_name(st->ch, "ingest_errors", ""), *sql = NULL;
+	struct ch_rows *r = &st->rows[T_ERRORS];
+	if (table && (sql = printf_sql("INSERT INTO %s FORMAT JSONEachRow", table)))
+		rep_ch_run(st->ch, sql, r->data, r->len, CH_INSERT_SETTINGS, NULL, why, sizeof(why));
+	free(sql);
+	free(table);
 	rows_reset(st);
 	pending_clear(st);
 }
@@ -818,7 +825,7 @@ static int ch_record_error(void *backend, const struct rep_core_id *id, const ch
 			   char *why, size_t whylen)
 {
 	struct rep_ch_store *st = backend;
-	if (add_error(st, id, reason, false, why, whylen) != 0)
+	if (add_error(st, id, reason, false, true, why, whylen) != 0)
 		return -1;
 	if (st->nerrors >= REP_CH_BATCH_CORES)
 		flush(st);
