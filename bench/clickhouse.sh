@@ -21,8 +21,10 @@ if ! ch_available "$W/apt.log"; then
 	echo "bench clickhouse: skipped, clickhouse-server could not be installed"
 	exit 0
 fi
-if [ "$(ls "$CORES" 2>/dev/null | grep -c '^core-')" -ne "$COUNT" ]; then
-	bash "$ROOT/bench/ingest.sh" "$ASYNCORE" >/dev/null || { echo "bench clickhouse: no cores" >&2; exit 1; }
+ncores() { ls "$CORES" 2>/dev/null | grep -c '^core-'; }
+if [ "$(ncores)" -ne "$COUNT" ]; then
+	bash "$ROOT/bench/ingest.sh" "$ASYNCORE" >/dev/null   # makes them (its own budget aside)
+	[ "$(ncores)" -eq "$COUNT" ] || { echo "bench clickhouse: no cores" >&2; exit 1; }
 fi
 ch_cluster_start "$W/ch" 2 || { echo "bench clickhouse: cannot start the servers" >&2; exit 1; }
 ONE="clickhouse://127.0.0.1:${CH_HTTP[1]}/one"
@@ -64,9 +66,10 @@ replicate() {
 	local db=$1 cols
 	cols=$(ch_q 1 "SELECT arrayStringConcat(groupArray(name), ', ') FROM system.columns
 	               WHERE database = '$db' AND table = 'cores'")
-	cols=${cols/fingerprint, /concat(fingerprint, '-', toString(n)), }
-	cols=${cols/path, /concat(path, '-', toString(n)), }
-	ch_q 1 "INSERT INTO $db.cores SELECT $cols FROM $db.cores FINAL ARRAY JOIN range(1, $COPIES) AS n
+	local fp="concat(fingerprint, '-', toString(n)), " path="concat(path, '-', toString(n)), "
+	cols=${cols/fingerprint, /$fp}
+	cols=${cols/path, /$path}
+	ch_q 1 "INSERT INTO $db.cores SELECT $cols FROM $db.cores FINAL ARRAY JOIN arrayMap(x -> x + 1, range($((COPIES - 1)))) AS n
 	        SETTINGS insert_distributed_sync = 1" || exit 1
 }
 replicate one

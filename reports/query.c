@@ -421,14 +421,18 @@ int rep_reader_open(const char *db, struct rep_reader **out)
 {
 	struct rep_reader *r = calloc(1, sizeof(*r));
 	char why[512];
+	int rc;
 	if (!r) {
 		fprintf(stderr, "asyncore: out of memory\n");
 		return -1;
 	}
-	if (rep_ch_is_url(db) ? rep_ch_open(db, &r->ch, why, sizeof(why)) != 0
-			      : (snprintf(why, sizeof(why), "%s", ""), open_readonly(db, &r->db) != 0)) {
-		if (why[0])
+	if (rep_ch_is_url(db)) {
+		if ((rc = rep_ch_open(db, &r->ch, why, sizeof(why))) != 0)
 			fprintf(stderr, "asyncore: %s\n", why);
+	} else {
+		rc = open_readonly(db, &r->db);   /* reports its own failure */
+	}
+	if (rc != 0) {
 		free(r);
 		return -1;
 	}

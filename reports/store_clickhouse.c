@@ -642,13 +642,9 @@ static int earlier_error(struct rep_ch_store *st, const char *ident, char first_
 static int add_error(struct rep_ch_store *st, const struct rep_core_id *id, const char *reason,
 		     bool resolved, bool lookup, char *why, size_t whylen)
 {
-	char now[32], first_at[32] = "", *ident = NULL;
+	char now[32], first_at[32] = "", *ident = rep_error_ident(id);
 	int64_t attempts = 0;
 	rep_store_time((int64_t)time(NULL), now);
-	if (id->fingerprint)
-		ident = strdup(id->fingerprint);
-	else if (asprintf(&ident, "path:%s", id->path) < 0)
-		ident = NULL;
 	if (!ident) {
 		snprintf(why, whylen, "out of memory");
 		return -1;
@@ -948,6 +944,25 @@ static char *fingerprint_list(const struct ch_core *c, size_t first, size_t n)
 	return list;
 }
 
+/* The rows of ROWS (ordered by fingerprint, which is cell 0) that belong
+ * to core C: [*CURSOR, returned end), the cursor moved past the rows of
+ * cores before C. */
+static size_t rows_of_core(const struct ch_core *c, json_t *rows, size_t *cursor)
+{
+	size_t n = json_array_size(rows), end;
+	for (; *cursor < n; (*cursor)++) {
+		const char *fp = json_string_value(json_array_get(json_array_get(rows, *cursor), 0));
+		if (strcmp(fp ? fp : "", c->fingerprint) >= 0)
+			break;
+	}
+	for (end = *cursor; end < n; end++) {
+		const char *fp = json_string_value(json_array_get(json_array_get(rows, end), 0));
+		if (strcmp(fp ? fp : "", c->fingerprint) != 0)
+			break;
+	}
+	return end;
+}
+
 /* The crashing thread of core C among its THREADS rows ([fingerprint, idx,
  * tid, crashing], ordered by idx), chosen as the analyzer chooses it: the
  * one marked crashing, else the one whose tid is the crashing tid, else
@@ -955,15 +970,9 @@ static char *fingerprint_list(const struct ch_core *c, size_t first, size_t n)
 static int64_t crashing_thread(const struct ch_core *c, json_t *threads, size_t *cursor)
 {
 	int64_t best = -1, by_tid = -1, first = -1;
-	size_t n = json_array_size(threads);
-	for (; *cursor < n; (*cursor)++) {
+	size_t end = rows_of_core(c, threads, cursor);
+	for (; *cursor < end; (*cursor)++) {
 		json_t *row = json_array_get(threads, *cursor);
-		const char *fp = json_string_value(json_array_get(row, 0));
-		int cmp = strcmp(fp ? fp : "", c->fingerprint);
-		if (cmp < 0)
-			continue;
-		if (cmp > 0)
-			break;
 		int64_t idx = json_integer_value(json_array_get(row, 1));
 		if (first < 0)
 			first = idx;
@@ -981,16 +990,10 @@ static int64_t crashing_thread(const struct ch_core *c, json_t *threads, size_t 
 static int crash_frames(const struct ch_core *c, int64_t thread, json_t *frames, size_t *cursor,
 			struct an_frame **out, size_t *n, size_t *cap)
 {
-	size_t total = json_array_size(frames);
+	size_t end = rows_of_core(c, frames, cursor);
 	*n = 0;
-	for (; *cursor < total; (*cursor)++) {
+	for (; *cursor < end; (*cursor)++) {
 		json_t *row = json_array_get(frames, *cursor);
-		const char *fp = json_string_value(json_array_get(row, 0));
-		int cmp = strcmp(fp ? fp : "", c->fingerprint);
-		if (cmp < 0)
-			continue;
-		if (cmp > 0)
-			break;
 		if (json_integer_value(json_array_get(row, 1)) != thread)
 			continue;
 		struct an_frame *f = core_array_push(out, n, cap, sizeof(*f));

@@ -3,6 +3,8 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 void rep_store_time(int64_t t, char out[32])
@@ -46,4 +48,14 @@ void rep_event_args_json(const struct an_event *e, char *buf, size_t len)
 					 e->args[i]);
 	if (used < len)
 		snprintf(buf + used, len - used, "]");
+}
+
+char *rep_error_ident(const struct rep_core_id *id)
+{
+	char *ident = NULL;
+	if (id->fingerprint)
+		return strdup(id->fingerprint);
+	if (asprintf(&ident, "path:%s", id->path) < 0)
+		return NULL;
+	return ident;
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "../analyzer/analysis.h"
+#include "store.h"
 
 /* Room for rep_event_args_json(): 12 arguments as "0x..." strings. */
 #define REP_EVENT_ARGS_MAX (12 * 24 + 8)
@@ -25,5 +26,9 @@ char *rep_frame_args_json(const struct an_frame *f);
 /* The event's arguments as a JSON array of hex strings into BUF (LEN of at
  * least REP_EVENT_ARGS_MAX holds them all). */
 void rep_event_args_json(const struct an_event *e, char *buf, size_t len);
+
+/* The ingest_errors key of ID: its fingerprint, or "path:" and its path
+ * when the core could not be read (caller frees; NULL: out of memory). */
+char *rep_error_ident(const struct rep_core_id *id);
 
 #endif

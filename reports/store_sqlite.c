@@ -642,12 +642,8 @@ int rep_sqlite_record_error(struct rep_sqlite *st, const struct rep_core_id *id,
 			   char *why, size_t whylen)
 {
 	sqlite3_stmt *q = st->q[Q_ERROR];
-	char now[32], *ident = NULL;
+	char now[32], *ident = rep_error_ident(id);
 	rep_store_time((int64_t)time(NULL), now);
-	if (id->fingerprint)
-		ident = strdup(id->fingerprint);
-	else if (asprintf(&ident, "path:%s", id->path) < 0)
-		ident = NULL;
 	if (!ident) {
 		snprintf(why, whylen, "out of memory");
 		return -1;
