@@ -70,7 +70,7 @@ replicate() {
 	cols=${cols/fingerprint, /$fp}
 	cols=${cols/path, /$path}
 	ch_q 1 "INSERT INTO $db.cores SELECT $cols FROM $db.cores FINAL ARRAY JOIN arrayMap(x -> x + 1, range($((COPIES - 1)))) AS n
-	        SETTINGS insert_distributed_sync = 1" || exit 1
+	        " insert_distributed_sync=1 || exit 1
 }
 replicate one
 replicate two

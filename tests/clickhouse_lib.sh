@@ -13,7 +13,8 @@
 #                          for it to exit; ch_kill I kills it at once.
 # ch_start I               starts server I again with its config.
 # ch_cluster_stop          stops every server started (call it from a trap).
-# ch_q I SQL               the result of SQL on server I (TabSeparated).
+# ch_q I SQL [SETTINGS]    the result of SQL on server I (TabSeparated), with
+#                          SETTINGS ("name=value&...") in the URL.
 #
 # The config is the least a server needs: listen on 127.0.0.1 only, HTTP and
 # native TCP ports, its own paths, a user "default" without password and the
@@ -152,5 +153,5 @@ ch_cluster_stop() {
 }
 
 ch_q() {
-	curl -sS --fail-with-body "http://127.0.0.1:${CH_HTTP[$1]}/" --data-binary "$2"
+	curl -sS --fail-with-body "http://127.0.0.1:${CH_HTTP[$1]}/?${3:-}" --data-binary "$2"
 }
