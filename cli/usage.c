@@ -3,11 +3,12 @@
 static const char usage_text[] =
 	"usage: asyncore CORE [BINARY]                crash report for one core\n"
 	"       asyncore report CORE [BINARY] [options]\n"
-	"       asyncore ingest --db FILE [--jobs N] [--binary BIN | --sysroot DIR] [--quiet]\n"
+	"       asyncore ingest --db FILE|URL [--jobs N] [--binary BIN | --sysroot DIR] [--quiet]\n"
 	"                       [--signature-lists DIR] [--journal [--journal-dir DIR]] CORE...|DIR\n"
-	"       asyncore query --db FILE [--format table|csv|json] \"SQL\"\n"
-	"       asyncore top --db FILE [--limit N] [--format table|csv|json|html]\n"
-	"       asyncore resign --db FILE [--signature-lists DIR]\n"
+	"       asyncore query --db FILE|URL [--format table|csv|json] \"SQL\"\n"
+	"       asyncore top --db FILE|URL [--limit N] [--format table|csv|json|html]\n"
+	"       asyncore resign --db FILE|URL [--signature-lists DIR]\n"
+	"       asyncore store init --db URL          create a ClickHouse store's schema\n"
 	"\n"
 	"report options:\n"
 	"  --format text|json|html   output format (default text)\n"
@@ -39,6 +40,8 @@ static const char usage_text[] =
 	"  regular expression per line, matched against the whole frame name (the normalised function,\n"
 	"  or MODULE@0xOFFSET without one); '#' starts a comment line; the line @defaults stands for\n"
 	"  the built-in entries; a missing file keeps the built-in list\n"
+	"--db: an SQLite file, or a ClickHouse server clickhouse://HOST:HTTPPORT/DATABASE, sharded\n"
+	"  with ?cluster=NAME (a cluster of the server's remote_servers; store init on every shard)\n"
 	"every option of every command is accepted as --name value and as --name=value\n"
 	"exit status: 0 analysed, 1 analysed with warnings, 2 unusable input\n";
 

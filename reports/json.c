@@ -14,34 +14,9 @@ static json_t *jhex(uint64_t v)
 	return json_string_nocheck(rep_hex(h, v));
 }
 
-/* Bytes from a core or a binary as a JSON string: each byte that is not
- * part of valid UTF-8 becomes U+FFFD, so the document never fails. */
 static json_t *jstr(const char *s)
 {
-	if (!s)
-		return json_null();
-	json_t *v = json_string(s);
-	if (v)
-		return v;
-	size_t len = strlen(s), o = 0;
-	char *fixed = malloc(3 * len + 1);
-	if (!fixed)
-		return NULL;
-	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		size_t n = rep_utf8_seq(p);
-		if (n) {
-			memcpy(fixed + o, p, n);
-			o += n;
-			p += n;
-		} else {
-			memcpy(fixed + o, "\xef\xbf\xbd", 3);
-			o += 3;
-			p++;
-		}
-	}
-	v = json_stringn(fixed, o);
-	free(fixed);
-	return v;
+	return rep_utf8_json(s);
 }
 
 static json_t *jhex_if(bool known, uint64_t v)
