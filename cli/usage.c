@@ -20,6 +20,7 @@ static const char usage_text[] =
 	"  --no-async                do not splice async (folly) stacks\n"
 	"  --no-recorders            do not recover flight-recorder rings\n"
 	"  --no-args                 do not show frame arguments\n"
+	"  --frame-registers         JSON: each frame's recovered registers too\n"
 	"  --color auto|always|never colour the text report (auto: on a terminal, unless NO_COLOR)\n"
 	"  --signature-lists DIR     signature lists from DIR/skip and DIR/prefix (also ingest, resign)\n"
 	"  --help, --version\n"

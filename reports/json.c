@@ -212,7 +212,14 @@ static json_t *frame_args(const struct an_frame *f, struct arg_cache *cache)
 	return arr;
 }
 
-static json_t *frame_object(const struct an_frame *f, size_t index, struct arg_cache *cache)
+/* What every frame object needs: the shared argument objects, and whether
+ * frames carry their registers (--frame-registers). */
+struct frame_writer {
+	struct arg_cache args;
+	bool registers;
+};
+
+static json_t *frame_object(const struct an_frame *f, size_t index, struct frame_writer *w)
 {
 	json_t *o = json_object();
 	if (!o)
@@ -231,16 +238,17 @@ static json_t *frame_object(const struct an_frame *f, size_t index, struct arg_c
 	set(o, "inline_depth", json_integer(f->inline_depth));
 	set(o, "tailcall", json_boolean(f->tailcall));
 	set(o, "cfa", f->cfa ? jhex(f->cfa) : json_null());
-	set(o, "registers", frame_registers(f));
-	set(o, "args", frame_args(f, cache));
+	if (w->registers)
+		set(o, "registers", frame_registers(f));
+	set(o, "args", frame_args(f, &w->args));
 	return o;
 }
 
-static json_t *frames_array(const struct an_frame *frames, size_t n, struct arg_cache *cache)
+static json_t *frames_array(const struct an_frame *frames, size_t n, struct frame_writer *w)
 {
 	json_t *arr = json_array();
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(arr, frame_object(&frames[i], i, cache));
+		json_array_append_new(arr, frame_object(&frames[i], i, w));
 	return arr;
 }
 
@@ -252,7 +260,7 @@ static json_t *registers_object(const struct an_thread *t)
 	return o;
 }
 
-static json_t *thread_object(const struct an_thread *t, struct arg_cache *cache)
+static json_t *thread_object(const struct an_thread *t, struct frame_writer *w)
 {
 	json_t *o = json_object();
 	if (!o)
@@ -260,18 +268,18 @@ static json_t *thread_object(const struct an_thread *t, struct arg_cache *cache)
 	set(o, "tid", json_integer(t->tid));
 	set(o, "crashing", json_boolean(t->crashing));
 	set(o, "registers", registers_object(t));
-	set(o, "frames", frames_array(t->frames, t->nframes, cache));
+	set(o, "frames", frames_array(t->frames, t->nframes, w));
 	set(o, "async_root", t->async_root ? jhex(t->async_root) : json_null());
 	set(o, "unwind_error", jstr(t->unwind_error));
 	return o;
 }
 
-static json_t *suspended_array(const struct analysis *an, struct arg_cache *cache)
+static json_t *suspended_array(const struct analysis *an, struct frame_writer *w)
 {
 	json_t *arr = json_array();
 	for (size_t i = 0; i < an->nsuspended; i++)
 		json_array_append_new(arr, json_pack("{s:o, s:o}", "leaf", jhex(an->suspended[i].leaf),
-			"frames", frames_array(an->suspended[i].frames, an->suspended[i].nframes, cache)));
+			"frames", frames_array(an->suspended[i].frames, an->suspended[i].nframes, w)));
 	return arr;
 }
 
@@ -379,7 +387,7 @@ static int put_member(struct out_buffer *b, bool *first, const char *key, json_t
 /* "threads": each thread is built, encoded and freed in turn, so a core with
  * thousands of threads never holds its whole document as a jansson tree. */
 static int put_threads(struct out_buffer *b, const struct analysis *an, bool all,
-		       struct arg_cache *cache)
+		       struct frame_writer *w)
 {
 	static const char head[] = ",\"threads\":[";
 	int rc = write_chunk(head, sizeof(head) - 1, b);
@@ -388,7 +396,7 @@ static int put_threads(struct out_buffer *b, const struct analysis *an, bool all
 		const struct an_thread *t = &an->threads[i];
 		if (!all && !t->crashing && an->has_signal)
 			continue;
-		json_t *o = thread_object(t, cache);
+		json_t *o = thread_object(t, w);
 		rc = !o || (!first && write_chunk(",", 1, b)) ||
 		     json_dump_callback(o, write_chunk, b, JSON_COMPACT);
 		json_decref(o);
@@ -399,10 +407,10 @@ static int put_threads(struct out_buffer *b, const struct analysis *an, bool all
 
 /* The document of DESIGN.md, member by member in its order; every key and
  * value is encoded by jansson. */
-int rep_json_write(FILE *out, const struct analysis *an, bool all_threads)
+int rep_json_write(FILE *out, const struct analysis *an, const struct rep_json_options *opts)
 {
 	struct out_buffer b = { 0 };
-	struct arg_cache cache = { 0 };
+	struct frame_writer w = { .registers = opts->frame_registers };
 	bool first = true;
 	int rc = put_member(&b, &first, "asyncore_version", json_string(AN_VERSION));
 	rc = rc || put_member(&b, &first, "core", identity_object(an));
@@ -411,8 +419,8 @@ int rep_json_write(FILE *out, const struct analysis *an, bool all_threads)
 			      an->has_signal ? json_integer(an->crashing_tid) : json_null());
 	rc = rc || put_member(&b, &first, "abort_message", jstr(an->abort_message));
 	rc = rc || put_member(&b, &first, "modules", modules_array(an));
-	rc = rc || put_threads(&b, an, all_threads, &cache);
-	rc = rc || put_member(&b, &first, "suspended", suspended_array(an, &cache));
+	rc = rc || put_threads(&b, an, opts->all_threads, &w);
+	rc = rc || put_member(&b, &first, "suspended", suspended_array(an, &w));
 	rc = rc || put_member(&b, &first, "recorders", recorders_array(an));
 	rc = rc || put_member(&b, &first, "timeline", timeline_array(an));
 	rc = rc || put_member(&b, &first, "async_key",
@@ -424,6 +432,6 @@ int rep_json_write(FILE *out, const struct analysis *an, bool all_threads)
 	if (rc == 0)
 		rc = fwrite(b.data, 1, b.len, out) == b.len ? 0 : -1;
 	free(b.data);
-	cache_deinit(&cache);
+	cache_deinit(&w.args);
 	return rc == 0 ? 0 : -1;
 }
