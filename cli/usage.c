@@ -22,6 +22,7 @@ static const char usage_text[] =
 	"  --no-recorders            do not recover flight-recorder rings\n"
 	"  --no-args                 do not show frame arguments\n"
 	"  --no-tasks                do not list runtimes' tasks (bRPC bthreads)\n"
+	"  --frame-registers         JSON: each frame's recovered registers too\n"
 	"  --color auto|always|never colour the text report (auto: on a terminal, unless NO_COLOR)\n"
 	"  --signature-lists DIR     signature lists from DIR/skip and DIR/prefix (also ingest, resign)\n"
 	"  --help, --version\n"
