@@ -71,7 +71,8 @@ struct an_frame {
 	char *file;                 /* source file; NULL when unknown */
 	int line;                   /* 0 when unknown */
 	bool inlined;               /* an inline level, not a real call */
-	int inline_depth;           /* 0 for the real frame, >0 for inline levels */
+	int inline_depth;           /* 0 for the real frame, >0 for inline levels;
+				       a tail call's: its innermost function's */
 	uint64_t cfa;               /* canonical frame address, 0 when unknown */
 	uint64_t regs[AN_FRAME_NREGS];  /* by DWARF number: 0 rax .. 16 rip */
 	uint32_t regs_known;        /* bit N: regs[N] recovered by the unwinder */

@@ -9,6 +9,8 @@
 
 /* x86_64 DWARF register number of the stack pointer. */
 enum { DWARF_REG_RSP = 7 };
+/* What a call pushes on x86_64 (the CFA is the stack pointer before it). */
+enum { RETURN_ADDRESS_SIZE = 8 };
 
 /* A frame that stands for itself on the stack (not an inline level, not
  * restored from call-site information). */
@@ -60,9 +62,14 @@ static bool frame_take(struct an_frame *f, struct dbg_arg *dargs, size_t n)
 
 /* A tail-call frame's arguments.  Its function left by a jump, so at that
  * jump the registers were what its callee found at entry: the registers the
- * unwinder recovered for the real caller CALLERS[0], whose CFA (the stack
- * pointer there) the tail frame shares; its pc is the jump's.  CALLERS
- * [0..N) then serve as its callers for entry values, as gdb reads them. */
+ * unwinder recovered for the real caller CALLERS[0], whose stack pointer is
+ * the CFA the tail frame shares; its pc is the jump's, and its stack pointer
+ * is below the real caller's return address, as the jump left it (gdb's
+ * dwarf2_tailcall_prev_register_first).  CALLERS [0..N) then serve as its
+ * callers for entry values, as gdb reads them.  Its parameters are those of
+ * the innermost function at the jump (F's inline_depth), @entry read where
+ * the real function starts (gdb's get_frame_func): an inlined function's
+ * location lists often do not reach back there, and then show none. */
 static bool fill_tailcall(struct dbg_session *s, struct an_frame *f,
 			  const struct dbg_frame_regs *callers, size_t n)
 {
@@ -76,9 +83,11 @@ static bool fill_tailcall(struct dbg_session *s, struct an_frame *f,
 	ctx[0].pc = f->pc;
 	ctx[0].activation = false;
 	ctx[0].cfa = (callers[0].regs_known & (1u << DWARF_REG_RSP)) ? callers[0].regs[DWARF_REG_RSP] : 0;
+	if (ctx[0].cfa)
+		ctx[0].regs[DWARF_REG_RSP] = ctx[0].cfa - RETURN_ADDRESS_SIZE;
 	ctx[0].entry_known = ctx[0].entry_failed = 0;
 	memcpy(ctx + 1, callers, n * sizeof(*ctx));
-	struct core_error *err = dbg_frame_args(s, ctx, n + 1, 0, &dargs, &nargs, &has);
+	struct core_error *err = dbg_frame_args(s, ctx, n + 1, f->inline_depth, &dargs, &nargs, &has);
 	free(ctx);
 	if (err) {
 		core_error_destroy(err);

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "../analyzer/driver.h"
-#include "../reports/store_sqlite.h"
+#include "../reports/store.h"
 #include "options.h"
 #include "runtimes.h"
 
@@ -472,6 +472,10 @@ int cli_ingest(int argc, char **argv)
 	t.tty = !o.quiet && isatty(STDERR_FILENO);
 	clock_gettime(CLOCK_MONOTONIC, &t.start);
 	int rc = run_batch(&o, st, &t);
+	size_t lost = rep_store_close(st);   /* a batching store writes its last cores here */
+	st = NULL;
+	t.stored -= lost < t.stored ? lost : t.stored;
+	t.failed += lost;
 	progress(&t, o.npaths, true);
 	struct timespec end;
 	clock_gettime(CLOCK_MONOTONIC, &end);

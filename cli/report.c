@@ -16,6 +16,7 @@ enum { MAX_DEBUG_DIRS = 16 };
 enum report_option {
 	O_FORMAT, O_THREADS, O_RECORDER_TAIL, O_RECORDER_FORMAT, O_SYSROOT, O_DEBUG_DIR,
 	O_MAX_FRAMES, O_NO_ASYNC, O_NO_RECORDERS, O_NO_ARGS, O_COLOR, O_SIGNATURE_LISTS, O_NO_TASKS,
+	O_FRAME_REGISTERS,
 	O_RUNTIME,
 };
 
@@ -33,6 +34,7 @@ static const struct cli_option report_options[] = {
 	{"--no-tasks", false, O_NO_TASKS},
 	{"--color", true, O_COLOR},
 	{"--signature-lists", true, O_SIGNATURE_LISTS},
+	{"--frame-registers", false, O_FRAME_REGISTERS},
 	{"--runtime", true, O_RUNTIME},
 	{NULL, false, 0},
 };
@@ -46,6 +48,7 @@ struct report_args {
 	enum report_format format;
 	bool all_threads;
 	bool library_dump;
+	bool frame_registers;
 	enum color_mode color;
 	size_t recorder_tail;
 	struct an_options an;
@@ -118,6 +121,9 @@ static bool apply_option(struct report_args *a, int id, const char *v)
 	case O_SIGNATURE_LISTS:
 		a->signature_lists = v;
 		return true;
+	case O_FRAME_REGISTERS:
+		a->frame_registers = true;
+		return true;
 	case O_RUNTIME:
 		return cli_runtimes_add("report", a->runtimes, &a->nruntimes, v);
 	}
@@ -176,7 +182,9 @@ static int write_report(const struct report_args *a, const struct analysis *an)
 		return 0;
 	}
 	if (a->format == FORMAT_JSON)
-		return rep_json_write(stdout, an, a->all_threads);
+		return rep_json_write(stdout, an,
+				      &(struct rep_json_options){.all_threads = a->all_threads,
+								 .frame_registers = a->frame_registers});
 	if (a->format == FORMAT_HTML)
 		return rep_html_write(stdout, an, a->all_threads);
 	struct rep_text_options topts = {.all_threads = a->all_threads,

@@ -32,8 +32,8 @@ _asyncore()
 		top) COMPREPLY=($(compgen -W "--db --limit --format" -- "$cur")) ;;
 		store) COMPREPLY=($(compgen -W "--db" -- "$cur")) ;;
 		*) COMPREPLY=($(compgen -W "--format --threads --recorder-tail --recorder-format --sysroot
-			--debug-dir --max-frames --no-async --no-recorders --no-args --color --runtime --help
-			--version" -- "$cur")) ;;
+			--debug-dir --max-frames --no-async --no-recorders --no-args --frame-registers --color
+			--runtime --help --version" -- "$cur")) ;;
 		esac
 		return
 	fi

@@ -3,9 +3,14 @@
  * build-id directories and .gnu_debuglink, when DEBUGINFOD_URLS is set; the
  * file lands in debuginfod's own cache (DEBUGINFOD_CACHE_PATH).  Here: the
  * progress line on a terminal while a file downloads, and telling a file
- * that came from a server from one found locally. */
+ * that came from a server from one found locally.
+ *
+ * libdebuginfod is opened with dlopen() when a server is set, as libdw opens
+ * it: linked in, it and its libcurl and TLS libraries cost every run some
+ * 8 ms of start-up, most of a small core's report. */
 #include "internal.h"
 
+#include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #include <errno.h>
 #include <limits.h>
@@ -20,13 +25,35 @@ static bool debuginfod_enabled(void)
 	return urls && urls[0];
 }
 
+/* The libdebuginfod functions used here, from the library libdw loads. */
+static struct {
+	void (*set_progressfn)(debuginfod_client *, debuginfod_progressfn_t);
+	const char *(*get_url)(debuginfod_client *);
+} api;
+static pthread_once_t api_once = PTHREAD_ONCE_INIT;
+
+static void api_open(void)
+{
+	void *lib = dlopen("libdebuginfod.so.1", RTLD_LAZY);   /* kept open */
+	if (lib) {
+		*(void **)&api.set_progressfn = dlsym(lib, "debuginfod_set_progressfn");
+		*(void **)&api.get_url = dlsym(lib, "debuginfod_get_url");
+	}
+}
+
+static bool api_load(void)
+{
+	pthread_once(&api_once, api_open);
+	return api.set_progressfn && api.get_url;
+}
+
 /* Whether a progress line is on stderr (one terminal per process). */
 static bool progress_shown;
 
 /* "\rasyncore: downloading debug info for build-id ab12... from URL: 120/480 KiB" */
 static int show_progress(debuginfod_client *client, long done, long total)
 {
-	const char *url = debuginfod_get_url(client);
+	const char *url = api.get_url(client);
 	const char *id = url ? strstr(url, "/buildid/") : NULL;
 	fprintf(stderr, "\rasyncore: downloading debug info");
 	if (id)
@@ -42,11 +69,11 @@ static int show_progress(debuginfod_client *client, long done, long total)
 
 void dbg_debuginfod_attach(Dwfl *dwfl)
 {
-	if (!debuginfod_enabled() || !isatty(STDERR_FILENO))
+	if (!debuginfod_enabled() || !isatty(STDERR_FILENO) || !api_load())
 		return;   /* without a server libdwfl makes no client: make none */
 	debuginfod_client *client = dwfl_get_debuginfod_client(dwfl);
 	if (client)
-		debuginfod_set_progressfn(client, show_progress);
+		api.set_progressfn(client, show_progress);
 }
 
 void dbg_debuginfod_result(struct dbg_file *f, int fd, char **debuginfo_file_name)

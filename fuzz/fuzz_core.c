@@ -211,7 +211,8 @@ static void analyze_fd(int fd)
 	if (getenv("ASYNCORE_FUZZ_VERBOSE"))
 		fprintf(stderr, "fuzz_core: %zu threads, %zu recorders, %zu warnings, signature %s\n",
 			an->nthreads, an->nrecorders, an->nwarnings, an->signature ? an->signature : "-");
-	rep_json_write(fz.devnull, an, true);
+	rep_json_write(fz.devnull, an,
+		       &(struct rep_json_options){.all_threads = true, .frame_registers = true});
 	struct rep_text_options text = { .all_threads = true, .recorder_tail = 50 };
 	rep_text_write(fz.devnull, an, &text);
 	fflush(fz.devnull);

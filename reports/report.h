@@ -16,9 +16,14 @@ struct rep_text_options {
 /* Print the crash report a person reads top-down. */
 void rep_text_write(FILE *out, const struct analysis *an, const struct rep_text_options *opts);
 
-/* Print the JSON object of DESIGN.md; ALL_THREADS false keeps the crashing
- * thread only.  Returns 0, or -1 when the JSON could not be built. */
-int rep_json_write(FILE *out, const struct analysis *an, bool all_threads);
+struct rep_json_options {
+	bool all_threads;           /* false: the crashing thread only */
+	bool frame_registers;       /* each frame's recovered registers too */
+};
+
+/* Print the JSON object of DESIGN.md.  Returns 0, or -1 when the JSON could
+ * not be built. */
+int rep_json_write(FILE *out, const struct analysis *an, const struct rep_json_options *opts);
 
 /* Print the crash page (DESIGN.md "HTML"): one self-contained HTML file;
  * ALL_THREADS false leaves the other threads out.  Returns 0, or -1 when

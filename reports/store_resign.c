@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../corefile/array.h"
+#include "store_clickhouse.h"
 #include "store_internal.h"
 
 /* A core's row as the signing needs it. */
@@ -188,13 +189,13 @@ static int run(struct resign *r, rep_sign_fn *sign, void *ctx,
 	return 0;
 }
 
-int rep_store_resign(struct rep_store *st, rep_sign_fn *sign, void *ctx,
+int rep_sqlite_resign(struct rep_sqlite *st, rep_sign_fn *sign, void *ctx,
 		     struct rep_resign_result *out, char *why, size_t whylen)
 {
-	struct resign r = {.db = rep_store_db(st)};
+	struct resign r = {.db = rep_sqlite_db(st)};
 	int rc = -1;
 	memset(out, 0, sizeof(*out));
-	if (rep_store_exec(st, "BEGIN IMMEDIATE") != SQLITE_OK) {
+	if (rep_sqlite_exec(st, "BEGIN IMMEDIATE") != SQLITE_OK) {
 		snprintf(why, whylen, "cannot lock the database: %s", sqlite3_errmsg(r.db));
 		return -1;
 	}
@@ -206,7 +207,7 @@ int rep_store_resign(struct rep_store *st, rep_sign_fn *sign, void *ctx,
 	sqlite3_finalize(r.update);
 	r.frames = r.update = NULL;
 	if (sqlite3_exec(r.db, "DROP TABLE temp.resign_old", NULL, NULL, NULL) != SQLITE_OK ||
-	    rep_store_exec(st, "COMMIT") != SQLITE_OK) {
+	    rep_sqlite_exec(st, "COMMIT") != SQLITE_OK) {
 		snprintf(why, whylen, "committing the signatures: %s", sqlite3_errmsg(r.db));
 		goto out;
 	}
@@ -224,4 +225,14 @@ out:
 	}
 	free(r.cores);
 	return rc;
+}
+
+int rep_store_resign(struct rep_store *st, rep_sign_fn *sign, void *ctx,
+		     struct rep_resign_result *out, char *why, size_t whylen)
+{
+	const struct rep_store_ops *ops;
+	void *backend = rep_store_backend(st, &ops);
+	if (ops == &rep_sqlite_ops)
+		return rep_sqlite_resign(backend, sign, ctx, out, why, whylen);
+	return rep_ch_store_resign(backend, sign, ctx, out, why, whylen);
 }

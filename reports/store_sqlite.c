@@ -1,9 +1,8 @@
 #include "store_sqlite.h"
 #include "store_internal.h"
+#include "store_rows.h"
 
 #include <errno.h>
-#include <inttypes.h>
-#include <jansson.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -403,7 +402,7 @@ static const char *const rep_queries[Q_COUNT] = {
 		    " attempts = attempts + 1, last_at = excluded.last_at",
 };
 
-struct rep_store {
+struct rep_sqlite {
 	sqlite3 *db;
 	sqlite3_stmt *q[Q_COUNT];
 };
@@ -490,9 +489,9 @@ out:
 	return rc;
 }
 
-int rep_store_open(const char *path, struct rep_store **out, char *why, size_t whylen)
+int rep_sqlite_open(const char *path, struct rep_sqlite **out, char *why, size_t whylen)
 {
-	struct rep_store *st = calloc(1, sizeof(*st));
+	struct rep_sqlite *st = calloc(1, sizeof(*st));
 	if (!st) {
 		snprintf(why, whylen, "out of memory");
 		return -1;
@@ -524,11 +523,11 @@ int rep_store_open(const char *path, struct rep_store **out, char *why, size_t w
 	*out = st;
 	return 0;
 fail:
-	rep_store_close(st);
+	rep_sqlite_close(st);
 	return -1;
 }
 
-void rep_store_close(struct rep_store *st)
+void rep_sqlite_close(struct rep_sqlite *st)
 {
 	if (!st)
 		return;
@@ -587,26 +586,10 @@ static int insert_row(sqlite3_stmt *q, const struct rep_value *v, size_t n)
 	return rc;
 }
 
-static void format_time(int64_t t, char out[32])
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-	if (!gmtime_r(&tt, &tm) || strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-		snprintf(out, 32, "unknown");
-}
-
-static size_t total_frames(const struct analysis *an)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < an->nthreads; i++)
-		n += an->threads[i].nframes;
-	return n;
-}
-
-static int insert_core(struct rep_store *st, const struct analysis *an)
+static int insert_core(struct rep_sqlite *st, const struct analysis *an)
 {
 	char now[32];
-	format_time((int64_t)time(NULL), now);
+	rep_store_time((int64_t)time(NULL), now);
 	const struct rep_value v[] = {
 		v_text(an->core_fingerprint), v_text(an->core_sha256), v_text(an->core_path),
 		v_u64(an->core_file_size), v_u64(an->core_size), v_text(an->crashed_at), v_text(now),
@@ -617,29 +600,10 @@ static int insert_core(struct rep_store *st, const struct analysis *an)
 		v_opt(an->has_fault_address, an->fault_address), v_int(an->crashing_tid),
 		v_text(an->abort_message), v_text(an->signature), v_text(an->signature_hash),
 		v_opt(an->async_key_found, an->async_key), v_u64(an->nthreads),
-		v_u64(total_frames(an)), v_u64(an->nwarnings), v_text(an->boot_id),
+		v_u64(rep_total_frames(an)), v_u64(an->nwarnings), v_text(an->boot_id),
 		v_opt(an->has_coredump_uid, an->coredump_uid), v_text(an->unit), v_text(an->cmdline),
 	};
 	return insert_row(st->q[Q_CORE], v, NVALUES(v));
-}
-
-/* The frame's arguments as JSON text, as the JSON report writes them
- * ([{"name","type","value","entry_value","entry_equal"}]), or NULL
- * when it has none (caller frees). */
-static char *args_json(const struct an_frame *f)
-{
-	if (!f->has_args)
-		return NULL;
-	json_t *arr = json_array();
-	for (size_t i = 0; arr && i < f->nargs; i++)
-		json_array_append_new(arr, json_pack("{s:s?, s:s?, s:s?, s:s?, s:b}",
-						     "name", f->args[i].name, "type", f->args[i].type,
-						     "value", f->args[i].value,
-						     "entry_value", f->args[i].entry_value,
-						     "entry_equal", f->args[i].entry_equal));
-	char *text = arr ? json_dumps(arr, JSON_COMPACT) : NULL;
-	json_decref(arr);
-	return text;
 }
 
 /* A frame of a thread, a task or a suspended chain: Q's statement takes
@@ -648,7 +612,7 @@ static char *args_json(const struct an_frame *f)
 static int insert_frame(sqlite3_stmt *q, int64_t core, size_t owner, size_t idx,
 			const struct an_frame *f)
 {
-	char *args = args_json(f);
+	char *args = rep_frame_args_json(f);
 	const struct rep_value v[] = {
 		v_int(core), v_u64(owner), v_u64(idx),
 		v_text(an_frame_kind_name(f->kind)), v_opt(!AN_FRAME_IS_RUNTIME(f), f->pc),
@@ -674,7 +638,7 @@ static int insert_frames(sqlite3_stmt *q, int64_t core, size_t owner, const stru
 	return 0;
 }
 
-static int insert_threads(struct rep_store *st, int64_t core, const struct analysis *an)
+static int insert_threads(struct rep_sqlite *st, int64_t core, const struct analysis *an)
 {
 	for (size_t i = 0; i < an->nthreads; i++) {
 		const struct an_thread *t = &an->threads[i];
@@ -695,7 +659,7 @@ static int insert_threads(struct rep_store *st, int64_t core, const struct analy
 	return 0;
 }
 
-static int insert_modules(struct rep_store *st, int64_t core, const struct analysis *an)
+static int insert_modules(struct rep_sqlite *st, int64_t core, const struct analysis *an)
 {
 	for (size_t i = 0; i < an->nmodules; i++) {
 		const struct an_module *m = &an->modules[i];
@@ -707,7 +671,7 @@ static int insert_modules(struct rep_store *st, int64_t core, const struct analy
 	return 0;
 }
 
-static int insert_suspended(struct rep_store *st, int64_t core, const struct analysis *an)
+static int insert_suspended(struct rep_sqlite *st, int64_t core, const struct analysis *an)
 {
 	for (size_t i = 0; i < an->nsuspended; i++) {
 		const struct an_suspended *s = &an->suspended[i];
@@ -719,7 +683,7 @@ static int insert_suspended(struct rep_store *st, int64_t core, const struct ana
 	return 0;
 }
 
-static int insert_tasks(struct rep_store *st, int64_t core, const struct analysis *an)
+static int insert_tasks(struct rep_sqlite *st, int64_t core, const struct analysis *an)
 {
 	for (size_t i = 0; i < an->ntasks; i++) {
 		const struct an_task *t = &an->tasks[i];
@@ -739,24 +703,12 @@ static int insert_tasks(struct rep_store *st, int64_t core, const struct analysi
 	return 0;
 }
 
-/* The event's arguments as a JSON array of hex strings. */
-static void format_args(const struct an_event *e, char *buf, size_t len)
+static int insert_events(struct rep_sqlite *st, int64_t core, size_t r, const struct an_recorder *rec)
 {
-	size_t n = e->nargs < 12 ? e->nargs : 12, used = 0;
-	used += (size_t)snprintf(buf, len, "[");
-	for (size_t i = 0; i < n && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s\"0x%" PRIx64 "\"", i ? "," : "",
-					 e->args[i]);
-	if (used < len)
-		snprintf(buf + used, len - used, "]");
-}
-
-static int insert_events(struct rep_store *st, int64_t core, size_t r, const struct an_recorder *rec)
-{
-	char args[12 * 24 + 8];
+	char args[REP_EVENT_ARGS_MAX];
 	for (size_t i = 0; i < rec->nevents; i++) {
 		const struct an_event *e = &rec->events[i];
-		format_args(e, args, sizeof(args));
+		rep_event_args_json(e, args, sizeof(args));
 		const struct rep_value v[] = {
 			v_int(core), v_u64(r), v_u64(i), v_u64(e->order), v_u64(e->timestamp),
 			v_text(e->location), v_text(e->function), v_text(e->format), v_text(e->message),
@@ -768,7 +720,7 @@ static int insert_events(struct rep_store *st, int64_t core, size_t r, const str
 	return 0;
 }
 
-static int insert_recorders(struct rep_store *st, int64_t core, const struct analysis *an)
+static int insert_recorders(struct rep_sqlite *st, int64_t core, const struct analysis *an)
 {
 	for (size_t i = 0; i < an->nrecorders; i++) {
 		const struct an_recorder *r = &an->recorders[i];
@@ -785,7 +737,7 @@ static int insert_recorders(struct rep_store *st, int64_t core, const struct ana
 	return 0;
 }
 
-static int insert_warnings(struct rep_store *st, int64_t core, const struct analysis *an)
+static int insert_warnings(struct rep_sqlite *st, int64_t core, const struct analysis *an)
 {
 	for (size_t i = 0; i < an->nwarnings; i++) {
 		const struct rep_value v[] = {v_int(core), v_u64(i),
@@ -797,7 +749,7 @@ static int insert_warnings(struct rep_store *st, int64_t core, const struct anal
 }
 
 /* Everything below the cores row, inside the open transaction. */
-static int insert_children(struct rep_store *st, int64_t core, const struct analysis *an)
+static int insert_children(struct rep_sqlite *st, int64_t core, const struct analysis *an)
 {
 	const struct rep_value clear[] = {v_text(an->core_fingerprint)};
 	if (insert_modules(st, core, an) != 0 || insert_threads(st, core, an) != 0 ||
@@ -808,7 +760,7 @@ static int insert_children(struct rep_store *st, int64_t core, const struct anal
 	return insert_row(st->q[Q_CLEAR_ERROR], clear, NVALUES(clear)) == SQLITE_DONE ? 0 : -1;
 }
 
-enum rep_write_result rep_store_write(struct rep_store *st, const struct analysis *an, char *why,
+enum rep_write_result rep_sqlite_write(struct rep_sqlite *st, const struct analysis *an, char *why,
 				      size_t whylen)
 {
 	if (exec_retry(st->db, "BEGIN IMMEDIATE") != SQLITE_OK) {
@@ -836,16 +788,12 @@ fail:
 	return REP_WRITE_FAILED;
 }
 
-int rep_store_record_error(struct rep_store *st, const struct rep_core_id *id, const char *reason,
+int rep_sqlite_record_error(struct rep_sqlite *st, const struct rep_core_id *id, const char *reason,
 			   char *why, size_t whylen)
 {
 	sqlite3_stmt *q = st->q[Q_ERROR];
-	char now[32], *ident = NULL;
-	format_time((int64_t)time(NULL), now);
-	if (id->fingerprint)
-		ident = strdup(id->fingerprint);
-	else if (asprintf(&ident, "path:%s", id->path) < 0)
-		ident = NULL;
+	char now[32], *ident = rep_error_ident(id);
+	rep_store_time((int64_t)time(NULL), now);
 	if (!ident) {
 		snprintf(why, whylen, "out of memory");
 		return -1;
@@ -869,7 +817,7 @@ out:
 	return rc;
 }
 
-int rep_store_has(struct rep_store *st, const char *fingerprint)
+int rep_sqlite_has(struct rep_sqlite *st, const char *fingerprint)
 {
 	sqlite3_stmt *q = st->q[Q_HAS];
 	sqlite3_bind_text(q, 1, fingerprint, -1, SQLITE_STATIC);
@@ -884,12 +832,38 @@ int rep_store_has(struct rep_store *st, const char *fingerprint)
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }
 
-sqlite3 *rep_store_db(struct rep_store *st)
+sqlite3 *rep_sqlite_db(struct rep_sqlite *st)
 {
 	return st->db;
 }
 
-int rep_store_exec(struct rep_store *st, const char *sql)
+int rep_sqlite_exec(struct rep_sqlite *st, const char *sql)
 {
 	return exec_retry(st->db, sql);
 }
+
+static int ops_has(void *backend, const char *fingerprint)
+{
+	return rep_sqlite_has(backend, fingerprint);
+}
+
+static enum rep_write_result ops_write(void *backend, const struct analysis *an, char *why,
+				       size_t whylen)
+{
+	return rep_sqlite_write(backend, an, why, whylen);
+}
+
+static int ops_record_error(void *backend, const struct rep_core_id *id, const char *reason,
+			    char *why, size_t whylen)
+{
+	return rep_sqlite_record_error(backend, id, reason, why, whylen);
+}
+
+/* Every core was committed by its own write: nothing is held back. */
+static size_t ops_close(void *backend)
+{
+	rep_sqlite_close(backend);
+	return 0;
+}
+
+const struct rep_store_ops rep_sqlite_ops = {ops_has, ops_write, ops_record_error, ops_close};

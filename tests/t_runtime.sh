@@ -8,10 +8,11 @@
 # process: its profiling stack and js::DumpBacktrace, written by the
 # fixture's crash handler before the core was made.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/clickhouse_lib.sh"
 
 W=$(mktemp -d)
 RUN_DIRS=()         # where the fixtures crashed: their cores, removed at the end
-trap 'rm -rf "$W" "${RUN_DIRS[@]}"' EXIT
+trap 'ch_cluster_stop; rm -rf "$W" "${RUN_DIRS[@]}"' EXIT
 export XDG_CONFIG_HOME=$W/config    # no one's own descriptions
 RF="python3 $ROOT/tests/runtime_frames.py"
 SHIPPED=$ROOT/share/asyncore/runtimes/spidermonkey.json
@@ -79,6 +80,7 @@ toy_variant() {
 	if ! dir=$(fixture_build toyvm "$v"); then fail "toyvm/$v: build failed"; return; fi
 	if ! core=$(fixture_core "$dir" 2>"$W/core.err"); then skip "toyvm/$v: $(head -1 "$W/core.err")"; return; fi
 	RUN_DIRS+=("$(dirname "$core")")
+	TOY_CORE=$core TOY_PROG=$dir/prog
 	for desc in toy-tls toy-key; do
 		out=$W/toy-$v-$desc.json
 		report "toyvm/$v $desc" "$out" "$core" "$dir/prog" --runtime "$TOY/$desc.json" || continue
@@ -104,6 +106,30 @@ toy_variant() {
 }
 toy_variant linked
 toy_variant dlopen
+
+# Both stores keep script frames: SQLite (also under spidermonkey below) and
+# ClickHouse, whose resign reads them back as SQLite's does.
+clickhouse() {
+	[ -n "${TOY_CORE:-}" ] || return
+	local q json=$W/toy-ch.json sig
+	ch_available "$W/ch-apt.log" || { skip "clickhouse: clickhouse-server could not be installed"; return; }
+	if ! ch_cluster_start "$W/ch" 1; then fail "clickhouse: the server did not start"; return; fi
+	local url="clickhouse://127.0.0.1:${CH_HTTP[1]}/runtimes"
+	"$ASYNCORE" store init --db "$url" >/dev/null 2>&1 &&
+		"$ASYNCORE" ingest --db "$url" --quiet --runtime "$TOY/toy-tls.json" "$TOY_CORE" >/dev/null 2>&1
+	check "clickhouse: a core with script frames is stored" [ $? -eq 0 ]
+	report "clickhouse toy" "$json" "$TOY_CORE" "$TOY_PROG" --runtime "$TOY/toy-tls.json" || return
+	q="SELECT count() FROM crash_stacks WHERE kind = 'script' AND runtime = 'toy' AND pc IS NULL"
+	check "clickhouse: crash_stacks has the script frames, no pc" \
+		[ "$("$ASYNCORE" query --db "$url" --format csv "$q" | tail -1)" = \
+		  "$(json_get "$json" 'sum(f["kind"] == "script" for f in j["threads"][0]["frames"])')" ]
+	"$ASYNCORE" resign --db "$url" >/dev/null 2>&1
+	sig=$("$ASYNCORE" query --db "$url" --format csv "SELECT signature FROM cores FINAL" | tail -1)
+	check "clickhouse: resign keeps the signature (script frames read back as such)" \
+		[ "$sig" = "$(json_get "$json" 'j["signature"]')" ]
+	ch_cluster_stop
+}
+clickhouse
 
 # ---- hostile stacks ----------------------------------------------------------------
 

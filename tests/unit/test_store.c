@@ -9,6 +9,7 @@
 
 #include "../../analyzer/signature.h"
 #include "../../reports/store_sqlite.h"
+#include "../../reports/store.h"
 
 #define UNIT_GROUP "store"
 #include "unit.h"
