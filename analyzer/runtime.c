@@ -269,7 +269,7 @@ struct entry {
 struct walk {
 	struct an_runtime_session *rs;
 	const struct resolved *r;
-	char context[CONTEXT_SIZE];            /* "runtime js: thread 12" */
+	char context[CONTEXT_SIZE];  /* "runtime js: thread 12" */
 	struct entry *v;
 	size_t n, cap;
 	unsigned warned, unwarned;

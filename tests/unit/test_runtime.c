@@ -142,7 +142,8 @@ static void test_refused(void)
 		"$.stack: an array stack");
 	refused("a number that is none", variant("\"0x100\"", "\"0xzz\""),
 		"$.stack.max: \"0xzz\" is not a number");
-	refused("a negative number", variant("\"shift\": 4", "\"shift\": -4"), "$.entry.fields.flags.shift");
+	refused("a negative number", variant("\"shift\": 4", "\"shift\": -4"),
+		"$.entry.fields.flags.shift");
 	refused("max beyond the limit", variant("\"0x100\"", "\"0x10000000\""), "is larger than");
 	refused("layout member past the size", variant("\"sp\": [8, 8]", "\"sp\": [28, 8]"),
 		"$.layout.frame.sp: the member ends past the type's size 32");
@@ -256,7 +257,8 @@ static void test_signature_and_store(void)
 		       "runtime = 'js' AND detail = 'JSScript 0x1234'") == 2);
 	CHECK("label frame", unit_sql_long(h, "SELECT count(*) FROM frames WHERE kind = 'label'") == 1);
 	CHECK("crash_stacks shows them, pc NULL",
-	      unit_sql_long(h, "SELECT count(*) FROM crash_stacks WHERE runtime = 'js' AND pc IS NULL") == 3);
+	      unit_sql_long(h, "SELECT count(*) FROM crash_stacks WHERE runtime = 'js' AND "
+			       "pc IS NULL") == 3);
 	CHECK("crash_stacks: native pc in hex",
 	      unit_sql_long(h, "SELECT count(*) FROM crash_stacks WHERE pc = '0x1000'") == 1);
 	CHECK("the kind is still checked",
