@@ -31,6 +31,8 @@ struct ingest_opts {
 	unsigned jobs;
 	const char *binary;
 	const char *sysroot;
+	const char *debug_dirs[CLI_MAX_DEBUG_DIRS];     /* --debug-dir */
+	size_t ndebug_dirs;
 	bool quiet;
 	struct an_signature_lists *signature_lists;   /* --signature-lists; NULL: built-in */
 	bool journal;               /* --journal (or --journal-dir) */
@@ -133,8 +135,8 @@ static void opts_free(struct ingest_opts *o)
 }
 
 enum ingest_option {
-	O_DB, O_JOBS, O_BINARY, O_SYSROOT, O_QUIET, O_SIGNATURE_LISTS, O_JOURNAL, O_JOURNAL_DIR,
-	O_RUNTIME
+	O_DB, O_JOBS, O_BINARY, O_SYSROOT, O_DEBUG_DIR, O_QUIET, O_SIGNATURE_LISTS, O_JOURNAL,
+	O_JOURNAL_DIR, O_RUNTIME
 };
 
 static const struct cli_option ingest_options[] = {
@@ -143,6 +145,7 @@ static const struct cli_option ingest_options[] = {
 	{"-j", true, O_JOBS},
 	{"--binary", true, O_BINARY},
 	{"--sysroot", true, O_SYSROOT},
+	{"--debug-dir", true, O_DEBUG_DIR},
 	{"--quiet", false, O_QUIET},
 	{"-q", false, O_QUIET},
 	{"--signature-lists", true, O_SIGNATURE_LISTS},
@@ -181,6 +184,8 @@ static bool apply_option(struct ingest_opts *o, int id, const char *v)
 	case O_SYSROOT:
 		o->sysroot = v;
 		return true;
+	case O_DEBUG_DIR:
+		return cli_debug_dir_add("ingest", o->debug_dirs, &o->ndebug_dirs, v);
 	case O_QUIET:
 		o->quiet = true;
 		return true;
@@ -223,7 +228,7 @@ static int parse_args(int argc, char **argv, struct ingest_opts *o)
 	}
 	if (!o->db || ninputs == 0 || (o->binary && o->sysroot)) {
 		cli_error("ingest", "usage: asyncore ingest --db FILE [--jobs N] "
-				    "[--binary BIN | --sysroot DIR] [--signature-lists DIR] "
+				    "[--binary BIN | --sysroot DIR] [--debug-dir DIR]... [--signature-lists DIR] "
 				    "[--journal [--journal-dir DIR]] [--runtime FILE]... [--quiet] CORE... | DIR");
 		goto out;
 	}
@@ -258,6 +263,8 @@ static struct job_result *work_one(const struct ingest_opts *o, struct rep_store
 		struct an_options aopts = {0};
 		aopts.dbg.binary = o->binary;
 		aopts.dbg.sysroot = o->sysroot;
+		aopts.dbg.debug_dirs = o->debug_dirs;
+		aopts.dbg.ndebug_dirs = o->ndebug_dirs;
 		aopts.signature_lists = o->signature_lists;
 		aopts.journal = o->journal;
 		aopts.journal_dir = o->journal_dir;

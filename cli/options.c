@@ -115,3 +115,13 @@ int cli_signature_lists(const char *dir, struct an_signature_lists **out)
 	}
 	return 0;
 }
+
+bool cli_debug_dir_add(const char *command, const char **dirs, size_t *n, const char *dir)
+{
+	if (*n == CLI_MAX_DEBUG_DIRS) {
+		cli_error(command, "at most %d --debug-dir", CLI_MAX_DEBUG_DIRS);
+		return false;
+	}
+	dirs[(*n)++] = dir;
+	return true;
+}

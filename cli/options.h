@@ -52,6 +52,13 @@ struct an_signature_lists;
  * -1 with the reason on stderr. */
 int cli_signature_lists(const char *dir, struct an_signature_lists **out);
 
+/* --debug-dir directories a command takes, at most. */
+#define CLI_MAX_DEBUG_DIRS 16
+
+/* Add --debug-dir DIR of COMMAND to DIRS (*N of them, at most
+ * CLI_MAX_DEBUG_DIRS); false (reported) when there are too many. */
+bool cli_debug_dir_add(const char *command, const char **dirs, size_t *n, const char *dir);
+
 /* A one-line usage problem of COMMAND on stderr ("asyncore: ingest: ..."). */
 void cli_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

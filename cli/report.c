@@ -11,8 +11,6 @@
 #include "options.h"
 #include "runtimes.h"
 
-enum { MAX_DEBUG_DIRS = 16 };
-
 enum report_option {
 	O_FORMAT, O_THREADS, O_RECORDER_TAIL, O_RECORDER_FORMAT, O_SYSROOT, O_DEBUG_DIR,
 	O_MAX_FRAMES, O_NO_ASYNC, O_NO_RECORDERS, O_NO_ARGS, O_COLOR, O_SIGNATURE_LISTS, O_NO_TASKS,
@@ -52,7 +50,7 @@ struct report_args {
 	enum color_mode color;
 	size_t recorder_tail;
 	struct an_options an;
-	const char *debug_dirs[MAX_DEBUG_DIRS];
+	const char *debug_dirs[CLI_MAX_DEBUG_DIRS];
 	const char *signature_lists;
 	const char *runtimes[CLI_MAX_RUNTIMES];
 	size_t nruntimes;
@@ -90,12 +88,7 @@ static bool apply_option(struct report_args *a, int id, const char *v)
 		a->an.dbg.sysroot = v;
 		return true;
 	case O_DEBUG_DIR:
-		if (a->an.dbg.ndebug_dirs == MAX_DEBUG_DIRS) {
-			cli_error("report", "at most %d --debug-dir", MAX_DEBUG_DIRS);
-			return false;
-		}
-		a->debug_dirs[a->an.dbg.ndebug_dirs++] = v;
-		return true;
+		return cli_debug_dir_add("report", a->debug_dirs, &a->an.dbg.ndebug_dirs, v);
 	case O_MAX_FRAMES:
 		if (!cli_number("--max-frames", v, 1, 1000000, &n))
 			return false;

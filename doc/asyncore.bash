@@ -27,7 +27,7 @@ _asyncore()
 	esac
 	if [[ $cur == -* ]]; then
 		case $cmd in
-		ingest) COMPREPLY=($(compgen -W "--db --jobs --binary --sysroot --runtime --quiet" -- "$cur")) ;;
+		ingest) COMPREPLY=($(compgen -W "--db --jobs --binary --sysroot --debug-dir --runtime --quiet" -- "$cur")) ;;
 		query) COMPREPLY=($(compgen -W "--db --format" -- "$cur")) ;;
 		top) COMPREPLY=($(compgen -W "--db --limit --format" -- "$cur")) ;;
 		store) COMPREPLY=($(compgen -W "--db" -- "$cur")) ;;
