@@ -185,7 +185,8 @@ static bool apply_option(struct ingest_opts *o, int id, const char *v)
 		o->sysroot = v;
 		return true;
 	case O_DEBUG_DIR:
-		return cli_debug_dir_add("ingest", o->debug_dirs, &o->ndebug_dirs, v);
+		return cli_repeated("ingest", "--debug-dir", o->debug_dirs, &o->ndebug_dirs,
+				    CLI_MAX_DEBUG_DIRS, v);
 	case O_QUIET:
 		o->quiet = true;
 		return true;
@@ -200,7 +201,8 @@ static bool apply_option(struct ingest_opts *o, int id, const char *v)
 		o->journal_dir = v;
 		return true;
 	case O_RUNTIME:
-		return cli_runtimes_add("ingest", o->runtime_files, &o->nruntime_files, v);
+		return cli_repeated("ingest", "--runtime", o->runtime_files, &o->nruntime_files,
+				    CLI_MAX_RUNTIMES, v);
 	}
 	return false;
 }
@@ -228,7 +230,8 @@ static int parse_args(int argc, char **argv, struct ingest_opts *o)
 	}
 	if (!o->db || ninputs == 0 || (o->binary && o->sysroot)) {
 		cli_error("ingest", "usage: asyncore ingest --db FILE [--jobs N] "
-				    "[--binary BIN | --sysroot DIR] [--debug-dir DIR]... [--signature-lists DIR] "
+				    "[--binary BIN | --sysroot DIR] [--debug-dir DIR]... "
+				    "[--signature-lists DIR] "
 				    "[--journal [--journal-dir DIR]] [--runtime FILE]... [--quiet] CORE... | DIR");
 		goto out;
 	}

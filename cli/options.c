@@ -116,12 +116,13 @@ int cli_signature_lists(const char *dir, struct an_signature_lists **out)
 	return 0;
 }
 
-bool cli_debug_dir_add(const char *command, const char **dirs, size_t *n, const char *dir)
+bool cli_repeated(const char *command, const char *name, const char **values, size_t *n,
+		  size_t max, const char *value)
 {
-	if (*n == CLI_MAX_DEBUG_DIRS) {
-		cli_error(command, "at most %d --debug-dir", CLI_MAX_DEBUG_DIRS);
+	if (*n == max) {
+		cli_error(command, "at most %zu %s", max, name);
 		return false;
 	}
-	dirs[(*n)++] = dir;
+	values[(*n)++] = value;
 	return true;
 }

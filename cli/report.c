@@ -88,7 +88,8 @@ static bool apply_option(struct report_args *a, int id, const char *v)
 		a->an.dbg.sysroot = v;
 		return true;
 	case O_DEBUG_DIR:
-		return cli_debug_dir_add("report", a->debug_dirs, &a->an.dbg.ndebug_dirs, v);
+		return cli_repeated("report", "--debug-dir", a->debug_dirs, &a->an.dbg.ndebug_dirs,
+				    CLI_MAX_DEBUG_DIRS, v);
 	case O_MAX_FRAMES:
 		if (!cli_number("--max-frames", v, 1, 1000000, &n))
 			return false;
@@ -118,7 +119,8 @@ static bool apply_option(struct report_args *a, int id, const char *v)
 		a->frame_registers = true;
 		return true;
 	case O_RUNTIME:
-		return cli_runtimes_add("report", a->runtimes, &a->nruntimes, v);
+		return cli_repeated("report", "--runtime", a->runtimes, &a->nruntimes, CLI_MAX_RUNTIMES,
+				    v);
 	}
 	return false;
 }

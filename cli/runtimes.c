@@ -89,16 +89,6 @@ static size_t search_dirs(char dirs[SEARCH_DIRS][PATH_MAX])
 	return n;
 }
 
-bool cli_runtimes_add(const char *command, const char **files, size_t *n, const char *file)
-{
-	if (*n == CLI_MAX_RUNTIMES) {
-		cli_error(command, "at most %d --runtime", CLI_MAX_RUNTIMES);
-		return false;
-	}
-	files[(*n)++] = file;
-	return true;
-}
-
 struct an_runtimes *cli_runtimes_load(const char *const *files, size_t nfiles)
 {
 	char dirs[SEARCH_DIRS][PATH_MAX];

@@ -7,7 +7,7 @@ _asyncore()
 	cmd=
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		report|ingest|query|top|store) cmd=${COMP_WORDS[i]}; break ;;
+		report|ingest|query|top|resign|store) cmd=${COMP_WORDS[i]}; break ;;
 		esac
 	done
 	case $prev in
@@ -21,7 +21,7 @@ _asyncore()
 	--threads) COMPREPLY=($(compgen -W "crashing all" -- "$cur")); return ;;
 	--color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
 	--recorder-format) COMPREPLY=($(compgen -W "library" -- "$cur")); return ;;
-	--sysroot|--debug-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	--sysroot|--debug-dir|--signature-lists) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	--db|--binary|--runtime) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--jobs|-j|--limit|--max-frames|--recorder-tail) return ;;
 	esac
@@ -30,6 +30,7 @@ _asyncore()
 		ingest) COMPREPLY=($(compgen -W "--db --jobs --binary --sysroot --debug-dir --runtime --quiet" -- "$cur")) ;;
 		query) COMPREPLY=($(compgen -W "--db --format" -- "$cur")) ;;
 		top) COMPREPLY=($(compgen -W "--db --limit --format" -- "$cur")) ;;
+		resign) COMPREPLY=($(compgen -W "--db --signature-lists --debug-dir" -- "$cur")) ;;
 		store) COMPREPLY=($(compgen -W "--db" -- "$cur")) ;;
 		*) COMPREPLY=($(compgen -W "--format --threads --recorder-tail --recorder-format --sysroot
 			--debug-dir --max-frames --no-async --no-recorders --no-args --frame-registers --color
@@ -38,7 +39,7 @@ _asyncore()
 		return
 	fi
 	if [[ -z $cmd && $COMP_CWORD -eq 1 ]]; then
-		COMPREPLY=($(compgen -W "report ingest query top store" -- "$cur") $(compgen -f -- "$cur"))
+		COMPREPLY=($(compgen -W "report ingest query top resign store" -- "$cur") $(compgen -f -- "$cur"))
 	elif [[ $cmd == store ]]; then
 		COMPREPLY=($(compgen -W "init" -- "$cur"))
 	else

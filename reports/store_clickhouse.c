@@ -877,6 +877,8 @@ struct ch_core {
 	char *old_hash, *new_hash, *new_signature;   /* hashes may be NULL */
 	bool has_tid;
 	int64_t crashing_tid;
+	bool resymbolized;          /* frames were symbolized again: NFRAMES is its count */
+	int64_t nframes;
 };
 
 static char *dup_cell(json_t *row, size_t i)
@@ -893,8 +895,10 @@ static bool cell_null(json_t *row, size_t i)
 static int load_ch_cores(struct rep_ch *ch, struct ch_core **cores, size_t *n, char *why,
 			 size_t whylen)
 {
-	char *sql = printf_sql("SELECT fingerprint, signal, signal_name, signature_hash, crashing_tid"
-			       " FROM %s.cores FINAL ORDER BY fingerprint", rep_ch_database(ch));
+	/* version is read too: 18.16 fails a FINAL that reads no version
+	 * column on a shard whose table holds one part */
+	char *sql = printf_sql("SELECT fingerprint, signal, signal_name, signature_hash, crashing_tid,"
+			       " version FROM %s.cores FINAL ORDER BY fingerprint", rep_ch_database(ch));
 	json_t *res = NULL, *row;
 	size_t cap = 0, i;
 	int rc = -1;
@@ -925,8 +929,10 @@ out:
 	return rc;
 }
 
-/* "'fp1','fp2',..." of cores [FIRST, FIRST + N); NULL when out of memory. */
-static char *fingerprint_list(const struct ch_core *c, size_t first, size_t n)
+/* "'fp1','fp2',..." of the cores [FIRST, FIRST + N) that PICK (NULL: all)
+ * picks; NULL when out of memory. */
+static char *fingerprint_list(const struct ch_core *c, size_t first, size_t n,
+			      bool (*pick)(const struct ch_core *))
 {
 	size_t len = 1;
 	for (size_t i = first; i < first + n; i++)
@@ -937,11 +943,13 @@ static char *fingerprint_list(const struct ch_core *c, size_t first, size_t n)
 		return NULL;
 	list[0] = '\0';
 	for (size_t i = first; i < first + n; i++) {
+		if (pick && !pick(&c[i]))
+			continue;
 		if (!(q = rep_ch_quote(c[i].fingerprint))) {
 			free(list);
 			return NULL;
 		}
-		o += (size_t)snprintf(list + o, len - o, "%s%s", i > first ? "," : "", q);
+		o += (size_t)snprintf(list + o, len - o, "%s%s", o ? "," : "", q);
 		free(q);
 	}
 	return list;
@@ -964,6 +972,24 @@ static size_t rows_of_core(const struct ch_core *c, json_t *rows, size_t *cursor
 			break;
 	}
 	return end;
+}
+
+/* The index of the core with fingerprint FP among [FIRST, FIRST + N)
+ * (sorted by fingerprint), or SIZE_MAX. */
+static size_t core_index(const struct ch_core *c, size_t first, size_t n, const char *fp)
+{
+	size_t lo = first, hi = first + n;
+	while (fp && lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int d = strcmp(c[mid].fingerprint, fp);
+		if (d == 0)
+			return mid;
+		if (d < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return SIZE_MAX;
 }
 
 /* The crashing thread of core C among its THREADS rows ([fingerprint, idx,
@@ -1013,13 +1039,16 @@ static int crash_frames(const struct ch_core *c, int64_t thread, json_t *frames,
 	return 0;
 }
 
-/* SELECT COLUMNS FROM TABLE FINAL WHERE fingerprint IN (LIST) ORDER BY ORDER:
- * the "data" rows (borrowed from *RES, which the caller frees). */
+/* SELECT COLUMNS FROM TABLE FINAL WHERE fingerprint IN (LIST) [AND WHERE]
+ * ORDER BY ORDER: the "data" rows (borrowed from *RES, which the caller
+ * frees; its "meta" names the columns). */
 static json_t *select_in(struct rep_ch *ch, const char *columns, const char *table,
-			 const char *list, const char *order, json_t **res, char *why, size_t whylen)
+			 const char *list, const char *where, const char *order, json_t **res,
+			 char *why, size_t whylen)
 {
-	char *sql = printf_sql("SELECT %s FROM %s.%s FINAL WHERE fingerprint IN (%s) ORDER BY %s",
-			       columns, rep_ch_database(ch), table, list, order);
+	char *sql = printf_sql("SELECT %s FROM %s.%s FINAL WHERE fingerprint IN (%s)%s%s ORDER BY %s",
+			       columns, rep_ch_database(ch), table, list, where ? " AND " : "",
+			       where ? where : "", order);
 	json_t *data = NULL;
 	if (!sql)
 		snprintf(why, whylen, "out of memory");
@@ -1033,7 +1062,7 @@ static json_t *select_in(struct rep_ch *ch, const char *columns, const char *tab
 static int sign_batch(struct rep_ch *ch, struct ch_core *c, size_t first, size_t n,
 		      rep_sign_fn *sign, void *ctx, char *why, size_t whylen)
 {
-	char *list = fingerprint_list(c, first, n);
+	char *list = fingerprint_list(c, first, n, NULL);
 	json_t *tres = NULL, *fres = NULL, *threads = NULL, *frames = NULL;
 	struct an_frame *f = NULL;
 	size_t nf = 0, fcap = 0, tcur = 0, fcur = 0;
@@ -1042,11 +1071,11 @@ static int sign_batch(struct rep_ch *ch, struct ch_core *c, size_t first, size_t
 		snprintf(why, whylen, "out of memory");
 		return -1;
 	}
-	threads = select_in(ch, "fingerprint, idx, tid, crashing", "threads", list, "fingerprint, idx",
-			    &tres, why, whylen);
+	threads = select_in(ch, "fingerprint, idx, tid, crashing", "threads", list, NULL,
+			    "fingerprint, idx", &tres, why, whylen);
 	frames = threads ? select_in(ch, "fingerprint, thread_idx, kind, pc, function, module,"
-				     " module_offset", "frames", list, "fingerprint, thread_idx, idx",
-				     &fres, why, whylen) : NULL;
+				     " module_offset", "frames", list, NULL,
+				     "fingerprint, thread_idx, idx", &fres, why, whylen) : NULL;
 	if (!frames)
 		goto out;
 	for (size_t i = first; i < first + n; i++) {
@@ -1070,74 +1099,367 @@ out:
 	return rc;
 }
 
+/* A row of SELECT * (DATA's row ROW, META naming the columns) as an object
+ * of its columns; NULL when out of memory. */
+static json_t *row_object(json_t *meta, json_t *row)
+{
+	json_t *obj = json_object(), *col;
+	size_t j;
+	json_array_foreach(obj ? meta : NULL, j, col) {
+		json_t *v = rep_ch_cell(json_array_get(row, j),
+					json_string_value(json_object_get(col, "type")));
+		const char *name = json_string_value(json_object_get(col, "name"));
+		if (!v || !name || json_object_set_new(obj, name, v) != 0) {
+			json_decref(obj);
+			return NULL;
+		}
+	}
+	return obj;
+}
+
+/* Rows are changed by a function of the caller: 1 when it changed ROW (an
+ * object of its columns), 0 when not, -1 on error. */
+typedef int ch_patch_fn(void *ctx, json_t *row);
+
+/* Write again the rows of table T of the cores in LIST that PATCH changes:
+ * the new rows replace the old ones (a ReplacingMergeTree keeps the last
+ * row written of a key, or the newest version). */
+static int rewrite_rows(struct rep_ch_store *st, enum ch_table t, const char *list,
+			ch_patch_fn *patch, void *ctx, char *why, size_t whylen)
+{
+	json_t *res = NULL, *row;
+	json_t *data = select_in(st->ch, "*", ch_tables[t].name, list, NULL, ch_tables[t].order, &res,
+				 why, whylen);
+	json_t *meta = json_object_get(res, "meta");
+	size_t i;
+	int rc = data ? 0 : -1;
+	json_array_foreach(rc == 0 ? data : NULL, i, row) {
+		json_t *obj = row_object(meta, row);
+		int changed = obj ? patch(ctx, obj) : -1;
+		if (changed > 0) {
+			rc = add_row(&st->rows[t], obj);   /* takes OBJ */
+		} else {
+			json_decref(obj);
+			rc = changed;
+		}
+		if (rc != 0) {
+			snprintf(why, whylen, "rewriting %s: out of memory", ch_tables[t].name);
+			break;
+		}
+	}
+	if (rc == 0)
+		rc = insert_rows(st, t, why, whylen);
+	st->rows[t].len = st->rows[t].count = 0;
+	json_decref(res);
+	return rc;
+}
+
+/* ---- Frames symbolized again --- */
+
+/* A modules row of the batch whose debug info is found now. */
+struct ch_module_row {
+	size_t core;                /* index of its core */
+	int64_t idx;
+	size_t found;               /* index into the found modules */
+	uint64_t start, end;
+};
+
+/* An owner's (thread's or chain's) new frame count. */
+struct ch_owner_count {
+	size_t core;
+	int64_t owner, nframes;
+};
+
+/* What symbolizing a batch again found and changed. */
+struct ch_resym {
+	struct ch_core *cores;
+	size_t first, n;
+	struct rep_found_modules *found;   /* across batches */
+	struct ch_module_row *rows;
+	size_t nrows, rcap;
+	struct ch_owner_count *counts[2];  /* threads, suspended chains */
+	size_t ncounts[2], ccap[2];
+};
+
+/* Which row of SORTED (by core, then owner) is CORE's OWNER; NULL if none. */
+static const struct ch_owner_count *find_count(const struct ch_owner_count *sorted, size_t n,
+					       size_t core, int64_t owner)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct ch_owner_count *m = &sorted[mid];
+		if (m->core == core && m->owner == owner)
+			return m;
+		if (m->core < core || (m->core == core && m->owner < owner))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* The batch's modules rows without debug info whose debug info is found
+ * now, by core then idx. */
+static int load_module_rows(struct rep_ch_store *st, struct ch_resym *m,
+			    const struct rep_resign_fns *fns, const char *list, char *why,
+			    size_t whylen)
+{
+	json_t *res = NULL;
+	json_t *data = select_in(st->ch, "fingerprint, idx, build_id, path, start_addr, end_addr",
+				 "modules", list, "debuginfo IS NULL AND isNotNull(build_id) AND"
+				 " isNotNull(path)", "fingerprint, idx", &res, why, whylen);
+	size_t cursor = 0;
+	int rc = data ? 0 : -1;
+	for (size_t i = m->first; rc == 0 && i < m->first + m->n; i++) {
+		for (size_t end = rows_of_core(&m->cores[i], data, &cursor); cursor < end; cursor++) {
+			json_t *row = json_array_get(data, cursor);
+			const char *build_id = json_string_value(json_array_get(row, 2));
+			const char *path = json_string_value(json_array_get(row, 3));
+			size_t k = build_id && path ? rep_found_module(m->found, fns, build_id, path) : 0;
+			struct ch_module_row *r = NULL;
+			if (!build_id || !path || (k != SIZE_MAX && !m->found->v[k].debuginfo))
+				continue;
+			if (k == SIZE_MAX ||
+			    !(r = core_array_push(&m->rows, &m->nrows, &m->rcap, sizeof(*r)))) {
+				snprintf(why, whylen, "out of memory");
+				rc = -1;
+				break;
+			}
+			*r = (struct ch_module_row){i, json_integer_value(json_array_get(row, 1)), k,
+						    (uint64_t)json_integer_value(json_array_get(row, 4)),
+						    (uint64_t)json_integer_value(json_array_get(row, 5))};
+			m->cores[i].resymbolized = true;
+		}
+	}
+	json_decref(res);
+	return rc;
+}
+
+/* A frame from a row of SELECT * (META naming the columns) into F. */
+static int frame_of_row(json_t *meta, json_t *row, struct an_frame *f)
+{
+	json_t *col;
+	size_t j;
+	memset(f, 0, sizeof(*f));
+	json_array_foreach(meta, j, col) {
+		json_t *v = json_array_get(row, j);
+		const struct rep_cell cell = {!v || json_is_null(v), json_integer_value(v),
+					      json_string_value(v)};
+		const char *name = json_string_value(json_object_get(col, "name"));
+		if (name && rep_frame_set_column(f, name, &cell) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static bool is_resymbolized(const struct ch_core *c)
+{
+	return c->resymbolized;
+}
+
+/* The stored-module list of core CORE's rows in M (malloc'd), *N of them. */
+static struct rep_stored_module *core_modules(const struct ch_resym *m, size_t core, size_t *n)
+{
+	struct rep_stored_module *mods = calloc(m->nrows ? m->nrows : 1, sizeof(*mods));
+	*n = 0;
+	for (size_t i = 0; mods && i < m->nrows; i++) {
+		const struct rep_found *f = &m->found->v[m->rows[i].found];
+		if (m->rows[i].core == core)
+			mods[(*n)++] = (struct rep_stored_module){f->path, f->build_id, m->rows[i].start,
+								  m->rows[i].end};
+	}
+	return mods;
+}
+
+/* Symbolize again the frames of one owner: rows [FROM, TO) of DATA, all of
+ * core CORE and owner OWNER; changed frames are added to table T's rows. */
+static int resymbolize_owner(struct rep_ch_store *st, struct ch_resym *m,
+			     const struct rep_resign_fns *fns, enum ch_table t, json_t *meta,
+			     json_t *data, size_t from, size_t to, size_t core, int64_t owner,
+			     struct rep_resign_result *out)
+{
+	struct an_frame *f = calloc(to - from, sizeof(*f));
+	size_t n = 0, nmods = 0;
+	struct rep_stored_module *mods = core_modules(m, core, &nmods);
+	int k = f && mods ? 0 : -1;
+	for (size_t r = from; k == 0 && r < to; r++, n++)
+		k = frame_of_row(meta, json_array_get(data, r), &f[n]);
+	if (k == 0)
+		k = fns->resymbolize(fns->ctx, mods, nmods, &f, &n);
+	/* Symbolizing again never gives fewer frames than were stored (inline
+	 * levels are only made again), so the new rows replace every old one. */
+	int side = t == T_FRAMES ? 0 : 1;
+	struct ch_owner_count *c = k > 0 ? core_array_push(&m->counts[side], &m->ncounts[side],
+							   &m->ccap[side], sizeof(*c)) : NULL;
+	if (k > 0 && (!c || add_frames(&st->rows[t], m->cores[core].fingerprint, (size_t)owner, f, n,
+				       t == T_FRAMES) != 0))
+		k = -1;
+	if (k > 0) {
+		*c = (struct ch_owner_count){core, owner, (int64_t)n};
+		out->frames_symbolized += (size_t)k;
+	}
+	for (size_t i = 0; f && i < n; i++)
+		an_frame_deinit(&f[i]);
+	free(f);
+	free(mods);
+	return k < 0 ? -1 : 0;
+}
+
+/* Symbolize again the frames of table T (frames or suspended_frames,
+ * owners in column 1) of the cores in LIST, and write the changed ones. */
+static int resymbolize_table(struct rep_ch_store *st, struct ch_resym *m,
+			     const struct rep_resign_fns *fns, enum ch_table t, const char *list,
+			     struct rep_resign_result *out, char *why, size_t whylen)
+{
+	json_t *res = NULL;
+	json_t *data = select_in(st->ch, "*", ch_tables[t].name, list, NULL, ch_tables[t].order,
+				 &res, why, whylen);
+	json_t *meta = json_object_get(res, "meta");
+	size_t cursor = 0;
+	int rc = data ? 0 : -1;
+	for (size_t i = m->first; rc == 0 && i < m->first + m->n; i++) {
+		if (!m->cores[i].resymbolized)
+			continue;
+		size_t end = rows_of_core(&m->cores[i], data, &cursor);
+		while (rc == 0 && cursor < end) {
+			int64_t owner = json_integer_value(json_array_get(json_array_get(data, cursor), 1));
+			size_t to = cursor;
+			while (to < end &&
+			       json_integer_value(json_array_get(json_array_get(data, to), 1)) == owner)
+				to++;
+			rc = resymbolize_owner(st, m, fns, t, meta, data, cursor, to, i, owner, out);
+			cursor = to;
+		}
+	}
+	if (rc != 0 && data)
+		snprintf(why, whylen, "symbolizing frames again: out of memory");
+	if (rc == 0)
+		rc = insert_rows(st, t, why, whylen);
+	st->rows[t].len = st->rows[t].count = 0;
+	json_decref(res);
+	return rc;
+}
+
+/* The thread (SIDE 0) or chain (1) row's new nframes; a thread's count
+ * also adds up into its core's. */
+static int patch_owner(struct ch_resym *m, int side, json_t *row)
+{
+	size_t core = core_index(m->cores, m->first, m->n,
+				 json_string_value(json_object_get(row, "fingerprint")));
+	int64_t idx = json_integer_value(json_object_get(row, "idx"));
+	const struct ch_owner_count *c = core == SIZE_MAX ? NULL :
+					 find_count(m->counts[side], m->ncounts[side], core, idx);
+	if (c && json_object_set_new(row, "nframes", json_integer(c->nframes)) != 0)
+		return -1;
+	if (side == 0 && core != SIZE_MAX)
+		m->cores[core].nframes += json_integer_value(json_object_get(row, "nframes"));
+	return c != NULL;
+}
+
+static int patch_thread(void *ctx, json_t *row)
+{
+	return patch_owner(ctx, 0, row);
+}
+
+static int patch_chain(void *ctx, json_t *row)
+{
+	return patch_owner(ctx, 1, row);
+}
+
+/* A modules row found now: its debuginfo. */
+static int patch_module(void *ctx, json_t *row)
+{
+	struct ch_resym *m = ctx;
+	size_t core = core_index(m->cores, m->first, m->n,
+				 json_string_value(json_object_get(row, "fingerprint")));
+	int64_t idx = json_integer_value(json_object_get(row, "idx"));
+	for (size_t i = 0; core != SIZE_MAX && i < m->nrows; i++)
+		if (m->rows[i].core == core && m->rows[i].idx == idx)
+			return json_object_set_new(row, "debuginfo",
+						   json_string(m->found->v[m->rows[i].found].debuginfo))
+				       ? -1 : 1;
+	return 0;
+}
+
+/* Symbolize again the frames of the batch's modules whose debug info is
+ * found now: frames and chains rewritten, then their owners' counts and
+ * the modules' debuginfo (each core's new count kept for its cores row). */
+static int resymbolize_batch(struct rep_ch_store *st, struct ch_core *c, size_t first, size_t n,
+			     const struct rep_resign_fns *fns, struct rep_found_modules *found,
+			     struct rep_resign_result *out, char *why, size_t whylen)
+{
+	struct ch_resym m = {.cores = c, .first = first, .n = n, .found = found};
+	char *all = fingerprint_list(c, first, n, NULL), *list = NULL;
+	int rc = all ? load_module_rows(st, &m, fns, all, why, whylen) : -1;
+	if (rc == 0 && m.nrows > 0 && !(list = fingerprint_list(c, first, n, is_resymbolized)))
+		rc = -1;
+	if (rc == 0 && list &&
+	    (resymbolize_table(st, &m, fns, T_FRAMES, list, out, why, whylen) != 0 ||
+	     resymbolize_table(st, &m, fns, T_SFRAMES, list, out, why, whylen) != 0 ||
+	     rewrite_rows(st, T_THREADS, list, patch_thread, &m, why, whylen) != 0 ||
+	     rewrite_rows(st, T_SUSPENDED, list, patch_chain, &m, why, whylen) != 0 ||
+	     rewrite_rows(st, T_MODULES, list, patch_module, &m, why, whylen) != 0))
+		rc = -1;
+	for (size_t i = first; i < first + n; i++) {
+		bool counted = false;
+		for (size_t k = 0; k < m.ncounts[0] + m.ncounts[1] && !counted; k++)
+			counted = (k < m.ncounts[0] ? m.counts[0][k].core
+						    : m.counts[1][k - m.ncounts[0]].core) == i;
+		out->cores_symbolized += counted;
+	}
+	if (rc != 0 && !all)
+		snprintf(why, whylen, "out of memory");
+	free(m.rows);
+	free(m.counts[0]);
+	free(m.counts[1]);
+	free(list);
+	free(all);
+	return rc;
+}
+
 static bool hash_changed(const struct ch_core *c)
 {
 	return !c->old_hash || strcmp(c->old_hash, c->new_hash) != 0;
 }
 
-/* A quoted list of the changed cores' fingerprints, new signatures or new
- * hashes (WHAT 0, 1, 2) among [FIRST, FIRST + N); NULL when out of memory. */
-static char *changed_list(const struct ch_core *c, size_t first, size_t n, int what)
+/* The signing of a batch, for rewriting its cores rows. */
+struct ch_signed {
+	struct rep_ch_store *st;
+	struct ch_core *cores;
+	size_t first, n;
+};
+
+/* A cores row whose signature or frame count changed: both, and a newer
+ * version (it replaces the stored row). */
+static int patch_core(void *ctx, json_t *row)
 {
-	char *list = strdup(""), *q;
-	for (size_t i = first; list && i < first + n; i++) {
-		if (!hash_changed(&c[i]))
-			continue;
-		const char *v = what == 0 ? c[i].fingerprint : what == 1 ? c[i].new_signature
-									   : c[i].new_hash;
-		char *grown = NULL;
-		if ((q = rep_ch_quote(v)) && asprintf(&grown, "%s%s%s", list, *list ? "," : "", q) < 0)
-			grown = NULL;
-		free(q);
-		free(list);
-		list = grown;
-	}
-	return list;
+	struct ch_signed *b = ctx;
+	size_t i = core_index(b->cores, b->first, b->n,
+			      json_string_value(json_object_get(row, "fingerprint")));
+	const struct ch_core *c = i == SIZE_MAX ? NULL : &b->cores[i];
+	if (!c || !c->new_hash || (!hash_changed(c) && !c->resymbolized))
+		return 0;
+	if (json_object_set_new(row, "signature", rep_utf8_json(c->new_signature)) != 0 ||
+	    json_object_set_new(row, "signature_hash", rep_utf8_json(c->new_hash)) != 0 ||
+	    (c->resymbolized && json_object_set_new(row, "nframes", json_integer(c->nframes)) != 0) ||
+	    json_object_set_new(row, "version", j_u64(next_version(b->st))) != 0)
+		return -1;
+	return 1;
 }
 
-/* Write the changed cores of [FIRST, FIRST + N) again with their new
- * signature and hash (a newer version: it replaces the stored row). */
-static int rewrite_batch(struct rep_ch_store *st, const struct ch_core *c, size_t first, size_t n,
+/* Write the batch's changed cores rows again. */
+static int rewrite_batch(struct rep_ch_store *st, struct ch_core *c, size_t first, size_t n,
 			 size_t *changed, char *why, size_t whylen)
 {
-	char *fps = changed_list(c, first, n, 0), *sigs = changed_list(c, first, n, 1);
-	char *hashes = changed_list(c, first, n, 2), *cols = strdup(""), *sql = NULL;
-	int rc = -1;
-	uint64_t version = next_version(st);
-	for (size_t k = 0; cols && k < sizeof(core_cols) / sizeof(core_cols[0]); k++) {
-		const char *col = core_cols[k];
-		char *grown = NULL;
-		int r;
-		if (strcmp(col, "signature") == 0 || strcmp(col, "signature_hash") == 0)
-			r = asprintf(&grown, "%s%stransform(fingerprint, [%s], [%s], '')", cols,
-				     k ? ", " : "", fps ? fps : "", strcmp(col, "signature") == 0 ?
-				     (sigs ? sigs : "") : (hashes ? hashes : ""));
-		else if (strcmp(col, "version") == 0)
-			r = asprintf(&grown, "%s%stoUInt64(%llu)", cols, k ? ", " : "",
-				     (unsigned long long)version);
-		else
-			r = asprintf(&grown, "%s%s%s", cols, k ? ", " : "", col);
-		free(cols);
-		cols = r < 0 ? NULL : grown;
-	}
-	if (!fps || !sigs || !hashes || !cols) {
+	struct ch_signed b = {st, c, first, n};
+	char *list = fingerprint_list(c, first, n, NULL);
+	int rc = list ? rewrite_rows(st, T_CORES, list, patch_core, &b, why, whylen) : -1;
+	if (!list)
 		snprintf(why, whylen, "out of memory");
-		goto out;
-	}
-	rc = 0;
-	if (!*fps)
-		goto out;   /* nothing changed in this batch */
-	sql = printf_sql("INSERT INTO %1$s.cores SELECT %2$s FROM %1$s.cores FINAL"
-			 " WHERE fingerprint IN (%3$s)", rep_ch_database(st->ch), cols, fps);
-	rc = sql ? rep_ch_run_retry(st->ch, sql, NULL, 0, CH_INSERT_SETTINGS, why, whylen) : -1;
 	for (size_t i = first; rc == 0 && i < first + n; i++)
 		*changed += hash_changed(&c[i]);
-out:
-	free(sql);
-	free(cols);
-	free(hashes);
-	free(sigs);
-	free(fps);
+	free(list);
 	return rc;
 }
 
@@ -1196,9 +1518,10 @@ static int count_buckets(const struct ch_core *c, size_t n, struct rep_resign_re
 	return 0;
 }
 
-int rep_ch_store_resign(struct rep_ch_store *st, rep_sign_fn *sign, void *ctx,
+int rep_ch_store_resign(struct rep_ch_store *st, const struct rep_resign_fns *fns,
 			struct rep_resign_result *out, char *why, size_t whylen)
 {
+	struct rep_found_modules found = {0};
 	struct ch_core *c = NULL;
 	size_t n = 0;
 	int rc = -1;
@@ -1207,10 +1530,13 @@ int rep_ch_store_resign(struct rep_ch_store *st, rep_sign_fn *sign, void *ctx,
 		goto out;
 	for (size_t first = 0; first < n; first += CH_RESIGN_BATCH) {
 		size_t k = n - first < CH_RESIGN_BATCH ? n - first : CH_RESIGN_BATCH;
-		if (sign_batch(st->ch, c, first, k, sign, ctx, why, whylen) != 0 ||
+		if ((fns->debuginfo &&
+		     resymbolize_batch(st, c, first, k, fns, &found, out, why, whylen) != 0) ||
+		    sign_batch(st->ch, c, first, k, fns->sign, fns->ctx, why, whylen) != 0 ||
 		    rewrite_batch(st, c, first, k, &out->changed, why, whylen) != 0)
 			goto out;
 	}
+	out->modules_found = rep_found_count(&found);
 	out->cores = n;
 	if (count_buckets(c, n, out) != 0) {
 		snprintf(why, whylen, "out of memory");
@@ -1218,6 +1544,7 @@ int rep_ch_store_resign(struct rep_ch_store *st, rep_sign_fn *sign, void *ctx,
 	}
 	rc = 0;
 out:
+	rep_found_modules_free(&found);
 	for (size_t i = 0; i < n; i++) {
 		free(c[i].fingerprint);
 		free(c[i].signal_name);

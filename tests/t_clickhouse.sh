@@ -128,6 +128,37 @@ check "clickhouse: resign reports what SQLite's does ($(cat "$W/resign.ch"))" cm
 check "clickhouse: top after resign equals SQLite's" cmp -s "$W/top2.sqlite" "$W/top2.ch"
 check "clickhouse: resign changed the buckets" bash -c '! cmp -s "$1" "$2"' _ "$W/top.ch" "$W/top2.ch"
 
+# Debug info found after ingest: a stripped program's cores stored without
+# it, then resign --debug-dir symbolizes their frames again, as on SQLite.
+D=$(fixture_build coredump_stripped v1 2>"$W/build.err") || { fail "clickhouse: fixture build: $(tail -1 "$W/build.err")"; D=; }
+mkdir "$W/stripped"
+for m in a b c; do
+	[ -n "$D" ] && c=$(fixture_core "$D" $m 2>/dev/null) && mv "$c" "$W/stripped/core.$m" && rm -rf "$(dirname "$c")"
+done
+U5="clickhouse://127.0.0.1:${CH_HTTP[1]}/crashes5?cluster=$CH_CLUSTER_NAME"
+"$ASYNCORE" store init --db "$U5" && "$ASYNCORE" store init --db "${U5/${CH_HTTP[1]}/${CH_HTTP[2]}}"
+"$ASYNCORE" ingest --db "$U5" --quiet "$W/stripped" 2>/dev/null
+"$ASYNCORE" ingest --db "$W/s5.db" --quiet "$W/stripped" 2>/dev/null
+"$ASYNCORE" resign --db "$W/s5.db" --debug-dir "$D/debug" >"$W/resym.sqlite" 2>&1
+"$ASYNCORE" resign --db "$U5" --debug-dir "$D/debug" >"$W/resym.ch" 2>&1; rc=$?
+check "clickhouse: resign symbolizes 3 stored cores again ($(head -1 "$W/resym.ch"))" \
+	[ $rc -eq 0 -a "$(ls "$W/stripped" | wc -l)" = 3 -a "$(head -c 30 "$W/resym.ch")" = "debug info found for 1 modules" ]
+check "clickhouse: ... and reports what SQLite's does" cmp -s "$W/resym.sqlite" "$W/resym.ch"
+stack='SELECT core, frame, coalesce(function, '"'-'"'), coalesce(file, '"'-'"'), coalesce(line, 0), inline_depth FROM crash_stacks ORDER BY core, frame'
+check "clickhouse: ... crash_stacks with names, lines and inline levels as SQLite's" \
+	[ "$(chq "$U5" "$stack" | tr -d '"')" = "$(store_q "$W/s5.db" "$stack" | tr -d '"')" -a \
+	  "$(chq "$U5" "SELECT countIf(function = 'put_word') FROM crash_stacks")" = 1 ]
+check "clickhouse: ... one row per frame, the counts with them" \
+	[ "$(chq "$U5" "SELECT count() FROM frames FINAL")" = "$(store_q "$W/s5.db" "SELECT count(*) FROM frames")" -a \
+	  "$(chq "$U5" "SELECT countIf(nframes != f) FROM (SELECT fingerprint, nframes FROM cores FINAL)
+	      GLOBAL ALL LEFT JOIN (SELECT fingerprint, sum(nframes) AS f FROM threads FINAL GROUP BY fingerprint)
+	      USING fingerprint")" = 0 ]
+check "clickhouse: ... the modules name their debug file" \
+	[ "$(chq "$U5" "SELECT count() FROM modules FINAL WHERE debuginfo = '$D/debug/prog.debug'")" = 3 ]
+"$ASYNCORE" resign --db "$U5" --debug-dir "$D/debug" >"$W/resym2.ch" 2>&1
+check "clickhouse: ... a second resign changes nothing" \
+	[ "$(cat "$W/resym2.ch")" = "resigned 3 cores, 0 signatures changed; buckets 2 -> 2: 0 merged, 0 split" ]
+
 # A shard killed during an ingest, back within the retries: nothing lost.
 U3="clickhouse://127.0.0.1:${CH_HTTP[1]}/crashes3?cluster=$CH_CLUSTER_NAME"
 "$ASYNCORE" store init --db "$U3" && "$ASYNCORE" store init --db "${U3/${CH_HTTP[1]}/${CH_HTTP[2]}}"
