@@ -55,6 +55,15 @@ check "coredump: 20 files, 5 crashes stored, 15 copies already present" \
 	grep -q '^ingested 5, already present 15, failed 0 of 20 cores' "$W/out"
 check "coredump: 5 rows" [ "$(store_q "$DB" "SELECT count(*) FROM cores")" = 5 ]
 check "coredump: 2 buckets" [ "$(store_q "$DB" "SELECT count(DISTINCT signature_hash) FROM cores")" = 2 ]
+mkdir "$W/renamed"   # the same crashes again, under other names, compressed otherwise
+k=0
+for f in "$W/plain"/*; do
+	k=$((k + 1))
+	case $((k % 2)) in 0) zstd -q -c "$f" >"$W/renamed/crash-$k.core.zst" ;; 1) cp "$f" "$W/renamed/crash-$k" ;; esac
+done
+"$ASYNCORE" ingest --db "$DB" "$W/renamed" >"$W/out.renamed" 2>&1
+check "coredump: the same 5 crashes under other names are already present" \
+	grep -q '^ingested 0, already present 5, failed 0 of 5 cores' "$W/out.renamed"
 
 # Every row: crash time, boot id and UID from the name (its .zst/.xz/.lz4
 # copy may be the one stored).
