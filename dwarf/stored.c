@@ -153,7 +153,8 @@ struct dbg_file *dbg_cache_find_module(struct dbg_cache *cache, const char *buil
 	struct lookup l = {.build_id = build_id, .module = path};
 	struct dbg_file *f = NULL;
 	*warning = NULL;
-	if (!build_id)
+	/* A stored build-id names files: hex digits only. */
+	if (!build_id || strlen(build_id) < 2 || build_id[strspn(build_id, "0123456789abcdef")])
 		return NULL;
 	pthread_mutex_lock(&cache->lock);
 	char *have = path ? file_build_id(path) : NULL;
