@@ -245,6 +245,7 @@ check "coredump: later: ... v1's frames in prog still have no name, v1's module 
 
 GDB=$W/gone.db   # ingested now, resigned with v1's binary gone
 cp "$LDB" "$GDB"
+cp "$LDB" "$GDB.0"
 "$ASYNCORE" resign --db "$LDB" --debug-dir "$W/dbg1" --debug-dir "$W/dbg2" >"$W/resign.found" 2>&1; rc=$?
 check "coredump: later: with both debug files, 6 cores symbolized again: sites a and c merge (exit 0)" \
 	[ $rc -eq 0 -a "$(cat "$W/resign.found")" = "debug info found for 2 modules: $((n_v1 + n_v2)) frames of 6 cores symbolized again
@@ -272,6 +273,19 @@ mv "$D_v1/prog" "$D_v1/prog.away"
 mv "$D_v1/prog.away" "$D_v1/prog"
 check "coredump: later: with v1's binary gone, its debug file alone names the same frames" \
 	[ "$(named "$GDB")" = "$(named "$LDB")" -a "$(tail -1 "$W/resign.gone")" = "$(tail -1 "$W/resign.found")" ]
+# The decompressed copy a report left in the cache serves a resign too.
+mkdir "$W/zdbg" "$W/cache"
+objcopy --compress-debug-sections=zlib "$D_v1/debug/prog.debug" "$W/zdbg/prog.debug"
+c1=$(ls "$W/later" | grep "\.99999\.")   # the v1 crash at site c
+ASYNCORE_CACHE_DIR=$W/cache "$ASYNCORE" report "$W/later/$c1" --debug-dir "$W/zdbg" >/dev/null 2>&1
+CDB=$W/cached.db
+cp "$W/gone.db.0" "$CDB"
+mv "$D_v1/prog" "$D_v1/prog.away"
+ASYNCORE_CACHE_DIR=$W/cache "$ASYNCORE" resign --db "$CDB" >"$W/resign.cached" 2>&1
+mv "$D_v1/prog.away" "$D_v1/prog"
+check "coredump: later: ... and so does its decompressed copy in the cache, with no --debug-dir" \
+	[ "$(head -1 "$W/resign.cached")" = "debug info found for 1 modules: $n_v1 frames of 3 cores symbolized again" -a \
+	  "$(store_q "$CDB" "SELECT count(DISTINCT debuginfo) || debuginfo FROM modules WHERE build_id = '$bid_v1'")" = "1$W/cache/$bid_v1.debug" ]
 
 # The journal: entries written by systemd-journal-remote into a private
 # directory, read back through sd-journal.
