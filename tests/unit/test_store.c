@@ -112,6 +112,16 @@ static void test_store(const char *dir)
 				       strstr(why, "newer") != NULL);
 }
 
+/* F: a frame of kind KIND at offset 0x50 of prog. */
+static void prog_frame(struct an_frame *f, enum an_frame_kind kind)
+{
+	f->kind = kind;
+	f->module = strdup("/usr/bin/prog");
+	f->module_offset = 0x50;
+	f->has_module_offset = true;
+	f->pc = 0x1050;
+}
+
 /* A core of a stripped prog (build-id b1) and a library (b2): thread 0
  * has frames in both, thread 1 one in the library (with arguments). */
 static struct analysis *stripped_analysis(void)
@@ -146,6 +156,17 @@ static struct analysis *stripped_analysis(void)
 		f->activation = t->nframes == 1;
 		f->cfa = 0x7ffd0000 + 16 * i;
 	}
+	/* A suspended chain and a task, each with one frame in prog. */
+	an->nsuspended = an->ntasks = 1;
+	an->suspended = calloc(1, sizeof(*an->suspended));
+	an->tasks = calloc(1, sizeof(*an->tasks));
+	an->tasks[0].runtime = "bthread";
+	an->tasks[0].state = AN_TASK_SUSPENDED;
+	an->suspended[0].frames = calloc(1, sizeof(struct an_frame));
+	an->tasks[0].frames = calloc(1, sizeof(struct an_frame));
+	an->suspended[0].nframes = an->tasks[0].nframes = 1;
+	prog_frame(an->suspended[0].frames, AN_FRAME_ASYNC);
+	prog_frame(an->tasks[0].frames, AN_FRAME_NATIVE);
 	struct an_frame *lib = &an->threads[1].frames[0];
 	lib->has_args = true;
 	lib->nargs = 1;
@@ -220,7 +241,7 @@ static void test_resymbolize(const char *dir)
 	an_analysis_destroy(an);
 	CHECK("resymbolize: resign", rep_store_resign(st, &fns, &r, why, sizeof(why)) == 0);
 	CHECK("resymbolize: both modules asked about, one found", asked == 2 && r.modules_found == 1);
-	CHECK("resymbolize: 2 frames of 1 core", r.frames_symbolized == 2 && r.cores_symbolized == 1);
+	CHECK("resymbolize: 4 frames of 1 core", r.frames_symbolized == 4 && r.cores_symbolized == 1);
 	CHECK("resymbolize: the signature changed", r.changed == 1);
 	sqlite3 *h;
 	sqlite3_open(db, &h);
@@ -238,6 +259,12 @@ static void test_resymbolize(const char *dir)
 				"\"entry_value\":null,\"entry_equal\":false}]'") == 1);
 	CHECK("resymbolize: the core counts 6 frames",
 	       unit_sql_long(h, "SELECT nframes FROM cores") == 6);
+	CHECK("resymbolize: the task's and the chain's frames too, with their counts",
+	       unit_sql_long(h, "SELECT count(*) FROM task_frames WHERE function IS NOT NULL") == 2 &&
+	       unit_sql_long(h, "SELECT nframes FROM tasks") == 2 &&
+	       unit_sql_long(h, "SELECT count(*) FROM suspended_frames WHERE function IS NOT NULL"
+				" AND kind = 'async'") == 2 &&
+	       unit_sql_long(h, "SELECT nframes FROM suspended") == 2);
 	CHECK("resymbolize: the module found names its debug file, the other none",
 	       unit_sql_long(h, "SELECT group_concat(coalesce(debuginfo, '-'), ' ') = '/debug/prog.debug -'"
 				" FROM modules ORDER BY idx") == 1);
@@ -248,7 +275,8 @@ static void test_resymbolize(const char *dir)
 	CHECK("resymbolize: a second resign asks only about the module still without",
 	       rep_store_resign(st, &fns, &r, why, sizeof(why)) == 0 && asked == 1 &&
 	       r.modules_found == 0 && r.frames_symbolized == 0 && r.changed == 0 &&
-	       unit_sql_long(h, "SELECT count(*) FROM frames") == 6);
+	       unit_sql_long(h, "SELECT count(*) FROM frames") == 6 &&
+	       unit_sql_long(h, "SELECT count(*) FROM task_frames") == 2);
 	sqlite3_close(h);
 	rep_store_close(st);
 }
