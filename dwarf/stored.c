@@ -117,8 +117,18 @@ static void search_by_name(struct lookup *l, const char *path_setting)
 	free(parent);
 }
 
-/* debuginfod, last (as libdwfl asks it); a failure other than "not there"
- * is a warning. */
+/* A debuginfod lookup that failed with ERROR (an errno value) other than
+ * "not there" (or "no server") is L's warning. */
+static void debuginfod_failed(struct lookup *l, int error)
+{
+	if (error && error != ENOENT && error != ENOSYS && !l->warning &&
+	    asprintf(&l->warning, "debuginfod: no debug info for %s (build-id %s) from %s: %s",
+		     l->module ? l->module : "module", l->build_id,
+		     getenv("DEBUGINFOD_URLS") ? getenv("DEBUGINFOD_URLS") : "?", strerror(error)) < 0)
+		l->warning = NULL;
+}
+
+/* debuginfod, last (as libdwfl asks it). */
 static void search_debuginfod(struct lookup *l)
 {
 	char *file = NULL;
@@ -129,11 +139,7 @@ static void search_debuginfod(struct lookup *l)
 		return;
 	}
 	free(file);
-	if (fd != -ENOENT && fd != -ENOSYS && !l->warning &&
-	    asprintf(&l->warning, "debuginfod: no debug info for %s (build-id %s) from %s: %s",
-		     l->module ? l->module : "module", l->build_id,
-		     getenv("DEBUGINFOD_URLS") ? getenv("DEBUGINFOD_URLS") : "?", strerror(-fd)) < 0)
-		l->warning = NULL;
+	debuginfod_failed(l, -fd);
 }
 
 /* F when it has DWARF (its debug-info name set as a session sets it:
@@ -163,10 +169,12 @@ struct dbg_file *dbg_cache_find_module(struct dbg_cache *cache, const char *buil
 	if (own) {
 		/* The module's own file: libdwfl's lookup, as in a session.  The
 		 * search below only names what it passed over. */
-		f = with_dwarf(cache, dbg_cache_file(cache, build_id, path));
+		struct dbg_file *own_file = dbg_cache_file(cache, build_id, path);
+		f = with_dwarf(cache, own_file);
 		if (!f) {
 			search_build_id(&l, cache->debuginfo_path);
 			search_by_name(&l, cache->debuginfo_path);
+			debuginfod_failed(&l, own_file ? own_file->debuginfod_error : 0);
 		}
 	} else {
 		char *dir = NULL;

@@ -63,6 +63,7 @@ prog_lines() {
 "$ASYNCORE" ingest --db "$TMPD/d.db" --quiet "$FIX_CORE" 2>/dev/null
 before=$(prog_lines "$TMPD/d.db")
 cp "$TMPD/d.db" "$TMPD/gone.db"
+cp "$TMPD/d.db" "$TMPD/gone.db.0"
 DEBUGINFOD_URLS=$URL "$ASYNCORE" resign --db "$TMPD/d.db" >"$TMPD/resign.out" 2>&1; rc=$?
 after=$(prog_lines "$TMPD/d.db")
 DEBUGINFOD_URLS=$URL "$ASYNCORE" ingest --db "$TMPD/fresh.db" --quiet "$FIX_CORE" 2>/dev/null
@@ -90,6 +91,15 @@ secs=$(python3 -c "print(round($(date +%s.%N) - $start, 1))")
 check "debuginfod: a refused connection is a warning (exit 1, report complete) in ${secs}s" test "$rc/$(json_get "$TMPD/refused.json" \
 	"any(w.startswith('debuginfod: ') and '$BUILD_ID' in w for w in j['warnings']) and len(j['threads'][0]['frames']) >= 3")" = 1/True
 check "debuginfod: ... and costs little (${secs}s < 10s)" python3 -c "assert $secs < 10"
+for how in own gone; do   # through prog's file (libdwfl's lookup), and by build-id alone
+	cp "$TMPD/gone.db.0" "$TMPD/refused.db"
+	[ $how = gone ] && mv "$FIX_DIR/prog" "$FIX_DIR/prog.away"
+	DEBUGINFOD_URLS=$URL "$ASYNCORE" resign --db "$TMPD/refused.db" >"$TMPD/resign.refused" 2>"$TMPD/resign.refused.err"; rc=$?
+	[ $how = gone ] && mv "$FIX_DIR/prog.away" "$FIX_DIR/prog"
+	check "debuginfod: resign ($how): a refused connection is a warning (exit 1), the frames stay" \
+		test $rc = 1 -a "$(grep -c "^asyncore: warning: debuginfod: no debug info for $FIX_DIR/prog (build-id $BUILD_ID) from $URL: " "$TMPD/resign.refused.err")" = 1 -a \
+		"$(prog_lines "$TMPD/refused.db")" = "$before"
+done
 
 # A server that accepts and never answers: DEBUGINFOD_TIMEOUT bounds each try.
 python3 -c '
