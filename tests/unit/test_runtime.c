@@ -148,7 +148,7 @@ static void test_refused(void)
 	refused("layout member past the size", variant("\"sp\": [8, 8]", "\"sp\": [28, 8]"),
 		"$.layout.frame.sp: the member ends past the type's size 32");
 	refused("layout member not a pair", variant("\"sp\": [8, 8]", "\"sp\": 8"),
-		"$.layout.frame.sp: [offset, size] is expected");
+		"$.layout.frame.sp: [offset, size] or [offset, size, \"TYPE POINTED AT\"] is expected");
 	refused("unknown as", variant("\"as\": \"hex\"", "\"as\": \"octal\""),
 		"$.entry.fields.flags.as");
 	refused("a name with a space", variant("\"toy\"", "\"t y\""), "$.name: a name is");
