@@ -7,7 +7,7 @@ _asyncore()
 	cmd=
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		report|ingest|query|top|store) cmd=${COMP_WORDS[i]}; break ;;
+		report|ingest|query|top|store|runtimes) cmd=${COMP_WORDS[i]}; break ;;
 		esac
 	done
 	case $prev in
@@ -31,6 +31,7 @@ _asyncore()
 		query) COMPREPLY=($(compgen -W "--db --format" -- "$cur")) ;;
 		top) COMPREPLY=($(compgen -W "--db --limit --format" -- "$cur")) ;;
 		store) COMPREPLY=($(compgen -W "--db" -- "$cur")) ;;
+		runtimes) COMPREPLY=($(compgen -W "--runtime" -- "$cur")) ;;
 		*) COMPREPLY=($(compgen -W "--format --threads --recorder-tail --recorder-format --sysroot
 			--debug-dir --max-frames --no-async --no-recorders --no-args --frame-registers --color
 			--runtime --help --version" -- "$cur")) ;;
@@ -38,7 +39,7 @@ _asyncore()
 		return
 	fi
 	if [[ -z $cmd && $COMP_CWORD -eq 1 ]]; then
-		COMPREPLY=($(compgen -W "report ingest query top store" -- "$cur") $(compgen -f -- "$cur"))
+		COMPREPLY=($(compgen -W "report ingest query top store runtimes" -- "$cur") $(compgen -f -- "$cur"))
 	elif [[ $cmd == store ]]; then
 		COMPREPLY=($(compgen -W "init" -- "$cur"))
 	else
