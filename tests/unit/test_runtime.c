@@ -67,15 +67,21 @@ static void refused(const char *name, const char *text, const char *want)
 	an_runtimes_destroy(set);
 }
 
+/* BASE with FROM replaced by TO (static storage). */
+static const char *replaced(const char *base, const char *from, const char *to)
+{
+	static char buf[4096];
+	const char *at = strstr(base, from);
+	if (!at)
+		return "(variant not found)";
+	snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(at - base), base, to, at + strlen(from));
+	return buf;
+}
+
 /* VALID with FROM replaced by TO. */
 static const char *variant(const char *from, const char *to)
 {
-	static char buf[4096];
-	const char *at = strstr(valid, from);
-	if (!at)
-		return "(variant not found)";
-	snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(at - valid), valid, to, at + strlen(from));
-	return buf;
+	return replaced(valid, from, to);
 }
 
 static void test_valid(void)
@@ -302,12 +308,7 @@ static const char listed[] =
 /* LISTED with FROM replaced by TO. */
 static const char *listed_variant(const char *from, const char *to)
 {
-	static char buf[4096];
-	const char *at = strstr(listed, from);
-	if (!at)
-		return "(variant not found)";
-	snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(at - listed), listed, to, at + strlen(from));
-	return buf;
+	return replaced(listed, from, to);
 }
 
 static void test_listed(void)
