@@ -73,11 +73,17 @@ test_dep python3.11d python3.11-dbg "$W/apt-dbg.log" || true
 
 # ---- found without options, in the checkout and installed --------------------------
 
+# the binary under test as ./asyncore of a checkout (this one's share/) and installed
+mkdir -p "$W/co" "$W/inst/usr/bin" "$W/inst/usr/share/asyncore/runtimes"
+cp "$ASYNCORE" "$W/co/asyncore"
+ln -s "$ROOT/share" "$W/co/share"
+cp "$ASYNCORE" "$W/inst/usr/bin/asyncore"
+cp "$ROOT"/share/asyncore/runtimes/*.json "$W/inst/usr/share/asyncore/runtimes/"
+ASYNCORE=$W/co/asyncore
 "$ASYNCORE" runtimes >"$W/runtimes" 2>&1
 check "runtimes: cpython listed from the checkout's share/asyncore/runtimes" \
 	grep -qE "^cpython +$ROOT/share/asyncore/runtimes/cpython-3.11.json$" "$W/runtimes"
 check "runtimes: the search path listed" grep -qF "  $XDG_CONFIG_HOME/asyncore/runtimes (absent)" "$W/runtimes"
-make -s -C "$ROOT" install PREFIX=/usr DESTDIR="$W/inst" >/dev/null 2>&1
 "$W/inst/usr/bin/asyncore" runtimes >"$W/runtimes-inst" 2>&1
 check "runtimes: cpython listed from an installed share/asyncore/runtimes" \
 	grep -qE "^cpython +$W/inst/usr/share/asyncore/runtimes/cpython-3.11.json$" "$W/runtimes-inst"
