@@ -10,6 +10,7 @@ static const char usage_text[] =
 	"       asyncore top --db FILE|URL [--limit N] [--format table|csv|json|html]\n"
 	"       asyncore resign --db FILE|URL [--signature-lists DIR] [--debug-dir DIR]...\n"
 	"       asyncore store init --db URL          create a ClickHouse store's schema\n"
+	"       asyncore runtimes [--runtime FILE]... the runtime descriptions found, and where\n"
 	"\n"
 	"report options:\n"
 	"  --format text|json|html   output format (default text)\n"

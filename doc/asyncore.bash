@@ -7,7 +7,7 @@ _asyncore()
 	cmd=
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		report|ingest|query|top|resign|store) cmd=${COMP_WORDS[i]}; break ;;
+		report|ingest|query|top|resign|store|runtimes) cmd=${COMP_WORDS[i]}; break ;;
 		esac
 	done
 	case $prev in
@@ -32,6 +32,7 @@ _asyncore()
 		top) COMPREPLY=($(compgen -W "--db --limit --format" -- "$cur")) ;;
 		resign) COMPREPLY=($(compgen -W "--db --signature-lists --debug-dir" -- "$cur")) ;;
 		store) COMPREPLY=($(compgen -W "--db" -- "$cur")) ;;
+		runtimes) COMPREPLY=($(compgen -W "--runtime" -- "$cur")) ;;
 		*) COMPREPLY=($(compgen -W "--format --threads --recorder-tail --recorder-format --sysroot
 			--debug-dir --max-frames --no-async --no-recorders --no-args --frame-registers --color
 			--runtime --help --version" -- "$cur")) ;;
@@ -39,7 +40,7 @@ _asyncore()
 		return
 	fi
 	if [[ -z $cmd && $COMP_CWORD -eq 1 ]]; then
-		COMPREPLY=($(compgen -W "report ingest query top resign store" -- "$cur") $(compgen -f -- "$cur"))
+		COMPREPLY=($(compgen -W "report ingest query top resign store runtimes" -- "$cur") $(compgen -f -- "$cur"))
 	elif [[ $cmd == store ]]; then
 		COMPREPLY=($(compgen -W "init" -- "$cur"))
 	else

@@ -209,6 +209,13 @@ bool dbg_member_offset(struct dbg_session *s, const char *type, const char *memb
 bool dbg_member_find(struct dbg_session *s, const char *type, const char *path, uint64_t *offset,
 		     uint64_t *size);
 
+/* The name of the type the pointer member PATH of TYPE points at (as
+ * written: a typedef's name, or the struct's; qualifiers dropped) into NAME
+ * (LEN bytes), from any module's DWARF.  False when PATH is not found or
+ * is no pointer to a named type. */
+bool dbg_member_target(struct dbg_session *s, const char *type, const char *path, char *name,
+		       size_t len);
+
 /* Size in bytes of the struct/class TYPE from DWARF.  False when not found. */
 bool dbg_type_size(struct dbg_session *s, const char *type, uint64_t *size);
 

@@ -132,6 +132,19 @@ sys.exit(1)
 PY
 }
 
+# report_json NAME OUT CORE ARGS...: asyncore report --format json into OUT
+# (its stderr in OUT.err), the exit status in RC; false, with a FAIL, when
+# asyncore crashed or wrote no JSON.
+report_json() {
+	local name=$1 out=$2; shift 2
+	"$ASYNCORE" report "$@" --format json >"$out" 2>"$out.err"
+	RC=$?
+	if [ $RC -gt 2 ] || ! python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$out" 2>/dev/null; then
+		fail "$name: asyncore exited $RC without JSON: $(tail -2 "$out.err" | tr '\n' ' ')"
+		return 1
+	fi
+}
+
 # json_get FILE PYEXPR: evaluate a Python expression over the JSON as `j`.
 json_get() {
 	python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); v=eval(sys.argv[2]); print(v if not isinstance(v,(list,dict)) else json.dumps(v))' "$1" "$2"
