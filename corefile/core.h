@@ -1,7 +1,7 @@
 /* ELF core reader: notes, threads, segments and bounded reads of the
  * crashed process's memory.
  *
- * core_open() maps a core file read-only (decompressing .zst/.xz/.gz cores
+ * core_open() opens a core file read-only (decompressing .zst/.xz/.gz cores
  * first), indexes its PT_LOAD segments and parses its notes.  Everything the
  * core says is untrusted: counts, sizes and offsets are checked against the
  * file before use, and a damaged part is reported as a warning on the core
@@ -77,13 +77,14 @@ struct core_segment {
 };
 
 struct core_file_cache;         /* opened backing files for unsaved pages */
+struct core_image;              /* the core's bytes by file offset (image.h) */
 
 struct core {
 	char *path;                 /* as given to core_open */
 	uint64_t file_size;         /* size of the file as given (compressed or not) */
-	const unsigned char *data;  /* the (decompressed) core mapped read-only */
+	struct core_image *image;   /* the (decompressed) core, read through a page cache */
 	size_t data_size;           /* size of the decompressed core */
-	Elf *elf;
+	Elf *elf;                   /* over the same file (ELF_C_READ: read with pread) */
 
 	struct core_segment *segments;      /* sorted by vaddr */
 	size_t nsegments;

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "image.h"
 #include "sha256.h"
 
 #define FP_HEAD 4096
@@ -16,14 +17,23 @@
 #define FP_SAMPLES 16
 #define FP_NOTES_MAX (64u * 1024 * 1024)
 
-/* Hash [OFF, OFF+LEN) of the decompressed core, clipped to its end. */
+/* Hash [OFF, OFF+LEN) of the decompressed core, clipped to its end (a
+ * part that cannot be read hashes as missing). */
 static void hash_range(struct core_sha256 *ctx, const struct core *core, uint64_t off, uint64_t len)
 {
+	unsigned char buf[1 << 16];
 	if (off >= core->data_size)
 		return;
 	if (len > core->data_size - off)
 		len = core->data_size - off;
-	core_sha256_update(ctx, core->data + off, (size_t)len);
+	while (len > 0) {
+		size_t n = len < sizeof(buf) ? (size_t)len : sizeof(buf);
+		if (!core_image_read(core->image, off, buf, n))
+			return;
+		core_sha256_update(ctx, buf, n);
+		off += n;
+		len -= n;
+	}
 }
 
 /* The program header table and the PT_NOTE segments, within budget. */
