@@ -12,6 +12,7 @@
 
 #include "array.h"
 #include "decompress.h"
+#include "identity.h"
 #include "image.h"
 #include "strlist.h"
 #include "mapped.h"
@@ -270,6 +271,8 @@ void core_close(struct core *core)
 {
 	if (!core)
 		return;
+	char sha256[65];
+	core_identity_wait_sha256(core, sha256);
 	core_mapped_deinit(core);
 	if (core->elf)
 		elf_end(core->elf);

@@ -78,6 +78,7 @@ struct core_segment {
 
 struct core_file_cache;         /* opened backing files for unsaved pages */
 struct core_image;              /* the core's bytes by file offset (image.h) */
+struct core_sha256_job;         /* identity.h */
 
 struct core {
 	char *path;                 /* as given to core_open */
@@ -102,6 +103,7 @@ struct core {
 
 	char *sysroot;              /* prefix for NT_FILE paths, or NULL */
 	struct core_file_cache *file_cache;
+	struct core_sha256_job *sha256_job;   /* identity.h: being computed, or NULL */
 };
 
 /* Open the core at PATH.  On success *OUT owns the core (core_close()).
