@@ -62,13 +62,18 @@ static void sb_printf(struct sbuf *b, const char *fmt, ...)
 		sb_add(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
 }
 
+/* The string, trimmed to its length: values are kept for every frame of
+ * every thread and task, thousands of them. */
 static char *sb_take(struct sbuf *b)
 {
 	if (b->nomem) {
 		free(b->s);
 		return NULL;
 	}
-	return b->s ? b->s : strdup("");
+	if (!b->s)
+		return strdup("");
+	char *fit = realloc(b->s, b->len + 1);
+	return fit ? fit : b->s;
 }
 
 /* ---- types ---- */
