@@ -328,7 +328,16 @@ const struct core_mapped_file *core_find_file(const struct core *core, uint64_t 
  * number of bytes served, 0 on a fault. */
 static size_t read_chunk(struct core *core, uint64_t addr, unsigned char *buf, size_t len)
 {
-	const struct core_segment *seg = core_find_segment(core, addr);
+	/* Reads come in runs over one stack or one structure: try the segment
+	 * of the last read before searching thousands. */
+	const struct core_segment *seg = NULL;
+	if (core->last_segment < core->nsegments) {
+		const struct core_segment *last = &core->segments[core->last_segment];
+		if (addr >= last->vaddr && addr - last->vaddr < last->memsz)
+			seg = last;
+	}
+	if (!seg && (seg = core_find_segment(core, addr)) != NULL)
+		core->last_segment = (size_t)(seg - core->segments);
 	if (!seg)
 		return core_mapped_read(core, addr, buf, len);
 	uint64_t rel = addr - seg->vaddr;

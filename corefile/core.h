@@ -89,6 +89,7 @@ struct core {
 
 	struct core_segment *segments;      /* sorted by vaddr */
 	size_t nsegments;
+	size_t last_segment;        /* the segment the last read found (a hint) */
 	struct core_thread *threads;        /* core order; [0] took the signal */
 	size_t nthreads;
 	struct core_mapped_file *files;     /* NT_FILE order */
