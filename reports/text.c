@@ -20,21 +20,9 @@ const char *rep_signal_detail(const struct analysis *an, char *buf, size_t len)
 	return buf;
 }
 
-/* By hand rather than snprintf: every frame and task has a few. */
 const char *rep_hex(char buf[32], uint64_t value)
 {
-	char digits[16];
-	size_t n = 0;
-	do {
-		digits[n++] = "0123456789abcdef"[value & 15];
-		value >>= 4;
-	} while (value);
-	buf[0] = '0';
-	buf[1] = 'x';
-	for (size_t i = 0; i < n; i++)
-		buf[2 + i] = digits[n - 1 - i];
-	buf[2 + n] = '\0';
-	return buf;
+	return an_hex(buf, value);
 }
 
 /* SGR sequences, or "" when the report is not coloured. */
