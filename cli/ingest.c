@@ -262,7 +262,7 @@ static struct job_result *work_one(const struct ingest_opts *o, struct rep_store
 			r->state = JOB_PRESENT;
 			goto out;
 		}
-		core_identity_add_sha256(core, &r->id);
+		core_identity_add_sha256(core);
 		struct an_options aopts = {0};
 		aopts.dbg.binary = o->binary;
 		aopts.dbg.sysroot = o->sysroot;

@@ -208,7 +208,7 @@ int cli_report(int argc, char **argv)
 	if (!err) {
 		core_identity(core, &id);
 		if (a.format == FORMAT_JSON)   /* the text report does not show it */
-			core_identity_add_sha256(core, &id);
+			core_identity_add_sha256(core);
 		err = an_analyze(core, &id, &a.an, NULL, &an);
 	}
 	core_close(core);

@@ -243,6 +243,37 @@ static int scopes_by_walk(Dwarf_Die *cudie, Dwarf_Addr addr, Dwarf_Die **scopes)
 	return n;
 }
 
+/* DIE and its ancestors up to CUDIE (DIE first), as dwarf_getscopes_die
+ * gives them, or -1 when DIE is not in CUDIE's unit.  DIEs are stored depth
+ * first, a DIE's descendants between it and its next sibling: descending
+ * into the last child that starts at or before DIE reaches it through the
+ * siblings on its way, where dwarf_getscopes_die walks the unit up to it
+ * (millions of DIEs in a C++ unit, for every pc symbolized). */
+static int ancestors(Dwarf_Die *cudie, Dwarf_Die *die, Dwarf_Die **scopes)
+{
+	Dwarf_Die unit, path[WALK_DEPTH_MAX], cur = *cudie;
+	Dwarf_Off target = dwarf_dieoffset(die);
+	int depth = 0;
+	if (!dwarf_diecu(die, &unit, NULL, NULL) || unit.addr != cudie->addr)
+		return -1;
+	while (cur.addr != die->addr) {
+		Dwarf_Die child, next;
+		if (depth == WALK_DEPTH_MAX || dwarf_child(&cur, &child) != 0 ||
+		    dwarf_dieoffset(&child) > target)
+			return -1;
+		while (dwarf_siblingof(&child, &next) == 0 && dwarf_dieoffset(&next) <= target)
+			child = next;
+		path[depth++] = cur = child;
+	}
+	*scopes = malloc((size_t)(depth + 1) * sizeof(**scopes));
+	if (!*scopes)
+		return -1;
+	for (int i = 0; i < depth; i++)
+		(*scopes)[i] = path[depth - 1 - i];
+	(*scopes)[depth] = *cudie;
+	return depth + 1;
+}
+
 int dbg_file_scopes(struct dbg_file *f, uint64_t addr, Dwarf_Die **cudie, Dwarf_Addr *dbias,
 		    Dwarf_Die **scopes)
 {
@@ -261,7 +292,9 @@ int dbg_file_scopes(struct dbg_file *f, uint64_t addr, Dwarf_Die **cudie, Dwarf_
 	Dwarf_Die inner = (*scopes)[0];
 	free(*scopes);
 	*scopes = NULL;
-	n = dwarf_getscopes_die(&inner, scopes);
+	n = ancestors(*cudie, &inner, scopes);
+	if (n < 0)
+		n = dwarf_getscopes_die(&inner, scopes);
 	if (n <= 0) {
 		free(*scopes);
 		*scopes = NULL;

@@ -25,8 +25,8 @@
 /* The tables, in the order a batch is written: children first, `cores`
  * last (a core is stored once its cores row is), ingest_errors after. */
 enum ch_table {
-	T_MODULES, T_THREADS, T_FRAMES, T_ROOTS, T_SUSPENDED, T_SFRAMES, T_RECORDERS, T_EVENTS,
-	T_WARNINGS, T_CORES, T_ERRORS, T_COUNT
+	T_MODULES, T_THREADS, T_FRAMES, T_ROOTS, T_SUSPENDED, T_SFRAMES, T_TASKS, T_TFRAMES,
+	T_RECORDERS, T_EVENTS, T_WARNINGS, T_CORES, T_ERRORS, T_COUNT
 };
 
 struct ch_table_def {
@@ -65,6 +65,15 @@ static const struct ch_table_def ch_tables[T_COUNT] = {
 			 "fingerprint, idx", NULL, "fingerprint"},
 	[T_SFRAMES] = {"suspended_frames", "fingerprint String, chain_idx Int64, idx Int64, "
 		       FRAME_COLUMNS, "fingerprint, chain_idx, idx", NULL, "fingerprint"},
+	[T_TASKS] = {"tasks", "fingerprint String, idx Int64, runtime String, task_id Int64,"
+		     " state Enum8('running' = 1, 'ready' = 2, 'suspended' = 3, 'created' = 4),"
+		     " wait_kind Nullable(String), wait_address Nullable(Int64),"
+		     " wait_target Nullable(Int64), tid Nullable(Int64), fn Nullable(String),"
+		     " fn_address Nullable(Int64), address Int64, nframes Int64,"
+		     " unwind_error Nullable(String)", "fingerprint, idx", NULL, "fingerprint"},
+	[T_TFRAMES] = {"task_frames", "fingerprint String, task_idx Int64, idx Int64, " FRAME_COLUMNS
+		       ", activation UInt8, cfa Nullable(Int64), seam UInt8",
+		       "fingerprint, task_idx, idx", NULL, "fingerprint"},
 	[T_RECORDERS] = {"recorders", "fingerprint String, idx Int64, name Nullable(String),"
 			 " layout Nullable(String), address Nullable(Int64), size Nullable(Int64),"
 			 " writer Nullable(Int64), reader Nullable(Int64), committed Nullable(Int64),"
@@ -188,17 +197,39 @@ static int create_table(struct rep_ch *ch, const struct ch_table_def *t, char *w
  * read through a Distributed table; top_signatures aggregates over the
  * Distributed tables (no suffix).  ClickHouse 18.16 joins two tables per
  * SELECT, hence the nesting. */
+#define PC_HEX "concat('0x', replaceRegexpOne(lower(hex(toUInt64(pc))), '^0(.)', '\\\\1'))"
+#define CRASHING_THREADS_SQL \
+	"SELECT fingerprint, idx AS thread_idx, tid FROM %1$s.threads%2$s FINAL WHERE crashing = 1"
+#define RUNNING_TASKS_SQL \
+	"SELECT fingerprint, assumeNotNull(tid) AS tid, idx AS task_idx, nframes AS task_nframes" \
+	" FROM %1$s.tasks%2$s FINAL WHERE state = 'running' AND isNotNull(tid)"
+#define CORE_NAMES_SQL "SELECT fingerprint, path, signature_hash FROM %1$s.cores%2$s FINAL"
+
+/* As SQLite's: the crashing thread's frames; when it was running a
+ * bthread, that bthread's frames first, then the thread's, numbered as one
+ * stack. */
 static const char crash_stacks_sql[] =
-	"SELECT fingerprint, path AS core, signature_hash, idx AS frame, kind,"
-	" concat('0x', replaceRegexpOne(lower(hex(toUInt64(pc))), '^0(.)', '\\\\1')) AS pc,"
-	" function, file, line, module, inline_depth, runtime, detail FROM"
+	"SELECT fingerprint, path AS core, signature_hash, idx AS frame, kind, " PC_HEX " AS pc,"
+	" function, file, line, module, inline_depth, CAST(NULL AS Nullable(String)) AS runtime,"
+	" CAST(NULL AS Nullable(String)) AS detail FROM"
+	" (SELECT fingerprint, task_idx, idx, kind, pc, function, file, line, module, inline_depth"
+	"   FROM %1$s.task_frames%2$s FINAL)"
+	" ALL INNER JOIN"
+	" (SELECT fingerprint, task_idx, path, signature_hash FROM"
+	"   (SELECT fingerprint, task_idx FROM (" CRASHING_THREADS_SQL ")"
+	"     ALL INNER JOIN (" RUNNING_TASKS_SQL ") USING (fingerprint, tid))"
+	"   ALL INNER JOIN (" CORE_NAMES_SQL ") USING fingerprint)"
+	" USING (fingerprint, task_idx)"
+	" UNION ALL"
+	" SELECT fingerprint, path AS core, signature_hash, idx + task_nframes AS frame, kind,"
+	" " PC_HEX " AS pc, function, file, line, module, inline_depth, runtime, detail FROM"
 	" (SELECT fingerprint, thread_idx, idx, kind, pc, function, file, line, module, inline_depth,"
 	"   runtime, detail FROM %1$s.frames%2$s FINAL)"
 	" ALL INNER JOIN"
-	" (SELECT fingerprint, thread_idx, path, signature_hash FROM"
-	"   (SELECT fingerprint, idx AS thread_idx FROM %1$s.threads%2$s FINAL WHERE crashing = 1)"
-	"   ALL INNER JOIN (SELECT fingerprint, path, signature_hash FROM %1$s.cores%2$s FINAL)"
-	"   USING fingerprint)"
+	" (SELECT fingerprint, thread_idx, task_nframes, path, signature_hash FROM"
+	"   (SELECT fingerprint, thread_idx, task_nframes FROM (" CRASHING_THREADS_SQL ")"
+	"     ANY LEFT JOIN (" RUNNING_TASKS_SQL ") USING (fingerprint, tid))"
+	"   ALL INNER JOIN (" CORE_NAMES_SQL ") USING fingerprint)"
 	" USING (fingerprint, thread_idx)";
 
 static const char last_events_sql[] =
@@ -443,45 +474,51 @@ static int add_core(struct rep_ch_store *st, const struct analysis *an)
 		   rep_utf8_json(an->unit), rep_utf8_json(an->cmdline), j_u64(next_version(st)));
 }
 
+/* A frame's columns: a thread's frames have all of them, a task's the
+ * first NTFRAME_COLS, a suspended chain's the first NSFRAME_COLS (as
+ * SQLite's insert_frame takes the leading ones); the second names the
+ * owner. */
 static const char *const frame_cols[] = {
 	"fingerprint", "thread_idx", "idx", "kind", "pc", "function", "function_offset", "module",
 	"module_offset", "file", "line", "inlined", "inline_depth", "tailcall", "display", "args",
 	"activation", "cfa", "seam", "runtime", "detail",
 };
+enum { NFRAME_COLS = sizeof(frame_cols) / sizeof(frame_cols[0]), NTFRAME_COLS = 19, NSFRAME_COLS = 16 };
 
-static const char *const sframe_cols[] = {
+static const char *const tframe_cols[NTFRAME_COLS] = {
+	"fingerprint", "task_idx", "idx", "kind", "pc", "function", "function_offset", "module",
+	"module_offset", "file", "line", "inlined", "inline_depth", "tailcall", "display", "args",
+	"activation", "cfa", "seam",
+};
+
+static const char *const sframe_cols[NSFRAME_COLS] = {
 	"fingerprint", "chain_idx", "idx", "kind", "pc", "function", "function_offset", "module",
 	"module_offset", "file", "line", "inlined", "inline_depth", "tailcall", "display", "args",
 };
 
-/* The frames of thread or chain OWNER: a thread's (FULL) with the
- * unwinder's columns. */
-static int add_frames(struct ch_rows *rows, const char *fp, size_t owner, const struct an_frame *fs,
-		      size_t n, bool full)
+/* The frames of thread, task or chain OWNER into ROWS, whose table has the
+ * NCOLS columns NAMES. */
+static int add_frames(struct ch_rows *rows, const char *const *names, size_t ncols, const char *fp,
+		      size_t owner, const struct an_frame *fs, size_t n)
 {
 	for (size_t j = 0; j < n; j++) {
 		const struct an_frame *f = &fs[j];
 		char *args = rep_frame_args_json(f);
 		json_t *argv = args ? json_string(args) : json_null();
 		free(args);
-		json_t *common[] = {
+		json_t *v[NFRAME_COLS] = {
 			json_string(fp), j_u64(owner), j_u64(j),
 			json_string(an_frame_kind_name(f->kind)), j_opt(!AN_FRAME_IS_RUNTIME(f), f->pc),
 			rep_utf8_json(f->function), j_opt(f->has_offset, f->offset),
 			rep_utf8_json(f->module), j_opt(f->has_module_offset, f->module_offset),
 			rep_utf8_json(f->file), j_opt(f->line > 0, (uint64_t)f->line), j_int(f->inlined),
 			j_int(f->inline_depth), j_int(f->tailcall), rep_utf8_json(f->display), argv,
+			j_int(f->activation), j_opt(f->cfa != 0, f->cfa), j_int(f->seam),
+			rep_utf8_json(f->runtime), rep_utf8_json(f->detail),
 		};
-		int rc;
-		if (full)
-			rc = ROW(rows, frame_cols, common[0], common[1], common[2], common[3], common[4],
-				 common[5], common[6], common[7], common[8], common[9], common[10],
-				 common[11], common[12], common[13], common[14], common[15],
-				 j_int(f->activation), j_opt(f->cfa != 0, f->cfa), j_int(f->seam),
-				 rep_utf8_json(f->runtime), rep_utf8_json(f->detail));
-		else
-			rc = add_row(rows, row_of(sframe_cols, common, sizeof(common) / sizeof(common[0])));
-		if (rc != 0)
+		for (size_t k = ncols; k < NFRAME_COLS; k++)
+			json_decref(v[k]);
+		if (add_row(rows, row_of(names, v, ncols)) != 0)
 			return -1;
 	}
 	return 0;
@@ -501,7 +538,8 @@ static int add_threads(struct rep_ch_store *st, const char *fp, const struct ana
 			j_int(t->crashing), j_u64(t->regs[AN_REG_RIP]), j_u64(t->regs[AN_REG_RSP]),
 			j_u64(t->regs[AN_REG_RBP]), j_u64(t->regs[AN_REG_FS_BASE]), j_u64(t->nframes),
 			rep_utf8_json(t->unwind_error), j_opt(t->async_root != 0, t->async_root)) != 0 ||
-		    add_frames(&st->rows[T_FRAMES], fp, i, t->frames, t->nframes, true) != 0)
+		    add_frames(&st->rows[T_FRAMES], frame_cols, NFRAME_COLS, fp, i, t->frames,
+			       t->nframes) != 0)
 			return -1;
 		if (t->async_root && ROW(&st->rows[T_ROOTS], root_cols, json_string(fp), j_u64(i),
 					 j_int(t->tid), j_u64(t->async_root)) != 0)
@@ -530,13 +568,38 @@ static int add_modules_suspended_warnings(struct rep_ch_store *st, const char *f
 		const struct an_suspended *s = &an->suspended[i];
 		if (ROW(&st->rows[T_SUSPENDED], suspended_cols, json_string(fp), j_u64(i),
 			j_u64(s->leaf), j_u64(s->nframes)) != 0 ||
-		    add_frames(&st->rows[T_SFRAMES], fp, i, s->frames, s->nframes, false) != 0)
+		    add_frames(&st->rows[T_SFRAMES], sframe_cols, NSFRAME_COLS, fp, i, s->frames,
+			       s->nframes) != 0)
 			return -1;
 	}
 	for (size_t i = 0; i < an->nwarnings; i++)
 		if (ROW(&st->rows[T_WARNINGS], warning_cols, json_string(fp), j_u64(i),
 			rep_utf8_json(an->warnings[i] ? an->warnings[i] : "")) != 0)
 			return -1;
+	return 0;
+}
+
+static const char *const task_cols[] = {
+	"fingerprint", "idx", "runtime", "task_id", "state", "wait_kind", "wait_address",
+	"wait_target", "tid", "fn", "fn_address", "address", "nframes", "unwind_error",
+};
+
+static int add_tasks(struct rep_ch_store *st, const char *fp, const struct analysis *an)
+{
+	for (size_t i = 0; i < an->ntasks; i++) {
+		const struct an_task *t = &an->tasks[i];
+		if (ROW(&st->rows[T_TASKS], task_cols, json_string(fp), j_u64(i),
+			rep_utf8_json(t->runtime), j_u64(t->id),
+			json_string(an_task_state_name(t->state)), rep_utf8_json(t->wait_kind),
+			j_opt(t->has_wait_address, t->wait_address),
+			j_opt(t->has_wait_target, t->wait_target),
+			j_opt(t->has_tid, (uint64_t)(int64_t)t->tid), rep_utf8_json(t->fn),
+			j_opt(t->fn_address != 0, t->fn_address), j_u64(t->address), j_u64(t->nframes),
+			rep_utf8_json(t->unwind_error)) != 0 ||
+		    add_frames(&st->rows[T_TFRAMES], tframe_cols, NTFRAME_COLS, fp, i, t->frames,
+			       t->nframes) != 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -803,7 +866,8 @@ static enum rep_write_result ch_write(void *backend, const struct analysis *an, 
 		p->file_size = an->core_file_size;
 	}
 	if (!p || !p->path || !p->fingerprint || add_threads(st, fp, an) != 0 ||
-	    add_modules_suspended_warnings(st, fp, an) != 0 || add_recorders(st, fp, an) != 0 ||
+	    add_modules_suspended_warnings(st, fp, an) != 0 || add_tasks(st, fp, an) != 0 ||
+	    add_recorders(st, fp, an) != 0 ||
 	    add_core(st, an) != 0) {
 		for (int t = 0; t < T_COUNT; t++)   /* none of this core's rows stay */
 			st->rows[t].len = marks[t], st->rows[t].count = counts[t];
@@ -995,35 +1059,53 @@ static size_t core_index(const struct ch_core *c, size_t first, size_t n, const 
 /* The crashing thread of core C among its THREADS rows ([fingerprint, idx,
  * tid, crashing], ordered by idx), chosen as the analyzer chooses it: the
  * one marked crashing, else the one whose tid is the crashing tid, else
- * the first. */
-static int64_t crashing_thread(const struct ch_core *c, json_t *threads, size_t *cursor)
+ * the first.  Its index, and its tid into *TID. */
+static int64_t crashing_thread(const struct ch_core *c, json_t *threads, size_t *cursor,
+			       int64_t *tid)
 {
-	int64_t best = -1, by_tid = -1, first = -1;
+	json_t *best = NULL, *by_tid = NULL, *first = NULL;
 	size_t end = rows_of_core(c, threads, cursor);
 	for (; *cursor < end; (*cursor)++) {
 		json_t *row = json_array_get(threads, *cursor);
-		int64_t idx = json_integer_value(json_array_get(row, 1));
-		if (first < 0)
-			first = idx;
-		if (best < 0 && json_integer_value(json_array_get(row, 3)))
-			best = idx;
-		if (by_tid < 0 && c->has_tid && json_integer_value(json_array_get(row, 2)) == c->crashing_tid)
-			by_tid = idx;
+		if (!first)
+			first = row;
+		if (!best && json_integer_value(json_array_get(row, 3)))
+			best = row;
+		if (!by_tid && c->has_tid && json_integer_value(json_array_get(row, 2)) == c->crashing_tid)
+			by_tid = row;
 	}
-	return best >= 0 ? best : by_tid >= 0 ? by_tid : first;
+	json_t *row = best ? best : by_tid ? by_tid : first;
+	*tid = json_integer_value(json_array_get(row, 2));
+	return row ? json_integer_value(json_array_get(row, 1)) : -1;
 }
 
-/* The frames of thread THREAD of core C from FRAMES rows ([fingerprint,
- * thread_idx, kind, pc, function, module, module_offset], ordered), its
- * strings borrowed from the rows, into *OUT (reused). */
-static int crash_frames(const struct ch_core *c, int64_t thread, json_t *frames, size_t *cursor,
+/* The bthread core C's crashing thread (TID) was running, among its TASKS
+ * rows ([fingerprint, idx, tid], running ones with frames, ordered by idx):
+ * its index, or -1 when it ran none. */
+static int64_t crashing_task(const struct ch_core *c, int64_t thread, int64_t tid, json_t *tasks,
+			     size_t *cursor)
+{
+	int64_t found = -1;
+	size_t end = rows_of_core(c, tasks, cursor);
+	for (; *cursor < end; (*cursor)++) {
+		json_t *row = json_array_get(tasks, *cursor);
+		if (found < 0 && thread >= 0 && json_integer_value(json_array_get(row, 2)) == tid)
+			found = json_integer_value(json_array_get(row, 1));
+	}
+	return found;
+}
+
+/* The frames of thread or task OWNER of core C from FRAMES rows
+ * ([fingerprint, owner's idx, kind, pc, function, module, module_offset],
+ * ordered), its strings borrowed from the rows, into *OUT (reused). */
+static int crash_frames(const struct ch_core *c, int64_t owner, json_t *frames, size_t *cursor,
 			struct an_frame **out, size_t *n, size_t *cap)
 {
 	size_t end = rows_of_core(c, frames, cursor);
 	*n = 0;
 	for (; *cursor < end; (*cursor)++) {
 		json_t *row = json_array_get(frames, *cursor);
-		if (json_integer_value(json_array_get(row, 1)) != thread)
+		if (json_integer_value(json_array_get(row, 1)) != owner)
 			continue;
 		struct an_frame *f = core_array_push(out, n, cap, sizeof(*f));
 		if (!f)
@@ -1039,9 +1121,9 @@ static int crash_frames(const struct ch_core *c, int64_t thread, json_t *frames,
 	return 0;
 }
 
-/* SELECT COLUMNS FROM TABLE FINAL WHERE fingerprint IN (LIST) [AND WHERE]
+/* SELECT COLUMNS FROM TABLE FINAL WHERE fingerprint IN (LIST) AND WHERE
  * ORDER BY ORDER: the "data" rows (borrowed from *RES, which the caller
- * frees; its "meta" names the columns). */
+ * frees). */
 static json_t *select_in(struct rep_ch *ch, const char *columns, const char *table,
 			 const char *list, const char *where, const char *order, json_t **res,
 			 char *why, size_t whylen)
@@ -1058,29 +1140,75 @@ static json_t *select_in(struct rep_ch *ch, const char *columns, const char *tab
 	return data;
 }
 
-/* Sign cores [FIRST, FIRST + N) with SIGN from their stored frames. */
+/* The rows of a batch of cores that signing reads: threads, frames, the
+ * running tasks with frames, and those tasks' frames. */
+struct sign_rows {
+	json_t *res[4];
+	json_t *threads, *frames, *tasks, *tframes;
+	size_t tcur, fcur, kcur, kfcur;
+};
+
+static int sign_rows_load(struct rep_ch *ch, const char *list, struct sign_rows *r, char *why,
+			  size_t whylen)
+{
+	static const char running[] = "state = 'running' AND nframes > 0";
+	char *of_running = printf_sql("(fingerprint, task_idx) GLOBAL IN (SELECT fingerprint, idx FROM"
+				      " %s.tasks FINAL WHERE fingerprint IN (%s) AND %s)",
+				      rep_ch_database(ch), list, running);
+	if (!of_running) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	const char *frame_columns = "kind, pc, function, module, module_offset";
+	char *fcols = printf_sql("fingerprint, thread_idx, %s", frame_columns);
+	char *tfcols = printf_sql("fingerprint, task_idx, %s", frame_columns);
+	r->threads = select_in(ch, "fingerprint, idx, tid, crashing", "threads", list, "1",
+			       "fingerprint, idx", &r->res[0], why, whylen);
+	r->frames = r->threads && fcols ? select_in(ch, fcols, "frames", list, "1",
+						    "fingerprint, thread_idx, idx", &r->res[1], why,
+						    whylen) : NULL;
+	r->tasks = r->frames ? select_in(ch, "fingerprint, idx, tid", "tasks", list, running,
+					 "fingerprint, idx", &r->res[2], why, whylen) : NULL;
+	r->tframes = r->tasks && tfcols ? select_in(ch, tfcols, "task_frames", list, of_running,
+						    "fingerprint, task_idx, idx", &r->res[3], why,
+						    whylen) : NULL;
+	free(fcols);
+	free(tfcols);
+	free(of_running);
+	if (!r->tframes && !why[0])
+		snprintf(why, whylen, "out of memory");
+	return r->tframes ? 0 : -1;
+}
+
+static void sign_rows_free(struct sign_rows *r)
+{
+	for (int i = 0; i < 4; i++)
+		json_decref(r->res[i]);
+}
+
+/* Sign cores [FIRST, FIRST + N) with SIGN from their stored frames: the
+ * crashing thread's, or those of the bthread it was running (as
+ * an_signature_compute() and SQLite's resign choose them). */
 static int sign_batch(struct rep_ch *ch, struct ch_core *c, size_t first, size_t n,
 		      rep_sign_fn *sign, void *ctx, char *why, size_t whylen)
 {
 	char *list = fingerprint_list(c, first, n, NULL);
-	json_t *tres = NULL, *fres = NULL, *threads = NULL, *frames = NULL;
+	struct sign_rows r = {0};
 	struct an_frame *f = NULL;
-	size_t nf = 0, fcap = 0, tcur = 0, fcur = 0;
+	size_t nf = 0, fcap = 0;
 	int rc = -1;
 	if (!list) {
 		snprintf(why, whylen, "out of memory");
 		return -1;
 	}
-	threads = select_in(ch, "fingerprint, idx, tid, crashing", "threads", list, NULL,
-			    "fingerprint, idx", &tres, why, whylen);
-	frames = threads ? select_in(ch, "fingerprint, thread_idx, kind, pc, function, module,"
-				     " module_offset", "frames", list, NULL,
-				     "fingerprint, thread_idx, idx", &fres, why, whylen) : NULL;
-	if (!frames)
+	why[0] = '\0';
+	if (sign_rows_load(ch, list, &r, why, whylen) != 0)
 		goto out;
 	for (size_t i = first; i < first + n; i++) {
-		int64_t thread = crashing_thread(&c[i], threads, &tcur);
-		if (crash_frames(&c[i], thread, frames, &fcur, &f, &nf, &fcap) != 0)
+		int64_t tid, thread = crashing_thread(&c[i], r.threads, &r.tcur, &tid);
+		int64_t task = crashing_task(&c[i], thread, tid, r.tasks, &r.kcur);
+		if ((task >= 0 ? crash_frames(&c[i], task, r.tframes, &r.kfcur, &f, &nf, &fcap)
+			       : crash_frames(&c[i], thread, r.frames, &r.fcur, &f, &nf, &fcap)) != 0)
 			goto oom;
 		struct rep_stored_crash crash = {(int64_t)i, c[i].has_signal, c[i].signo,
 						 c[i].signal_name, f, nf};
@@ -1093,8 +1221,7 @@ oom:
 	snprintf(why, whylen, "out of memory");
 out:
 	free(f);   /* its strings belong to the rows */
-	json_decref(tres);
-	json_decref(fres);
+	sign_rows_free(&r);
 	free(list);
 	return rc;
 }

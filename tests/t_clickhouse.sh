@@ -4,7 +4,9 @@
 # asyncore_test.  Ingest through one shard, read through the other; the
 # buckets equal SQLite's on the same cores; a re-ingest changes nothing; a
 # shard killed during an ingest loses nothing; a query that writes is
-# refused; resign gives SQLite's answer.
+# refused; resign gives SQLite's answer.  A bthread core among them: its
+# tasks and task frames, crash stack and signature (the crashing bthread's
+# frames, before and after resign) equal SQLite's.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/store_lib.sh"
 source "$(dirname "$0")/clickhouse_lib.sh"
@@ -18,6 +20,13 @@ fi
 N=$(store_cores "$W/plain"); rc=$?
 if [ $rc -eq 77 ]; then skip "clickhouse: no fixture cores"; exit 0; fi
 [ $rc -eq 0 ] || { fail "clickhouse: building fixture cores"; exit 0; }
+BTHREAD=
+if d=$(fixture_build bthread 2>/dev/null) && c=$(fixture_core "$d" 2>/dev/null); then
+	mv "$c" "$W/plain/zz-bthread.core" && rm -rf "$(dirname "$c")"
+	N=$((N + 1))
+else
+	skip "clickhouse: no bthread core (the bthread checks are left out)"
+fi
 
 # systemd-coredump names give every core its own crash time (some this
 # week, some a month ago), so first/last seen, last_7_days, new and the
@@ -30,6 +39,7 @@ for c in "$W"/plain/*.core; do
 	i=$((i + 1))
 	age=$(( i % 3 == 0 ? 30 * 86400 + i * 3600 : i * 3600 ))
 	mv "$c" "$W/cores/core.prog.0.$boot.$((1000 + i)).$(( (now - age) * 1000000 + i ))"
+	[ "$(basename "$c")" = zz-bthread.core ] && BTHREAD=$((1000 + i))
 done
 
 if ! ch_cluster_start "$W/ch" 2; then
@@ -87,6 +97,37 @@ check "clickhouse: last_events has SQLite's rows" \
 check "clickhouse: query --format json gives numbers" \
 	bash -c '"$1" query --db "$2" --format json "SELECT count() AS n FROM cores FINAL" | python3 -c "import json,sys; assert json.load(sys.stdin) == [{\"n\": $3}]"' \
 	_ "$ASYNCORE" "$U2" "$N"
+if [ -n "$BTHREAD" ]; then
+	# The bthread core: every column of its tasks and task frames, its crash
+	# stack (the bthread's frames, then the worker's) and its signature.
+	tasks_cols="idx, runtime, task_id, state, wait_kind, wait_address, wait_target, tid, fn,
+		fn_address, address, nframes, unwind_error"
+	tframe_cols="task_idx, idx, kind, pc, function, function_offset, module, module_offset, file,
+		line, inlined, inline_depth, tailcall, display, args, activation, cfa, seam"
+	bq() {   # bq TABLE COLUMNS ORDER: the bthread core's rows in both stores
+		store_q "$DB" "SELECT $2 FROM $1 WHERE core_id = (SELECT id FROM cores
+			WHERE path LIKE '%.$BTHREAD.%') ORDER BY $3" >"$W/$1.sqlite"
+		chq "$U2" "SELECT $2 FROM $1 FINAL WHERE fingerprint = (SELECT any(fingerprint) FROM
+			cores FINAL WHERE path LIKE '%.$BTHREAD.%') ORDER BY $3" >"$W/$1.ch"
+	}
+	same_rows() { [ "$(wc -l <"$2")" -gt "$3" ] && cmp -s "$1" "$2"; }
+	bq tasks "$tasks_cols" idx
+	check "clickhouse: the bthread core's tasks ($(wc -l <"$W/tasks.ch")) equal SQLite's" \
+		same_rows "$W/tasks.sqlite" "$W/tasks.ch" 5
+	bq task_frames "$tframe_cols" "task_idx, idx"
+	check "clickhouse: the bthread core's task frames ($(wc -l <"$W/task_frames.ch")) equal SQLite's" \
+		same_rows "$W/task_frames.sqlite" "$W/task_frames.ch" 20
+	check "clickhouse: the bthread core's crash stack equals SQLite's, the bthread's frames first" \
+		[ "$(chq "$U2" "SELECT frame, kind, pc, function FROM crash_stacks WHERE core LIKE '%.$BTHREAD.%'
+		     ORDER BY frame")" = "$(store_q "$DB" "SELECT frame, kind, pc, function FROM crash_stacks
+		     WHERE core LIKE '%.$BTHREAD.%' ORDER BY frame")" -a \
+		  "$(chq "$U2" "SELECT function FROM crash_stacks WHERE core LIKE '%.$BTHREAD.%' AND frame = 0")" = \
+		  "parse_header(Request const*)" ]
+	bsig() { chq "$1" "SELECT signature, signature_hash FROM cores FINAL WHERE path LIKE '%.$BTHREAD.%'"; }
+	check "clickhouse: the bthread core's signature names the bthread's frames, as SQLite's" \
+		[ "$(bsig "$U1")" = "$(store_q "$DB" "SELECT signature, signature_hash FROM cores WHERE path LIKE '%.$BTHREAD.%'")" -a \
+		  "$(bsig "$U1" | cut -d, -f1)" = "SIGSEGV: parse_header < handle_request < crasher" ]
+fi
 "$ASYNCORE" top --db "$U2" --format html >"$W/top.html" 2>"$W/err"; rc=$?
 check "clickhouse: top --format html exits 0" [ $rc -eq 0 ]
 check "clickhouse: the bucket page counts every core" grep -q "$N cores in $(($(wc -l <"$W/top.sqlite") - 1)) buckets" "$W/top.html"
@@ -95,7 +136,8 @@ check "clickhouse: the bucket page shows an example stack" grep -q "store_dispat
 # Re-ingest: nothing is analysed or written.
 dump() {
 	local t
-	for t in cores modules threads frames recorders recorder_events warnings ingest_errors; do
+	for t in cores modules threads frames tasks task_frames recorders recorder_events warnings \
+		ingest_errors; do
 		ch_q 1 "SELECT '$t', count() FROM crashes.$t"
 	done
 	ch_q 1 "SELECT * FROM crashes.cores FINAL ORDER BY fingerprint"
@@ -118,7 +160,7 @@ check "clickhouse: nothing was written" [ "$(ch_q 1 "SELECT count() FROM crashes
 
 # Resign: the same summary as SQLite's, and the same buckets after.
 mkdir "$W/lists"
-printf '@defaults\nstore_dispatch\nstore_parse_header\n' >"$W/lists/skip"
+printf '@defaults\nstore_dispatch\nstore_parse_header\nparse_header\n' >"$W/lists/skip"
 "$ASYNCORE" resign --db "$DB" --signature-lists "$W/lists" >"$W/resign.sqlite" 2>&1
 "$ASYNCORE" resign --db "$U2" --signature-lists "$W/lists" >"$W/resign.ch" 2>&1; rc=$?
 check "clickhouse: resign exits 0" [ $rc -eq 0 ]
@@ -127,6 +169,10 @@ check "clickhouse: resign reports what SQLite's does ($(cat "$W/resign.ch"))" cm
 "$ASYNCORE" top --db "$U1" --format csv >"$W/top2.ch"
 check "clickhouse: top after resign equals SQLite's" cmp -s "$W/top2.sqlite" "$W/top2.ch"
 check "clickhouse: resign changed the buckets" bash -c '! cmp -s "$1" "$2"' _ "$W/top.ch" "$W/top2.ch"
+[ -n "$BTHREAD" ] &&
+	check "clickhouse: resign signs the bthread core with the bthread's frames, as SQLite's" \
+		[ "$(bsig "$U2")" = "$(store_q "$DB" "SELECT signature, signature_hash FROM cores WHERE path LIKE '%.$BTHREAD.%'")" -a \
+		  "$(bsig "$U2" | cut -d, -f1)" = "SIGSEGV: handle_request < crasher" ]
 
 # Debug info found after ingest: a stripped program's cores stored without
 # it, then resign --debug-dir symbolizes their frames again, as on SQLite.
