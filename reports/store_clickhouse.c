@@ -1419,8 +1419,10 @@ static int resymbolize_owner(struct rep_ch_store *st, struct ch_resym *m,
 	int side = t == T_FRAMES ? 0 : 1;
 	struct ch_owner_count *c = k > 0 ? core_array_push(&m->counts[side], &m->ncounts[side],
 							   &m->ccap[side], sizeof(*c)) : NULL;
-	if (k > 0 && (!c || add_frames(&st->rows[t], m->cores[core].fingerprint, (size_t)owner, f, n,
-				       t == T_FRAMES) != 0))
+	bool threads = t == T_FRAMES;
+	if (k > 0 && (!c || add_frames(&st->rows[t], threads ? frame_cols : sframe_cols,
+				       threads ? NFRAME_COLS : NSFRAME_COLS, m->cores[core].fingerprint,
+				       (size_t)owner, f, n) != 0))
 		k = -1;
 	if (k > 0) {
 		*c = (struct ch_owner_count){core, owner, (int64_t)n};
