@@ -1304,8 +1304,8 @@ struct ch_resym {
 	struct rep_found_modules *found;   /* across batches */
 	struct ch_module_row *rows;
 	size_t nrows, rcap;
-	struct ch_owner_count *counts[2];  /* threads, suspended chains */
-	size_t ncounts[2], ccap[2];
+	struct ch_owner_count *counts[3];  /* threads, suspended chains, tasks */
+	size_t ncounts[3], ccap[3];
 };
 
 /* Which row of SORTED (by core, then owner) is CORE's OWNER; NULL if none. */
@@ -1416,13 +1416,13 @@ static int resymbolize_owner(struct rep_ch_store *st, struct ch_resym *m,
 		k = fns->resymbolize(fns->ctx, mods, nmods, &f, &n);
 	/* Symbolizing again never gives fewer frames than were stored (inline
 	 * levels are only made again), so the new rows replace every old one. */
-	int side = t == T_FRAMES ? 0 : 1;
+	int side = t == T_FRAMES ? 0 : t == T_SFRAMES ? 1 : 2;
 	struct ch_owner_count *c = k > 0 ? core_array_push(&m->counts[side], &m->ncounts[side],
 							   &m->ccap[side], sizeof(*c)) : NULL;
-	bool threads = t == T_FRAMES;
-	if (k > 0 && (!c || add_frames(&st->rows[t], threads ? frame_cols : sframe_cols,
-				       threads ? NFRAME_COLS : NSFRAME_COLS, m->cores[core].fingerprint,
-				       (size_t)owner, f, n) != 0))
+	static const char *const *const names[] = {frame_cols, sframe_cols, tframe_cols};
+	static const size_t ncols[] = {NFRAME_COLS, NSFRAME_COLS, NTFRAME_COLS};
+	if (k > 0 && (!c || add_frames(&st->rows[t], names[side], ncols[side],
+				       m->cores[core].fingerprint, (size_t)owner, f, n) != 0))
 		k = -1;
 	if (k > 0) {
 		*c = (struct ch_owner_count){core, owner, (int64_t)n};
@@ -1435,8 +1435,8 @@ static int resymbolize_owner(struct rep_ch_store *st, struct ch_resym *m,
 	return k < 0 ? -1 : 0;
 }
 
-/* Symbolize again the frames of table T (frames or suspended_frames,
- * owners in column 1) of the cores in LIST, and write the changed ones. */
+/* Symbolize again the frames of table T (frames, suspended_frames or
+ * task_frames, owners in column 1) of the cores in LIST, and write the changed ones. */
 static int resymbolize_table(struct rep_ch_store *st, struct ch_resym *m,
 			     const struct rep_resign_fns *fns, enum ch_table t, const char *list,
 			     struct rep_resign_result *out, char *why, size_t whylen)
@@ -1470,7 +1470,7 @@ static int resymbolize_table(struct rep_ch_store *st, struct ch_resym *m,
 	return rc;
 }
 
-/* The thread (SIDE 0) or chain (1) row's new nframes; a thread's count
+/* The thread (SIDE 0), chain (1) or task (2) row's new nframes; a thread's count
  * also adds up into its core's. */
 static int patch_owner(struct ch_resym *m, int side, json_t *row)
 {
@@ -1494,6 +1494,11 @@ static int patch_thread(void *ctx, json_t *row)
 static int patch_chain(void *ctx, json_t *row)
 {
 	return patch_owner(ctx, 1, row);
+}
+
+static int patch_task(void *ctx, json_t *row)
+{
+	return patch_owner(ctx, 2, row);
 }
 
 /* A modules row found now: its debuginfo. */
@@ -1526,22 +1531,24 @@ static int resymbolize_batch(struct rep_ch_store *st, struct ch_core *c, size_t 
 	if (rc == 0 && list &&
 	    (resymbolize_table(st, &m, fns, T_FRAMES, list, out, why, whylen) != 0 ||
 	     resymbolize_table(st, &m, fns, T_SFRAMES, list, out, why, whylen) != 0 ||
+	     resymbolize_table(st, &m, fns, T_TFRAMES, list, out, why, whylen) != 0 ||
 	     rewrite_rows(st, T_THREADS, list, patch_thread, &m, why, whylen) != 0 ||
 	     rewrite_rows(st, T_SUSPENDED, list, patch_chain, &m, why, whylen) != 0 ||
+	     rewrite_rows(st, T_TASKS, list, patch_task, &m, why, whylen) != 0 ||
 	     rewrite_rows(st, T_MODULES, list, patch_module, &m, why, whylen) != 0))
 		rc = -1;
 	for (size_t i = first; i < first + n; i++) {
 		bool counted = false;
-		for (size_t k = 0; k < m.ncounts[0] + m.ncounts[1] && !counted; k++)
-			counted = (k < m.ncounts[0] ? m.counts[0][k].core
-						    : m.counts[1][k - m.ncounts[0]].core) == i;
+		for (int side = 0; side < 3 && !counted; side++)
+			for (size_t k = 0; k < m.ncounts[side] && !counted; k++)
+				counted = m.counts[side][k].core == i;
 		out->cores_symbolized += counted;
 	}
 	if (rc != 0 && !all)
 		snprintf(why, whylen, "out of memory");
 	free(m.rows);
-	free(m.counts[0]);
-	free(m.counts[1]);
+	for (int side = 0; side < 3; side++)
+		free(m.counts[side]);
 	free(list);
 	free(all);
 	return rc;

@@ -205,6 +205,29 @@ check "clickhouse: ... the modules name their debug file" \
 check "clickhouse: ... a second resign changes nothing" \
 	[ "$(cat "$W/resym2.ch")" = "resigned 3 cores, 0 signatures changed; buckets 2 -> 2: 0 merged, 0 split" ]
 
+# The same for a bthread core: its tasks' frames symbolized again as SQLite's.
+if BD=$(fixture_build bthread split 2>/dev/null) && c=$(fixture_core "$BD" 2>/dev/null); then
+	mkdir "$W/bsplit" && mv "$c" "$W/bsplit/core" && rm -rf "$(dirname "$c")"
+	U6="clickhouse://127.0.0.1:${CH_HTTP[1]}/crashes6?cluster=$CH_CLUSTER_NAME"
+	"$ASYNCORE" store init --db "$U6" && "$ASYNCORE" store init --db "${U6/${CH_HTTP[1]}/${CH_HTTP[2]}}"
+	"$ASYNCORE" ingest --db "$U6" --quiet "$W/bsplit" 2>/dev/null
+	"$ASYNCORE" ingest --db "$W/s6.db" --quiet "$W/bsplit" 2>/dev/null
+	tf='SELECT task_idx, idx, kind, coalesce(function, '"'-'"'), coalesce(file, '"'-'"'), coalesce(line, 0), inline_depth FROM'
+	named="SELECT count(*) FROM task_frames WHERE line > 0"
+	before=$(store_q "$W/s6.db" "$named")
+	"$ASYNCORE" resign --db "$W/s6.db" --debug-dir "$BD/debug" >/dev/null 2>&1
+	"$ASYNCORE" resign --db "$U6" --debug-dir "$BD/debug" >"$W/bresym.ch" 2>&1
+	check "clickhouse: resign gives a stored bthread core's task frames their lines ($before -> $(chq "$U6" "$named"))" \
+		[ "$before" = 0 -a "$(chq "$U6" "$named")" -gt 0 ]
+	check "clickhouse: ... task frames and task frame counts as SQLite's" \
+		[ "$(chq "$U6" "$tf (SELECT * FROM task_frames FINAL) ORDER BY task_idx, idx" | tr -d '"')" = \
+		  "$(store_q "$W/s6.db" "$tf task_frames ORDER BY task_idx, idx" | tr -d '"')" -a \
+		  "$(chq "$U6" "SELECT idx, nframes FROM (SELECT * FROM tasks FINAL) ORDER BY idx" | tr -d '"')" = \
+		  "$(store_q "$W/s6.db" "SELECT idx, nframes FROM tasks ORDER BY idx" | tr -d '"')" ]
+else
+	skip "clickhouse: no split-debug bthread core (task frames symbolized again left out)"
+fi
+
 # A shard killed during an ingest, back within the retries: nothing lost.
 U3="clickhouse://127.0.0.1:${CH_HTTP[1]}/crashes3?cluster=$CH_CLUSTER_NAME"
 "$ASYNCORE" store init --db "$U3" && "$ASYNCORE" store init --db "${U3/${CH_HTTP[1]}/${CH_HTTP[2]}}"
