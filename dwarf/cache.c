@@ -45,6 +45,7 @@ static void file_destroy(struct dbg_file *f)
 	dbg_type_memo_destroy(f->types);
 	dbg_symindex_destroy(f->symbols);
 	dbg_callsites_destroy(f->callsites);
+	dbg_funcmap_destroy(f->funcmap);
 	free(f->build_id);
 	free(f->path);
 	free(f->debuginfo);

@@ -21,6 +21,7 @@ struct dbg_file {
 	struct dbg_symindex *symbols;   /* name -> symbol, built on first lookup */
 	struct dbg_callsites *callsites;   /* DWARF call sites, indexed per CU on first use */
 	struct dbg_param_memo *params;  /* formal parameters by address */
+	struct dbg_funcmap *funcmap;    /* per CU: code address -> subprogram */
 	bool tls_known;
 	uint64_t tls_memsz, tls_align;
 	bool debuginfod;            /* the DWARF came from a debuginfod server */
@@ -104,6 +105,12 @@ struct core_error *dbg_file_symbolize(struct dbg_file *f, uint64_t addr, bool ac
 int dbg_file_scopes(struct dbg_file *f, uint64_t addr, Dwarf_Die **cudie, Dwarf_Addr *dbias,
 		    Dwarf_Die **scopes);
 
+/* The subprogram DIE of F's CU CUDIE whose code holds DWARF address ADDR,
+ * among those at the CU's level and in its namespaces (each CU is indexed
+ * once).  False when none does (a lambda's operator(), inside a class). */
+bool dbg_funcmap_find(struct dbg_file *f, Dwarf_Die *cudie, Dwarf_Addr addr, Dwarf_Die *sub);
+
+void dbg_funcmap_destroy(struct dbg_funcmap *fm);
 void dbg_memo_destroy(struct dbg_memo *memo);
 void dbg_param_memo_destroy(struct dbg_param_memo *memo);
 void dbg_symcache_destroy(struct dbg_symcache *cache);

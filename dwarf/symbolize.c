@@ -251,6 +251,26 @@ static int scopes_by_walk(Dwarf_Die *cudie, Dwarf_Addr addr, Dwarf_Die **scopes)
 	return n;
 }
 
+/* The scopes at ADDR inside subprogram SUB: the way down to the innermost
+ * code scope holding it, SUB, then the CU. */
+static int scopes_below(Dwarf_Die *sub, Dwarf_Die *cudie, Dwarf_Addr addr, Dwarf_Die **scopes)
+{
+	Dwarf_Die path[WALK_DEPTH_MAX];
+	int depth = 0;
+	unsigned budget = 1u << 22;
+	if (!walk_to(sub, addr, path, &depth, &budget))
+		depth = 0;
+	*scopes = malloc((size_t)(depth + 2) * sizeof(**scopes));
+	if (!*scopes)
+		return 0;
+	int n = 0;
+	for (int i = depth; i-- > 0;)
+		(*scopes)[n++] = path[i];
+	(*scopes)[n++] = *sub;
+	(*scopes)[n++] = *cudie;
+	return n;
+}
+
 int dbg_file_scopes(struct dbg_file *f, uint64_t addr, Dwarf_Die **cudie, Dwarf_Addr *dbias,
 		    Dwarf_Die **scopes)
 {
@@ -258,6 +278,12 @@ int dbg_file_scopes(struct dbg_file *f, uint64_t addr, Dwarf_Die **cudie, Dwarf_
 	*cudie = dwfl_module_addrdie(f->mod, addr, dbias);
 	if (!*cudie)
 		return 0;
+	Dwarf_Die sub;
+	if (dbg_funcmap_find(f, *cudie, addr - *dbias, &sub)) {
+		int n = scopes_below(&sub, *cudie, addr - *dbias, scopes);
+		if (n > 0)
+			return n;
+	}
 	/* dwarf_getscopes continues from an inlined instance into its abstract
 	 * definition's scopes; the concrete chain comes from the innermost DIE. */
 	int n = dwarf_getscopes(*cudie, addr - *dbias, scopes);
