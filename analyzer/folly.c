@@ -59,11 +59,16 @@ struct folly_ctx {
 
 /* ---- layouts ------------------------------------------------------------ */
 
+/* folly::tryGetCurrentAsyncStackRoot(), defined in the file that defines the
+ * ABI's structs (folly/tracing/AsyncStack.cpp): where their DWARF is. */
+#define FOLLY_LAYOUT_SYMBOL "_ZN5folly27tryGetCurrentAsyncStackRootEv"
+
 static bool member(struct dbg_session *s, const char *type, const char *name, uint64_t *off)
 {
 	char qualified[64];
 	snprintf(qualified, sizeof(qualified), "folly::%s", type);
-	return dbg_member_offset(s, qualified, name, off) || dbg_member_offset(s, type, name, off);
+	return dbg_member_offset_near(s, FOLLY_LAYOUT_SYMBOL, qualified, name, off) ||
+	       dbg_member_offset(s, type, name, off);
 }
 
 /* The program's DWARF layout when it has one, else DESIGN.md's.  A layout
@@ -184,7 +189,8 @@ static void specific_init(struct folly_ctx *c)
 {
 	uint64_t scanned = 0, dwarf = 0;
 	bool have_scan = false;
-	bool have_dwarf = dbg_member_offset(c->s, "pthread", "specific", &dwarf);
+	/* glibc defines struct pthread beside pthread_create (nptl/pthread_create.c). */
+	bool have_dwarf = dbg_member_offset_near(c->s, "pthread_create", "pthread", "specific", &dwarf);
 
 	for (size_t i = 0; i < c->an->nthreads && !have_scan; i++) {
 		uint64_t fs = c->an->threads[i].regs[CORE_REG_FS_BASE];

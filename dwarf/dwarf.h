@@ -173,6 +173,13 @@ const char *dbg_symbol_name_at(struct dbg_session *s, uint64_t addr, uint64_t *o
 bool dbg_member_offset(struct dbg_session *s, const char *type, const char *member,
 		       uint64_t *offset);
 
+/* As dbg_member_offset, looking first in the module that defines function
+ * SYMBOL, in the CU that holds its code (a function defined beside the type,
+ * as glibc's pthread_create beside struct pthread): in a program with tens
+ * of MB of DWARF this spares indexing CUs that do not have it. */
+bool dbg_member_offset_near(struct dbg_session *s, const char *symbol, const char *type,
+			    const char *member, uint64_t *offset);
+
 /* Size in bytes of the struct/class TYPE from DWARF.  False when not found. */
 bool dbg_type_size(struct dbg_session *s, const char *type, uint64_t *size);
 

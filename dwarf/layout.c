@@ -14,9 +14,11 @@ struct type_answer {
 };
 
 /* Qualified names ("folly::AsyncStackRoot") of the struct, class and union
- * definitions at namespace level, to their DIE offsets: built in one pass
- * over the file's CUs, so each later lookup costs a hash probe instead of a
- * walk over every CU (libc's debug info has thousands). */
+ * definitions at namespace level, to their DIE offsets: built CU by CU until
+ * the name asked for is there, so each later lookup costs a hash probe
+ * instead of a walk over every CU (libc's debug info has thousands), and a
+ * type defined early (or in the CU a lookup names) spares reading the rest:
+ * the names are in .debug_str, tens of MB in a large C++ program. */
 struct type_slot {
 	char *name;
 	Dwarf_Off die;
@@ -25,7 +27,8 @@ struct type_slot {
 struct dbg_type_memo {
 	struct type_answer *v;
 	size_t n;
-	bool indexed;
+	Dwarf_Off next_cu;          /* the first CU not indexed yet */
+	bool complete;              /* every CU is indexed */
 	struct type_slot *slots;
 	size_t cap, used;
 };
@@ -127,17 +130,29 @@ static void index_children(struct dbg_type_memo *m, Dwarf_Die *parent, const cha
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
-static void build_index(struct dbg_type_memo *m, Dwarf *dw)
+/* Index the next CU; false when there was none. */
+static bool index_next_cu(struct dbg_type_memo *m, Dwarf *dw)
 {
-	m->indexed = true;
-	Dwarf_Off off = 0, next;
+	Dwarf_Off next;
 	size_t hsize;
-	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		Dwarf_Die cu;
-		if (dwarf_offdie(dw, off + hsize, &cu))
-			index_children(m, &cu, "", 0);
-		off = next;
+	if (m->complete || dwarf_nextcu(dw, m->next_cu, &next, &hsize, NULL, NULL, NULL) != 0) {
+		m->complete = true;
+		return false;
 	}
+	Dwarf_Die cu;
+	if (dwarf_offdie(dw, m->next_cu + hsize, &cu))
+		index_children(m, &cu, "", 0);
+	m->next_cu = next;
+	return true;
+}
+
+/* The definition of TYPE in the index, or NULL. */
+static struct type_slot *type_find(struct dbg_type_memo *m, const char *type)
+{
+	if (!m->cap)
+		return NULL;
+	struct type_slot *slot = type_slot(m, type);
+	return slot->name ? slot : NULL;
 }
 
 static bool member_offset(Dwarf_Die *type, const char *member, uint64_t *offset)
@@ -159,21 +174,26 @@ static bool member_offset(Dwarf_Die *type, const char *member, uint64_t *offset)
 	return false;
 }
 
-/* Look TYPE up in F's type index; MEMBER NULL asks for the size. */
-static bool file_lookup(struct dbg_file *f, const char *type, const char *member, uint64_t *value)
+/* Look TYPE up in F's type index, indexing HINT_CU (may be NULL) first and
+ * then the CUs not indexed yet, until it is found; MEMBER NULL asks for the
+ * size. */
+static bool file_lookup(struct dbg_file *f, const char *type, const char *member,
+			Dwarf_Die *hint_cu, uint64_t *value)
 {
 	Dwarf_Addr bias;
 	Dwarf *dw = dwfl_module_getdwarf(f->mod, &bias);
 	if (!dw)
 		return false;
 	struct dbg_type_memo *m = f->types;
-	if (!m->indexed)
-		build_index(m, dw);
-	if (!m->cap)
-		return false;
-	struct type_slot *slot = type_slot(m, type);
+	struct type_slot *slot = type_find(m, type);
+	if (!slot && hint_cu) {
+		index_children(m, hint_cu, "", 0);
+		slot = type_find(m, type);
+	}
+	while (!slot && index_next_cu(m, dw))
+		slot = type_find(m, type);
 	Dwarf_Die td;
-	if (!slot->name || !dwarf_offdie(dw, slot->die, &td))
+	if (!slot || !dwarf_offdie(dw, slot->die, &td))
 		return false;
 	if (member)
 		return member_offset(&td, member, value);
@@ -184,7 +204,8 @@ static bool file_lookup(struct dbg_file *f, const char *type, const char *member
 	return true;
 }
 
-static bool memo_lookup(struct dbg_file *f, const char *type, const char *member, uint64_t *value)
+static bool memo_lookup(struct dbg_file *f, const char *type, const char *member,
+			Dwarf_Die *hint_cu, uint64_t *value)
 {
 	size_t klen = strlen(type) + 2 + (member ? strlen(member) : 0);
 	char *key = malloc(klen);
@@ -203,7 +224,7 @@ static bool memo_lookup(struct dbg_file *f, const char *type, const char *member
 			*value = m->v[i].value;
 			return m->v[i].found;
 		}
-	bool found = m && file_lookup(f, type, member, value);
+	bool found = m && file_lookup(f, type, member, hint_cu, value);
 	struct type_answer *v = m ? realloc(m->v, (m->n + 1) * sizeof(*v)) : NULL;
 	if (!v) {
 		free(key);
@@ -223,7 +244,7 @@ static bool session_lookup(struct dbg_session *s, const char *type, const char *
 			if (m->info.is_main != (pass == 0))
 				continue;
 			struct dbg_file *f = dbg_module_file(s, m);
-			if (f && dbg_file_has_dwarf(f) && memo_lookup(f, type, member, value))
+			if (f && dbg_file_has_dwarf(f) && memo_lookup(f, type, member, NULL, value))
 				return true;
 		}
 	return false;
@@ -234,6 +255,34 @@ bool dbg_member_offset(struct dbg_session *s, const char *type, const char *memb
 {
 	dbg_lock(s);
 	bool found = session_lookup(s, type, member, offset);
+	dbg_unlock(s);
+	return found;
+}
+
+/* Look the type up in the module defining function SYMBOL, starting with
+ * the CU that holds its code. */
+static bool near_lookup(struct dbg_session *s, const char *symbol, const char *type,
+			const char *member, uint64_t *value)
+{
+	uint64_t addr;
+	if (!dbg_find_symbol(s, symbol, &addr, NULL))
+		return false;
+	struct dbg_module_entry *m = dbg_module_for(s, addr);
+	struct dbg_file *f = m ? dbg_module_file(s, m) : NULL;
+	if (!f || !dbg_file_has_dwarf(f))
+		return false;
+	Dwarf_Addr fbias = 0, dbias;
+	dwfl_module_getelf(f->mod, &fbias);
+	Dwarf_Die *cu = dwfl_module_addrdie(f->mod, addr - m->bias + fbias, &dbias);
+	return memo_lookup(f, type, member, cu, value);
+}
+
+bool dbg_member_offset_near(struct dbg_session *s, const char *symbol, const char *type,
+			    const char *member, uint64_t *offset)
+{
+	dbg_lock(s);
+	bool found = near_lookup(s, symbol, type, member, offset) ||
+		     session_lookup(s, type, member, offset);
 	dbg_unlock(s);
 	return found;
 }
