@@ -106,7 +106,9 @@ bool an_frames_append_tail_calls(struct an_frame_list *list, struct dbg_session 
 
 void an_frames_move_to(struct an_frame_list *list, struct an_frame **frames, size_t *nframes)
 {
-	*frames = list->frames;
+	/* A report keeps every thread's frames: no room left over from doubling. */
+	struct an_frame *fit = list->n ? realloc(list->frames, list->n * sizeof(*list->frames)) : NULL;
+	*frames = fit ? fit : list->frames;
 	*nframes = list->n;
 	list->frames = NULL;
 	list->n = list->cap = 0;

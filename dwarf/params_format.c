@@ -68,7 +68,12 @@ static char *sb_take(struct sbuf *b)
 		free(b->s);
 		return NULL;
 	}
-	return b->s ? b->s : strdup("");
+	if (!b->s)
+		return strdup("");
+	/* Values are short and many (one per argument of every frame): give
+	 * back the room the doubling left. */
+	char *fit = realloc(b->s, b->len + 1);
+	return fit ? fit : b->s;
 }
 
 /* ---- types ---- */

@@ -338,7 +338,10 @@ struct core_error *dbg_unwind_thread(struct dbg_session *s, size_t thread_index,
 	if (rc == -1 && !w.stop && err != 0)
 		w.stop = stop_reason(&w, err);
 	fill_cfa(&w);
-	*frames = w.frames;
+	/* Every thread's frames are kept until the report is made: give back
+	 * the room the doubling left. */
+	struct dbg_frame *fit = w.n ? realloc(w.frames, w.n * sizeof(*w.frames)) : NULL;
+	*frames = fit ? fit : w.frames;
 	*nframes = w.n;
 	*stop_reason_out = w.stop;
 	return NULL;
