@@ -68,8 +68,8 @@ python3 - "$n" "$COUNT" "$start" "$end" "$bytes" "$core_bytes" "$sigs" "$BUDGET"
 import sys
 n, count, start, end, size, core_bytes, sigs, budget, eu_start, eu_end = sys.argv[1:]
 n, count, secs = int(n), int(count), float(end) - float(start)
-print("bench ingest: %d cores of one binary (%d signatures, %.1f MB of cores), --jobs 2" %
-      (n, int(sigs), int(core_bytes) / 1e6))
+print("bench ingest: %d cores of one C++ binary (%d signatures, %.1f MB of cores), --jobs 2; load average %s" %
+      (n, int(sigs), int(core_bytes) / 1e6, " ".join(open("/proc/loadavg").read().split()[:3])))
 print("  time:          %.2f s (budget %s s)" % (secs, budget))
 print("  rate:          %.1f cores/s" % (n / secs))
 print("  database:      %.2f MB, %.0f bytes per core" % (int(size) / 1e6, int(size) / max(n, 1)))
