@@ -234,39 +234,29 @@ static bool walk_to(Dwarf_Die *die, Dwarf_Addr addr, Dwarf_Die *path, int *depth
 	return false;
 }
 
-static int scopes_by_walk(Dwarf_Die *cudie, Dwarf_Addr addr, Dwarf_Die **scopes)
+/* The scopes at ADDR found by walking down from TOP (the CU, or the
+ * subprogram holding ADDR): the way down to the innermost code scope holding
+ * it, TOP unless it is the CU, then the CU.  0 when the walk finds none and
+ * TOP is the CU. */
+static int scopes_by_walk(Dwarf_Die *top, Dwarf_Die *cudie, Dwarf_Addr addr, Dwarf_Die **scopes)
 {
 	Dwarf_Die path[WALK_DEPTH_MAX];
 	int depth = 0;
 	unsigned budget = 1u << 22;
-	if (!walk_to(cudie, addr, path, &depth, &budget))
-		return 0;
-	*scopes = malloc((size_t)(depth + 1) * sizeof(**scopes));
-	if (!*scopes)
-		return 0;
-	int n = 0;
-	for (int i = depth; i-- > 0;)
-		(*scopes)[n++] = path[i];
-	(*scopes)[n++] = *cudie;
-	return n;
-}
-
-/* The scopes at ADDR inside subprogram SUB: the way down to the innermost
- * code scope holding it, SUB, then the CU. */
-static int scopes_below(Dwarf_Die *sub, Dwarf_Die *cudie, Dwarf_Addr addr, Dwarf_Die **scopes)
-{
-	Dwarf_Die path[WALK_DEPTH_MAX];
-	int depth = 0;
-	unsigned budget = 1u << 22;
-	if (!walk_to(sub, addr, path, &depth, &budget))
+	bool from_cu = dwarf_dieoffset(top) == dwarf_dieoffset(cudie);
+	if (!walk_to(top, addr, path, &depth, &budget)) {
+		if (from_cu)
+			return 0;
 		depth = 0;
+	}
 	*scopes = malloc((size_t)(depth + 2) * sizeof(**scopes));
 	if (!*scopes)
 		return 0;
 	int n = 0;
 	for (int i = depth; i-- > 0;)
 		(*scopes)[n++] = path[i];
-	(*scopes)[n++] = *sub;
+	if (!from_cu)
+		(*scopes)[n++] = *top;
 	(*scopes)[n++] = *cudie;
 	return n;
 }
@@ -280,7 +270,7 @@ int dbg_file_scopes(struct dbg_file *f, uint64_t addr, Dwarf_Die **cudie, Dwarf_
 		return 0;
 	Dwarf_Die sub;
 	if (dbg_funcmap_find(f, *cudie, addr - *dbias, &sub)) {
-		int n = scopes_below(&sub, *cudie, addr - *dbias, scopes);
+		int n = scopes_by_walk(&sub, *cudie, addr - *dbias, scopes);
 		if (n > 0)
 			return n;
 	}
@@ -290,7 +280,7 @@ int dbg_file_scopes(struct dbg_file *f, uint64_t addr, Dwarf_Die **cudie, Dwarf_
 	if (n <= 0) {
 		free(*scopes);
 		*scopes = NULL;
-		return scopes_by_walk(*cudie, addr - *dbias, scopes);
+		return scopes_by_walk(*cudie, *cudie, addr - *dbias, scopes);
 	}
 	Dwarf_Die inner = (*scopes)[0];
 	free(*scopes);
