@@ -9,6 +9,8 @@
 
 /* x86_64 DWARF register number of the stack pointer. */
 enum { DWARF_REG_RSP = 7 };
+/* What a call pushes on x86_64 (the CFA is the stack pointer before it). */
+enum { RETURN_ADDRESS_SIZE = 8 };
 
 /* A frame that stands for itself on the stack (not an inline level, not
  * restored from call-site information). */
@@ -60,9 +62,14 @@ static bool frame_take(struct an_frame *f, struct dbg_arg *dargs, size_t n)
 
 /* A tail-call frame's arguments.  Its function left by a jump, so at that
  * jump the registers were what its callee found at entry: the registers the
- * unwinder recovered for the real caller CALLERS[0], whose CFA (the stack
- * pointer there) the tail frame shares; its pc is the jump's.  CALLERS
- * [0..N) then serve as its callers for entry values, as gdb reads them. */
+ * unwinder recovered for the real caller CALLERS[0], whose stack pointer is
+ * the CFA the tail frame shares; its pc is the jump's, and its stack pointer
+ * is below the real caller's return address, as the jump left it (gdb's
+ * dwarf2_tailcall_prev_register_first).  CALLERS [0..N) then serve as its
+ * callers for entry values, as gdb reads them.  Its parameters are those of
+ * the innermost function at the jump (F's inline_depth), @entry read where
+ * the real function starts (gdb's get_frame_func): an inlined function's
+ * location lists often do not reach back there, and then show none. */
 static bool fill_tailcall(struct dbg_session *s, struct an_frame *f,
 			  const struct dbg_frame_regs *callers, size_t n)
 {
@@ -76,9 +83,11 @@ static bool fill_tailcall(struct dbg_session *s, struct an_frame *f,
 	ctx[0].pc = f->pc;
 	ctx[0].activation = false;
 	ctx[0].cfa = (callers[0].regs_known & (1u << DWARF_REG_RSP)) ? callers[0].regs[DWARF_REG_RSP] : 0;
+	if (ctx[0].cfa)
+		ctx[0].regs[DWARF_REG_RSP] = ctx[0].cfa - RETURN_ADDRESS_SIZE;
 	ctx[0].entry_known = ctx[0].entry_failed = 0;
 	memcpy(ctx + 1, callers, n * sizeof(*ctx));
-	struct core_error *err = dbg_frame_args(s, ctx, n + 1, 0, &dargs, &nargs, &has);
+	struct core_error *err = dbg_frame_args(s, ctx, n + 1, f->inline_depth, &dargs, &nargs, &has);
 	free(ctx);
 	if (err) {
 		core_error_destroy(err);
@@ -130,12 +139,13 @@ static bool fill_run(struct dbg_session *s, struct an_frame *frames, size_t firs
 	return true;
 }
 
-static bool fill_thread(struct dbg_session *s, struct an_thread *t)
+/* The N frames of one stack: a thread's, or a task's (a bthread's). */
+static bool fill_stack(struct dbg_session *s, struct an_frame *frames, size_t nframes)
 {
-	if (t->nframes == 0)
+	if (nframes == 0)
 		return true;
-	struct dbg_frame_regs *ctx = malloc(t->nframes * sizeof(*ctx));
-	size_t *real = malloc(t->nframes * sizeof(*real));
+	struct dbg_frame_regs *ctx = malloc(nframes * sizeof(*ctx));
+	size_t *real = malloc(nframes * sizeof(*real));
 	if (!ctx || !real) {
 		free(ctx);
 		free(real);
@@ -143,15 +153,15 @@ static bool fill_thread(struct dbg_session *s, struct an_thread *t)
 	}
 	bool ok = true;
 	size_t first = 0;
-	for (size_t i = 0; i <= t->nframes && ok; i++) {
+	for (size_t i = 0; i <= nframes && ok; i++) {
 		/* A run ends where the stack stops being native: an async frame
 		 * is no caller whose call site we can read.  Tail-call frames
 		 * stay inside the run: dwarf/ follows the chain of tail calls
 		 * from the real caller's call site itself. */
-		bool boundary = i == t->nframes || t->frames[i].kind != AN_FRAME_NATIVE;
+		bool boundary = i == nframes || frames[i].kind != AN_FRAME_NATIVE;
 		if (!boundary)
 			continue;
-		ok = fill_run(s, t->frames, first, i, ctx, real);
+		ok = fill_run(s, frames, first, i, ctx, real);
 		first = i + 1;
 	}
 	free(ctx);
@@ -162,7 +172,10 @@ static bool fill_thread(struct dbg_session *s, struct an_thread *t)
 bool an_args_fill(struct analysis *an, struct dbg_session *s)
 {
 	for (size_t i = 0; i < an->nthreads; i++)
-		if (!fill_thread(s, &an->threads[i]))
+		if (!fill_stack(s, an->threads[i].frames, an->threads[i].nframes))
+			return false;
+	for (size_t i = 0; i < an->ntasks; i++)
+		if (!fill_stack(s, an->tasks[i].frames, an->tasks[i].nframes))
 			return false;
 	return true;
 }

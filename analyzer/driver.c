@@ -6,11 +6,13 @@
 #include <string.h>
 
 #include "abortmsg.h"
+#include "bthread.h"
 #include "args.h"
 #include "../corefile/journal.h"
 #include "folly.h"
 #include "frames.h"
 #include "recorder.h"
+#include "runtime.h"
 #include "signature.h"
 
 static bool fill_identity(struct analysis *an, struct core *core, const struct core_identity *id)
@@ -155,13 +157,10 @@ static bool symbolize_native(struct an_thread *t, struct dbg_session *s,
 			     const struct dbg_frame *frames, size_t n)
 {
 	struct an_frame_list list = { 0 };
-	for (size_t i = 0; i < n; i++)
-		if (!an_frames_append_pc(&list, s, frames[i].pc, frames[i].activation,
-					 AN_FRAME_NATIVE, &frames[i], false) ||
-		    (i + 1 < n && !an_frames_append_tail_calls(&list, s, &frames[i + 1]))) {
-			an_frames_list_deinit(&list);
-			return false;
-		}
+	if (!an_frames_append_native(&list, s, frames, n)) {
+		an_frames_list_deinit(&list);
+		return false;
+	}
 	an_frames_move_to(&list, &t->frames, &t->nframes);
 	return true;
 }
@@ -196,6 +195,8 @@ static struct core_error *analyze_stacks(struct analysis *an, struct dbg_session
 			err = &core_error_nomem;
 			goto out;
 		}
+	if (!opts->no_tasks)
+		an_bthread_analyze(s, an);
 	if (!opts->no_args && !an_args_fill(an, s))
 		err = &core_error_nomem;
 out:
@@ -212,6 +213,7 @@ struct core_error *an_analyze(struct core *core, const struct core_identity *id,
 {
 	*out = NULL;
 	struct dbg_session *s = NULL;
+	struct an_runtime_session *rs = NULL;
 	struct core_error *err = NULL;
 	struct analysis *an = an_analysis_create();
 	if (!an || !fill_identity(an, core, id)) {
@@ -232,6 +234,9 @@ struct core_error *an_analyze(struct core *core, const struct core_identity *id,
 		core_warn(core, "no debug information session: %s", serr->message);
 		core_error_destroy(serr);
 	} else {
+		err = an_runtime_session_open(opts->runtimes, s, &rs);
+		if (err)
+			goto out;
 		if (!fill_modules(an, s)) {
 			err = &core_error_nomem;
 			goto out;
@@ -240,6 +245,7 @@ struct core_error *an_analyze(struct core *core, const struct core_identity *id,
 		err = analyze_stacks(an, s, opts);
 		if (err)
 			goto out;
+		an_runtimes_splice(rs, an);
 		if (!opts->no_recorders)
 			an_recorders_recover(s, an);
 	}
@@ -249,6 +255,7 @@ struct core_error *an_analyze(struct core *core, const struct core_identity *id,
 	an = NULL;
 out:
 	an_analysis_destroy(an);
+	an_runtime_session_destroy(rs);
 	dbg_session_close(s);
 	return err;
 }

@@ -54,7 +54,10 @@ bool an_frames_append_pc(struct an_frame_list *list, struct dbg_session *s, uint
 
 /* One frame for the tail call returning to PC, as gdb shows it: named
  * after the innermost function at the jump (an inlined one, when the jump
- * is in inlined code), with the jump's line; no inline levels of its own. */
+ * is in inlined code), with the jump's line; no inline levels of its own.
+ * gdb's block for such a frame (get_frame_block) is the innermost one at
+ * pc-1, there being no inline frames to step out of: its inline_depth is
+ * that function's level, whose parameters it shows. */
 static bool append_tail_call(struct an_frame_list *list, struct dbg_session *s, uint64_t pc)
 {
 	struct dbg_location *locs;
@@ -73,6 +76,7 @@ static bool append_tail_call(struct an_frame_list *list, struct dbg_session *s, 
 	f->function = inner->function;
 	f->file = inner->file;
 	f->line = inner->line;
+	f->inline_depth = inner->inline_depth;
 	/* An offset is from the real function's entry: meaningless under an
 	 * inlined function's name. */
 	f->offset = real->offset;
@@ -100,6 +104,17 @@ bool an_frames_append_tail_calls(struct an_frame_list *list, struct dbg_session 
 		return false;
 	for (size_t i = 0; i < n; i++)
 		if (!append_tail_call(list, s, pcs[i]))
+			return false;
+	return true;
+}
+
+bool an_frames_append_native(struct an_frame_list *list, struct dbg_session *s,
+			     const struct dbg_frame *native, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!an_frames_append_pc(list, s, native[i].pc, native[i].activation, AN_FRAME_NATIVE,
+					 &native[i], false) ||
+		    (i + 1 < n && !an_frames_append_tail_calls(list, s, &native[i + 1])))
 			return false;
 	return true;
 }

@@ -23,7 +23,7 @@ static const char *const default_skip[] = {
 	/* process and thread start-up */
 	"_start", "__libc_start_call_main", "__libc_start_main", "__libc_start_main_impl",
 	"__libc_start_main_alias_2", "start_thread", "clone", "clone3", "__clone", "__clone3",
-	"__clone_internal",
+	"__clone_internal", "bthread::TaskGroup::task_runner", "bthread_make_fcontext",
 	/* C++ exceptions and termination */
 	"std::terminate", "__cxxabiv1::__terminate", "__gnu_cxx::__verbose_terminate_handler",
 	"__cxa_throw", "__cxa_rethrow", "__cxa_pure_virtual", "__cxa_deleted_virtual",

@@ -261,15 +261,29 @@ static bool append_frame(struct sigbuf *b, const char *name, bool async)
 	return true;
 }
 
-/* Append the frames' names as the lists say; false on out-of-memory. */
+/* Whether the frames include a runtime description's (script or label). */
+static bool has_runtime_frames(const struct an_signature_input *in)
+{
+	for (size_t i = 0; i < in->nframes; i++)
+		if (AN_FRAME_IS_RUNTIME(&in->frames[i]))
+			return true;
+	return false;
+}
+
+/* Append the frames' names as the lists say; false on out-of-memory.  A
+ * stack with script or label frames leaves out its frames without a
+ * function name: an engine's anonymous frames say less than its scripts. */
 static bool append_frames(struct sigbuf *b, const struct an_signature_input *in,
 			  const struct an_signature_lists *lists)
 {
 	unsigned counted = 0, prefixed = 0;
 	char *prev = NULL;
 	bool ok = true;
+	bool runtime = has_runtime_frames(in);
 	for (size_t i = 0; i < in->nframes && counted < AN_SIGNATURE_FRAMES; i++) {
 		const struct an_frame *f = &in->frames[i];
+		if (runtime && !f->function)
+			continue;
 		char *name = an_signature_frame_name(f);
 		if (!name) {
 			ok = false;
@@ -327,27 +341,33 @@ fail:
 	return -1;
 }
 
-/* The thread the signal was delivered to. */
-static const struct an_thread *crashing_thread(const struct analysis *an)
+/* The frames the signature names: those of the task (a bthread) running on
+ * thread T when the crash happened in one, else T's own. */
+static const struct an_frame *crash_frames(const struct analysis *an, const struct an_thread *t,
+					   size_t *n)
 {
-	for (size_t i = 0; i < an->nthreads; i++)
-		if (an->threads[i].crashing)
-			return &an->threads[i];
-	for (size_t i = 0; i < an->nthreads; i++)
-		if (an->threads[i].tid == an->crashing_tid)
-			return &an->threads[i];
-	return an->nthreads ? &an->threads[0] : NULL;
+	*n = t ? t->nframes : 0;
+	for (size_t i = 0; t && i < an->ntasks; i++)
+		if (an->tasks[i].state == AN_TASK_RUNNING && an->tasks[i].has_tid &&
+		    an->tasks[i].tid == t->tid && an->tasks[i].nframes) {
+			*n = an->tasks[i].nframes;
+			return an->tasks[i].frames;
+		}
+	return t ? t->frames : NULL;
 }
 
 void an_signature_compute(struct analysis *an, const struct an_signature_lists *lists)
 {
-	const struct an_thread *t = crashing_thread(an);
+	size_t nframes;
+	size_t t = an_crashing_thread(an);
+	const struct an_frame *frames = crash_frames(an, t < an->nthreads ? &an->threads[t] : NULL,
+						     &nframes);
 	struct an_signature_input in = {
 		.has_signal = an->has_signal,
 		.signo = an->signo,
 		.signal_name = an->has_signal ? an->signal_name : NULL,
-		.frames = t ? t->frames : NULL,
-		.nframes = t ? t->nframes : 0,
+		.frames = frames,
+		.nframes = nframes,
 	};
 	free(an->signature);
 	free(an->signature_hash);

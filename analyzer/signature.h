@@ -1,7 +1,8 @@
 /* Crash signatures: a short, stable name for "where it crashed".
  *
  * The signature is built from the crashing thread's spliced stack (native and
- * async frames), innermost first: each frame is named by its normalised
+ * async frames), or from the frames of the bthread it was running when the
+ * crash happened in one, innermost first: each frame is named by its normalised
  * function (no addresses, no template arguments, no parameter lists, no
  * anonymous-namespace, clone-suffix or per-CPU-variant noise) or, without a
  * function name, "module@0xOFFSET" (the module's file name and the pc's

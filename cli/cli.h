@@ -27,6 +27,10 @@ const char *cli_share_dir(void);
  * stored signature, in one transaction. */
 int cli_resign(int argc, char **argv);
 
+/* `asyncore store init --db URL`: create the store's schema (ClickHouse:
+ * idempotently, per shard). */
+int cli_store(int argc, char **argv);
+
 /* The usage text of every command. */
 void cli_usage(FILE *out);
 

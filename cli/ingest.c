@@ -20,8 +20,9 @@
 #include <unistd.h>
 
 #include "../analyzer/driver.h"
-#include "../reports/store_sqlite.h"
+#include "../reports/store.h"
 #include "options.h"
+#include "runtimes.h"
 
 #define INGEST_MAX_JOBS 64
 
@@ -36,6 +37,9 @@ struct ingest_opts {
 	const char *journal_dir;
 	char **paths;               /* expanded core paths (owned) */
 	size_t npaths;
+	const char *runtime_files[CLI_MAX_RUNTIMES];    /* --runtime */
+	size_t nruntime_files;
+	struct an_runtimes *runtimes;                   /* loaded once, shared by the workers */
 };
 
 enum job_state { JOB_ANALYSED, JOB_PRESENT, JOB_FAILED };
@@ -125,10 +129,12 @@ static void opts_free(struct ingest_opts *o)
 		free(o->paths[i]);
 	free(o->paths);
 	an_signature_lists_destroy(o->signature_lists);
+	an_runtimes_destroy(o->runtimes);
 }
 
 enum ingest_option {
-	O_DB, O_JOBS, O_BINARY, O_SYSROOT, O_QUIET, O_SIGNATURE_LISTS, O_JOURNAL, O_JOURNAL_DIR
+	O_DB, O_JOBS, O_BINARY, O_SYSROOT, O_QUIET, O_SIGNATURE_LISTS, O_JOURNAL, O_JOURNAL_DIR,
+	O_RUNTIME
 };
 
 static const struct cli_option ingest_options[] = {
@@ -142,6 +148,7 @@ static const struct cli_option ingest_options[] = {
 	{"--signature-lists", true, O_SIGNATURE_LISTS},
 	{"--journal", false, O_JOURNAL},
 	{"--journal-dir", true, O_JOURNAL_DIR},
+	{"--runtime", true, O_RUNTIME},
 	{NULL, false, 0},
 };
 
@@ -187,6 +194,8 @@ static bool apply_option(struct ingest_opts *o, int id, const char *v)
 		o->journal = true;
 		o->journal_dir = v;
 		return true;
+	case O_RUNTIME:
+		return cli_runtimes_add("ingest", o->runtime_files, &o->nruntime_files, v);
 	}
 	return false;
 }
@@ -215,7 +224,7 @@ static int parse_args(int argc, char **argv, struct ingest_opts *o)
 	if (!o->db || ninputs == 0 || (o->binary && o->sysroot)) {
 		cli_error("ingest", "usage: asyncore ingest --db FILE [--jobs N] "
 				    "[--binary BIN | --sysroot DIR] [--signature-lists DIR] "
-				    "[--journal [--journal-dir DIR]] [--quiet] CORE... | DIR");
+				    "[--journal [--journal-dir DIR]] [--runtime FILE]... [--quiet] CORE... | DIR");
 		goto out;
 	}
 	for (size_t i = 0; i < ninputs; i++)
@@ -252,6 +261,7 @@ static struct job_result *work_one(const struct ingest_opts *o, struct rep_store
 		aopts.signature_lists = o->signature_lists;
 		aopts.journal = o->journal;
 		aopts.journal_dir = o->journal_dir;
+		aopts.runtimes = o->runtimes;
 		err = an_analyze(core, &r->id, &aopts, cache, &r->an);
 	}
 	if (err) {
@@ -451,6 +461,8 @@ int cli_ingest(int argc, char **argv)
 	int status = 2;
 	if (parse_args(argc, argv, &o) != 0)
 		goto out;
+	if (!(o.runtimes = cli_runtimes_load(o.runtime_files, o.nruntime_files)))
+		goto out;
 	if (rep_store_open(o.db, &st, why, sizeof(why)) != 0) {
 		fprintf(stderr, "asyncore: %s\n", why);
 		goto out;
@@ -460,6 +472,10 @@ int cli_ingest(int argc, char **argv)
 	t.tty = !o.quiet && isatty(STDERR_FILENO);
 	clock_gettime(CLOCK_MONOTONIC, &t.start);
 	int rc = run_batch(&o, st, &t);
+	size_t lost = rep_store_close(st);   /* a batching store writes its last cores here */
+	st = NULL;
+	t.stored -= lost < t.stored ? lost : t.stored;
+	t.failed += lost;
 	progress(&t, o.npaths, true);
 	struct timespec end;
 	clock_gettime(CLOCK_MONOTONIC, &end);

@@ -55,8 +55,8 @@ static bool parse_query_args(const char *command, int argc, char **argv, bool wa
 		}
 	}
 	if (!q->db || (want_sql && !q->sql)) {
-		cli_error(command, want_sql ? "usage: asyncore query --db FILE [--format table|csv|json] \"SQL\""
-					    : "usage: asyncore top --db FILE [--limit N] [--format table|csv|json|html]");
+		cli_error(command, want_sql ? "usage: asyncore query --db FILE|URL [--format table|csv|json] \"SQL\""
+					    : "usage: asyncore top --db FILE|URL [--limit N] [--format table|csv|json|html]");
 		return false;
 	}
 	return true;

@@ -9,13 +9,15 @@
 #include "../reports/recdump.h"
 #include "../reports/report.h"
 #include "options.h"
+#include "runtimes.h"
 
 enum { MAX_DEBUG_DIRS = 16 };
 
 enum report_option {
 	O_FORMAT, O_THREADS, O_RECORDER_TAIL, O_RECORDER_FORMAT, O_SYSROOT, O_DEBUG_DIR,
-	O_MAX_FRAMES, O_NO_ASYNC, O_NO_RECORDERS, O_NO_ARGS, O_COLOR, O_SIGNATURE_LISTS,
+	O_MAX_FRAMES, O_NO_ASYNC, O_NO_RECORDERS, O_NO_ARGS, O_COLOR, O_SIGNATURE_LISTS, O_NO_TASKS,
 	O_FRAME_REGISTERS,
+	O_RUNTIME,
 };
 
 static const struct cli_option report_options[] = {
@@ -29,9 +31,11 @@ static const struct cli_option report_options[] = {
 	{"--no-async", false, O_NO_ASYNC},
 	{"--no-recorders", false, O_NO_RECORDERS},
 	{"--no-args", false, O_NO_ARGS},
+	{"--no-tasks", false, O_NO_TASKS},
 	{"--color", true, O_COLOR},
 	{"--signature-lists", true, O_SIGNATURE_LISTS},
 	{"--frame-registers", false, O_FRAME_REGISTERS},
+	{"--runtime", true, O_RUNTIME},
 	{NULL, false, 0},
 };
 
@@ -50,6 +54,8 @@ struct report_args {
 	struct an_options an;
 	const char *debug_dirs[MAX_DEBUG_DIRS];
 	const char *signature_lists;
+	const char *runtimes[CLI_MAX_RUNTIMES];
+	size_t nruntimes;
 };
 
 /* One option's effect; false (reported) when its value is not acceptable. */
@@ -104,6 +110,9 @@ static bool apply_option(struct report_args *a, int id, const char *v)
 	case O_NO_ARGS:
 		a->an.no_args = true;
 		return true;
+	case O_NO_TASKS:
+		a->an.no_tasks = true;
+		return true;
 	case O_COLOR:
 		if ((k = cli_choice("--color", v, colors)) < 0)
 			return false;
@@ -115,6 +124,8 @@ static bool apply_option(struct report_args *a, int id, const char *v)
 	case O_FRAME_REGISTERS:
 		a->frame_registers = true;
 		return true;
+	case O_RUNTIME:
+		return cli_runtimes_add("report", a->runtimes, &a->nruntimes, v);
 	}
 	return false;
 }
@@ -194,6 +205,10 @@ int cli_report(int argc, char **argv)
 	    cli_signature_lists(a.signature_lists, &lists) != 0)
 		return CLI_EXIT_UNUSABLE;
 	a.an.signature_lists = lists;
+	struct an_runtimes *runtimes = cli_runtimes_load(a.runtimes, a.nruntimes);
+	if (!runtimes)
+		return CLI_EXIT_UNUSABLE;
+	a.an.runtimes = runtimes;
 	struct core_error *err = core_open(a.core, &core);
 	if (!err) {
 		core_identity(core, &id);
@@ -203,6 +218,7 @@ int cli_report(int argc, char **argv)
 	}
 	core_close(core);
 	an_signature_lists_destroy(lists);
+	an_runtimes_destroy(runtimes);
 	if (err) {
 		fprintf(stderr, "asyncore: %s\n", err->message);
 		core_error_destroy(err);

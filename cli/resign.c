@@ -50,7 +50,7 @@ int cli_resign(int argc, char **argv)
 		}
 	}
 	if (!db) {
-		cli_error("resign", "usage: asyncore resign --db FILE [--signature-lists DIR]");
+		cli_error("resign", "usage: asyncore resign --db FILE|URL [--signature-lists DIR]");
 		return CLI_EXIT_UNUSABLE;
 	}
 	if (cli_signature_lists(lists_dir, &lists) != 0)

@@ -22,18 +22,18 @@ _asyncore()
 	--color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
 	--recorder-format) COMPREPLY=($(compgen -W "library" -- "$cur")); return ;;
 	--sysroot|--debug-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-	--db|--binary) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	--db|--binary|--runtime) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--jobs|-j|--limit|--max-frames|--recorder-tail) return ;;
 	esac
 	if [[ $cur == -* ]]; then
 		case $cmd in
-		ingest) COMPREPLY=($(compgen -W "--db --jobs --binary --sysroot --quiet" -- "$cur")) ;;
+		ingest) COMPREPLY=($(compgen -W "--db --jobs --binary --sysroot --runtime --quiet" -- "$cur")) ;;
 		query) COMPREPLY=($(compgen -W "--db --format" -- "$cur")) ;;
 		top) COMPREPLY=($(compgen -W "--db --limit --format" -- "$cur")) ;;
 		store) COMPREPLY=($(compgen -W "--db" -- "$cur")) ;;
 		*) COMPREPLY=($(compgen -W "--format --threads --recorder-tail --recorder-format --sysroot
-			--debug-dir --max-frames --no-async --no-recorders --no-args --frame-registers --color --help
-			--version" -- "$cur")) ;;
+			--debug-dir --max-frames --no-async --no-recorders --no-args --frame-registers --color
+			--runtime --help --version" -- "$cur")) ;;
 		esac
 		return
 	fi

@@ -79,6 +79,26 @@ struct core_error *dbg_unwind_thread(struct dbg_session *s, size_t thread_index,
 				     struct dbg_frame **frames, size_t *nframes,
 				     char **stop_reason);
 
+/* The registers a user-space context switch saves: enough to resume, and
+ * to unwind, a stack that no thread is running. */
+struct dbg_regs {
+	uint64_t rip;               /* where it resumes: a return address */
+	uint64_t rsp, rbp, rbx, r12, r13, r14, r15;
+};
+
+/* Unwind a stack no core thread is on (a suspended user-space thread) from
+ * REGS, with the same CFI unwinder as dbg_unwind_thread().  REGS->rip is a
+ * return address: frame 0 is not an activation (looked up at rip-1).  The
+ * walk ends before the first caller whose pc lies in [BASE_START, BASE_END)
+ * (the fake return address a runtime puts at the base of its stacks; an
+ * empty range never ends it) and *REACHED_BASE says whether it did; the last
+ * frame's CFA then comes from that caller.  *FRAMES (malloc'd, caller frees)
+ * and *STOP_REASON as for dbg_unwind_thread(). */
+struct core_error *dbg_unwind_regs(struct dbg_session *s, const struct dbg_regs *regs,
+				   uint64_t base_start, uint64_t base_end,
+				   struct dbg_frame **frames, size_t *nframes, bool *reached_base,
+				   char **stop_reason);
+
 /* Tail calls restored between two frames, at most. */
 #define DBG_MAX_TAIL_CALLS 16
 
@@ -169,9 +189,20 @@ size_t dbg_symbols_with_prefix(struct dbg_session *s, const char *prefix,
 const char *dbg_symbol_name_at(struct dbg_session *s, uint64_t addr, uint64_t *offset);
 
 /* Byte offset of MEMBER in the struct/class TYPE ("folly::AsyncStackRoot",
- * "recorder_info", "pthread") from any module's DWARF.  False when not found. */
+ * "recorder_info", "pthread", a nested "butil::ResourcePool<T>::Block") from
+ * any module's DWARF.  MEMBER may be a path through members that are records
+ * ("storage.bottom", "_rq._top").  False when not found. */
 bool dbg_member_offset(struct dbg_session *s, const char *type, const char *member,
 		       uint64_t *offset);
+
+/* Offset and size in bytes (0 when it has none: a flexible array) of the
+ * member PATH of TYPE, from any module's DWARF: PATH is a member name or names joined by dots ("state.top", each
+ * stepping into the struct the previous member is); members of anonymous
+ * structs/unions and of base classes count as the record's own.  TYPE is a
+ * qualified struct, class or union name, or a typedef of one.  False when
+ * not found (also for a bit-field). */
+bool dbg_member_find(struct dbg_session *s, const char *type, const char *path, uint64_t *offset,
+		     uint64_t *size);
 
 /* As dbg_member_offset, looking first in the module that defines function
  * SYMBOL, in the CU that holds its code (a function defined beside the type,
@@ -182,6 +213,30 @@ bool dbg_member_offset_near(struct dbg_session *s, const char *symbol, const cha
 
 /* Size in bytes of the struct/class TYPE from DWARF.  False when not found. */
 bool dbg_type_size(struct dbg_session *s, const char *type, uint64_t *size);
+
+/* A thread-local variable: its place in one module's TLS block. */
+struct dbg_tls_var {
+	size_t module;              /* dbg_module_get() index */
+	uint64_t offset;            /* in the module's block (the symbol's st_value) */
+	uint64_t size;
+};
+
+/* Find the thread-local (STT_TLS) symbol NAME, the executable's first.
+ * False when no module defines NAME as a thread-local variable. */
+bool dbg_find_tls_symbol(struct dbg_session *s, const char *name, struct dbg_tls_var *var);
+
+enum dbg_tls_state {
+	DBG_TLS_ADDRESS,            /* *ADDR is the variable in that thread */
+	DBG_TLS_UNALLOCATED,        /* the thread never used its module's variables */
+	DBG_TLS_UNKNOWN,            /* *WHY (a static string) says why */
+};
+
+/* The address of VAR in the thread whose thread pointer (fs_base) is TP:
+ * the module's block from the thread's DTV (its index found in the dynamic
+ * linker's link_map), else from the module's static TLS offset below TP
+ * (the executable's when nothing else says: a static program). */
+enum dbg_tls_state dbg_tls_address(struct dbg_session *s, const struct dbg_tls_var *var,
+				   uint64_t tp, uint64_t *addr, const char **why);
 
 /* The executable's PT_TLS (p_memsz, p_align).  False when it has none. */
 bool dbg_main_tls(struct dbg_session *s, uint64_t *memsz, uint64_t *align);

@@ -36,6 +36,15 @@ struct dbg_cache {
 	pthread_mutex_t lock;       /* recursive; held by every public entry that uses files */
 };
 
+/* A module's TLS block as the dynamic linker set it up (dwarf/tls.c). */
+struct dbg_module_tls {
+	bool tried;
+	bool has_block;             /* the module has a PT_TLS */
+	uint64_t image, filesz, memsz, align;   /* PT_TLS; image at its runtime address */
+	uint64_t modid;             /* index in the DTV; 0 when unknown */
+	uint64_t tp_offset;         /* static TLS: block = thread pointer - this; 0 unknown */
+};
+
 struct dbg_module_entry {
 	struct dbg_module_info info;
 	Dwfl_Module *mod;
@@ -43,6 +52,7 @@ struct dbg_module_entry {
 	struct dbg_file *file;      /* NULL when the file could not be opened */
 	bool file_tried;
 	bool debuginfod_warned;
+	struct dbg_module_tls tls;
 };
 
 struct dbg_session {
@@ -72,6 +82,12 @@ void dbg_unlock(struct dbg_session *s);
  * auxiliary vector and NT_FILE); when it is not, a warning names both
  * build-ids and the difference.  *BIAS (may be NULL): its load bias. */
 bool dbg_binary_matches(struct dbg_session *s, const char *path, uint64_t *bias);
+
+/* The module defining symbol NAME (the executable first), with the
+ * symbol's runtime address (for STT_TLS, *TLS set: its offset in the
+ * module's TLS block) and size; NULL when no module does.  Hold the lock. */
+struct dbg_module_entry *dbg_symbol_module(struct dbg_session *s, const char *name, uint64_t *addr,
+					   uint64_t *size, bool *tls);
 
 /* The module entry holding runtime address PC, or NULL. */
 struct dbg_module_entry *dbg_module_for(struct dbg_session *s, uint64_t pc);

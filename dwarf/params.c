@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../corefile/array.h"
+
 /* A bound on parameters per function: DWARF from a binary is untrusted. */
 #define MAX_PARAMS 256
 
@@ -44,17 +46,9 @@ void dbg_param_memo_destroy(struct dbg_param_memo *memo)
 	free(memo);
 }
 
-static size_t slot_hash(uint64_t key, size_t cap)
-{
-	key ^= key >> 33;
-	key *= 0xff51afd7ed558ccdULL;
-	key ^= key >> 33;
-	return (size_t)key & (cap - 1);
-}
-
 static struct param_slot *memo_slot(struct dbg_param_memo *m, uint64_t key)
 {
-	for (size_t i = slot_hash(key, m->cap);; i = (i + 1) & (m->cap - 1))
+	for (size_t i = core_hash_slot(key, m->cap);; i = (i + 1) & (m->cap - 1))
 		if (!m->slots[i].info || m->slots[i].key == key)
 			return &m->slots[i];
 }

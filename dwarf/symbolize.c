@@ -75,19 +75,11 @@ void dbg_memo_destroy(struct dbg_memo *memo)
 	free(memo);
 }
 
-static size_t memo_hash(uint64_t key, size_t cap)
-{
-	key ^= key >> 33;
-	key *= 0xff51afd7ed558ccdULL;
-	key ^= key >> 33;
-	return (size_t)key & (cap - 1);
-}
-
 static struct memo_entry *memo_find(struct dbg_memo *m, uint64_t key)
 {
 	if (!m || !m->cap)
 		return NULL;
-	for (size_t i = memo_hash(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
+	for (size_t i = core_hash_slot(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
 		if (!m->slots[i].used)
 			return NULL;
 		if (m->slots[i].key == key)
@@ -104,7 +96,7 @@ static bool memo_grow(struct dbg_memo *m)
 	for (size_t i = 0; i < m->cap; i++) {
 		if (!m->slots[i].used)
 			continue;
-		size_t j = memo_hash(m->slots[i].key, cap);
+		size_t j = core_hash_slot(m->slots[i].key, cap);
 		while (slots[j].used)
 			j = (j + 1) & (cap - 1);
 		slots[j] = m->slots[i];
@@ -125,7 +117,7 @@ static void memo_put(struct dbg_file *f, uint64_t key, struct dbg_location *locs
 		dbg_locations_free(locs, n);
 		return;
 	}
-	size_t i = memo_hash(key, m->cap);
+	size_t i = core_hash_slot(key, m->cap);
 	while (m->slots[i].used)
 		i = (i + 1) & (m->cap - 1);
 	m->slots[i] = (struct memo_entry){ .key = key, .locs = locs, .nlocs = n, .used = true };

@@ -183,41 +183,43 @@ static bool file_find_symbol(struct dbg_file *f, const char *name, uint64_t *add
 }
 
 /* Prefer the cached file (full .symtab, also for ELF images libdwfl rebuilt
- * from memory); translate its addresses to the core's. */
+ * from memory); translate its addresses to the core's.  *TLS: an STT_TLS
+ * symbol, whose *ADDR is its offset in the module's TLS block. */
 static bool entry_find_symbol(struct dbg_session *s, struct dbg_module_entry *m, const char *name,
-			      uint64_t *addr, uint64_t *size)
+			      uint64_t *addr, uint64_t *size, bool *tls)
 {
-	bool tls;
 	struct dbg_file *f = dbg_module_file(s, m);
-	if (f && file_find_symbol(f, name, addr, size, &tls)) {
+	if (f && file_find_symbol(f, name, addr, size, tls)) {
 		Dwarf_Addr fbias = 0;
 		dwfl_module_getelf(f->mod, &fbias);
-		if (!tls)
+		if (!*tls)
 			*addr = *addr - fbias + m->bias;
 		return true;
 	}
-	return !f && module_find_symbol(m->mod, name, addr, size, &tls);
+	return !f && module_find_symbol(m->mod, name, addr, size, tls);
 }
 
-static bool find_symbol_locked(struct dbg_session *s, const char *name, uint64_t *addr,
-			       uint64_t *size)
+/* The module defining NAME, the executable first: a symbol it defines
+ * wins, as in the dynamic linker.  NULL when none does. */
+struct dbg_module_entry *dbg_symbol_module(struct dbg_session *s, const char *name, uint64_t *addr,
+					   uint64_t *size, bool *tls)
 {
-	/* The executable first: a symbol it defines wins, as in the dynamic linker. */
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < s->nmodules; i++) {
 			struct dbg_module_entry *m = &s->modules[i];
 			if (m->info.is_main != (pass == 0))
 				continue;
-			if (entry_find_symbol(s, m, name, addr, size))
-				return true;
+			if (entry_find_symbol(s, m, name, addr, size, tls))
+				return m;
 		}
-	return false;
+	return NULL;
 }
 
 bool dbg_find_symbol(struct dbg_session *s, const char *name, uint64_t *addr, uint64_t *size)
 {
+	bool tls;
 	dbg_lock(s);
-	bool found = find_symbol_locked(s, name, addr, size);
+	bool found = dbg_symbol_module(s, name, addr, size, &tls) != NULL;
 	dbg_unlock(s);
 	return found;
 }

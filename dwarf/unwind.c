@@ -131,6 +131,8 @@ struct walk {
 	char *stop;
 	bool nomem;
 	uint64_t resume_pc;         /* nonzero: the next frame is a resumed caller */
+	uint64_t base_start, base_end;  /* a caller pc here ends the walk */
+	bool reached_base;
 };
 
 static int set_stop(struct walk *w, const char *fmt, unsigned long long a)
@@ -170,6 +172,13 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	bool activation;
 	if (!dwfl_frame_pc(state, &pc, &activation))
 		return set_stop(w, "cannot read the pc of frame %llu", w->n);
+	if (w->n > 0 && pc >= w->base_start && pc < w->base_end) {
+		Dwarf_Word sp;
+		if (dwfl_frame_reg(state, 7, &sp) == 0)
+			w->frames[w->n - 1].cfa = sp;
+		w->reached_base = true;
+		return DWARF_CB_ABORT;
+	}
 	if (w->n >= w->s->opts.max_frames)
 		return set_stop(w, "stopped after %llu frames (--max-frames)", w->n);
 	struct dbg_frame *f = push_frame(w);
@@ -298,6 +307,40 @@ static char *stop_reason(const struct walk *w, int err)
 	return strdup(buf);
 }
 
+/* Finish W, begun on thread T with result RC: past frames the unwinder
+ * could not step out of, then the frames and why the walk stopped. */
+static struct core_error *finish_walk(struct walk *w, const struct core_thread *t, int rc,
+				      struct dbg_frame **frames, size_t *nframes,
+				      char **stop_reason_out)
+{
+	int err = rc == -1 ? dwfl_errno() : 0;
+	/* rc 0: the CFI marked the return address undefined (the outermost
+	 * frame); -1 with an error: no caller was found for the last frame. */
+	for (unsigned i = 0; rc == -1 && w->n && !w->stop && !w->nomem && !w->reached_base &&
+			     i < MAX_RESUMES; i++) {
+		struct resume r = { .thread = t };
+		if (!frameless_caller(w, &w->frames[w->n - 1], &r))
+			break;
+		rc = resume_walk(w, t->tid, &r);
+		err = rc == -1 ? dwfl_errno() : 0;
+	}
+	if (w->nomem) {
+		free(w->frames);
+		free(w->stop);
+		return &core_error_nomem;
+	}
+	if (rc == -1 && !w->stop && err != 0 && !w->reached_base)
+		w->stop = stop_reason(w, err);
+	fill_cfa(w);
+	/* Every thread's frames are kept until the report is made: give back
+	 * the room the doubling left. */
+	struct dbg_frame *fit = w->n ? realloc(w->frames, w->n * sizeof(*w->frames)) : NULL;
+	*frames = fit ? fit : w->frames;
+	*nframes = w->n;
+	*stop_reason_out = w->stop;
+	return NULL;
+}
+
 struct core_error *dbg_unwind_thread(struct dbg_session *s, size_t thread_index,
 				     struct dbg_frame **frames, size_t *nframes, char **stop_reason_out)
 {
@@ -320,29 +363,38 @@ struct core_error *dbg_unwind_thread(struct dbg_session *s, size_t thread_index,
 		}
 	struct walk w = { .s = s };
 	int rc = dwfl_getthread_frames(s->dwfl, t->tid, frame_cb, &w);
-	int err = rc == -1 ? dwfl_errno() : 0;
-	/* rc 0: the CFI marked the return address undefined (the outermost
-	 * frame); -1 with an error: no caller was found for the last frame. */
-	for (unsigned i = 0; rc == -1 && w.n && !w.stop && !w.nomem && i < MAX_RESUMES; i++) {
-		struct resume r = { .thread = t };
-		if (!frameless_caller(&w, &w.frames[w.n - 1], &r))
-			break;
-		rc = resume_walk(&w, t->tid, &r);
-		err = rc == -1 ? dwfl_errno() : 0;
+	return finish_walk(&w, t, rc, frames, nframes, stop_reason_out);
+}
+
+/* A stack no thread is on is walked as a resumed caller (resume_walk) of
+ * the core's first thread: libdwfl only unwinds threads it knows, and the
+ * resumed registers replace all of that thread's. */
+struct core_error *dbg_unwind_regs(struct dbg_session *s, const struct dbg_regs *regs,
+				   uint64_t base_start, uint64_t base_end,
+				   struct dbg_frame **frames, size_t *nframes, bool *reached_base,
+				   char **stop_reason_out)
+{
+	*frames = NULL;
+	*nframes = 0;
+	*reached_base = false;
+	*stop_reason_out = NULL;
+	if (!s->attached || s->core->nthreads == 0 || regs->rip == 0) {
+		*stop_reason_out = strdup(regs->rip ? "unwinding unavailable" : "no pc");
+		return NULL;
 	}
-	if (w.nomem) {
-		free(w.frames);
-		free(w.stop);
-		return &core_error_nomem;
-	}
-	if (rc == -1 && !w.stop && err != 0)
-		w.stop = stop_reason(&w, err);
-	fill_cfa(&w);
-	/* Every thread's frames are kept until the report is made: give back
-	 * the room the doubling left. */
-	struct dbg_frame *fit = w.n ? realloc(w.frames, w.n * sizeof(*w.frames)) : NULL;
-	*frames = fit ? fit : w.frames;
-	*nframes = w.n;
-	*stop_reason_out = w.stop;
-	return NULL;
+	const struct core_thread *t = &s->core->threads[0];
+	struct resume r = { .thread = t, .known = CALLEE_SAVED };
+	r.regs[3] = regs->rbx;
+	r.regs[6] = regs->rbp;
+	r.regs[7] = regs->rsp;
+	r.regs[12] = regs->r12;
+	r.regs[13] = regs->r13;
+	r.regs[14] = regs->r14;
+	r.regs[15] = regs->r15;
+	r.regs[16] = regs->rip - 1;     /* resume_walk: a return address - 1 */
+	struct walk w = { .s = s, .base_start = base_start, .base_end = base_end };
+	int rc = resume_walk(&w, t->tid, &r);
+	struct core_error *err = finish_walk(&w, t, rc, frames, nframes, stop_reason_out);
+	*reached_base = w.reached_base;
+	return err;
 }

@@ -2,20 +2,22 @@
 # Run the libFuzzer harness in every mode, one after the other, under nice.
 #   fuzz/run.sh [SECONDS_PER_MODE] [MODE...]
 # Modes: raw (small seed cores as the input), and patch-BASE for each base core
-# under build/fuzz/seeds (static, dyn, dyn2, recorder, elfe, folly_cpp(-small), folly_c(-small)).  Crashers go
+# under build/fuzz/seeds (static, dyn, dyn2, recorder, elfe, folly_cpp(-small), folly_c(-small), bthread).  Crashers go
 # to build/fuzz/artifacts/; corpora stay in build/fuzz/corpus-MODE/.
 set -e
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$ROOT/build/fuzz
 SECS=${1:-300}; shift || true
 MODES=("$@")
-[ ${#MODES[@]} -gt 0 ] || MODES=(raw patch-recorder patch-elfe patch-folly_cpp-small patch-folly_c-small patch-dyn2 patch-static)
+[ ${#MODES[@]} -gt 0 ] || MODES=(raw patch-recorder patch-elfe patch-folly_cpp-small patch-folly_c-small patch-dyn2 patch-static
+	patch-bthread)
 [ -x "$OUT/fuzz_core" ] || "$ROOT/fuzz/build.sh" >/dev/null
 [ -f "$OUT/seeds/recorder.core" ] || "$ROOT/fuzz/make-seeds.sh" >/dev/null
 mkdir -p "$OUT/artifacts"
 
-# hot_ranges CORE: "VADDR:LEN,..." of the recorder rings, async roots and
-# suspended leaves the analysis found in CORE.
+# hot_ranges CORE: "VADDR:LEN,..." of the recorder rings, async roots,
+# suspended leaves, bthreads' TaskMetas and saved contexts (below their
+# first frame's stack pointer) the analysis found in CORE.
 hot_ranges() {
 	"$ROOT/asyncore" report "$1" --format json --threads all 2>/dev/null | python3 -c '
 import json, sys
@@ -23,6 +25,9 @@ j = json.load(sys.stdin)
 r = ["%s:%d" % (x["address"], 176 + 64 * min(x["size"] or 0, 4096)) for x in j.get("recorders", []) if x.get("address")]
 r += ["%s:64" % t["async_root"] for t in j.get("threads", []) if t.get("async_root")]
 r += ["%s:64" % s["leaf"] for s in j.get("suspended", []) if s.get("leaf")]
+r += ["%s:240" % t["address"] for t in j.get("tasks", [])]
+r += ["0x%x:128" % (int(t["frames"][0]["registers"]["rsp"], 16) - 64) for t in j.get("tasks", [])
+      if t["state"] == "suspended" and t["frames"] and "rsp" in t["frames"][0].get("registers", {})]
 print(",".join(r))' || true
 }
 

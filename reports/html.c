@@ -1,10 +1,11 @@
 /* The HTML crash page of one analysis (DESIGN.md "HTML"): the header and
  * abort message, the crashing thread first, the recorder timeline as an SVG
- * chart, the other threads collapsed, suspended chains, modules and
+ * chart, the other threads collapsed, suspended chains, bthreads, modules and
  * warnings.  Written from struct analysis only; every string that came from
  * the core or a binary goes through rep_html_text(). */
 #include "html.h"
 #include "report.h"
+#include "taskgroups.h"
 #include "utf8.h"
 
 #include <inttypes.h>
@@ -61,6 +62,9 @@ static const char style_sheet[] =
 	".badge{display:inline-block;font:500 11px/1.5 system-ui,sans-serif;padding:0 6px;border-radius:9px;"
 	"background:#eceff1;color:#455a64;margin-left:6px;vertical-align:1px}\n"
 	".badge.async{background:#ead7f2;color:var(--async)}\n"
+	"li.frame.script,li.frame.label{background:#edf7ee}\n"
+	"li.frame.script .fn{color:#1b5e20}\n"
+	".badge.runtime{background:#d3eed8;color:#1b5e20}\n"
 	".badge.crash{background:var(--crash);color:#fff}\n"
 	"details{background:var(--card);border:1px solid var(--line);border-radius:8px;margin:8px 0}\n"
 	"details>summary{cursor:pointer;padding:8px 12px;font-family:var(--mono);font-size:13px;"
@@ -239,9 +243,28 @@ static void write_args(FILE *out, const struct an_frame *f)
 	fputs(")</span>", out);
 }
 
+/* A frame a runtime description gave: the description's name as a badge,
+ * its detail under it; no pc of its own. */
+static void write_runtime_frame(FILE *out, const struct an_frame *f, size_t index)
+{
+	fprintf(out, "<li class=\"frame %s\"><span class=\"idx\">#%zu</span>", an_frame_kind_name(f->kind),
+		index);
+	element(out, "span class=\"fn\"", f->function ? f->function : "??");
+	element(out, "span class=\"badge runtime\"", f->runtime ? f->runtime : "runtime");
+	if (f->kind == AN_FRAME_LABEL)
+		fputs("<span class=\"badge\">label</span>", out);
+	if (f->detail)
+		element(out, "div class=\"loc\"", f->detail);
+	fputs("</li>\n", out);
+}
+
 static void write_frame(FILE *out, const struct an_frame *f, size_t index, bool crash)
 {
 	char h[32];
+	if (AN_FRAME_IS_RUNTIME(f)) {
+		write_runtime_frame(out, f, index);
+		return;
+	}
 	const char *name = f->display ? f->display : f->function;
 	fprintf(out, "<li class=\"frame %s%s%s%s\"><span class=\"idx\">#%zu</span>",
 		f->kind == AN_FRAME_ASYNC ? "async" : "native", crash ? " crash" : "",
@@ -279,12 +302,17 @@ static void write_frame(FILE *out, const struct an_frame *f, size_t index, bool 
 
 void rep_html_frames(FILE *out, const struct an_frame *frames, size_t n, bool crashing)
 {
+	const struct an_frame *prev = NULL;   /* seams only between native and async frames */
 	fputs("<ol class=\"frames\">\n", out);
 	for (size_t i = 0; i < n; i++) {
-		if (frames[i].seam || (i > 0 && frames[i].kind != frames[i - 1].kind))
-			fprintf(out, "<li class=\"seam\">%s frames</li>\n",
-				frames[i].kind == AN_FRAME_ASYNC ? "async" : "native");
-		write_frame(out, &frames[i], i, crashing && i == 0);
+		const struct an_frame *f = &frames[i];
+		if (!AN_FRAME_IS_RUNTIME(f)) {
+			if (f->seam || (prev && f->kind != prev->kind))
+				fprintf(out, "<li class=\"seam\">%s frames</li>\n",
+					f->kind == AN_FRAME_ASYNC ? "async" : "native");
+			prev = f;
+		}
+		write_frame(out, f, i, crashing && i == 0);
 	}
 	if (n == 0)
 		fputs("<li class=\"none\">(no frames)</li>\n", out);
@@ -335,17 +363,11 @@ static void fact(FILE *out, const char *name, const char *value, bool path)
 /* Under the title: "SEGV_MAPERR, fault address 0x10 · thread 7 · pid 7". */
 static void write_subtitle(FILE *out, const struct analysis *an)
 {
-	char h[32];
+	char detail[128];
 	fputs("<p class=\"sub\">", out);
 	if (an->has_signal) {
-		fprintf(out, "signal %d", an->signo);
-		if (an->code_name)
-			fprintf(out, ", %s", an->code_name);
-		else if (an->has_code)
-			fprintf(out, ", code %d", an->code);
-		if (an->has_fault_address)
-			fprintf(out, ", fault address %s", rep_hex(h, an->fault_address));
-		fprintf(out, " &middot; thread %d &middot; ", an->crashing_tid);
+		fprintf(out, "signal %d%s &middot; thread %d &middot; ", an->signo,
+			rep_signal_detail(an, detail, sizeof(detail)), an->crashing_tid);
 	}
 	rep_html_text(out, an->executable ? base_name(an->executable) : "(unknown executable)", 0);
 	if (an->has_pid)
@@ -361,6 +383,8 @@ static void write_nav(FILE *out, const struct analysis *an)
 	fputs("<a href=\"#threads\">other threads</a>", out);
 	if (an->nsuspended)
 		fputs("<a href=\"#suspended\">suspended coroutines</a>", out);
+	if (an->ntasks)
+		fputs("<a href=\"#tasks\">bthreads</a>", out);
 	fputs("<a href=\"#modules\">modules</a>", out);
 	if (an->nwarnings)
 		fprintf(out, "<a href=\"#warnings\">warnings (%zu)</a>", an->nwarnings);
@@ -419,8 +443,18 @@ static void write_crashing_thread(FILE *out, const struct analysis *an)
 			continue;
 		fprintf(out, "<h2>Thread %d <span class=\"n\">(crashing, ", t->tid);
 		rep_html_text(out, an->signal_name ? an->signal_name : "signal", 0);
-		fprintf(out, "%s)</span></h2>\n", t->async_root ? ", async stack" : "");
-		rep_html_frames(out, t->frames, t->nframes, true);
+		fprintf(out, "%s", t->async_root ? ", async stack" : "");
+		const struct an_task *task = rep_task_running_on(an, t->tid);
+		char h[32];
+		if (task)
+			fprintf(out, ", running bthread %s", rep_hex(h, task->id));
+		fputs(")</span></h2>\n", out);
+		if (task) {
+			/* The top of its stack is the bthread's, the worker's under it. */
+			rep_html_frames(out, task->frames, task->nframes, true);
+			fputs("<p class=\"none\">worker frames (bthread scheduler):</p>\n", out);
+		}
+		rep_html_frames(out, t->frames, t->nframes, !task);
 		if (t->unwind_error) {
 			fputs("<p class=\"none\">unwinding stopped: ", out);
 			rep_html_text(out, t->unwind_error, 0);
@@ -500,13 +534,56 @@ static void write_suspended(FILE *out, const struct analysis *an)
 	fputs("</section>\n", out);
 }
 
-/* Tasks of user-space runtimes (DESIGN.md "Tasks": bthreads): struct
- * analysis carries no tasks yet.  When it does, this writes them as the
- * suspended chains are written: one <details class="task"> per task with
- * its runtime, id, state, wait and frames. */
+/* One group of bthreads (reports/taskgroups.h) as a <details class="task">:
+ * the one, or how many with their ids, what they do, their entry function,
+ * and their frames once. */
+static void write_task_group(FILE *out, const struct analysis *an, const struct rep_task_group *g)
+{
+	enum { MAX_IDS = 64 };
+	const struct an_task *t = &an->tasks[g->members[0]];
+	char h[32], doing[160];
+	bool crashing = t->state == AN_TASK_RUNNING && an->has_signal && t->tid == an->crashing_tid;
+	fprintf(out, "<details class=\"task\"%s><summary>", crashing ? " open" : "");
+	if (g->n == 1)
+		fprintf(out, "bthread %s", rep_hex(h, t->id));
+	else
+		fprintf(out, "%zu bthreads", g->n);
+	fprintf(out, " <span class=\"muted\">%s</span> ", rep_task_doing(t, an, doing, sizeof(doing)));
+	rep_html_text(out, t->fn ? t->fn : "??", 120);
+	fprintf(out, " <span class=\"muted\">(%zu frames)</span></summary>\n", t->nframes);
+	if (g->n > 1) {
+		fputs("<p class=\"none\">ids:", out);
+		for (size_t i = 0; i < g->n && i < MAX_IDS; i++)
+			fprintf(out, " %s", rep_hex(h, an->tasks[g->members[i]].id));
+		if (g->n > MAX_IDS)
+			fprintf(out, " ... and %zu more", g->n - MAX_IDS);
+		fputs("</p>\n", out);
+	}
+	rep_html_frames(out, t->frames, t->nframes, crashing);
+	if (t->unwind_error) {
+		fputs("<p class=\"none\">", out);
+		rep_html_text(out, t->unwind_error, 0);
+		fputs("</p>\n", out);
+	}
+	fputs("</details>\n", out);
+}
+
+/* Tasks of user-space runtimes (DESIGN.md "Tasks": bRPC bthreads), those
+ * that share a state, a wait and a stack once. */
 static void write_tasks(FILE *out, const struct analysis *an)
 {
-	(void)out, (void)an;
+	char counts[160];
+	if (an->ntasks == 0)
+		return;
+	fprintf(out, "<section id=\"tasks\">\n<h2>Bthreads <span class=\"n\">(%s)</span></h2>\n",
+		rep_tasks_counts(an, counts, sizeof(counts)));
+	struct rep_task_groups groups;
+	if (!rep_task_groups_init(&groups, an))
+		fputs("<p class=\"none\">(out of memory grouping them)</p>\n", out);
+	for (size_t i = 0; i < groups.n; i++)
+		write_task_group(out, an, &groups.v[i]);
+	rep_task_groups_deinit(&groups);
+	fputs("</section>\n", out);
 }
 
 /* Horizontal position of timeline entry I in [X0, X1]: by timestamp when

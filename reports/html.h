@@ -34,11 +34,11 @@ void rep_html_end(FILE *out);
  * seam.  CRASHING marks frame 0 as the crashing frame. */
 void rep_html_frames(FILE *out, const struct an_frame *frames, size_t n, bool crashing);
 
-struct sqlite3;
+struct rep_reader;
 
-/* The bucket page of the store open (read-only) at DB: the LIMIT most
- * frequent signatures of its top_signatures view.  Returns 0, or -1 (with a
- * line on stderr when the store failed). */
-int rep_html_top(FILE *out, struct sqlite3 *db, long limit);
+/* The bucket page of the store R reads: the LIMIT most frequent signatures
+ * of its top_signatures view.  Returns 0, or -1 (with a line on stderr when
+ * the store failed). */
+int rep_html_top(FILE *out, struct rep_reader *r, long limit);
 
 #endif

@@ -14,34 +14,9 @@ static json_t *jhex(uint64_t v)
 	return json_string_nocheck(rep_hex(h, v));
 }
 
-/* Bytes from a core or a binary as a JSON string: each byte that is not
- * part of valid UTF-8 becomes U+FFFD, so the document never fails. */
 static json_t *jstr(const char *s)
 {
-	if (!s)
-		return json_null();
-	json_t *v = json_string(s);
-	if (v)
-		return v;
-	size_t len = strlen(s), o = 0;
-	char *fixed = malloc(3 * len + 1);
-	if (!fixed)
-		return NULL;
-	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		size_t n = rep_utf8_seq(p);
-		if (n) {
-			memcpy(fixed + o, p, n);
-			o += n;
-			p += n;
-		} else {
-			memcpy(fixed + o, "\xef\xbf\xbd", 3);
-			o += 3;
-			p++;
-		}
-	}
-	v = json_stringn(fixed, o);
-	free(fixed);
-	return v;
+	return rep_utf8_json(s);
 }
 
 static json_t *jhex_if(bool known, uint64_t v)
@@ -146,7 +121,7 @@ static int put_value(struct out_buffer *b, const json_t *value, size_t flags)
 
 /* Frames repeat: a pool's 200 workers stand in the same functions with the
  * same arguments.  A frame's members that depend on where it is (kind ..
- * tailcall) and its argument list are each encoded by jansson once per
+ * detail) and its argument list are each encoded by jansson once per
  * distinct value, and that text is reused; index and cfa are encoded per
  * frame.  A memo maps a frame to the text of one part of it. */
 struct text_memo {
@@ -186,7 +161,8 @@ static uint64_t place_hash(const struct an_frame *f)
 			 (uint64_t)f->kind << 8 | f->has_offset << 3 | f->has_module_offset << 2 |
 			 f->inlined << 1 | f->tailcall };
 	uint64_t h = hash_bytes(1469598103934665603ULL, n, sizeof(n));
-	return hash_str(hash_str(hash_str(hash_str(h, f->function), f->display), f->module), f->file);
+	h = hash_str(hash_str(hash_str(hash_str(h, f->function), f->display), f->module), f->file);
+	return hash_str(hash_str(h, f->runtime), f->detail);
 }
 
 static bool same_place(const struct an_frame *a, const struct an_frame *b)
@@ -198,7 +174,8 @@ static bool same_place(const struct an_frame *a, const struct an_frame *b)
 	       a->line == b->line && a->inlined == b->inlined &&
 	       a->inline_depth == b->inline_depth && a->tailcall == b->tailcall &&
 	       same_str(a->function, b->function) && same_str(a->display, b->display) &&
-	       same_str(a->module, b->module) && same_str(a->file, b->file);
+	       same_str(a->module, b->module) && same_str(a->file, b->file) &&
+	       same_str(a->runtime, b->runtime) && same_str(a->detail, b->detail);
 }
 
 static json_t *place_object(const struct an_frame *f)
@@ -206,8 +183,8 @@ static json_t *place_object(const struct an_frame *f)
 	json_t *o = json_object();
 	if (!o)
 		return NULL;
-	set(o, "kind", json_string_nocheck(f->kind == AN_FRAME_ASYNC ? "async" : "native"));
-	set(o, "pc", jhex(f->pc));
+	set(o, "kind", json_string_nocheck(an_frame_kind_name(f->kind)));
+	set(o, "pc", AN_FRAME_IS_RUNTIME(f) ? json_null() : jhex(f->pc));
 	set(o, "function", jstr(f->function));
 	set(o, "display", jstr(f->display));    /* null: function reads as written */
 	set(o, "offset", jhex_if(f->has_offset, f->offset));
@@ -218,6 +195,8 @@ static json_t *place_object(const struct an_frame *f)
 	set(o, "inlined", json_boolean(f->inlined));
 	set(o, "inline_depth", json_integer(f->inline_depth));
 	set(o, "tailcall", json_boolean(f->tailcall));
+	set(o, "runtime", jstr(f->runtime));    /* script/label: the description */
+	set(o, "detail", jstr(f->detail));
 	return o;
 }
 
@@ -418,6 +397,38 @@ static int put_suspended(struct frame_writer *w, const struct analysis *an)
 	return rc || put_text(b, "]") ? -1 : 0;
 }
 
+/* "wait": {"kind", "address"[, "target"]}, null when the task waits for
+ * nothing known. */
+static json_t *task_wait(const struct an_task *t)
+{
+	if (!t->wait_kind)
+		return json_null();
+	json_t *o = json_object();
+	set(o, "kind", json_string_nocheck(t->wait_kind));
+	set(o, "address", jhex_if(t->has_wait_address, t->wait_address));
+	if (t->has_wait_target)
+		set(o, "target", jhex(t->wait_target));
+	return o;
+}
+
+/* A task's members other than its frames. */
+static json_t *task_members(const struct an_task *t)
+{
+	json_t *o = json_object();
+	if (!o)
+		return NULL;
+	set(o, "runtime", json_string_nocheck(t->runtime));
+	set(o, "id", jhex(t->id));
+	set(o, "state", json_string_nocheck(an_task_state_name(t->state)));
+	set(o, "wait", task_wait(t));
+	set(o, "tid", t->has_tid ? json_integer(t->tid) : json_null());
+	set(o, "fn", jstr(t->fn));
+	set(o, "fn_address", t->fn_address ? jhex(t->fn_address) : json_null());
+	set(o, "address", jhex(t->address));
+	set(o, "unwind_error", jstr(t->unwind_error));
+	return o;
+}
+
 static json_t *event_object(const struct an_event *e)
 {
 	json_t *args = json_array(), *strings = json_array();
@@ -510,6 +521,22 @@ static int put_threads(struct frame_writer *w, const struct analysis *an, bool a
 	return rc || put_text(w->out, "]") ? -1 : 0;
 }
 
+/* "tasks": streamed as the threads are (a server core holds thousands). */
+/* "tasks": [{"runtime", "id", "state", "wait", "tid", "fn", ..., "frames"}] */
+static int put_tasks(struct frame_writer *w, const struct analysis *an)
+{
+	struct out_buffer *b = w->out;
+	int rc = put_text(b, ",\"tasks\":[");
+	for (size_t i = 0; i < an->ntasks && rc == 0; i++) {
+		const struct an_task *t = &an->tasks[i];
+		rc = (i && put_text(b, ",")) || put_text(b, "{") ||
+		     put_members(b, task_members(t), true) ||
+		     put_text(b, "\"frames\":") || put_frames(w, t->frames, t->nframes) ||
+		     put_text(b, "}");
+	}
+	return rc || put_text(b, "]") ? -1 : 0;
+}
+
 /* The document of DESIGN.md, member by member in its order; every key and
  * value is encoded by jansson. */
 int rep_json_write(FILE *out, const struct analysis *an, const struct rep_json_options *opts)
@@ -531,6 +558,7 @@ int rep_json_write(FILE *out, const struct analysis *an, const struct rep_json_o
 	rc = rc || put_member(b, &first, "modules", modules_array(an));
 	rc = rc || put_threads(&w, an, opts->all_threads);
 	rc = rc || put_suspended(&w, an);
+	rc = rc || put_tasks(&w, an);
 	rc = rc || put_member(b, &first, "recorders", recorders_array(an));
 	rc = rc || put_member(b, &first, "timeline", timeline_array(an));
 	rc = rc || put_member(b, &first, "async_key",

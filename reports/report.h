@@ -34,6 +34,10 @@ int rep_html_write(FILE *out, const struct analysis *an, bool all_threads);
  * a refused binary is seen even when the report goes to a file). */
 void rep_warnings_write(FILE *err, const struct analysis *an);
 
+/* ", SEGV_MAPERR, fault address 0x10" (what is known of the signal's code
+ * and address) into BUF; returns BUF ("" when nothing is known). */
+const char *rep_signal_detail(const struct analysis *an, char *buf, size_t len);
+
 /* Hex rendering helpers shared by the writers: "0x..." into BUF. */
 const char *rep_hex(char buf[32], uint64_t value);
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../corefile/array.h"
+#include "store_clickhouse.h"
 #include "store_internal.h"
 
 /* A core's row as the signing needs it. */
@@ -84,8 +85,7 @@ static int load_frames(struct resign *r, int64_t id)
 			rc = -1;
 			break;
 		}
-		f->kind = strcmp((const char *)sqlite3_column_text(q, 0), "async") == 0
-				  ? AN_FRAME_ASYNC : AN_FRAME_NATIVE;
+		f->kind = an_frame_kind_parse((const char *)sqlite3_column_text(q, 0));
 		f->pc = (uint64_t)sqlite3_column_int64(q, 1);
 		f->function = column_text(q, 2);
 		f->module = column_text(q, 3);
@@ -154,12 +154,22 @@ static void count_buckets(sqlite3 *db, struct rep_resign_result *out)
 				  " HAVING count(DISTINCT c.signature_hash) > 1)");
 }
 
+/* The crashing thread's frames, or, when it was running a bthread that has
+ * frames, that bthread's (as an_signature_compute() chooses them). */
 static const char frames_sql[] =
-	"SELECT f.kind, f.pc, f.function, f.module, f.module_offset FROM frames f"
-	" WHERE f.core_id = ?1 AND f.thread_idx = (SELECT t.idx FROM threads t"
+	"WITH t AS (SELECT t.idx, t.tid FROM threads t"
 	"   WHERE t.core_id = ?1 ORDER BY t.crashing DESC,"
-	"   t.tid = (SELECT crashing_tid FROM cores WHERE id = ?1) DESC, t.idx LIMIT 1)"
-	" ORDER BY f.idx";
+	"   t.tid = (SELECT crashing_tid FROM cores WHERE id = ?1) DESC, t.idx LIMIT 1),"
+	" k AS (SELECT k.idx FROM tasks k, t WHERE k.core_id = ?1 AND k.state = 'running'"
+	"   AND k.tid = t.tid AND k.nframes > 0 ORDER BY k.idx LIMIT 1)"
+	" SELECT kind, pc, function, module, module_offset FROM ("
+	"   SELECT f.kind, f.pc, f.function, f.module, f.module_offset, f.idx FROM task_frames f"
+	"   WHERE f.core_id = ?1 AND f.task_idx = (SELECT idx FROM k)"
+	"   UNION ALL"
+	"   SELECT f.kind, f.pc, f.function, f.module, f.module_offset, f.idx FROM frames f"
+	"   WHERE f.core_id = ?1 AND f.thread_idx = (SELECT idx FROM t)"
+	"     AND NOT EXISTS (SELECT 1 FROM k))"
+	" ORDER BY idx";
 
 static int run(struct resign *r, rep_sign_fn *sign, void *ctx,
 	       struct rep_resign_result *out)
@@ -179,13 +189,13 @@ static int run(struct resign *r, rep_sign_fn *sign, void *ctx,
 	return 0;
 }
 
-int rep_store_resign(struct rep_store *st, rep_sign_fn *sign, void *ctx,
+int rep_sqlite_resign(struct rep_sqlite *st, rep_sign_fn *sign, void *ctx,
 		     struct rep_resign_result *out, char *why, size_t whylen)
 {
-	struct resign r = {.db = rep_store_db(st)};
+	struct resign r = {.db = rep_sqlite_db(st)};
 	int rc = -1;
 	memset(out, 0, sizeof(*out));
-	if (rep_store_exec(st, "BEGIN IMMEDIATE") != SQLITE_OK) {
+	if (rep_sqlite_exec(st, "BEGIN IMMEDIATE") != SQLITE_OK) {
 		snprintf(why, whylen, "cannot lock the database: %s", sqlite3_errmsg(r.db));
 		return -1;
 	}
@@ -197,7 +207,7 @@ int rep_store_resign(struct rep_store *st, rep_sign_fn *sign, void *ctx,
 	sqlite3_finalize(r.update);
 	r.frames = r.update = NULL;
 	if (sqlite3_exec(r.db, "DROP TABLE temp.resign_old", NULL, NULL, NULL) != SQLITE_OK ||
-	    rep_store_exec(st, "COMMIT") != SQLITE_OK) {
+	    rep_sqlite_exec(st, "COMMIT") != SQLITE_OK) {
 		snprintf(why, whylen, "committing the signatures: %s", sqlite3_errmsg(r.db));
 		goto out;
 	}
@@ -215,4 +225,14 @@ out:
 	}
 	free(r.cores);
 	return rc;
+}
+
+int rep_store_resign(struct rep_store *st, rep_sign_fn *sign, void *ctx,
+		     struct rep_resign_result *out, char *why, size_t whylen)
+{
+	const struct rep_store_ops *ops;
+	void *backend = rep_store_backend(st, &ops);
+	if (ops == &rep_sqlite_ops)
+		return rep_sqlite_resign(backend, sign, ctx, out, why, whylen);
+	return rep_ch_store_resign(backend, sign, ctx, out, why, whylen);
 }

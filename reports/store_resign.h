@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "../analyzer/analysis.h"
-#include "store_sqlite.h"
+#include "store.h"
 
 /* One stored core as its signature is computed: the signal and the
  * crashing thread's frames (kind, function, module, module_offset and pc

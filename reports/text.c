@@ -1,9 +1,24 @@
 /* The text crash report: what crashed, the crashing thread's spliced stack,
  * the last recorder events, then the other threads. */
 #include "report.h"
+#include "taskgroups.h"
 
 #include <inttypes.h>
 #include <string.h>
+
+const char *rep_signal_detail(const struct analysis *an, char *buf, size_t len)
+{
+	char h[32];
+	size_t used = 0;
+	buf[0] = '\0';
+	if (an->code_name)
+		used += (size_t)snprintf(buf, len, ", %s", an->code_name);
+	else if (an->has_code)
+		used += (size_t)snprintf(buf, len, ", code %d", an->code);
+	if (an->has_fault_address && used < len)
+		snprintf(buf + used, len - used, ", fault address %s", rep_hex(h, an->fault_address));
+	return buf;
+}
 
 const char *rep_hex(char buf[32], uint64_t value)
 {
@@ -26,7 +41,7 @@ static const char *base_name(const char *path)
 
 static void write_header(FILE *out, const struct analysis *an)
 {
-	char h[32];
+	char detail[128];
 	fprintf(out, "core:        %s (%" PRIu64 " bytes)\n", an->core_path, an->core_size);
 	fprintf(out, "executable:  %s\n", an->executable ? an->executable : "(unknown)");
 	if (an->build_id)
@@ -37,14 +52,9 @@ static void write_header(FILE *out, const struct analysis *an)
 		fprintf(out, "signal:      none (the process was dumped while running)\n");
 		return;
 	}
-	fprintf(out, "signal:      %s (%d)", an->signal_name ? an->signal_name : "signal", an->signo);
-	if (an->code_name)
-		fprintf(out, ", %s", an->code_name);
-	else if (an->has_code)
-		fprintf(out, ", code %d", an->code);
-	if (an->has_fault_address)
-		fprintf(out, ", fault address %s", rep_hex(h, an->fault_address));
-	fprintf(out, "\nthread:      %d (crashing)\n", an->crashing_tid);
+	fprintf(out, "signal:      %s (%d)%s\n", an->signal_name ? an->signal_name : "signal",
+		an->signo, rep_signal_detail(an, detail, sizeof(detail)));
+	fprintf(out, "thread:      %d (crashing)\n", an->crashing_tid);
 	if (an->abort_message)
 		fprintf(out, "Abort message: %s\n", an->abort_message);
 }
@@ -63,6 +73,15 @@ static void write_async_state(FILE *out, const struct analysis *an)
 		with_root += an->threads[i].async_root != 0;
 	fprintf(out, "async:       folly key %u; %zu of %zu threads on an async stack, "
 		"%zu suspended chains\n", an->async_key, with_root, an->nthreads, an->nsuspended);
+}
+
+/* A frame a runtime description gave: marked with the description's name. */
+static void write_runtime_frame(FILE *out, const struct an_frame *f, size_t index)
+{
+	fprintf(out, "#%-3zu [%s] %s%s", index, f->runtime ? f->runtime : "runtime",
+		f->function ? f->function : "??", f->kind == AN_FRAME_LABEL ? " (label)" : "");
+	if (f->detail)
+		fprintf(out, "  -- %s", f->detail);
 }
 
 /* "(acct=0x..., cents=cents@entry=250)" as gdb's backtrace prints them:
@@ -88,6 +107,10 @@ static void write_args(FILE *out, const struct an_frame *f)
 static void write_frame(FILE *out, const struct an_frame *f, size_t index)
 {
 	char h[32];
+	if (AN_FRAME_IS_RUNTIME(f)) {
+		write_runtime_frame(out, f, index);
+		return;
+	}
 	const char *name = f->display ? f->display : f->function;
 	fprintf(out, "#%-3zu %s in %s", index, rep_hex(h, f->pc), name ? name : "??");
 	if (f->has_args)
@@ -110,17 +133,24 @@ static void write_frame(FILE *out, const struct an_frame *f, size_t index)
 		fprintf(out, " [async]");
 }
 
-/* CRASHING: the frames of the crashing thread, whose first is coloured. */
+/* CRASHING: the frames of the crashing thread, whose first is coloured.
+ * Seams mark the switches between native and async frames; runtime frames,
+ * marked on their own lines, make none. */
 static void write_frames(FILE *out, const struct an_frame *frames, size_t n, bool crashing,
 			 bool color)
 {
+	const struct an_frame *prev = NULL;
 	for (size_t i = 0; i < n; i++) {
-		if (frames[i].seam || (i > 0 && frames[i].kind != frames[i - 1].kind))
-			fprintf(out, "    %s---- %s frames ----%s\n", SGR_SEAM(color),
-				frames[i].kind == AN_FRAME_ASYNC ? "async" : "native", SGR_OFF(color));
+		const struct an_frame *f = &frames[i];
+		if (!AN_FRAME_IS_RUNTIME(f)) {
+			if (f->seam || (prev && f->kind != prev->kind))
+				fprintf(out, "    %s---- %s frames ----%s\n", SGR_SEAM(color),
+					f->kind == AN_FRAME_ASYNC ? "async" : "native", SGR_OFF(color));
+			prev = f;
+		}
 		bool mark = color && crashing && i == 0;
 		fputs(SGR_CRASH(mark), out);
-		write_frame(out, &frames[i], i);
+		write_frame(out, f, i);
 		fprintf(out, "%s\n", SGR_OFF(mark));
 	}
 }
@@ -133,18 +163,45 @@ static void write_registers(FILE *out, const struct an_thread *t)
 		rep_hex(d, t->regs[AN_REG_FS_BASE]));
 }
 
+/* ---- bthreads (a runtime's tasks) ---- */
+
+/* A thread running a bthread: the bthread's frames, then the worker's, numbered
+ * as one stack. */
+static void write_thread_with_task(FILE *out, const struct an_thread *t, const struct an_task *task,
+				   bool color)
+{
+	for (size_t i = 0; i < task->nframes; i++) {
+		bool mark = color && t->crashing && i == 0;
+		fputs(SGR_CRASH(mark), out);
+		write_frame(out, &task->frames[i], i);
+		fprintf(out, "%s\n", SGR_OFF(mark));
+	}
+	fprintf(out, "    %s---- worker frames (bthread scheduler) ----%s\n", SGR_SEAM(color),
+		SGR_OFF(color));
+	for (size_t i = 0; i < t->nframes; i++) {
+		write_frame(out, &t->frames[i], task->nframes + i);
+		fputc('\n', out);
+	}
+}
+
 static void write_thread(FILE *out, const struct an_thread *t, const struct analysis *an, bool color)
 {
+	const struct an_task *task = rep_task_running_on(an, t->tid);
 	fprintf(out, "\nThread %d", t->tid);
 	if (t->crashing) {
 		fprintf(out, " (crashing, %s)", an->signal_name ? an->signal_name : "signal");
 	}
 	if (t->async_root)
 		fprintf(out, " (async stack)");
+	if (task)
+		fprintf(out, " running bthread 0x%" PRIx64 " (%s)", task->id, task->fn ? task->fn : "??");
 	fprintf(out, ":\n");
 	write_registers(out, t);
-	write_frames(out, t->frames, t->nframes, t->crashing, color);
-	if (t->nframes == 0)
+	if (task)
+		write_thread_with_task(out, t, task, color);
+	else
+		write_frames(out, t->frames, t->nframes, t->crashing, color);
+	if (t->nframes == 0 && !task)
 		fprintf(out, "  (no frames)\n");
 }
 
@@ -177,6 +234,51 @@ static void write_suspended(FILE *out, const struct analysis *an, bool color)
 	}
 }
 
+/* One group of bthreads: the one, or how many with their ids, what they do,
+ * their entry function, and their frames once. */
+static void write_task_group(FILE *out, const struct analysis *an, const struct rep_task_group *g,
+			     bool color)
+{
+	enum { MAX_IDS = 16 };
+	const struct an_task *t = &an->tasks[g->members[0]];
+	char h[32], doing[160];
+	if (g->n == 1)
+		fprintf(out, "\nbthread %s", rep_hex(h, t->id));
+	else
+		fprintf(out, "\n%zu bthreads", g->n);
+	bool same_address = true;
+	for (size_t i = 1; i < g->n; i++)
+		same_address = same_address && an->tasks[g->members[i]].wait_address == t->wait_address;
+	fprintf(out, " %s%s: %s\n", rep_task_doing(t, an, doing, sizeof(doing)),
+		same_address ? "" : " (and other addresses)", t->fn ? t->fn : "??");
+	if (g->n > 1) {
+		fprintf(out, "  ids:");
+		for (size_t i = 0; i < g->n && i < MAX_IDS; i++)
+			fprintf(out, " %s", rep_hex(h, an->tasks[g->members[i]].id));
+		if (g->n > MAX_IDS)
+			fprintf(out, " ... and %zu more", g->n - MAX_IDS);
+		fputc('\n', out);
+	}
+	write_frames(out, t->frames, t->nframes, false, color);
+	if (t->unwind_error)
+		fprintf(out, "  (%s)\n", t->unwind_error);
+}
+
+/* "Bthreads (15: 3 running, 10 suspended, 2 ready):", then each group. */
+static void write_tasks(FILE *out, const struct analysis *an, bool color)
+{
+	char counts[160];
+	if (an->ntasks == 0)
+		return;
+	fprintf(out, "\nBthreads (%s):\n", rep_tasks_counts(an, counts, sizeof(counts)));
+	struct rep_task_groups groups;
+	if (!rep_task_groups_init(&groups, an))
+		fprintf(out, "  (out of memory grouping them)\n");
+	for (size_t i = 0; i < groups.n; i++)
+		write_task_group(out, an, &groups.v[i], color);
+	rep_task_groups_deinit(&groups);
+}
+
 static void write_modules(FILE *out, const struct analysis *an)
 {
 	char a[32], b[32];
@@ -205,6 +307,7 @@ void rep_text_write(FILE *out, const struct analysis *an, const struct rep_text_
 		for (size_t i = 0; i < an->nthreads; i++)
 			if (!an->threads[i].crashing)
 				write_thread(out, &an->threads[i], an, opts->color);
+	write_tasks(out, an, opts->color);
 	write_suspended(out, an, opts->color);
 	write_modules(out, an);
 	if (an->signature)

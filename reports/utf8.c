@@ -1,5 +1,8 @@
 #include "utf8.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 /* Length of the valid UTF-8 sequence at S (1-4), 0 when it is not one. */
 size_t rep_utf8_seq(const unsigned char *s)
 {
@@ -22,4 +25,32 @@ size_t rep_utf8_seq(const unsigned char *s)
 		cp = cp << 6 | (s[i] & 0x3f);
 	}
 	return cp >= min && cp <= 0x10ffff && (cp < 0xd800 || cp > 0xdfff) ? n : 0;
+}
+
+json_t *rep_utf8_json(const char *s)
+{
+	if (!s)
+		return json_null();
+	json_t *v = json_string(s);
+	if (v)
+		return v;
+	size_t len = strlen(s), o = 0;
+	char *fixed = malloc(3 * len + 1);
+	if (!fixed)
+		return NULL;
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = rep_utf8_seq(p);
+		if (n) {
+			memcpy(fixed + o, p, n);
+			o += n;
+			p += n;
+		} else {
+			memcpy(fixed + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			p++;
+		}
+	}
+	v = json_stringn(fixed, o);
+	free(fixed);
+	return v;
 }

@@ -12,6 +12,13 @@
                                                 heap, link map) with junk
     corrupt_core.py CORE OUT flip-stack SEED    overwrite 1-8 words in the
                                                 4 KiB above a thread's rsp
+    corrupt_core.py CORE OUT flip-ranges SEED VADDR:LEN,...
+                                                overwrite 1-16 words inside
+                                                those target address ranges
+    corrupt_core.py CORE OUT poke VADDR[+OFF]=VALUE[:SIZE]...
+                                                write VALUE (SIZE bytes,
+                                                default 8, little-endian) at
+                                                each target address
 Deterministic for a given SEED.
 """
 import random
@@ -40,6 +47,45 @@ def thread_rsps(data, off, size):
             out.append(struct.unpack_from('<Q', data, desc + 112 + 19 * 8)[0])
         off = desc + ((descsz + 3) & ~3)
     return out
+
+
+def file_offset(loads, addr, size):
+    """The file offset of target address ADDR, or None when not dumped."""
+    for _t, off, filesz, _o, va in loads:
+        if va <= addr and addr + size <= va + filesz:
+            return off + addr - va
+    return None
+
+
+def poke(data, loads, specs):
+    for spec in specs:
+        where, value = spec.split('=')
+        size = 8
+        if ':' in value:
+            value, size = value.split(':')
+            size = int(size)
+        addr = sum(int(p, 0) for p in where.split('+'))
+        i = file_offset(loads, addr, size)
+        if i is None:
+            sys.exit('0x%x is not in the core' % addr)
+        data[i:i + size] = (int(value, 0) & ((1 << (8 * size)) - 1)).to_bytes(size, 'little')
+
+
+def flip_ranges(data, loads, rnd, ranges):
+    spans = []
+    for r in ranges.split(','):
+        va, n = (int(x, 0) for x in r.split(':'))
+        spans.append((va, n))
+    for _ in range(rnd.randint(1, 16)):
+        va, n = rnd.choice(spans)
+        addr = (va + rnd.randrange(max(n - 8, 1))) & ~7
+        i = file_offset(loads, addr, 8)
+        if i is None:
+            continue
+        old = struct.unpack_from('<Q', data, i)[0]
+        junk = rnd.choice([0, 0xffffffffffffffff, rnd.getrandbits(64), old ^ (1 << rnd.randrange(64)),
+                           old + rnd.randrange(-64, 64) * 8, va + rnd.randrange(n)])
+        struct.pack_into('<Q', data, i, junk & 0xffffffffffffffff)
 
 
 def main():
@@ -85,6 +131,10 @@ def main():
                     junk = rnd.choice([0, rnd.getrandbits(64), sp + rnd.randrange(-64, 4096),
                                        struct.unpack_from('<Q', data, i)[0] ^ (1 << rnd.randrange(64))])
                     struct.pack_into('<Q', data, i, junk & 0xffffffffffffffff)
+    elif mode == 'flip-ranges':
+        flip_ranges(data, loads, random.Random(int(sys.argv[4])), sys.argv[5])
+    elif mode == 'poke':
+        poke(data, loads, sys.argv[4:])
     else:
         sys.exit('unknown mode ' + mode)
     open(dst, 'wb').write(data)

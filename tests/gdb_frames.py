@@ -142,6 +142,7 @@ def walk():
     return {'threads': out}
 
 
-print('GDB_FRAMES_BEGIN')
-print(json.dumps(walk()))
-print('GDB_FRAMES_END')
+if __name__ == '__main__':      # not when imported by tests/gdb_bthread.py
+    print('GDB_FRAMES_BEGIN')
+    print(json.dumps(walk()))
+    print('GDB_FRAMES_END')

@@ -31,6 +31,8 @@ check() {
 #   lines     "function file:line [inlined]" of the crashing thread's frames
 #   signal    "NUMBER CODE_NAME ADDRESS"
 #   warnings  regular expressions, one a line, each matching one warning
+#   runtime   script and label frames among their modules' native frames
+#             (tests/runtime_frames.py stacks)
 # expect_file prints VARIANT's file when it exists, else default.KIND.
 expect_file() {
 	local dir=$ROOT/fixtures/$1/expect variant=${2:-default}

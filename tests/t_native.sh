@@ -2,10 +2,10 @@
 # Native stacks: -O2 inlines with threads, PIE and static, no frame
 # pointers, split debug info, the fixture's own shared library, 1,000-frame
 # recursion, C++ names, a binary moved away, a wrong binary, a main thread
-# held inside clone3 (no CFI past the syscall), tail calls at -O2.  Each
-# fixture has expect/VARIANT.stacks, .lines ("function file:line [inlined]
-# [tailcall]" for frames of the crashing thread) and .signal (tests/lib.sh,
-# expect_file).
+# held inside clone3 (no CFI past the syscall), tail calls at -O2 and their
+# arguments.  Each fixture has expect/VARIANT.stacks, .lines ("function
+# file:line [inlined] [tailcall]" for frames of the crashing thread) and
+# .signal (tests/lib.sh, expect_file).
 source "$(dirname "$0")/lib.sh"
 source "$ROOT/tests/fixlib.sh"
 
@@ -139,10 +139,33 @@ if [ -f "$TMPD/native_tailcall.json" ]; then
 		fail "native_tailcall-join: main thread shows '$got', expected '__pthread_clockjoin_ex < ___pthread_join* < main' (* tail call)"
 	fi
 	if "$ASYNCORE" report "$(jget "$j" "j['core']['path']")" "$BUILD_FIX/native_tailcall/prog" \
-		--format text 2>/dev/null | grep -Eq '^#[0-9]+ +0x[0-9a-f]+ in relay \[tail call\] \(\+0x[0-9a-f]+\) at ([^ ]*/)?main\.c:28 '; then
+		--format text 2>/dev/null |
+		grep -Eq '^#[0-9]+ +0x[0-9a-f]+ in relay \(slot=slot@entry=0x5eed0, v=v@entry=6\) \[tail call\] \(\+0x[0-9a-f]+\) at ([^ ]*/)?main\.c:28 '; then
 		pass native_tailcall-text
 	else
-		fail "native_tailcall-text: no '#N  0x... in relay [tail call] (+0x..) at main.c:28' line"
+		fail "native_tailcall-text: no '#N  0x... in relay (slot=slot@entry=0x5eed0, v=v@entry=6) [tail call] (+0x..) at main.c:28' line"
+	fi
+	# Tail-call frames' arguments, as gdb prints them (t_oracle compares
+	# every frame with gdb itself): values at the jump, @entry only where
+	# the location list covers the real function's entry; hand_off, inlined
+	# where the jump is, shows its own parameters in its DIEs' order.
+	got=$(python3 - "$j" "$ROOT/tests" <<'PY'
+import json, re, sys
+sys.path.insert(0, sys.argv[2])
+from oracle_compare import render_args
+for t in json.load(open(sys.argv[1]))['threads']:
+    for f in t['frames']:
+        if f['tailcall'] and f['function'] in ('relay', 'forward', 'hand_off'):
+            print('%s(%s)' % (f['function'], re.sub(r'0x[0-9a-f]{8,}', '0xADDR', render_args(f['args']))))
+PY
+)
+	want='relay(slot=slot@entry=0x5eed0, v=v@entry=6)
+forward(slot=slot@entry=0x5eed0, v=v@entry=7)
+hand_off(id=<optimized out>, why=0xADDR "parked")'
+	if [ "$(sort <<<"$got")" = "$(sort <<<"$want")" ]; then
+		pass native_tailcall-args
+	else
+		fail "native_tailcall-args: $(tr '\n' ' ' <<<"$got"), expected $(tr '\n' ' ' <<<"$want")"
 	fi
 fi
 

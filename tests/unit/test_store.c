@@ -9,9 +9,11 @@
 
 #include "../../analyzer/signature.h"
 #include "../../reports/store_sqlite.h"
+#include "../../reports/store.h"
 
 #define UNIT_GROUP "store"
 #include "unit.h"
+#include "unit_sqlite.h"
 
 static struct analysis *sample_analysis(void)
 {
@@ -64,16 +66,6 @@ static struct analysis *sample_analysis(void)
 	return an;
 }
 
-static long count(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *q;
-	long n = -1;
-	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
-		n = sqlite3_column_int64(q, 0);
-	sqlite3_finalize(q);
-	return n;
-}
-
 static void test_store(const char *dir)
 {
 	char db[512], why[512];
@@ -97,22 +89,22 @@ static void test_store(const char *dir)
 
 	sqlite3 *h;
 	sqlite3_open(db, &h);
-	CHECK("one core", count(h, "SELECT count(*) FROM cores") == 1);
-	CHECK("six frames", count(h, "SELECT count(*) FROM frames") == 6);
+	CHECK("one core", unit_sql_long(h, "SELECT count(*) FROM cores") == 1);
+	CHECK("six frames", unit_sql_long(h, "SELECT count(*) FROM frames") == 6);
 	CHECK("one async frame per thread",
-	       count(h, "SELECT count(*) FROM frames WHERE kind = 'async'") == 2);
+	       unit_sql_long(h, "SELECT count(*) FROM frames WHERE kind = 'async'") == 2);
 	CHECK("crash_stacks shows the crashing thread",
-	       count(h, "SELECT count(*) FROM crash_stacks WHERE function IN ('crash_here','middle','main')") == 3);
-	CHECK("last_events keeps ten", count(h, "SELECT count(*) FROM last_events") == 10);
+	       unit_sql_long(h, "SELECT count(*) FROM crash_stacks WHERE function IN ('crash_here','middle','main')") == 3);
+	CHECK("last_events keeps ten", unit_sql_long(h, "SELECT count(*) FROM last_events") == 10);
 	CHECK("last_events newest first",
-	       count(h, "SELECT event_order FROM last_events WHERE recency = 1") == 11);
-	CHECK("top_signatures", count(h, "SELECT cores FROM top_signatures") == 1);
+	       unit_sql_long(h, "SELECT event_order FROM last_events WHERE recency = 1") == 11);
+	CHECK("top_signatures", unit_sql_long(h, "SELECT cores FROM top_signatures") == 1);
 	CHECK("high address round-trips",
-	       count(h, "SELECT printf('%x', fault_address) = 'ffffffffff600000' FROM cores") == 1);
-	CHECK("error attempts", count(h, "SELECT attempts FROM ingest_errors") == 2);
-	CHECK("async root", count(h, "SELECT count(*) FROM async_roots") == 1);
-	CHECK("schema version", count(h, "PRAGMA user_version") == REP_SCHEMA_VERSION);
-	CHECK("wal", count(h, "SELECT journal_mode = 'wal' FROM pragma_journal_mode") == 1);
+	       unit_sql_long(h, "SELECT printf('%x', fault_address) = 'ffffffffff600000' FROM cores") == 1);
+	CHECK("error attempts", unit_sql_long(h, "SELECT attempts FROM ingest_errors") == 2);
+	CHECK("async root", unit_sql_long(h, "SELECT count(*) FROM async_roots") == 1);
+	CHECK("schema version", unit_sql_long(h, "PRAGMA user_version") == REP_SCHEMA_VERSION);
+	CHECK("wal", unit_sql_long(h, "SELECT journal_mode = 'wal' FROM pragma_journal_mode") == 1);
 	sqlite3_exec(h, "PRAGMA user_version = 99", NULL, NULL, NULL);
 	sqlite3_close(h);
 	CHECK("newer schema refused", rep_store_open(db, &st, why, sizeof(why)) != 0 &&
