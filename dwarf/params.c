@@ -140,6 +140,7 @@ static bool level_add(struct level_build *lb, Dwarf_Die *die)
 		return true;    /* gdb makes no symbol of an unnamed parameter */
 	level->nparams++;
 	p->type_name = dbg_type_name(&p->type, p->has_type, lb->cxx);
+	dbg_vtype_read(&p->type, p->has_type, &p->vt);
 	return !p->has_type || p->type_name;
 }
 
@@ -310,7 +311,7 @@ static bool entry_value(struct dbg_eval *ev, const struct dbg_param *p, struct d
 {
 	/* A reference's entry value needs DW_AT_call_data_value, which gdb
 	 * requires and compilers rarely emit: none, as gdb then shows none. */
-	if (!p->entry_ops || p->entry_nops != 1 || dbg_type_is_reference((Dwarf_Die *)&p->type, p->has_type))
+	if (!p->entry_ops || p->entry_nops != 1 || p->vt.reference)
 		return false;
 	unsigned reg;
 	uint8_t op = p->entry_ops[0].atom;
@@ -366,9 +367,8 @@ static bool same_contents(struct dbg_eval *ev, struct dbg_param *p, const struct
 {
 	unsigned char a[16], b[16];
 	size_t na, nb;
-	return dbg_value_bytes(ev, &p->type, p->has_type, cur, a, &na) &&
-	       dbg_value_bytes(ev, &p->type, p->has_type, entry, b, &nb) && na == nb &&
-	       memcmp(a, b, na) == 0;
+	return dbg_value_bytes(ev, &p->vt, cur, a, &na) && dbg_value_bytes(ev, &p->vt, entry, b, &nb) &&
+	       na == nb && memcmp(a, b, na) == 0;
 }
 
 static bool arg_fill(struct dbg_eval *ev, struct dbg_param *p, struct dbg_arg *a)
@@ -380,9 +380,9 @@ static bool arg_fill(struct dbg_eval *ev, struct dbg_param *p, struct dbg_arg *a
 		dbg_eval_location(ev, &p->loc, p->ops, p->nops, &loc);
 	a->name = strdup(p->name ? p->name : "");
 	a->type = p->type_name ? strdup(p->type_name) : NULL;
-	a->value = dbg_format_value(ev, &p->type, p->has_type, &loc);
+	a->value = dbg_format_value(ev, &p->vt, &loc);
 	if (!p->has_const && entry_value(ev, p, &entry)) {
-		a->entry_value = dbg_format_value(ev, &p->type, p->has_type, &entry);
+		a->entry_value = dbg_format_value(ev, &p->vt, &entry);
 		a->entry_equal = same_contents(ev, p, &loc, &entry);
 		if (!a->entry_value)
 			return false;

@@ -128,15 +128,7 @@ static uint64_t type_size(Dwarf_Die *die)
 	return dwarf_aggregate_size(die, &size) == 0 ? size : 0;
 }
 
-bool dbg_type_is_reference(Dwarf_Die *type, bool has_type)
-{
-	Dwarf_Die t;
-	if (!has_type || !strip_type(type, &t))
-		return false;
-	return dwarf_tag(&t) == DW_TAG_reference_type || dwarf_tag(&t) == DW_TAG_rvalue_reference_type;
-}
-
-bool dbg_type_is_scalar(Dwarf_Die *type, bool has_type)
+static bool type_is_scalar(Dwarf_Die *type, bool has_type)
 {
 	Dwarf_Die t;
 	if (!has_type || !strip_type(type, &t))
@@ -453,22 +445,12 @@ static void put_symbol(struct sbuf *b, struct dbg_session *s, uint64_t addr)
 	c->addr[i] = addr;
 }
 
-static bool is_char_type(Dwarf_Die *t)
+static void put_pointer(struct sbuf *b, struct dbg_eval *ev, const struct dbg_scalar *ptr,
+			uint64_t addr)
 {
-	Dwarf_Word enc;
-	Dwarf_Attribute a;
-	return dwarf_tag(t) == DW_TAG_base_type && dwarf_attr(t, DW_AT_encoding, &a) &&
-	       dwarf_formudata(&a, &enc) == 0 &&
-	       (enc == DW_ATE_signed_char || enc == DW_ATE_unsigned_char) && type_size(t) == 1;
-}
-
-static void put_pointer(struct sbuf *b, struct dbg_eval *ev, Dwarf_Die *ptr, uint64_t addr)
-{
-	Dwarf_Die target, t;
-	bool has_target = type_ref(ptr, &target) && strip_type(&target, &t);
 	sb_unsigned(b, "0x", addr, 16);
 	put_symbol(b, ev->s, addr);
-	if (has_target && addr && is_char_type(&t)) {
+	if (ptr->char_target && addr) {
 		sb_puts(b, " ");
 		put_cstring(b, dbg_session_core(ev->s), addr);
 	}
@@ -540,8 +522,10 @@ static void put_flags(struct sbuf *b, Dwarf_Die *e, size_t size, uint64_t v)
 		sb_puts(b, first ? "0" : ")");
 }
 
-static void put_enum(struct sbuf *b, Dwarf_Die *e, const unsigned char *bytes, size_t size)
+static void put_enum(struct sbuf *b, const struct dbg_scalar *t, const unsigned char *bytes,
+		     size_t size)
 {
+	Dwarf_Die copy = t->die, *e = &copy;
 	uint64_t v = le_bytes(bytes, size);
 	if (size < 8)
 		v &= (1ULL << (8 * size)) - 1;
@@ -605,12 +589,10 @@ static void put_char_value(struct sbuf *b, const unsigned char *bytes, bool is_s
 	sb_puts(b, "'");
 }
 
-static void put_base(struct sbuf *b, Dwarf_Die *t, const unsigned char *bytes, size_t size)
+static void put_base(struct sbuf *b, const struct dbg_scalar *t, const unsigned char *bytes,
+		     size_t size)
 {
-	Dwarf_Word enc = DW_ATE_signed;
-	Dwarf_Attribute a;
-	if (dwarf_attr(t, DW_AT_encoding, &a))
-		dwarf_formudata(&a, &enc);
+	Dwarf_Word enc = t->has_encoding ? t->encoding : DW_ATE_signed;
 	uint64_t v = le_bytes(bytes, size);
 	if (size < 8)
 		v &= (1ULL << (8 * size)) - 1;
@@ -663,33 +645,36 @@ static bool value_bytes(struct sbuf *b, struct dbg_eval *ev, const struct dbg_lo
 	return true;
 }
 
-static void put_scalar(struct sbuf *b, struct dbg_eval *ev, Dwarf_Die *t,
-		       const struct dbg_loc *loc);
+static void put_scalar(struct sbuf *b, struct dbg_eval *ev, const struct dbg_scalar *t,
+		       const struct dbg_scalar *target, const struct dbg_loc *loc);
 
 /* A reference to a scalar: `@0xADDR: value`. */
-static void put_reference(struct sbuf *b, struct dbg_eval *ev, Dwarf_Die *ref, uint64_t addr)
+static void put_reference(struct sbuf *b, struct dbg_eval *ev, const struct dbg_scalar *target,
+			  uint64_t addr)
 {
-	Dwarf_Die target, t;
-	sb_printf(b, "@0x%" PRIx64 ": ", addr);
-	if (!type_ref(ref, &target) || !strip_type(&target, &t)) {
+	sb_unsigned(b, "@0x", addr, 16);
+	sb_puts(b, ": ");
+	if (!target->ok) {
 		sb_puts(b, "<incomplete type>");
 		return;
 	}
 	struct dbg_loc at = { .kind = DBG_LOC_MEMORY, .addr = addr };
-	put_scalar(b, ev, &t, &at);
+	put_scalar(b, ev, target, NULL, &at);
 }
 
-static void put_scalar(struct sbuf *b, struct dbg_eval *ev, Dwarf_Die *t,
-		       const struct dbg_loc *loc)
+/* T's value at LOC; TARGET: a reference's target (NULL inside one: C++ has
+ * no reference to a reference). */
+static void put_scalar(struct sbuf *b, struct dbg_eval *ev, const struct dbg_scalar *t,
+		       const struct dbg_scalar *target, const struct dbg_loc *loc)
 {
-	int tag = dwarf_tag(t);
+	int tag = t->tag;
 	bool pointer = tag == DW_TAG_pointer_type || tag == DW_TAG_reference_type ||
 		       tag == DW_TAG_rvalue_reference_type || tag == DW_TAG_ptr_to_member_type;
 	if (loc->kind == DBG_LOC_SYNTHETIC) {
 		sb_puts(b, pointer ? "<synthetic pointer>" : "<optimized out>");
 		return;
 	}
-	size_t size = (size_t)type_size(t);
+	size_t size = t->size;
 	if (pointer && size == 0)
 		size = 8;
 	unsigned char bytes[16];
@@ -701,8 +686,10 @@ static void put_scalar(struct sbuf *b, struct dbg_eval *ev, Dwarf_Die *t,
 		return;
 	if (tag == DW_TAG_pointer_type)
 		put_pointer(b, ev, t, le_bytes(bytes, size));
+	else if ((tag == DW_TAG_reference_type || tag == DW_TAG_rvalue_reference_type) && target)
+		put_reference(b, ev, target, le_bytes(bytes, size));
 	else if (tag == DW_TAG_reference_type || tag == DW_TAG_rvalue_reference_type)
-		put_reference(b, ev, t, le_bytes(bytes, size));
+		put_reference(b, ev, &(struct dbg_scalar){ .ok = false }, le_bytes(bytes, size));
 	else if (tag == DW_TAG_enumeration_type)
 		put_enum(b, t, bytes, size);
 	else if (tag == DW_TAG_base_type)
@@ -711,12 +698,44 @@ static void put_scalar(struct sbuf *b, struct dbg_eval *ev, Dwarf_Die *t,
 		sb_unsigned(b, "0x", le_bytes(bytes, size), 16);
 }
 
-char *dbg_format_value(struct dbg_eval *ev, Dwarf_Die *type, bool has_type,
-		       const struct dbg_loc *loc)
+/* Everything put_scalar asks of the stripped type T. */
+static void scalar_read(Dwarf_Die *t, struct dbg_scalar *out)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die target, tt;
+	memset(out, 0, sizeof(*out));
+	out->ok = true;
+	out->die = *t;
+	out->tag = dwarf_tag(t);
+	out->size = (size_t)type_size(t);
+	out->has_encoding = dwarf_attr(t, DW_AT_encoding, &a) && dwarf_formudata(&a, &out->encoding) == 0;
+	if (out->tag == DW_TAG_pointer_type && type_ref(t, &target) && strip_type(&target, &tt)) {
+		Dwarf_Word enc;
+		out->char_target = dwarf_tag(&tt) == DW_TAG_base_type &&
+				   dwarf_attr(&tt, DW_AT_encoding, &a) && dwarf_formudata(&a, &enc) == 0 &&
+				   (enc == DW_ATE_signed_char || enc == DW_ATE_unsigned_char) &&
+				   type_size(&tt) == 1;
+	}
+}
+
+void dbg_vtype_read(Dwarf_Die *type, bool has_type, struct dbg_vtype *vt)
+{
+	Dwarf_Die t, target, tt;
+	memset(vt, 0, sizeof(*vt));
+	vt->has_type = has_type;
+	vt->scalar = type_is_scalar(type, has_type);
+	if (!has_type || !strip_type(type, &t))
+		return;
+	scalar_read(&t, &vt->t);
+	vt->reference = vt->t.tag == DW_TAG_reference_type || vt->t.tag == DW_TAG_rvalue_reference_type;
+	if (vt->reference && type_ref(&t, &target) && strip_type(&target, &tt))
+		scalar_read(&tt, &vt->target);
+}
+
+char *dbg_format_value(struct dbg_eval *ev, const struct dbg_vtype *vt, const struct dbg_loc *loc)
 {
 	struct sbuf b = { 0 };
-	Dwarf_Die t;
-	if (!dbg_type_is_scalar(type, has_type))
+	if (!vt->scalar)
 		sb_puts(&b, "...");
 	else if (loc->kind == DBG_LOC_OPTIMIZED)
 		sb_puts(&b, "<optimized out>");
@@ -725,21 +744,20 @@ char *dbg_format_value(struct dbg_eval *ev, Dwarf_Die *type, bool has_type,
 			  loc->fault);
 	else if (loc->kind == DBG_LOC_TOO_BIG)
 		sb_puts(&b, "...");
-	else if (!has_type || !strip_type(type, &t))
+	else if (!vt->t.ok)
 		sb_puts(&b, "<incomplete type>");
 	else
-		put_scalar(&b, ev, &t, loc);
+		put_scalar(&b, ev, &vt->t, &vt->target, loc);
 	return sb_take(&b);
 }
 
-bool dbg_value_bytes(struct dbg_eval *ev, Dwarf_Die *type, bool has_type, const struct dbg_loc *loc,
+bool dbg_value_bytes(struct dbg_eval *ev, const struct dbg_vtype *vt, const struct dbg_loc *loc,
 		     unsigned char out[16], size_t *size)
 {
-	Dwarf_Die t;
-	if (!has_type || !strip_type(type, &t))
+	if (!vt->t.ok)
 		return false;
-	int tag = dwarf_tag(&t);
-	*size = (size_t)type_size(&t);
+	int tag = vt->t.tag;
+	*size = vt->t.size;
 	if (*size == 0 && (tag == DW_TAG_pointer_type || tag == DW_TAG_reference_type ||
 			   tag == DW_TAG_rvalue_reference_type))
 		*size = 8;
