@@ -72,13 +72,43 @@ void an_frame_deinit(struct an_frame *frame)
 	free(frame->display);
 	free(frame->runtime);
 	free(frame->detail);
-	for (size_t i = 0; i < frame->nargs; i++) {
-		free(frame->args[i].name);
-		free(frame->args[i].type);
-		free(frame->args[i].value);
-		free(frame->args[i].entry_value);
-	}
 	free(frame->args);
+}
+
+static size_t text_size(const char *s)
+{
+	return s ? strlen(s) + 1 : 0;
+}
+
+/* Copy S (may be NULL) to *AT, advancing it. */
+static char *text_copy(const char *s, char **at)
+{
+	if (!s)
+		return NULL;
+	size_t n = strlen(s) + 1;
+	char *copy = memcpy(*at, s, n);
+	*at += n;
+	return copy;
+}
+
+struct an_arg *an_args_pack(const struct an_arg *args, size_t n)
+{
+	size_t total = n * sizeof(*args);
+	for (size_t i = 0; i < n; i++)
+		total += text_size(args[i].name) + text_size(args[i].type) + text_size(args[i].value) +
+			 text_size(args[i].entry_value);
+	struct an_arg *block = malloc(total ? total : 1);
+	if (!block)
+		return NULL;
+	char *at = (char *)(block + n);
+	for (size_t i = 0; i < n; i++) {
+		block[i].name = text_copy(args[i].name, &at);
+		block[i].type = text_copy(args[i].type, &at);
+		block[i].value = text_copy(args[i].value, &at);
+		block[i].entry_value = text_copy(args[i].entry_value, &at);
+		block[i].entry_equal = args[i].entry_equal;
+	}
+	return block;
 }
 
 void an_event_deinit(struct an_event *event)

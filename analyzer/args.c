@@ -39,24 +39,33 @@ static void frame_regs(const struct an_frame *f, const struct dbg_frame_regs *in
 	}
 }
 
-/* Moves DARGS into F. */
-static bool frame_take(struct an_frame *f, struct dbg_arg *dargs, size_t n)
+/* The state of one an_args_fill: room to borrow dwarf/'s strings in. */
+struct fill {
+	struct dbg_session *s;
+	struct an_arg *lent;
+	size_t cap;
+};
+
+/* Copies DARGS (dwarf/'s until its next call) into F. */
+static bool frame_take(struct fill *c, struct an_frame *f, const struct dbg_arg *dargs, size_t n)
 {
-	f->args = calloc(n ? n : 1, sizeof(*f->args));
-	if (!f->args) {
-		dbg_args_free(dargs, n);
+	if (n > c->cap) {
+		struct an_arg *v = realloc(c->lent, n * sizeof(*v));
+		if (!v)
+			return false;
+		c->lent = v;
+		c->cap = n;
+	}
+	for (size_t i = 0; i < n; i++)
+		c->lent[i] = (struct an_arg){ .name = (char *)dargs[i].name, .type = (char *)dargs[i].type,
+					      .value = (char *)dargs[i].value,
+					      .entry_value = (char *)dargs[i].entry_value,
+					      .entry_equal = dargs[i].entry_equal };
+	f->args = an_args_pack(c->lent, n);
+	if (!f->args)
 		return false;
-	}
-	for (size_t i = 0; i < n; i++) {
-		f->args[i].name = dargs[i].name;
-		f->args[i].type = dargs[i].type;
-		f->args[i].value = dargs[i].value;
-		f->args[i].entry_value = dargs[i].entry_value;
-		f->args[i].entry_equal = dargs[i].entry_equal;
-	}
 	f->nargs = n;
 	f->has_args = true;
-	free(dargs);
 	return true;
 }
 
@@ -70,11 +79,11 @@ static bool frame_take(struct an_frame *f, struct dbg_arg *dargs, size_t n)
  * the innermost function at the jump (F's inline_depth), @entry read where
  * the real function starts (gdb's get_frame_func): an inlined function's
  * location lists often do not reach back there, and then show none. */
-static bool fill_tailcall(struct dbg_session *s, struct an_frame *f,
-			  const struct dbg_frame_regs *callers, size_t n)
+static bool fill_tailcall(struct fill *c, struct an_frame *f, const struct dbg_frame_regs *callers,
+			  size_t n)
 {
 	struct dbg_frame_regs *ctx = malloc((n + 1) * sizeof(*ctx));
-	struct dbg_arg *dargs;
+	const struct dbg_arg *dargs;
 	size_t nargs;
 	bool has;
 	if (!ctx)
@@ -87,18 +96,18 @@ static bool fill_tailcall(struct dbg_session *s, struct an_frame *f,
 		ctx[0].regs[DWARF_REG_RSP] = ctx[0].cfa - RETURN_ADDRESS_SIZE;
 	ctx[0].entry_known = ctx[0].entry_failed = 0;
 	memcpy(ctx + 1, callers, n * sizeof(*ctx));
-	struct core_error *err = dbg_frame_args(s, ctx, n + 1, f->inline_depth, &dargs, &nargs, &has);
+	struct core_error *err = dbg_frame_args(c->s, ctx, n + 1, f->inline_depth, &dargs, &nargs, &has);
 	free(ctx);
 	if (err) {
 		core_error_destroy(err);
 		return false;
 	}
-	return !has || frame_take(f, dargs, nargs);
+	return !has || frame_take(c, f, dargs, nargs);
 }
 
 /* Frames [first, end) of one run of native frames; CTX holds room for
  * their real frames, REAL for one index per frame. */
-static bool fill_run(struct dbg_session *s, struct an_frame *frames, size_t first, size_t end,
+static bool fill_run(struct fill *c, struct an_frame *frames, size_t first, size_t end,
 		     struct dbg_frame_regs *ctx, size_t *real)
 {
 	size_t n = 0;
@@ -121,26 +130,30 @@ static bool fill_run(struct dbg_session *s, struct an_frame *frames, size_t firs
 		struct an_frame *f = &frames[i];
 		size_t r = real[i - first];
 		if (r < n && f->tailcall) {
-			if (!fill_tailcall(s, f, &ctx[r], n - r))
+			if (!fill_tailcall(c, f, &ctx[r], n - r))
 				return false;
 			continue;
 		}
 		if (r == n || f->kind != AN_FRAME_NATIVE || !f->regs_known || f->tailcall ||
 		    f->pc != ctx[r].pc)
 			continue;
-		struct dbg_arg *dargs;
+		const struct dbg_arg *dargs;
 		size_t nargs;
 		bool has;
-		if (dbg_frame_args(s, &ctx[r], n - r, f->inline_depth, &dargs, &nargs, &has))
+		struct core_error *err = dbg_frame_args(c->s, &ctx[r], n - r, f->inline_depth, &dargs,
+							&nargs, &has);
+		if (err) {
+			core_error_destroy(err);
 			return false;
-		if (has && !frame_take(f, dargs, nargs))
+		}
+		if (has && !frame_take(c, f, dargs, nargs))
 			return false;
 	}
 	return true;
 }
 
 /* The N frames of one stack: a thread's, or a task's (a bthread's). */
-static bool fill_stack(struct dbg_session *s, struct an_frame *frames, size_t nframes)
+static bool fill_stack(struct fill *c, struct an_frame *frames, size_t nframes)
 {
 	if (nframes == 0)
 		return true;
@@ -161,7 +174,7 @@ static bool fill_stack(struct dbg_session *s, struct an_frame *frames, size_t nf
 		bool boundary = i == nframes || frames[i].kind != AN_FRAME_NATIVE;
 		if (!boundary)
 			continue;
-		ok = fill_run(s, frames, first, i, ctx, real);
+		ok = fill_run(c, frames, first, i, ctx, real);
 		first = i + 1;
 	}
 	free(ctx);
@@ -171,11 +184,12 @@ static bool fill_stack(struct dbg_session *s, struct an_frame *frames, size_t nf
 
 bool an_args_fill(struct analysis *an, struct dbg_session *s)
 {
-	for (size_t i = 0; i < an->nthreads; i++)
-		if (!fill_stack(s, an->threads[i].frames, an->threads[i].nframes))
-			return false;
-	for (size_t i = 0; i < an->ntasks; i++)
-		if (!fill_stack(s, an->tasks[i].frames, an->tasks[i].nframes))
-			return false;
-	return true;
+	struct fill c = { .s = s };
+	bool ok = true;
+	for (size_t i = 0; i < an->nthreads && ok; i++)
+		ok = fill_stack(&c, an->threads[i].frames, an->threads[i].nframes);
+	for (size_t i = 0; i < an->ntasks && ok; i++)
+		ok = fill_stack(&c, an->tasks[i].frames, an->tasks[i].nframes);
+	free(c.lent);
+	return ok;
 }

@@ -151,12 +151,13 @@ struct dbg_frame_regs {
 };
 
 /* One formal parameter as gdb prints it (`set print frame-arguments
- * scalars`, `set print entry-values default`). */
+ * scalars`, `set print entry-values default`).  The strings are borrowed
+ * from the session until its next dbg_frame_args call. */
 struct dbg_arg {
-	char *name;
-	char *type;                 /* NULL when DWARF gives none */
-	char *value;                /* "250", "0x0", "<optimized out>", "..." */
-	char *entry_value;          /* value at function entry (DW_OP_entry_value
+	const char *name;
+	const char *type;           /* NULL when DWARF gives none */
+	const char *value;          /* "250", "0x0", "<optimized out>", "..." */
+	const char *entry_value;    /* value at function entry (DW_OP_entry_value
 				       through the caller's call site), or NULL */
 	bool entry_equal;           /* it has the value's bytes: gdb's
 				       name=name@entry=VALUE */
@@ -166,13 +167,12 @@ struct dbg_arg {
  * real function, d: the d-th level inlined into it), in DWARF order,
  * evaluated against its registers and the core's memory.  FRAMES[1..NFRAMES)
  * are its callers (real frames, innermost first) for entry values; their
- * entry_* fields memoise what was found for the next call.  *ARGS is
- * malloc'd (dbg_args_free); *HAS_ARGS is false when no DWARF describes the
- * frame's function. */
+ * entry_* fields memoise what was found for the next call.  *ARGS and
+ * their strings are the session's until its next call (copy what is kept);
+ * *HAS_ARGS is false when no DWARF describes the frame's function. */
 struct core_error *dbg_frame_args(struct dbg_session *s, struct dbg_frame_regs *frames,
-				  size_t nframes, int inline_depth, struct dbg_arg **args,
+				  size_t nframes, int inline_depth, const struct dbg_arg **args,
 				  size_t *nargs, bool *has_args);
-void dbg_args_free(struct dbg_arg *args, size_t nargs);
 
 /* Find a symbol by its (mangled or C) name in any module, .symtab first then
  * .dynsym; GNU-unique and TLS symbols included.  *ADDR is the runtime address

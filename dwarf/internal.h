@@ -69,6 +69,7 @@ struct dbg_session {
 	char *symbol_name;          /* storage for dbg_symbol_name_at */
 	struct dbg_tail_memo *tail_memo;   /* dbg_tail_calls results by frame pair */
 	struct dbg_symcache *symcache;  /* argument pointers' "<symbol>" texts */
+	struct dbg_args_out *args_out;  /* what dbg_frame_args lends */
 };
 
 /* Hold the session's cache while its shared files are in use: sessions on
@@ -130,6 +131,7 @@ void dbg_funcmap_destroy(struct dbg_funcmap *fm);
 void dbg_memo_destroy(struct dbg_memo *memo);
 void dbg_param_memo_destroy(struct dbg_param_memo *memo);
 void dbg_symcache_destroy(struct dbg_symcache *cache);
+void dbg_args_out_destroy(struct dbg_args_out *out);
 void dbg_symindex_destroy(struct dbg_symindex *index);
 void dbg_type_memo_destroy(struct dbg_type_memo *memo);
 void dbg_callsites_destroy(struct dbg_callsites *cs);

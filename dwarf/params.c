@@ -4,6 +4,7 @@
 #include "params.h"
 
 #include <dwarf.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,7 @@ static void pc_info_free(struct dbg_pc_info *info)
 	}
 	free(info->levels);
 	free(info->scopes);
+	free(info->site_params);
 	free(info);
 }
 
@@ -291,17 +293,43 @@ struct dbg_pc_info *dbg_pc_info_get(struct dbg_session *s, uint64_t pc, bool act
 	return file_pc_info(*f, pc - (*m)->bias + fbias, activation);
 }
 
-void dbg_args_free(struct dbg_arg *args, size_t nargs)
+/* What dbg_frame_args lends its caller, reused from call to call: the
+ * arguments, and one text holding their values. */
+struct dbg_args_out {
+	struct dbg_arg *args;
+	size_t *at;                 /* per argument: its value's and its entry
+				       value's offsets in TEXT (SIZE_MAX: none) */
+	size_t cap;
+	struct dbg_text text;
+};
+
+void dbg_args_out_destroy(struct dbg_args_out *out)
 {
-	if (!args)
+	if (!out)
 		return;
-	for (size_t i = 0; i < nargs; i++) {
-		free(args[i].name);
-		free(args[i].type);
-		free(args[i].value);
-		free(args[i].entry_value);
-	}
-	free(args);
+	free(out->args);
+	free(out->at);
+	free(out->text.s);
+	free(out);
+}
+
+/* OUT emptied, with room for N arguments. */
+static bool args_out_reset(struct dbg_args_out *out, size_t n)
+{
+	out->text.len = 0;
+	out->text.nomem = false;
+	if (n <= out->cap)
+		return true;
+	struct dbg_arg *args = realloc(out->args, n * sizeof(*args));
+	if (!args)
+		return false;
+	out->args = args;
+	size_t *at = realloc(out->at, 2 * n * sizeof(*at));
+	if (!at)
+		return false;
+	out->at = at;
+	out->cap = n;
+	return true;
 }
 
 /* The value gdb's read_variable_at_entry finds: the parameter was in one
@@ -371,27 +399,30 @@ static bool same_contents(struct dbg_eval *ev, struct dbg_param *p, const struct
 	       na == nb && memcmp(a, b, na) == 0;
 }
 
-static bool arg_fill(struct dbg_eval *ev, struct dbg_param *p, struct dbg_arg *a)
+/* Parameter P of EV's frame into OUT's argument I. */
+static void arg_fill(struct dbg_eval *ev, struct dbg_param *p, struct dbg_args_out *out, size_t i)
 {
 	struct dbg_loc loc = { .kind = DBG_LOC_OPTIMIZED }, entry;
+	struct dbg_arg *a = &out->args[i];
 	if (p->has_const)
 		const_location(p, &loc);
 	else if (p->ops)
 		dbg_eval_location(ev, &p->loc, p->ops, p->nops, &loc);
-	a->name = strdup(p->name ? p->name : "");
-	a->type = p->type_name ? strdup(p->type_name) : NULL;
-	a->value = dbg_format_value(ev, &p->vt, &loc);
+	a->name = p->name ? p->name : "";
+	a->type = p->type_name;
+	a->entry_equal = false;
+	out->at[2 * i] = out->text.len;
+	dbg_format_value(ev, &p->vt, &loc, &out->text);
+	out->at[2 * i + 1] = SIZE_MAX;
 	if (!p->has_const && entry_value(ev, p, &entry)) {
-		a->entry_value = dbg_format_value(ev, &p->vt, &entry);
+		out->at[2 * i + 1] = out->text.len;
+		dbg_format_value(ev, &p->vt, &entry, &out->text);
 		a->entry_equal = same_contents(ev, p, &loc, &entry);
-		if (!a->entry_value)
-			return false;
 	}
-	return a->name && a->value && (a->type || !p->type_name);
 }
 
 static struct core_error *args_locked(struct dbg_session *s, struct dbg_frame_regs *frames,
-				      size_t nframes, int inline_depth, struct dbg_arg **args,
+				      size_t nframes, int inline_depth, const struct dbg_arg **args,
 				      size_t *nargs, bool *has_args)
 {
 	struct dbg_eval ev;
@@ -399,24 +430,29 @@ static struct core_error *args_locked(struct dbg_session *s, struct dbg_frame_re
 	    inline_depth < 0 || (size_t)inline_depth >= ev.info->nlevels)
 		return NULL;
 	struct dbg_level *level = &ev.info->levels[inline_depth];
-	*has_args = true;
-	*args = calloc(level->nparams ? level->nparams : 1, sizeof(**args));
-	if (!*args)
+	struct dbg_args_out *out = s->args_out;
+	if (!out && !(out = s->args_out = calloc(1, sizeof(*out))))
 		return &core_error_nomem;
+	if (!args_out_reset(out, level->nparams))
+		return &core_error_nomem;
+	for (size_t i = 0; i < level->nparams; i++)
+		arg_fill(&ev, &level->params[i], out, i);
+	if (out->text.nomem)
+		return &core_error_nomem;
+	/* The text has stopped moving: its offsets become pointers. */
 	for (size_t i = 0; i < level->nparams; i++) {
-		(*nargs)++;
-		if (!arg_fill(&ev, &level->params[i], &(*args)[i])) {
-			dbg_args_free(*args, *nargs);
-			*args = NULL;
-			*nargs = 0;
-			return &core_error_nomem;
-		}
+		out->args[i].value = out->text.s + out->at[2 * i];
+		out->args[i].entry_value = out->at[2 * i + 1] == SIZE_MAX ? NULL
+					   : out->text.s + out->at[2 * i + 1];
 	}
+	*args = out->args;
+	*nargs = level->nparams;
+	*has_args = true;
 	return NULL;
 }
 
 struct core_error *dbg_frame_args(struct dbg_session *s, struct dbg_frame_regs *frames,
-				  size_t nframes, int inline_depth, struct dbg_arg **args,
+				  size_t nframes, int inline_depth, const struct dbg_arg **args,
 				  size_t *nargs, bool *has_args)
 {
 	*args = NULL;

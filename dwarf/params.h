@@ -67,6 +67,15 @@ struct dbg_site_target {
 	Dwarf_Addr addr;            /* a definition's low_pc */
 };
 
+/* One DW_TAG_call_site_parameter passed in a register. */
+struct dbg_site_param {
+	unsigned reg;               /* DWARF register number */
+	bool has_value;             /* DW_AT_call_value, as an expression: */
+	Dwarf_Attribute value;
+	Dwarf_Op *ops;
+	size_t nops;
+};
+
 /* What the DWARF says at one pc (memoised per file, address, activation). */
 struct dbg_pc_info {
 	bool has_dwarf;
@@ -84,6 +93,9 @@ struct dbg_pc_info {
 	bool has_call_site;
 	Dwarf_Die call_site;        /* its DW_TAG_call_site */
 	struct dbg_site_target target;  /* and where that call went */
+	bool site_params_done;      /* its parameters, read on first use */
+	struct dbg_site_param *site_params;
+	size_t nsite_params;
 };
 
 /* The pc info for runtime PC in the session (memoised); NULL when the pc is
@@ -139,9 +151,17 @@ bool dbg_eval_entry_reg(struct dbg_eval *ev, unsigned reg, uint64_t *value);
 /* Read what the value printer needs of TYPE (HAS_TYPE false: none). */
 void dbg_vtype_read(Dwarf_Die *type, bool has_type, struct dbg_vtype *vt);
 
+/* A growable string (NOMEM: an allocation failed, the text is cut). */
+struct dbg_text {
+	char *s;
+	size_t len, cap;
+	bool nomem;
+};
+
 /* gdb's rendering (`set print frame-arguments scalars`) of a value of type
- * VT at LOC; malloc'd, NULL on out-of-memory. */
-char *dbg_format_value(struct dbg_eval *ev, const struct dbg_vtype *vt, const struct dbg_loc *loc);
+ * VT at LOC, appended to OUT with its terminating NUL. */
+void dbg_format_value(struct dbg_eval *ev, const struct dbg_vtype *vt, const struct dbg_loc *loc,
+		      struct dbg_text *out);
 
 /* The bytes of a value of type VT at LOC (at most 16); false when they
  * cannot be had (optimized out, unreadable, synthetic). */

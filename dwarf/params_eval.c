@@ -627,27 +627,78 @@ static bool call_site_target(struct dbg_eval *caller, Dwarf_Die *site, uint64_t 
 	}
 }
 
-/* The DW_AT_call_value of SITE's parameter passed in register REG. */
-static bool call_site_value(Dwarf_Die *site, unsigned reg, Dwarf_Attribute *value)
+/* CHILD of a call site as a parameter passed in a register; false when it
+ * is none. */
+static bool site_param_read(Dwarf_Die *child, struct dbg_site_param *p)
 {
+	int tag = dwarf_tag(child);
+	Dwarf_Attribute loc;
+	Dwarf_Op *ops;
+	size_t n;
+	if ((tag != DW_TAG_call_site_parameter && tag != DW_TAG_GNU_call_site_parameter) ||
+	    !dwarf_attr(child, DW_AT_location, &loc) || dwarf_getlocation(&loc, &ops, &n) != 0 || n != 1)
+		return false;
+	if (ops[0].atom == DW_OP_regx)
+		p->reg = (unsigned)ops[0].number;
+	else if (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31)
+		p->reg = (unsigned)(ops[0].atom - DW_OP_reg0);
+	else
+		return false;
+	p->has_value = (dwarf_attr(child, DW_AT_call_value, &p->value) ||
+			dwarf_attr(child, DW_AT_GNU_call_site_value, &p->value)) &&
+		       dwarf_getlocation(&p->value, &p->ops, &p->nops) == 0;
+	return true;
+}
+
+/* The parameters of INFO's own call site, read once: every frame called
+ * from that pc asks for them. */
+static bool site_params_cache(struct dbg_pc_info *info)
+{
+	if (info->site_params_done)
+		return true;
+	Dwarf_Die child;
+	size_t cap = 0;
+	if (dwarf_child(&info->call_site, &child) == 0) {
+		do {
+			struct dbg_site_param p;
+			if (!site_param_read(&child, &p))
+				continue;
+			if (info->nsite_params == cap) {
+				size_t ncap = cap ? 2 * cap : 4;
+				struct dbg_site_param *v = realloc(info->site_params, ncap * sizeof(*v));
+				if (!v)
+					return false;
+				info->site_params = v;
+				cap = ncap;
+			}
+			info->site_params[info->nsite_params++] = p;
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
+	info->site_params_done = true;
+	return true;
+}
+
+/* The first parameter of SITE (a call site in CTX's function) passed in
+ * register REG. */
+static bool call_site_param(struct dbg_eval *ctx, Dwarf_Die *site, unsigned reg,
+			    struct dbg_site_param *out)
+{
+	struct dbg_pc_info *info = ctx->info;
+	if (info->has_call_site && dwarf_dieoffset(site) == dwarf_dieoffset(&info->call_site) &&
+	    site_params_cache(info)) {
+		for (size_t i = 0; i < info->nsite_params; i++)
+			if (info->site_params[i].reg == reg) {
+				*out = info->site_params[i];
+				return true;
+			}
+		return false;
+	}
 	Dwarf_Die child;
 	if (dwarf_child(site, &child) != 0)
 		return false;
 	do {
-		int tag = dwarf_tag(&child);
-		Dwarf_Attribute loc;
-		Dwarf_Op *ops;
-		size_t n;
-		if ((tag != DW_TAG_call_site_parameter && tag != DW_TAG_GNU_call_site_parameter) ||
-		    !dwarf_attr(&child, DW_AT_location, &loc) || dwarf_getlocation(&loc, &ops, &n) != 0 ||
-		    n != 1)
-			continue;
-		unsigned r = ops[0].atom == DW_OP_regx ? (unsigned)ops[0].number
-			   : (unsigned)(ops[0].atom - DW_OP_reg0);
-		if ((ops[0].atom == DW_OP_regx || (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31)) &&
-		    r == reg)
-			return dwarf_attr(&child, DW_AT_call_value, value) ||
-			       dwarf_attr(&child, DW_AT_GNU_call_site_value, value);
+		if (site_param_read(&child, out) && out->reg == reg)
+			return true;
 	} while (dwarf_siblingof(&child, &child) == 0);
 	return false;
 }
@@ -657,13 +708,11 @@ static bool call_site_value(Dwarf_Die *site, unsigned reg, Dwarf_Attribute *valu
  * stack (gdb appends DW_OP_stack_value). */
 static bool site_param_value(struct dbg_eval *ctx, Dwarf_Die *site, unsigned reg, uint64_t *value)
 {
-	Dwarf_Attribute val;
-	Dwarf_Op *ops;
-	size_t n;
-	if (!call_site_value(site, reg, &val) || dwarf_getlocation(&val, &ops, &n) != 0)
+	struct dbg_site_param p;
+	if (!call_site_param(ctx, site, reg, &p) || !p.has_value)
 		return false;
 	struct dbg_loc loc;
-	dbg_eval_location(ctx, &val, ops, n, &loc);
+	dbg_eval_location(ctx, &p.value, p.ops, p.nops, &loc);
 	if (loc.kind == DBG_LOC_MEMORY)
 		*value = loc.addr;
 	else if (loc.kind == DBG_LOC_VALUE && loc.len >= 8)

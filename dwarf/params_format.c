@@ -18,13 +18,7 @@
 
 /* ---- a small growable string ---- */
 
-struct sbuf {
-	char *s;
-	size_t len, cap;
-	bool nomem;
-};
-
-static void sb_add(struct sbuf *b, const char *s, size_t n)
+static void sb_add(struct dbg_text *b, const char *s, size_t n)
 {
 	if (b->nomem)
 		return;
@@ -45,13 +39,13 @@ static void sb_add(struct sbuf *b, const char *s, size_t n)
 	b->s[b->len] = '\0';
 }
 
-static void sb_puts(struct sbuf *b, const char *s)
+static void sb_puts(struct dbg_text *b, const char *s)
 {
 	sb_add(b, s, strlen(s));
 }
 
-static void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(struct sbuf *b, const char *fmt, ...)
+static void sb_printf(struct dbg_text *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(struct dbg_text *b, const char *fmt, ...)
 {
 	char tmp[128];
 	va_list ap;
@@ -64,24 +58,31 @@ static void sb_printf(struct sbuf *b, const char *fmt, ...)
 
 /* Integers are most of the values: written without printf's machinery,
  * which was a fifth of the cost of a frame's arguments. */
-static void sb_unsigned(struct sbuf *b, const char *prefix, uint64_t v, unsigned base)
+static void sb_unsigned(struct dbg_text *b, const char *prefix, uint64_t v, unsigned base)
 {
 	char tmp[24];
 	size_t i = sizeof(tmp);
-	do {
-		tmp[--i] = "0123456789abcdef"[v % base];
-		v /= base;
-	} while (v);
+	if (base == 16) {
+		do {
+			tmp[--i] = "0123456789abcdef"[v & 15];
+			v >>= 4;
+		} while (v);
+	} else {
+		do {
+			tmp[--i] = (char)('0' + v % 10);
+			v /= 10;
+		} while (v);
+	}
 	sb_puts(b, prefix);
 	sb_add(b, tmp + i, sizeof(tmp) - i);
 }
 
-static void sb_signed(struct sbuf *b, int64_t v)
+static void sb_signed(struct dbg_text *b, int64_t v)
 {
 	sb_unsigned(b, v < 0 ? "-" : "", v < 0 ? 0 - (uint64_t)v : (uint64_t)v, 10);
 }
 
-static char *sb_take(struct sbuf *b)
+static char *sb_take(struct dbg_text *b)
 {
 	if (b->nomem) {
 		free(b->s);
@@ -147,9 +148,9 @@ static bool type_is_scalar(Dwarf_Die *type, bool has_type)
 	       tag != DW_TAG_set_type;
 }
 
-static void name_type(struct sbuf *b, Dwarf_Die *type, bool has_type, bool cxx, int depth);
+static void name_type(struct dbg_text *b, Dwarf_Die *type, bool has_type, bool cxx, int depth);
 
-static void name_function(struct sbuf *b, Dwarf_Die *fn, bool cxx, int depth, const char *inner)
+static void name_function(struct dbg_text *b, Dwarf_Die *fn, bool cxx, int depth, const char *inner)
 {
 	Dwarf_Die ret;
 	name_type(b, &ret, type_ref(fn, &ret), cxx, depth + 1);
@@ -185,7 +186,7 @@ static const char *tag_prefix(int tag, bool cxx)
 	}
 }
 
-static void name_type(struct sbuf *b, Dwarf_Die *type, bool has_type, bool cxx, int depth)
+static void name_type(struct dbg_text *b, Dwarf_Die *type, bool has_type, bool cxx, int depth)
 {
 	Dwarf_Die target;
 	if (!has_type || depth > TYPE_DEPTH_MAX) {
@@ -241,7 +242,7 @@ char *dbg_type_name(Dwarf_Die *type, bool has_type, bool cxx)
 {
 	if (!has_type)
 		return NULL;
-	struct sbuf b = { 0 };
+	struct dbg_text b = { 0 };
 	name_type(&b, type, has_type, cxx, 0);
 	return sb_take(&b);
 }
@@ -264,7 +265,7 @@ static int64_t sign_extend(uint64_t v, size_t size)
 }
 
 /* One character as gdb's print_wchar writes it between QUOTE quotes. */
-static void put_char(struct sbuf *b, unsigned char c, char quote)
+static void put_char(struct dbg_text *b, unsigned char c, char quote)
 {
 	static const char esc[] = "\a\b\f\n\r\t\v";
 	static const char letters[] = "abfnrtv";
@@ -282,7 +283,7 @@ static void put_char(struct sbuf *b, unsigned char c, char quote)
 
 /* gdb's generic_printstr: runs longer than the repeat threshold become
  * `'c' <repeats N times>`, the rest quoted segments, joined by ", ". */
-static void put_string(struct sbuf *b, const unsigned char *s, size_t n)
+static void put_string(struct dbg_text *b, const unsigned char *s, size_t n)
 {
 	if (n == 0) {
 		sb_puts(b, "\"\"");
@@ -314,7 +315,7 @@ static void put_string(struct sbuf *b, const unsigned char *s, size_t n)
 }
 
 /* The string at ADDR as gdb's val_print_string shows it (len -1). */
-static void put_cstring(struct sbuf *b, struct core *core, uint64_t addr)
+static void put_cstring(struct dbg_text *b, struct core *core, uint64_t addr)
 {
 	unsigned char buf[PRINT_ELEMENTS];
 	size_t n = 0;
@@ -351,7 +352,7 @@ static char *cxx_physname(struct dbg_session *s, uint64_t entry, char *name)
 	struct dbg_pc_info *info = dbg_pc_info_get(s, entry, true, &m, &f);
 	if (!info || !info->cxx || !info->nlevels || strchr(name, '('))
 		return name;
-	struct sbuf b = { 0 };
+	struct dbg_text b = { 0 };
 	sb_puts(&b, name);
 	sb_puts(&b, "(");
 	struct dbg_level *level = &info->levels[0];
@@ -393,7 +394,7 @@ static char *symbol_text(struct dbg_session *s, uint64_t addr)
 		return NULL;
 	if (GELF_ST_TYPE(sym.st_info) == STT_FUNC && !(name[0] == '_' && name[1] == 'Z'))
 		d = cxx_physname(s, addr - off, d);
-	struct sbuf b = { 0 };
+	struct dbg_text b = { 0 };
 	if (off)
 		sb_printf(&b, " <%s+%" PRIu64 ">", d, (uint64_t)off);
 	else
@@ -420,7 +421,7 @@ void dbg_symcache_destroy(struct dbg_symcache *c)
 
 /* The same few pointers (callbacks, globals) recur in frame after frame:
  * their symbol text is kept per session in a direct-mapped cache. */
-static void put_symbol(struct sbuf *b, struct dbg_session *s, uint64_t addr)
+static void put_symbol(struct dbg_text *b, struct dbg_session *s, uint64_t addr)
 {
 	if (!s->symcache)
 		s->symcache = calloc(1, sizeof(*s->symcache));
@@ -445,7 +446,7 @@ static void put_symbol(struct sbuf *b, struct dbg_session *s, uint64_t addr)
 	c->addr[i] = addr;
 }
 
-static void put_pointer(struct sbuf *b, struct dbg_eval *ev, const struct dbg_scalar *ptr,
+static void put_pointer(struct dbg_text *b, struct dbg_eval *ev, const struct dbg_scalar *ptr,
 			uint64_t addr)
 {
 	sb_unsigned(b, "0x", addr, 16);
@@ -501,7 +502,7 @@ static bool enumerator_value(Dwarf_Die *c, size_t size, uint64_t *v)
 	return true;
 }
 
-static void put_flags(struct sbuf *b, Dwarf_Die *e, size_t size, uint64_t v)
+static void put_flags(struct dbg_text *b, Dwarf_Die *e, size_t size, uint64_t v)
 {
 	bool first = true;
 	Dwarf_Die c;
@@ -522,7 +523,7 @@ static void put_flags(struct sbuf *b, Dwarf_Die *e, size_t size, uint64_t v)
 		sb_puts(b, first ? "0" : ")");
 }
 
-static void put_enum(struct sbuf *b, const struct dbg_scalar *t, const unsigned char *bytes,
+static void put_enum(struct dbg_text *b, const struct dbg_scalar *t, const unsigned char *bytes,
 		     size_t size)
 {
 	Dwarf_Die copy = t->die, *e = &copy;
@@ -548,7 +549,7 @@ static void put_enum(struct sbuf *b, const struct dbg_scalar *t, const unsigned 
 }
 
 /* gdb's %g with the format's decimal digits, and nan(0xMANTISSA). */
-static void put_float(struct sbuf *b, const unsigned char *bytes, size_t size)
+static void put_float(struct dbg_text *b, const unsigned char *bytes, size_t size)
 {
 	if (size == 4) {
 		float f;
@@ -581,7 +582,7 @@ static void put_float(struct sbuf *b, const unsigned char *bytes, size_t size)
 	}
 }
 
-static void put_char_value(struct sbuf *b, const unsigned char *bytes, bool is_signed)
+static void put_char_value(struct dbg_text *b, const unsigned char *bytes, bool is_signed)
 {
 	unsigned char c = bytes[0];
 	sb_printf(b, "%d '", is_signed ? (int)(signed char)c : (int)c);
@@ -589,7 +590,7 @@ static void put_char_value(struct sbuf *b, const unsigned char *bytes, bool is_s
 	sb_puts(b, "'");
 }
 
-static void put_base(struct sbuf *b, const struct dbg_scalar *t, const unsigned char *bytes,
+static void put_base(struct dbg_text *b, const struct dbg_scalar *t, const unsigned char *bytes,
 		     size_t size)
 {
 	Dwarf_Word enc = t->has_encoding ? t->encoding : DW_ATE_signed;
@@ -623,7 +624,7 @@ static void put_base(struct sbuf *b, const struct dbg_scalar *t, const unsigned 
 }
 
 /* The object's bytes: from the location, or read from memory. */
-static bool value_bytes(struct sbuf *b, struct dbg_eval *ev, const struct dbg_loc *loc,
+static bool value_bytes(struct dbg_text *b, struct dbg_eval *ev, const struct dbg_loc *loc,
 			unsigned char *out, size_t size)
 {
 	if (loc->kind == DBG_LOC_MEMORY) {
@@ -645,11 +646,11 @@ static bool value_bytes(struct sbuf *b, struct dbg_eval *ev, const struct dbg_lo
 	return true;
 }
 
-static void put_scalar(struct sbuf *b, struct dbg_eval *ev, const struct dbg_scalar *t,
+static void put_scalar(struct dbg_text *b, struct dbg_eval *ev, const struct dbg_scalar *t,
 		       const struct dbg_scalar *target, const struct dbg_loc *loc);
 
 /* A reference to a scalar: `@0xADDR: value`. */
-static void put_reference(struct sbuf *b, struct dbg_eval *ev, const struct dbg_scalar *target,
+static void put_reference(struct dbg_text *b, struct dbg_eval *ev, const struct dbg_scalar *target,
 			  uint64_t addr)
 {
 	sb_unsigned(b, "@0x", addr, 16);
@@ -664,7 +665,7 @@ static void put_reference(struct sbuf *b, struct dbg_eval *ev, const struct dbg_
 
 /* T's value at LOC; TARGET: a reference's target (NULL inside one: C++ has
  * no reference to a reference). */
-static void put_scalar(struct sbuf *b, struct dbg_eval *ev, const struct dbg_scalar *t,
+static void put_scalar(struct dbg_text *b, struct dbg_eval *ev, const struct dbg_scalar *t,
 		       const struct dbg_scalar *target, const struct dbg_loc *loc)
 {
 	int tag = t->tag;
@@ -732,23 +733,23 @@ void dbg_vtype_read(Dwarf_Die *type, bool has_type, struct dbg_vtype *vt)
 		scalar_read(&tt, &vt->target);
 }
 
-char *dbg_format_value(struct dbg_eval *ev, const struct dbg_vtype *vt, const struct dbg_loc *loc)
+void dbg_format_value(struct dbg_eval *ev, const struct dbg_vtype *vt, const struct dbg_loc *loc,
+		      struct dbg_text *out)
 {
-	struct sbuf b = { 0 };
 	if (!vt->scalar)
-		sb_puts(&b, "...");
+		sb_puts(out, "...");
 	else if (loc->kind == DBG_LOC_OPTIMIZED)
-		sb_puts(&b, "<optimized out>");
+		sb_puts(out, "<optimized out>");
 	else if (loc->kind == DBG_LOC_ERROR)
-		sb_printf(&b, "<error reading variable: Cannot access memory at address 0x%" PRIx64 ">",
+		sb_printf(out, "<error reading variable: Cannot access memory at address 0x%" PRIx64 ">",
 			  loc->fault);
 	else if (loc->kind == DBG_LOC_TOO_BIG)
-		sb_puts(&b, "...");
+		sb_puts(out, "...");
 	else if (!vt->t.ok)
-		sb_puts(&b, "<incomplete type>");
+		sb_puts(out, "<incomplete type>");
 	else
-		put_scalar(&b, ev, &vt->t, &vt->target, loc);
-	return sb_take(&b);
+		put_scalar(out, ev, &vt->t, &vt->target, loc);
+	sb_add(out, "", 1);
 }
 
 bool dbg_value_bytes(struct dbg_eval *ev, const struct dbg_vtype *vt, const struct dbg_loc *loc,
