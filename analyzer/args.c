@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../corefile/array.h"
+
 /* x86_64 DWARF register number of the stack pointer. */
 enum { DWARF_REG_RSP = 7 };
 /* What a call pushes on x86_64 (the CFA is the stack pointer before it). */
@@ -39,20 +41,83 @@ static void frame_regs(const struct an_frame *f, const struct dbg_frame_regs *in
 	}
 }
 
-/* The state of one an_args_fill: room to borrow dwarf/'s strings in. */
-struct fill {
-	struct dbg_session *s;
-	struct an_arg *lent;
-	size_t cap;
+/* A block of arguments made in this fill, for frames with the same. */
+struct made {
+	uint64_t hash;
+	struct an_arg *args;        /* held by a frame, borrowed here */
+	struct dbg_arg *from;       /* what dwarf/ lent for it (its strings live
+				       as long as the session) */
+	size_t n;
 };
 
-/* Copies DARGS (dwarf/'s until its next call) into F. */
-static bool frame_take(struct fill *c, struct an_frame *f, const struct dbg_arg *dargs, size_t n)
+/* The state of one an_args_fill. */
+struct fill {
+	struct dbg_session *s;
+	struct an_arg *lent;        /* room to borrow dwarf/'s strings in */
+	size_t cap;
+	struct made *made;          /* open addressing by hash */
+	size_t made_cap, nmade;
+};
+
+/* dwarf/ lends one string for one printed value met again: arguments are
+ * compared by their strings' addresses (equal texts at two addresses only
+ * cost a second block). */
+static uint64_t args_hash(const struct dbg_arg *a, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL ^ n;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t parts[] = { (uintptr_t)a[i].name, (uintptr_t)a[i].type, (uintptr_t)a[i].value,
+				     (uintptr_t)a[i].entry_value, a[i].entry_equal };
+		for (size_t k = 0; k < sizeof(parts) / sizeof(parts[0]); k++)
+			h = (h ^ parts[k]) * 1099511628211ULL + (h >> 31);
+	}
+	return h;
+}
+
+static bool same_args(const struct dbg_arg *x, const struct dbg_arg *a, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (x[i].name != a[i].name || x[i].type != a[i].type || x[i].value != a[i].value ||
+		    x[i].entry_value != a[i].entry_value || x[i].entry_equal != a[i].entry_equal)
+			return false;
+	return true;
+}
+
+static struct made *made_slot(struct fill *c, uint64_t h, const struct dbg_arg *a, size_t n)
+{
+	for (size_t i = core_hash_slot(h, c->made_cap);; i = (i + 1) & (c->made_cap - 1)) {
+		struct made *m = &c->made[i];
+		if (!m->args || (m->hash == h && m->n == n && same_args(m->from, a, n)))
+			return m;
+	}
+}
+
+/* Room for one more block in the table; false when there is none. */
+static bool made_grow(struct fill *c)
+{
+	if (2 * (c->nmade + 1) <= c->made_cap)
+		return true;
+	struct fill bigger = *c;
+	bigger.made_cap = c->made_cap ? 2 * c->made_cap : 256;
+	bigger.made = calloc(bigger.made_cap, sizeof(*bigger.made));
+	if (!bigger.made)
+		return false;
+	for (size_t i = 0; i < c->made_cap; i++)
+		if (c->made[i].args)
+			*made_slot(&bigger, c->made[i].hash, c->made[i].from, c->made[i].n) = c->made[i];
+	free(c->made);
+	c->made = bigger.made;
+	c->made_cap = bigger.made_cap;
+	return true;
+}
+
+/* A block with a copy of DARGS (dwarf/'s until its next call). */
+static struct an_arg *args_pack(struct fill *c, const struct dbg_arg *dargs, size_t n)
 {
 	if (n > c->cap) {
 		struct an_arg *v = realloc(c->lent, n * sizeof(*v));
 		if (!v)
-			return false;
+			return NULL;
 		c->lent = v;
 		c->cap = n;
 	}
@@ -61,9 +126,28 @@ static bool frame_take(struct fill *c, struct an_frame *f, const struct dbg_arg 
 					      .value = (char *)dargs[i].value,
 					      .entry_value = (char *)dargs[i].entry_value,
 					      .entry_equal = dargs[i].entry_equal };
-	f->args = an_args_pack(c->lent, n);
-	if (!f->args)
-		return false;
+	return an_args_pack(c->lent, n);
+}
+
+/* DARGS into F: a block an earlier frame with the same arguments holds
+ * (threads parked in the same place have the same), else a new one. */
+static bool frame_take(struct fill *c, struct an_frame *f, const struct dbg_arg *dargs, size_t n)
+{
+	uint64_t h = args_hash(dargs, n);
+	struct made *m = made_grow(c) ? made_slot(c, h, dargs, n) : NULL;
+	if (m && m->args) {
+		f->args = an_args_share(m->args);
+	} else {
+		f->args = args_pack(c, dargs, n);
+		if (!f->args)
+			return false;
+		struct dbg_arg *from = m ? malloc((n ? n : 1) * sizeof(*from)) : NULL;
+		if (from) {
+			memcpy(from, dargs, n * sizeof(*from));
+			*m = (struct made){ .hash = h, .args = f->args, .from = from, .n = n };
+			c->nmade++;
+		}
+	}
 	f->nargs = n;
 	f->has_args = true;
 	return true;
@@ -191,5 +275,8 @@ bool an_args_fill(struct analysis *an, struct dbg_session *s)
 	for (size_t i = 0; i < an->ntasks && ok; i++)
 		ok = fill_stack(&c, an->tasks[i].frames, an->tasks[i].nframes);
 	free(c.lent);
+	for (size_t i = 0; i < c.made_cap; i++)
+		free(c.made[i].from);
+	free(c.made);
 	return ok;
 }

@@ -135,6 +135,24 @@ struct core_error *dbg_symbolize(struct dbg_session *s, uint64_t pc, bool activa
 				 struct dbg_location **locs, size_t *nlocs);
 void dbg_locations_free(struct dbg_location *locs, size_t nlocs);
 
+struct dbg_pc_info;
+struct dbg_module_entry;
+struct dbg_file;
+
+/* What dbg_frame_args found for one frame's pc and keeps for the next
+ * question about the same frame (its callee's entry values ask it again). */
+struct dbg_frame_memo {
+	bool valid;                 /* for PC and ACTIVATION: */
+	uint64_t pc;
+	bool activation;
+	struct dbg_pc_info *info;
+	struct dbg_module_entry *module;
+	struct dbg_file *file;
+	int target;                 /* where the call this frame made went:
+				       0 not asked, 1 CALL_TARGET, -1 unknown */
+	uint64_t call_target;
+};
+
 /* A frame as the argument evaluator sees it: its pc and the registers it
  * had.  Registers the unwinder did not restore are taken as unchanged from
  * the next inner frame (gdb's rule for registers CFI leaves unspecified). */
@@ -148,11 +166,13 @@ struct dbg_frame_regs {
 	 * registers had at function entry, for the frames' entry values. */
 	uint64_t entry_regs[DBG_NREGS];
 	uint32_t entry_known, entry_failed;
+	struct dbg_frame_memo memo;
 };
 
 /* One formal parameter as gdb prints it (`set print frame-arguments
  * scalars`, `set print entry-values default`).  The strings are borrowed
- * from the session until its next dbg_frame_args call. */
+ * from the session and live as long as it; one printed value met again
+ * (the same type at the same location) is the same string. */
 struct dbg_arg {
 	const char *name;
 	const char *type;           /* NULL when DWARF gives none */
@@ -167,9 +187,10 @@ struct dbg_arg {
  * real function, d: the d-th level inlined into it), in DWARF order,
  * evaluated against its registers and the core's memory.  FRAMES[1..NFRAMES)
  * are its callers (real frames, innermost first) for entry values; their
- * entry_* fields memoise what was found for the next call.  *ARGS and
- * their strings are the session's until its next call (copy what is kept);
- * *HAS_ARGS is false when no DWARF describes the frame's function. */
+ * entry_* fields and memo memoise what was found for the next call.  *ARGS
+ * is the session's until its next call (the strings, as long as the
+ * session); *HAS_ARGS is false when no DWARF describes the frame's
+ * function. */
 struct core_error *dbg_frame_args(struct dbg_session *s, struct dbg_frame_regs *frames,
 				  size_t nframes, int inline_depth, const struct dbg_arg **args,
 				  size_t *nargs, bool *has_args);

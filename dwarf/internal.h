@@ -70,6 +70,8 @@ struct dbg_session {
 	struct dbg_tail_memo *tail_memo;   /* dbg_tail_calls results by frame pair */
 	struct dbg_symcache *symcache;  /* argument pointers' "<symbol>" texts */
 	struct dbg_args_out *args_out;  /* what dbg_frame_args lends */
+	struct dbg_ptrmemo *call_targets;   /* a call site's target by symbol name */
+	struct dbg_ptrmemo *entry_regs;     /* a DW_OP_entry_value's register */
 };
 
 /* Hold the session's cache while its shared files are in use: sessions on

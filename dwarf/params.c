@@ -293,14 +293,35 @@ struct dbg_pc_info *dbg_pc_info_get(struct dbg_session *s, uint64_t pc, bool act
 	return file_pc_info(*f, pc - (*m)->bias + fbias, activation);
 }
 
-/* What dbg_frame_args lends its caller, reused from call to call: the
- * arguments, and one text holding their values. */
+/* A value as the printer sees it: its type and its location.  Within a
+ * session the printer is a function of these (the core does not change),
+ * and frames repeat the same few values, so each is printed once. */
+struct value_slot {
+	uint64_t hash;
+	const struct dbg_vtype *vt;     /* NULL: a free slot */
+	struct dbg_loc loc;
+	const char *text;               /* in the texts' chunks */
+};
+
+/* Texts that never move while the session lives. */
+struct text_chunk {
+	struct text_chunk *next;
+	size_t used, cap;
+	char data[];
+};
+
+#define TEXT_CHUNK 65536
+
+/* What dbg_frame_args lends its caller: the arguments (reused from call to
+ * call) and the printed values (kept for the session). */
 struct dbg_args_out {
 	struct dbg_arg *args;
-	size_t *at;                 /* per argument: its value's and its entry
-				       value's offsets in TEXT (SIZE_MAX: none) */
 	size_t cap;
-	struct dbg_text text;
+	struct value_slot *values;      /* open addressing by hash */
+	size_t values_cap, nvalues;
+	struct text_chunk *texts;
+	struct dbg_text print;          /* the printer's scratch */
+	bool nomem;
 };
 
 void dbg_args_out_destroy(struct dbg_args_out *out)
@@ -308,28 +329,99 @@ void dbg_args_out_destroy(struct dbg_args_out *out)
 	if (!out)
 		return;
 	free(out->args);
-	free(out->at);
-	free(out->text.s);
+	free(out->values);
+	for (struct text_chunk *c = out->texts, *next; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	free(out->print.s);
 	free(out);
 }
 
-/* OUT emptied, with room for N arguments. */
-static bool args_out_reset(struct dbg_args_out *out, size_t n)
+static uint64_t value_hash(const struct dbg_vtype *vt, const struct dbg_loc *loc)
 {
-	out->text.len = 0;
-	out->text.nomem = false;
-	if (n <= out->cap)
+	uint64_t w[2];
+	memcpy(w, loc->bytes, sizeof(w));
+	uint64_t h = (uint64_t)(uintptr_t)vt;
+	uint64_t parts[] = { (uint64_t)loc->kind, loc->addr, w[0], w[1], loc->len, loc->fault };
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		h = (h ^ parts[i]) * 0x100000001b3ULL + (h >> 29);
+	return h;
+}
+
+static bool same_value(const struct value_slot *v, uint64_t h, const struct dbg_vtype *vt,
+		       const struct dbg_loc *loc)
+{
+	return v->hash == h && v->vt == vt && v->loc.kind == loc->kind && v->loc.addr == loc->addr &&
+	       v->loc.len == loc->len && v->loc.fault == loc->fault &&
+	       memcmp(v->loc.bytes, loc->bytes, sizeof(loc->bytes)) == 0;
+}
+
+static struct value_slot *value_slot(struct dbg_args_out *out, uint64_t h,
+				     const struct dbg_vtype *vt, const struct dbg_loc *loc)
+{
+	for (size_t i = core_hash_slot(h, out->values_cap);; i = (i + 1) & (out->values_cap - 1))
+		if (!out->values[i].vt || same_value(&out->values[i], h, vt, loc))
+			return &out->values[i];
+}
+
+static bool values_grow(struct dbg_args_out *out)
+{
+	if (2 * (out->nvalues + 1) <= out->values_cap)
 		return true;
-	struct dbg_arg *args = realloc(out->args, n * sizeof(*args));
-	if (!args)
+	struct dbg_args_out bigger = *out;
+	bigger.values_cap = out->values_cap ? 2 * out->values_cap : 256;
+	bigger.values = calloc(bigger.values_cap, sizeof(*bigger.values));
+	if (!bigger.values)
 		return false;
-	out->args = args;
-	size_t *at = realloc(out->at, 2 * n * sizeof(*at));
-	if (!at)
-		return false;
-	out->at = at;
-	out->cap = n;
+	for (size_t i = 0; i < out->values_cap; i++)
+		if (out->values[i].vt)
+			*value_slot(&bigger, out->values[i].hash, out->values[i].vt,
+				    &out->values[i].loc) = out->values[i];
+	free(out->values);
+	out->values = bigger.values;
+	out->values_cap = bigger.values_cap;
 	return true;
+}
+
+/* A copy of TEXT (LEN bytes and a NUL) that stays where it is. */
+static const char *text_keep(struct dbg_args_out *out, const char *text, size_t len)
+{
+	struct text_chunk *c = out->texts;
+	if (!c || c->cap - c->used < len + 1) {
+		size_t cap = len + 1 > TEXT_CHUNK ? len + 1 : TEXT_CHUNK;
+		if (!(c = malloc(sizeof(*c) + cap)))
+			return NULL;
+		c->next = out->texts;
+		c->used = 0;
+		c->cap = cap;
+		out->texts = c;
+	}
+	char *kept = memcpy(c->data + c->used, text, len + 1);
+	c->used += len + 1;
+	return kept;
+}
+
+/* The printed value of type VT at LOC; NULL when out of memory. */
+static const char *value_text(struct dbg_eval *ev, struct dbg_args_out *out,
+			      const struct dbg_vtype *vt, const struct dbg_loc *loc)
+{
+	uint64_t h = value_hash(vt, loc);
+	if (!values_grow(out))
+		return NULL;
+	struct value_slot *v = value_slot(out, h, vt, loc);
+	if (v->vt)
+		return v->text;
+	out->print.len = 0;
+	dbg_format_value(ev, vt, loc, &out->print);
+	if (out->print.nomem)
+		return NULL;
+	const char *text = text_keep(out, out->print.s, out->print.len - 1);
+	if (!text)
+		return NULL;
+	*v = (struct value_slot){ .hash = h, .vt = vt, .loc = *loc, .text = text };
+	out->nvalues++;
+	return text;
 }
 
 /* The value gdb's read_variable_at_entry finds: the parameter was in one
@@ -399,26 +491,28 @@ static bool same_contents(struct dbg_eval *ev, struct dbg_param *p, const struct
 	       na == nb && memcmp(a, b, na) == 0;
 }
 
-/* Parameter P of EV's frame into OUT's argument I. */
-static void arg_fill(struct dbg_eval *ev, struct dbg_param *p, struct dbg_args_out *out, size_t i)
+/* Parameter P of EV's frame into A; false when out of memory. */
+static bool arg_fill(struct dbg_eval *ev, struct dbg_param *p, struct dbg_args_out *out,
+		     struct dbg_arg *a)
 {
 	struct dbg_loc loc = { .kind = DBG_LOC_OPTIMIZED }, entry;
-	struct dbg_arg *a = &out->args[i];
 	if (p->has_const)
 		const_location(p, &loc);
 	else if (p->ops)
 		dbg_eval_location(ev, &p->loc, p->ops, p->nops, &loc);
 	a->name = p->name ? p->name : "";
 	a->type = p->type_name;
+	a->value = value_text(ev, out, &p->vt, &loc);
+	a->entry_value = NULL;
 	a->entry_equal = false;
-	out->at[2 * i] = out->text.len;
-	dbg_format_value(ev, &p->vt, &loc, &out->text);
-	out->at[2 * i + 1] = SIZE_MAX;
 	if (!p->has_const && entry_value(ev, p, &entry)) {
-		out->at[2 * i + 1] = out->text.len;
-		dbg_format_value(ev, &p->vt, &entry, &out->text);
+		/* The same bytes print the same: most entry values are the
+		 * values (gdb's name=name@entry=V). */
 		a->entry_equal = same_contents(ev, p, &loc, &entry);
+		a->entry_value = a->entry_equal ? a->value : value_text(ev, out, &p->vt, &entry);
+		return a->value && a->entry_value;
 	}
+	return a->value != NULL;
 }
 
 static struct core_error *args_locked(struct dbg_session *s, struct dbg_frame_regs *frames,
@@ -433,18 +527,16 @@ static struct core_error *args_locked(struct dbg_session *s, struct dbg_frame_re
 	struct dbg_args_out *out = s->args_out;
 	if (!out && !(out = s->args_out = calloc(1, sizeof(*out))))
 		return &core_error_nomem;
-	if (!args_out_reset(out, level->nparams))
-		return &core_error_nomem;
-	for (size_t i = 0; i < level->nparams; i++)
-		arg_fill(&ev, &level->params[i], out, i);
-	if (out->text.nomem)
-		return &core_error_nomem;
-	/* The text has stopped moving: its offsets become pointers. */
-	for (size_t i = 0; i < level->nparams; i++) {
-		out->args[i].value = out->text.s + out->at[2 * i];
-		out->args[i].entry_value = out->at[2 * i + 1] == SIZE_MAX ? NULL
-					   : out->text.s + out->at[2 * i + 1];
+	if (level->nparams > out->cap) {
+		struct dbg_arg *v = realloc(out->args, level->nparams * sizeof(*v));
+		if (!v)
+			return &core_error_nomem;
+		out->args = v;
+		out->cap = level->nparams;
 	}
+	for (size_t i = 0; i < level->nparams; i++)
+		if (!arg_fill(&ev, &level->params[i], out, &out->args[i]))
+			return &core_error_nomem;
 	*args = out->args;
 	*nargs = level->nparams;
 	*has_args = true;

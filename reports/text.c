@@ -4,6 +4,7 @@
 #include "taskgroups.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *rep_signal_detail(const struct analysis *an, char *buf, size_t len)
@@ -90,114 +91,237 @@ static void write_async_state(FILE *out, const struct analysis *an)
 		"%zu suspended chains\n", an->async_key, with_root, an->nthreads, an->nsuspended);
 }
 
-/* A frame a runtime description gave: marked with the description's name. */
-static void write_runtime_frame(FILE *out, const struct an_frame *f, size_t index)
+/* A frame line is made in a buffer and written at once: frame lines are
+ * most of a report, and stdio's per-call cost (a third of the text report's
+ * time with printf) is then paid once per line. */
+struct line {
+	FILE *out;
+	size_t len;
+	char buf[4096];
+};
+
+static void line_add(struct line *l, const char *s, size_t n)
 {
-	fprintf(out, "#%-3zu [%s] %s%s", index, f->runtime ? f->runtime : "runtime",
-		f->function ? f->function : "??", f->kind == AN_FRAME_LABEL ? " (label)" : "");
-	if (f->detail)
-		fprintf(out, "  -- %s", f->detail);
+	if (n > sizeof(l->buf) - l->len) {
+		fwrite_unlocked(l->buf, 1, l->len, l->out);
+		l->len = 0;
+		if (n > sizeof(l->buf)) {
+			fwrite_unlocked(s, 1, n, l->out);
+			return;
+		}
+	}
+	memcpy(l->buf + l->len, s, n);
+	l->len += n;
+}
+
+static void line_str(struct line *l, const char *s)
+{
+	line_add(l, s, strlen(s));
+}
+
+static void line_num(struct line *l, uint64_t v, unsigned base)
+{
+	char tmp[24], *d = digits(tmp + sizeof(tmp), v, base);
+	line_add(l, d, (size_t)(tmp + sizeof(tmp) - d));
+}
+
+static void line_end(struct line *l)
+{
+	line_add(l, "\n", 1);
+	fwrite_unlocked(l->buf, 1, l->len, l->out);
+	l->len = 0;
+}
+
+/* A growable string; NULL S after a failed allocation. */
+struct text {
+	char *s;
+	size_t len, cap;
+	bool failed;
+};
+
+static void text_add(struct text *t, const char *s)
+{
+	size_t n = strlen(s);
+	if (t->failed)
+		return;
+	if (t->len + n + 1 > t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 128;
+		while (cap < t->len + n + 1)
+			cap *= 2;
+		char *p = realloc(t->s, cap);
+		if (!p) {
+			free(t->s);
+			*t = (struct text){ .failed = true };
+			return;
+		}
+		t->s = p;
+		t->cap = cap;
+	}
+	memcpy(t->s + t->len, s, n + 1);
+	t->len += n;
 }
 
 /* "(acct=0x..., cents=cents@entry=250)" as gdb's backtrace prints them:
  * an entry value equal to the value is shown in the short form, a
  * different one after it. */
-static void write_args(FILE *out, const struct an_frame *f)
+static void args_text(struct text *t, const struct an_frame *f)
 {
-	fputs_unlocked(" (", out);
+	text_add(t, " (");
 	for (size_t i = 0; i < f->nargs; i++) {
 		const struct an_arg *a = &f->args[i];
 		const char *name = a->name ? a->name : "";
 		const char *value = a->value ? a->value : "";
 		if (i)
-			fputs_unlocked(", ", out);
-		fputs_unlocked(name, out);
-		putc_unlocked('=', out);
+			text_add(t, ", ");
+		text_add(t, name);
+		text_add(t, "=");
 		if (a->entry_value && !a->entry_equal) {
-			fputs_unlocked(value, out);
-			fputs_unlocked(", ", out);
+			text_add(t, value);
+			text_add(t, ", ");
 		}
 		if (a->entry_value) {
-			fputs_unlocked(name, out);
-			fputs_unlocked("@entry=", out);
+			text_add(t, name);
+			text_add(t, "@entry=");
 		}
-		fputs_unlocked(a->entry_value && !a->entry_equal ? a->entry_value : value, out);
+		text_add(t, a->entry_value && !a->entry_equal ? a->entry_value : value);
 	}
-	putc_unlocked(')', out);
+	text_add(t, ")");
 }
 
-/* Frame lines are most of a report: written piece by piece, without
- * printf's format parsing (a third of the text report's time). */
-static void write_frame(FILE *out, const struct an_frame *f, size_t index)
+/* What the writing of one report keeps: frames share blocks of arguments
+ * (analysis.h), each printed once. */
+#define ARGS_MEMO 1024
+
+struct args_memo {
+	const struct an_arg *args[ARGS_MEMO];   /* direct-mapped by block */
+	size_t nargs[ARGS_MEMO];
+	struct text text[ARGS_MEMO];
+};
+
+struct writer {
+	bool color;
+	struct args_memo *memo;     /* NULL: none could be had */
+};
+
+static void args_memo_destroy(struct args_memo *m)
 {
-	char h[32], n[24];
+	for (size_t i = 0; m && i < ARGS_MEMO; i++)
+		free(m->text[i].s);
+	free(m);
+}
+
+static void write_args(struct line *l, struct writer *w, const struct an_frame *f)
+{
+	struct args_memo *m = w->memo;
+	uintptr_t key = (uintptr_t)f->args;
+	size_t i = (size_t)((key >> 4) ^ (key >> 14)) % ARGS_MEMO;
+	if (m && f->args && m->args[i] == f->args && m->nargs[i] == f->nargs && m->text[i].s) {
+		line_add(l, m->text[i].s, m->text[i].len);
+		return;
+	}
+	struct text t = { 0 };
+	args_text(&t, f);
+	line_str(l, t.s ? t.s : " (...)");      /* out of memory */
+	if (!m || !t.s) {
+		free(t.s);
+		return;
+	}
+	free(m->text[i].s);
+	m->text[i] = t;
+	m->args[i] = f->args;
+	m->nargs[i] = f->nargs;
+}
+
+/* A frame a runtime description gave: marked with the description's name. */
+static void write_runtime_frame(struct line *l, const struct an_frame *f, size_t index)
+{
+	line_add(l, "#", 1);
+	line_num(l, index, 10);
+	line_add(l, "    ", index < 10 ? 3 : index < 100 ? 2 : 1);     /* "%-3zu " */
+	line_add(l, "[", 1);
+	line_str(l, f->runtime ? f->runtime : "runtime");
+	line_add(l, "] ", 2);
+	line_str(l, f->function ? f->function : "??");
+	if (f->kind == AN_FRAME_LABEL)
+		line_str(l, " (label)");
+	if (f->detail) {
+		line_add(l, "  -- ", 5);
+		line_str(l, f->detail);
+	}
+}
+
+/* Frame INDEX's line, between MARK and UNMARK (colours), to OUT. */
+static void write_frame(FILE *out, struct writer *w, const struct an_frame *f, size_t index,
+			const char *mark, const char *unmark)
+{
+	struct line l;      /* the buffer is not cleared: 4 KiB per frame */
+	char h[32];
+	l.out = out;
+	l.len = 0;
+	line_str(&l, mark);
 	if (AN_FRAME_IS_RUNTIME(f)) {
-		write_runtime_frame(out, f, index);
+		write_runtime_frame(&l, f, index);
+		line_str(&l, unmark);
+		line_end(&l);
 		return;
 	}
 	const char *name = f->display ? f->display : f->function;
-	const char *d = digits(n + sizeof(n), index, 10);
-	size_t width = (size_t)(n + sizeof(n) - d);
-	putc_unlocked('#', out);
-	fwrite_unlocked(d, 1, width, out);
-	fwrite_unlocked("    ", 1, width < 3 ? 4 - width : 1, out);     /* "%-3zu " */
-	fputs_unlocked(rep_hex(h, f->pc), out);
-	fputs_unlocked(" in ", out);
-	fputs_unlocked(name ? name : "??", out);
+	line_add(&l, "#", 1);
+	line_num(&l, index, 10);
+	line_add(&l, "    ", index < 10 ? 3 : index < 100 ? 2 : 1);    /* "%-3zu " */
+	line_str(&l, rep_hex(h, f->pc));
+	line_add(&l, " in ", 4);
+	line_str(&l, name ? name : "??");
 	if (f->has_args)
-		write_args(out, f);
+		write_args(&l, w, f);
 	if (f->inlined)
-		fputs_unlocked(" [inlined]", out);
+		line_str(&l, " [inlined]");
 	if (f->tailcall)
-		fputs_unlocked(" [tail call]", out);
+		line_str(&l, " [tail call]");
 	if (!f->inlined && f->has_offset) {
-		fputs_unlocked(" (+", out);
-		fputs_unlocked(rep_hex(h, f->offset), out);
-		putc_unlocked(')', out);
+		line_add(&l, " (+0x", 5);
+		line_num(&l, f->offset, 16);
+		line_add(&l, ")", 1);
 	}
 	if (f->file) {
-		fputs_unlocked(" at ", out);
-		fputs_unlocked(f->file, out);
-		putc_unlocked(':', out);
-		if (f->line < 0)
-			putc_unlocked('-', out);
-		d = digits(n + sizeof(n), f->line < 0 ? 0 - (uint64_t)(int64_t)f->line : (uint64_t)f->line, 10);
-		fwrite_unlocked(d, 1, (size_t)(n + sizeof(n) - d), out);
+		line_add(&l, " at ", 4);
+		line_str(&l, f->file);
+		line_add(&l, f->line < 0 ? ":-" : ":", f->line < 0 ? 2 : 1);
+		line_num(&l, f->line < 0 ? 0 - (uint64_t)(int64_t)f->line : (uint64_t)f->line, 10);
 	}
 	if (f->module) {
-		fputs_unlocked("  [", out);
-		fputs_unlocked(base_name(f->module), out);
+		line_add(&l, "  [", 3);
+		line_str(&l, base_name(f->module));
 	}
 	if (f->module && !f->function && f->has_module_offset) {
-		putc_unlocked('+', out);
-		fputs_unlocked(rep_hex(h, f->module_offset), out);
+		line_add(&l, "+0x", 3);
+		line_num(&l, f->module_offset, 16);
 	}
 	if (f->module)
-		putc_unlocked(']', out);
+		line_add(&l, "]", 1);
 	if (f->kind == AN_FRAME_ASYNC)
-		fputs_unlocked(" [async]", out);
+		line_str(&l, " [async]");
+	line_str(&l, unmark);
+	line_end(&l);
 }
 
 /* CRASHING: the frames of the crashing thread, whose first is coloured.
  * Seams mark the switches between native and async frames; runtime frames,
  * marked on their own lines, make none. */
 static void write_frames(FILE *out, const struct an_frame *frames, size_t n, bool crashing,
-			 bool color)
+			 struct writer *w)
 {
 	const struct an_frame *prev = NULL;
 	for (size_t i = 0; i < n; i++) {
 		const struct an_frame *f = &frames[i];
 		if (!AN_FRAME_IS_RUNTIME(f)) {
 			if (f->seam || (prev && f->kind != prev->kind))
-				fprintf(out, "    %s---- %s frames ----%s\n", SGR_SEAM(color),
-					f->kind == AN_FRAME_ASYNC ? "async" : "native", SGR_OFF(color));
+				fprintf(out, "    %s---- %s frames ----%s\n", SGR_SEAM(w->color),
+					f->kind == AN_FRAME_ASYNC ? "async" : "native", SGR_OFF(w->color));
 			prev = f;
 		}
-		bool mark = color && crashing && i == 0;
-		fputs_unlocked(SGR_CRASH(mark), out);
-		write_frame(out, f, i);
-		fputs_unlocked(SGR_OFF(mark), out);
-		putc_unlocked('\n', out);
+		bool mark = w->color && crashing && i == 0;
+		write_frame(out, w, f, i, SGR_CRASH(mark), SGR_OFF(mark));
 	}
 }
 
@@ -214,23 +338,19 @@ static void write_registers(FILE *out, const struct an_thread *t)
 /* A thread running a bthread: the bthread's frames, then the worker's, numbered
  * as one stack. */
 static void write_thread_with_task(FILE *out, const struct an_thread *t, const struct an_task *task,
-				   bool color)
+				   struct writer *w)
 {
 	for (size_t i = 0; i < task->nframes; i++) {
-		bool mark = color && t->crashing && i == 0;
-		fputs(SGR_CRASH(mark), out);
-		write_frame(out, &task->frames[i], i);
-		fprintf(out, "%s\n", SGR_OFF(mark));
+		bool mark = w->color && t->crashing && i == 0;
+		write_frame(out, w, &task->frames[i], i, SGR_CRASH(mark), SGR_OFF(mark));
 	}
-	fprintf(out, "    %s---- worker frames (bthread scheduler) ----%s\n", SGR_SEAM(color),
-		SGR_OFF(color));
-	for (size_t i = 0; i < t->nframes; i++) {
-		write_frame(out, &t->frames[i], task->nframes + i);
-		fputc('\n', out);
-	}
+	fprintf(out, "    %s---- worker frames (bthread scheduler) ----%s\n", SGR_SEAM(w->color),
+		SGR_OFF(w->color));
+	for (size_t i = 0; i < t->nframes; i++)
+		write_frame(out, w, &t->frames[i], task->nframes + i, "", "");
 }
 
-static void write_thread(FILE *out, const struct an_thread *t, const struct analysis *an, bool color)
+static void write_thread(FILE *out, const struct an_thread *t, const struct analysis *an, struct writer *w)
 {
 	const struct an_task *task = rep_task_running_on(an, t->tid);
 	fprintf(out, "\nThread %d", t->tid);
@@ -244,9 +364,9 @@ static void write_thread(FILE *out, const struct an_thread *t, const struct anal
 	fprintf(out, ":\n");
 	write_registers(out, t);
 	if (task)
-		write_thread_with_task(out, t, task, color);
+		write_thread_with_task(out, t, task, w);
 	else
-		write_frames(out, t->frames, t->nframes, t->crashing, color);
+		write_frames(out, t->frames, t->nframes, t->crashing, w);
 	if (t->nframes == 0 && !task)
 		fprintf(out, "  (no frames)\n");
 }
@@ -268,7 +388,7 @@ static void write_events(FILE *out, const struct analysis *an, size_t tail)
 	}
 }
 
-static void write_suspended(FILE *out, const struct analysis *an, bool color)
+static void write_suspended(FILE *out, const struct analysis *an, struct writer *w)
 {
 	if (an->nsuspended == 0)
 		return;
@@ -276,14 +396,14 @@ static void write_suspended(FILE *out, const struct analysis *an, bool color)
 	fprintf(out, "\nSuspended coroutines (%zu):\n", an->nsuspended);
 	for (size_t i = 0; i < an->nsuspended; i++) {
 		fprintf(out, "\nSuspended chain at %s:\n", rep_hex(h, an->suspended[i].leaf));
-		write_frames(out, an->suspended[i].frames, an->suspended[i].nframes, false, color);
+		write_frames(out, an->suspended[i].frames, an->suspended[i].nframes, false, w);
 	}
 }
 
 /* One group of bthreads: the one, or how many with their ids, what they do,
  * their entry function, and their frames once. */
 static void write_task_group(FILE *out, const struct analysis *an, const struct rep_task_group *g,
-			     bool color)
+			     struct writer *w)
 {
 	enum { MAX_IDS = 16 };
 	const struct an_task *t = &an->tasks[g->members[0]];
@@ -305,13 +425,13 @@ static void write_task_group(FILE *out, const struct analysis *an, const struct 
 			fprintf(out, " ... and %zu more", g->n - MAX_IDS);
 		fputc('\n', out);
 	}
-	write_frames(out, t->frames, t->nframes, false, color);
+	write_frames(out, t->frames, t->nframes, false, w);
 	if (t->unwind_error)
 		fprintf(out, "  (%s)\n", t->unwind_error);
 }
 
 /* "Bthreads (15: 3 running, 10 suspended, 2 ready):", then each group. */
-static void write_tasks(FILE *out, const struct analysis *an, bool color)
+static void write_tasks(FILE *out, const struct analysis *an, struct writer *w)
 {
 	char counts[160];
 	if (an->ntasks == 0)
@@ -321,7 +441,7 @@ static void write_tasks(FILE *out, const struct analysis *an, bool color)
 	if (!rep_task_groups_init(&groups, an))
 		fprintf(out, "  (out of memory grouping them)\n");
 	for (size_t i = 0; i < groups.n; i++)
-		write_task_group(out, an, &groups.v[i], color);
+		write_task_group(out, an, &groups.v[i], w);
 	rep_task_groups_deinit(&groups);
 }
 
@@ -343,18 +463,19 @@ static void write_modules(FILE *out, const struct analysis *an)
 
 void rep_text_write(FILE *out, const struct analysis *an, const struct rep_text_options *opts)
 {
+	struct writer w = { .color = opts->color, .memo = calloc(1, sizeof(*w.memo)) };
 	write_header(out, an);
 	write_async_state(out, an);
 	for (size_t i = 0; i < an->nthreads; i++)
 		if (an->threads[i].crashing)
-			write_thread(out, &an->threads[i], an, opts->color);
+			write_thread(out, &an->threads[i], an, &w);
 	write_events(out, an, opts->recorder_tail);
 	if (opts->all_threads || !an->has_signal)
 		for (size_t i = 0; i < an->nthreads; i++)
 			if (!an->threads[i].crashing)
-				write_thread(out, &an->threads[i], an, opts->color);
-	write_tasks(out, an, opts->color);
-	write_suspended(out, an, opts->color);
+				write_thread(out, &an->threads[i], an, &w);
+	write_tasks(out, an, &w);
+	write_suspended(out, an, &w);
 	write_modules(out, an);
 	if (an->signature)
 		fprintf(out, "\nsignature: %s (%s)\n", an->signature,
@@ -365,6 +486,7 @@ void rep_text_write(FILE *out, const struct analysis *an, const struct rep_text_
 			fprintf(out, "  %s%s%s\n", SGR_WARN(opts->color), an->warnings[i],
 				SGR_OFF(opts->color));
 	}
+	args_memo_destroy(w.memo);
 }
 
 void rep_warnings_write(FILE *err, const struct analysis *an)
