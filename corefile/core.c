@@ -1,4 +1,5 @@
 #include "core.h"
+#include "pages.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -50,6 +51,24 @@ int core_open_regular(const char *path)
 	return fd;
 }
 
+/* Replace the mapping of compressed PATH by its decompressed content. */
+static struct core_error *decompress(struct core *core, const char *path)
+{
+	unsigned char *raw;
+	size_t raw_len;
+	struct core_error *err = core_decompress(path, core->data, core->data_size, &raw, &raw_len);
+	munmap((void *)core->data, core->data_size);
+	core->data = NULL;
+	if (err)
+		return err;
+	core->data = raw;
+	core->data_size = raw_len;
+	if (raw_len < sizeof(Elf64_Ehdr))
+		return core_error_create(CORE_ERROR_FORMAT, "%s: not an ELF file after "
+					 "decompression (%zu bytes)", path, raw_len);
+	return NULL;
+}
+
 /* Map PATH read-only; decompress it when it is compressed. */
 static struct core_error *map_file(struct core *core, const char *path)
 {
@@ -79,23 +98,14 @@ static struct core_error *map_file(struct core *core, const char *path)
 	core->data_size = (size_t)st.st_size;
 	core->file_size = (uint64_t)st.st_size;
 	if (core_is_compressed(p, core->data_size)) {
-		unsigned char *raw;
-		size_t raw_len;
-		err = core_decompress(path, p, core->data_size, &raw, &raw_len);
-		munmap(p, core->data_size);
-		core->data = NULL;
-		if (err)
-			goto out;
-		core->data = raw;
-		core->data_size = raw_len;
-		if (raw_len < sizeof(Elf64_Ehdr)) {
-			err = core_error_create(CORE_ERROR_FORMAT, "%s: not an ELF file after "
-						"decompression (%zu bytes)", path, raw_len);
-			goto out;
-		}
+		err = decompress(core, path);
+	} else {
+		core->fd = fd;      /* memory is read from it (corefile/pages.h) */
+		fd = -1;
 	}
 out:
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	return err;
 }
 
@@ -219,6 +229,7 @@ struct core_error *core_open(const char *path, struct core **out)
 	struct core *core = calloc(1, sizeof(*core));
 	if (!core)
 		return &core_error_nomem;
+	core->fd = -1;
 	struct core_error *err = NULL;
 	core->path = strdup(path);
 	if (!core->path) {
@@ -242,7 +253,11 @@ struct core_error *core_open(const char *path, struct core **out)
 	err = core_mapped_init(core);
 	if (err)
 		goto fail;
-	core_mapped_guard(core);
+	/* A guard blanks paths in the mapping, which reads must then see. */
+	if (core_mapped_guard(core) == 0 && core->fd >= 0) {
+		core->pages = core_pages_open(core->fd, core->data_size);
+		core->elf_unmapped = elf_begin(core->fd, ELF_C_READ, NULL);
+	}
 	read_execfn(core);
 	*out = core;
 	return NULL;
@@ -256,6 +271,11 @@ void core_close(struct core *core)
 	if (!core)
 		return;
 	core_mapped_deinit(core);
+	core_pages_close(core->pages);
+	if (core->elf_unmapped)
+		elf_end(core->elf_unmapped);
+	if (core->fd >= 0)
+		close(core->fd);
 	if (core->elf)
 		elf_end(core->elf);
 	if (core->data)
@@ -307,6 +327,16 @@ const struct core_mapped_file *core_find_file(const struct core *core, uint64_t 
 	return NULL;
 }
 
+bool core_file_bytes(const struct core *core, uint64_t off, void *buf, size_t len)
+{
+	if (core->pages)
+		return core_pages_read(core->pages, off, buf, len);
+	if (off > core->data_size || len > core->data_size - off)
+		return false;
+	memcpy(buf, core->data + off, len);
+	return true;
+}
+
 /* Copy what one segment (or its backing file) holds at ADDR; returns the
  * number of bytes served, 0 on a fault. */
 static size_t read_chunk(struct core *core, uint64_t addr, unsigned char *buf, size_t len)
@@ -321,8 +351,7 @@ static size_t read_chunk(struct core *core, uint64_t addr, unsigned char *buf, s
 		uint64_t saved = seg->filesz - rel;
 		if (n > saved)
 			n = (size_t)saved;
-		memcpy(buf, core->data + seg->offset + rel, n);
-		return n;
+		return core_file_bytes(core, seg->offset + rel, buf, n) ? n : 0;
 	}
 	/* Past p_filesz: the kernel did not save these bytes. */
 	size_t from_file = core_mapped_read(core, addr, buf, n);
@@ -387,9 +416,9 @@ bool core_read_saved(const struct core *core, uint64_t addr, void *buf, size_t l
 		uint64_t rel = addr - seg->vaddr;
 		uint64_t saved = seg->filesz - rel;
 		size_t n = len < saved ? len : (size_t)saved;
-		if (seg->offset + rel + n > core->data_size)
+		if (seg->offset + rel + n > core->data_size ||
+		    !core_file_bytes(core, seg->offset + rel, p, n))
 			return false;  /* a truncated core */
-		memcpy(p, core->data + seg->offset + rel, n);
 		p += n;
 		addr += n;
 		len -= n;

@@ -83,6 +83,11 @@ struct core {
 	uint64_t file_size;         /* size of the file as given (compressed or not) */
 	const unsigned char *data;  /* the (decompressed) core mapped read-only */
 	size_t data_size;           /* size of the decompressed core */
+	int fd;                     /* the file, when it is the core itself; else -1 */
+	struct core_pages *pages;   /* memory reads, from FD (corefile/pages.h) */
+	Elf *elf_unmapped;          /* FD read by libelf with pread, for libdwfl's
+				       look at every segment (pages.h says why);
+				       NULL: use ELF */
 	Elf *elf;
 
 	struct core_segment *segments;      /* sorted by vaddr */
@@ -132,6 +137,10 @@ bool core_read_bytes(struct core *core, uint64_t addr, void *buf, size_t len);
  * from a mapped file on disk, which may have changed since the crash.  Used
  * to judge whether a file on disk is the one that ran. */
 bool core_read_saved(const struct core *core, uint64_t addr, void *buf, size_t len);
+
+/* LEN bytes of the (decompressed) core file at offset OFF into BUF; false
+ * past its end.  The one way corefile reads what the core saved. */
+bool core_file_bytes(const struct core *core, uint64_t off, void *buf, size_t len);
 
 /* Convenience: true when the 8-byte word at ADDR was read into *VALUE. */
 bool core_read_u64(struct core *core, uint64_t addr, uint64_t *value);

@@ -16,14 +16,23 @@
 #define FP_SAMPLES 16
 #define FP_NOTES_MAX (64u * 1024 * 1024)
 
-/* Hash [OFF, OFF+LEN) of the decompressed core, clipped to its end. */
+/* Hash [OFF, OFF+LEN) of the decompressed core, clipped to its end (a
+ * part the file cannot give is hashed as it came, short). */
 static void hash_range(struct core_sha256 *ctx, const struct core *core, uint64_t off, uint64_t len)
 {
+	unsigned char buf[FP_BLOCK];
 	if (off >= core->data_size)
 		return;
 	if (len > core->data_size - off)
 		len = core->data_size - off;
-	core_sha256_update(ctx, core->data + off, (size_t)len);
+	while (len > 0) {
+		size_t n = len < sizeof(buf) ? (size_t)len : sizeof(buf);
+		if (!core_file_bytes(core, off, buf, n))
+			return;
+		core_sha256_update(ctx, buf, n);
+		off += n;
+		len -= n;
+	}
 }
 
 /* The program header table and the PT_NOTE segments, within budget. */

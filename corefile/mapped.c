@@ -109,10 +109,11 @@ static bool agrees_with_core(struct core *core, const struct backing *b)
 		const struct core_segment *seg = core_find_segment(core, f->start);
 		if (!seg || seg->vaddr != f->start || seg->filesz == 0)
 			continue;
-		size_t n = seg->filesz < 4096 ? (size_t)seg->filesz : 4096;
+		unsigned char page[4096];
+		size_t n = seg->filesz < sizeof(page) ? (size_t)seg->filesz : sizeof(page);
 		if (n > b->size)
 			return false;
-		return memcmp(core->data + seg->offset, b->data, n) == 0;
+		return core_file_bytes(core, seg->offset, page, n) && memcmp(page, b->data, n) == 0;
 	}
 	return true;
 }
@@ -199,7 +200,7 @@ static bool unsafe_to_open(const char *path)
 	return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
-void core_mapped_guard(struct core *core)
+size_t core_mapped_guard(struct core *core)
 {
 	size_t guarded = 0;
 	for (size_t i = 0; i < core->nfiles; i++) {
@@ -214,6 +215,7 @@ void core_mapped_guard(struct core *core)
 		core_warn(core, "%s is not a regular file: not opened", path);
 		blank_everywhere(core, path, guarded++ < GUARD_FULL_SCANS);
 	}
+	return guarded;
 }
 
 size_t core_mapped_read(struct core *core, uint64_t addr, void *buf, size_t len)

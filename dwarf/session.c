@@ -181,7 +181,8 @@ static struct core_error *report_modules(struct dbg_session *s)
 	if (executable && stat(executable, &st) == 0 && !S_ISREG(st.st_mode))
 		executable = NULL;  /* libdwfl would open it; see core_mapped_guard() */
 	dwfl_report_begin(s->dwfl);
-	int n = dwfl_core_file_report(s->dwfl, core->elf, executable);
+	int n = dwfl_core_file_report(s->dwfl, core->elf_unmapped ? core->elf_unmapped : core->elf,
+				      executable);
 	dwfl_report_end(s->dwfl, NULL, NULL);
 	if (n < 0)
 		core_warn(s->core, "cannot list the core's modules: %s", dwfl_errmsg(-1));
