@@ -1,12 +1,14 @@
 /* Unit tests for corefile/: note parsing and segment reads on crafted buffers. */
 #include "../../corefile/core.h"
 #include "../../corefile/notes.h"
+#include "../../corefile/pages.h"
 #include "craft.h"
 
 #include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define UNIT_GROUP "corefile"
 #include "unit.h"
@@ -171,6 +173,67 @@ static void test_segments(void)
 	core_close(c);
 }
 
+/* Reads through the page reader equal the file's bytes: inside a page,
+ * across pages, at the partial last page, large reads, and nothing past
+ * the end. */
+static void test_pages(void)
+{
+	enum { SIZE = 3 * 4096 + 100 };
+	static unsigned char file[SIZE];
+	for (size_t i = 0; i < SIZE; i++)
+		file[i] = (unsigned char)(i * 7 + (i >> 12));
+	char path[] = "/tmp/asyncore-pages-XXXXXX";
+	int fd = mkstemp(path);
+	bool written = fd >= 0 && write(fd, file, SIZE) == SIZE;
+	if (fd >= 0)
+		unlink(path);
+	struct core_pages *p = written ? core_pages_open(fd, SIZE) : NULL;
+	CHECK("pages: opened", p != NULL);
+	if (!p) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	static const struct { uint64_t off; size_t len; } reads[] = {
+		{ 0, 16 }, { 4090, 12 }, { 4096, 4096 }, { 100, 3 * 4096 }, { SIZE - 1, 1 },
+		{ SIZE - 100, 100 }, { 5000, 3 }, { 0, SIZE },
+	};
+	bool same = true;
+	for (size_t i = 0; i < sizeof(reads) / sizeof(reads[0]); i++) {
+		unsigned char buf[SIZE];
+		same = same && core_pages_read(p, reads[i].off, buf, reads[i].len) &&
+		       memcmp(buf, file + reads[i].off, reads[i].len) == 0;
+	}
+	CHECK("pages: reads equal the file", same);
+	unsigned char b[8];
+	CHECK("pages: nothing past the end", !core_pages_read(p, SIZE - 4, b, 8) &&
+					      !core_pages_read(p, SIZE + 4096, b, 1) &&
+					      !core_pages_read(p, UINT64_MAX - 2, b, 4));
+	core_pages_close(p);
+	close(fd);
+}
+
+/* Pages 0 and 2048 share a slot: each read after the other gives its own. */
+static void test_pages_slots(void)
+{
+	enum { PAGE = 4096, FAR = 2048 };
+	char path[] = "/tmp/asyncore-pages-XXXXXX";
+	int fd = mkstemp(path);
+	if (fd >= 0)
+		unlink(path);
+	bool made = fd >= 0 && ftruncate(fd, (off_t)(FAR + 1) * PAGE) == 0 &&
+		    pwrite(fd, "near", 4, 0) == 4 && pwrite(fd, "far!", 4, (off_t)FAR * PAGE) == 4;
+	struct core_pages *p = made ? core_pages_open(fd, (uint64_t)(FAR + 1) * PAGE) : NULL;
+	char a[4], b[4], c[4];
+	CHECK("pages: one slot, two pages",
+	      p && core_pages_read(p, 0, a, 4) && core_pages_read(p, (uint64_t)FAR * PAGE, b, 4) &&
+	      core_pages_read(p, 0, c, 4) && memcmp(a, "near", 4) == 0 && memcmp(b, "far!", 4) == 0 &&
+	      memcmp(c, "near", 4) == 0);
+	core_pages_close(p);
+	if (fd >= 0)
+		close(fd);
+}
+
 static void test_signal_names(void)
 {
 	CHECK("signal names", strcmp(core_signal_name(11), "SIGSEGV") == 0 &&
@@ -186,6 +249,8 @@ int main(void)
 {
 	test_notes();
 	test_bad_notes();
+	test_pages();
+	test_pages_slots();
 	test_segments();
 	test_signal_names();
 	return unit_exit();
