@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../corefile/array.h"
+
 /* Length of a symbol name without its default version ("pthread_join" of
  * "pthread_join@@GLIBC_2.34", as .symtab spells it): the dynamic linker
  * binds a plain name to the default version, so the plain name finds it. */
@@ -45,15 +47,18 @@ static bool module_find_symbol(Dwfl_Module *mod, const char *name, uint64_t *add
 }
 
 /* A hash index of a cached file's symbol names, so that a batch of cores
- * looks each name up in constant time. */
+ * looks each name up in constant time.  A slot holds a symbol's index and
+ * its key's hash only (a C++ program has hundreds of thousands of
+ * symbols); the name is read back from the symbol table to compare. */
+#define SYM_ALIAS 0x80000000u       /* the key is the name without "@@VERSION" */
+
 struct symindex_slot {
-	const char *name;           /* borrowed from libdwfl's string table */
-	size_t len;                 /* of the key: NAME, or NAME without "@@VERSION" */
-	uint64_t value, size;
-	bool tls;
+	uint32_t sym;               /* symbol index | SYM_ALIAS; 0: empty */
+	uint32_t hash;
 };
 
 struct dbg_symindex {
+	Dwfl_Module *mod;
 	struct symindex_slot *slots;
 	size_t cap;
 };
@@ -79,22 +84,43 @@ size_t dbg_name_hash(const char *s)
 	return dbg_name_hash_n(s, strlen(s));
 }
 
-/* The slot of key NAME[0..LEN), or the empty slot where it would go. */
-static struct symindex_slot *symindex_slot(struct dbg_symindex *x, const char *name, size_t len)
+/* The symbol of SLOT and its key's length; NULL when it cannot be read. */
+static const char *slot_symbol(const struct dbg_symindex *x, const struct symindex_slot *slot,
+			       GElf_Sym *sym, GElf_Addr *value, size_t *len)
 {
-	size_t i = dbg_name_hash_n(name, len) & (x->cap - 1);
-	while (x->slots[i].name && (x->slots[i].len != len || memcmp(x->slots[i].name, name, len) != 0))
-		i = (i + 1) & (x->cap - 1);
-	return &x->slots[i];
+	const char *name = dwfl_module_getsym_info(x->mod, (int)(slot->sym & ~SYM_ALIAS), sym, value,
+						   NULL, NULL, NULL);
+	if (name)
+		*len = slot->sym & SYM_ALIAS ? unversioned_len(name) : strlen(name);
+	return name;
 }
 
-/* Put ENTRY under its key unless the key is taken (the first definition
- * wins, as in a linear search).  X has room. */
-static void symindex_put(struct dbg_symindex *x, const struct symindex_slot *entry)
+/* The slot of key NAME[0..LEN) with HASH, or the empty slot where it would
+ * go. */
+static struct symindex_slot *symindex_slot(struct dbg_symindex *x, const char *name, size_t len,
+					   uint32_t hash)
 {
-	struct symindex_slot *slot = symindex_slot(x, entry->name, entry->len);
-	if (!slot->name)
-		*slot = *entry;
+	for (size_t i = hash & (x->cap - 1);; i = (i + 1) & (x->cap - 1)) {
+		struct symindex_slot *slot = &x->slots[i];
+		GElf_Sym sym;
+		GElf_Addr value;
+		size_t klen;
+		const char *key;
+		if (!slot->sym || (slot->hash == hash &&
+				   (key = slot_symbol(x, slot, &sym, &value, &klen)) && klen == len &&
+				   memcmp(key, name, len) == 0))
+			return slot;
+	}
+}
+
+/* Put symbol SYM under key NAME[0..LEN) unless the key is taken (the first
+ * definition wins, as in a linear search).  X has room. */
+static void symindex_put(struct dbg_symindex *x, uint32_t sym, const char *name, size_t len)
+{
+	uint32_t hash = (uint32_t)dbg_name_hash_n(name, len);
+	struct symindex_slot *slot = symindex_slot(x, name, len, hash);
+	if (!slot->sym)
+		*slot = (struct symindex_slot){ .sym = sym, .hash = hash };
 }
 
 /* Room for KEYS keys at a load of at most one half. */
@@ -114,8 +140,12 @@ static bool symindex_reserve(struct dbg_symindex *x, size_t keys)
 	}
 	x->cap = cap;
 	for (size_t i = 0; i < old_cap; i++)
-		if (old[i].name)
-			symindex_put(x, &old[i]);
+		if (old[i].sym) {
+			size_t j = old[i].hash & (cap - 1);
+			while (x->slots[j].sym)
+				j = (j + 1) & (cap - 1);
+			x->slots[j] = old[i];
+		}
 	free(old);
 	return true;
 }
@@ -124,39 +154,36 @@ static struct dbg_symindex *symindex_build(Dwfl_Module *mod)
 {
 	int n = dwfl_module_getsymtab(mod);
 	struct dbg_symindex *x = calloc(1, sizeof(*x));
-	struct symindex_slot *aliases = NULL;
+	uint32_t *aliases = NULL;
 	size_t naliases = 0, aliases_cap = 0, keys = 0;
-	if (!x || !symindex_reserve(x, n > 0 ? (size_t)n : 1))
+	if (!x || n < 0 || (uint64_t)n >= SYM_ALIAS || !symindex_reserve(x, n > 0 ? (size_t)n : 1))
 		goto fail;
+	x->mod = mod;
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr value;
 		const char *name = dwfl_module_getsym_info(mod, i, &sym, &value, NULL, NULL, NULL);
 		if (!name || !*name || sym.st_shndx == SHN_UNDEF)
 			continue;
-		struct symindex_slot e = { .name = name, .len = strlen(name), .size = sym.st_size,
-					   .tls = GELF_ST_TYPE(sym.st_info) == STT_TLS };
-		e.value = e.tls ? sym.st_value : value;
-		symindex_put(x, &e);
+		symindex_put(x, (uint32_t)i, name, strlen(name));
 		keys++;
-		e.len = unversioned_len(name);
-		if (!name[e.len])
+		if (!name[unversioned_len(name)])
 			continue;
-		if (naliases == aliases_cap) {
-			size_t cap = aliases_cap ? 2 * aliases_cap : 64;
-			struct symindex_slot *grown = realloc(aliases, cap * sizeof(*grown));
-			if (!grown)
-				goto fail;
-			aliases = grown;
-			aliases_cap = cap;
-		}
-		aliases[naliases++] = e;
+		if (!core_array_reserve(&aliases, &aliases_cap, naliases + 1, sizeof(*aliases)))
+			goto fail;
+		aliases[naliases++] = (uint32_t)i;
 	}
 	/* After every name as spelled, so that those win over an alias. */
 	if (!symindex_reserve(x, keys + naliases))
 		goto fail;
-	for (size_t i = 0; i < naliases; i++)
-		symindex_put(x, &aliases[i]);
+	for (size_t i = 0; i < naliases; i++) {
+		GElf_Sym sym;
+		GElf_Addr value;
+		const char *name = dwfl_module_getsym_info(mod, (int)aliases[i], &sym, &value, NULL, NULL,
+							   NULL);
+		if (name)
+			symindex_put(x, aliases[i] | SYM_ALIAS, name, unversioned_len(name));
+	}
 	free(aliases);
 	return x;
 fail:
@@ -172,13 +199,18 @@ static bool file_find_symbol(struct dbg_file *f, const char *name, uint64_t *add
 		f->symbols = symindex_build(f->mod);
 	if (!f->symbols)
 		return module_find_symbol(f->mod, name, addr, size, tls);
-	struct symindex_slot *slot = symindex_slot(f->symbols, name, strlen(name));
-	if (!slot->name)
+	size_t len = strlen(name);
+	struct symindex_slot *slot = symindex_slot(f->symbols, name, len,
+						   (uint32_t)dbg_name_hash_n(name, len));
+	GElf_Sym sym;
+	GElf_Addr value;
+	size_t klen;
+	if (!slot->sym || !slot_symbol(f->symbols, slot, &sym, &value, &klen))
 		return false;
-	*addr = slot->value;
-	*tls = slot->tls;
+	*tls = GELF_ST_TYPE(sym.st_info) == STT_TLS;
+	*addr = *tls ? sym.st_value : value;
 	if (size)
-		*size = slot->size;
+		*size = sym.st_size;
 	return true;
 }
 
