@@ -117,10 +117,11 @@ static bool typedef_record(Dwarf_Die *die, Dwarf_Die *record)
 }
 
 /* Index the record definitions (and the typedefs naming one) among PARENT's
- * children, descending into namespaces and records; PREFIX is the enclosing
- * scopes' qualified name. */
+ * children, descending into namespaces and, with NESTED, into records;
+ * PREFIX is the enclosing scopes' qualified name.  Without NESTED the walk
+ * steps over each record's members (DW_AT_sibling), most of a CU. */
 static void index_children(struct dbg_type_memo *m, Dwarf_Die *parent, const char *prefix,
-			   int depth)
+			   int depth, bool nested)
 {
 	Dwarf_Die child, record;
 	if (depth > 16 || dwarf_child(parent, &child) != 0)
@@ -135,13 +136,14 @@ static void index_children(struct dbg_type_memo *m, Dwarf_Die *parent, const cha
 		char qualified[512];
 		snprintf(qualified, sizeof(qualified), "%s%s%s", prefix, *prefix ? "::" : "", name);
 		if (tag == DW_TAG_namespace) {
-			index_children(m, &child, qualified, depth + 1);
+			index_children(m, &child, qualified, depth + 1, nested);
 		} else if (tag == DW_TAG_typedef) {
 			if (typedef_record(&child, &record))
 				index_add(m, qualified, dwarf_dieoffset(&record));
 		} else if (is_definition(&child)) {
 			index_add(m, qualified, dwarf_dieoffset(&child));
-			index_children(m, &child, qualified, depth + 1);
+			if (nested)
+				index_children(m, &child, qualified, depth + 1, nested);
 		}
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
@@ -157,7 +159,7 @@ static bool index_next_cu(struct dbg_type_memo *m, Dwarf *dw)
 	}
 	Dwarf_Die cu;
 	if (dwarf_offdie(dw, m->next_cu + hsize, &cu))
-		index_children(m, &cu, "", 0);
+		index_children(m, &cu, "", 0, true);
 	m->next_cu = next;
 	return true;
 }
@@ -263,8 +265,9 @@ static bool file_lookup(struct dbg_file *f, const char *type, const char *member
 		return false;
 	struct dbg_type_memo *m = f->types;
 	struct type_slot *slot = type_find(m, type);
-	if (!slot && hint_cu) {
-		index_children(m, hint_cu, "", 0);
+	/* The hint CU at namespace level first: most types are there. */
+	for (int nested = 0; nested < 2 && !slot && hint_cu; nested++) {
+		index_children(m, hint_cu, "", 0, nested);
 		slot = type_find(m, type);
 	}
 	while (!slot && index_next_cu(m, dw))
