@@ -392,8 +392,7 @@ static char *symbol_text(struct dbg_session *s, uint64_t addr)
 	dwfl_module_getelf(f->mod, &fbias);
 	GElf_Off off;
 	GElf_Sym sym;
-	const char *name = dwfl_module_addrinfo(f->mod, addr - m->bias + fbias, &off, &sym, NULL,
-						NULL, NULL);
+	const char *name = dbg_file_addrinfo(f, addr - m->bias + fbias, &off, &sym);
 	if (!name || (sym.st_size == 0 && GELF_ST_TYPE(sym.st_info) != STT_FUNC) ||
 	    (sym.st_size && off >= sym.st_size))
 		return strdup("");

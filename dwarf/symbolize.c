@@ -331,7 +331,7 @@ static void name_real_frame(struct dbg_file *f, uint64_t addr, uint64_t raw,
 {
 	GElf_Off off;
 	GElf_Sym sym;
-	const char *name = dwfl_module_addrinfo(f->mod, addr, &off, &sym, NULL, NULL, NULL);
+	const char *name = dbg_file_addrinfo(f, addr, &off, &sym);
 	if (name && name[0] == '_' && name[1] == 'Z') {
 		/* A C++ symbol demangles to the fully qualified name; DWARF's
 		 * DW_AT_name of a template instance is unqualified. */

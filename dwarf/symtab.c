@@ -214,6 +214,154 @@ static bool file_find_symbol(struct dbg_file *f, const char *name, uint64_t *add
 	return true;
 }
 
+/* The sized symbols of the global range, by address.  When some of them
+ * hold an address, libdwfl's answer is the best of those by its rules
+ * (closest start, then binding, then size, then table order): local and
+ * sizeless symbols play no part then.  Otherwise libdwfl is asked. */
+struct addr_entry {
+	uint64_t value, size;
+	uint64_t end_max;           /* the highest end of this and the entries before */
+	int sym;
+};
+
+struct dbg_addrindex {
+	struct addr_entry *v;
+	size_t n;
+};
+
+void dbg_addrindex_destroy(struct dbg_addrindex *index)
+{
+	if (!index)
+		return;
+	free(index->v);
+	free(index);
+}
+
+static int addr_entry_cmp(const void *a, const void *b)
+{
+	const struct addr_entry *x = a, *y = b;
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	return (x->sym > y->sym) - (x->sym < y->sym);
+}
+
+/* As libdwfl's search_table filters the symbols it tries. */
+static bool addr_candidate(const char *name, const GElf_Sym *sym)
+{
+	int type = GELF_ST_TYPE(sym->st_info);
+	return name && name[0] && sym->st_shndx != SHN_UNDEF && type != STT_SECTION &&
+	       type != STT_FILE && type != STT_TLS;
+}
+
+static struct dbg_addrindex *addrindex_build(Dwfl_Module *mod)
+{
+	int n = dwfl_module_getsymtab(mod);
+	int first = dwfl_module_getsymtab_first_global(mod);
+	struct dbg_addrindex *x = calloc(1, sizeof(*x));
+	size_t cap = 0;
+	if (!x || n < 0 || first < 0)
+		goto fail;
+	for (int i = first == 0 ? 1 : first; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr value;
+		const char *name = dwfl_module_getsym_info(mod, i, &sym, &value, NULL, NULL, NULL);
+		if (!addr_candidate(name, &sym) || sym.st_size == 0)
+			continue;
+		if (!core_array_reserve(&x->v, &cap, x->n + 1, sizeof(*x->v)))
+			goto fail;
+		x->v[x->n++] = (struct addr_entry){ .value = value, .size = sym.st_size, .sym = i };
+	}
+	if (x->n)
+		qsort(x->v, x->n, sizeof(*x->v), addr_entry_cmp);
+	for (size_t k = 0; k < x->n; k++) {
+		struct addr_entry *e = &x->v[k];
+		uint64_t end = e->size > UINT64_MAX - e->value ? UINT64_MAX : e->value + e->size;
+		e->end_max = k && x->v[k - 1].end_max > end ? x->v[k - 1].end_max : end;
+	}
+	return x;
+fail:
+	dbg_addrindex_destroy(x);
+	return NULL;
+}
+
+/* GELF_ST_BIND as libdwfl ranks it, higher is better. */
+static int binding_rank(const GElf_Sym *sym)
+{
+	switch (GELF_ST_BIND(sym->st_info)) {
+	case STB_GLOBAL: return 3;
+	case STB_WEAK: return 2;
+	case STB_LOCAL: return 1;
+	default: return 0;
+	}
+}
+
+/* Whether CAND (at VALUE) beats BEST (at BEST_VALUE) as libdwfl's
+ * try_sym_value judges a sized symbol met after it in table order. */
+static bool better_sized(const GElf_Sym *best, uint64_t best_value, const GElf_Sym *cand,
+			 uint64_t value)
+{
+	if (best_value < value || binding_rank(best) < binding_rank(cand))
+		return true;
+	return best_value == value &&
+	       ((best->st_size > cand->st_size && binding_rank(best) <= binding_rank(cand)) ||
+		(best->st_size >= cand->st_size && binding_rank(best) < binding_rank(cand)));
+}
+
+const char *dbg_file_addrinfo(struct dbg_file *f, GElf_Addr addr, GElf_Off *off, GElf_Sym *sym)
+{
+	if (!f->addrs)
+		f->addrs = addrindex_build(f->mod);
+	struct dbg_addrindex *x = f->addrs;
+	if (!x)
+		return dwfl_module_addrinfo(f->mod, addr, off, sym, NULL, NULL, NULL);
+	/* The last entry starting at or below ADDR, then back while an
+	 * earlier one may still reach it. */
+	size_t lo = 0, hi = x->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (x->v[mid].value <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	int best = -1;
+	const char *best_name = NULL;
+	GElf_Sym best_sym;
+	uint64_t best_value = 0;
+	/* Candidates are met here by address; libdwfl meets them in table
+	 * order, which decides among equals: fold in that order. */
+	for (int pass_sym = -1;;) {
+		int next = -1;
+		size_t pick = 0;
+		for (size_t k = lo; k-- > 0 && x->v[k].end_max > addr;) {
+			const struct addr_entry *e = &x->v[k];
+			if (addr - e->value < e->size && e->sym > pass_sym && (next < 0 || e->sym < next)) {
+				next = e->sym;
+				pick = k;
+			}
+		}
+		if (next < 0)
+			break;
+		pass_sym = next;
+		GElf_Sym s;
+		GElf_Addr value;
+		const char *name = dwfl_module_getsym_info(f->mod, next, &s, &value, NULL, NULL, NULL);
+		if (!name || value != x->v[pick].value)
+			return dwfl_module_addrinfo(f->mod, addr, off, sym, NULL, NULL, NULL);
+		if (best < 0 || better_sized(&best_sym, best_value, &s, value)) {
+			best = next;
+			best_name = name;
+			best_sym = s;
+			best_value = value;
+		}
+	}
+	if (best < 0)
+		return dwfl_module_addrinfo(f->mod, addr, off, sym, NULL, NULL, NULL);
+	*off = addr - best_value;
+	*sym = best_sym;
+	return best_name;
+}
+
 /* Prefer the cached file (full .symtab, also for ELF images libdwfl rebuilt
  * from memory); translate its addresses to the core's.  *TLS: an STT_TLS
  * symbol, whose *ADDR is its offset in the module's TLS block. */
