@@ -214,26 +214,39 @@ static bool file_find_symbol(struct dbg_file *f, const char *name, uint64_t *add
 	return true;
 }
 
-/* The sized symbols of the global range, by address.  When some of them
- * hold an address, libdwfl's answer is the best of those by its rules
- * (closest start, then binding, then size, then table order): local and
- * sizeless symbols play no part then.  Otherwise libdwfl is asked. */
+/* libdwfl's dwfl_module_addrinfo tries every symbol of the global range,
+ * then, when none holds the address, every local one.  A sized symbol that
+ * holds it decides: the best of those by libdwfl's rules (closest start,
+ * then binding, then size, then table order), sizeless ones playing no
+ * part then.  So the sized symbols of each range are indexed by address;
+ * the local range is searched when no global one holds the address and no
+ * global sizeless symbol is at it (which would end libdwfl's search); in
+ * every other case libdwfl is asked. */
 struct addr_entry {
 	uint64_t value, size;
 	uint64_t end_max;           /* the highest end of this and the entries before */
 	int sym;
 };
 
-struct dbg_addrindex {
+struct addr_range {
 	struct addr_entry *v;
-	size_t n;
+	size_t n, cap;
+};
+
+struct dbg_addrindex {
+	struct addr_range global, local;
+	uint64_t *labels;           /* addresses of the global sizeless symbols, sorted */
+	size_t nlabels, labels_cap;
+	bool has_locals;            /* libdwfl searches a local range */
 };
 
 void dbg_addrindex_destroy(struct dbg_addrindex *index)
 {
 	if (!index)
 		return;
-	free(index->v);
+	free(index->global.v);
+	free(index->local.v);
+	free(index->labels);
 	free(index);
 }
 
@@ -245,6 +258,12 @@ static int addr_entry_cmp(const void *a, const void *b)
 	return (x->sym > y->sym) - (x->sym < y->sym);
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
 /* As libdwfl's search_table filters the symbols it tries. */
 static bool addr_candidate(const char *name, const GElf_Sym *sym)
 {
@@ -253,31 +272,49 @@ static bool addr_candidate(const char *name, const GElf_Sym *sym)
 	       type != STT_FILE && type != STT_TLS;
 }
 
+static void range_finish(struct addr_range *r)
+{
+	if (r->n)
+		qsort(r->v, r->n, sizeof(*r->v), addr_entry_cmp);
+	for (size_t k = 0; k < r->n; k++) {
+		struct addr_entry *e = &r->v[k];
+		uint64_t end = e->size > UINT64_MAX - e->value ? UINT64_MAX : e->value + e->size;
+		e->end_max = k && r->v[k - 1].end_max > end ? r->v[k - 1].end_max : end;
+	}
+}
+
 static struct dbg_addrindex *addrindex_build(Dwfl_Module *mod)
 {
 	int n = dwfl_module_getsymtab(mod);
 	int first = dwfl_module_getsymtab_first_global(mod);
 	struct dbg_addrindex *x = calloc(1, sizeof(*x));
-	size_t cap = 0;
 	if (!x || n < 0 || first < 0)
 		goto fail;
-	for (int i = first == 0 ? 1 : first; i < n; i++) {
+	x->has_locals = first > 1;
+	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr value;
 		const char *name = dwfl_module_getsym_info(mod, i, &sym, &value, NULL, NULL, NULL);
-		if (!addr_candidate(name, &sym) || sym.st_size == 0)
+		bool global = first == 0 || i >= first;
+		if (!addr_candidate(name, &sym))
 			continue;
-		if (!core_array_reserve(&x->v, &cap, x->n + 1, sizeof(*x->v)))
+		if (sym.st_size == 0) {
+			if (global && !core_array_reserve(&x->labels, &x->labels_cap, x->nlabels + 1,
+							  sizeof(*x->labels)))
+				goto fail;
+			if (global)
+				x->labels[x->nlabels++] = value;
+			continue;
+		}
+		struct addr_range *r = global ? &x->global : &x->local;
+		if (!core_array_reserve(&r->v, &r->cap, r->n + 1, sizeof(*r->v)))
 			goto fail;
-		x->v[x->n++] = (struct addr_entry){ .value = value, .size = sym.st_size, .sym = i };
+		r->v[r->n++] = (struct addr_entry){ .value = value, .size = sym.st_size, .sym = i };
 	}
-	if (x->n)
-		qsort(x->v, x->n, sizeof(*x->v), addr_entry_cmp);
-	for (size_t k = 0; k < x->n; k++) {
-		struct addr_entry *e = &x->v[k];
-		uint64_t end = e->size > UINT64_MAX - e->value ? UINT64_MAX : e->value + e->size;
-		e->end_max = k && x->v[k - 1].end_max > end ? x->v[k - 1].end_max : end;
-	}
+	range_finish(&x->global);
+	range_finish(&x->local);
+	if (x->nlabels)
+		qsort(x->labels, x->nlabels, sizeof(*x->labels), u64_cmp);
 	return x;
 fail:
 	dbg_addrindex_destroy(x);
@@ -307,59 +344,70 @@ static bool better_sized(const GElf_Sym *best, uint64_t best_value, const GElf_S
 		(best->st_size >= cand->st_size && binding_rank(best) < binding_rank(cand)));
 }
 
-const char *dbg_file_addrinfo(struct dbg_file *f, GElf_Addr addr, GElf_Off *off, GElf_Sym *sym)
+/* The best sized symbol of R holding ADDR, in *BEST..; -1 when none does,
+ * -2 when the symbol table does not say what the index does. */
+static int range_best(Dwfl_Module *mod, const struct addr_range *r, GElf_Addr addr,
+		      const char **best_name, GElf_Sym *best_sym, uint64_t *best_value)
 {
-	if (!f->addrs)
-		f->addrs = addrindex_build(f->mod);
-	struct dbg_addrindex *x = f->addrs;
-	if (!x)
-		return dwfl_module_addrinfo(f->mod, addr, off, sym, NULL, NULL, NULL);
 	/* The last entry starting at or below ADDR, then back while an
 	 * earlier one may still reach it. */
-	size_t lo = 0, hi = x->n;
+	size_t lo = 0, hi = r->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (x->v[mid].value <= addr)
+		if (r->v[mid].value <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	int best = -1;
-	const char *best_name = NULL;
-	GElf_Sym best_sym;
-	uint64_t best_value = 0;
 	/* Candidates are met here by address; libdwfl meets them in table
 	 * order, which decides among equals: fold in that order. */
-	for (int pass_sym = -1;;) {
+	for (int done = -1;;) {
 		int next = -1;
 		size_t pick = 0;
-		for (size_t k = lo; k-- > 0 && x->v[k].end_max > addr;) {
-			const struct addr_entry *e = &x->v[k];
-			if (addr - e->value < e->size && e->sym > pass_sym && (next < 0 || e->sym < next)) {
+		for (size_t k = lo; k-- > 0 && r->v[k].end_max > addr;) {
+			const struct addr_entry *e = &r->v[k];
+			if (addr - e->value < e->size && e->sym > done && (next < 0 || e->sym < next)) {
 				next = e->sym;
 				pick = k;
 			}
 		}
 		if (next < 0)
-			break;
-		pass_sym = next;
+			return best;
+		done = next;
 		GElf_Sym s;
 		GElf_Addr value;
-		const char *name = dwfl_module_getsym_info(f->mod, next, &s, &value, NULL, NULL, NULL);
-		if (!name || value != x->v[pick].value)
-			return dwfl_module_addrinfo(f->mod, addr, off, sym, NULL, NULL, NULL);
-		if (best < 0 || better_sized(&best_sym, best_value, &s, value)) {
+		const char *name = dwfl_module_getsym_info(mod, next, &s, &value, NULL, NULL, NULL);
+		if (!name || value != r->v[pick].value)
+			return -2;
+		if (best < 0 || better_sized(best_sym, *best_value, &s, value)) {
 			best = next;
-			best_name = name;
-			best_sym = s;
-			best_value = value;
+			*best_name = name;
+			*best_sym = s;
+			*best_value = value;
 		}
 	}
+}
+
+static bool is_label(const struct dbg_addrindex *x, uint64_t addr)
+{
+	return x->nlabels && bsearch(&addr, x->labels, x->nlabels, sizeof(*x->labels), u64_cmp);
+}
+
+const char *dbg_file_addrinfo(struct dbg_file *f, GElf_Addr addr, GElf_Off *off, GElf_Sym *sym)
+{
+	if (!f->addrs)
+		f->addrs = addrindex_build(f->mod);
+	struct dbg_addrindex *x = f->addrs;
+	const char *name = NULL;
+	uint64_t value = 0;
+	int best = x ? range_best(f->mod, &x->global, addr, &name, sym, &value) : -2;
+	if (best == -1 && x->has_locals && !is_label(x, addr))
+		best = range_best(f->mod, &x->local, addr, &name, sym, &value);
 	if (best < 0)
 		return dwfl_module_addrinfo(f->mod, addr, off, sym, NULL, NULL, NULL);
-	*off = addr - best_value;
-	*sym = best_sym;
-	return best_name;
+	*off = addr - value;
+	return name;
 }
 
 /* Prefer the cached file (full .symtab, also for ELF images libdwfl rebuilt
