@@ -7,7 +7,8 @@
 # peak RSS and ratios.
 # Usage: bench/stacks.sh /abs/path/asyncore   (RUNS, GDB_RUNS to change counts)
 # Target: <= 60 ms median for asyncore; text and JSON >= 8x faster than
-# eu-stack, with a peak RSS no larger than eu-stack's.
+# eu-stack, with a peak RSS no larger than eu-stack's; the frames' arguments
+# (against --no-args) cost at most 25% of the report's time.
 set -u
 ASYNCORE=${1:?usage: bench/stacks.sh /path/to/asyncore}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -58,7 +59,11 @@ except (ValueError, KeyError, IndexError) as e:
     sys.exit(1)
 
 rows = [dict(name='asyncore', cmd=[asy, 'report', core, prog, '--format', 'json', '--threads', 'all'], runs=runs),
-        dict(name='asyncore (text form)', cmd=[asy, 'report', core, prog, '--format', 'text', '--threads', 'all'], runs=runs)]
+        dict(name='asyncore (text form)', cmd=[asy, 'report', core, prog, '--format', 'text', '--threads', 'all'], runs=runs),
+        dict(name='asyncore --no-args', cmd=[asy, 'report', core, prog, '--format', 'json', '--threads', 'all',
+                                             '--no-args'], runs=runs),
+        dict(name='asyncore (text form) --no-args', cmd=[asy, 'report', core, prog, '--format', 'text',
+                                                         '--threads', 'all', '--no-args'], runs=runs)]
 if shutil.which('eu-stack'):
     rows.append(dict(name='eu-stack -i -s -m', cmd=['eu-stack', '-i', '-s', '-m', '--core=' + core, '-e', prog], runs=runs))
 if shutil.which('gdb'):
@@ -69,6 +74,14 @@ res = timing.measure(rows)
 print('  load average after:  %s' % timing.load())
 a = res.get('asyncore', (None,))[0]
 t = res.get('asyncore (text form)', (None,))[0]
+args_cost = []
+for form, with_args in (('json', 'asyncore'), ('text', 'asyncore (text form)')):
+    without = res.get(with_args + ' --no-args')
+    if with_args in res and without:
+        args_cost.append((form, (res[with_args][0] - without[0]) / without[0] * 100))
+if args_cost:
+    print('  arguments cost: %s of the report without them' % ', '.join(
+        '%+.0f%% (%s)' % (pct, form) for form, pct in args_cost))
 for name in res:
     if not name.startswith('asyncore') and a:
         print('  ratio %-26s %6.1fx vs asyncore json%s' % (
@@ -84,6 +97,8 @@ if a is not None:
         verdict += '; peak RSS <= eu-stack\'s: %s' % ('met' if rss <= eu[1] else 'NOT met')
     if t is not None:
         verdict += '; text form <= 60 ms: %s' % ('met' if t <= 60 else 'NOT met')
+    if args_cost:
+        verdict += '; arguments <= +25%%: %s' % ('met' if all(p <= 25 for _, p in args_cost) else 'NOT met')
     print('  ' + verdict)
 sys.exit(0 if a is not None else 1)
 PY
