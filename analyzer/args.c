@@ -43,7 +43,7 @@ static void frame_regs(const struct an_frame *f, const struct dbg_frame_regs *in
 
 /* A block of arguments made in this fill, for frames with the same. */
 struct made {
-	uint64_t hash;
+	uint64_t hash;              /* first: corefile/array.h's tables */
 	struct an_arg *args;        /* held by a frame, borrowed here */
 	struct dbg_arg *from;       /* what dwarf/ lent for it (its strings live
 				       as long as the session) */
@@ -92,25 +92,6 @@ static struct made *made_slot(struct fill *c, uint64_t h, const struct dbg_arg *
 	}
 }
 
-/* Room for one more block in the table; false when there is none. */
-static bool made_grow(struct fill *c)
-{
-	if (2 * (c->nmade + 1) <= c->made_cap)
-		return true;
-	struct fill bigger = *c;
-	bigger.made_cap = c->made_cap ? 2 * c->made_cap : 256;
-	bigger.made = calloc(bigger.made_cap, sizeof(*bigger.made));
-	if (!bigger.made)
-		return false;
-	for (size_t i = 0; i < c->made_cap; i++)
-		if (c->made[i].args)
-			*made_slot(&bigger, c->made[i].hash, c->made[i].from, c->made[i].n) = c->made[i];
-	free(c->made);
-	c->made = bigger.made;
-	c->made_cap = bigger.made_cap;
-	return true;
-}
-
 /* A block with a copy of DARGS (dwarf/'s until its next call). */
 static struct an_arg *args_pack(struct fill *c, const struct dbg_arg *dargs, size_t n)
 {
@@ -134,7 +115,8 @@ static struct an_arg *args_pack(struct fill *c, const struct dbg_arg *dargs, siz
 static bool frame_take(struct fill *c, struct an_frame *f, const struct dbg_arg *dargs, size_t n)
 {
 	uint64_t h = args_hash(dargs, n);
-	struct made *m = made_grow(c) ? made_slot(c, h, dargs, n) : NULL;
+	struct made *m = core_table_reserve(&c->made, &c->made_cap, c->nmade, sizeof(*c->made))
+			 ? made_slot(c, h, dargs, n) : NULL;
 	if (m && m->args) {
 		f->args = an_args_share(m->args);
 	} else {

@@ -297,7 +297,7 @@ struct dbg_pc_info *dbg_pc_info_get(struct dbg_session *s, uint64_t pc, bool act
  * session the printer is a function of these (the core does not change),
  * and frames repeat the same few values, so each is printed once. */
 struct value_slot {
-	uint64_t hash;
+	uint64_t hash;                  /* first: corefile/array.h's tables */
 	const struct dbg_vtype *vt;     /* NULL: a free slot */
 	struct dbg_loc loc;
 	const char *text;               /* in the texts' chunks */
@@ -365,25 +365,6 @@ static struct value_slot *value_slot(struct dbg_args_out *out, uint64_t h,
 			return &out->values[i];
 }
 
-static bool values_grow(struct dbg_args_out *out)
-{
-	if (2 * (out->nvalues + 1) <= out->values_cap)
-		return true;
-	struct dbg_args_out bigger = *out;
-	bigger.values_cap = out->values_cap ? 2 * out->values_cap : 256;
-	bigger.values = calloc(bigger.values_cap, sizeof(*bigger.values));
-	if (!bigger.values)
-		return false;
-	for (size_t i = 0; i < out->values_cap; i++)
-		if (out->values[i].vt)
-			*value_slot(&bigger, out->values[i].hash, out->values[i].vt,
-				    &out->values[i].loc) = out->values[i];
-	free(out->values);
-	out->values = bigger.values;
-	out->values_cap = bigger.values_cap;
-	return true;
-}
-
 /* A copy of TEXT (LEN bytes and a NUL) that stays where it is. */
 static const char *text_keep(struct dbg_args_out *out, const char *text, size_t len)
 {
@@ -407,7 +388,7 @@ static const char *value_text(struct dbg_eval *ev, struct dbg_args_out *out,
 			      const struct dbg_vtype *vt, const struct dbg_loc *loc)
 {
 	uint64_t h = value_hash(vt, loc);
-	if (!values_grow(out))
+	if (!core_table_reserve(&out->values, &out->values_cap, out->nvalues, sizeof(*out->values)))
 		return NULL;
 	struct value_slot *v = value_slot(out, h, vt, loc);
 	if (v->vt)
