@@ -1,7 +1,9 @@
 # asyncore build.  `make` builds ./asyncore; see README.md for the rest.
 
 CC      ?= cc
-PKGS    := libelf libdw sqlite3 jansson libcurl libzstd liblzma liblz4 zlib libsystemd nettle
+PKGS    := libelf libdw sqlite3 jansson libzstd liblzma liblz4 zlib libsystemd nettle
+# Headers only: opened with dlopen() when used (reports/clickhouse.c).
+DLOPEN_PKGS := libcurl
 DEB_PKGS := gcc g++ make gdb pkg-config libelf-dev libdw-dev libsqlite3-dev \
 	libjansson-dev libzstd-dev liblzma-dev liblz4-dev zlib1g-dev libsystemd-dev \
 	libdebuginfod-dev libcurl4-openssl-dev nettle-dev elfutils python3 zstd xz-utils lz4 sqlite3 \
@@ -9,7 +11,7 @@ DEB_PKGS := gcc g++ make gdb pkg-config libelf-dev libdw-dev libsqlite3-dev \
 
 OPT     ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wvla -Werror
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) $(DLOPEN_PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CFLAGS  += -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(PKG_CFLAGS) $(SAN)
 LDFLAGS += $(SAN)

@@ -70,6 +70,11 @@ const char *an_hex(char buf[32], uint64_t value)
 	return core_hex(buf, value);
 }
 
+char *an_digits(char *end, uint64_t value, unsigned base)
+{
+	return core_digits(end, value, base);
+}
+
 void an_frame_deinit(struct an_frame *frame)
 {
 	free(frame->function);
@@ -78,13 +83,72 @@ void an_frame_deinit(struct an_frame *frame)
 	free(frame->display);
 	free(frame->runtime);
 	free(frame->detail);
-	for (size_t i = 0; i < frame->nargs; i++) {
-		free(frame->args[i].name);
-		free(frame->args[i].type);
-		free(frame->args[i].value);
-		free(frame->args[i].entry_value);
+	an_args_release(frame->args);
+}
+
+/* What precedes a block of arguments: its holders. */
+union args_header {
+	size_t holders;
+	max_align_t align;
+};
+
+struct an_arg *an_args_share(struct an_arg *args)
+{
+	if (args)
+		((union args_header *)args - 1)->holders++;
+	return args;
+}
+
+void an_args_release(struct an_arg *args)
+{
+	union args_header *h = args ? (union args_header *)args - 1 : NULL;
+	if (h && --h->holders == 0)
+		free(h);
+}
+
+/* An entry value equal to the value is kept once. */
+static bool same_text(const char *a, const char *b)
+{
+	return a && b && (a == b || strcmp(a, b) == 0);
+}
+
+static size_t text_size(const char *s)
+{
+	return s ? strlen(s) + 1 : 0;
+}
+
+/* Copy S (may be NULL) to *AT, advancing it. */
+static char *text_copy(const char *s, char **at)
+{
+	if (!s)
+		return NULL;
+	size_t n = strlen(s) + 1;
+	char *copy = memcpy(*at, s, n);
+	*at += n;
+	return copy;
+}
+
+struct an_arg *an_args_pack(const struct an_arg *args, size_t n)
+{
+	size_t total = sizeof(union args_header) + n * sizeof(*args);
+	for (size_t i = 0; i < n; i++)
+		total += text_size(args[i].name) + text_size(args[i].type) + text_size(args[i].value) +
+			 (same_text(args[i].entry_value, args[i].value) ? 0 : text_size(args[i].entry_value));
+	union args_header *h = malloc(total);
+	if (!h)
+		return NULL;
+	h->holders = 1;
+	struct an_arg *block = (struct an_arg *)(h + 1);
+	char *at = (char *)(block + n);
+	for (size_t i = 0; i < n; i++) {
+		block[i].name = text_copy(args[i].name, &at);
+		block[i].type = text_copy(args[i].type, &at);
+		block[i].value = text_copy(args[i].value, &at);
+		block[i].entry_value = same_text(args[i].entry_value, args[i].value) ? block[i].value
+				       : text_copy(args[i].entry_value, &at);
+		block[i].entry_equal = args[i].entry_equal;
 	}
-	free(frame->args);
+	return block;
 }
 
 void an_event_deinit(struct an_event *event)

@@ -80,7 +80,9 @@ struct an_frame {
 	bool tailcall;              /* restored from DWARF call sites: not on the stack */
 	char *display;              /* readable name when it differs from function
 				       ("handle_order(Order) [coroutine]"), or NULL */
-	struct an_arg *args;        /* NULL with nargs 0 and !has_args: no DWARF */
+	struct an_arg *args;        /* one counted block holding the array and its
+				       strings, maybe shared (an_args_pack); NULL
+				       with nargs 0 and !has_args: no DWARF */
 	size_t nargs;
 	bool has_args;
 	char *runtime;              /* script/label: the description's name */
@@ -244,11 +246,27 @@ void an_frame_deinit(struct an_frame *frame);
 /* Free what an_event owns (not the event itself). */
 void an_event_deinit(struct an_event *event);
 
+/* A frame's arguments are many small strings, and frames often have the
+ * same (threads parked in one place): an_frame.args is one block holding
+ * the array and its strings (an entry value equal to the value is the same
+ * string), counted so that frames can share it.  Pack: a block with a copy
+ * of ARGS [0, N) (NULL when out of memory); share: one more holder of
+ * ARGS; release: one fewer (an_frame_deinit does it), freed with the last.
+ * NULL is no block. */
+struct an_arg *an_args_pack(const struct an_arg *args, size_t n);
+struct an_arg *an_args_share(struct an_arg *args);
+void an_args_release(struct an_arg *args);
+
 /* strdup that accepts NULL. */
 char *an_strdup(const char *s);
 
 /* VALUE as "0x" and lower-case hex digits into BUF; returns BUF (the one
  * formatting of corefile/strlist.h, for the writers). */
 const char *an_hex(char buf[32], uint64_t value);
+
+/* The digits of VALUE in BASE (10 or 16), ending just before END with 20
+ * bytes of room before it; returns where they start (corefile/strlist.h's
+ * core_digits, for the writers). */
+char *an_digits(char *end, uint64_t value, unsigned base);
 
 #endif

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../corefile/array.h"
+
 /* x86_64 DWARF register number of the stack pointer. */
 enum { DWARF_REG_RSP = 7 };
 /* What a call pushes on x86_64 (the CFA is the stack pointer before it). */
@@ -39,24 +41,97 @@ static void frame_regs(const struct an_frame *f, const struct dbg_frame_regs *in
 	}
 }
 
-/* Moves DARGS into F. */
-static bool frame_take(struct an_frame *f, struct dbg_arg *dargs, size_t n)
+/* A block of arguments made in this fill, for frames with the same. */
+struct made {
+	uint64_t hash;              /* first: corefile/array.h's tables */
+	struct an_arg *args;        /* held by a frame, borrowed here */
+	struct dbg_arg *from;       /* what dwarf/ lent for it (its strings live
+				       as long as the session) */
+	size_t n;
+};
+
+/* The state of one an_args_fill. */
+struct fill {
+	struct dbg_session *s;
+	struct an_arg *lent;        /* room to borrow dwarf/'s strings in */
+	size_t cap;
+	struct made *made;          /* open addressing by hash */
+	size_t made_cap, nmade;
+};
+
+/* dwarf/ lends one string for one printed value met again: arguments are
+ * compared by their strings' addresses (equal texts at two addresses only
+ * cost a second block). */
+static uint64_t args_hash(const struct dbg_arg *a, size_t n)
 {
-	f->args = calloc(n ? n : 1, sizeof(*f->args));
-	if (!f->args) {
-		dbg_args_free(dargs, n);
-		return false;
-	}
+	uint64_t h = 1469598103934665603ULL ^ n;
 	for (size_t i = 0; i < n; i++) {
-		f->args[i].name = dargs[i].name;
-		f->args[i].type = dargs[i].type;
-		f->args[i].value = dargs[i].value;
-		f->args[i].entry_value = dargs[i].entry_value;
-		f->args[i].entry_equal = dargs[i].entry_equal;
+		uint64_t parts[] = { (uintptr_t)a[i].name, (uintptr_t)a[i].type, (uintptr_t)a[i].value,
+				     (uintptr_t)a[i].entry_value, a[i].entry_equal };
+		for (size_t k = 0; k < sizeof(parts) / sizeof(parts[0]); k++)
+			h = (h ^ parts[k]) * 1099511628211ULL + (h >> 31);
+	}
+	return h;
+}
+
+static bool same_args(const struct dbg_arg *x, const struct dbg_arg *a, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (x[i].name != a[i].name || x[i].type != a[i].type || x[i].value != a[i].value ||
+		    x[i].entry_value != a[i].entry_value || x[i].entry_equal != a[i].entry_equal)
+			return false;
+	return true;
+}
+
+static struct made *made_slot(struct fill *c, uint64_t h, const struct dbg_arg *a, size_t n)
+{
+	for (size_t i = core_hash_slot(h, c->made_cap);; i = (i + 1) & (c->made_cap - 1)) {
+		struct made *m = &c->made[i];
+		if (!m->args || (m->hash == h && m->n == n && same_args(m->from, a, n)))
+			return m;
+	}
+}
+
+/* A block with a copy of DARGS (dwarf/'s until its next call). */
+static struct an_arg *args_pack(struct fill *c, const struct dbg_arg *dargs, size_t n)
+{
+	if (n > c->cap) {
+		struct an_arg *v = realloc(c->lent, n * sizeof(*v));
+		if (!v)
+			return NULL;
+		c->lent = v;
+		c->cap = n;
+	}
+	for (size_t i = 0; i < n; i++)
+		c->lent[i] = (struct an_arg){ .name = (char *)dargs[i].name, .type = (char *)dargs[i].type,
+					      .value = (char *)dargs[i].value,
+					      .entry_value = (char *)dargs[i].entry_value,
+					      .entry_equal = dargs[i].entry_equal };
+	return an_args_pack(c->lent, n);
+}
+
+/* DARGS into F: a block an earlier frame with the same arguments holds
+ * (threads parked in the same place have the same), else a new one. */
+static bool frame_take(struct fill *c, struct an_frame *f, const struct dbg_arg *dargs, size_t n)
+{
+	uint64_t h = args_hash(dargs, n);
+	struct made *m = core_table_reserve(&c->made, &c->made_cap, c->nmade, sizeof(*c->made))
+			 ? made_slot(c, h, dargs, n) : NULL;
+	if (m && m->args) {
+		f->args = an_args_share(m->args);
+	} else {
+		f->args = args_pack(c, dargs, n);
+		if (!f->args)
+			return false;
+		struct dbg_arg *from = m ? malloc((n ? n : 1) * sizeof(*from)) : NULL;
+		if (from) {
+			memcpy(from, dargs, n * sizeof(*from));
+			*m = (struct made){ .hash = h, .args = f->args, .from = from, .n = n };
+			c->nmade++;
+		}
 	}
 	f->nargs = n;
 	f->has_args = true;
-	free(dargs);
 	return true;
 }
 
@@ -70,11 +145,11 @@ static bool frame_take(struct an_frame *f, struct dbg_arg *dargs, size_t n)
  * the innermost function at the jump (F's inline_depth), @entry read where
  * the real function starts (gdb's get_frame_func): an inlined function's
  * location lists often do not reach back there, and then show none. */
-static bool fill_tailcall(struct dbg_session *s, struct an_frame *f,
-			  const struct dbg_frame_regs *callers, size_t n)
+static bool fill_tailcall(struct fill *c, struct an_frame *f, const struct dbg_frame_regs *callers,
+			  size_t n)
 {
 	struct dbg_frame_regs *ctx = malloc((n + 1) * sizeof(*ctx));
-	struct dbg_arg *dargs;
+	const struct dbg_arg *dargs;
 	size_t nargs;
 	bool has;
 	if (!ctx)
@@ -87,18 +162,18 @@ static bool fill_tailcall(struct dbg_session *s, struct an_frame *f,
 		ctx[0].regs[DWARF_REG_RSP] = ctx[0].cfa - RETURN_ADDRESS_SIZE;
 	ctx[0].entry_known = ctx[0].entry_failed = 0;
 	memcpy(ctx + 1, callers, n * sizeof(*ctx));
-	struct core_error *err = dbg_frame_args(s, ctx, n + 1, f->inline_depth, &dargs, &nargs, &has);
+	struct core_error *err = dbg_frame_args(c->s, ctx, n + 1, f->inline_depth, &dargs, &nargs, &has);
 	free(ctx);
 	if (err) {
 		core_error_destroy(err);
 		return false;
 	}
-	return !has || frame_take(f, dargs, nargs);
+	return !has || frame_take(c, f, dargs, nargs);
 }
 
 /* Frames [first, end) of one run of native frames; CTX holds room for
  * their real frames, REAL for one index per frame. */
-static bool fill_run(struct dbg_session *s, struct an_frame *frames, size_t first, size_t end,
+static bool fill_run(struct fill *c, struct an_frame *frames, size_t first, size_t end,
 		     struct dbg_frame_regs *ctx, size_t *real)
 {
 	size_t n = 0;
@@ -121,26 +196,30 @@ static bool fill_run(struct dbg_session *s, struct an_frame *frames, size_t firs
 		struct an_frame *f = &frames[i];
 		size_t r = real[i - first];
 		if (r < n && f->tailcall) {
-			if (!fill_tailcall(s, f, &ctx[r], n - r))
+			if (!fill_tailcall(c, f, &ctx[r], n - r))
 				return false;
 			continue;
 		}
 		if (r == n || f->kind != AN_FRAME_NATIVE || !f->regs_known || f->tailcall ||
 		    f->pc != ctx[r].pc)
 			continue;
-		struct dbg_arg *dargs;
+		const struct dbg_arg *dargs;
 		size_t nargs;
 		bool has;
-		if (dbg_frame_args(s, &ctx[r], n - r, f->inline_depth, &dargs, &nargs, &has))
+		struct core_error *err = dbg_frame_args(c->s, &ctx[r], n - r, f->inline_depth, &dargs,
+							&nargs, &has);
+		if (err) {
+			core_error_destroy(err);
 			return false;
-		if (has && !frame_take(f, dargs, nargs))
+		}
+		if (has && !frame_take(c, f, dargs, nargs))
 			return false;
 	}
 	return true;
 }
 
 /* The N frames of one stack: a thread's, or a task's (a bthread's). */
-static bool fill_stack(struct dbg_session *s, struct an_frame *frames, size_t nframes)
+static bool fill_stack(struct fill *c, struct an_frame *frames, size_t nframes)
 {
 	if (nframes == 0)
 		return true;
@@ -161,7 +240,7 @@ static bool fill_stack(struct dbg_session *s, struct an_frame *frames, size_t nf
 		bool boundary = i == nframes || frames[i].kind != AN_FRAME_NATIVE;
 		if (!boundary)
 			continue;
-		ok = fill_run(s, frames, first, i, ctx, real);
+		ok = fill_run(c, frames, first, i, ctx, real);
 		first = i + 1;
 	}
 	free(ctx);
@@ -171,11 +250,15 @@ static bool fill_stack(struct dbg_session *s, struct an_frame *frames, size_t nf
 
 bool an_args_fill(struct analysis *an, struct dbg_session *s)
 {
-	for (size_t i = 0; i < an->nthreads; i++)
-		if (!fill_stack(s, an->threads[i].frames, an->threads[i].nframes))
-			return false;
-	for (size_t i = 0; i < an->ntasks; i++)
-		if (!fill_stack(s, an->tasks[i].frames, an->tasks[i].nframes))
-			return false;
-	return true;
+	struct fill c = { .s = s };
+	bool ok = true;
+	for (size_t i = 0; i < an->nthreads && ok; i++)
+		ok = fill_stack(&c, an->threads[i].frames, an->threads[i].nframes);
+	for (size_t i = 0; i < an->ntasks && ok; i++)
+		ok = fill_stack(&c, an->tasks[i].frames, an->tasks[i].nframes);
+	free(c.lent);
+	for (size_t i = 0; i < c.made_cap; i++)
+		free(c.made[i].from);
+	free(c.made);
+	return ok;
 }

@@ -51,11 +51,16 @@ struct folly_ctx {
 
 /* ---- layouts ------------------------------------------------------------ */
 
+/* folly::tryGetCurrentAsyncStackRoot(), defined in the file that defines the
+ * ABI's structs (folly/tracing/AsyncStack.cpp): where their DWARF is. */
+#define FOLLY_LAYOUT_SYMBOL "_ZN5folly27tryGetCurrentAsyncStackRootEv"
+
 static bool member(struct dbg_session *s, const char *type, const char *name, uint64_t *off)
 {
 	char qualified[64];
 	snprintf(qualified, sizeof(qualified), "folly::%s", type);
-	return dbg_member_offset(s, qualified, name, off) || dbg_member_offset(s, type, name, off);
+	return dbg_member_offset_near(s, FOLLY_LAYOUT_SYMBOL, qualified, name, off) ||
+	       dbg_member_offset(s, type, name, off);
 }
 
 /* The program's DWARF layout when it has one, else DESIGN.md's.  A layout

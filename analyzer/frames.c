@@ -198,7 +198,9 @@ int an_frames_resymbolize(struct dbg_cache *cache, struct an_frame **frames, siz
 
 void an_frames_move_to(struct an_frame_list *list, struct an_frame **frames, size_t *nframes)
 {
-	*frames = list->frames;
+	/* A report keeps every thread's frames: no room left over from doubling. */
+	struct an_frame *fit = list->n ? realloc(list->frames, list->n * sizeof(*list->frames)) : NULL;
+	*frames = fit ? fit : list->frames;
 	*nframes = list->n;
 	list->frames = NULL;
 	list->n = list->cap = 0;

@@ -44,7 +44,8 @@ void an_tsd_init(struct an_tsd *tsd, struct dbg_session *s, const struct analysi
 	uint64_t scanned = 0, dwarf = 0;
 	bool have_scan = false;
 	*tsd = (struct an_tsd){ .s = s, .core = dbg_session_core(s), .who = who };
-	bool have_dwarf = dbg_member_offset(s, "pthread", "specific", &dwarf);
+	/* glibc defines struct pthread beside pthread_create (nptl/pthread_create.c). */
+	bool have_dwarf = dbg_member_offset_near(s, "pthread_create", "pthread", "specific", &dwarf);
 
 	for (size_t i = 0; i < an->nthreads && !have_scan; i++) {
 		uint64_t fs = an->threads[i].regs[AN_REG_FS_BASE];

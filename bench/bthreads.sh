@@ -25,35 +25,34 @@ core=$(ls "$run"/core* 2>/dev/null | head -1)
 sync
 
 echo "bthreads: $(nproc) cpus, load average $(cut -d' ' -f1-3 /proc/loadavg) (a busy machine inflates every number)"
-# The counts come from a python of their own: the one that measures stays
-# small, since a child's peak RSS starts from its parent's at the fork.
-counts=$("$ASYNCORE" report "$core" "$dir/prog" --format json 2>/dev/null | python3 -c '
-import json, sys
-tasks = json.load(sys.stdin)["tasks"]
-states = {}
-for t in tasks:
-    states[t["state"]] = states.get(t["state"], 0) + 1
-print(len(tasks), ", ".join("%d %s" % (v, k) for k, v in sorted(states.items())))')
-python3 - "$ASYNCORE" "$dir/prog" "$core" "$RUNS" "$counts" <<'PY'
-import os, statistics, subprocess, sys
-asy, prog, core, runs, counts = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
+source "$ROOT/bench/lib.sh"   # GNU time
+python3 - "$ASYNCORE" "$dir/prog" "$core" "$RUNS" <<'PY'
+import json, os, statistics, subprocess, sys, tempfile
+asy, prog, core, runs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 
 def measure(args):
-    """Median wall s, CPU s and peak RSS MB of RUNS runs (after one untimed)."""
+    """Median wall s, CPU s and peak RSS MB of RUNS runs (after one untimed).
+    GNU time measures them: a child of this interpreter, which holds the
+    parsed report, would report the interpreter's peak RSS as its own."""
     out = []
     for i in range(runs + 1):
-        t0 = os.times().elapsed
-        p = subprocess.Popen([asy] + args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        _, status, ru = os.wait4(p.pid, 0)
-        wall = os.times().elapsed - t0
-        if os.waitstatus_to_exitcode(status) > 1:
-            sys.exit('asyncore %s: exit %d' % (' '.join(args), os.waitstatus_to_exitcode(status)))
+        with tempfile.NamedTemporaryFile('r') as f:
+            rc = subprocess.run(['/usr/bin/time', '-f', '%e %U %S %M', '-o', f.name, asy] + args,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+            wall, user, system, rss = f.read().split()[-4:]
+        if rc > 1:
+            sys.exit('asyncore %s: exit %d' % (' '.join(args), rc))
         if i:
-            out.append((wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024))
+            out.append((float(wall), float(user) + float(system), int(rss) / 1024))
     return tuple(statistics.median(x[k] for x in out) for k in range(3))
 
-n, states = counts.split(' ', 1)
-n = int(n)
+j = json.loads(subprocess.run([asy, 'report', core, prog, '--format', 'json'],
+                              capture_output=True, text=True).stdout)
+counted = {}
+for t in j['tasks']:
+    counted[t['state']] = counted.get(t['state'], 0) + 1
+states = ', '.join('%d %s' % (v, k) for k, v in sorted(counted.items()))
+n = len(j['tasks'])
 if n == 0:
     sys.exit('bench bthreads: the report lists no bthreads')
 size = os.path.getsize(core)

@@ -3,9 +3,12 @@
 # functions, a shared library, inlined functions), built with and without
 # frame pointers.  Times `asyncore report CORE PROG --format json --threads
 # all` against `eu-stack -i -s -m` and gdb's `thread apply all bt` on the
-# same core in the same run; prints medians and ratios.
+# same core in the same run (the tools' runs interleaved); prints medians,
+# peak RSS and ratios.
 # Usage: bench/stacks.sh /abs/path/asyncore   (RUNS, GDB_RUNS to change counts)
-# Target: <= 60 ms median for asyncore, >= 8x faster than eu-stack.
+# Target: <= 60 ms median for asyncore; text and JSON >= 8x faster than
+# eu-stack, with a peak RSS no larger than eu-stack's; the frames' arguments
+# (against --no-args) cost at most 25% of the report's time.
 set -u
 ASYNCORE=${1:?usage: bench/stacks.sh /path/to/asyncore}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,6 +17,7 @@ OUT=${BENCH_DIR:-$ROOT/build/bench/stacks}
 RUNS=${RUNS:-11}
 GDB_RUNS=${GDB_RUNS:-3}
 status=0
+source "$ROOT/bench/lib.sh"
 
 build() {   # build VARIANT CFLAGS...
 	local v=$1; shift
@@ -21,22 +25,6 @@ build() {   # build VARIANT CFLAGS...
 	mkdir -p "$d"
 	gcc -O2 -g "$@" -fPIC -shared -o "$d/libbench.so" "$SRC/lib.c" &&
 	gcc -O2 -g "$@" -pthread -o "$d/prog" "$SRC/stacks.c" -L"$d" -lbench -Wl,-rpath,'$ORIGIN'
-}
-
-make_core() {   # make_core DIR: prints the core's path
-	local d=$1 c
-	rm -f "$d"/core*
-	if [ "$(cut -c1 /proc/sys/kernel/core_pattern)" != "|" ]; then
-		(cd "$d" && ulimit -c unlimited && exec ./prog) >/dev/null 2>&1
-		c=$(ls "$d"/core* 2>/dev/null | head -1)
-		[ -n "$c" ] && { echo "$c"; return 0; }
-	fi
-	if command -v gdb >/dev/null; then
-		(cd "$d" && gdb -batch -nx -q -ex 'set confirm off' -ex run -ex "gcore $d/core" \
-			-ex kill ./prog) >"$d/gdb.log" 2>&1
-		[ -s "$d/core" ] && { echo "$d/core"; return 0; }
-	fi
-	return 1
 }
 
 echo "stacks: $(nproc) cpus, load average $(cut -d' ' -f1-3 /proc/loadavg) (a busy machine inflates every number)"
@@ -50,22 +38,11 @@ for variant in fp:-fno-omit-frame-pointer nofp:-fomit-frame-pointer; do
 		status=1; continue
 	fi
 	sync   # the fresh core's write-back is not part of anyone's time
-	python3 - "$ASYNCORE" "$d/prog" "$core" "$RUNS" "$GDB_RUNS" <<'PY' || status=1
-import json, os, shutil, statistics, subprocess, sys, time
+	python3 - "$ASYNCORE" "$d/prog" "$core" "$RUNS" "$GDB_RUNS" "$ROOT/bench" <<'PY' || status=1
+import json, os, shutil, subprocess, sys
 asy, prog, core, runs, gdb_runs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
-
-def timed(cmd, n):
-    # One untimed run first, for every tool alike: the core was just written,
-    # and the first reader would otherwise pay for its write-back.
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    times = []
-    for _ in range(n):
-        t0 = time.perf_counter()
-        r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        times.append(time.perf_counter() - t0)
-        if r.returncode not in (0, 1):
-            return None, r.returncode
-    return statistics.median(times) * 1000, 0
+sys.path.insert(0, sys.argv[6])
+import timing
 
 # What asyncore sees: threads and frames, so the numbers compare like with like.
 r = subprocess.run([asy, 'report', core, prog, '--format', 'json', '--threads', 'all'],
@@ -81,37 +58,49 @@ except (ValueError, KeyError, IndexError) as e:
     print('  asyncore output unusable (exit %d): %s' % (r.returncode, (r.stderr or str(e)).strip()[:200]))
     sys.exit(1)
 
-rows = [('asyncore', [asy, 'report', core, prog, '--format', 'json', '--threads', 'all'], runs),
-        ('asyncore (text form)', [asy, 'report', core, prog, '--format', 'text', '--threads', 'all'], runs)]
+rows = [dict(name='asyncore', cmd=[asy, 'report', core, prog, '--format', 'json', '--threads', 'all'], runs=runs),
+        dict(name='asyncore (text form)', cmd=[asy, 'report', core, prog, '--format', 'text', '--threads', 'all'], runs=runs),
+        dict(name='asyncore --no-args', cmd=[asy, 'report', core, prog, '--format', 'json', '--threads', 'all',
+                                             '--no-args'], runs=runs),
+        dict(name='asyncore (text form) --no-args', cmd=[asy, 'report', core, prog, '--format', 'text',
+                                                         '--threads', 'all', '--no-args'], runs=runs)]
 if shutil.which('eu-stack'):
-    rows.append(('eu-stack -i -s -m', ['eu-stack', '-i', '-s', '-m', '--core=' + core, '-e', prog], runs))
+    rows.append(dict(name='eu-stack -i -s -m', cmd=['eu-stack', '-i', '-s', '-m', '--core=' + core, '-e', prog], runs=runs))
 if shutil.which('gdb'):
-    rows.append(('gdb thread apply all bt', ['gdb', '-batch', '-nx', '-ex', 'set print frame-arguments none',
-                 '-ex', 'thread apply all bt', prog, core], gdb_runs))
-res = {}
-for name, cmd, n in rows:
-    med, rc = timed(cmd, n)
-    if med is None:
-        print('  %-26s failed (exit %d)' % (name, rc))
-        continue
-    res[name] = med
-    print('  %-26s median %8.1f ms over %d runs' % (name, med, n))
-a = res.get('asyncore')
-ok = a is not None
-t = res.get('asyncore (text form)')
+    rows.append(dict(name='gdb thread apply all bt', cmd=['gdb', '-batch', '-nx', '-ex', 'set print frame-arguments none',
+                     '-ex', 'thread apply all bt', prog, core], runs=gdb_runs))
+print('  load average before: %s' % timing.load())
+res = timing.measure(rows)
+print('  load average after:  %s' % timing.load())
+a = res.get('asyncore', (None,))[0]
+t = res.get('asyncore (text form)', (None,))[0]
+args_cost = []
+for form, with_args in (('json', 'asyncore'), ('text', 'asyncore (text form)')):
+    without = res.get(with_args + ' --no-args')
+    if with_args in res and without:
+        args_cost.append((form, (res[with_args][0] - without[0]) / without[0] * 100))
+if args_cost:
+    print('  arguments cost: %s of the report without them' % ', '.join(
+        '%+.0f%% (%s)' % (pct, form) for form, pct in args_cost))
 for name in res:
     if not name.startswith('asyncore') and a:
         print('  ratio %-26s %6.1fx vs asyncore json%s' % (
-            name, res[name] / a, ', %.1fx vs text' % (res[name] / t) if t else ''))
+            name, res[name][0] / a, ', %.1fx vs text' % (res[name][0] / t) if t else ''))
 if a is not None:
     eu = res.get('eu-stack -i -s -m')
     verdict = 'target <= 60 ms: %s' % ('met' if a <= 60 else 'NOT met')
     if eu:
-        verdict += '; >= 8x eu-stack: %s' % ('met' if eu / a >= 8 else 'NOT met')
+        verdict += '; >= 8x eu-stack: %s' % ('met' if eu[0] / a >= 8 else 'NOT met')
+        if t:
+            verdict += ' (text %s)' % ('met' if eu[0] / t >= 8 else 'NOT met')
+        rss = max(res['asyncore'][1], res.get('asyncore (text form)', (0, 0))[1])
+        verdict += '; peak RSS <= eu-stack\'s: %s' % ('met' if rss <= eu[1] else 'NOT met')
     if t is not None:
         verdict += '; text form <= 60 ms: %s' % ('met' if t <= 60 else 'NOT met')
+    if args_cost:
+        verdict += '; arguments <= +25%%: %s' % ('met' if all(p <= 25 for _, p in args_cost) else 'NOT met')
     print('  ' + verdict)
-sys.exit(0 if ok else 1)
+sys.exit(0 if a is not None else 1)
 PY
 done
 exit $status

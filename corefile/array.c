@@ -44,6 +44,40 @@ size_t core_hash_slot(uint64_t key, size_t cap)
 	return (size_t)key & (cap - 1);
 }
 
+static bool all_zero(const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+bool core_table_reserve(void *pslots, size_t *cap, size_t used, size_t elem)
+{
+	unsigned char **slots = pslots;
+	if (2 * (used + 1) <= *cap)
+		return true;
+	size_t ncap = *cap ? 2 * *cap : 256;
+	unsigned char *fresh = calloc(ncap, elem);
+	if (!fresh)
+		return false;
+	for (size_t i = 0; i < *cap; i++) {
+		const unsigned char *e = *slots + i * elem;
+		if (all_zero(e, elem))
+			continue;
+		uint64_t hash;
+		memcpy(&hash, e, sizeof(hash));
+		size_t j = core_hash_slot(hash, ncap);
+		while (!all_zero(fresh + j * elem, elem))
+			j = (j + 1) & (ncap - 1);
+		memcpy(fresh + j * elem, e, elem);
+	}
+	free(*slots);
+	*slots = fresh;
+	*cap = ncap;
+	return true;
+}
+
 const void *core_range_find(const void *base, size_t n, size_t size, uint64_t key,
 			    core_range_fn *range)
 {

@@ -20,6 +20,14 @@ void *core_array_push(void *pitems, size_t *n, size_t *cap, size_t elem);
  * high or low bits spread evenly. */
 size_t core_hash_slot(uint64_t key, size_t cap);
 
+/* Room for one more entry in an open-addressing table *(T **)PSLOTS of *CAP
+ * slots (a power of two, from 256) holding USED: when it would be more than
+ * half full, a table twice the size with the entries moved over.  Each
+ * entry begins with its uint64_t hash and is found from core_hash_slot(hash,
+ * cap) on (linear probing); a free slot is all zero bytes.  False on
+ * out-of-memory (the table is unchanged). */
+bool core_table_reserve(void *pslots, size_t *cap, size_t used, size_t elem);
+
 /* [*START, *END) of the element at ELEM. */
 typedef void core_range_fn(const void *elem, uint64_t *start, uint64_t *end);
 

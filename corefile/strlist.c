@@ -22,18 +22,22 @@ bool core_strlist_vappend(char ***list, size_t *n, const char *fmt, va_list ap)
 	return true;
 }
 
+char *core_digits(char *end, uint64_t value, unsigned base)
+{
+	do {
+		*--end = "0123456789abcdef"[base == 16 ? value & 15 : value % 10];
+		value = base == 16 ? value >> 4 : value / 10;
+	} while (value);
+	return end;
+}
+
 const char *core_hex(char buf[32], uint64_t value)
 {
-	char digits[16];
-	size_t n = 0;
-	do {
-		digits[n++] = "0123456789abcdef"[value & 15];
-		value >>= 4;
-	} while (value);
+	char tmp[CORE_DIGITS_MAX], *d = core_digits(tmp + sizeof(tmp), value, 16);
+	size_t n = (size_t)(tmp + sizeof(tmp) - d);
 	buf[0] = '0';
 	buf[1] = 'x';
-	for (size_t i = 0; i < n; i++)
-		buf[2 + i] = digits[n - 1 - i];
+	memcpy(buf + 2, d, n);
 	buf[2 + n] = '\0';
 	return buf;
 }

@@ -1,5 +1,5 @@
 /* A growable list of owned strings, as the warning lists of every layer
- * use, and the hex form of addresses every layer prints. */
+ * use, and the digits of the numbers every layer prints. */
 #ifndef COREFILE_STRLIST_H
 #define COREFILE_STRLIST_H
 
@@ -13,8 +13,16 @@
  * array).  Returns false on out-of-memory (the list is unchanged). */
 bool core_strlist_vappend(char ***list, size_t *n, const char *fmt, va_list ap);
 
-/* VALUE as "0x" and lower-case hex digits into BUF; returns BUF.  Formatted
- * by hand: reports print a few for every frame of thousands of stacks. */
+/* The most digits core_digits() writes (2^64 - 1 in decimal). */
+#define CORE_DIGITS_MAX 20
+
+/* The digits of VALUE in BASE (10 or 16, lower case), written so that they
+ * end just before END, which has CORE_DIGITS_MAX bytes of room before it;
+ * returns where they start (no NUL).  Formatted by hand: reports print a
+ * few numbers for every frame of thousands of stacks. */
+char *core_digits(char *end, uint64_t value, unsigned base);
+
+/* VALUE as "0x" and lower-case hex digits into BUF; returns BUF. */
 const char *core_hex(char buf[32], uint64_t value);
 
 #endif

@@ -45,7 +45,9 @@ static void file_destroy(struct dbg_file *f)
 	dbg_param_memo_destroy(f->params);
 	dbg_type_memo_destroy(f->types);
 	dbg_symindex_destroy(f->symbols);
+	dbg_addrindex_destroy(f->addrs);
 	dbg_callsites_destroy(f->callsites);
+	dbg_funcmap_destroy(f->funcmap);
 	free(f->build_id);
 	free(f->path);
 	free(f->debuginfo);

@@ -94,7 +94,10 @@ struct cu_build {
 /* The function a call site is in, as the index needs it. */
 struct cs_fn {
 	uint64_t entry;
-	bool lists_tails;           /* its tail calls are all described */
+	Dwarf_Die die;
+	int lists_tails;            /* its tail calls are all described; -1 not
+				       read yet (only a tail call asks: most
+				       functions make none) */
 };
 
 /* A flag of DIE or of the DIEs it completes (specification, abstract
@@ -198,7 +201,17 @@ static void site_target(Dwarf_Die *die, struct cs_site *site)
 	}
 }
 
-static void add_site(struct cu_build *b, Dwarf_Die *die, const struct cs_fn *fn)
+static bool lists_tails(struct cs_fn *fn)
+{
+	if (fn->lists_tails < 0)
+		fn->lists_tails = flag(&fn->die, DW_AT_call_all_calls) ||
+				  flag(&fn->die, DW_AT_GNU_all_call_sites) ||
+				  flag(&fn->die, DW_AT_call_all_tail_calls) ||
+				  flag(&fn->die, DW_AT_GNU_all_tail_call_sites);
+	return fn->lists_tails;
+}
+
+static void add_site(struct cu_build *b, Dwarf_Die *die, struct cs_fn *fn)
 {
 	Dwarf_Attribute attr;
 	Dwarf_Addr ret;
@@ -215,8 +228,8 @@ static void add_site(struct cu_build *b, Dwarf_Die *die, const struct cs_fn *fn)
 	cu->sites[cu->nsites++] = site;
 	/* As gdb: only a function that says all its tail calls are described
 	 * can be a link of a chain. */
-	if (!fn->lists_tails ||
-	    !(own_flag(die, DW_AT_call_tail_call) || own_flag(die, DW_AT_GNU_tail_call)))
+	if (!(own_flag(die, DW_AT_call_tail_call) || own_flag(die, DW_AT_GNU_tail_call)) ||
+	    !lists_tails(fn))
 		return;
 	if (!core_array_reserve(&cu->tails, &b->tails_cap, cu->ntails + 1, sizeof(site))) {
 		b->nomem = true;
@@ -225,17 +238,13 @@ static void add_site(struct cu_build *b, Dwarf_Die *die, const struct cs_fn *fn)
 	cu->tails[cu->ntails++] = site;
 }
 
-static void index_children(struct cu_build *b, Dwarf_Die *parent, const struct cs_fn *fn,
-			   int depth);
+static void index_children(struct cu_build *b, Dwarf_Die *parent, struct cs_fn *fn, int depth);
 
 static void index_function(struct cu_build *b, Dwarf_Die *die, int depth)
 {
-	struct cs_fn fn;
+	struct cs_fn fn = { .die = *die, .lists_tails = -1 };
 	if (!die_entry(die, &fn.entry))
 		return;
-	fn.lists_tails = flag(die, DW_AT_call_all_calls) || flag(die, DW_AT_GNU_all_call_sites) ||
-			 flag(die, DW_AT_call_all_tail_calls) ||
-			 flag(die, DW_AT_GNU_all_tail_call_sites);
 	struct cs_cu *cu = b->cu;
 	if (!core_array_reserve(&cu->funcs, &b->funcs_cap, cu->nfuncs + 1, sizeof(*cu->funcs))) {
 		b->nomem = true;
@@ -247,8 +256,7 @@ static void index_function(struct cu_build *b, Dwarf_Die *die, int depth)
 
 /* Call sites under PARENT; FN is the function they are in (NULL outside
  * functions, where only namespaces can hold functions). */
-static void index_children(struct cu_build *b, Dwarf_Die *parent, const struct cs_fn *fn,
-			   int depth)
+static void index_children(struct cu_build *b, Dwarf_Die *parent, struct cs_fn *fn, int depth)
 {
 	Dwarf_Die child;
 	if (depth > MAX_DIE_DEPTH || dwarf_child(parent, &child) != 0)

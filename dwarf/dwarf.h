@@ -140,6 +140,24 @@ struct core_error *dbg_symbolize(struct dbg_session *s, uint64_t pc, bool activa
 				 struct dbg_location **locs, size_t *nlocs);
 void dbg_locations_free(struct dbg_location *locs, size_t nlocs);
 
+struct dbg_pc_info;
+struct dbg_module_entry;
+struct dbg_file;
+
+/* What dbg_frame_args found for one frame's pc and keeps for the next
+ * question about the same frame (its callee's entry values ask it again). */
+struct dbg_frame_memo {
+	bool valid;                 /* for PC and ACTIVATION: */
+	uint64_t pc;
+	bool activation;
+	struct dbg_pc_info *info;
+	struct dbg_module_entry *module;
+	struct dbg_file *file;
+	int target;                 /* where the call this frame made went:
+				       0 not asked, 1 CALL_TARGET, -1 unknown */
+	uint64_t call_target;
+};
+
 /* A frame as the argument evaluator sees it: its pc and the registers it
  * had.  Registers the unwinder did not restore are taken as unchanged from
  * the next inner frame (gdb's rule for registers CFI leaves unspecified). */
@@ -153,15 +171,18 @@ struct dbg_frame_regs {
 	 * registers had at function entry, for the frames' entry values. */
 	uint64_t entry_regs[DBG_NREGS];
 	uint32_t entry_known, entry_failed;
+	struct dbg_frame_memo memo;
 };
 
 /* One formal parameter as gdb prints it (`set print frame-arguments
- * scalars`, `set print entry-values default`). */
+ * scalars`, `set print entry-values default`).  The strings are borrowed
+ * from the session and live as long as it; one printed value met again
+ * (the same type at the same location) is the same string. */
 struct dbg_arg {
-	char *name;
-	char *type;                 /* NULL when DWARF gives none */
-	char *value;                /* "250", "0x0", "<optimized out>", "..." */
-	char *entry_value;          /* value at function entry (DW_OP_entry_value
+	const char *name;
+	const char *type;           /* NULL when DWARF gives none */
+	const char *value;          /* "250", "0x0", "<optimized out>", "..." */
+	const char *entry_value;    /* value at function entry (DW_OP_entry_value
 				       through the caller's call site), or NULL */
 	bool entry_equal;           /* it has the value's bytes: gdb's
 				       name=name@entry=VALUE */
@@ -171,13 +192,13 @@ struct dbg_arg {
  * real function, d: the d-th level inlined into it), in DWARF order,
  * evaluated against its registers and the core's memory.  FRAMES[1..NFRAMES)
  * are its callers (real frames, innermost first) for entry values; their
- * entry_* fields memoise what was found for the next call.  *ARGS is
- * malloc'd (dbg_args_free); *HAS_ARGS is false when no DWARF describes the
- * frame's function. */
+ * entry_* fields and memo memoise what was found for the next call.  *ARGS
+ * is the session's until its next call (the strings, as long as the
+ * session); *HAS_ARGS is false when no DWARF describes the frame's
+ * function. */
 struct core_error *dbg_frame_args(struct dbg_session *s, struct dbg_frame_regs *frames,
-				  size_t nframes, int inline_depth, struct dbg_arg **args,
+				  size_t nframes, int inline_depth, const struct dbg_arg **args,
 				  size_t *nargs, bool *has_args);
-void dbg_args_free(struct dbg_arg *args, size_t nargs);
 
 /* Find a symbol by its (mangled or C) name in any module, .symtab first then
  * .dynsym; GNU-unique and TLS symbols included.  *ADDR is the runtime address
@@ -215,6 +236,13 @@ bool dbg_member_find(struct dbg_session *s, const char *type, const char *path, 
  * is no pointer to a named type. */
 bool dbg_member_target(struct dbg_session *s, const char *type, const char *path, char *name,
 		       size_t len);
+
+/* As dbg_member_offset, looking first in the module that defines function
+ * SYMBOL, in the CU that holds its code (a function defined beside the type,
+ * as glibc's pthread_create beside struct pthread): in a program with tens
+ * of MB of DWARF this spares indexing CUs that do not have it. */
+bool dbg_member_offset_near(struct dbg_session *s, const char *symbol, const char *type,
+			    const char *member, uint64_t *offset);
 
 /* Size in bytes of the struct/class TYPE from DWARF.  False when not found. */
 bool dbg_type_size(struct dbg_session *s, const char *type, uint64_t *size);

@@ -19,8 +19,10 @@ struct dbg_file {
 	struct dbg_memo *memo;      /* symbolization results by address */
 	struct dbg_type_memo *types;
 	struct dbg_symindex *symbols;   /* name -> symbol, built on first lookup */
+	struct dbg_addrindex *addrs;    /* address -> sized global symbols, likewise */
 	struct dbg_callsites *callsites;   /* DWARF call sites, indexed per CU on first use */
 	struct dbg_param_memo *params;  /* formal parameters by address */
+	struct dbg_funcmap *funcmap;    /* per CU: code address -> subprogram */
 	bool tls_known;
 	uint64_t tls_memsz, tls_align;
 	bool debuginfod;            /* the DWARF came from a debuginfod server */
@@ -68,6 +70,9 @@ struct dbg_session {
 	char *symbol_name;          /* storage for dbg_symbol_name_at */
 	struct dbg_tail_memo *tail_memo;   /* dbg_tail_calls results by frame pair */
 	struct dbg_symcache *symcache;  /* argument pointers' "<symbol>" texts */
+	struct dbg_args_out *args_out;  /* what dbg_frame_args lends */
+	struct dbg_ptrmemo *call_targets;   /* a call site's target by symbol name */
+	struct dbg_ptrmemo *entry_regs;     /* a DW_OP_entry_value's register */
 };
 
 /* Hold the session's cache while its shared files are in use: sessions on
@@ -114,6 +119,12 @@ bool dbg_file_has_dwarf(struct dbg_file *f);
  * Borrowed from F. */
 const char *dbg_file_debuginfo_path(struct dbg_cache *cache, struct dbg_file *f);
 
+/* dwfl_module_addrinfo(F's module, ADDR, OFF, SYM, NULL, NULL, NULL), with
+ * the same answer, through an index of F's symbols by address: libdwfl
+ * scans the whole symbol table for each address (16 M instructions an
+ * address in a C++ program of 67,000 symbols). */
+const char *dbg_file_addrinfo(struct dbg_file *f, GElf_Addr addr, GElf_Off *off, GElf_Sym *sym);
+
 /* Symbolize file address ADDR in F (memoised). LOCS are copies the caller frees. */
 struct core_error *dbg_file_symbolize(struct dbg_file *f, uint64_t addr, bool activation,
 				      struct dbg_location **locs, size_t *nlocs);
@@ -126,10 +137,18 @@ struct core_error *dbg_file_symbolize(struct dbg_file *f, uint64_t addr, bool ac
 int dbg_file_scopes(struct dbg_file *f, uint64_t addr, Dwarf_Die **cudie, Dwarf_Addr *dbias,
 		    Dwarf_Die **scopes);
 
+/* The subprogram DIE of F's CU CUDIE whose code holds DWARF address ADDR,
+ * among those at the CU's level and in its namespaces (each CU is indexed
+ * once).  False when none does (a lambda's operator(), inside a class). */
+bool dbg_funcmap_find(struct dbg_file *f, Dwarf_Die *cudie, Dwarf_Addr addr, Dwarf_Die *sub);
+
+void dbg_funcmap_destroy(struct dbg_funcmap *fm);
 void dbg_memo_destroy(struct dbg_memo *memo);
 void dbg_param_memo_destroy(struct dbg_param_memo *memo);
 void dbg_symcache_destroy(struct dbg_symcache *cache);
+void dbg_args_out_destroy(struct dbg_args_out *out);
 void dbg_symindex_destroy(struct dbg_symindex *index);
+void dbg_addrindex_destroy(struct dbg_addrindex *index);
 void dbg_type_memo_destroy(struct dbg_type_memo *memo);
 void dbg_callsites_destroy(struct dbg_callsites *cs);
 void dbg_tail_memo_destroy(struct dbg_tail_memo *memo);

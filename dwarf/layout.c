@@ -16,9 +16,12 @@ struct type_answer {
 
 /* Qualified names ("folly::AsyncStackRoot", and nested ones such as
  * "butil::ResourcePool<bthread::TaskMeta>::Block") of the struct, class and
- * union definitions, to their DIE offsets: built in one pass
- * over the file's CUs, so each later lookup costs a hash probe instead of a
- * walk over every CU (libc's debug info has thousands). */
+ * union definitions and of the typedefs naming one, to their DIE offsets:
+ * built CU by CU until the name asked for is there, so each later lookup
+ * costs a hash probe instead of a walk over every CU (libc's debug info has
+ * thousands), and a type defined early (or in the CU a lookup names) spares
+ * reading the rest: the names are in .debug_str, tens of MB in a large C++
+ * program. */
 struct type_slot {
 	char *name;
 	Dwarf_Off die;
@@ -27,7 +30,8 @@ struct type_slot {
 struct dbg_type_memo {
 	struct type_answer *v;
 	size_t n;
-	bool indexed;
+	Dwarf_Off next_cu;          /* the first CU not indexed yet */
+	bool complete;              /* every CU is indexed */
 	struct type_slot *slots;
 	size_t cap, used;
 };
@@ -113,10 +117,11 @@ static bool typedef_record(Dwarf_Die *die, Dwarf_Die *record)
 }
 
 /* Index the record definitions (and the typedefs naming one) among PARENT's
- * children, descending into namespaces and records; PREFIX is the enclosing
- * scopes' qualified name. */
+ * children, descending into namespaces and, with NESTED, into records;
+ * PREFIX is the enclosing scopes' qualified name.  Without NESTED the walk
+ * steps over each record's members (DW_AT_sibling), most of a CU. */
 static void index_children(struct dbg_type_memo *m, Dwarf_Die *parent, const char *prefix,
-			   int depth)
+			   int depth, bool nested)
 {
 	Dwarf_Die child, record;
 	if (depth > 16 || dwarf_child(parent, &child) != 0)
@@ -131,28 +136,41 @@ static void index_children(struct dbg_type_memo *m, Dwarf_Die *parent, const cha
 		char qualified[512];
 		snprintf(qualified, sizeof(qualified), "%s%s%s", prefix, *prefix ? "::" : "", name);
 		if (tag == DW_TAG_namespace) {
-			index_children(m, &child, qualified, depth + 1);
+			index_children(m, &child, qualified, depth + 1, nested);
 		} else if (tag == DW_TAG_typedef) {
 			if (typedef_record(&child, &record))
 				index_add(m, qualified, dwarf_dieoffset(&record));
 		} else if (is_definition(&child)) {
 			index_add(m, qualified, dwarf_dieoffset(&child));
-			index_children(m, &child, qualified, depth + 1);
+			if (nested)
+				index_children(m, &child, qualified, depth + 1, nested);
 		}
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
-static void build_index(struct dbg_type_memo *m, Dwarf *dw)
+/* Index the next CU; false when there was none. */
+static bool index_next_cu(struct dbg_type_memo *m, Dwarf *dw)
 {
-	m->indexed = true;
-	Dwarf_Off off = 0, next;
+	Dwarf_Off next;
 	size_t hsize;
-	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		Dwarf_Die cu;
-		if (dwarf_offdie(dw, off + hsize, &cu))
-			index_children(m, &cu, "", 0);
-		off = next;
+	if (m->complete || dwarf_nextcu(dw, m->next_cu, &next, &hsize, NULL, NULL, NULL) != 0) {
+		m->complete = true;
+		return false;
 	}
+	Dwarf_Die cu;
+	if (dwarf_offdie(dw, m->next_cu + hsize, &cu))
+		index_children(m, &cu, "", 0, true);
+	m->next_cu = next;
+	return true;
+}
+
+/* The definition of TYPE in the index, or NULL. */
+static struct type_slot *type_find(struct dbg_type_memo *m, const char *type)
+{
+	if (!m->cap)
+		return NULL;
+	struct type_slot *slot = type_slot(m, type);
+	return slot->name ? slot : NULL;
 }
 
 /* The type of DIE (a member or an inheritance entry), typedefs and
@@ -239,9 +257,9 @@ static bool member_path(Dwarf_Die *type, const char *path, uint64_t *offset, uin
 	}
 }
 
-/* Look TYPE up in F's type index; MEMBER NULL asks for the size. */
-/* TYPE's definition in F's DWARF (its type index built on first use). */
-static bool type_die(struct dbg_file *f, const char *type, Dwarf_Die *td)
+/* TYPE's definition in F's DWARF, from its type index: HINT_CU (may be
+ * NULL) indexed first, then the CUs not indexed yet, until it is found. */
+static bool type_die(struct dbg_file *f, const char *type, Dwarf_Die *hint_cu, Dwarf_Die *td)
 {
 	Dwarf_Addr bias;
 	Dwarf *dw = dwfl_module_getdwarf(f->mod, &bias);
@@ -250,20 +268,24 @@ static bool type_die(struct dbg_file *f, const char *type, Dwarf_Die *td)
 	if (!f->types && !(f->types = calloc(1, sizeof(*f->types))))
 		return false;
 	struct dbg_type_memo *m = f->types;
-	if (!m->indexed)
-		build_index(m, dw);
-	if (!m->cap)
-		return false;
-	struct type_slot *slot = type_slot(m, type);
-	return slot->name && dwarf_offdie(dw, slot->die, td);
+	struct type_slot *slot = type_find(m, type);
+	/* The hint CU at namespace level first: most types are there. */
+	for (int nested = 0; nested < 2 && !slot && hint_cu; nested++) {
+		index_children(m, hint_cu, "", 0, nested);
+		slot = type_find(m, type);
+	}
+	while (!slot && index_next_cu(m, dw))
+		slot = type_find(m, type);
+	return slot && dwarf_offdie(dw, slot->die, td);
 }
 
-/* Look TYPE up in F's type index; MEMBER NULL asks for the size. */
-static bool file_lookup(struct dbg_file *f, const char *type, const char *member, uint64_t *value,
-			uint64_t *size)
+/* Look TYPE up in F's type index (HINT_CU as type_die() takes it); MEMBER
+ * NULL asks for the size. */
+static bool file_lookup(struct dbg_file *f, const char *type, const char *member,
+			Dwarf_Die *hint_cu, uint64_t *value, uint64_t *size)
 {
 	Dwarf_Die td;
-	if (!type_die(f, type, &td))
+	if (!type_die(f, type, hint_cu, &td))
 		return false;
 	if (member)
 		return member_path(&td, member, value, size, NULL);
@@ -274,8 +296,8 @@ static bool file_lookup(struct dbg_file *f, const char *type, const char *member
 	return true;
 }
 
-static bool memo_lookup(struct dbg_file *f, const char *type, const char *member, uint64_t *value,
-			uint64_t *size)
+static bool memo_lookup(struct dbg_file *f, const char *type, const char *member,
+			Dwarf_Die *hint_cu, uint64_t *value, uint64_t *size)
 {
 	size_t klen = strlen(type) + 2 + (member ? strlen(member) : 0);
 	char *key = malloc(klen);
@@ -295,7 +317,7 @@ static bool memo_lookup(struct dbg_file *f, const char *type, const char *member
 			*size = m->v[i].size;
 			return m->v[i].found;
 		}
-	bool found = m && file_lookup(f, type, member, value, size);
+	bool found = m && file_lookup(f, type, member, hint_cu, value, size);
 	struct type_answer *v = m ? realloc(m->v, (m->n + 1) * sizeof(*v)) : NULL;
 	if (!v) {
 		free(key);
@@ -334,7 +356,7 @@ struct lookup {
 static bool lookup_in(struct dbg_file *f, void *ctx)
 {
 	struct lookup *l = ctx;
-	return memo_lookup(f, l->type, l->member, l->value, l->size);
+	return memo_lookup(f, l->type, l->member, NULL, l->value, l->size);
 }
 
 static bool session_lookup(struct dbg_session *s, const char *type, const char *member,
@@ -353,11 +375,49 @@ bool dbg_member_find(struct dbg_session *s, const char *type, const char *path, 
 	return found;
 }
 
+/* Look the type up in the module defining function SYMBOL, starting with
+ * the CU that holds its code. */
+static bool near_lookup(struct dbg_session *s, const char *symbol, const char *type,
+			const char *member, uint64_t *value, uint64_t *size)
+{
+	uint64_t addr;
+	if (!dbg_find_symbol(s, symbol, &addr, NULL))
+		return false;
+	struct dbg_module_entry *m = dbg_module_for(s, addr);
+	struct dbg_file *f = m ? dbg_module_file(s, m) : NULL;
+	if (!f || !dbg_file_has_dwarf(f))
+		return false;
+	Dwarf_Addr fbias = 0, dbias;
+	dwfl_module_getelf(f->mod, &fbias);
+	Dwarf_Die *cu = dwfl_module_addrdie(f->mod, addr - m->bias + fbias, &dbias);
+	return memo_lookup(f, type, member, cu, value, size);
+}
+
+bool dbg_member_offset_near(struct dbg_session *s, const char *symbol, const char *type,
+			    const char *member, uint64_t *offset)
+{
+	uint64_t size;
+	dbg_lock(s);
+	bool found = near_lookup(s, symbol, type, member, offset, &size) ||
+		     session_lookup(s, type, member, offset, &size);
+	dbg_unlock(s);
+	return found;
+}
+
 bool dbg_member_offset(struct dbg_session *s, const char *type, const char *member,
 		       uint64_t *offset)
 {
 	uint64_t size;
 	return dbg_member_find(s, type, member, offset, &size);
+}
+
+bool dbg_type_size(struct dbg_session *s, const char *type, uint64_t *size)
+{
+	uint64_t same;
+	dbg_lock(s);
+	bool found = session_lookup(s, type, NULL, size, &same);
+	dbg_unlock(s);
+	return found;
 }
 
 /* The name of what the pointer MEMBER points at: qualifiers peeled, a
@@ -389,7 +449,7 @@ static bool pointer_target_in(struct dbg_file *f, void *ctx)
 	struct lookup *l = ctx;
 	uint64_t offset, size;
 	Dwarf_Die td, member;
-	return type_die(f, l->type, &td) && member_path(&td, l->member, &offset, &size, &member) &&
+	return type_die(f, l->type, NULL, &td) && member_path(&td, l->member, &offset, &size, &member) &&
 	       pointer_target(&member, l->name, l->len);
 }
 
@@ -399,15 +459,6 @@ bool dbg_member_target(struct dbg_session *s, const char *type, const char *path
 	struct lookup l = { .type = type, .member = path, .name = name, .len = len };
 	dbg_lock(s);
 	bool found = any_dwarf_file(s, pointer_target_in, &l);
-	dbg_unlock(s);
-	return found;
-}
-
-bool dbg_type_size(struct dbg_session *s, const char *type, uint64_t *size)
-{
-	uint64_t same;
-	dbg_lock(s);
-	bool found = session_lookup(s, type, NULL, size, &same);
 	dbg_unlock(s);
 	return found;
 }

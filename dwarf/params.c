@@ -4,6 +4,7 @@
 #include "params.h"
 
 #include <dwarf.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,7 @@ static void pc_info_free(struct dbg_pc_info *info)
 	}
 	free(info->levels);
 	free(info->scopes);
+	free(info->site_params);
 	free(info);
 }
 
@@ -140,6 +142,7 @@ static bool level_add(struct level_build *lb, Dwarf_Die *die)
 		return true;    /* gdb makes no symbol of an unnamed parameter */
 	level->nparams++;
 	p->type_name = dbg_type_name(&p->type, p->has_type, lb->cxx);
+	dbg_vtype_read(&p->type, p->has_type, &p->vt);
 	return !p->has_type || p->type_name;
 }
 
@@ -290,17 +293,116 @@ struct dbg_pc_info *dbg_pc_info_get(struct dbg_session *s, uint64_t pc, bool act
 	return file_pc_info(*f, pc - (*m)->bias + fbias, activation);
 }
 
-void dbg_args_free(struct dbg_arg *args, size_t nargs)
+/* A value as the printer sees it: its type and its location.  Within a
+ * session the printer is a function of these (the core does not change),
+ * and frames repeat the same few values, so each is printed once. */
+struct value_slot {
+	uint64_t hash;                  /* first: corefile/array.h's tables */
+	const struct dbg_vtype *vt;     /* NULL: a free slot */
+	struct dbg_loc loc;
+	const char *text;               /* in the texts' chunks */
+};
+
+/* Texts that never move while the session lives. */
+struct text_chunk {
+	struct text_chunk *next;
+	size_t used, cap;
+	char data[];
+};
+
+#define TEXT_CHUNK 65536
+
+/* What dbg_frame_args lends its caller: the arguments (reused from call to
+ * call) and the printed values (kept for the session). */
+struct dbg_args_out {
+	struct dbg_arg *args;
+	size_t cap;
+	struct value_slot *values;      /* open addressing by hash */
+	size_t values_cap, nvalues;
+	struct text_chunk *texts;
+	struct dbg_text print;          /* the printer's scratch */
+	bool nomem;
+};
+
+void dbg_args_out_destroy(struct dbg_args_out *out)
 {
-	if (!args)
+	if (!out)
 		return;
-	for (size_t i = 0; i < nargs; i++) {
-		free(args[i].name);
-		free(args[i].type);
-		free(args[i].value);
-		free(args[i].entry_value);
+	free(out->args);
+	free(out->values);
+	for (struct text_chunk *c = out->texts, *next; c; c = next) {
+		next = c->next;
+		free(c);
 	}
-	free(args);
+	free(out->print.s);
+	free(out);
+}
+
+static uint64_t value_hash(const struct dbg_vtype *vt, const struct dbg_loc *loc)
+{
+	uint64_t w[2];
+	memcpy(w, loc->bytes, sizeof(w));
+	uint64_t h = (uint64_t)(uintptr_t)vt;
+	uint64_t parts[] = { (uint64_t)loc->kind, loc->addr, w[0], w[1], loc->len, loc->fault };
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		h = (h ^ parts[i]) * 0x100000001b3ULL + (h >> 29);
+	return h;
+}
+
+static bool same_value(const struct value_slot *v, uint64_t h, const struct dbg_vtype *vt,
+		       const struct dbg_loc *loc)
+{
+	return v->hash == h && v->vt == vt && v->loc.kind == loc->kind && v->loc.addr == loc->addr &&
+	       v->loc.len == loc->len && v->loc.fault == loc->fault &&
+	       memcmp(v->loc.bytes, loc->bytes, sizeof(loc->bytes)) == 0;
+}
+
+static struct value_slot *value_slot(struct dbg_args_out *out, uint64_t h,
+				     const struct dbg_vtype *vt, const struct dbg_loc *loc)
+{
+	for (size_t i = core_hash_slot(h, out->values_cap);; i = (i + 1) & (out->values_cap - 1))
+		if (!out->values[i].vt || same_value(&out->values[i], h, vt, loc))
+			return &out->values[i];
+}
+
+/* A copy of TEXT (LEN bytes and a NUL) that stays where it is. */
+static const char *text_keep(struct dbg_args_out *out, const char *text, size_t len)
+{
+	struct text_chunk *c = out->texts;
+	if (!c || c->cap - c->used < len + 1) {
+		size_t cap = len + 1 > TEXT_CHUNK ? len + 1 : TEXT_CHUNK;
+		if (!(c = malloc(sizeof(*c) + cap)))
+			return NULL;
+		c->next = out->texts;
+		c->used = 0;
+		c->cap = cap;
+		out->texts = c;
+	}
+	char *kept = memcpy(c->data + c->used, text, len + 1);
+	c->used += len + 1;
+	return kept;
+}
+
+/* The printed value of type VT at LOC; NULL when out of memory. */
+static const char *value_text(struct dbg_eval *ev, struct dbg_args_out *out,
+			      const struct dbg_vtype *vt, const struct dbg_loc *loc)
+{
+	uint64_t h = value_hash(vt, loc);
+	if (!core_table_reserve(&out->values, &out->values_cap, out->nvalues, sizeof(*out->values)))
+		return NULL;
+	struct value_slot *v = value_slot(out, h, vt, loc);
+	if (v->vt)
+		return v->text;
+	out->print.len = 0;
+	dbg_format_value(ev, vt, loc, &out->print);
+	if (out->print.nomem)
+		return NULL;
+	const char *text = text_keep(out, out->print.s, out->print.len - 1);
+	if (!text)
+		return NULL;
+	*v = (struct value_slot){ .hash = h, .vt = vt, .loc = *loc, .text = text };
+	out->nvalues++;
+	return text;
 }
 
 /* The value gdb's read_variable_at_entry finds: the parameter was in one
@@ -310,7 +412,7 @@ static bool entry_value(struct dbg_eval *ev, const struct dbg_param *p, struct d
 {
 	/* A reference's entry value needs DW_AT_call_data_value, which gdb
 	 * requires and compilers rarely emit: none, as gdb then shows none. */
-	if (!p->entry_ops || p->entry_nops != 1 || dbg_type_is_reference((Dwarf_Die *)&p->type, p->has_type))
+	if (!p->entry_ops || p->entry_nops != 1 || p->vt.reference)
 		return false;
 	unsigned reg;
 	uint8_t op = p->entry_ops[0].atom;
@@ -366,32 +468,36 @@ static bool same_contents(struct dbg_eval *ev, struct dbg_param *p, const struct
 {
 	unsigned char a[16], b[16];
 	size_t na, nb;
-	return dbg_value_bytes(ev, &p->type, p->has_type, cur, a, &na) &&
-	       dbg_value_bytes(ev, &p->type, p->has_type, entry, b, &nb) && na == nb &&
-	       memcmp(a, b, na) == 0;
+	return dbg_value_bytes(ev, &p->vt, cur, a, &na) && dbg_value_bytes(ev, &p->vt, entry, b, &nb) &&
+	       na == nb && memcmp(a, b, na) == 0;
 }
 
-static bool arg_fill(struct dbg_eval *ev, struct dbg_param *p, struct dbg_arg *a)
+/* Parameter P of EV's frame into A; false when out of memory. */
+static bool arg_fill(struct dbg_eval *ev, struct dbg_param *p, struct dbg_args_out *out,
+		     struct dbg_arg *a)
 {
 	struct dbg_loc loc = { .kind = DBG_LOC_OPTIMIZED }, entry;
 	if (p->has_const)
 		const_location(p, &loc);
 	else if (p->ops)
 		dbg_eval_location(ev, &p->loc, p->ops, p->nops, &loc);
-	a->name = strdup(p->name ? p->name : "");
-	a->type = p->type_name ? strdup(p->type_name) : NULL;
-	a->value = dbg_format_value(ev, &p->type, p->has_type, &loc);
+	a->name = p->name ? p->name : "";
+	a->type = p->type_name;
+	a->value = value_text(ev, out, &p->vt, &loc);
+	a->entry_value = NULL;
+	a->entry_equal = false;
 	if (!p->has_const && entry_value(ev, p, &entry)) {
-		a->entry_value = dbg_format_value(ev, &p->type, p->has_type, &entry);
+		/* The same bytes print the same: most entry values are the
+		 * values (gdb's name=name@entry=V). */
 		a->entry_equal = same_contents(ev, p, &loc, &entry);
-		if (!a->entry_value)
-			return false;
+		a->entry_value = a->entry_equal ? a->value : value_text(ev, out, &p->vt, &entry);
+		return a->value && a->entry_value;
 	}
-	return a->name && a->value && (a->type || !p->type_name);
+	return a->value != NULL;
 }
 
 static struct core_error *args_locked(struct dbg_session *s, struct dbg_frame_regs *frames,
-				      size_t nframes, int inline_depth, struct dbg_arg **args,
+				      size_t nframes, int inline_depth, const struct dbg_arg **args,
 				      size_t *nargs, bool *has_args)
 {
 	struct dbg_eval ev;
@@ -399,24 +505,27 @@ static struct core_error *args_locked(struct dbg_session *s, struct dbg_frame_re
 	    inline_depth < 0 || (size_t)inline_depth >= ev.info->nlevels)
 		return NULL;
 	struct dbg_level *level = &ev.info->levels[inline_depth];
-	*has_args = true;
-	*args = calloc(level->nparams ? level->nparams : 1, sizeof(**args));
-	if (!*args)
+	struct dbg_args_out *out = s->args_out;
+	if (!out && !(out = s->args_out = calloc(1, sizeof(*out))))
 		return &core_error_nomem;
-	for (size_t i = 0; i < level->nparams; i++) {
-		(*nargs)++;
-		if (!arg_fill(&ev, &level->params[i], &(*args)[i])) {
-			dbg_args_free(*args, *nargs);
-			*args = NULL;
-			*nargs = 0;
+	if (level->nparams > out->cap) {
+		struct dbg_arg *v = realloc(out->args, level->nparams * sizeof(*v));
+		if (!v)
 			return &core_error_nomem;
-		}
+		out->args = v;
+		out->cap = level->nparams;
 	}
+	for (size_t i = 0; i < level->nparams; i++)
+		if (!arg_fill(&ev, &level->params[i], out, &out->args[i]))
+			return &core_error_nomem;
+	*args = out->args;
+	*nargs = level->nparams;
+	*has_args = true;
 	return NULL;
 }
 
 struct core_error *dbg_frame_args(struct dbg_session *s, struct dbg_frame_regs *frames,
-				  size_t nframes, int inline_depth, struct dbg_arg **args,
+				  size_t nframes, int inline_depth, const struct dbg_arg **args,
 				  size_t *nargs, bool *has_args)
 {
 	*args = NULL;

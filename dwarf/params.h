@@ -8,12 +8,34 @@
 
 #include "internal.h"
 
+/* A type with its typedefs and qualifiers stripped, as the value printer
+ * needs it: read from the DIEs once per parameter, not once per value. */
+struct dbg_scalar {
+	bool ok;                    /* false: void, or a typedef loop */
+	Dwarf_Die die;
+	int tag;
+	size_t size;                /* dwarf_aggregate_size, 0 when unknown */
+	bool has_encoding;
+	Dwarf_Word encoding;        /* a base type's DW_AT_encoding */
+	bool char_target;           /* a pointer to a 1-byte character type */
+};
+
+/* What formatting a parameter's value takes from its type. */
+struct dbg_vtype {
+	bool has_type;
+	bool scalar;                /* gdb shows the value, not "..." */
+	bool reference;             /* a C++ reference */
+	struct dbg_scalar t;        /* the type, stripped */
+	struct dbg_scalar target;   /* a reference's target, stripped */
+};
+
 /* One DW_TAG_formal_parameter of a function or inlined instance, resolved
  * for one pc. */
 struct dbg_param {
 	const char *name;           /* borrowed from libdw; NULL: unnamed */
 	Dwarf_Die type;
 	bool has_type;
+	struct dbg_vtype vt;        /* TYPE as the value printer needs it */
 	Dwarf_Attribute loc;        /* DW_AT_location */
 	bool has_loc;
 	Dwarf_Op *ops;              /* the expression covering the pc, or NULL */
@@ -45,6 +67,15 @@ struct dbg_site_target {
 	Dwarf_Addr addr;            /* a definition's low_pc */
 };
 
+/* One DW_TAG_call_site_parameter passed in a register. */
+struct dbg_site_param {
+	unsigned reg;               /* DWARF register number */
+	bool has_value;             /* DW_AT_call_value, as an expression: */
+	Dwarf_Attribute value;
+	Dwarf_Op *ops;
+	size_t nops;
+};
+
 /* What the DWARF says at one pc (memoised per file, address, activation). */
 struct dbg_pc_info {
 	bool has_dwarf;
@@ -62,6 +93,9 @@ struct dbg_pc_info {
 	bool has_call_site;
 	Dwarf_Die call_site;        /* its DW_TAG_call_site */
 	struct dbg_site_target target;  /* and where that call went */
+	bool site_params_done;      /* its parameters, read on first use */
+	struct dbg_site_param *site_params;
+	size_t nsite_params;
 };
 
 /* The pc info for runtime PC in the session (memoised); NULL when the pc is
@@ -114,23 +148,27 @@ void dbg_eval_location(struct dbg_eval *ev, Dwarf_Attribute *attr, Dwarf_Op *ops
  * caller's DW_TAG_call_site_parameter; false when it cannot be known. */
 bool dbg_eval_entry_reg(struct dbg_eval *ev, unsigned reg, uint64_t *value);
 
-/* gdb's rendering (`set print frame-arguments scalars`) of a value of TYPE
- * at LOC; malloc'd, NULL on out-of-memory. */
-char *dbg_format_value(struct dbg_eval *ev, Dwarf_Die *type, bool has_type,
-		       const struct dbg_loc *loc);
+/* Read what the value printer needs of TYPE (HAS_TYPE false: none). */
+void dbg_vtype_read(Dwarf_Die *type, bool has_type, struct dbg_vtype *vt);
 
-/* The bytes of a value of TYPE at LOC (at most 16); false when they cannot
- * be had (optimized out, unreadable, synthetic). */
-bool dbg_value_bytes(struct dbg_eval *ev, Dwarf_Die *type, bool has_type, const struct dbg_loc *loc,
+/* A growable string (NOMEM: an allocation failed, the text is cut). */
+struct dbg_text {
+	char *s;
+	size_t len, cap;
+	bool nomem;
+};
+
+/* gdb's rendering (`set print frame-arguments scalars`) of a value of type
+ * VT at LOC, appended to OUT with its terminating NUL. */
+void dbg_format_value(struct dbg_eval *ev, const struct dbg_vtype *vt, const struct dbg_loc *loc,
+		      struct dbg_text *out);
+
+/* The bytes of a value of type VT at LOC (at most 16); false when they
+ * cannot be had (optimized out, unreadable, synthetic). */
+bool dbg_value_bytes(struct dbg_eval *ev, const struct dbg_vtype *vt, const struct dbg_loc *loc,
 		     unsigned char out[16], size_t *size);
 
 /* The C/C++ spelling of TYPE ("const char *", "struct account *"); malloc'd. */
 char *dbg_type_name(Dwarf_Die *type, bool has_type, bool cxx);
-
-/* True when TYPE (without typedefs and qualifiers) is a C++ reference. */
-bool dbg_type_is_reference(Dwarf_Die *type, bool has_type);
-
-/* True when gdb shows values of TYPE in summary mode (not "..."). */
-bool dbg_type_is_scalar(Dwarf_Die *type, bool has_type);
 
 #endif

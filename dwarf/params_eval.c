@@ -5,6 +5,7 @@
 #include "params.h"
 
 #include <dwarf.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,18 @@ bool dbg_eval_init(struct dbg_eval *ev, struct dbg_session *s, struct dbg_frame_
 	ev->depth = depth;
 	if (idx >= nframes)
 		return false;
-	ev->info = dbg_pc_info_get(s, frames[idx].pc, frames[idx].activation, &ev->m, &ev->f);
+	struct dbg_frame_memo *mm = &frames[idx].memo;
+	if (!mm->valid || mm->pc != frames[idx].pc || mm->activation != frames[idx].activation) {
+		mm->info = dbg_pc_info_get(s, frames[idx].pc, frames[idx].activation, &mm->module,
+					   &mm->file);
+		mm->pc = frames[idx].pc;
+		mm->activation = frames[idx].activation;
+		mm->target = 0;
+		mm->valid = true;
+	}
+	ev->info = mm->info;
+	ev->m = mm->module;
+	ev->f = mm->file;
 	return ev->info != NULL;
 }
 
@@ -51,6 +63,48 @@ static bool frame_reg(const struct dbg_eval *ev, uint64_t reg, uint64_t *v)
 	*v = fr->regs[reg];
 	return true;
 }
+
+/* ---- memos keyed by a pointer into libdw's data ---- */
+
+#define PTRMEMO_SIZE 256
+
+/* Direct-mapped: a pointer into a file's libdw data (stable while the
+ * session lives) to what was found for it. */
+struct dbg_ptrmemo {
+	const void *key[PTRMEMO_SIZE];
+	uint64_t value[PTRMEMO_SIZE];
+	bool ok[PTRMEMO_SIZE];
+};
+
+static size_t ptrmemo_slot(const void *key)
+{
+	uintptr_t k = (uintptr_t)key;
+	return (size_t)((k >> 3) ^ (k >> 11)) % PTRMEMO_SIZE;
+}
+
+/* True when KEY is memoised: *OK and *VALUE are what was found. */
+static bool ptrmemo_get(const struct dbg_ptrmemo *pm, const void *key, uint64_t *value, bool *ok)
+{
+	size_t i = ptrmemo_slot(key);
+	if (!pm || pm->key[i] != key)
+		return false;
+	*value = pm->value[i];
+	*ok = pm->ok[i];
+	return true;
+}
+
+/* Memoise KEY (a memo that cannot be allocated is none). */
+static void ptrmemo_put(struct dbg_ptrmemo **pm, const void *key, uint64_t value, bool ok)
+{
+	if (!*pm && !(*pm = calloc(1, sizeof(**pm))))
+		return;
+	size_t i = ptrmemo_slot(key);
+	(*pm)->key[i] = key;
+	(*pm)->value[i] = value;
+	(*pm)->ok[i] = ok;
+}
+
+/* ---- expressions ---- */
 
 /* The state of one evaluation. */
 struct machine {
@@ -169,23 +223,34 @@ struct piece_state {
 	Dwarf_Block implicit;
 };
 
-static bool entry_value_op(struct machine *m, const Dwarf_Op *op)
+/* The register a DW_OP_entry_value names: gdb resolves only a single
+ * register this way.  Every frame of a function evaluates the same op. */
+static bool entry_value_reg(struct machine *m, const Dwarf_Op *op, unsigned *reg)
 {
+	struct dbg_session *s = m->ev->s;
+	uint64_t v;
+	bool ok;
+	if (ptrmemo_get(s->entry_regs, op, &v, &ok)) {
+		*reg = (unsigned)v;
+		return ok;
+	}
 	Dwarf_Attribute sub;
 	Dwarf_Op *ops;
 	size_t n;
-	if (dwarf_getlocation_attr(m->attr, op, &sub) != 0 ||
-	    dwarf_getlocation(&sub, &ops, &n) != 0 || n != 1)
-		return false;
+	ok = dwarf_getlocation_attr(m->attr, op, &sub) == 0 && dwarf_getlocation(&sub, &ops, &n) == 0 &&
+	     n == 1 && ((ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31) ||
+			ops[0].atom == DW_OP_regx);
+	*reg = !ok ? 0 : ops[0].atom == DW_OP_regx ? (unsigned)ops[0].number
+						   : (unsigned)(ops[0].atom - DW_OP_reg0);
+	ptrmemo_put(&s->entry_regs, op, *reg, ok);
+	return ok;
+}
+
+static bool entry_value_op(struct machine *m, const Dwarf_Op *op)
+{
 	unsigned reg;
-	if (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31)
-		reg = ops[0].atom - DW_OP_reg0;
-	else if (ops[0].atom == DW_OP_regx)
-		reg = (unsigned)ops[0].number;
-	else
-		return false;   /* gdb resolves only a single register this way */
 	uint64_t v;
-	if (!dbg_eval_entry_reg(m->ev, reg, &v))
+	if (!entry_value_reg(m, op, &reg) || !dbg_eval_entry_reg(m->ev, reg, &v))
 		return false;
 	push(m, v);
 	return true;
@@ -479,7 +544,12 @@ void dbg_eval_location(struct dbg_eval *ev, Dwarf_Attribute *attr, Dwarf_Op *ops
 	out->kind = DBG_LOC_OPTIMIZED;
 	if (!ops || nops == 0)
 		return;
-	struct machine m = { .ev = ev, .attr = attr };
+	struct machine m;   /* its stack is not cleared: 512 bytes per evaluation */
+	m.ev = ev;
+	m.attr = attr;
+	m.sp = 0;
+	m.failed = m.faulted = false;
+	m.fault = 0;
 	run(&m, ops, nops, out);
 }
 
@@ -616,9 +686,16 @@ static bool call_site_target(struct dbg_eval *caller, Dwarf_Die *site, uint64_t 
 		else
 			return false;
 		return true;
-	case DBG_TARGET_SYMBOL:
-		return dbg_find_symbol(caller->s, t->name, target, NULL) ||
-		       versioned_symbol(caller->s, t->name, target);
+	case DBG_TARGET_SYMBOL: {
+		/* Every frame called from this site asks the same. */
+		bool found;
+		if (ptrmemo_get(caller->s->call_targets, t->name, target, &found))
+			return found;
+		found = dbg_find_symbol(caller->s, t->name, target, NULL) ||
+			versioned_symbol(caller->s, t->name, target);
+		ptrmemo_put(&caller->s->call_targets, t->name, found ? *target : 0, found);
+		return found;
+	}
 	case DBG_TARGET_ADDR:
 		*target = dbg_eval_runtime(caller, t->addr);
 		return true;
@@ -627,27 +704,89 @@ static bool call_site_target(struct dbg_eval *caller, Dwarf_Die *site, uint64_t 
 	}
 }
 
-/* The DW_AT_call_value of SITE's parameter passed in register REG. */
-static bool call_site_value(Dwarf_Die *site, unsigned reg, Dwarf_Attribute *value)
+/* Where the call CALLER's frame made at its own call site SITE went,
+ * memoised in the frame: every callee entry value asks. */
+static bool frame_call_target(struct dbg_eval *caller, Dwarf_Die *site, uint64_t *target)
 {
+	struct dbg_frame_memo *mm = &caller->frames[caller->idx].memo;
+	if (mm->target == 0)
+		mm->target = call_site_target(caller, site, &mm->call_target) ? 1 : -1;
+	*target = mm->call_target;
+	return mm->target == 1;
+}
+
+/* CHILD of a call site as a parameter passed in a register; false when it
+ * is none. */
+static bool site_param_read(Dwarf_Die *child, struct dbg_site_param *p)
+{
+	int tag = dwarf_tag(child);
+	Dwarf_Attribute loc;
+	Dwarf_Op *ops;
+	size_t n;
+	if ((tag != DW_TAG_call_site_parameter && tag != DW_TAG_GNU_call_site_parameter) ||
+	    !dwarf_attr(child, DW_AT_location, &loc) || dwarf_getlocation(&loc, &ops, &n) != 0 || n != 1)
+		return false;
+	if (ops[0].atom == DW_OP_regx)
+		p->reg = (unsigned)ops[0].number;
+	else if (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31)
+		p->reg = (unsigned)(ops[0].atom - DW_OP_reg0);
+	else
+		return false;
+	p->has_value = (dwarf_attr(child, DW_AT_call_value, &p->value) ||
+			dwarf_attr(child, DW_AT_GNU_call_site_value, &p->value)) &&
+		       dwarf_getlocation(&p->value, &p->ops, &p->nops) == 0;
+	return true;
+}
+
+/* The parameters of INFO's own call site, read once: every frame called
+ * from that pc asks for them. */
+static bool site_params_cache(struct dbg_pc_info *info)
+{
+	if (info->site_params_done)
+		return true;
+	Dwarf_Die child;
+	size_t cap = 0;
+	if (dwarf_child(&info->call_site, &child) == 0) {
+		do {
+			struct dbg_site_param p;
+			if (!site_param_read(&child, &p))
+				continue;
+			if (info->nsite_params == cap) {
+				size_t ncap = cap ? 2 * cap : 4;
+				struct dbg_site_param *v = realloc(info->site_params, ncap * sizeof(*v));
+				if (!v)
+					return false;
+				info->site_params = v;
+				cap = ncap;
+			}
+			info->site_params[info->nsite_params++] = p;
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
+	info->site_params_done = true;
+	return true;
+}
+
+/* The first parameter of SITE (a call site in CTX's function) passed in
+ * register REG. */
+static bool call_site_param(struct dbg_eval *ctx, Dwarf_Die *site, unsigned reg,
+			    struct dbg_site_param *out)
+{
+	struct dbg_pc_info *info = ctx->info;
+	if (info->has_call_site && dwarf_dieoffset(site) == dwarf_dieoffset(&info->call_site) &&
+	    site_params_cache(info)) {
+		for (size_t i = 0; i < info->nsite_params; i++)
+			if (info->site_params[i].reg == reg) {
+				*out = info->site_params[i];
+				return true;
+			}
+		return false;
+	}
 	Dwarf_Die child;
 	if (dwarf_child(site, &child) != 0)
 		return false;
 	do {
-		int tag = dwarf_tag(&child);
-		Dwarf_Attribute loc;
-		Dwarf_Op *ops;
-		size_t n;
-		if ((tag != DW_TAG_call_site_parameter && tag != DW_TAG_GNU_call_site_parameter) ||
-		    !dwarf_attr(&child, DW_AT_location, &loc) || dwarf_getlocation(&loc, &ops, &n) != 0 ||
-		    n != 1)
-			continue;
-		unsigned r = ops[0].atom == DW_OP_regx ? (unsigned)ops[0].number
-			   : (unsigned)(ops[0].atom - DW_OP_reg0);
-		if ((ops[0].atom == DW_OP_regx || (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31)) &&
-		    r == reg)
-			return dwarf_attr(&child, DW_AT_call_value, value) ||
-			       dwarf_attr(&child, DW_AT_GNU_call_site_value, value);
+		if (site_param_read(&child, out) && out->reg == reg)
+			return true;
 	} while (dwarf_siblingof(&child, &child) == 0);
 	return false;
 }
@@ -657,13 +796,11 @@ static bool call_site_value(Dwarf_Die *site, unsigned reg, Dwarf_Attribute *valu
  * stack (gdb appends DW_OP_stack_value). */
 static bool site_param_value(struct dbg_eval *ctx, Dwarf_Die *site, unsigned reg, uint64_t *value)
 {
-	Dwarf_Attribute val;
-	Dwarf_Op *ops;
-	size_t n;
-	if (!call_site_value(site, reg, &val) || dwarf_getlocation(&val, &ops, &n) != 0)
+	struct dbg_site_param p;
+	if (!call_site_param(ctx, site, reg, &p) || !p.has_value)
 		return false;
 	struct dbg_loc loc;
-	dbg_eval_location(ctx, &val, ops, n, &loc);
+	dbg_eval_location(ctx, &p.value, p.ops, p.nops, &loc);
 	if (loc.kind == DBG_LOC_MEMORY)
 		*value = loc.addr;
 	else if (loc.kind == DBG_LOC_VALUE && loc.len >= 8)
@@ -824,7 +961,7 @@ static bool entry_reg_uncached(struct dbg_eval *ev, unsigned reg, uint64_t *valu
 	bool ok = dbg_eval_init(&c->caller, ev->s, ev->frames, ev->nframes, ev->idx + 1,
 				     ev->depth + 1) &&
 		  c->caller.info->has_dwarf && find_call_site(&c->caller, &c->sites[0]) &&
-		  call_site_target(&c->caller, &c->sites[0], &target);
+		  frame_call_target(&c->caller, &c->sites[0], &target);
 	if (ok && target != callee_entry)
 		ok = tail_path(c, 0, target, callee_entry);
 	if (ok) {

@@ -20,40 +20,42 @@
 
 /* ---- a small growable string ---- */
 
-struct sbuf {
-	char *s;
-	size_t len, cap;
-	bool nomem;
-};
-
-static void sb_add(struct sbuf *b, const char *s, size_t n)
+/* Room for N more bytes and a NUL; false when it cannot be had. */
+static bool sb_reserve(struct dbg_text *b, size_t n)
 {
 	if (b->nomem)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 64;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		char *p = realloc(b->s, cap);
-		if (!p) {
-			b->nomem = true;
-			return;
-		}
-		b->s = p;
-		b->cap = cap;
+		return false;
+	if (b->len + n + 1 <= b->cap)
+		return true;
+	size_t cap = b->cap ? b->cap : 64;
+	while (cap < b->len + n + 1)
+		cap *= 2;
+	char *p = realloc(b->s, cap);
+	if (!p) {
+		b->nomem = true;
+		return false;
 	}
+	b->s = p;
+	b->cap = cap;
+	return true;
+}
+
+static void sb_add(struct dbg_text *b, const char *s, size_t n)
+{
+	if (!sb_reserve(b, n))
+		return;
 	memcpy(b->s + b->len, s, n);
 	b->len += n;
 	b->s[b->len] = '\0';
 }
 
-static void sb_puts(struct sbuf *b, const char *s)
+static void sb_puts(struct dbg_text *b, const char *s)
 {
 	sb_add(b, s, strlen(s));
 }
 
-static void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(struct sbuf *b, const char *fmt, ...)
+static void sb_printf(struct dbg_text *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(struct dbg_text *b, const char *fmt, ...)
 {
 	char tmp[128];
 	va_list ap;
@@ -64,15 +66,26 @@ static void sb_printf(struct sbuf *b, const char *fmt, ...)
 		sb_add(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
 }
 
-/* The string, trimmed to its length: values are kept for every frame of
- * every thread and task, thousands of them. */
-static void sb_hex(struct sbuf *b, uint64_t v)
+/* Integers are most of the values: written straight into the text,
+ * without printf's machinery (a fifth of the cost of a frame's arguments). */
+static void sb_unsigned(struct dbg_text *b, const char *prefix, uint64_t v, unsigned base)
 {
-	char h[32];
-	sb_puts(b, core_hex(h, v));
+	char tmp[CORE_DIGITS_MAX], *d = core_digits(tmp + sizeof(tmp), v, base);
+	size_t plen = strlen(prefix), n = (size_t)(tmp + sizeof(tmp) - d);
+	if (!sb_reserve(b, plen + n))
+		return;
+	memcpy(b->s + b->len, prefix, plen);
+	memcpy(b->s + b->len + plen, d, n);
+	b->len += plen + n;
+	b->s[b->len] = '\0';
 }
 
-static char *sb_take(struct sbuf *b)
+static void sb_signed(struct dbg_text *b, int64_t v)
+{
+	sb_unsigned(b, v < 0 ? "-" : "", v < 0 ? 0 - (uint64_t)v : (uint64_t)v, 10);
+}
+
+static char *sb_take(struct dbg_text *b)
 {
 	if (b->nomem) {
 		free(b->s);
@@ -80,6 +93,8 @@ static char *sb_take(struct sbuf *b)
 	}
 	if (!b->s)
 		return strdup("");
+	/* Values are short and many (one per argument of every frame): give
+	 * back the room the doubling left. */
 	char *fit = realloc(b->s, b->len + 1);
 	return fit ? fit : b->s;
 }
@@ -117,15 +132,7 @@ static uint64_t type_size(Dwarf_Die *die)
 	return dwarf_aggregate_size(die, &size) == 0 ? size : 0;
 }
 
-bool dbg_type_is_reference(Dwarf_Die *type, bool has_type)
-{
-	Dwarf_Die t;
-	if (!has_type || !strip_type(type, &t))
-		return false;
-	return dwarf_tag(&t) == DW_TAG_reference_type || dwarf_tag(&t) == DW_TAG_rvalue_reference_type;
-}
-
-bool dbg_type_is_scalar(Dwarf_Die *type, bool has_type)
+static bool type_is_scalar(Dwarf_Die *type, bool has_type)
 {
 	Dwarf_Die t;
 	if (!has_type || !strip_type(type, &t))
@@ -144,9 +151,9 @@ bool dbg_type_is_scalar(Dwarf_Die *type, bool has_type)
 	       tag != DW_TAG_set_type;
 }
 
-static void name_type(struct sbuf *b, Dwarf_Die *type, bool has_type, bool cxx, int depth);
+static void name_type(struct dbg_text *b, Dwarf_Die *type, bool has_type, bool cxx, int depth);
 
-static void name_function(struct sbuf *b, Dwarf_Die *fn, bool cxx, int depth, const char *inner)
+static void name_function(struct dbg_text *b, Dwarf_Die *fn, bool cxx, int depth, const char *inner)
 {
 	Dwarf_Die ret;
 	name_type(b, &ret, type_ref(fn, &ret), cxx, depth + 1);
@@ -182,7 +189,7 @@ static const char *tag_prefix(int tag, bool cxx)
 	}
 }
 
-static void name_type(struct sbuf *b, Dwarf_Die *type, bool has_type, bool cxx, int depth)
+static void name_type(struct dbg_text *b, Dwarf_Die *type, bool has_type, bool cxx, int depth)
 {
 	Dwarf_Die target;
 	if (!has_type || depth > TYPE_DEPTH_MAX) {
@@ -238,7 +245,7 @@ char *dbg_type_name(Dwarf_Die *type, bool has_type, bool cxx)
 {
 	if (!has_type)
 		return NULL;
-	struct sbuf b = { 0 };
+	struct dbg_text b = { 0 };
 	name_type(&b, type, has_type, cxx, 0);
 	return sb_take(&b);
 }
@@ -261,7 +268,7 @@ static int64_t sign_extend(uint64_t v, size_t size)
 }
 
 /* One character as gdb's print_wchar writes it between QUOTE quotes. */
-static void put_char(struct sbuf *b, unsigned char c, char quote)
+static void put_char(struct dbg_text *b, unsigned char c, char quote)
 {
 	static const char esc[] = "\a\b\f\n\r\t\v";
 	static const char letters[] = "abfnrtv";
@@ -279,7 +286,7 @@ static void put_char(struct sbuf *b, unsigned char c, char quote)
 
 /* gdb's generic_printstr: runs longer than the repeat threshold become
  * `'c' <repeats N times>`, the rest quoted segments, joined by ", ". */
-static void put_string(struct sbuf *b, const unsigned char *s, size_t n)
+static void put_string(struct dbg_text *b, const unsigned char *s, size_t n)
 {
 	if (n == 0) {
 		sb_puts(b, "\"\"");
@@ -311,7 +318,7 @@ static void put_string(struct sbuf *b, const unsigned char *s, size_t n)
 }
 
 /* The string at ADDR as gdb's val_print_string shows it (len -1). */
-static void put_cstring(struct sbuf *b, struct core *core, uint64_t addr)
+static void put_cstring(struct dbg_text *b, struct core *core, uint64_t addr)
 {
 	unsigned char buf[PRINT_ELEMENTS];
 	size_t n = 0;
@@ -348,7 +355,7 @@ static char *cxx_physname(struct dbg_session *s, uint64_t entry, char *name)
 	struct dbg_pc_info *info = dbg_pc_info_get(s, entry, true, &m, &f);
 	if (!info || !info->cxx || !info->nlevels || strchr(name, '('))
 		return name;
-	struct sbuf b = { 0 };
+	struct dbg_text b = { 0 };
 	sb_puts(&b, name);
 	sb_puts(&b, "(");
 	struct dbg_level *level = &info->levels[0];
@@ -380,8 +387,7 @@ static char *symbol_text(struct dbg_session *s, uint64_t addr)
 	dwfl_module_getelf(f->mod, &fbias);
 	GElf_Off off;
 	GElf_Sym sym;
-	const char *name = dwfl_module_addrinfo(f->mod, addr - m->bias + fbias, &off, &sym, NULL,
-						NULL, NULL);
+	const char *name = dbg_file_addrinfo(f, addr - m->bias + fbias, &off, &sym);
 	if (!name || (sym.st_size == 0 && GELF_ST_TYPE(sym.st_info) != STT_FUNC) ||
 	    (sym.st_size && off >= sym.st_size))
 		return strdup("");
@@ -390,7 +396,7 @@ static char *symbol_text(struct dbg_session *s, uint64_t addr)
 		return NULL;
 	if (GELF_ST_TYPE(sym.st_info) == STT_FUNC && !(name[0] == '_' && name[1] == 'Z'))
 		d = cxx_physname(s, addr - off, d);
-	struct sbuf b = { 0 };
+	struct dbg_text b = { 0 };
 	if (off)
 		sb_printf(&b, " <%s+%" PRIu64 ">", d, (uint64_t)off);
 	else
@@ -417,7 +423,7 @@ void dbg_symcache_destroy(struct dbg_symcache *c)
 
 /* The same few pointers (callbacks, globals) recur in frame after frame:
  * their symbol text is kept per session in a direct-mapped cache. */
-static void put_symbol(struct sbuf *b, struct dbg_session *s, uint64_t addr)
+static void put_symbol(struct dbg_text *b, struct dbg_session *s, uint64_t addr)
 {
 	if (!s->symcache)
 		s->symcache = calloc(1, sizeof(*s->symcache));
@@ -442,22 +448,12 @@ static void put_symbol(struct sbuf *b, struct dbg_session *s, uint64_t addr)
 	c->addr[i] = addr;
 }
 
-static bool is_char_type(Dwarf_Die *t)
+static void put_pointer(struct dbg_text *b, struct dbg_eval *ev, const struct dbg_scalar *ptr,
+			uint64_t addr)
 {
-	Dwarf_Word enc;
-	Dwarf_Attribute a;
-	return dwarf_tag(t) == DW_TAG_base_type && dwarf_attr(t, DW_AT_encoding, &a) &&
-	       dwarf_formudata(&a, &enc) == 0 &&
-	       (enc == DW_ATE_signed_char || enc == DW_ATE_unsigned_char) && type_size(t) == 1;
-}
-
-static void put_pointer(struct sbuf *b, struct dbg_eval *ev, Dwarf_Die *ptr, uint64_t addr)
-{
-	Dwarf_Die target, t;
-	bool has_target = type_ref(ptr, &target) && strip_type(&target, &t);
-	sb_hex(b, addr);
+	sb_unsigned(b, "0x", addr, 16);
 	put_symbol(b, ev->s, addr);
-	if (has_target && addr && is_char_type(&t)) {
+	if (ptr->char_target && addr) {
 		sb_puts(b, " ");
 		put_cstring(b, dbg_session_core(ev->s), addr);
 	}
@@ -508,7 +504,7 @@ static bool enumerator_value(Dwarf_Die *c, size_t size, uint64_t *v)
 	return true;
 }
 
-static void put_flags(struct sbuf *b, Dwarf_Die *e, size_t size, uint64_t v)
+static void put_flags(struct dbg_text *b, Dwarf_Die *e, size_t size, uint64_t v)
 {
 	bool first = true;
 	Dwarf_Die c;
@@ -529,8 +525,10 @@ static void put_flags(struct sbuf *b, Dwarf_Die *e, size_t size, uint64_t v)
 		sb_puts(b, first ? "0" : ")");
 }
 
-static void put_enum(struct sbuf *b, Dwarf_Die *e, const unsigned char *bytes, size_t size)
+static void put_enum(struct dbg_text *b, const struct dbg_scalar *t, const unsigned char *bytes,
+		     size_t size)
 {
+	Dwarf_Die copy = t->die, *e = &copy;
 	uint64_t v = le_bytes(bytes, size);
 	if (size < 8)
 		v &= (1ULL << (8 * size)) - 1;
@@ -547,13 +545,13 @@ static void put_enum(struct sbuf *b, Dwarf_Die *e, const unsigned char *bytes, s
 	if (enum_is_flags(e))
 		put_flags(b, e, size, v);
 	else if (enum_unsigned(e))
-		sb_printf(b, "%" PRIu64, v);
+		sb_unsigned(b, "", v, 10);
 	else
-		sb_printf(b, "%" PRId64, sign_extend(v, size));
+		sb_signed(b, sign_extend(v, size));
 }
 
 /* gdb's %g with the format's decimal digits, and nan(0xMANTISSA). */
-static void put_float(struct sbuf *b, const unsigned char *bytes, size_t size)
+static void put_float(struct dbg_text *b, const unsigned char *bytes, size_t size)
 {
 	if (size == 4) {
 		float f;
@@ -586,7 +584,7 @@ static void put_float(struct sbuf *b, const unsigned char *bytes, size_t size)
 	}
 }
 
-static void put_char_value(struct sbuf *b, const unsigned char *bytes, bool is_signed)
+static void put_char_value(struct dbg_text *b, const unsigned char *bytes, bool is_signed)
 {
 	unsigned char c = bytes[0];
 	sb_printf(b, "%d '", is_signed ? (int)(signed char)c : (int)c);
@@ -594,12 +592,10 @@ static void put_char_value(struct sbuf *b, const unsigned char *bytes, bool is_s
 	sb_puts(b, "'");
 }
 
-static void put_base(struct sbuf *b, Dwarf_Die *t, const unsigned char *bytes, size_t size)
+static void put_base(struct dbg_text *b, const struct dbg_scalar *t, const unsigned char *bytes,
+		     size_t size)
 {
-	Dwarf_Word enc = DW_ATE_signed;
-	Dwarf_Attribute a;
-	if (dwarf_attr(t, DW_AT_encoding, &a))
-		dwarf_formudata(&a, &enc);
+	Dwarf_Word enc = t->has_encoding ? t->encoding : DW_ATE_signed;
 	uint64_t v = le_bytes(bytes, size);
 	if (size < 8)
 		v &= (1ULL << (8 * size)) - 1;
@@ -608,7 +604,7 @@ static void put_base(struct sbuf *b, Dwarf_Die *t, const unsigned char *bytes, s
 		if (v <= 1)
 			sb_puts(b, v ? "true" : "false");
 		else
-			sb_printf(b, "%" PRIu64, v);
+			sb_unsigned(b, "", v, 10);
 		return;
 	case DW_ATE_float:
 		put_float(b, bytes, size);
@@ -621,16 +617,16 @@ static void put_base(struct sbuf *b, Dwarf_Die *t, const unsigned char *bytes, s
 		}
 		break;
 	case DW_ATE_signed:
-		sb_printf(b, "%" PRId64, sign_extend(v, size));
+		sb_signed(b, sign_extend(v, size));
 		return;
 	default:
 		break;
 	}
-	sb_printf(b, "%" PRIu64, v);
+	sb_unsigned(b, "", v, 10);
 }
 
 /* The object's bytes: from the location, or read from memory. */
-static bool value_bytes(struct sbuf *b, struct dbg_eval *ev, const struct dbg_loc *loc,
+static bool value_bytes(struct dbg_text *b, struct dbg_eval *ev, const struct dbg_loc *loc,
 			unsigned char *out, size_t size)
 {
 	if (loc->kind == DBG_LOC_MEMORY) {
@@ -652,33 +648,36 @@ static bool value_bytes(struct sbuf *b, struct dbg_eval *ev, const struct dbg_lo
 	return true;
 }
 
-static void put_scalar(struct sbuf *b, struct dbg_eval *ev, Dwarf_Die *t,
-		       const struct dbg_loc *loc);
+static void put_scalar(struct dbg_text *b, struct dbg_eval *ev, const struct dbg_scalar *t,
+		       const struct dbg_scalar *target, const struct dbg_loc *loc);
 
 /* A reference to a scalar: `@0xADDR: value`. */
-static void put_reference(struct sbuf *b, struct dbg_eval *ev, Dwarf_Die *ref, uint64_t addr)
+static void put_reference(struct dbg_text *b, struct dbg_eval *ev, const struct dbg_scalar *target,
+			  uint64_t addr)
 {
-	Dwarf_Die target, t;
-	sb_printf(b, "@0x%" PRIx64 ": ", addr);
-	if (!type_ref(ref, &target) || !strip_type(&target, &t)) {
+	sb_unsigned(b, "@0x", addr, 16);
+	sb_puts(b, ": ");
+	if (!target->ok) {
 		sb_puts(b, "<incomplete type>");
 		return;
 	}
 	struct dbg_loc at = { .kind = DBG_LOC_MEMORY, .addr = addr };
-	put_scalar(b, ev, &t, &at);
+	put_scalar(b, ev, target, NULL, &at);
 }
 
-static void put_scalar(struct sbuf *b, struct dbg_eval *ev, Dwarf_Die *t,
-		       const struct dbg_loc *loc)
+/* T's value at LOC; TARGET: a reference's target (NULL inside one: C++ has
+ * no reference to a reference). */
+static void put_scalar(struct dbg_text *b, struct dbg_eval *ev, const struct dbg_scalar *t,
+		       const struct dbg_scalar *target, const struct dbg_loc *loc)
 {
-	int tag = dwarf_tag(t);
+	int tag = t->tag;
 	bool pointer = tag == DW_TAG_pointer_type || tag == DW_TAG_reference_type ||
 		       tag == DW_TAG_rvalue_reference_type || tag == DW_TAG_ptr_to_member_type;
 	if (loc->kind == DBG_LOC_SYNTHETIC) {
 		sb_puts(b, pointer ? "<synthetic pointer>" : "<optimized out>");
 		return;
 	}
-	size_t size = (size_t)type_size(t);
+	size_t size = t->size;
 	if (pointer && size == 0)
 		size = 8;
 	unsigned char bytes[16];
@@ -690,45 +689,78 @@ static void put_scalar(struct sbuf *b, struct dbg_eval *ev, Dwarf_Die *t,
 		return;
 	if (tag == DW_TAG_pointer_type)
 		put_pointer(b, ev, t, le_bytes(bytes, size));
+	else if ((tag == DW_TAG_reference_type || tag == DW_TAG_rvalue_reference_type) && target)
+		put_reference(b, ev, target, le_bytes(bytes, size));
 	else if (tag == DW_TAG_reference_type || tag == DW_TAG_rvalue_reference_type)
-		put_reference(b, ev, t, le_bytes(bytes, size));
+		put_reference(b, ev, &(struct dbg_scalar){ .ok = false }, le_bytes(bytes, size));
 	else if (tag == DW_TAG_enumeration_type)
 		put_enum(b, t, bytes, size);
 	else if (tag == DW_TAG_base_type)
 		put_base(b, t, bytes, size);
 	else
-		sb_hex(b, le_bytes(bytes, size));
+		sb_unsigned(b, "0x", le_bytes(bytes, size), 16);
 }
 
-char *dbg_format_value(struct dbg_eval *ev, Dwarf_Die *type, bool has_type,
-		       const struct dbg_loc *loc)
+/* Everything put_scalar asks of the stripped type T. */
+static void scalar_read(Dwarf_Die *t, struct dbg_scalar *out)
 {
-	struct sbuf b = { 0 };
-	Dwarf_Die t;
-	if (!dbg_type_is_scalar(type, has_type))
-		sb_puts(&b, "...");
+	Dwarf_Attribute a;
+	Dwarf_Die target, tt;
+	memset(out, 0, sizeof(*out));
+	out->ok = true;
+	out->die = *t;
+	out->tag = dwarf_tag(t);
+	out->size = (size_t)type_size(t);
+	out->has_encoding = dwarf_attr(t, DW_AT_encoding, &a) && dwarf_formudata(&a, &out->encoding) == 0;
+	if (out->tag == DW_TAG_pointer_type && type_ref(t, &target) && strip_type(&target, &tt)) {
+		Dwarf_Word enc;
+		out->char_target = dwarf_tag(&tt) == DW_TAG_base_type &&
+				   dwarf_attr(&tt, DW_AT_encoding, &a) && dwarf_formudata(&a, &enc) == 0 &&
+				   (enc == DW_ATE_signed_char || enc == DW_ATE_unsigned_char) &&
+				   type_size(&tt) == 1;
+	}
+}
+
+void dbg_vtype_read(Dwarf_Die *type, bool has_type, struct dbg_vtype *vt)
+{
+	Dwarf_Die t, target, tt;
+	memset(vt, 0, sizeof(*vt));
+	vt->has_type = has_type;
+	vt->scalar = type_is_scalar(type, has_type);
+	if (!has_type || !strip_type(type, &t))
+		return;
+	scalar_read(&t, &vt->t);
+	vt->reference = vt->t.tag == DW_TAG_reference_type || vt->t.tag == DW_TAG_rvalue_reference_type;
+	if (vt->reference && type_ref(&t, &target) && strip_type(&target, &tt))
+		scalar_read(&tt, &vt->target);
+}
+
+void dbg_format_value(struct dbg_eval *ev, const struct dbg_vtype *vt, const struct dbg_loc *loc,
+		      struct dbg_text *out)
+{
+	if (!vt->scalar)
+		sb_puts(out, "...");
 	else if (loc->kind == DBG_LOC_OPTIMIZED)
-		sb_puts(&b, "<optimized out>");
+		sb_puts(out, "<optimized out>");
 	else if (loc->kind == DBG_LOC_ERROR)
-		sb_printf(&b, "<error reading variable: Cannot access memory at address 0x%" PRIx64 ">",
+		sb_printf(out, "<error reading variable: Cannot access memory at address 0x%" PRIx64 ">",
 			  loc->fault);
 	else if (loc->kind == DBG_LOC_TOO_BIG)
-		sb_puts(&b, "...");
-	else if (!has_type || !strip_type(type, &t))
-		sb_puts(&b, "<incomplete type>");
+		sb_puts(out, "...");
+	else if (!vt->t.ok)
+		sb_puts(out, "<incomplete type>");
 	else
-		put_scalar(&b, ev, &t, loc);
-	return sb_take(&b);
+		put_scalar(out, ev, &vt->t, &vt->target, loc);
+	sb_add(out, "", 1);
 }
 
-bool dbg_value_bytes(struct dbg_eval *ev, Dwarf_Die *type, bool has_type, const struct dbg_loc *loc,
+bool dbg_value_bytes(struct dbg_eval *ev, const struct dbg_vtype *vt, const struct dbg_loc *loc,
 		     unsigned char out[16], size_t *size)
 {
-	Dwarf_Die t;
-	if (!has_type || !strip_type(type, &t))
+	if (!vt->t.ok)
 		return false;
-	int tag = dwarf_tag(&t);
-	*size = (size_t)type_size(&t);
+	int tag = vt->t.tag;
+	*size = vt->t.size;
 	if (*size == 0 && (tag == DW_TAG_pointer_type || tag == DW_TAG_reference_type ||
 			   tag == DW_TAG_rvalue_reference_type))
 		*size = 8;

@@ -294,6 +294,9 @@ void dbg_session_close(struct dbg_session *s)
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
 	dbg_symcache_destroy(s->symcache);
+	dbg_args_out_destroy(s->args_out);
+	free(s->call_targets);
+	free(s->entry_regs);
 	for (size_t i = 0; i < s->nmodules; i++) {
 		free((char *)s->modules[i].info.path);
 		free((char *)s->modules[i].info.build_id);

@@ -237,22 +237,30 @@ static bool walk_to(Dwarf_Die *die, Dwarf_Addr addr, bool wide, Dwarf_Die *path,
 	return false;
 }
 
-/* The scopes at ADDR, innermost first, down to CUDIE: found by the narrow
- * walk, else by the wide one. */
-static int scopes_by_walk(Dwarf_Die *cudie, Dwarf_Addr addr, Dwarf_Die **scopes)
+/* The scopes at ADDR found by walking down from TOP (the CU, or the
+ * subprogram holding ADDR), narrowly, else widely: the way down to the
+ * innermost code scope holding it, TOP unless it is the CU, then the CU.
+ * 0 when neither walk finds one and TOP is the CU. */
+static int scopes_by_walk(Dwarf_Die *top, Dwarf_Die *cudie, Dwarf_Addr addr, Dwarf_Die **scopes)
 {
 	Dwarf_Die path[WALK_DEPTH_MAX];
 	int depth = 0;
 	unsigned budget = 1u << 22;
-	if (!walk_to(cudie, addr, false, path, &depth, &budget) &&
-	    (depth = 0, !walk_to(cudie, addr, true, path, &depth, &budget)))
-		return 0;
-	*scopes = malloc((size_t)(depth + 1) * sizeof(**scopes));
+	bool from_cu = dwarf_dieoffset(top) == dwarf_dieoffset(cudie);
+	if (!walk_to(top, addr, false, path, &depth, &budget) &&
+	    (depth = 0, !walk_to(top, addr, true, path, &depth, &budget))) {
+		if (from_cu)
+			return 0;
+		depth = 0;
+	}
+	*scopes = malloc((size_t)(depth + 2) * sizeof(**scopes));
 	if (!*scopes)
 		return 0;
 	int n = 0;
 	for (int i = depth; i-- > 0;)
 		(*scopes)[n++] = path[i];
+	if (!from_cu)
+		(*scopes)[n++] = *top;
 	(*scopes)[n++] = *cudie;
 	return n;
 }
@@ -264,10 +272,16 @@ int dbg_file_scopes(struct dbg_file *f, uint64_t addr, Dwarf_Die **cudie, Dwarf_
 	*cudie = dwfl_module_addrdie(f->mod, addr, dbias);
 	if (!*cudie)
 		return 0;
+	Dwarf_Die sub;
+	if (dbg_funcmap_find(f, *cudie, addr - *dbias, &sub)) {
+		int n = scopes_by_walk(&sub, *cudie, addr - *dbias, scopes);
+		if (n > 0)
+			return n;
+	}
 	/* Not dwarf_getscopes: where an inlined instance's abstract origin is
 	 * not in the unit it looks in, it returns 0 and loses what it
 	 * allocated (libdw 0.188). */
-	return scopes_by_walk(*cudie, addr - *dbias, scopes);
+	return scopes_by_walk(*cudie, *cudie, addr - *dbias, scopes);
 }
 
 static bool add_inline_levels(struct dbg_file *f, uint64_t addr, struct loc_list *l,
@@ -315,7 +329,7 @@ static void name_real_frame(struct dbg_file *f, uint64_t addr, uint64_t raw,
 {
 	GElf_Off off;
 	GElf_Sym sym;
-	const char *name = dwfl_module_addrinfo(f->mod, addr, &off, &sym, NULL, NULL, NULL);
+	const char *name = dbg_file_addrinfo(f, addr, &off, &sym);
 	if (name && name[0] == '_' && name[1] == 'Z') {
 		/* A C++ symbol demangles to the fully qualified name; DWARF's
 		 * DW_AT_name of a template instance is unqualified. */

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../corefile/array.h"
+
 /* Length of a symbol name without its default version ("pthread_join" of
  * "pthread_join@@GLIBC_2.34", as .symtab spells it): the dynamic linker
  * binds a plain name to the default version, so the plain name finds it. */
@@ -45,15 +47,18 @@ static bool module_find_symbol(Dwfl_Module *mod, const char *name, uint64_t *add
 }
 
 /* A hash index of a cached file's symbol names, so that a batch of cores
- * looks each name up in constant time. */
+ * looks each name up in constant time.  A slot holds a symbol's index and
+ * its key's hash only (a C++ program has hundreds of thousands of
+ * symbols); the name is read back from the symbol table to compare. */
+#define SYM_ALIAS 0x80000000u       /* the key is the name without "@@VERSION" */
+
 struct symindex_slot {
-	const char *name;           /* borrowed from libdwfl's string table */
-	size_t len;                 /* of the key: NAME, or NAME without "@@VERSION" */
-	uint64_t value, size;
-	bool tls;
+	uint32_t sym;               /* symbol index | SYM_ALIAS; 0: empty */
+	uint32_t hash;
 };
 
 struct dbg_symindex {
+	Dwfl_Module *mod;
 	struct symindex_slot *slots;
 	size_t cap;
 };
@@ -79,22 +84,43 @@ size_t dbg_name_hash(const char *s)
 	return dbg_name_hash_n(s, strlen(s));
 }
 
-/* The slot of key NAME[0..LEN), or the empty slot where it would go. */
-static struct symindex_slot *symindex_slot(struct dbg_symindex *x, const char *name, size_t len)
+/* The symbol of SLOT and its key's length; NULL when it cannot be read. */
+static const char *slot_symbol(const struct dbg_symindex *x, const struct symindex_slot *slot,
+			       GElf_Sym *sym, GElf_Addr *value, size_t *len)
 {
-	size_t i = dbg_name_hash_n(name, len) & (x->cap - 1);
-	while (x->slots[i].name && (x->slots[i].len != len || memcmp(x->slots[i].name, name, len) != 0))
-		i = (i + 1) & (x->cap - 1);
-	return &x->slots[i];
+	const char *name = dwfl_module_getsym_info(x->mod, (int)(slot->sym & ~SYM_ALIAS), sym, value,
+						   NULL, NULL, NULL);
+	if (name)
+		*len = slot->sym & SYM_ALIAS ? unversioned_len(name) : strlen(name);
+	return name;
 }
 
-/* Put ENTRY under its key unless the key is taken (the first definition
- * wins, as in a linear search).  X has room. */
-static void symindex_put(struct dbg_symindex *x, const struct symindex_slot *entry)
+/* The slot of key NAME[0..LEN) with HASH, or the empty slot where it would
+ * go. */
+static struct symindex_slot *symindex_slot(struct dbg_symindex *x, const char *name, size_t len,
+					   uint32_t hash)
 {
-	struct symindex_slot *slot = symindex_slot(x, entry->name, entry->len);
-	if (!slot->name)
-		*slot = *entry;
+	for (size_t i = hash & (x->cap - 1);; i = (i + 1) & (x->cap - 1)) {
+		struct symindex_slot *slot = &x->slots[i];
+		GElf_Sym sym;
+		GElf_Addr value;
+		size_t klen;
+		const char *key;
+		if (!slot->sym || (slot->hash == hash &&
+				   (key = slot_symbol(x, slot, &sym, &value, &klen)) && klen == len &&
+				   memcmp(key, name, len) == 0))
+			return slot;
+	}
+}
+
+/* Put symbol SYM under key NAME[0..LEN) unless the key is taken (the first
+ * definition wins, as in a linear search).  X has room. */
+static void symindex_put(struct dbg_symindex *x, uint32_t sym, const char *name, size_t len)
+{
+	uint32_t hash = (uint32_t)dbg_name_hash_n(name, len);
+	struct symindex_slot *slot = symindex_slot(x, name, len, hash);
+	if (!slot->sym)
+		*slot = (struct symindex_slot){ .sym = sym, .hash = hash };
 }
 
 /* Room for KEYS keys at a load of at most one half. */
@@ -114,8 +140,12 @@ static bool symindex_reserve(struct dbg_symindex *x, size_t keys)
 	}
 	x->cap = cap;
 	for (size_t i = 0; i < old_cap; i++)
-		if (old[i].name)
-			symindex_put(x, &old[i]);
+		if (old[i].sym) {
+			size_t j = old[i].hash & (cap - 1);
+			while (x->slots[j].sym)
+				j = (j + 1) & (cap - 1);
+			x->slots[j] = old[i];
+		}
 	free(old);
 	return true;
 }
@@ -124,39 +154,36 @@ static struct dbg_symindex *symindex_build(Dwfl_Module *mod)
 {
 	int n = dwfl_module_getsymtab(mod);
 	struct dbg_symindex *x = calloc(1, sizeof(*x));
-	struct symindex_slot *aliases = NULL;
+	uint32_t *aliases = NULL;
 	size_t naliases = 0, aliases_cap = 0, keys = 0;
-	if (!x || !symindex_reserve(x, n > 0 ? (size_t)n : 1))
+	if (!x || n < 0 || (uint64_t)n >= SYM_ALIAS || !symindex_reserve(x, n > 0 ? (size_t)n : 1))
 		goto fail;
+	x->mod = mod;
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr value;
 		const char *name = dwfl_module_getsym_info(mod, i, &sym, &value, NULL, NULL, NULL);
 		if (!name || !*name || sym.st_shndx == SHN_UNDEF)
 			continue;
-		struct symindex_slot e = { .name = name, .len = strlen(name), .size = sym.st_size,
-					   .tls = GELF_ST_TYPE(sym.st_info) == STT_TLS };
-		e.value = e.tls ? sym.st_value : value;
-		symindex_put(x, &e);
+		symindex_put(x, (uint32_t)i, name, strlen(name));
 		keys++;
-		e.len = unversioned_len(name);
-		if (!name[e.len])
+		if (!name[unversioned_len(name)])
 			continue;
-		if (naliases == aliases_cap) {
-			size_t cap = aliases_cap ? 2 * aliases_cap : 64;
-			struct symindex_slot *grown = realloc(aliases, cap * sizeof(*grown));
-			if (!grown)
-				goto fail;
-			aliases = grown;
-			aliases_cap = cap;
-		}
-		aliases[naliases++] = e;
+		if (!core_array_reserve(&aliases, &aliases_cap, naliases + 1, sizeof(*aliases)))
+			goto fail;
+		aliases[naliases++] = (uint32_t)i;
 	}
 	/* After every name as spelled, so that those win over an alias. */
 	if (!symindex_reserve(x, keys + naliases))
 		goto fail;
-	for (size_t i = 0; i < naliases; i++)
-		symindex_put(x, &aliases[i]);
+	for (size_t i = 0; i < naliases; i++) {
+		GElf_Sym sym;
+		GElf_Addr value;
+		const char *name = dwfl_module_getsym_info(mod, (int)aliases[i], &sym, &value, NULL, NULL,
+							   NULL);
+		if (name)
+			symindex_put(x, aliases[i] | SYM_ALIAS, name, unversioned_len(name));
+	}
 	free(aliases);
 	return x;
 fail:
@@ -172,14 +199,215 @@ static bool file_find_symbol(struct dbg_file *f, const char *name, uint64_t *add
 		f->symbols = symindex_build(f->mod);
 	if (!f->symbols)
 		return module_find_symbol(f->mod, name, addr, size, tls);
-	struct symindex_slot *slot = symindex_slot(f->symbols, name, strlen(name));
-	if (!slot->name)
+	size_t len = strlen(name);
+	struct symindex_slot *slot = symindex_slot(f->symbols, name, len,
+						   (uint32_t)dbg_name_hash_n(name, len));
+	GElf_Sym sym;
+	GElf_Addr value;
+	size_t klen;
+	if (!slot->sym || !slot_symbol(f->symbols, slot, &sym, &value, &klen))
 		return false;
-	*addr = slot->value;
-	*tls = slot->tls;
+	*tls = GELF_ST_TYPE(sym.st_info) == STT_TLS;
+	*addr = *tls ? sym.st_value : value;
 	if (size)
-		*size = slot->size;
+		*size = sym.st_size;
 	return true;
+}
+
+/* libdwfl's dwfl_module_addrinfo tries every symbol of the global range,
+ * then, when none holds the address, every local one.  A sized symbol that
+ * holds it decides: the best of those by libdwfl's rules (closest start,
+ * then binding, then size, then table order), sizeless ones playing no
+ * part then.  So the sized symbols of each range are indexed by address;
+ * the local range is searched when no global one holds the address and no
+ * global sizeless symbol is at it (which would end libdwfl's search); in
+ * every other case libdwfl is asked. */
+struct addr_entry {
+	uint64_t value, size;
+	uint64_t end_max;           /* the highest end of this and the entries before */
+	int sym;
+};
+
+struct addr_range {
+	struct addr_entry *v;
+	size_t n, cap;
+};
+
+struct dbg_addrindex {
+	struct addr_range global, local;
+	uint64_t *labels;           /* addresses of the global sizeless symbols, sorted */
+	size_t nlabels, labels_cap;
+	bool has_locals;            /* libdwfl searches a local range */
+};
+
+void dbg_addrindex_destroy(struct dbg_addrindex *index)
+{
+	if (!index)
+		return;
+	free(index->global.v);
+	free(index->local.v);
+	free(index->labels);
+	free(index);
+}
+
+static int addr_entry_cmp(const void *a, const void *b)
+{
+	const struct addr_entry *x = a, *y = b;
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	return (x->sym > y->sym) - (x->sym < y->sym);
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* As libdwfl's search_table filters the symbols it tries. */
+static bool addr_candidate(const char *name, const GElf_Sym *sym)
+{
+	int type = GELF_ST_TYPE(sym->st_info);
+	return name && name[0] && sym->st_shndx != SHN_UNDEF && type != STT_SECTION &&
+	       type != STT_FILE && type != STT_TLS;
+}
+
+static void range_finish(struct addr_range *r)
+{
+	if (r->n)
+		qsort(r->v, r->n, sizeof(*r->v), addr_entry_cmp);
+	for (size_t k = 0; k < r->n; k++) {
+		struct addr_entry *e = &r->v[k];
+		uint64_t end = e->size > UINT64_MAX - e->value ? UINT64_MAX : e->value + e->size;
+		e->end_max = k && r->v[k - 1].end_max > end ? r->v[k - 1].end_max : end;
+	}
+}
+
+static struct dbg_addrindex *addrindex_build(Dwfl_Module *mod)
+{
+	int n = dwfl_module_getsymtab(mod);
+	int first = dwfl_module_getsymtab_first_global(mod);
+	struct dbg_addrindex *x = calloc(1, sizeof(*x));
+	if (!x || n < 0 || first < 0)
+		goto fail;
+	x->has_locals = first > 1;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr value;
+		const char *name = dwfl_module_getsym_info(mod, i, &sym, &value, NULL, NULL, NULL);
+		bool global = first == 0 || i >= first;
+		if (!addr_candidate(name, &sym))
+			continue;
+		if (sym.st_size == 0) {
+			if (global && !core_array_reserve(&x->labels, &x->labels_cap, x->nlabels + 1,
+							  sizeof(*x->labels)))
+				goto fail;
+			if (global)
+				x->labels[x->nlabels++] = value;
+			continue;
+		}
+		struct addr_range *r = global ? &x->global : &x->local;
+		if (!core_array_reserve(&r->v, &r->cap, r->n + 1, sizeof(*r->v)))
+			goto fail;
+		r->v[r->n++] = (struct addr_entry){ .value = value, .size = sym.st_size, .sym = i };
+	}
+	range_finish(&x->global);
+	range_finish(&x->local);
+	if (x->nlabels)
+		qsort(x->labels, x->nlabels, sizeof(*x->labels), u64_cmp);
+	return x;
+fail:
+	dbg_addrindex_destroy(x);
+	return NULL;
+}
+
+/* GELF_ST_BIND as libdwfl ranks it, higher is better. */
+static int binding_rank(const GElf_Sym *sym)
+{
+	switch (GELF_ST_BIND(sym->st_info)) {
+	case STB_GLOBAL: return 3;
+	case STB_WEAK: return 2;
+	case STB_LOCAL: return 1;
+	default: return 0;
+	}
+}
+
+/* Whether CAND (at VALUE) beats BEST (at BEST_VALUE) as libdwfl's
+ * try_sym_value judges a sized symbol met after it in table order. */
+static bool better_sized(const GElf_Sym *best, uint64_t best_value, const GElf_Sym *cand,
+			 uint64_t value)
+{
+	if (best_value < value || binding_rank(best) < binding_rank(cand))
+		return true;
+	return best_value == value &&
+	       ((best->st_size > cand->st_size && binding_rank(best) <= binding_rank(cand)) ||
+		(best->st_size >= cand->st_size && binding_rank(best) < binding_rank(cand)));
+}
+
+/* The best sized symbol of R holding ADDR, in *BEST..; -1 when none does,
+ * -2 when the symbol table does not say what the index does. */
+static int range_best(Dwfl_Module *mod, const struct addr_range *r, GElf_Addr addr,
+		      const char **best_name, GElf_Sym *best_sym, uint64_t *best_value)
+{
+	/* The last entry starting at or below ADDR, then back while an
+	 * earlier one may still reach it. */
+	size_t lo = 0, hi = r->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->v[mid].value <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	int best = -1;
+	/* Candidates are met here by address; libdwfl meets them in table
+	 * order, which decides among equals: fold in that order. */
+	for (int done = -1;;) {
+		int next = -1;
+		size_t pick = 0;
+		for (size_t k = lo; k-- > 0 && r->v[k].end_max > addr;) {
+			const struct addr_entry *e = &r->v[k];
+			if (addr - e->value < e->size && e->sym > done && (next < 0 || e->sym < next)) {
+				next = e->sym;
+				pick = k;
+			}
+		}
+		if (next < 0)
+			return best;
+		done = next;
+		GElf_Sym s;
+		GElf_Addr value;
+		const char *name = dwfl_module_getsym_info(mod, next, &s, &value, NULL, NULL, NULL);
+		if (!name || value != r->v[pick].value)
+			return -2;
+		if (best < 0 || better_sized(best_sym, *best_value, &s, value)) {
+			best = next;
+			*best_name = name;
+			*best_sym = s;
+			*best_value = value;
+		}
+	}
+}
+
+static bool is_label(const struct dbg_addrindex *x, uint64_t addr)
+{
+	return x->nlabels && bsearch(&addr, x->labels, x->nlabels, sizeof(*x->labels), u64_cmp);
+}
+
+const char *dbg_file_addrinfo(struct dbg_file *f, GElf_Addr addr, GElf_Off *off, GElf_Sym *sym)
+{
+	if (!f->addrs)
+		f->addrs = addrindex_build(f->mod);
+	struct dbg_addrindex *x = f->addrs;
+	const char *name = NULL;
+	uint64_t value = 0;
+	int best = x ? range_best(f->mod, &x->global, addr, &name, sym, &value) : -2;
+	if (best == -1 && x->has_locals && !is_label(x, addr))
+		best = range_best(f->mod, &x->local, addr, &name, sym, &value);
+	if (best < 0)
+		return dwfl_module_addrinfo(f->mod, addr, off, sym, NULL, NULL, NULL);
+	*off = addr - value;
+	return name;
 }
 
 /* Prefer the cached file (full .symtab, also for ELF images libdwfl rebuilt

@@ -332,7 +332,10 @@ static struct core_error *finish_walk(struct walk *w, const struct core_thread *
 	if (rc == -1 && !w->stop && err != 0 && !w->reached_base)
 		w->stop = stop_reason(w, err);
 	fill_cfa(w);
-	*frames = w->frames;
+	/* Every thread's frames are kept until the report is made: give back
+	 * the room the doubling left. */
+	struct dbg_frame *fit = w->n ? realloc(w->frames, w->n * sizeof(*w->frames)) : NULL;
+	*frames = fit ? fit : w->frames;
 	*nframes = w->n;
 	*stop_reason_out = w->stop;
 	return NULL;

@@ -183,15 +183,17 @@ static void frame_args_from_json(struct an_frame *f, const char *text)
 		return;
 	}
 	size_t n = json_array_size(arr);
-	f->args = n ? calloc(n, sizeof(*f->args)) : NULL;
-	f->has_args = !n || f->args;
-	for (size_t i = 0; f->args && i < n; i++) {
+	struct an_arg *args = calloc(n ? n : 1, sizeof(*args));    /* borrowing ARR's strings */
+	for (size_t i = 0; args && i < n; i++) {
 		json_t *a = json_array_get(arr, i);
-		f->args[i].name = an_strdup(json_string_value(json_object_get(a, "name")));
-		f->args[i].type = an_strdup(json_string_value(json_object_get(a, "type")));
-		f->args[i].value = an_strdup(json_string_value(json_object_get(a, "value")));
-		f->nargs++;
+		args[i].name = (char *)json_string_value(json_object_get(a, "name"));
+		args[i].type = (char *)json_string_value(json_object_get(a, "type"));
+		args[i].value = (char *)json_string_value(json_object_get(a, "value"));
 	}
+	f->args = args && n ? an_args_pack(args, n) : NULL;
+	f->has_args = !n || f->args;
+	f->nargs = f->args ? n : 0;
+	free(args);
 	json_decref(arr);
 }
 

@@ -270,29 +270,18 @@ static char *place_text(const struct an_frame *f)
 	return text;
 }
 
+/* Frames with the same arguments mostly share their block (analysis.h):
+ * the block identifies them (two equal blocks are only encoded twice). */
 static uint64_t args_hash(const struct an_frame *f)
 {
-	uint64_t h = hash_bytes(1469598103934665603ULL, &f->nargs, sizeof(f->nargs)) ^ f->has_args;
-	for (size_t i = 0; i < f->nargs; i++) {
-		const struct an_arg *a = &f->args[i];
-		h = hash_str(hash_str(hash_str(hash_str(h, a->name), a->type), a->value),
-			     a->entry_value) ^ a->entry_equal;
-	}
-	return h;
+	uintptr_t block = (uintptr_t)f->args;
+	return hash_bytes(hash_bytes(1469598103934665603ULL, &block, sizeof(block)), &f->nargs,
+			  sizeof(f->nargs)) ^ f->has_args;
 }
 
 static bool same_args(const struct an_frame *a, const struct an_frame *b)
 {
-	if (a->has_args != b->has_args || a->nargs != b->nargs)
-		return false;
-	for (size_t i = 0; i < a->nargs; i++) {
-		const struct an_arg *x = &a->args[i], *y = &b->args[i];
-		if (!same_str(x->name, y->name) || !same_str(x->type, y->type) ||
-		    !same_str(x->value, y->value) || !same_str(x->entry_value, y->entry_value) ||
-		    x->entry_equal != y->entry_equal)
-			return false;
-	}
-	return true;
+	return a->args == b->args && a->nargs == b->nargs && a->has_args == b->has_args;
 }
 
 /* [{"name", "type", "value", "entry_value", "entry_equal"}], or null

@@ -60,33 +60,29 @@ char *rep_error_ident(const struct rep_core_id *id)
 	return ident;
 }
 
-/* Copy of OBJ's string member KEY into *OUT (NULL when it is not a
- * string); false when out of memory. */
-static bool dup_member(json_t *obj, const char *key, char **out)
-{
-	const char *s = json_string_value(json_object_get(obj, key));
-	*out = s ? strdup(s) : NULL;
-	return !s || *out;
-}
-
-/* The arguments of rep_frame_args_json()'s TEXT (NULL: none) into F. */
+/* The arguments of rep_frame_args_json()'s TEXT (NULL: none) into F, as
+ * one block (analysis.h: an_args_pack). */
 static int parse_args(struct an_frame *f, const char *text)
 {
-	json_t *arr = text ? json_loads(text, 0, NULL) : NULL, *a;
-	size_t i;
-	int rc = 0;
-	f->has_args = json_is_array(arr);
-	if (f->has_args && !(f->args = calloc(json_array_size(arr) + 1, sizeof(*f->args))))
-		rc = -1;
-	json_array_foreach(rc == 0 && f->has_args ? arr : NULL, i, a) {
-		struct an_arg *g = &f->args[f->nargs++];
-		g->entry_equal = json_is_true(json_object_get(a, "entry_equal"));
-		if (!dup_member(a, "name", &g->name) || !dup_member(a, "type", &g->type) ||
-		    !dup_member(a, "value", &g->value) || !dup_member(a, "entry_value", &g->entry_value)) {
-			rc = -1;
-			break;
-		}
+	json_t *arr = text ? json_loads(text, 0, NULL) : NULL;
+	size_t n = json_array_size(arr);
+	struct an_arg *args = calloc(n ? n : 1, sizeof(*args));    /* borrowing ARR's strings */
+	int rc = args ? 0 : -1;
+	for (size_t i = 0; args && i < n; i++) {
+		json_t *a = json_array_get(arr, i);
+		args[i] = (struct an_arg){
+			.name = (char *)json_string_value(json_object_get(a, "name")),
+			.type = (char *)json_string_value(json_object_get(a, "type")),
+			.value = (char *)json_string_value(json_object_get(a, "value")),
+			.entry_value = (char *)json_string_value(json_object_get(a, "entry_value")),
+			.entry_equal = json_is_true(json_object_get(a, "entry_equal")),
+		};
 	}
+	f->has_args = json_is_array(arr);
+	if (rc == 0 && n && !(f->args = an_args_pack(args, n)))
+		rc = -1;
+	f->nargs = f->args ? n : 0;
+	free(args);
 	json_decref(arr);
 	return rc;
 }

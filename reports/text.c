@@ -4,6 +4,7 @@
 #include "taskgroups.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *rep_signal_detail(const struct analysis *an, char *buf, size_t len)
@@ -74,83 +75,237 @@ static void write_async_state(FILE *out, const struct analysis *an)
 		"%zu suspended chains\n", an->async_key, with_root, an->nthreads, an->nsuspended);
 }
 
-/* A frame a runtime description gave: marked with the description's name. */
-static void write_runtime_frame(FILE *out, const struct an_frame *f, size_t index)
+/* A frame line is made in a buffer and written at once: frame lines are
+ * most of a report, and stdio's per-call cost (a third of the text report's
+ * time with printf) is then paid once per line. */
+struct line {
+	FILE *out;
+	size_t len;
+	char buf[4096];
+};
+
+static void line_add(struct line *l, const char *s, size_t n)
 {
-	fprintf(out, "#%-3zu [%s] %s%s", index, f->runtime ? f->runtime : "runtime",
-		f->function ? f->function : "??", f->kind == AN_FRAME_LABEL ? " (label)" : "");
-	if (f->detail)
-		fprintf(out, "  -- %s", f->detail);
+	if (n > sizeof(l->buf) - l->len) {
+		fwrite_unlocked(l->buf, 1, l->len, l->out);
+		l->len = 0;
+		if (n > sizeof(l->buf)) {
+			fwrite_unlocked(s, 1, n, l->out);
+			return;
+		}
+	}
+	memcpy(l->buf + l->len, s, n);
+	l->len += n;
+}
+
+static void line_str(struct line *l, const char *s)
+{
+	line_add(l, s, strlen(s));
+}
+
+static void line_num(struct line *l, uint64_t v, unsigned base)
+{
+	char tmp[20], *d = an_digits(tmp + sizeof(tmp), v, base);
+	line_add(l, d, (size_t)(tmp + sizeof(tmp) - d));
+}
+
+static void line_end(struct line *l)
+{
+	line_add(l, "\n", 1);
+	fwrite_unlocked(l->buf, 1, l->len, l->out);
+	l->len = 0;
+}
+
+/* A growable string; NULL S after a failed allocation. */
+struct text {
+	char *s;
+	size_t len, cap;
+	bool failed;
+};
+
+static void text_add(struct text *t, const char *s)
+{
+	size_t n = strlen(s);
+	if (t->failed)
+		return;
+	if (t->len + n + 1 > t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 128;
+		while (cap < t->len + n + 1)
+			cap *= 2;
+		char *p = realloc(t->s, cap);
+		if (!p) {
+			free(t->s);
+			*t = (struct text){ .failed = true };
+			return;
+		}
+		t->s = p;
+		t->cap = cap;
+	}
+	memcpy(t->s + t->len, s, n + 1);
+	t->len += n;
 }
 
 /* "(acct=0x..., cents=cents@entry=250)" as gdb's backtrace prints them:
  * an entry value equal to the value is shown in the short form, a
  * different one after it. */
-static void write_args(FILE *out, const struct an_frame *f)
+static void args_text(struct text *t, const struct an_frame *f)
 {
-	fputs(" (", out);
+	text_add(t, " (");
 	for (size_t i = 0; i < f->nargs; i++) {
 		const struct an_arg *a = &f->args[i];
 		const char *name = a->name ? a->name : "";
-		fprintf(out, "%s%s=", i ? ", " : "", name);
-		if (a->entry_value && a->entry_equal)
-			fprintf(out, "%s@entry=%s", name, a->value);
-		else if (a->entry_value)
-			fprintf(out, "%s, %s@entry=%s", a->value ? a->value : "", name, a->entry_value);
-		else
-			fputs(a->value ? a->value : "", out);
+		const char *value = a->value ? a->value : "";
+		if (i)
+			text_add(t, ", ");
+		text_add(t, name);
+		text_add(t, "=");
+		if (a->entry_value && !a->entry_equal) {
+			text_add(t, value);
+			text_add(t, ", ");
+		}
+		if (a->entry_value) {
+			text_add(t, name);
+			text_add(t, "@entry=");
+		}
+		text_add(t, a->entry_value && !a->entry_equal ? a->entry_value : value);
 	}
-	fputc(')', out);
+	text_add(t, ")");
 }
 
-static void write_frame(FILE *out, const struct an_frame *f, size_t index)
+/* What the writing of one report keeps: frames share blocks of arguments
+ * (analysis.h), each printed once. */
+#define ARGS_MEMO 1024
+
+struct args_memo {
+	const struct an_arg *args[ARGS_MEMO];   /* direct-mapped by block */
+	size_t nargs[ARGS_MEMO];
+	struct text text[ARGS_MEMO];
+};
+
+struct writer {
+	bool color;
+	struct args_memo *memo;     /* NULL: none could be had */
+};
+
+static void args_memo_destroy(struct args_memo *m)
 {
+	for (size_t i = 0; m && i < ARGS_MEMO; i++)
+		free(m->text[i].s);
+	free(m);
+}
+
+static void write_args(struct line *l, struct writer *w, const struct an_frame *f)
+{
+	struct args_memo *m = w->memo;
+	uintptr_t key = (uintptr_t)f->args;
+	size_t i = (size_t)((key >> 4) ^ (key >> 14)) % ARGS_MEMO;
+	if (m && f->args && m->args[i] == f->args && m->nargs[i] == f->nargs && m->text[i].s) {
+		line_add(l, m->text[i].s, m->text[i].len);
+		return;
+	}
+	struct text t = { 0 };
+	args_text(&t, f);
+	line_str(l, t.s ? t.s : " (...)");      /* out of memory */
+	if (!m || !t.s) {
+		free(t.s);
+		return;
+	}
+	free(m->text[i].s);
+	m->text[i] = t;
+	m->args[i] = f->args;
+	m->nargs[i] = f->nargs;
+}
+
+/* A frame a runtime description gave: marked with the description's name. */
+static void write_runtime_frame(struct line *l, const struct an_frame *f, size_t index)
+{
+	line_add(l, "#", 1);
+	line_num(l, index, 10);
+	line_add(l, "    ", index < 10 ? 3 : index < 100 ? 2 : 1);     /* "%-3zu " */
+	line_add(l, "[", 1);
+	line_str(l, f->runtime ? f->runtime : "runtime");
+	line_add(l, "] ", 2);
+	line_str(l, f->function ? f->function : "??");
+	if (f->kind == AN_FRAME_LABEL)
+		line_str(l, " (label)");
+	if (f->detail) {
+		line_add(l, "  -- ", 5);
+		line_str(l, f->detail);
+	}
+}
+
+/* Frame INDEX's line, between MARK and UNMARK (colours), to OUT. */
+static void write_frame(FILE *out, struct writer *w, const struct an_frame *f, size_t index,
+			const char *mark, const char *unmark)
+{
+	struct line l;      /* the buffer is not cleared: 4 KiB per frame */
 	char h[32];
+	l.out = out;
+	l.len = 0;
+	line_str(&l, mark);
 	if (AN_FRAME_IS_RUNTIME(f)) {
-		write_runtime_frame(out, f, index);
+		write_runtime_frame(&l, f, index);
+		line_str(&l, unmark);
+		line_end(&l);
 		return;
 	}
 	const char *name = f->display ? f->display : f->function;
-	fprintf(out, "#%-3zu %s in %s", index, rep_hex(h, f->pc), name ? name : "??");
+	line_add(&l, "#", 1);
+	line_num(&l, index, 10);
+	line_add(&l, "    ", index < 10 ? 3 : index < 100 ? 2 : 1);    /* "%-3zu " */
+	line_str(&l, rep_hex(h, f->pc));
+	line_add(&l, " in ", 4);
+	line_str(&l, name ? name : "??");
 	if (f->has_args)
-		write_args(out, f);
+		write_args(&l, w, f);
 	if (f->inlined)
-		fprintf(out, " [inlined]");
+		line_str(&l, " [inlined]");
 	if (f->tailcall)
-		fprintf(out, " [tail call]");
-	if (!f->inlined && f->has_offset)
-		fprintf(out, " (+0x%" PRIx64 ")", f->offset);
-	if (f->file)
-		fprintf(out, " at %s:%d", f->file, f->line);
+		line_str(&l, " [tail call]");
+	if (!f->inlined && f->has_offset) {
+		line_add(&l, " (+0x", 5);
+		line_num(&l, f->offset, 16);
+		line_add(&l, ")", 1);
+	}
+	if (f->file) {
+		line_add(&l, " at ", 4);
+		line_str(&l, f->file);
+		line_add(&l, f->line < 0 ? ":-" : ":", f->line < 0 ? 2 : 1);
+		line_num(&l, f->line < 0 ? 0 - (uint64_t)(int64_t)f->line : (uint64_t)f->line, 10);
+	}
+	if (f->module) {
+		line_add(&l, "  [", 3);
+		line_str(&l, base_name(f->module));
+	}
+	if (f->module && !f->function && f->has_module_offset) {
+		line_add(&l, "+0x", 3);
+		line_num(&l, f->module_offset, 16);
+	}
 	if (f->module)
-		fprintf(out, "  [%s", base_name(f->module));
-	if (f->module && !f->function && f->has_module_offset)
-		fprintf(out, "+0x%" PRIx64, f->module_offset);
-	if (f->module)
-		fprintf(out, "]");
+		line_add(&l, "]", 1);
 	if (f->kind == AN_FRAME_ASYNC)
-		fprintf(out, " [async]");
+		line_str(&l, " [async]");
+	line_str(&l, unmark);
+	line_end(&l);
 }
 
 /* CRASHING: the frames of the crashing thread, whose first is coloured.
  * Seams mark the switches between native and async frames; runtime frames,
  * marked on their own lines, make none. */
 static void write_frames(FILE *out, const struct an_frame *frames, size_t n, bool crashing,
-			 bool color)
+			 struct writer *w)
 {
 	const struct an_frame *prev = NULL;
 	for (size_t i = 0; i < n; i++) {
 		const struct an_frame *f = &frames[i];
 		if (!AN_FRAME_IS_RUNTIME(f)) {
 			if (f->seam || (prev && f->kind != prev->kind))
-				fprintf(out, "    %s---- %s frames ----%s\n", SGR_SEAM(color),
-					f->kind == AN_FRAME_ASYNC ? "async" : "native", SGR_OFF(color));
+				fprintf(out, "    %s---- %s frames ----%s\n", SGR_SEAM(w->color),
+					f->kind == AN_FRAME_ASYNC ? "async" : "native", SGR_OFF(w->color));
 			prev = f;
 		}
-		bool mark = color && crashing && i == 0;
-		fputs(SGR_CRASH(mark), out);
-		write_frame(out, f, i);
-		fprintf(out, "%s\n", SGR_OFF(mark));
+		bool mark = w->color && crashing && i == 0;
+		write_frame(out, w, f, i, SGR_CRASH(mark), SGR_OFF(mark));
 	}
 }
 
@@ -167,23 +322,19 @@ static void write_registers(FILE *out, const struct an_thread *t)
 /* A thread running a bthread: the bthread's frames, then the worker's, numbered
  * as one stack. */
 static void write_thread_with_task(FILE *out, const struct an_thread *t, const struct an_task *task,
-				   bool color)
+				   struct writer *w)
 {
 	for (size_t i = 0; i < task->nframes; i++) {
-		bool mark = color && t->crashing && i == 0;
-		fputs(SGR_CRASH(mark), out);
-		write_frame(out, &task->frames[i], i);
-		fprintf(out, "%s\n", SGR_OFF(mark));
+		bool mark = w->color && t->crashing && i == 0;
+		write_frame(out, w, &task->frames[i], i, SGR_CRASH(mark), SGR_OFF(mark));
 	}
-	fprintf(out, "    %s---- worker frames (bthread scheduler) ----%s\n", SGR_SEAM(color),
-		SGR_OFF(color));
-	for (size_t i = 0; i < t->nframes; i++) {
-		write_frame(out, &t->frames[i], task->nframes + i);
-		fputc('\n', out);
-	}
+	fprintf(out, "    %s---- worker frames (bthread scheduler) ----%s\n", SGR_SEAM(w->color),
+		SGR_OFF(w->color));
+	for (size_t i = 0; i < t->nframes; i++)
+		write_frame(out, w, &t->frames[i], task->nframes + i, "", "");
 }
 
-static void write_thread(FILE *out, const struct an_thread *t, const struct analysis *an, bool color)
+static void write_thread(FILE *out, const struct an_thread *t, const struct analysis *an, struct writer *w)
 {
 	const struct an_task *task = rep_task_running_on(an, t->tid);
 	fprintf(out, "\nThread %d", t->tid);
@@ -197,9 +348,9 @@ static void write_thread(FILE *out, const struct an_thread *t, const struct anal
 	fprintf(out, ":\n");
 	write_registers(out, t);
 	if (task)
-		write_thread_with_task(out, t, task, color);
+		write_thread_with_task(out, t, task, w);
 	else
-		write_frames(out, t->frames, t->nframes, t->crashing, color);
+		write_frames(out, t->frames, t->nframes, t->crashing, w);
 	if (t->nframes == 0 && !task)
 		fprintf(out, "  (no frames)\n");
 }
@@ -221,7 +372,7 @@ static void write_events(FILE *out, const struct analysis *an, size_t tail)
 	}
 }
 
-static void write_suspended(FILE *out, const struct analysis *an, bool color)
+static void write_suspended(FILE *out, const struct analysis *an, struct writer *w)
 {
 	if (an->nsuspended == 0)
 		return;
@@ -229,14 +380,14 @@ static void write_suspended(FILE *out, const struct analysis *an, bool color)
 	fprintf(out, "\nSuspended coroutines (%zu):\n", an->nsuspended);
 	for (size_t i = 0; i < an->nsuspended; i++) {
 		fprintf(out, "\nSuspended chain at %s:\n", rep_hex(h, an->suspended[i].leaf));
-		write_frames(out, an->suspended[i].frames, an->suspended[i].nframes, false, color);
+		write_frames(out, an->suspended[i].frames, an->suspended[i].nframes, false, w);
 	}
 }
 
 /* One group of bthreads: the one, or how many with their ids, what they do,
  * their entry function, and their frames once. */
 static void write_task_group(FILE *out, const struct analysis *an, const struct rep_task_group *g,
-			     bool color)
+			     struct writer *w)
 {
 	enum { MAX_IDS = 16 };
 	const struct an_task *t = &an->tasks[g->members[0]];
@@ -258,13 +409,13 @@ static void write_task_group(FILE *out, const struct analysis *an, const struct 
 			fprintf(out, " ... and %zu more", g->n - MAX_IDS);
 		fputc('\n', out);
 	}
-	write_frames(out, t->frames, t->nframes, false, color);
+	write_frames(out, t->frames, t->nframes, false, w);
 	if (t->unwind_error)
 		fprintf(out, "  (%s)\n", t->unwind_error);
 }
 
 /* "Bthreads (15: 3 running, 10 suspended, 2 ready):", then each group. */
-static void write_tasks(FILE *out, const struct analysis *an, bool color)
+static void write_tasks(FILE *out, const struct analysis *an, struct writer *w)
 {
 	char counts[160];
 	if (an->ntasks == 0)
@@ -274,7 +425,7 @@ static void write_tasks(FILE *out, const struct analysis *an, bool color)
 	if (!rep_task_groups_init(&groups, an))
 		fprintf(out, "  (out of memory grouping them)\n");
 	for (size_t i = 0; i < groups.n; i++)
-		write_task_group(out, an, &groups.v[i], color);
+		write_task_group(out, an, &groups.v[i], w);
 	rep_task_groups_deinit(&groups);
 }
 
@@ -296,18 +447,19 @@ static void write_modules(FILE *out, const struct analysis *an)
 
 void rep_text_write(FILE *out, const struct analysis *an, const struct rep_text_options *opts)
 {
+	struct writer w = { .color = opts->color, .memo = calloc(1, sizeof(*w.memo)) };
 	write_header(out, an);
 	write_async_state(out, an);
 	for (size_t i = 0; i < an->nthreads; i++)
 		if (an->threads[i].crashing)
-			write_thread(out, &an->threads[i], an, opts->color);
+			write_thread(out, &an->threads[i], an, &w);
 	write_events(out, an, opts->recorder_tail);
 	if (opts->all_threads || !an->has_signal)
 		for (size_t i = 0; i < an->nthreads; i++)
 			if (!an->threads[i].crashing)
-				write_thread(out, &an->threads[i], an, opts->color);
-	write_tasks(out, an, opts->color);
-	write_suspended(out, an, opts->color);
+				write_thread(out, &an->threads[i], an, &w);
+	write_tasks(out, an, &w);
+	write_suspended(out, an, &w);
 	write_modules(out, an);
 	if (an->signature)
 		fprintf(out, "\nsignature: %s (%s)\n", an->signature,
@@ -318,6 +470,7 @@ void rep_text_write(FILE *out, const struct analysis *an, const struct rep_text_
 			fprintf(out, "  %s%s%s\n", SGR_WARN(opts->color), an->warnings[i],
 				SGR_OFF(opts->color));
 	}
+	args_memo_destroy(w.memo);
 }
 
 void rep_warnings_write(FILE *err, const struct analysis *an)

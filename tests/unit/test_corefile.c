@@ -1,4 +1,5 @@
 /* Unit tests for corefile/: note parsing and segment reads on crafted buffers. */
+#include "../../corefile/array.h"
 #include "../../corefile/core.h"
 #include "../../corefile/image.h"
 #include "../../corefile/notes.h"
@@ -154,6 +155,16 @@ static void test_image(void)
 						  !core_image_read(img, LEN + 1, out, 0));
 	CHECK("image: a large read", core_image_read(img, 3, out, LEN - 3) &&
 				     memcmp(out, bytes + 3, LEN - 3) == 0);
+	static const struct { uint64_t off; size_t len; } reads[] = {
+		{ 0, 16 }, { 4096, 4096 }, { 100, 3 * 4096 }, { LEN - 1, 1 }, { 5000, 3 }, { 0, LEN },
+	};
+	bool equal = true;
+	for (size_t i = 0; i < sizeof(reads) / sizeof(reads[0]) && equal; i++)
+		equal = core_image_read(img, reads[i].off, out, reads[i].len) &&
+			memcmp(out, bytes + reads[i].off, reads[i].len) == 0;
+	CHECK("image: whole pages, several pages, the whole file", equal);
+	CHECK("image: an offset near 2^64 fails without wrapping",
+	      !core_image_read(img, UINT64_MAX - 2, out, 4));
 	unsigned char *copy = core_image_map_private(img);
 	CHECK("image: the private copy has the bytes", copy && memcmp(copy, bytes, LEN) == 0);
 	if (copy)
@@ -215,6 +226,41 @@ static void test_segments(void)
 	core_close(c);
 }
 
+/* An open-addressing table grown by core_table_reserve keeps every entry
+ * findable from core_hash_slot, colliding hashes and hash 0 included. */
+static void test_table(void)
+{
+	struct entry {
+		uint64_t hash;
+		uint64_t value;         /* nonzero: an entry is never all zero */
+	} *slots = NULL;
+	size_t cap = 0, used = 0;
+	bool ok = true;
+	for (uint64_t i = 1; i <= 1000 && ok; i++) {
+		uint64_t h = i % 7 == 0 ? 0 : i % 5 == 0 ? 42 : i * 0x9e3779b97f4a7c15ULL;
+		ok = core_table_reserve(&slots, &cap, used, sizeof(*slots)) && 2 * (used + 1) <= cap;
+		size_t j = ok ? core_hash_slot(h, cap) : 0;
+		while (ok && slots[j].value)
+			j = (j + 1) & (cap - 1);
+		if (ok) {
+			slots[j] = (struct entry){ .hash = h, .value = i };
+			used++;
+		}
+	}
+	size_t found = 0;
+	for (uint64_t i = 1; i <= 1000 && ok; i++) {
+		uint64_t h = i % 7 == 0 ? 0 : i % 5 == 0 ? 42 : i * 0x9e3779b97f4a7c15ULL;
+		for (size_t j = core_hash_slot(h, cap); slots[j].value; j = (j + 1) & (cap - 1))
+			if (slots[j].value == i && slots[j].hash == h) {
+				found++;
+				break;
+			}
+	}
+	CHECK("table: every entry found after growing", ok && found == 1000 &&
+	      (cap & (cap - 1)) == 0 && cap >= 2000);
+	free(slots);
+}
+
 static void test_signal_names(void)
 {
 	CHECK("signal names", strcmp(core_signal_name(11), "SIGSEGV") == 0 &&
@@ -231,6 +277,7 @@ int main(void)
 	test_notes();
 	test_bad_notes();
 	test_image();
+	test_table();
 	test_segments();
 	test_signal_names();
 	return unit_exit();

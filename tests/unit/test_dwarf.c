@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../dwarf/internal.h"
 #include "craft.h"
 #include "data/unit_fixture.h"
 
@@ -293,8 +294,42 @@ static void run(const char *path, const char *name, bool debug)
 	fixture_close(&fx);
 }
 
+/* dbg_file_addrinfo answers as libdwfl's dwfl_module_addrinfo (the
+ * oracle) around every STEP-th symbol of the file at PATH: below, at, inside
+ * and past each, where sized, sizeless, local, global and aliased symbols
+ * meet. */
+static void check_addrinfo(const char *label, const char *path, int step)
+{
+	struct dbg_cache *cache = dbg_cache_create();
+	struct dbg_file *f = cache ? dbg_cache_file(cache, NULL, path) : NULL;
+	int n = f ? dwfl_module_getsymtab(f->mod) : -1;
+	size_t tried = 0, same = 0;
+	for (int i = 1; i < n; i += step) {
+		GElf_Sym s;
+		GElf_Addr v;
+		if (!dwfl_module_getsym_info(f->mod, i, &s, &v, NULL, NULL, NULL) || !v)
+			continue;
+		GElf_Addr probes[] = { v - 1, v, v + s.st_size / 2, v + s.st_size - 1, v + s.st_size };
+		for (size_t k = 0; k < sizeof(probes) / sizeof(probes[0]); k++) {
+			GElf_Off o1 = 0, o2 = 0;
+			GElf_Sym s1, s2;
+			const char *n1 = dwfl_module_addrinfo(f->mod, probes[k], &o1, &s1, NULL, NULL, NULL);
+			const char *n2 = dbg_file_addrinfo(f, probes[k], &o2, &s2);
+			tried++;
+			same += n1 == n2 && (!n1 || (o1 == o2 && s1.st_value == s2.st_value &&
+						     s1.st_size == s2.st_size && s1.st_info == s2.st_info));
+		}
+	}
+	char name[128];
+	snprintf(name, sizeof(name), "%s: symbol by address as libdwfl's (%zu addresses)", label, tried);
+	CHECK(name, n > 0 && tried > 0 && same == tried);
+	dbg_cache_destroy(cache);
+}
+
 int main(void)
 {
 	craft_each_fixture(run);
+	check_addrinfo("unit_fixture", craft_data_path("unit_fixture"), 1);
+	check_addrinfo("libc", "/lib/x86_64-linux-gnu/libc.so.6", 7);
 	return unit_exit();
 }

@@ -170,8 +170,7 @@ static struct analysis *stripped_analysis(void)
 	struct an_frame *lib = &an->threads[1].frames[0];
 	lib->has_args = true;
 	lib->nargs = 1;
-	lib->args = calloc(1, sizeof(*lib->args));
-	lib->args[0] = (struct an_arg){strdup("n"), strdup("int"), strdup("7"), NULL, false};
+	lib->args = an_args_pack(&(struct an_arg){"n", "int", "7", NULL, false}, 1);
 	an_signature_compute(an, NULL);
 	return an;
 }
