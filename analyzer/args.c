@@ -125,7 +125,8 @@ static bool frame_take(struct fill *c, struct an_frame *f, const struct dbg_arg 
 			return false;
 		struct dbg_arg *from = m ? malloc((n ? n : 1) * sizeof(*from)) : NULL;
 		if (from) {
-			memcpy(from, dargs, n * sizeof(*from));
+			if (n)  /* DARGS may be NULL then */
+				memcpy(from, dargs, n * sizeof(*from));
 			*m = (struct made){ .hash = h, .args = f->args, .from = from, .n = n };
 			c->nmade++;
 		}
