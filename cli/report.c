@@ -1,6 +1,7 @@
 /* `asyncore report`: one core, one report. */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -131,19 +132,17 @@ static bool parse_report_args(struct report_args *a, int argc, char **argv)
 	return true;
 }
 
-/* Write the analysis as asked; 0, or -1 when the writer failed. */
+/* Write the analysis as asked; 0, or -1 when the writer failed (errno
+ * says why). */
 static int write_report(const struct report_args *a, const struct analysis *an)
 {
-	if (a->library_dump) {
-		rep_recorder_dump_library(stdout, an);
-		return 0;
-	}
+	if (a->library_dump)
+		return rep_recorder_dump_library(stdout, an);
 	if (a->format == FORMAT_JSON)
 		return rep_json_write(stdout, an, a->all_threads);
 	struct rep_text_options topts = {.all_threads = a->all_threads,
 					 .recorder_tail = a->recorder_tail};
-	rep_text_write(stdout, an, &topts);
-	return 0;
+	return rep_text_write(stdout, an, &topts);
 }
 
 int cli_report(int argc, char **argv)
@@ -168,8 +167,10 @@ int cli_report(int argc, char **argv)
 		return CLI_EXIT_UNUSABLE;
 	}
 	int rc = an->nwarnings ? CLI_EXIT_WARNINGS : CLI_EXIT_OK;
+	errno = 0;
 	if (write_report(&a, an) != 0 || fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "asyncore: %s: the report could not be written\n", a.core);
+		fprintf(stderr, "asyncore: %s: the report could not be written: %s\n", a.core,
+			strerror(errno ? errno : EIO));
 		rc = CLI_EXIT_UNUSABLE;
 	}
 	an_analysis_destroy(an);

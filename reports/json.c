@@ -3,8 +3,11 @@
 #include "report.h"
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "bytes.h"
 
 static json_t *jhex(uint64_t v)
 {
@@ -12,58 +15,22 @@ static json_t *jhex(uint64_t v)
 	return json_string_nocheck(rep_hex(h, v));
 }
 
-/* Length of the valid UTF-8 sequence at S (1-4), 0 when it is not one. */
-static size_t utf8_seq(const unsigned char *s)
-{
-	size_t n;
-	unsigned min;
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, min = 0x80;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3, min = 0x800;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, min = 0x10000;
-	else
-		return 0;
-	unsigned cp = s[0] & (0x7f >> n);
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	return cp >= min && cp <= 0x10ffff && (cp < 0xd800 || cp > 0xdfff) ? n : 0;
-}
-
-/* Bytes from a core or a binary as a JSON string: each byte that is not
- * part of valid UTF-8 becomes U+FFFD, so the document never fails. */
+/* Bytes from a core or a binary as a JSON string (reports/bytes.h): each
+ * byte that is not part of valid UTF-8 becomes U+FFFD. */
 static json_t *jstr(const char *s)
 {
-	if (!s)
-		return json_null();
-	json_t *v = json_string(s);
-	if (v)
-		return v;
-	size_t len = strlen(s), o = 0;
-	char *fixed = malloc(3 * len + 1);
-	if (!fixed)
-		return NULL;
-	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		size_t n = utf8_seq(p);
-		if (n) {
-			memcpy(fixed + o, p, n);
-			o += n;
-			p += n;
-		} else {
-			memcpy(fixed + o, "\xef\xbf\xbd", 3);
-			o += 3;
-			p++;
-		}
-	}
-	v = json_stringn(fixed, o);
-	free(fixed);
-	return v;
+	return rep_json_text(s);
+}
+
+/* Set when a value or member could not be added (out of memory), so the
+ * writer fails instead of printing a document with a hole. */
+static _Thread_local bool json_failed;
+
+/* Append V to ARR (V is stolen); a failure is remembered. */
+static void push(json_t *arr, json_t *v)
+{
+	if (json_array_append_new(arr, v) != 0)
+		json_failed = true;
 }
 
 static json_t *jhex_if(bool known, uint64_t v)
@@ -103,7 +70,7 @@ static json_t *modules_array(const struct analysis *an)
 	json_t *arr = json_array();
 	for (size_t i = 0; i < an->nmodules; i++) {
 		const struct an_module *m = &an->modules[i];
-		json_array_append_new(arr, json_pack("{s:o, s:o, s:o, s:o, s:o}",
+		push(arr, json_pack("{s:o, s:o, s:o, s:o, s:o}",
 			"path", jstr(m->path), "start", jhex(m->start), "end", jhex(m->end),
 			"build_id", jstr(m->build_id), "debuginfo", jstr(m->debuginfo)));
 	}
@@ -114,7 +81,8 @@ static json_t *modules_array(const struct analysis *an)
  * the per-frame objects skip jansson's UTF-8 key checks (there are many). */
 static void set(json_t *o, const char *key, json_t *value)
 {
-	json_object_set_new_nocheck(o, key, value);
+	if (json_object_set_new_nocheck(o, key, value) != 0)
+		json_failed = true;
 }
 
 /* The registers the unwinder recovered for this frame (callee-saved ones,
@@ -154,7 +122,7 @@ static json_t *frames_array(const struct an_frame *frames, size_t n)
 {
 	json_t *arr = json_array();
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(arr, frame_object(&frames[i], i));
+		push(arr, frame_object(&frames[i], i));
 	return arr;
 }
 
@@ -162,7 +130,7 @@ static json_t *registers_object(const struct an_thread *t)
 {
 	json_t *o = json_object();
 	for (unsigned r = 0; r < AN_THREAD_NREGS; r++)
-		json_object_set_new(o, an_thread_reg_name(r), jhex(t->regs[r]));
+		set(o, an_thread_reg_name(r), jhex(t->regs[r]));
 	return o;
 }
 
@@ -184,7 +152,7 @@ static json_t *suspended_array(const struct analysis *an)
 {
 	json_t *arr = json_array();
 	for (size_t i = 0; i < an->nsuspended; i++)
-		json_array_append_new(arr, json_pack("{s:o, s:o}", "leaf", jhex(an->suspended[i].leaf),
+		push(arr, json_pack("{s:o, s:o}", "leaf", jhex(an->suspended[i].leaf),
 			"frames", frames_array(an->suspended[i].frames, an->suspended[i].nframes)));
 	return arr;
 }
@@ -193,9 +161,9 @@ static json_t *event_object(const struct an_event *e)
 {
 	json_t *args = json_array(), *strings = json_array();
 	for (size_t i = 0; i < e->nargs && i < 12; i++) {
-		json_array_append_new(args, jhex(e->args[i]));
+		push(args, jhex(e->args[i]));
 		if (e->strings_read & (1u << i))
-			json_array_append_new(strings, json_integer((json_int_t)i));
+			push(strings, json_integer((json_int_t)i));
 	}
 	return json_pack("{s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:b}",
 		"order", (json_int_t)e->order, "timestamp", (json_int_t)e->timestamp,
@@ -211,7 +179,7 @@ static json_t *recorders_array(const struct analysis *an)
 		const struct an_recorder *r = &an->recorders[i];
 		json_t *events = json_array();
 		for (size_t j = 0; j < r->nevents; j++)
-			json_array_append_new(events, event_object(&r->events[j]));
+			push(events, event_object(&r->events[j]));
 		json_t *o = json_pack("{s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
 			"name", jstr(r->name), "size", (json_int_t)r->size,
 			"writer", (json_int_t)r->writer, "reader", (json_int_t)r->reader,
@@ -219,11 +187,11 @@ static json_t *recorders_array(const struct analysis *an)
 			"in_flight", (json_int_t)r->in_flight, "overwritten", (json_int_t)r->overwritten,
 			"events", events);
 		if (o) {
-			json_object_set_new(o, "layout", jstr(r->layout));
-			json_object_set_new(o, "address", jhex(r->address));
-			json_object_set_new(o, "overflow", json_integer((json_int_t)r->overflow));
+			set(o, "layout", jstr(r->layout));
+			set(o, "address", jhex(r->address));
+			set(o, "overflow", json_integer((json_int_t)r->overflow));
 		}
-		json_array_append_new(arr, o);
+		push(arr, o);
 	}
 	return arr;
 }
@@ -234,7 +202,7 @@ static json_t *timeline_array(const struct analysis *an)
 	for (size_t i = 0; i < an->ntimeline; i++) {
 		const struct an_timeline_entry *e = &an->timeline[i];
 		const struct an_recorder *r = &an->recorders[e->recorder];
-		json_array_append_new(arr, json_pack("{s:I, s:o, s:I, s:o}",
+		push(arr, json_pack("{s:I, s:o, s:I, s:o}",
 			"order", (json_int_t)e->order, "recorder", jstr(r->name),
 			"timestamp", (json_int_t)e->timestamp,
 			"message", jstr(r->events[e->event].message)));
@@ -246,7 +214,7 @@ static json_t *warnings_array(const struct analysis *an)
 {
 	json_t *arr = json_array();
 	for (size_t i = 0; i < an->nwarnings; i++)
-		json_array_append_new(arr, json_string(an->warnings[i]));
+		push(arr, jstr(an->warnings[i]));
 	return arr;
 }
 
@@ -316,6 +284,7 @@ int rep_json_write(FILE *out, const struct analysis *an, bool all_threads)
 {
 	struct out_buffer b = { 0 };
 	bool first = true;
+	json_failed = false;
 	int rc = put_member(&b, &first, "asyncore_version", json_string(AN_VERSION));
 	rc = rc || put_member(&b, &first, "core", identity_object(an));
 	rc = rc || put_member(&b, &first, "signal", signal_object(an));
@@ -332,7 +301,7 @@ int rep_json_write(FILE *out, const struct analysis *an, bool all_threads)
 	rc = rc || put_member(&b, &first, "signature", jstr(an->signature));
 	rc = rc || put_member(&b, &first, "signature_hash", jstr(an->signature_hash));
 	rc = rc || put_member(&b, &first, "warnings", warnings_array(an));
-	rc = rc || write_chunk("}\n", 2, &b);
+	rc = rc || json_failed || write_chunk("}\n", 2, &b);
 	if (rc == 0)
 		rc = fwrite(b.data, 1, b.len, out) == b.len ? 0 : -1;
 	free(b.data);

@@ -1,5 +1,6 @@
 #include "query.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <sqlite3.h>
 #include <stdbool.h>
@@ -7,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 
 /* A result held in memory so a table can be aligned: rows x cols strings
  * (NULL for SQL NULL). */
@@ -59,22 +61,26 @@ static bool result_add_row(struct result *r, sqlite3_stmt *q)
 	return true;
 }
 
-static void print_table(const struct result *r)
+/* The table is read on a terminal: cells are escaped as the text report's
+ * strings are (reports/bytes.h).  False on out-of-memory. */
+static bool print_table(const struct result *r)
 {
+	struct rep_escaper esc = {0};
 	size_t *w = calloc((size_t)r->ncols, sizeof(*w));
 	if (!w)
-		return;
+		return false;
 	for (int c = 0; c < r->ncols; c++)
-		w[c] = strlen(r->names[c]);
+		w[c] = strlen(rep_escape(&esc, r->names[c]));
 	for (size_t i = 0; i < r->nrows; i++)
 		for (int c = 0; c < r->ncols; c++) {
 			const char *s = r->cells[i * (size_t)r->ncols + (size_t)c];
-			size_t n = s ? strlen(s) : 0;
+			size_t n = s ? strlen(rep_escape(&esc, s)) : 0;
 			if (n > w[c])
 				w[c] = n;
 		}
 	for (int c = 0; c < r->ncols; c++)
-		printf("%-*s%s", c + 1 < r->ncols ? (int)w[c] : 0, r->names[c], c + 1 < r->ncols ? "  " : "\n");
+		printf("%-*s%s", c + 1 < r->ncols ? (int)w[c] : 0, rep_escape(&esc, r->names[c]),
+		       c + 1 < r->ncols ? "  " : "\n");
 	for (int c = 0; c < r->ncols; c++) {
 		for (size_t k = 0; k < w[c]; k++)
 			putchar('-');
@@ -83,10 +89,13 @@ static void print_table(const struct result *r)
 	for (size_t i = 0; i < r->nrows; i++)
 		for (int c = 0; c < r->ncols; c++) {
 			const char *s = r->cells[i * (size_t)r->ncols + (size_t)c];
-			printf("%-*s%s", c + 1 < r->ncols ? (int)w[c] : 0, s ? s : "",
+			printf("%-*s%s", c + 1 < r->ncols ? (int)w[c] : 0, rep_escape(&esc, s),
 			       c + 1 < r->ncols ? "  " : "\n");
 		}
 	free(w);
+	bool ok = !esc.failed;
+	rep_escaper_clear(&esc);
+	return ok;
 }
 
 static void csv_cell(const char *s)
@@ -138,9 +147,8 @@ static json_t *json_value(sqlite3_stmt *q, int c)
 		free(hex);
 		return v;
 	}
-	default:
-		return json_stringn((const char *)sqlite3_column_text(q, c),
-				    (size_t)sqlite3_column_bytes(q, c));
+	default:   /* text written before the store made it valid UTF-8, too */
+		return rep_json_text((const char *)sqlite3_column_text(q, c));
 	}
 }
 
@@ -163,6 +171,7 @@ static int run_statement(sqlite3 *db, sqlite3_stmt *q, enum rep_format fmt)
 	struct result r = {.ncols = sqlite3_column_count(q)};
 	json_t *rows = fmt == REP_FORMAT_JSON ? json_array() : NULL;
 	int rc = -1, step;
+	bool reported = false;
 	r.names = calloc((size_t)(r.ncols ? r.ncols : 1), sizeof(*r.names));
 	if (!r.names || (fmt == REP_FORMAT_JSON && !rows))
 		goto out;
@@ -187,14 +196,17 @@ static int run_statement(sqlite3 *db, sqlite3_stmt *q, enum rep_format fmt)
 	}
 	if (step != SQLITE_DONE) {
 		fprintf(stderr, "asyncore: query: %s\n", sqlite3_errmsg(db));
+		reported = true;
 		goto out;
 	}
-	if (fmt == REP_FORMAT_TABLE && r.ncols)
-		print_table(&r);
+	if (fmt == REP_FORMAT_TABLE && r.ncols && !print_table(&r))
+		goto out;
 	if (fmt == REP_FORMAT_JSON && json_dumpf(rows, stdout, JSON_INDENT(2)) == 0)
 		putchar('\n');
 	rc = 0;
 out:
+	if (rc != 0 && !reported)
+		fprintf(stderr, "asyncore: query: out of memory\n");
 	json_decref(rows);
 	result_free(&r);
 	return rc;
@@ -250,6 +262,11 @@ static int run_sql(const char *path, const char *sql, enum rep_format fmt)
 			goto out;
 	}
 	rc = 0;
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "asyncore: query: the rows could not be written: %s\n",
+			strerror(errno ? errno : EIO));
+		rc = 2;
+	}
 out:
 	sqlite3_close(db);
 	return rc;

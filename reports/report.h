@@ -11,11 +11,16 @@ struct rep_text_options {
 	size_t recorder_tail;       /* recorder events shown before the crash */
 };
 
-/* Print the crash report a person reads top-down. */
-void rep_text_write(FILE *out, const struct analysis *an, const struct rep_text_options *opts);
+/* Print the crash report a person reads top-down, every string from the
+ * core or a binary escaped for a terminal (reports/bytes.h).  Returns 0, or
+ * -1 when it could not be written in full (errno says why). */
+int rep_text_write(FILE *out, const struct analysis *an, const struct rep_text_options *opts);
 
 /* Print the JSON object of DESIGN.md; ALL_THREADS false keeps the crashing
- * thread only.  Returns 0, or -1 when the JSON could not be built. */
+ * thread only.  Strings from the core or a binary are made valid UTF-8
+ * (reports/bytes.h).  Returns 0, or -1 when the document could not be built
+ * or written in full (errno says why; nothing is printed when it could not be
+ * built). */
 int rep_json_write(FILE *out, const struct analysis *an, bool all_threads);
 
 /* Print each warning as one "asyncore: warning: ..." line (for stderr, so

@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bytes.h"
+
 /* How long one connection waits for a lock, and how long a write keeps
  * retrying BEGIN IMMEDIATE after that before it gives up. */
 #define REP_BUSY_TIMEOUT_MS 5000
@@ -402,20 +404,32 @@ static struct rep_value v_text(const char *s)
 
 #define NVALUES(a) (sizeof(a) / sizeof((a)[0]))
 
+/* Bind text from a core or a binary as valid UTF-8 (reports/bytes.h). */
+static int bind_text(sqlite3_stmt *q, int col, const char *s)
+{
+	char *owned;
+	const char *valid = rep_utf8(s, &owned);
+	if (!valid)
+		return SQLITE_NOMEM;
+	return sqlite3_bind_text(q, col, valid, -1, owned ? free : SQLITE_STATIC);
+}
+
 /* The one bind-and-step of every insert: bind V[0..N) to Q's parameters
  * 1..N, run it, reset it.  SQLITE_DONE on success. */
 static int insert_row(sqlite3_stmt *q, const struct rep_value *v, size_t n)
 {
-	for (size_t k = 0; k < n; k++) {
+	int rc = SQLITE_OK;
+	for (size_t k = 0; k < n && rc == SQLITE_OK; k++) {
 		int col = (int)k + 1;
 		if (v[k].type == V_INT)
-			sqlite3_bind_int64(q, col, v[k].i);
+			rc = sqlite3_bind_int64(q, col, v[k].i);
 		else if (v[k].type == V_TEXT)
-			sqlite3_bind_text(q, col, v[k].s, -1, SQLITE_STATIC);
+			rc = bind_text(q, col, v[k].s);
 		else
-			sqlite3_bind_null(q, col);
+			rc = sqlite3_bind_null(q, col);
 	}
-	int rc = sqlite3_step(q);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(q);
 	sqlite3_reset(q);
 	sqlite3_clear_bindings(q);
 	return rc;
@@ -457,15 +471,19 @@ static int insert_core(struct rep_store *st, const struct analysis *an)
 }
 
 /* The frame's arguments as JSON text ([{"name","type","value"}]), or NULL
- * when it has none (caller frees). */
+ * when it has none or on out-of-memory (caller frees). */
 static char *args_json(const struct an_frame *f)
 {
 	if (!f->has_args)
 		return NULL;
 	json_t *arr = json_array();
 	for (size_t i = 0; arr && i < f->nargs; i++)
-		json_array_append_new(arr, json_pack("{s:s?, s:s?, s:s?}", "name", f->args[i].name,
-						     "type", f->args[i].type, "value", f->args[i].value));
+		if (json_array_append_new(arr, json_pack("{s:o, s:o, s:o}",
+			"name", rep_json_text(f->args[i].name), "type", rep_json_text(f->args[i].type),
+			"value", rep_json_text(f->args[i].value))) != 0) {
+			json_decref(arr);
+			arr = NULL;
+		}
 	char *text = arr ? json_dumps(arr, JSON_COMPACT) : NULL;
 	json_decref(arr);
 	return text;
@@ -477,6 +495,8 @@ static int insert_frame(sqlite3_stmt *q, int64_t core, size_t owner, size_t idx,
 			const struct an_frame *f, bool full)
 {
 	char *args = args_json(f);
+	if (f->has_args && !args)
+		return SQLITE_NOMEM;
 	const struct rep_value v[] = {
 		v_int(core), v_u64(owner), v_u64(idx),
 		v_text(f->kind == AN_FRAME_ASYNC ? "async" : "native"), v_u64(f->pc),

@@ -5,6 +5,18 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "bytes.h"
+
+/* Escaped copies of the strings of one report (reports/bytes.h), freed when
+ * it is written. */
+static _Thread_local struct rep_escaper text_esc;
+
+/* S from a core or a binary, safe to print on a terminal. */
+static const char *esc(const char *s)
+{
+	return rep_escape(&text_esc, s);
+}
+
 const char *rep_hex(char buf[32], uint64_t value)
 {
 	snprintf(buf, 32, "0x%" PRIx64, value);
@@ -20,26 +32,26 @@ static const char *base_name(const char *path)
 static void write_header(FILE *out, const struct analysis *an)
 {
 	char h[32];
-	fprintf(out, "core:        %s (%" PRIu64 " bytes)\n", an->core_path, an->core_size);
-	fprintf(out, "executable:  %s\n", an->executable ? an->executable : "(unknown)");
+	fprintf(out, "core:        %s (%" PRIu64 " bytes)\n", esc(an->core_path), an->core_size);
+	fprintf(out, "executable:  %s\n", an->executable ? esc(an->executable) : "(unknown)");
 	if (an->build_id)
-		fprintf(out, "build-id:    %s\n", an->build_id);
+		fprintf(out, "build-id:    %s\n", esc(an->build_id));
 	if (an->has_pid)
 		fprintf(out, "pid:         %d\n", an->pid);
 	if (!an->has_signal) {
 		fprintf(out, "signal:      none (the process was dumped while running)\n");
 		return;
 	}
-	fprintf(out, "signal:      %s (%d)", an->signal_name ? an->signal_name : "signal", an->signo);
+	fprintf(out, "signal:      %s (%d)", an->signal_name ? esc(an->signal_name) : "signal", an->signo);
 	if (an->code_name)
-		fprintf(out, ", %s", an->code_name);
+		fprintf(out, ", %s", esc(an->code_name));
 	else if (an->has_code)
 		fprintf(out, ", code %d", an->code);
 	if (an->has_fault_address)
 		fprintf(out, ", fault address %s", rep_hex(h, an->fault_address));
 	fprintf(out, "\nthread:      %d (crashing)\n", an->crashing_tid);
 	if (an->abort_message)
-		fprintf(out, "Abort message: %s\n", an->abort_message);
+		fprintf(out, "Abort message: %s\n", esc(an->abort_message));
 }
 
 static void write_async_state(FILE *out, const struct analysis *an)
@@ -62,15 +74,15 @@ static void write_frame(FILE *out, const struct an_frame *f, size_t index)
 {
 	char h[32];
 	const char *name = f->display ? f->display : f->function;
-	fprintf(out, "#%-3zu %s in %s", index, rep_hex(h, f->pc), name ? name : "??");
+	fprintf(out, "#%-3zu %s in %s", index, rep_hex(h, f->pc), name ? esc(name) : "??");
 	if (f->inlined)
 		fprintf(out, " [inlined]");
 	else if (f->has_offset)
 		fprintf(out, " (+0x%" PRIx64 ")", f->offset);
 	if (f->file)
-		fprintf(out, " at %s:%d", f->file, f->line);
+		fprintf(out, " at %s:%d", esc(f->file), f->line);
 	if (f->module)
-		fprintf(out, "  [%s", base_name(f->module));
+		fprintf(out, "  [%s", esc(base_name(f->module)));
 	if (f->module && !f->function && f->has_module_offset)
 		fprintf(out, "+0x%" PRIx64, f->module_offset);
 	if (f->module)
@@ -102,7 +114,7 @@ static void write_thread(FILE *out, const struct an_thread *t, const struct anal
 {
 	fprintf(out, "\nThread %d", t->tid);
 	if (t->crashing) {
-		fprintf(out, " (crashing, %s)", an->signal_name ? an->signal_name : "signal");
+		fprintf(out, " (crashing, %s)", an->signal_name ? esc(an->signal_name) : "signal");
 	}
 	if (t->async_root)
 		fprintf(out, " (async stack)");
@@ -125,8 +137,8 @@ static void write_events(FILE *out, const struct analysis *an, size_t tail)
 		const struct an_recorder *r = &an->recorders[e->recorder];
 		const struct an_event *ev = &r->events[e->event];
 		fprintf(out, "  [%" PRIu64 " %" PRIu64 ".%06" PRIu64 "] %s: %s%s\n", e->order,
-			e->timestamp / 1000000, e->timestamp % 1000000, r->name ? r->name : "?",
-			ev->message ? ev->message : "", ev->in_flight ? "  (in flight)" : "");
+			e->timestamp / 1000000, e->timestamp % 1000000, r->name ? esc(r->name) : "?",
+			esc(ev->message), ev->in_flight ? "  (in flight)" : "");
 	}
 }
 
@@ -149,11 +161,11 @@ static void write_modules(FILE *out, const struct analysis *an)
 	for (size_t i = 0; i < an->nmodules; i++) {
 		const struct an_module *m = &an->modules[i];
 		fprintf(out, "  %s-%s %s%s\n", rep_hex(a, m->start), rep_hex(b, m->end),
-			m->path ? m->path : "?", m->debuginfo ? "" : "  (no debug info)");
+			m->path ? esc(m->path) : "?", m->debuginfo ? "" : "  (no debug info)");
 	}
 }
 
-void rep_text_write(FILE *out, const struct analysis *an, const struct rep_text_options *opts)
+int rep_text_write(FILE *out, const struct analysis *an, const struct rep_text_options *opts)
 {
 	write_header(out, an);
 	write_async_state(out, an);
@@ -168,17 +180,20 @@ void rep_text_write(FILE *out, const struct analysis *an, const struct rep_text_
 	write_suspended(out, an);
 	write_modules(out, an);
 	if (an->signature)
-		fprintf(out, "\nsignature: %s (%s)\n", an->signature,
-			an->signature_hash ? an->signature_hash : "");
+		fprintf(out, "\nsignature: %s (%s)\n", esc(an->signature), esc(an->signature_hash));
 	if (an->nwarnings) {
 		fprintf(out, "\nWarnings:\n");
 		for (size_t i = 0; i < an->nwarnings; i++)
-			fprintf(out, "  %s\n", an->warnings[i]);
+			fprintf(out, "  %s\n", esc(an->warnings[i]));
 	}
+	bool failed = text_esc.failed;
+	rep_escaper_clear(&text_esc);
+	return failed || ferror(out) ? -1 : 0;
 }
 
 void rep_warnings_write(FILE *err, const struct analysis *an)
 {
 	for (size_t i = 0; i < an->nwarnings; i++)
-		fprintf(err, "asyncore: warning: %s\n", an->warnings[i]);
+		fprintf(err, "asyncore: warning: %s\n", esc(an->warnings[i]));
+	rep_escaper_clear(&text_esc);
 }
