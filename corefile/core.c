@@ -68,9 +68,11 @@ static struct core_error *map_file(struct core *core, const char *path)
 					(long long)st.st_size);
 		goto out;
 	}
-	/* Private and writable: core_mapped_guard() may blank a path in the
-	 * copy libdwfl reads; the file itself never changes. */
-	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	/* Private and read-only: read-only, the mapping is not counted in the
+	 * process's data (RLIMIT_DATA, --max-memory); private, so that
+	 * core_mapped_guard() can blank a path in the copy libdwfl reads by
+	 * making that page writable, while the file itself never changes. */
+	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (p == MAP_FAILED) {
 		err = core_error_create(CORE_ERROR_IO, "%s: mmap: %s", path, strerror(errno));
 		goto out;
@@ -185,6 +187,11 @@ static struct core_error *open_elf(struct core *core, size_t *phnum)
 {
 	if (memcmp(core->data, ELFMAG, SELFMAG) != 0)
 		return core_error_create(CORE_ERROR_FORMAT, "%s: not an ELF file", core->path);
+	/* Refused before libelf sees it: libelf would convert another byte
+	 * order, and the mapping is read-only. */
+	if (core->data[EI_DATA] != ELFDATA2LSB)
+		return core_error_create(CORE_ERROR_FORMAT, "%s: core is not x86_64 (not little-endian)",
+					 core->path);
 	elf_version(EV_CURRENT);
 	core->elf = elf_memory((char *)core->data, core->data_size);
 	if (!core->elf)

@@ -207,7 +207,8 @@ struct core_error *core_decompress(const char *path, const unsigned char *data, 
 		err = "cannot size the decompressed core";
 	void *map = MAP_FAILED;
 	if (!err) {
-		map = mmap(NULL, (size_t)s.len, PROT_READ | PROT_WRITE, MAP_PRIVATE, s.fd, 0);
+		/* As core.c maps a core: read-only and private. */
+		map = mmap(NULL, (size_t)s.len, PROT_READ, MAP_PRIVATE, s.fd, 0);
 		if (map == MAP_FAILED)
 			err = "cannot map the decompressed core";
 	}

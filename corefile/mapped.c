@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <gelf.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -156,6 +157,16 @@ static void backing_open(struct core *core, struct backing *b)
 	b->state = BACKING_OK;
 }
 
+/* Make the page of the core's mapping holding P writable.  The mapping is
+ * private and read-only, so that only what is written here counts as the
+ * process's memory (a ceiling set with RLIMIT_DATA is not spent on the core
+ * itself).  False when it cannot be. */
+static bool make_writable(unsigned char *p)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	return mprotect((void *)((uintptr_t)p & ~(page - 1)), page, PROT_READ | PROT_WRITE) == 0;
+}
+
 /* Overwrite every copy of PATH in BYTES[0..LEN) so that no one opens it; the
  * first byte becomes 0x01, which leaves a relative name that does not exist. */
 static void blank_path(unsigned char *bytes, size_t len, const char *path)
@@ -163,7 +174,8 @@ static void blank_path(unsigned char *bytes, size_t len, const char *path)
 	size_t plen = strlen(path);
 	unsigned char *p = bytes, *end = bytes + len;
 	while (plen && (p = memmem(p, (size_t)(end - p), path, plen)) != NULL) {
-		*p = 0x01;
+		if (make_writable(p))
+			*p = 0x01;
 		p += plen;
 	}
 }
