@@ -8,13 +8,14 @@
 #include "../analyzer/driver.h"
 #include "../reports/recdump.h"
 #include "../reports/report.h"
+#include "budget.h"
 #include "options.h"
 
 enum { MAX_DEBUG_DIRS = 16 };
 
 enum report_option {
 	O_FORMAT, O_THREADS, O_RECORDER_TAIL, O_RECORDER_FORMAT, O_SYSROOT, O_DEBUG_DIR,
-	O_MAX_FRAMES, O_NO_ASYNC, O_NO_RECORDERS, O_NO_ARGS,
+	O_MAX_FRAMES, O_NO_ASYNC, O_NO_RECORDERS, O_NO_ARGS, O_MAX_MEMORY, O_TIMEOUT,
 };
 
 static const struct cli_option report_options[] = {
@@ -28,6 +29,8 @@ static const struct cli_option report_options[] = {
 	{"--no-async", false, O_NO_ASYNC},
 	{"--no-recorders", false, O_NO_RECORDERS},
 	{"--no-args", false, O_NO_ARGS},
+	{"--max-memory", true, O_MAX_MEMORY},
+	{"--timeout", true, O_TIMEOUT},
 	{NULL, false, 0},
 };
 
@@ -42,6 +45,7 @@ struct report_args {
 	size_t recorder_tail;
 	struct an_options an;
 	const char *debug_dirs[MAX_DEBUG_DIRS];
+	struct cli_limits limits;
 };
 
 /* One option's effect; false (reported) when its value is not acceptable. */
@@ -95,6 +99,16 @@ static bool apply_option(struct report_args *a, int id, const char *v)
 	case O_NO_ARGS:
 		a->an.no_args = true;
 		return true;
+	case O_MAX_MEMORY:
+		if (!cli_size("--max-memory", v, &n))
+			return false;
+		a->limits.max_memory = n;
+		return true;
+	case O_TIMEOUT:
+		if (!cli_number("--timeout", v, 0, 1000000, &n))
+			return false;
+		a->limits.timeout = (unsigned)n;
+		return true;
 	}
 	return false;
 }
@@ -107,6 +121,8 @@ static bool parse_report_args(struct report_args *a, int argc, char **argv)
 	memset(a, 0, sizeof(*a));
 	a->all_threads = true;
 	a->recorder_tail = 20;
+	a->limits.max_memory = cli_default_max_memory(1);
+	a->limits.timeout = CLI_DEFAULT_TIMEOUT;
 	cli_args_init(&args, "report", argc, argv);
 	while ((id = cli_next(&args, report_options, &v)) != CLI_END) {
 		if (id == CLI_ERROR)
@@ -151,8 +167,14 @@ int cli_report(int argc, char **argv)
 	struct core *core = NULL;
 	struct analysis *an = NULL;
 	struct core_identity id;
+	char why[512];
 	if (!parse_report_args(&a, argc, argv))
 		return CLI_EXIT_UNUSABLE;
+	if (cli_limit_memory(&a.limits, why, sizeof(why)) != 0) {
+		fprintf(stderr, "asyncore: %s\n", why);
+		return CLI_EXIT_UNUSABLE;
+	}
+	cli_guard_begin(a.core, &a.limits, CLI_EXIT_UNUSABLE);
 	struct core_error *err = core_open(a.core, &core);
 	if (!err) {
 		core_identity(core, &id);
@@ -161,18 +183,26 @@ int cli_report(int argc, char **argv)
 		err = an_analyze(core, &id, &a.an, NULL, &an);
 	}
 	core_close(core);
-	if (err) {
-		fprintf(stderr, "asyncore: %s\n", err->message);
+	if (err || cli_out_of_memory(NULL)) {
+		if (cli_out_of_memory(err))
+			fprintf(stderr, "asyncore: %s: %s\n", a.core,
+				cli_memory_limit_message(&a.limits, why, sizeof(why)));
+		else
+			fprintf(stderr, "asyncore: %s\n", err->message);
 		core_error_destroy(err);
+		an_analysis_destroy(an);
+		cli_guard_end();
 		return CLI_EXIT_UNUSABLE;
 	}
 	int rc = an->nwarnings ? CLI_EXIT_WARNINGS : CLI_EXIT_OK;
 	errno = 0;
 	if (write_report(&a, an) != 0 || fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "asyncore: %s: the report could not be written: %s\n", a.core,
-			strerror(errno ? errno : EIO));
+			cli_out_of_memory(NULL) ? cli_memory_limit_message(&a.limits, why, sizeof(why))
+						: strerror(errno ? errno : EIO));
 		rc = CLI_EXIT_UNUSABLE;
 	}
+	cli_guard_end();
 	an_analysis_destroy(an);
 	return rc;
 }

@@ -232,7 +232,7 @@ static const char *const rep_queries[Q_COUNT] = {
 	[Q_EVENT] = "INSERT INTO recorder_events VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
 		    " ?11, ?12)",
 	[Q_WARNING] = "INSERT INTO warnings VALUES (?1, ?2, ?3)",
-	[Q_CLEAR_ERROR] = "DELETE FROM ingest_errors WHERE fingerprint = ?1",
+	[Q_CLEAR_ERROR] = "DELETE FROM ingest_errors WHERE fingerprint = ?1 OR ident = 'path:' || ?2",
 	[Q_ERROR] = "INSERT INTO ingest_errors (ident, fingerprint, path, size, reason, attempts,"
 		    " first_at, last_at) VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?6)"
 		    " ON CONFLICT (ident) DO UPDATE SET path = excluded.path, reason = excluded.reason,"
@@ -625,7 +625,9 @@ static int insert_warnings(struct rep_store *st, int64_t core, const struct anal
 /* Everything below the cores row, inside the open transaction. */
 static int insert_children(struct rep_store *st, int64_t core, const struct analysis *an)
 {
-	const struct rep_value clear[] = {v_text(an->core_fingerprint)};
+	/* Its earlier failures: under its fingerprint, or under its path when
+	 * it failed before its fingerprint was known. */
+	const struct rep_value clear[] = {v_text(an->core_fingerprint), v_text(an->core_path)};
 	if (insert_modules(st, core, an) != 0 || insert_threads(st, core, an) != 0 ||
 	    insert_suspended(st, core, an) != 0 || insert_recorders(st, core, an) != 0 ||
 	    insert_warnings(st, core, an) != 0)
