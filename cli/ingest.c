@@ -208,7 +208,7 @@ static void print_summary(const struct ingest_opts *o, const struct ingest_tally
 	       t->stored, t->present, t->failed, o->npaths, secs, secs > 0 ? (double)t->done / secs : 0.0,
 	       t->interrupted ? "; interrupted, the rest not started" : "");
 	printf("debug info: %zu files opened, %zu with DWARF parsed, each at most once per worker "
-	       "(%u workers)\n", t->debug_files, t->dwarf_parsed, o->jobs);
+	       "(%u worker%s)\n", t->debug_files, t->dwarf_parsed, o->jobs, o->jobs == 1 ? "" : "s");
 }
 
 int cli_ingest(int argc, char **argv)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Build the libFuzzer harnesses into build/fuzz/ (clang, with
-# AddressSanitizer and UndefinedBehaviorSanitizer), linking the module sources.
+# Build the libFuzzer harnesses (fuzz/fuzz_*.c) into build/fuzz/ (clang,
+# with AddressSanitizer and UndefinedBehaviorSanitizer), linking the module
+# sources.
 #   fuzz/build.sh
 set -e
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,9 +21,10 @@ for src in "$ROOT"/{corefile,dwarf,analyzer,reports}/*.c; do
 	objs+=("$obj")
 done
 wait
-for h in fuzz_core fuzz_recfmt; do
+$CC $CFLAGS $SAN -c -o "$OUT/obj/fuzz_patch.o" "$ROOT/fuzz/patch.c"
+for h in fuzz_core fuzz_notes fuzz_segments fuzz_folly fuzz_recorder fuzz_recfmt; do
 	$CC $CFLAGS $SAN -c -o "$OUT/obj/$h.o" "$ROOT/fuzz/$h.c"
-	$CC -fsanitize=fuzzer,address,undefined -o "$OUT/$h" "$OUT/obj/$h.o" "${objs[@]}" \
-		$(pkg-config --libs $PKGS) -lstdc++ -lpthread
+	$CC -fsanitize=fuzzer,address,undefined -o "$OUT/$h" "$OUT/obj/$h.o" "$OUT/obj/fuzz_patch.o" \
+		"${objs[@]}" $(pkg-config --libs $PKGS) -lstdc++ -lpthread
 	echo "$OUT/$h"
 done

@@ -685,7 +685,12 @@ int rep_store_record_error(struct rep_store *st, const struct rep_core_id *id, c
 	const struct rep_value v[] = {v_text(ident), v_text(id->fingerprint), v_text(id->path),
 				      v_opt(id->fingerprint != NULL, id->file_size), v_text(reason),
 				      v_text(now)};
-	if (insert_row(q, v, NVALUES(v)) != SQLITE_DONE || exec_retry(st->db, "COMMIT") != SQLITE_OK) {
+	/* Known by its fingerprint now: an error recorded under its path alone
+	 * (its worker lost before it was read) is the same core. */
+	const struct rep_value by_path[] = {v_text(NULL), v_text(id->path)};
+	if ((id->fingerprint &&
+	     insert_row(st->q[Q_CLEAR_ERROR], by_path, NVALUES(by_path)) != SQLITE_DONE) ||
+	    insert_row(q, v, NVALUES(v)) != SQLITE_DONE || exec_retry(st->db, "COMMIT") != SQLITE_OK) {
 		set_why(why, whylen, "recording an ingest error", st->db);
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 		goto out;

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The ranges of CORE the analysis reads most from memory it cannot check
+# against anything: the recorder rings (recorder_info and entries), the
+# threads' AsyncStackRoots and the suspended leaves, as "VADDR:LEN,..." for
+# ASYNCORE_FUZZ_HOT (the patch-mode harnesses) and mutate's --hot.
+#   fuzz/hot-ranges.sh CORE [ASYNCORE]
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+"${2:-$ROOT/asyncore}" report "$1" --format json --threads all 2>/dev/null | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+r = ["%s:%d" % (x["address"], 176 + 64 * min(x["size"] or 0, 4096)) for x in j.get("recorders", []) if x.get("address")]
+r += ["%s:64" % t["async_root"] for t in j.get("threads", []) if t.get("async_root")]
+r += ["%s:64" % s["leaf"] for s in j.get("suspended", []) if s.get("leaf")]
+print(",".join(r))' || true
