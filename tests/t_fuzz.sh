@@ -107,7 +107,7 @@ done
 [ $n -gt 0 ] || skip "fuzz: no crashers in fixtures/fuzz"
 
 # --- the corpora, through the harnesses built like the suite --------------
-REPLAY=$(cd "${UNIT_DIR:-$ROOT/build/unit}/.." && pwd)/fuzz-replay
+REPLAY=$(dirname "${UNIT_DIR:-$ROOT/build/unit}")/fuzz-replay
 CORPUS=$FUZZ_DIR/corpus
 
 # replay_corpus NAME HARNESS INPUTS [VAR=VALUE...]: the harness over INPUTS

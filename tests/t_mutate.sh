@@ -12,7 +12,7 @@ source "$(dirname "$0")/lib.sh"
 source "$ROOT/tests/fixlib.sh"
 
 MUTANTS=${MUTANTS:-1000}
-MUTATE=$(cd "${UNIT_DIR:-$ROOT/build/unit}/.." && pwd)/fuzz-replay/mutate
+MUTATE=$(dirname "${UNIT_DIR:-$ROOT/build/unit}")/fuzz-replay/mutate
 have_asyncore || { fail "mutate: no asyncore at $ASYNCORE (run make)"; exit 0; }
 [ -x "$MUTATE" ] || { fail "mutate: no driver at $MUTATE (make fuzz-tools)"; exit 0; }
 
