@@ -124,6 +124,23 @@ static void guard_at_exit(void)
 	_exit(guard.status);
 }
 
+/* A fatal signal after an allocation failed: a library that does not
+ * handle running out of memory (libdw asserts, or follows the pointer it
+ * could not get) stopped at the ceiling, so the ceiling is the reason.
+ * Any other fatal signal is a crash of its own and stays one. */
+static void guard_on_fatal(int sig)
+{
+	if (guard.active && allocation_failed) {
+		if (guard.memory_len && write(STDERR_FILENO, guard.memory, guard.memory_len) < 0)
+			guard.memory_len = 0;
+		_exit(guard.status);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE};
+
 static void guard_on_alarm(int sig)
 {
 	(void)sig;
@@ -150,6 +167,13 @@ void cli_guard_begin(const char *what, const struct cli_limits *l, int status)
 	}
 	allocation_failed = 0;
 	guard.active = 1;
+#ifndef CLI_ASAN   /* AddressSanitizer's own handlers report crashes */
+	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
+		struct sigaction fatal = {.sa_handler = guard_on_fatal, .sa_flags = SA_NODEFER};
+		sigemptyset(&fatal.sa_mask);
+		sigaction(fatal_signals[i], &fatal, NULL);
+	}
+#endif
 	if (l->timeout) {
 		struct sigaction sa = {.sa_handler = guard_on_alarm};
 		sigemptyset(&sa.sa_mask);
@@ -162,4 +186,8 @@ void cli_guard_end(void)
 {
 	alarm(0);
 	guard.active = 0;
+#ifndef CLI_ASAN
+	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
+		signal(fatal_signals[i], SIG_DFL);
+#endif
 }

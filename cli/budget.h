@@ -42,9 +42,12 @@ const char *cli_memory_limit_message(const struct cli_limits *l, char *buf, size
 bool cli_out_of_memory(const struct core_error *err);
 
 /* Guard the analysis of one core: until cli_guard_end(), a call of exit()
- * (a library giving up on out-of-memory) ends the process with STATUS
- * after printing "asyncore: WHAT: " and the memory-limit message on stderr
- * (nothing when WHAT is NULL); and when L has a time budget, reaching it
+ * (a library giving up on out-of-memory), or a fatal signal after an
+ * allocation failed (a library that asserts, or crashes, on out-of-memory:
+ * libdw does both), ends the process with STATUS after printing
+ * "asyncore: WHAT: " and the memory-limit message on stderr (nothing when
+ * WHAT is NULL); a fatal signal with no allocation failed is left to crash
+ * the process as it would.  When L has a time budget, reaching it
  * prints "asyncore: WHAT: time limit of N s reached (--timeout)" and ends
  * the process with STATUS. */
 void cli_guard_begin(const char *what, const struct cli_limits *l, int status);

@@ -38,6 +38,28 @@ else
 	done
 	run nolimit --max-memory 0 --format json
 	check "budget: --max-memory 0 is no ceiling (exit $RC)" test "$RC" -le 1
+
+	# Every ceiling from 3 MiB up, by 1 MiB: an allocation fails at a
+	# different place each time (ours, libdwfl's, libdw's, jansson's), and
+	# each run is a complete report or the limit named, never a crash.
+	# Over a C++ core with async stacks too.
+	cores=("$core")
+	fix_core folly_c && cores+=("$FIX_CORE")
+	bad="" runs=0 limited=0
+	for c in "${cores[@]}"; do
+		for k in $(seq 3072 1024 30720); do
+			timeout 60 "$ASYNCORE" report "$c" --format json --max-memory ${k}K \
+				>"$TMPD/sweep.out" 2>"$TMPD/sweep.err"
+			rc=$? runs=$((runs + 1))
+			if [ $rc = 2 ] && tail -1 "$TMPD/sweep.err" | grep -q "memory limit of $(((k + 1023) / 1024)) MiB reached"; then
+				limited=$((limited + 1))
+			elif [ $rc -gt 1 ] || ! python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMPD/sweep.out" 2>/dev/null; then
+				bad="$bad $(basename "$(dirname "$c")")@${k}K:exit$rc"
+			fi
+		done
+	done
+	check "budget: $runs ceilings, $limited reached: a complete report or the limit named${bad:+ (not:$bad)}" \
+		test -z "$bad" -a "$limited" -gt 0
 fi
 
 # The time limit: stdout is a pipe of one page that nobody reads, so the
