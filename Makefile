@@ -1,10 +1,11 @@
 # asyncore build.  `make` builds ./asyncore; see README.md for the rest.
 
 CC      ?= cc
-PKGS    := libelf libdw sqlite3 jansson libzstd liblzma zlib
+PKGS    := libelf libdw sqlite3 jansson libcurl libzstd liblzma liblz4 zlib libsystemd nettle
 DEB_PKGS := gcc g++ make gdb pkg-config libelf-dev libdw-dev libsqlite3-dev \
-	libjansson-dev libzstd-dev liblzma-dev zlib1g-dev elfutils python3 zstd xz-utils \
-	sqlite3 binutils
+	libjansson-dev libzstd-dev liblzma-dev liblz4-dev zlib1g-dev libsystemd-dev \
+	libdebuginfod-dev libcurl4-openssl-dev nettle-dev elfutils python3 zstd xz-utils lz4 sqlite3 \
+	binutils
 
 OPT     ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wvla -Werror
@@ -23,9 +24,12 @@ LIB_SRCS := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(OBJDIR)/%.o)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/unit/%)
+UNIT_HELPER_OBJS := $(OBJDIR)/tests/unit/craft.o
+# The program the unit tests read (never run) and its stripped copy.
+UNIT_DATA := $(BUILD)/unit/data/unit_fixture $(BUILD)/unit/data/unit_fixture.stripped
 PROGRAM ?= asyncore
 
-.PHONY: all deps check demo bench asan ubsan clean unit fuzz fuzz-tools soak
+.PHONY: all deps check demo bench asan ubsan clean unit install uninstall fuzz fuzz-tools soak
 
 all: deps $(PROGRAM)
 
@@ -47,11 +51,22 @@ $(OBJDIR)/%.o: %.c $(wildcard */*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/unit/%: tests/unit/%.c $(LIB_OBJS)
+$(BUILD)/unit/%: tests/unit/%.c $(UNIT_HELPER_OBJS) $(LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(UNIT_HELPER_OBJS) $(LIB_OBJS) $(LDLIBS)
 
-unit: $(UNIT_BINS)
+$(UNIT_HELPER_OBJS): $(wildcard tests/unit/*.h)
+
+# -O0 without sanitizers: its line table and inline levels are the source's.
+# -rdynamic exports its symbols, so the stripped copy keeps them in .dynsym.
+$(BUILD)/unit/data/unit_fixture: tests/unit/data/unit_fixture.c tests/unit/data/unit_fixture.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -g -O0 -fno-omit-frame-pointer -rdynamic -o $@ $<
+
+$(BUILD)/unit/data/unit_fixture.stripped: $(BUILD)/unit/data/unit_fixture
+	strip -o $@ $<
+
+unit: $(UNIT_BINS) $(UNIT_DATA)
 
 # The libFuzzer harnesses built with the project's compiler and a plain
 # main() (fuzz/replay.c), to replay the corpora and crashers under
@@ -106,5 +121,26 @@ ubsan:
 
 clean:
 	rm -rf build asyncore
+
+# Installing: PREFIX (default /usr/local) and DESTDIR as usual.  The binary
+# finds PREFIX/share/asyncore relative to itself, so DESTDIR installs work.
+PREFIX  ?= /usr/local
+BINDIR  := $(DESTDIR)$(PREFIX)/bin
+MANDIR  := $(DESTDIR)$(PREFIX)/share/man/man1
+SHAREDIR := $(DESTDIR)$(PREFIX)/share/asyncore
+COMPDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+RUNTIMES := $(wildcard share/asyncore/runtimes/*.json)
+
+install: $(PROGRAM)
+	install -d $(BINDIR) $(MANDIR) $(SHAREDIR)/runtimes $(COMPDIR)
+	install -m 755 $(PROGRAM) $(BINDIR)/asyncore
+	install -m 644 doc/asyncore.1 $(MANDIR)/asyncore.1
+	install -m 644 doc/asyncore.bash $(COMPDIR)/asyncore
+	$(if $(RUNTIMES),install -m 644 $(RUNTIMES) $(SHAREDIR)/runtimes/)
+
+uninstall:
+	rm -f $(BINDIR)/asyncore $(MANDIR)/asyncore.1 $(COMPDIR)/asyncore
+	rm -f $(addprefix $(SHAREDIR)/runtimes/,$(notdir $(RUNTIMES)))
+	-rmdir $(SHAREDIR)/runtimes $(SHAREDIR) 2>/dev/null
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

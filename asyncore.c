@@ -32,5 +32,9 @@ int main(int argc, char **argv)
 		return cli_query(argc - 2, argv + 2);
 	if (strcmp(cmd, "top") == 0)
 		return cli_top(argc - 2, argv + 2);
+	if (strcmp(cmd, "resign") == 0)
+		return cli_resign(argc - 2, argv + 2);
+	if (strcmp(cmd, "store") == 0)
+		return cli_store(argc - 2, argv + 2);
 	return cli_report(argc - 1, argv + 1);
 }

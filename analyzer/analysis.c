@@ -24,6 +24,41 @@ const char *an_frame_reg_name(unsigned n)
 	return dbg_reg_name(n);
 }
 
+const char *an_frame_kind_name(enum an_frame_kind kind)
+{
+	switch (kind) {
+	case AN_FRAME_NATIVE:
+		return "native";
+	case AN_FRAME_ASYNC:
+		return "async";
+	case AN_FRAME_SCRIPT:
+		return "script";
+	case AN_FRAME_LABEL:
+		return "label";
+	}
+	return "native";
+}
+
+enum an_frame_kind an_frame_kind_parse(const char *name)
+{
+	static const enum an_frame_kind kinds[] = {AN_FRAME_ASYNC, AN_FRAME_SCRIPT, AN_FRAME_LABEL};
+	for (size_t i = 0; name && i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strcmp(name, an_frame_kind_name(kinds[i])) == 0)
+			return kinds[i];
+	return AN_FRAME_NATIVE;
+}
+
+size_t an_crashing_thread(const struct analysis *an)
+{
+	for (size_t i = 0; i < an->nthreads; i++)
+		if (an->threads[i].crashing)
+			return i;
+	for (size_t i = 0; i < an->nthreads; i++)
+		if (an->threads[i].tid == an->crashing_tid)
+			return i;
+	return 0;   /* the first, or nthreads (0) when there is none */
+}
+
 char *an_strdup(const char *s)
 {
 	return s ? strdup(s) : NULL;
@@ -35,10 +70,13 @@ void an_frame_deinit(struct an_frame *frame)
 	free(frame->module);
 	free(frame->file);
 	free(frame->display);
+	free(frame->runtime);
+	free(frame->detail);
 	for (size_t i = 0; i < frame->nargs; i++) {
 		free(frame->args[i].name);
 		free(frame->args[i].type);
 		free(frame->args[i].value);
+		free(frame->args[i].entry_value);
 	}
 	free(frame->args);
 }
@@ -59,6 +97,12 @@ static void frames_free(struct an_frame *frames, size_t n)
 	free(frames);
 }
 
+const char *an_task_state_name(enum an_task_state state)
+{
+	static const char *const names[] = { "running", "ready", "suspended", "created" };
+	return (unsigned)state < sizeof(names) / sizeof(names[0]) ? names[state] : "?";
+}
+
 static void recorder_deinit(struct an_recorder *r)
 {
 	free(r->name);
@@ -76,6 +120,9 @@ void an_analysis_destroy(struct analysis *an)
 	free(an->core_sha256);
 	free(an->core_fingerprint);
 	free(an->crashed_at);
+	free(an->boot_id);
+	free(an->unit);
+	free(an->cmdline);
 	free(an->executable);
 	free(an->build_id);
 	free(an->abort_message);
@@ -93,6 +140,12 @@ void an_analysis_destroy(struct analysis *an)
 	for (size_t i = 0; i < an->nsuspended; i++)
 		frames_free(an->suspended[i].frames, an->suspended[i].nframes);
 	free(an->suspended);
+	for (size_t i = 0; i < an->ntasks; i++) {
+		frames_free(an->tasks[i].frames, an->tasks[i].nframes);
+		free(an->tasks[i].fn);
+		free(an->tasks[i].unwind_error);
+	}
+	free(an->tasks);
 	for (size_t i = 0; i < an->nrecorders; i++)
 		recorder_deinit(&an->recorders[i]);
 	free(an->recorders);

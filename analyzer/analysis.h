@@ -16,7 +16,19 @@
  * store's analyzer_version. */
 #define AN_VERSION "0.2.0"
 
-enum an_frame_kind { AN_FRAME_NATIVE, AN_FRAME_ASYNC };
+/* Native frames come from the unwinder, async ones from folly's chains,
+ * script and label frames from a runtime description (analyzer/runtime.c). */
+enum an_frame_kind { AN_FRAME_NATIVE, AN_FRAME_ASYNC, AN_FRAME_SCRIPT, AN_FRAME_LABEL };
+
+/* "native", "async", "script" or "label". */
+const char *an_frame_kind_name(enum an_frame_kind kind);
+
+/* The kind an_frame_kind_name() names NAME (a store's column); native for
+ * NULL or any other text. */
+enum an_frame_kind an_frame_kind_parse(const char *name);
+
+/* A frame a runtime description gave (script or label): no pc of its own. */
+#define AN_FRAME_IS_RUNTIME(f) ((f)->kind == AN_FRAME_SCRIPT || (f)->kind == AN_FRAME_LABEL)
 
 /* A thread's registers as the core saved them (x86_64 user_regs_struct
  * order); the writers name them with an_thread_reg_name(). */
@@ -41,6 +53,9 @@ struct an_arg {
 	char *type;                 /* the parameter's type name, or NULL */
 	char *value;                /* "250", "0x7ffd...", "0x55d4... \"late fee\"",
 				       "<optimized out>", "..." */
+	char *entry_value;          /* the value at function entry, from the
+				       caller's call site (gdb's name@entry), or NULL */
+	bool entry_equal;           /* same bytes as value: name=name@entry=VALUE */
 };
 
 struct an_frame {
@@ -56,7 +71,8 @@ struct an_frame {
 	char *file;                 /* source file; NULL when unknown */
 	int line;                   /* 0 when unknown */
 	bool inlined;               /* an inline level, not a real call */
-	int inline_depth;           /* 0 for the real frame, >0 for inline levels */
+	int inline_depth;           /* 0 for the real frame, >0 for inline levels;
+				       a tail call's: its innermost function's */
 	uint64_t cfa;               /* canonical frame address, 0 when unknown */
 	uint64_t regs[AN_FRAME_NREGS];  /* by DWARF number: 0 rax .. 16 rip */
 	uint32_t regs_known;        /* bit N: regs[N] recovered by the unwinder */
@@ -67,6 +83,8 @@ struct an_frame {
 	struct an_arg *args;        /* NULL with nargs 0 and !has_args: no DWARF */
 	size_t nargs;
 	bool has_args;
+	char *runtime;              /* script/label: the description's name */
+	char *detail;               /* script/label: the description's detail, or NULL */
 };
 
 struct an_thread {
@@ -84,6 +102,7 @@ struct an_module {
 	uint64_t start, end;
 	char *build_id;             /* hex; NULL when unknown */
 	char *debuginfo;            /* file the DWARF came from; NULL when none */
+	bool debuginfod;            /* that file was fetched from a debuginfod server */
 };
 
 /* A chain of coroutine frames suspended on no thread. */
@@ -91,6 +110,31 @@ struct an_suspended {
 	uint64_t leaf;              /* address of the leaf AsyncStackFrame */
 	struct an_frame *frames;
 	size_t nframes;
+};
+
+/* A user-space task of a runtime (DESIGN.md "Tasks"): a bRPC bthread. */
+enum an_task_state { AN_TASK_RUNNING, AN_TASK_READY, AN_TASK_SUSPENDED, AN_TASK_CREATED };
+
+/* "running", "ready", "suspended", "created". */
+const char *an_task_state_name(enum an_task_state state);
+
+struct an_task {
+	const char *runtime;        /* static: "bthread" */
+	uint64_t id;                /* as the runtime prints it (bthread_t) */
+	uint64_t address;           /* of its TaskMeta */
+	enum an_task_state state;
+	const char *wait_kind;      /* static: "sleep", "join", "butex"; NULL: not waiting */
+	uint64_t wait_address;      /* the butex waited on */
+	bool has_wait_address;
+	uint64_t wait_target;       /* join: the id of the task joined */
+	bool has_wait_target;
+	int32_t tid;                /* the OS thread running it */
+	bool has_tid;
+	uint64_t fn_address;        /* entry function */
+	char *fn;                   /* its name; NULL when unknown */
+	struct an_frame *frames;    /* innermost first, down to the runtime's entry */
+	size_t nframes;
+	char *unwind_error;         /* why its stack is missing or cut, or NULL */
 };
 
 struct an_event {
@@ -133,7 +177,13 @@ struct analysis {
 	uint64_t core_size;         /* decompressed */
 	char *core_fingerprint;     /* hex */
 	char *core_sha256;          /* hex SHA-256 of the file; NULL: not computed */
-	char *crashed_at;           /* ISO 8601 UTC from a systemd-coredump name, or NULL */
+	char *crashed_at;           /* ISO 8601 UTC from a systemd-coredump name (or
+				       its journal entry), or NULL */
+	char *boot_id;              /* systemd-coredump name's boot id, or NULL */
+	uint32_t coredump_uid;      /* systemd-coredump name's UID (host's view) */
+	bool has_coredump_uid;
+	char *unit;                 /* the journal's COREDUMP_UNIT, or NULL */
+	char *cmdline;              /* the journal's COREDUMP_CMDLINE, or NULL */
 	char *executable;
 	char *build_id;             /* main executable's build-id, hex */
 	int32_t pid;
@@ -159,6 +209,8 @@ struct analysis {
 	size_t nthreads;
 	struct an_suspended *suspended;
 	size_t nsuspended;
+	struct an_task *tasks;      /* running first, then by id */
+	size_t ntasks;
 	struct an_recorder *recorders;
 	size_t nrecorders;
 	struct an_timeline_entry *timeline;   /* merged by order */
@@ -180,6 +232,11 @@ struct analysis *an_analysis_create(void);
 
 /* Free the analysis and everything it owns; NULL is a no-op. */
 void an_analysis_destroy(struct analysis *an);
+
+/* The index of the thread the signal was delivered to: the one marked
+ * crashing, else the one whose tid is crashing_tid, else the first;
+ * nthreads when there is no thread. */
+size_t an_crashing_thread(const struct analysis *an);
 
 /* Free the strings an_frame owns (not the frame itself). */
 void an_frame_deinit(struct an_frame *frame);

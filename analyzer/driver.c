@@ -6,9 +6,13 @@
 #include <string.h>
 
 #include "abortmsg.h"
+#include "bthread.h"
+#include "args.h"
+#include "../corefile/journal.h"
 #include "folly.h"
 #include "frames.h"
 #include "recorder.h"
+#include "runtime.h"
 #include "signature.h"
 
 static bool fill_identity(struct analysis *an, struct core *core, const struct core_identity *id)
@@ -19,6 +23,11 @@ static bool fill_identity(struct analysis *an, struct core *core, const struct c
 	an->core_fingerprint = strdup(id->fingerprint);
 	an->core_sha256 = id->has_sha256 ? strdup(id->sha256) : NULL;
 	an->crashed_at = id->crashed_at[0] ? strdup(id->crashed_at) : NULL;
+	if (id->has_coredump_name) {
+		an->boot_id = strdup(id->coredump.boot_id);
+		an->coredump_uid = id->coredump.uid;
+		an->has_coredump_uid = true;
+	}
 	an->executable = an_strdup(core_executable(core));
 	if (core->psinfo.present) {
 		an->pid = core->psinfo.pid;
@@ -30,7 +39,42 @@ static bool fill_identity(struct analysis *an, struct core *core, const struct c
 		an->has_pid = true;
 	}
 	return an->core_path && an->core_fingerprint && (!id->has_sha256 || an->core_sha256) &&
-	       (!id->crashed_at[0] || an->crashed_at);
+	       (!id->crashed_at[0] || an->crashed_at) && (!id->has_coredump_name || an->boot_id);
+}
+
+/* The unit and command line systemd-coredump logged with the core, its
+ * crash time when the file name did not say, and a warning when the entry
+ * names another signal than the core (it describes another crash). */
+static bool add_journal_entry(struct analysis *an, struct core *core, const struct core_identity *id,
+			      const struct an_options *opts)
+{
+	struct core_journal_entry e;
+	char why[256];
+	int r = core_journal_find(opts->journal_dir, core->path,
+				  id->has_coredump_name ? &id->coredump : NULL, &e, why, sizeof(why));
+	if (r < 0) {
+		core_warn(core, "journal: %s", why);
+		return true;
+	}
+	if (r == 0) {
+		core_warn(core, "journal: no systemd-coredump entry for %s", core->path);
+		return true;
+	}
+	char when[32];
+	if (!an->crashed_at && e.has_usec && core_usec_iso8601(e.usec, when) &&
+	    !(an->crashed_at = strdup(when)))
+		goto nomem;
+	if (e.has_signal && an->has_signal && e.signo != an->signo)
+		core_warn(core, "journal: the entry for %s names signal %d, the core signal %d", core->path,
+			  e.signo, an->signo);
+	an->unit = e.unit;
+	an->cmdline = e.cmdline;
+	e.unit = e.cmdline = NULL;
+	core_journal_entry_deinit(&e);
+	return true;
+nomem:
+	core_journal_entry_deinit(&e);
+	return false;
 }
 
 /* The first thread's pr_cursig is the signal being delivered when the core
@@ -86,6 +130,7 @@ static bool fill_modules(struct analysis *an, struct dbg_session *s)
 		am->end = m->end;
 		am->build_id = an_strdup(m->build_id);
 		am->debuginfo = an_strdup(m->debuginfo);
+		am->debuginfod = m->debuginfod;
 		if (m->is_main && !an->build_id)
 			an->build_id = an_strdup(m->build_id);
 	}
@@ -112,12 +157,10 @@ static bool symbolize_native(struct an_thread *t, struct dbg_session *s,
 			     const struct dbg_frame *frames, size_t n)
 {
 	struct an_frame_list list = { 0 };
-	for (size_t i = 0; i < n; i++)
-		if (!an_frames_append_pc(&list, s, frames[i].pc, frames[i].activation,
-					 AN_FRAME_NATIVE, &frames[i], false)) {
-			an_frames_list_deinit(&list);
-			return false;
-		}
+	if (!an_frames_append_native(&list, s, frames, n)) {
+		an_frames_list_deinit(&list);
+		return false;
+	}
 	an_frames_move_to(&list, &t->frames, &t->nframes);
 	return true;
 }
@@ -152,6 +195,10 @@ static struct core_error *analyze_stacks(struct analysis *an, struct dbg_session
 			err = &core_error_nomem;
 			goto out;
 		}
+	if (!opts->no_tasks)
+		an_bthread_analyze(s, an);
+	if (!opts->no_args && !an_args_fill(an, s))
+		err = &core_error_nomem;
 out:
 	for (size_t i = 0; stacks && i < an->nthreads; i++)
 		free(stacks[i]);
@@ -166,6 +213,7 @@ struct core_error *an_analyze(struct core *core, const struct core_identity *id,
 {
 	*out = NULL;
 	struct dbg_session *s = NULL;
+	struct an_runtime_session *rs = NULL;
 	struct core_error *err = NULL;
 	struct analysis *an = an_analysis_create();
 	if (!an || !fill_identity(an, core, id)) {
@@ -173,6 +221,10 @@ struct core_error *an_analyze(struct core *core, const struct core_identity *id,
 		goto out;
 	}
 	fill_signal(an, core);
+	if (opts->journal && !add_journal_entry(an, core, id, opts)) {
+		err = &core_error_nomem;
+		goto out;
+	}
 	if (!fill_threads(an, core)) {
 		err = &core_error_nomem;
 		goto out;
@@ -182,6 +234,9 @@ struct core_error *an_analyze(struct core *core, const struct core_identity *id,
 		core_warn(core, "no debug information session: %s", serr->message);
 		core_error_destroy(serr);
 	} else {
+		err = an_runtime_session_open(opts->runtimes, s, &rs);
+		if (err)
+			goto out;
 		if (!fill_modules(an, s)) {
 			err = &core_error_nomem;
 			goto out;
@@ -190,15 +245,17 @@ struct core_error *an_analyze(struct core *core, const struct core_identity *id,
 		err = analyze_stacks(an, s, opts);
 		if (err)
 			goto out;
+		an_runtimes_splice(rs, an);
 		if (!opts->no_recorders)
 			an_recorders_recover(s, an);
 	}
-	an_signature_compute(an);
+	an_signature_compute(an, opts->signature_lists);
 	take_warnings(an, core);
 	*out = an;
 	an = NULL;
 out:
 	an_analysis_destroy(an);
+	an_runtime_session_destroy(rs);
 	dbg_session_close(s);
 	return err;
 }

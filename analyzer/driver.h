@@ -3,6 +3,8 @@
 #define ANALYZER_DRIVER_H
 
 #include "analysis.h"
+#include "siglists.h"
+#include "rtdesc.h"
 #include "../corefile/identity.h"
 #include "../dwarf/dwarf.h"
 
@@ -11,12 +13,19 @@ struct an_options {
 	bool no_async;              /* skip the folly async splice */
 	bool no_recorders;          /* skip flight-recorder recovery */
 	bool no_args;               /* skip frame arguments */
+	bool no_tasks;              /* skip runtimes' tasks (bthreads) */
+	const struct an_signature_lists *signature_lists;   /* NULL: built-in */
+	bool journal;               /* read the core's systemd-coredump journal entry */
+	const char *journal_dir;    /* its journal files; NULL: the system's journal */
+	const struct an_runtimes *runtimes;   /* runtime descriptions (borrowed), or NULL */
 };
 
 /* Analyse CORE (borrowed; its warnings move into the analysis), whose
  * identity ID the caller took with corefile/identity.h.  Returns an error
- * only when nothing can be reported (out of memory); otherwise *OUT is a
- * new analysis (caller destroys it) whose warnings say what could not be
+ * only when nothing can be reported (out of memory), or when a runtime
+ * description does not fit the program (CORE_ERROR_USAGE: a member it names
+ * resolves nowhere; checked before any thread is unwound); otherwise *OUT is
+ * a new analysis (caller destroys it) whose warnings say what could not be
  * recovered.  CACHE may be NULL. */
 struct core_error *an_analyze(struct core *core, const struct core_identity *id,
 			      const struct an_options *opts, struct dbg_cache *cache,

@@ -13,17 +13,12 @@
 
 #include "addrset.h"
 #include "frames.h"
+#include "tsd.h"
 
 #define FOLLY_KEY_SYMBOL "folly_async_stack_root_tls_key"
 #define FOLLY_COOKIE_SYMBOL "__folly_suspended_frame_cookie"
 #define FOLLY_LEAF_STORE_SYMBOL "__folly_leaf_frame_store"
 #define FOLLY_KEY_NONE 0xffffffffu
-#define PTHREAD_KEYS_MAX_GLIBC 1024u
-#define KEYS_PER_BLOCK 32u
-#define KEY_DATA_SIZE 16u           /* struct pthread_key_data { seq; data; } */
-#define FIRST_BLOCK_SIZE (KEYS_PER_BLOCK * KEY_DATA_SIZE)
-#define SPECIFIC_SCAN_END 0x1000u   /* struct pthread is far smaller */
-#define SPECIFIC_DEFAULT 0x510u     /* glibc 2.36 x86_64 */
 #define MAX_ASYNC_FRAMES 1024u
 #define MAX_ROOTS 64u
 #define MAX_LEAVES 4096u
@@ -49,10 +44,7 @@ struct folly_ctx {
 	struct analysis *an;
 	struct folly_layout lay;
 	uint32_t key;
-	uint64_t specific_off;       /* offset of struct pthread.specific */
-	bool have_specific;
-	bool specific_from_scan;
-	uint64_t keys_table;         /* glibc __pthread_keys, 0 when unknown */
+	struct an_tsd tsd;           /* the threads' pthread key slots */
 	bool static_tls;             /* holder's static TLS offset known */
 	uint64_t holder_tp_offset;   /* holder = fs_base - this */
 };
@@ -141,74 +133,12 @@ static bool key_init(struct folly_ctx *c)
 	c->key = key;
 	if (key == FOLLY_KEY_NONE)
 		return false;
-	if (key >= PTHREAD_KEYS_MAX_GLIBC) {
+	if (key >= AN_TSD_KEYS_MAX) {
 		core_warn(c->core, "folly: %s holds %" PRIu32 ", not a pthread key; no async stacks",
 			FOLLY_KEY_SYMBOL, key);
 		return false;
 	}
 	return true;
-}
-
-/* struct pthread's `specific[0]` points at the embedded specific_1stblock
- * that precedes the array: the word at fs_base+Y equal to fs_base+Y-0x200
- * gives Y without libc's debug info.  The TCB's self pointers (header.tcb
- * at 0, header.self at 16) confirm fs_base points at a struct pthread. */
-static bool scan_specific(struct core *core, uint64_t fs_base, uint64_t *off)
-{
-	uint64_t tcb, self;
-
-	if (!core_read_u64(core, fs_base, &tcb) || !core_read_u64(core, fs_base + 16, &self) ||
-	    (tcb != fs_base && self != fs_base))
-		return false;
-	for (uint64_t y = FIRST_BLOCK_SIZE; y < SPECIFIC_SCAN_END; y += 8) {
-		uint64_t w;
-		if (!core_read_u64(core, fs_base + y, &w))
-			return false;
-		if (w == fs_base + y - FIRST_BLOCK_SIZE) {
-			*off = y;
-			return true;
-		}
-	}
-	return false;
-}
-
-static bool specific_matches(struct core *core, uint64_t fs_base, uint64_t off)
-{
-	uint64_t w;
-	return core_read_u64(core, fs_base + off, &w) && w == fs_base + off - FIRST_BLOCK_SIZE;
-}
-
-/* Finds the offset of `specific` from the threads' memory, confirmed by
- * libc's DWARF when present. */
-static void specific_init(struct folly_ctx *c)
-{
-	uint64_t scanned = 0, dwarf = 0;
-	bool have_scan = false;
-	bool have_dwarf = dbg_member_offset(c->s, "pthread", "specific", &dwarf);
-
-	for (size_t i = 0; i < c->an->nthreads && !have_scan; i++) {
-		uint64_t fs = c->an->threads[i].regs[CORE_REG_FS_BASE];
-		have_scan = fs != 0 && scan_specific(c->core, fs, &scanned);
-	}
-	if (have_scan) {
-		c->specific_off = scanned;
-		c->specific_from_scan = true;
-		if (have_dwarf && dwarf != scanned)
-			core_warn(c->core, "folly: struct pthread.specific is at 0x%" PRIx64 " in the threads' "
-				"memory but at 0x%" PRIx64 " in libc's debug info; using 0x%" PRIx64,
-				scanned, dwarf, scanned);
-	} else if (have_dwarf) {
-		c->specific_off = dwarf;
-	} else {
-		c->specific_off = SPECIFIC_DEFAULT;
-		core_warn(c->core, "folly: struct pthread.specific not found in memory or debug info; "
-			"assuming offset 0x%x", SPECIFIC_DEFAULT);
-	}
-	c->have_specific = true;
-
-	uint64_t keys;
-	if (dbg_find_symbol(c->s, "__pthread_keys", &keys, NULL) && keys % 8 == 0)
-		c->keys_table = keys;
 }
 
 /* The executable's static TLS gives a second route to the holder when the
@@ -244,50 +174,6 @@ static void static_tls_init(struct folly_ctx *c)
 	}
 }
 
-enum slot_state { SLOT_EMPTY, SLOT_SET, SLOT_BROKEN };
-
-/* The holder address in thread T's pthread slot for the key. */
-static enum slot_state thread_slot(struct folly_ctx *c, const struct an_thread *t,
-				   uint64_t *holder)
-{
-	uint64_t fs = t->regs[CORE_REG_FS_BASE];
-	uint64_t block, seq, data;
-
-	if (fs == 0 || fs % 8 != 0) {
-		core_warn(c->core, "folly: thread %" PRId32 ": no thread pointer (fs_base 0x%" PRIx64 ")",
-			t->tid, fs);
-		return SLOT_BROKEN;
-	}
-	uint64_t off = c->specific_off;
-	if (c->specific_from_scan && !specific_matches(c->core, fs, off) &&
-	    scan_specific(c->core, fs, &off))
-		core_warn(c->core, "folly: thread %" PRId32 ": struct pthread.specific at 0x%" PRIx64
-			" instead of 0x%" PRIx64, t->tid, off, c->specific_off);
-	uint64_t at = fs + off + 8 * (c->key / KEYS_PER_BLOCK);
-	if (!core_read_u64(c->core, at, &block)) {
-		core_warn(c->core, "folly: thread %" PRId32 ": pthread specific[] at 0x%" PRIx64
-			" is not readable", t->tid, at);
-		return SLOT_BROKEN;
-	}
-	if (block == 0)
-		return SLOT_EMPTY;
-	uint64_t entry = block + KEY_DATA_SIZE * (c->key % KEYS_PER_BLOCK);
-	if (!core_pointer_ok(c->core, block, 8, 8) || !core_read_u64(c->core, entry, &seq) ||
-	    !core_read_u64(c->core, entry + 8, &data)) {
-		core_warn(c->core, "folly: thread %" PRId32 ": pthread key block 0x%" PRIx64
-			" is not readable", t->tid, block);
-		return SLOT_BROKEN;
-	}
-	/* glibc ignores an entry whose sequence number is stale. */
-	uint64_t key_seq;
-	if (c->keys_table &&
-	    core_read_u64(c->core, c->keys_table + KEY_DATA_SIZE * c->key, &key_seq) &&
-	    key_seq != seq)
-		return SLOT_EMPTY;
-	*holder = data;
-	return data ? SLOT_SET : SLOT_EMPTY;
-}
-
 static void check_static_tls(struct folly_ctx *c, const struct an_thread *t, uint64_t holder)
 {
 	uint64_t fs = t->regs[CORE_REG_FS_BASE];
@@ -305,12 +191,12 @@ static bool thread_root(struct folly_ctx *c, const struct an_thread *t, uint64_t
 	uint64_t holder = 0;
 
 	*root = 0;
-	switch (thread_slot(c, t, &holder)) {
-	case SLOT_EMPTY:
+	switch (an_tsd_slot(&c->tsd, t, c->key, &holder)) {
+	case AN_SLOT_EMPTY:
 		return true;
-	case SLOT_BROKEN:
+	case AN_SLOT_BROKEN:
 		return false;
-	case SLOT_SET:
+	case AN_SLOT_SET:
 		break;
 	}
 	check_static_tls(c, t, holder);
@@ -367,11 +253,16 @@ static size_t find_native(const struct splice *sp, size_t from, uint64_t addr)
 	return sp->nnative;
 }
 
+/* Native frames FROM..TO-1, with the tail calls between two of them. */
 static void emit_native_range(struct splice *sp, size_t from, size_t to)
 {
-	for (size_t i = from; i < to && i < sp->nnative; i++)
+	for (size_t i = from; i < to && i < sp->nnative; i++) {
 		emit(sp, sp->native[i].pc, sp->native[i].activation, AN_FRAME_NATIVE,
 		     &sp->native[i]);
+		if (!sp->nomem && i + 1 < to && i + 1 < sp->nnative &&
+		    !an_frames_append_tail_calls(&sp->list, sp->c->s, &sp->native[i + 1]))
+			sp->nomem = true;
+	}
 }
 
 /* Walks one async chain from TOP, emitting each frame.  *BOTTOM_ROOT is the
@@ -701,7 +592,7 @@ void an_folly_splice_all(struct dbg_session *s, struct analysis *an,
 		return;             /* not a folly program */
 	layout_init(&c);
 	if (usable) {
-		specific_init(&c);
+		an_tsd_init(&c.tsd, s, an, "folly");
 		static_tls_init(&c);
 		for (size_t i = 0; i < an->nthreads; i++) {
 			uint64_t root;

@@ -52,6 +52,73 @@ bool an_frames_append_pc(struct an_frame_list *list, struct dbg_session *s, uint
 	return true;
 }
 
+/* One frame for the tail call returning to PC, as gdb shows it: named
+ * after the innermost function at the jump (an inlined one, when the jump
+ * is in inlined code), with the jump's line; no inline levels of its own.
+ * gdb's block for such a frame (get_frame_block) is the innermost one at
+ * pc-1, there being no inline frames to step out of: its inline_depth is
+ * that function's level, whose parameters it shows. */
+static bool append_tail_call(struct an_frame_list *list, struct dbg_session *s, uint64_t pc)
+{
+	struct dbg_location *locs;
+	size_t nlocs;
+	if (dbg_symbolize(s, pc, false, &locs, &nlocs))
+		return false;
+	struct an_frame *f = list_push(list);
+	if (!f) {
+		dbg_locations_free(locs, nlocs);
+		return false;
+	}
+	struct dbg_location *inner = &locs[0], *real = &locs[nlocs - 1];
+	f->kind = AN_FRAME_NATIVE;
+	f->pc = pc;
+	f->tailcall = true;
+	f->function = inner->function;
+	f->file = inner->file;
+	f->line = inner->line;
+	f->inline_depth = inner->inline_depth;
+	/* An offset is from the real function's entry: meaningless under an
+	 * inlined function's name. */
+	f->offset = real->offset;
+	f->has_offset = nlocs == 1 && real->has_offset;
+	f->module = real->module;
+	f->module_offset = real->module_offset;
+	f->has_module_offset = real->has_module_offset;
+	inner->function = inner->file = NULL;  /* moved into the frame */
+	real->module = NULL;
+	dbg_locations_free(locs, nlocs);
+	return true;
+}
+
+bool an_frames_append_tail_calls(struct an_frame_list *list, struct dbg_session *s,
+				 const struct dbg_frame *caller)
+{
+	const struct an_frame *callee = list->n ? &list->frames[list->n - 1] : NULL;
+	/* A caller interrupted by a signal did not call: no call site. */
+	if (!callee || callee->inlined || !callee->has_offset || caller->activation)
+		return true;
+	uint64_t pcs[DBG_MAX_TAIL_CALLS];
+	size_t n;
+	struct core_error *err = dbg_tail_calls(s, caller->pc, callee->pc - callee->offset, pcs, &n);
+	if (err)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!append_tail_call(list, s, pcs[i]))
+			return false;
+	return true;
+}
+
+bool an_frames_append_native(struct an_frame_list *list, struct dbg_session *s,
+			     const struct dbg_frame *native, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!an_frames_append_pc(list, s, native[i].pc, native[i].activation, AN_FRAME_NATIVE,
+					 &native[i], false) ||
+		    (i + 1 < n && !an_frames_append_tail_calls(list, s, &native[i + 1])))
+			return false;
+	return true;
+}
+
 void an_frames_move_to(struct an_frame_list *list, struct an_frame **frames, size_t *nframes)
 {
 	*frames = list->frames;

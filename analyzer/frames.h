@@ -20,6 +20,21 @@ bool an_frames_append_pc(struct an_frame_list *list, struct dbg_session *s, uint
 			 bool activation, enum an_frame_kind kind, const struct dbg_frame *native,
 			 bool seam);
 
+/* After the frames of a native frame (the last of LIST is its real
+ * function's), append the functions that left by a tail call between it and
+ * its caller CALLER, from DWARF call sites (dbg_tail_calls): one frame each,
+ * marked tailcall, named as gdb names it (the innermost function at the
+ * jump).  They carry no registers (the stack holds nothing of them).  False
+ * on out-of-memory. */
+bool an_frames_append_tail_calls(struct an_frame_list *list, struct dbg_session *s,
+				 const struct dbg_frame *caller);
+
+/* Symbolize the N unwound frames NATIVE (innermost first) into LIST: each
+ * one's inline levels and real function, and the tail calls between it and
+ * its caller.  False on out-of-memory. */
+bool an_frames_append_native(struct an_frame_list *list, struct dbg_session *s,
+			     const struct dbg_frame *native, size_t n);
+
 /* Move the list's frames into THREAD (which takes ownership). */
 void an_frames_move_to(struct an_frame_list *list, struct an_frame **frames, size_t *nframes);
 

@@ -426,8 +426,12 @@ static size_t collect_records(struct ctx *c, const struct ring_header *h, uint64
 			}
 			continue;
 		}
+		/* The order is written last: a slot whose order is older than
+		 * the window's first record still holds the last lap's order,
+		 * or, in a ring that never wrapped, the zero of a slot never
+		 * written. */
 		bool stale = (c->has_next_order && !h->elfe && sl.order >= c->next_order) ||
-			     (wrapped && n > 0 && sl.order < first_order);
+			     (n > 0 && sl.order < first_order);
 		if (maybe_in_flight && stale) {
 			(*in_flight)++;
 			have_cur = false;

@@ -6,45 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Frames that never explain a crash: the machinery of aborting, asserting,
- * raising signals, throwing, and starting processes or threads.  Matched
- * against normalised names; an entry ending in '*' matches a prefix. */
-static const char *const an_signature_skip_list[] = {
-	/* signals and abort */
-	"abort", "raise", "gsignal", "__pthread_kill_implementation",
-	"__pthread_kill_internal", "__pthread_kill", "pthread_kill", "__restore_rt", "killpg", "kill",
-	"__kernel_rt_sigreturn",
-	/* assertions and fatal libc checks */
-	"__assert_fail", "__assert_fail_base", "__assert_perror_fail", "__libc_message",
-	"__libc_message_impl", "__libc_fatal", "__fortify_fail", "__chk_fail", "__stack_chk_fail",
-	"__stack_chk_fail_local", "malloc_printerr", "__malloc_assert",
-	/* process and thread start-up */
-	"_start", "__libc_start_call_main", "__libc_start_main", "__libc_start_main_impl",
-	"__libc_start_main_alias_2", "start_thread", "clone", "clone3", "__clone", "__clone3",
-	"__clone_internal",
-	/* C++ exceptions and termination */
-	"std::terminate", "__cxxabiv1::__terminate", "__gnu_cxx::__verbose_terminate_handler",
-	"__cxa_throw", "__cxa_rethrow", "__cxa_pure_virtual", "__cxa_deleted_virtual",
-	"__cxa_call_terminate", "__cxa_call_unexpected", "std::rethrow_exception",
-	"std::__throw_*", "_Unwind_RaiseException", "_Unwind_Resume", "_Unwind_Resume_or_Rethrow",
-};
-
-bool an_signature_skipped(const char *name)
-{
-	size_t n = sizeof(an_signature_skip_list) / sizeof(an_signature_skip_list[0]);
-	for (size_t i = 0; i < n; i++) {
-		const char *e = an_signature_skip_list[i];
-		size_t len = strlen(e);
-		if (len && e[len - 1] == '*') {
-			if (strncmp(name, e, len - 1) == 0)
-				return true;
-		} else if (strcmp(name, e) == 0) {
-			return true;
-		}
-	}
-	return false;
-}
-
 uint64_t an_signature_fnv1a(const char *s)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
@@ -215,6 +176,27 @@ static void strip_clone_suffix(char *s)
 	}
 }
 
+/* glibc's per-CPU variants of string and memory functions name the public
+ * function, so one crash on two machines is one bucket:
+ * "__memmove_avx_unaligned_erms" -> "memmove", "__strlen_evex" -> "strlen". */
+static void strip_cpu_variant(char *s)
+{
+	static const char *const tokens[] = {"sse2", "ssse3", "sse4_1", "sse4_2", "avx", "avx2",
+					     "avx512", "evex", "evex512", "erms"};
+	if (strncmp(s, "__", 2) != 0 || !isalpha((unsigned char)s[2]))
+		return;
+	for (char *p = strchr(s + 2, '_'); p; p = strchr(p + 1, '_')) {
+		for (size_t i = 0; i < sizeof(tokens) / sizeof(tokens[0]); i++) {
+			size_t n = strlen(tokens[i]);
+			if (strncmp(p + 1, tokens[i], n) == 0 && (p[1 + n] == '_' || p[1 + n] == '\0')) {
+				*p = '\0';
+				memmove(s, s + 2, strlen(s + 2) + 1);
+				return;
+			}
+		}
+	}
+}
+
 char *an_signature_normalize(const char *name)
 {
 	char *s = strdup(name ? name : "");
@@ -230,6 +212,7 @@ char *an_signature_normalize(const char *name)
 	/* glibc's internal aliases name the public function: __GI___assert_fail */
 	if (strncmp(s, "__GI_", 5) == 0 && s[5])
 		memmove(s, s + 5, strlen(s + 5) + 1);
+	strip_cpu_variant(s);
 	if (!*s) {
 		free(s);
 		s = strdup("??");
@@ -237,105 +220,157 @@ char *an_signature_normalize(const char *name)
 	return s;
 }
 
-/* The thread the signal was delivered to. */
-static const struct an_thread *crashing_thread(const struct analysis *an)
-{
-	for (size_t i = 0; i < an->nthreads; i++)
-		if (an->threads[i].crashing)
-			return &an->threads[i];
-	for (size_t i = 0; i < an->nthreads; i++)
-		if (an->threads[i].tid == an->crashing_tid)
-			return &an->threads[i];
-	return an->nthreads ? &an->threads[0] : NULL;
-}
 
-/* Name of an unknown frame: "??" plus its module's file name when known. */
-static char *unknown_name(const struct an_frame *f)
+char *an_signature_frame_name(const struct an_frame *f)
 {
+	if (f->function)
+		return an_signature_normalize(f->function);
 	const char *mod = f->module ? strrchr(f->module, '/') : NULL;
 	mod = mod ? mod + 1 : f->module;
 	char *out = NULL;
-	if (asprintf(&out, mod ? "??[%s]" : "??", mod) < 0)
-		return NULL;
-	return out;
+	if (mod && *mod && f->has_module_offset) {
+		if (asprintf(&out, "%s@0x%" PRIx64, mod, f->module_offset) < 0)
+			return NULL;
+		return out;
+	}
+	return strdup("??");
 }
 
+/* A signature being built: the string and how many frames it holds. */
+struct sigbuf {
+	char *s;
+	size_t len, cap;
+	unsigned frames;
+};
+
 /* Append " < NAME" (or the first NAME) to the signature being built. */
-static bool append_frame(char **sig, size_t *len, size_t *cap, const char *name, bool async,
-			 bool first)
+static bool append_frame(struct sigbuf *b, const char *name, bool async)
 {
-	size_t need = *len + strlen(name) + 5;
-	if (need > *cap) {
+	size_t need = b->len + strlen(name) + 5;
+	if (need > b->cap) {
 		size_t ncap = need * 2;
-		char *p = realloc(*sig, ncap);
+		char *p = realloc(b->s, ncap);
 		if (!p)
 			return false;
-		*sig = p;
-		*cap = ncap;
+		b->s = p;
+		b->cap = ncap;
 	}
-	*len += (size_t)sprintf(*sig + *len, "%s%s%s", first ? "" : " < ",
-				async ? "@" : "", name);
+	b->len += (size_t)sprintf(b->s + b->len, "%s%s%s", b->frames ? " < " : "", async ? "@" : "",
+				  name);
+	b->frames++;
 	return true;
 }
 
-/* Build the signature string; NULL on out-of-memory. */
-static char *build_signature(const struct analysis *an)
+/* Whether the frames include a runtime description's (script or label). */
+static bool has_runtime_frames(const struct an_signature_input *in)
 {
-	size_t cap = 128, len = 0, used = 0;
-	char *sig = malloc(cap);
-	char *prev = NULL;
-	if (!sig)
-		return NULL;
-	const char *signame = an->has_signal ? an->signal_name : NULL;
-	if (an->has_signal && signame)
-		len = (size_t)snprintf(sig, cap, "%s: ", signame);
-	else if (an->has_signal)
-		len = (size_t)snprintf(sig, cap, "signal %d: ", an->signo);
-	else
-		len = (size_t)snprintf(sig, cap, "no signal: ");
-	const struct an_thread *t = crashing_thread(an);
-	for (size_t i = 0; t && i < t->nframes && used < AN_SIGNATURE_FRAMES; i++) {
-		const struct an_frame *f = &t->frames[i];
-		char *name = f->function ? an_signature_normalize(f->function) : unknown_name(f);
-		if (!name)
-			goto fail;
-		if (an_signature_skipped(name) || (prev && strcmp(prev, name) == 0)) {
-			free(name);   /* skipped, or recursion collapsed */
-			continue;
-		}
-		if (!append_frame(&sig, &len, &cap, name, f->kind == AN_FRAME_ASYNC,
-				  used == 0)) {
-			free(name);
-			goto fail;
-		}
-		free(prev);
-		prev = name;
-		used++;
-	}
-	free(prev);
-	if (used == 0 && !append_frame(&sig, &len, &cap, "(no frames)", false, true))
-		goto fail_noprev;
-	return sig;
-fail:
-	free(prev);
-fail_noprev:
-	free(sig);
-	return NULL;
+	for (size_t i = 0; i < in->nframes; i++)
+		if (AN_FRAME_IS_RUNTIME(&in->frames[i]))
+			return true;
+	return false;
 }
 
-void an_signature_compute(struct analysis *an)
+/* Append the frames' names as the lists say; false on out-of-memory.  A
+ * stack with script or label frames leaves out its frames without a
+ * function name: an engine's anonymous frames say less than its scripts. */
+static bool append_frames(struct sigbuf *b, const struct an_signature_input *in,
+			  const struct an_signature_lists *lists)
 {
+	unsigned counted = 0, prefixed = 0;
+	char *prev = NULL;
+	bool ok = true;
+	bool runtime = has_runtime_frames(in);
+	for (size_t i = 0; i < in->nframes && counted < AN_SIGNATURE_FRAMES; i++) {
+		const struct an_frame *f = &in->frames[i];
+		if (runtime && !f->function)
+			continue;
+		char *name = an_signature_frame_name(f);
+		if (!name) {
+			ok = false;
+			break;
+		}
+		bool prefix = false;
+		if (an_signature_lists_match(lists, AN_SIGLIST_SKIP, name) ||
+		    (prev && strcmp(prev, name) == 0) ||
+		    ((prefix = an_signature_lists_match(lists, AN_SIGLIST_PREFIX, name)) &&
+		     prefixed == AN_SIGNATURE_FRAMES)) {
+			free(name);   /* skipped, recursion collapsed, or prefix frames enough */
+			continue;
+		}
+		if (!append_frame(b, name, f->kind == AN_FRAME_ASYNC)) {
+			free(name);
+			ok = false;
+			break;
+		}
+		if (prefix)
+			prefixed++;
+		else
+			counted++;
+		free(prev);
+		prev = name;
+	}
+	free(prev);
+	return ok;
+}
+
+int an_signature_of(const struct an_signature_input *in, const struct an_signature_lists *lists,
+		    char **signature, char **hash)
+{
+	struct sigbuf b = {.cap = 128};
+	char hex[17];
+	*signature = *hash = NULL;
+	if (!lists && !(lists = an_signature_lists_default()))
+		return -1;
+	if (!(b.s = malloc(b.cap)))
+		return -1;
+	if (in->signal_name)
+		b.len = (size_t)snprintf(b.s, b.cap, "%s: ", in->signal_name);
+	else if (in->has_signal)
+		b.len = (size_t)snprintf(b.s, b.cap, "signal %d: ", in->signo);
+	else
+		b.len = (size_t)snprintf(b.s, b.cap, "no signal: ");
+	if (!append_frames(&b, in, lists) || (b.frames == 0 && !append_frame(&b, "(no frames)", false)))
+		goto fail;
+	snprintf(hex, sizeof(hex), "%016" PRIx64, an_signature_fnv1a(b.s));
+	if (!(*hash = strdup(hex)))
+		goto fail;
+	*signature = b.s;
+	return 0;
+fail:
+	free(b.s);
+	return -1;
+}
+
+/* The frames the signature names: those of the task (a bthread) running on
+ * thread T when the crash happened in one, else T's own. */
+static const struct an_frame *crash_frames(const struct analysis *an, const struct an_thread *t,
+					   size_t *n)
+{
+	*n = t ? t->nframes : 0;
+	for (size_t i = 0; t && i < an->ntasks; i++)
+		if (an->tasks[i].state == AN_TASK_RUNNING && an->tasks[i].has_tid &&
+		    an->tasks[i].tid == t->tid && an->tasks[i].nframes) {
+			*n = an->tasks[i].nframes;
+			return an->tasks[i].frames;
+		}
+	return t ? t->frames : NULL;
+}
+
+void an_signature_compute(struct analysis *an, const struct an_signature_lists *lists)
+{
+	size_t nframes;
+	size_t t = an_crashing_thread(an);
+	const struct an_frame *frames = crash_frames(an, t < an->nthreads ? &an->threads[t] : NULL,
+						     &nframes);
+	struct an_signature_input in = {
+		.has_signal = an->has_signal,
+		.signo = an->signo,
+		.signal_name = an->has_signal ? an->signal_name : NULL,
+		.frames = frames,
+		.nframes = nframes,
+	};
 	free(an->signature);
 	free(an->signature_hash);
-	an->signature = build_signature(an);
-	an->signature_hash = NULL;
-	if (!an->signature)
-		return;
-	char hex[17];
-	snprintf(hex, sizeof(hex), "%016" PRIx64, an_signature_fnv1a(an->signature));
-	an->signature_hash = strdup(hex);
-	if (!an->signature_hash) {
-		free(an->signature);
-		an->signature = NULL;
-	}
+	if (an_signature_of(&in, lists, &an->signature, &an->signature_hash) != 0)
+		an->signature = an->signature_hash = NULL;
 }

@@ -1,13 +1,16 @@
 /* Crash signatures: a short, stable name for "where it crashed".
  *
  * The signature is built from the crashing thread's spliced stack (native and
- * async frames), innermost first: each function name is normalised (no
- * addresses, no template arguments, no parameter lists, no anonymous-namespace
- * or clone-suffix noise), frames that never explain a crash (abort, raise,
- * __assert_fail, libc start-up, signal trampolines, ...; the list is
- * an_signature_skip_list in signature.c) are dropped, recursion is collapsed,
- * and the first AN_SIGNATURE_FRAMES remaining names are joined after the
- * signal name:
+ * async frames), or from the frames of the bthread it was running when the
+ * crash happened in one, innermost first: each frame is named by its normalised
+ * function (no addresses, no template arguments, no parameter lists, no
+ * anonymous-namespace, clone-suffix or per-CPU-variant noise) or, without a
+ * function name, "module@0xOFFSET" (the module's file name and the pc's
+ * offset from the module's start: stable across ASLR, so a stripped
+ * program's crash sites still bucket apart); frames on the skip list are
+ * dropped, recursion is collapsed, frames on the prefix list are kept
+ * without counting (analyzer/siglists.h), and the first AN_SIGNATURE_FRAMES
+ * counted names are joined after the signal name:
  *     "SIGSEGV: parse_header < read_request < @handle_client < main"
  * (an async frame is prefixed "@").  The hash is the 64-bit FNV-1a of that
  * string, as 16 lower-case hex digits: two crashes at the same place share it
@@ -19,21 +22,42 @@
 #include <stdint.h>
 
 #include "analysis.h"
+#include "siglists.h"
 
 #define AN_SIGNATURE_FRAMES 5
 
+/* What a signature is computed from: plain data, as an analysis holds it
+ * or as a store reads it back. */
+struct an_signature_input {
+	bool has_signal;
+	int signo;
+	const char *signal_name;    /* NULL: "signal N" (or "no signal") */
+	const struct an_frame *frames;   /* the crashing thread's, innermost first;
+					    only kind, function, module and
+					    module_offset are read */
+	size_t nframes;
+};
+
+/* The signature and its hash of IN, with LISTS (NULL: the built-in lists).
+ * Returns 0 with *SIGNATURE and *HASH (caller frees both), or -1 on
+ * out-of-memory (both NULL). */
+int an_signature_of(const struct an_signature_input *in, const struct an_signature_lists *lists,
+		    char **signature, char **hash);
+
 /* Compute an->signature and an->signature_hash (replacing any previous
- * values) from the crashing thread's frames.  On out-of-memory both stay
- * NULL. */
-void an_signature_compute(struct analysis *an);
+ * values) from the crashing thread's frames with LISTS (NULL: built-in).
+ * On out-of-memory both stay NULL. */
+void an_signature_compute(struct analysis *an, const struct an_signature_lists *lists);
+
+/* The name frame F has in a signature: its normalised function,
+ * "module@0xOFFSET", or "??".  Returns a malloc'd string (caller frees),
+ * NULL on out-of-memory. */
+char *an_signature_frame_name(const struct an_frame *f);
 
 /* The normalised form of a demangled function NAME ("void (anonymous
  * namespace)::Foo<int>::bar(int) const [clone .cold]" -> "Foo::bar").
  * Returns a malloc'd string (caller frees), NULL on out-of-memory. */
 char *an_signature_normalize(const char *name);
-
-/* True when the normalised NAME never explains a crash (skip list). */
-bool an_signature_skipped(const char *name);
 
 /* 64-bit FNV-1a of the NUL-terminated string S. */
 uint64_t an_signature_fnv1a(const char *s);

@@ -18,6 +18,19 @@ int cli_query(int argc, char **argv);
 /* `asyncore top --db FILE [--limit N] [--format table|csv|json]`. */
 int cli_top(int argc, char **argv);
 
+/* PREFIX/share/asyncore of an installed asyncore (runtime descriptions
+ * under runtimes/), found relative to the running binary; NULL when there is
+ * none (a build tree).  Static storage. */
+const char *cli_share_dir(void);
+
+/* `asyncore resign --db FILE [--signature-lists DIR]`: recompute every
+ * stored signature, in one transaction. */
+int cli_resign(int argc, char **argv);
+
+/* `asyncore store init --db URL`: create the store's schema (ClickHouse:
+ * idempotently, per shard). */
+int cli_store(int argc, char **argv);
+
 /* The usage text of every command. */
 void cli_usage(FILE *out);
 

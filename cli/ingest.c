@@ -15,9 +15,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../reports/store_sqlite.h"
+#include "../analyzer/siglists.h"
+#include "../reports/store.h"
 #include "cli.h"
 #include "options.h"
+#include "runtimes.h"
 
 static bool push_path(struct ingest_opts *o, const char *path)
 {
@@ -82,9 +84,14 @@ static void opts_free(struct ingest_opts *o)
 	for (size_t i = 0; i < o->npaths; i++)
 		free(o->paths[i]);
 	free(o->paths);
+	an_signature_lists_destroy(o->signature_lists);
+	an_runtimes_destroy(o->runtimes);
 }
 
-enum ingest_option { O_DB, O_JOBS, O_BINARY, O_SYSROOT, O_QUIET, O_TIMEOUT, O_MAX_MEMORY };
+enum ingest_option {
+	O_DB, O_JOBS, O_BINARY, O_SYSROOT, O_QUIET, O_TIMEOUT, O_MAX_MEMORY, O_SIGNATURE_LISTS,
+	O_JOURNAL, O_JOURNAL_DIR, O_RUNTIME
+};
 
 static const struct cli_option ingest_options[] = {
 	{"--db", true, O_DB},
@@ -96,6 +103,10 @@ static const struct cli_option ingest_options[] = {
 	{"-q", false, O_QUIET},
 	{"--timeout", true, O_TIMEOUT},
 	{"--max-memory", true, O_MAX_MEMORY},
+	{"--signature-lists", true, O_SIGNATURE_LISTS},
+	{"--journal", false, O_JOURNAL},
+	{"--journal-dir", true, O_JOURNAL_DIR},
+	{"--runtime", true, O_RUNTIME},
 	{NULL, false, 0},
 };
 
@@ -142,6 +153,18 @@ static bool apply_option(struct ingest_opts *o, int id, const char *v)
 		o->limits.max_memory = n;
 		o->max_memory_given = true;
 		return true;
+	case O_SIGNATURE_LISTS:
+		an_signature_lists_destroy(o->signature_lists);
+		return cli_signature_lists(v, &o->signature_lists) == 0;
+	case O_JOURNAL:
+		o->journal = true;
+		return true;
+	case O_JOURNAL_DIR:
+		o->journal = true;
+		o->journal_dir = v;
+		return true;
+	case O_RUNTIME:
+		return cli_runtimes_add("ingest", o->runtime_files, &o->nruntime_files, v);
 	}
 	return false;
 }
@@ -170,9 +193,10 @@ static int parse_args(int argc, char **argv, struct ingest_opts *o)
 			goto out;
 	}
 	if (!o->db || ninputs == 0 || (o->binary && o->sysroot)) {
-		cli_error("ingest", "usage: asyncore ingest --db FILE [--jobs N] [--timeout SECONDS] "
-				    "[--max-memory SIZE] [--binary BIN | --sysroot DIR] [--quiet] "
-				    "CORE... | DIR");
+		cli_error("ingest", "usage: asyncore ingest --db FILE|URL [--jobs N] [--timeout SECONDS] "
+				    "[--max-memory SIZE] [--binary BIN | --sysroot DIR] "
+				    "[--signature-lists DIR] [--journal [--journal-dir DIR]] "
+				    "[--runtime FILE]... [--quiet] CORE... | DIR");
 		goto out;
 	}
 	for (size_t i = 0; i < ninputs; i++)
@@ -217,7 +241,10 @@ int cli_ingest(int argc, char **argv)
 	struct ingest_tally t = {0};
 	struct timespec start, end;
 	int status = CLI_EXIT_UNUSABLE;
-	if (parse_args(argc, argv, &o) != 0 || prepare_store(o.db) != 0)
+	if (parse_args(argc, argv, &o) != 0)
+		goto out;
+	if (!(o.runtimes = cli_runtimes_load(o.runtime_files, o.nruntime_files)) ||
+	    prepare_store(o.db) != 0)
 		goto out;
 	if (o.jobs > o.npaths && o.npaths > 0)
 		o.jobs = (unsigned)o.npaths;

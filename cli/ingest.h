@@ -3,11 +3,14 @@
  *
  * The supervisor hands the batch's cores, one at a time, to N worker
  * processes over one SOCK_SEQPACKET socket each.  A worker analyses a core
- * and writes it to the store in one transaction (a core that cannot be
+ * and writes it through the store interface (reports/store.h: SQLite
+ * commits each core, ClickHouse batches many; a core that cannot be
  * analysed goes to ingest_errors, also written by the worker), keeping its
  * own debug-info cache across the cores it gets.  A worker that dies or
  * passes the time limit on a core costs only that core: the supervisor
- * records it in ingest_errors with the reason and starts another worker. */
+ * records it in ingest_errors with the reason and starts another worker.
+ * The cores and errors a dead worker still held unwritten in its batch are
+ * checked and recorded by the supervisor too. */
 #ifndef CLI_INGEST_H
 #define CLI_INGEST_H
 
@@ -17,6 +20,7 @@
 #include <sys/types.h>
 
 #include "budget.h"
+#include "runtimes.h"
 
 #define INGEST_MAX_WORKERS 64
 
@@ -28,8 +32,14 @@ struct ingest_opts {
 	bool quiet;
 	struct cli_limits limits;   /* per core, in each worker */
 	bool max_memory_given;
+	struct an_signature_lists *signature_lists;   /* --signature-lists; NULL: built-in */
+	bool journal;               /* --journal (or --journal-dir) */
+	const char *journal_dir;
 	char **paths;               /* expanded core paths (owned) */
 	size_t npaths;
+	const char *runtime_files[CLI_MAX_RUNTIMES];    /* --runtime */
+	size_t nruntime_files;
+	struct an_runtimes *runtimes;   /* loaded once, before the workers start */
 };
 
 /* What happened to one core. */
@@ -43,9 +53,10 @@ enum ingest_outcome {
 /* A worker's message to the supervisor: STARTED when the core's identity is
  * known, WRITING when its analysis is done and the write begins (the write
  * gets a time limit of its own: a worker waiting for the store's lock
- * behind a stuck one is not the one to blame), DONE at the end. */
+ * behind a stuck one is not the one to blame), DONE at the end; CLOSED when
+ * it has closed its store (written what it held) on its way out. */
 struct ingest_msg {
-	enum { INGEST_MSG_STARTED, INGEST_MSG_WRITING, INGEST_MSG_DONE } kind;
+	enum { INGEST_MSG_STARTED, INGEST_MSG_WRITING, INGEST_MSG_DONE, INGEST_MSG_CLOSED } kind;
 	uint32_t index;             /* the core, in ingest_opts.paths */
 	enum ingest_outcome outcome;        /* DONE */
 	uint64_t file_size;                 /* STARTED */
@@ -53,6 +64,7 @@ struct ingest_msg {
 	char reason[512];                   /* DONE, failed */
 	size_t debug_files, dwarf_parsed;   /* DONE: the worker's cache so far */
 	bool leaving;                       /* DONE: the worker ends after this core */
+	size_t held, lost;                  /* DONE, CLOSED: rep_store_pending() */
 };
 
 /* Exit status of a worker that reached the memory limit inside a library

@@ -1,9 +1,11 @@
 /* The ingest supervisor: hands the batch's cores to worker processes one at
  * a time, watches each core's time limit (the analysis, then the write, each
- * --timeout seconds), replaces a worker that dies, and
- * records the core it held in ingest_errors with the reason.  SIGINT and
- * SIGTERM stop the batch: the cores being analysed are abandoned (their
- * transactions never commit), no new one starts, every worker is reaped. */
+ * --timeout seconds), replaces a worker that dies, says which core it took
+ * with it and why, and records that core in ingest_errors with the reason
+ * once every worker is gone, and so the cores and errors it still held
+ * unwritten in a batching store's batch.  SIGINT and SIGTERM stop the batch:
+ * the cores being analysed are abandoned (their transactions never commit),
+ * no new one starts, every worker is reaped. */
 #include "ingest.h"
 
 #include <errno.h>
@@ -19,7 +21,18 @@
 #include <unistd.h>
 
 #include "../corefile/core.h"
-#include "../reports/store_sqlite.h"
+#include "../reports/store.h"
+
+/* A core a worker finished that its store still holds unwritten (a
+ * ClickHouse batch): stored, or failed with REASON. */
+struct held_core {
+	uint32_t index;
+	bool stored;
+	bool has_id;
+	char fingerprint[72];
+	uint64_t file_size;
+	char *reason;               /* failed: owned */
+};
 
 /* One worker process and the core it holds. */
 struct slot {
@@ -35,6 +48,9 @@ struct slot {
 	bool leaving;               /* said it ends after its core: gets no other */
 	bool released;              /* told to go; killed if still there at DEADLINE */
 	size_t debug_files, dwarf_parsed;   /* its cache, as last reported */
+	struct held_core *held;     /* the last cores it finished, unwritten */
+	size_t nheld, capheld;
+	size_t lost;                /* its store's lost cores, as last reported */
 };
 
 struct progress {
@@ -42,6 +58,16 @@ struct progress {
 	struct timespec start, last;
 	size_t next_line;           /* the done count of the next plain line */
 	size_t shown;               /* the done count of the last plain line */
+};
+
+/* A core lost with its worker, to record in ingest_errors. */
+struct loss {
+	uint32_t index;
+	bool has_id;
+	char fingerprint[72];
+	uint64_t file_size;
+	char *reason;               /* owned */
+	bool maybe_stored;          /* written before its worker died, perhaps */
 };
 
 struct supervisor {
@@ -53,6 +79,8 @@ struct supervisor {
 	bool stopping;
 	struct progress progress;
 	size_t retired_files, retired_parsed;   /* of workers that are gone */
+	struct loss *losses;        /* recorded when every worker is gone */
+	size_t nlosses, caplosses;
 };
 
 /* SIGINT and SIGTERM: a byte on this pipe wakes the poll loop. */
@@ -219,34 +247,136 @@ static void death_reason(const struct supervisor *sv, const struct slot *s, int 
 	}
 }
 
-/* The core S held is lost with its worker: in ingest_errors with REASON,
- * under its identity when the worker told it, unless it was stored before
- * the worker died. */
-static void record_lost_core(struct supervisor *sv, const struct slot *s, const char *reason)
+/* A core a dead worker took with it.  Recorded once every worker is gone:
+ * the supervisor never waits for the store's lock while a worker it may
+ * have to kill (one stopped in the middle of a write) holds it. */
+static int add_loss(struct supervisor *sv, uint32_t index, bool has_id, const char *fingerprint,
+		    uint64_t file_size, const char *reason, bool maybe_stored)
 {
-	const char *path = sv->o->paths[s->index];
+	if (sv->nlosses == sv->caplosses) {
+		size_t cap = sv->caplosses ? 2 * sv->caplosses : 16;
+		struct loss *p = realloc(sv->losses, cap * sizeof(*p));
+		if (!p)
+			return -1;
+		sv->losses = p;
+		sv->caplosses = cap;
+	}
+	struct loss *l = &sv->losses[sv->nlosses];
+	*l = (struct loss){.index = index, .has_id = has_id, .file_size = file_size,
+			   .maybe_stored = maybe_stored, .reason = strdup(reason)};
+	memcpy(l->fingerprint, fingerprint, sizeof(l->fingerprint));
+	if (!l->reason)
+		return -1;
+	sv->nlosses++;
+	return 0;
+}
+
+/* Record loss L (counted failed) through ST; one that was stored after all
+ * (written before its worker died) counts as stored instead. */
+static void record_loss(struct supervisor *sv, struct rep_store *st, const struct loss *l)
+{
+	struct rep_core_id id = {sv->o->paths[l->index], l->has_id ? l->fingerprint : NULL,
+				 l->file_size};
+	char why[512];
+	if (l->maybe_stored && l->has_id && rep_store_has(st, l->fingerprint) == 1) {
+		sv->t->failed--;
+		sv->t->stored++;
+	} else if (rep_store_record_error(st, &id, l->reason, why, sizeof(why)) != 0) {
+		fprintf(stderr, "asyncore: %s: %s\n", id.path, why);
+	}
+}
+
+/* Every worker is gone: record the losses in ingest_errors. */
+static void record_losses(struct supervisor *sv)
+{
 	struct rep_store *st = NULL;
 	char why[512];
-	if (rep_store_open(sv->o->db, &st, why, sizeof(why)) != 0) {
-		report_core(sv, path, reason);
-		fprintf(stderr, "asyncore: %s\n", why);
-		sv->t->failed++;
-		return;
+	if (sv->nlosses && rep_store_open(sv->o->db, &st, why, sizeof(why)) != 0)
+		fprintf(stderr, "asyncore: %zu failed cores not recorded in ingest_errors: %s\n",
+			sv->nlosses, why);
+	for (size_t i = 0; i < sv->nlosses; i++) {
+		if (st)
+			record_loss(sv, st, &sv->losses[i]);
+		free(sv->losses[i].reason);
 	}
-	if (s->has_id && rep_store_has(st, s->fingerprint) == 1) {
-		sv->t->stored++;   /* it committed, then died */
-	} else {
-		struct rep_core_id id = {path, s->has_id ? s->fingerprint : NULL, s->file_size};
-		report_core(sv, path, reason);
-		if (rep_store_record_error(st, &id, reason, why, sizeof(why)) != 0)
-			fprintf(stderr, "asyncore: %s\n", why);
-		sv->t->failed++;
-	}
+	free(sv->losses);
+	sv->losses = NULL;
+	sv->nlosses = sv->caplosses = 0;
 	rep_store_close(st);
 }
 
+/* Is the core FINGERPRINT stored?  A read: in WAL mode it does not wait
+ * for a writer, stopped or not. */
+static bool stored_now(struct supervisor *sv, bool has_id, const char *fingerprint)
+{
+	struct rep_store *st = NULL;
+	char why[512];
+	if (!has_id || rep_store_open(sv->o->db, &st, why, sizeof(why)) != 0)
+		return false;
+	bool stored = rep_store_has(st, fingerprint) == 1;
+	rep_store_close(st);
+	return stored;
+}
+
+/* Core INDEX is lost with its worker: said now, counted failed, recorded
+ * at the end.  MAYBE_STORED: it may have been written before its worker
+ * died: asked now and at the end. */
+static void lose(struct supervisor *sv, uint32_t index, bool has_id, const char *fingerprint,
+		 uint64_t file_size, const char *reason, bool maybe_stored)
+{
+	if (maybe_stored && stored_now(sv, has_id, fingerprint)) {
+		sv->t->stored++;
+		return;
+	}
+	report_core(sv, sv->o->paths[index], reason);
+	if (add_loss(sv, index, has_id, fingerprint, file_size, reason, maybe_stored) != 0)
+		fprintf(stderr, "asyncore: out of memory: not recorded in ingest_errors\n");
+	sv->t->failed++;
+}
+
+/* What S's worker took with it when it ended: the core it was on (unless
+ * the batch is stopping: then it is abandoned, as if never started) and
+ * the cores it finished but still held unwritten (a failed one's error row
+ * was held too). */
+static void note_worker_losses(struct supervisor *sv, const struct slot *s, int status)
+{
+	bool lost_core = s->busy && !sv->stopping;
+	char death[256], reason[512];
+	if (!lost_core && s->nheld == 0)
+		return;
+	if (sv->stopping && !lost_core)
+		snprintf(death, sizeof(death), "the batch was interrupted");
+	else
+		death_reason(sv, s, status, death, sizeof(death));
+	if (lost_core) {
+		lose(sv, s->index, s->has_id, s->fingerprint, s->file_size, death, true);
+		sv->t->done++;
+	}
+	snprintf(reason, sizeof(reason), "not stored: its worker ended (%s) before the batch holding "
+		 "it was written", death);
+	for (size_t i = 0; i < s->nheld; i++) {
+		const struct held_core *h = &s->held[i];
+		if (h->stored) {
+			sv->t->stored--;   /* lose() counts it failed, unless it was written */
+			lose(sv, h->index, h->has_id, h->fingerprint, h->file_size, reason, true);
+		} else if (add_loss(sv, h->index, h->has_id, h->fingerprint, h->file_size, h->reason,
+				    false) != 0) {
+			fprintf(stderr, "asyncore: out of memory: not recorded in ingest_errors\n");
+		}
+	}
+}
+
+static void held_clear(struct slot *s, size_t keep)
+{
+	size_t drop = s->nheld > keep ? s->nheld - keep : 0;
+	for (size_t i = 0; i < drop; i++)
+		free(s->held[i].reason);
+	memmove(s->held, s->held + drop, (s->nheld - drop) * sizeof(*s->held));
+	s->nheld -= drop;
+}
+
 /* The worker in S has ended (its socket was closed): reap it, account for
- * the core it held, and start another while there is work. */
+ * the cores it took with it, and start another while there is work. */
 static void reap(struct supervisor *sv, struct slot *s)
 {
 	int status = 0;
@@ -255,19 +385,60 @@ static void reap(struct supervisor *sv, struct slot *s)
 	close(s->sock);
 	sv->retired_files += s->debug_files;
 	sv->retired_parsed += s->dwarf_parsed;
-	if (s->busy && !sv->stopping) {
-		char reason[256];
-		death_reason(sv, s, status, reason, sizeof(reason));
-		record_lost_core(sv, s, reason);
-		sv->t->done++;
-	}
+	note_worker_losses(sv, s, status);
+	held_clear(s, 0);
+	free(s->held);
 	*s = (struct slot){0};
 	if (!sv->stopping && sv->next < sv->o->npaths && spawn(sv, s) != 0)
 		fprintf(stderr, "asyncore: cannot start a worker: %s\n", strerror(errno));
 }
 
+/* The worker's store lost LOST cores so far (stored in the tally: they
+ * are failed; the store reported and recorded them itself). */
+static void count_lost(struct supervisor *sv, struct slot *s, size_t lost)
+{
+	if (lost <= s->lost)
+		return;
+	size_t n = lost - s->lost;
+	s->lost = lost;
+	n = n < sv->t->stored ? n : sv->t->stored;
+	sv->t->stored -= n;
+	sv->t->failed += n;
+}
+
+/* Remember the core S's worker just finished (M) while its store holds it
+ * unwritten; only the last M->held cores and errors are still held. */
+static void track_held(struct slot *s, const struct ingest_msg *m)
+{
+	bool accepted = m->outcome == INGEST_STORED || m->outcome == INGEST_FAILED;
+	if (accepted && m->held > 0 && s->nheld == s->capheld) {
+		size_t cap = s->capheld ? 2 * s->capheld : 64;
+		struct held_core *p = realloc(s->held, cap * sizeof(*p));
+		if (p) {
+			s->held = p;
+			s->capheld = cap;
+		}
+	}
+	if (accepted && m->held > 0 && s->nheld < s->capheld) {
+		struct held_core *h = &s->held[s->nheld];
+		*h = (struct held_core){.index = m->index, .stored = m->outcome == INGEST_STORED,
+					.has_id = s->has_id, .file_size = s->file_size};
+		memcpy(h->fingerprint, s->fingerprint, sizeof(h->fingerprint));
+		if (!h->stored && !(h->reason = strdup(m->reason)))
+			h->reason = NULL;
+		if (h->stored || h->reason)
+			s->nheld++;
+	}
+	held_clear(s, m->held);
+}
+
 static void on_message(struct supervisor *sv, struct slot *s, const struct ingest_msg *m)
 {
+	if (m->kind == INGEST_MSG_CLOSED) {
+		count_lost(sv, s, m->lost);
+		held_clear(s, 0);
+		return;
+	}
 	if (!s->busy || m->index != s->index)
 		return;
 	if (m->kind == INGEST_MSG_STARTED) {
@@ -285,6 +456,8 @@ static void on_message(struct supervisor *sv, struct slot *s, const struct inges
 	s->leaving = m->leaving;
 	s->debug_files = m->debug_files;
 	s->dwarf_parsed = m->dwarf_parsed;
+	track_held(s, m);
+	count_lost(sv, s, m->lost);
 	sv->t->done++;
 	switch (m->outcome) {
 	case INGEST_STORED:
@@ -354,7 +527,9 @@ static int enforce_deadlines(struct supervisor *sv)
 
 /* Idle workers with nothing left to do are told to go (their socket's
  * write side is shut; they exit and are reaped); one still there after
- * RELEASE_GRACE seconds (stopped, or stuck on its way out) is killed. */
+ * RELEASE_GRACE seconds (stopped, or stuck on its way out) is killed.  One
+ * that holds cores unwritten writes them on its way out: that write has
+ * the time limit too. */
 #define RELEASE_GRACE 10
 
 static void release_idle(struct supervisor *sv)
@@ -368,7 +543,7 @@ static void release_idle(struct supervisor *sv)
 		shutdown(s->sock, SHUT_WR);
 		s->released = true;
 		s->deadline = now();
-		s->deadline.tv_sec += RELEASE_GRACE;
+		s->deadline.tv_sec += RELEASE_GRACE + (s->nheld ? sv->o->limits.timeout : 0);
 	}
 }
 
@@ -433,6 +608,7 @@ int ingest_supervise(const struct ingest_opts *o, struct ingest_tally *t)
 		wait_for_events(&sv);
 		show_progress(&sv, false);
 	}
+	record_losses(&sv);
 	show_progress(&sv, true);
 	t->debug_files = sv.retired_files;
 	t->dwarf_parsed = sv.retired_parsed;

@@ -3,7 +3,6 @@
  * lives as long as the process, so a build-id is parsed once per worker. */
 #include "ingest.h"
 
-#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +13,7 @@
 #include <unistd.h>
 
 #include "../analyzer/driver.h"
-#include "../reports/store_sqlite.h"
+#include "../reports/store.h"
 
 struct worker {
 	const struct ingest_opts *opts;
@@ -50,18 +49,37 @@ static bool record_failure(struct worker *w, const char *path, const struct core
 	return false;
 }
 
-/* Analyse the open CORE (identity ID) and write it; fills M. */
-static void analyse_and_store(struct worker *w, struct core *core, struct core_identity *id,
+/* What one core leaves to free once the supervisor is told how it went:
+ * telling it first keeps the time between a core's write and the word
+ * that it is written short (a worker that dies in between costs a core
+ * the supervisor must look up). */
+struct job {
+	struct core *core;
+	struct analysis *an;
+};
+
+static void job_release(struct job *j)
+{
+	an_analysis_destroy(j->an);
+	core_close(j->core);
+	*j = (struct job){0};
+}
+
+/* Analyse the open core of J (identity ID) and write it; fills M. */
+static void analyse_and_store(struct worker *w, struct job *j, struct core_identity *id,
 			      struct ingest_msg *m)
 {
 	const struct ingest_opts *o = w->opts;
 	struct an_options aopts = {0};
-	struct analysis *an = NULL;
 	char why[512];
 	aopts.dbg.binary = o->binary;
 	aopts.dbg.sysroot = o->sysroot;
-	core_identity_add_sha256(core, id);
-	struct core_error *err = an_analyze(core, id, &aopts, w->cache, &an);
+	aopts.signature_lists = o->signature_lists;
+	aopts.journal = o->journal;
+	aopts.journal_dir = o->journal_dir;
+	aopts.runtimes = o->runtimes;
+	core_identity_add_sha256(j->core, id);
+	struct core_error *err = an_analyze(j->core, id, &aopts, w->cache, &j->an);
 	if (err || cli_out_of_memory(NULL)) {
 		if (cli_out_of_memory(err))
 			cli_memory_limit_message(&o->limits, m->reason, sizeof(m->reason));
@@ -69,11 +87,15 @@ static void analyse_and_store(struct worker *w, struct core *core, struct core_i
 			snprintf(m->reason, sizeof(m->reason), "%s", err->message);
 		core_error_destroy(err);
 		m->outcome = INGEST_FAILED;
-		goto out;
+		return;
 	}
+	/* The analysis is plain data: the core is not needed for the write,
+	 * and while it is mapped the worker is analysing (a test can tell). */
+	core_close(j->core);
+	j->core = NULL;
 	struct ingest_msg writing = {.kind = INGEST_MSG_WRITING, .index = m->index};
 	tell(w, &writing);
-	switch (rep_store_write(w->store, an, why, sizeof(why))) {
+	switch (rep_store_write(w->store, j->an, why, sizeof(why))) {
 	case REP_WRITE_STORED:
 		m->outcome = INGEST_STORED;
 		break;
@@ -85,17 +107,14 @@ static void analyse_and_store(struct worker *w, struct core *core, struct core_i
 		m->outcome = INGEST_FAILED;
 		break;
 	}
-out:
-	an_analysis_destroy(an);
 }
 
 /* One core: open, fingerprint (told to the supervisor, so a death from here
  * on is recorded under the core's identity), skip if present, analyse,
- * write.  Fills M's outcome and reason. */
-static void work_one(struct worker *w, uint32_t index, struct ingest_msg *m)
+ * write.  Fills M's outcome and reason; J holds what to free after. */
+static void work_one(struct worker *w, uint32_t index, struct ingest_msg *m, struct job *j)
 {
 	const char *path = w->opts->paths[index];
-	struct core *core = NULL;
 	struct core_identity id;
 	bool has_id = false;
 	char why[512];
@@ -105,24 +124,28 @@ static void work_one(struct worker *w, uint32_t index, struct ingest_msg *m)
 		m->outcome = INGEST_STORE_FAILED;
 		return;
 	}
-	cli_guard_begin(NULL, &w->opts->limits, INGEST_WORKER_EXIT_MEMORY);
-	struct core_error *err = core_open(path, &core);
+	/* The memory ceiling only: the supervisor keeps the time limit (the
+	 * analysis and the write, each; a worker waiting for the store's lock
+	 * behind a stuck one is not to blame), and an exit by alarm here
+	 * would read as the ceiling. */
+	const struct cli_limits memory = {.max_memory = w->opts->limits.max_memory};
+	cli_guard_begin(NULL, &memory, INGEST_WORKER_EXIT_MEMORY);
+	struct core_error *err = core_open(path, &j->core);
 	if (err) {
 		snprintf(m->reason, sizeof(m->reason), "%s", err->message);
 		core_error_destroy(err);
 	} else {
-		core_identity(core, &id);
+		core_identity(j->core, &id);
 		has_id = true;
 		started(w, index, &id);
-		int present = rep_store_has(w->store, id.fingerprint);
-		if (present == 1)
+		/* A store that cannot say (a ClickHouse shard down) is asked
+		 * again by the write, which retries and changes nothing for a
+		 * core it already has. */
+		if (rep_store_has(w->store, id.fingerprint) == 1)
 			m->outcome = INGEST_PRESENT;
-		else if (present < 0)
-			snprintf(m->reason, sizeof(m->reason), "cannot read the store");
 		else
-			analyse_and_store(w, core, &id, m);
+			analyse_and_store(w, j, &id, m);
 	}
-	core_close(core);
 	cli_guard_end();
 	if (m->outcome == INGEST_FAILED && !record_failure(w, path, has_id ? &id : NULL, m))
 		m->outcome = INGEST_STORE_FAILED;
@@ -138,8 +161,15 @@ static bool should_retire(const struct worker *w)
 		return true;
 	if (w->opts->limits.max_memory == 0)
 		return false;
-	struct mallinfo2 mi = mallinfo2();
-	return mi.uordblks + mi.hblkhd > w->opts->limits.max_memory / 2;
+	/* The data the ceiling counts, as the kernel does (data and stack
+	 * pages of /proc/self/statm): cheap, unlike walking the heap. */
+	unsigned long size, resident, shared, text, lib, data;
+	FILE *f = fopen("/proc/self/statm", "r");
+	int n = f ? fscanf(f, "%lu %lu %lu %lu %lu %lu", &size, &resident, &shared, &text, &lib,
+			   &data) : 0;
+	if (f)
+		fclose(f);
+	return n == 6 && (uint64_t)data * (uint64_t)sysconf(_SC_PAGESIZE) > w->opts->limits.max_memory / 2;
 }
 
 /* The process's own setup: die with the supervisor, leave interrupts to it
@@ -172,14 +202,22 @@ void ingest_worker_main(const struct ingest_opts *o, int sock, pid_t supervisor)
 	uint32_t index;
 	while (recv(sock, &index, sizeof(index), 0) == (ssize_t)sizeof(index) && index < o->npaths) {
 		struct ingest_msg m = {.kind = INGEST_MSG_DONE, .index = index};
-		work_one(&w, index, &m);
+		struct job job = {0};
+		work_one(&w, index, &m, &job);
 		dbg_cache_stats(w.cache, &m.debug_files, &m.dwarf_parsed);
+		if (w.store)
+			rep_store_pending(w.store, &m.held, &m.lost);
 		m.leaving = m.outcome == INGEST_STORE_FAILED || should_retire(&w);
 		tell(&w, &m);
+		job_release(&job);
 		if (m.leaving)
 			break;
 	}
-	rep_store_close(w.store);
+	/* What a batching store held is written (or lost and counted) here. */
+	struct ingest_msg closed = {.kind = INGEST_MSG_CLOSED, .lost = rep_store_close(w.store)};
+	if (send(sock, &closed, sizeof(closed), MSG_NOSIGNAL) < 0) {
+		/* the supervisor is gone: nothing to tell */
+	}
 	dbg_cache_destroy(w.cache);
 	_exit(0);
 }

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../analyzer/siglists.h"
+
 void cli_args_init(struct cli_args *a, const char *command, int argc, char **argv)
 {
 	*a = (struct cli_args){.command = command, .argc = argc, .argv = argv};
@@ -126,4 +128,17 @@ bool cli_size(const char *name, const char *value, unsigned long long *out)
 	}
 	*out = n * scale;
 	return true;
+}
+
+int cli_signature_lists(const char *dir, struct an_signature_lists **out)
+{
+	char why[512];
+	*out = NULL;
+	if (!dir)
+		return 0;
+	if (an_signature_lists_load(dir, out, why, sizeof(why)) != 0) {
+		fprintf(stderr, "asyncore: --signature-lists: %s\n", why);
+		return -1;
+	}
+	return 0;
 }

@@ -50,6 +50,13 @@ bool cli_size(const char *name, const char *value, unsigned long long *out);
  * (reported, listing the choices) when it is none of them. */
 int cli_choice(const char *name, const char *value, const char *const *choices);
 
+struct an_signature_lists;
+
+/* The signature lists of --signature-lists DIR into *OUT (NULL when DIR is
+ * NULL: the built-in lists; an_signature_lists_destroy() frees them); 0, or
+ * -1 with the reason on stderr. */
+int cli_signature_lists(const char *dir, struct an_signature_lists **out);
+
 /* A one-line usage problem of COMMAND on stderr ("asyncore: ingest: ..."). */
 void cli_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -26,7 +26,7 @@ struct query_args {
 static bool parse_query_args(const char *command, int argc, char **argv, bool want_sql,
 			     struct query_args *q)
 {
-	static const char *const formats[] = {"table", "csv", "json", NULL};
+	static const char *const formats[] = {"table", "csv", "json", "html", NULL};
 	struct cli_args args;
 	const char *v;
 	int id, k;
@@ -40,6 +40,10 @@ static bool parse_query_args(const char *command, int argc, char **argv, bool wa
 			if ((k = cli_choice("--format", strcmp(v, "text") ? v : "table", formats)) < 0)
 				return false;
 			q->format = (enum rep_format)k;
+			if (want_sql && q->format == REP_FORMAT_HTML) {
+				cli_error(command, "--format html is a page of top, not of query");
+				return false;
+			}
 		} else if (id == O_LIMIT && !want_sql) {
 			if (!cli_number("--limit", v, 1, 1000000000, &q->limit))
 				return false;
@@ -51,8 +55,8 @@ static bool parse_query_args(const char *command, int argc, char **argv, bool wa
 		}
 	}
 	if (!q->db || (want_sql && !q->sql)) {
-		cli_error(command, want_sql ? "usage: asyncore query --db FILE [--format table|csv|json] \"SQL\""
-					    : "usage: asyncore top --db FILE [--limit N] [--format table|csv|json]");
+		cli_error(command, want_sql ? "usage: asyncore query --db FILE|URL [--format table|csv|json] \"SQL\""
+					    : "usage: asyncore top --db FILE|URL [--limit N] [--format table|csv|json|html]");
 		return false;
 	}
 	return true;

@@ -4,18 +4,21 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../analyzer/driver.h"
 #include "../reports/recdump.h"
 #include "../reports/report.h"
 #include "budget.h"
 #include "options.h"
+#include "runtimes.h"
 
 enum { MAX_DEBUG_DIRS = 16 };
 
 enum report_option {
 	O_FORMAT, O_THREADS, O_RECORDER_TAIL, O_RECORDER_FORMAT, O_SYSROOT, O_DEBUG_DIR,
-	O_MAX_FRAMES, O_NO_ASYNC, O_NO_RECORDERS, O_NO_ARGS, O_MAX_MEMORY, O_TIMEOUT,
+	O_MAX_FRAMES, O_NO_ASYNC, O_NO_RECORDERS, O_NO_ARGS, O_COLOR, O_SIGNATURE_LISTS, O_NO_TASKS,
+	O_FRAME_REGISTERS, O_RUNTIME, O_MAX_MEMORY, O_TIMEOUT,
 };
 
 static const struct cli_option report_options[] = {
@@ -29,12 +32,18 @@ static const struct cli_option report_options[] = {
 	{"--no-async", false, O_NO_ASYNC},
 	{"--no-recorders", false, O_NO_RECORDERS},
 	{"--no-args", false, O_NO_ARGS},
+	{"--no-tasks", false, O_NO_TASKS},
+	{"--color", true, O_COLOR},
+	{"--signature-lists", true, O_SIGNATURE_LISTS},
+	{"--frame-registers", false, O_FRAME_REGISTERS},
+	{"--runtime", true, O_RUNTIME},
 	{"--max-memory", true, O_MAX_MEMORY},
 	{"--timeout", true, O_TIMEOUT},
 	{NULL, false, 0},
 };
 
-enum report_format { FORMAT_TEXT, FORMAT_JSON };
+enum report_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_HTML };
+enum color_mode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
 
 struct report_args {
 	const char *core;
@@ -42,18 +51,24 @@ struct report_args {
 	enum report_format format;
 	bool all_threads;
 	bool library_dump;
+	bool frame_registers;
+	enum color_mode color;
 	size_t recorder_tail;
 	struct an_options an;
 	const char *debug_dirs[MAX_DEBUG_DIRS];
+	const char *signature_lists;
+	const char *runtimes[CLI_MAX_RUNTIMES];
+	size_t nruntimes;
 	struct cli_limits limits;
 };
 
 /* One option's effect; false (reported) when its value is not acceptable. */
 static bool apply_option(struct report_args *a, int id, const char *v)
 {
-	static const char *const formats[] = {"text", "json", NULL};
+	static const char *const formats[] = {"text", "json", "html", NULL};
 	static const char *const threads[] = {"crashing", "all", NULL};
 	static const char *const recorder_formats[] = {"library", NULL};
+	static const char *const colors[] = {"auto", "always", "never", NULL};
 	unsigned long long n;
 	int k;
 	switch (id) {
@@ -99,6 +114,22 @@ static bool apply_option(struct report_args *a, int id, const char *v)
 	case O_NO_ARGS:
 		a->an.no_args = true;
 		return true;
+	case O_NO_TASKS:
+		a->an.no_tasks = true;
+		return true;
+	case O_COLOR:
+		if ((k = cli_choice("--color", v, colors)) < 0)
+			return false;
+		a->color = (enum color_mode)k;
+		return true;
+	case O_SIGNATURE_LISTS:
+		a->signature_lists = v;
+		return true;
+	case O_FRAME_REGISTERS:
+		a->frame_registers = true;
+		return true;
+	case O_RUNTIME:
+		return cli_runtimes_add("report", a->runtimes, &a->nruntimes, v);
 	case O_MAX_MEMORY:
 		if (!cli_size("--max-memory", v, &n))
 			return false;
@@ -148,6 +179,17 @@ static bool parse_report_args(struct report_args *a, int argc, char **argv)
 	return true;
 }
 
+/* auto: a terminal on stdout, unless NO_COLOR (https://no-color.org) is set
+ * or the terminal is "dumb". */
+static bool use_color(enum color_mode mode)
+{
+	const char *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
+	if (mode != COLOR_AUTO)
+		return mode == COLOR_ALWAYS;
+	return isatty(STDOUT_FILENO) && !(no_color && no_color[0]) &&
+	       !(term && strcmp(term, "dumb") == 0);
+}
+
 /* Write the analysis as asked; 0, or -1 when the writer failed (errno
  * says why). */
 static int write_report(const struct report_args *a, const struct analysis *an)
@@ -155,9 +197,14 @@ static int write_report(const struct report_args *a, const struct analysis *an)
 	if (a->library_dump)
 		return rep_recorder_dump_library(stdout, an);
 	if (a->format == FORMAT_JSON)
-		return rep_json_write(stdout, an, a->all_threads);
+		return rep_json_write(stdout, an,
+				      &(struct rep_json_options){.all_threads = a->all_threads,
+								 .frame_registers = a->frame_registers});
+	if (a->format == FORMAT_HTML)
+		return rep_html_write(stdout, an, a->all_threads);
 	struct rep_text_options topts = {.all_threads = a->all_threads,
-					 .recorder_tail = a->recorder_tail};
+					 .recorder_tail = a->recorder_tail,
+					 .color = use_color(a->color)};
 	return rep_text_write(stdout, an, &topts);
 }
 
@@ -167,11 +214,22 @@ int cli_report(int argc, char **argv)
 	struct core *core = NULL;
 	struct analysis *an = NULL;
 	struct core_identity id;
+	struct an_signature_lists *lists = NULL;
+	struct an_runtimes *runtimes = NULL;
 	char why[512];
-	if (!parse_report_args(&a, argc, argv))
+	if (!parse_report_args(&a, argc, argv) ||
+	    cli_signature_lists(a.signature_lists, &lists) != 0)
 		return CLI_EXIT_UNUSABLE;
+	a.an.signature_lists = lists;
+	if (!(runtimes = cli_runtimes_load(a.runtimes, a.nruntimes))) {
+		an_signature_lists_destroy(lists);
+		return CLI_EXIT_UNUSABLE;
+	}
+	a.an.runtimes = runtimes;
 	if (cli_limit_memory(&a.limits, why, sizeof(why)) != 0) {
 		fprintf(stderr, "asyncore: %s\n", why);
+		an_signature_lists_destroy(lists);
+		an_runtimes_destroy(runtimes);
 		return CLI_EXIT_UNUSABLE;
 	}
 	cli_guard_begin(a.core, &a.limits, CLI_EXIT_UNUSABLE);
@@ -183,6 +241,8 @@ int cli_report(int argc, char **argv)
 		err = an_analyze(core, &id, &a.an, NULL, &an);
 	}
 	core_close(core);
+	an_signature_lists_destroy(lists);
+	an_runtimes_destroy(runtimes);
 	if (err || cli_out_of_memory(NULL)) {
 		if (cli_out_of_memory(err))
 			fprintf(stderr, "asyncore: %s: %s\n", a.core,
@@ -195,6 +255,7 @@ int cli_report(int argc, char **argv)
 		return CLI_EXIT_UNUSABLE;
 	}
 	int rc = an->nwarnings ? CLI_EXIT_WARNINGS : CLI_EXIT_OK;
+	rep_warnings_write(stderr, an);
 	errno = 0;
 	if (write_report(&a, an) != 0 || fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "asyncore: %s: the report could not be written: %s\n", a.core,

@@ -3,13 +3,16 @@
 static const char usage_text[] =
 	"usage: asyncore CORE [BINARY]                crash report for one core\n"
 	"       asyncore report CORE [BINARY] [options]\n"
-	"       asyncore ingest --db FILE [--jobs N] [--timeout SECONDS] [--max-memory SIZE]\n"
-	"                       [--binary BIN | --sysroot DIR] [--quiet] CORE...|DIR\n"
-	"       asyncore query --db FILE [--format table|csv|json] \"SQL\"\n"
-	"       asyncore top --db FILE [--limit N] [--format table|csv|json]\n"
+	"       asyncore ingest --db FILE|URL [--jobs N] [--timeout SECONDS] [--max-memory SIZE]\n"
+	"                       [--binary BIN | --sysroot DIR] [--quiet] [--signature-lists DIR]\n"
+	"                       [--journal [--journal-dir DIR]] [--runtime FILE]... CORE...|DIR\n"
+	"       asyncore query --db FILE|URL [--format table|csv|json] \"SQL\"\n"
+	"       asyncore top --db FILE|URL [--limit N] [--format table|csv|json|html]\n"
+	"       asyncore resign --db FILE|URL [--signature-lists DIR]\n"
+	"       asyncore store init --db URL          create a ClickHouse store's schema\n"
 	"\n"
 	"report options:\n"
-	"  --format text|json        output format (default text)\n"
+	"  --format text|json|html   output format (default text)\n"
 	"  --threads crashing|all    threads to show (default all)\n"
 	"  --recorder-tail N         recorder events shown before the crash (default 20)\n"
 	"  --recorder-format library print the rings in the recorder library's dump format\n"
@@ -19,6 +22,12 @@ static const char usage_text[] =
 	"  --no-async                do not splice async (folly) stacks\n"
 	"  --no-recorders            do not recover flight-recorder rings\n"
 	"  --no-args                 do not show frame arguments\n"
+	"  --no-tasks                do not list runtimes' tasks (bRPC bthreads)\n"
+	"  --frame-registers         JSON: each frame's recovered registers too\n"
+	"  --color auto|always|never colour the text report (auto: on a terminal, unless NO_COLOR)\n"
+	"  --signature-lists DIR     signature lists from DIR/skip and DIR/prefix (also ingest, resign)\n"
+	"  --runtime FILE            a runtime description (repeatable; also read from\n"
+	"                            $XDG_CONFIG_HOME/asyncore/runtimes and share/asyncore/runtimes)\n"
 	"  --max-memory SIZE         memory ceiling (bytes, or with K, M, G; 0: none;\n"
 	"                            default half the RAM)\n"
 	"  --timeout SECONDS         time limit (default 300; 0: none)\n"
@@ -28,11 +37,28 @@ static const char usage_text[] =
 	"  --jobs N                  worker processes (default: the number of CPUs)\n"
 	"  --timeout SECONDS         per core, in a worker (default 300; 0: none)\n"
 	"  --max-memory SIZE         per worker (default half the RAM shared by the workers)\n"
+	"  --journal                 read each systemd-coredump core's journal entry (unit, command line)\n"
+	"  --journal-dir DIR         the journal files in DIR instead of the system journal\n"
+	"\n"
+	"top: per crash bucket its count, first and last seen (crash time, else ingest time), crashes\n"
+	"  in the last 7 days, new (1: only in the newest build of its executable), the build-ids\n"
+	"resign: recompute every stored signature from the stored frames (one transaction) and print\n"
+	"  how many buckets merged or split\n"
+	"\n"
+	"signature list files (DIR/skip: frames that never explain a crash, left out; DIR/prefix:\n"
+	"  frames that only make sense with their caller, kept without counting): one POSIX extended\n"
+	"  regular expression per line, matched against the whole frame name (the normalised function,\n"
+	"  or MODULE@0xOFFSET without one); '#' starts a comment line; the line @defaults stands for\n"
+	"  the built-in entries; a missing file keeps the built-in list\n"
+	"--db: an SQLite file, or a ClickHouse server clickhouse://HOST:HTTPPORT/DATABASE, sharded\n"
+	"  with ?cluster=NAME (a cluster of the server's remote_servers; store init on every shard)\n"
 	"every option of every command is accepted as --name value and as --name=value\n"
 	"exit status: 0 analysed, 1 analysed with warnings (ingest: some cores failed),\n"
 	"2 unusable input, 130 (ingest) stopped by SIGINT or SIGTERM\n";
 
 void cli_usage(FILE *out)
 {
+	const char *share = cli_share_dir();
 	fputs(usage_text, out);
+	fprintf(out, "shipped files: %s\nsee asyncore(1)\n", share ? share : "none found");
 }

@@ -36,6 +36,14 @@ void *core_array_push(void *pitems, size_t *n, size_t *cap, size_t elem)
 	return slot;
 }
 
+size_t core_hash_slot(uint64_t key, size_t cap)
+{
+	key ^= key >> 33;
+	key *= 0xff51afd7ed558ccdULL;
+	key ^= key >> 33;
+	return (size_t)key & (cap - 1);
+}
+
 const void *core_range_find(const void *base, size_t n, size_t size, uint64_t key,
 			    core_range_fn *range)
 {

@@ -15,6 +15,11 @@ bool core_array_reserve(void *pitems, size_t *cap, size_t need, size_t elem);
  * returns it (the array still owns it), or NULL on out-of-memory. */
 void *core_array_push(void *pitems, size_t *n, size_t *cap, size_t elem);
 
+/* The slot of 64-bit KEY in an open-addressing table of CAP slots (a power
+ * of two): the key's bits mixed, so addresses that differ only in their
+ * high or low bits spread evenly. */
+size_t core_hash_slot(uint64_t key, size_t cap);
+
 /* [*START, *END) of the element at ELEM. */
 typedef void core_range_fn(const void *elem, uint64_t *start, uint64_t *end);
 

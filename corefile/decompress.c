@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <lz4frame.h>
 #include <lzma.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,7 +13,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-enum codec { CODEC_NONE, CODEC_ZSTD, CODEC_XZ, CODEC_GZIP };
+enum codec { CODEC_NONE, CODEC_ZSTD, CODEC_XZ, CODEC_LZ4, CODEC_GZIP };
 
 enum {
 	CHUNK = 1 << 20,
@@ -29,6 +30,8 @@ static enum codec detect(const unsigned char *d, size_t len)
 		return CODEC_ZSTD;
 	if (len >= 6 && memcmp(d, "\xfd" "7zXZ\0", 6) == 0)
 		return CODEC_XZ;
+	if (len >= 4 && memcmp(d, "\x04\x22\x4d\x18", 4) == 0)   /* lz4 frame format */
+		return CODEC_LZ4;
 	if (len >= 2 && d[0] == 0x1f && d[1] == 0x8b)
 		return CODEC_GZIP;
 	return CODEC_NONE;
@@ -143,6 +146,34 @@ static const char *xz_run(const unsigned char *d, size_t len, struct sink *s)
 	return err;
 }
 
+/* One or more concatenated lz4 frames, as systemd-coredump and lz4(1)
+ * write them. */
+static const char *lz4_run(const unsigned char *d, size_t len, struct sink *s)
+{
+	LZ4F_dctx *z = NULL;
+	if (LZ4F_isError(LZ4F_createDecompressionContext(&z, LZ4F_VERSION)))
+		return "cannot start the lz4 decoder";
+	const char *err = NULL;
+	size_t pos = 0;
+	while (!err) {
+		size_t in_n = len - pos, out_n = CHUNK;
+		size_t ret = LZ4F_decompress(z, s->chunk, &out_n, d + pos, &in_n, NULL);
+		if (LZ4F_isError(ret)) {
+			err = "corrupt lz4 stream";
+			break;
+		}
+		pos += in_n;
+		if (!sink_flush(s, out_n))
+			err = s->error;
+		else if (ret == 0 && pos == len)
+			break;   /* the last frame is complete */
+		else if (in_n == 0 && out_n == 0)
+			err = "truncated lz4 stream";
+	}
+	LZ4F_freeDecompressionContext(z);
+	return err;
+}
+
 static const char *gzip_run(const unsigned char *d, size_t len, struct sink *s)
 {
 	z_stream z;
@@ -183,6 +214,7 @@ static const char *run_codec(const unsigned char *data, size_t len, struct sink 
 	switch (detect(data, len)) {
 	case CODEC_ZSTD: return zstd_run(data, len, s);
 	case CODEC_XZ: return xz_run(data, len, s);
+	case CODEC_LZ4: return lz4_run(data, len, s);
 	case CODEC_GZIP: return gzip_run(data, len, s);
 	default: return "not a compressed file";
 	}

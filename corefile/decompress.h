@@ -1,4 +1,4 @@
-/* Decompression of cores stored compressed (.zst, .xz, .gz), recognised by
+/* Decompression of cores stored compressed (.zst, .xz, .lz4, .gz), recognised by
  * their magic bytes. */
 #ifndef COREFILE_DECOMPRESS_H
 #define COREFILE_DECOMPRESS_H
@@ -8,7 +8,7 @@
 
 #include "error.h"
 
-/* True when DATA starts with a zstd, xz or gzip magic. */
+/* True when DATA starts with a zstd, xz, lz4 (frame format) or gzip magic. */
 bool core_is_compressed(const unsigned char *data, size_t len);
 
 /* Decompress DATA into an unlinked temporary file (in $TMPDIR, zero pages

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,7 +107,35 @@ static bool all_hex(const char *s, size_t n)
 	return n > 0;
 }
 
-bool core_name_crash_time(const char *path, char out[32])
+bool core_usec_iso8601(uint64_t usec, char out[32])
+{
+	time_t secs = (time_t)(usec / 1000000);
+	struct tm tm;
+	char whole[24];
+	if (usec / 1000000 > (uint64_t)INT64_MAX / 2 || !gmtime_r(&secs, &tm) ||
+	    strftime(whole, sizeof(whole), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+		return false;
+	snprintf(out, 32, "%s.%06" PRIu64 "Z", whole, usec % 1000000);
+	return true;
+}
+
+/* The decimal number in S[0, N) into *OUT, at most MAX; false otherwise. */
+static bool parse_decimal(const char *s, size_t n, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+	if (!all_digits(s, n) || n > 20)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned d = (unsigned)(s[i] - '0');
+		if (v > (max - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return true;
+}
+
+bool core_coredump_name_parse(const char *path, struct core_coredump_name *out)
 {
 	static const char *const exts[] = {".zst", ".xz", ".lz4", ".gz"};
 	const char *base = strrchr(path, '/');
@@ -134,29 +163,27 @@ bool core_name_crash_time(const char *path, char out[32])
 		flen[k] = (size_t)(end - dot);
 		end = dot - 1;
 	}
-	if (!all_digits(field[0], flen[0]) || flen[0] > 19 || !all_digits(field[1], flen[1]) ||
-	    flen[2] != 32 || !all_hex(field[2], 32) || !all_digits(field[3], flen[3]))
+	uint64_t usec, pid, uid;
+	if (!parse_decimal(field[0], flen[0], UINT64_MAX, &usec) ||
+	    !parse_decimal(field[1], flen[1], INT32_MAX, &pid) || flen[2] != 32 ||
+	    !all_hex(field[2], 32) || !parse_decimal(field[3], flen[3], UINT32_MAX, &uid))
 		return false;
-	char digits[20];
-	memcpy(digits, field[0], flen[0]);
-	digits[flen[0]] = '\0';
-	unsigned long long usec = strtoull(digits, NULL, 10);
-	time_t secs = (time_t)(usec / 1000000);
-	struct tm tm;
-	if (!gmtime_r(&secs, &tm))
+	memset(out, 0, sizeof(*out));
+	if (!core_usec_iso8601(usec, out->crashed_at))
 		return false;
-	char whole[24];
-	if (strftime(whole, sizeof(whole), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
-		return false;
-	snprintf(out, 32, "%s.%06lluZ", whole, usec % 1000000);
+	out->usec = usec;
+	out->pid = (int32_t)pid;
+	out->uid = (uint32_t)uid;
+	memcpy(out->boot_id, field[2], 32);
 	return true;
 }
 
 void core_identity(struct core *core, struct core_identity *id)
 {
 	memset(id, 0, sizeof(*id));
-	if (!core_name_crash_time(core->path, id->crashed_at))
-		id->crashed_at[0] = '\0';
+	id->has_coredump_name = core_coredump_name_parse(core->path, &id->coredump);
+	if (id->has_coredump_name)
+		memcpy(id->crashed_at, id->coredump.crashed_at, sizeof(id->crashed_at));
 	id->file_size = core->file_size;
 	id->size = core->data_size;
 	fingerprint(core, id->fingerprint);

@@ -18,6 +18,16 @@
 
 #include "core.h"
 
+/* The fields systemd-coredump writes into a core's file name,
+ * core.COMM.UID.BOOTID.PID.USEC[.zst|.xz|.lz4|.gz]. */
+struct core_coredump_name {
+	uint32_t uid;               /* the crashed process's UID as the host sees it */
+	char boot_id[33];           /* 32 lower-case hex digits */
+	int32_t pid;                /* as the host sees it */
+	uint64_t usec;              /* crash time, microseconds since the epoch */
+	char crashed_at[32];        /* USEC as ISO 8601 UTC with microseconds */
+};
+
 struct core_identity {
 	uint64_t file_size;         /* the file as given (compressed or not) */
 	uint64_t size;              /* the decompressed core */
@@ -25,12 +35,18 @@ struct core_identity {
 	char sha256[65];            /* hex SHA-256 of the file as given */
 	bool has_sha256;
 	char crashed_at[32];        /* ISO 8601 UTC, "" when the name does not say */
+	struct core_coredump_name coredump;   /* when has_coredump_name */
+	bool has_coredump_name;
 };
 
-/* The crash time systemd-coredump writes into a core's file name,
- * core.COMM.UID.BOOTID.PID.USEC[.zst|.xz|.lz4|.gz] (USEC: microseconds since
- * the epoch), as ISO 8601 UTC into OUT; false when PATH is not such a name. */
-bool core_name_crash_time(const char *path, char out[32]);
+/* Parse PATH's file name as systemd-coredump writes it into *OUT; false
+ * when it is not such a name (COMM may hold dots; UID, PID and USEC are
+ * decimal, BOOTID 32 hex digits). */
+bool core_coredump_name_parse(const char *path, struct core_coredump_name *out);
+
+/* USEC (microseconds since the epoch) as ISO 8601 UTC with microseconds
+ * ("2023-11-14T22:13:20.123456Z") into OUT; false when out of range. */
+bool core_usec_iso8601(uint64_t usec, char out[32]);
 
 /* Fill *ID for CORE: sizes, fingerprint and crash time; not the SHA-256. */
 void core_identity(struct core *core, struct core_identity *id);

@@ -41,8 +41,10 @@ static void file_destroy(struct dbg_file *f)
 	if (f->dwfl)
 		dwfl_end(f->dwfl);
 	dbg_memo_destroy(f->memo);
+	dbg_param_memo_destroy(f->params);
 	dbg_type_memo_destroy(f->types);
 	dbg_symindex_destroy(f->symbols);
+	dbg_callsites_destroy(f->callsites);
 	free(f->build_id);
 	free(f->path);
 	free(f->debuginfo);
@@ -110,6 +112,10 @@ static struct dbg_file *file_open(struct dbg_cache *cache, const char *build_id,
 		close(fd);
 		goto fail;
 	}
+	void **userdata;   /* dbg_find_debuginfo() finds the file through it */
+	dwfl_module_info(f->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	*userdata = f;
+	dbg_debuginfod_attach(f->dwfl);
 	return f;
 fail:
 	file_destroy(f);

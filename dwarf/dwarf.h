@@ -47,6 +47,7 @@ struct dbg_module_info {
 	uint64_t start, end;
 	const char *build_id;       /* hex, NULL when unknown */
 	const char *debuginfo;      /* path of the file holding DWARF, NULL if none */
+	bool debuginfod;            /* that file came from a debuginfod server */
 	bool is_main;               /* the executable */
 };
 
@@ -78,6 +79,40 @@ struct core_error *dbg_unwind_thread(struct dbg_session *s, size_t thread_index,
 				     struct dbg_frame **frames, size_t *nframes,
 				     char **stop_reason);
 
+/* The registers a user-space context switch saves: enough to resume, and
+ * to unwind, a stack that no thread is running. */
+struct dbg_regs {
+	uint64_t rip;               /* where it resumes: a return address */
+	uint64_t rsp, rbp, rbx, r12, r13, r14, r15;
+};
+
+/* Unwind a stack no core thread is on (a suspended user-space thread) from
+ * REGS, with the same CFI unwinder as dbg_unwind_thread().  REGS->rip is a
+ * return address: frame 0 is not an activation (looked up at rip-1).  The
+ * walk ends before the first caller whose pc lies in [BASE_START, BASE_END)
+ * (the fake return address a runtime puts at the base of its stacks; an
+ * empty range never ends it) and *REACHED_BASE says whether it did; the last
+ * frame's CFA then comes from that caller.  *FRAMES (malloc'd, caller frees)
+ * and *STOP_REASON as for dbg_unwind_thread(). */
+struct core_error *dbg_unwind_regs(struct dbg_session *s, const struct dbg_regs *regs,
+				   uint64_t base_start, uint64_t base_end,
+				   struct dbg_frame **frames, size_t *nframes, bool *reached_base,
+				   char **stop_reason);
+
+/* Tail calls restored between two frames, at most. */
+#define DBG_MAX_TAIL_CALLS 16
+
+/* Frames the stack does not hold because their functions left by a tail
+ * call: between the frame whose call returns to CALLER_RA and the inner
+ * frame, whose function begins at CALLEE_ENTRY.  Found from DWARF call-site
+ * information as gdb does (a single chain of tail calls, or the part all
+ * chains share; none when a call site on the way cannot be resolved).
+ * PCS gets each one's pc, innermost first: the return address of its tail
+ * call (look its line up at pc-1, as for a caller); *N how many, 0 for a
+ * direct call or when nothing is certain. */
+struct core_error *dbg_tail_calls(struct dbg_session *s, uint64_t caller_ra, uint64_t callee_entry,
+				  uint64_t pcs[DBG_MAX_TAIL_CALLS], size_t *n);
+
 /* A symbolized location; one per inline level. */
 struct dbg_location {
 	char *function;             /* demangled, or NULL */
@@ -100,6 +135,45 @@ struct core_error *dbg_symbolize(struct dbg_session *s, uint64_t pc, bool activa
 				 struct dbg_location **locs, size_t *nlocs);
 void dbg_locations_free(struct dbg_location *locs, size_t nlocs);
 
+/* A frame as the argument evaluator sees it: its pc and the registers it
+ * had.  Registers the unwinder did not restore are taken as unchanged from
+ * the next inner frame (gdb's rule for registers CFI leaves unspecified). */
+struct dbg_frame_regs {
+	uint64_t pc;
+	bool activation;
+	uint64_t cfa;               /* 0 when unknown */
+	uint64_t regs[DBG_NREGS];
+	uint32_t regs_known;
+	/* Filled by dbg_frame_args as a memo (zero them once): the values the
+	 * registers had at function entry, for the frames' entry values. */
+	uint64_t entry_regs[DBG_NREGS];
+	uint32_t entry_known, entry_failed;
+};
+
+/* One formal parameter as gdb prints it (`set print frame-arguments
+ * scalars`, `set print entry-values default`). */
+struct dbg_arg {
+	char *name;
+	char *type;                 /* NULL when DWARF gives none */
+	char *value;                /* "250", "0x0", "<optimized out>", "..." */
+	char *entry_value;          /* value at function entry (DW_OP_entry_value
+				       through the caller's call site), or NULL */
+	bool entry_equal;           /* it has the value's bytes: gdb's
+				       name=name@entry=VALUE */
+};
+
+/* The formal parameters of FRAMES[0] at inline level INLINE_DEPTH (0: the
+ * real function, d: the d-th level inlined into it), in DWARF order,
+ * evaluated against its registers and the core's memory.  FRAMES[1..NFRAMES)
+ * are its callers (real frames, innermost first) for entry values; their
+ * entry_* fields memoise what was found for the next call.  *ARGS is
+ * malloc'd (dbg_args_free); *HAS_ARGS is false when no DWARF describes the
+ * frame's function. */
+struct core_error *dbg_frame_args(struct dbg_session *s, struct dbg_frame_regs *frames,
+				  size_t nframes, int inline_depth, struct dbg_arg **args,
+				  size_t *nargs, bool *has_args);
+void dbg_args_free(struct dbg_arg *args, size_t nargs);
+
 /* Find a symbol by its (mangled or C) name in any module, .symtab first then
  * .dynsym; GNU-unique and TLS symbols included.  *ADDR is the runtime address
  * (for STT_TLS: the st_value offset in the module's TLS block). */
@@ -115,12 +189,47 @@ size_t dbg_symbols_with_prefix(struct dbg_session *s, const char *prefix,
 const char *dbg_symbol_name_at(struct dbg_session *s, uint64_t addr, uint64_t *offset);
 
 /* Byte offset of MEMBER in the struct/class TYPE ("folly::AsyncStackRoot",
- * "recorder_info", "pthread") from any module's DWARF.  False when not found. */
+ * "recorder_info", "pthread", a nested "butil::ResourcePool<T>::Block") from
+ * any module's DWARF.  MEMBER may be a path through members that are records
+ * ("storage.bottom", "_rq._top").  False when not found. */
 bool dbg_member_offset(struct dbg_session *s, const char *type, const char *member,
 		       uint64_t *offset);
 
+/* Offset and size in bytes (0 when it has none: a flexible array) of the
+ * member PATH of TYPE, from any module's DWARF: PATH is a member name or names joined by dots ("state.top", each
+ * stepping into the struct the previous member is); members of anonymous
+ * structs/unions and of base classes count as the record's own.  TYPE is a
+ * qualified struct, class or union name, or a typedef of one.  False when
+ * not found (also for a bit-field). */
+bool dbg_member_find(struct dbg_session *s, const char *type, const char *path, uint64_t *offset,
+		     uint64_t *size);
+
 /* Size in bytes of the struct/class TYPE from DWARF.  False when not found. */
 bool dbg_type_size(struct dbg_session *s, const char *type, uint64_t *size);
+
+/* A thread-local variable: its place in one module's TLS block. */
+struct dbg_tls_var {
+	size_t module;              /* dbg_module_get() index */
+	uint64_t offset;            /* in the module's block (the symbol's st_value) */
+	uint64_t size;
+};
+
+/* Find the thread-local (STT_TLS) symbol NAME, the executable's first.
+ * False when no module defines NAME as a thread-local variable. */
+bool dbg_find_tls_symbol(struct dbg_session *s, const char *name, struct dbg_tls_var *var);
+
+enum dbg_tls_state {
+	DBG_TLS_ADDRESS,            /* *ADDR is the variable in that thread */
+	DBG_TLS_UNALLOCATED,        /* the thread never used its module's variables */
+	DBG_TLS_UNKNOWN,            /* *WHY (a static string) says why */
+};
+
+/* The address of VAR in the thread whose thread pointer (fs_base) is TP:
+ * the module's block from the thread's DTV (its index found in the dynamic
+ * linker's link_map), else from the module's static TLS offset below TP
+ * (the executable's when nothing else says: a static program). */
+enum dbg_tls_state dbg_tls_address(struct dbg_session *s, const struct dbg_tls_var *var,
+				   uint64_t tp, uint64_t *addr, const char **why);
 
 /* The executable's PT_TLS (p_memsz, p_align).  False when it has none. */
 bool dbg_main_tls(struct dbg_session *s, uint64_t *memsz, uint64_t *align);

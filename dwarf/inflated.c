@@ -157,8 +157,11 @@ int dbg_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, D
 	}
 	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
 					  debuglink_file, debuglink_crc, debuginfo_file_name);
-	if (fd >= 0 && path && !(file_name && *debuginfo_file_name &&
-				 strcmp(file_name, *debuginfo_file_name) == 0))
+	struct dbg_file *f = *userdata;   /* set by the cache for each file */
+	dbg_debuginfod_result(f, fd, debuginfo_file_name);
+	/* A server's file stays in debuginfod's own cache only. */
+	if (fd >= 0 && path && !(f && f->debuginfod) &&
+	    !(file_name && *debuginfo_file_name && strcmp(file_name, *debuginfo_file_name) == 0))
 		fill_cache(fd, dir, path);
 	free(path);
 	free(dir);

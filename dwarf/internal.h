@@ -19,8 +19,12 @@ struct dbg_file {
 	struct dbg_memo *memo;      /* symbolization results by address */
 	struct dbg_type_memo *types;
 	struct dbg_symindex *symbols;   /* name -> symbol, built on first lookup */
+	struct dbg_callsites *callsites;   /* DWARF call sites, indexed per CU on first use */
+	struct dbg_param_memo *params;  /* formal parameters by address */
 	bool tls_known;
 	uint64_t tls_memsz, tls_align;
+	bool debuginfod;            /* the DWARF came from a debuginfod server */
+	int debuginfod_error;       /* errno of a failed debuginfod lookup, or 0 */
 };
 
 struct dbg_cache {
@@ -31,12 +35,23 @@ struct dbg_cache {
 	pthread_mutex_t lock;       /* recursive; held by every public entry that uses files */
 };
 
+/* A module's TLS block as the dynamic linker set it up (dwarf/tls.c). */
+struct dbg_module_tls {
+	bool tried;
+	bool has_block;             /* the module has a PT_TLS */
+	uint64_t image, filesz, memsz, align;   /* PT_TLS; image at its runtime address */
+	uint64_t modid;             /* index in the DTV; 0 when unknown */
+	uint64_t tp_offset;         /* static TLS: block = thread pointer - this; 0 unknown */
+};
+
 struct dbg_module_entry {
 	struct dbg_module_info info;
 	Dwfl_Module *mod;
 	uint64_t bias;              /* runtime address - file address */
 	struct dbg_file *file;      /* NULL when the file could not be opened */
 	bool file_tried;
+	bool debuginfod_warned;
+	struct dbg_module_tls tls;
 };
 
 struct dbg_session {
@@ -51,6 +66,8 @@ struct dbg_session {
 	struct dbg_module_entry *modules;   /* sorted by start */
 	size_t nmodules;
 	char *symbol_name;          /* storage for dbg_symbol_name_at */
+	struct dbg_tail_memo *tail_memo;   /* dbg_tail_calls results by frame pair */
+	struct dbg_symcache *symcache;  /* argument pointers' "<symbol>" texts */
 };
 
 /* Hold the session's cache while its shared files are in use: sessions on
@@ -64,6 +81,12 @@ void dbg_unlock(struct dbg_session *s);
  * auxiliary vector and NT_FILE); when it is not, a warning names both
  * build-ids and the difference.  *BIAS (may be NULL): its load bias. */
 bool dbg_binary_matches(struct dbg_session *s, const char *path, uint64_t *bias);
+
+/* The module defining symbol NAME (the executable first), with the
+ * symbol's runtime address (for STT_TLS, *TLS set: its offset in the
+ * module's TLS block) and size; NULL when no module does.  Hold the lock. */
+struct dbg_module_entry *dbg_symbol_module(struct dbg_session *s, const char *name, uint64_t *addr,
+					   uint64_t *size, bool *tls);
 
 /* The module entry holding runtime address PC, or NULL. */
 struct dbg_module_entry *dbg_module_for(struct dbg_session *s, uint64_t pc);
@@ -89,9 +112,21 @@ const char *dbg_file_debuginfo_path(struct dbg_cache *cache, struct dbg_file *f)
 struct core_error *dbg_file_symbolize(struct dbg_file *f, uint64_t addr, bool activation,
 				      struct dbg_location **locs, size_t *nlocs);
 
+/* The scopes at offline address ADDR of F, innermost first, following the
+ * concrete chain of inlined instances (not their abstract definitions):
+ * *SCOPES is malloc'd (caller frees), *CUDIE and *DBIAS (DWARF address =
+ * offline address - DBIAS) borrowed from F.  Returns their number, 0 when
+ * no DWARF covers ADDR. */
+int dbg_file_scopes(struct dbg_file *f, uint64_t addr, Dwarf_Die **cudie, Dwarf_Addr *dbias,
+		    Dwarf_Die **scopes);
+
 void dbg_memo_destroy(struct dbg_memo *memo);
+void dbg_param_memo_destroy(struct dbg_param_memo *memo);
+void dbg_symcache_destroy(struct dbg_symcache *cache);
 void dbg_symindex_destroy(struct dbg_symindex *index);
 void dbg_type_memo_destroy(struct dbg_type_memo *memo);
+void dbg_callsites_destroy(struct dbg_callsites *cs);
+void dbg_tail_memo_destroy(struct dbg_tail_memo *memo);
 
 /* libdwfl find_debuginfo callback: the standard search, then the
  * decompressed copy from the on-disk cache (dwarf/inflated.c). */
@@ -99,8 +134,19 @@ int dbg_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, D
 		       const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
 		       char **debuginfo_file_name);
 
-/* FNV-1a hash of a name, for the name indexes. */
+/* debuginfod (dwarf/debuginfod.c).  Attach: give DWFL a debuginfod client
+ * that shows a progress line on a terminal (when DEBUGINFOD_URLS is set).
+ * Result: after the standard lookup returned FD for F (NULL: a module of a
+ * session), note a failed server lookup, or name a file a server supplied
+ * (*DEBUGINFO_FILE_NAME, malloc'd) and mark F as fetched.  Warn: one warning on the session's core
+ * for a module whose server lookup failed other than "not found". */
+void dbg_debuginfod_attach(Dwfl *dwfl);
+void dbg_debuginfod_result(struct dbg_file *f, int fd, char **debuginfo_file_name);
+void dbg_debuginfod_warn(struct dbg_session *s, struct dbg_module_entry *m);
+
+/* FNV-1a hash of a name (of its first LEN bytes), for the name indexes. */
 size_t dbg_name_hash(const char *s);
+size_t dbg_name_hash_n(const char *s, size_t len);
 
 /* Hex string of a build-id; malloc'd, NULL when empty. */
 char *dbg_hex(const unsigned char *bytes, size_t len);

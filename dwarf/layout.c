@@ -10,11 +10,13 @@
 struct type_answer {
 	char *key;                  /* "type\nmember" ("type\n" for the size) */
 	bool found;
-	uint64_t value;
+	uint64_t value;             /* the member's offset, or the type's size */
+	uint64_t size;              /* the member's size */
 };
 
-/* Qualified names ("folly::AsyncStackRoot") of the struct, class and union
- * definitions at namespace level, to their DIE offsets: built in one pass
+/* Qualified names ("folly::AsyncStackRoot", and nested ones such as
+ * "butil::ResourcePool<bthread::TaskMeta>::Block") of the struct, class and
+ * union definitions, to their DIE offsets: built in one pass
  * over the file's CUs, so each later lookup costs a hash probe instead of a
  * walk over every CU (libc's debug info has thousands). */
 struct type_slot {
@@ -103,27 +105,40 @@ static bool is_record(int tag)
 	return tag == DW_TAG_structure_type || tag == DW_TAG_class_type || tag == DW_TAG_union_type;
 }
 
-/* Index the record definitions among PARENT's children, descending into
- * namespaces; PREFIX is the enclosing namespaces' qualified name. */
+/* The record definition a typedef names ("typedef struct {...} vm_t"). */
+static bool typedef_record(Dwarf_Die *die, Dwarf_Die *record)
+{
+	return dwarf_peel_type(die, record) == 0 && is_record(dwarf_tag(record)) &&
+	       is_definition(record);
+}
+
+/* Index the record definitions (and the typedefs naming one) among PARENT's
+ * children, descending into namespaces and records; PREFIX is the enclosing
+ * scopes' qualified name. */
 static void index_children(struct dbg_type_memo *m, Dwarf_Die *parent, const char *prefix,
 			   int depth)
 {
-	Dwarf_Die child;
+	Dwarf_Die child, record;
 	if (depth > 16 || dwarf_child(parent, &child) != 0)
 		return;
 	do {
 		int tag = dwarf_tag(&child);
-		if (tag != DW_TAG_namespace && !is_record(tag))
+		if (tag != DW_TAG_namespace && tag != DW_TAG_typedef && !is_record(tag))
 			continue;
 		const char *name = dwarf_diename(&child);
 		if (!name)
 			continue;
 		char qualified[512];
 		snprintf(qualified, sizeof(qualified), "%s%s%s", prefix, *prefix ? "::" : "", name);
-		if (tag == DW_TAG_namespace)
+		if (tag == DW_TAG_namespace) {
 			index_children(m, &child, qualified, depth + 1);
-		else if (is_definition(&child))
+		} else if (tag == DW_TAG_typedef) {
+			if (typedef_record(&child, &record))
+				index_add(m, qualified, dwarf_dieoffset(&record));
+		} else if (is_definition(&child)) {
 			index_add(m, qualified, dwarf_dieoffset(&child));
+			index_children(m, &child, qualified, depth + 1);
+		}
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
@@ -140,27 +155,89 @@ static void build_index(struct dbg_type_memo *m, Dwarf *dw)
 	}
 }
 
-static bool member_offset(Dwarf_Die *type, const char *member, uint64_t *offset)
+/* The type of DIE (a member or an inheritance entry), typedefs and
+ * qualifiers peeled. */
+static bool member_type(Dwarf_Die *die, Dwarf_Die *type)
 {
-	Dwarf_Die child;
-	if (dwarf_child(type, &child) != 0)
+	Dwarf_Attribute attr;
+	return dwarf_attr_integrate(die, DW_AT_type, &attr) && dwarf_formref_die(&attr, type) &&
+	       dwarf_peel_type(type, type) == 0;
+}
+
+/* A member's byte offset in its record: a union member has none (0); a
+ * bit-field or a location computed at run time (a virtual base) is not
+ * supported. */
+static bool member_location(Dwarf_Die *die, uint64_t *offset)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word v = 0;
+	if (dwarf_hasattr(die, DW_AT_bit_size) || dwarf_hasattr(die, DW_AT_data_bit_offset))
+		return false;
+	if (dwarf_attr(die, DW_AT_data_member_location, &attr) && dwarf_formudata(&attr, &v) != 0)
+		return false;
+	*offset = v;
+	return true;
+}
+
+/* Find member NAME (LEN bytes) of RECORD, also inside its anonymous
+ * struct/union members and its base classes; *OFFSET is from RECORD's
+ * start, *FOUND the member's DIE. */
+static bool find_member(Dwarf_Die *record, const char *name, size_t len, uint64_t *offset,
+			Dwarf_Die *found, int depth)
+{
+	Dwarf_Die child, inner;
+	if (depth > 8 || dwarf_child(record, &child) != 0)
 		return false;
 	do {
-		if (dwarf_tag(&child) != DW_TAG_member || !die_name_is(&child, member, strlen(member)))
+		int tag = dwarf_tag(&child);
+		uint64_t at, sub;
+		if ((tag != DW_TAG_member && tag != DW_TAG_inheritance) || !member_location(&child, &at))
 			continue;
-		Dwarf_Attribute attr;
-		Dwarf_Word v;
-		if (!dwarf_attr(&child, DW_AT_data_member_location, &attr) ||
-		    dwarf_formudata(&attr, &v) != 0)
-			return false;
-		*offset = v;
-		return true;
+		if (tag == DW_TAG_member && die_name_is(&child, name, len)) {
+			*offset = at;
+			*found = child;
+			return true;
+		}
+		bool nested = tag == DW_TAG_inheritance || !dwarf_diename(&child);
+		if (nested && member_type(&child, &inner) && is_record(dwarf_tag(&inner)) &&
+		    find_member(&inner, name, len, &sub, found, depth + 1)) {
+			*offset = at + sub;
+			return true;
+		}
 	} while (dwarf_siblingof(&child, &child) == 0);
 	return false;
 }
 
+/* Resolve PATH ("frames", "state.top") in TYPE: each dot steps into the
+ * record the member before it is. */
+static bool member_path(Dwarf_Die *type, const char *path, uint64_t *offset, uint64_t *size)
+{
+	Dwarf_Die record = *type, member, mtype;
+	uint64_t total = 0;
+	for (const char *p = path;;) {
+		size_t len = strcspn(p, ".");
+		uint64_t at;
+		if (len == 0 || !find_member(&record, p, len, &at, &member, 0) ||
+		    !member_type(&member, &mtype))
+			return false;
+		total += at;
+		if (p[len] == '\0') {
+			Dwarf_Word bytes;
+			*offset = total;
+			/* a flexible array member has no size */
+			*size = dwarf_aggregate_size(&mtype, &bytes) == 0 ? bytes : 0;
+			return true;
+		}
+		if (!is_record(dwarf_tag(&mtype)))
+			return false;
+		record = mtype;
+		p += len + 1;
+	}
+}
+
 /* Look TYPE up in F's type index; MEMBER NULL asks for the size. */
-static bool file_lookup(struct dbg_file *f, const char *type, const char *member, uint64_t *value)
+static bool file_lookup(struct dbg_file *f, const char *type, const char *member, uint64_t *value,
+			uint64_t *size)
 {
 	Dwarf_Addr bias;
 	Dwarf *dw = dwfl_module_getdwarf(f->mod, &bias);
@@ -176,15 +253,16 @@ static bool file_lookup(struct dbg_file *f, const char *type, const char *member
 	if (!slot->name || !dwarf_offdie(dw, slot->die, &td))
 		return false;
 	if (member)
-		return member_offset(&td, member, value);
-	int size = dwarf_bytesize(&td);
-	if (size < 0)
+		return member_path(&td, member, value, size);
+	int bytes = dwarf_bytesize(&td);
+	if (bytes < 0)
 		return false;
-	*value = (uint64_t)size;
+	*value = *size = (uint64_t)bytes;
 	return true;
 }
 
-static bool memo_lookup(struct dbg_file *f, const char *type, const char *member, uint64_t *value)
+static bool memo_lookup(struct dbg_file *f, const char *type, const char *member, uint64_t *value,
+			uint64_t *size)
 {
 	size_t klen = strlen(type) + 2 + (member ? strlen(member) : 0);
 	char *key = malloc(klen);
@@ -201,21 +279,23 @@ static bool memo_lookup(struct dbg_file *f, const char *type, const char *member
 		if (strcmp(m->v[i].key, key) == 0) {
 			free(key);
 			*value = m->v[i].value;
+			*size = m->v[i].size;
 			return m->v[i].found;
 		}
-	bool found = m && file_lookup(f, type, member, value);
+	bool found = m && file_lookup(f, type, member, value, size);
 	struct type_answer *v = m ? realloc(m->v, (m->n + 1) * sizeof(*v)) : NULL;
 	if (!v) {
 		free(key);
 		return found;
 	}
 	m->v = v;
-	m->v[m->n++] = (struct type_answer){ .key = key, .found = found, .value = found ? *value : 0 };
+	m->v[m->n++] = (struct type_answer){ .key = key, .found = found, .value = found ? *value : 0,
+					     .size = found ? *size : 0 };
 	return found;
 }
 
 static bool session_lookup(struct dbg_session *s, const char *type, const char *member,
-			   uint64_t *value)
+			   uint64_t *value, uint64_t *size)
 {
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < s->nmodules; i++) {
@@ -223,25 +303,33 @@ static bool session_lookup(struct dbg_session *s, const char *type, const char *
 			if (m->info.is_main != (pass == 0))
 				continue;
 			struct dbg_file *f = dbg_module_file(s, m);
-			if (f && dbg_file_has_dwarf(f) && memo_lookup(f, type, member, value))
+			if (f && dbg_file_has_dwarf(f) && memo_lookup(f, type, member, value, size))
 				return true;
 		}
 	return false;
 }
 
-bool dbg_member_offset(struct dbg_session *s, const char *type, const char *member,
-		       uint64_t *offset)
+bool dbg_member_find(struct dbg_session *s, const char *type, const char *path, uint64_t *offset,
+		     uint64_t *size)
 {
 	dbg_lock(s);
-	bool found = session_lookup(s, type, member, offset);
+	bool found = session_lookup(s, type, path, offset, size);
 	dbg_unlock(s);
 	return found;
 }
 
+bool dbg_member_offset(struct dbg_session *s, const char *type, const char *member,
+		       uint64_t *offset)
+{
+	uint64_t size;
+	return dbg_member_find(s, type, member, offset, &size);
+}
+
 bool dbg_type_size(struct dbg_session *s, const char *type, uint64_t *size)
 {
+	uint64_t same;
 	dbg_lock(s);
-	bool found = session_lookup(s, type, NULL, size);
+	bool found = session_lookup(s, type, NULL, size, &same);
 	dbg_unlock(s);
 	return found;
 }

@@ -104,6 +104,18 @@ static int session_find_elf(Dwfl_Module *mod, void **userdata, const char *modna
 	return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
 }
 
+/* The cache's lookup (dwarf/inflated.c), which takes *USERDATA for its own
+ * file: a session's modules have none. */
+static int session_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+				  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+				  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	void *no_file = NULL;
+	(void)userdata;
+	return dbg_find_debuginfo(mod, &no_file, modname, base, file_name, debuglink_file,
+				  debuglink_crc, debuginfo_file_name);
+}
+
 static int module_cmp(const void *a, const void *b)
 {
 	const struct dbg_module_entry *x = a, *y = b;
@@ -250,7 +262,7 @@ struct core_error *dbg_session_open(struct core *core, const struct dbg_options 
 	if (err)
 		goto fail;
 	s->callbacks.find_elf = session_find_elf;
-	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->callbacks.find_debuginfo = session_find_debuginfo;
 	s->callbacks.section_address = dwfl_offline_section_address;
 	s->callbacks.debuginfo_path = &s->cache->debuginfo_path;
 	s->dwfl = dwfl_begin(&s->callbacks);
@@ -258,6 +270,7 @@ struct core_error *dbg_session_open(struct core *core, const struct dbg_options 
 		err = core_error_create(CORE_ERROR_OTHER, "libdwfl: %s", dwfl_errmsg(-1));
 		goto fail;
 	}
+	dbg_debuginfod_attach(s->dwfl);
 	check_binary(s);
 	active_session = s;
 	err = report_modules(s);
@@ -280,12 +293,14 @@ void dbg_session_close(struct dbg_session *s)
 		active_session = NULL;
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
+	dbg_symcache_destroy(s->symcache);
 	for (size_t i = 0; i < s->nmodules; i++) {
 		free((char *)s->modules[i].info.path);
 		free((char *)s->modules[i].info.build_id);
 	}
 	free(s->modules);
 	free(s->symbol_name);
+	dbg_tail_memo_destroy(s->tail_memo);
 	if (s->own_cache)
 		dbg_cache_destroy(s->cache);
 	free(s);
@@ -309,6 +324,8 @@ const struct dbg_module_info *dbg_module_get(struct dbg_session *s, size_t i)
 	dbg_lock(s);
 	struct dbg_file *f = dbg_module_file(s, m);
 	m->info.debuginfo = f ? dbg_file_debuginfo_path(s->cache, f) : NULL;
+	m->info.debuginfod = f && f->debuginfod && m->info.debuginfo;
+	dbg_debuginfod_warn(s, m);
 	dbg_unlock(s);
 	return &m->info;
 }

@@ -75,19 +75,11 @@ void dbg_memo_destroy(struct dbg_memo *memo)
 	free(memo);
 }
 
-static size_t memo_hash(uint64_t key, size_t cap)
-{
-	key ^= key >> 33;
-	key *= 0xff51afd7ed558ccdULL;
-	key ^= key >> 33;
-	return (size_t)key & (cap - 1);
-}
-
 static struct memo_entry *memo_find(struct dbg_memo *m, uint64_t key)
 {
 	if (!m || !m->cap)
 		return NULL;
-	for (size_t i = memo_hash(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
+	for (size_t i = core_hash_slot(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
 		if (!m->slots[i].used)
 			return NULL;
 		if (m->slots[i].key == key)
@@ -104,7 +96,7 @@ static bool memo_grow(struct dbg_memo *m)
 	for (size_t i = 0; i < m->cap; i++) {
 		if (!m->slots[i].used)
 			continue;
-		size_t j = memo_hash(m->slots[i].key, cap);
+		size_t j = core_hash_slot(m->slots[i].key, cap);
 		while (slots[j].used)
 			j = (j + 1) & (cap - 1);
 		slots[j] = m->slots[i];
@@ -124,7 +116,7 @@ static bool memo_put(struct dbg_file *f, uint64_t key, struct dbg_location *locs
 	struct dbg_memo *m = f->memo;
 	if (!m || (2 * (m->n + 1) > m->cap && !memo_grow(m)))
 		return false;
-	size_t i = memo_hash(key, m->cap);
+	size_t i = core_hash_slot(key, m->cap);
 	while (m->slots[i].used)
 		i = (i + 1) & (m->cap - 1);
 	m->slots[i] = (struct memo_entry){ .key = key, .locs = locs, .nlocs = n, .used = true };
@@ -202,25 +194,88 @@ struct subprogram {
 	bool has_entry;
 };
 
+#define WALK_DEPTH_MAX 64
+
+static bool is_code_scope(int tag)
+{
+	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+	       tag == DW_TAG_lexical_block;
+}
+
+/* Depth-first search below DIE for the innermost code scope holding ADDR;
+ * PATH[0..*DEPTH) is the way down.  Used where dwarf_getscopes gives up:
+ * it does not look inside types, and a C++ lambda's operator() is a
+ * subprogram inside a class inside the function that made it. */
+static bool walk_to(Dwarf_Die *die, Dwarf_Addr addr, Dwarf_Die *path, int *depth, unsigned *budget)
+{
+	Dwarf_Die child;
+	if (*depth == WALK_DEPTH_MAX || dwarf_child(die, &child) != 0)
+		return false;
+	do {
+		if (*budget == 0)
+			return false;
+		(*budget)--;
+		/* A code scope that does not hold ADDR may still hold a type
+		 * that holds a function that does. */
+		bool holds = is_code_scope(dwarf_tag(&child)) && dwarf_haspc(&child, addr) == 1;
+		path[(*depth)++] = child;
+		if (walk_to(&child, addr, path, depth, budget) || holds)
+			return true;
+		(*depth)--;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+static int scopes_by_walk(Dwarf_Die *cudie, Dwarf_Addr addr, Dwarf_Die **scopes)
+{
+	Dwarf_Die path[WALK_DEPTH_MAX];
+	int depth = 0;
+	unsigned budget = 1u << 22;
+	if (!walk_to(cudie, addr, path, &depth, &budget))
+		return 0;
+	*scopes = malloc((size_t)(depth + 1) * sizeof(**scopes));
+	if (!*scopes)
+		return 0;
+	int n = 0;
+	for (int i = depth; i-- > 0;)
+		(*scopes)[n++] = path[i];
+	(*scopes)[n++] = *cudie;
+	return n;
+}
+
+int dbg_file_scopes(struct dbg_file *f, uint64_t addr, Dwarf_Die **cudie, Dwarf_Addr *dbias,
+		    Dwarf_Die **scopes)
+{
+	*scopes = NULL;
+	*cudie = dwfl_module_addrdie(f->mod, addr, dbias);
+	if (!*cudie)
+		return 0;
+	/* dwarf_getscopes continues from an inlined instance into its abstract
+	 * definition's scopes; the concrete chain comes from the innermost DIE. */
+	int n = dwarf_getscopes(*cudie, addr - *dbias, scopes);
+	if (n <= 0) {
+		free(*scopes);
+		*scopes = NULL;
+		return scopes_by_walk(*cudie, addr - *dbias, scopes);
+	}
+	Dwarf_Die inner = (*scopes)[0];
+	free(*scopes);
+	*scopes = NULL;
+	n = dwarf_getscopes_die(&inner, scopes);
+	if (n <= 0) {
+		free(*scopes);
+		*scopes = NULL;
+		return 0;
+	}
+	return n;
+}
+
 static bool add_inline_levels(struct dbg_file *f, uint64_t addr, struct loc_list *l,
 			      char **file, int *line, struct subprogram *sp)
 {
 	Dwarf_Addr dbias;
-	Dwarf_Die *cudie = dwfl_module_addrdie(f->mod, addr, &dbias);
-	if (!cudie)
-		return true;
-	/* dwarf_getscopes continues from an inlined instance into its abstract
-	 * definition's scopes; the concrete chain comes from the innermost DIE. */
-	Dwarf_Die *scopes = NULL;
-	int n = dwarf_getscopes(cudie, addr - dbias, &scopes);
-	if (n <= 0) {
-		free(scopes);
-		return true;
-	}
-	Dwarf_Die inner = scopes[0];
-	free(scopes);
-	scopes = NULL;
-	n = dwarf_getscopes_die(&inner, &scopes);
+	Dwarf_Die *cudie, *scopes;
+	int n = dbg_file_scopes(f, addr, &cudie, &dbias, &scopes);
 	bool ok = true;
 	int depth = 0;
 	for (int i = 0; i < n; i++) {

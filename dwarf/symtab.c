@@ -4,24 +4,43 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Length of a symbol name without its default version ("pthread_join" of
+ * "pthread_join@@GLIBC_2.34", as .symtab spells it): the dynamic linker
+ * binds a plain name to the default version, so the plain name finds it. */
+static size_t unversioned_len(const char *name)
+{
+	const char *at = strstr(name, "@@");
+	return at ? (size_t)(at - name) : strlen(name);
+}
+
+/* True when symbol SNAME is NAME (PASS 0) or NAME's default version (1). */
+static bool name_matches(const char *sname, const char *name, int pass)
+{
+	if (pass == 0)
+		return strcmp(sname, name) == 0;
+	size_t len = unversioned_len(sname);
+	return sname[len] && strncmp(sname, name, len) == 0 && name[len] == 0;
+}
+
 /* Look NAME up in MOD; *ADDR is in MOD's address space (for STT_TLS: the
  * offset in the TLS block, and *TLS is set). */
 static bool module_find_symbol(Dwfl_Module *mod, const char *name, uint64_t *addr,
 			       uint64_t *size, bool *tls)
 {
 	int n = dwfl_module_getsymtab(mod);
-	for (int i = 1; i < n; i++) {
-		GElf_Sym sym;
-		GElf_Addr value;
-		const char *sname = dwfl_module_getsym_info(mod, i, &sym, &value, NULL, NULL, NULL);
-		if (!sname || strcmp(sname, name) != 0 || sym.st_shndx == SHN_UNDEF)
-			continue;
-		*tls = GELF_ST_TYPE(sym.st_info) == STT_TLS;
-		*addr = *tls ? sym.st_value : value;
-		if (size)
-			*size = sym.st_size;
-		return true;
-	}
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 1; i < n; i++) {
+			GElf_Sym sym;
+			GElf_Addr value;
+			const char *sname = dwfl_module_getsym_info(mod, i, &sym, &value, NULL, NULL, NULL);
+			if (!sname || sym.st_shndx == SHN_UNDEF || !name_matches(sname, name, pass))
+				continue;
+			*tls = GELF_ST_TYPE(sym.st_info) == STT_TLS;
+			*addr = *tls ? sym.st_value : value;
+			if (size)
+				*size = sym.st_size;
+			return true;
+		}
 	return false;
 }
 
@@ -29,6 +48,7 @@ static bool module_find_symbol(Dwfl_Module *mod, const char *name, uint64_t *add
  * looks each name up in constant time. */
 struct symindex_slot {
 	const char *name;           /* borrowed from libdwfl's string table */
+	size_t len;                 /* of the key: NAME, or NAME without "@@VERSION" */
 	uint64_t value, size;
 	bool tls;
 };
@@ -46,51 +66,103 @@ void dbg_symindex_destroy(struct dbg_symindex *index)
 	free(index);
 }
 
-size_t dbg_name_hash(const char *s)
+size_t dbg_name_hash_n(const char *s, size_t len)
 {
 	uint64_t h = 1469598103934665603ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
 	return (size_t)h;
 }
 
-static struct symindex_slot *symindex_slot(struct dbg_symindex *x, const char *name)
+size_t dbg_name_hash(const char *s)
 {
-	size_t i = dbg_name_hash(name) & (x->cap - 1);
-	while (x->slots[i].name && strcmp(x->slots[i].name, name) != 0)
+	return dbg_name_hash_n(s, strlen(s));
+}
+
+/* The slot of key NAME[0..LEN), or the empty slot where it would go. */
+static struct symindex_slot *symindex_slot(struct dbg_symindex *x, const char *name, size_t len)
+{
+	size_t i = dbg_name_hash_n(name, len) & (x->cap - 1);
+	while (x->slots[i].name && (x->slots[i].len != len || memcmp(x->slots[i].name, name, len) != 0))
 		i = (i + 1) & (x->cap - 1);
 	return &x->slots[i];
+}
+
+/* Put ENTRY under its key unless the key is taken (the first definition
+ * wins, as in a linear search).  X has room. */
+static void symindex_put(struct dbg_symindex *x, const struct symindex_slot *entry)
+{
+	struct symindex_slot *slot = symindex_slot(x, entry->name, entry->len);
+	if (!slot->name)
+		*slot = *entry;
+}
+
+/* Room for KEYS keys at a load of at most one half. */
+static bool symindex_reserve(struct dbg_symindex *x, size_t keys)
+{
+	size_t cap = x->cap ? x->cap : 16;
+	while (cap < 2 * keys)
+		cap *= 2;
+	if (cap == x->cap)
+		return true;
+	struct symindex_slot *old = x->slots;
+	size_t old_cap = x->cap;
+	x->slots = calloc(cap, sizeof(*x->slots));
+	if (!x->slots) {
+		x->slots = old;
+		return false;
+	}
+	x->cap = cap;
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i].name)
+			symindex_put(x, &old[i]);
+	free(old);
+	return true;
 }
 
 static struct dbg_symindex *symindex_build(Dwfl_Module *mod)
 {
 	int n = dwfl_module_getsymtab(mod);
 	struct dbg_symindex *x = calloc(1, sizeof(*x));
-	if (!x)
-		return NULL;
-	x->cap = 16;
-	while (x->cap < 2 * (size_t)(n > 0 ? n : 1))
-		x->cap *= 2;
-	x->slots = calloc(x->cap, sizeof(*x->slots));
-	if (!x->slots) {
-		free(x);
-		return NULL;
-	}
+	struct symindex_slot *aliases = NULL;
+	size_t naliases = 0, aliases_cap = 0, keys = 0;
+	if (!x || !symindex_reserve(x, n > 0 ? (size_t)n : 1))
+		goto fail;
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr value;
 		const char *name = dwfl_module_getsym_info(mod, i, &sym, &value, NULL, NULL, NULL);
 		if (!name || !*name || sym.st_shndx == SHN_UNDEF)
 			continue;
-		struct symindex_slot *slot = symindex_slot(x, name);
-		if (slot->name)
-			continue;   /* the first definition wins, as in a linear search */
-		slot->name = name;
-		slot->tls = GELF_ST_TYPE(sym.st_info) == STT_TLS;
-		slot->value = slot->tls ? sym.st_value : value;
-		slot->size = sym.st_size;
+		struct symindex_slot e = { .name = name, .len = strlen(name), .size = sym.st_size,
+					   .tls = GELF_ST_TYPE(sym.st_info) == STT_TLS };
+		e.value = e.tls ? sym.st_value : value;
+		symindex_put(x, &e);
+		keys++;
+		e.len = unversioned_len(name);
+		if (!name[e.len])
+			continue;
+		if (naliases == aliases_cap) {
+			size_t cap = aliases_cap ? 2 * aliases_cap : 64;
+			struct symindex_slot *grown = realloc(aliases, cap * sizeof(*grown));
+			if (!grown)
+				goto fail;
+			aliases = grown;
+			aliases_cap = cap;
+		}
+		aliases[naliases++] = e;
 	}
+	/* After every name as spelled, so that those win over an alias. */
+	if (!symindex_reserve(x, keys + naliases))
+		goto fail;
+	for (size_t i = 0; i < naliases; i++)
+		symindex_put(x, &aliases[i]);
+	free(aliases);
 	return x;
+fail:
+	free(aliases);
+	dbg_symindex_destroy(x);
+	return NULL;
 }
 
 static bool file_find_symbol(struct dbg_file *f, const char *name, uint64_t *addr,
@@ -100,7 +172,7 @@ static bool file_find_symbol(struct dbg_file *f, const char *name, uint64_t *add
 		f->symbols = symindex_build(f->mod);
 	if (!f->symbols)
 		return module_find_symbol(f->mod, name, addr, size, tls);
-	struct symindex_slot *slot = symindex_slot(f->symbols, name);
+	struct symindex_slot *slot = symindex_slot(f->symbols, name, strlen(name));
 	if (!slot->name)
 		return false;
 	*addr = slot->value;
@@ -111,41 +183,43 @@ static bool file_find_symbol(struct dbg_file *f, const char *name, uint64_t *add
 }
 
 /* Prefer the cached file (full .symtab, also for ELF images libdwfl rebuilt
- * from memory); translate its addresses to the core's. */
+ * from memory); translate its addresses to the core's.  *TLS: an STT_TLS
+ * symbol, whose *ADDR is its offset in the module's TLS block. */
 static bool entry_find_symbol(struct dbg_session *s, struct dbg_module_entry *m, const char *name,
-			      uint64_t *addr, uint64_t *size)
+			      uint64_t *addr, uint64_t *size, bool *tls)
 {
-	bool tls;
 	struct dbg_file *f = dbg_module_file(s, m);
-	if (f && file_find_symbol(f, name, addr, size, &tls)) {
+	if (f && file_find_symbol(f, name, addr, size, tls)) {
 		Dwarf_Addr fbias = 0;
 		dwfl_module_getelf(f->mod, &fbias);
-		if (!tls)
+		if (!*tls)
 			*addr = *addr - fbias + m->bias;
 		return true;
 	}
-	return !f && module_find_symbol(m->mod, name, addr, size, &tls);
+	return !f && module_find_symbol(m->mod, name, addr, size, tls);
 }
 
-static bool find_symbol_locked(struct dbg_session *s, const char *name, uint64_t *addr,
-			       uint64_t *size)
+/* The module defining NAME, the executable first: a symbol it defines
+ * wins, as in the dynamic linker.  NULL when none does. */
+struct dbg_module_entry *dbg_symbol_module(struct dbg_session *s, const char *name, uint64_t *addr,
+					   uint64_t *size, bool *tls)
 {
-	/* The executable first: a symbol it defines wins, as in the dynamic linker. */
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < s->nmodules; i++) {
 			struct dbg_module_entry *m = &s->modules[i];
 			if (m->info.is_main != (pass == 0))
 				continue;
-			if (entry_find_symbol(s, m, name, addr, size))
-				return true;
+			if (entry_find_symbol(s, m, name, addr, size, tls))
+				return m;
 		}
-	return false;
+	return NULL;
 }
 
 bool dbg_find_symbol(struct dbg_session *s, const char *name, uint64_t *addr, uint64_t *size)
 {
+	bool tls;
 	dbg_lock(s);
-	bool found = find_symbol_locked(s, name, addr, size);
+	bool found = dbg_symbol_module(s, name, addr, size, &tls) != NULL;
 	dbg_unlock(s);
 	return found;
 }

@@ -6,7 +6,7 @@
 set -e
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$ROOT/build/fuzz
-PKGS="libelf libdw sqlite3 jansson libzstd liblzma zlib"
+PKGS=$(sed -n 's/^PKGS *:= *//p' "$ROOT/Makefile")   # the program's libraries, as the Makefile lists them
 mkdir -p "$OUT/obj"
 CC=${FUZZ_CC:-clang}
 SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined"

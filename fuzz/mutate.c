@@ -355,8 +355,8 @@ static struct base *make_mutant(uint64_t k, enum kind *kind, char *desc, size_t 
 /* --- one mutant through the analysis and the writers -------------------- */
 
 static const char *const required_members[] = {
-	"asyncore_version", "core", "signal", "crashing_tid", "modules", "threads",
-	"recorders", "timeline", "signature", "warnings",
+	"asyncore_version", "core", "signal", "crashing_tid", "modules", "threads", "suspended",
+	"tasks", "recorders", "timeline", "signature", "warnings",
 };
 
 /* The JSON document of AN is complete: it parses, with every member. */
@@ -367,7 +367,8 @@ static bool complete_json(const struct analysis *an, char *why, size_t whylen)
 	FILE *f = open_memstream(&text, &len);
 	if (!f)
 		abort();
-	int rc = rep_json_write(f, an, true);
+	int rc = rep_json_write(f, an,
+				&(struct rep_json_options){.all_threads = true, .frame_registers = true});
 	fclose(f);
 	json_error_t err;
 	json_t *doc = rc == 0 ? json_loadb(text, len, 0, &err) : NULL;

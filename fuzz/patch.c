@@ -253,7 +253,8 @@ void fz_analyze_path(const char *path, const struct an_options *opts, struct dbg
 	if (getenv("ASYNCORE_FUZZ_VERBOSE"))
 		fprintf(stderr, "fuzz: %zu threads, %zu recorders, %zu warnings, signature %s\n",
 			an->nthreads, an->nrecorders, an->nwarnings, an->signature ? an->signature : "-");
-	rep_json_write(devnull, an, true);
+	rep_json_write(devnull, an,
+		       &(struct rep_json_options){.all_threads = true, .frame_registers = true});
 	struct rep_text_options text = {.all_threads = true, .recorder_tail = 50};
 	rep_text_write(devnull, an, &text);
 	fflush(devnull);

@@ -9,7 +9,7 @@
 #   folly      fuzz_folly, patches over the folly_cpp-small seed core
 #   recorder   fuzz_recorder, patches over the recorder seed core's rings
 #   patch-BASE fuzz_core, patches over the seed core BASE (static, dyn, dyn2,
-#              recorder, elfe, folly_cpp(-small), folly_c(-small))
+#              recorder, elfe, folly_cpp(-small), folly_c(-small), bthread)
 # The corpus of each of the first six modes is fixtures/fuzz/corpus/MODE:
 # the run starts from it, and what it finds that adds coverage is merged
 # back into it (review and commit).  Work corpora stay in
@@ -21,7 +21,8 @@ OUT=$ROOT/build/fuzz
 FIX=$ROOT/fixtures/fuzz/corpus
 SECS=${1:-300}; shift || true
 MODES=("$@")
-[ ${#MODES[@]} -gt 0 ] || MODES=(notes segments recfmt core folly recorder patch-dyn2 patch-static)
+[ ${#MODES[@]} -gt 0 ] || MODES=(notes segments recfmt core folly recorder patch-dyn2 patch-static
+	patch-bthread)
 [ -x "$OUT/fuzz_notes" ] || "$ROOT/fuzz/build.sh" >/dev/null
 [ -f "$OUT/seeds/recorder.core" ] || "$ROOT/fuzz/make-seeds.sh" >/dev/null
 mkdir -p "$OUT/artifacts"

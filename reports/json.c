@@ -22,8 +22,9 @@ static json_t *jstr(const char *s)
 	return rep_json_text(s);
 }
 
-/* Set when a value or member could not be added (out of memory), so the
- * writer fails instead of printing a document with a hole. */
+/* Set when a value or member could not be added (out of memory) while a
+ * value was built, so that value is never written with a hole: the writer
+ * fails instead. */
 static _Thread_local bool json_failed;
 
 /* Append V to ARR (V is stolen); a failure is remembered. */
@@ -96,14 +97,113 @@ static json_t *frame_registers(const struct an_frame *f)
 	return o;
 }
 
-static json_t *frame_object(const struct an_frame *f, size_t index)
+/* The text is written as it is made, in large pieces: jansson hands it over
+ * in many small ones, and a report of many threads need not be held whole. */
+struct out_buffer {
+	FILE *out;
+	char data[1 << 16];
+	size_t len;
+};
+
+static int flush_buffer(struct out_buffer *b)
+{
+	size_t len = b->len;
+	b->len = 0;
+	return fwrite(b->data, 1, len, b->out) == len ? 0 : -1;
+}
+
+static int write_chunk(const char *buffer, size_t size, void *arg)
+{
+	struct out_buffer *b = arg;
+	if (sizeof(b->data) - b->len < size && flush_buffer(b) != 0)
+		return -1;
+	if (size > sizeof(b->data))
+		return fwrite(buffer, 1, size, b->out) == size ? 0 : -1;
+	memcpy(b->data + b->len, buffer, size);
+	b->len += size;
+	return 0;
+}
+
+static int put_text(struct out_buffer *b, const char *text)
+{
+	return write_chunk(text, strlen(text), b);
+}
+
+/* Encode VALUE (borrowed) with jansson into B; -1 when a part of it could
+ * not be built. */
+static int put_value(struct out_buffer *b, const json_t *value, size_t flags)
+{
+	if (json_failed)
+		return -1;
+	return json_dump_callback(value, write_chunk, b, JSON_COMPACT | JSON_ENCODE_ANY | flags);
+}
+
+/* Frames repeat: a pool's 200 workers stand in the same functions with the
+ * same arguments.  A frame's members that depend on where it is (kind ..
+ * detail) and its argument list are each encoded by jansson once per
+ * distinct value, and that text is reused; index and cfa are encoded per
+ * frame.  A memo maps a frame to the text of one part of it. */
+struct text_memo {
+	struct text_slot {
+		uint64_t hash;
+		const struct an_frame *f;   /* the first frame with this text */
+		char *text;
+	} *slots;
+	size_t cap, n;
+	uint64_t (*hash)(const struct an_frame *f);
+	bool (*same)(const struct an_frame *a, const struct an_frame *b);
+	json_t *(*build)(const struct an_frame *f);
+	size_t flags;               /* how the built value is encoded */
+};
+
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
+{
+	for (const unsigned char *c = p; n--; c++)
+		h = (h ^ *c) * 1099511628211ULL;
+	return h;
+}
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+	return s ? hash_bytes(h, s, strlen(s) + 1) : hash_bytes(h, "", 0) * 31;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static uint64_t place_hash(const struct an_frame *f)
+{
+	uint64_t n[] = { f->pc, f->offset, f->module_offset, (uint64_t)f->line,
+			 (uint64_t)f->inline_depth,
+			 (uint64_t)f->kind << 8 | f->has_offset << 3 | f->has_module_offset << 2 |
+			 f->inlined << 1 | f->tailcall };
+	uint64_t h = hash_bytes(1469598103934665603ULL, n, sizeof(n));
+	h = hash_str(hash_str(hash_str(hash_str(h, f->function), f->display), f->module), f->file);
+	return hash_str(hash_str(h, f->runtime), f->detail);
+}
+
+static bool same_place(const struct an_frame *a, const struct an_frame *b)
+{
+	return a->kind == b->kind && a->pc == b->pc && a->has_offset == b->has_offset &&
+	       (!a->has_offset || a->offset == b->offset) &&
+	       a->has_module_offset == b->has_module_offset &&
+	       (!a->has_module_offset || a->module_offset == b->module_offset) &&
+	       a->line == b->line && a->inlined == b->inlined &&
+	       a->inline_depth == b->inline_depth && a->tailcall == b->tailcall &&
+	       same_str(a->function, b->function) && same_str(a->display, b->display) &&
+	       same_str(a->module, b->module) && same_str(a->file, b->file) &&
+	       same_str(a->runtime, b->runtime) && same_str(a->detail, b->detail);
+}
+
+static json_t *place_object(const struct an_frame *f)
 {
 	json_t *o = json_object();
 	if (!o)
 		return NULL;
-	set(o, "index", json_integer((json_int_t)index));
-	set(o, "kind", json_string_nocheck(f->kind == AN_FRAME_ASYNC ? "async" : "native"));
-	set(o, "pc", jhex(f->pc));
+	set(o, "kind", json_string_nocheck(an_frame_kind_name(f->kind)));
+	set(o, "pc", AN_FRAME_IS_RUNTIME(f) ? json_null() : jhex(f->pc));
 	set(o, "function", jstr(f->function));
 	set(o, "display", jstr(f->display));    /* null: function reads as written */
 	set(o, "offset", jhex_if(f->has_offset, f->offset));
@@ -113,17 +213,161 @@ static json_t *frame_object(const struct an_frame *f, size_t index)
 	set(o, "line", f->line > 0 ? json_integer(f->line) : json_null());
 	set(o, "inlined", json_boolean(f->inlined));
 	set(o, "inline_depth", json_integer(f->inline_depth));
-	set(o, "cfa", f->cfa ? jhex(f->cfa) : json_null());
-	set(o, "registers", frame_registers(f));
+	set(o, "tailcall", json_boolean(f->tailcall));
+	set(o, "runtime", jstr(f->runtime));    /* script/label: the description */
+	set(o, "detail", jstr(f->detail));
 	return o;
 }
 
-static json_t *frames_array(const struct an_frame *frames, size_t n)
+static uint64_t args_hash(const struct an_frame *f)
 {
+	uint64_t h = hash_bytes(1469598103934665603ULL, &f->nargs, sizeof(f->nargs)) ^ f->has_args;
+	for (size_t i = 0; i < f->nargs; i++) {
+		const struct an_arg *a = &f->args[i];
+		h = hash_str(hash_str(hash_str(hash_str(h, a->name), a->type), a->value),
+			     a->entry_value) ^ a->entry_equal;
+	}
+	return h;
+}
+
+static bool same_args(const struct an_frame *a, const struct an_frame *b)
+{
+	if (a->has_args != b->has_args || a->nargs != b->nargs)
+		return false;
+	for (size_t i = 0; i < a->nargs; i++) {
+		const struct an_arg *x = &a->args[i], *y = &b->args[i];
+		if (!same_str(x->name, y->name) || !same_str(x->type, y->type) ||
+		    !same_str(x->value, y->value) || !same_str(x->entry_value, y->entry_value) ||
+		    x->entry_equal != y->entry_equal)
+			return false;
+	}
+	return true;
+}
+
+/* [{"name", "type", "value", "entry_value", "entry_equal"}], or null
+ * without DWARF. */
+static json_t *args_array(const struct an_frame *f)
+{
+	if (!f->has_args)
+		return json_null();
 	json_t *arr = json_array();
-	for (size_t i = 0; i < n; i++)
-		push(arr, frame_object(&frames[i], i));
+	for (size_t i = 0; arr && i < f->nargs; i++) {
+		const struct an_arg *a = &f->args[i];
+		json_t *o = json_object();
+		set(o, "name", jstr(a->name));
+		set(o, "type", jstr(a->type));
+		set(o, "value", jstr(a->value));
+		set(o, "entry_value", jstr(a->entry_value));
+		set(o, "entry_equal", json_boolean(a->entry_equal));
+		push(arr, o);
+	}
 	return arr;
+}
+
+static struct text_slot *memo_slot(struct text_memo *m, uint64_t h, const struct an_frame *f)
+{
+	for (size_t i = (size_t)h & (m->cap - 1);; i = (i + 1) & (m->cap - 1))
+		if (!m->slots[i].text || (m->slots[i].hash == h && m->same(m->slots[i].f, f)))
+			return &m->slots[i];
+}
+
+static bool memo_grow(struct text_memo *m)
+{
+	struct text_memo bigger = *m;
+	bigger.cap = m->cap ? 2 * m->cap : 1024;
+	bigger.slots = calloc(bigger.cap, sizeof(*bigger.slots));
+	if (!bigger.slots)
+		return false;
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->slots[i].text)
+			*memo_slot(&bigger, m->slots[i].hash, m->slots[i].f) = m->slots[i];
+	free(m->slots);
+	*m = bigger;
+	return true;
+}
+
+static void memo_deinit(struct text_memo *m)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		free(m->slots[i].text);
+	free(m->slots);
+}
+
+/* The text of F's part (owned by M), or NULL when out of memory. */
+static const char *memo_text(struct text_memo *m, const struct an_frame *f)
+{
+	if (2 * (m->n + 1) > m->cap && !memo_grow(m))
+		return NULL;
+	uint64_t h = m->hash(f);
+	struct text_slot *slot = memo_slot(m, h, f);
+	if (!slot->text) {
+		json_t *v = m->build(f);
+		char *text = v && !json_failed ? json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | m->flags)
+					       : NULL;
+		json_decref(v);
+		if (!text)
+			return NULL;
+		*slot = (struct text_slot){ .hash = h, .f = f, .text = text };
+		m->n++;
+	}
+	return slot->text;
+}
+
+/* What every frame needs: the memos, two values reused for the per-frame
+ * numbers, and whether frames carry their registers (--frame-registers). */
+struct frame_writer {
+	struct out_buffer *out;
+	struct text_memo places, args;
+	json_t *index, *cfa;
+	bool registers;
+};
+
+static bool frame_writer_init(struct frame_writer *w, struct out_buffer *out, bool registers)
+{
+	*w = (struct frame_writer){
+		.out = out, .registers = registers,
+		.places = { .hash = place_hash, .same = same_place, .build = place_object,
+			    .flags = JSON_EMBED },
+		.args = { .hash = args_hash, .same = same_args, .build = args_array },
+		.index = json_integer(0), .cfa = json_string_nocheck("0x0"),
+	};
+	return w->index && w->cfa;
+}
+
+static void frame_writer_deinit(struct frame_writer *w)
+{
+	memo_deinit(&w->places);
+	memo_deinit(&w->args);
+	json_decref(w->index);
+	json_decref(w->cfa);
+}
+
+/* {"index", kind .. tailcall, "cfa", ["registers"], "args"} */
+static int put_frame(struct frame_writer *w, const struct an_frame *f, size_t index)
+{
+	struct out_buffer *b = w->out;
+	const char *place = memo_text(&w->places, f), *args = memo_text(&w->args, f);
+	char h[32];
+	if (!place || !args || json_integer_set(w->index, (json_int_t)index) != 0 ||
+	    (f->cfa && json_string_set_nocheck(w->cfa, rep_hex(h, f->cfa)) != 0))
+		return -1;
+	int rc = put_text(b, "{\"index\":") || put_value(b, w->index, 0) || put_text(b, ",") ||
+		 put_text(b, place) || put_text(b, ",\"cfa\":") ||
+		 put_value(b, f->cfa ? w->cfa : json_null(), 0);
+	if (w->registers && rc == 0) {
+		json_t *regs = frame_registers(f);
+		rc = !regs || put_text(b, ",\"registers\":") || put_value(b, regs, 0);
+		json_decref(regs);
+	}
+	return rc || put_text(b, ",\"args\":") || put_text(b, args) || put_text(b, "}") ? -1 : 0;
+}
+
+static int put_frames(struct frame_writer *w, const struct an_frame *frames, size_t n)
+{
+	int rc = put_text(w->out, "[");
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = (i && put_text(w->out, ",")) || put_frame(w, &frames[i], i);
+	return rc || put_text(w->out, "]") ? -1 : 0;
 }
 
 static json_t *registers_object(const struct an_thread *t)
@@ -134,27 +378,75 @@ static json_t *registers_object(const struct an_thread *t)
 	return o;
 }
 
-static json_t *thread_object(const struct an_thread *t)
+/* Write OBJ's members (OBJ freed here) without its braces, then a comma
+ * when MORE. */
+static int put_members(struct out_buffer *b, json_t *obj, bool more)
+{
+	int rc = !obj || put_value(b, obj, JSON_EMBED) || (more && put_text(b, ","));
+	json_decref(obj);
+	return rc ? -1 : 0;
+}
+
+/* {"tid", "crashing", "registers", "frames", "async_root", "unwind_error"} */
+static int put_thread(struct frame_writer *w, const struct an_thread *t)
+{
+	struct out_buffer *b = w->out;
+	return put_text(b, "{") ||
+	       put_members(b, json_pack("{s:i, s:b, s:o}", "tid", (int)t->tid,
+					"crashing", t->crashing, "registers", registers_object(t)), true) ||
+	       put_text(b, "\"frames\":") || put_frames(w, t->frames, t->nframes) ||
+	       put_text(b, ",") ||
+	       put_members(b, json_pack("{s:o, s:o}",
+					"async_root", t->async_root ? jhex(t->async_root) : json_null(),
+					"unwind_error", jstr(t->unwind_error)), false) ||
+	       put_text(b, "}") ? -1 : 0;
+}
+
+/* "suspended": [{"leaf", "frames"}] */
+static int put_suspended(struct frame_writer *w, const struct analysis *an)
+{
+	struct out_buffer *b = w->out;
+	int rc = put_text(b, ",\"suspended\":[");
+	for (size_t i = 0; i < an->nsuspended && rc == 0; i++) {
+		const struct an_suspended *s = &an->suspended[i];
+		rc = (i && put_text(b, ",")) || put_text(b, "{") ||
+		     put_members(b, json_pack("{s:o}", "leaf", jhex(s->leaf)), true) ||
+		     put_text(b, "\"frames\":") || put_frames(w, s->frames, s->nframes) ||
+		     put_text(b, "}");
+	}
+	return rc || put_text(b, "]") ? -1 : 0;
+}
+
+/* "wait": {"kind", "address"[, "target"]}, null when the task waits for
+ * nothing known. */
+static json_t *task_wait(const struct an_task *t)
+{
+	if (!t->wait_kind)
+		return json_null();
+	json_t *o = json_object();
+	set(o, "kind", json_string_nocheck(t->wait_kind));
+	set(o, "address", jhex_if(t->has_wait_address, t->wait_address));
+	if (t->has_wait_target)
+		set(o, "target", jhex(t->wait_target));
+	return o;
+}
+
+/* A task's members other than its frames. */
+static json_t *task_members(const struct an_task *t)
 {
 	json_t *o = json_object();
 	if (!o)
 		return NULL;
-	set(o, "tid", json_integer(t->tid));
-	set(o, "crashing", json_boolean(t->crashing));
-	set(o, "registers", registers_object(t));
-	set(o, "frames", frames_array(t->frames, t->nframes));
-	set(o, "async_root", t->async_root ? jhex(t->async_root) : json_null());
+	set(o, "runtime", json_string_nocheck(t->runtime));
+	set(o, "id", jhex(t->id));
+	set(o, "state", json_string_nocheck(an_task_state_name(t->state)));
+	set(o, "wait", task_wait(t));
+	set(o, "tid", t->has_tid ? json_integer(t->tid) : json_null());
+	set(o, "fn", jstr(t->fn));
+	set(o, "fn_address", t->fn_address ? jhex(t->fn_address) : json_null());
+	set(o, "address", jhex(t->address));
 	set(o, "unwind_error", jstr(t->unwind_error));
 	return o;
-}
-
-static json_t *suspended_array(const struct analysis *an)
-{
-	json_t *arr = json_array();
-	for (size_t i = 0; i < an->nsuspended; i++)
-		push(arr, json_pack("{s:o, s:o}", "leaf", jhex(an->suspended[i].leaf),
-			"frames", frames_array(an->suspended[i].frames, an->suspended[i].nframes)));
-	return arr;
 }
 
 static json_t *event_object(const struct an_event *e)
@@ -218,92 +510,85 @@ static json_t *warnings_array(const struct analysis *an)
 	return arr;
 }
 
-/* jansson hands the text over in many small pieces; gather them in one
- * buffer and write it once. */
-struct out_buffer {
-	char *data;
-	size_t len, cap;
-};
-
-static int write_chunk(const char *buffer, size_t size, void *arg)
-{
-	struct out_buffer *b = arg;
-	if (b->cap - b->len < size) {
-		size_t cap = b->cap ? b->cap : (1 << 20);
-		while (cap - b->len < size)
-			cap *= 2;
-		char *data = realloc(b->data, cap);
-		if (!data)
-			return -1;
-		b->data = data;
-		b->cap = cap;
-	}
-	memcpy(b->data + b->len, buffer, size);
-	b->len += size;
-	return 0;
-}
-
 /* Encode VALUE (any JSON value; freed here) after KEY into B. */
 static int put_member(struct out_buffer *b, bool *first, const char *key, json_t *value)
 {
 	json_t *k = json_string_nocheck(key);
 	int rc = !value || !k;
 	rc = rc || write_chunk(*first ? "{" : ",", 1, b);
-	rc = rc || json_dump_callback(k, write_chunk, b, JSON_ENCODE_ANY);
+	rc = rc || put_value(b, k, 0);
 	rc = rc || write_chunk(":", 1, b);
-	rc = rc || json_dump_callback(value, write_chunk, b, JSON_COMPACT | JSON_ENCODE_ANY);
+	rc = rc || put_value(b, value, 0);
 	*first = false;
 	json_decref(k);
 	json_decref(value);
 	return rc ? -1 : 0;
 }
 
-/* "threads": each thread is built, encoded and freed in turn, so a core with
- * thousands of threads never holds its whole document as a jansson tree. */
-static int put_threads(struct out_buffer *b, const struct analysis *an, bool all)
+/* "threads": each thread is encoded in turn, so a core with thousands of
+ * threads never holds its whole document as a jansson tree. */
+static int put_threads(struct frame_writer *w, const struct analysis *an, bool all)
 {
-	static const char head[] = ",\"threads\":[";
-	int rc = write_chunk(head, sizeof(head) - 1, b);
+	int rc = put_text(w->out, ",\"threads\":[");
 	bool first = true;
 	for (size_t i = 0; i < an->nthreads && rc == 0; i++) {
 		const struct an_thread *t = &an->threads[i];
 		if (!all && !t->crashing && an->has_signal)
 			continue;
-		json_t *o = thread_object(t);
-		rc = !o || (!first && write_chunk(",", 1, b)) ||
-		     json_dump_callback(o, write_chunk, b, JSON_COMPACT);
-		json_decref(o);
+		rc = (!first && put_text(w->out, ",")) || put_thread(w, t);
 		first = false;
 	}
-	return rc || write_chunk("]", 1, b) ? -1 : 0;
+	return rc || put_text(w->out, "]") ? -1 : 0;
+}
+
+/* "tasks": streamed as the threads are (a server core holds thousands). */
+/* "tasks": [{"runtime", "id", "state", "wait", "tid", "fn", ..., "frames"}] */
+static int put_tasks(struct frame_writer *w, const struct analysis *an)
+{
+	struct out_buffer *b = w->out;
+	int rc = put_text(b, ",\"tasks\":[");
+	for (size_t i = 0; i < an->ntasks && rc == 0; i++) {
+		const struct an_task *t = &an->tasks[i];
+		rc = (i && put_text(b, ",")) || put_text(b, "{") ||
+		     put_members(b, task_members(t), true) ||
+		     put_text(b, "\"frames\":") || put_frames(w, t->frames, t->nframes) ||
+		     put_text(b, "}");
+	}
+	return rc || put_text(b, "]") ? -1 : 0;
 }
 
 /* The document of DESIGN.md, member by member in its order; every key and
  * value is encoded by jansson. */
-int rep_json_write(FILE *out, const struct analysis *an, bool all_threads)
+int rep_json_write(FILE *out, const struct analysis *an, const struct rep_json_options *opts)
 {
-	struct out_buffer b = { 0 };
+	struct out_buffer *b = malloc(sizeof(*b));
+	struct frame_writer w;
 	bool first = true;
+	if (!b)
+		return -1;
 	json_failed = false;
-	int rc = put_member(&b, &first, "asyncore_version", json_string(AN_VERSION));
-	rc = rc || put_member(&b, &first, "core", identity_object(an));
-	rc = rc || put_member(&b, &first, "signal", signal_object(an));
-	rc = rc || put_member(&b, &first, "crashing_tid",
+	b->out = out;
+	b->len = 0;
+	int rc = frame_writer_init(&w, b, opts->frame_registers) ? 0 : -1;
+	rc = rc || put_member(b, &first, "asyncore_version", json_string(AN_VERSION));
+	rc = rc || put_member(b, &first, "core", identity_object(an));
+	rc = rc || put_member(b, &first, "signal", signal_object(an));
+	rc = rc || put_member(b, &first, "crashing_tid",
 			      an->has_signal ? json_integer(an->crashing_tid) : json_null());
-	rc = rc || put_member(&b, &first, "abort_message", jstr(an->abort_message));
-	rc = rc || put_member(&b, &first, "modules", modules_array(an));
-	rc = rc || put_threads(&b, an, all_threads);
-	rc = rc || put_member(&b, &first, "suspended", suspended_array(an));
-	rc = rc || put_member(&b, &first, "recorders", recorders_array(an));
-	rc = rc || put_member(&b, &first, "timeline", timeline_array(an));
-	rc = rc || put_member(&b, &first, "async_key",
+	rc = rc || put_member(b, &first, "abort_message", jstr(an->abort_message));
+	rc = rc || put_member(b, &first, "modules", modules_array(an));
+	rc = rc || put_threads(&w, an, opts->all_threads);
+	rc = rc || put_suspended(&w, an);
+	rc = rc || put_tasks(&w, an);
+	rc = rc || put_member(b, &first, "recorders", recorders_array(an));
+	rc = rc || put_member(b, &first, "timeline", timeline_array(an));
+	rc = rc || put_member(b, &first, "async_key",
 			      an->async_key_found ? jhex(an->async_key) : json_null());
-	rc = rc || put_member(&b, &first, "signature", jstr(an->signature));
-	rc = rc || put_member(&b, &first, "signature_hash", jstr(an->signature_hash));
-	rc = rc || put_member(&b, &first, "warnings", warnings_array(an));
-	rc = rc || json_failed || write_chunk("}\n", 2, &b);
-	if (rc == 0)
-		rc = fwrite(b.data, 1, b.len, out) == b.len ? 0 : -1;
-	free(b.data);
+	rc = rc || put_member(b, &first, "signature", jstr(an->signature));
+	rc = rc || put_member(b, &first, "signature_hash", jstr(an->signature_hash));
+	rc = rc || put_member(b, &first, "warnings", warnings_array(an));
+	rc = rc || write_chunk("}\n", 2, b) || flush_buffer(b);
+	frame_writer_deinit(&w);
+	free(b);
 	return rc == 0 ? 0 : -1;
 }

@@ -1,4 +1,5 @@
 #include "query.h"
+#include "reader.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -8,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clickhouse.h"
+#include "html.h"
 #include "bytes.h"
 
 /* A result held in memory so a table can be aligned: rows x cols strings
@@ -30,13 +33,13 @@ static void result_free(struct result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static char *dup_or_null(const unsigned char *s)
+static char *dup_or_null(const char *s)
 {
-	return s ? strdup((const char *)s) : NULL;
+	return s ? strdup(s) : NULL;
 }
 
-/* Append the current row of Q (as text) to R; false on out-of-memory. */
-static bool result_add_row(struct result *r, sqlite3_stmt *q)
+/* Append a row of TEXTS (NULL for SQL NULL) to R; false on out-of-memory. */
+static bool result_add_row(struct result *r, const char *const *texts)
 {
 	size_t need = (r->nrows + 1) * (size_t)r->ncols;
 	if (need > r->cap) {
@@ -49,9 +52,8 @@ static bool result_add_row(struct result *r, sqlite3_stmt *q)
 	}
 	char **row = r->cells + r->nrows * (size_t)r->ncols;
 	for (int c = 0; c < r->ncols; c++) {
-		bool null = sqlite3_column_type(q, c) == SQLITE_NULL;
-		row[c] = null ? NULL : dup_or_null(sqlite3_column_text(q, c));
-		if (!null && !row[c]) {
+		row[c] = dup_or_null(texts[c]);
+		if (texts[c] && !row[c]) {
 			for (int k = 0; k < c; k++)
 				free(row[k]);
 			return false;
@@ -123,7 +125,71 @@ static void csv_row(char *const *cells, int ncols)
 	}
 }
 
-/* One column value as JSON: integers and reals as numbers, blobs as hex. */
+/* Where a statement's rows go: a table (aligned once all rows are in),
+ * CSV (streamed) or a JSON array of objects. */
+struct sink {
+	enum rep_format fmt;
+	struct result r;
+	json_t *rows;
+};
+
+/* A new statement's columns: NAMES[0 .. NCOLS). */
+static int sink_begin(struct sink *k, enum rep_format fmt, const char *const *names, int ncols)
+{
+	memset(k, 0, sizeof(*k));
+	k->fmt = fmt;
+	k->r.ncols = ncols;
+	k->r.names = calloc((size_t)(ncols ? ncols : 1), sizeof(*k->r.names));
+	if (!k->r.names || (fmt == REP_FORMAT_JSON && !(k->rows = json_array())))
+		return -1;
+	for (int c = 0; c < ncols; c++)
+		if (!(k->r.names[c] = strdup(names[c])))
+			return -1;
+	if (fmt == REP_FORMAT_CSV && ncols)
+		csv_row(k->r.names, ncols);
+	return 0;
+}
+
+/* One row: TEXTS for table and CSV, VALUES (typed; taken) for JSON. */
+static int sink_row(struct sink *k, const char *const *texts, json_t **values)
+{
+	if (k->fmt == REP_FORMAT_JSON) {
+		json_t *row = json_object();
+		for (int c = 0; c < k->r.ncols; c++)
+			if (!row || !values[c] || json_object_set_new(row, k->r.names[c], values[c]) != 0) {
+				json_decref(row);
+				for (int j = c + 1; j < k->r.ncols; j++)
+					json_decref(values[j]);
+				return -1;
+			}
+		return json_array_append_new(k->rows, row);
+	}
+	if (!result_add_row(&k->r, texts))
+		return -1;
+	if (k->fmt == REP_FORMAT_CSV) {   /* stream CSV rows, keep nothing */
+		csv_row(k->r.cells, k->r.ncols);
+		for (int c = 0; c < k->r.ncols; c++)
+			free(k->r.cells[c]);
+		k->r.nrows = 0;
+	}
+	return 0;
+}
+
+/* Print what is left (OK: every row arrived) and free the sink; -1 when
+ * not OK or the table could not be printed (out of memory). */
+static int sink_end(struct sink *k, bool ok)
+{
+	if (ok && k->fmt == REP_FORMAT_TABLE && k->r.ncols && !print_table(&k->r))
+		ok = false;
+	if (ok && k->fmt == REP_FORMAT_JSON && json_dumpf(k->rows, stdout, JSON_INDENT(2)) == 0)
+		putchar('\n');
+	json_decref(k->rows);
+	result_free(&k->r);
+	return ok ? 0 : -1;
+}
+
+/* One SQLite column value as JSON: integers and reals as numbers, blobs as
+ * hex, text made valid UTF-8. */
 static json_t *json_value(sqlite3_stmt *q, int c)
 {
 	switch (sqlite3_column_type(q, c)) {
@@ -147,69 +213,54 @@ static json_t *json_value(sqlite3_stmt *q, int c)
 		free(hex);
 		return v;
 	}
-	default:   /* text written before the store made it valid UTF-8, too */
-		return rep_json_text((const char *)sqlite3_column_text(q, c));
+	default: {
+		const char *t = (const char *)sqlite3_column_text(q, c);
+		json_t *v = json_stringn(t, (size_t)sqlite3_column_bytes(q, c));
+		return v ? v : rep_json_text(t);   /* text stored before it was made valid */
 	}
-}
-
-static json_t *json_row(sqlite3_stmt *q)
-{
-	json_t *row = json_object();
-	for (int c = 0; row && c < sqlite3_column_count(q); c++) {
-		json_t *v = json_value(q, c);
-		if (!v || json_object_set_new(row, sqlite3_column_name(q, c), v) != 0) {
-			json_decref(row);
-			return NULL;
-		}
 	}
-	return row;
 }
 
 /* Run one prepared, read-only statement and print its rows.  0 or -1. */
 static int run_statement(sqlite3 *db, sqlite3_stmt *q, enum rep_format fmt)
 {
-	struct result r = {.ncols = sqlite3_column_count(q)};
-	json_t *rows = fmt == REP_FORMAT_JSON ? json_array() : NULL;
-	int rc = -1, step;
-	bool reported = false;
-	r.names = calloc((size_t)(r.ncols ? r.ncols : 1), sizeof(*r.names));
-	if (!r.names || (fmt == REP_FORMAT_JSON && !rows))
-		goto out;
-	for (int c = 0; c < r.ncols; c++)
-		if (!(r.names[c] = strdup(sqlite3_column_name(q, c))))
-			goto out;
-	if (fmt == REP_FORMAT_CSV && r.ncols)
-		csv_row(r.names, r.ncols);
+	int ncols = sqlite3_column_count(q), step;
+	const char **texts = calloc((size_t)(ncols ? ncols : 1), sizeof(*texts));
+	json_t **values = calloc((size_t)(ncols ? ncols : 1), sizeof(*values));
+	struct sink k;
+	bool ok = false, reported = false;
+	for (int c = 0; texts && c < ncols; c++)
+		texts[c] = sqlite3_column_name(q, c);
+	if (!texts || !values || sink_begin(&k, fmt, texts, ncols) != 0) {
+		if (texts && values)
+			sink_end(&k, false);
+		free(texts);
+		free(values);
+		fprintf(stderr, "asyncore: query: out of memory\n");
+		return -1;
+	}
 	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
-		if (fmt == REP_FORMAT_JSON) {
-			if (json_array_append_new(rows, json_row(q)) != 0)
-				goto out;
-		} else if (!result_add_row(&r, q)) {
+		for (int c = 0; c < ncols; c++) {
+			texts[c] = (const char *)sqlite3_column_text(q, c);
+			values[c] = fmt == REP_FORMAT_JSON ? json_value(q, c) : NULL;
+		}
+		if (sink_row(&k, texts, values) != 0)
 			goto out;
-		}
-		if (fmt == REP_FORMAT_CSV) {   /* stream CSV rows, keep nothing */
-			csv_row(r.cells, r.ncols);
-			for (int c = 0; c < r.ncols; c++)
-				free(r.cells[c]);
-			r.nrows = 0;
-		}
 	}
 	if (step != SQLITE_DONE) {
 		fprintf(stderr, "asyncore: query: %s\n", sqlite3_errmsg(db));
 		reported = true;
 		goto out;
 	}
-	if (fmt == REP_FORMAT_TABLE && r.ncols && !print_table(&r))
-		goto out;
-	if (fmt == REP_FORMAT_JSON && json_dumpf(rows, stdout, JSON_INDENT(2)) == 0)
-		putchar('\n');
-	rc = 0;
+	ok = true;
 out:
-	if (rc != 0 && !reported)
+	free(texts);
+	free(values);
+	if (sink_end(&k, ok) == 0)
+		return 0;
+	if (!reported)
 		fprintf(stderr, "asyncore: query: out of memory\n");
-	json_decref(rows);
-	result_free(&r);
-	return rc;
+	return -1;
 }
 
 /* Refuse anything that would change a database, even through ATTACH. */
@@ -262,26 +313,252 @@ static int run_sql(const char *path, const char *sql, enum rep_format fmt)
 			goto out;
 	}
 	rc = 0;
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "asyncore: query: the rows could not be written: %s\n",
-			strerror(errno ? errno : EIO));
-		rc = 2;
-	}
 out:
 	sqlite3_close(db);
 	return rc;
 }
 
+/* A ClickHouse cell as query prints it in a table or CSV: numbers as
+ * SQLite prints them, strings as they are, arrays as JSON; NULL for null.
+ * BUF holds what is not a string (caller frees). */
+static const char *cell_text(json_t *v, char **buf)
+{
+	*buf = NULL;
+	if (json_is_null(v))
+		return NULL;
+	if (json_is_string(v))
+		return json_string_value(v);
+	if (json_is_integer(v)) {
+		if (asprintf(buf, "%lld", (long long)json_integer_value(v)) < 0)
+			*buf = NULL;
+	} else if (json_is_real(v)) {
+		if (asprintf(buf, "%.15g", json_real_value(v)) < 0)
+			*buf = NULL;
+	} else {
+		*buf = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	}
+	return *buf ? *buf : "";
+}
+
+/* One ClickHouse row of DATA's typed cells through the sink. */
+static int ch_row(struct sink *k, json_t *row, json_t *meta, const char **texts, json_t **values,
+		  char **bufs)
+{
+	int rc;
+	for (int c = 0; c < k->r.ncols; c++) {
+		const char *type = json_string_value(json_object_get(json_array_get(meta, c), "type"));
+		values[c] = rep_ch_cell(json_array_get(row, c), type);
+		texts[c] = values[c] ? cell_text(values[c], &bufs[c]) : NULL;
+	}
+	rc = sink_row(k, texts, values);   /* JSON takes the values */
+	for (int c = 0; k->fmt != REP_FORMAT_JSON && c < k->r.ncols; c++)
+		json_decref(values[c]);
+	for (int c = 0; c < k->r.ncols; c++)
+		free(bufs[c]);
+	return rc;
+}
+
+/* SQL on ClickHouse, read-only (the server refuses writes with readonly=1). */
+static int ch_query(const char *url, const char *sql, enum rep_format fmt)
+{
+	struct rep_ch *ch = NULL;
+	json_t *res = NULL, *row;
+	char why[512];
+	int rc = 2;
+	if (rep_ch_open(url, &ch, why, sizeof(why)) != 0 ||
+	    rep_ch_select(ch, sql, true, &res, why, sizeof(why)) != 0) {
+		fprintf(stderr, "asyncore: query: %s\n", why);
+		goto out;
+	}
+	json_t *meta = json_object_get(res, "meta"), *data = json_object_get(res, "data");
+	int ncols = (int)json_array_size(meta);
+	size_t n = ncols ? (size_t)ncols : 1, i;
+	const char **texts = calloc(n, sizeof(*texts));
+	json_t **values = calloc(n, sizeof(*values));
+	char **bufs = calloc(n, sizeof(*bufs));
+	struct sink k;
+	bool ok = texts && values && bufs;
+	for (int c = 0; ok && c < ncols; c++)
+		if (!(texts[c] = json_string_value(json_object_get(json_array_get(meta, c), "name"))))
+			ok = false;
+	if (ok && sink_begin(&k, fmt, texts, ncols) == 0) {
+		json_array_foreach(data, i, row)
+			if (!(ok = ch_row(&k, row, meta, texts, values, bufs) == 0))
+				break;
+		rc = sink_end(&k, ok) == 0 ? 0 : 2;
+	} else if (ok) {
+		sink_end(&k, false);
+	}
+	if (rc != 0)
+		fprintf(stderr, "asyncore: query: out of memory\n");
+	free(texts);
+	free(values);
+	free(bufs);
+out:
+	json_decref(res);
+	rep_ch_close(ch);
+	return rc;
+}
+
+/* 2 when what was printed did not reach stdout in full (said on stderr),
+ * else RC. */
+static int flushed(int rc)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "asyncore: query: the rows could not be written: %s\n",
+			strerror(errno ? errno : EIO));
+		return 2;
+	}
+	return rc;
+}
+
 int rep_query(const char *db, const char *sql, enum rep_format format)
 {
-	return run_sql(db, sql, format);
+	errno = 0;
+	return flushed(rep_ch_is_url(db) ? ch_query(db, sql, format) : run_sql(db, sql, format));
 }
 
 int rep_top(const char *db, long limit, enum rep_format format)
 {
-	char sql[256];
+	char sql[320];
+	if (format == REP_FORMAT_HTML) {
+		struct rep_reader *r = NULL;
+		if (rep_reader_open(db, &r) != 0)
+			return 2;
+		errno = 0;
+		int rc = flushed(rep_html_top(stdout, r, limit) == 0 ? 0 : 2);
+		rep_reader_close(r);
+		return rc;
+	}
 	snprintf(sql, sizeof(sql),
-		 "SELECT cores AS count, signature, first_seen, last_seen, example_core, signature_hash"
-		 " FROM top_signatures LIMIT %ld", limit);
-	return run_sql(db, sql, format);
+		 "SELECT cores AS count, signature, first_seen, last_seen, last_7_days, new, build_ids,"
+		 " example_core, signature_hash FROM top_signatures LIMIT %ld", limit);
+	return rep_query(db, sql, format);
+}
+
+/* ---- struct rep_reader ---------------------------------------------- */
+
+struct rep_reader {
+	sqlite3 *db;
+	struct rep_ch *ch;
+};
+
+int rep_reader_open(const char *db, struct rep_reader **out)
+{
+	struct rep_reader *r = calloc(1, sizeof(*r));
+	char why[512];
+	int rc;
+	if (!r) {
+		fprintf(stderr, "asyncore: out of memory\n");
+		return -1;
+	}
+	if (rep_ch_is_url(db)) {
+		if ((rc = rep_ch_open(db, &r->ch, why, sizeof(why))) != 0)
+			fprintf(stderr, "asyncore: %s\n", why);
+	} else {
+		rc = open_readonly(db, &r->db);   /* reports its own failure */
+	}
+	if (rc != 0) {
+		free(r);
+		return -1;
+	}
+	*out = r;
+	return 0;
+}
+
+void rep_reader_close(struct rep_reader *r)
+{
+	if (!r)
+		return;
+	sqlite3_close(r->db);
+	rep_ch_close(r->ch);
+	free(r);
+}
+
+bool rep_reader_clickhouse(const struct rep_reader *r)
+{
+	return r->ch != NULL;
+}
+
+const char *rep_reader_database(const struct rep_reader *r)
+{
+	return r->ch ? rep_ch_database(r->ch) : "main";
+}
+
+static int sqlite_rows(sqlite3 *db, const char *sql, const char *param, json_t *rows)
+{
+	sqlite3_stmt *q = NULL;
+	int step, rc = -1;
+	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK)
+		goto out;
+	if (sqlite3_bind_parameter_count(q) > 0)
+		sqlite3_bind_text(q, 1, param, -1, SQLITE_TRANSIENT);
+	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
+		json_t *row = json_array();
+		for (int c = 0; row && c < sqlite3_column_count(q); c++)
+			if (json_array_append_new(row, json_value(q, c)) != 0) {
+				json_decref(row);
+				row = NULL;
+			}
+		if (json_array_append_new(rows, row) != 0)
+			goto out;
+	}
+	rc = step == SQLITE_DONE ? 0 : -1;
+out:
+	if (rc != 0)
+		fprintf(stderr, "asyncore: top: %s\n", sqlite3_errmsg(db));
+	sqlite3_finalize(q);
+	return rc;
+}
+
+static int ch_rows(struct rep_ch *ch, const char *sql, const char *param, json_t *rows)
+{
+	char *literal = param ? rep_ch_quote(param) : strdup("NULL"), *text = NULL, why[512];
+	json_t *res = NULL, *row;
+	size_t i;
+	int rc = -1;
+	if (!literal || asprintf(&text, sql, literal) < 0) {
+		text = NULL;
+		snprintf(why, sizeof(why), "out of memory");
+		goto out;
+	}
+	if (rep_ch_select(ch, text, true, &res, why, sizeof(why)) != 0)
+		goto out;
+	json_t *meta = json_object_get(res, "meta");
+	json_array_foreach(json_object_get(res, "data"), i, row) {
+		json_t *typed = json_array();
+		for (size_t c = 0; typed && c < json_array_size(row); c++) {
+			const char *type = json_string_value(json_object_get(json_array_get(meta, c), "type"));
+			if (json_array_append_new(typed, rep_ch_cell(json_array_get(row, c), type)) != 0) {
+				json_decref(typed);
+				typed = NULL;
+			}
+		}
+		if (json_array_append_new(rows, typed) != 0) {
+			snprintf(why, sizeof(why), "out of memory");
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	if (rc != 0)
+		fprintf(stderr, "asyncore: top: %s\n", why);
+	json_decref(res);
+	free(text);
+	free(literal);
+	return rc;
+}
+
+int rep_reader_rows(struct rep_reader *r, const char *sql, const char *param, json_t **rows)
+{
+	if (!(*rows = json_array())) {
+		fprintf(stderr, "asyncore: out of memory\n");
+		return -1;
+	}
+	int rc = r->ch ? ch_rows(r->ch, sql, param, *rows) : sqlite_rows(r->db, sql, param, *rows);
+	if (rc != 0) {
+		json_decref(*rows);
+		*rows = NULL;
+	}
+	return rc;
 }

@@ -1,4 +1,5 @@
-/* Writers for one analysis: the text crash report and the JSON object. */
+/* Writers for one analysis: the text crash report, the JSON object and the
+ * HTML page. */
 #ifndef REPORTS_REPORT_H
 #define REPORTS_REPORT_H
 
@@ -9,6 +10,7 @@
 struct rep_text_options {
 	bool all_threads;           /* false: the crashing thread only */
 	size_t recorder_tail;       /* recorder events shown before the crash */
+	bool color;                 /* ANSI colour: crashing frame, seams, warnings */
 };
 
 /* Print the crash report a person reads top-down, every string from the
@@ -16,16 +18,31 @@ struct rep_text_options {
  * -1 when it could not be written in full (errno says why). */
 int rep_text_write(FILE *out, const struct analysis *an, const struct rep_text_options *opts);
 
-/* Print the JSON object of DESIGN.md; ALL_THREADS false keeps the crashing
- * thread only.  Strings from the core or a binary are made valid UTF-8
- * (reports/bytes.h).  Returns 0, or -1 when the document could not be built
- * or written in full (errno says why; nothing is printed when it could not be
- * built). */
-int rep_json_write(FILE *out, const struct analysis *an, bool all_threads);
+struct rep_json_options {
+	bool all_threads;           /* false: the crashing thread only */
+	bool frame_registers;       /* each frame's recovered registers too */
+};
+
+/* Print the JSON object of DESIGN.md, written in pieces as it is built.
+ * Strings from the core or a binary are made valid UTF-8 (reports/bytes.h).
+ * Returns 0, or -1 when a part could not be built (out of memory) or
+ * written (errno says why): what was printed is then cut short, and the
+ * caller says so. */
+int rep_json_write(FILE *out, const struct analysis *an, const struct rep_json_options *opts);
+
+/* Print the crash page (DESIGN.md "HTML"): one self-contained HTML file;
+ * ALL_THREADS false leaves the other threads out.  Strings from the core or
+ * a binary are made valid UTF-8 and escaped for HTML.  Returns 0, or -1 when
+ * it could not be written in full (errno says why). */
+int rep_html_write(FILE *out, const struct analysis *an, bool all_threads);
 
 /* Print each warning as one "asyncore: warning: ..." line (for stderr, so
  * a refused binary is seen even when the report goes to a file). */
 void rep_warnings_write(FILE *err, const struct analysis *an);
+
+/* ", SEGV_MAPERR, fault address 0x10" (what is known of the signal's code
+ * and address) into BUF; returns BUF ("" when nothing is known). */
+const char *rep_signal_detail(const struct analysis *an, char *buf, size_t len);
 
 /* Hex rendering helpers shared by the writers: "0x..." into BUF. */
 const char *rep_hex(char buf[32], uint64_t value);

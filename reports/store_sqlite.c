@@ -1,8 +1,8 @@
 #include "store_sqlite.h"
+#include "store_internal.h"
+#include "store_rows.h"
 
 #include <errno.h>
-#include <inttypes.h>
-#include <jansson.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,11 +200,167 @@ static const char *const rep_migrations[] = {
 	"           AS example_core"
 	"  FROM cores c GROUP BY c.signature_hash"
 	"  ORDER BY cores DESC, last_seen DESC, c.signature_hash;",
+	/* 3: systemd-coredump's boot id and UID from the file name, the unit and
+	 * command line from its journal entry; trends per bucket (crashes in
+	 * the last 7 days, the builds it occurs in, new: only in the newest
+	 * build of its program, programs known by the executable's file name) */
+	"ALTER TABLE cores ADD COLUMN boot_id TEXT;"
+	"ALTER TABLE cores ADD COLUMN coredump_uid INTEGER;"
+	"ALTER TABLE cores ADD COLUMN unit TEXT;"
+	"ALTER TABLE cores ADD COLUMN cmdline TEXT;"
+	"DROP VIEW top_signatures;"
+	"CREATE VIEW top_signatures AS"
+	"  WITH seen AS MATERIALIZED ("
+	"    SELECT id, path, signature_hash, signature, build_id,"
+	"           coalesce(crashed_at, analysed_at) AS seen_at,"
+	"           replace(executable, rtrim(executable, replace(executable, '/', '')), '')"
+	"             AS program FROM cores),"
+	"  builds AS MATERIALIZED ("
+	"    SELECT program, build_id, min(seen_at) AS first_at FROM seen"
+	"    WHERE build_id IS NOT NULL GROUP BY program, build_id),"
+	"  bucket_builds AS MATERIALIZED ("
+	"    SELECT signature_hash, build_id, min(seen_at) AS first_at FROM seen"
+	"    WHERE build_id IS NOT NULL GROUP BY signature_hash, build_id),"
+	"  newest AS MATERIALIZED ("
+	"    SELECT b.program, b.build_id FROM builds b"
+	"    WHERE b.first_at = (SELECT max(x.first_at) FROM builds x WHERE x.program IS b.program)"
+	"      AND (SELECT count(*) FROM builds x WHERE x.program IS b.program) > 1)"
+	"  SELECT s.signature_hash, s.signature, count(*) AS cores,"
+	"         min(s.seen_at) AS first_seen, max(s.seen_at) AS last_seen,"
+	"         sum(julianday(s.seen_at) >= julianday('now', '-7 days')) AS last_7_days,"
+	"         (SELECT group_concat(g.build_id, ' ') FROM ("
+	"            SELECT x.build_id FROM bucket_builds x WHERE x.signature_hash IS s.signature_hash"
+	"            ORDER BY x.first_at, x.build_id) g) AS build_ids,"
+	"         min(EXISTS (SELECT 1 FROM newest n WHERE n.program IS s.program"
+	"                     AND n.build_id = s.build_id)) AS new,"
+	"         (SELECT e.path FROM cores e WHERE e.signature_hash IS s.signature_hash"
+	"          ORDER BY coalesce(e.crashed_at, e.analysed_at) DESC, e.id DESC LIMIT 1)"
+	"           AS example_core"
+	"  FROM seen s GROUP BY s.signature_hash"
+	"  ORDER BY cores DESC, last_seen DESC, s.signature_hash;",
+	/* 4: the tasks of runtimes (bRPC bthreads) and their frames; the crash
+	 * stack of a crash in a bthread starts with its frames */
+	"CREATE TABLE tasks ("
+	"  core_id INTEGER NOT NULL REFERENCES cores(id) ON DELETE CASCADE,"
+	"  idx INTEGER NOT NULL,"
+	"  runtime TEXT NOT NULL,"
+	"  task_id INTEGER NOT NULL,"
+	"  state TEXT NOT NULL CHECK (state IN ('running', 'ready', 'suspended', 'created')),"
+	"  wait_kind TEXT,"
+	"  wait_address INTEGER,"
+	"  wait_target INTEGER,"
+	"  tid INTEGER,"
+	"  fn TEXT,"
+	"  fn_address INTEGER,"
+	"  address INTEGER NOT NULL,"
+	"  nframes INTEGER NOT NULL,"
+	"  unwind_error TEXT,"
+	"  PRIMARY KEY (core_id, idx)) WITHOUT ROWID;"
+	"CREATE INDEX tasks_state ON tasks(core_id, state);"
+	"CREATE TABLE task_frames ("
+	"  core_id INTEGER NOT NULL REFERENCES cores(id) ON DELETE CASCADE,"
+	"  task_idx INTEGER NOT NULL,"
+	"  idx INTEGER NOT NULL,"
+	"  kind TEXT NOT NULL CHECK (kind IN ('native', 'async')),"
+	"  pc INTEGER NOT NULL,"
+	"  function TEXT,"
+	"  function_offset INTEGER,"
+	"  module TEXT,"
+	"  module_offset INTEGER,"
+	"  file TEXT,"
+	"  line INTEGER,"
+	"  inlined INTEGER NOT NULL,"
+	"  inline_depth INTEGER NOT NULL,"
+	"  tailcall INTEGER NOT NULL,"
+	"  display TEXT,"
+	"  args TEXT,"
+	"  activation INTEGER NOT NULL,"
+	"  cfa INTEGER,"
+	"  seam INTEGER NOT NULL,"
+	"  PRIMARY KEY (core_id, task_idx, idx)) WITHOUT ROWID;"
+	"CREATE INDEX task_frames_function ON task_frames(function);"
+	"DROP VIEW crash_stacks;"
+	"CREATE VIEW crash_stacks AS"
+	"  SELECT c.id AS core_id, c.path AS core, c.signature_hash, f.idx AS frame, f.kind,"
+	"         printf('0x%x', f.pc) AS pc, f.function, f.file, f.line, f.module, f.inline_depth"
+	"  FROM cores c"
+	"  JOIN threads t ON t.core_id = c.id AND t.crashing"
+	"  JOIN tasks k ON k.core_id = c.id AND k.state = 'running' AND k.tid = t.tid"
+	"  JOIN task_frames f ON f.core_id = c.id AND f.task_idx = k.idx"
+	"  UNION ALL"
+	"  SELECT c.id, c.path, c.signature_hash,"
+	"         f.idx + coalesce((SELECT k.nframes FROM tasks k WHERE k.core_id = c.id"
+	"                           AND k.state = 'running' AND k.tid = t.tid), 0),"
+	"         f.kind, printf('0x%x', f.pc), f.function, f.file, f.line, f.module, f.inline_depth"
+	"  FROM cores c"
+	"  JOIN threads t ON t.core_id = c.id AND t.crashing"
+	"  JOIN frames f ON f.core_id = c.id AND f.thread_idx = t.idx;",
+	/* 5: frames from runtime descriptions: kind 'script' and 'label' (a
+	 * CHECK constraint, so the table is rebuilt, as SQLite's ALTER TABLE
+	 * documentation prescribes), no pc of their own, runtime and detail */
+	"PRAGMA legacy_alter_table = ON;"
+	"DROP VIEW crash_stacks;"
+	"CREATE TABLE frames_new ("
+	"  core_id INTEGER NOT NULL REFERENCES cores(id) ON DELETE CASCADE,"
+	"  thread_idx INTEGER NOT NULL,"
+	"  idx INTEGER NOT NULL,"
+	"  kind TEXT NOT NULL CHECK (kind IN ('native', 'async', 'script', 'label')),"
+	"  pc INTEGER,"
+	"  activation INTEGER NOT NULL,"
+	"  function TEXT,"
+	"  function_offset INTEGER,"
+	"  module TEXT,"
+	"  module_offset INTEGER,"
+	"  file TEXT,"
+	"  line INTEGER,"
+	"  inlined INTEGER NOT NULL,"
+	"  inline_depth INTEGER NOT NULL,"
+	"  cfa INTEGER,"
+	"  seam INTEGER NOT NULL,"
+	"  tailcall INTEGER NOT NULL DEFAULT 0,"
+	"  display TEXT,"
+	"  args TEXT,"
+	"  runtime TEXT,"
+	"  detail TEXT,"
+	"  PRIMARY KEY (core_id, thread_idx, idx)) WITHOUT ROWID;"
+	"INSERT INTO frames_new (core_id, thread_idx, idx, kind, pc, activation, function,"
+	"  function_offset, module, module_offset, file, line, inlined, inline_depth, cfa, seam,"
+	"  tailcall, display, args)"
+	"  SELECT core_id, thread_idx, idx, kind, pc, activation, function, function_offset, module,"
+	"         module_offset, file, line, inlined, inline_depth, cfa, seam, tailcall, display, args"
+	"  FROM frames;"
+	"DROP TABLE frames;"
+	"ALTER TABLE frames_new RENAME TO frames;"
+	"CREATE INDEX frames_function ON frames(function);"
+	"CREATE VIEW crash_stacks AS"
+	"  SELECT c.id AS core_id, c.path AS core, c.signature_hash, f.idx AS frame, f.kind,"
+	"         printf('0x%x', f.pc) AS pc, f.function, f.file, f.line, f.module, f.inline_depth,"
+	"         NULL AS runtime, NULL AS detail"
+	"  FROM cores c"
+	"  JOIN threads t ON t.core_id = c.id AND t.crashing"
+	"  JOIN tasks k ON k.core_id = c.id AND k.state = 'running' AND k.tid = t.tid"
+	"  JOIN task_frames f ON f.core_id = c.id AND f.task_idx = k.idx"
+	"  UNION ALL"
+	"  SELECT c.id, c.path, c.signature_hash,"
+	"         f.idx + coalesce((SELECT k.nframes FROM tasks k WHERE k.core_id = c.id"
+	"                           AND k.state = 'running' AND k.tid = t.tid), 0),"
+	"         f.kind, CASE WHEN f.pc IS NOT NULL THEN printf('0x%x', f.pc) END, f.function,"
+	"         f.file, f.line, f.module, f.inline_depth, f.runtime, f.detail"
+	"  FROM cores c"
+	"  JOIN threads t ON t.core_id = c.id AND t.crashing"
+	"  JOIN frames f ON f.core_id = c.id AND f.thread_idx = t.idx;"
+	"PRAGMA legacy_alter_table = OFF;",
 };
+
+const char *rep_store_migration(int version)
+{
+	size_t n = sizeof(rep_migrations) / sizeof(rep_migrations[0]);
+	return version >= 1 && (size_t)version <= n ? rep_migrations[version - 1] : NULL;
+}
 
 enum {
 	Q_HAS, Q_CORE, Q_MODULE, Q_THREAD, Q_FRAME, Q_ROOT, Q_SUSPENDED, Q_SFRAME, Q_RECORDER,
-	Q_EVENT, Q_WARNING, Q_CLEAR_ERROR, Q_ERROR, Q_COUNT
+	Q_EVENT, Q_WARNING, Q_CLEAR_ERROR, Q_ERROR, Q_TASK, Q_TFRAME, Q_COUNT
 };
 
 static const char *const rep_queries[Q_COUNT] = {
@@ -212,15 +368,17 @@ static const char *const rep_queries[Q_COUNT] = {
 	[Q_CORE] = "INSERT INTO cores (fingerprint, sha256, path, file_size, size, crashed_at,"
 		   " analysed_at, analyzer_version, executable, build_id, pid, uid, signal, signal_name,"
 		   " code, code_name, fault_address, crashing_tid, abort_message, signature,"
-		   " signature_hash, async_key, nthreads, nframes, nwarnings) VALUES (?1, ?2, ?3, ?4, ?5,"
-		   " ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,"
-		   " ?23, ?24, ?25) ON CONFLICT (fingerprint) DO NOTHING",
+		   " signature_hash, async_key, nthreads, nframes, nwarnings, boot_id, coredump_uid,"
+		   " unit, cmdline) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
+		   " ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)"
+		   " ON CONFLICT (fingerprint) DO NOTHING",
 	[Q_MODULE] = "INSERT INTO modules VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[Q_THREAD] = "INSERT INTO threads VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
 	[Q_FRAME] = "INSERT INTO frames (core_id, thread_idx, idx, kind, pc, function,"
 		    " function_offset, module, module_offset, file, line, inlined, inline_depth,"
-		    " tailcall, display, args, activation, cfa, seam) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
-		    " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+		    " tailcall, display, args, activation, cfa, seam, runtime, detail) VALUES (?1, ?2,"
+		    " ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,"
+		    " ?21)",
 	[Q_ROOT] = "INSERT INTO async_roots VALUES (?1, ?2, ?3, ?4)",
 	[Q_SUSPENDED] = "INSERT INTO suspended VALUES (?1, ?2, ?3, ?4)",
 	[Q_SFRAME] = "INSERT INTO suspended_frames (core_id, chain_idx, idx, kind, pc, function,"
@@ -233,13 +391,20 @@ static const char *const rep_queries[Q_COUNT] = {
 		    " ?11, ?12)",
 	[Q_WARNING] = "INSERT INTO warnings VALUES (?1, ?2, ?3)",
 	[Q_CLEAR_ERROR] = "DELETE FROM ingest_errors WHERE fingerprint = ?1 OR ident = 'path:' || ?2",
+	[Q_TASK] = "INSERT INTO tasks (core_id, idx, runtime, task_id, state, wait_kind, wait_address,"
+		   " wait_target, tid, fn, fn_address, address, nframes, unwind_error) VALUES (?1, ?2,"
+		   " ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+	[Q_TFRAME] = "INSERT INTO task_frames (core_id, task_idx, idx, kind, pc, function,"
+		     " function_offset, module, module_offset, file, line, inlined, inline_depth,"
+		     " tailcall, display, args, activation, cfa, seam) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
+		     " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
 	[Q_ERROR] = "INSERT INTO ingest_errors (ident, fingerprint, path, size, reason, attempts,"
 		    " first_at, last_at) VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?6)"
 		    " ON CONFLICT (ident) DO UPDATE SET path = excluded.path, reason = excluded.reason,"
 		    " attempts = attempts + 1, last_at = excluded.last_at",
 };
 
-struct rep_store {
+struct rep_sqlite {
 	sqlite3 *db;
 	sqlite3_stmt *q[Q_COUNT];
 };
@@ -326,9 +491,9 @@ out:
 	return rc;
 }
 
-int rep_store_open(const char *path, struct rep_store **out, char *why, size_t whylen)
+int rep_sqlite_open(const char *path, struct rep_sqlite **out, char *why, size_t whylen)
 {
-	struct rep_store *st = calloc(1, sizeof(*st));
+	struct rep_sqlite *st = calloc(1, sizeof(*st));
 	if (!st) {
 		snprintf(why, whylen, "out of memory");
 		return -1;
@@ -360,11 +525,11 @@ int rep_store_open(const char *path, struct rep_store **out, char *why, size_t w
 	*out = st;
 	return 0;
 fail:
-	rep_store_close(st);
+	rep_sqlite_close(st);
 	return -1;
 }
 
-void rep_store_close(struct rep_store *st)
+void rep_sqlite_close(struct rep_sqlite *st)
 {
 	if (!st)
 		return;
@@ -435,26 +600,10 @@ static int insert_row(sqlite3_stmt *q, const struct rep_value *v, size_t n)
 	return rc;
 }
 
-static void format_time(int64_t t, char out[32])
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-	if (!gmtime_r(&tt, &tm) || strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-		snprintf(out, 32, "unknown");
-}
-
-static size_t total_frames(const struct analysis *an)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < an->nthreads; i++)
-		n += an->threads[i].nframes;
-	return n;
-}
-
-static int insert_core(struct rep_store *st, const struct analysis *an)
+static int insert_core(struct rep_sqlite *st, const struct analysis *an)
 {
 	char now[32];
-	format_time((int64_t)time(NULL), now);
+	rep_store_time((int64_t)time(NULL), now);
 	const struct rep_value v[] = {
 		v_text(an->core_fingerprint), v_text(an->core_sha256), v_text(an->core_path),
 		v_u64(an->core_file_size), v_u64(an->core_size), v_text(an->crashed_at), v_text(now),
@@ -465,62 +614,47 @@ static int insert_core(struct rep_store *st, const struct analysis *an)
 		v_opt(an->has_fault_address, an->fault_address), v_int(an->crashing_tid),
 		v_text(an->abort_message), v_text(an->signature), v_text(an->signature_hash),
 		v_opt(an->async_key_found, an->async_key), v_u64(an->nthreads),
-		v_u64(total_frames(an)), v_u64(an->nwarnings),
+		v_u64(rep_total_frames(an)), v_u64(an->nwarnings), v_text(an->boot_id),
+		v_opt(an->has_coredump_uid, an->coredump_uid), v_text(an->unit), v_text(an->cmdline),
 	};
 	return insert_row(st->q[Q_CORE], v, NVALUES(v));
 }
 
-/* The frame's arguments as JSON text ([{"name","type","value"}]), or NULL
- * when it has none or on out-of-memory (caller frees). */
-static char *args_json(const struct an_frame *f)
-{
-	if (!f->has_args)
-		return NULL;
-	json_t *arr = json_array();
-	for (size_t i = 0; arr && i < f->nargs; i++)
-		if (json_array_append_new(arr, json_pack("{s:o, s:o, s:o}",
-			"name", rep_json_text(f->args[i].name), "type", rep_json_text(f->args[i].type),
-			"value", rep_json_text(f->args[i].value))) != 0) {
-			json_decref(arr);
-			arr = NULL;
-		}
-	char *text = arr ? json_dumps(arr, JSON_COMPACT) : NULL;
-	json_decref(arr);
-	return text;
-}
-
-/* A thread frame (FULL: with the unwinder's columns) or a suspended-chain
- * frame. */
+/* A frame of a thread, a task or a suspended chain: Q's statement takes
+ * the leading columns of the list below (a suspended chain's frames have no
+ * unwinder columns, only a thread's have runtime ones). */
 static int insert_frame(sqlite3_stmt *q, int64_t core, size_t owner, size_t idx,
-			const struct an_frame *f, bool full)
+			const struct an_frame *f)
 {
-	char *args = args_json(f);
+	char *args = rep_frame_args_json(f);
 	if (f->has_args && !args)
 		return SQLITE_NOMEM;
 	const struct rep_value v[] = {
 		v_int(core), v_u64(owner), v_u64(idx),
-		v_text(f->kind == AN_FRAME_ASYNC ? "async" : "native"), v_u64(f->pc),
+		v_text(an_frame_kind_name(f->kind)), v_opt(!AN_FRAME_IS_RUNTIME(f), f->pc),
 		v_text(f->function), v_opt(f->has_offset, f->offset), v_text(f->module),
 		v_opt(f->has_module_offset, f->module_offset), v_text(f->file),
 		v_opt(f->line > 0, (uint64_t)f->line), v_int(f->inlined), v_int(f->inline_depth),
 		v_int(f->tailcall), v_text(f->display), v_text(args),
 		v_int(f->activation), v_opt(f->cfa != 0, f->cfa), v_int(f->seam),
+		v_text(f->runtime), v_text(f->detail),
 	};
-	int rc = insert_row(q, v, full ? NVALUES(v) : NVALUES(v) - 3);
+	size_t ncolumns = (size_t)sqlite3_bind_parameter_count(q);
+	int rc = insert_row(q, v, ncolumns < NVALUES(v) ? ncolumns : NVALUES(v));
 	free(args);
 	return rc;
 }
 
 static int insert_frames(sqlite3_stmt *q, int64_t core, size_t owner, const struct an_frame *f,
-			 size_t n, bool full)
+			 size_t n)
 {
 	for (size_t j = 0; j < n; j++)
-		if (insert_frame(q, core, owner, j, &f[j], full) != SQLITE_DONE)
+		if (insert_frame(q, core, owner, j, &f[j]) != SQLITE_DONE)
 			return -1;
 	return 0;
 }
 
-static int insert_threads(struct rep_store *st, int64_t core, const struct analysis *an)
+static int insert_threads(struct rep_sqlite *st, int64_t core, const struct analysis *an)
 {
 	for (size_t i = 0; i < an->nthreads; i++) {
 		const struct an_thread *t = &an->threads[i];
@@ -533,7 +667,7 @@ static int insert_threads(struct rep_store *st, int64_t core, const struct analy
 		const struct rep_value root[] = {v_int(core), v_u64(i), v_int(t->tid),
 						 v_u64(t->async_root)};
 		if (insert_row(st->q[Q_THREAD], v, NVALUES(v)) != SQLITE_DONE ||
-		    insert_frames(st->q[Q_FRAME], core, i, t->frames, t->nframes, true) != 0)
+		    insert_frames(st->q[Q_FRAME], core, i, t->frames, t->nframes) != 0)
 			return -1;
 		if (t->async_root && insert_row(st->q[Q_ROOT], root, NVALUES(root)) != SQLITE_DONE)
 			return -1;
@@ -541,7 +675,7 @@ static int insert_threads(struct rep_store *st, int64_t core, const struct analy
 	return 0;
 }
 
-static int insert_modules(struct rep_store *st, int64_t core, const struct analysis *an)
+static int insert_modules(struct rep_sqlite *st, int64_t core, const struct analysis *an)
 {
 	for (size_t i = 0; i < an->nmodules; i++) {
 		const struct an_module *m = &an->modules[i];
@@ -553,36 +687,44 @@ static int insert_modules(struct rep_store *st, int64_t core, const struct analy
 	return 0;
 }
 
-static int insert_suspended(struct rep_store *st, int64_t core, const struct analysis *an)
+static int insert_suspended(struct rep_sqlite *st, int64_t core, const struct analysis *an)
 {
 	for (size_t i = 0; i < an->nsuspended; i++) {
 		const struct an_suspended *s = &an->suspended[i];
 		const struct rep_value v[] = {v_int(core), v_u64(i), v_u64(s->leaf), v_u64(s->nframes)};
 		if (insert_row(st->q[Q_SUSPENDED], v, NVALUES(v)) != SQLITE_DONE ||
-		    insert_frames(st->q[Q_SFRAME], core, i, s->frames, s->nframes, false) != 0)
+		    insert_frames(st->q[Q_SFRAME], core, i, s->frames, s->nframes) != 0)
 			return -1;
 	}
 	return 0;
 }
 
-/* The event's arguments as a JSON array of hex strings. */
-static void format_args(const struct an_event *e, char *buf, size_t len)
+static int insert_tasks(struct rep_sqlite *st, int64_t core, const struct analysis *an)
 {
-	size_t n = e->nargs < 12 ? e->nargs : 12, used = 0;
-	used += (size_t)snprintf(buf, len, "[");
-	for (size_t i = 0; i < n && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s\"0x%" PRIx64 "\"", i ? "," : "",
-					 e->args[i]);
-	if (used < len)
-		snprintf(buf + used, len - used, "]");
+	for (size_t i = 0; i < an->ntasks; i++) {
+		const struct an_task *t = &an->tasks[i];
+		const struct rep_value v[] = {
+			v_int(core), v_u64(i), v_text(t->runtime), v_u64(t->id),
+			v_text(an_task_state_name(t->state)), v_text(t->wait_kind),
+			v_opt(t->has_wait_address, t->wait_address),
+			v_opt(t->has_wait_target, t->wait_target),
+			v_opt(t->has_tid, (uint64_t)(int64_t)t->tid), v_text(t->fn),
+			v_opt(t->fn_address != 0, t->fn_address), v_u64(t->address), v_u64(t->nframes),
+			v_text(t->unwind_error),
+		};
+		if (insert_row(st->q[Q_TASK], v, NVALUES(v)) != SQLITE_DONE ||
+		    insert_frames(st->q[Q_TFRAME], core, i, t->frames, t->nframes) != 0)
+			return -1;
+	}
+	return 0;
 }
 
-static int insert_events(struct rep_store *st, int64_t core, size_t r, const struct an_recorder *rec)
+static int insert_events(struct rep_sqlite *st, int64_t core, size_t r, const struct an_recorder *rec)
 {
-	char args[12 * 24 + 8];
+	char args[REP_EVENT_ARGS_MAX];
 	for (size_t i = 0; i < rec->nevents; i++) {
 		const struct an_event *e = &rec->events[i];
-		format_args(e, args, sizeof(args));
+		rep_event_args_json(e, args, sizeof(args));
 		const struct rep_value v[] = {
 			v_int(core), v_u64(r), v_u64(i), v_u64(e->order), v_u64(e->timestamp),
 			v_text(e->location), v_text(e->function), v_text(e->format), v_text(e->message),
@@ -594,7 +736,7 @@ static int insert_events(struct rep_store *st, int64_t core, size_t r, const str
 	return 0;
 }
 
-static int insert_recorders(struct rep_store *st, int64_t core, const struct analysis *an)
+static int insert_recorders(struct rep_sqlite *st, int64_t core, const struct analysis *an)
 {
 	for (size_t i = 0; i < an->nrecorders; i++) {
 		const struct an_recorder *r = &an->recorders[i];
@@ -611,7 +753,7 @@ static int insert_recorders(struct rep_store *st, int64_t core, const struct ana
 	return 0;
 }
 
-static int insert_warnings(struct rep_store *st, int64_t core, const struct analysis *an)
+static int insert_warnings(struct rep_sqlite *st, int64_t core, const struct analysis *an)
 {
 	for (size_t i = 0; i < an->nwarnings; i++) {
 		const struct rep_value v[] = {v_int(core), v_u64(i),
@@ -623,19 +765,20 @@ static int insert_warnings(struct rep_store *st, int64_t core, const struct anal
 }
 
 /* Everything below the cores row, inside the open transaction. */
-static int insert_children(struct rep_store *st, int64_t core, const struct analysis *an)
+static int insert_children(struct rep_sqlite *st, int64_t core, const struct analysis *an)
 {
 	/* Its earlier failures: under its fingerprint, or under its path when
 	 * it failed before its fingerprint was known. */
 	const struct rep_value clear[] = {v_text(an->core_fingerprint), v_text(an->core_path)};
 	if (insert_modules(st, core, an) != 0 || insert_threads(st, core, an) != 0 ||
-	    insert_suspended(st, core, an) != 0 || insert_recorders(st, core, an) != 0 ||
+	    insert_suspended(st, core, an) != 0 || insert_tasks(st, core, an) != 0 ||
+	    insert_recorders(st, core, an) != 0 ||
 	    insert_warnings(st, core, an) != 0)
 		return -1;
 	return insert_row(st->q[Q_CLEAR_ERROR], clear, NVALUES(clear)) == SQLITE_DONE ? 0 : -1;
 }
 
-enum rep_write_result rep_store_write(struct rep_store *st, const struct analysis *an, char *why,
+enum rep_write_result rep_sqlite_write(struct rep_sqlite *st, const struct analysis *an, char *why,
 				      size_t whylen)
 {
 	if (exec_retry(st->db, "BEGIN IMMEDIATE") != SQLITE_OK) {
@@ -663,16 +806,12 @@ fail:
 	return REP_WRITE_FAILED;
 }
 
-int rep_store_record_error(struct rep_store *st, const struct rep_core_id *id, const char *reason,
+int rep_sqlite_record_error(struct rep_sqlite *st, const struct rep_core_id *id, const char *reason,
 			   char *why, size_t whylen)
 {
 	sqlite3_stmt *q = st->q[Q_ERROR];
-	char now[32], *ident = NULL;
-	format_time((int64_t)time(NULL), now);
-	if (id->fingerprint)
-		ident = strdup(id->fingerprint);
-	else if (asprintf(&ident, "path:%s", id->path) < 0)
-		ident = NULL;
+	char now[32], *ident = rep_error_ident(id);
+	rep_store_time((int64_t)time(NULL), now);
 	if (!ident) {
 		snprintf(why, whylen, "out of memory");
 		return -1;
@@ -701,7 +840,7 @@ out:
 	return rc;
 }
 
-int rep_store_has(struct rep_store *st, const char *fingerprint)
+int rep_sqlite_has(struct rep_sqlite *st, const char *fingerprint)
 {
 	sqlite3_stmt *q = st->q[Q_HAS];
 	sqlite3_bind_text(q, 1, fingerprint, -1, SQLITE_STATIC);
@@ -715,3 +854,47 @@ int rep_store_has(struct rep_store *st, const char *fingerprint)
 	sqlite3_clear_bindings(q);
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }
+
+sqlite3 *rep_sqlite_db(struct rep_sqlite *st)
+{
+	return st->db;
+}
+
+int rep_sqlite_exec(struct rep_sqlite *st, const char *sql)
+{
+	return exec_retry(st->db, sql);
+}
+
+static int ops_has(void *backend, const char *fingerprint)
+{
+	return rep_sqlite_has(backend, fingerprint);
+}
+
+static enum rep_write_result ops_write(void *backend, const struct analysis *an, char *why,
+				       size_t whylen)
+{
+	return rep_sqlite_write(backend, an, why, whylen);
+}
+
+static int ops_record_error(void *backend, const struct rep_core_id *id, const char *reason,
+			    char *why, size_t whylen)
+{
+	return rep_sqlite_record_error(backend, id, reason, why, whylen);
+}
+
+/* Every core was committed by its own write: nothing is held back. */
+static size_t ops_close(void *backend)
+{
+	rep_sqlite_close(backend);
+	return 0;
+}
+
+/* Each core and error is written when it is given: nothing is held. */
+static void ops_pending(void *backend, size_t *held, size_t *lost)
+{
+	(void)backend;
+	*held = *lost = 0;
+}
+
+const struct rep_store_ops rep_sqlite_ops = {ops_has, ops_write, ops_record_error, ops_close,
+					     ops_pending};

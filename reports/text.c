@@ -1,6 +1,7 @@
 /* The text crash report: what crashed, the crashing thread's spliced stack,
  * the last recorder events, then the other threads. */
 #include "report.h"
+#include "taskgroups.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -17,11 +18,32 @@ static const char *esc(const char *s)
 	return rep_escape(&text_esc, s);
 }
 
+const char *rep_signal_detail(const struct analysis *an, char *buf, size_t len)
+{
+	char h[32];
+	size_t used = 0;
+	buf[0] = '\0';
+	if (an->code_name)
+		used += (size_t)snprintf(buf, len, ", %s", an->code_name);   /* our own table */
+	else if (an->has_code)
+		used += (size_t)snprintf(buf, len, ", code %d", an->code);
+	if (an->has_fault_address && used < len)
+		snprintf(buf + used, len - used, ", fault address %s", rep_hex(h, an->fault_address));
+	return buf;
+}
+
 const char *rep_hex(char buf[32], uint64_t value)
 {
 	snprintf(buf, 32, "0x%" PRIx64, value);
 	return buf;
 }
+
+/* SGR sequences, or "" when the report is not coloured. */
+#define SGR(color, code) ((color) ? "\033[" code "m" : "")
+#define SGR_CRASH(c) SGR(c, "1;31")
+#define SGR_SEAM(c) SGR(c, "36")
+#define SGR_WARN(c) SGR(c, "33")
+#define SGR_OFF(c) SGR(c, "0")
 
 static const char *base_name(const char *path)
 {
@@ -31,7 +53,7 @@ static const char *base_name(const char *path)
 
 static void write_header(FILE *out, const struct analysis *an)
 {
-	char h[32];
+	char detail[128];
 	fprintf(out, "core:        %s (%" PRIu64 " bytes)\n", esc(an->core_path), an->core_size);
 	fprintf(out, "executable:  %s\n", an->executable ? esc(an->executable) : "(unknown)");
 	if (an->build_id)
@@ -42,14 +64,9 @@ static void write_header(FILE *out, const struct analysis *an)
 		fprintf(out, "signal:      none (the process was dumped while running)\n");
 		return;
 	}
-	fprintf(out, "signal:      %s (%d)", an->signal_name ? esc(an->signal_name) : "signal", an->signo);
-	if (an->code_name)
-		fprintf(out, ", %s", esc(an->code_name));
-	else if (an->has_code)
-		fprintf(out, ", code %d", an->code);
-	if (an->has_fault_address)
-		fprintf(out, ", fault address %s", rep_hex(h, an->fault_address));
-	fprintf(out, "\nthread:      %d (crashing)\n", an->crashing_tid);
+	fprintf(out, "signal:      %s (%d)%s\n", an->signal_name ? esc(an->signal_name) : "signal",
+		an->signo, rep_signal_detail(an, detail, sizeof(detail)));
+	fprintf(out, "thread:      %d (crashing)\n", an->crashing_tid);
 	if (an->abort_message)
 		fprintf(out, "Abort message: %s\n", esc(an->abort_message));
 }
@@ -70,14 +87,51 @@ static void write_async_state(FILE *out, const struct analysis *an)
 		"%zu suspended chains\n", an->async_key, with_root, an->nthreads, an->nsuspended);
 }
 
+/* A frame a runtime description gave: marked with the description's name. */
+static void write_runtime_frame(FILE *out, const struct an_frame *f, size_t index)
+{
+	fprintf(out, "#%-3zu [%s] %s%s", index, f->runtime ? esc(f->runtime) : "runtime",
+		f->function ? esc(f->function) : "??", f->kind == AN_FRAME_LABEL ? " (label)" : "");
+	if (f->detail)
+		fprintf(out, "  -- %s", esc(f->detail));
+}
+
+/* "(acct=0x..., cents=cents@entry=250)" as gdb's backtrace prints them:
+ * an entry value equal to the value is shown in the short form, a
+ * different one after it. */
+static void write_args(FILE *out, const struct an_frame *f)
+{
+	fputs(" (", out);
+	for (size_t i = 0; i < f->nargs; i++) {
+		const struct an_arg *a = &f->args[i];
+		const char *name = esc(a->name);
+		fprintf(out, "%s%s=", i ? ", " : "", name);
+		if (a->entry_value && a->entry_equal)
+			fprintf(out, "%s@entry=%s", name, esc(a->value));
+		else if (a->entry_value)
+			fprintf(out, "%s, %s@entry=%s", esc(a->value), name, esc(a->entry_value));
+		else
+			fputs(esc(a->value), out);
+	}
+	fputc(')', out);
+}
+
 static void write_frame(FILE *out, const struct an_frame *f, size_t index)
 {
 	char h[32];
+	if (AN_FRAME_IS_RUNTIME(f)) {
+		write_runtime_frame(out, f, index);
+		return;
+	}
 	const char *name = f->display ? f->display : f->function;
 	fprintf(out, "#%-3zu %s in %s", index, rep_hex(h, f->pc), name ? esc(name) : "??");
+	if (f->has_args)
+		write_args(out, f);
 	if (f->inlined)
 		fprintf(out, " [inlined]");
-	else if (f->has_offset)
+	if (f->tailcall)
+		fprintf(out, " [tail call]");
+	if (!f->inlined && f->has_offset)
 		fprintf(out, " (+0x%" PRIx64 ")", f->offset);
 	if (f->file)
 		fprintf(out, " at %s:%d", esc(f->file), f->line);
@@ -89,16 +143,27 @@ static void write_frame(FILE *out, const struct an_frame *f, size_t index)
 		fprintf(out, "]");
 	if (f->kind == AN_FRAME_ASYNC)
 		fprintf(out, " [async]");
-	fputc('\n', out);
 }
 
-static void write_frames(FILE *out, const struct an_frame *frames, size_t n)
+/* CRASHING: the frames of the crashing thread, whose first is coloured.
+ * Seams mark the switches between native and async frames; runtime frames,
+ * marked on their own lines, make none. */
+static void write_frames(FILE *out, const struct an_frame *frames, size_t n, bool crashing,
+			 bool color)
 {
+	const struct an_frame *prev = NULL;
 	for (size_t i = 0; i < n; i++) {
-		if (frames[i].seam || (i > 0 && frames[i].kind != frames[i - 1].kind))
-			fprintf(out, "    ---- %s frames ----\n",
-				frames[i].kind == AN_FRAME_ASYNC ? "async" : "native");
-		write_frame(out, &frames[i], i);
+		const struct an_frame *f = &frames[i];
+		if (!AN_FRAME_IS_RUNTIME(f)) {
+			if (f->seam || (prev && f->kind != prev->kind))
+				fprintf(out, "    %s---- %s frames ----%s\n", SGR_SEAM(color),
+					f->kind == AN_FRAME_ASYNC ? "async" : "native", SGR_OFF(color));
+			prev = f;
+		}
+		bool mark = color && crashing && i == 0;
+		fputs(SGR_CRASH(mark), out);
+		write_frame(out, f, i);
+		fprintf(out, "%s\n", SGR_OFF(mark));
 	}
 }
 
@@ -110,18 +175,45 @@ static void write_registers(FILE *out, const struct an_thread *t)
 		rep_hex(d, t->regs[AN_REG_FS_BASE]));
 }
 
-static void write_thread(FILE *out, const struct an_thread *t, const struct analysis *an)
+/* ---- bthreads (a runtime's tasks) ---- */
+
+/* A thread running a bthread: the bthread's frames, then the worker's, numbered
+ * as one stack. */
+static void write_thread_with_task(FILE *out, const struct an_thread *t, const struct an_task *task,
+				   bool color)
 {
+	for (size_t i = 0; i < task->nframes; i++) {
+		bool mark = color && t->crashing && i == 0;
+		fputs(SGR_CRASH(mark), out);
+		write_frame(out, &task->frames[i], i);
+		fprintf(out, "%s\n", SGR_OFF(mark));
+	}
+	fprintf(out, "    %s---- worker frames (bthread scheduler) ----%s\n", SGR_SEAM(color),
+		SGR_OFF(color));
+	for (size_t i = 0; i < t->nframes; i++) {
+		write_frame(out, &t->frames[i], task->nframes + i);
+		fputc('\n', out);
+	}
+}
+
+static void write_thread(FILE *out, const struct an_thread *t, const struct analysis *an, bool color)
+{
+	const struct an_task *task = rep_task_running_on(an, t->tid);
 	fprintf(out, "\nThread %d", t->tid);
 	if (t->crashing) {
 		fprintf(out, " (crashing, %s)", an->signal_name ? esc(an->signal_name) : "signal");
 	}
 	if (t->async_root)
 		fprintf(out, " (async stack)");
+	if (task)
+		fprintf(out, " running bthread 0x%" PRIx64 " (%s)", task->id, task->fn ? esc(task->fn) : "??");
 	fprintf(out, ":\n");
 	write_registers(out, t);
-	write_frames(out, t->frames, t->nframes);
-	if (t->nframes == 0)
+	if (task)
+		write_thread_with_task(out, t, task, color);
+	else
+		write_frames(out, t->frames, t->nframes, t->crashing, color);
+	if (t->nframes == 0 && !task)
 		fprintf(out, "  (no frames)\n");
 }
 
@@ -142,7 +234,7 @@ static void write_events(FILE *out, const struct analysis *an, size_t tail)
 	}
 }
 
-static void write_suspended(FILE *out, const struct analysis *an)
+static void write_suspended(FILE *out, const struct analysis *an, bool color)
 {
 	if (an->nsuspended == 0)
 		return;
@@ -150,8 +242,53 @@ static void write_suspended(FILE *out, const struct analysis *an)
 	fprintf(out, "\nSuspended coroutines (%zu):\n", an->nsuspended);
 	for (size_t i = 0; i < an->nsuspended; i++) {
 		fprintf(out, "\nSuspended chain at %s:\n", rep_hex(h, an->suspended[i].leaf));
-		write_frames(out, an->suspended[i].frames, an->suspended[i].nframes);
+		write_frames(out, an->suspended[i].frames, an->suspended[i].nframes, false, color);
 	}
+}
+
+/* One group of bthreads: the one, or how many with their ids, what they do,
+ * their entry function, and their frames once. */
+static void write_task_group(FILE *out, const struct analysis *an, const struct rep_task_group *g,
+			     bool color)
+{
+	enum { MAX_IDS = 16 };
+	const struct an_task *t = &an->tasks[g->members[0]];
+	char h[32], doing[160];
+	if (g->n == 1)
+		fprintf(out, "\nbthread %s", rep_hex(h, t->id));
+	else
+		fprintf(out, "\n%zu bthreads", g->n);
+	bool same_address = true;
+	for (size_t i = 1; i < g->n; i++)
+		same_address = same_address && an->tasks[g->members[i]].wait_address == t->wait_address;
+	fprintf(out, " %s%s: %s\n", rep_task_doing(t, an, doing, sizeof(doing)),
+		same_address ? "" : " (and other addresses)", t->fn ? esc(t->fn) : "??");
+	if (g->n > 1) {
+		fprintf(out, "  ids:");
+		for (size_t i = 0; i < g->n && i < MAX_IDS; i++)
+			fprintf(out, " %s", rep_hex(h, an->tasks[g->members[i]].id));
+		if (g->n > MAX_IDS)
+			fprintf(out, " ... and %zu more", g->n - MAX_IDS);
+		fputc('\n', out);
+	}
+	write_frames(out, t->frames, t->nframes, false, color);
+	if (t->unwind_error)
+		fprintf(out, "  (%s)\n", esc(t->unwind_error));
+}
+
+/* "Bthreads (15: 3 running, 10 suspended, 2 ready):", then each group. */
+static void write_tasks(FILE *out, const struct analysis *an, bool color)
+{
+	char counts[160];
+	if (an->ntasks == 0)
+		return;
+	fprintf(out, "\nBthreads (%s):\n", rep_tasks_counts(an, counts, sizeof(counts)));
+	struct rep_task_groups groups;
+	if (!rep_task_groups_init(&groups, an))
+		fprintf(out, "  (out of memory grouping them)\n");
+	for (size_t i = 0; i < groups.n; i++)
+		write_task_group(out, an, &groups.v[i], color);
+	rep_task_groups_deinit(&groups);
 }
 
 static void write_modules(FILE *out, const struct analysis *an)
@@ -160,8 +297,15 @@ static void write_modules(FILE *out, const struct analysis *an)
 	fprintf(out, "\nModules:\n");
 	for (size_t i = 0; i < an->nmodules; i++) {
 		const struct an_module *m = &an->modules[i];
-		fprintf(out, "  %s-%s %s%s\n", rep_hex(a, m->start), rep_hex(b, m->end),
-			m->path ? esc(m->path) : "?", m->debuginfo ? "" : "  (no debug info)");
+		fprintf(out, "  %s-%s %s", rep_hex(a, m->start), rep_hex(b, m->end),
+			m->path ? esc(m->path) : "?");
+		if (!m->debuginfo)
+			fprintf(out, "  (no debug info)\n");
+		else if (m->path && strcmp(m->debuginfo, m->path) == 0)
+			fprintf(out, "  debug info: in the file\n");
+		else
+			fprintf(out, "  debug info: %s%s\n", esc(m->debuginfo),
+				m->debuginfod ? " (debuginfod)" : "");
 	}
 }
 
@@ -171,20 +315,22 @@ int rep_text_write(FILE *out, const struct analysis *an, const struct rep_text_o
 	write_async_state(out, an);
 	for (size_t i = 0; i < an->nthreads; i++)
 		if (an->threads[i].crashing)
-			write_thread(out, &an->threads[i], an);
+			write_thread(out, &an->threads[i], an, opts->color);
 	write_events(out, an, opts->recorder_tail);
 	if (opts->all_threads || !an->has_signal)
 		for (size_t i = 0; i < an->nthreads; i++)
 			if (!an->threads[i].crashing)
-				write_thread(out, &an->threads[i], an);
-	write_suspended(out, an);
+				write_thread(out, &an->threads[i], an, opts->color);
+	write_tasks(out, an, opts->color);
+	write_suspended(out, an, opts->color);
 	write_modules(out, an);
 	if (an->signature)
 		fprintf(out, "\nsignature: %s (%s)\n", esc(an->signature), esc(an->signature_hash));
 	if (an->nwarnings) {
-		fprintf(out, "\nWarnings:\n");
+		fprintf(out, "\n%sWarnings:%s\n", SGR_WARN(opts->color), SGR_OFF(opts->color));
 		for (size_t i = 0; i < an->nwarnings; i++)
-			fprintf(out, "  %s\n", esc(an->warnings[i]));
+			fprintf(out, "  %s%s%s\n", SGR_WARN(opts->color), esc(an->warnings[i]),
+				SGR_OFF(opts->color));
 	}
 	bool failed = text_esc.failed;
 	rep_escaper_clear(&text_esc);

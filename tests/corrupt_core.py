@@ -20,6 +20,13 @@
                                                 directory name, everywhere
                                                 in the core (NT_FILE, the
                                                 AT_EXECFN string, link map)
+    corrupt_core.py CORE OUT flip-ranges SEED VADDR:LEN,...
+                                                overwrite 1-16 words inside
+                                                those target address ranges
+    corrupt_core.py CORE OUT poke VADDR[+OFF]=VALUE[:SIZE]...
+                                                write VALUE (SIZE bytes,
+                                                default 8, little-endian) at
+                                                each target address
 Deterministic for a given SEED.
 """
 import random
@@ -82,6 +89,45 @@ def nt_file_bytes(data, off, size):
     return bytearray(bytes(data).replace(exe + b'\0', bad + b'\0'))
 
 
+def file_offset(loads, addr, size):
+    """The file offset of target address ADDR, or None when not dumped."""
+    for _t, off, filesz, _o, va in loads:
+        if va <= addr and addr + size <= va + filesz:
+            return off + addr - va
+    return None
+
+
+def poke(data, loads, specs):
+    for spec in specs:
+        where, value = spec.split('=')
+        size = 8
+        if ':' in value:
+            value, size = value.split(':')
+            size = int(size)
+        addr = sum(int(p, 0) for p in where.split('+'))
+        i = file_offset(loads, addr, size)
+        if i is None:
+            sys.exit('0x%x is not in the core' % addr)
+        data[i:i + size] = (int(value, 0) & ((1 << (8 * size)) - 1)).to_bytes(size, 'little')
+
+
+def flip_ranges(data, loads, rnd, ranges):
+    spans = []
+    for r in ranges.split(','):
+        va, n = (int(x, 0) for x in r.split(':'))
+        spans.append((va, n))
+    for _ in range(rnd.randint(1, 16)):
+        va, n = rnd.choice(spans)
+        addr = (va + rnd.randrange(max(n - 8, 1))) & ~7
+        i = file_offset(loads, addr, 8)
+        if i is None:
+            continue
+        old = struct.unpack_from('<Q', data, i)[0]
+        junk = rnd.choice([0, 0xffffffffffffffff, rnd.getrandbits(64), old ^ (1 << rnd.randrange(64)),
+                           old + rnd.randrange(-64, 64) * 8, va + rnd.randrange(n)])
+        struct.pack_into('<Q', data, i, junk & 0xffffffffffffffff)
+
+
 def main():
     src, dst, mode = sys.argv[1:4]
     data = bytearray(open(src, 'rb').read())
@@ -127,6 +173,10 @@ def main():
                     struct.pack_into('<Q', data, i, junk & 0xffffffffffffffff)
     elif mode == 'nt-file-bytes':
         data = nt_file_bytes(data, notes[0][1], notes[0][2])
+    elif mode == 'flip-ranges':
+        flip_ranges(data, loads, random.Random(int(sys.argv[4])), sys.argv[5])
+    elif mode == 'poke':
+        poke(data, loads, sys.argv[4:])
     else:
         sys.exit('unknown mode ' + mode)
     open(dst, 'wb').write(data)

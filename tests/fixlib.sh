@@ -74,7 +74,9 @@ for line in sys.stdin:
 
 gdb_frames() {
 	local prog=$1 core=$2 out=$3
-	gdb -batch -nx -ex 'set print frame-arguments none' -ex 'set backtrace past-main on' \
+	LC_ALL=C gdb -batch -nx -iex 'set auto-load python-scripts off' -ex 'set width 0' \
+		-ex 'set print frame-arguments scalars' \
+		-ex 'set backtrace past-main on' \
 		-x "$ROOT/tests/gdb_frames.py" "$prog" "$core" 2>/dev/null |
 		sed -n '/^GDB_FRAMES_BEGIN$/,/^GDB_FRAMES_END$/p' | sed '1d;$d' >"$out"
 	[ -s "$out" ]
@@ -85,7 +87,7 @@ expect_lines() {
 	if diff -u "$expect" "$actual" >"$TMPD/diff" 2>&1; then
 		pass "$name"
 	else
-		fail "$name: output differs from $(basename "$(dirname "$expect")")/$(basename "$expect")"
+		fail "$name: output differs from ${expect#"$ROOT"/}"
 		head -30 "$TMPD/diff" | cut -c1-400 | sed 's/^/    /'
 	fi
 }

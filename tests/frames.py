@@ -2,8 +2,10 @@
 """Print each thread's function sequence from `asyncore report --format json`.
 
 One line per thread, innermost first, frames joined by " < ":
-    crashing: leaf < middle < @async_caller < main
-An async frame is prefixed "@"; an unknown function prints "??".
+    crashing: leaf < middle [tail call] < @async_caller < main
+An async frame is prefixed "@", a tail-call frame (restored from DWARF call
+sites, not on the stack) is followed by " [tail call]"; an unknown function
+prints "??".
 Options: --strip-params drops C++ parameter lists ("f(int)" -> "f");
 --sorted sorts the non-crashing threads' lines (core order is not stable);
 --suspended also prints "suspended:" lines for suspended coroutine chains.
@@ -35,7 +37,8 @@ def seq(frames, strip):
         n = f.get('function') or '??'
         if strip:
             n = strip_params(n)
-        out.append(('@' if f.get('kind') == 'async' else '') + n)
+        out.append(('@' if f.get('kind') == 'async' else '') + n +
+                   (' [tail call]' if f.get('tailcall') else ''))
     return ' < '.join(out)
 
 def main():

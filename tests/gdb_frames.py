@@ -1,10 +1,11 @@
 """gdb's view of a core, as JSON, for the oracle tests.
 
 Run inside gdb (the same settings as the oracle command
-`gdb -batch -nx -ex 'set print frame-arguments none'
-     -ex 'set backtrace past-main on' -ex 'thread apply all bt'`):
+`gdb -batch -nx -ex 'set print frame-arguments scalars'
+     -ex 'set backtrace past-main on' -ex 'thread apply all bt'`), in the C
+locale (bytes over 0x7f print as octal escapes whatever the terminal):
 
-    gdb -batch -nx -ex 'set print frame-arguments none' \
+    LC_ALL=C gdb -batch -nx -ex 'set print frame-arguments scalars' \
         -ex 'set backtrace past-main on' -x tests/gdb_frames.py PROG CORE
 
 It walks every thread with the same unwinder `bt` uses (newest frame, then
@@ -12,14 +13,20 @@ older() until None) and prints one JSON object between the marker lines
 GDB_FRAMES_BEGIN / GDB_FRAMES_END:
 
     {"threads": [{"num", "lwp", "current", "frames": [{"name", "pc", "type",
-                  "file", "line", "module"}]}]}
+                  "file", "line", "module", "args"}]}]}
 
-"type" is NORMAL, INLINE, TAILCALL, SIGTRAMP, ... so the comparison can
-drop the tail-call frames gdb synthesises from DW_TAG_call_site data (the
-one documented difference: asyncore shows only frames that exist).
+"args" is the text between the parentheses after the function's name in
+gdb's own `bt` line for that frame ("acct=0x... <global_acct>, cents=250"),
+exactly as gdb prints it, or null when the line could not be parsed.
+
+"type" is NORMAL, INLINE, TAILCALL, SIGTRAMP, ...: the comparison matches
+INLINE with asyncore's "inlined" and TAILCALL (a frame gdb restores from
+DW_TAG_call_site data for a function that left by a jump) with its
+"tailcall".
 """
 import json
 import os
+import re
 
 import gdb
 
@@ -59,6 +66,53 @@ def frame_info(f):
     return d
 
 
+def skip_quoted(line, i, q):
+    """Index after the quote that closes the one at line[i]."""
+    i += 1
+    while i < len(line) and line[i] != q:
+        i += 2 if line[i] == '\\' else 1
+    return i + 1
+
+
+def args_of(line, name):
+    """The argument list in a `bt` line of the frame called NAME."""
+    m = re.match(r'#\d+\s+(?:0x[0-9a-f]+ in )?', line)
+    if not m:
+        return None
+    rest = line[m.end():]
+    head = (name or '??') + ' ('
+    if not rest.startswith(head):
+        return None
+    i, depth, start = len(head), 1, len(head)
+    while i < len(rest):
+        c = rest[i]
+        if c in '"\'':
+            i = skip_quoted(rest, i, c)
+            continue
+        if c == '(':
+            depth += 1
+        elif c == ')':
+            depth -= 1
+            if depth == 0:
+                return rest[start:i]
+        i += 1
+    return None
+
+
+def bt_lines():
+    """gdb's `bt` of the selected thread: frame level -> line."""
+    out = {}
+    try:
+        text = gdb.execute('bt', to_string=True)
+    except gdb.error:
+        return out
+    for line in text.splitlines():
+        m = re.match(r'#(\d+)\s', line)
+        if m:
+            out[int(m.group(1))] = line
+    return out
+
+
 def walk():
     out = []
     inf = gdb.selected_inferior()
@@ -70,12 +124,15 @@ def walk():
     for t in sorted(inf.threads(), key=lambda t: t.num):
         t.switch()
         frames = []
+        lines = bt_lines()
         try:
             f = gdb.newest_frame()
         except gdb.error:
             f = None
         while f is not None and len(frames) < LIMIT:
-            frames.append(frame_info(f))
+            info = frame_info(f)
+            info['args'] = args_of(lines.get(len(frames), ''), info['name'])
+            frames.append(info)
             try:
                 f = f.older()
             except gdb.error:
@@ -85,6 +142,7 @@ def walk():
     return {'threads': out}
 
 
-print('GDB_FRAMES_BEGIN')
-print(json.dumps(walk()))
-print('GDB_FRAMES_END')
+if __name__ == '__main__':      # not when imported by tests/gdb_bthread.py
+    print('GDB_FRAMES_BEGIN')
+    print(json.dumps(walk()))
+    print('GDB_FRAMES_END')

@@ -7,6 +7,8 @@
 #                                reason on stderr when no core can be had.
 # fixture_gcore DIR [ARGS...]    starts DIR/prog, waits for DIR/ready, dumps it
 #                                with gdb's gcore, kills it; prints the path.
+# expect_file CASE VARIANT KIND  prints the path of a fixture's expectation
+#                                (see below).
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ASYNCORE=${ASYNCORE:-$ROOT/asyncore}
 BUILD_FIX=${BUILD_FIX:-$ROOT/build/fixtures}
@@ -20,6 +22,21 @@ skip() { echo "SKIP: $*"; }
 check() {
 	local name=$1; shift
 	if "$@"; then pass "$name"; else fail "$name"; fi
+}
+
+# A fixture's expectations are fixtures/CASE/expect/VARIANT.KIND.  VARIANT
+# names the build or run ("O2", "pie", "nokey"); "default" is the case's
+# only one, or what its variants share.  KIND says what the file holds:
+#   stacks    threads' function chains (tests/fixture_lines.py, tests/frames.py)
+#   lines     "function file:line [inlined]" of the crashing thread's frames
+#   signal    "NUMBER CODE_NAME ADDRESS"
+#   warnings  regular expressions, one a line, each matching one warning
+#   runtime   script and label frames among their modules' native frames
+#             (tests/runtime_frames.py stacks)
+# expect_file prints VARIANT's file when it exists, else default.KIND.
+expect_file() {
+	local dir=$ROOT/fixtures/$1/expect variant=${2:-default}
+	if [ -f "$dir/$variant.$3" ]; then echo "$dir/$variant.$3"; else echo "$dir/default.$3"; fi
 }
 
 fixture_build() {
@@ -81,6 +98,38 @@ fixture_gcore() {
 	if [ -s "$run/core" ]; then echo "$run/core"; return 0; fi
 	echo "gcore failed: $(tail -1 "$run/gdb.log")" >&2
 	return 77
+}
+
+# test_dep COMMAND PACKAGE LOG: a test-only Debian package, installed with
+# apt-get (output in LOG) when COMMAND is missing; false when it still is.
+test_dep() {
+	command -v "$1" >/dev/null && return 0
+	local sudo=; [ "$(id -u)" -ne 0 ] && sudo=sudo
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >"$3" 2>&1
+	command -v "$1" >/dev/null
+}
+
+# debuginfod_start DIR BUILD_ID STATE: a debuginfod server (Debian's
+# debuginfod) on a free loopback port serving the ELF/DWARF files under DIR,
+# its database and log at STATE.sqlite and STATE.log; sets DEBUGINFOD_PID
+# (the caller stops it) and DEBUGINFOD_URL, and returns once the server
+# serves BUILD_ID's debug info (1 when it never does).
+debuginfod_start() {
+	local dir=$1 id=$2 state=$3 port
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	debuginfod -p "$port" -d "$state.sqlite" -F -t 0 -g 0 -c 1 "$dir" >"$state.log" 2>&1 &
+	DEBUGINFOD_PID=$!
+	DEBUGINFOD_URL=http://127.0.0.1:$port
+	python3 - "$DEBUGINFOD_URL/buildid/$id/debuginfo" <<'PY'
+import sys, time, urllib.request
+for _ in range(300):
+    try:
+        if urllib.request.urlopen(sys.argv[1], timeout=2).status == 200:
+            sys.exit(0)
+    except Exception:
+        time.sleep(0.1)
+sys.exit(1)
+PY
 }
 
 # json_get FILE PYEXPR: evaluate a Python expression over the JSON as `j`.

@@ -6,41 +6,57 @@
 ASYNCORE.json is `asyncore report CORE BINARY --format json --threads all
 --no-async`; GDB.json is what tests/gdb_frames.py printed for the same core.
 Threads are matched by LWP id (asyncore's "tid").  Every frame must have the
-same function, the same line where gdb knows it (see 8), and the same
-inline status (asyncore "inlined", gdb INLINE_FRAME).
+same function, the same line where gdb knows it (see 7), the same
+inline status (asyncore "inlined", gdb INLINE_FRAME) and the same tail-call
+status (asyncore "tailcall", gdb TAILCALL_FRAME: a frame both restore from
+DW_TAG_call_site data for a function that left by a jump).
+Every frame's arguments must read as gdb's `bt` prints them with `set print
+frame-arguments scalars` (see the normalisations on arguments), rendered
+from asyncore's "args" the way its text report renders them.
 Prints the first difference of each thread ("thread LWP frame N: why") and
 exits 1 when there is any, 0 when every thread agrees.
 
 Normalisations, each one a documented difference between the two tools and
 nothing more:
- 1. gdb's TAILCALL frames are dropped: gdb synthesises them from
-    DW_TAG_call_site data for functions that left by a jump; they are not on
-    the stack, and asyncore shows only frames that are.
- 2. Names are compared without parameter lists, template arguments, lambda
+ 1. Names are compared without parameter lists, template arguments, lambda
     braces ("{lambda(int)#1}"), return types, cv/ref qualifiers and ELF
     symbol versions ("pthread_kill@@GLIBC_2.34"), GCC clone suffixes
     ("[clone .actor]", ".isra.0", ".cold"): gdb prints DWARF names
     ("shapes::run_all", "operator()"), asyncore demangled linkage names
     ("shapes::run_all(std::vector<int, ...> const&)").
- 3. After 2, a name matches when one is a "::"-suffix of the other: gdb names a
+ 2. After 1, a name matches when one is a "::"-suffix of the other: gdb names a
     lambda's body "operator()", asyncore "ns::f::{lambda(int)#1}::operator()".
- 4. gdb's "<signal handler called>" frame matches "__restore_rt".
- 5. A frame gdb cannot name ("??") matches any name asyncore gives it; a frame
+ 3. gdb's "<signal handler called>" frame matches "__restore_rt".
+ 4. A frame gdb cannot name ("??") matches any name asyncore gives it; a frame
     asyncore cannot name (null) matches only "??".
- 6. Aliases: names are compared without glibc's "__GI_" prefix and without
+ 5. Aliases: names are compared without glibc's "__GI_" prefix and without
     leading underscores, because the two tools pick different symbols for
     one address ("__clone3" and "clone3", "__GI_raise" and "raise").
- 7. GCC coroutines: gdb shows a coroutine's actor twice at one pc, as an
+ 6. GCC coroutines: gdb shows a coroutine's actor twice at one pc, as an
     INLINE frame named after the coroutine ("leaf_coro") over the actor
     ("leaf_coro(_Z9leaf_corov.Frame *)"); the DWARF holds no inlined
     subroutine at that pc (eu-addr2line -i shows one level), so an INLINE
     gdb frame followed by a frame with the same pc and the same normalised
     name counts as one frame.
- 8. Lines are compared where gdb knows one and both name the same file: when
+ 7. Lines are compared where gdb knows one and both name the same file: when
     several line-table rows share a call's address (a zero-length inlined
     range, as in folly_cpp's blockingWaitGet), gdb may take the row of the
     inlined header ("coroutine:120") where libdw and addr2line take the
     caller's ("prog.cpp:237").
+ 8. A frame asyncore has no DWARF for ("args": null) matches gdb's "()":
+    gdb prints the same empty list for "no parameters" and "no debug info".
+ 9. Arguments are compared on every frame except those 6 merges: there gdb
+    splits one DWARF subprogram (the coroutine's actor) into two frames and
+    gives each the parameters of a different function (the ramp's empty
+    list, or the actor's frame_ptr as <optimized out> at a pc where its
+    location list has it in a register), so neither is gdb's reading of
+    that frame's DWARF.
+10. gdb runs without auto-loaded Python (libstdc++'s pretty printers): what
+    a printer shows ("std::vector of length 4, capacity 4 = {...}") is the
+    library's Python, not gdb's; without it gdb prints "..." for such an
+    aggregate, as asyncore does.
+gdb runs in the C locale, so bytes over 0x7f in strings are octal escapes
+in both tools; nothing else about arguments is normalised.
 """
 import json
 import os
@@ -95,18 +111,42 @@ def same(a, g):
 
 
 def gdb_frames(t):
-    """gdb's frames of thread t, after normalisations 1 and 7."""
-    frames = [f for f in t['frames'] if f.get('type') != 'TAILCALL']
+    """gdb's frames of thread t, after normalisation 6."""
+    frames = list(t['frames'])
     out = []
     for i, f in enumerate(frames):
         nxt = frames[i + 1] if i + 1 < len(frames) else None
         if (f.get('type') == 'INLINE' and nxt is not None and nxt.get('pc') == f.get('pc')
                 and norm(nxt.get('name')) is not None
                 and norm(nxt.get('name')) == norm(f.get('name'))):
-            frames[i + 1] = dict(nxt, file=f.get('file'), line=f.get('line'))
+            frames[i + 1] = dict(nxt, file=f.get('file'), line=f.get('line'), args=None)
             continue
         out.append(f)
     return out
+
+
+def render_args(args):
+    """asyncore's arguments as its text report (and gdb's bt) writes them."""
+    out = []
+    for x in args or []:
+        name, value, entry = x.get('name') or '', x.get('value') or '', x.get('entry_value')
+        if entry is not None and x.get('entry_equal'):
+            out.append('%s=%s@entry=%s' % (name, name, value))
+        elif entry is not None:
+            out.append('%s=%s, %s@entry=%s' % (name, value, name, entry))
+        else:
+            out.append('%s=%s' % (name, value))
+    return ', '.join(out)
+
+
+def args_diff(a, g):
+    """Why asyncore's arguments of frame a differ from gdb's, or None."""
+    if 'args' not in g or g['args'] is None:
+        return None                      # gdb's line could not be parsed
+    got = render_args(a.get('args'))
+    if got != g['args']:
+        return '%s args (%s), gdb (%s)' % (a.get('function'), got, g['args'])
+    return None
 
 
 def frame_diff(a, g):
@@ -121,7 +161,19 @@ def frame_diff(a, g):
     if bool(a.get('inlined')) != (g.get('type') == 'INLINE'):
         return '%s: asyncore inlined=%s, gdb frame type %s' % (
             a.get('function'), bool(a.get('inlined')), g.get('type'))
-    return None
+    if bool(a.get('tailcall')) != (g.get('type') == 'TAILCALL'):
+        return '%s: asyncore tailcall=%s, gdb frame type %s' % (
+            a.get('function'), bool(a.get('tailcall')), g.get('type'))
+    return args_diff(a, g)
+
+
+STATS = {'frames': 0, 'args': 0}
+
+
+def count(a, g):
+    if g.get('args') is not None:
+        STATS['frames'] += 1
+        STATS['args'] += len(a.get('args') or [])
 
 
 def compare(aj, gj, label):
@@ -140,6 +192,7 @@ def compare(aj, gj, label):
                 why = 'asyncore has %d frames, gdb %d' % (len(a), len(g))
             else:
                 why = frame_diff(a[i], g[i])
+                count(a[i], g[i])
             if why:
                 diffs.append('%s: thread %d frame %d: %s' % (label, lwp, i, why))
                 diffs.append('    asyncore: ' + ' < '.join(str(f.get('function')) for f in a[:i + 3]))
@@ -155,6 +208,9 @@ def main():
     diffs = compare(aj, gj, label)
     for d in diffs:
         print(d)
+    if os.environ.get('ORACLE_STATS'):
+        with open(os.environ['ORACLE_STATS'], 'a') as f:
+            f.write('%s %d %d\n' % (label, STATS['frames'], STATS['args']))
     return 1 if diffs else 0
 
 

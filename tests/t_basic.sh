@@ -60,7 +60,7 @@ check_case() {
 FIX_BAD=
 # abort(): SIGABRT (6), code SI_TKILL (-6), main thread, no fault address.
 if fix_core abort1; then
-	check_case abort1 "$FIX_CORE" "$FIX_DIR/prog" "$ROOT/fixtures/abort1/expect" || FIX_BAD=1
+	check_case abort1 "$FIX_CORE" "$FIX_DIR/prog" "$(expect_file abort1 "" stacks)" || FIX_BAD=1
 	j=$TMPD/abort1.json; [ -n "${FIX_BAD:-}" ] && j=/dev/null
 	check_eq abort1-signal-name SIGABRT "$(jget "$j" "j['signal']['name']")"
 	check_eq abort1-one-thread 1 "$(jget "$j" "len(j['threads'])")"
@@ -75,7 +75,7 @@ fi
 # `printf "%s", __abort_msg->msg` less the newline glibc ends it with.
 FIX_BAD=
 if fix_core assert1; then
-	check_case assert1 "$FIX_CORE" "$FIX_DIR/prog" "$ROOT/fixtures/assert1/expect" || FIX_BAD=1
+	check_case assert1 "$FIX_CORE" "$FIX_DIR/prog" "$(expect_file assert1 "" stacks)" || FIX_BAD=1
 	j=$TMPD/assert1.json; [ -n "${FIX_BAD:-}" ] && j=/dev/null
 	got=$(jget "$j" "j['abort_message']")
 	case "$got" in
@@ -97,7 +97,7 @@ fi
 FIX_BAD=
 # Four threads, SIGSEGV (11) SEGV_MAPERR (1) at 0x5eed0 in a non-main thread.
 if fix_core threads4; then
-	check_case threads4 "$FIX_CORE" "$FIX_DIR/prog" "$ROOT/fixtures/threads4/expect" || FIX_BAD=1
+	check_case threads4 "$FIX_CORE" "$FIX_DIR/prog" "$(expect_file threads4 "" stacks)" || FIX_BAD=1
 	j=$TMPD/threads4.json; [ -n "${FIX_BAD:-}" ] && j=/dev/null
 	check_eq threads4-count 4 "$(jget "$j" "len(j['threads'])")"
 	check_eq threads4-signal-number 11 "$(jget "$j" "j['signal']['number']")"
@@ -114,9 +114,9 @@ fi
 
 FIX_BAD=
 # gcore of a running program: no fatal signal, so no thread is marked
-# crashing (expect has only "thread:" lines).
+# crashing (its stacks have only "thread:" lines).
 if fix_gcore running; then
-	check_case running "$FIX_CORE" "$FIX_DIR/prog" "$ROOT/fixtures/running/expect" || FIX_BAD=1
+	check_case running "$FIX_CORE" "$FIX_DIR/prog" "$(expect_file running "" stacks)" || FIX_BAD=1
 	j=$TMPD/running.json; [ -n "${FIX_BAD:-}" ] && j=/dev/null
 	check_eq running-no-signal True \
 		"$(jget "$j" "not (j.get('signal') or {}).get('number')")"
@@ -139,7 +139,7 @@ sys.exit(0 if a == b else 1)
 PY
 }
 if [ -n "${abort1_core:-}" ]; then
-	for z in zst:"zstd -q -c" xz:"xz -c" gz:"gzip -c"; do
+	for z in zst:"zstd -q -c" xz:"xz -c" lz4:"lz4 -q -c" gz:"gzip -c"; do
 		ext=${z%%:*} cmd=${z#*:}
 		if ! command -v "${cmd%% *}" >/dev/null; then skip "compressed-$ext: no ${cmd%% *}"; continue; fi
 		$cmd "$abort1_core" >"$TMPD/core.$ext"

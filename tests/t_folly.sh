@@ -30,8 +30,6 @@ for s in j.get("suspended", []):
 json.dump(j, sys.stdout)
 ' "$1" "$ROOT/tests" | python3 "$ROOT/tests/frames.py" --sorted --suspended --strip-params
 }
-EXPECT_CPP=$ROOT/fixtures/folly_cpp/expect
-EXPECT_C=$ROOT/fixtures/folly_c/expect
 
 # report NAME CORE PROG OUT [ARGS...]: run the JSON report into OUT; prints
 # its exit status.  FAIL (and status 99) when it crashed or gave no JSON.
@@ -77,7 +75,7 @@ cpp_variant() {
 	rc=$(report "folly_cpp/$v" "$core" "$dir/prog" "$out")
 	[ "$rc" = 99 ] && return
 	$FRAMES "$out" >"$dir/frames.txt"
-	compare "folly_cpp/$v splice" "$EXPECT_CPP/$v.txt" "$dir/frames.txt"
+	compare "folly_cpp/$v splice" "$(expect_file folly_cpp "$v" stacks)" "$dir/frames.txt"
 	if warnings "$out" | grep -q '^folly:'; then
 		fail "folly_cpp/$v: unexpected async warnings: $(warnings "$out" | grep '^folly:' | head -3)"
 	else
@@ -89,7 +87,8 @@ cpp_variant() {
 	rc=$(report "folly_cpp/$v --no-async" "$core" "$dir/prog" "$plain" --no-async)
 	[ "$rc" = 99 ] && return
 	$FRAMES "$plain" >"$dir/frames-noasync.txt"
-	compare "folly_cpp/$v --no-async" "$EXPECT_CPP/$v-native.txt" "$dir/frames-noasync.txt"
+	compare "folly_cpp/$v --no-async" "$(expect_file folly_cpp "$v-native" stacks)" \
+		"$dir/frames-noasync.txt"
 }
 
 c_edge_cases() {
@@ -108,7 +107,8 @@ c_edge_cases() {
 	check "folly_c unmapped root reported" \
 		[ "$(json_get "$out" '[t.get("async_root") for t in j["threads"]].count("0xdead0000")')" = 1 ]
 	$FRAMES "$out" >"$dir/frames.txt"
-	compare "folly_c splice" "$EXPECT_C/edge.txt" "$dir/frames.txt"
+	local expect_warnings; expect_warnings=$(expect_file folly_c "" warnings)
+	compare "folly_c splice" "$(expect_file folly_c "" stacks)" "$dir/frames.txt"
 	warnings "$out" >"$dir/warnings.txt"
 	local pat
 	while IFS= read -r pat; do
@@ -119,11 +119,11 @@ c_edge_cases() {
 			fail "folly_c warning /$pat/ missing; warnings were:"
 			sed 's/^/    /' "$dir/warnings.txt"
 		fi
-	done <"$EXPECT_C/warnings.txt"
+	done <"$expect_warnings"
 	local n
 	n=$(grep -c '^folly:' "$dir/warnings.txt")
-	check "folly_c exactly $(grep -c . "$EXPECT_C/warnings.txt") async warnings (got $n)" \
-		[ "$n" = "$(grep -c . "$EXPECT_C/warnings.txt")" ]
+	check "folly_c exactly $(grep -c . "$expect_warnings") async warnings (got $n)" \
+		[ "$n" = "$(grep -c . "$expect_warnings")" ]
 
 	# Key never created: native stacks only, and no async warning.
 	core=$(fixture_core "$dir" nokey); rc=$?
@@ -134,7 +134,7 @@ c_edge_cases() {
 	check "folly_c nokey exit status 0 or 1" [ "$rc" = 0 -o "$rc" = 1 ]
 	check "folly_c nokey key never created" [ "$(json_get "$out" 'j.get("async_key")')" = 0xffffffff ]
 	$FRAMES "$out" >"$dir/frames-nokey.txt"
-	compare "folly_c nokey" "$EXPECT_C/nokey.txt" "$dir/frames-nokey.txt"
+	compare "folly_c nokey" "$(expect_file folly_c nokey stacks)" "$dir/frames-nokey.txt"
 	if warnings "$out" | grep -q '^folly:'; then
 		fail "folly_c nokey: async warnings: $(warnings "$out" | grep '^folly:' | head -3)"
 	else

@@ -62,23 +62,40 @@ DB=$W/kill.db
 "$ASYNCORE" ingest --db "$DB" --jobs 2 --timeout 3 "$W/cores" >"$W/out" 2>"$W/err" &
 sup=$!
 killed="" stopped=none
+# gone PID: wait until worker PID is gone (so it is not picked again).
+gone() {
+	local i
+	for i in $(seq 1000); do
+		workers "$sup" | grep -qx "$1" || return 0
+		sleep 0.01
+	done
+}
+# stop_analysing: stop a worker (not the one stopped before) while it is
+# analysing a core (it maps the core until its analysis is done: once it is
+# stopped there, the core it holds is not written); prints its pid.
+stop_analysing() {
+	local i victim
+	for i in $(seq 500); do
+		victim=$(workers "$sup" | grep -vx "$stopped" | head -1)
+		[ -n "$victim" ] || return 1
+		kill -STOP "$victim"
+		if grep -q "$W/cores/" "/proc/$victim/maps" 2>/dev/null; then
+			echo "$victim"
+			return 0
+		fi
+		kill -CONT "$victim"
+		sleep 0.001
+	done
+	return 1
+}
 for sig in STOP KILL SEGV; do
 	wait_stored "$DB" $(( $(q "$DB" 'SELECT count(*) FROM cores' || echo 0) + 10 )) "$sup" || break
-	victim=$(workers "$sup" | grep -vx "$stopped" | head -1)
-	[ -n "$victim" ] || break
-	# Stopped first: a worker between two cores then gets its next one
-	# (the supervisor hands it over at once) before the signal lands.  The
-	# stopped one stays so until the time limit kills it.
-	kill -STOP "$victim"
-	sleep 0.5
+	victim=$(stop_analysing) || break
 	if [ $sig = STOP ]; then
-		stopped=$victim
+		stopped=$victim   # until the time limit kills it (meanwhile the others)
 	else
 		kill -"$sig" "$victim" && kill -CONT "$victim"
-		for i in $(seq 500); do   # until it is gone, so it is not picked again
-			workers "$sup" | grep -qx "$victim" || break
-			sleep 0.01
-		done
+		gone "$victim"
 	fi
 	killed="$killed$sig "
 done

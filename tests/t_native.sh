@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Native stacks: -O2 inlines with threads, PIE and static, no frame
 # pointers, split debug info, the fixture's own shared library, 1,000-frame
-# recursion, C++ names, a binary moved away, a wrong binary.  Each fixture
-# has expect* (tests/fixture_lines.py lines) and lines ("function file:line
-# [inlined]" for frames of the crashing thread).
+# recursion, C++ names, a binary moved away, a wrong binary, a main thread
+# held inside clone3 (no CFI past the syscall), tail calls at -O2 and their
+# arguments.  Each fixture has expect/VARIANT.stacks, .lines ("function
+# file:line [inlined] [tailcall]" for frames of the crashing thread) and
+# .signal (tests/lib.sh, expect_file).
 source "$(dirname "$0")/lib.sh"
 source "$ROOT/tests/fixlib.sh"
 
@@ -26,7 +28,8 @@ for spec in open(sys.argv[2]):
     parts = spec.split()
     if not parts:
         continue
-    fn, want, inl = parts[0], parts[1], 'inlined' in parts[2:]
+    fn, want = parts[0], parts[1]
+    inl, tail = 'inlined' in parts[2:], 'tailcall' in parts[2:]
     f = next((f for f in frames if strip_params(f.get('function') or '') == fn), None)
     if f is None:
         bad.append('%s: no such frame' % fn)
@@ -36,16 +39,19 @@ for spec in open(sys.argv[2]):
         bad.append('%s at %s, expected %s' % (fn, got, want))
     if bool(f.get('inlined')) != inl:
         bad.append('%s inlined=%s, expected %s' % (fn, f.get('inlined'), inl))
+    if bool(f.get('tailcall')) != tail:
+        bad.append('%s tailcall=%s, expected %s' % (fn, f.get('tailcall'), tail))
 print('; '.join(bad))
 sys.exit(1 if bad else 0)
 PY
 	); then pass "$name-lines"; else fail "$name-lines: $out"; fi
 }
 
-# run_case NAME CORE BINARY EXPECT OWN [WANT_RC]: report, golden lines, lines.
+# run_case NAME CORE BINARY CASE VARIANT OWN [WANT_RC [ARGS...]]: report,
+# then the case's stacks, lines and signal expectations for VARIANT.
 run_case() {
-	local name=$1 core=$2 bin=$3 expect=$4 own=$5 want_rc=${6:-0} json=$TMPD/$1.json
-	shift 6 2>/dev/null || shift $#
+	local name=$1 core=$2 bin=$3 case=$4 variant=$5 own=$6 want_rc=${7:-0} json=$TMPD/$1.json
+	shift 7 2>/dev/null || shift $#
 	asy_json "$json" "$core" $bin "$@"
 	if [ "$ASY_RC" -ne "$want_rc" ]; then
 		fail "$name-exit: asyncore exited $ASY_RC (expected $want_rc): $(head -3 "$json.err")"
@@ -58,9 +64,9 @@ run_case() {
 	fi
 	python3 "$ROOT/tests/fixture_lines.py" --own "$own" --sorted --strip-params "$json" \
 		>"$TMPD/$name.lines" 2>&1
-	expect_lines "$name-frames" "$expect" "$TMPD/$name.lines"
-	check_frame_lines "$name" "$json" "$(dirname "$expect")/lines"
-	check_signal "$name" "$json" "$(dirname "$expect")/signal"
+	expect_lines "$name-frames" "$(expect_file "$case" "$variant" stacks)" "$TMPD/$name.lines"
+	check_frame_lines "$name" "$json" "$(expect_file "$case" "$variant" lines)"
+	check_signal "$name" "$json" "$(expect_file "$case" "$variant" signal)"
 }
 
 # check_signal NAME JSON FILE: FILE holds "NUMBER CODE_NAME ADDRESS".
@@ -105,19 +111,63 @@ wrong_case() {
 	if [ -z "$why" ]; then pass "$name"; else fail "$name: $why"; fi
 }
 
-# case VARIANT EXPECT OWN
-for spec in native_o2::expect:prog native_link:pie:expect-pie:prog \
-	native_link:static:expect-static:prog native_nofp::expect:prog \
-	native_debuglink::expect:prog native_shlib::expect:prog,libnative.so \
-	native_deep::expect:prog native_cxx::expect:prog; do
-	IFS=: read -r case variant expect own <<<"$spec"
+# CASE:VARIANT:OWN
+for spec in native_o2::prog native_link:pie:prog native_link:static:prog native_nofp::prog \
+	native_debuglink::prog native_shlib::prog,libnative.so native_deep::prog native_cxx::prog \
+	native_clone3::prog native_tailcall::prog; do
+	IFS=: read -r case variant own <<<"$spec"
 	name=$case${variant:+-$variant}
 	if fix_core "$case" "$variant"; then
-		run_case "$name" "$FIX_CORE" "$FIX_DIR/prog" "$ROOT/fixtures/$case/$expect" "$own"
+		run_case "$name" "$FIX_CORE" "$FIX_DIR/prog" "$case" "$variant" "$own"
 	else
 		no_core "$name" $?
 	fi
 done
+
+# glibc's pthread_join is a tail call of __pthread_clockjoin_ex: with libc's
+# debug info (its call sites), the main thread shows ___pthread_join between
+# them, marked as a tail call.
+if [ -f "$TMPD/native_tailcall.json" ]; then
+	j=$TMPD/native_tailcall.json
+	libc_dwarf=$(jget "$j" "any(m['debuginfo'] for m in j['modules'] if '/libc.so' in (m['path'] or ''))")
+	got=$(jget "$j" "' < '.join(f['function'] + ('*' if f['tailcall'] else '') for t in j['threads'] if not t['crashing'] for f in t['frames'] if f['function'] in ('__pthread_clockjoin_ex', '___pthread_join', 'main'))")
+	if [ "$libc_dwarf" != True ]; then
+		skip "native_tailcall-join: no debug info for libc (libc6-dbg)"
+	elif [ "$got" = "__pthread_clockjoin_ex < ___pthread_join* < main" ]; then
+		pass native_tailcall-join
+	else
+		fail "native_tailcall-join: main thread shows '$got', expected '__pthread_clockjoin_ex < ___pthread_join* < main' (* tail call)"
+	fi
+	if "$ASYNCORE" report "$(jget "$j" "j['core']['path']")" "$BUILD_FIX/native_tailcall/prog" \
+		--format text 2>/dev/null |
+		grep -Eq '^#[0-9]+ +0x[0-9a-f]+ in relay \(slot=slot@entry=0x5eed0, v=v@entry=6\) \[tail call\] \(\+0x[0-9a-f]+\) at ([^ ]*/)?main\.c:28 '; then
+		pass native_tailcall-text
+	else
+		fail "native_tailcall-text: no '#N  0x... in relay (slot=slot@entry=0x5eed0, v=v@entry=6) [tail call] (+0x..) at main.c:28' line"
+	fi
+	# Tail-call frames' arguments, as gdb prints them (t_oracle compares
+	# every frame with gdb itself): values at the jump, @entry only where
+	# the location list covers the real function's entry; hand_off, inlined
+	# where the jump is, shows its own parameters in its DIEs' order.
+	got=$(python3 - "$j" "$ROOT/tests" <<'PY'
+import json, re, sys
+sys.path.insert(0, sys.argv[2])
+from oracle_compare import render_args
+for t in json.load(open(sys.argv[1]))['threads']:
+    for f in t['frames']:
+        if f['tailcall'] and f['function'] in ('relay', 'forward', 'hand_off'):
+            print('%s(%s)' % (f['function'], re.sub(r'0x[0-9a-f]{8,}', '0xADDR', render_args(f['args']))))
+PY
+)
+	want='relay(slot=slot@entry=0x5eed0, v=v@entry=6)
+forward(slot=slot@entry=0x5eed0, v=v@entry=7)
+hand_off(id=<optimized out>, why=0xADDR "parked")'
+	if [ "$(sort <<<"$got")" = "$(sort <<<"$want")" ]; then
+		pass native_tailcall-args
+	else
+		fail "native_tailcall-args: $(tr '\n' ' ' <<<"$got"), expected $(tr '\n' ' ' <<<"$want")"
+	fi
+fi
 
 # Split debug info: the executable's DWARF comes from prog.debug.
 if [ -f "$TMPD/native_debuglink.json" ]; then
@@ -133,7 +183,7 @@ if [ -f "$TMPD/native_link-pie.json" ]; then
 	d=$BUILD_FIX/native_link-pie
 	core=$(jget "$TMPD/native_link-pie.json" "j['core']['path']")
 	"$ASYNCORE" report "$core" "$d/prog" --format text >"$TMPD/text" 2>&1
-	if grep -Eq '^#[0-9]+ +0x[0-9a-f]+ in parse_record \(\+0x[0-9a-f]+\) at ([^ ]*/)?main\.c:8 +\[[^]]*prog\]' "$TMPD/text"; then
+	if grep -Eq '^#[0-9]+ +0x[0-9a-f]+ in parse_record (\([^)]*\) )?\(\+0x[0-9a-f]+\) at ([^ ]*/)?main\.c:8 +\[[^]]*prog\]' "$TMPD/text"; then
 		pass native_link-text-frame
 	else
 		fail "native_link-text-frame: no '#N  0x... in parse_record (+0x..) at main.c:8  [prog]' line"
@@ -152,9 +202,8 @@ if fix_build native_moved; then
 		cp "$orig/prog" "$TMPD/sysroot$orig/prog"
 		mv "$orig/prog" "$TMPD/elsewhere/prog"
 		orig_copy=$TMPD/elsewhere/prog
-		exp=$ROOT/fixtures/native_moved/expect
-		run_case native_moved-binary "$core" "$TMPD/elsewhere/prog" "$exp" prog 0
-		run_case native_moved-sysroot "$core" "" "$exp" prog 0 --sysroot "$TMPD/sysroot"
+		run_case native_moved-binary "$core" "$TMPD/elsewhere/prog" native_moved "" prog 0
+		run_case native_moved-sysroot "$core" "" native_moved "" prog 0 --sysroot "$TMPD/sysroot"
 		asy_json "$TMPD/nobin.json" "$core"
 		if [ "$ASY_RC" -gt 1 ] || [ "$ASY_JSON_OK" -ne 0 ]; then
 			fail "native_moved-nobinary: exited $ASY_RC: $(head -2 "$TMPD/nobin.json.err")"
@@ -190,8 +239,7 @@ if fix_build native_moved nobid; then
 	if core=$(fixture_core "$orig" 2>"$TMPD/core.err"); then
 		FIX_RUNS+=("$(dirname "$core")")
 		mv "$orig/prog" "$TMPD/nobid-away/prog"
-		exp=$ROOT/fixtures/native_moved/expect
-		run_case native_nobid-binary "$core" "$TMPD/nobid-away/prog" "$exp" prog 0
+		run_case native_nobid-binary "$core" "$TMPD/nobid-away/prog" native_moved "" prog 0
 		asy_json "$TMPD/nobid-nobin.json" "$core"
 		if fix_build native_moved nobid-wrong; then
 			wrong_case native_nobid-wrong "$core" "$FIX_DIR/prog" "$TMPD/nobid-nobin.json" "(none)"

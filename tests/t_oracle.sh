@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # gdb as the oracle: for every core of the foundation and native fixtures,
 # every thread's function sequence must equal gdb's
-#   gdb -batch -nx -ex 'set print frame-arguments none'
+#   LC_ALL=C gdb -batch -nx -ex 'set print frame-arguments scalars'
 #       -ex 'set backtrace past-main on' -ex 'thread apply all bt'
 # (walked by tests/gdb_frames.py, the same unwinder), threads matched by LWP,
 # with only the normalisations documented in tests/oracle_compare.py; source
-# lines and inline levels are compared too.
+# lines, inline levels, tail-call frames (gdb's TAILCALL frames, restored
+# from DWARF call sites) and every frame's arguments are compared too.
 # The async fixtures are compared with --no-async.
 source "$(dirname "$0")/lib.sh"
 source "$ROOT/tests/fixlib.sh"
@@ -37,7 +38,8 @@ oracle() {   # oracle NAME PROG CORE [ASYNCORE ARGS...]
 }
 
 for spec in abort1: threads4: native_o2: native_link:pie native_link:static native_nofp: \
-	native_debuglink: native_shlib: native_deep: native_cxx: native_moved:; do
+	native_debuglink: native_shlib: native_deep: native_cxx: native_moved: native_clone3: \
+	native_tailcall: native_args:; do
 	case=${spec%%:*} variant=${spec#*:}
 	if fix_core "$case" "$variant"; then
 		oracle "$case${variant:+-$variant}" "$FIX_DIR/prog" "$FIX_CORE"

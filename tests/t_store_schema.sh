@@ -17,6 +17,10 @@ fi
 if d=$(fixture_build folly_cpp O2 2>/dev/null); then
 	c=$(fixture_core "$d" 2>/dev/null) && mv "$c" "$W/cores/folly.core" && rm -rf "$(dirname "$c")"
 fi
+# And a bthread core, so the tasks tables and examples have rows.
+if d=$(fixture_build bthread 2>/dev/null); then
+	c=$(fixture_core "$d" 2>/dev/null) && mv "$c" "$W/cores/bthread.core" && rm -rf "$(dirname "$c")"
+fi
 "$ASYNCORE" ingest --db "$DB" --jobs 2 "$W/cores" >/dev/null 2>"$W/err" ||
 	{ fail "store schema: ingest: $(tail -1 "$W/err")"; exit 0; }
 
@@ -39,11 +43,12 @@ done
 check "store schema: SCHEMA.md has example queries" [ $n -ge 8 ]
 
 for t in cores modules threads frames async_roots suspended suspended_frames recorders recorder_events \
-	warnings ingest_errors crash_stacks top_signatures last_events; do
+	warnings ingest_errors crash_stacks top_signatures last_events tasks task_frames; do
 	check "store schema: $t exists" [ "$(store_q "$DB" "SELECT count(*) FROM sqlite_schema WHERE name = '$t'")" = 1 ]
 	grep -q "\`$t\`" "$ROOT/reports/SCHEMA.md" || fail "store schema: $t not documented in SCHEMA.md"
 done
-check "store schema: version 2" [ "$(store_q "$DB" "PRAGMA user_version")" = 2 ]
+v=$(sed -n 's/^#define REP_SCHEMA_VERSION \([0-9]*\)$/\1/p' "$ROOT/reports/store_sqlite.h")
+check "store schema: version $v" [ -n "$v" -a "$(store_q "$DB" "PRAGMA user_version")" = "$v" ]
 check "store schema: WAL" [ "$(store_q "$DB" "SELECT journal_mode FROM pragma_journal_mode")" = wal ]
 check "store schema: top_signatures has rows" [ "$(store_q "$DB" "SELECT count(*) FROM top_signatures")" -ge 6 ]
 check "store schema: crash_stacks has rows" [ "$(store_q "$DB" "SELECT count(*) FROM crash_stacks")" -gt 0 ]
@@ -56,6 +61,12 @@ if [ -f "$W/cores/folly.core" ]; then
 	check "store schema: suspended chains and async roots" \
 		[ "$(store_q "$DB" "SELECT (SELECT count(*) FROM suspended_frames) > 0 AND (SELECT count(*) FROM async_roots) > 0")" = 1 ]
 	check "store schema: async signature" [ -n "$(store_q "$DB" "SELECT 1 FROM cores WHERE signature LIKE '%@%'")" ]
+fi
+if [ -f "$W/cores/bthread.core" ]; then
+	check "store schema: bthreads and their frames" \
+		[ "$(store_q "$DB" "SELECT (SELECT count(*) FROM tasks WHERE state = 'suspended') > 0 AND (SELECT count(*) FROM task_frames) > 0")" = 1 ]
+	check "store schema: crash_stacks starts in the crashing bthread" \
+		[ "$(store_q "$DB" "SELECT s.function FROM crash_stacks s JOIN cores c ON c.id = s.core_id WHERE c.path LIKE '%bthread.core' AND s.frame = 0")" = "parse_header(Request const*)" ]
 fi
 sqlite3 "$DB" "PRAGMA user_version = 99"
 "$ASYNCORE" ingest --db "$DB" "$W/cores" >/dev/null 2>"$W/err"; rc=$?

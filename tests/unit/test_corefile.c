@@ -1,6 +1,7 @@
 /* Unit tests for corefile/: note parsing and segment reads on crafted buffers. */
 #include "../../corefile/core.h"
 #include "../../corefile/notes.h"
+#include "craft.h"
 
 #include <elf.h>
 #include <stdio.h>
@@ -10,37 +11,13 @@
 #define UNIT_GROUP "corefile"
 #include "unit.h"
 
-struct buf {
-	unsigned char data[8192];
-	size_t len;
-};
-
-static void put(struct buf *b, const void *p, size_t n)
+/* NT_PRSTATUS for TID with just rip and fs_base set. */
+static void prstatus(struct craft_notes *b, int32_t tid, uint64_t rip, uint64_t fs_base)
 {
-	memcpy(b->data + b->len, p, n);
-	b->len += n;
-	while (b->len % 4)
-		b->data[b->len++] = 0;
-}
-
-static void note(struct buf *b, const char *name, uint32_t type, const void *desc, uint32_t dlen)
-{
-	uint32_t hdr[3] = { (uint32_t)strlen(name) + 1, dlen, type };
-	memcpy(b->data + b->len, hdr, sizeof(hdr));
-	b->len += sizeof(hdr);
-	put(b, name, strlen(name) + 1);
-	put(b, desc, dlen);
-}
-
-static void prstatus(struct buf *b, int32_t tid, uint64_t rip, uint64_t fs_base)
-{
-	unsigned char d[336] = { 0 };
-	uint16_t sig = 11;
-	memcpy(d + 12, &sig, 2);
-	memcpy(d + 32, &tid, 4);
-	memcpy(d + 112 + 8 * CORE_REG_RIP, &rip, 8);
-	memcpy(d + 112 + 8 * CORE_REG_FS_BASE, &fs_base, 8);
-	note(b, "CORE", NT_PRSTATUS, d, sizeof(d));
+	uint64_t regs[CORE_REG_COUNT] = { 0 };
+	regs[CORE_REG_RIP] = rip;
+	regs[CORE_REG_FS_BASE] = fs_base;
+	craft_prstatus(b, tid, 11, regs);
 }
 
 static struct core *empty_core(void)
@@ -52,7 +29,7 @@ static struct core *empty_core(void)
 
 static void test_notes(void)
 {
-	struct buf b = { .len = 0 };
+	struct craft_notes b = { 0 };
 	prstatus(&b, 101, 0x401000, 0x7f0000001000);
 	prstatus(&b, 102, 0x402000, 0x7f0000002000);
 	unsigned char si[128] = { 0 };
@@ -61,16 +38,16 @@ static void test_notes(void)
 	memcpy(si, &signo, 4);
 	memcpy(si + 8, &code, 4);
 	memcpy(si + 16, &addr, 8);
-	note(&b, "CORE", NT_SIGINFO, si, sizeof(si));
+	craft_note(&b, "CORE", NT_SIGINFO, si, sizeof(si));
 	uint64_t auxv[] = { AT_PHDR, 0x400040, AT_ENTRY, 0x401020, AT_NULL, 0 };
-	note(&b, "CORE", NT_AUXV, auxv, sizeof(auxv));
+	craft_note(&b, "CORE", NT_AUXV, auxv, sizeof(auxv));
 	unsigned char nf[16 + 2 * 24 + 32] = { 0 };
 	uint64_t hdr[2] = { 2, 4096 }, e1[3] = { 0x400000, 0x401000, 0 }, e2[3] = { 0x401000, 0x402000, 1 };
 	memcpy(nf, hdr, 16);
 	memcpy(nf + 16, e1, 24);
 	memcpy(nf + 40, e2, 24);
 	memcpy(nf + 64, "/bin/a\0/bin/a\0", 14);
-	note(&b, "CORE", NT_FILE, nf, 16 + 48 + 14);
+	craft_note(&b, "CORE", NT_FILE, nf, 16 + 48 + 14);
 
 	struct core *c = empty_core();
 	struct core_error *err = core_parse_notes(c, b.data, b.len);
@@ -90,10 +67,10 @@ static void test_notes(void)
 	core_close(c);
 
 	/* A crafted NT_FILE out of order is still searched correctly. */
-	struct buf u = { .len = 0 };
+	struct craft_notes u = { 0 };
 	memcpy(nf + 16, e2, 24);
 	memcpy(nf + 40, e1, 24);
-	note(&u, "CORE", NT_FILE, nf, 16 + 48 + 14);
+	craft_note(&u, "CORE", NT_FILE, nf, 16 + 48 + 14);
 	c = empty_core();
 	core_parse_notes(c, u.data, u.len);
 	CHECK("unsorted NT_FILE is searched in full", !c->files_sorted &&
@@ -109,35 +86,37 @@ static void test_notes(void)
 		core_close(t);
 	}
 	CHECK("truncated notes never fail hard", all_ok);
+	craft_notes_free(&b);
+	craft_notes_free(&u);
 }
 
 static void test_bad_notes(void)
 {
-	struct buf b = { .len = 0 };
+	struct craft_notes b = { 0 };
 	unsigned char short_status[40] = { 0 };
-	note(&b, "CORE", NT_PRSTATUS, short_status, sizeof(short_status));
+	craft_note(&b, "CORE", NT_PRSTATUS, short_status, sizeof(short_status));
 	struct core *c = empty_core();
 	core_parse_notes(c, b.data, b.len);
 	CHECK("short NT_PRSTATUS skipped with a warning", c->nthreads == 0 && c->nwarnings == 1);
 	core_close(c);
 
-	b.len = 0;
+	craft_notes_reset(&b);
 	uint64_t nf[2] = { 1000000, 4096 };
-	note(&b, "CORE", NT_FILE, nf, sizeof(nf));
+	craft_note(&b, "CORE", NT_FILE, nf, sizeof(nf));
 	c = empty_core();
 	core_parse_notes(c, b.data, b.len);
 	CHECK("NT_FILE count beyond the note is refused", c->nfiles == 0 && c->nwarnings == 1);
 	core_close(c);
 
-	b.len = 0;
+	craft_notes_reset(&b);
 	uint32_t hdr[3] = { 5, 0x7fffffff, NT_PRSTATUS };
-	memcpy(b.data, hdr, sizeof(hdr));
-	memcpy(b.data + 12, "CORE\0\0\0\0", 8);
-	b.len = 20;
+	craft_raw(&b, hdr, sizeof(hdr));
+	craft_raw(&b, "CORE\0\0\0\0", 8);
 	c = empty_core();
 	core_parse_notes(c, b.data, b.len);
 	CHECK("descriptor overrunning the segment is a warning", c->nthreads == 0 && c->nwarnings == 1);
 	core_close(c);
+	craft_notes_free(&b);
 }
 
 static void test_segments(void)

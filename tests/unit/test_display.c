@@ -6,18 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
+#define UNIT_GROUP "display"
+#include "unit.h"
 
+/* WANT NULL: the function reads as written (no display name). */
 static void expect(const char *function, const char *want)
 {
 	char *got = an_display_name(function);
-	if ((!got && !want) || (got && want && strcmp(got, want) == 0)) {
-		printf("PASS: display %s\n", want ? want : function ? function : "(null)");
-	} else {
-		printf("FAIL: display %s: got \"%s\", want \"%s\"\n", function ? function : "(null)",
-		       got ? got : "(null)", want ? want : "(null)");
-		failures++;
-	}
+	const char *name = want ? want : function ? function : "(null)";
+	if (want)
+		CHECK_STR(name, got, want);
+	else if (!CHECK(name, got == NULL))
+		printf("    got \"%s\"\n", got);
 	free(got);
 }
 
@@ -51,5 +51,5 @@ int main(void)
 	expect(" [clone .actor]", NULL);
 	expect("", NULL);
 	expect(NULL, NULL);
-	return failures ? 1 : 0;
+	return unit_exit();
 }

@@ -42,22 +42,40 @@ static void test_sha256_vectors(void)
 		  "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
+static bool crash_time(const char *path, char t[32])
+{
+	struct core_coredump_name n;
+	if (!core_coredump_name_parse(path, &n))
+		return false;
+	memcpy(t, n.crashed_at, 32);
+	return true;
+}
+
 static void test_crash_time(void)
 {
 	char t[32];
-	CHECK("systemd-coredump name", core_name_crash_time(
+	struct core_coredump_name n;
+	CHECK("systemd-coredump name", core_coredump_name_parse(
 		"/var/lib/systemd/coredump/core.prog.1000.0123456789abcdef0123456789abcdef.4242."
-		"1700000000123456.zst", t) && strcmp(t, "2023-11-14T22:13:20.123456Z") == 0);
-	CHECK("a command with dots", core_name_crash_time(
+		"1700000000123456.zst", &n) && strcmp(n.crashed_at, "2023-11-14T22:13:20.123456Z") == 0);
+	CHECK("uid, boot id and pid of the name", n.uid == 1000 && n.pid == 4242 &&
+		strcmp(n.boot_id, "0123456789abcdef0123456789abcdef") == 0 && n.usec == 1700000000123456ULL);
+	CHECK("a command with dots", crash_time(
 		"core.my.prog.0.0123456789abcdef0123456789abcdef.1.1700000000000000", t) &&
 		strcmp(t, "2023-11-14T22:13:20.000000Z") == 0);
-	CHECK("lz4 copy", core_name_crash_time(
+	CHECK("lz4 copy", crash_time(
 		"core.p.0.0123456789abcdef0123456789abcdef.1.1700000000000000.lz4", t));
-	CHECK("a plain core has no time", !core_name_crash_time("/tmp/core.1234", t));
-	CHECK("a short boot id is no systemd name", !core_name_crash_time(
+	CHECK("a plain core has no time", !crash_time("/tmp/core.1234", t));
+	CHECK("a short boot id is no systemd name", !crash_time(
 		"core.p.0.0123456789abcdef.1.1700000000000000", t));
-	CHECK("no digits in USEC", !core_name_crash_time(
+	CHECK("no digits in USEC", !crash_time(
 		"core.p.0.0123456789abcdef0123456789abcdef.1.17000x0000000000", t));
+	CHECK("a UID beyond 32 bits is no systemd name", !crash_time(
+		"core.p.4294967296.0123456789abcdef0123456789abcdef.1.1700000000000000", t));
+	CHECK("a PID beyond 31 bits is no systemd name", !crash_time(
+		"core.p.0.0123456789abcdef0123456789abcdef.2147483648.1700000000000000", t));
+	CHECK("a USEC beyond 64 bits is no systemd name", !crash_time(
+		"core.p.0.0123456789abcdef0123456789abcdef.1.18446744073709551616", t));
 }
 
 int main(void)

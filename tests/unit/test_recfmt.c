@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
+#define UNIT_GROUP "recfmt"
+#include "unit.h"
 
 static uint64_t dbits(double d)
 {
@@ -31,13 +32,14 @@ static void expect(const char *name, const char *format, const uint64_t *args, s
 {
 	unsigned got_read = 0;
 	char *got = an_recfmt_format(format, args, nargs, read_string, NULL, flags, &got_read);
-	if (got && strcmp(got, want) == 0 && got_read == want_read) {
-		printf("PASS: recfmt %s\n", name);
-	} else {
-		printf("FAIL: recfmt %s: got \"%s\" (strings %#x), want \"%s\" (strings %#x)\n",
-		       name, got ? got : "(null)", got_read, want, want_read);
-		failures++;
-	}
+	char *got_all = NULL, *want_all = NULL;
+	if (got && asprintf(&got_all, "%s | strings %#x", got, got_read) < 0)
+		got_all = NULL;
+	if (asprintf(&want_all, "%s | strings %#x", want, want_read) < 0)
+		want_all = NULL;
+	CHECK_STR(name, got_all, want_all ? want_all : "");
+	free(got_all);
+	free(want_all);
 	free(got);
 }
 
@@ -53,12 +55,7 @@ static void test_location(void)
 	ok = ok && !loc;
 	loc = an_recfmt_split_location(NULL, &rest);
 	ok = ok && !loc && !rest;
-	if (ok)
-		printf("PASS: recfmt location split\n");
-	else {
-		printf("FAIL: recfmt location split\n");
-		failures++;
-	}
+	CHECK("location split", ok);
 }
 
 static void test_count(void)
@@ -67,17 +64,13 @@ static void test_count(void)
 		{"none", 0}, {"%d %s", 2}, {"%*d", 2}, {"%*.*f", 3}, {"100%%", 0},
 		{"%n %d", 2}, {"%k%*d", 3}, {"%", 0}, {"%d%d%d%d%d%d%d%d%d%d%d%d%d%d", 12},
 	};
-	bool ok = true;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		size_t got = an_recfmt_count_args(cases[i].f);
-		if (got != cases[i].n) {
-			printf("FAIL: recfmt count \"%s\": got %zu want %zu\n", cases[i].f, got, cases[i].n);
-			failures++;
-			ok = false;
-		}
+		char name[96], got[32], want[32];
+		snprintf(name, sizeof(name), "argument count of \"%s\"", cases[i].f);
+		snprintf(got, sizeof(got), "%zu", an_recfmt_count_args(cases[i].f));
+		snprintf(want, sizeof(want), "%zu", cases[i].n);
+		CHECK_STR(name, got, want);
 	}
-	if (ok)
-		printf("PASS: recfmt argument count\n");
 }
 
 /* The recorder library's own dump of one entry (whole format, location
@@ -87,13 +80,17 @@ static void expect_library(const char *name, const char *format, const uint64_t 
 {
 	char mark = 1;
 	char *got = an_recfmt_library_message(format, args, nargs, read_string, NULL, &mark);
-	if (got && strcmp(got, want) == 0 && mark == want_mark) {
-		printf("PASS: recfmt library %s\n", name);
-	} else {
-		printf("FAIL: recfmt library %s: got \"%s\" (mark %d), want \"%s\" (mark %d)\n",
-		       name, got ? got : "(null)", mark, want, want_mark);
-		failures++;
-	}
+	char *got_all = NULL, *want_all = NULL, *label = NULL;
+	if (got && asprintf(&got_all, "%s | mark %d", got, mark) < 0)
+		got_all = NULL;
+	if (asprintf(&want_all, "%s | mark %d", want, want_mark) < 0)
+		want_all = NULL;
+	if (asprintf(&label, "library %s", name) < 0)
+		label = NULL;
+	CHECK_STR(label ? label : name, got_all, want_all ? want_all : "");
+	free(label);
+	free(got_all);
+	free(want_all);
 	free(got);
 }
 
@@ -153,8 +150,7 @@ static void test_library(void)
 		  an_recfmt_indent_mark("%d%%<x", &pos) == '<' && pos == 4 &&
 		  an_recfmt_indent_mark(":>x", &pos) == 0 && an_recfmt_indent_mark("x>", &pos) == 0 &&
 		  an_recfmt_indent_mark("%k>", &pos) == 0 && an_recfmt_indent_mark(NULL, &pos) == 0;
-	printf("%s: recfmt indent mark position\n", ok ? "PASS" : "FAIL");
-	failures += !ok;
+	CHECK("indent mark position", ok);
 }
 
 int main(void)
@@ -211,5 +207,5 @@ int main(void)
 	test_location();
 	test_count();
 	test_library();
-	return failures ? 1 : 0;
+	return unit_exit();
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../analyzer/signature.h"
 
@@ -32,6 +33,11 @@ static void test_normalize(void)
 		{"std::vector<int>::at[abi:cxx11](unsigned long) &&", "std::vector::at"},
 		{"folly::coro::Task<int> (anonymous namespace)::leaf(int) [clone .resume]", "leaf"},
 		{"__GI___assert_fail", "__assert_fail"},
+		{"__memmove_avx_unaligned_erms", "memmove"},
+		{"__strlen_evex", "strlen"},
+		{"__strcasecmp_l_avx2", "strcasecmp_l"},
+		{"__memset_erms", "memset"},
+		{"__avx_helper", "__avx_helper"},
 		{"", "??"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -43,18 +49,42 @@ static void test_normalize(void)
 	}
 }
 
-static void test_skip(void)
+/* The built-in lists: whole-name matches of each list's entries. */
+static void test_default_lists(void)
 {
-	CHECK("skip abort", an_signature_skipped("abort"));
-	CHECK("skip __assert_fail", an_signature_skipped("__assert_fail"));
-	CHECK("skip std::__throw_out_of_range", an_signature_skipped("std::__throw_out_of_range"));
-	CHECK("skip __libc_start_call_main", an_signature_skipped("__libc_start_call_main"));
-	CHECK("keep main", !an_signature_skipped("main"));
-	CHECK("keep abort_handler", !an_signature_skipped("abort_handler"));
+	static const struct {
+		enum an_siglist list;
+		const char *name;
+		bool listed;
+	} cases[] = {
+		{AN_SIGLIST_SKIP, "abort", true},
+		{AN_SIGLIST_SKIP, "__assert_fail", true},
+		{AN_SIGLIST_SKIP, "std::__throw_out_of_range", true},
+		{AN_SIGLIST_SKIP, "__libc_start_call_main", true},
+		{AN_SIGLIST_SKIP, "main", false},
+		{AN_SIGLIST_SKIP, "abort_handler", false},
+		{AN_SIGLIST_PREFIX, "memcpy", true},
+		{AN_SIGLIST_PREFIX, "strlen", true},
+		{AN_SIGLIST_PREFIX, "__memcpy_evex_unaligned_erms", true},
+		{AN_SIGLIST_PREFIX, "__strlen_avx2", true},
+		{AN_SIGLIST_PREFIX, "operator new", true},
+		{AN_SIGLIST_PREFIX, "operator new[]", true},
+		{AN_SIGLIST_PREFIX, "__memcpy_chk", true},
+		{AN_SIGLIST_PREFIX, "strlen_of_header", false},
+		{AN_SIGLIST_PREFIX, "main", false},
+	};
+	const struct an_signature_lists *l = an_signature_lists_default();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char name[96];
+		snprintf(name, sizeof(name), "%s %s%s", an_signature_list_name(cases[i].list),
+			 cases[i].listed ? "" : "not ", cases[i].name);
+		CHECK(name, an_signature_lists_match(l, cases[i].list, cases[i].name) == cases[i].listed);
+	}
 }
 
 /* A one-thread analysis whose crashing stack is NAMES (innermost first);
- * a name starting with '@' is an async frame; pcs are offset by BASE. */
+ * a name starting with '@' is an async frame, "" a frame without a
+ * function (named by module and offset); pcs are offset by BASE. */
 static void fill(struct analysis *an, struct an_thread *t, struct an_frame *frames,
 		 const char *const *names, size_t n, uint64_t base)
 {
@@ -64,9 +94,11 @@ static void fill(struct analysis *an, struct an_thread *t, struct an_frame *fram
 	for (size_t i = 0; i < n; i++) {
 		bool async = names[i][0] == '@';
 		frames[i].kind = async ? AN_FRAME_ASYNC : AN_FRAME_NATIVE;
-		frames[i].function = (char *)(async ? names[i] + 1 : names[i]);
+		frames[i].function = names[i][0] ? (char *)(async ? names[i] + 1 : names[i]) : NULL;
 		frames[i].pc = base + 0x100 * i;
 		frames[i].module = (char *)"/usr/bin/prog";
+		frames[i].module_offset = 0x100 * i + 0x40;
+		frames[i].has_module_offset = true;
 	}
 	t->tid = 42;
 	t->crashing = true;
@@ -76,19 +108,24 @@ static void fill(struct analysis *an, struct an_thread *t, struct an_frame *fram
 	an->nthreads = 1;
 	an->has_signal = true;
 	an->signo = SIGSEGV;
-	an->signo = SIGSEGV;
 	an->signal_name = "SIGSEGV";
 }
 
-static void compute(const char *const *names, size_t n, uint64_t base, char **sig, char **hash)
+static void compute_with(const char *const *names, size_t n, uint64_t base,
+			 const struct an_signature_lists *lists, char **sig, char **hash)
 {
 	struct analysis an;
 	struct an_thread t;
 	struct an_frame frames[16];
 	fill(&an, &t, frames, names, n, base);
-	an_signature_compute(&an);
+	an_signature_compute(&an, lists);
 	*sig = an.signature;
 	*hash = an.signature_hash;
+}
+
+static void compute(const char *const *names, size_t n, uint64_t base, char **sig, char **hash)
+{
+	compute_with(names, n, base, NULL, sig, hash);
 }
 
 static void test_compute(void)
@@ -114,11 +151,90 @@ static void test_compute(void)
 	free(sc); free(hc);
 }
 
+/* Frames without a function: module@0xOFFSET, whatever the load address. */
+static void test_stripped(void)
+{
+	static const char *const a[] = {"", "", "main"};
+	char *s1, *h1, *s2, *h2;
+	compute(a, 3, 0x555555554000, &s1, &h1);
+	compute(a, 3, 0x7f1234560000, &s2, &h2);
+	CHECK_STR("module@offset", s1, "SIGSEGV: prog@0x40 < prog@0x140 < main");
+	CHECK("module@offset: same hash at another base", h1 && h2 && strcmp(h1, h2) == 0);
+	free(s1); free(h1); free(s2); free(h2);
+
+	struct an_frame f = {.pc = 0x1234};
+	char *name = an_signature_frame_name(&f);
+	CHECK_STR("no module: ??", name, "??");
+	free(name);
+}
+
+/* Prefix-list frames do not use the frame budget. */
+static void test_prefix(void)
+{
+	static const char *const a[] = {"__memcpy_evex_unaligned_erms", "f1", "f2", "f3", "f4",
+					"f5", "f6"};
+	static const char *const b[] = {"__memcpy_avx_unaligned_erms", "f1", "f2", "f3", "f4",
+					"f5", "f6"};
+	char *sa, *ha, *sb, *hb;
+	compute(a, 7, 0x1000, &sa, &ha);
+	compute(b, 7, 0x1000, &sb, &hb);
+	CHECK_STR("prefix frame kept, callers counted", sa,
+		  "SIGSEGV: memcpy < f1 < f2 < f3 < f4 < f5");
+	CHECK("cpu variants: one bucket", ha && hb && strcmp(ha, hb) == 0);
+	free(sa); free(ha); free(sb); free(hb);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* Lists from files: @defaults, comments, an added entry, a bad one. */
+static void test_list_files(void)
+{
+	char dir[] = "/tmp/siglists-XXXXXX", path[64], why[256] = "";
+	struct an_signature_lists *l = NULL;
+	if (!mkdtemp(dir)) {
+		CHECK("mkdtemp", false);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/skip", dir);
+	write_file(path, "# frames our handler adds\n\n@defaults\n  log_and_die  \nprog@0x(40|140)\n");
+	CHECK("load", an_signature_lists_load(dir, &l, why, sizeof(why)) == 0);
+	CHECK("file entry", an_signature_lists_match(l, AN_SIGLIST_SKIP, "log_and_die"));
+	CHECK("@defaults kept", an_signature_lists_match(l, AN_SIGLIST_SKIP, "abort"));
+	CHECK("missing prefix file: defaults", an_signature_lists_match(l, AN_SIGLIST_PREFIX, "memcpy"));
+	static const char *const a[] = {"", "", "main"};
+	char *s, *h;
+	compute_with(a, 3, 0x1000, l, &s, &h);
+	CHECK_STR("entry skips module@offset frames", s, "SIGSEGV: main");
+	free(s); free(h);
+	an_signature_lists_destroy(l);
+
+	snprintf(path, sizeof(path), "%s/prefix", dir);
+	write_file(path, "memcpy\nbad(\n");
+	l = NULL;
+	CHECK("bad expression refused", an_signature_lists_load(dir, &l, why, sizeof(why)) != 0 && !l);
+	CHECK("reason names file and line", strstr(why, "/prefix:2: ") != NULL);
+	remove(path);
+	snprintf(path, sizeof(path), "%s/skip", dir);
+	remove(path);
+	rmdir(dir);
+	CHECK("missing directory refused", an_signature_lists_load(dir, &l, why, sizeof(why)) != 0);
+}
+
 int main(void)
 {
 	test_normalize();
-	test_skip();
+	test_default_lists();
 	test_compute();
+	test_stripped();
+	test_prefix();
+	test_list_files();
 	CHECK("fnv1a test vector", an_signature_fnv1a("a") == 0xaf63dc4c8601ec8cULL &&
 				    an_signature_fnv1a("") == 0xcbf29ce484222325ULL);
 	return unit_exit();

@@ -9,9 +9,11 @@
 
 #include "../../analyzer/signature.h"
 #include "../../reports/store_sqlite.h"
+#include "../../reports/store.h"
 
 #define UNIT_GROUP "store"
 #include "unit.h"
+#include "unit_sqlite.h"
 
 static struct analysis *sample_analysis(void)
 {
@@ -60,18 +62,8 @@ static struct analysis *sample_analysis(void)
 	}
 	an->warnings = calloc(1, sizeof(*an->warnings));
 	an->warnings[an->nwarnings++] = strdup("a warning");
-	an_signature_compute(an);
+	an_signature_compute(an, NULL);
 	return an;
-}
-
-static long count(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *q;
-	long n = -1;
-	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
-		n = sqlite3_column_int64(q, 0);
-	sqlite3_finalize(q);
-	return n;
 }
 
 static void test_store(const char *dir)
@@ -97,22 +89,22 @@ static void test_store(const char *dir)
 
 	sqlite3 *h;
 	sqlite3_open(db, &h);
-	CHECK("one core", count(h, "SELECT count(*) FROM cores") == 1);
-	CHECK("six frames", count(h, "SELECT count(*) FROM frames") == 6);
+	CHECK("one core", unit_sql_long(h, "SELECT count(*) FROM cores") == 1);
+	CHECK("six frames", unit_sql_long(h, "SELECT count(*) FROM frames") == 6);
 	CHECK("one async frame per thread",
-	       count(h, "SELECT count(*) FROM frames WHERE kind = 'async'") == 2);
+	       unit_sql_long(h, "SELECT count(*) FROM frames WHERE kind = 'async'") == 2);
 	CHECK("crash_stacks shows the crashing thread",
-	       count(h, "SELECT count(*) FROM crash_stacks WHERE function IN ('crash_here','middle','main')") == 3);
-	CHECK("last_events keeps ten", count(h, "SELECT count(*) FROM last_events") == 10);
+	       unit_sql_long(h, "SELECT count(*) FROM crash_stacks WHERE function IN ('crash_here','middle','main')") == 3);
+	CHECK("last_events keeps ten", unit_sql_long(h, "SELECT count(*) FROM last_events") == 10);
 	CHECK("last_events newest first",
-	       count(h, "SELECT event_order FROM last_events WHERE recency = 1") == 11);
-	CHECK("top_signatures", count(h, "SELECT cores FROM top_signatures") == 1);
+	       unit_sql_long(h, "SELECT event_order FROM last_events WHERE recency = 1") == 11);
+	CHECK("top_signatures", unit_sql_long(h, "SELECT cores FROM top_signatures") == 1);
 	CHECK("high address round-trips",
-	       count(h, "SELECT printf('%x', fault_address) = 'ffffffffff600000' FROM cores") == 1);
-	CHECK("error attempts", count(h, "SELECT attempts FROM ingest_errors") == 2);
-	CHECK("async root", count(h, "SELECT count(*) FROM async_roots") == 1);
-	CHECK("schema version", count(h, "PRAGMA user_version") == REP_SCHEMA_VERSION);
-	CHECK("wal", count(h, "SELECT journal_mode = 'wal' FROM pragma_journal_mode") == 1);
+	       unit_sql_long(h, "SELECT printf('%x', fault_address) = 'ffffffffff600000' FROM cores") == 1);
+	CHECK("error attempts", unit_sql_long(h, "SELECT attempts FROM ingest_errors") == 2);
+	CHECK("async root", unit_sql_long(h, "SELECT count(*) FROM async_roots") == 1);
+	CHECK("schema version", unit_sql_long(h, "PRAGMA user_version") == REP_SCHEMA_VERSION);
+	CHECK("wal", unit_sql_long(h, "SELECT journal_mode = 'wal' FROM pragma_journal_mode") == 1);
 	sqlite3_exec(h, "PRAGMA user_version = 99", NULL, NULL, NULL);
 	sqlite3_close(h);
 	CHECK("newer schema refused", rep_store_open(db, &st, why, sizeof(why)) != 0 &&
@@ -134,15 +126,15 @@ static void test_errors_by_path(const char *dir)
 	sqlite3_open(db, &h);
 	CHECK("errors: recorded by path",
 	      rep_store_record_error(st, &by_path, "timed out after 300 s", why, sizeof(why)) == 0 &&
-	      count(h, "SELECT count(*) FROM ingest_errors WHERE ident = 'path:/tmp/core.1'") == 1);
+	      unit_sql_long(h, "SELECT count(*) FROM ingest_errors WHERE ident = 'path:/tmp/core.1'") == 1);
 	CHECK("errors: then by fingerprint, the path's row goes",
 	      rep_store_record_error(st, &by_fp, "killed by SIGSEGV while analysing", why,
 				     sizeof(why)) == 0 &&
-	      count(h, "SELECT count(*) FROM ingest_errors") == 1);
+	      unit_sql_long(h, "SELECT count(*) FROM ingest_errors") == 1);
 	rep_store_record_error(st, &by_path, "timed out after 300 s", why, sizeof(why));
 	CHECK("errors: stored, no row is left, by fingerprint or path",
 	      rep_store_write(st, an, why, sizeof(why)) == REP_WRITE_STORED &&
-	      count(h, "SELECT count(*) FROM ingest_errors") == 0);
+	      unit_sql_long(h, "SELECT count(*) FROM ingest_errors") == 0);
 	sqlite3_close(h);
 	rep_store_close(st);
 	an_analysis_destroy(an);
@@ -165,9 +157,9 @@ static void test_invalid_utf8(const char *dir)
 	sqlite3 *h;
 	sqlite3_open(db, &h);
 	CHECK("utf8: executable with U+FFFD",
-	      count(h, "SELECT executable = '/usr/bin/pr' || char(65533) || 'og' FROM cores") == 1);
+	      unit_sql_long(h, "SELECT executable = '/usr/bin/pr' || char(65533) || 'og' FROM cores") == 1);
 	CHECK("utf8: function with U+FFFD",
-	      count(h, "SELECT count(*) FROM frames WHERE function = 'f' || char(65533)") == 1);
+	      unit_sql_long(h, "SELECT count(*) FROM frames WHERE function = 'f' || char(65533)") == 1);
 	sqlite3_close(h);
 	rep_store_close(st);
 	an_analysis_destroy(an);

@@ -1,0 +1,140 @@
+/* Runtime descriptions (DESIGN.md, "Runtime descriptions"): JSON files that
+ * say where a runtime keeps its own stack of frames and how its entries sit
+ * among the native frames.
+ *
+ * A description is parsed and checked once, when it is loaded, and is
+ * read-only afterwards: one set serves every analysis of a batch, on any
+ * thread.  What depends on the program (member offsets from its DWARF, the
+ * root's address) is resolved per analysis by analyzer/runtime.c. */
+#ifndef ANALYZER_RTDESC_H
+#define ANALYZER_RTDESC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../corefile/error.h"
+
+#define AN_RT_NONE SIZE_MAX         /* "no field" in an index */
+#define AN_RT_MAX_DEFAULT 65536u    /* entries read from one stack */
+#define AN_RT_MAX_LIMIT (1u << 20)
+#define AN_RT_ENTRY_LIMIT 4096u     /* bytes of one entry or stack object */
+
+enum an_rt_root_kind { AN_RT_ROOT_SYMBOL, AN_RT_ROOT_TLS, AN_RT_ROOT_PTHREAD_KEY };
+enum an_rt_stack_kind { AN_RT_STACK_ARRAY, AN_RT_STACK_LIST };
+enum an_rt_format { AN_RT_AS_STRING, AN_RT_AS_NUMBER, AN_RT_AS_HEX };
+enum an_rt_show { AN_RT_SHOW_SCRIPT, AN_RT_SHOW_LABEL, AN_RT_SHOW_HIDDEN };
+
+/* A member of a described type, by name or dotted path ("state.top"). */
+struct an_rt_member {
+	char *path;                 /* NULL: not given */
+	char *where;                /* its JSON path, for messages ("$.stack.count") */
+};
+
+/* A named value read from each entry (entry.fields). */
+struct an_rt_field {
+	char *name;
+	struct an_rt_member member;
+	uint64_t mask;              /* UINT64_MAX when not given */
+	unsigned shift;             /* applied after the mask */
+	enum an_rt_format as;       /* how a template shows it */
+};
+
+/* `if`: every FIELD has all of BITS set (no conditions: always). */
+struct an_rt_cond {
+	size_t field;
+	uint64_t bits;
+};
+
+struct an_rt_match {
+	struct an_rt_cond *conds;
+	size_t nconds;
+};
+
+/* A template: text with {field} references ("{{" and "}}" are braces). */
+struct an_rt_piece {
+	char *text;                 /* literal text, or NULL for a field */
+	size_t field;
+};
+
+struct an_rt_template {
+	struct an_rt_piece *pieces;
+	size_t npieces;
+	bool given;
+};
+
+struct an_rt_kind {
+	struct an_rt_match match;
+	char *kind;                 /* as written: "script", "label", "marker", ... */
+	enum an_rt_show show;
+	struct an_rt_template name, detail, fallback;
+	size_t anchor;              /* field holding a stack address, or AN_RT_NONE */
+};
+
+/* `layout`: offsets and sizes for a program without DWARF (or overriding it). */
+struct an_rt_layout_member {
+	char *path;
+	uint64_t offset, size;
+};
+
+struct an_rt_layout_type {
+	char *type;
+	bool has_size;
+	uint64_t size;
+	struct an_rt_layout_member *members;
+	size_t nmembers;
+};
+
+struct an_rt_desc {
+	char *file;                 /* where it was loaded from */
+	char *name;
+	struct {
+		enum an_rt_root_kind kind;
+		char *symbol;
+		bool pointer;       /* the root holds the stack object's address */
+	} root;
+	struct {
+		enum an_rt_stack_kind kind;
+		char *type;
+		struct an_rt_member array, count, capacity;    /* array stacks */
+		struct an_rt_member top, next;                 /* list stacks (next: in the entry) */
+		uint64_t max;
+	} stack;
+	struct {
+		char *type;
+		struct an_rt_field *fields;
+		size_t nfields;
+	} entry;
+	struct an_rt_kind *kinds;
+	size_t nkinds;
+	struct {
+		char *function;     /* NULL: placement by anchor */
+		bool has_boundary;
+		struct an_rt_match boundary;
+	} attach;
+	struct an_rt_layout_type *layout;
+	size_t nlayout;
+};
+
+/* The loaded descriptions. */
+struct an_runtimes {
+	struct an_rt_desc *v;
+	size_t n, cap;
+};
+
+/* An empty set; NULL on out-of-memory. */
+struct an_runtimes *an_runtimes_create(void);
+
+/* Free the set and its descriptions; NULL is a no-op. */
+void an_runtimes_destroy(struct an_runtimes *set);
+
+/* Parse and check the description at PATH and add it to SET.  A description
+ * whose name is already in SET is an error, or skipped when IF_NEW (a later
+ * place on the search path).  The error (caller destroys it) is one line
+ * naming the file, the JSON path and the problem. */
+struct core_error *an_runtimes_load(struct an_runtimes *set, const char *path, bool if_new);
+
+/* The layout type TYPE of D, or NULL. */
+const struct an_rt_layout_type *an_rt_layout_type(const struct an_rt_desc *d, const char *type);
+
+#endif

@@ -1,0 +1,970 @@
+/* Described runtimes: resolution, the walk of each stack, and placement.
+ *
+ * Everything read from the core is untrusted: the stack object and every
+ * entry are checked readable before they are read, counts are bounded by
+ * the description's max (and its capacity), lists are cycle-checked, and a
+ * string that cannot be read shows empty with a warning (never a guess).
+ *
+ * Placement (DESIGN.md): by anchor, native frame k (stack pointer sp_k)
+ * owns the anchors in [sp_k, sp_k+1); its entries follow it in the
+ * innermost-first stack, as the Gecko profiler's merge puts a label after
+ * the native frame that pushed it.  By owner, entries go to the innermost
+ * activation of the attach function not yet used, a boundary entry ending
+ * its run.  Entries no native frame owns go after the last frame. */
+#include "runtime.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "addrset.h"
+#include "tsd.h"
+#include "../corefile/array.h"
+
+#define STRING_LIMIT 1024u          /* bytes of one string read from the core */
+#define TEXT_LIMIT 4096u            /* bytes of one rendered name or detail */
+#define WARN_LIMIT 8u               /* entry problems warned per stack */
+#define RED_ZONE 128u
+#define KEY_NONE 0xffffffffu
+#define CONTEXT_SIZE 160u
+
+/* A member resolved for this program. */
+struct slot {
+	uint64_t offset, size;
+};
+
+struct resolved {
+	const struct an_rt_desc *d;
+	uint64_t root;               /* symbol, pthread_key: the variable's address */
+	struct dbg_tls_var tls;      /* tls */
+	struct slot array, count, capacity, top, next;
+	bool has_capacity;
+	uint64_t stack_extent;       /* bytes of the stack object read */
+	uint64_t entry_size;         /* array stride; list: bytes read per entry */
+	uint64_t entry_align;
+	struct slot *fields;
+};
+
+struct an_runtime_session {
+	struct dbg_session *s;
+	struct core *core;
+	struct resolved *v;
+	size_t n, cap;
+};
+
+/* ---- resolution ---------------------------------------------------------- */
+
+static struct core_error *unresolved(const struct an_rt_desc *d, const struct an_rt_member *m,
+				     const char *type)
+{
+	return core_error_create(CORE_ERROR_USAGE, "%s: %s: member %s of %s is neither in the "
+				 "program's debug info nor in the description's layout", d->file,
+				 m->where, m->path, type);
+}
+
+/* M of TYPE: the description's layout first, then the program's DWARF. */
+static struct core_error *resolve_member(struct dbg_session *s, const struct an_rt_desc *d,
+					 const char *type, const struct an_rt_member *m,
+					 struct slot *out)
+{
+	const struct an_rt_layout_type *lt = an_rt_layout_type(d, type);
+	for (size_t i = 0; lt && i < lt->nmembers; i++)
+		if (strcmp(lt->members[i].path, m->path) == 0) {
+			out->offset = lt->members[i].offset;
+			out->size = lt->members[i].size;
+			return NULL;
+		}
+	if (dbg_member_find(s, type, m->path, &out->offset, &out->size))
+		return NULL;
+	return unresolved(d, m, type);
+}
+
+/* A member read as a number (1, 2, 4 or 8 bytes) or, when POINTER, an
+ * address (8 bytes). */
+static struct core_error *check_width(const struct an_rt_desc *d, const struct an_rt_member *m,
+				      const struct slot *sl, bool pointer)
+{
+	bool ok = pointer ? sl->size == 8
+			  : sl->size == 1 || sl->size == 2 || sl->size == 4 || sl->size == 8;
+	if (ok && sl->offset + sl->size <= AN_RT_ENTRY_LIMIT)
+		return NULL;
+	if (ok)
+		return core_error_create(CORE_ERROR_USAGE, "%s: %s: member %s ends past %u bytes",
+					 d->file, m->where, m->path, AN_RT_ENTRY_LIMIT);
+	return core_error_create(CORE_ERROR_USAGE, "%s: %s: member %s is %" PRIu64 " bytes; %s",
+				 d->file, m->where, m->path, sl->size,
+				 pointer ? "a pointer is 8" : "a number is 1, 2, 4 or 8");
+}
+
+static struct core_error *resolve_value(struct dbg_session *s, const struct an_rt_desc *d,
+					const char *type, const struct an_rt_member *m, bool pointer,
+					struct slot *out, uint64_t *extent)
+{
+	struct core_error *err = resolve_member(s, d, type, m, out);
+	if (!err)
+		err = check_width(d, m, out, pointer);
+	if (!err && out->offset + out->size > *extent)
+		*extent = out->offset + out->size;
+	return err;
+}
+
+static bool template_shows(const struct an_rt_template *t, size_t field)
+{
+	for (size_t i = 0; i < t->npieces; i++)
+		if (!t->pieces[i].text && t->pieces[i].field == field)
+			return true;
+	return false;
+}
+
+/* True when a template shows the field as a string: it is then a pointer. */
+static bool field_is_string(const struct an_rt_desc *d, size_t field)
+{
+	if (d->entry.fields[field].as != AN_RT_AS_STRING)
+		return false;
+	for (size_t i = 0; i < d->nkinds; i++)
+		if (template_shows(&d->kinds[i].name, field) || template_shows(&d->kinds[i].detail, field) ||
+		    template_shows(&d->kinds[i].fallback, field))
+			return true;
+	return false;
+}
+
+static struct core_error *resolve_entry(struct dbg_session *s, struct resolved *r)
+{
+	const struct an_rt_desc *d = r->d;
+	uint64_t extent = 0;
+	struct core_error *err = NULL;
+	r->fields = calloc(d->entry.nfields, sizeof(*r->fields));
+	if (!r->fields)
+		return &core_error_nomem;
+	for (size_t i = 0; i < d->entry.nfields && !err; i++)
+		err = resolve_value(s, d, d->entry.type, &d->entry.fields[i].member,
+				    field_is_string(d, i), &r->fields[i], &extent);
+	if (!err && d->stack.kind == AN_RT_STACK_LIST)
+		err = resolve_value(s, d, d->entry.type, &d->stack.next, true, &r->next, &extent);
+	if (err)
+		return err;
+	if (d->stack.kind == AN_RT_STACK_LIST) {
+		r->entry_size = extent;   /* a list entry is read up to its last member */
+		r->entry_align = r->next.offset % 8 == 0 ? 8 : 1;
+		return NULL;
+	}
+	const struct an_rt_layout_type *lt = an_rt_layout_type(d, d->entry.type);
+	uint64_t size = 0;
+	bool sized = (lt && lt->has_size && (size = lt->size)) || dbg_type_size(s, d->entry.type, &size);
+	if (!sized)
+		return core_error_create(CORE_ERROR_USAGE, "%s: $.entry.type: the size of %s is neither "
+					 "in the program's debug info nor in the description's layout",
+					 d->file, d->entry.type);
+	if (size < extent || size > AN_RT_ENTRY_LIMIT)
+		return core_error_create(CORE_ERROR_USAGE, "%s: $.entry.type: %s is %" PRIu64 " bytes, "
+					 "but its members need %" PRIu64 " (at most %u)", d->file,
+					 d->entry.type, size, extent, AN_RT_ENTRY_LIMIT);
+	r->entry_size = size;
+	r->entry_align = size % 8 == 0 ? 8 : 1;
+	return NULL;
+}
+
+static struct core_error *resolve_stack(struct dbg_session *s, struct resolved *r)
+{
+	const struct an_rt_desc *d = r->d;
+	const char *type = d->stack.type;
+	uint64_t extent = 0;
+	struct core_error *err;
+	if (d->stack.kind == AN_RT_STACK_LIST)
+		return resolve_value(s, d, type, &d->stack.top, true, &r->top, &r->stack_extent);
+	err = resolve_value(s, d, type, &d->stack.array, true, &r->array, &extent);
+	if (!err)
+		err = resolve_value(s, d, type, &d->stack.count, false, &r->count, &extent);
+	if (!err && d->stack.capacity.path) {
+		r->has_capacity = true;
+		err = resolve_value(s, d, type, &d->stack.capacity, false, &r->capacity, &extent);
+	}
+	r->stack_extent = extent;
+	return err;
+}
+
+/* Whether D's root is in this core; *R gets its address.  A symbol of the
+ * wrong sort (thread-local for a global, or the reverse) is warned. */
+static bool find_root(struct dbg_session *s, const struct an_rt_desc *d, struct resolved *r)
+{
+	struct core *core = dbg_session_core(s);
+	const char *sym = d->root.symbol;
+	uint64_t addr, size;
+	bool is_tls = dbg_find_tls_symbol(s, sym, &r->tls);
+	if (d->root.kind == AN_RT_ROOT_TLS) {
+		if (!is_tls && dbg_find_symbol(s, sym, &addr, &size))
+			core_warn(core, "runtime %s: %s is not a thread-local variable; its root is "
+				  "not read", d->name, sym);
+		return is_tls;
+	}
+	if (is_tls) {
+		core_warn(core, "runtime %s: %s is a thread-local variable; its root is not read "
+			  "(a thread-local root is \"tls\")", d->name, sym);
+		return false;
+	}
+	return dbg_find_symbol(s, sym, &r->root, &size);
+}
+
+static void resolved_deinit(struct resolved *r)
+{
+	free(r->fields);
+}
+
+struct core_error *an_runtime_session_open(const struct an_runtimes *set, struct dbg_session *s,
+					   struct an_runtime_session **out)
+{
+	struct an_runtime_session *rs = calloc(1, sizeof(*rs));
+	*out = NULL;
+	if (!rs)
+		return &core_error_nomem;
+	rs->s = s;
+	rs->core = dbg_session_core(s);
+	for (size_t i = 0; set && i < set->n; i++) {
+		struct resolved r = { .d = &set->v[i] };
+		if (!find_root(s, r.d, &r))
+			continue;
+		struct core_error *err = resolve_stack(s, &r);
+		if (!err)
+			err = resolve_entry(s, &r);
+		struct resolved *slot = err ? NULL : core_array_push(&rs->v, &rs->n, &rs->cap,
+								     sizeof(*rs->v));
+		if (!err && !slot)
+			err = &core_error_nomem;
+		if (err) {
+			resolved_deinit(&r);
+			an_runtime_session_destroy(rs);
+			return err;
+		}
+		*slot = r;
+	}
+	*out = rs;
+	return NULL;
+}
+
+void an_runtime_session_destroy(struct an_runtime_session *rs)
+{
+	if (!rs)
+		return;
+	for (size_t i = 0; i < rs->n; i++)
+		resolved_deinit(&rs->v[i]);
+	free(rs->v);
+	free(rs);
+}
+
+/* ---- reading entries ----------------------------------------------------- */
+
+/* One entry, decoded. */
+struct entry {
+	const struct an_rt_kind *kind;   /* NULL: matched no kind */
+	uint64_t addr;
+	char *name, *detail;
+	uint64_t anchor;
+	bool has_anchor;
+	bool boundary;               /* matches attach.boundary: ends its activation's run */
+};
+
+/* The stack being read: its entries innermost first, and the warnings. */
+struct walk {
+	struct an_runtime_session *rs;
+	const struct resolved *r;
+	char context[CONTEXT_SIZE];  /* "runtime js: thread 12" */
+	struct entry *v;
+	size_t n, cap;
+	unsigned warned, unwarned;
+	size_t unmatched;
+	bool nomem;
+};
+
+static void walk_warn(struct walk *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Entry problems: the first WARN_LIMIT each, the rest counted. */
+static void walk_warn(struct walk *w, const char *fmt, ...)
+{
+	char msg[320];
+	va_list ap;
+	if (w->warned >= WARN_LIMIT) {
+		w->unwarned++;
+		return;
+	}
+	w->warned++;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	core_warn(w->rs->core, "%s: %s", w->context, msg);
+}
+
+static uint64_t get_uint(const unsigned char *buf, const struct slot *sl)
+{
+	uint64_t v = 0;
+	memcpy(&v, buf + sl->offset, sl->size);   /* little-endian: the low bytes */
+	return v;
+}
+
+static uint64_t field_value(const struct walk *w, const unsigned char *buf, size_t field)
+{
+	const struct an_rt_field *f = &w->r->d->entry.fields[field];
+	return (get_uint(buf, &w->r->fields[field]) & f->mask) >> f->shift;
+}
+
+static bool matches(const struct walk *w, const unsigned char *buf, const struct an_rt_match *m)
+{
+	for (size_t i = 0; i < m->nconds; i++)
+		if ((field_value(w, buf, m->conds[i].field) & m->conds[i].bits) != m->conds[i].bits)
+			return false;
+	return true;
+}
+
+struct text {
+	char buf[TEXT_LIMIT];
+	size_t len;
+};
+
+static void text_add(struct text *t, const char *s, size_t n)
+{
+	if (n > sizeof(t->buf) - 1 - t->len)
+		n = sizeof(t->buf) - 1 - t->len;
+	memcpy(t->buf + t->len, s, n);
+	t->len += n;
+	t->buf[t->len] = '\0';
+}
+
+/* The string a field points at: from the core, else the mapped file. */
+static void add_string(struct walk *w, struct text *t, uint64_t entry, const char *field,
+		       uint64_t ptr)
+{
+	char s[STRING_LIMIT];
+	if (ptr == 0)
+		return;                 /* no string: the template's text stays */
+	if (core_read_string(w->rs->core, ptr, s, sizeof(s))) {
+		text_add(t, s, strlen(s));
+		return;
+	}
+	size_t got = strlen(s);
+	if (got == 0) {
+		walk_warn(w, "entry 0x%" PRIx64 ": %s 0x%" PRIx64 " is not readable", entry, field, ptr);
+		return;
+	}
+	walk_warn(w, "entry 0x%" PRIx64 ": %s at 0x%" PRIx64 " is cut after %zu bytes (%s)", entry,
+		  field, ptr, got, got + 1 == sizeof(s) ? "too long" : "unreadable after");
+	text_add(t, s, got);
+	text_add(t, "...", 3);
+}
+
+static void add_field(struct walk *w, struct text *t, const unsigned char *buf, uint64_t entry,
+		      size_t field)
+{
+	const struct an_rt_field *f = &w->r->d->entry.fields[field];
+	uint64_t v = field_value(w, buf, field);
+	char num[32];
+	switch (f->as) {
+	case AN_RT_AS_STRING:
+		add_string(w, t, entry, f->name, v);
+		return;
+	case AN_RT_AS_NUMBER:
+		snprintf(num, sizeof(num), "%" PRIu64, v);
+		break;
+	case AN_RT_AS_HEX:
+		snprintf(num, sizeof(num), "0x%" PRIx64, v);
+		break;
+	}
+	text_add(t, num, strlen(num));
+}
+
+/* TEMPLATE over the entry in BUF; NULL when it comes out empty. */
+static char *render(struct walk *w, const struct an_rt_template *tpl, const unsigned char *buf,
+		    uint64_t entry)
+{
+	struct text t = { .len = 0 };
+	t.buf[0] = '\0';
+	for (size_t i = 0; i < tpl->npieces; i++) {
+		const struct an_rt_piece *p = &tpl->pieces[i];
+		if (p->text)
+			text_add(&t, p->text, strlen(p->text));
+		else
+			add_field(w, &t, buf, entry, p->field);
+	}
+	if (t.len == 0)
+		return NULL;
+	char *s = strdup(t.buf);
+	if (!s)
+		w->nomem = true;
+	return s;
+}
+
+/* Decode the entry at ADDR (its bytes in BUF) and append it. */
+static void add_entry(struct walk *w, uint64_t addr, const unsigned char *buf)
+{
+	const struct an_rt_desc *d = w->r->d;
+	const struct an_rt_kind *kind = NULL;
+	for (size_t i = 0; i < d->nkinds && !kind; i++)
+		if (matches(w, buf, &d->kinds[i].match))
+			kind = &d->kinds[i];
+	struct entry *e = core_array_push(&w->v, &w->n, &w->cap, sizeof(*w->v));
+	if (!e) {
+		w->nomem = true;
+		return;
+	}
+	e->addr = addr;
+	e->kind = kind;
+	e->boundary = d->attach.has_boundary && matches(w, buf, &d->attach.boundary);
+	if (!kind) {
+		w->unmatched++;
+		return;
+	}
+	if (kind->anchor != AN_RT_NONE) {
+		e->anchor = field_value(w, buf, kind->anchor);
+		e->has_anchor = e->anchor != 0;
+	}
+	if (kind->show == AN_RT_SHOW_HIDDEN)
+		return;
+	e->name = render(w, &kind->name, buf, addr);
+	if (!e->name && kind->fallback.given)
+		e->name = render(w, &kind->fallback, buf, addr);
+	e->detail = render(w, &kind->detail, buf, addr);
+}
+
+static bool read_uint(struct core *core, uint64_t obj, const struct slot *sl, uint64_t *v)
+{
+	*v = 0;
+	return core_read_bytes(core, obj + sl->offset, v, sl->size);
+}
+
+/* An array stack: COUNT entries (at most CAPACITY, at most max) from the
+ * array's first, the outermost; appended innermost first. */
+static void read_array(struct walk *w, uint64_t obj)
+{
+	const struct resolved *r = w->r;
+	struct core *core = w->rs->core;
+	uint64_t count, capacity, base;
+	unsigned char buf[AN_RT_ENTRY_LIMIT];
+	if (!read_uint(core, obj, &r->count, &count) || !read_uint(core, obj, &r->array, &base) ||
+	    (r->has_capacity && !read_uint(core, obj, &r->capacity, &capacity))) {
+		walk_warn(w, "the stack object 0x%" PRIx64 " is not readable", obj);
+		return;
+	}
+	if (r->has_capacity && count > capacity) {
+		walk_warn(w, "%" PRIu64 " entries but room for %" PRIu64 "; the %" PRIu64
+			  " past the room were never stored", count, capacity, count - capacity);
+		count = capacity;
+	}
+	uint64_t first = 0;
+	if (count > r->d->stack.max) {
+		first = count - r->d->stack.max;
+		walk_warn(w, "%" PRIu64 " entries, more than the %" PRIu64 " read; the outermost %" PRIu64
+			  " are left out", count, r->d->stack.max, first);
+	}
+	if (count == 0)
+		return;
+	/* count - first <= max and entries are at most AN_RT_ENTRY_LIMIT bytes:
+	 * only FIRST's offset can overflow */
+	uint64_t span = (count - first) * r->entry_size;
+	bool wraps = first > UINT64_MAX / r->entry_size || base > UINT64_MAX - first * r->entry_size;
+	if (wraps || !core_pointer_ok(core, base + first * r->entry_size, span, r->entry_align)) {
+		walk_warn(w, "the array at 0x%" PRIx64 " (%" PRIu64 " entries of %" PRIu64 " bytes) %s",
+			  base, count, r->entry_size, base == 0 ? "is NULL" : "is not readable");
+		return;
+	}
+	for (uint64_t i = count; i-- > first && !w->nomem;) {
+		uint64_t at = base + i * r->entry_size;
+		if (core_read_bytes(core, at, buf, r->entry_size))
+			add_entry(w, at, buf);
+		else
+			walk_warn(w, "entry %" PRIu64 " at 0x%" PRIx64 " is not readable", i, at);
+	}
+}
+
+/* A list stack: from the stack object's top, innermost first. */
+static void read_list(struct walk *w, uint64_t obj)
+{
+	const struct resolved *r = w->r;
+	struct core *core = w->rs->core;
+	struct an_addr_set seen = { 0 };
+	unsigned char buf[AN_RT_ENTRY_LIMIT];
+	uint64_t at;
+	if (!read_uint(core, obj, &r->top, &at)) {
+		walk_warn(w, "the stack object 0x%" PRIx64 " is not readable", obj);
+		return;
+	}
+	for (uint64_t n = 0; at && !w->nomem; n++) {
+		if (n == r->d->stack.max) {
+			walk_warn(w, "more than %" PRIu64 " entries; the list is cut at 0x%" PRIx64,
+				  r->d->stack.max, at);
+			break;
+		}
+		if (an_addr_set_has(&seen, at)) {
+			walk_warn(w, "entry 0x%" PRIx64 " repeats (a cycle); the list is cut there", at);
+			break;
+		}
+		if (!core_pointer_ok(core, at, r->entry_size, r->entry_align) ||
+		    !core_read_bytes(core, at, buf, r->entry_size)) {
+			walk_warn(w, "entry 0x%" PRIx64 " %s; the list is cut there", at,
+				  at % r->entry_align ? "is misaligned" : "is not readable");
+			break;
+		}
+		if (an_addr_set_add(&seen, at) < 0)
+			w->nomem = true;
+		add_entry(w, at, buf);
+		at = get_uint(buf, &r->next);
+	}
+	an_addr_set_deinit(&seen);
+}
+
+static void read_stack(struct walk *w, uint64_t obj)
+{
+	if (!core_pointer_ok(w->rs->core, obj, w->r->stack_extent, 0)) {
+		walk_warn(w, "the stack object 0x%" PRIx64 " is not readable", obj);
+		return;
+	}
+	if (w->r->d->stack.kind == AN_RT_STACK_ARRAY)
+		read_array(w, obj);
+	else
+		read_list(w, obj);
+}
+
+static void walk_deinit(struct walk *w)
+{
+	for (size_t i = 0; i < w->n; i++) {
+		free(w->v[i].name);
+		free(w->v[i].detail);
+	}
+	free(w->v);
+}
+
+/* After the walk: the problems not warned one by one. */
+static void walk_summary(struct walk *w)
+{
+	if (w->unmatched)
+		core_warn(w->rs->core, "%s: %zu %s no kind; not shown", w->context, w->unmatched,
+			  w->unmatched == 1 ? "entry matches" : "entries match");
+	if (w->unwarned)
+		core_warn(w->rs->core, "%s: %u more problems with entries", w->context, w->unwarned);
+	if (w->nomem)
+		core_warn(w->rs->core, "%s: out of memory reading the stack", w->context);
+}
+
+/* ---- placement ----------------------------------------------------------- */
+
+/* A native frame that may own entries: its index in the thread's frames. */
+struct owner {
+	size_t frame;
+	uint64_t sp, end;            /* it owns anchors in [sp, end) */
+};
+
+/* An entry given a place: after frame FRAME (SIZE_MAX: after the last). */
+struct placed {
+	size_t entry;
+	size_t frame;
+};
+
+static uint64_t frame_sp(const struct an_frame *f, const struct an_thread *t, bool first,
+			 uint64_t prev_cfa)
+{
+	if (f->regs_known & (1u << 7))
+		return f->regs[7];
+	if (first)
+		return t->regs[AN_REG_RSP];
+	return prev_cfa;
+}
+
+/* The thread's native frames with their stack ranges, innermost first.  The
+ * last one's range ends at its CFA when known: beyond it, unwinding did not
+ * say who owns the stack. */
+static size_t native_owners(const struct an_thread *t, struct owner **out)
+{
+	struct owner *v = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t prev_cfa = 0;
+	for (size_t i = 0; i < t->nframes; i++) {
+		const struct an_frame *f = &t->frames[i];
+		if (f->kind != AN_FRAME_NATIVE || f->inlined || f->tailcall)
+			continue;   /* only frames on the stack own a part of it */
+		uint64_t sp = frame_sp(f, t, n == 0, prev_cfa);
+		prev_cfa = f->cfa;
+		if (sp == 0 || (n > 0 && sp < v[n - 1].sp))
+			continue;
+		struct owner *o = core_array_push(&v, &n, &cap, sizeof(*v));
+		if (!o)
+			break;
+		*o = (struct owner){ .frame = i, .sp = sp, .end = f->cfa > sp ? f->cfa : sp };
+		if (n > 1)
+			v[n - 2].end = sp;
+	}
+	*out = v;
+	return n;
+}
+
+/* The owner of ANCHOR: its index, N for none (beyond the last range). */
+static size_t owner_of(const struct owner *o, size_t n, uint64_t anchor)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {           /* the last owner whose sp <= anchor */
+		size_t mid = lo + (hi - lo) / 2;
+		if (o[mid].sp <= anchor)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return 0;           /* below the innermost sp: warned by the caller */
+	return anchor < o[lo - 1].end ? lo - 1 : n;
+}
+
+/* Each entry's anchor, or the anchor of the nearest anchored entry outside
+ * it (outer = later in the innermost-first list); 0: none. */
+static void effective_anchors(const struct walk *w, uint64_t *eff)
+{
+	uint64_t cur = 0;
+	for (size_t i = w->n; i-- > 0;) {
+		if (w->v[i].has_anchor)
+			cur = w->v[i].anchor;
+		eff[i] = cur;
+	}
+}
+
+static bool shown(const struct entry *e)
+{
+	return e->kind && e->kind->show != AN_RT_SHOW_HIDDEN;
+}
+
+/* Placement by anchor onto thread T. */
+static size_t place_by_anchor(struct walk *w, const struct an_thread *t, const uint64_t *eff,
+			      struct placed *out)
+{
+	struct owner *o;
+	size_t no = native_owners(t, &o), n = 0, prev = 0, below = 0, disorder = 0;
+	for (size_t i = 0; i < w->n; i++) {
+		if (!shown(&w->v[i]))
+			continue;
+		size_t k = eff[i] ? owner_of(o, no, eff[i]) : no;
+		if (k < no && eff[i] < o[k].sp)
+			below++;
+		if (k < prev) {
+			disorder++;
+			k = prev;
+		}
+		prev = k;
+		out[n++] = (struct placed){ .entry = i, .frame = k < no ? o[k].frame : SIZE_MAX };
+	}
+	if (below)
+		core_warn(w->rs->core, "%s: %zu %s anchored below the thread's stack pointer 0x%" PRIx64,
+			  w->context, below, below == 1 ? "entry is" : "entries are", no ? o[0].sp : 0);
+	if (disorder)
+		core_warn(w->rs->core, "%s: %zu %s anchored out of order; each is shown after the entry "
+			  "inside it", w->context, disorder, disorder == 1 ? "entry is" : "entries are");
+	free(o);
+	return n;
+}
+
+/* Whether frame F is an activation of FUNCTION: its name, or its name
+ * followed by a parameter list. */
+static bool runs(const struct an_frame *f, const char *function)
+{
+	size_t len = strlen(function);
+	return f->kind == AN_FRAME_NATIVE && f->function && strncmp(f->function, function, len) == 0 &&
+	       (f->function[len] == '\0' || f->function[len] == '(');
+}
+
+/* The first activation of the attach function at or after frame FROM;
+ * nframes when there is none. */
+static size_t next_activation(const struct an_thread *t, const char *function, size_t from)
+{
+	while (from < t->nframes && !runs(&t->frames[from], function))
+		from++;
+	return from;
+}
+
+/* Placement by owner onto thread T: runs of entries, innermost first, to
+ * the activations of the attach function, innermost first; a boundary
+ * entry is the last of its run. */
+static size_t place_by_owner(struct walk *w, const struct an_thread *t, struct placed *out)
+{
+	const char *function = w->r->d->attach.function;
+	size_t frame = next_activation(t, function, 0), n = 0;
+	for (size_t i = 0; i < w->n; i++) {
+		if (shown(&w->v[i]))
+			out[n++] = (struct placed){ .entry = i,
+						    .frame = frame < t->nframes ? frame : SIZE_MAX };
+		if (w->v[i].boundary && frame < t->nframes)
+			frame = next_activation(t, function, frame + 1);
+	}
+	return n;
+}
+
+/* ---- splicing into a thread ------------------------------------------------ */
+
+static void make_frame(struct walk *w, struct entry *e, struct an_frame *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->kind = e->kind->show == AN_RT_SHOW_SCRIPT ? AN_FRAME_SCRIPT : AN_FRAME_LABEL;
+	f->function = e->name;
+	f->detail = e->detail;
+	e->name = e->detail = NULL;
+	f->runtime = strdup(w->r->d->name);
+	if (!f->runtime)
+		w->nomem = true;
+}
+
+/* Insert the placed entries (sorted by frame, those after the last frame
+ * last) into T's frames. */
+static void splice_into(struct walk *w, struct an_thread *t, const struct placed *p, size_t np)
+{
+	if (np == 0)
+		return;
+	struct an_frame *v = calloc(t->nframes + np, sizeof(*v));
+	if (!v) {
+		w->nomem = true;
+		return;
+	}
+	size_t o = 0, j = 0;
+	for (size_t i = 0; i < t->nframes; i++) {
+		v[o++] = t->frames[i];
+		for (; j < np && p[j].frame == i; j++)
+			make_frame(w, &w->v[p[j].entry], &v[o++]);
+	}
+	for (; j < np; j++)
+		make_frame(w, &w->v[p[j].entry], &v[o++]);
+	free(t->frames);
+	t->frames = v;
+	t->nframes = o;
+}
+
+/* The thread whose stack holds ANCHOR: the one whose stack pointer is in
+ * the same mapping, below the anchor (or its red zone). */
+static struct an_thread *thread_holding(struct core *core, struct analysis *an, uint64_t anchor)
+{
+	const struct core_segment *seg = core_find_segment(core, anchor);
+	for (size_t i = 0; seg && i < an->nthreads; i++) {
+		uint64_t sp = an->threads[i].regs[AN_REG_RSP];
+		if (core_find_segment(core, sp) == seg && anchor + RED_ZONE >= sp)
+			return &an->threads[i];
+	}
+	return NULL;
+}
+
+/* The thread a global root's stack belongs to: the one whose stack holds
+ * its anchors, or that runs the attach function.  NULL when none does. */
+static struct an_thread *owning_thread(struct walk *w, struct analysis *an, const uint64_t *eff,
+				       uint64_t *anchor)
+{
+	const char *function = w->r->d->attach.function;
+	*anchor = 0;
+	for (size_t i = 0; i < w->n && !*anchor; i++)
+		*anchor = shown(&w->v[i]) ? eff[i] : 0;
+	for (size_t i = 0; function && i < an->nthreads; i++)
+		if (next_activation(&an->threads[i], function, 0) < an->threads[i].nframes)
+			return &an->threads[i];
+	return !function && *anchor ? thread_holding(w->rs->core, an, *anchor) : NULL;
+}
+
+/* No thread owns the stack: its entries go after the crashing thread's
+ * frames, said so. */
+static struct an_thread *fallback_thread(struct walk *w, struct analysis *an, uint64_t anchor)
+{
+	const char *function = w->r->d->attach.function;
+	size_t i = an_crashing_thread(an);
+	if (i == an->nthreads)
+		return NULL;
+	struct an_thread *t = &an->threads[i];
+	if (function)
+		core_warn(w->rs->core, "%s: no thread runs %s; its entries are shown after thread %"
+			  PRId32 "'s frames", w->context, function, t->tid);
+	else if (anchor)
+		core_warn(w->rs->core, "%s: no thread's stack holds anchor 0x%" PRIx64 "; its entries "
+			  "are shown after thread %" PRId32 "'s frames", w->context, anchor, t->tid);
+	else
+		core_warn(w->rs->core, "%s: no entry carries a stack address; the entries are shown "
+			  "after thread %" PRId32 "'s frames", w->context, t->tid);
+	return t;
+}
+
+static size_t place_after_all(const struct walk *w, struct placed *out)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < w->n; i++)
+		if (shown(&w->v[i]))
+			out[n++] = (struct placed){ .entry = i, .frame = SIZE_MAX };
+	return n;
+}
+
+static size_t count_tail(const struct placed *p, size_t n)
+{
+	size_t tail = 0;
+	for (size_t i = 0; i < n; i++)
+		tail += p[i].frame == SIZE_MAX;
+	return tail;
+}
+
+static bool any_shown(const struct walk *w)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (shown(&w->v[i]))
+			return true;
+	return false;
+}
+
+/* Place the walk's entries on thread T (NULL: a global root's, chosen). */
+static void place(struct walk *w, struct analysis *an, struct an_thread *t)
+{
+	uint64_t *eff = calloc(w->n, sizeof(*eff));
+	struct placed *p = calloc(w->n, sizeof(*p));
+	uint64_t anchor = 0;
+	bool orphan = false;
+	if (!eff || !p) {
+		w->nomem = true;
+		goto out;
+	}
+	effective_anchors(w, eff);
+	if (!t && !(t = owning_thread(w, an, eff, &anchor))) {
+		orphan = true;
+		if (!(t = fallback_thread(w, an, anchor)))
+			goto out;
+	}
+	snprintf(w->context, sizeof(w->context), "runtime %s: thread %" PRId32, w->r->d->name, t->tid);
+	const char *function = w->r->d->attach.function;
+	size_t np = orphan     ? place_after_all(w, p)
+		    : function ? place_by_owner(w, t, p)
+			       : place_by_anchor(w, t, eff, p);
+	size_t tail = orphan ? 0 : count_tail(p, np);
+	if (tail && function)
+		core_warn(w->rs->core, "%s: %zu %s no activation of %s left; shown after the last frame",
+			  w->context, tail, tail == 1 ? "entry has" : "entries have", function);
+	else if (tail)
+		core_warn(w->rs->core, "%s: %zu %s to no native frame (the native stack ends before "
+			  "the anchors); shown after the last frame", w->context, tail,
+			  tail == 1 ? "entry belongs" : "entries belong");
+	splice_into(w, t, p, np);
+out:
+	free(eff);
+	free(p);
+}
+
+/* Read the stack object at OBJ and place it on T (NULL: a global root). */
+static void splice_stack(struct an_runtime_session *rs, const struct resolved *r,
+			 struct analysis *an, struct an_thread *t, uint64_t obj)
+{
+	struct walk w = { .rs = rs, .r = r };
+	if (t)
+		snprintf(w.context, sizeof(w.context), "runtime %s: thread %" PRId32, r->d->name, t->tid);
+	else
+		snprintf(w.context, sizeof(w.context), "runtime %s: stack 0x%" PRIx64, r->d->name, obj);
+	read_stack(&w, obj);
+	if (any_shown(&w) && !w.nomem)
+		place(&w, an, t);
+	walk_summary(&w);
+	walk_deinit(&w);
+}
+
+/* ---- roots ----------------------------------------------------------------- */
+
+/* The stack object from root address ADDR: ADDR itself, or the address it
+ * holds ("pointer": true; 0 there means no stack yet).  False: no stack. */
+static bool stack_object(struct an_runtime_session *rs, const struct resolved *r,
+			 const char *context, uint64_t addr, uint64_t *obj)
+{
+	*obj = addr;
+	if (!r->d->root.pointer)
+		return true;
+	if (!core_read_u64(rs->core, addr, obj)) {
+		core_warn(rs->core, "%s: the root %s at 0x%" PRIx64 " is not readable", context,
+			  r->d->root.symbol, addr);
+		return false;
+	}
+	return *obj != 0;
+}
+
+static void splice_global(struct an_runtime_session *rs, const struct resolved *r,
+			  struct analysis *an)
+{
+	char context[CONTEXT_SIZE];
+	uint64_t obj;
+	snprintf(context, sizeof(context), "runtime %s", r->d->name);
+	if (stack_object(rs, r, context, r->root, &obj))
+		splice_stack(rs, r, an, NULL, obj);
+}
+
+static void splice_tls(struct an_runtime_session *rs, const struct resolved *r,
+		       struct analysis *an)
+{
+	size_t unknown = 0;
+	const char *why = NULL;
+	int32_t first_tid = 0;
+	for (size_t i = 0; i < an->nthreads; i++) {
+		struct an_thread *t = &an->threads[i];
+		char context[CONTEXT_SIZE];
+		uint64_t addr, obj;
+		const char *reason;
+		switch (dbg_tls_address(rs->s, &r->tls, t->regs[AN_REG_FS_BASE], &addr, &reason)) {
+		case DBG_TLS_UNALLOCATED:
+			continue;
+		case DBG_TLS_UNKNOWN:
+			if (unknown++ == 0) {
+				why = reason;
+				first_tid = t->tid;
+			}
+			continue;
+		case DBG_TLS_ADDRESS:
+			break;
+		}
+		snprintf(context, sizeof(context), "runtime %s: thread %" PRId32, r->d->name, t->tid);
+		if (stack_object(rs, r, context, addr, &obj))
+			splice_stack(rs, r, an, t, obj);
+	}
+	if (unknown)
+		core_warn(rs->core, "runtime %s: the thread-local %s of %zu threads (thread %" PRId32
+			  " first) cannot be found: %s", r->d->name, r->d->root.symbol, unknown,
+			  first_tid, why);
+}
+
+static void splice_pthread_key(struct an_runtime_session *rs, const struct resolved *r,
+			       struct analysis *an)
+{
+	char who[CONTEXT_SIZE / 2];
+	uint32_t key;
+	struct an_tsd tsd;
+	snprintf(who, sizeof(who), "runtime %s", r->d->name);
+	if (!core_read_u32(rs->core, r->root, &key)) {
+		core_warn(rs->core, "%s: the key %s at 0x%" PRIx64 " is not readable", who,
+			  r->d->root.symbol, r->root);
+		return;
+	}
+	if (key == KEY_NONE)
+		return;                 /* never created */
+	if (key >= AN_TSD_KEYS_MAX) {
+		core_warn(rs->core, "%s: %s holds %" PRIu32 ", not a pthread key", who,
+			  r->d->root.symbol, key);
+		return;
+	}
+	an_tsd_init(&tsd, rs->s, an, who);
+	if (!an_tsd_key_created(&tsd, key))
+		return;
+	for (size_t i = 0; i < an->nthreads; i++) {
+		struct an_thread *t = &an->threads[i];
+		char context[CONTEXT_SIZE];
+		uint64_t value, obj;
+		if (an_tsd_slot(&tsd, t, key, &value) != AN_SLOT_SET)
+			continue;
+		snprintf(context, sizeof(context), "%s: thread %" PRId32, who, t->tid);
+		if (stack_object(rs, r, context, value, &obj))
+			splice_stack(rs, r, an, t, obj);
+	}
+}
+
+void an_runtimes_splice(struct an_runtime_session *rs, struct analysis *an)
+{
+	for (size_t i = 0; rs && i < rs->n; i++) {
+		const struct resolved *r = &rs->v[i];
+		switch (r->d->root.kind) {
+		case AN_RT_ROOT_SYMBOL:
+			splice_global(rs, r, an);
+			break;
+		case AN_RT_ROOT_TLS:
+			splice_tls(rs, r, an);
+			break;
+		case AN_RT_ROOT_PTHREAD_KEY:
+			splice_pthread_key(rs, r, an);
+			break;
+		}
+	}
+}

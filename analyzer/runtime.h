@@ -1,0 +1,34 @@
+/* Described runtimes in one analysis (DESIGN.md, "Runtime descriptions"):
+ * each description of the loaded set is resolved against the program (its
+ * root symbol, its members through DWARF or its layout), then each stack it
+ * finds in the core is read and its entries are spliced into the threads'
+ * frames as script and label frames. */
+#ifndef ANALYZER_RUNTIME_H
+#define ANALYZER_RUNTIME_H
+
+#include "analysis.h"
+#include "rtdesc.h"
+#include "../dwarf/dwarf.h"
+
+struct an_runtime_session;
+
+/* Resolve the descriptions of SET (borrowed, may be NULL) against session
+ * S's program.  A description whose root is in no module of the core is
+ * left out, silently: one description serves many programs.  One whose root
+ * is there but one of whose members is neither in the program's DWARF nor
+ * in its layout is refused: a CORE_ERROR_USAGE error naming the file, the
+ * JSON path and the member.  *OUT (destroy it with
+ * an_runtime_session_destroy) holds the rest. */
+struct core_error *an_runtime_session_open(const struct an_runtimes *set, struct dbg_session *s,
+					   struct an_runtime_session **out);
+
+void an_runtime_session_destroy(struct an_runtime_session *rs);
+
+/* Read the stacks of every resolved description and splice their entries
+ * into AN's threads (whose frames are built, innermost first): a stack found
+ * through a thread-local or a pthread-key root goes to its own thread, one
+ * through a global to the thread whose stack holds its anchors (or runs the
+ * function it attaches to).  What cannot be read or placed is a warning. */
+void an_runtimes_splice(struct an_runtime_session *rs, struct analysis *an);
+
+#endif

@@ -1,0 +1,118 @@
+/* glibc pthread key slots: struct pthread's specific[] blocks. */
+#include "tsd.h"
+
+#include <inttypes.h>
+
+#define KEYS_PER_BLOCK 32u
+#define KEY_DATA_SIZE 16u           /* struct pthread_key_data { seq; data; } */
+#define FIRST_BLOCK_SIZE (KEYS_PER_BLOCK * KEY_DATA_SIZE)
+#define SPECIFIC_SCAN_END 0x1000u   /* struct pthread is far smaller */
+#define SPECIFIC_DEFAULT 0x510u     /* glibc 2.36 x86_64 */
+
+/* struct pthread's `specific[0]` points at the embedded specific_1stblock
+ * that precedes the array: the word at fs_base+Y equal to fs_base+Y-0x200
+ * gives Y without libc's debug info.  The TCB's self pointers (header.tcb
+ * at 0, header.self at 16) confirm fs_base points at a struct pthread. */
+static bool scan_specific(struct core *core, uint64_t fs_base, uint64_t *off)
+{
+	uint64_t tcb, self;
+
+	if (!core_read_u64(core, fs_base, &tcb) || !core_read_u64(core, fs_base + 16, &self) ||
+	    (tcb != fs_base && self != fs_base))
+		return false;
+	for (uint64_t y = FIRST_BLOCK_SIZE; y < SPECIFIC_SCAN_END; y += 8) {
+		uint64_t w;
+		if (!core_read_u64(core, fs_base + y, &w))
+			return false;
+		if (w == fs_base + y - FIRST_BLOCK_SIZE) {
+			*off = y;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool specific_matches(struct core *core, uint64_t fs_base, uint64_t off)
+{
+	uint64_t w;
+	return core_read_u64(core, fs_base + off, &w) && w == fs_base + off - FIRST_BLOCK_SIZE;
+}
+
+void an_tsd_init(struct an_tsd *tsd, struct dbg_session *s, const struct analysis *an,
+		 const char *who)
+{
+	uint64_t scanned = 0, dwarf = 0;
+	bool have_scan = false;
+	*tsd = (struct an_tsd){ .s = s, .core = dbg_session_core(s), .who = who };
+	bool have_dwarf = dbg_member_offset(s, "pthread", "specific", &dwarf);
+
+	for (size_t i = 0; i < an->nthreads && !have_scan; i++) {
+		uint64_t fs = an->threads[i].regs[AN_REG_FS_BASE];
+		have_scan = fs != 0 && scan_specific(tsd->core, fs, &scanned);
+	}
+	if (have_scan) {
+		tsd->specific_off = scanned;
+		tsd->from_scan = true;
+		if (have_dwarf && dwarf != scanned)
+			core_warn(tsd->core, "%s: struct pthread.specific is at 0x%" PRIx64 " in the threads' "
+				"memory but at 0x%" PRIx64 " in libc's debug info; using 0x%" PRIx64,
+				who, scanned, dwarf, scanned);
+	} else if (have_dwarf) {
+		tsd->specific_off = dwarf;
+	} else {
+		tsd->specific_off = SPECIFIC_DEFAULT;
+		core_warn(tsd->core, "%s: struct pthread.specific not found in memory or debug info; "
+			"assuming offset 0x%x", who, SPECIFIC_DEFAULT);
+	}
+
+	uint64_t keys;
+	if (dbg_find_symbol(s, "__pthread_keys", &keys, NULL) && keys % 8 == 0)
+		tsd->keys_table = keys;
+}
+
+bool an_tsd_key_created(const struct an_tsd *tsd, uint32_t key)
+{
+	uint64_t seq;
+	return !tsd->keys_table ||
+	       !core_read_u64(tsd->core, tsd->keys_table + KEY_DATA_SIZE * key, &seq) || (seq & 1);
+}
+
+enum an_slot_state an_tsd_slot(const struct an_tsd *tsd, const struct an_thread *t, uint32_t key,
+			       uint64_t *value)
+{
+	struct core *core = tsd->core;
+	uint64_t fs = t->regs[AN_REG_FS_BASE];
+	uint64_t block, seq, data;
+
+	if (fs == 0 || fs % 8 != 0) {
+		core_warn(core, "%s: thread %" PRId32 ": no thread pointer (fs_base 0x%" PRIx64 ")",
+			tsd->who, t->tid, fs);
+		return AN_SLOT_BROKEN;
+	}
+	uint64_t off = tsd->specific_off;
+	if (tsd->from_scan && !specific_matches(core, fs, off) && scan_specific(core, fs, &off))
+		core_warn(core, "%s: thread %" PRId32 ": struct pthread.specific at 0x%" PRIx64
+			" instead of 0x%" PRIx64, tsd->who, t->tid, off, tsd->specific_off);
+	uint64_t at = fs + off + 8 * (key / KEYS_PER_BLOCK);
+	if (!core_read_u64(core, at, &block)) {
+		core_warn(core, "%s: thread %" PRId32 ": pthread specific[] at 0x%" PRIx64
+			" is not readable", tsd->who, t->tid, at);
+		return AN_SLOT_BROKEN;
+	}
+	if (block == 0)
+		return AN_SLOT_EMPTY;
+	uint64_t entry = block + KEY_DATA_SIZE * (key % KEYS_PER_BLOCK);
+	if (!core_pointer_ok(core, block, 8, 8) || !core_read_u64(core, entry, &seq) ||
+	    !core_read_u64(core, entry + 8, &data)) {
+		core_warn(core, "%s: thread %" PRId32 ": pthread key block 0x%" PRIx64
+			" is not readable", tsd->who, t->tid, block);
+		return AN_SLOT_BROKEN;
+	}
+	/* glibc ignores an entry whose sequence number is stale. */
+	uint64_t key_seq;
+	if (tsd->keys_table &&
+	    core_read_u64(core, tsd->keys_table + KEY_DATA_SIZE * key, &key_seq) && key_seq != seq)
+		return AN_SLOT_EMPTY;
+	*value = data;
+	return data ? AN_SLOT_SET : AN_SLOT_EMPTY;
+}

@@ -1,0 +1,50 @@
+# bash completion for asyncore(1)
+_asyncore()
+{
+	local cur prev cmd i
+	cur=${COMP_WORDS[COMP_CWORD]}
+	prev=${COMP_WORDS[COMP_CWORD-1]}
+	cmd=
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		case ${COMP_WORDS[i]} in
+		report|ingest|query|top|store) cmd=${COMP_WORDS[i]}; break ;;
+		esac
+	done
+	case $prev in
+	--format)
+		case $cmd in
+		query) COMPREPLY=($(compgen -W "table csv json" -- "$cur")) ;;
+		top) COMPREPLY=($(compgen -W "table csv json html" -- "$cur")) ;;
+		*) COMPREPLY=($(compgen -W "text json html" -- "$cur")) ;;
+		esac
+		return ;;
+	--threads) COMPREPLY=($(compgen -W "crashing all" -- "$cur")); return ;;
+	--color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
+	--recorder-format) COMPREPLY=($(compgen -W "library" -- "$cur")); return ;;
+	--sysroot|--debug-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	--db|--binary|--runtime) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	--jobs|-j|--limit|--max-frames|--recorder-tail|--timeout|--max-memory) return ;;
+	--signature-lists|--journal-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	esac
+	if [[ $cur == -* ]]; then
+		case $cmd in
+		ingest) COMPREPLY=($(compgen -W "--db --jobs --timeout --max-memory --binary --sysroot
+			--signature-lists --journal --journal-dir --runtime --quiet" -- "$cur")) ;;
+		query) COMPREPLY=($(compgen -W "--db --format" -- "$cur")) ;;
+		top) COMPREPLY=($(compgen -W "--db --limit --format" -- "$cur")) ;;
+		store) COMPREPLY=($(compgen -W "--db" -- "$cur")) ;;
+		*) COMPREPLY=($(compgen -W "--format --threads --recorder-tail --recorder-format --sysroot
+			--debug-dir --max-frames --no-async --no-recorders --no-args --no-tasks --frame-registers
+			--color --signature-lists --runtime --max-memory --timeout --help --version" -- "$cur")) ;;
+		esac
+		return
+	fi
+	if [[ -z $cmd && $COMP_CWORD -eq 1 ]]; then
+		COMPREPLY=($(compgen -W "report ingest query top store" -- "$cur") $(compgen -f -- "$cur"))
+	elif [[ $cmd == store ]]; then
+		COMPREPLY=($(compgen -W "init" -- "$cur"))
+	else
+		COMPREPLY=($(compgen -f -- "$cur"))
+	fi
+}
+complete -F _asyncore asyncore

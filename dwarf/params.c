@@ -1,0 +1,431 @@
+/* Frame arguments: the formal parameters of a frame's function (and of
+ * each inlined level), found once per pc and memoised in the file's cache,
+ * then evaluated against the frame's registers for every frame. */
+#include "params.h"
+
+#include <dwarf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../corefile/array.h"
+
+/* A bound on parameters per function: DWARF from a binary is untrusted. */
+#define MAX_PARAMS 256
+
+struct param_slot {
+	uint64_t key;               /* offline address << 1 | activation */
+	struct dbg_pc_info *info;
+};
+
+struct dbg_param_memo {
+	struct param_slot *slots;
+	size_t cap, n;
+};
+
+static void pc_info_free(struct dbg_pc_info *info)
+{
+	if (!info)
+		return;
+	for (size_t i = 0; i < info->nlevels; i++) {
+		for (size_t j = 0; j < info->levels[i].nparams; j++)
+			free(info->levels[i].params[j].type_name);
+		free(info->levels[i].params);
+	}
+	free(info->levels);
+	free(info->scopes);
+	free(info);
+}
+
+void dbg_param_memo_destroy(struct dbg_param_memo *memo)
+{
+	if (!memo)
+		return;
+	for (size_t i = 0; i < memo->cap; i++)
+		pc_info_free(memo->slots[i].info);
+	free(memo->slots);
+	free(memo);
+}
+
+static struct param_slot *memo_slot(struct dbg_param_memo *m, uint64_t key)
+{
+	for (size_t i = core_hash_slot(key, m->cap);; i = (i + 1) & (m->cap - 1))
+		if (!m->slots[i].info || m->slots[i].key == key)
+			return &m->slots[i];
+}
+
+static bool memo_grow(struct dbg_param_memo *m)
+{
+	size_t cap = m->cap ? 2 * m->cap : 256;
+	struct param_slot *old = m->slots;
+	size_t oldcap = m->cap;
+	m->slots = calloc(cap, sizeof(*m->slots));
+	if (!m->slots) {
+		m->slots = old;
+		return false;
+	}
+	m->cap = cap;
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i].info)
+			*memo_slot(m, old[i].key) = old[i];
+	free(old);
+	return true;
+}
+
+/* Where gdb takes a function or inlined instance to start (its block's
+ * entry pc): DW_AT_low_pc, else the first of DW_AT_ranges.  gdb 13 does not
+ * read DW_AT_entry_pc, and @entry values are looked up at this address. */
+static bool scope_entry(Dwarf_Die *die, Dwarf_Addr *entry)
+{
+	if (dwarf_lowpc(die, entry) == 0)
+		return true;
+	Dwarf_Addr base, start, end;
+	return dwarf_ranges(die, 0, &base, &start, &end) > 0 && (*entry = start, true);
+}
+
+static void param_resolve(struct dbg_param *p, Dwarf_Die *die, Dwarf_Addr at, bool at_known,
+			  Dwarf_Addr entry, bool has_entry)
+{
+	Dwarf_Attribute a;
+	p->name = dwarf_diename(die);
+	if (!p->name && dwarf_attr_integrate(die, DW_AT_name, &a))
+		p->name = dwarf_formstring(&a);
+	p->has_type = dwarf_attr_integrate(die, DW_AT_type, &a) && dwarf_formref_die(&a, &p->type);
+	p->has_const = dwarf_attr_integrate(die, DW_AT_const_value, &p->cval) != NULL;
+	p->has_loc = dwarf_attr_integrate(die, DW_AT_location, &p->loc) != NULL;
+	p->artificial = dwarf_attr_integrate(die, DW_AT_artificial, &a) != NULL;
+	if (p->has_loc && at_known) {
+		Dwarf_Op *ops;
+		size_t n;
+		if (dwarf_getlocation_addr(&p->loc, at, &ops, &n, 1) == 1) {
+			p->ops = ops;
+			p->nops = n;
+		}
+	}
+	if (p->has_loc && has_entry) {
+		Dwarf_Op *ops;
+		size_t n;
+		if (dwarf_getlocation_addr(&p->loc, entry, &ops, &n, 1) == 1) {
+			p->entry_ops = ops;
+			p->entry_nops = n;
+		}
+	}
+}
+
+struct level_build {
+	struct dbg_level *level;
+	size_t cap;
+	Dwarf_Addr at, entry;
+	bool has_entry, cxx;
+	Dwarf_Off seen[MAX_PARAMS];     /* abstract parameters already listed */
+	size_t nseen;
+};
+
+static bool level_add(struct level_build *lb, Dwarf_Die *die)
+{
+	struct dbg_level *level = lb->level;
+	if (level->nparams == MAX_PARAMS)
+		return true;
+	if (level->nparams == lb->cap) {
+		size_t cap = lb->cap ? 2 * lb->cap : 8;
+		struct dbg_param *v = realloc(level->params, cap * sizeof(*v));
+		if (!v)
+			return false;
+		level->params = v;
+		lb->cap = cap;
+	}
+	struct dbg_param *p = &level->params[level->nparams];
+	memset(p, 0, sizeof(*p));
+	param_resolve(p, die, lb->at, true, lb->entry, lb->has_entry);
+	if (!p->name)
+		return true;    /* gdb makes no symbol of an unnamed parameter */
+	level->nparams++;
+	p->type_name = dbg_type_name(&p->type, p->has_type, lb->cxx);
+	return !p->has_type || p->type_name;
+}
+
+/* Formal parameters among DIE's children; with ABSTRACT, only those no
+ * concrete child stood for (gdb's inherit_abstract_dies). */
+static bool level_children(struct level_build *lb, Dwarf_Die *die, bool abstract)
+{
+	Dwarf_Die child;
+	if (dwarf_child(die, &child) != 0)
+		return true;
+	do {
+		if (dwarf_tag(&child) != DW_TAG_formal_parameter)
+			continue;
+		Dwarf_Attribute a;
+		Dwarf_Die origin;
+		if (abstract) {
+			bool seen = false;
+			for (size_t i = 0; i < lb->nseen && !seen; i++)
+				seen = lb->seen[i] == dwarf_dieoffset(&child);
+			if (seen)
+				continue;
+		} else if (dwarf_attr(&child, DW_AT_abstract_origin, &a) &&
+			   dwarf_formref_die(&a, &origin) && lb->nseen < MAX_PARAMS) {
+			lb->seen[lb->nseen++] = dwarf_dieoffset(&origin);
+		}
+		if (!level_add(lb, &child))
+			return false;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return true;
+}
+
+/* The parameters of function scope DIE in gdb's order: the concrete
+ * instance's children, then those of its abstract origin that no concrete
+ * child stands for; located at DWARF address AT and, for @entry values, at
+ * the real function's entry INFO->entry (gdb's get_frame_func of an inline
+ * frame is its containing function's). */
+static bool level_fill(struct dbg_level *level, Dwarf_Die *die, Dwarf_Addr at,
+		       const struct dbg_pc_info *info)
+{
+	struct level_build *lb = calloc(1, sizeof(*lb));
+	if (!lb)
+		return false;
+	lb->level = level;
+	lb->at = at;
+	lb->cxx = info->cxx;
+	lb->has_entry = info->has_entry;
+	lb->entry = info->entry;
+	bool ok = level_children(lb, die, false);
+	Dwarf_Attribute a;
+	Dwarf_Die origin;
+	if (ok && dwarf_attr(die, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &origin))
+		ok = level_children(lb, &origin, true);
+	free(lb);
+	return ok;
+}
+
+static bool is_function_scope(int tag)
+{
+	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
+}
+
+/* Levels from the scopes: the subprogram is [0], inlined levels count up
+ * from it (outermost inline = 1), as an_frame.inline_depth does. */
+static bool info_levels(struct dbg_pc_info *info, Dwarf_Addr at)
+{
+	int sub = -1;
+	size_t nfn = 0;
+	for (int i = 0; i < info->nscopes && sub < 0; i++) {
+		int tag = dwarf_tag(&info->scopes[i]);
+		nfn += is_function_scope(tag);
+		if (tag == DW_TAG_subprogram)
+			sub = i;
+	}
+	if (sub < 0)
+		return true;
+	info->has_dwarf = true;
+	info->levels = calloc(nfn, sizeof(*info->levels));
+	if (!info->levels)
+		return false;
+	info->nlevels = nfn;
+	Dwarf_Die *sp = &info->scopes[sub];
+	info->has_frame_base = dwarf_attr_integrate(sp, DW_AT_frame_base, &info->frame_base) != NULL;
+	info->has_entry = scope_entry(sp, &info->entry);
+	size_t level = nfn;
+	for (int i = 0; i <= sub; i++) {
+		if (!is_function_scope(dwarf_tag(&info->scopes[i])))
+			continue;
+		if (!level_fill(&info->levels[--level], &info->scopes[i], at, info))
+			return false;
+	}
+	return true;
+}
+
+static struct dbg_pc_info *info_build(struct dbg_file *f, uint64_t addr, bool activation)
+{
+	struct dbg_pc_info *info = calloc(1, sizeof(*info));
+	if (!info)
+		return NULL;
+	if (!dbg_file_has_dwarf(f))
+		return info;
+	uint64_t lookup = activation ? addr : addr - 1;
+	Dwarf_Die *cudie;
+	info->nscopes = dbg_file_scopes(f, lookup, &cudie, &info->dbias, &info->scopes);
+	if (info->nscopes <= 0)
+		return info;
+	int lang = dwarf_srclang(cudie);
+	info->cxx = lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_11 ||
+		    lang == DW_LANG_C_plus_plus_14 || lang == DW_LANG_C_plus_plus_03;
+	if (!info_levels(info, lookup - info->dbias)) {
+		pc_info_free(info);
+		return NULL;
+	}
+	return info;
+}
+
+static struct dbg_pc_info *file_pc_info(struct dbg_file *f, uint64_t addr, bool activation)
+{
+	uint64_t key = addr << 1 | activation;
+	struct dbg_param_memo *m = f->params;
+	if (!m && !(m = f->params = calloc(1, sizeof(*m))))
+		return NULL;
+	if (m->cap) {
+		struct param_slot *slot = memo_slot(m, key);
+		if (slot->info)
+			return slot->info;
+	}
+	if (2 * (m->n + 1) > m->cap && !memo_grow(m))
+		return NULL;
+	struct dbg_pc_info *info = info_build(f, addr, activation);
+	if (!info)
+		return NULL;
+	struct param_slot *slot = memo_slot(m, key);
+	slot->key = key;
+	slot->info = info;
+	m->n++;
+	return info;
+}
+
+struct dbg_pc_info *dbg_pc_info_get(struct dbg_session *s, uint64_t pc, bool activation,
+				    struct dbg_module_entry **m, struct dbg_file **f)
+{
+	*m = dbg_module_for(s, pc);
+	*f = *m ? dbg_module_file(s, *m) : NULL;
+	if (!*f)
+		return NULL;
+	Dwarf_Addr fbias = 0;
+	dwfl_module_getelf((*f)->mod, &fbias);
+	return file_pc_info(*f, pc - (*m)->bias + fbias, activation);
+}
+
+void dbg_args_free(struct dbg_arg *args, size_t nargs)
+{
+	if (!args)
+		return;
+	for (size_t i = 0; i < nargs; i++) {
+		free(args[i].name);
+		free(args[i].type);
+		free(args[i].value);
+		free(args[i].entry_value);
+	}
+	free(args);
+}
+
+/* The value gdb's read_variable_at_entry finds: the parameter was in one
+ * register when the function was entered, and the caller's call site says
+ * what that register held. */
+static bool entry_value(struct dbg_eval *ev, const struct dbg_param *p, struct dbg_loc *loc)
+{
+	/* A reference's entry value needs DW_AT_call_data_value, which gdb
+	 * requires and compilers rarely emit: none, as gdb then shows none. */
+	if (!p->entry_ops || p->entry_nops != 1 || dbg_type_is_reference((Dwarf_Die *)&p->type, p->has_type))
+		return false;
+	unsigned reg;
+	uint8_t op = p->entry_ops[0].atom;
+	if (op >= DW_OP_reg0 && op <= DW_OP_reg31)
+		reg = op - DW_OP_reg0;
+	else if (op == DW_OP_regx)
+		reg = (unsigned)p->entry_ops[0].number;
+	else
+		return false;
+	uint64_t v;
+	if (!dbg_eval_entry_reg(ev, reg, &v))
+		return false;
+	memset(loc, 0, sizeof(*loc));
+	loc->kind = DBG_LOC_VALUE;
+	loc->len = 8;
+	memcpy(loc->bytes, &v, 8);
+	return true;
+}
+
+/* DW_AT_const_value: a constant, or a block of the object's bytes.  Only
+ * DW_FORM_sdata is signed: gdb takes data1..data8 as the form's bytes
+ * (250 in a data1 is 250, not -6). */
+static void const_location(struct dbg_param *p, struct dbg_loc *loc)
+{
+	Dwarf_Block block;
+	Dwarf_Sword sv;
+	Dwarf_Word uv;
+	loc->kind = DBG_LOC_VALUE;
+	loc->len = 8;
+	if (dwarf_formblock(&p->cval, &block) == 0) {
+		if (block.length > sizeof(loc->bytes)) {
+			loc->kind = DBG_LOC_TOO_BIG;
+			return;
+		}
+		memset(loc->bytes, 0, sizeof(loc->bytes));
+		memcpy(loc->bytes, block.data, block.length);
+		loc->len = block.length;
+	} else if ((dwarf_whatform(&p->cval) == DW_FORM_sdata ||
+		    dwarf_whatform(&p->cval) == DW_FORM_implicit_const) &&
+		   dwarf_formsdata(&p->cval, &sv) == 0) {
+		memcpy(loc->bytes, &sv, 8);
+	} else if (dwarf_formudata(&p->cval, &uv) == 0) {
+		memcpy(loc->bytes, &uv, 8);
+	} else {
+		loc->kind = DBG_LOC_OPTIMIZED;
+	}
+}
+
+/* gdb shows name=name@entry=V when the two values have the same bytes
+ * (value_contents_eq), else both. */
+static bool same_contents(struct dbg_eval *ev, struct dbg_param *p, const struct dbg_loc *cur,
+			  const struct dbg_loc *entry)
+{
+	unsigned char a[16], b[16];
+	size_t na, nb;
+	return dbg_value_bytes(ev, &p->type, p->has_type, cur, a, &na) &&
+	       dbg_value_bytes(ev, &p->type, p->has_type, entry, b, &nb) && na == nb &&
+	       memcmp(a, b, na) == 0;
+}
+
+static bool arg_fill(struct dbg_eval *ev, struct dbg_param *p, struct dbg_arg *a)
+{
+	struct dbg_loc loc = { .kind = DBG_LOC_OPTIMIZED }, entry;
+	if (p->has_const)
+		const_location(p, &loc);
+	else if (p->ops)
+		dbg_eval_location(ev, &p->loc, p->ops, p->nops, &loc);
+	a->name = strdup(p->name ? p->name : "");
+	a->type = p->type_name ? strdup(p->type_name) : NULL;
+	a->value = dbg_format_value(ev, &p->type, p->has_type, &loc);
+	if (!p->has_const && entry_value(ev, p, &entry)) {
+		a->entry_value = dbg_format_value(ev, &p->type, p->has_type, &entry);
+		a->entry_equal = same_contents(ev, p, &loc, &entry);
+		if (!a->entry_value)
+			return false;
+	}
+	return a->name && a->value && (a->type || !p->type_name);
+}
+
+static struct core_error *args_locked(struct dbg_session *s, struct dbg_frame_regs *frames,
+				      size_t nframes, int inline_depth, struct dbg_arg **args,
+				      size_t *nargs, bool *has_args)
+{
+	struct dbg_eval ev;
+	if (!dbg_eval_init(&ev, s, frames, nframes, 0, 0) || !ev.info->has_dwarf ||
+	    inline_depth < 0 || (size_t)inline_depth >= ev.info->nlevels)
+		return NULL;
+	struct dbg_level *level = &ev.info->levels[inline_depth];
+	*has_args = true;
+	*args = calloc(level->nparams ? level->nparams : 1, sizeof(**args));
+	if (!*args)
+		return &core_error_nomem;
+	for (size_t i = 0; i < level->nparams; i++) {
+		(*nargs)++;
+		if (!arg_fill(&ev, &level->params[i], &(*args)[i])) {
+			dbg_args_free(*args, *nargs);
+			*args = NULL;
+			*nargs = 0;
+			return &core_error_nomem;
+		}
+	}
+	return NULL;
+}
+
+struct core_error *dbg_frame_args(struct dbg_session *s, struct dbg_frame_regs *frames,
+				  size_t nframes, int inline_depth, struct dbg_arg **args,
+				  size_t *nargs, bool *has_args)
+{
+	*args = NULL;
+	*nargs = 0;
+	*has_args = false;
+	if (nframes == 0)
+		return NULL;
+	dbg_lock(s);
+	struct core_error *err = args_locked(s, frames, nframes, inline_depth, args, nargs, has_args);
+	dbg_unlock(s);
+	return err;
+}

@@ -1,0 +1,835 @@
+/* DWARF expressions of parameter locations, evaluated against one frame's
+ * registers and the core's memory; DW_OP_entry_value through the caller's
+ * DW_TAG_call_site.  The ops come from libdw; everything they say is
+ * untrusted: the stack, the steps and the entry-value nesting are bounded. */
+#include "params.h"
+
+#include <dwarf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STACK_MAX 64
+#define STEPS_MAX 4096
+#define ENTRY_DEPTH_MAX 8
+
+/* DWARF 5 names that older dwarf.h may lack. */
+#ifndef DW_OP_entry_value
+#define DW_OP_entry_value 0xa3
+#endif
+#ifndef DW_OP_implicit_pointer
+#define DW_OP_implicit_pointer 0xa0
+#endif
+
+bool dbg_eval_init(struct dbg_eval *ev, struct dbg_session *s, struct dbg_frame_regs *frames,
+		   size_t nframes, size_t idx, int depth)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->s = s;
+	ev->frames = frames;
+	ev->nframes = nframes;
+	ev->idx = idx;
+	ev->depth = depth;
+	if (idx >= nframes)
+		return false;
+	ev->info = dbg_pc_info_get(s, frames[idx].pc, frames[idx].activation, &ev->m, &ev->f);
+	return ev->info != NULL;
+}
+
+uint64_t dbg_eval_runtime(const struct dbg_eval *ev, Dwarf_Addr a)
+{
+	Dwarf_Addr fbias = 0;
+	dwfl_module_getelf(ev->f->mod, &fbias);
+	return a + ev->info->dbias - fbias + ev->m->bias;
+}
+
+static bool frame_reg(const struct dbg_eval *ev, uint64_t reg, uint64_t *v)
+{
+	const struct dbg_frame_regs *fr = &ev->frames[ev->idx];
+	if (reg >= DBG_NREGS || !(fr->regs_known & (1u << reg)))
+		return false;
+	*v = fr->regs[reg];
+	return true;
+}
+
+/* The state of one evaluation. */
+struct machine {
+	struct dbg_eval *ev;
+	Dwarf_Attribute *attr;
+	uint64_t stack[STACK_MAX];
+	size_t sp;
+	bool failed;
+	uint64_t fault;
+	bool faulted;
+};
+
+static void push(struct machine *m, uint64_t v)
+{
+	if (m->sp == STACK_MAX)
+		m->failed = true;
+	else
+		m->stack[m->sp++] = v;
+}
+
+static uint64_t pop(struct machine *m)
+{
+	if (m->sp == 0) {
+		m->failed = true;
+		return 0;
+	}
+	return m->stack[--m->sp];
+}
+
+static void deref(struct machine *m, size_t size)
+{
+	uint64_t addr = pop(m), v = 0;
+	if (size == 0 || size > 8) {
+		m->failed = true;
+		return;
+	}
+	if (!m->failed && !core_read_bytes(dbg_session_core(m->ev->s), addr, &v, size)) {
+		m->faulted = true;
+		m->fault = addr;
+		m->failed = true;
+	}
+	push(m, v);
+}
+
+static bool binary_op(struct machine *m, uint8_t atom)
+{
+	uint64_t b = pop(m), a = pop(m);
+	int64_t sa = (int64_t)a, sb = (int64_t)b;
+	uint64_t r;
+	switch (atom) {
+	case DW_OP_and: r = a & b; break;
+	case DW_OP_or: r = a | b; break;
+	case DW_OP_xor: r = a ^ b; break;
+	case DW_OP_plus: r = a + b; break;
+	case DW_OP_minus: r = a - b; break;
+	case DW_OP_mul: r = a * b; break;
+	case DW_OP_div:
+		if (b == 0 || (sa == INT64_MIN && sb == -1))
+			return false;
+		r = (uint64_t)(sa / sb);
+		break;
+	case DW_OP_mod:
+		if (b == 0)
+			return false;
+		r = a % b;
+		break;
+	case DW_OP_shl: r = b >= 64 ? 0 : a << b; break;
+	case DW_OP_shr: r = b >= 64 ? 0 : a >> b; break;
+	case DW_OP_shra: r = (uint64_t)(b >= 64 ? (sa < 0 ? -1 : 0) : sa >> b); break;
+	case DW_OP_eq: r = a == b; break;
+	case DW_OP_ne: r = a != b; break;
+	case DW_OP_lt: r = sa < sb; break;
+	case DW_OP_gt: r = sa > sb; break;
+	case DW_OP_le: r = sa <= sb; break;
+	case DW_OP_ge: r = sa >= sb; break;
+	default: return false;
+	}
+	push(m, r);
+	return true;
+}
+
+static bool stack_op(struct machine *m, const Dwarf_Op *op)
+{
+	uint64_t a, b, c;
+	switch (op->atom) {
+	case DW_OP_dup: a = pop(m); push(m, a); push(m, a); break;
+	case DW_OP_drop: pop(m); break;
+	case DW_OP_over:
+		if (m->sp < 2)
+			return false;
+		push(m, m->stack[m->sp - 2]);
+		break;
+	case DW_OP_pick:
+		if (op->number >= m->sp)
+			return false;
+		push(m, m->stack[m->sp - 1 - op->number]);
+		break;
+	case DW_OP_swap: a = pop(m); b = pop(m); push(m, a); push(m, b); break;
+	case DW_OP_rot: a = pop(m); b = pop(m); c = pop(m); push(m, a); push(m, c); push(m, b); break;
+	case DW_OP_abs: a = pop(m); push(m, (int64_t)a < 0 ? -a : a); break;
+	case DW_OP_neg: a = pop(m); push(m, -a); break;
+	case DW_OP_not: a = pop(m); push(m, ~a); break;
+	case DW_OP_plus_uconst: a = pop(m); push(m, a + op->number); break;
+	default: return binary_op(m, op->atom);
+	}
+	return true;
+}
+
+/* A piece or the whole location, as the ops left it. */
+enum pending { P_NONE, P_STACK, P_REG, P_VALUE, P_IMPLICIT, P_SYNTHETIC };
+
+struct piece_state {
+	enum pending kind;
+	uint64_t reg_value;
+	bool reg_ok;
+	Dwarf_Block implicit;
+};
+
+static bool entry_value_op(struct machine *m, const Dwarf_Op *op)
+{
+	Dwarf_Attribute sub;
+	Dwarf_Op *ops;
+	size_t n;
+	if (dwarf_getlocation_attr(m->attr, op, &sub) != 0 ||
+	    dwarf_getlocation(&sub, &ops, &n) != 0 || n != 1)
+		return false;
+	unsigned reg;
+	if (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31)
+		reg = ops[0].atom - DW_OP_reg0;
+	else if (ops[0].atom == DW_OP_regx)
+		reg = (unsigned)ops[0].number;
+	else
+		return false;   /* gdb resolves only a single register this way */
+	uint64_t v;
+	if (!dbg_eval_entry_reg(m->ev, reg, &v))
+		return false;
+	push(m, v);
+	return true;
+}
+
+static bool frame_base(struct machine *m)
+{
+	struct dbg_eval *ev = m->ev;
+	Dwarf_Op *ops;
+	size_t n;
+	if (!ev->info->has_frame_base || m->attr == &ev->info->frame_base ||
+	    dwarf_getlocation(&ev->info->frame_base, &ops, &n) != 0)
+		return false;
+	struct dbg_loc base;
+	dbg_eval_location(ev, &ev->info->frame_base, ops, n, &base);
+	if (base.kind == DBG_LOC_MEMORY)
+		push(m, base.addr);
+	else if (base.kind == DBG_LOC_VALUE)
+		push(m, *(uint64_t *)base.bytes);
+	else
+		return false;
+	return true;
+}
+
+static bool reg_op(struct machine *m, const Dwarf_Op *op, struct piece_state *ps)
+{
+	uint8_t a = op->atom;
+	uint64_t v;
+	if ((a >= DW_OP_reg0 && a <= DW_OP_reg31) || a == DW_OP_regx) {
+		ps->kind = P_REG;
+		ps->reg_ok = frame_reg(m->ev, a == DW_OP_regx ? op->number : (uint64_t)(a - DW_OP_reg0),
+				       &ps->reg_value);
+		return true;
+	}
+	uint64_t reg = a == DW_OP_bregx ? op->number : (uint64_t)(a - DW_OP_breg0);
+	int64_t off = (int64_t)(a == DW_OP_bregx ? op->number2 : op->number);
+	if (!frame_reg(m->ev, reg, &v))
+		return false;
+	push(m, v + (uint64_t)off);
+	return true;
+}
+
+/* Typed-stack ops (DWARF 5 and their GNU forms) on integer registers and
+ * constants: the value is kept as 64 bits. */
+static bool typed_op(struct machine *m, const Dwarf_Op *op)
+{
+	uint64_t v = 0;
+	switch (op->atom) {
+	case DW_OP_regval_type:
+	case DW_OP_GNU_regval_type:
+		if (!frame_reg(m->ev, op->number, &v))
+			return false;
+		push(m, v);
+		return true;
+	case DW_OP_deref_type:
+	case DW_OP_GNU_deref_type:
+		deref(m, (size_t)op->number);
+		return true;
+	case DW_OP_convert:
+	case DW_OP_GNU_convert:
+	case DW_OP_reinterpret:
+	case DW_OP_GNU_reinterpret:
+		return op->number == 0;     /* only to the generic type */
+	case DW_OP_const_type:
+	case DW_OP_GNU_const_type: {
+		const unsigned char *block = (const unsigned char *)(uintptr_t)op->number2;
+		if (!block || block[0] > 8)
+			return false;
+		memcpy(&v, block + 1, block[0]);
+		push(m, v);
+		return true;
+	}
+	default:
+		return false;
+	}
+}
+
+static bool is_typed(uint8_t a)
+{
+	return a == DW_OP_regval_type || a == DW_OP_GNU_regval_type || a == DW_OP_deref_type ||
+	       a == DW_OP_GNU_deref_type || a == DW_OP_convert || a == DW_OP_GNU_convert ||
+	       a == DW_OP_reinterpret || a == DW_OP_GNU_reinterpret || a == DW_OP_const_type ||
+	       a == DW_OP_GNU_const_type;
+}
+
+/* The index of the op a DW_OP_skip/DW_OP_bra jumps to (its operand is a
+ * byte offset from the end of the 3-byte op); past the last op ends. */
+static bool branch_to(const Dwarf_Op *ops, size_t nops, const Dwarf_Op *op, size_t *next)
+{
+	uint64_t target = op->offset + 3 + (uint64_t)(int64_t)(int16_t)op->number;
+	for (size_t i = 0; i < nops; i++)
+		if (ops[i].offset == target) {
+			*next = i;
+			return true;
+		}
+	if (target > ops[nops - 1].offset) {
+		*next = nops;
+		return true;
+	}
+	return false;
+}
+
+/* One op that neither ends a piece nor branches; false: not understood. */
+static bool simple_op(struct machine *m, const Dwarf_Op *op, struct piece_state *ps)
+{
+	uint8_t a = op->atom;
+	if (a >= DW_OP_lit0 && a <= DW_OP_lit31) {
+		push(m, a - DW_OP_lit0);
+		return true;
+	}
+	if ((a >= DW_OP_reg0 && a <= DW_OP_reg31) || a == DW_OP_regx ||
+	    (a >= DW_OP_breg0 && a <= DW_OP_breg31) || a == DW_OP_bregx)
+		return reg_op(m, op, ps);
+	if (is_typed(a))
+		return typed_op(m, op);
+	switch (a) {
+	case DW_OP_addr:
+		push(m, dbg_eval_runtime(m->ev, op->number));
+		return true;
+	case DW_OP_const1u: case DW_OP_const1s: case DW_OP_const2u: case DW_OP_const2s:
+	case DW_OP_const4u: case DW_OP_const4s: case DW_OP_const8u: case DW_OP_const8s:
+	case DW_OP_constu: case DW_OP_consts:
+		push(m, op->number);
+		return true;
+	case DW_OP_fbreg:
+		if (!frame_base(m))
+			return false;
+		push(m, pop(m) + op->number);
+		return true;
+	case DW_OP_call_frame_cfa:
+		if (!m->ev->frames[m->ev->idx].cfa)
+			return false;
+		push(m, m->ev->frames[m->ev->idx].cfa);
+		return true;
+	case DW_OP_deref:
+		deref(m, 8);
+		return true;
+	case DW_OP_deref_size:
+		deref(m, (size_t)op->number);
+		return true;
+	case DW_OP_nop:
+		return true;
+	case DW_OP_stack_value:
+		ps->kind = P_VALUE;
+		return true;
+	case DW_OP_implicit_value:
+		ps->kind = P_IMPLICIT;
+		return dwarf_getlocation_implicit_value(m->attr, op, &ps->implicit) == 0;
+	case DW_OP_implicit_pointer:
+	case DW_OP_GNU_implicit_pointer:
+		ps->kind = P_SYNTHETIC;
+		return true;
+	case DW_OP_entry_value:
+	case DW_OP_GNU_entry_value:
+		return entry_value_op(m, op);
+	default:
+		return stack_op(m, op);
+	}
+}
+
+/* The bytes of the piece the ops described; false: optimized out. */
+static bool piece_bytes(struct machine *m, struct piece_state *ps, unsigned char *out, size_t size)
+{
+	uint64_t v;
+	switch (ps->kind) {
+	case P_REG:
+		if (!ps->reg_ok || size > 8)
+			return false;
+		memcpy(out, &ps->reg_value, size);
+		return true;
+	case P_VALUE:
+		v = pop(m);
+		memcpy(out, &v, size > 8 ? 8 : size);
+		return size <= 8;
+	case P_IMPLICIT:
+		if (ps->implicit.length < size)
+			return false;
+		memcpy(out, ps->implicit.data, size);
+		return true;
+	case P_STACK:
+		v = pop(m);
+		if (!core_read_bytes(dbg_session_core(m->ev->s), v, out, size)) {
+			m->faulted = true;
+			m->fault = v;
+		}
+		return !m->faulted;
+	default:
+		return false;
+	}
+}
+
+/* The result of ops that ended without DW_OP_piece. */
+static void whole_result(struct machine *m, struct piece_state *ps, struct dbg_loc *out)
+{
+	uint64_t v;
+	switch (ps->kind) {
+	case P_REG:
+		out->kind = ps->reg_ok ? DBG_LOC_VALUE : DBG_LOC_OPTIMIZED;
+		memcpy(out->bytes, &ps->reg_value, 8);
+		out->len = 8;
+		return;
+	case P_VALUE:
+		v = pop(m);
+		out->kind = m->failed ? DBG_LOC_OPTIMIZED : DBG_LOC_VALUE;
+		memcpy(out->bytes, &v, 8);
+		out->len = 8;
+		return;
+	case P_IMPLICIT:
+		out->kind = ps->implicit.length <= sizeof(out->bytes) ? DBG_LOC_VALUE : DBG_LOC_TOO_BIG;
+		out->len = ps->implicit.length <= sizeof(out->bytes) ? ps->implicit.length : 0;
+		memcpy(out->bytes, ps->implicit.data, out->len);
+		return;
+	case P_SYNTHETIC:
+		out->kind = DBG_LOC_SYNTHETIC;
+		return;
+	default:
+		if (m->sp == 0) {
+			out->kind = DBG_LOC_OPTIMIZED;
+			return;
+		}
+		out->kind = DBG_LOC_MEMORY;
+		out->addr = pop(m);
+	}
+}
+
+struct pieces {
+	unsigned char bytes[16];
+	size_t len;
+	bool missing, too_big;
+};
+
+static void add_piece(struct machine *m, struct piece_state *ps, struct pieces *pc, uint64_t size)
+{
+	if (ps->kind == P_NONE && m->sp > 0)
+		ps->kind = P_STACK;
+	if (size > sizeof(pc->bytes) || pc->len + size > sizeof(pc->bytes)) {
+		pc->too_big = true;
+	} else {
+		if (!piece_bytes(m, ps, pc->bytes + pc->len, (size_t)size))
+			pc->missing = true;
+		pc->len += (size_t)size;
+	}
+	m->sp = 0;
+	memset(ps, 0, sizeof(*ps));
+}
+
+static void run(struct machine *m, Dwarf_Op *ops, size_t nops, struct dbg_loc *out)
+{
+	struct piece_state ps = { 0 };
+	struct pieces pc = { 0 };
+	bool any_piece = false;
+	size_t i = 0;
+	for (unsigned steps = 0; i < nops && !m->failed; steps++) {
+		const Dwarf_Op *op = &ops[i];
+		if (steps == STEPS_MAX) {
+			m->failed = true;
+		} else if (op->atom == DW_OP_piece) {
+			add_piece(m, &ps, &pc, op->number);
+			any_piece = true;
+		} else if (op->atom == DW_OP_skip || op->atom == DW_OP_bra) {
+			bool take = op->atom == DW_OP_skip || pop(m) != 0;
+			if (take && !branch_to(ops, nops, op, &i))
+				m->failed = true;
+			if (take)
+				continue;
+		} else if (!simple_op(m, op, &ps)) {
+			m->failed = true;
+		}
+		i++;
+	}
+	if (m->faulted) {
+		out->kind = DBG_LOC_ERROR;
+		out->fault = m->fault;
+	} else if (m->failed) {
+		out->kind = DBG_LOC_OPTIMIZED;
+	} else if (!any_piece) {
+		whole_result(m, &ps, out);
+	} else if (pc.too_big) {
+		out->kind = DBG_LOC_TOO_BIG;
+	} else {
+		out->kind = pc.missing ? DBG_LOC_OPTIMIZED : DBG_LOC_VALUE;
+		memcpy(out->bytes, pc.bytes, pc.len);
+		out->len = pc.len;
+	}
+}
+
+void dbg_eval_location(struct dbg_eval *ev, Dwarf_Attribute *attr, Dwarf_Op *ops, size_t nops,
+		       struct dbg_loc *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->kind = DBG_LOC_OPTIMIZED;
+	if (!ops || nops == 0)
+		return;
+	struct machine m = { .ev = ev, .attr = attr };
+	run(&m, ops, nops, out);
+}
+
+/* ---- entry values ---- */
+
+static bool die_addr_attr(Dwarf_Die *die, unsigned name, Dwarf_Addr *a)
+{
+	Dwarf_Attribute attr;
+	return dwarf_attr(die, name, &attr) && dwarf_formaddr(&attr, a) == 0;
+}
+
+static bool is_call_site(int tag)
+{
+	return tag == DW_TAG_call_site || tag == DW_TAG_GNU_call_site;
+}
+
+/* The DW_TAG_call_site whose return address is the caller frame's pc:
+ * a child of one of the scopes at the call instruction. */
+static bool find_call_site(struct dbg_eval *caller, Dwarf_Die *site)
+{
+	struct dbg_pc_info *info = caller->info;
+	if (info->call_site_done) {
+		*site = info->call_site;
+		return info->has_call_site;
+	}
+	info->call_site_done = true;
+	Dwarf_Addr fbias = 0;
+	dwfl_module_getelf(caller->f->mod, &fbias);
+	Dwarf_Addr ret = caller->frames[caller->idx].pc - caller->m->bias + fbias - info->dbias;
+	for (int i = 0; i < info->nscopes && !info->has_call_site; i++) {
+		Dwarf_Die child;
+		if (dwarf_child(&info->scopes[i], &child) != 0)
+			continue;
+		do {
+			Dwarf_Addr a;
+			if (is_call_site(dwarf_tag(&child)) &&
+			    ((die_addr_attr(&child, DW_AT_call_return_pc, &a) && a == ret) ||
+			     (die_addr_attr(&child, DW_AT_low_pc, &a) && a == ret))) {
+				info->call_site = child;
+				info->has_call_site = true;
+				break;
+			}
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
+	*site = info->call_site;
+	return info->has_call_site;
+}
+
+struct first_addr {
+	uint64_t addr;
+	bool found;
+};
+
+static bool take_first(void *ctx, const char *name, uint64_t addr)
+{
+	(void)name;
+	struct first_addr *fa = ctx;
+	fa->addr = addr;
+	fa->found = true;
+	return false;
+}
+
+/* NAME@@VERSION: the default version of a symbol, which gdb's minimal
+ * symbols also know as plain NAME (glibc's pthread_join@@GLIBC_2.34). */
+static bool versioned_symbol(struct dbg_session *s, const char *name, uint64_t *addr)
+{
+	char prefix[256];
+	struct first_addr fa = { 0 };
+	if ((size_t)snprintf(prefix, sizeof(prefix), "%s@@", name) >= sizeof(prefix))
+		return false;
+	dbg_symbols_with_prefix(s, prefix, take_first, &fa);
+	*addr = fa.addr;
+	return fa.found;
+}
+
+/* What a call site says about its target, independent of the frame. */
+static void site_target_read(struct dbg_pc_info *info, Dwarf_Die *site, struct dbg_site_target *t)
+{
+	Dwarf_Attribute attr, flag;
+	Dwarf_Die origin;
+	bool decl;
+	t->kind = DBG_TARGET_NONE;
+	if (dwarf_attr(site, DW_AT_call_target, &t->expr) ||
+	    dwarf_attr(site, DW_AT_GNU_call_site_target, &t->expr)) {
+		t->kind = DBG_TARGET_EXPR;
+	} else if (!(dwarf_attr(site, DW_AT_call_origin, &attr) ||
+		     dwarf_attr(site, DW_AT_abstract_origin, &attr)) ||
+		   !dwarf_formref_die(&attr, &origin)) {
+		return;
+	} else if (dwarf_attr_integrate(&origin, DW_AT_declaration, &flag) &&
+		   dwarf_formflag(&flag, &decl) == 0 && decl) {
+		if (dwarf_attr_integrate(&origin, DW_AT_linkage_name, &attr))
+			t->name = dwarf_formstring(&attr);
+		/* In C++ gdb looks a declaration up by its physname,
+		 * "pthread_join(pthread_t, void**)", which no symbol has. */
+		if (!t->name && !info->cxx)
+			t->name = dwarf_diename(&origin);
+		if (t->name)
+			t->kind = DBG_TARGET_SYMBOL;
+	} else if (dwarf_lowpc(&origin, &t->addr) == 0) {
+		t->kind = DBG_TARGET_ADDR;
+	}
+}
+
+/* Where the call at SITE went: DW_AT_call_target evaluated in the caller,
+ * else the DW_AT_call_origin function's address (by symbol for a
+ * declaration, as gdb looks up a minimal symbol).  The caller's own call
+ * site is read once (memoised in its pc info). */
+static bool call_site_target(struct dbg_eval *caller, Dwarf_Die *site, uint64_t *target)
+{
+	struct dbg_site_target local, *t = &local;
+	struct dbg_pc_info *info = caller->info;
+	bool own = info->has_call_site && dwarf_dieoffset(site) == dwarf_dieoffset(&info->call_site);
+	if (own && info->target.kind != DBG_TARGET_UNREAD) {
+		t = &info->target;
+	} else {
+		memset(t, 0, sizeof(*t));
+		site_target_read(info, site, t);
+		if (own)
+			info->target = *t;
+	}
+	struct dbg_loc loc;
+	Dwarf_Op *ops;
+	size_t n;
+	switch (t->kind) {
+	case DBG_TARGET_EXPR:
+		if (dwarf_getlocation(&t->expr, &ops, &n) != 0)
+			return false;
+		dbg_eval_location(caller, &t->expr, ops, n, &loc);
+		if (loc.kind == DBG_LOC_MEMORY)
+			*target = loc.addr;
+		else if (loc.kind == DBG_LOC_VALUE)
+			memcpy(target, loc.bytes, 8);
+		else
+			return false;
+		return true;
+	case DBG_TARGET_SYMBOL:
+		return dbg_find_symbol(caller->s, t->name, target, NULL) ||
+		       versioned_symbol(caller->s, t->name, target);
+	case DBG_TARGET_ADDR:
+		*target = dbg_eval_runtime(caller, t->addr);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The DW_AT_call_value of SITE's parameter passed in register REG. */
+static bool call_site_value(Dwarf_Die *site, unsigned reg, Dwarf_Attribute *value)
+{
+	Dwarf_Die child;
+	if (dwarf_child(site, &child) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&child);
+		Dwarf_Attribute loc;
+		Dwarf_Op *ops;
+		size_t n;
+		if ((tag != DW_TAG_call_site_parameter && tag != DW_TAG_GNU_call_site_parameter) ||
+		    !dwarf_attr(&child, DW_AT_location, &loc) || dwarf_getlocation(&loc, &ops, &n) != 0 ||
+		    n != 1)
+			continue;
+		unsigned r = ops[0].atom == DW_OP_regx ? (unsigned)ops[0].number
+			   : (unsigned)(ops[0].atom - DW_OP_reg0);
+		if ((ops[0].atom == DW_OP_regx || (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31)) &&
+		    r == reg)
+			return dwarf_attr(&child, DW_AT_call_value, value) ||
+			       dwarf_attr(&child, DW_AT_GNU_call_site_value, value);
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+/* The value of SITE's parameter in register REG, evaluated in CTX.
+ * DW_AT_call_value is a DWARF expression: its value is the top of the
+ * stack (gdb appends DW_OP_stack_value). */
+static bool site_param_value(struct dbg_eval *ctx, Dwarf_Die *site, unsigned reg, uint64_t *value)
+{
+	Dwarf_Attribute val;
+	Dwarf_Op *ops;
+	size_t n;
+	if (!call_site_value(site, reg, &val) || dwarf_getlocation(&val, &ops, &n) != 0)
+		return false;
+	struct dbg_loc loc;
+	dbg_eval_location(ctx, &val, ops, n, &loc);
+	if (loc.kind == DBG_LOC_MEMORY)
+		*value = loc.addr;
+	else if (loc.kind == DBG_LOC_VALUE && loc.len >= 8)
+		memcpy(value, loc.bytes, 8);
+	else
+		return false;
+	return true;
+}
+
+/* ---- tail calls ----
+ * A caller's call site may name a function F0 that left by tail calls
+ * (DW_AT_call_tail_call) F0 -> F1 -> ... -> callee; those functions are on
+ * no stack.  As gdb does with its TAILCALL frames, an entry value of the
+ * callee is read at the tail-call site in F(k-1), whose own entry values
+ * come from the site in F(k-2), and so on up to the caller's call site. */
+#define TAIL_MAX 6
+
+struct dbg_tailchain {
+	struct dbg_eval caller;         /* the real caller, SITES[0] in it */
+	const struct dbg_eval *callee;  /* the frame whose entry is wanted */
+	Dwarf_Die sites[TAIL_MAX + 1];  /* SITES[j] calls F[j] */
+	struct dbg_eval fn[TAIL_MAX];   /* F[j]: module, file, pc info */
+	size_t n;                       /* F[0..n) tail-call down to the callee */
+};
+
+/* The subprogram DIE of the function entered at runtime address ENTRY. */
+static bool function_at(struct dbg_session *s, uint64_t entry, struct dbg_eval *fn, Dwarf_Die *sp)
+{
+	struct dbg_frame_regs fr = { .pc = entry, .activation = true };
+	if (!dbg_eval_init(fn, s, &fr, 1, 0, 0) || !fn->info->has_dwarf)
+		return false;
+	fn->frames = NULL;
+	fn->nframes = 0;
+	for (int i = 0; i < fn->info->nscopes; i++)
+		if (dwarf_tag(&fn->info->scopes[i]) == DW_TAG_subprogram) {
+			*sp = fn->info->scopes[i];
+			return true;
+		}
+	return false;
+}
+
+/* A DW_AT_call_tail_call site below DIE whose static target is TO. */
+static bool find_tail_site(struct dbg_eval *fn, Dwarf_Die *die, uint64_t to, Dwarf_Die *site,
+			   unsigned *budget)
+{
+	Dwarf_Die child;
+	if (dwarf_child(die, &child) != 0)
+		return false;
+	do {
+		if (*budget == 0)
+			return false;
+		(*budget)--;
+		Dwarf_Attribute a;
+		bool tail;
+		uint64_t target;
+		if (is_call_site(dwarf_tag(&child))) {
+			if ((dwarf_attr(&child, DW_AT_call_tail_call, &a) ||
+			     dwarf_attr(&child, DW_AT_GNU_tail_call, &a)) &&
+			    dwarf_formflag(&a, &tail) == 0 && tail &&
+			    !dwarf_hasattr(&child, DW_AT_call_target) &&
+			    !dwarf_hasattr(&child, DW_AT_GNU_call_site_target) &&
+			    call_site_target(fn, &child, &target) && target == to) {
+				*site = child;
+				return true;
+			}
+		} else if (dwarf_haschildren(&child) && find_tail_site(fn, &child, to, site, budget)) {
+			return true;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+/* Functions F[j..] from F[j] (entered at FROM) by tail calls to TO. */
+static bool tail_path(struct dbg_tailchain *c, size_t j, uint64_t from, uint64_t to)
+{
+	Dwarf_Die sp;
+	if (j == TAIL_MAX || !function_at(c->caller.s, from, &c->fn[j], &sp))
+		return false;
+	unsigned budget = 1u << 16;
+	if (find_tail_site(&c->fn[j], &sp, to, &c->sites[j + 1], &budget)) {
+		c->n = j + 1;
+		return true;
+	}
+	/* One more level: a tail call to a function that tail-calls TO. */
+	Dwarf_Die child;
+	if (dwarf_child(&sp, &child) != 0)
+		return false;
+	do {
+		Dwarf_Attribute a;
+		bool tail;
+		uint64_t next;
+		if (is_call_site(dwarf_tag(&child)) &&
+		    (dwarf_attr(&child, DW_AT_call_tail_call, &a) ||
+		     dwarf_attr(&child, DW_AT_GNU_tail_call, &a)) &&
+		    dwarf_formflag(&a, &tail) == 0 && tail &&
+		    !dwarf_hasattr(&child, DW_AT_call_target) &&
+		    call_site_target(&c->fn[j], &child, &next) && next != from &&
+		    tail_path(c, j + 1, next, to)) {
+			c->sites[j + 1] = child;
+			return true;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+/* The value REG had on entry to F[j] (j == n: the callee itself). */
+static bool chain_entry(struct dbg_tailchain *c, size_t j, unsigned reg, uint64_t *value)
+{
+	if (j == 0)
+		return site_param_value(&c->caller, &c->sites[0], reg, value);
+	/* F[j-1] is on no stack: it has the callee's registers (gdb's tail
+	 * call frames unwind nothing) and its own module for addresses. */
+	struct dbg_eval ctx = *c->callee;
+	ctx.m = c->fn[j - 1].m;
+	ctx.f = c->fn[j - 1].f;
+	ctx.info = c->fn[j - 1].info;
+	ctx.chain = c;
+	ctx.chain_pos = j - 1;
+	ctx.depth++;
+	return ctx.depth < ENTRY_DEPTH_MAX && site_param_value(&ctx, &c->sites[j], reg, value);
+}
+
+static bool entry_reg_uncached(struct dbg_eval *ev, unsigned reg, uint64_t *value);
+
+/* Memoised in the frame: every inline level and parameter of a frame, and
+ * every callee whose entry values lead here, asks the same questions.  A
+ * failure is kept only when the nesting bound played no part in it. */
+bool dbg_eval_entry_reg(struct dbg_eval *ev, unsigned reg, uint64_t *value)
+{
+	if (ev->chain)
+		return chain_entry(ev->chain, ev->chain_pos, reg, value);
+	struct dbg_frame_regs *fr = &ev->frames[ev->idx];
+	uint32_t bit = reg < DBG_NREGS ? 1u << reg : 0;
+	if (bit && (fr->entry_known & bit)) {
+		*value = fr->entry_regs[reg];
+		return true;
+	}
+	if (bit && (fr->entry_failed & bit))
+		return false;
+	bool ok = entry_reg_uncached(ev, reg, value);
+	if (bit && ok) {
+		fr->entry_regs[reg] = *value;
+		fr->entry_known |= bit;
+	} else if (bit && ev->depth == 0) {
+		fr->entry_failed |= bit;
+	}
+	return ok;
+}
+
+static bool entry_reg_uncached(struct dbg_eval *ev, unsigned reg, uint64_t *value)
+{
+	if (ev->depth >= ENTRY_DEPTH_MAX || !ev->info->has_entry)
+		return false;
+	uint64_t callee_entry = dbg_eval_runtime(ev, ev->info->entry);
+	struct dbg_tailchain chain, *c = &chain;    /* most calls need only [0] */
+	c->n = 0;
+	uint64_t target;
+	bool ok = dbg_eval_init(&c->caller, ev->s, ev->frames, ev->nframes, ev->idx + 1,
+				     ev->depth + 1) &&
+		  c->caller.info->has_dwarf && find_call_site(&c->caller, &c->sites[0]) &&
+		  call_site_target(&c->caller, &c->sites[0], &target);
+	if (ok && target != callee_entry)
+		ok = tail_path(c, 0, target, callee_entry);
+	if (ok) {
+		c->callee = ev;
+		ok = chain_entry(c, c->n, reg, value);
+	}
+	return ok;
+}

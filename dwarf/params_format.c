@@ -1,0 +1,730 @@
+/* Values of parameters as gdb prints them in a backtrace (`set print
+ * frame-arguments scalars`, C locale): integers in decimal, chars as
+ * `65 'A'`, pointers in hex with `<symbol+off>` and the string for
+ * character pointers (200 elements, repeats over 10 folded), enums by name
+ * or as `(A | B)` for flag enums, aggregates as "...". */
+#include "params.h"
+
+#include <dwarf.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TYPE_DEPTH_MAX 32
+#define PRINT_ELEMENTS 200          /* gdb's `print elements` */
+#define REPEAT_THRESHOLD 10         /* gdb's `print repeats` */
+
+/* ---- a small growable string ---- */
+
+struct sbuf {
+	char *s;
+	size_t len, cap;
+	bool nomem;
+};
+
+static void sb_add(struct sbuf *b, const char *s, size_t n)
+{
+	if (b->nomem)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 64;
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		char *p = realloc(b->s, cap);
+		if (!p) {
+			b->nomem = true;
+			return;
+		}
+		b->s = p;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+static void sb_puts(struct sbuf *b, const char *s)
+{
+	sb_add(b, s, strlen(s));
+}
+
+static void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+	char tmp[128];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		sb_add(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+}
+
+static char *sb_take(struct sbuf *b)
+{
+	if (b->nomem) {
+		free(b->s);
+		return NULL;
+	}
+	return b->s ? b->s : strdup("");
+}
+
+/* ---- types ---- */
+
+static bool is_qualifier(int tag)
+{
+	return tag == DW_TAG_typedef || tag == DW_TAG_const_type || tag == DW_TAG_volatile_type ||
+	       tag == DW_TAG_restrict_type || tag == DW_TAG_atomic_type;
+}
+
+static bool type_ref(Dwarf_Die *die, Dwarf_Die *out)
+{
+	Dwarf_Attribute a;
+	return dwarf_attr_integrate(die, DW_AT_type, &a) && dwarf_formref_die(&a, out);
+}
+
+/* TYPE without typedefs and qualifiers; false for void (or a loop). */
+static bool strip_type(Dwarf_Die *type, Dwarf_Die *out)
+{
+	*out = *type;
+	for (int i = 0; i < TYPE_DEPTH_MAX; i++) {
+		if (!is_qualifier(dwarf_tag(out)))
+			return true;
+		if (!type_ref(out, out))
+			return false;
+	}
+	return false;
+}
+
+static uint64_t type_size(Dwarf_Die *die)
+{
+	Dwarf_Word size;
+	return dwarf_aggregate_size(die, &size) == 0 ? size : 0;
+}
+
+bool dbg_type_is_reference(Dwarf_Die *type, bool has_type)
+{
+	Dwarf_Die t;
+	if (!has_type || !strip_type(type, &t))
+		return false;
+	return dwarf_tag(&t) == DW_TAG_reference_type || dwarf_tag(&t) == DW_TAG_rvalue_reference_type;
+}
+
+bool dbg_type_is_scalar(Dwarf_Die *type, bool has_type)
+{
+	Dwarf_Die t;
+	if (!has_type || !strip_type(type, &t))
+		return true;
+	for (int i = 0; i < TYPE_DEPTH_MAX; i++) {
+		int tag = dwarf_tag(&t);
+		if (tag != DW_TAG_reference_type && tag != DW_TAG_rvalue_reference_type)
+			break;
+		Dwarf_Die target;
+		if (!type_ref(&t, &target) || !strip_type(&target, &t))
+			return true;
+	}
+	int tag = dwarf_tag(&t);
+	return tag != DW_TAG_structure_type && tag != DW_TAG_union_type &&
+	       tag != DW_TAG_class_type && tag != DW_TAG_array_type && tag != DW_TAG_string_type &&
+	       tag != DW_TAG_set_type;
+}
+
+static void name_type(struct sbuf *b, Dwarf_Die *type, bool has_type, bool cxx, int depth);
+
+static void name_function(struct sbuf *b, Dwarf_Die *fn, bool cxx, int depth, const char *inner)
+{
+	Dwarf_Die ret;
+	name_type(b, &ret, type_ref(fn, &ret), cxx, depth + 1);
+	sb_printf(b, " (%s)(", inner);
+	Dwarf_Die child;
+	bool first = true;
+	if (dwarf_child(fn, &child) == 0) {
+		do {
+			int tag = dwarf_tag(&child);
+			if (tag != DW_TAG_formal_parameter && tag != DW_TAG_unspecified_parameters)
+				continue;
+			sb_puts(b, first ? "" : ", ");
+			first = false;
+			Dwarf_Die pt;
+			if (tag == DW_TAG_unspecified_parameters)
+				sb_puts(b, "...");
+			else
+				name_type(b, &pt, type_ref(&child, &pt), cxx, depth + 1);
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
+	sb_puts(b, first && !cxx ? "void)" : ")");
+}
+
+static const char *tag_prefix(int tag, bool cxx)
+{
+	if (cxx)
+		return "";
+	switch (tag) {
+	case DW_TAG_structure_type: return "struct ";
+	case DW_TAG_union_type: return "union ";
+	case DW_TAG_enumeration_type: return "enum ";
+	default: return "";
+	}
+}
+
+static void name_type(struct sbuf *b, Dwarf_Die *type, bool has_type, bool cxx, int depth)
+{
+	Dwarf_Die target;
+	if (!has_type || depth > TYPE_DEPTH_MAX) {
+		sb_puts(b, "void");
+		return;
+	}
+	int tag = dwarf_tag(type);
+	const char *name = dwarf_diename(type);
+	bool has_target = type_ref(type, &target);
+	switch (tag) {
+	case DW_TAG_pointer_type:
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type: {
+		const char *sym = tag == DW_TAG_pointer_type ? "*" :
+				  tag == DW_TAG_reference_type ? "&" : "&&";
+		Dwarf_Die fn;
+		if (has_target && strip_type(&target, &fn) && dwarf_tag(&fn) == DW_TAG_subroutine_type) {
+			name_function(b, &fn, cxx, depth, sym);
+			return;
+		}
+		name_type(b, &target, has_target, cxx, depth + 1);
+		if (!b->len || (b->s[b->len - 1] != '*' && b->s[b->len - 1] != '&'))
+			sb_puts(b, " ");
+		sb_puts(b, sym);
+		return;
+	}
+	case DW_TAG_const_type:
+	case DW_TAG_volatile_type: {
+		const char *q = tag == DW_TAG_const_type ? "const" : "volatile";
+		if (has_target && dwarf_tag(&target) == DW_TAG_pointer_type) {
+			name_type(b, &target, true, cxx, depth + 1);
+			sb_printf(b, " %s", q);
+		} else {
+			sb_printf(b, "%s ", q);
+			name_type(b, &target, has_target, cxx, depth + 1);
+		}
+		return;
+	}
+	case DW_TAG_array_type:
+		name_type(b, &target, has_target, cxx, depth + 1);
+		sb_puts(b, " []");
+		return;
+	case DW_TAG_subroutine_type:
+		name_function(b, type, cxx, depth, "");
+		return;
+	default:
+		sb_puts(b, tag_prefix(tag, cxx));
+		sb_puts(b, name ? name : "?");
+	}
+}
+
+char *dbg_type_name(Dwarf_Die *type, bool has_type, bool cxx)
+{
+	if (!has_type)
+		return NULL;
+	struct sbuf b = { 0 };
+	name_type(&b, type, has_type, cxx, 0);
+	return sb_take(&b);
+}
+
+/* ---- values ---- */
+
+static uint64_t le_bytes(const unsigned char *p, size_t size)
+{
+	uint64_t v = 0;
+	memcpy(&v, p, size > 8 ? 8 : size);
+	return v;
+}
+
+static int64_t sign_extend(uint64_t v, size_t size)
+{
+	if (size >= 8)
+		return (int64_t)v;
+	unsigned shift = 64 - 8 * (unsigned)size;
+	return (int64_t)(v << shift) >> shift;
+}
+
+/* One character as gdb's print_wchar writes it between QUOTE quotes. */
+static void put_char(struct sbuf *b, unsigned char c, char quote)
+{
+	static const char esc[] = "\a\b\f\n\r\t\v";
+	static const char letters[] = "abfnrtv";
+	const char *e = c ? strchr(esc, c) : NULL;
+	if (e) {
+		sb_printf(b, "\\%c", letters[e - esc]);
+	} else if (c >= 0x20 && c < 0x7f) {
+		if (c == (unsigned char)quote || c == '\\')
+			sb_puts(b, "\\");
+		sb_add(b, (const char *)&c, 1);
+	} else {
+		sb_printf(b, "\\%03o", c);
+	}
+}
+
+/* gdb's generic_printstr: runs longer than the repeat threshold become
+ * `'c' <repeats N times>`, the rest quoted segments, joined by ", ". */
+static void put_string(struct sbuf *b, const unsigned char *s, size_t n)
+{
+	if (n == 0) {
+		sb_puts(b, "\"\"");
+		return;
+	}
+	bool in_quote = false, first = true;
+	for (size_t i = 0; i < n;) {
+		size_t run = 1;
+		while (i + run < n && s[i + run] == s[i])
+			run++;
+		if (run > REPEAT_THRESHOLD) {
+			sb_puts(b, in_quote ? "\", " : first ? "" : ", ");
+			sb_puts(b, "'");
+			put_char(b, s[i], '"');
+			sb_printf(b, "' <repeats %zu times>", run);
+			in_quote = false;
+		} else {
+			if (!in_quote)
+				sb_puts(b, first ? "\"" : ", \"");
+			in_quote = true;
+			for (size_t k = 0; k < run; k++)
+				put_char(b, s[i], '"');
+		}
+		first = false;
+		i += run;
+	}
+	if (in_quote)
+		sb_puts(b, "\"");
+}
+
+/* The string at ADDR as gdb's val_print_string shows it (len -1). */
+static void put_cstring(struct sbuf *b, struct core *core, uint64_t addr)
+{
+	unsigned char buf[PRINT_ELEMENTS];
+	size_t n = 0;
+	bool fault = false, nul = false;
+	if (core_read_bytes(core, addr, buf, sizeof(buf))) {
+		n = sizeof(buf);
+	} else {
+		while (n < sizeof(buf) && core_read_bytes(core, addr + n, &buf[n], 1))
+			n++;
+		fault = n < sizeof(buf);
+	}
+	const unsigned char *z = memchr(buf, 0, n);
+	if (z) {
+		n = (size_t)(z - buf);
+		nul = true;
+		fault = false;
+	}
+	unsigned char next;
+	bool ellipsis = !nul && !fault && core_read_bytes(core, addr + n, &next, 1) && next != 0;
+	if (!fault || n > 0)
+		put_string(b, buf, n);
+	if (ellipsis)
+		sb_puts(b, "...");
+	if (fault)
+		sb_printf(b, "<error: Cannot access memory at address 0x%" PRIx64 ">", addr + n);
+}
+
+/* gdb names a C++ function without a linkage name ("main") by its
+ * physname, "main(int, char**)": the non-artificial parameter types. */
+static char *cxx_physname(struct dbg_session *s, uint64_t entry, char *name)
+{
+	struct dbg_module_entry *m;
+	struct dbg_file *f;
+	struct dbg_pc_info *info = dbg_pc_info_get(s, entry, true, &m, &f);
+	if (!info || !info->cxx || !info->nlevels || strchr(name, '('))
+		return name;
+	struct sbuf b = { 0 };
+	sb_puts(&b, name);
+	sb_puts(&b, "(");
+	struct dbg_level *level = &info->levels[0];
+	for (size_t i = 0, n = 0; i < level->nparams; i++) {
+		if (level->params[i].artificial)
+			continue;
+		sb_puts(&b, n++ ? ", " : "");
+		for (const char *t = level->params[i].type_name; t && *t; t++)
+			if (!(*t == ' ' && (t[1] == '*' || t[1] == '&')))
+				sb_add(&b, t, 1);
+	}
+	sb_puts(&b, ")");
+	char *full = sb_take(&b);
+	if (!full)
+		return name;
+	free(name);
+	return full;
+}
+
+/* " <symbol+offset>" for an address inside a symbol, as gdb's
+ * print_address_symbolic (data symbols without a size are not used). */
+static char *symbol_text(struct dbg_session *s, uint64_t addr)
+{
+	struct dbg_module_entry *m = dbg_module_for(s, addr);
+	struct dbg_file *f = m ? dbg_module_file(s, m) : NULL;
+	if (!f)
+		return strdup("");
+	Dwarf_Addr fbias = 0;
+	dwfl_module_getelf(f->mod, &fbias);
+	GElf_Off off;
+	GElf_Sym sym;
+	const char *name = dwfl_module_addrinfo(f->mod, addr - m->bias + fbias, &off, &sym, NULL,
+						NULL, NULL);
+	if (!name || (sym.st_size == 0 && GELF_ST_TYPE(sym.st_info) != STT_FUNC) ||
+	    (sym.st_size && off >= sym.st_size))
+		return strdup("");
+	char *d = dbg_demangle(name);
+	if (!d)
+		return NULL;
+	if (GELF_ST_TYPE(sym.st_info) == STT_FUNC && !(name[0] == '_' && name[1] == 'Z'))
+		d = cxx_physname(s, addr - off, d);
+	struct sbuf b = { 0 };
+	if (off)
+		sb_printf(&b, " <%s+%" PRIu64 ">", d, (uint64_t)off);
+	else
+		sb_printf(&b, " <%s>", d);
+	free(d);
+	return sb_take(&b);
+}
+
+#define SYMCACHE_SIZE 1024
+
+struct dbg_symcache {
+	uint64_t addr[SYMCACHE_SIZE];
+	char *text[SYMCACHE_SIZE];
+};
+
+void dbg_symcache_destroy(struct dbg_symcache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < SYMCACHE_SIZE; i++)
+		free(c->text[i]);
+	free(c);
+}
+
+/* The same few pointers (callbacks, globals) recur in frame after frame:
+ * their symbol text is kept per session in a direct-mapped cache. */
+static void put_symbol(struct sbuf *b, struct dbg_session *s, uint64_t addr)
+{
+	if (!s->symcache)
+		s->symcache = calloc(1, sizeof(*s->symcache));
+	struct dbg_symcache *c = s->symcache;
+	size_t i = (size_t)((addr ^ (addr >> 12)) % SYMCACHE_SIZE);
+	if (c && c->text[i] && c->addr[i] == addr) {
+		sb_puts(b, c->text[i]);
+		return;
+	}
+	char *text = symbol_text(s, addr);
+	if (!text) {
+		b->nomem = true;
+		return;
+	}
+	sb_puts(b, text);
+	if (!c) {
+		free(text);
+		return;
+	}
+	free(c->text[i]);
+	c->text[i] = text;
+	c->addr[i] = addr;
+}
+
+static bool is_char_type(Dwarf_Die *t)
+{
+	Dwarf_Word enc;
+	Dwarf_Attribute a;
+	return dwarf_tag(t) == DW_TAG_base_type && dwarf_attr(t, DW_AT_encoding, &a) &&
+	       dwarf_formudata(&a, &enc) == 0 &&
+	       (enc == DW_ATE_signed_char || enc == DW_ATE_unsigned_char) && type_size(t) == 1;
+}
+
+static void put_pointer(struct sbuf *b, struct dbg_eval *ev, Dwarf_Die *ptr, uint64_t addr)
+{
+	Dwarf_Die target, t;
+	bool has_target = type_ref(ptr, &target) && strip_type(&target, &t);
+	sb_printf(b, "0x%" PRIx64, addr);
+	put_symbol(b, ev->s, addr);
+	if (has_target && addr && is_char_type(&t)) {
+		sb_puts(b, " ");
+		put_cstring(b, dbg_session_core(ev->s), addr);
+	}
+}
+
+/* Flag enums (every enumerator a single bit or 0) print as (A | B). */
+static bool enum_is_flags(Dwarf_Die *e)
+{
+	Dwarf_Die c;
+	if (dwarf_child(e, &c) != 0)
+		return false;
+	do {
+		Dwarf_Attribute a;
+		Dwarf_Sword v;
+		if (dwarf_tag(&c) != DW_TAG_enumerator)
+			continue;
+		if (!dwarf_attr(&c, DW_AT_const_value, &a) || dwarf_formsdata(&a, &v) != 0 || v < 0 ||
+		    __builtin_popcountll((uint64_t)v) > 1)
+			return false;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return true;
+}
+
+static bool enum_unsigned(Dwarf_Die *e)
+{
+	Dwarf_Die c;
+	if (dwarf_child(e, &c) != 0)
+		return true;
+	do {
+		Dwarf_Attribute a;
+		Dwarf_Sword v;
+		if (dwarf_tag(&c) == DW_TAG_enumerator && dwarf_attr(&c, DW_AT_const_value, &a) &&
+		    dwarf_formsdata(&a, &v) == 0 && v < 0 && a.form != DW_FORM_udata)
+			return false;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return true;
+}
+
+/* Value of an enumerator, in the enum's width. */
+static bool enumerator_value(Dwarf_Die *c, size_t size, uint64_t *v)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word w;
+	if (dwarf_tag(c) != DW_TAG_enumerator || !dwarf_attr(c, DW_AT_const_value, &a) ||
+	    dwarf_formudata(&a, &w) != 0)
+		return false;
+	*v = size >= 8 ? w : w & ((1ULL << (8 * size)) - 1);
+	return true;
+}
+
+static void put_flags(struct sbuf *b, Dwarf_Die *e, size_t size, uint64_t v)
+{
+	bool first = true;
+	Dwarf_Die c;
+	if (dwarf_child(e, &c) == 0) {
+		do {
+			uint64_t ev;
+			if (!enumerator_value(&c, size, &ev) || ev == 0 || (v & ev) != ev)
+				continue;
+			sb_puts(b, first ? "(" : " | ");
+			sb_puts(b, dwarf_diename(&c) ? dwarf_diename(&c) : "?");
+			first = false;
+			v &= ~ev;
+		} while (dwarf_siblingof(&c, &c) == 0);
+	}
+	if (v)
+		sb_printf(b, "%sunknown: 0x%" PRIx64 ")", first ? "(" : " | ", v);
+	else
+		sb_puts(b, first ? "0" : ")");
+}
+
+static void put_enum(struct sbuf *b, Dwarf_Die *e, const unsigned char *bytes, size_t size)
+{
+	uint64_t v = le_bytes(bytes, size);
+	if (size < 8)
+		v &= (1ULL << (8 * size)) - 1;
+	Dwarf_Die c;
+	if (dwarf_child(e, &c) == 0) {
+		do {
+			uint64_t ev;
+			if (enumerator_value(&c, size, &ev) && ev == v) {
+				sb_puts(b, dwarf_diename(&c) ? dwarf_diename(&c) : "?");
+				return;
+			}
+		} while (dwarf_siblingof(&c, &c) == 0);
+	}
+	if (enum_is_flags(e))
+		put_flags(b, e, size, v);
+	else if (enum_unsigned(e))
+		sb_printf(b, "%" PRIu64, v);
+	else
+		sb_printf(b, "%" PRId64, sign_extend(v, size));
+}
+
+/* gdb's %g with the format's decimal digits, and nan(0xMANTISSA). */
+static void put_float(struct sbuf *b, const unsigned char *bytes, size_t size)
+{
+	if (size == 4) {
+		float f;
+		uint32_t bits;
+		memcpy(&f, bytes, 4);
+		memcpy(&bits, bytes, 4);
+		if (f != f)
+			sb_printf(b, "%snan(0x%" PRIx32 ")", bits >> 31 ? "-" : "", bits & 0x7fffff);
+		else
+			sb_printf(b, "%.9g", (double)f);
+	} else if (size == 8) {
+		double d;
+		uint64_t bits;
+		memcpy(&d, bytes, 8);
+		memcpy(&bits, bytes, 8);
+		if (d != d)
+			sb_printf(b, "%snan(0x%" PRIx64 ")", bits >> 63 ? "-" : "",
+				  bits & (uint64_t)0xfffffffffffff);
+		else
+			sb_printf(b, "%.17g", d);
+	} else if (size == 16 || size == 10) {
+		long double ld = 0;
+		memcpy(&ld, bytes, 10);
+		if (ld != ld)
+			sb_puts(b, "nan");
+		else
+			sb_printf(b, "%.21Lg", ld);
+	} else {
+		sb_puts(b, "<unsupported float>");
+	}
+}
+
+static void put_char_value(struct sbuf *b, const unsigned char *bytes, bool is_signed)
+{
+	unsigned char c = bytes[0];
+	sb_printf(b, "%d '", is_signed ? (int)(signed char)c : (int)c);
+	put_char(b, c, '\'');
+	sb_puts(b, "'");
+}
+
+static void put_base(struct sbuf *b, Dwarf_Die *t, const unsigned char *bytes, size_t size)
+{
+	Dwarf_Word enc = DW_ATE_signed;
+	Dwarf_Attribute a;
+	if (dwarf_attr(t, DW_AT_encoding, &a))
+		dwarf_formudata(&a, &enc);
+	uint64_t v = le_bytes(bytes, size);
+	if (size < 8)
+		v &= (1ULL << (8 * size)) - 1;
+	switch (enc) {
+	case DW_ATE_boolean:
+		if (v <= 1)
+			sb_puts(b, v ? "true" : "false");
+		else
+			sb_printf(b, "%" PRIu64, v);
+		return;
+	case DW_ATE_float:
+		put_float(b, bytes, size);
+		return;
+	case DW_ATE_signed_char:
+	case DW_ATE_unsigned_char:
+		if (size == 1) {
+			put_char_value(b, bytes, enc == DW_ATE_signed_char);
+			return;
+		}
+		break;
+	case DW_ATE_signed:
+		sb_printf(b, "%" PRId64, sign_extend(v, size));
+		return;
+	default:
+		break;
+	}
+	sb_printf(b, "%" PRIu64, v);
+}
+
+/* The object's bytes: from the location, or read from memory. */
+static bool value_bytes(struct sbuf *b, struct dbg_eval *ev, const struct dbg_loc *loc,
+			unsigned char *out, size_t size)
+{
+	if (loc->kind == DBG_LOC_MEMORY) {
+		struct core *core = dbg_session_core(ev->s);
+		if (core_read_bytes(core, loc->addr, out, size))
+			return true;
+		size_t ok = 0;
+		while (ok < size && core_read_bytes(core, loc->addr + ok, out + ok, 1))
+			ok++;
+		sb_printf(b, "<error reading variable: Cannot access memory at address 0x%" PRIx64 ">",
+			  loc->addr + ok);
+		return false;
+	}
+	if (loc->len < size) {
+		sb_puts(b, "<optimized out>");
+		return false;
+	}
+	memcpy(out, loc->bytes, size);
+	return true;
+}
+
+static void put_scalar(struct sbuf *b, struct dbg_eval *ev, Dwarf_Die *t,
+		       const struct dbg_loc *loc);
+
+/* A reference to a scalar: `@0xADDR: value`. */
+static void put_reference(struct sbuf *b, struct dbg_eval *ev, Dwarf_Die *ref, uint64_t addr)
+{
+	Dwarf_Die target, t;
+	sb_printf(b, "@0x%" PRIx64 ": ", addr);
+	if (!type_ref(ref, &target) || !strip_type(&target, &t)) {
+		sb_puts(b, "<incomplete type>");
+		return;
+	}
+	struct dbg_loc at = { .kind = DBG_LOC_MEMORY, .addr = addr };
+	put_scalar(b, ev, &t, &at);
+}
+
+static void put_scalar(struct sbuf *b, struct dbg_eval *ev, Dwarf_Die *t,
+		       const struct dbg_loc *loc)
+{
+	int tag = dwarf_tag(t);
+	bool pointer = tag == DW_TAG_pointer_type || tag == DW_TAG_reference_type ||
+		       tag == DW_TAG_rvalue_reference_type || tag == DW_TAG_ptr_to_member_type;
+	if (loc->kind == DBG_LOC_SYNTHETIC) {
+		sb_puts(b, pointer ? "<synthetic pointer>" : "<optimized out>");
+		return;
+	}
+	size_t size = (size_t)type_size(t);
+	if (pointer && size == 0)
+		size = 8;
+	unsigned char bytes[16];
+	if (size == 0 || size > sizeof(bytes)) {
+		sb_puts(b, "...");
+		return;
+	}
+	if (!value_bytes(b, ev, loc, bytes, size))
+		return;
+	if (tag == DW_TAG_pointer_type)
+		put_pointer(b, ev, t, le_bytes(bytes, size));
+	else if (tag == DW_TAG_reference_type || tag == DW_TAG_rvalue_reference_type)
+		put_reference(b, ev, t, le_bytes(bytes, size));
+	else if (tag == DW_TAG_enumeration_type)
+		put_enum(b, t, bytes, size);
+	else if (tag == DW_TAG_base_type)
+		put_base(b, t, bytes, size);
+	else
+		sb_printf(b, "0x%" PRIx64, le_bytes(bytes, size));
+}
+
+char *dbg_format_value(struct dbg_eval *ev, Dwarf_Die *type, bool has_type,
+		       const struct dbg_loc *loc)
+{
+	struct sbuf b = { 0 };
+	Dwarf_Die t;
+	if (!dbg_type_is_scalar(type, has_type))
+		sb_puts(&b, "...");
+	else if (loc->kind == DBG_LOC_OPTIMIZED)
+		sb_puts(&b, "<optimized out>");
+	else if (loc->kind == DBG_LOC_ERROR)
+		sb_printf(&b, "<error reading variable: Cannot access memory at address 0x%" PRIx64 ">",
+			  loc->fault);
+	else if (loc->kind == DBG_LOC_TOO_BIG)
+		sb_puts(&b, "...");
+	else if (!has_type || !strip_type(type, &t))
+		sb_puts(&b, "<incomplete type>");
+	else
+		put_scalar(&b, ev, &t, loc);
+	return sb_take(&b);
+}
+
+bool dbg_value_bytes(struct dbg_eval *ev, Dwarf_Die *type, bool has_type, const struct dbg_loc *loc,
+		     unsigned char out[16], size_t *size)
+{
+	Dwarf_Die t;
+	if (!has_type || !strip_type(type, &t))
+		return false;
+	int tag = dwarf_tag(&t);
+	*size = (size_t)type_size(&t);
+	if (*size == 0 && (tag == DW_TAG_pointer_type || tag == DW_TAG_reference_type ||
+			   tag == DW_TAG_rvalue_reference_type))
+		*size = 8;
+	if (*size == 0 || *size > 16)
+		return false;
+	if (loc->kind == DBG_LOC_MEMORY)
+		return core_read_bytes(dbg_session_core(ev->s), loc->addr, out, *size);
+	if (loc->kind != DBG_LOC_VALUE || loc->len < *size)
+		return false;
+	memcpy(out, loc->bytes, *size);
+	return true;
+}

@@ -1,0 +1,44 @@
+/* Pieces shared by the two HTML pages (html.c: one core's crash page,
+ * html_top.c: the bucket page of a store).  Every page is one
+ * self-contained file: inline CSS, JS and SVG, nothing loaded from outside
+ * (no CDN, no web font), so it opens on a machine without network. */
+#ifndef REPORTS_HTML_H
+#define REPORTS_HTML_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "../analyzer/analysis.h"
+
+/* S (bytes from a core, a binary or a store) as HTML text, usable in an
+ * element and in a quoted attribute: & < > " ' escaped, control characters
+ * other than tab and newline and each byte that is not valid UTF-8 written
+ * as U+FFFD.  At most MAX characters (0: all), then an ellipsis.  NULL
+ * writes nothing. */
+void rep_html_text(FILE *out, const char *s, size_t max);
+
+/* PATH as rep_html_text() writes it, with a line-break opportunity after
+ * each '/' so a long path wraps between its components on a narrow screen. */
+void rep_html_path(FILE *out, const char *path);
+
+/* The document up to <main>: <head> with TITLE (escaped), the style sheet
+ * and the script. */
+void rep_html_begin(FILE *out, const char *title);
+
+/* Close what rep_html_begin() opened, with a footer naming the version. */
+void rep_html_end(FILE *out);
+
+/* A stack as an ordered list, innermost first: function (display name when
+ * there is one), arguments, source file and line, module, pc, badges for
+ * inlined, tail-call and async frames, and a marker at each native/async
+ * seam.  CRASHING marks frame 0 as the crashing frame. */
+void rep_html_frames(FILE *out, const struct an_frame *frames, size_t n, bool crashing);
+
+struct rep_reader;
+
+/* The bucket page of the store R reads: the LIMIT most frequent signatures
+ * of its top_signatures view.  Returns 0, or -1 (with a line on stderr when
+ * the store failed). */
+int rep_html_top(FILE *out, struct rep_reader *r, long limit);
+
+#endif

@@ -1,0 +1,32 @@
+/* Reading a store back, whichever it is (reports/store.h): one read-only
+ * connection to an SQLite file or a ClickHouse database, and SELECTs whose
+ * rows come back as typed JSON values, for the readers that are not plain
+ * SQL (the bucket page, reports/html_top.c). */
+#ifndef REPORTS_READER_H
+#define REPORTS_READER_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+struct rep_reader;
+
+/* Open DB read-only.  Returns 0 and *OUT (rep_reader_close()), or -1 with
+ * the reason on stderr. */
+int rep_reader_open(const char *db, struct rep_reader **out);
+
+/* Close R; NULL is a no-op. */
+void rep_reader_close(struct rep_reader *r);
+
+/* True when R reads ClickHouse (its SQL is ClickHouse's dialect). */
+bool rep_reader_clickhouse(const struct rep_reader *r);
+
+/* The ClickHouse database R reads, for qualifying table names. */
+const char *rep_reader_database(const struct rep_reader *r);
+
+/* Run the SELECT in SQL with one text parameter PARAM (NULL: SQL NULL): in
+ * SQLite's SQL it is ?1, in ClickHouse's each %1$s stands for it as a
+ * literal.  Returns 0 and *ROWS (an array of arrays of cells: integer,
+ * real, string or null; json_decref()), or -1 with the reason on stderr. */
+int rep_reader_rows(struct rep_reader *r, const char *sql, const char *param, json_t **rows);
+
+#endif

@@ -1,0 +1,1285 @@
+#include "store_clickhouse.h"
+
+#include <assert.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+
+#include "../corefile/array.h"
+#include "clickhouse.h"
+#include "store_rows.h"
+#include "bytes.h"
+
+/* A batch is also sent once its rows pass this size. */
+#define CH_BATCH_BYTES (16u << 20)
+
+/* The settings of every insert: a Distributed table writes to the shards
+ * before it answers, so an answer means the rows are on their shard. */
+#define CH_INSERT_SETTINGS "insert_distributed_sync=1"
+
+/* The tables, in the order a batch is written: children first, `cores`
+ * last (a core is stored once its cores row is), ingest_errors after. */
+enum ch_table {
+	T_MODULES, T_THREADS, T_FRAMES, T_ROOTS, T_SUSPENDED, T_SFRAMES, T_RECORDERS, T_EVENTS,
+	T_WARNINGS, T_CORES, T_ERRORS, T_COUNT
+};
+
+struct ch_table_def {
+	const char *name;
+	const char *columns;
+	const char *order;          /* the sorting (and replacing) key */
+	const char *version;        /* ReplacingMergeTree's version column, or NULL */
+	const char *shard;          /* the column whose cityHash64 picks the shard */
+};
+
+/* The columns of reports/SCHEMA.md, with the core's fingerprint in place of
+ * core_id.  Integers are Int64 holding the values SQLite holds (addresses as
+ * their two's complement), times ISO 8601 text as in SQLite. */
+#define FRAME_COLUMNS \
+	"kind Enum8('native' = 1, 'async' = 2, 'script' = 3, 'label' = 4), pc Nullable(Int64)," \
+	" function Nullable(String)," \
+	" function_offset Nullable(Int64), module Nullable(String), module_offset Nullable(Int64)," \
+	" file Nullable(String), line Nullable(Int64), inlined UInt8, inline_depth Int64," \
+	" tailcall UInt8, display Nullable(String), args Nullable(String)"
+
+static const struct ch_table_def ch_tables[T_COUNT] = {
+	[T_MODULES] = {"modules", "fingerprint String, idx Int64, path Nullable(String),"
+		       " start_addr Nullable(Int64), end_addr Nullable(Int64), build_id Nullable(String),"
+		       " debuginfo Nullable(String)", "fingerprint, idx", NULL, "fingerprint"},
+	[T_THREADS] = {"threads", "fingerprint String, idx Int64, tid Int64, crashing UInt8,"
+		       " rip Nullable(Int64), rsp Nullable(Int64), rbp Nullable(Int64),"
+		       " fs_base Nullable(Int64), nframes Int64, unwind_error Nullable(String),"
+		       " async_root Nullable(Int64)", "fingerprint, idx", NULL, "fingerprint"},
+	[T_FRAMES] = {"frames", "fingerprint String, thread_idx Int64, idx Int64, " FRAME_COLUMNS
+		      ", activation UInt8, cfa Nullable(Int64), seam UInt8, runtime Nullable(String),"
+		      " detail Nullable(String)",
+		      "fingerprint, thread_idx, idx", NULL, "fingerprint"},
+	[T_ROOTS] = {"async_roots", "fingerprint String, thread_idx Int64, tid Int64, address Int64",
+		     "fingerprint, thread_idx", NULL, "fingerprint"},
+	[T_SUSPENDED] = {"suspended", "fingerprint String, idx Int64, leaf Int64, nframes Int64",
+			 "fingerprint, idx", NULL, "fingerprint"},
+	[T_SFRAMES] = {"suspended_frames", "fingerprint String, chain_idx Int64, idx Int64, "
+		       FRAME_COLUMNS, "fingerprint, chain_idx, idx", NULL, "fingerprint"},
+	[T_RECORDERS] = {"recorders", "fingerprint String, idx Int64, name Nullable(String),"
+			 " layout Nullable(String), address Nullable(Int64), size Nullable(Int64),"
+			 " writer Nullable(Int64), reader Nullable(Int64), committed Nullable(Int64),"
+			 " overflow Nullable(Int64), recovered Nullable(Int64), in_flight Nullable(Int64),"
+			 " overwritten Nullable(Int64), nevents Int64", "fingerprint, idx", NULL,
+			 "fingerprint"},
+	[T_EVENTS] = {"recorder_events", "fingerprint String, recorder_idx Int64, idx Int64,"
+		      " event_order Int64, timestamp Nullable(Int64), location Nullable(String),"
+		      " function Nullable(String), format Nullable(String), message Nullable(String),"
+		      " args Nullable(String), strings_read Int64, in_flight UInt8",
+		      "fingerprint, recorder_idx, idx", NULL, "fingerprint"},
+	[T_WARNINGS] = {"warnings", "fingerprint String, idx Int64, message String", "fingerprint, idx",
+			NULL, "fingerprint"},
+	[T_CORES] = {"cores", "fingerprint String, sha256 Nullable(String), path String,"
+		     " file_size Nullable(Int64), size Int64, crashed_at Nullable(String),"
+		     " analysed_at String, analyzer_version String, executable Nullable(String),"
+		     " build_id Nullable(String), pid Nullable(Int64), uid Nullable(Int64),"
+		     " signal Nullable(Int64), signal_name Nullable(String), code Nullable(Int64),"
+		     " code_name Nullable(String), fault_address Nullable(Int64),"
+		     " crashing_tid Nullable(Int64), abort_message Nullable(String),"
+		     " signature Nullable(String), signature_hash Nullable(String),"
+		     " async_key Nullable(Int64), nthreads Int64, nframes Int64, nwarnings Int64,"
+		     " boot_id Nullable(String), coredump_uid Nullable(Int64), unit Nullable(String),"
+		     " cmdline Nullable(String), version UInt64", "fingerprint", "version", "fingerprint"},
+	[T_ERRORS] = {"ingest_errors", "ident String, fingerprint Nullable(String), path String,"
+		      " size Nullable(Int64), reason String, attempts Int64, first_at String,"
+		      " last_at String, resolved UInt8, version UInt64", "ident", "version", "ident"},
+};
+
+/* One table's rows of the batch, as JSONEachRow. */
+struct ch_rows {
+	char *data;
+	size_t len, cap, count;
+};
+
+/* A core of the batch, for reporting it when the batch fails. */
+struct ch_pending {
+	char *path;
+	char *fingerprint;
+	uint64_t file_size;
+};
+
+struct rep_ch_store {
+	struct rep_ch *ch;
+	struct ch_rows rows[T_COUNT];
+	struct ch_pending *pending;
+	size_t npending, cap;
+	size_t nerrors;             /* ingest_errors rows in the batch */
+	size_t lost;                /* accepted cores that could not be stored */
+	uint64_t last_version;
+};
+
+/* Microseconds since the epoch, strictly increasing within the store: the
+ * version that makes a newer cores or ingest_errors row replace an older. */
+static uint64_t next_version(struct rep_ch_store *st)
+{
+	struct timeval tv;
+	gettimeofday(&tv, NULL);
+	uint64_t v = (uint64_t)tv.tv_sec * 1000000u + (uint64_t)tv.tv_usec;
+	st->last_version = v > st->last_version ? v : st->last_version + 1;
+	return st->last_version;
+}
+
+/* "db.name" with the store's database. */
+static char *table_name(struct rep_ch *ch, const char *name, const char *suffix)
+{
+	char *s = NULL;
+	if (asprintf(&s, "%s.%s%s", rep_ch_database(ch), name, suffix) < 0)
+		return NULL;
+	return s;
+}
+
+/* ---- Schema ---------------------------------------------------------- */
+
+/* Run one DDL statement built with asprintf (SQL is freed). */
+static int ddl(struct rep_ch *ch, char *sql, char *why, size_t whylen)
+{
+	if (!sql) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	int rc = rep_ch_run_retry(ch, sql, NULL, 0, NULL, why, whylen);
+	free(sql);
+	return rc;
+}
+
+static char *printf_sql(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *printf_sql(const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}
+
+/* Table T: the ReplacingMergeTree (T_local with a cluster) and, with a
+ * cluster, the Distributed table in front of it. */
+static int create_table(struct rep_ch *ch, const struct ch_table_def *t, char *why, size_t whylen)
+{
+	const char *db = rep_ch_database(ch), *cluster = rep_ch_cluster(ch);
+	const char *local = cluster ? "_local" : "";
+	if (ddl(ch, printf_sql("CREATE TABLE IF NOT EXISTS %s.%s%s (%s) ENGINE = ReplacingMergeTree(%s)"
+			       " ORDER BY (%s)", db, t->name, local, t->columns,
+			       t->version ? t->version : "", t->order), why, whylen) != 0)
+		return -1;
+	if (!cluster)
+		return 0;
+	return ddl(ch, printf_sql("CREATE TABLE IF NOT EXISTS %s.%s AS %s.%s_local ENGINE ="
+				  " Distributed(%s, %s, %s_local, cityHash64(%s))", db, t->name, db,
+				  t->name, cluster, db, t->name, t->shard), why, whylen);
+}
+
+/* The views of reports/SCHEMA.md.  Every read goes through FINAL (a core
+ * written twice is one core) and joins on cores (a core whose cores row is
+ * not written yet is not there).  %1$s is the database, %2$s the tables'
+ * suffix: the views that join a core's rows run on each shard over its
+ * local tables ("_local"; all rows of a core are on one shard) and are
+ * read through a Distributed table; top_signatures aggregates over the
+ * Distributed tables (no suffix).  ClickHouse 18.16 joins two tables per
+ * SELECT, hence the nesting. */
+static const char crash_stacks_sql[] =
+	"SELECT fingerprint, path AS core, signature_hash, idx AS frame, kind,"
+	" concat('0x', replaceRegexpOne(lower(hex(toUInt64(pc))), '^0(.)', '\\\\1')) AS pc,"
+	" function, file, line, module, inline_depth, runtime, detail FROM"
+	" (SELECT fingerprint, thread_idx, idx, kind, pc, function, file, line, module, inline_depth,"
+	"   runtime, detail FROM %1$s.frames%2$s FINAL)"
+	" ALL INNER JOIN"
+	" (SELECT fingerprint, thread_idx, path, signature_hash FROM"
+	"   (SELECT fingerprint, idx AS thread_idx FROM %1$s.threads%2$s FINAL WHERE crashing = 1)"
+	"   ALL INNER JOIN (SELECT fingerprint, path, signature_hash FROM %1$s.cores%2$s FINAL)"
+	"   USING fingerprint)"
+	" USING (fingerprint, thread_idx)";
+
+static const char last_events_sql[] =
+	"SELECT fingerprint, core, recency, e.1 AS recorder, e.2 AS event_order, e.3 AS timestamp,"
+	" e.4 AS location, e.5 AS function, e.6 AS message, e.7 AS in_flight FROM"
+	" (SELECT fingerprint, any(path) AS core,"
+	"   arraySlice(arrayReverseSort(x -> x.2, groupArray((recorder, event_order, timestamp,"
+	"     location, function, message, in_flight))), 1, 10) AS ev FROM"
+	"   (SELECT fingerprint, recorder_idx, event_order, timestamp, location, function, message,"
+	"     in_flight FROM %1$s.recorder_events%2$s FINAL)"
+	"   ALL INNER JOIN"
+	"   (SELECT fingerprint, recorder_idx, recorder, path FROM"
+	"     (SELECT fingerprint, idx AS recorder_idx, name AS recorder FROM %1$s.recorders%2$s FINAL)"
+	"     ALL INNER JOIN (SELECT fingerprint, path FROM %1$s.cores%2$s FINAL) USING fingerprint)"
+	"   USING (fingerprint, recorder_idx)"
+	"  GROUP BY fingerprint)"
+	" ARRAY JOIN ev AS e, arrayEnumerate(ev) AS recency";
+
+/* A core's first sighting (crash time, else ingest time) and its program
+ * (the executable's file name). */
+#define SEEN_SQL \
+	"SELECT signature_hash, signature, path, analysed_at, build_id," \
+	" ifNull(crashed_at, analysed_at) AS seen_at," \
+	" ifNull(replaceRegexpOne(executable, '^.*/', ''), '') AS program FROM %1$s.cores FINAL"
+#define BUILDS_SQL \
+	"SELECT program, ifNull(build_id, '') AS bid, min(seen_at) AS first_at FROM (" SEEN_SQL ")" \
+	" WHERE isNotNull(build_id) GROUP BY program, bid"
+
+/* As SQLite's top_signatures: a bucket's build-ids in the order they were
+ * first seen; new = every core from the newest build of its program (the
+ * build first seen last), which has older builds. */
+static const char top_signatures_sql[] =
+	"SELECT signature_hash, any(signature) AS signature, sum(n) AS cores,"
+	" min(first) AS first_seen, max(last) AS last_seen, sum(n7) AS last_7_days,"
+	" if(empty(groupArrayIf(bid, has_build)), NULL, arrayStringConcat(arrayFilter((b, i) ->"
+	"   indexOf(arrayMap(x -> x.2, arraySort(groupArrayIf((first, bid), has_build))), b) = i,"
+	"   arrayMap(x -> x.2, arraySort(groupArrayIf((first, bid), has_build))),"
+	"   arrayEnumerate(groupArrayIf(bid, has_build))), ' ')) AS build_ids,"
+	" toUInt8(min(is_new)) AS new, argMax(example, example_key) AS example_core FROM"
+	" (SELECT signature_hash, any(signature) AS signature, count() AS n, min(seen_at) AS first,"
+	"   max(seen_at) AS last,"
+	"   countIf(parseDateTimeBestEffortOrNull(seen_at) >= now() - 7 * 86400) AS n7,"
+	"   ifNull(build_id, '') AS bid, isNotNull(build_id) AS has_build,"
+	"   argMax(path, (seen_at, analysed_at, path)) AS example,"
+	"   max((seen_at, analysed_at, path)) AS example_key,"
+	"   (program, bid) GLOBAL IN"
+	"     (SELECT program, bid FROM (" BUILDS_SQL ") GLOBAL ALL INNER JOIN"
+	"       (SELECT program, max(first_at) AS first_at FROM (" BUILDS_SQL ")"
+	"        GROUP BY program HAVING count() > 1) USING (program, first_at)) AS is_new"
+	"  FROM (" SEEN_SQL ") GROUP BY signature_hash, program, build_id)"
+	" GROUP BY signature_hash"
+	" ORDER BY cores DESC, last_seen DESC, signature_hash NULLS FIRST";
+
+/* View NAME with the query FMT (see above): replaced, as views hold no
+ * data, so `store init` brings them up to date. */
+static int create_view(struct rep_ch *ch, const char *name, const char *fmt, bool per_shard,
+		       char *why, size_t whylen)
+{
+	const char *db = rep_ch_database(ch), *cluster = rep_ch_cluster(ch);
+	bool local = cluster && per_shard;
+	char *body = printf_sql(fmt, db, local ? "_local" : "");
+	if (!body) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	int rc = -1;
+	if (ddl(ch, printf_sql("DROP TABLE IF EXISTS %s.%s%s", db, name, local ? "_local" : ""), why,
+		whylen) != 0 ||
+	    ddl(ch, printf_sql("CREATE VIEW %s.%s%s AS %s", db, name, local ? "_local" : "", body), why,
+		whylen) != 0)
+		goto out;
+	if (local && (ddl(ch, printf_sql("DROP TABLE IF EXISTS %s.%s", db, name), why, whylen) != 0 ||
+		      ddl(ch, printf_sql("CREATE TABLE %s.%s AS %s.%s_local ENGINE = Distributed(%s, %s,"
+					 " %s_local)", db, name, db, name, cluster, db, name), why,
+			  whylen) != 0))
+		goto out;
+	rc = 0;
+out:
+	free(body);
+	return rc;
+}
+
+int rep_ch_store_init(const char *url, char *why, size_t whylen)
+{
+	struct rep_ch *ch = NULL;
+	int rc = -1;
+	if (rep_ch_open(url, &ch, why, whylen) != 0)
+		return -1;
+	if (ddl(ch, printf_sql("CREATE DATABASE IF NOT EXISTS %s", rep_ch_database(ch)), why,
+		whylen) != 0)
+		goto out;
+	for (int t = 0; t < T_COUNT; t++)
+		if (create_table(ch, &ch_tables[t], why, whylen) != 0)
+			goto out;
+	if (create_view(ch, "crash_stacks", crash_stacks_sql, true, why, whylen) != 0 ||
+	    create_view(ch, "last_events", last_events_sql, true, why, whylen) != 0 ||
+	    create_view(ch, "top_signatures", top_signatures_sql, false, why, whylen) != 0)
+		goto out;
+	rc = 0;
+out:
+	rep_ch_close(ch);
+	return rc;
+}
+
+/* ---- Writing --------------------------------------------------------- */
+
+int rep_ch_store_open(const char *url, struct rep_ch_store **out, char *why, size_t whylen)
+{
+	struct rep_ch_store *st = calloc(1, sizeof(*st));
+	char *reply = NULL, *sql = NULL;
+	if (!st) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	if (rep_ch_open(url, &st->ch, why, whylen) != 0)
+		goto fail;
+	sql = printf_sql("EXISTS TABLE %s.cores", rep_ch_database(st->ch));
+	if (!sql || rep_ch_run_retry(st->ch, sql, NULL, 0, NULL, why, whylen) != 0 ||
+	    rep_ch_run(st->ch, sql, NULL, 0, NULL, &reply, why, whylen) != 0)
+		goto fail;
+	if (reply[0] != '1') {
+		snprintf(why, whylen, "%s: no crash store there: run asyncore store init --db %s", url,
+			 url);
+		goto fail;
+	}
+	free(reply);
+	free(sql);
+	*out = st;
+	return 0;
+fail:
+	free(reply);
+	free(sql);
+	rep_ch_close(st->ch);
+	free(st);
+	return -1;
+}
+
+/* Append OBJ (taken) to ROWS as one JSONEachRow line. */
+static int dump_line(const char *buffer, size_t size, void *arg)
+{
+	struct ch_rows *r = arg;
+	if (r->len + size + 2 > r->cap) {
+		size_t cap = (r->len + size + 2) * 2;
+		char *p = realloc(r->data, cap);
+		if (!p)
+			return -1;
+		r->data = p;
+		r->cap = cap;
+	}
+	memcpy(r->data + r->len, buffer, size);
+	r->len += size;
+	return 0;
+}
+
+static int add_row(struct ch_rows *r, json_t *obj)
+{
+	size_t mark = r->len;
+	int rc = obj && json_dump_callback(obj, dump_line, r, JSON_COMPACT) == 0 &&
+			 dump_line("\n", 1, r) == 0 ? 0 : -1;
+	json_decref(obj);
+	if (rc != 0)
+		r->len = mark;
+	else
+		r->count++;
+	return rc;
+}
+
+/* Column values: an integer (64-bit values as their two's complement, as
+ * SQLite holds them), null when unknown, text made valid UTF-8. */
+static json_t *j_int(int64_t v)
+{
+	return json_integer((json_int_t)v);
+}
+
+static json_t *j_u64(uint64_t v)
+{
+	return j_int((int64_t)v);
+}
+
+static json_t *j_opt(bool known, uint64_t v)
+{
+	return known ? j_u64(v) : json_null();
+}
+
+/* An object of N columns: NAMES[i] = VALUES[i] (taken); NULL when a value
+ * is missing (out of memory). */
+static json_t *row_of(const char *const *names, json_t **values, size_t n)
+{
+	json_t *obj = json_object();
+	bool ok = obj != NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (ok && values[i])
+			ok = json_object_set_new(obj, names[i], values[i]) == 0;
+		else
+			json_decref(values[i]);
+		ok = ok && values[i];
+	}
+	if (!ok) {
+		json_decref(obj);
+		return NULL;
+	}
+	return obj;
+}
+
+/* One row of table ROWS: the columns NAMES, one value (taken) each. */
+#define ROW(rows, names, ...)                                                                 \
+	add_values(rows, names, sizeof(names) / sizeof((names)[0]), (json_t *[]){__VA_ARGS__},   \
+		   sizeof((json_t *[]){__VA_ARGS__}) / sizeof(json_t *))
+
+static int add_values(struct ch_rows *rows, const char *const *names, size_t ncols, json_t **values,
+		      size_t n)
+{
+	assert(ncols == n);
+	return add_row(rows, row_of(names, values, ncols < n ? ncols : n));
+}
+
+static const char *const core_cols[] = {
+	"fingerprint", "sha256", "path", "file_size", "size", "crashed_at", "analysed_at",
+	"analyzer_version", "executable", "build_id", "pid", "uid", "signal", "signal_name", "code",
+	"code_name", "fault_address", "crashing_tid", "abort_message", "signature", "signature_hash",
+	"async_key", "nthreads", "nframes", "nwarnings", "boot_id", "coredump_uid", "unit", "cmdline",
+	"version",
+};
+
+static int add_core(struct rep_ch_store *st, const struct analysis *an)
+{
+	char now[32];
+	rep_store_time((int64_t)time(NULL), now);
+	return ROW(&st->rows[T_CORES], core_cols,
+		   rep_json_text(an->core_fingerprint), rep_json_text(an->core_sha256),
+		   rep_json_text(an->core_path ? an->core_path : ""), j_u64(an->core_file_size),
+		   j_u64(an->core_size), rep_json_text(an->crashed_at), rep_json_text(now),
+		   rep_json_text(AN_VERSION), rep_json_text(an->executable), rep_json_text(an->build_id),
+		   j_opt(an->has_pid, (uint64_t)(int64_t)an->pid), j_opt(an->has_uid, an->uid),
+		   j_opt(an->has_signal, (uint64_t)(int64_t)an->signo), rep_json_text(an->signal_name),
+		   j_opt(an->has_code, (uint64_t)(int64_t)an->code), rep_json_text(an->code_name),
+		   j_opt(an->has_fault_address, an->fault_address), j_int(an->crashing_tid),
+		   rep_json_text(an->abort_message), rep_json_text(an->signature),
+		   rep_json_text(an->signature_hash), j_opt(an->async_key_found, an->async_key),
+		   j_u64(an->nthreads), j_u64(rep_total_frames(an)), j_u64(an->nwarnings),
+		   rep_json_text(an->boot_id), j_opt(an->has_coredump_uid, an->coredump_uid),
+		   rep_json_text(an->unit), rep_json_text(an->cmdline), j_u64(next_version(st)));
+}
+
+static const char *const frame_cols[] = {
+	"fingerprint", "thread_idx", "idx", "kind", "pc", "function", "function_offset", "module",
+	"module_offset", "file", "line", "inlined", "inline_depth", "tailcall", "display", "args",
+	"activation", "cfa", "seam", "runtime", "detail",
+};
+
+static const char *const sframe_cols[] = {
+	"fingerprint", "chain_idx", "idx", "kind", "pc", "function", "function_offset", "module",
+	"module_offset", "file", "line", "inlined", "inline_depth", "tailcall", "display", "args",
+};
+
+/* The frames of thread or chain OWNER: a thread's (FULL) with the
+ * unwinder's columns. */
+static int add_frames(struct ch_rows *rows, const char *fp, size_t owner, const struct an_frame *fs,
+		      size_t n, bool full)
+{
+	for (size_t j = 0; j < n; j++) {
+		const struct an_frame *f = &fs[j];
+		char *args = rep_frame_args_json(f);
+		json_t *argv = args ? json_string(args) : f->has_args ? NULL : json_null();
+		free(args);
+		json_t *common[] = {
+			json_string(fp), j_u64(owner), j_u64(j),
+			json_string(an_frame_kind_name(f->kind)), j_opt(!AN_FRAME_IS_RUNTIME(f), f->pc),
+			rep_json_text(f->function), j_opt(f->has_offset, f->offset),
+			rep_json_text(f->module), j_opt(f->has_module_offset, f->module_offset),
+			rep_json_text(f->file), j_opt(f->line > 0, (uint64_t)f->line), j_int(f->inlined),
+			j_int(f->inline_depth), j_int(f->tailcall), rep_json_text(f->display), argv,
+		};
+		int rc;
+		if (full)
+			rc = ROW(rows, frame_cols, common[0], common[1], common[2], common[3], common[4],
+				 common[5], common[6], common[7], common[8], common[9], common[10],
+				 common[11], common[12], common[13], common[14], common[15],
+				 j_int(f->activation), j_opt(f->cfa != 0, f->cfa), j_int(f->seam),
+				 rep_json_text(f->runtime), rep_json_text(f->detail));
+		else
+			rc = add_row(rows, row_of(sframe_cols, common, sizeof(common) / sizeof(common[0])));
+		if (rc != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static const char *const thread_cols[] = {
+	"fingerprint", "idx", "tid", "crashing", "rip", "rsp", "rbp", "fs_base", "nframes",
+	"unwind_error", "async_root",
+};
+static const char *const root_cols[] = {"fingerprint", "thread_idx", "tid", "address"};
+
+static int add_threads(struct rep_ch_store *st, const char *fp, const struct analysis *an)
+{
+	for (size_t i = 0; i < an->nthreads; i++) {
+		const struct an_thread *t = &an->threads[i];
+		if (ROW(&st->rows[T_THREADS], thread_cols, json_string(fp), j_u64(i), j_int(t->tid),
+			j_int(t->crashing), j_u64(t->regs[AN_REG_RIP]), j_u64(t->regs[AN_REG_RSP]),
+			j_u64(t->regs[AN_REG_RBP]), j_u64(t->regs[AN_REG_FS_BASE]), j_u64(t->nframes),
+			rep_json_text(t->unwind_error), j_opt(t->async_root != 0, t->async_root)) != 0 ||
+		    add_frames(&st->rows[T_FRAMES], fp, i, t->frames, t->nframes, true) != 0)
+			return -1;
+		if (t->async_root && ROW(&st->rows[T_ROOTS], root_cols, json_string(fp), j_u64(i),
+					 j_int(t->tid), j_u64(t->async_root)) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static const char *const module_cols[] = {
+	"fingerprint", "idx", "path", "start_addr", "end_addr", "build_id", "debuginfo",
+};
+static const char *const suspended_cols[] = {"fingerprint", "idx", "leaf", "nframes"};
+static const char *const warning_cols[] = {"fingerprint", "idx", "message"};
+
+static int add_modules_suspended_warnings(struct rep_ch_store *st, const char *fp,
+					  const struct analysis *an)
+{
+	for (size_t i = 0; i < an->nmodules; i++) {
+		const struct an_module *m = &an->modules[i];
+		if (ROW(&st->rows[T_MODULES], module_cols, json_string(fp), j_u64(i),
+			rep_json_text(m->path), j_u64(m->start), j_u64(m->end),
+			rep_json_text(m->build_id), rep_json_text(m->debuginfo)) != 0)
+			return -1;
+	}
+	for (size_t i = 0; i < an->nsuspended; i++) {
+		const struct an_suspended *s = &an->suspended[i];
+		if (ROW(&st->rows[T_SUSPENDED], suspended_cols, json_string(fp), j_u64(i),
+			j_u64(s->leaf), j_u64(s->nframes)) != 0 ||
+		    add_frames(&st->rows[T_SFRAMES], fp, i, s->frames, s->nframes, false) != 0)
+			return -1;
+	}
+	for (size_t i = 0; i < an->nwarnings; i++)
+		if (ROW(&st->rows[T_WARNINGS], warning_cols, json_string(fp), j_u64(i),
+			rep_json_text(an->warnings[i] ? an->warnings[i] : "")) != 0)
+			return -1;
+	return 0;
+}
+
+static const char *const recorder_cols[] = {
+	"fingerprint", "idx", "name", "layout", "address", "size", "writer", "reader", "committed",
+	"overflow", "recovered", "in_flight", "overwritten", "nevents",
+};
+static const char *const event_cols[] = {
+	"fingerprint", "recorder_idx", "idx", "event_order", "timestamp", "location", "function",
+	"format", "message", "args", "strings_read", "in_flight",
+};
+
+static int add_recorders(struct rep_ch_store *st, const char *fp, const struct analysis *an)
+{
+	char args[REP_EVENT_ARGS_MAX];
+	for (size_t i = 0; i < an->nrecorders; i++) {
+		const struct an_recorder *r = &an->recorders[i];
+		if (ROW(&st->rows[T_RECORDERS], recorder_cols, json_string(fp), j_u64(i),
+			rep_json_text(r->name), rep_json_text(r->layout), j_u64(r->address),
+			j_u64(r->size), j_u64(r->writer), j_u64(r->reader), j_u64(r->commit),
+			j_u64(r->overflow), j_u64(r->recovered), j_u64(r->in_flight),
+			j_u64(r->overwritten), j_u64(r->nevents)) != 0)
+			return -1;
+		for (size_t k = 0; k < r->nevents; k++) {
+			const struct an_event *e = &r->events[k];
+			rep_event_args_json(e, args, sizeof(args));
+			if (ROW(&st->rows[T_EVENTS], event_cols, json_string(fp), j_u64(i), j_u64(k),
+				j_u64(e->order), j_u64(e->timestamp), rep_json_text(e->location),
+				rep_json_text(e->function), rep_json_text(e->format),
+				rep_json_text(e->message), json_string(args), j_int(e->strings_read),
+				j_int(e->in_flight)) != 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static bool is_pending(const struct rep_ch_store *st, const char *fingerprint)
+{
+	for (size_t i = 0; i < st->npending; i++)
+		if (strcmp(st->pending[i].fingerprint, fingerprint) == 0)
+			return true;
+	return false;
+}
+
+static size_t batch_bytes(const struct rep_ch_store *st)
+{
+	size_t n = 0;
+	for (int t = 0; t < T_COUNT; t++)
+		n += st->rows[t].len;
+	return n;
+}
+
+static void rows_reset(struct rep_ch_store *st)
+{
+	for (int t = 0; t < T_COUNT; t++)
+		st->rows[t].len = st->rows[t].count = 0;
+}
+
+static void pending_clear(struct rep_ch_store *st)
+{
+	for (size_t i = 0; i < st->npending; i++) {
+		free(st->pending[i].path);
+		free(st->pending[i].fingerprint);
+	}
+	st->npending = 0;
+	st->nerrors = 0;
+}
+
+/* ---- ingest_errors --------------------------------------------------- */
+
+static const char *const error_cols[] = {
+	"ident", "fingerprint", "path", "size", "reason", "attempts", "first_at", "last_at",
+	"resolved", "version",
+};
+
+/* Earlier errors (first time, attempts) of IDENT, so a new row carries
+ * them on; 0 and no row is fine.  -1 when the store cannot be read. */
+static int earlier_error(struct rep_ch_store *st, const char *ident, char first_at[32],
+			 int64_t *attempts)
+{
+	char *quoted = rep_ch_quote(ident), *sql = NULL, why[256];
+	json_t *res = NULL;
+	int rc = -1;
+	*attempts = 0;
+	if (quoted)
+		sql = printf_sql("SELECT first_at, attempts FROM %s.ingest_errors FINAL WHERE ident = %s"
+				 " AND resolved = 0", rep_ch_database(st->ch), quoted);
+	if (sql && rep_ch_select(st->ch, sql, false, &res, why, sizeof(why)) == 0) {
+		json_t *row = json_array_get(json_object_get(res, "data"), 0);
+		if (row) {
+			snprintf(first_at, 32, "%s", json_string_value(json_array_get(row, 0)) ? json_string_value(json_array_get(row, 0)) : "");
+			*attempts = json_integer_value(json_array_get(row, 1));
+		}
+		rc = 0;
+	}
+	json_decref(res);
+	free(sql);
+	free(quoted);
+	return rc;
+}
+
+static int add_error(struct rep_ch_store *st, const struct rep_core_id *id, const char *reason,
+		     bool resolved, bool lookup, char *why, size_t whylen);
+
+/* The core ID, known by its fingerprint now, may have failed before under
+ * its path alone (its worker lost before it was read): that error is the
+ * same core's, and ends. */
+static int resolve_path_error(struct rep_ch_store *st, const struct rep_core_id *id, char *why,
+			      size_t whylen)
+{
+	struct rep_core_id by_path = {id->path, NULL, 0};
+	char *ident = rep_error_ident(&by_path), first_at[32] = "";
+	int64_t attempts = 0;
+	if (!ident) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	earlier_error(st, ident, first_at, &attempts);   /* best effort */
+	free(ident);
+	return attempts > 0 ? add_error(st, &by_path, "", true, false, why, whylen) : 0;
+}
+
+/* An ingest_errors row for ID into the batch (RESOLVED: the core is now
+ * stored, which ends the error; LOOKUP: carry on the attempts of an earlier
+ * row, which asks the store). */
+static int add_error(struct rep_ch_store *st, const struct rep_core_id *id, const char *reason,
+		     bool resolved, bool lookup, char *why, size_t whylen)
+{
+	char now[32], first_at[32] = "", *ident = rep_error_ident(id);
+	int64_t attempts = 0;
+	rep_store_time((int64_t)time(NULL), now);
+	if (!ident) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	if (!resolved && lookup)
+		earlier_error(st, ident, first_at, &attempts);   /* best effort: a new count */
+	if (!resolved && lookup && id->fingerprint && resolve_path_error(st, id, why, whylen) != 0) {
+		free(ident);
+		return -1;
+	}
+	int rc = ROW(&st->rows[T_ERRORS], error_cols, rep_json_text(ident),
+		     rep_json_text(id->fingerprint), rep_json_text(id->path),
+		     j_opt(id->fingerprint != NULL, id->file_size), rep_json_text(reason),
+		     j_int(attempts + 1), rep_json_text(first_at[0] ? first_at : now),
+		     rep_json_text(now), j_int(resolved), j_u64(next_version(st)));
+	free(ident);
+	if (rc != 0)
+		snprintf(why, whylen, "out of memory");
+	else
+		st->nerrors++;
+	return rc;
+}
+
+/* Append "'TEXT'" (quoted), after a comma unless it is the first, to the
+ * malloc'd list *LIST (*LEN long); -1 on out-of-memory. */
+static int list_add(char **list, size_t *len, const char *text)
+{
+	char *q = rep_ch_quote(text);
+	size_t n = q ? strlen(q) : 0;
+	char *p = q ? realloc(*list, *len + n + 2) : NULL;
+	if (!p) {
+		free(q);
+		return -1;
+	}
+	*len += (size_t)sprintf(p + *len, "%s%s", *len ? "," : "", q);
+	*list = p;
+	free(q);
+	return 0;
+}
+
+/* The batch's cores that have an unresolved error, under their fingerprint
+ * or (failed before they were read) their path: each gets a resolved row,
+ * written after its cores row. */
+static int resolve_errors(struct rep_ch_store *st)
+{
+	char *list = NULL, *sql = NULL, why[256];
+	size_t len = 0;
+	json_t *res = NULL;
+	int rc = -1;
+	for (size_t i = 0; i < st->npending; i++) {
+		struct rep_core_id by_path = {st->pending[i].path, NULL, 0};
+		char *path_ident = rep_error_ident(&by_path);
+		int added = path_ident && list_add(&list, &len, st->pending[i].fingerprint) == 0 &&
+			    list_add(&list, &len, path_ident) == 0;
+		free(path_ident);
+		if (!added)
+			goto out;
+	}
+	sql = printf_sql("SELECT ident, path FROM %s.ingest_errors FINAL WHERE resolved = 0 AND"
+			 " ident IN (%s)", rep_ch_database(st->ch), list);
+	if (!sql || rep_ch_select(st->ch, sql, false, &res, why, sizeof(why)) != 0)
+		goto out;
+	json_t *data = json_object_get(res, "data"), *row;
+	size_t k;
+	json_array_foreach(data, k, row) {
+		const char *ident = json_string_value(json_array_get(row, 0));
+		struct rep_core_id id = {json_string_value(json_array_get(row, 1)), ident, 0};
+		if (ident && strncmp(ident, "path:", 5) == 0)
+			id.fingerprint = NULL;   /* its ident is its path's */
+		if (ident && id.path && add_error(st, &id, "", true, false, why, sizeof(why)) != 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	json_decref(res);
+	free(sql);
+	free(list);
+	return rc;
+}
+
+/* ---- Batches --------------------------------------------------------- */
+
+static int insert_rows(struct rep_ch_store *st, enum ch_table t, char *why, size_t whylen)
+{
+	struct ch_rows *r = &st->rows[t];
+	if (r->count == 0)
+		return 0;
+	char *table = table_name(st->ch, ch_tables[t].name, ""), *sql = NULL;
+	int rc = -1;
+	if (table)
+		sql = printf_sql("INSERT INTO %s FORMAT JSONEachRow", table);
+	if (!sql)
+		snprintf(why, whylen, "out of memory");
+	else
+		rc = rep_ch_run_retry(st->ch, sql, r->data, r->len, CH_INSERT_SETTINGS, why, whylen);
+	free(sql);
+	free(table);
+	return rc;
+}
+
+/* The batch's cores that could not be stored: reported, counted, and
+ * recorded in ingest_errors if the store takes one more try, with the
+ * batch's own ingest_errors rows (the failures of other cores). */
+static void report_lost(struct rep_ch_store *st, const char *reason)
+{
+	char why[512];
+	for (int t = 0; t < T_COUNT; t++)
+		if (t != T_ERRORS)
+			st->rows[t].len = st->rows[t].count = 0;
+	for (size_t i = 0; i < st->npending; i++) {
+		const struct ch_pending *p = &st->pending[i];
+		struct rep_core_id id = {p->path, p->fingerprint, p->file_size};
+		fprintf(stderr, "asyncore: %s: not stored: %s\n", p->path, reason);
+		add_error(st, &id, reason, false, false, why, sizeof(why));
+	}
+	st->lost += st->npending;
+	/* one try: the store just failed the retries */
+	char *table = table_name(st->ch, "ingest_errors", ""), *sql = NULL;
+	struct ch_rows *r = &st->rows[T_ERRORS];
+	if (table && (sql = printf_sql("INSERT INTO %s FORMAT JSONEachRow", table)))
+		rep_ch_run(st->ch, sql, r->data, r->len, CH_INSERT_SETTINGS, NULL, why, sizeof(why));
+	free(sql);
+	free(table);
+	rows_reset(st);
+	pending_clear(st);
+}
+
+/* Send the batch: each table in one insert, children first, cores last,
+ * then ingest_errors. */
+static int flush(struct rep_ch_store *st)
+{
+	char why[512];
+	if (st->npending == 0 && st->nerrors == 0)
+		return 0;
+	if (st->npending && resolve_errors(st) != 0) {
+		snprintf(why, sizeof(why), "cannot read ingest_errors");
+		goto fail;
+	}
+	for (int t = 0; t < T_COUNT; t++)
+		if (insert_rows(st, (enum ch_table)t, why, sizeof(why)) != 0)
+			goto fail;
+	rows_reset(st);
+	pending_clear(st);
+	return 0;
+fail:
+	report_lost(st, why);
+	return -1;
+}
+
+static enum rep_write_result ch_write(void *backend, const struct analysis *an, char *why,
+				      size_t whylen)
+{
+	struct rep_ch_store *st = backend;
+	const char *fp = an->core_fingerprint;
+	if (!fp) {
+		snprintf(why, whylen, "the analysis has no core fingerprint");
+		return REP_WRITE_FAILED;
+	}
+	if (is_pending(st, fp))
+		return REP_WRITE_DUPLICATE;
+	struct ch_pending *p = NULL;
+	if (st->npending == st->cap) {
+		size_t cap = st->cap ? 2 * st->cap : 64;
+		struct ch_pending *np = realloc(st->pending, cap * sizeof(*np));
+		if (np) {
+			st->pending = np;
+			st->cap = cap;
+		}
+	}
+	size_t marks[T_COUNT], counts[T_COUNT];
+	for (int t = 0; t < T_COUNT; t++)
+		marks[t] = st->rows[t].len, counts[t] = st->rows[t].count;
+	if (st->npending < st->cap) {
+		p = &st->pending[st->npending];
+		p->path = strdup(an->core_path ? an->core_path : "");
+		p->fingerprint = strdup(fp);
+		p->file_size = an->core_file_size;
+	}
+	if (!p || !p->path || !p->fingerprint || add_threads(st, fp, an) != 0 ||
+	    add_modules_suspended_warnings(st, fp, an) != 0 || add_recorders(st, fp, an) != 0 ||
+	    add_core(st, an) != 0) {
+		for (int t = 0; t < T_COUNT; t++)   /* none of this core's rows stay */
+			st->rows[t].len = marks[t], st->rows[t].count = counts[t];
+		if (p) {
+			free(p->path);
+			free(p->fingerprint);
+		}
+		snprintf(why, whylen, "out of memory");
+		return REP_WRITE_FAILED;
+	}
+	st->npending++;
+	if (st->npending >= REP_CH_BATCH_CORES || batch_bytes(st) >= CH_BATCH_BYTES)
+		flush(st);   /* a failure is reported and counted by rep_store_close() */
+	return REP_WRITE_STORED;
+}
+
+static int ch_record_error(void *backend, const struct rep_core_id *id, const char *reason,
+			   char *why, size_t whylen)
+{
+	struct rep_ch_store *st = backend;
+	if (add_error(st, id, reason, false, true, why, whylen) != 0)
+		return -1;
+	if (st->nerrors >= REP_CH_BATCH_CORES)
+		flush(st);
+	return 0;
+}
+
+static int ch_has(void *backend, const char *fingerprint)
+{
+	struct rep_ch_store *st = backend;
+	char *quoted = rep_ch_quote(fingerprint), *sql = NULL, *reply = NULL, why[256];
+	int rc = -1;
+	if (quoted)
+		sql = printf_sql("SELECT count() FROM %s.cores WHERE fingerprint = %s",
+				 rep_ch_database(st->ch), quoted);
+	if (sql && rep_ch_run(st->ch, sql, NULL, 0, NULL, &reply, why, sizeof(why)) == 0)
+		rc = atoi(reply) > 0 ? 1 : 0;
+	free(reply);
+	free(sql);
+	free(quoted);
+	return rc;
+}
+
+static size_t ch_close(void *backend)
+{
+	struct rep_ch_store *st = backend;
+	flush(st);
+	size_t lost = st->lost;
+	for (int t = 0; t < T_COUNT; t++)
+		free(st->rows[t].data);
+	pending_clear(st);
+	free(st->pending);
+	rep_ch_close(st->ch);
+	free(st);
+	return lost;
+}
+
+/* The batch's cores and ingest_errors rows: every flush writes (or loses)
+ * them all, so they are the last ones accepted. */
+static void ch_pending(void *backend, size_t *held, size_t *lost)
+{
+	const struct rep_ch_store *st = backend;
+	*held = st->npending + st->nerrors;
+	*lost = st->lost;
+}
+
+const struct rep_store_ops rep_ch_store_ops = {ch_has, ch_write, ch_record_error, ch_close,
+					       ch_pending};
+
+/* ---- Resigning ------------------------------------------------------- */
+
+/* Cores signed per round trip. */
+#define CH_RESIGN_BATCH 500
+
+/* A stored core as resigning needs it. */
+struct ch_core {
+	char *fingerprint;
+	bool has_signal;
+	int signo;
+	char *signal_name;
+	char *old_hash, *new_hash, *new_signature;   /* hashes may be NULL */
+	bool has_tid;
+	int64_t crashing_tid;
+};
+
+static char *dup_cell(json_t *row, size_t i)
+{
+	const char *s = json_string_value(json_array_get(row, i));
+	return s ? strdup(s) : NULL;
+}
+
+static bool cell_null(json_t *row, size_t i)
+{
+	return json_is_null(json_array_get(row, i));
+}
+
+static int load_ch_cores(struct rep_ch *ch, struct ch_core **cores, size_t *n, char *why,
+			 size_t whylen)
+{
+	char *sql = printf_sql("SELECT fingerprint, signal, signal_name, signature_hash, crashing_tid"
+			       " FROM %s.cores FINAL ORDER BY fingerprint", rep_ch_database(ch));
+	json_t *res = NULL, *row;
+	size_t cap = 0, i;
+	int rc = -1;
+	if (!sql || rep_ch_select(ch, sql, false, &res, why, whylen) != 0)
+		goto out;
+	json_array_foreach(json_object_get(res, "data"), i, row) {
+		struct ch_core *c = core_array_push(cores, n, &cap, sizeof(*c));
+		if (!c)
+			goto oom;
+		c->fingerprint = dup_cell(row, 0);
+		c->has_signal = !cell_null(row, 1);
+		c->signo = (int)json_integer_value(json_array_get(row, 1));
+		c->signal_name = dup_cell(row, 2);
+		c->old_hash = dup_cell(row, 3);
+		c->has_tid = !cell_null(row, 4);
+		c->crashing_tid = json_integer_value(json_array_get(row, 4));
+		if (!c->fingerprint || (!cell_null(row, 2) && !c->signal_name) ||
+		    (!cell_null(row, 3) && !c->old_hash))
+			goto oom;
+	}
+	rc = 0;
+	goto out;
+oom:
+	snprintf(why, whylen, "out of memory");
+out:
+	json_decref(res);
+	free(sql);
+	return rc;
+}
+
+/* "'fp1','fp2',..." of cores [FIRST, FIRST + N); NULL when out of memory. */
+static char *fingerprint_list(const struct ch_core *c, size_t first, size_t n)
+{
+	size_t len = 1;
+	for (size_t i = first; i < first + n; i++)
+		len += 2 * strlen(c[i].fingerprint) + 3;
+	char *list = malloc(len), *q;
+	size_t o = 0;
+	if (!list)
+		return NULL;
+	list[0] = '\0';
+	for (size_t i = first; i < first + n; i++) {
+		if (!(q = rep_ch_quote(c[i].fingerprint))) {
+			free(list);
+			return NULL;
+		}
+		o += (size_t)snprintf(list + o, len - o, "%s%s", i > first ? "," : "", q);
+		free(q);
+	}
+	return list;
+}
+
+/* The rows of ROWS (ordered by fingerprint, which is cell 0) that belong
+ * to core C: [*CURSOR, returned end), the cursor moved past the rows of
+ * cores before C. */
+static size_t rows_of_core(const struct ch_core *c, json_t *rows, size_t *cursor)
+{
+	size_t n = json_array_size(rows), end;
+	for (; *cursor < n; (*cursor)++) {
+		const char *fp = json_string_value(json_array_get(json_array_get(rows, *cursor), 0));
+		if (strcmp(fp ? fp : "", c->fingerprint) >= 0)
+			break;
+	}
+	for (end = *cursor; end < n; end++) {
+		const char *fp = json_string_value(json_array_get(json_array_get(rows, end), 0));
+		if (strcmp(fp ? fp : "", c->fingerprint) != 0)
+			break;
+	}
+	return end;
+}
+
+/* The crashing thread of core C among its THREADS rows ([fingerprint, idx,
+ * tid, crashing], ordered by idx), chosen as the analyzer chooses it: the
+ * one marked crashing, else the one whose tid is the crashing tid, else
+ * the first. */
+static int64_t crashing_thread(const struct ch_core *c, json_t *threads, size_t *cursor)
+{
+	int64_t best = -1, by_tid = -1, first = -1;
+	size_t end = rows_of_core(c, threads, cursor);
+	for (; *cursor < end; (*cursor)++) {
+		json_t *row = json_array_get(threads, *cursor);
+		int64_t idx = json_integer_value(json_array_get(row, 1));
+		if (first < 0)
+			first = idx;
+		if (best < 0 && json_integer_value(json_array_get(row, 3)))
+			best = idx;
+		if (by_tid < 0 && c->has_tid && json_integer_value(json_array_get(row, 2)) == c->crashing_tid)
+			by_tid = idx;
+	}
+	return best >= 0 ? best : by_tid >= 0 ? by_tid : first;
+}
+
+/* The frames of thread THREAD of core C from FRAMES rows ([fingerprint,
+ * thread_idx, kind, pc, function, module, module_offset], ordered), its
+ * strings borrowed from the rows, into *OUT (reused). */
+static int crash_frames(const struct ch_core *c, int64_t thread, json_t *frames, size_t *cursor,
+			struct an_frame **out, size_t *n, size_t *cap)
+{
+	size_t end = rows_of_core(c, frames, cursor);
+	*n = 0;
+	for (; *cursor < end; (*cursor)++) {
+		json_t *row = json_array_get(frames, *cursor);
+		if (json_integer_value(json_array_get(row, 1)) != thread)
+			continue;
+		struct an_frame *f = core_array_push(out, n, cap, sizeof(*f));
+		if (!f)
+			return -1;
+		memset(f, 0, sizeof(*f));
+		f->kind = an_frame_kind_parse(json_string_value(json_array_get(row, 2)));
+		f->pc = (uint64_t)json_integer_value(json_array_get(row, 3));
+		f->function = (char *)json_string_value(json_array_get(row, 4));
+		f->module = (char *)json_string_value(json_array_get(row, 5));
+		f->has_module_offset = !cell_null(row, 6);
+		f->module_offset = (uint64_t)json_integer_value(json_array_get(row, 6));
+	}
+	return 0;
+}
+
+/* SELECT COLUMNS FROM TABLE FINAL WHERE fingerprint IN (LIST) ORDER BY ORDER:
+ * the "data" rows (borrowed from *RES, which the caller frees). */
+static json_t *select_in(struct rep_ch *ch, const char *columns, const char *table,
+			 const char *list, const char *order, json_t **res, char *why, size_t whylen)
+{
+	char *sql = printf_sql("SELECT %s FROM %s.%s FINAL WHERE fingerprint IN (%s) ORDER BY %s",
+			       columns, rep_ch_database(ch), table, list, order);
+	json_t *data = NULL;
+	if (!sql)
+		snprintf(why, whylen, "out of memory");
+	else if (rep_ch_select(ch, sql, false, res, why, whylen) == 0)
+		data = json_object_get(*res, "data");
+	free(sql);
+	return data;
+}
+
+/* Sign cores [FIRST, FIRST + N) with SIGN from their stored frames. */
+static int sign_batch(struct rep_ch *ch, struct ch_core *c, size_t first, size_t n,
+		      rep_sign_fn *sign, void *ctx, char *why, size_t whylen)
+{
+	char *list = fingerprint_list(c, first, n);
+	json_t *tres = NULL, *fres = NULL, *threads = NULL, *frames = NULL;
+	struct an_frame *f = NULL;
+	size_t nf = 0, fcap = 0, tcur = 0, fcur = 0;
+	int rc = -1;
+	if (!list) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	threads = select_in(ch, "fingerprint, idx, tid, crashing", "threads", list, "fingerprint, idx",
+			    &tres, why, whylen);
+	frames = threads ? select_in(ch, "fingerprint, thread_idx, kind, pc, function, module,"
+				     " module_offset", "frames", list, "fingerprint, thread_idx, idx",
+				     &fres, why, whylen) : NULL;
+	if (!frames)
+		goto out;
+	for (size_t i = first; i < first + n; i++) {
+		int64_t thread = crashing_thread(&c[i], threads, &tcur);
+		if (crash_frames(&c[i], thread, frames, &fcur, &f, &nf, &fcap) != 0)
+			goto oom;
+		struct rep_stored_crash crash = {(int64_t)i, c[i].has_signal, c[i].signo,
+						 c[i].signal_name, f, nf};
+		if (sign(ctx, &crash, &c[i].new_signature, &c[i].new_hash) != 0)
+			goto oom;
+	}
+	rc = 0;
+	goto out;
+oom:
+	snprintf(why, whylen, "out of memory");
+out:
+	free(f);   /* its strings belong to the rows */
+	json_decref(tres);
+	json_decref(fres);
+	free(list);
+	return rc;
+}
+
+static bool hash_changed(const struct ch_core *c)
+{
+	return !c->old_hash || strcmp(c->old_hash, c->new_hash) != 0;
+}
+
+/* A quoted list of the changed cores' fingerprints, new signatures or new
+ * hashes (WHAT 0, 1, 2) among [FIRST, FIRST + N); NULL when out of memory. */
+static char *changed_list(const struct ch_core *c, size_t first, size_t n, int what)
+{
+	char *list = strdup(""), *q;
+	for (size_t i = first; list && i < first + n; i++) {
+		if (!hash_changed(&c[i]))
+			continue;
+		const char *v = what == 0 ? c[i].fingerprint : what == 1 ? c[i].new_signature
+									   : c[i].new_hash;
+		char *grown = NULL;
+		if ((q = rep_ch_quote(v)) && asprintf(&grown, "%s%s%s", list, *list ? "," : "", q) < 0)
+			grown = NULL;
+		free(q);
+		free(list);
+		list = grown;
+	}
+	return list;
+}
+
+/* Write the changed cores of [FIRST, FIRST + N) again with their new
+ * signature and hash (a newer version: it replaces the stored row). */
+static int rewrite_batch(struct rep_ch_store *st, const struct ch_core *c, size_t first, size_t n,
+			 size_t *changed, char *why, size_t whylen)
+{
+	char *fps = changed_list(c, first, n, 0), *sigs = changed_list(c, first, n, 1);
+	char *hashes = changed_list(c, first, n, 2), *cols = strdup(""), *sql = NULL;
+	int rc = -1;
+	uint64_t version = next_version(st);
+	for (size_t k = 0; cols && k < sizeof(core_cols) / sizeof(core_cols[0]); k++) {
+		const char *col = core_cols[k];
+		char *grown = NULL;
+		int r;
+		if (strcmp(col, "signature") == 0 || strcmp(col, "signature_hash") == 0)
+			r = asprintf(&grown, "%s%stransform(fingerprint, [%s], [%s], '')", cols,
+				     k ? ", " : "", fps ? fps : "", strcmp(col, "signature") == 0 ?
+				     (sigs ? sigs : "") : (hashes ? hashes : ""));
+		else if (strcmp(col, "version") == 0)
+			r = asprintf(&grown, "%s%stoUInt64(%llu)", cols, k ? ", " : "",
+				     (unsigned long long)version);
+		else
+			r = asprintf(&grown, "%s%s%s", cols, k ? ", " : "", col);
+		free(cols);
+		cols = r < 0 ? NULL : grown;
+	}
+	if (!fps || !sigs || !hashes || !cols) {
+		snprintf(why, whylen, "out of memory");
+		goto out;
+	}
+	rc = 0;
+	if (!*fps)
+		goto out;   /* nothing changed in this batch */
+	sql = printf_sql("INSERT INTO %1$s.cores SELECT %2$s FROM %1$s.cores FINAL"
+			 " WHERE fingerprint IN (%3$s)", rep_ch_database(st->ch), cols, fps);
+	rc = sql ? rep_ch_run_retry(st->ch, sql, NULL, 0, CH_INSERT_SETTINGS, why, whylen) : -1;
+	for (size_t i = first; rc == 0 && i < first + n; i++)
+		*changed += hash_changed(&c[i]);
+out:
+	free(sql);
+	free(cols);
+	free(hashes);
+	free(sigs);
+	free(fps);
+	return rc;
+}
+
+/* Old and new hash of one core, for counting buckets. */
+struct hash_pair {
+	const char *a, *b;
+};
+
+static int cmp_pair(const void *x, const void *y)
+{
+	const struct hash_pair *p = x, *q = y;
+	int c = strcmp(p->a, q->a);
+	return c ? c : strcmp(p->b, q->b);
+}
+
+/* Distinct values of A, and how many A values go with two or more
+ * distinct B values, over N pairs (sorted here; NULLs left out as SQL's
+ * count(DISTINCT) leaves them). */
+static void count_groups(struct hash_pair *p, size_t n, size_t *groups, size_t *spread)
+{
+	qsort(p, n, sizeof(*p), cmp_pair);
+	*groups = *spread = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1, distinct = 1;
+		for (; j < n && strcmp(p[j].a, p[i].a) == 0; j++)
+			distinct += strcmp(p[j].b, p[j - 1].b) != 0;
+		(*groups)++;
+		*spread += distinct > 1;
+		i = j;
+	}
+}
+
+static int count_buckets(const struct ch_core *c, size_t n, struct rep_resign_result *out)
+{
+	struct hash_pair *old_new = calloc(n ? n : 1, sizeof(*old_new));
+	struct hash_pair *new_old = calloc(n ? n : 1, sizeof(*new_old));
+	size_t m = 0, unused;
+	if (!old_new || !new_old) {
+		free(old_new);
+		free(new_old);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!c[i].old_hash)
+			continue;
+		old_new[m] = (struct hash_pair){c[i].old_hash, c[i].new_hash};
+		new_old[m++] = (struct hash_pair){c[i].new_hash, c[i].old_hash};
+	}
+	count_groups(old_new, m, &out->buckets_before, &out->split);
+	count_groups(new_old, m, &unused, &out->merged);
+	for (size_t i = 0; i < n; i++)   /* cores without an old hash count after */
+		new_old[i] = (struct hash_pair){c[i].new_hash, ""};
+	count_groups(new_old, n, &out->buckets_after, &unused);
+	free(old_new);
+	free(new_old);
+	return 0;
+}
+
+int rep_ch_store_resign(struct rep_ch_store *st, rep_sign_fn *sign, void *ctx,
+			struct rep_resign_result *out, char *why, size_t whylen)
+{
+	struct ch_core *c = NULL;
+	size_t n = 0;
+	int rc = -1;
+	memset(out, 0, sizeof(*out));
+	if (load_ch_cores(st->ch, &c, &n, why, whylen) != 0)
+		goto out;
+	for (size_t first = 0; first < n; first += CH_RESIGN_BATCH) {
+		size_t k = n - first < CH_RESIGN_BATCH ? n - first : CH_RESIGN_BATCH;
+		if (sign_batch(st->ch, c, first, k, sign, ctx, why, whylen) != 0 ||
+		    rewrite_batch(st, c, first, k, &out->changed, why, whylen) != 0)
+			goto out;
+	}
+	out->cores = n;
+	if (count_buckets(c, n, out) != 0) {
+		snprintf(why, whylen, "out of memory");
+		goto out;
+	}
+	rc = 0;
+out:
+	for (size_t i = 0; i < n; i++) {
+		free(c[i].fingerprint);
+		free(c[i].signal_name);
+		free(c[i].old_hash);
+		free(c[i].new_hash);
+		free(c[i].new_signature);
+	}
+	free(c);
+	return rc;
+}

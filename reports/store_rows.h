@@ -1,0 +1,35 @@
+/* Column values both store backends write the same way (store_sqlite.c,
+ * store_clickhouse.c), so the two stores hold the same text. */
+#ifndef REPORTS_STORE_ROWS_H
+#define REPORTS_STORE_ROWS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../analyzer/analysis.h"
+#include "store.h"
+
+/* Room for rep_event_args_json(): 12 arguments as "0x..." strings. */
+#define REP_EVENT_ARGS_MAX (12 * 24 + 8)
+
+/* T (seconds since the epoch) as ISO 8601 UTC, "2024-05-01T12:00:00Z". */
+void rep_store_time(int64_t t, char out[32]);
+
+/* Frames of every thread of AN. */
+size_t rep_total_frames(const struct analysis *an);
+
+/* The frame's arguments as JSON text, as the JSON report writes them
+ * ([{"name","type","value","entry_value","entry_equal"}], strings made
+ * valid UTF-8), or NULL when it has none or on out-of-memory (caller
+ * frees). */
+char *rep_frame_args_json(const struct an_frame *f);
+
+/* The event's arguments as a JSON array of hex strings into BUF (LEN of at
+ * least REP_EVENT_ARGS_MAX holds them all). */
+void rep_event_args_json(const struct an_event *e, char *buf, size_t len);
+
+/* The ingest_errors key of ID: its fingerprint, or "path:" and its path
+ * when the core could not be read (caller frees; NULL: out of memory). */
+char *rep_error_ident(const struct rep_core_id *id);
+
+#endif

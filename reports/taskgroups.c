@@ -1,0 +1,174 @@
+#include "taskgroups.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The order the reports show states in. */
+static int state_rank(enum an_task_state s)
+{
+	return s == AN_TASK_RUNNING ? 0 : s == AN_TASK_SUSPENDED ? 1 : s == AN_TASK_READY ? 2 : 3;
+}
+
+/* A hash of what makes two tasks one group: state, entry, wait kind, stack. */
+static uint64_t group_key(const struct an_task *t)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t parts[3] = { (uint64_t)t->state, t->fn_address,
+			      t->wait_kind ? (uint64_t)(unsigned char)t->wait_kind[0] : 0 };
+	for (size_t i = 0; i < 3 + t->nframes; i++) {
+		uint64_t v = i < 3 ? parts[i] : t->frames[i - 3].pc;
+		h = (h ^ v) * 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static bool same_group(const struct an_task *a, const struct an_task *b)
+{
+	if (a->state != b->state || a->state == AN_TASK_RUNNING || a->fn_address != b->fn_address ||
+	    a->nframes != b->nframes || (a->wait_kind == NULL) != (b->wait_kind == NULL) ||
+	    (a->wait_kind && strcmp(a->wait_kind, b->wait_kind) != 0))
+		return false;
+	for (size_t i = 0; i < a->nframes; i++)
+		if (a->frames[i].pc != b->frames[i].pc)
+			return false;
+	return true;
+}
+
+struct sort_ctx {
+	const struct analysis *an;
+	const uint64_t *keys;
+};
+
+static int by_key(const void *a, const void *b, void *arg)
+{
+	const struct sort_ctx *c = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int rx = state_rank(c->an->tasks[x].state), ry = state_rank(c->an->tasks[y].state);
+	if (rx != ry)
+		return rx - ry;
+	if (c->keys[x] != c->keys[y])
+		return c->keys[x] < c->keys[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static int by_size(const void *a, const void *b, void *arg)
+{
+	const struct analysis *an = arg;
+	const struct rep_task_group *x = a, *y = b;
+	int rx = state_rank(an->tasks[x->members[0]].state);
+	int ry = state_rank(an->tasks[y->members[0]].state);
+	if (rx != ry)
+		return rx - ry;
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return x->members[0] < y->members[0] ? -1 : x->members[0] > y->members[0];
+}
+
+bool rep_task_groups_init(struct rep_task_groups *g, const struct analysis *an)
+{
+	memset(g, 0, sizeof(*g));
+	if (an->ntasks == 0)
+		return true;
+	uint64_t *keys = malloc(an->ntasks * sizeof(*keys));
+	g->members = malloc(an->ntasks * sizeof(*g->members));
+	g->v = malloc(an->ntasks * sizeof(*g->v));
+	if (!keys || !g->members || !g->v) {
+		free(keys);
+		rep_task_groups_deinit(g);
+		return false;
+	}
+	for (size_t i = 0; i < an->ntasks; i++) {
+		g->members[i] = i;
+		keys[i] = group_key(&an->tasks[i]);
+	}
+	struct sort_ctx c = { an, keys };
+	qsort_r(g->members, an->ntasks, sizeof(*g->members), by_key, &c);
+	for (size_t i = 0; i < an->ntasks; i++) {
+		size_t t = g->members[i];
+		struct rep_task_group *last = g->n ? &g->v[g->n - 1] : NULL;
+		if (last && keys[last->members[0]] == keys[t] &&
+		    same_group(&an->tasks[last->members[0]], &an->tasks[t]))
+			last->n++;
+		else
+			g->v[g->n++] = (struct rep_task_group){ .members = &g->members[i], .n = 1 };
+	}
+	free(keys);
+	qsort_r(g->v, g->n, sizeof(*g->v), by_size, (void *)an);
+	return true;
+}
+
+void rep_task_groups_deinit(struct rep_task_groups *g)
+{
+	free(g->v);
+	free(g->members);
+	memset(g, 0, sizeof(*g));
+}
+
+
+const struct an_task *rep_task_running_on(const struct analysis *an, int32_t tid)
+{
+	for (size_t i = 0; i < an->ntasks; i++)
+		if (an->tasks[i].state == AN_TASK_RUNNING && an->tasks[i].has_tid &&
+		    an->tasks[i].tid == tid)
+			return &an->tasks[i];
+	return NULL;
+}
+
+/* Append to BUF (LEN bytes, *AT used), truncating. */
+__attribute__((format(printf, 4, 5)))
+static void append(char *buf, size_t len, size_t *at, const char *fmt, ...)
+{
+	if (*at >= len)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf + *at, len - *at, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*at = *at + (size_t)n < len ? *at + (size_t)n : len;
+}
+
+const char *rep_tasks_counts(const struct analysis *an, char *buf, size_t len)
+{
+	static const enum an_task_state order[] = { AN_TASK_RUNNING, AN_TASK_SUSPENDED, AN_TASK_READY,
+						    AN_TASK_CREATED };
+	size_t at = 0;
+	if (len)
+		buf[0] = '\0';
+	append(buf, len, &at, "%zu:", an->ntasks);
+	const char *sep = " ";
+	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
+		size_t n = 0;
+		for (size_t i = 0; i < an->ntasks; i++)
+			n += an->tasks[i].state == order[k];
+		if (n) {
+			append(buf, len, &at, "%s%zu %s", sep, n, an_task_state_name(order[k]));
+			sep = ", ";
+		}
+	}
+	return buf;
+}
+
+const char *rep_task_doing(const struct an_task *t, const struct analysis *an, char *buf,
+			   size_t len)
+{
+	size_t at = 0;
+	if (len)
+		buf[0] = '\0';
+	append(buf, len, &at, "%s", an_task_state_name(t->state));
+	if (t->state == AN_TASK_RUNNING && t->has_tid)
+		append(buf, len, &at, " on thread %" PRId32 "%s", t->tid,
+		       an->has_signal && t->tid == an->crashing_tid ? " (crashing)" : "");
+	else if (t->wait_kind && strcmp(t->wait_kind, "sleep") == 0)
+		append(buf, len, &at, " in sleep");
+	else if (t->wait_kind && t->has_wait_target)
+		append(buf, len, &at, " in join of bthread 0x%" PRIx64, t->wait_target);
+	else if (t->wait_kind)
+		append(buf, len, &at, " in %s wait on 0x%" PRIx64, t->wait_kind, t->wait_address);
+	if (t->state == AN_TASK_READY || t->state == AN_TASK_CREATED)
+		append(buf, len, &at, "%s", t->nframes ? " (queued again)" : " (never ran)");
+	return buf;
+}

@@ -1,0 +1,44 @@
+/* The tasks of an analysis (bRPC bthreads) as the reports show them: those
+ * that share a state, a wait and a stack once, as a thread-dump tool does
+ * ("10000 bthreads suspended in butex wait on 0x...").  Shared by the text
+ * and HTML writers. */
+#ifndef REPORTS_TASKGROUPS_H
+#define REPORTS_TASKGROUPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../analyzer/analysis.h"
+
+struct rep_task_group {
+	const size_t *members;      /* indexes into an->tasks, by id */
+	size_t n;
+};
+
+struct rep_task_groups {
+	struct rep_task_group *v;   /* running first (each alone), then suspended,
+				       ready, created; the largest group first */
+	size_t n;
+	size_t *members;            /* storage the groups point into */
+};
+
+/* Group AN's tasks into G.  False on out-of-memory (G is then empty);
+ * rep_task_groups_deinit() frees G either way. */
+bool rep_task_groups_init(struct rep_task_groups *g, const struct analysis *an);
+void rep_task_groups_deinit(struct rep_task_groups *g);
+
+/* "15: 3 running, 10 suspended, 2 ready": how many tasks, by state (the
+ * states none is in left out); into BUF. */
+const char *rep_tasks_counts(const struct analysis *an, char *buf, size_t len);
+
+/* The task running on the thread with TID (whose frames are the top of that
+ * thread's stack), or NULL. */
+const struct an_task *rep_task_running_on(const struct analysis *an, int32_t tid);
+
+/* What task T is doing, in words: "suspended in butex wait on 0x...",
+ * "suspended in join of bthread 0x...", "running on thread 42 (crashing)",
+ * "ready (never ran)"; into BUF. */
+const char *rep_task_doing(const struct an_task *t, const struct analysis *an, char *buf,
+			   size_t len);
+
+#endif

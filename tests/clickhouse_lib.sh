@@ -1,0 +1,157 @@
+# ClickHouse servers for tests and benchmarks: Debian's clickhouse-server
+# (installed as a test dependency), each server with its own config, data
+# directory and log under a work directory, on free loopback ports.  Source
+# after tests/lib.sh.
+#
+# ch_available LOG         true when clickhouse-server is (or could be)
+#                          installed; the apt-get output goes to LOG.
+# ch_cluster_start DIR N   N servers (shards of the cluster "asyncore_test",
+#                          one replica each) under DIR/s1 .. DIR/sN; sets
+#                          CH_HTTP[i] and CH_TCP[i] (i = 1..N) and returns
+#                          once every server answers (1 when one does not).
+# ch_stop I                stops server I (SIGTERM, then SIGKILL), waiting
+#                          for it to exit; ch_kill I kills it at once.
+# ch_start I               starts server I again with its config.
+# ch_cluster_stop          stops every server started (call it from a trap).
+# ch_q I SQL [SETTINGS]    the result of SQL on server I (TabSeparated), with
+#                          SETTINGS ("name=value&...") in the URL.
+#
+# The config is the least a server needs: listen on 127.0.0.1 only, HTTP and
+# native TCP ports, its own paths, a user "default" without password and the
+# cluster in remote_servers (the Distributed tables use its native TCP ports).
+
+CH_SERVER=/usr/sbin/clickhouse-server
+CH_CLUSTER_NAME=asyncore_test
+CH_PIDS=()
+CH_DIRS=()
+
+ch_available() {
+	[ -x "$CH_SERVER" ] && return 0
+	local sudo=; [ "$(id -u)" -ne 0 ] && sudo=sudo
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clickhouse-server >"$1" 2>&1 ||
+		{ $sudo apt-get update -qq >>"$1" 2>&1 &&
+		  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clickhouse-server >>"$1" 2>&1; }
+	[ -x "$CH_SERVER" ]
+}
+
+ch_free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# The remote_servers section naming every server's TCP port, one shard each.
+ch_remote_servers() {
+	local i
+	echo "<remote_servers><$CH_CLUSTER_NAME>"
+	for i in "${!CH_TCP[@]}"; do
+		echo "<shard><replica><host>127.0.0.1</host><port>${CH_TCP[$i]}</port></replica></shard>"
+	done
+	echo "</$CH_CLUSTER_NAME></remote_servers>"
+}
+
+ch_write_config() {
+	local i=$1 d=${CH_DIRS[$1]}
+	mkdir -p "$d/data" "$d/tmp" "$d/user_files" "$d/format_schemas"
+	cat >"$d/config.xml" <<EOF
+<?xml version="1.0"?>
+<yandex>
+  <logger><level>warning</level><log>$d/server.log</log><errorlog>$d/error.log</errorlog>
+    <size>10M</size><count>1</count></logger>
+  <listen_host>127.0.0.1</listen_host>
+  <http_port>${CH_HTTP[$i]}</http_port>
+  <tcp_port>${CH_TCP[$i]}</tcp_port>
+  <max_connections>64</max_connections>
+  <keep_alive_timeout>3</keep_alive_timeout>
+  <max_concurrent_queries>32</max_concurrent_queries>
+  <mark_cache_size>67108864</mark_cache_size>
+  <uncompressed_cache_size>67108864</uncompressed_cache_size>
+  <path>$d/data/</path>
+  <tmp_path>$d/tmp/</tmp_path>
+  <user_files_path>$d/user_files/</user_files_path>
+  <format_schema_path>$d/format_schemas/</format_schema_path>
+  <users_config>$d/users.xml</users_config>
+  <default_profile>default</default_profile>
+  <default_database>default</default_database>
+  <timezone>UTC</timezone>
+  <mlock_executable>false</mlock_executable>
+  $(ch_remote_servers)
+</yandex>
+EOF
+	cat >"$d/users.xml" <<EOF
+<?xml version="1.0"?>
+<yandex>
+  <profiles><default><max_memory_usage>2000000000</max_memory_usage>
+    <max_threads>2</max_threads><background_pool_size>2</background_pool_size>
+    <background_schedule_pool_size>2</background_schedule_pool_size>
+    <max_distributed_connections>8</max_distributed_connections></default></profiles>
+  <users><default><password></password><networks><ip>127.0.0.1</ip></networks>
+    <profile>default</profile><quota>default</quota></default></users>
+  <quotas><default><interval><duration>3600</duration><queries>0</queries><errors>0</errors>
+    <result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time>
+  </interval></default></quotas>
+</yandex>
+EOF
+}
+
+ch_wait() {
+	local i=$1 n
+	for n in $(seq 1 300); do
+		[ "$(curl -s "http://127.0.0.1:${CH_HTTP[$i]}/ping" 2>/dev/null)" = "Ok." ] && return 0
+		kill -0 "${CH_PIDS[$i]}" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+ch_start() {
+	local i=$1 d=${CH_DIRS[$1]}
+	(cd "$d" && exec "$CH_SERVER" --config-file="$d/config.xml" >"$d/stdout.log" 2>&1) &
+	CH_PIDS[$i]=$!
+	ch_wait "$i"
+}
+
+ch_cluster_start() {
+	local dir=$1 n=$2 i
+	for i in $(seq 1 "$n"); do
+		CH_DIRS[$i]=$dir/s$i
+		CH_HTTP[$i]=$(ch_free_port)
+		CH_TCP[$i]=$(ch_free_port)
+	done
+	for i in $(seq 1 "$n"); do
+		ch_write_config "$i"
+	done
+	for i in $(seq 1 "$n"); do
+		ch_start "$i" || return 1
+	done
+}
+
+ch_stop() {
+	local pid=${CH_PIDS[$1]:-} n
+	[ -n "$pid" ] || return 0
+	kill "$pid" 2>/dev/null
+	for n in $(seq 1 100); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	CH_PIDS[$1]=
+}
+
+ch_kill() {
+	local pid=${CH_PIDS[$1]:-}
+	[ -n "$pid" ] || return 0
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	CH_PIDS[$1]=
+}
+
+ch_cluster_stop() {
+	local i
+	for i in "${!CH_PIDS[@]}"; do
+		ch_stop "$i"
+	done
+}
+
+ch_q() {
+	curl -sS --fail-with-body "http://127.0.0.1:${CH_HTTP[$1]}/?${3:-}" --data-binary "$2"
+}

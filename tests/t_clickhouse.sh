@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# The ClickHouse store against real servers: two clickhouse-server processes
+# (Debian's package) on loopback ports, one shard each of the cluster
+# asyncore_test.  Ingest through one shard, read through the other; the
+# buckets equal SQLite's on the same cores; a re-ingest changes nothing; a
+# shard killed during an ingest loses nothing; a query that writes is
+# refused; resign gives SQLite's answer.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/store_lib.sh"
+source "$(dirname "$0")/clickhouse_lib.sh"
+
+W=$(mktemp -d)
+trap 'ch_cluster_stop; rm -rf "$W"' EXIT
+if ! ch_available "$W/apt.log"; then
+	skip "clickhouse: clickhouse-server could not be installed ($(tail -1 "$W/apt.log"))"
+	exit 0
+fi
+N=$(store_cores "$W/plain"); rc=$?
+if [ $rc -eq 77 ]; then skip "clickhouse: no fixture cores"; exit 0; fi
+[ $rc -eq 0 ] || { fail "clickhouse: building fixture cores"; exit 0; }
+
+# systemd-coredump names give every core its own crash time (some this
+# week, some a month ago), so first/last seen, last_7_days, new and the
+# example core do not depend on when each store ingested it.
+mkdir "$W/cores"
+boot=$(tr -d '-' </proc/sys/kernel/random/boot_id)
+now=$(date +%s)
+i=0
+for c in "$W"/plain/*.core; do
+	i=$((i + 1))
+	age=$(( i % 3 == 0 ? 30 * 86400 + i * 3600 : i * 3600 ))
+	mv "$c" "$W/cores/core.prog.0.$boot.$((1000 + i)).$(( (now - age) * 1000000 + i ))"
+done
+
+if ! ch_cluster_start "$W/ch" 2; then
+	fail "clickhouse: starting two servers"
+	tail -5 "$W"/ch/s*/stdout.log "$W"/ch/s*/error.log 2>/dev/null | sed 's/^/    /'
+	exit 0
+fi
+U1="clickhouse://127.0.0.1:${CH_HTTP[1]}/crashes?cluster=$CH_CLUSTER_NAME"
+U2="clickhouse://127.0.0.1:${CH_HTTP[2]}/crashes?cluster=$CH_CLUSTER_NAME"
+chq() { "$ASYNCORE" query --db "$1" --format csv "$2" | tail -n +2; }
+
+"$ASYNCORE" store init --db "$U1" 2>"$W/err" && "$ASYNCORE" store init --db "$U2" 2>>"$W/err"; rc=$?
+check "clickhouse: store init on both shards" [ $rc -eq 0 ]
+[ $rc -eq 0 ] || sed 's/^/    /' "$W/err"
+"$ASYNCORE" store init --db "$U1" 2>"$W/err"; rc=$?
+check "clickhouse: store init again changes nothing and succeeds" [ $rc -eq 0 ]
+check "clickhouse: a store without init is refused with the command to run" \
+	bash -c '"$1" ingest --db "${2%%/crashes*}/nowhere" "$3" 2>&1 >/dev/null | grep -q "store init"' \
+	_ "$ASYNCORE" "$U1" "$W/cores"
+
+"$ASYNCORE" ingest --db "$U1" --jobs 2 "$W/cores" >"$W/out" 2>"$W/err"; rc=$?
+check "clickhouse: ingest through shard 1 exits 0" [ $rc -eq 0 ]
+[ $rc -eq 0 ] || sed 's/^/    /' "$W/err" | head
+check "clickhouse: summary line" grep -q "^ingested $N, already present 0, failed 0 of $N cores" "$W/out"
+s1=$(ch_q 1 "SELECT count() FROM crashes.cores_local FINAL")
+s2=$(ch_q 2 "SELECT count() FROM crashes.cores_local FINAL")
+check "clickhouse: both shards hold cores ($s1 + $s2 = $N)" [ "$s1" -gt 0 -a "$s2" -gt 0 -a $((s1 + s2)) -eq "$N" ]
+check "clickhouse: a core's rows live on its cores row's shard" \
+	[ "$(ch_q 1 "SELECT count() FROM crashes.frames_local WHERE fingerprint NOT IN (SELECT fingerprint FROM crashes.cores_local)")" = 0 ]
+check "clickhouse: every core has its threads and frames (through shard 2)" \
+	[ "$(chq "$U2" "SELECT countIf(nthreads != t OR nframes != f OR nframes = 0) FROM
+	      (SELECT fingerprint, nthreads, nframes FROM cores FINAL) GLOBAL ALL LEFT JOIN
+	      (SELECT fingerprint, uniqExact(idx) AS t, sum(nframes) AS f FROM threads FINAL
+	       GROUP BY fingerprint) USING fingerprint")" = 0 ]
+
+# The same cores into SQLite: the buckets are the same.
+DB=$W/crashes.db
+"$ASYNCORE" ingest --db "$DB" --jobs 2 --quiet "$W/cores" 2>/dev/null
+"$ASYNCORE" top --db "$DB" --format csv >"$W/top.sqlite"
+"$ASYNCORE" top --db "$U2" --format csv >"$W/top.ch" 2>"$W/err"; rc=$?
+check "clickhouse: top through shard 2 exits 0" [ $rc -eq 0 ]
+check "clickhouse: top has buckets" [ "$(wc -l <"$W/top.ch")" -gt 3 ]
+check "clickhouse: top through shard 2 equals SQLite's" cmp -s "$W/top.sqlite" "$W/top.ch"
+cmp -s "$W/top.sqlite" "$W/top.ch" || diff "$W/top.sqlite" "$W/top.ch" | head | sed 's/^/    /'
+"$ASYNCORE" top --db "$DB" --format json >"$W/top.sqlite.json"
+"$ASYNCORE" top --db "$U1" --format json >"$W/top.ch.json"
+check "clickhouse: top as JSON through shard 1 equals SQLite's" cmp -s "$W/top.sqlite.json" "$W/top.ch.json"
+check "clickhouse: crash_stacks has SQLite's rows" \
+	[ "$(chq "$U2" "SELECT count() FROM crash_stacks")" = "$(store_q "$DB" "SELECT count(*) FROM crash_stacks")" ]
+check "clickhouse: crash_stacks frame 0 functions as in SQLite" \
+	[ "$(chq "$U2" "SELECT function FROM crash_stacks WHERE frame = 0 ORDER BY core, function" | md5sum)" = \
+	  "$(store_q "$DB" "SELECT function FROM crash_stacks WHERE frame = 0 ORDER BY core, function" | md5sum)" ]
+check "clickhouse: last_events has SQLite's rows" \
+	[ "$(chq "$U2" "SELECT count() FROM last_events")" = "$(store_q "$DB" "SELECT count(*) FROM last_events")" ]
+check "clickhouse: query --format json gives numbers" \
+	bash -c '"$1" query --db "$2" --format json "SELECT count() AS n FROM cores FINAL" | python3 -c "import json,sys; assert json.load(sys.stdin) == [{\"n\": $3}]"' \
+	_ "$ASYNCORE" "$U2" "$N"
+"$ASYNCORE" top --db "$U2" --format html >"$W/top.html" 2>"$W/err"; rc=$?
+check "clickhouse: top --format html exits 0" [ $rc -eq 0 ]
+check "clickhouse: the bucket page counts every core" grep -q "$N cores in $(($(wc -l <"$W/top.sqlite") - 1)) buckets" "$W/top.html"
+check "clickhouse: the bucket page shows an example stack" grep -q "store_dispatch" "$W/top.html"
+
+# Re-ingest: nothing is analysed or written.
+dump() {
+	local t
+	for t in cores modules threads frames recorders recorder_events warnings ingest_errors; do
+		ch_q 1 "SELECT '$t', count() FROM crashes.$t"
+	done
+	ch_q 1 "SELECT * FROM crashes.cores FINAL ORDER BY fingerprint"
+}
+dump >"$W/before"
+"$ASYNCORE" ingest --db "$U2" --jobs 2 "$W/cores" >"$W/out2" 2>"$W/err2"; rc=$?
+dump >"$W/after"
+check "clickhouse: re-ingest exits 0" [ $rc -eq 0 ]
+check "clickhouse: re-ingest finds every core present" grep -q "^ingested 0, already present $N, failed 0" "$W/out2"
+check "clickhouse: re-ingest changes nothing" cmp -s "$W/before" "$W/after"
+
+# A query that would write is refused by the server (readonly=1).
+"$ASYNCORE" query --db "$U1" "INSERT INTO cores (fingerprint, path) VALUES ('x', 'y')" >/dev/null 2>"$W/err"; rc=$?
+check "clickhouse: an INSERT through query is refused (exit 2)" [ $rc -eq 2 ]
+check "clickhouse: the refusal says readonly" grep -qi "readonly" "$W/err"
+"$ASYNCORE" query --db "$U1" "DROP TABLE crashes.frames_local" >/dev/null 2>&1; rc=$?
+check "clickhouse: a DROP through query is refused" [ $rc -eq 2 ]
+check "clickhouse: nothing was written" [ "$(ch_q 1 "SELECT count() FROM crashes.cores WHERE fingerprint = 'x'")" = 0 -a \
+	"$(ch_q 1 "EXISTS TABLE crashes.frames_local")" = 1 ]
+
+# Resign: the same summary as SQLite's, and the same buckets after.
+mkdir "$W/lists"
+printf '@defaults\nstore_dispatch\nstore_parse_header\n' >"$W/lists/skip"
+"$ASYNCORE" resign --db "$DB" --signature-lists "$W/lists" >"$W/resign.sqlite" 2>&1
+"$ASYNCORE" resign --db "$U2" --signature-lists "$W/lists" >"$W/resign.ch" 2>&1; rc=$?
+check "clickhouse: resign exits 0" [ $rc -eq 0 ]
+check "clickhouse: resign reports what SQLite's does ($(cat "$W/resign.ch"))" cmp -s "$W/resign.sqlite" "$W/resign.ch"
+"$ASYNCORE" top --db "$DB" --format csv >"$W/top2.sqlite"
+"$ASYNCORE" top --db "$U1" --format csv >"$W/top2.ch"
+check "clickhouse: top after resign equals SQLite's" cmp -s "$W/top2.sqlite" "$W/top2.ch"
+check "clickhouse: resign changed the buckets" bash -c '! cmp -s "$1" "$2"' _ "$W/top.ch" "$W/top2.ch"
+
+# A shard killed during an ingest, back within the retries: nothing lost.
+U3="clickhouse://127.0.0.1:${CH_HTTP[1]}/crashes3?cluster=$CH_CLUSTER_NAME"
+"$ASYNCORE" store init --db "$U3" && "$ASYNCORE" store init --db "${U3/${CH_HTTP[1]}/${CH_HTTP[2]}}"
+"$ASYNCORE" ingest --db "$U3" --jobs 2 "$W/cores" >"$W/out3" 2>"$W/err3" &
+ing=$!
+ch_kill 2
+sleep 3
+ch_start 2
+wait $ing; rc=$?
+check "clickhouse: a shard back within the retries: ingest exits 0" [ $rc -eq 0 ]
+[ $rc -eq 0 ] || sed 's/^/    /' "$W/err3" | head -5
+check "clickhouse: ... and stored every core" \
+	[ "$(chq "$U3" "SELECT count() FROM cores FINAL")" = "$N" ]
+
+# A shard killed during an ingest and kept down: the batch's cores are
+# reported failed (exit 1), none is half-visible; a rerun completes them.
+U4="clickhouse://127.0.0.1:${CH_HTTP[1]}/crashes4?cluster=$CH_CLUSTER_NAME"
+"$ASYNCORE" store init --db "$U4" && "$ASYNCORE" store init --db "${U4/${CH_HTTP[1]}/${CH_HTTP[2]}}"
+"$ASYNCORE" ingest --db "$U4" --jobs 2 "$W/cores" >"$W/out4" 2>"$W/err4" &
+ing=$!
+ch_kill 2
+wait $ing; rc=$?
+check "clickhouse: a shard down: ingest exits 1" [ $rc -eq 1 ]
+check "clickhouse: ... every core reported not stored" [ "$(grep -c ': not stored: ' "$W/err4")" = "$N" ]
+check "clickhouse: ... the summary counts them failed" grep -q "^ingested 0, already present 0, failed $N of $N" "$W/out4"
+check "clickhouse: ... no core visible on the live shard" \
+	[ "$(ch_q 1 "SELECT count() FROM crashes4.cores_local FINAL")" = 0 ]
+ch_start 2
+"$ASYNCORE" ingest --db "$U4" --jobs 2 "$W/cores" >"$W/out5" 2>"$W/err5"; rc=$?
+check "clickhouse: the rerun exits 0" [ $rc -eq 0 ]
+[ $rc -eq 0 ] || sed 's/^/    /' "$W/err5" | head -5
+check "clickhouse: the rerun stores every core" grep -q "^ingested $N, already present 0, failed 0" "$W/out5"
+"$ASYNCORE" top --db "$U4" --format csv >"$W/top4.ch"
+check "clickhouse: after the rerun the buckets are SQLite's" cmp -s "$W/top.sqlite" "$W/top4.ch"
+check "clickhouse: one row per core and frame through FINAL" \
+	[ "$(chq "$U4" "SELECT count() FROM frames FINAL")" = "$(store_q "$DB" "SELECT count(*) FROM frames")" ]

@@ -1,0 +1,220 @@
+#!/usr/bin/env bash
+# Crash buckets of a systemd-coredump store: a stripped program with two
+# crash sites (fixtures/coredump_stripped) in two builds, each crash kept as
+# plain, .zst, .xz and .lz4 copies under systemd-coredump's names.  One crash
+# is one row whatever its copy; the sites bucket apart by module@offset (the
+# unstripped build's symbol table is the oracle); top shows the trends; a
+# resign after adding a skip-list entry merges the two buckets; with
+# --journal-dir the unit and command line come from journal entries written
+# by systemd-journal-remote.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/store_lib.sh"
+
+W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
+for v in v1 v2; do
+	d=$(fixture_build coredump_stripped "$v" 2>"$W/build.err") ||
+		{ fail "coredump: fixture build ($v): $(tail -1 "$W/build.err")"; exit 0; }
+	eval "D_$v=\$d"
+done
+for tool in zstd xz lz4; do
+	command -v $tool >/dev/null || { skip "coredump: $tool is not installed"; exit 0; }
+done
+BOOT=$(tr -d '-' </proc/sys/kernel/random/boot_id)
+UID_NOW=$(id -u)
+NOW=$(($(date +%s) * 1000000))
+DAY=86400000000
+
+# The crashes: build, site, age in days.  Bucket a: 3 cores, in v1 and v2,
+# one in the last 7 days; bucket b: 2 cores, only in v2 (the newest build),
+# both in the last 7 days.
+RUNS="v1:a:20 v1:a:10 v2:a:2 v2:b:3 v2:b:1"
+mkdir "$W/store" "$W/plain"
+k=0
+for run in $RUNS; do
+	IFS=: read -r v site age <<<"$run"
+	eval "d=\$D_$v"
+	c=$(fixture_core "$d" "$site" 2>"$W/core.err") ||
+		{ skip "coredump: no core: $(head -1 "$W/core.err")"; exit 0; }
+	pid=$(eu-readelf -n "$c" | sed -n 's/.* pid: \([0-9]*\),.*/\1/p' | head -1)
+	usec=$((NOW - age * DAY + k))
+	name=core.prog.$UID_NOW.$BOOT.$pid.$usec
+	cp "$c" "$W/plain/$name"
+	mv "$c" "$W/store/$name"
+	zstd -q -c "$W/store/$name" >"$W/store/$name.zst"
+	xz -c "$W/store/$name" >"$W/store/$name.xz"
+	lz4 -q -c "$W/store/$name" >"$W/store/$name.lz4"
+	rm -rf "$(dirname "$c")"
+	echo "$name $v $site $usec $pid" >>"$W/runs"
+	k=$((k + 1))
+done
+
+DB=$W/c.db
+"$ASYNCORE" ingest --db "$DB" --jobs 2 "$W/store" >"$W/out" 2>"$W/err"; rc=$?
+check "coredump: ingest of the store exits 0 ($rc)" [ $rc -eq 0 ]
+check "coredump: 20 files, 5 crashes stored, 15 copies already present" \
+	grep -q '^ingested 5, already present 15, failed 0 of 20 cores' "$W/out"
+check "coredump: 5 rows" [ "$(store_q "$DB" "SELECT count(*) FROM cores")" = 5 ]
+check "coredump: 2 buckets" [ "$(store_q "$DB" "SELECT count(DISTINCT signature_hash) FROM cores")" = 2 ]
+
+# Every row: crash time, boot id and UID from the name (its .zst/.xz/.lz4
+# copy may be the one stored).
+python3 - "$DB" "$W/runs" "$BOOT" "$UID_NOW" >"$W/names" 2>&1 <<'PY'
+import datetime, os, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rows = {os.path.basename(p).split(".zst")[0].split(".xz")[0].split(".lz4")[0]: (t, b, u)
+        for p, t, b, u in db.execute("SELECT path, crashed_at, boot_id, coredump_uid FROM cores")}
+bad = 0
+for line in open(sys.argv[2]):
+    name, v, site, usec, pid = line.split()
+    usec = int(usec)
+    want = datetime.datetime.fromtimestamp(usec // 1000000, datetime.timezone.utc).strftime(
+        "%Y-%m-%dT%H:%M:%S") + ".%06dZ" % (usec % 1000000)
+    got = rows.get(name)
+    if got != (want, sys.argv[3], int(sys.argv[4])):
+        print("%s: got %r, want %r" % (name, got, (want, sys.argv[3], int(sys.argv[4]))))
+        bad += 1
+sys.exit(bad != 0)
+PY
+check "coredump: crashed_at, boot_id, coredump_uid of every row from its name" [ $? -eq 0 ]
+[ -s "$W/names" ] && sed 's/^/    /' "$W/names" | head -5
+
+# The buckets against the unstripped build's symbols: each signature starts
+# with prog@0xOFFSET inside its site's function, and no frame is named.
+python3 - "$DB" "$W/runs" "$D_v1/prog.full" >"$W/sites" 2>&1 <<'PY'
+import os, re, sqlite3, subprocess, sys
+db = sqlite3.connect(sys.argv[1])
+syms = {}
+for line in subprocess.check_output(["nm", "-S", sys.argv[3]], text=True).splitlines():
+    f = line.split()
+    if len(f) == 4:
+        syms[f[3]] = (int(f[0], 16), int(f[0], 16) + int(f[1], 16))
+site_of = {}
+for line in open(sys.argv[2]):
+    name, v, site, usec, pid = line.split()
+    site_of[name] = site
+bad = 0
+for path, sig in db.execute("SELECT path, signature FROM cores"):
+    name = re.sub(r"\.(zst|xz|lz4)$", "", os.path.basename(path))
+    m = re.match(r"SIGSEGV: prog@0x([0-9a-f]+) < prog@0x[0-9a-f]+ < ", sig or "")
+    lo, hi = syms["site_" + site_of[name]]
+    if not m or not lo <= int(m.group(1), 16) < hi:
+        print("%s (%s): %s not in site_%s [%#x, %#x)" % (name, path, sig, site_of[name], lo, hi))
+        bad += 1
+sys.exit(bad != 0)
+PY
+check "coredump: each bucket's first frame is its site (nm of the unstripped build)" [ $? -eq 0 ]
+[ -s "$W/sites" ] && sed 's/^/    /' "$W/sites" | head -5
+check "coredump: runs of one site share a signature, the two sites do not" \
+	[ "$(store_q "$DB" "SELECT group_concat(n, ' ') FROM (SELECT count(*) AS n FROM cores GROUP BY signature_hash ORDER BY n DESC)")" = "3 2" ]
+if core_pattern_is_local; then   # kernel cores: every run at its own address
+	check "coredump: site a crashed at 3 addresses, one module offset" \
+		[ "$(store_q "$DB" "SELECT count(DISTINCT f.pc) || ' ' || count(DISTINCT f.module_offset) FROM frames f JOIN threads t ON t.core_id = f.core_id AND t.idx = f.thread_idx AND t.crashing JOIN cores c ON c.id = f.core_id WHERE f.idx = 0 AND c.signature_hash = (SELECT signature_hash FROM cores GROUP BY 1 ORDER BY count(*) DESC LIMIT 1)")" = "3 1" ]
+fi
+
+# Trends.
+"$ASYNCORE" top --db "$DB" --format json >"$W/top.json"
+python3 - "$W/top.json" "$W/runs" "$D_v1/prog" "$D_v2/prog" >"$W/trend" 2>&1 <<'PY'
+import datetime, json, re, subprocess, sys
+rows = json.load(open(sys.argv[1]))
+def iso(usec):
+    return datetime.datetime.fromtimestamp(usec // 1000000, datetime.timezone.utc).strftime(
+        "%Y-%m-%dT%H:%M:%S") + ".%06dZ" % (usec % 1000000)
+def build_id(prog):
+    out = subprocess.check_output(["readelf", "-n", prog], text=True)
+    return re.search(r"Build ID: ([0-9a-f]+)", out).group(1)
+v1, v2 = build_id(sys.argv[3]), build_id(sys.argv[4])
+runs = [l.split() for l in open(sys.argv[2])]
+a = [int(r[3]) for r in runs if r[2] == "a"]
+b = [int(r[3]) for r in runs if r[2] == "b"]
+want = [
+    {"count": 3, "first_seen": iso(min(a)), "last_seen": iso(max(a)), "last_7_days": 1, "new": 0,
+     "build_ids": v1 + " " + v2},
+    {"count": 2, "first_seen": iso(min(b)), "last_seen": iso(max(b)), "last_7_days": 2, "new": 1,
+     "build_ids": v2},
+]
+got = [{k: r.get(k) for k in want[0]} for r in rows]
+if got != want:
+    print("got  %s\nwant %s" % (got, want))
+    sys.exit(1)
+PY
+check "coredump: top --format json: counts, first/last seen, last 7 days, new, build-ids" [ $? -eq 0 ]
+[ -s "$W/trend" ] && sed 's/^/    /' "$W/trend" | head -5
+check "coredump: top --format csv has the same columns" \
+	[ "$("$ASYNCORE" top --db "$DB" --format csv | head -1)" = "count,signature,first_seen,last_seen,last_7_days,new,build_ids,example_core,signature_hash" ]
+"$ASYNCORE" top --db "$DB" >"$W/top.txt"
+check "coredump: top table lists both buckets" [ "$(tail -n +3 "$W/top.txt" | wc -l)" = 2 ]
+
+# resign: an added skip-list entry for the two sites merges the buckets; the
+# built-in lists split them again.
+offs=$(store_q "$DB" "SELECT group_concat(o, '|') FROM (SELECT DISTINCT printf('%x', f.module_offset) AS o FROM frames f JOIN threads t ON t.core_id = f.core_id AND t.idx = f.thread_idx AND t.crashing WHERE f.idx = 0 ORDER BY o)")
+mkdir "$W/lists"
+printf '# the two sites are our crash handler\n@defaults\nprog@0x(%s)\n' "$offs" >"$W/lists/skip"
+"$ASYNCORE" resign --db "$DB" --signature-lists "$W/lists" >"$W/resign" 2>&1
+check "coredump: resign with the entry merges 2 buckets into 1" \
+	[ "$(cat "$W/resign")" = "resigned 5 cores, 5 signatures changed; buckets 2 -> 1: 1 merged, 0 split" ]
+check "coredump: one bucket of 5 after the merge" [ "$("$ASYNCORE" top --db "$DB" --format csv | tail -n +2 | cut -d, -f1)" = 5 ]
+check "coredump: the merged signature starts at dispatch's frame" \
+	bash -c '[[ "$1" =~ ^"SIGSEGV: prog@0x"[0-9a-f]+" < prog@0x" ]]' _ "$(store_q "$DB" "SELECT DISTINCT signature FROM cores")"
+"$ASYNCORE" resign --db "$DB" >"$W/resign2" 2>&1
+check "coredump: resign with the built-in lists splits it again" \
+	[ "$(cat "$W/resign2")" = "resigned 5 cores, 5 signatures changed; buckets 1 -> 2: 0 merged, 1 split" ]
+"$ASYNCORE" resign --db "$DB" >"$W/resign3" 2>&1
+check "coredump: a second resign changes nothing" \
+	[ "$(cat "$W/resign3")" = "resigned 5 cores, 0 signatures changed; buckets 2 -> 2: 0 merged, 0 split" ]
+printf 'prog@0x(\n' >"$W/lists/prefix"
+"$ASYNCORE" resign --db "$DB" --signature-lists "$W/lists" >/dev/null 2>"$W/err"; rc=$?
+check "coredump: a bad expression is refused with its file and line (exit 2)" \
+	[ $rc -eq 2 -a -n "$(grep -F "$W/lists/prefix:1: " "$W/err")" ]
+
+# The journal: entries written by systemd-journal-remote into a private
+# directory, read back through sd-journal.
+JR=/lib/systemd/systemd-journal-remote
+if [ ! -x "$JR" ]; then   # test-only package
+	SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq systemd-journal-remote >/dev/null 2>&1 ||
+		{ $SUDO apt-get update -qq >/dev/null 2>&1 &&
+		  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq systemd-journal-remote >/dev/null 2>&1; }
+fi
+if [ ! -x "$JR" ]; then
+	skip "coredump: journal: systemd-journal-remote could not be installed"
+	exit 0
+fi
+mapfile -t R < "$W/runs"
+read -r n1 _ _ u1 p1 <<<"${R[0]}"      # matched by COREDUMP_FILENAME (a plain name)
+read -r n2 _ _ u2 p2 <<<"${R[3]}"      # matched by PID, boot and time
+read -r n3 _ _ u3 p3 <<<"${R[4]}"      # an entry of its PID and boot at another time
+mkdir "$W/j" "$W/jcores"
+cp "$W/plain/$n1" "$W/jcores/first.core"
+cp "$W/plain/$n2" "$W/plain/$n3" "$W/jcores/"
+cp "$W/plain/$(echo "${R[1]}" | cut -d' ' -f1)" "$W/jcores/"   # no entry at all
+t1=$((u1 + 5))
+entry() {   # entry USEC PID FILENAME UNIT CMDLINE
+	printf '__REALTIME_TIMESTAMP=%s\n__MONOTONIC_TIMESTAMP=1000\n_BOOT_ID=%s\n' "$1" "$BOOT"
+	printf 'MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1\nMESSAGE=Process %s (prog) dumped core.\n' "$2"
+	printf 'COREDUMP_PID=%s\nCOREDUMP_UID=%s\nCOREDUMP_SIGNAL=11\nCOREDUMP_TIMESTAMP=%s\n' "$2" "$UID_NOW" "$1"
+	printf 'COREDUMP_FILENAME=%s\nCOREDUMP_UNIT=%s\nCOREDUMP_CMDLINE=%s\n' "$3" "$4" "$5"
+	printf 'COREDUMP_CGROUP=/system.slice/%s\n\n' "$4"
+}
+{
+	entry "$t1" "$p1" "$W/jcores/first.core" first.service "prog a --first"
+	entry "$u2" "$p2" "/var/lib/systemd/coredump/$n2.zst" second.service "prog b --second"
+	entry "$((u3 + 1000000))" "$p3" "/var/lib/systemd/coredump/$n3.zst" third.service "prog b --third"
+} | "$JR" --output="$W/j/remote.journal" - >"$W/jr.log" 2>&1
+check "coredump: journal: 3 entries written (journalctl reads them)" \
+	[ "$(journalctl -D "$W/j" -o export 2>/dev/null | grep -c '^COREDUMP_PID=')" = 3 ]
+JDB=$W/j.db
+"$ASYNCORE" ingest --db "$JDB" --journal-dir "$W/j" "$W/jcores" >"$W/jout" 2>"$W/jerr"; rc=$?
+check "coredump: journal: ingest exits 0 ($rc)" [ $rc -eq 0 ]
+jrow() { store_q "$JDB" "SELECT coalesce(unit, '-') || '|' || coalesce(cmdline, '-') || '|' || coalesce(crashed_at, '-') FROM cores WHERE path LIKE '%/$1'"; }
+want1="first.service|prog a --first|$(python3 -c 'import datetime,sys; u=int(sys.argv[1]); print(datetime.datetime.fromtimestamp(u//1000000, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S") + ".%06dZ" % (u % 1000000))' "$t1")"
+check "coredump: journal: by file name: unit, command line, and the crash time from COREDUMP_TIMESTAMP" \
+	[ "$(jrow first.core)" = "$want1" ]
+check "coredump: journal: by PID, boot and time: unit and command line" \
+	[ "$(jrow "$n2" | cut -d'|' -f1,2)" = "second.service|prog b --second" ]
+check "coredump: journal: an entry of the same PID at another time is not taken" \
+	[ "$(jrow "$n3" | cut -d'|' -f1,2)" = "-|-" ]
+check "coredump: journal: 2 cores without an entry, each with a warning" \
+	[ "$(store_q "$JDB" "SELECT count(*) FROM warnings WHERE message LIKE 'journal: no systemd-coredump entry for %'")" = 2 ]
+check "coredump: journal: off by default" \
+	bash -c '"$1" ingest --db "$2" "$3" >/dev/null 2>&1; [ "$("$1" query --db "$2" --format csv "SELECT count(unit) FROM cores" | tail -1)" = 0 ]' \
+	_ "$ASYNCORE" "$W/nojournal.db" "$W/jcores"

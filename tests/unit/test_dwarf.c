@@ -1,0 +1,300 @@
+/* Unit tests for dwarf/: modules, struct layouts, symbols, symbolization
+ * and inline levels, against the fixture program (tests/unit/data) mapped
+ * into a crafted core.  The oracles are the compiler (offsetof, sizeof of
+ * the same header), the fixture's ELF symbol table read with libelf, and
+ * the source lines the fixture pins with #line. */
+#include <elf.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "craft.h"
+#include "data/unit_fixture.h"
+
+#define UNIT_GROUP "dwarf"
+#include "unit.h"
+
+#define BIAS CRAFT_FIXTURE_BIAS
+
+struct fixture {
+	const char *name;           /* "unit_fixture" or "unit_fixture.stripped" */
+	const char *path;
+	bool debug;                 /* has DWARF and .symtab */
+	struct craft_session cs;
+};
+
+static bool fixture_open(struct fixture *fx, const char *path, bool debug)
+{
+	fx->path = path;
+	fx->debug = debug;
+	struct craft_core *c = craft_create();
+	uint64_t regs[CORE_REG_COUNT] = { 0 };
+	regs[CORE_REG_RSP] = 0x7ffd00001000;
+	craft_prstatus(craft_notes(c), 4242, SIGSEGV, regs);
+	bool ok = craft_map_executable(c, fx->path, BIAS) && craft_open(c, &fx->cs);
+	craft_destroy(c);
+	return ok;
+}
+
+static void fixture_close(struct fixture *fx)
+{
+	craft_close(&fx->cs);
+}
+
+/* CHECK with the fixture's name in front of NAME. */
+#define FX_CHECK(fx, name, ok) CHECK(fx_label((fx), (name)), (ok))
+
+static const char *fx_label(const struct fixture *fx, const char *name)
+{
+	static char label[256];
+	snprintf(label, sizeof(label), "%s: %s", fx->name, name);
+	return label;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	return slash ? slash + 1 : path;
+}
+
+static void test_modules(struct fixture *fx)
+{
+	struct dbg_session *s = fx->cs.s;
+	FX_CHECK(fx, "one module: the executable", dbg_module_count(s) == 1);
+	const struct dbg_module_info *m = dbg_module_get(s, 0);
+	if (!m)
+		return;
+	FX_CHECK(fx, "module path, start and build-id",
+		 m->is_main && m->path && strcmp(m->path, fx->path) == 0 && m->start == BIAS &&
+		 m->build_id && strlen(m->build_id) == 40);
+	FX_CHECK(fx, fx->debug ? "debuginfo is the file" : "no debuginfo",
+		 fx->debug ? m->debuginfo && strcmp(m->debuginfo, fx->path) == 0 : !m->debuginfo);
+	FX_CHECK(fx, "no warnings opening the session", fx->cs.core->nwarnings == 0);
+	for (size_t i = 0; i < fx->cs.core->nwarnings; i++)
+		printf("    warning: %s\n", fx->cs.core->warnings[i]);
+}
+
+struct member_case {
+	const char *type, *member;
+	size_t offset;
+};
+
+#define MEMBER(T, M) { #T, #M, offsetof(struct T, M) }
+
+static void test_layouts(struct fixture *fx)
+{
+	static const struct member_case members[] = {
+		MEMBER(fx_layout, kind), MEMBER(fx_layout, at), MEMBER(fx_layout, count),
+		MEMBER(fx_layout, block), MEMBER(fx_layout, any), MEMBER(fx_layout, path),
+		MEMBER(fx_layout, last), MEMBER(fx_point, tag), MEMBER(fx_point, x),
+		MEMBER(fx_point, y),
+		MEMBER(AsyncStackRoot, topFrame), MEMBER(AsyncStackRoot, nextRoot),
+		MEMBER(AsyncStackRoot, stackFramePtr), MEMBER(AsyncStackRoot, returnAddress),
+		MEMBER(AsyncStackFrame, parentFrame), MEMBER(AsyncStackFrame, instructionPointer),
+		MEMBER(AsyncStackFrame, stackRoot),
+		MEMBER(recorder_info, name), MEMBER(recorder_info, next), MEMBER(recorder_info, ring),
+		MEMBER(recorder_info, data), MEMBER(recorder_ring, writer),
+		MEMBER(recorder_ring, overflow), MEMBER(recorder_entry, where),
+		MEMBER(recorder_entry, args),
+	};
+	struct dbg_session *s = fx->cs.s;
+	char name[160];
+	for (size_t i = 0; i < sizeof(members) / sizeof(members[0]); i++) {
+		const struct member_case *m = &members[i];
+		uint64_t off = 0;
+		bool found = dbg_member_offset(s, m->type, m->member, &off);
+		snprintf(name, sizeof(name), "%s.%s %s", m->type, m->member,
+			 fx->debug ? "at its offsetof" : "unknown without DWARF");
+		FX_CHECK(fx, name, fx->debug ? found && off == m->offset : !found);
+	}
+	struct {
+		const char *type;
+		size_t size;
+	} sizes[] = {
+		{ "fx_layout", sizeof(struct fx_layout) }, { "fx_point", sizeof(struct fx_point) },
+		{ "AsyncStackRoot", sizeof(struct AsyncStackRoot) },
+		{ "recorder_entry", sizeof(struct recorder_entry) },
+		{ "recorder_info", sizeof(struct recorder_info) },
+	};
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		uint64_t size = 0;
+		bool found = dbg_type_size(s, sizes[i].type, &size);
+		snprintf(name, sizeof(name), "sizeof %s", sizes[i].type);
+		FX_CHECK(fx, name, fx->debug ? found && size == sizes[i].size : !found);
+	}
+	uint64_t v;
+	FX_CHECK(fx, "missing member", !dbg_member_offset(s, "fx_layout", "nothing", &v));
+	FX_CHECK(fx, "missing type", !dbg_member_offset(s, "fx_nothing", "kind", &v) &&
+					 !dbg_type_size(s, "fx_nothing", &v));
+	FX_CHECK(fx, "a member is not a prefix match", !dbg_member_offset(s, "fx_layout", "kin", &v));
+}
+
+static bool count_prefix(void *ctx, const char *name, uint64_t addr)
+{
+	size_t *n = ctx;
+	if (addr == craft_fixture_symbol(name))
+		(*n)++;
+	return true;
+}
+
+static void test_symbols(struct fixture *fx)
+{
+	struct dbg_session *s = fx->cs.s;
+	const char *path = craft_data_path("unit_fixture");
+	uint64_t addr = 0, size = 0, want = 0, want_size = 0;
+	bool found;
+
+	craft_elf_symbol(path, "fx_outer", &want, &want_size);
+	FX_CHECK(fx, "function at its runtime address",
+		 dbg_find_symbol(s, "fx_outer", &addr, &size) && addr == BIAS + want &&
+		 size == want_size && size > 0);
+
+	craft_elf_symbol(path, "fx_tls_counter", &want, &want_size);
+	FX_CHECK(fx, "TLS symbol as its offset in the TLS block",
+		 dbg_find_symbol(s, "fx_tls_counter", &addr, &size) && addr == want &&
+		 size == sizeof(long[4]));
+
+	craft_elf_symbol(path, "folly_async_stack_root_tls_key", &want, NULL);
+	found = dbg_find_symbol(s, "folly_async_stack_root_tls_key", &addr, &size);
+	FX_CHECK(fx, "data symbol", found && addr == BIAS + want && size == 4);
+
+	craft_elf_symbol(path, "recorders", &want, NULL);
+	found = dbg_find_symbol(s, "recorders", &addr, &size);
+	FX_CHECK(fx, fx->debug ? "static symbol from .symtab" : "static symbol gone with .symtab",
+		 fx->debug ? found && addr == BIAS + want && size == 8 : !found);
+
+	FX_CHECK(fx, "unknown symbol", !dbg_find_symbol(s, "fx_no_such_symbol", &addr, &size));
+
+	uint64_t off = 99;
+	const char *at = dbg_symbol_name_at(s, craft_fixture_symbol("fx_sink") + 3, &off);
+	FX_CHECK(fx, "symbol containing an address, with the offset",
+		 at && strcmp(at, "fx_sink") == 0 && off == 3);
+
+	uint64_t memsz = 0, align = 0, want_memsz = 0, want_align = 0;
+	craft_elf_tls(path, &want_memsz, &want_align);
+	FX_CHECK(fx, "the executable's PT_TLS", dbg_main_tls(s, &memsz, &align) &&
+							memsz == want_memsz && align == want_align &&
+							memsz > 0);
+
+	size_t matched = 0;
+	size_t calls = dbg_symbols_with_prefix(s, "fx_native_", count_prefix, &matched);
+	FX_CHECK(fx, "symbols by prefix, each at its address", calls == 8 && matched == 8);
+}
+
+/* The return address of the call to fx_sink in fx_outer: the byte after
+ * the `call rel32` (e8) whose target is fx_sink, found in the fixture's
+ * code as the crafted core holds it. */
+static uint64_t sink_return_address(struct fixture *fx)
+{
+	uint64_t outer = craft_fixture_symbol("fx_outer"), sink = craft_fixture_symbol("fx_sink");
+	uint64_t size = 0, v;
+	craft_elf_symbol(craft_data_path("unit_fixture"), "fx_outer", &v, &size);
+	unsigned char code[512];
+	if (size < 5 || size > sizeof(code) || !core_read_bytes(fx->cs.core, outer, code, size))
+		return 0;
+	for (size_t i = 0; i + 5 <= size; i++) {
+		int32_t rel;
+		memcpy(&rel, code + i + 1, 4);
+		if (code[i] == 0xe8 && outer + i + 5 + (uint64_t)(int64_t)rel == sink)
+			return outer + i + 5;
+	}
+	return 0;
+}
+
+static bool location_is(const struct dbg_location *l, const char *function, int line,
+			int depth)
+{
+	return l->function && strcmp(l->function, function) == 0 && l->line == line &&
+	       l->inline_depth == depth && l->inlined == (depth > 0) &&
+	       (line == 0 ? !l->file : l->file && strcmp(base_name(l->file), "unit_fixture.c") == 0);
+}
+
+static void print_locations(const struct dbg_location *locs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		printf("    %s %s:%d inlined=%d depth=%d\n", locs[i].function ? locs[i].function : "?",
+		       locs[i].file ? locs[i].file : "?", locs[i].line, locs[i].inlined,
+		       locs[i].inline_depth);
+}
+
+static void test_symbolize(struct fixture *fx)
+{
+	struct dbg_session *s = fx->cs.s;
+	uint64_t ret = sink_return_address(fx), outer = craft_fixture_symbol("fx_outer");
+	struct dbg_location *locs = NULL;
+	size_t n = 0;
+
+	FX_CHECK(fx, "the call to fx_sink is in fx_outer's code", ret != 0);
+	if (!ret)
+		return;
+
+	/* A caller's frame: looked up at pc-1, inside the call, in the two
+	 * inline levels. */
+	FX_CHECK(fx, "symbolize a return address", !dbg_symbolize(s, ret, false, &locs, &n));
+	const char *name = fx->debug ? "return address: fx_innermost < fx_middle < fx_outer at the "
+				       "call lines" : "return address: fx_outer without lines";
+	bool ok = fx->debug ? n == 3 && location_is(&locs[0], "fx_innermost", FX_LINE_SINK_CALL, 2) &&
+				      location_is(&locs[1], "fx_middle", FX_LINE_INNERMOST_CALL, 1) &&
+				      location_is(&locs[2], "fx_outer", FX_LINE_MIDDLE_CALL, 0)
+			    : n == 1 && location_is(&locs[0], "fx_outer", 0, 0);
+	if (!FX_CHECK(fx, name, ok))
+		print_locations(locs, n);
+	const struct dbg_location *real = n ? &locs[n - 1] : NULL;
+	FX_CHECK(fx, "the real frame's offset is from the raw pc, module offset from the module start",
+	      real && real->has_offset && real->offset == ret - outer && real->module &&
+	      strcmp(real->module, fx->path) == 0 && real->has_module_offset &&
+	      real->module_offset == ret - BIAS);
+	dbg_locations_free(locs, n);
+
+	/* The same pc as an activation (where the thread stopped): the
+	 * statement after the call. */
+	FX_CHECK(fx, "symbolize an activation pc", !dbg_symbolize(s, ret, true, &locs, &n));
+	ok = fx->debug ? n == 3 && location_is(&locs[0], "fx_innermost", FX_LINE_AFTER_SINK, 2)
+		       : n == 1 && location_is(&locs[0], "fx_outer", 0, 0);
+	if (!FX_CHECK(fx, "activation pc: the statement after the call", ok))
+		print_locations(locs, n);
+	dbg_locations_free(locs, n);
+
+	/* A return address at a function's first byte (its caller ended in a
+	 * call that does not return) belongs to the function before it. */
+	FX_CHECK(fx, "symbolize a function's entry", !dbg_symbolize(s, outer, true, &locs, &n));
+	FX_CHECK(fx, "entry as an activation: the function itself at offset 0",
+	      n >= 1 && locs[n - 1].function && strcmp(locs[n - 1].function, "fx_outer") == 0 &&
+	      locs[n - 1].has_offset && locs[n - 1].offset == 0);
+	dbg_locations_free(locs, n);
+	uint64_t before_off;
+	const char *before = dbg_symbol_name_at(s, outer - 1, &before_off);
+	char *before_name = before ? strdup(before) : NULL;
+	FX_CHECK(fx, "symbolize a return address at an entry",
+		 !dbg_symbolize(s, outer, false, &locs, &n));
+	FX_CHECK(fx, "entry as a return address: the function before it (pc-1)",
+	      n >= 1 && before_name && locs[n - 1].function &&
+	      strcmp(locs[n - 1].function, before_name) == 0 && strcmp(before_name, "fx_outer") != 0);
+	free(before_name);
+	dbg_locations_free(locs, n);
+
+	FX_CHECK(fx, "an address in no module", !dbg_symbolize(s, 0x1000, true, &locs, &n) &&
+							n == 1 && !locs[0].function && !locs[0].module &&
+							!locs[0].has_module_offset);
+	dbg_locations_free(locs, n);
+}
+
+static void run(const char *path, const char *name, bool debug)
+{
+	struct fixture fx = { .name = name };
+	if (!FX_CHECK(&fx, "crafted core and session open", fixture_open(&fx, path, debug)))
+		return;
+	test_modules(&fx);
+	test_layouts(&fx);
+	test_symbols(&fx);
+	test_symbolize(&fx);
+	fixture_close(&fx);
+}
+
+int main(void)
+{
+	craft_each_fixture(run);
+	return unit_exit();
+}

@@ -1,0 +1,104 @@
+/* Unit tests for reports/taskgroups: bthreads that share a state, a wait
+ * and a stack are one group; the groups come running first, then
+ * suspended (the largest first), ready, created; what each one does reads
+ * as the reports print it. */
+#include "../../reports/taskgroups.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define UNIT_GROUP "taskgroups"
+#include "unit.h"
+
+static struct an_frame stack_a[2] = { { .pc = 0x1000 }, { .pc = 0x2000 } };
+static struct an_frame stack_b[2] = { { .pc = 0x1000 }, { .pc = 0x3000 } };
+
+static struct an_task task(uint64_t id, enum an_task_state state, const char *wait,
+			   struct an_frame *frames, size_t n)
+{
+	struct an_task t = { .runtime = "bthread", .id = id, .state = state, .wait_kind = wait,
+			     .fn_address = 0x400, .frames = frames, .nframes = n };
+	if (wait && strcmp(wait, "butex") == 0) {
+		t.wait_address = 0xb0;
+		t.has_wait_address = true;
+	}
+	return t;
+}
+
+static void groups(void)
+{
+	struct an_task tasks[] = {
+		task(0x10, AN_TASK_READY, NULL, NULL, 0),
+		task(0x11, AN_TASK_SUSPENDED, "butex", stack_a, 2),
+		task(0x12, AN_TASK_SUSPENDED, "sleep", stack_a, 2),   /* another wait */
+		task(0x13, AN_TASK_SUSPENDED, "butex", stack_b, 2),   /* another stack */
+		task(0x14, AN_TASK_SUSPENDED, "butex", stack_a, 2),
+		task(0x15, AN_TASK_RUNNING, NULL, stack_a, 2),
+		task(0x16, AN_TASK_RUNNING, NULL, stack_a, 2),        /* running: never grouped */
+		task(0x17, AN_TASK_SUSPENDED, "butex", stack_a, 2),
+		task(0x18, AN_TASK_CREATED, NULL, NULL, 0),
+		task(0x19, AN_TASK_READY, NULL, NULL, 0),
+	};
+	struct analysis an = { .tasks = tasks, .ntasks = sizeof(tasks) / sizeof(tasks[0]) };
+	struct rep_task_groups g;
+	if (!CHECK("grouping", rep_task_groups_init(&g, &an)))
+		return;
+	char got[256] = "";
+	for (size_t i = 0; i < g.n; i++) {
+		size_t at = strlen(got);
+		snprintf(got + at, sizeof(got) - at, "%s[", i ? " " : "");
+		for (size_t k = 0; k < g.v[i].n; k++) {
+			at = strlen(got);
+			snprintf(got + at, sizeof(got) - at, "%s%zx", k ? "," : "",
+				 (size_t)tasks[g.v[i].members[k]].id);
+		}
+		strncat(got, "]", sizeof(got) - strlen(got) - 1);
+	}
+	CHECK_STR("groups in the reports' order", got, "[15] [16] [11,14,17] [12] [13] [10,19] [18]");
+	rep_task_groups_deinit(&g);
+
+	char buf[160];
+	CHECK_STR("counts by state", rep_tasks_counts(&an, buf, sizeof(buf)),
+		  "10: 2 running, 5 suspended, 2 ready, 1 created");
+	struct analysis none = { 0 };
+	CHECK("no tasks, no groups", rep_task_groups_init(&g, &none) && g.n == 0);
+	rep_task_groups_deinit(&g);
+}
+
+static void doing(void)
+{
+	struct an_task running = task(1, AN_TASK_RUNNING, NULL, stack_a, 2);
+	running.tid = 42;
+	running.has_tid = true;
+	struct an_task join = task(2, AN_TASK_SUSPENDED, "join", stack_a, 2);
+	join.wait_target = 0x300000300;
+	join.has_wait_target = true;
+	struct an_task butex = task(3, AN_TASK_SUSPENDED, "butex", stack_a, 2);
+	struct an_task sleep = task(4, AN_TASK_SUSPENDED, "sleep", stack_a, 2);
+	struct an_task fresh = task(5, AN_TASK_READY, NULL, NULL, 0);
+	struct an_task again = task(6, AN_TASK_READY, NULL, stack_a, 2);
+	struct analysis an = { .has_signal = true, .crashing_tid = 42 };
+	char buf[160];
+	CHECK_STR("running on the crashing thread", rep_task_doing(&running, &an, buf, sizeof(buf)),
+		  "running on thread 42 (crashing)");
+	an.crashing_tid = 7;
+	CHECK_STR("running", rep_task_doing(&running, &an, buf, sizeof(buf)), "running on thread 42");
+	CHECK_STR("join", rep_task_doing(&join, &an, buf, sizeof(buf)),
+		  "suspended in join of bthread 0x300000300");
+	CHECK_STR("butex", rep_task_doing(&butex, &an, buf, sizeof(buf)),
+		  "suspended in butex wait on 0xb0");
+	CHECK_STR("sleep", rep_task_doing(&sleep, &an, buf, sizeof(buf)), "suspended in sleep");
+	CHECK_STR("ready, never ran", rep_task_doing(&fresh, &an, buf, sizeof(buf)), "ready (never ran)");
+	CHECK_STR("ready again", rep_task_doing(&again, &an, buf, sizeof(buf)), "ready (queued again)");
+	char small[12];
+	CHECK_STR("truncated, terminated", rep_task_doing(&join, &an, small, sizeof(small)),
+		  "suspended i");
+}
+
+int main(void)
+{
+	groups();
+	doing();
+	return unit_exit();
+}
