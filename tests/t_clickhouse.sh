@@ -164,3 +164,45 @@ check "clickhouse: the rerun stores every core" grep -q "^ingested $N, already p
 check "clickhouse: after the rerun the buckets are SQLite's" cmp -s "$W/top.sqlite" "$W/top4.ch"
 check "clickhouse: one row per core and frame through FINAL" \
 	[ "$(chq "$U4" "SELECT count() FROM frames FINAL")" = "$(store_q "$DB" "SELECT count(*) FROM frames")" ]
+
+# A worker killed with cores in its batch (256 cores a batch: the workers
+# hold every core they finish until they end): the cores it held are not
+# lost without a word.  Each is stored or in ingest_errors, the batch exits
+# 1, and a rerun completes it.
+U6="clickhouse://127.0.0.1:${CH_HTTP[1]}/crashes6?cluster=$CH_CLUSTER_NAME"
+"$ASYNCORE" store init --db "$U6" && "$ASYNCORE" store init --db "${U6/${CH_HTTP[1]}/${CH_HTTP[2]}}"
+mkdir "$W/kill"
+store_clone_cores "$(ls "$W"/cores/* | head -1)" "$W/kill" 200 || fail "clickhouse: cloning cores"
+NK=200
+"$ASYNCORE" ingest --db "$U6" --jobs 2 "$W/kill" >"$W/out6" 2>"$W/err6" &
+ing=$!
+# The worker analysing a core past the 60th (mapped while it is analysed)
+# has finished about 30 before it, all held in its batch.
+victim=""
+for i in $(seq 3000); do
+	for p in $(pgrep -P $ing); do
+		n=$(grep -o 'clone-[0-9]*\.core' "/proc/$p/maps" 2>/dev/null | head -1 | tr -dc 0-9)
+		if [ -n "$n" ] && [ "$((10#$n))" -ge 60 ]; then
+			kill -STOP "$p"
+			grep -q 'clone-[0-9]*\.core' "/proc/$p/maps" && { kill -KILL "$p"; victim=$p; } || kill -CONT "$p"
+		fi
+		[ -n "$victim" ] && break 2
+	done
+	sleep 0.005
+done
+wait $ing; rc=$?
+held=$(grep -c 'not stored: its worker ended (killed by SIGKILL while analysing) before the batch holding it was written$' "$W/err6")
+check "clickhouse: a worker killed holding a batch: exit 1 (exit $rc)" [ -n "$victim" -a $rc -eq 1 ]
+check "clickhouse: ... the cores it held are said not stored ($held)" [ "$held" -ge 10 ]
+check "clickhouse: ... its core and those it held counted failed" \
+	grep -q "^ingested $((NK - held - 1)), already present 0, failed $((held + 1)) of $NK cores" "$W/out6"
+stored=$(chq "$U6" "SELECT count() FROM cores FINAL")
+errors=$(chq "$U6" "SELECT count() FROM ingest_errors FINAL WHERE resolved = 0")
+both=$(chq "$U6" "SELECT count() FROM ingest_errors FINAL WHERE resolved = 0 AND fingerprint GLOBAL IN (SELECT fingerprint FROM cores FINAL)")
+check "clickhouse: ... every core stored or in ingest_errors ($stored + $errors of $NK), none both ($both)" \
+	[ $((stored + errors)) -eq $NK -a "$both" = 0 ]
+"$ASYNCORE" ingest --db "$U6" --jobs 2 "$W/kill" >"$W/out7" 2>"$W/err7"; rc=$?
+check "clickhouse: ... a rerun stores them (exit $rc)" \
+	grep -q "^ingested $((held + 1)), already present $((NK - held - 1)), failed 0" "$W/out7"
+check "clickhouse: ... then all $NK are in and no error is left" \
+	[ "$(chq "$U6" "SELECT count() FROM cores FINAL")/$(chq "$U6" "SELECT count() FROM ingest_errors FINAL WHERE resolved = 0")" = "$NK/0" ]
