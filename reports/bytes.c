@@ -81,13 +81,15 @@ json_t *rep_json_text(const char *s)
 	return v;
 }
 
-/* Code points shown as \uHHHH although they are valid: C1 controls (a
- * terminal may take U+009B for CSI) and the bidirectional embeddings and
- * isolates, which reorder what the reader sees. */
 static bool hidden_code_point(uint32_t cp)
 {
 	return (cp >= 0x80 && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) ||
 	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
+bool rep_utf8_hidden(const char *s, size_t n)
+{
+	return n > 1 && hidden_code_point(decode((const unsigned char *)s, n));
 }
 
 /* Append the escaped form of the item at P (N bytes of valid UTF-8, or one
@@ -104,7 +106,7 @@ static size_t escape_item(const unsigned char *p, size_t n, char *out)
 				  : p[0] == '\\' ? "\\\\" : NULL;
 		len = named ? (size_t)snprintf(buf, sizeof(buf), "%s", named)
 			    : (size_t)snprintf(buf, sizeof(buf), "\\x%02x", p[0]);
-	} else if (n > 1 && hidden_code_point(decode(p, n))) {
+	} else if (rep_utf8_hidden((const char *)p, n)) {   /* shown as \uHHHH */
 		len = (size_t)snprintf(buf, sizeof(buf), "\\u%04x", (unsigned)decode(p, n));
 	} else {
 		if (out)

@@ -18,6 +18,12 @@
  * NUL-terminated, so a sequence cut by the end is not valid. */
 size_t rep_utf8_seq(const char *s);
 
+/* Is the valid sequence of N bytes at S a code point a reader must not get
+ * raw although it is valid: a C1 control (a terminal may take U+009B for
+ * CSI) or a bidirectional embedding, override or isolate (they reorder
+ * what the reader sees)? */
+bool rep_utf8_hidden(const char *s, size_t n);
+
 /* S as valid UTF-8: S itself when it already is, else a malloc'd copy with
  * each invalid byte replaced by U+FFFD, stored in *OWNED for the caller to
  * free (*OWNED is NULL when S is returned).  NULL only for a NULL S or on

@@ -146,8 +146,8 @@ void rep_html_text(FILE *out, const char *s, size_t max)
 		case '\'': fputs("&#39;", out); break;
 		case '\t':
 		case '\n': fputc(*p, out); break;
-		default:
-			if (n && (*p >= 0x20 && *p != 0x7f))
+		default:   /* control characters, C1 and bidi controls as U+FFFD */
+			if (n && *p >= 0x20 && *p != 0x7f && !rep_utf8_hidden((const char *)p, n))
 				fwrite(p, 1, n, out);
 			else
 				fputs("\xef\xbf\xbd", out);

@@ -48,6 +48,22 @@ check "bytes: text is UTF-8 with no raw control character" clean "$TMPD/out.txt"
 "$ASYNCORE" "$core" "$prog" >"$TMPD/bin.txt" 2>&1
 check "bytes: with the binary given, the crash is symbolized" grep -q 'in store_parse_header' "$TMPD/bin.txt"
 
+# HTML: valid UTF-8, the path with U+FFFD for each byte a page cannot show.
+"$ASYNCORE" report "$core" --format html >"$TMPD/out.html" 2>/dev/null; rc=$?
+check "bytes: html exit 0 or 1 (exit $rc)" test "$rc" -le 1
+check "bytes: html is UTF-8 with no raw control character but tabs and newlines" \
+	python3 -c '
+import re, sys
+t = open(sys.argv[1], "rb").read().decode("utf-8")
+sys.exit(1 if re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f]", t) else 0)' "$TMPD/out.html"
+check "bytes: html shows the path with U+FFFD" \
+	grep -qF "store$(printf '\357\277\275\357\277\275')[2J$(printf '\357\277\275')/" "$TMPD/out.html"
+
+# The warnings on stderr: escaped as the text report is.
+check "bytes: the warnings on stderr escape the path" \
+	grep -qF 'store\xff\x1b[2J\xff/prog not found' "$TMPD/out.err"
+check "bytes: stderr is UTF-8 with no raw control character" clean "$TMPD/out.err"
+
 # The store: valid UTF-8 in every column, the same replacement.
 db=$TMPD/bytes.db
 "$ASYNCORE" ingest --db "$db" --quiet "$core" >/dev/null 2>"$TMPD/ingest.err"
@@ -62,7 +78,7 @@ check "bytes: query table is UTF-8 with no raw control character" clean "$TMPD/q
 
 # A writer that cannot write: exit 2, one line with the reason.
 if [ -w /dev/full ]; then
-	for f in "text" "json --format json"; do
+	for f in "text" "json --format json" "html --format html"; do
 		set -- $f
 		name=$1; shift
 		"$ASYNCORE" report "$core" "$@" >/dev/full 2>"$TMPD/full.err"; rc=$?
