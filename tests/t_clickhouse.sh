@@ -206,3 +206,17 @@ check "clickhouse: ... a rerun stores them (exit $rc)" \
 	grep -q "^ingested $((held + 1)), already present $((NK - held - 1)), failed 0" "$W/out7"
 check "clickhouse: ... then all $NK are in and no error is left" \
 	[ "$(chq "$U6" "SELECT count() FROM cores FINAL")/$(chq "$U6" "SELECT count() FROM ingest_errors FINAL WHERE resolved = 0")" = "$NK/0" ]
+
+# Bytes from a core that are not UTF-8 (an executable path with 0xff and an
+# escape sequence) are stored as the JSON report has them (U+FFFD for each
+# invalid byte), and query's table escapes them.
+python3 "$ROOT/tests/corrupt_core.py" "$W/kill/clone-00000.core" "$W/bytes.core" nt-file-bytes
+"$ASYNCORE" report "$W/bytes.core" --format json >"$W/bytes.json" 2>/dev/null
+fp=$(json_get "$W/bytes.json" 'j["core"]["fingerprint"]')
+"$ASYNCORE" ingest --db "$U6" --quiet "$W/bytes.core" 2>/dev/null; rc=$?
+check "clickhouse: the core with bytes that are not UTF-8 is stored (exit $rc)" [ $rc -le 1 ]
+check "clickhouse: ... its module path as the JSON report has it (U+FFFD)" \
+	[ "$(chq "$U6" "SELECT path FROM modules FINAL WHERE fingerprint = '$fp' AND idx = 0")" = \
+	  "$(json_get "$W/bytes.json" 'j["modules"][0]["path"]')" ]
+"$ASYNCORE" query --db "$U6" "SELECT path FROM modules FINAL WHERE fingerprint = '$fp' AND idx = 0" >"$W/bytes.txt"
+check "clickhouse: ... query's table escapes the escape sequence" grep -qF '\x1b[2J' "$W/bytes.txt"
