@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "../corefile/core.h"
+#include "../reports/bytes.h"
 #include "../reports/store.h"
 
 /* A core a worker finished that its store still holds unwritten (a
@@ -175,7 +176,8 @@ static void show_progress(struct supervisor *sv, bool final)
 /* A line about one core, above the progress line. */
 static void report_core(struct supervisor *sv, const char *path, const char *reason)
 {
-	fprintf(stderr, "%sasyncore: %s: %s\n", sv->progress.tty ? "\r\033[K" : "", path, reason);
+	fputs(sv->progress.tty ? "\r\033[K" : "", stderr);
+	rep_say(stderr, path, reason);
 }
 
 /* Start a worker in SLOT. */
@@ -282,7 +284,7 @@ static void record_loss(struct supervisor *sv, struct rep_store *st, const struc
 		sv->t->failed--;
 		sv->t->stored++;
 	} else if (rep_store_record_error(st, &id, l->reason, why, sizeof(why)) != 0) {
-		fprintf(stderr, "asyncore: %s: %s\n", id.path, why);
+		rep_say(stderr, id.path, why);
 	}
 }
 
@@ -474,7 +476,8 @@ static void on_message(struct supervisor *sv, struct slot *s, const struct inges
 		sv->t->failed++;
 		sv->t->store_failed = true;
 		sv->stopping = true;
-		fprintf(stderr, "%sasyncore: %s\n", sv->progress.tty ? "\r\033[K" : "", m->reason);
+		fputs(sv->progress.tty ? "\r\033[K" : "", stderr);
+		rep_say(stderr, m->reason, NULL);
 		break;
 	}
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "../analyzer/driver.h"
+#include "../reports/bytes.h"
 #include "../reports/recdump.h"
 #include "../reports/report.h"
 #include "budget.h"
@@ -245,10 +246,9 @@ int cli_report(int argc, char **argv)
 	an_runtimes_destroy(runtimes);
 	if (err || cli_out_of_memory(NULL)) {
 		if (cli_out_of_memory(err))
-			fprintf(stderr, "asyncore: %s: %s\n", a.core,
-				cli_memory_limit_message(&a.limits, why, sizeof(why)));
+			rep_say(stderr, a.core, cli_memory_limit_message(&a.limits, why, sizeof(why)));
 		else
-			fprintf(stderr, "asyncore: %s\n", err->message);
+			rep_say(stderr, err->message, NULL);
 		core_error_destroy(err);
 		an_analysis_destroy(an);
 		cli_guard_end();

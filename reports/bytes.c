@@ -173,3 +173,11 @@ void rep_escaper_clear(struct rep_escaper *e)
 	free(e->held);
 	*e = (struct rep_escaper){0};
 }
+
+void rep_say(FILE *out, const char *what, const char *detail)
+{
+	struct rep_escaper e = {0};
+	fprintf(out, "asyncore: %s%s%s\n", rep_escape(&e, what), detail ? ": " : "",
+		detail ? rep_escape(&e, detail) : "");
+	rep_escaper_clear(&e);
+}

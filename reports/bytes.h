@@ -12,6 +12,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* Length of the valid UTF-8 sequence at S (1-4; no overlong forms, no
  * surrogates, nothing above U+10FFFF), 0 when S does not start one.  S is
@@ -51,5 +52,11 @@ const char *rep_escape(struct rep_escaper *e, const char *s);
 
 /* Free the copies E holds and forget a failure (E stays usable). */
 void rep_escaper_clear(struct rep_escaper *e);
+
+/* "asyncore: WHAT: DETAIL" and a newline on OUT (stderr, a terminal often),
+ * WHAT and DETAIL escaped as rep_escape() does: a line about a core (its
+ * path, a reason naming what it holds) never carries its bytes raw.  A NULL
+ * DETAIL leaves out ": DETAIL". */
+void rep_say(FILE *out, const char *what, const char *detail);
 
 #endif

@@ -781,7 +781,9 @@ static void report_lost(struct rep_ch_store *st, const char *reason)
 	for (size_t i = 0; i < st->npending; i++) {
 		const struct ch_pending *p = &st->pending[i];
 		struct rep_core_id id = {p->path, p->fingerprint, p->file_size};
-		fprintf(stderr, "asyncore: %s: not stored: %s\n", p->path, reason);
+		char line[600];
+		snprintf(line, sizeof(line), "not stored: %s", reason);
+		rep_say(stderr, p->path, line);
 		add_error(st, &id, reason, false, false, why, sizeof(why));
 	}
 	st->lost += st->npending;

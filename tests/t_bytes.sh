@@ -76,6 +76,20 @@ check "bytes: store warning has U+FFFD ($bad)" test "${bad:-0}" -ge 1
 check "bytes: query table escapes the escape sequence" grep -qF '\x1b[2J' "$TMPD/q.txt"
 check "bytes: query table is UTF-8 with no raw control character" clean "$TMPD/q.txt"
 
+# A file name is bytes too (a crashing program names its own systemd-coredump
+# core): lines about it on stderr are escaped.
+mkdir -p "$TMPD/names"
+name=$(printf 'core.\033[2J\377.1')
+echo "not a core" >"$TMPD/names/$name"
+"$ASYNCORE" ingest --db "$TMPD/names.db" --quiet "$TMPD/names" 2>"$TMPD/names.err"; rc=$?
+check "bytes: ingest of a file whose name holds an escape sequence fails it (exit $rc)" test "$rc" = 1
+check "bytes: ... its line on stderr has the name escaped" grep -qF 'core.\x1b[2J\xff.1: ' "$TMPD/names.err"
+check "bytes: ... stderr has no raw control character" clean "$TMPD/names.err"
+"$ASYNCORE" report "$TMPD/names/$name" 2>"$TMPD/names.err"; rc=$?
+check "bytes: report of it: exit 2, the name escaped (exit $rc)" \
+	test "$rc/$(grep -cF 'core.\x1b[2J\xff.1' "$TMPD/names.err")" = 2/1
+check "bytes: ... stderr has no raw control character" clean "$TMPD/names.err"
+
 # A writer that cannot write: exit 2, one line with the reason.
 if [ -w /dev/full ]; then
 	for f in "text" "json --format json" "html --format html"; do
