@@ -8,6 +8,7 @@ source "$ROOT/tests/fixlib.sh"
 have_asyncore || { fail "budget: no asyncore at $ASYNCORE (run make)"; exit 0; }
 fix_core store_crash "" segv 1 || { no_core budget $?; exit 0; }
 core=$FIX_CORE
+runtimes=()
 
 # run NAME ARGS...: asyncore report with ARGS into $TMPD/NAME.{out,err}; sets RC.
 run() {
@@ -42,19 +43,30 @@ else
 	# Every ceiling from 3 MiB up, by 1 MiB: an allocation fails at a
 	# different place each time (ours, libdwfl's, libdw's, jansson's), and
 	# each run is a complete report or the limit named, never a crash.
-	# Over a C++ core with async stacks too.
-	cores=("$core")
-	fix_core folly_c && cores+=("$FIX_CORE")
+	# Over a C++ core with async stacks too; then, by 2 MiB up to where
+	# they pass, over bthreads, arguments and a described runtime's hostile
+	# stacks.
+	cores=("$core:30720:1024")
+	fix_core folly_c && cores+=("$FIX_CORE:30720:1024")
+	fix_core bthread && cores+=("$FIX_CORE:40960:2048")
+	fix_core native_args && cores+=("$FIX_CORE:30720:2048")
+	if fix_core hostile_rt; then
+		cores+=("$FIX_CORE:30720:2048")
+		for f in "$FIX_DIR"/*.json; do runtimes+=(--runtime "$f"); done
+	fi
 	bad="" runs=0 limited=0
-	for c in "${cores[@]}"; do
-		for k in $(seq 3072 1024 30720); do
-			timeout 60 "$ASYNCORE" report "$c" --format json --max-memory ${k}K \
+	for spec in "${cores[@]}"; do
+		IFS=: read -r c top step <<<"$spec"
+		extra=()
+		[[ $c == */hostile_rt/* ]] && extra=("${runtimes[@]}")
+		for k in $(seq 3072 "$step" "$top"); do
+			timeout 60 "$ASYNCORE" report "$c" --format json --max-memory ${k}K "${extra[@]}" \
 				>"$TMPD/sweep.out" 2>"$TMPD/sweep.err"
 			rc=$? runs=$((runs + 1))
 			if [ $rc = 2 ] && tail -1 "$TMPD/sweep.err" | grep -q "memory limit of $(((k + 1023) / 1024)) MiB reached"; then
 				limited=$((limited + 1))
 			elif [ $rc -gt 1 ] || ! python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMPD/sweep.out" 2>/dev/null; then
-				bad="$bad $(basename "$(dirname "$c")")@${k}K:exit$rc"
+				bad="$bad $(basename "$(dirname "$(dirname "$c")")")@${k}K:exit$rc"
 			fi
 		done
 	done
