@@ -73,7 +73,8 @@ unit: $(UNIT_BINS) $(UNIT_DATA)
 # fixtures/fuzz/, and the mutation driver; tests/t_fuzz.sh and
 # tests/t_mutate.sh run them.  (fuzz/build.sh builds the harnesses with
 # clang and libFuzzer for `make fuzz`.)
-FUZZ_TARGETS := fuzz_core fuzz_notes fuzz_segments fuzz_folly fuzz_recorder fuzz_recfmt
+FUZZ_TARGETS := fuzz_core fuzz_notes fuzz_segments fuzz_folly fuzz_recorder fuzz_recfmt \
+	fuzz_bthread fuzz_runtime fuzz_rtdesc fuzz_args
 FUZZ_TOOLS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz-replay/%) $(BUILD)/fuzz-replay/mutate
 FUZZ_SUPPORT := fuzz/patch.c
 

@@ -16,13 +16,16 @@ for src in "$ROOT"/{corefile,dwarf,analyzer,reports}/*.c; do
 	rel=${src#$ROOT/}
 	obj=$OUT/obj/${rel//\//_}.o
 	if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ -n "$(find "$ROOT"/{corefile,dwarf,analyzer,reports} -name '*.h' -newer "$obj" | head -1)" ]; then
+		# At most FUZZ_JOBS compilers at once (default 2: a shared machine).
+		while [ "$(jobs -rp | wc -l)" -ge "${FUZZ_JOBS:-2}" ]; do wait -n; done
 		$CC $CFLAGS $SAN -c -o "$obj" "$src" &
 	fi
 	objs+=("$obj")
 done
 wait
 $CC $CFLAGS $SAN -c -o "$OUT/obj/fuzz_patch.o" "$ROOT/fuzz/patch.c"
-for h in fuzz_core fuzz_notes fuzz_segments fuzz_folly fuzz_recorder fuzz_recfmt; do
+for h in fuzz_core fuzz_notes fuzz_segments fuzz_folly fuzz_recorder fuzz_recfmt fuzz_bthread \
+	fuzz_runtime fuzz_rtdesc fuzz_args; do
 	$CC $CFLAGS $SAN -c -o "$OUT/obj/$h.o" "$ROOT/fuzz/$h.c"
 	$CC -fsanitize=fuzzer,address,undefined -o "$OUT/$h" "$OUT/obj/$h.o" "$OUT/obj/fuzz_patch.o" \
 		"${objs[@]}" $(pkg-config --libs $PKGS) -lstdc++ -lpthread

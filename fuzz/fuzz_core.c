@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "patch.h"
@@ -40,10 +39,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 static void run_raw(const uint8_t *data, size_t size)
 {
 	char path[64];
-	int fd = memfd_create("core", 0);
-	if (fd < 0 || (size && write(fd, data, size) != (ssize_t)size))
-		exit(1);
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	int fd = fz_memfd("core", data, size, path);
 	struct an_options opts = {0};
 	fz_analyze_path(path, &opts, NULL, devnull);
 	close(fd);

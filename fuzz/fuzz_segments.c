@@ -7,11 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "../corefile/core.h"
 #include "../corefile/identity.h"
+#include "patch.h"
 
 /* Every kind of read at ADDR. */
 static void read_at(struct core *core, uint64_t addr)
@@ -54,10 +54,7 @@ static void read_everywhere(struct core *core, const uint8_t *data, size_t size)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char path[64];
-	int fd = memfd_create("core", 0);
-	if (fd < 0 || (size && write(fd, data, size) != (ssize_t)size))
-		abort();
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	int fd = fz_memfd("core", data, size, path);
 	struct core *core = NULL;
 	struct core_error *err = core_open(path, &core);
 	if (!err) {

@@ -7,7 +7,8 @@
 # mutate's --hot.
 #   fuzz/hot-ranges.sh CORE [ASYNCORE]
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-"${2:-$ROOT/asyncore}" report "$1" --format json --threads all 2>/dev/null | python3 -c '
+"${2:-$ROOT/asyncore}" report "$1" --format json --threads all --frame-registers 2>/dev/null |
+	python3 -c '
 import json, sys
 j = json.load(sys.stdin)
 r = ["%s:%d" % (x["address"], 176 + 64 * min(x["size"] or 0, 4096)) for x in j.get("recorders", []) if x.get("address")]

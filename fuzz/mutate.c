@@ -1,8 +1,9 @@
 /* The mutation test over whole cores: damaged copies of real cores through
- * the analysis and both writers, in one process per chunk of mutants.
+ * the analysis and the writers, in one process per chunk of mutants.
  *
  *   mutate [--seed S] [--count N] [--from K] [--time-limit SECONDS]
- *          [--save DIR] [--hot VADDR:LEN,...] NAME=CORE...
+ *          [--save DIR] [--hot VADDR:LEN,...] [--runtimes FILE:FILE...]
+ *          NAME=CORE...
  *
  * Mutant K (from K = --from on) is made from base core K % NBASES by kind
  * (K / NBASES) % NKINDS, with a random stream seeded by S and K:
@@ -18,9 +19,11 @@
  *                 a segment (aligned or not), at its end, at the word
  *                 itself or the next one, NULL, all ones, small numbers
  *   zero          a range of the notes, of a hot range or of a segment zeroed
- * --hot names the ranges of the base that follows it.
- * Each must end as `asyncore report` would end: analysed (exit 0, or 1 with
- * warnings) with a complete JSON document and a text report, or unusable
+ * --hot names the ranges of the base that follows it; --runtimes the runtime
+ * descriptions it is analysed with (its runtime's stacks are then damaged
+ * too).  Each must end as `asyncore report` would end: analysed (exit 0, or
+ * 1 with warnings) with a complete JSON document, a text report and an HTML
+ * page, or unusable
  * (exit 2) with a one-line reason; never a crash, a sanitizer report, a
  * leak, or a mutant that takes more than the time limit (in CPU time, or
  * ten times it in all).  The mutants run in
@@ -61,6 +64,7 @@ struct span {
 
 struct base {
 	const char *name;
+	struct an_runtimes *runtimes;   /* --runtimes, or NULL */
 	struct fz_base core;
 	uint64_t head_end;          /* the ELF header and program headers */
 	struct span notes[8], loads[512];
@@ -390,7 +394,7 @@ static bool complete_json(const struct analysis *an, char *why, size_t whylen)
 static enum outcome analyse(struct base *b, struct dbg_cache *cache, char *why, size_t whylen)
 {
 	char path[64];
-	struct an_options opts = {0};
+	struct an_options opts = {.runtimes = b->runtimes};
 	struct analysis *an = NULL;
 	struct core *core = NULL;
 	struct core_identity id;
@@ -413,6 +417,9 @@ static enum outcome analyse(struct base *b, struct dbg_cache *cache, char *why, 
 		o = O_FAILED;
 	else if (rep_text_write(g.devnull, an, &text) != 0) {
 		snprintf(why, whylen, "the text writer failed");
+		o = O_FAILED;
+	} else if (rep_html_write(g.devnull, an, true) != 0 || fflush(g.devnull) != 0) {
+		snprintf(why, whylen, "the HTML writer failed");
 		o = O_FAILED;
 	}
 	an_analysis_destroy(an);
@@ -600,13 +607,17 @@ static bool parse_args(int argc, char **argv)
 			g.save_dir = argv[++i];
 		else if (strcmp(a, "--hot") == 0 && v)
 			setenv("ASYNCORE_FUZZ_HOT", argv[++i], 1);   /* for the next base */
+		else if (strcmp(a, "--runtimes") == 0 && v)
+			setenv("ASYNCORE_FUZZ_RUNTIMES", argv[++i], 1);   /* for the next base */
 		else if (a[0] != '-' && strchr(a, '=') && g.nbases < MAX_BASES) {
 			struct base *b = &g.bases[g.nbases++];
 			char *eq = strchr(argv[i], '=');
 			*eq = '\0';
 			b->name = argv[i];
 			fz_base_load(&b->core, eq + 1, FZ_REGION_HOT);
+			b->runtimes = fz_runtimes_from_env("mutate");
 			unsetenv("ASYNCORE_FUZZ_HOT");
+			unsetenv("ASYNCORE_FUZZ_RUNTIMES");
 			index_base(b);
 			if (b->nbounds == 0) {
 				fprintf(stderr, "mutate: %s: no structure to cut at\n", eq + 1);
@@ -624,7 +635,7 @@ int main(int argc, char **argv)
 	setenv("ASYNCORE_CACHE_DIR", "", 1);
 	if (!parse_args(argc, argv)) {
 		fprintf(stderr, "usage: mutate [--seed S] [--count N] [--from K] [--time-limit SECONDS] "
-				"[--save DIR] [--hot VADDR:LEN,...] NAME=CORE...\n");
+				"[--save DIR] [--hot VADDR:LEN,...] [--runtimes FILE:FILE...] NAME=CORE...\n");
 		return 2;
 	}
 	g.devnull = fopen("/dev/null", "w");

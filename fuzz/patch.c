@@ -61,8 +61,13 @@ int64_t fz_base_offset(const struct fz_base *b, uint64_t vaddr, uint64_t *room)
 	return off;
 }
 
-/* The stack pointers of the base core's threads (NT_PRSTATUS pr_reg.rsp). */
-static void find_stack_pointers(struct fz_base *b, const Elf64_Phdr *ph, size_t phnum)
+/* NT_PRSTATUS: pr_reg (27 words, rsp the 20th) at 112 bytes in. */
+#define PRSTATUS_REGS 112
+#define PRSTATUS_NREGS 27
+
+/* The stack pointers of the base core's threads (NT_PRSTATUS pr_reg.rsp),
+ * and their registers as regions when REGS. */
+static void find_stack_pointers(struct fz_base *b, const Elf64_Phdr *ph, size_t phnum, bool regs)
 {
 	for (size_t i = 0; i < phnum; i++) {
 		if (ph[i].p_type != PT_NOTE || ph[i].p_offset > b->size ||
@@ -77,8 +82,12 @@ static void find_stack_pointers(struct fz_base *b, const Elf64_Phdr *ph, size_t 
 			const unsigned char *desc = p + 12 + ((nh[0] + 3) & ~3u);
 			if (nh[1] > (size_t)(end - desc))
 				break;
-			if (nh[2] == NT_PRSTATUS && nh[1] >= 112 + 27 * 8)
-				memcpy(&b->sps[b->nsps++], desc + 112 + 19 * 8, 8);
+			if (nh[2] == NT_PRSTATUS && nh[1] >= PRSTATUS_REGS + PRSTATUS_NREGS * 8) {
+				memcpy(&b->sps[b->nsps++], desc + PRSTATUS_REGS + 19 * 8, 8);
+				if (regs)
+					add_region(b, (uint64_t)(desc - b->data) + PRSTATUS_REGS,
+						   PRSTATUS_NREGS * 8);
+			}
 			if ((nh[1] + 3ull) > (uint64_t)(end - desc))
 				break;
 			p = desc + ((nh[1] + 3) & ~3u);
@@ -113,7 +122,7 @@ static void index_base(struct fz_base *b, unsigned want)
 			head = ph[i].p_offset + ph[i].p_filesz;
 	if (want & FZ_REGION_HEAD)
 		add_region(b, 0, head);
-	find_stack_pointers(b, ph, phnum);
+	find_stack_pointers(b, ph, phnum, want & FZ_REGION_REGS);
 	for (size_t i = 0; i < b->nsps && (want & FZ_REGION_STACKS); i++) {
 		uint64_t room;
 		int64_t off = fz_base_offset(b, b->sps[i] - 256, &room);
@@ -226,6 +235,15 @@ void fz_base_reset(struct fz_base *b)
 	b->truncated = 0;
 }
 
+int fz_memfd(const char *name, const uint8_t *data, size_t size, char path[64])
+{
+	int fd = memfd_create(name, 0);
+	if (fd < 0 || (size && write(fd, data, size) != (ssize_t)size))
+		abort();
+	snprintf(path, 64, "/proc/self/fd/%d", fd);
+	return fd;
+}
+
 const char *fz_base_path(const struct fz_base *b, char *buf, size_t len)
 {
 	snprintf(buf, len, "/proc/self/fd/%d", b->fd);
@@ -259,6 +277,26 @@ void fz_analyze_path(const char *path, const struct an_options *opts, struct dbg
 	rep_text_write(devnull, an, &text);
 	fflush(devnull);
 	an_analysis_destroy(an);
+}
+
+struct an_runtimes *fz_runtimes_from_env(const char *name)
+{
+	const char *list = getenv("ASYNCORE_FUZZ_RUNTIMES");
+	if (!list || !*list)
+		return NULL;
+	struct an_runtimes *set = an_runtimes_create();
+	char *copy = strdup(list), *save = NULL;
+	if (!set || !copy)
+		die("out of memory");
+	for (char *file = strtok_r(copy, ":", &save); file; file = strtok_r(NULL, ":", &save)) {
+		struct core_error *err = an_runtimes_load(set, file, false);
+		if (err) {
+			fprintf(stderr, "%s: %s\n", name, err->message);
+			exit(1);
+		}
+	}
+	free(copy);
+	return set;
 }
 
 static struct {

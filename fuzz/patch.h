@@ -4,8 +4,9 @@
  *
  * The base core's bytes are indexed into regions: the ELF header, program
  * headers and notes; the bytes around each thread's stack pointer; each
- * PT_LOAD's file contents (its first 1 MiB); each range named in
- * ASYNCORE_FUZZ_HOT="VADDR:LEN,..." (recorder rings, folly roots). */
+ * thread's registers (NT_PRSTATUS pr_reg); each PT_LOAD's file contents (its
+ * first 1 MiB); each range named in ASYNCORE_FUZZ_HOT="VADDR:LEN,..."
+ * (recorder rings, folly roots, bthreads' TaskMetas and saved contexts). */
 #ifndef FUZZ_PATCH_H
 #define FUZZ_PATCH_H
 
@@ -25,7 +26,8 @@ enum {
 	FZ_REGION_STACKS = 1u << 1,     /* around each thread's stack pointer */
 	FZ_REGION_LOADS = 1u << 2,      /* each PT_LOAD's file contents */
 	FZ_REGION_HOT = 1u << 3,        /* ASYNCORE_FUZZ_HOT */
-	FZ_REGION_ALL = 0xf,
+	FZ_REGION_REGS = 1u << 4,       /* each thread's registers */
+	FZ_REGION_ALL = 0x1f,
 };
 
 struct fz_region {
@@ -75,6 +77,10 @@ void fz_base_restore(struct fz_base *b);
  * shared the memfd died with a mutant in it); forgets the undo list. */
 void fz_base_reset(struct fz_base *b);
 
+/* DATA[0..SIZE) in a new memfd called NAME; "/proc/self/fd/N" into PATH.
+ * Returns the descriptor (the caller closes it); aborts when it cannot. */
+int fz_memfd(const char *name, const uint8_t *data, size_t size, char path[64]);
+
 /* "/proc/self/fd/N" of the memfd, into BUF. */
 const char *fz_base_path(const struct fz_base *b, char *buf, size_t len);
 
@@ -82,6 +88,11 @@ const char *fz_base_path(const struct fz_base *b, char *buf, size_t len);
  * reports to DEVNULL, free everything.  For the harnesses. */
 void fz_analyze_path(const char *path, const struct an_options *opts, struct dbg_cache *cache,
 		     FILE *devnull);
+
+/* The runtime descriptions named in ASYNCORE_FUZZ_RUNTIMES ("FILE:FILE..."),
+ * loaded (exits with the reason when one does not load); NULL when the
+ * variable is not set.  NAME is for messages. */
+struct an_runtimes *fz_runtimes_from_env(const char *name);
 
 /* The patch-mode harness: the base core ASYNCORE_FUZZ_BASE indexed into the
  * regions WANT asks for, analysed with OPTS after each input's patches, with

@@ -8,9 +8,17 @@
 #   core       fuzz_core over whole small cores (raw mode)
 #   folly      fuzz_folly, patches over the folly_cpp-small seed core
 #   recorder   fuzz_recorder, patches over the recorder seed core's rings
+#   bthread    fuzz_bthread, patches over the bthread seed core's TaskMetas,
+#              saved contexts, stacks and pool
+#   runtime    fuzz_runtime, patches over the hostile_rt seed core's stacks
+#              and segments, with its runtime descriptions
+#   rtdesc     fuzz_rtdesc over runtime descriptions (seeds: every one in the
+#              tree), each also used on the hostile_rt seed core
+#   args       fuzz_args, patches over the native_args seed core's registers
+#              and stacks, with arguments
 #   patch-BASE fuzz_core, patches over the seed core BASE (static, dyn, dyn2,
 #              recorder, elfe, folly_cpp(-small), folly_c(-small), bthread)
-# The corpus of each of the first six modes is fixtures/fuzz/corpus/MODE:
+# The corpus of each mode but patch-BASE is fixtures/fuzz/corpus/MODE:
 # the run starts from it, and what it finds that adds coverage is merged
 # back into it (review and commit).  Work corpora stay in
 # build/fuzz/corpus-MODE; crashers go to build/fuzz/artifacts/ (minimise
@@ -21,10 +29,10 @@ OUT=$ROOT/build/fuzz
 FIX=$ROOT/fixtures/fuzz/corpus
 SECS=${1:-300}; shift || true
 MODES=("$@")
-[ ${#MODES[@]} -gt 0 ] || MODES=(notes segments recfmt core folly recorder patch-dyn2 patch-static
-	patch-bthread)
+[ ${#MODES[@]} -gt 0 ] || MODES=(notes segments recfmt core folly recorder bthread runtime rtdesc
+	args patch-dyn2 patch-static patch-bthread)
 [ -x "$OUT/fuzz_notes" ] || "$ROOT/fuzz/build.sh" >/dev/null
-[ -f "$OUT/seeds/recorder.core" ] || "$ROOT/fuzz/make-seeds.sh" >/dev/null
+[ -f "$OUT/seeds/hostile_rt.core" ] || "$ROOT/fuzz/make-seeds.sh" >/dev/null
 mkdir -p "$OUT/artifacts"
 
 # seed_notes DIR: the PT_NOTE contents of every seed core, one file each.
@@ -42,6 +50,15 @@ for path in sys.argv[2:]:
             name = os.path.join(out, "seed-notes-" + os.path.basename(path))
             open(name, "wb").write(data[off:off + size])
 PY
+}
+
+# seed_descriptions DIR: every runtime description in the tree.
+seed_descriptions() {
+	local f
+	for f in "$ROOT"/share/asyncore/runtimes/*.json "$ROOT"/fixtures/*/*.json "$ROOT"/fixtures/*/*.json.in \
+		"$ROOT"/bench/runtime/*.json "$OUT"/seeds/hostile_rt-runtimes/*.json; do
+		[ -f "$f" ] && cp "$f" "$1/seed-$(basename "$(dirname "$f")")-$(basename "$f")"
+	done
 }
 
 # seed_formats DIR: twelve arguments, then a recorder format.
@@ -69,6 +86,11 @@ for mode in "${MODES[@]}"; do
 	core)     bin=fuzz_core; len=32768; fixture=$FIX/core ;;
 	folly)    bin=fuzz_folly; len=512; fixture=$FIX/folly; base=$OUT/seeds/folly_cpp-small.core ;;
 	recorder) bin=fuzz_recorder; len=512; fixture=$FIX/recorder; base=$OUT/seeds/recorder.core ;;
+	bthread)  bin=fuzz_bthread; len=512; fixture=$FIX/bthread; base=$OUT/seeds/bthread.core ;;
+	runtime)  bin=fuzz_runtime; len=512; fixture=$FIX/runtime; base=$OUT/seeds/hostile_rt.core ;;
+	rtdesc)   bin=fuzz_rtdesc; len=4096; fixture=$FIX/rtdesc; base=$OUT/seeds/hostile_rt.core
+		  seed_descriptions "$corpus" ;;
+	args)     bin=fuzz_args; len=512; fixture=$FIX/args; base=$OUT/seeds/native_args.core ;;
 	patch-*)  bin=fuzz_core; len=512; base=$OUT/seeds/${mode#patch-}.core ;;
 	*)        echo "unknown mode $mode" >&2; exit 2 ;;
 	esac
@@ -79,15 +101,21 @@ for mode in "${MODES[@]}"; do
 		done
 	fi
 	case $mode in
-	folly|recorder|patch-*)
+	folly|recorder|bthread|runtime|args|patch-*)
 		env=(ASYNCORE_FUZZ_BASE="$base" ASYNCORE_FUZZ_HOT="$("$ROOT/fuzz/hot-ranges.sh" "$base")") ;;
+	rtdesc)
+		env=(ASYNCORE_FUZZ_BASE="$base" ASYNCORE_FUZZ_HOT=) ;;
 	esac
+	runtimes=$(ls "$OUT"/seeds/hostile_rt-runtimes/*.json 2>/dev/null | tr '\n' ':')
+	[ "$mode" = runtime ] && env+=(ASYNCORE_FUZZ_RUNTIMES="$runtimes")
+	dict=()
+	[ -f "$ROOT/fuzz/$mode.dict" ] && dict=(-dict="$ROOT/fuzz/$mode.dict")
 	dirs=("$corpus")
 	[ -n "$fixture" ] && mkdir -p "$fixture" && dirs+=("$fixture")
 	# Fork mode: a crash is saved and the run goes on.
 	env "${env[@]}" nice "$OUT/$bin" -fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1 \
 		-max_total_time="$SECS" -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 \
-		-max_len=$len -artifact_prefix="$OUT/artifacts/$mode-" "${dirs[@]}" \
+		-max_len=$len -artifact_prefix="$OUT/artifacts/$mode-" "${dict[@]}" "${dirs[@]}" \
 		>"$OUT/log-$mode.txt" 2>&1 || true
 	if [ -n "$fixture" ]; then
 		before=$(ls "$fixture" | wc -l)

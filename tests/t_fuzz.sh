@@ -9,8 +9,9 @@
 # Then every harness replays its corpus, fixtures/fuzz/corpus/MODE, and the
 # crashers, built with the suite's own compiler and flags (fuzz/replay.c;
 # under `make asan` / `make ubsan` with the sanitizer): notes, segments,
-# recfmt and core (raw) alone; folly and recorder over a fresh core of the
-# folly_cpp and recorder fixtures.
+# recfmt and core (raw) alone; folly, recorder, bthread and args over a fresh
+# core of the folly_cpp, recorder, bthread and native_args fixtures; runtime
+# and rtdesc over a fresh core of hostile_rt, with its descriptions.
 #
 # fixtures/fuzz/NAME.core   a crasher core, used as is
 # fixtures/fuzz/NAME.patch  a crasher that needs a fixture's core: a line
@@ -132,21 +133,36 @@ crashers=$(ls "$FUZZ_DIR"/*.core 2>/dev/null)
 [ -n "$crashers" ] && replay_corpus "crashers (raw cores)" fuzz_core "$crashers"
 
 # A patch-mode corpus over a fresh fixture core (its addresses differ from
-# the one the corpus was found on; the patches land on the same structures).
+# the one the corpus was found on; the patches land on the same structures),
+# cut down to the bytes near each thread when SHRINK.
+#   replay_patches MODE CASE SHRINK|whole [VAR=VALUE...]
 replay_patches() {
-	local mode=$1 case=$2 rc=0
+	local mode=$1 case=$2 shrink=$3 rc=0; shift 3
 	[ -d "$CORPUS/$mode" ] || { fail "fuzz corpus $mode: no fixtures/fuzz/corpus/$mode"; return; }
 	fix_core "$case" || rc=$?
 	if [ $rc -ne 0 ]; then
 		[ $rc -eq 77 ] && skip "fuzz corpus $mode: no $case core: $(head -1 "$TMPD/core.err")"
 		return
 	fi
-	local base=$TMPD/$mode-base.core
-	python3 "$ROOT/fuzz/shrink_core.py" "$FIX_CORE" "$base" 16384 || return
-	[ "$mode" = recorder ] && base=$FIX_CORE   # its rings are in a segment the shrinking drops
+	local base=$FIX_CORE
+	if [ "$shrink" = shrink ]; then
+		base=$TMPD/$mode-base.core
+		python3 "$ROOT/fuzz/shrink_core.py" "$FIX_CORE" "$base" 16384 || return
+	fi
 	replay_corpus "$mode" "fuzz_$mode" "$CORPUS/$mode" ASYNCORE_FUZZ_BASE="$base" \
-		ASYNCORE_FUZZ_HOT="$("$ROOT/fuzz/hot-ranges.sh" "$base" "$ASYNCORE")"
+		ASYNCORE_FUZZ_HOT="$("$ROOT/fuzz/hot-ranges.sh" "$base" "$ASYNCORE")" "$@"
 }
-replay_patches folly folly_cpp
-replay_patches recorder recorder
+replay_patches folly folly_cpp shrink
+# The rings, the bthreads' pool and the arguments' strings are in segments
+# the shrinking drops: those cores whole.
+replay_patches recorder recorder whole
+replay_patches bthread bthread whole
+replay_patches args native_args whole
+if rtdir=$(fixture_build hostile_rt 2>/dev/null); then
+	replay_patches runtime hostile_rt whole ASYNCORE_FUZZ_RUNTIMES="$(ls "$rtdir"/*.json | tr '\n' :)"
+else
+	fail "fuzz corpus runtime: the hostile_rt fixture does not build"
+fi
+# Descriptions: each loaded, then used on the hostile_rt core.
+replay_patches rtdesc hostile_rt whole
 exit 0

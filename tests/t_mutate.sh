@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The mutation test over whole cores (fuzz/mutate.c): MUTANTS (default
-# 1,000; `make soak` runs 100,000) damaged copies of five fixture cores,
+# 1,000; `make soak` runs 100,000) damaged copies of eight fixture cores,
 # truncated at every structure boundary, with flipped notes and headers,
 # edge-value note sizes, pointer-like garbage in memory (stacks, recorder
-# rings, async roots) and zeroed ranges, through the analysis and both
-# writers: each must be analysed with a complete JSON document or be
+# rings, async roots, bthreads' TaskMetas and saved contexts, a described
+# runtime's stacks) and zeroed ranges, through the analysis (with arguments,
+# bthreads and runtime descriptions) and the text, JSON and HTML writers:
+# each must be analysed with a complete JSON document or be
 # unusable with a one-line reason; no crash, no sanitizer report, no leak,
 # no mutant slower than the time limit.  Failing mutants are saved under
 # build/mutants/ for fixtures/fuzz/.
@@ -17,8 +19,9 @@ have_asyncore || { fail "mutate: no asyncore at $ASYNCORE (run make)"; exit 0; }
 [ -x "$MUTATE" ] || { fail "mutate: no driver at $MUTATE (make fuzz-tools)"; exit 0; }
 
 # base NAME CASE [ARGS...]: the fixture's core, cut down to the bytes near
-# each thread (fuzz/shrink_core.py) when it is big; appends "--hot RANGES
-# NAME=CORE" to BASES.
+# each thread (fuzz/shrink_core.py) when it is big (unless WHOLE is set);
+# appends "--hot RANGES [--runtimes FILES] NAME=CORE" to BASES (FILES: the
+# fixture's runtime descriptions, when RUNTIMES is set).
 BASES=()
 base() {
 	local name=$1 case=$2 rc=0; shift 2
@@ -28,19 +31,23 @@ base() {
 		return
 	fi
 	local core=$TMPD/$name.core
-	if [ "$(stat -c %s "$FIX_CORE")" -gt 4000000 ]; then
+	if [ -z "${WHOLE:-}" ] && [ "$(stat -c %s "$FIX_CORE")" -gt 4000000 ]; then
 		python3 "$ROOT/fuzz/shrink_core.py" "$FIX_CORE" "$core" 16384 || return
 	else
 		cp "$FIX_CORE" "$core"
 	fi
 	local hot; hot=$("$ROOT/fuzz/hot-ranges.sh" "$core" "$ASYNCORE")
 	[ -n "$hot" ] && BASES+=(--hot "$hot")
+	[ -n "${RUNTIMES:-}" ] && BASES+=(--runtimes "$(ls "$FIX_DIR"/*.json | tr '\n' :)")
 	BASES+=("$name=$core")
 }
 base segv store_crash segv 1
 base cxx store_cxx a 1
 base threads threads4
 base folly_c folly_c
+base args native_args
+WHOLE=1 base bthread bthread           # its pool and TaskMetas are on the heap
+WHOLE=1 RUNTIMES=1 base runtime hostile_rt
 # The rings live in a segment the shrinking drops: the recorder core whole.
 if fix_core recorder; then
 	BASES+=(--hot "$("$ROOT/fuzz/hot-ranges.sh" "$FIX_CORE" "$ASYNCORE")" "recorder=$FIX_CORE")
