@@ -124,6 +124,7 @@ static void guard_at_exit(void)
 	_exit(guard.status);
 }
 
+#ifndef CLI_ASAN   /* AddressSanitizer's own handlers report crashes */
 /* A fatal signal after an allocation failed: a library that does not
  * handle running out of memory (libdw asserts, or follows the pointer it
  * could not get) stopped at the ceiling, so the ceiling is the reason.
@@ -140,6 +141,7 @@ static void guard_on_fatal(int sig)
 }
 
 static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE};
+#endif
 
 static void guard_on_alarm(int sig)
 {

@@ -3,6 +3,7 @@
  * lives as long as the process, so a build-id is parsed once per worker. */
 #include "ingest.h"
 
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,15 +162,10 @@ static bool should_retire(const struct worker *w)
 		return true;
 	if (w->opts->limits.max_memory == 0)
 		return false;
-	/* The data the ceiling counts, as the kernel does (data and stack
-	 * pages of /proc/self/statm): cheap, unlike walking the heap. */
-	unsigned long size, resident, shared, text, lib, data;
-	FILE *f = fopen("/proc/self/statm", "r");
-	int n = f ? fscanf(f, "%lu %lu %lu %lu %lu %lu", &size, &resident, &shared, &text, &lib,
-			   &data) : 0;
-	if (f)
-		fclose(f);
-	return n == 6 && (uint64_t)data * (uint64_t)sysconf(_SC_PAGESIZE) > w->opts->limits.max_memory / 2;
+	/* The heap (AddressSanitizer's shadow, which the process's data size
+	 * would count, is not in it). */
+	struct mallinfo2 mi = mallinfo2();
+	return mi.uordblks + mi.hblkhd > w->opts->limits.max_memory / 2;
 }
 
 /* The process's own setup: die with the supervisor, leave interrupts to it
