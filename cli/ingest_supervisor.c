@@ -368,9 +368,12 @@ static void note_worker_losses(struct supervisor *sv, const struct slot *s, int 
 	}
 }
 
+/* Forget all but the last KEEP cores S's worker held. */
 static void held_clear(struct slot *s, size_t keep)
 {
 	size_t drop = s->nheld > keep ? s->nheld - keep : 0;
+	if (drop == 0)
+		return;
 	for (size_t i = 0; i < drop; i++)
 		free(s->held[i].reason);
 	memmove(s->held, s->held + drop, (s->nheld - drop) * sizeof(*s->held));
