@@ -453,8 +453,10 @@ static void on_message(struct supervisor *sv, struct slot *s, const struct inges
 		return;
 	}
 	if (m->kind == INGEST_MSG_WRITING) {
-		s->deadline = now();
-		s->deadline.tv_sec += sv->o->limits.timeout;
+		if (!s->released) {   /* a released one keeps its grace */
+			s->deadline = now();
+			s->deadline.tv_sec += sv->o->limits.timeout;
+		}
 		return;
 	}
 	s->busy = false;
@@ -496,15 +498,37 @@ static void on_readable(struct supervisor *sv, struct slot *s)
 		reap(sv, s);
 }
 
+#define RELEASE_GRACE 10
+
+/* Tell the worker in S to go after its core (its socket's write side is
+ * shut), and kill it if it is still there after SECONDS. */
+static void release(struct slot *s, unsigned seconds)
+{
+	shutdown(s->sock, SHUT_WR);
+	s->released = true;
+	s->deadline = now();
+	s->deadline.tv_sec += seconds;
+}
+
 /* Stop: kill the workers in the middle of a core (nothing of it commits),
- * let the idle ones go. */
+ * let the idle ones go.  One that holds finished cores unwritten (a
+ * ClickHouse batch) is let finish its core and write them, within
+ * RELEASE_GRACE seconds: the cores it finished stay.  A second stop kills
+ * every worker in the middle of a core. */
 static void stop(struct supervisor *sv)
 {
+	bool again = sv->stopping;
 	sv->stopping = true;
 	sv->t->interrupted = true;
-	for (unsigned i = 0; i < sv->nslots; i++)
-		if (sv->slots[i].pid && sv->slots[i].busy)
-			kill(sv->slots[i].pid, SIGKILL);
+	for (unsigned i = 0; i < sv->nslots; i++) {
+		struct slot *s = &sv->slots[i];
+		if (!s->pid || !s->busy)
+			continue;
+		if (s->nheld && !again)
+			release(s, RELEASE_GRACE);
+		else
+			kill(s->pid, SIGKILL);
+	}
 }
 
 /* Kill the workers past their core's time limit, or released and still
@@ -515,7 +539,7 @@ static int enforce_deadlines(struct supervisor *sv)
 	int wait_ms = -1;
 	for (unsigned i = 0; i < sv->nslots; i++) {
 		struct slot *s = &sv->slots[i];
-		bool watched = s->busy ? sv->o->limits.timeout != 0 : s->released;
+		bool watched = s->released || (s->busy && sv->o->limits.timeout != 0);
 		if (!s->pid || !watched || s->timed_out)
 			continue;
 		double left = seconds_between(&ts, &s->deadline);
@@ -536,7 +560,6 @@ static int enforce_deadlines(struct supervisor *sv)
  * RELEASE_GRACE seconds (stopped, or stuck on its way out) is killed.  One
  * that holds cores unwritten writes them on its way out: that write has
  * the time limit too. */
-#define RELEASE_GRACE 10
 
 static void release_idle(struct supervisor *sv)
 {
@@ -546,10 +569,7 @@ static void release_idle(struct supervisor *sv)
 		struct slot *s = &sv->slots[i];
 		if (!s->pid || s->busy || s->released)
 			continue;
-		shutdown(s->sock, SHUT_WR);
-		s->released = true;
-		s->deadline = now();
-		s->deadline.tv_sec += RELEASE_GRACE + (s->nheld ? sv->o->limits.timeout : 0);
+		release(s, RELEASE_GRACE + (s->nheld ? sv->o->limits.timeout : 0));
 	}
 }
 

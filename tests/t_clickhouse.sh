@@ -207,6 +207,32 @@ check "clickhouse: ... a rerun stores them (exit $rc)" \
 check "clickhouse: ... then all $NK are in and no error is left" \
 	[ "$(chq "$U6" "SELECT count() FROM cores FINAL")/$(chq "$U6" "SELECT count() FROM ingest_errors FINAL WHERE resolved = 0")" = "$NK/0" ]
 
+# SIGTERM in the middle of a batch: exit 130, no worker left; the workers
+# finish their core and write their batches, so the cores they finished
+# stay (none listed as failed); a rerun completes the batch.
+U7="clickhouse://127.0.0.1:${CH_HTTP[1]}/crashes7?cluster=$CH_CLUSTER_NAME"
+"$ASYNCORE" store init --db "$U7" && "$ASYNCORE" store init --db "${U7/${CH_HTTP[1]}/${CH_HTTP[2]}}"
+"$ASYNCORE" ingest --db "$U7" --jobs 2 "$W/kill" >"$W/out8" 2>"$W/err8" &
+ing=$!
+for i in $(seq 3000); do
+	grep -qs 'clone-0006[0-9]\.core' $(pgrep -P $ing | sed 's|.*|/proc/&/maps|') && break
+	sleep 0.005
+done
+ws=$(pgrep -P $ing)
+kill -TERM $ing
+wait $ing; rc=$?
+left=""
+for p in $ws; do [ -e "/proc/$p" ] && [ "$(awk '{print $3}' "/proc/$p/stat")" != Z ] && left="$left $p"; done
+check "clickhouse: SIGTERM mid-batch: exit 130, no worker left (exit $rc${left:+, left:$left})" [ $rc -eq 130 -a -z "$left" ]
+stored=$(chq "$U7" "SELECT count() FROM cores FINAL")
+errors=$(chq "$U7" "SELECT count() FROM ingest_errors FINAL WHERE resolved = 0")
+check "clickhouse: ... the cores finished stay, the rest not started ($stored of $NK, $errors failed)" \
+	[ "$stored" -ge 60 -a "$stored" -lt $NK -a "$errors" = 0 ]
+check "clickhouse: ... the summary says so" grep -q "interrupted, the rest not started" "$W/out8"
+"$ASYNCORE" ingest --db "$U7" --jobs 2 --quiet "$W/kill" 2>/dev/null; rc=$?
+check "clickhouse: ... a rerun completes the batch (exit $rc)" \
+	[ "$rc/$(chq "$U7" "SELECT count() FROM cores FINAL")/$(chq "$U7" "SELECT count() FROM ingest_errors FINAL WHERE resolved = 0")" = "0/$NK/0" ]
+
 # Bytes from a core that are not UTF-8 (an executable path with 0xff and an
 # escape sequence) are stored as the JSON report has them (U+FFFD for each
 # invalid byte), and query's table escapes them.
