@@ -4,8 +4,9 @@
  * with it and why, and records that core in ingest_errors with the reason
  * once every worker is gone, and so the cores and errors it still held
  * unwritten in a batching store's batch.  SIGINT and SIGTERM stop the batch:
- * the cores being analysed are abandoned (their transactions never commit),
- * no new one starts, every worker is reaped. */
+ * the cores being analysed are abandoned (their transactions never commit;
+ * a worker holding a batch finishes its core and writes the batch), no new
+ * one starts, every worker is reaped. */
 #include "ingest.h"
 
 #include <errno.h>
