@@ -25,8 +25,10 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(OBJDIR)/%.o)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/unit/%)
 UNIT_HELPER_OBJS := $(OBJDIR)/tests/unit/craft.o
-# The program the unit tests read (never run) and its stripped copy.
-UNIT_DATA := $(BUILD)/unit/data/unit_fixture $(BUILD)/unit/data/unit_fixture.stripped
+# The program the unit tests read (never run) and its stripped copy; CPython
+# 3.11's line tables and lines (tests/cpython_lines.py).
+UNIT_DATA := $(BUILD)/unit/data/unit_fixture $(BUILD)/unit/data/unit_fixture.stripped \
+	$(BUILD)/unit/data/cpython311_lines.txt
 PROGRAM ?= asyncore
 
 .PHONY: all deps check demo bench asan ubsan clean unit install uninstall fuzz fuzz-tools soak
@@ -65,6 +67,10 @@ $(BUILD)/unit/data/unit_fixture: tests/unit/data/unit_fixture.c tests/unit/data/
 
 $(BUILD)/unit/data/unit_fixture.stripped: $(BUILD)/unit/data/unit_fixture
 	strip -o $@ $<
+
+$(BUILD)/unit/data/cpython311_lines.txt: tests/unit/data/cpython311_lines.txt
+	@mkdir -p $(dir $@)
+	cp $< $@
 
 unit: $(UNIT_BINS) $(UNIT_DATA)
 

@@ -36,5 +36,7 @@ int main(int argc, char **argv)
 		return cli_resign(argc - 2, argv + 2);
 	if (strcmp(cmd, "store") == 0)
 		return cli_store(argc - 2, argv + 2);
+	if (strcmp(cmd, "runtimes") == 0)
+		return cli_runtimes(argc - 2, argv + 2);
 	return cli_report(argc - 1, argv + 1);
 }

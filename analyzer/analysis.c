@@ -1,4 +1,5 @@
 #include "analysis.h"
+#include "../corefile/strlist.h"
 #include "../dwarf/dwarf.h"
 
 #include <stdlib.h>
@@ -62,6 +63,11 @@ size_t an_crashing_thread(const struct analysis *an)
 char *an_strdup(const char *s)
 {
 	return s ? strdup(s) : NULL;
+}
+
+const char *an_hex(char buf[32], uint64_t value)
+{
+	return core_hex(buf, value);
 }
 
 void an_frame_deinit(struct an_frame *frame)

@@ -247,4 +247,8 @@ void an_event_deinit(struct an_event *event);
 /* strdup that accepts NULL. */
 char *an_strdup(const char *s);
 
+/* VALUE as "0x" and lower-case hex digits into BUF; returns BUF (the one
+ * formatting of corefile/strlist.h, for the writers). */
+const char *an_hex(char buf[32], uint64_t value);
+
 #endif

@@ -21,7 +21,6 @@ static bool fill_identity(struct analysis *an, struct core *core, const struct c
 	an->core_file_size = id->file_size;
 	an->core_size = id->size;
 	an->core_fingerprint = strdup(id->fingerprint);
-	an->core_sha256 = id->has_sha256 ? strdup(id->sha256) : NULL;
 	an->crashed_at = id->crashed_at[0] ? strdup(id->crashed_at) : NULL;
 	if (id->has_coredump_name) {
 		an->boot_id = strdup(id->coredump.boot_id);
@@ -38,8 +37,7 @@ static bool fill_identity(struct analysis *an, struct core *core, const struct c
 		an->pid = core->threads[0].tid;
 		an->has_pid = true;
 	}
-	return an->core_path && an->core_fingerprint && (!id->has_sha256 || an->core_sha256) &&
-	       (!id->crashed_at[0] || an->crashed_at) && (!id->has_coredump_name || an->boot_id);
+	return an->core_path && an->core_fingerprint && (!id->crashed_at[0] || an->crashed_at) && (!id->has_coredump_name || an->boot_id);
 }
 
 /* The unit and command line systemd-coredump logged with the core, its
@@ -167,6 +165,16 @@ static bool symbolize_native(struct an_thread *t, struct dbg_session *s,
 
 /* Every layer adds its warnings to the core's one list, in the order they
  * arose; the analysis takes the list over at the end. */
+/* Last: the SHA-256 of the file, when asked for, is computed meanwhile. */
+static bool fill_sha256(struct analysis *an, struct core *core)
+{
+	char hex[65];
+	if (!core_identity_wait_sha256(core, hex))
+		return true;
+	an->core_sha256 = strdup(hex);
+	return an->core_sha256 != NULL;
+}
+
 static void take_warnings(struct analysis *an, struct core *core)
 {
 	an->warnings = core->warnings;
@@ -250,6 +258,10 @@ struct core_error *an_analyze(struct core *core, const struct core_identity *id,
 			an_recorders_recover(s, an);
 	}
 	an_signature_compute(an, opts->signature_lists);
+	if (!fill_sha256(an, core)) {
+		err = &core_error_nomem;
+		goto out;
+	}
 	take_warnings(an, core);
 	*out = an;
 	an = NULL;

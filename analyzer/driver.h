@@ -21,7 +21,8 @@ struct an_options {
 };
 
 /* Analyse CORE (borrowed; its warnings move into the analysis), whose
- * identity ID the caller took with corefile/identity.h.  Returns an error
+ * identity ID the caller took with corefile/identity.h (and the SHA-256 of
+ * its file, when the caller started it, collected last).  Returns an error
  * only when nothing can be reported (out of memory), or when a runtime
  * description does not fit the program (CORE_ERROR_USAGE: a member it names
  * resolves nowhere; checked before any thread is unwound); otherwise *OUT is

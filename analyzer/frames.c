@@ -11,24 +11,20 @@ static struct an_frame *list_push(struct an_frame_list *list)
 	return core_array_push(&list->frames, &list->n, &list->cap, sizeof(*list->frames));
 }
 
-bool an_frames_append_pc(struct an_frame_list *list, struct dbg_session *s, uint64_t pc,
-			 bool activation, enum an_frame_kind kind, const struct dbg_frame *native,
-			 bool seam)
+/* Append one frame per location of LOCS (innermost inline level first),
+ * their strings moved into the frames; each takes PLACE's kind, pc,
+ * activation, CFA and registers, the first its seam.  Room for NLOCS
+ * frames must be reserved. */
+static void append_levels(struct an_frame_list *list, const struct an_frame *place,
+			  struct dbg_location *locs, size_t nlocs)
 {
-	struct dbg_location *locs;
-	size_t nlocs;
-	if (dbg_symbolize(s, pc, activation, &locs, &nlocs))
-		return false;
 	for (size_t i = 0; i < nlocs; i++) {
-		struct an_frame *f = list_push(list);
-		if (!f) {
-			dbg_locations_free(locs, nlocs);
-			return false;
-		}
+		struct an_frame *f = &list->frames[list->n++];
 		struct dbg_location *l = &locs[i];
-		f->kind = kind;
-		f->pc = pc;
-		f->activation = activation;
+		memset(f, 0, sizeof(*f));
+		f->kind = place->kind;
+		f->pc = place->pc;
+		f->activation = place->activation;
 		f->function = l->function;
 		f->display = an_display_name(f->function);
 		f->offset = l->offset;
@@ -40,16 +36,33 @@ bool an_frames_append_pc(struct an_frame_list *list, struct dbg_session *s, uint
 		f->line = l->line;
 		f->inlined = l->inlined;
 		f->inline_depth = l->inline_depth;
-		if (native) {
-			f->cfa = native->cfa;
-			memcpy(f->regs, native->regs, sizeof(f->regs));
-			f->regs_known = native->regs_known;
-		}
-		f->seam = seam && i == 0;
+		f->cfa = place->cfa;
+		memcpy(f->regs, place->regs, sizeof(f->regs));
+		f->regs_known = place->regs_known;
+		f->seam = place->seam && i == 0;
 		l->function = l->module = l->file = NULL;  /* moved into the frame */
 	}
+}
+
+bool an_frames_append_pc(struct an_frame_list *list, struct dbg_session *s, uint64_t pc,
+			 bool activation, enum an_frame_kind kind, const struct dbg_frame *native,
+			 bool seam)
+{
+	struct an_frame place = {.kind = kind, .pc = pc, .activation = activation, .seam = seam};
+	struct dbg_location *locs;
+	size_t nlocs;
+	if (native) {
+		place.cfa = native->cfa;
+		memcpy(place.regs, native->regs, sizeof(place.regs));
+		place.regs_known = native->regs_known;
+	}
+	if (dbg_symbolize(s, pc, activation, &locs, &nlocs))
+		return false;
+	bool ok = core_array_reserve(&list->frames, &list->cap, list->n + nlocs, sizeof(*list->frames));
+	if (ok)
+		append_levels(list, &place, locs, nlocs);
 	dbg_locations_free(locs, nlocs);
-	return true;
+	return ok;
 }
 
 /* One frame for the tail call returning to PC, as gdb shows it: named
@@ -117,6 +130,70 @@ bool an_frames_append_native(struct an_frame_list *list, struct dbg_session *s,
 		    (i + 1 < n && !an_frames_append_tail_calls(list, s, &native[i + 1])))
 			return false;
 	return true;
+}
+
+/* A stored frame's new levels (NULL: kept as it is) and whether it goes. */
+struct redo {
+	struct dbg_location *locs;
+	size_t nlocs;
+	bool drop;
+};
+
+/* Symbolize the frames of FRAMES that DEBUG_OF finds debug info for into
+ * REDO; *TOTAL: how many frames there will be.  The number symbolized, or
+ * -1 when out of memory. */
+static int symbolize_stored(struct dbg_cache *cache, const struct an_frame *frames, size_t n,
+			    an_stored_debug_fn *debug_of, void *ctx, struct redo *redo, size_t *total)
+{
+	int count = 0;
+	*total = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct an_frame *old = &frames[i];
+		struct dbg_file *f = !AN_FRAME_IS_RUNTIME(old) && old->module && old->has_module_offset ?
+				     debug_of(ctx, old) : NULL;
+		if (f && old->inlined) {
+			redo[i].drop = true;   /* made again with its real frame */
+			continue;
+		}
+		if (f && dbg_file_symbolize_offset(cache, f, old->module, old->module_offset,
+						   old->activation, &redo[i].locs, &redo[i].nlocs))
+			return -1;
+		*total += f ? redo[i].nlocs : 1;
+		count += f != NULL;
+	}
+	return count;
+}
+
+int an_frames_resymbolize(struct dbg_cache *cache, struct an_frame **frames, size_t *n,
+			  an_stored_debug_fn *debug_of, void *ctx)
+{
+	struct redo *redo = calloc(*n ? *n : 1, sizeof(*redo));
+	struct an_frame_list list = {0};
+	size_t total = 0;
+	int count = redo ? symbolize_stored(cache, *frames, *n, debug_of, ctx, redo, &total) : -1;
+	if (count > 0 && !core_array_reserve(&list.frames, &list.cap, total, sizeof(*list.frames)))
+		count = -1;
+	for (size_t i = 0; count > 0 && i < *n; i++) {
+		struct an_frame *old = &(*frames)[i];
+		if (redo[i].locs) {
+			append_levels(&list, old, redo[i].locs, redo[i].nlocs);
+			an_frame_deinit(old);
+		} else if (redo[i].drop) {
+			an_frame_deinit(old);
+		} else {
+			list.frames[list.n++] = *old;   /* moved */
+		}
+	}
+	for (size_t i = 0; redo && i < *n; i++)
+		dbg_locations_free(redo[i].locs, redo[i].nlocs);
+	free(redo);
+	if (count <= 0) {
+		free(list.frames);
+		return count;
+	}
+	free(*frames);
+	an_frames_move_to(&list, frames, n);
+	return count;
 }
 
 void an_frames_move_to(struct an_frame_list *list, struct an_frame **frames, size_t *nframes)

@@ -35,6 +35,24 @@ bool an_frames_append_tail_calls(struct an_frame_list *list, struct dbg_session 
 bool an_frames_append_native(struct an_frame_list *list, struct dbg_session *s,
 			     const struct dbg_frame *native, size_t n);
 
+/* The debug info found for FRAME, a stored frame of a module that had none
+ * when its core was stored (dwarf/: dbg_cache_find_module()), or NULL when
+ * the frame stays as stored. */
+typedef struct dbg_file *an_stored_debug_fn(void *ctx, const struct an_frame *frame);
+
+/* Symbolize again the frames of *FRAMES (*N: a stored thread's, task's or
+ * suspended chain's, innermost first) for which DEBUG_OF finds debug info,
+ * as an analysis symbolizes them (an_frames_append_pc()): each becomes its
+ * inline levels and real function, from its module and module offset, with
+ * its kind, pc, activation, CFA and seam; the inline levels stored with it
+ * are dropped, as they are made again.  Arguments and tail calls, which
+ * need the core's registers and stack, stay unknown.  Other frames are
+ * kept.  Returns how many stored frames were symbolized (when > 0, *FRAMES
+ * and *N are the new list and the old one is freed), or -1 when out of
+ * memory (*FRAMES unchanged). */
+int an_frames_resymbolize(struct dbg_cache *cache, struct an_frame **frames, size_t *n,
+			  an_stored_debug_fn *debug_of, void *ctx);
+
 /* Move the list's frames into THREAD (which takes ownership). */
 void an_frames_move_to(struct an_frame_list *list, struct an_frame **frames, size_t *nframes);
 

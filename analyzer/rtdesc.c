@@ -29,6 +29,9 @@ struct parser {
 	size_t len;
 	struct core_error *err;
 	struct an_rt_desc *d;
+	const struct an_rt_field *fields;   /* what `if` and templates name */
+	size_t nfields;
+	char fields_where[96];      /* where they are: "entry.fields" */
 };
 
 /* ---- messages and the JSON path ---------------------------------------- */
@@ -199,20 +202,58 @@ static bool get_bool(struct parser *p, json_t *obj, const char *key, bool *out)
 	return true;
 }
 
-static bool get_member(struct parser *p, json_t *obj, const char *key, bool required,
-		       struct an_rt_member *m)
+/* A member path: names joined by "." (into a nested struct) or "->"
+ * (through a pointer), at most AN_RT_HOPS_LIMIT arrows. */
+static bool valid_path(const char *s)
 {
-	if (!get_string(p, obj, key, required, &m->path))
+	unsigned arrows = 0;
+	for (const char *c = s;;) {
+		size_t n = strcspn(c, ".-");
+		if (n == 0)
+			return false;
+		c += n;
+		if (*c == '\0')
+			return true;
+		if (c[0] == '.')
+			c++;
+		else if (c[0] == '-' && c[1] == '>' && ++arrows <= AN_RT_HOPS_LIMIT)
+			c += 2;
+		else
+			return false;
+	}
+}
+
+/* M's path from the string V, its JSON path the current one. */
+static bool to_member(struct parser *p, json_t *v, struct an_rt_member *m)
+{
+	if (!to_string(p, v, &m->path))
 		return false;
-	if (!m->path)
-		return true;
-	size_t old = push_key(p, key);
+	if (!valid_path(m->path))
+		return fail(p, "a member is names joined by \".\" or \"->\" (at most %u arrows)",
+			    AN_RT_HOPS_LIMIT);
 	m->where = where_now(p);
-	pop(p, old);
 	return m->where != NULL;
 }
 
+static bool get_member(struct parser *p, json_t *obj, const char *key, bool required,
+		       struct an_rt_member *m)
+{
+	json_t *v = member(p, obj, key, required);
+	if (!v)
+		return !required;
+	size_t old = push_key(p, key);
+	if (!to_member(p, v, m))
+		return false;
+	pop(p, old);
+	return true;
+}
+
 /* ---- the parts of a description ----------------------------------------- */
+
+static bool part(struct parser *p, json_t *top, const char *key, bool required,
+		 bool (*fn)(struct parser *, json_t *));
+static bool parse_match(struct parser *p, json_t *obj, struct an_rt_match *m);
+static size_t field_index(const struct parser *p, const char *name, size_t len);
 
 static bool valid_name(const char *s)
 {
@@ -226,9 +267,59 @@ static bool valid_name(const char *s)
 	return true;
 }
 
+/* root.lists[i]: {"type", "head", "next", "max"}. */
+static bool parse_list(struct parser *p, json_t *v, struct an_rt_list *l)
+{
+	static const char *const keys[] = {"type", "head", "next", "max", NULL};
+	bool given;
+	l->max = AN_RT_LIST_MAX_DEFAULT;
+	return check_object(p, v, keys, true) && get_string(p, v, "type", true, &l->type) &&
+	       get_member(p, v, "head", true, &l->head) && get_member(p, v, "next", true, &l->next) &&
+	       get_number(p, v, "max", AN_RT_MAX_LIMIT, &given, &l->max) &&
+	       (l->max > 0 || fail(p, "\"max\" is 0"));
+}
+
+static bool parse_lists(struct parser *p, json_t *lists)
+{
+	struct an_rt_desc *d = p->d;
+	if (!json_is_array(lists) || json_array_size(lists) == 0 || json_array_size(lists) > 8)
+		return fail(p, "an array of 1 to 8 lists is expected");
+	d->root.lists = calloc(json_array_size(lists), sizeof(*d->root.lists));
+	if (!d->root.lists)
+		return nomem(p);
+	for (size_t i = 0; i < json_array_size(lists); i++) {
+		size_t old = push_index(p, i);
+		if (!parse_list(p, json_array_get(lists, i), &d->root.lists[d->root.nlists++]))
+			return false;
+		pop(p, old);
+	}
+	return true;
+}
+
+/* root.require: {"symbol", "size", "mask", "equals"}. */
+static bool parse_require(struct parser *p, json_t *v)
+{
+	static const char *const keys[] = {"symbol", "size", "mask", "equals", NULL};
+	struct an_rt_desc *d = p->d;
+	bool given, masked, equals;
+	d->root.require.size = 8;
+	d->root.require.mask = UINT64_MAX;
+	if (!check_object(p, v, keys, true) ||
+	    !get_string(p, v, "symbol", true, &d->root.require.symbol) ||
+	    !get_number(p, v, "size", 8, &given, &d->root.require.size) ||
+	    !get_number(p, v, "mask", UINT64_MAX, &masked, &d->root.require.mask) ||
+	    !get_number(p, v, "equals", UINT64_MAX, &equals, &d->root.require.equals))
+		return false;
+	uint64_t size = d->root.require.size;
+	if (size != 1 && size != 2 && size != 4 && size != 8)
+		return fail(p, "\"size\" is 1, 2, 4 or 8");
+	return equals || fail(p, "\"equals\" is missing");
+}
+
 static bool parse_root(struct parser *p, json_t *root)
 {
-	static const char *const keys[] = {"symbol", "tls", "pthread_key", "pointer", NULL};
+	static const char *const keys[] = {"symbol", "tls", "pthread_key", "pointer", "lists",
+					   "thread", "require", NULL};
 	static const char *const kinds[] = {"symbol", "tls", "pthread_key"};
 	struct an_rt_desc *d = p->d;
 	if (!check_object(p, root, keys, true))
@@ -241,9 +332,12 @@ static bool parse_root(struct parser *p, json_t *root)
 		}
 	if (given != 1)
 		return fail(p, "exactly one of \"symbol\", \"tls\" and \"pthread_key\" is expected");
-	if (!get_string(p, root, kinds[d->root.kind], true, &d->root.symbol))
+	if (!get_string(p, root, kinds[d->root.kind], true, &d->root.symbol) ||
+	    !get_bool(p, root, "pointer", &d->root.pointer) ||
+	    !part(p, root, "lists", false, parse_lists) ||
+	    !part(p, root, "require", false, parse_require))
 		return false;
-	return get_bool(p, root, "pointer", &d->root.pointer);
+	return get_member(p, root, "thread", false, &d->root.thread);
 }
 
 static bool parse_stack(struct parser *p, json_t *stack)
@@ -271,61 +365,184 @@ static bool parse_stack(struct parser *p, json_t *stack)
 	       (d->stack.max > 0 || fail(p, "\"max\" is 0"));
 }
 
+/* The decoders a field may name, and their inputs (README). */
+static const struct {
+	const char *name;
+	enum an_rt_decoder id;
+	const char *args[AN_RT_DECODER_ARGS + 1];
+} decoders[] = {
+	{"basename", AN_RT_DECODER_BASENAME, {"path", NULL}},
+	{"cpython-3.11-line", AN_RT_DECODER_CPYTHON311_LINE,
+	 {"table", "first_line", "instruction", "code", NULL}},
+};
+
+static size_t string_kind_index(const struct an_rt_desc *d, const char *name)
+{
+	for (size_t i = 0; i < d->nstrings; i++)
+		if (strcmp(d->strings[i].name, name) == 0)
+			return i;
+	return AN_RT_NONE;
+}
+
+/* FIELD's "as": a format or the name of a string kind. */
+static bool parse_as(struct parser *p, json_t *as, struct an_rt_field *f)
+{
+	static const char *const formats[] = {"string", "number", "hex", NULL};
+	size_t old = push_key(p, "as");
+	const char *s = json_is_string(as) ? json_string_value(as) : "";
+	bool found = false;
+	for (size_t i = 0; formats[i] && !found; i++)
+		if (strcmp(s, formats[i]) == 0) {
+			f->as = (enum an_rt_format)i;
+			found = true;
+		}
+	if (!found && (f->string = string_kind_index(p->d, s)) != AN_RT_NONE) {
+		f->as = AN_RT_AS_COUNTED;
+		found = true;
+	}
+	if (!found)
+		return fail(p, "\"string\", \"number\", \"hex\" or the name of one of \"strings\" "
+			    "is expected");
+	if (f->address && (f->as == AN_RT_AS_STRING || f->as == AN_RT_AS_COUNTED))
+		return fail(p, "an address is shown as \"number\" or \"hex\"");
+	pop(p, old);
+	return true;
+}
+
+/* {"decoder": NAME, "args": {...}}: the decoder now, its inputs once every
+ * field is known (resolve_decoder_args). */
+static bool parse_decoder(struct parser *p, json_t *v, struct an_rt_field *f)
+{
+	static const char *const keys[] = {"decoder", "args", NULL};
+	size_t old = push_key(p, "decoder");
+	json_t *name = json_object_get(v, "decoder");
+	if (!json_is_string(name))
+		return fail(p, "a decoder's name is expected");
+	for (size_t i = 0; i < sizeof(decoders) / sizeof(decoders[0]); i++)
+		if (strcmp(json_string_value(name), decoders[i].name) == 0)
+			f->decoder = decoders[i].id;
+	if (f->decoder == AN_RT_DECODER_NONE)
+		return fail(p, "\"%s\" is no decoder (\"basename\", \"cpython-3.11-line\")",
+			    json_string_value(name));
+	pop(p, old);
+	f->as = f->decoder == AN_RT_DECODER_BASENAME ? AN_RT_AS_STRING : AN_RT_AS_NUMBER;
+	return check_object(p, v, keys, true) && member(p, v, "args", true);
+}
+
 static bool parse_field(struct parser *p, const char *name, json_t *v, struct an_rt_field *f)
 {
-	static const char *const keys[] = {"member", "mask", "shift", "as", NULL};
-	static const char *const formats[] = {"string", "number", "hex", NULL};
+	static const char *const keys[] = {"member", "mask", "shift", "as", "address", NULL};
 	bool masked, shifted;
 	uint64_t shift = 0;
 	f->mask = UINT64_MAX;
 	f->as = AN_RT_AS_STRING;
+	f->string = AN_RT_NONE;
+	for (size_t i = 0; i < AN_RT_DECODER_ARGS; i++)
+		f->args[i] = AN_RT_NONE;
 	if (!(f->name = strdup(name)))
 		return nomem(p);
-	if (json_is_string(v)) {
-		f->member.where = where_now(p);
-		return f->member.where && to_string(p, v, &f->member.path);
-	}
+	if (json_is_string(v))
+		return to_member(p, v, &f->member);
+	if (json_is_object(v) && json_object_get(v, "decoder"))
+		return parse_decoder(p, v, f);
 	if (!check_object(p, v, keys, true) || !get_member(p, v, "member", true, &f->member) ||
 	    !get_number(p, v, "mask", UINT64_MAX, &masked, &f->mask) ||
-	    !get_number(p, v, "shift", 63, &shifted, &shift))
+	    !get_number(p, v, "shift", 63, &shifted, &shift) ||
+	    !get_bool(p, v, "address", &f->address))
 		return false;
 	f->shift = (unsigned)shift;
-	if (masked || shifted)
-		f->as = AN_RT_AS_NUMBER;   /* a masked or shifted value is no pointer */
+	if (masked || shifted || f->address)
+		f->as = f->address ? AN_RT_AS_HEX : AN_RT_AS_NUMBER; /* no pointer to a string */
 	json_t *as = json_object_get(v, "as");
-	if (!as)
-		return true;
-	push_key(p, "as");
-	for (size_t i = 0; formats[i]; i++)
-		if (json_is_string(as) && strcmp(json_string_value(as), formats[i]) == 0) {
-			f->as = (enum an_rt_format)i;
-			return true;
-		}
-	return fail(p, "\"string\", \"number\" or \"hex\" is expected");
+	return !as || parse_as(p, as, f);
 }
 
-static bool parse_entry(struct parser *p, json_t *entry)
+/* A decoder's inputs: ARGS names a field for each of its arguments. */
+static bool resolve_decoder_args(struct parser *p, json_t *args, struct an_rt_field *f)
 {
-	static const char *const keys[] = {"type", "fields", NULL};
-	struct an_rt_desc *d = p->d;
+	size_t d = 0;
+	while (decoders[d].id != f->decoder)
+		d++;
+	const char *const *want = decoders[d].args;
+	size_t nwant = 0;
+	while (want[nwant])
+		nwant++;
+	size_t old = push_key(p, "args");
+	if (!json_is_object(args) || json_object_size(args) != nwant) {
+		char list[128] = "";
+		for (size_t i = 0; i < nwant; i++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s\"%s\"",
+				 i ? ", " : "", want[i]);
+		return fail(p, "%s takes an object of exactly %s", decoders[d].name, list);
+	}
+	for (size_t i = 0; i < nwant; i++) {
+		json_t *v = json_object_get(args, want[i]);
+		size_t at = push_key(p, want[i]);
+		if (!v)
+			return fail(p, "is missing");
+		if (!json_is_string(v) ||
+		    (f->args[i] = field_index(p, json_string_value(v), json_string_length(v))) == AN_RT_NONE)
+			return fail(p, "the name of a field of %s is expected", p->fields_where);
+		const struct an_rt_field *a = &p->fields[f->args[i]];
+		bool text = a->as == AN_RT_AS_STRING || a->as == AN_RT_AS_COUNTED;
+		bool want_text = f->decoder == AN_RT_DECODER_BASENAME || strcmp(want[i], "table") == 0;
+		if (a->decoder != AN_RT_DECODER_NONE)
+			return fail(p, "the field \"%s\" is a decoder's result", a->name);
+		if (want_text != text)
+			return fail(p, "the field \"%s\" is %s", a->name,
+				    want_text ? "no string" : "a string, not a number");
+		if (strcmp(want[i], "table") == 0 && a->as != AN_RT_AS_COUNTED)
+			return fail(p, "the field \"%s\" is no counted string (one of \"strings\")",
+				    a->name);
+		pop(p, at);
+	}
+	pop(p, old);
+	return true;
+}
+
+static size_t field_index(const struct parser *p, const char *name, size_t len)
+{
+	for (size_t i = 0; i < p->nfields; i++)
+		if (strlen(p->fields[i].name) == len && memcmp(p->fields[i].name, name, len) == 0)
+			return i;
+	return AN_RT_NONE;
+}
+
+/* OBJ.fields into *OUT (*N of them), the parser's current fields after;
+ * decoders only when DECODERS. */
+static bool parse_fields(struct parser *p, json_t *obj, bool decoders_allowed,
+			 struct an_rt_field **out, size_t *n)
+{
 	const char *name;
 	json_t *v;
-	if (!check_object(p, entry, keys, true) || !get_string(p, entry, "type", true, &d->entry.type))
-		return false;
-	json_t *fields = member(p, entry, "fields", true);
+	json_t *fields = member(p, obj, "fields", true);
 	if (!fields)
 		return false;
 	size_t old = push_key(p, "fields");
 	if (!json_is_object(fields) || json_object_size(fields) == 0)
 		return fail(p, "an object naming at least one field is expected");
-	d->entry.fields = calloc(json_object_size(fields), sizeof(*d->entry.fields));
-	if (!d->entry.fields)
+	*out = calloc(json_object_size(fields), sizeof(**out));
+	if (!*out)
 		return nomem(p);
 	json_object_foreach(fields, name, v) {
 		size_t at = push_key(p, name);
+		struct an_rt_field *f = &(*out)[(*n)++];
 		if (!valid_name(name))
 			return fail(p, "a field name is letters, digits and _.+-");
-		if (!parse_field(p, name, v, &d->entry.fields[d->entry.nfields++]))
+		if (!parse_field(p, name, v, f))
+			return false;
+		if (!decoders_allowed && (f->decoder || f->as == AN_RT_AS_COUNTED || f->address))
+			return fail(p, "a string's field is a plain member");
+		pop(p, at);
+	}
+	p->fields = *out;
+	p->nfields = *n;
+	for (size_t i = 0; i < *n; i++) {
+		if (!(*out)[i].decoder)
+			continue;
+		size_t at = push_key(p, (*out)[i].name);
+		if (!resolve_decoder_args(p, json_object_get(json_object_get(fields, (*out)[i].name),
+							     "args"), &(*out)[i]))
 			return false;
 		pop(p, at);
 	}
@@ -333,12 +550,119 @@ static bool parse_entry(struct parser *p, json_t *entry)
 	return true;
 }
 
-static size_t field_index(const struct an_rt_desc *d, const char *name, size_t len)
+/* strings.NAME.forms[i]. */
+static bool parse_form(struct parser *p, json_t *v, struct an_rt_string_form *f)
 {
-	for (size_t i = 0; i < d->entry.nfields; i++)
-		if (strlen(d->entry.fields[i].name) == len && memcmp(d->entry.fields[i].name, name, len) == 0)
-			return i;
-	return AN_RT_NONE;
+	static const char *const keys[] = {"if", "length", "header", "data", "width", "units",
+					   NULL};
+	char *length = NULL, *units = NULL;
+	if (!check_object(p, v, keys, true) || !parse_match(p, v, &f->match) ||
+	    !get_string(p, v, "length", true, &length))
+		return false;
+	f->length = field_index(p, length, strlen(length));
+	free(length);
+	if (f->length == AN_RT_NONE) {
+		push_key(p, "length");
+		return fail(p, "no field of %s is called so", p->fields_where);
+	}
+	if (!json_object_get(v, "header") == !json_object_get(v, "data"))
+		return fail(p, "one of \"header\" (a type: the characters follow it) and \"data\" "
+			    "(the member where they start) is expected");
+	if (!get_string(p, v, "header", false, &f->header) || !get_member(p, v, "data", false, &f->data))
+		return false;
+	if (f->data.path && strstr(f->data.path, "->")) {
+		push_key(p, "data");
+		return fail(p, "the characters are in the string object: no \"->\"");
+	}
+	json_t *w = json_object_get(v, "width");
+	size_t old = push_key(p, "width");
+	f->width = 1;
+	f->width_field = AN_RT_NONE;
+	if (json_is_string(w)) {
+		f->width_field = field_index(p, json_string_value(w), json_string_length(w));
+		if (f->width_field == AN_RT_NONE)
+			return fail(p, "no field of %s is called so", p->fields_where);
+	} else if (w && (!json_is_integer(w) || (json_integer_value(w) != 1 &&
+						 json_integer_value(w) != 2 &&
+						 json_integer_value(w) != 4))) {
+		return fail(p, "1, 2, 4 or the name of a field is expected");
+	} else if (w) {
+		f->width = (uint64_t)json_integer_value(w);
+	}
+	pop(p, old);
+	if (!get_string(p, v, "units", false, &units))
+		return false;
+	bool known = !units || strcmp(units, "utf-8") == 0 || strcmp(units, "code-points") == 0;
+	f->code_points = units && strcmp(units, "code-points") == 0;
+	free(units);
+	if (!known) {
+		push_key(p, "units");
+		return fail(p, "\"utf-8\" or \"code-points\" is expected");
+	}
+	if (!f->code_points && (f->width != 1 || f->width_field != AN_RT_NONE))
+		return fail(p, "characters wider than a byte need \"units\": \"code-points\"");
+	return true;
+}
+
+/* strings.NAME: {"type", "fields", "forms"}. */
+static bool parse_string_kind(struct parser *p, const char *name, json_t *v,
+			      struct an_rt_string_kind *k)
+{
+	static const char *const keys[] = {"type", "fields", "forms", NULL};
+	if (!valid_name(name))
+		return fail(p, "a string kind's name is letters, digits and _.+-");
+	if (!(k->name = strdup(name)))
+		return nomem(p);
+	snprintf(p->fields_where, sizeof(p->fields_where), "strings.%s.fields", name);
+	if (!check_object(p, v, keys, true) || !get_string(p, v, "type", true, &k->type) ||
+	    !parse_fields(p, v, false, &k->fields, &k->nfields))
+		return false;
+	json_t *forms = member(p, v, "forms", true);
+	if (!forms)
+		return false;
+	size_t old = push_key(p, "forms");
+	if (!json_is_array(forms) || json_array_size(forms) == 0)
+		return fail(p, "an array of at least one form is expected");
+	k->forms = calloc(json_array_size(forms), sizeof(*k->forms));
+	if (!k->forms)
+		return nomem(p);
+	for (size_t i = 0; i < json_array_size(forms); i++) {
+		size_t at = push_index(p, i);
+		if (!parse_form(p, json_array_get(forms, i), &k->forms[k->nforms++]))
+			return false;
+		pop(p, at);
+	}
+	pop(p, old);
+	return true;
+}
+
+static bool parse_strings(struct parser *p, json_t *strings)
+{
+	struct an_rt_desc *d = p->d;
+	const char *name;
+	json_t *v;
+	if (!json_is_object(strings) || json_object_size(strings) == 0)
+		return fail(p, "an object of name: string kind is expected");
+	d->strings = calloc(json_object_size(strings), sizeof(*d->strings));
+	if (!d->strings)
+		return nomem(p);
+	json_object_foreach(strings, name, v) {
+		size_t old = push_key(p, name);
+		if (!parse_string_kind(p, name, v, &d->strings[d->nstrings++]))
+			return false;
+		pop(p, old);
+	}
+	return true;
+}
+
+static bool parse_entry(struct parser *p, json_t *entry)
+{
+	static const char *const keys[] = {"type", "fields", NULL};
+	struct an_rt_desc *d = p->d;
+	snprintf(p->fields_where, sizeof(p->fields_where), "entry.fields");
+	return check_object(p, entry, keys, true) &&
+	       get_string(p, entry, "type", true, &d->entry.type) &&
+	       parse_fields(p, entry, true, &d->entry.fields, &d->entry.nfields);
 }
 
 static bool add_piece(struct parser *p, struct an_rt_template *t, const char *text, size_t len,
@@ -382,11 +706,12 @@ static bool parse_template(struct parser *p, json_t *obj, const char *key, struc
 			const char *end = strpbrk(c + 1, "{}");
 			if (end && *end == '{')
 				end = NULL;
-			size_t field = end ? field_index(p->d, c + 1, (size_t)(end - c - 1)) : AN_RT_NONE;
+			size_t field = end ? field_index(p, c + 1, (size_t)(end - c - 1)) : AN_RT_NONE;
 			if (!end)
 				ok = fail(p, "an unclosed '{' (write \"{{\" for a brace)");
 			else if (field == AN_RT_NONE)
-				ok = fail(p, "{%.*s} is no field of entry.fields", (int)(end - c - 1), c + 1);
+				ok = fail(p, "{%.*s} is no field of %s", (int)(end - c - 1), c + 1,
+					  p->fields_where);
 			else
 				ok = (!n || add_piece(p, t, lit, n, AN_RT_NONE)) &&
 				     add_piece(p, t, NULL, 0, field);
@@ -420,9 +745,11 @@ static bool parse_match(struct parser *p, json_t *obj, struct an_rt_match *m)
 	json_object_foreach(cond, name, v) {
 		size_t at = push_key(p, name);
 		struct an_rt_cond *c = &m->conds[m->nconds++];
-		c->field = field_index(p->d, name, strlen(name));
+		c->field = field_index(p, name, strlen(name));
 		if (c->field == AN_RT_NONE)
-			return fail(p, "no field of entry.fields is called so");
+			return fail(p, "no field of %s is called so", p->fields_where);
+		if (p->fields[c->field].decoder)
+			return fail(p, "a decoder's result is not tested");
 		if (!to_number(p, v, &c->bits))
 			return false;
 		pop(p, at);
@@ -444,12 +771,13 @@ static bool parse_kind(struct parser *p, json_t *k, struct an_rt_kind *kind)
 	    !parse_template(p, k, "fallback", &kind->fallback) ||
 	    !get_string(p, k, "anchor", false, &anchor))
 		return false;
-	kind->anchor = anchor ? field_index(p->d, anchor, strlen(anchor)) : AN_RT_NONE;
-	bool unknown_anchor = anchor && kind->anchor == AN_RT_NONE;
+	kind->anchor = anchor ? field_index(p, anchor, strlen(anchor)) : AN_RT_NONE;
+	bool unknown_anchor = anchor && (kind->anchor == AN_RT_NONE ||
+					 p->fields[kind->anchor].decoder);
 	free(anchor);
 	if (unknown_anchor) {
 		push_key(p, "anchor");
-		return fail(p, "no field of entry.fields is called so");
+		return fail(p, "no field of %s is called so", p->fields_where);
 	}
 	if (hidden)
 		kind->show = AN_RT_SHOW_HIDDEN;
@@ -506,10 +834,12 @@ static bool parse_attach(struct parser *p, json_t *attach)
 static bool parse_layout_member(struct parser *p, const char *name, json_t *v,
 				struct an_rt_layout_member *m)
 {
-	if (!json_is_array(v) || json_array_size(v) != 2)
-		return fail(p, "[offset, size] is expected");
+	if (!json_is_array(v) || json_array_size(v) < 2 || json_array_size(v) > 3)
+		return fail(p, "[offset, size] or [offset, size, \"TYPE POINTED AT\"] is expected");
 	if (!(m->path = strdup(name)))
 		return nomem(p);
+	if (json_array_size(v) == 3 && !to_string(p, json_array_get(v, 2), &m->points_to))
+		return false;
 	if (!to_number(p, json_array_get(v, 0), &m->offset) ||
 	    !to_number(p, json_array_get(v, 1), &m->size))
 		return false;
@@ -598,8 +928,8 @@ static bool has_anchor(const struct an_rt_desc *d)
 
 static bool parse_description(struct parser *p, json_t *top)
 {
-	static const char *const keys[] = {"name", "root", "stack", "entry", "kinds", "attach",
-					   "layout", NULL};
+	static const char *const keys[] = {"name", "root", "stack", "strings", "entry", "kinds",
+					   "attach", "layout", NULL};
 	struct an_rt_desc *d = p->d;
 	if (!check_object(p, top, keys, true) || !get_string(p, top, "name", true, &d->name))
 		return false;
@@ -608,6 +938,7 @@ static bool parse_description(struct parser *p, json_t *top)
 		return fail(p, "a name is 1 to %u letters, digits and _.+-", NAME_LIMIT);
 	}
 	if (!part(p, top, "root", true, parse_root) || !part(p, top, "stack", true, parse_stack) ||
+	    !part(p, top, "strings", false, parse_strings) ||
 	    !part(p, top, "entry", true, parse_entry) || !part(p, top, "kinds", true, parse_kinds) ||
 	    !part(p, top, "attach", false, parse_attach) ||
 	    !part(p, top, "layout", false, parse_layout))
@@ -632,11 +963,44 @@ static void template_deinit(struct an_rt_template *t)
 	free(t->pieces);
 }
 
+static void fields_deinit(struct an_rt_field *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].name);
+		member_deinit(&v[i].member);
+	}
+	free(v);
+}
+
+static void string_kind_deinit(struct an_rt_string_kind *k)
+{
+	free(k->name);
+	free(k->type);
+	fields_deinit(k->fields, k->nfields);
+	for (size_t i = 0; i < k->nforms; i++) {
+		free(k->forms[i].match.conds);
+		free(k->forms[i].header);
+		member_deinit(&k->forms[i].data);
+	}
+	free(k->forms);
+}
+
 static void desc_deinit(struct an_rt_desc *d)
 {
 	free(d->file);
 	free(d->name);
 	free(d->root.symbol);
+	for (size_t i = 0; i < d->root.nlists; i++) {
+		free(d->root.lists[i].type);
+		member_deinit(&d->root.lists[i].head);
+		member_deinit(&d->root.lists[i].next);
+	}
+	free(d->root.lists);
+	member_deinit(&d->root.thread);
+	free(d->root.require.symbol);
+	for (size_t i = 0; i < d->nstrings; i++)
+		string_kind_deinit(&d->strings[i]);
+	free(d->strings);
 	free(d->stack.type);
 	member_deinit(&d->stack.array);
 	member_deinit(&d->stack.count);
@@ -644,11 +1008,7 @@ static void desc_deinit(struct an_rt_desc *d)
 	member_deinit(&d->stack.top);
 	member_deinit(&d->stack.next);
 	free(d->entry.type);
-	for (size_t i = 0; i < d->entry.nfields; i++) {
-		free(d->entry.fields[i].name);
-		member_deinit(&d->entry.fields[i].member);
-	}
-	free(d->entry.fields);
+	fields_deinit(d->entry.fields, d->entry.nfields);
 	for (size_t i = 0; i < d->nkinds; i++) {
 		free(d->kinds[i].match.conds);
 		free(d->kinds[i].kind);
@@ -661,8 +1021,10 @@ static void desc_deinit(struct an_rt_desc *d)
 	free(d->attach.boundary.conds);
 	for (size_t i = 0; i < d->nlayout; i++) {
 		free(d->layout[i].type);
-		for (size_t j = 0; j < d->layout[i].nmembers; j++)
+		for (size_t j = 0; j < d->layout[i].nmembers; j++) {
 			free(d->layout[i].members[j].path);
+			free(d->layout[i].members[j].points_to);
+		}
 		free(d->layout[i].members);
 	}
 	free(d->layout);

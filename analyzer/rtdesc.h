@@ -19,25 +19,42 @@
 #define AN_RT_MAX_DEFAULT 65536u    /* entries read from one stack */
 #define AN_RT_MAX_LIMIT (1u << 20)
 #define AN_RT_ENTRY_LIMIT 4096u     /* bytes of one entry or stack object */
+#define AN_RT_LIST_MAX_DEFAULT 4096u /* elements read from one root list */
+#define AN_RT_HOPS_LIMIT 4u         /* pointers followed in one member path */
 
 enum an_rt_root_kind { AN_RT_ROOT_SYMBOL, AN_RT_ROOT_TLS, AN_RT_ROOT_PTHREAD_KEY };
 enum an_rt_stack_kind { AN_RT_STACK_ARRAY, AN_RT_STACK_LIST };
-enum an_rt_format { AN_RT_AS_STRING, AN_RT_AS_NUMBER, AN_RT_AS_HEX };
+enum an_rt_format { AN_RT_AS_STRING, AN_RT_AS_NUMBER, AN_RT_AS_HEX, AN_RT_AS_COUNTED };
+
+/* The named decoders (README, "Runtime descriptions"): what a description
+ * cannot say with members and masks. */
+enum an_rt_decoder {
+	AN_RT_DECODER_NONE,
+	AN_RT_DECODER_BASENAME,      /* path: the part after its last '/' */
+	AN_RT_DECODER_CPYTHON311_LINE, /* table, first_line, instruction, code: a line */
+};
+#define AN_RT_DECODER_ARGS 4
 enum an_rt_show { AN_RT_SHOW_SCRIPT, AN_RT_SHOW_LABEL, AN_RT_SHOW_HIDDEN };
 
-/* A member of a described type, by name or dotted path ("state.top"). */
+/* A member of a described type, by name or path: "state.top" steps into a
+ * nested struct, "f_code->co_name" through a pointer (a read from the core). */
 struct an_rt_member {
 	char *path;                 /* NULL: not given */
 	char *where;                /* its JSON path, for messages ("$.stack.count") */
 };
 
-/* A named value read from each entry (entry.fields). */
+/* A named value read from each entry (entry.fields), or from a string
+ * object's header (strings.NAME.fields). */
 struct an_rt_field {
 	char *name;
-	struct an_rt_member member;
+	struct an_rt_member member; /* no path: a decoder's result */
 	uint64_t mask;              /* UINT64_MAX when not given */
 	unsigned shift;             /* applied after the mask */
 	enum an_rt_format as;       /* how a template shows it */
+	size_t string;              /* AN_RT_AS_COUNTED: the index in strings */
+	bool address;               /* the member's address, not its contents */
+	enum an_rt_decoder decoder;
+	size_t args[AN_RT_DECODER_ARGS];    /* the decoder's inputs: fields */
 };
 
 /* `if`: every FIELD has all of BITS set (no conditions: always). */
@@ -71,10 +88,43 @@ struct an_rt_kind {
 	size_t anchor;              /* field holding a stack address, or AN_RT_NONE */
 };
 
+/* One form of a counted string: the first whose `if` holds decides where
+ * the characters are and how wide they are. */
+struct an_rt_string_form {
+	struct an_rt_match match;   /* over the string kind's fields */
+	size_t length;              /* field: the count of characters */
+	char *header;               /* the characters follow a header of this type's size */
+	struct an_rt_member data;   /* ... or start at this member */
+	uint64_t width;             /* bytes a character: 1, 2 or 4 */
+	size_t width_field;         /* ... or this field's value (AN_RT_NONE: WIDTH) */
+	bool code_points;           /* each character is a code point (else UTF-8 bytes) */
+};
+
+/* `strings.NAME`: objects holding a count and their characters (CPython's
+ * str and bytes), read through a field whose "as" names the kind. */
+struct an_rt_string_kind {
+	char *name;
+	char *type;                 /* the header's type: the fields' members are in it */
+	struct an_rt_field *fields;
+	size_t nfields;
+	struct an_rt_string_form *forms;
+	size_t nforms;
+};
+
+/* `root.lists[i]`: in an object of TYPE, HEAD points at the first element
+ * of a list linked by NEXT (a member of the elements' type: the next
+ * list's type, the last list's the stack type). */
+struct an_rt_list {
+	char *type;
+	struct an_rt_member head, next;
+	uint64_t max;
+};
+
 /* `layout`: offsets and sizes for a program without DWARF (or overriding it). */
 struct an_rt_layout_member {
 	char *path;
 	uint64_t offset, size;
+	char *points_to;            /* a pointer member's target type, or NULL */
 };
 
 struct an_rt_layout_type {
@@ -92,6 +142,13 @@ struct an_rt_desc {
 		enum an_rt_root_kind kind;
 		char *symbol;
 		bool pointer;       /* the root holds the stack object's address */
+		struct an_rt_list *lists;    /* walked from the root to the stack objects */
+		size_t nlists;
+		struct an_rt_member thread;  /* a stack object's OS thread id */
+		struct {            /* the root counts only when this holds */
+			char *symbol;
+			uint64_t size, mask, equals;
+		} require;
 	} root;
 	struct {
 		enum an_rt_stack_kind kind;
@@ -107,6 +164,8 @@ struct an_rt_desc {
 	} entry;
 	struct an_rt_kind *kinds;
 	size_t nkinds;
+	struct an_rt_string_kind *strings;
+	size_t nstrings;
 	struct {
 		char *function;     /* NULL: placement by anchor */
 		bool has_boundary;

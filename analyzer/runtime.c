@@ -20,19 +20,33 @@
 #include <string.h>
 
 #include "addrset.h"
+#include "rtdecode.h"
 #include "tsd.h"
 #include "../corefile/array.h"
 
 #define STRING_LIMIT 1024u          /* bytes of one string read from the core */
+#define BYTES_LIMIT 65536u          /* bytes of one counted string a decoder reads */
+#define TYPE_NAME_LIMIT 256u
 #define TEXT_LIMIT 4096u            /* bytes of one rendered name or detail */
 #define WARN_LIMIT 8u               /* entry problems warned per stack */
 #define RED_ZONE 128u
 #define KEY_NONE 0xffffffffu
 #define CONTEXT_SIZE 160u
+#define OBJECTS_LIMIT 65536u        /* stack objects the root's lists lead to */
 
-/* A member resolved for this program. */
+/* A member resolved for this program: the pointers its path follows (at
+ * these offsets, in order, from the object), then the member itself. */
 struct slot {
 	uint64_t offset, size;
+	uint64_t hops[AN_RT_HOPS_LIMIT];
+	unsigned nhops;
+};
+
+/* A string kind resolved: its fields, and where each form's characters
+ * start in the object. */
+struct resolved_string {
+	struct slot *fields;
+	uint64_t *data;
 };
 
 struct resolved {
@@ -41,11 +55,17 @@ struct resolved {
 	struct dbg_tls_var tls;      /* tls */
 	struct slot array, count, capacity, top, next;
 	bool has_capacity;
+	struct slot *list_head, *list_next;  /* root.lists */
+	struct slot thread;
 	uint64_t stack_extent;       /* bytes of the stack object read */
 	uint64_t entry_size;         /* array stride; list: bytes read per entry */
 	uint64_t entry_align;
 	struct slot *fields;
+	struct resolved_string *strings;
 };
+
+/* What reading a member through its path found. */
+enum value_state { VALUE_READ, VALUE_NULL, VALUE_UNREADABLE };
 
 struct an_runtime_session {
 	struct dbg_session *s;
@@ -64,21 +84,63 @@ static struct core_error *unresolved(const struct an_rt_desc *d, const struct an
 				 m->where, m->path, type);
 }
 
-/* M of TYPE: the description's layout first, then the program's DWARF. */
+/* The layout's entry for member PATH of TYPE, or NULL. */
+static const struct an_rt_layout_member *layout_member(const struct an_rt_desc *d,
+						       const char *type, const char *path)
+{
+	const struct an_rt_layout_type *lt = an_rt_layout_type(d, type);
+	for (size_t i = 0; lt && i < lt->nmembers; i++)
+		if (strcmp(lt->members[i].path, path) == 0)
+			return &lt->members[i];
+	return NULL;
+}
+
+/* One step of a path: member PATH of TYPE (no "->"), the layout first,
+ * then the program's DWARF; TARGET (when not NULL) gets the type a
+ * pointer member points at. */
+static bool resolve_step(struct dbg_session *s, const struct an_rt_desc *d, const char *type,
+			 const char *path, uint64_t *offset, uint64_t *size, char *target)
+{
+	const struct an_rt_layout_member *lm = layout_member(d, type, path);
+	if (lm) {
+		*offset = lm->offset;
+		*size = lm->size;
+		if (target && lm->points_to)
+			snprintf(target, TYPE_NAME_LIMIT, "%s", lm->points_to);
+		return !target || lm->points_to ||
+		       dbg_member_target(s, type, path, target, TYPE_NAME_LIMIT);
+	}
+	return dbg_member_find(s, type, path, offset, size) &&
+	       (!target || dbg_member_target(s, type, path, target, TYPE_NAME_LIMIT));
+}
+
+/* M of TYPE, each "->" a pointer to follow into the type it points at. */
 static struct core_error *resolve_member(struct dbg_session *s, const struct an_rt_desc *d,
 					 const char *type, const struct an_rt_member *m,
 					 struct slot *out)
 {
-	const struct an_rt_layout_type *lt = an_rt_layout_type(d, type);
-	for (size_t i = 0; lt && i < lt->nmembers; i++)
-		if (strcmp(lt->members[i].path, m->path) == 0) {
-			out->offset = lt->members[i].offset;
-			out->size = lt->members[i].size;
-			return NULL;
-		}
-	if (dbg_member_find(s, type, m->path, &out->offset, &out->size))
+	char cur[TYPE_NAME_LIMIT], target[TYPE_NAME_LIMIT], step[TYPE_NAME_LIMIT];
+	const char *p = m->path;
+	memset(out, 0, sizeof(*out));
+	snprintf(cur, sizeof(cur), "%s", type);
+	for (const char *arrow; (arrow = strstr(p, "->")); p = arrow + 2) {
+		uint64_t size;
+		snprintf(step, sizeof(step), "%.*s", (int)(arrow - p), p);
+		if (!resolve_step(s, d, cur, step, &out->hops[out->nhops], &size, target))
+			return core_error_create(CORE_ERROR_USAGE, "%s: %s: member %s of %s is neither a "
+						 "pointer in the program's debug info nor in the "
+						 "description's layout (as [offset, 8, \"TYPE\"])",
+						 d->file, m->where, step, cur);
+		if (size != 8)
+			return core_error_create(CORE_ERROR_USAGE, "%s: %s: member %s of %s is %" PRIu64
+						 " bytes; a pointer is 8", d->file, m->where, step,
+						 cur, size);
+		out->nhops++;
+		memcpy(cur, target, sizeof(cur));
+	}
+	if (resolve_step(s, d, cur, p, &out->offset, &out->size, NULL))
 		return NULL;
-	return unresolved(d, m, type);
+	return unresolved(d, &(struct an_rt_member){ .path = (char *)p, .where = m->where }, cur);
 }
 
 /* A member read as a number (1, 2, 4 or 8 bytes) or, when POINTER, an
@@ -88,7 +150,8 @@ static struct core_error *check_width(const struct an_rt_desc *d, const struct a
 {
 	bool ok = pointer ? sl->size == 8
 			  : sl->size == 1 || sl->size == 2 || sl->size == 4 || sl->size == 8;
-	if (ok && sl->offset + sl->size <= AN_RT_ENTRY_LIMIT)
+	uint64_t end = sl->nhops ? sl->hops[0] + 8 : sl->offset + sl->size;
+	if (ok && end <= AN_RT_ENTRY_LIMIT && sl->offset + sl->size <= AN_RT_ENTRY_LIMIT)
 		return NULL;
 	if (ok)
 		return core_error_create(CORE_ERROR_USAGE, "%s: %s: member %s ends past %u bytes",
@@ -98,6 +161,13 @@ static struct core_error *check_width(const struct an_rt_desc *d, const struct a
 				 pointer ? "a pointer is 8" : "a number is 1, 2, 4 or 8");
 }
 
+/* Bytes of the object a slot reads directly: up to its first pointer, or
+ * its member. */
+static uint64_t slot_extent(const struct slot *sl)
+{
+	return sl->nhops ? sl->hops[0] + 8 : sl->offset + sl->size;
+}
+
 static struct core_error *resolve_value(struct dbg_session *s, const struct an_rt_desc *d,
 					const char *type, const struct an_rt_member *m, bool pointer,
 					struct slot *out, uint64_t *extent)
@@ -105,8 +175,23 @@ static struct core_error *resolve_value(struct dbg_session *s, const struct an_r
 	struct core_error *err = resolve_member(s, d, type, m, out);
 	if (!err)
 		err = check_width(d, m, out, pointer);
-	if (!err && out->offset + out->size > *extent)
-		*extent = out->offset + out->size;
+	if (!err && slot_extent(out) > *extent)
+		*extent = slot_extent(out);
+	return err;
+}
+
+/* A field whose value is a member's address: its size does not matter. */
+static struct core_error *resolve_address(struct dbg_session *s, const struct an_rt_desc *d,
+					  const char *type, const struct an_rt_member *m,
+					  struct slot *out, uint64_t *extent)
+{
+	struct core_error *err = resolve_member(s, d, type, m, out);
+	uint64_t end = out->nhops ? out->hops[0] + 8 : out->offset;
+	if (!err && (end > AN_RT_ENTRY_LIMIT || out->offset > AN_RT_ENTRY_LIMIT))
+		err = core_error_create(CORE_ERROR_USAGE, "%s: %s: member %s is past %u bytes",
+					d->file, m->where, m->path, AN_RT_ENTRY_LIMIT);
+	if (!err && end > *extent)
+		*extent = end;
 	return err;
 }
 
@@ -118,16 +203,35 @@ static bool template_shows(const struct an_rt_template *t, size_t field)
 	return false;
 }
 
-/* True when a template shows the field as a string: it is then a pointer. */
+/* True when the field is read as a string (a template shows it, or a
+ * decoder reads it): it is then a pointer. */
 static bool field_is_string(const struct an_rt_desc *d, size_t field)
 {
+	if (d->entry.fields[field].as == AN_RT_AS_COUNTED)
+		return true;
 	if (d->entry.fields[field].as != AN_RT_AS_STRING)
 		return false;
+	for (size_t i = 0; i < d->entry.nfields; i++)
+		for (size_t a = 0; d->entry.fields[i].decoder && a < AN_RT_DECODER_ARGS; a++)
+			if (d->entry.fields[i].args[a] == field)
+				return true;
 	for (size_t i = 0; i < d->nkinds; i++)
 		if (template_shows(&d->kinds[i].name, field) || template_shows(&d->kinds[i].detail, field) ||
 		    template_shows(&d->kinds[i].fallback, field))
 			return true;
 	return false;
+}
+
+/* The size of TYPE: the layout's, else the program's DWARF. */
+static bool type_size(struct dbg_session *s, const struct an_rt_desc *d, const char *type,
+		      uint64_t *size)
+{
+	const struct an_rt_layout_type *lt = an_rt_layout_type(d, type);
+	if (lt && lt->has_size) {
+		*size = lt->size;
+		return true;
+	}
+	return dbg_type_size(s, type, size);
 }
 
 static struct core_error *resolve_entry(struct dbg_session *s, struct resolved *r)
@@ -138,9 +242,14 @@ static struct core_error *resolve_entry(struct dbg_session *s, struct resolved *
 	r->fields = calloc(d->entry.nfields, sizeof(*r->fields));
 	if (!r->fields)
 		return &core_error_nomem;
-	for (size_t i = 0; i < d->entry.nfields && !err; i++)
-		err = resolve_value(s, d, d->entry.type, &d->entry.fields[i].member,
-				    field_is_string(d, i), &r->fields[i], &extent);
+	for (size_t i = 0; i < d->entry.nfields && !err; i++) {
+		const struct an_rt_field *f = &d->entry.fields[i];
+		if (f->decoder)
+			continue;
+		err = f->address ? resolve_address(s, d, d->entry.type, &f->member, &r->fields[i], &extent)
+				 : resolve_value(s, d, d->entry.type, &f->member, field_is_string(d, i),
+						 &r->fields[i], &extent);
+	}
 	if (!err && d->stack.kind == AN_RT_STACK_LIST)
 		err = resolve_value(s, d, d->entry.type, &d->stack.next, true, &r->next, &extent);
 	if (err)
@@ -150,10 +259,8 @@ static struct core_error *resolve_entry(struct dbg_session *s, struct resolved *
 		r->entry_align = r->next.offset % 8 == 0 ? 8 : 1;
 		return NULL;
 	}
-	const struct an_rt_layout_type *lt = an_rt_layout_type(d, d->entry.type);
 	uint64_t size = 0;
-	bool sized = (lt && lt->has_size && (size = lt->size)) || dbg_type_size(s, d->entry.type, &size);
-	if (!sized)
+	if (!type_size(s, d, d->entry.type, &size))
 		return core_error_create(CORE_ERROR_USAGE, "%s: $.entry.type: the size of %s is neither "
 					 "in the program's debug info nor in the description's layout",
 					 d->file, d->entry.type);
@@ -166,12 +273,86 @@ static struct core_error *resolve_entry(struct dbg_session *s, struct resolved *
 	return NULL;
 }
 
+static struct core_error *resolve_string_kind(struct dbg_session *s, const struct an_rt_desc *d,
+					      const struct an_rt_string_kind *k,
+					      struct resolved_string *out)
+{
+	uint64_t extent = 0, size;
+	struct core_error *err = NULL;
+	out->fields = calloc(k->nfields, sizeof(*out->fields));
+	out->data = calloc(k->nforms, sizeof(*out->data));
+	if (!out->fields || !out->data)
+		return &core_error_nomem;
+	for (size_t i = 0; i < k->nfields && !err; i++)
+		err = resolve_value(s, d, k->type, &k->fields[i].member, false, &out->fields[i], &extent);
+	for (size_t i = 0; i < k->nforms && !err; i++) {
+		const struct an_rt_string_form *f = &k->forms[i];
+		struct slot data;
+		if (f->data.path && !(err = resolve_member(s, d, k->type, &f->data, &data)))
+			out->data[i] = data.offset;
+		else if (!f->data.path && type_size(s, d, f->header, &size))
+			out->data[i] = size;
+		else if (!f->data.path)
+			err = core_error_create(CORE_ERROR_USAGE, "%s: $.strings.%s.forms[%zu].header: the "
+						"size of %s is neither in the program's debug info nor "
+						"in the description's layout", d->file, k->name, i,
+						f->header);
+		if (!err && out->data[i] > AN_RT_ENTRY_LIMIT)
+			err = core_error_create(CORE_ERROR_USAGE, "%s: $.strings.%s.forms[%zu]: the "
+						"characters start past %u bytes", d->file, k->name, i,
+						AN_RT_ENTRY_LIMIT);
+	}
+	return err;
+}
+
+static struct core_error *resolve_strings(struct dbg_session *s, struct resolved *r)
+{
+	const struct an_rt_desc *d = r->d;
+	struct core_error *err = NULL;
+	if (!d->nstrings)
+		return NULL;
+	r->strings = calloc(d->nstrings, sizeof(*r->strings));
+	if (!r->strings)
+		return &core_error_nomem;
+	for (size_t i = 0; i < d->nstrings && !err; i++)
+		err = resolve_string_kind(s, d, &d->strings[i], &r->strings[i]);
+	return err;
+}
+
+/* root.lists and root.thread. */
+static struct core_error *resolve_lists(struct dbg_session *s, struct resolved *r)
+{
+	const struct an_rt_desc *d = r->d;
+	uint64_t extent = 0;
+	struct core_error *err = NULL;
+	if (d->root.nlists) {
+		r->list_head = calloc(d->root.nlists, sizeof(*r->list_head));
+		r->list_next = calloc(d->root.nlists, sizeof(*r->list_next));
+		if (!r->list_head || !r->list_next)
+			return &core_error_nomem;
+	}
+	for (size_t i = 0; i < d->root.nlists && !err; i++) {
+		const struct an_rt_list *l = &d->root.lists[i];
+		const char *element = i + 1 < d->root.nlists ? d->root.lists[i + 1].type : d->stack.type;
+		err = resolve_value(s, d, l->type, &l->head, true, &r->list_head[i], &extent);
+		if (!err)
+			err = resolve_value(s, d, element, &l->next, true, &r->list_next[i], &extent);
+	}
+	if (!err && d->root.thread.path)
+		err = resolve_value(s, d, d->stack.type, &d->root.thread, false, &r->thread, &extent);
+	return err;
+}
+
 static struct core_error *resolve_stack(struct dbg_session *s, struct resolved *r)
 {
 	const struct an_rt_desc *d = r->d;
 	const char *type = d->stack.type;
 	uint64_t extent = 0;
-	struct core_error *err;
+	struct core_error *err = resolve_lists(s, r);
+	if (!err)
+		err = resolve_strings(s, r);
+	if (err)
+		return err;
 	if (d->stack.kind == AN_RT_STACK_LIST)
 		return resolve_value(s, d, type, &d->stack.top, true, &r->top, &r->stack_extent);
 	err = resolve_value(s, d, type, &d->stack.array, true, &r->array, &extent);
@@ -183,6 +364,18 @@ static struct core_error *resolve_stack(struct dbg_session *s, struct resolved *
 	}
 	r->stack_extent = extent;
 	return err;
+}
+
+/* Whether the runtime is the version D describes: root.require's symbol
+ * holds the value it says (read from the core, else the mapped file: a
+ * constant lives in .rodata). */
+static bool required_holds(struct dbg_session *s, const struct an_rt_desc *d)
+{
+	uint64_t addr, size, value = 0;
+	const char *req = d->root.require.symbol;
+	return !req || (dbg_find_symbol(s, req, &addr, &size) &&
+			core_read_bytes(dbg_session_core(s), addr, &value, d->root.require.size) &&
+			(value & d->root.require.mask) == d->root.require.equals);
 }
 
 /* Whether D's root is in this core; *R gets its address.  A symbol of the
@@ -197,19 +390,26 @@ static bool find_root(struct dbg_session *s, const struct an_rt_desc *d, struct 
 		if (!is_tls && dbg_find_symbol(s, sym, &addr, &size))
 			core_warn(core, "runtime %s: %s is not a thread-local variable; its root is "
 				  "not read", d->name, sym);
-		return is_tls;
+		return is_tls && required_holds(s, d);
 	}
 	if (is_tls) {
 		core_warn(core, "runtime %s: %s is a thread-local variable; its root is not read "
 			  "(a thread-local root is \"tls\")", d->name, sym);
 		return false;
 	}
-	return dbg_find_symbol(s, sym, &r->root, &size);
+	return dbg_find_symbol(s, sym, &r->root, &size) && required_holds(s, d);
 }
 
 static void resolved_deinit(struct resolved *r)
 {
 	free(r->fields);
+	free(r->list_head);
+	free(r->list_next);
+	for (size_t i = 0; r->strings && i < r->d->nstrings; i++) {
+		free(r->strings[i].fields);
+		free(r->strings[i].data);
+	}
+	free(r->strings);
 }
 
 struct core_error *an_runtime_session_open(const struct an_runtimes *set, struct dbg_session *s,
@@ -295,25 +495,79 @@ static void walk_warn(struct walk *w, const char *fmt, ...)
 	core_warn(w->rs->core, "%s: %s", w->context, msg);
 }
 
-static uint64_t get_uint(const unsigned char *buf, const struct slot *sl)
+/* The value of SL in the object at OBJ, whose first bytes are in BUF
+ * (NULL: everything from the core): the pointers of its path followed, then
+ * the member read, or its address taken (ADDRESS). */
+static enum value_state slot_read(struct core *core, uint64_t obj, const unsigned char *buf,
+				  const struct slot *sl, bool address, uint64_t *v)
 {
-	uint64_t v = 0;
-	memcpy(&v, buf + sl->offset, sl->size);   /* little-endian: the low bytes */
-	return v;
+	uint64_t at = obj;
+	*v = 0;
+	for (unsigned i = 0; i < sl->nhops; i++) {
+		uint64_t p = 0;
+		if (i == 0 && buf)
+			memcpy(&p, buf + sl->hops[0], 8);
+		else if (!core_read_u64(core, at + sl->hops[i], &p))
+			return VALUE_UNREADABLE;
+		if (p == 0)
+			return VALUE_NULL;
+		at = p;
+	}
+	if (address) {
+		*v = at + sl->offset;
+		return VALUE_READ;
+	}
+	if (buf && sl->nhops == 0) {
+		memcpy(v, buf + sl->offset, sl->size);   /* little-endian: the low bytes */
+		return VALUE_READ;
+	}
+	return core_read_bytes(core, at + sl->offset, v, sl->size) ? VALUE_READ : VALUE_UNREADABLE;
 }
 
-static uint64_t field_value(const struct walk *w, const unsigned char *buf, size_t field)
+/* Field F (its slot SL) of the object at OBJ, masked and shifted. */
+static enum value_state read_field(struct core *core, uint64_t obj, const unsigned char *buf,
+				   const struct an_rt_field *f, const struct slot *sl, uint64_t *v)
 {
-	const struct an_rt_field *f = &w->r->d->entry.fields[field];
-	return (get_uint(buf, &w->r->fields[field]) & f->mask) >> f->shift;
+	enum value_state st = slot_read(core, obj, buf, sl, f->address, v);
+	*v = (*v & f->mask) >> f->shift;
+	return st;
 }
 
-static bool matches(const struct walk *w, const unsigned char *buf, const struct an_rt_match *m)
+static enum value_state field_value(const struct walk *w, uint64_t entry, const unsigned char *buf,
+				    size_t field, uint64_t *v)
 {
-	for (size_t i = 0; i < m->nconds; i++)
-		if ((field_value(w, buf, m->conds[i].field) & m->conds[i].bits) != m->conds[i].bits)
+	return read_field(w->rs->core, entry, buf, &w->r->d->entry.fields[field],
+			  &w->r->fields[field], v);
+}
+
+/* Whether M holds for the object at OBJ: FIELDS and their SLOTS are what
+ * its conditions name.  A field that cannot be read has no bits set. */
+static bool matches(struct core *core, uint64_t obj, const unsigned char *buf,
+		    const struct an_rt_field *fields, const struct slot *slots,
+		    const struct an_rt_match *m)
+{
+	for (size_t i = 0; i < m->nconds; i++) {
+		size_t k = m->conds[i].field;
+		uint64_t v;
+		read_field(core, obj, buf, &fields[k], &slots[k], &v);
+		if ((v & m->conds[i].bits) != m->conds[i].bits)
 			return false;
+	}
 	return true;
+}
+
+static bool entry_matches(const struct walk *w, uint64_t entry, const unsigned char *buf,
+			  const struct an_rt_match *m)
+{
+	return matches(w->rs->core, entry, buf, w->r->d->entry.fields, w->r->fields, m);
+}
+
+/* V, a SIZE-byte signed integer, widened. */
+static int64_t as_signed(uint64_t v, uint64_t size)
+{
+	if (size < 8 && (v >> (8 * size - 1)) & 1)
+		v |= UINT64_MAX << (8 * size);
+	return (int64_t)v;
 }
 
 struct text {
@@ -352,15 +606,164 @@ static void add_string(struct walk *w, struct text *t, uint64_t entry, const cha
 	text_add(t, "...", 3);
 }
 
+/* A counted string read: its characters' raw bytes. */
+struct counted {
+	size_t len;                 /* bytes read into the caller's buffer */
+	unsigned width;
+	bool code_points;
+	bool cut;                   /* longer than the buffer */
+};
+
+/* The counted string of kind KIND at OBJ into OUT (at most CAP bytes): the
+ * first form whose `if` holds says where its characters are and how wide.
+ * NULL, or why it cannot be read (a static string). */
+static const char *read_counted(struct core *core, const struct resolved *r, size_t kind,
+				uint64_t obj, unsigned char *out, size_t cap, struct counted *c)
+{
+	const struct an_rt_string_kind *k = &r->d->strings[kind];
+	const struct resolved_string *rk = &r->strings[kind];
+	uint64_t n, width;
+	for (size_t i = 0; i < k->nforms; i++) {
+		const struct an_rt_string_form *f = &k->forms[i];
+		if (!matches(core, obj, NULL, k->fields, rk->fields, &f->match))
+			continue;
+		if (read_field(core, obj, NULL, &k->fields[f->length], &rk->fields[f->length], &n) !=
+		    VALUE_READ)
+			return "is not readable";
+		width = f->width;
+		if (f->width_field != AN_RT_NONE &&
+		    read_field(core, obj, NULL, &k->fields[f->width_field], &rk->fields[f->width_field],
+			       &width) != VALUE_READ)
+			return "is not readable";
+		if (width != 1 && width != 2 && width != 4)
+			return "has characters neither 1, 2 nor 4 bytes wide";
+		c->width = (unsigned)width;
+		c->code_points = f->code_points;
+		c->cut = n > cap / width;
+		c->len = c->cut ? cap / width * width : n * width;
+		uint64_t data = obj + rk->data[i];
+		if (data < obj || !core_read_bytes(core, data, out, c->len))
+			return "has characters that are not readable";
+		return NULL;
+	}
+	return core_is_readable(core, obj, 1) ? "matches no form of its string kind" : "is not readable";
+}
+
+/* The counted string field F points at (PTR), as UTF-8. */
+static void add_counted(struct walk *w, struct text *t, uint64_t entry, const struct an_rt_field *f,
+			uint64_t ptr)
+{
+	unsigned char raw[STRING_LIMIT];
+	char utf8[STRING_LIMIT];
+	struct counted c;
+	bool cut = false;
+	if (ptr == 0)
+		return;
+	const char *why = read_counted(w->rs->core, w->r, f->string, ptr, raw, sizeof(raw) - 1, &c);
+	if (why) {
+		walk_warn(w, "entry 0x%" PRIx64 ": %s 0x%" PRIx64 " %s", entry, f->name, ptr, why);
+		return;
+	}
+	size_t len = c.len;
+	if (c.code_points) {
+		len = an_rt_code_points_utf8(raw, c.len / c.width, c.width, utf8, sizeof(utf8), &cut);
+		text_add(t, utf8, len);
+	} else {
+		text_add(t, (const char *)raw, len);
+	}
+	if (c.cut || cut) {
+		walk_warn(w, "entry 0x%" PRIx64 ": %s at 0x%" PRIx64 " is cut after %zu bytes (too long)",
+			  entry, f->name, ptr, len);
+		text_add(t, "...", 3);
+	}
+}
+
+static void add_field(struct walk *w, struct text *t, const unsigned char *buf, uint64_t entry,
+		      size_t field);
+
+/* The cpython-3.11-line decoder over field F's inputs; false: no line. */
+static bool decode_line(struct walk *w, const unsigned char *buf, uint64_t entry,
+			const struct an_rt_field *f, int64_t *line)
+{
+	const struct an_rt_field *fields = w->r->d->entry.fields;
+	uint64_t table, first, instr, code;
+	struct counted c;
+	if (field_value(w, entry, buf, f->args[0], &table) != VALUE_READ || table == 0 ||
+	    field_value(w, entry, buf, f->args[1], &first) != VALUE_READ ||
+	    field_value(w, entry, buf, f->args[2], &instr) != VALUE_READ ||
+	    field_value(w, entry, buf, f->args[3], &code) != VALUE_READ)
+		return false;       /* the strings that read the same fields said why */
+	int64_t delta = (int64_t)(instr - code);
+	if (delta > (INT64_C(1) << 30) || delta < -(INT64_C(1) << 30)) {
+		walk_warn(w, "entry 0x%" PRIx64 ": %s 0x%" PRIx64 " is not in its code at 0x%" PRIx64,
+			  entry, fields[f->args[2]].name, instr, code);
+		return false;
+	}
+	unsigned char *bytes = malloc(BYTES_LIMIT);
+	if (!bytes) {
+		w->nomem = true;
+		return false;
+	}
+	const char *why = read_counted(w->rs->core, w->r, fields[f->args[0]].string, table, bytes,
+				       BYTES_LIMIT, &c);
+	if (!why && c.cut)
+		why = "is longer than the decoder reads";
+	bool ok = !why && an_rt_cpython311_line(bytes, c.len, as_signed(first, w->r->fields[f->args[1]].size),
+						delta / 2 * 2, line);
+	if (why)
+		walk_warn(w, "entry 0x%" PRIx64 ": %s 0x%" PRIx64 " %s", entry, fields[f->args[0]].name,
+			  table, why);
+	free(bytes);
+	return ok;
+}
+
+/* A decoder field's result. */
+static void add_decoded(struct walk *w, struct text *t, const unsigned char *buf, uint64_t entry,
+			const struct an_rt_field *f)
+{
+	struct text path = { .len = 0 };
+	char num[32];
+	int64_t line;
+	switch (f->decoder) {
+	case AN_RT_DECODER_BASENAME:
+		path.buf[0] = '\0';
+		add_field(w, &path, buf, entry, f->args[0]);
+		text_add(t, an_rt_basename(path.buf), strlen(an_rt_basename(path.buf)));
+		return;
+	case AN_RT_DECODER_CPYTHON311_LINE:
+		if (decode_line(w, buf, entry, f, &line))
+			snprintf(num, sizeof(num), "%" PRId64, line);
+		else
+			snprintf(num, sizeof(num), "?");
+		text_add(t, num, strlen(num));
+		return;
+	case AN_RT_DECODER_NONE:
+		return;
+	}
+}
+
 static void add_field(struct walk *w, struct text *t, const unsigned char *buf, uint64_t entry,
 		      size_t field)
 {
 	const struct an_rt_field *f = &w->r->d->entry.fields[field];
-	uint64_t v = field_value(w, buf, field);
+	uint64_t v;
 	char num[32];
+	if (f->decoder) {
+		add_decoded(w, t, buf, entry, f);
+		return;
+	}
+	enum value_state st = field_value(w, entry, buf, field, &v);
+	if (st == VALUE_UNREADABLE)
+		walk_warn(w, "entry 0x%" PRIx64 ": %s (%s) is not readable", entry, f->name,
+			  f->member.path);
+	if (st != VALUE_READ)
+		return;
 	switch (f->as) {
 	case AN_RT_AS_STRING:
 		add_string(w, t, entry, f->name, v);
+		return;
+	case AN_RT_AS_COUNTED:
+		add_counted(w, t, entry, f, v);
 		return;
 	case AN_RT_AS_NUMBER:
 		snprintf(num, sizeof(num), "%" PRIu64, v);
@@ -399,7 +802,7 @@ static void add_entry(struct walk *w, uint64_t addr, const unsigned char *buf)
 	const struct an_rt_desc *d = w->r->d;
 	const struct an_rt_kind *kind = NULL;
 	for (size_t i = 0; i < d->nkinds && !kind; i++)
-		if (matches(w, buf, &d->kinds[i].match))
+		if (entry_matches(w, addr, buf, &d->kinds[i].match))
 			kind = &d->kinds[i];
 	struct entry *e = core_array_push(&w->v, &w->n, &w->cap, sizeof(*w->v));
 	if (!e) {
@@ -408,13 +811,13 @@ static void add_entry(struct walk *w, uint64_t addr, const unsigned char *buf)
 	}
 	e->addr = addr;
 	e->kind = kind;
-	e->boundary = d->attach.has_boundary && matches(w, buf, &d->attach.boundary);
+	e->boundary = d->attach.has_boundary && entry_matches(w, addr, buf, &d->attach.boundary);
 	if (!kind) {
 		w->unmatched++;
 		return;
 	}
 	if (kind->anchor != AN_RT_NONE) {
-		e->anchor = field_value(w, buf, kind->anchor);
+		field_value(w, addr, buf, kind->anchor, &e->anchor);
 		e->has_anchor = e->anchor != 0;
 	}
 	if (kind->show == AN_RT_SHOW_HIDDEN)
@@ -427,8 +830,7 @@ static void add_entry(struct walk *w, uint64_t addr, const unsigned char *buf)
 
 static bool read_uint(struct core *core, uint64_t obj, const struct slot *sl, uint64_t *v)
 {
-	*v = 0;
-	return core_read_bytes(core, obj + sl->offset, v, sl->size);
+	return slot_read(core, obj, NULL, sl, false, v) == VALUE_READ;
 }
 
 /* An array stack: COUNT entries (at most CAPACITY, at most max) from the
@@ -483,8 +885,14 @@ static void read_list(struct walk *w, uint64_t obj)
 	struct an_addr_set seen = { 0 };
 	unsigned char buf[AN_RT_ENTRY_LIMIT];
 	uint64_t at;
-	if (!read_uint(core, obj, &r->top, &at)) {
-		walk_warn(w, "the stack object 0x%" PRIx64 " is not readable", obj);
+	switch (slot_read(core, obj, NULL, &r->top, false, &at)) {
+	case VALUE_READ:
+		break;
+	case VALUE_NULL:
+		return;             /* no frames yet */
+	case VALUE_UNREADABLE:
+		walk_warn(w, "the stack object 0x%" PRIx64 "'s %s is not readable", obj,
+			  r->d->stack.top.path);
 		return;
 	}
 	for (uint64_t n = 0; at && !w->nomem; n++) {
@@ -506,7 +914,11 @@ static void read_list(struct walk *w, uint64_t obj)
 		if (an_addr_set_add(&seen, at) < 0)
 			w->nomem = true;
 		add_entry(w, at, buf);
-		at = get_uint(buf, &r->next);
+		uint64_t next;
+		if (slot_read(core, at, buf, &r->next, false, &next) == VALUE_UNREADABLE)
+			walk_warn(w, "entry 0x%" PRIx64 ": its %s is not readable; the list is cut there",
+				  at, r->d->stack.next.path);
+		at = next;
 	}
 	an_addr_set_deinit(&seen);
 }
@@ -856,7 +1268,125 @@ static void splice_stack(struct an_runtime_session *rs, const struct resolved *r
 	walk_deinit(&w);
 }
 
+/* A stack object of thread TID, which is no thread of the core: its
+ * entries are counted in a warning (none: a thread state never used). */
+static void splice_tidless(struct an_runtime_session *rs, const struct resolved *r, uint64_t obj,
+			   uint64_t tid)
+{
+	struct walk w = { .rs = rs, .r = r };
+	snprintf(w.context, sizeof(w.context), "runtime %s: stack 0x%" PRIx64, r->d->name, obj);
+	read_stack(&w, obj);
+	size_t n = 0;
+	for (size_t i = 0; i < w.n; i++)
+		n += shown(&w.v[i]);
+	if (n)
+		core_warn(rs->core, "%s: thread %" PRIu64 " (its %s) is no thread of the core; its %zu "
+			  "%s not shown", w.context, tid, r->d->root.thread.path, n,
+			  n == 1 ? "entry is" : "entries are");
+	walk_summary(&w);
+	walk_deinit(&w);
+}
+
 /* ---- roots ----------------------------------------------------------------- */
+
+struct objects {
+	uint64_t *v;
+	size_t n, cap;
+	bool full;
+};
+
+/* The stack objects root.lists[LEVEL...] lead to from OBJ, appended to OUT:
+ * each list bounded by its max, cycle-checked, its elements readable. */
+static void list_walk(struct an_runtime_session *rs, const struct resolved *r, const char *context,
+		      size_t level, uint64_t obj, struct objects *out)
+{
+	const struct an_rt_list *l = &r->d->root.lists[level];
+	struct an_addr_set seen = { 0 };
+	uint64_t at;
+	enum value_state st = slot_read(rs->core, obj, NULL, &r->list_head[level], false, &at);
+	if (st == VALUE_UNREADABLE)
+		core_warn(rs->core, "%s: the %s of 0x%" PRIx64 " is not readable", context,
+			  l->head.path, obj);
+	for (uint64_t n = 0; st == VALUE_READ && at && !out->full; n++) {
+		const char *cut = NULL;
+		if (n == l->max)
+			cut = "is past the list's max";
+		else if (an_addr_set_has(&seen, at))
+			cut = "repeats (a cycle)";
+		else if (!core_pointer_ok(rs->core, at, 8, 8))
+			cut = core_pointer_problem(rs->core, at);
+		if (cut) {
+			core_warn(rs->core, "%s: root.lists[%zu]: element 0x%" PRIx64 " %s; the list is "
+				  "cut there", context, level, at, cut);
+			break;
+		}
+		if (an_addr_set_add(&seen, at) < 0)
+			break;
+		if (level + 1 < r->d->root.nlists) {
+			list_walk(rs, r, context, level + 1, at, out);
+		} else if (out->n == OBJECTS_LIMIT) {
+			core_warn(rs->core, "%s: more than %u stack objects; the rest are not read",
+				  context, OBJECTS_LIMIT);
+			out->full = true;
+		} else {
+			uint64_t *slot = core_array_push(&out->v, &out->n, &out->cap, sizeof(*out->v));
+			if (!slot)
+				break;
+			*slot = at;
+		}
+		st = slot_read(rs->core, at, NULL, &r->list_next[level], false, &at);
+		if (st == VALUE_UNREADABLE)
+			core_warn(rs->core, "%s: root.lists[%zu]: the %s of element 0x%" PRIx64 " is not "
+				  "readable; the list is cut there", context, level, l->next.path, at);
+	}
+	an_addr_set_deinit(&seen);
+}
+
+static struct an_thread *thread_by_tid(struct analysis *an, uint64_t tid)
+{
+	for (size_t i = 0; i < an->nthreads; i++)
+		if ((uint64_t)(int64_t)an->threads[i].tid == tid)
+			return &an->threads[i];
+	return NULL;
+}
+
+/* The stack object OBJ's thread: its root.thread member's, else T. */
+static void splice_owned(struct an_runtime_session *rs, const struct resolved *r,
+			 struct analysis *an, struct an_thread *t, const char *context, uint64_t obj)
+{
+	uint64_t tid;
+	if (!r->d->root.thread.path) {
+		splice_stack(rs, r, an, t, obj);
+		return;
+	}
+	if (!read_uint(rs->core, obj, &r->thread, &tid)) {
+		core_warn(rs->core, "%s: the %s of stack 0x%" PRIx64 " is not readable", context,
+			  r->d->root.thread.path, obj);
+		return;
+	}
+	tid = (uint64_t)as_signed(tid, r->thread.size);
+	struct an_thread *owner = thread_by_tid(an, tid);
+	if (owner)
+		splice_stack(rs, r, an, owner, obj);
+	else
+		splice_tidless(rs, r, obj, tid);
+}
+
+/* The root object OBJ (of thread T, NULL for a global): its stack, or the
+ * stacks its lists lead to. */
+static void splice_root(struct an_runtime_session *rs, const struct resolved *r,
+			struct analysis *an, struct an_thread *t, const char *context, uint64_t obj)
+{
+	struct objects o = { 0 };
+	if (!r->d->root.nlists) {
+		splice_owned(rs, r, an, t, context, obj);
+		return;
+	}
+	list_walk(rs, r, context, 0, obj, &o);
+	for (size_t i = 0; i < o.n; i++)
+		splice_owned(rs, r, an, t, context, o.v[i]);
+	free(o.v);
+}
 
 /* The stack object from root address ADDR: ADDR itself, or the address it
  * holds ("pointer": true; 0 there means no stack yet).  False: no stack. */
@@ -881,7 +1411,7 @@ static void splice_global(struct an_runtime_session *rs, const struct resolved *
 	uint64_t obj;
 	snprintf(context, sizeof(context), "runtime %s", r->d->name);
 	if (stack_object(rs, r, context, r->root, &obj))
-		splice_stack(rs, r, an, NULL, obj);
+		splice_root(rs, r, an, NULL, context, obj);
 }
 
 static void splice_tls(struct an_runtime_session *rs, const struct resolved *r,
@@ -909,7 +1439,7 @@ static void splice_tls(struct an_runtime_session *rs, const struct resolved *r,
 		}
 		snprintf(context, sizeof(context), "runtime %s: thread %" PRId32, r->d->name, t->tid);
 		if (stack_object(rs, r, context, addr, &obj))
-			splice_stack(rs, r, an, t, obj);
+			splice_root(rs, r, an, t, context, obj);
 	}
 	if (unknown)
 		core_warn(rs->core, "runtime %s: the thread-local %s of %zu threads (thread %" PRId32
@@ -947,7 +1477,7 @@ static void splice_pthread_key(struct an_runtime_session *rs, const struct resol
 			continue;
 		snprintf(context, sizeof(context), "%s: thread %" PRId32, who, t->tid);
 		if (stack_object(rs, r, context, value, &obj))
-			splice_stack(rs, r, an, t, obj);
+			splice_root(rs, r, an, t, context, obj);
 	}
 }
 

@@ -31,6 +31,10 @@ int cli_resign(int argc, char **argv);
  * idempotently, per shard). */
 int cli_store(int argc, char **argv);
 
+/* `asyncore runtimes [--runtime FILE]...`: the runtime descriptions a
+ * report would use (name and file), then the search path. */
+int cli_runtimes(int argc, char **argv);
+
 /* The usage text of every command. */
 void cli_usage(FILE *out);
 

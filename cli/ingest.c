@@ -89,8 +89,8 @@ static void opts_free(struct ingest_opts *o)
 }
 
 enum ingest_option {
-	O_DB, O_JOBS, O_BINARY, O_SYSROOT, O_QUIET, O_TIMEOUT, O_MAX_MEMORY, O_SIGNATURE_LISTS,
-	O_JOURNAL, O_JOURNAL_DIR, O_RUNTIME
+	O_DB, O_JOBS, O_BINARY, O_SYSROOT, O_DEBUG_DIR, O_QUIET, O_TIMEOUT, O_MAX_MEMORY,
+	O_SIGNATURE_LISTS, O_JOURNAL, O_JOURNAL_DIR, O_RUNTIME
 };
 
 static const struct cli_option ingest_options[] = {
@@ -99,6 +99,7 @@ static const struct cli_option ingest_options[] = {
 	{"-j", true, O_JOBS},
 	{"--binary", true, O_BINARY},
 	{"--sysroot", true, O_SYSROOT},
+	{"--debug-dir", true, O_DEBUG_DIR},
 	{"--quiet", false, O_QUIET},
 	{"-q", false, O_QUIET},
 	{"--timeout", true, O_TIMEOUT},
@@ -139,6 +140,9 @@ static bool apply_option(struct ingest_opts *o, int id, const char *v)
 	case O_SYSROOT:
 		o->sysroot = v;
 		return true;
+	case O_DEBUG_DIR:
+		return cli_repeated("ingest", "--debug-dir", o->debug_dirs, &o->ndebug_dirs,
+				    CLI_MAX_DEBUG_DIRS, v);
 	case O_QUIET:
 		o->quiet = true;
 		return true;
@@ -164,7 +168,8 @@ static bool apply_option(struct ingest_opts *o, int id, const char *v)
 		o->journal_dir = v;
 		return true;
 	case O_RUNTIME:
-		return cli_runtimes_add("ingest", o->runtime_files, &o->nruntime_files, v);
+		return cli_repeated("ingest", "--runtime", o->runtime_files, &o->nruntime_files,
+				    CLI_MAX_RUNTIMES, v);
 	}
 	return false;
 }
@@ -194,7 +199,7 @@ static int parse_args(int argc, char **argv, struct ingest_opts *o)
 	}
 	if (!o->db || ninputs == 0 || (o->binary && o->sysroot)) {
 		cli_error("ingest", "usage: asyncore ingest --db FILE|URL [--jobs N] [--timeout SECONDS] "
-				    "[--max-memory SIZE] [--binary BIN | --sysroot DIR] "
+				    "[--max-memory SIZE] [--binary BIN | --sysroot DIR] [--debug-dir DIR]... "
 				    "[--signature-lists DIR] [--journal [--journal-dir DIR]] "
 				    "[--runtime FILE]... [--quiet] CORE... | DIR");
 		goto out;

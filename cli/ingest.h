@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include "budget.h"
+#include "options.h"
 #include "runtimes.h"
 
 #define INGEST_MAX_WORKERS 64
@@ -29,6 +30,8 @@ struct ingest_opts {
 	unsigned jobs;
 	const char *binary;
 	const char *sysroot;
+	const char *debug_dirs[CLI_MAX_DEBUG_DIRS];     /* --debug-dir */
+	size_t ndebug_dirs;
 	bool quiet;
 	struct cli_limits limits;   /* per core, in each worker */
 	bool max_memory_given;

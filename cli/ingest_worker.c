@@ -75,11 +75,13 @@ static void analyse_and_store(struct worker *w, struct job *j, struct core_ident
 	char why[512];
 	aopts.dbg.binary = o->binary;
 	aopts.dbg.sysroot = o->sysroot;
+	aopts.dbg.debug_dirs = o->debug_dirs;
+	aopts.dbg.ndebug_dirs = o->ndebug_dirs;
 	aopts.signature_lists = o->signature_lists;
 	aopts.journal = o->journal;
 	aopts.journal_dir = o->journal_dir;
 	aopts.runtimes = o->runtimes;
-	core_identity_add_sha256(j->core, id);
+	core_identity_add_sha256(j->core);
 	struct core_error *err = an_analyze(j->core, id, &aopts, w->cache, &j->an);
 	if (err || cli_out_of_memory(NULL)) {
 		if (cli_out_of_memory(err))
@@ -91,7 +93,7 @@ static void analyse_and_store(struct worker *w, struct job *j, struct core_ident
 		return;
 	}
 	/* The analysis is plain data: the core is not needed for the write,
-	 * and while it is mapped the worker is analysing (a test can tell). */
+	 * and while it is open the worker is analysing (a test can tell). */
 	core_close(j->core);
 	j->core = NULL;
 	struct ingest_msg writing = {.kind = INGEST_MSG_WRITING, .index = m->index};

@@ -142,3 +142,14 @@ int cli_signature_lists(const char *dir, struct an_signature_lists **out)
 	}
 	return 0;
 }
+
+bool cli_repeated(const char *command, const char *name, const char **values, size_t *n,
+		  size_t max, const char *value)
+{
+	if (*n == max) {
+		cli_error(command, "at most %zu %s", max, name);
+		return false;
+	}
+	values[(*n)++] = value;
+	return true;
+}

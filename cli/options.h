@@ -57,6 +57,14 @@ struct an_signature_lists;
  * -1 with the reason on stderr. */
 int cli_signature_lists(const char *dir, struct an_signature_lists **out);
 
+/* --debug-dir directories a command takes, at most. */
+#define CLI_MAX_DEBUG_DIRS 16
+
+/* Add VALUE of the repeatable option NAME of COMMAND to VALUES (*N of
+ * them, at most MAX); false (reported) when there are too many. */
+bool cli_repeated(const char *command, const char *name, const char **values, size_t *n,
+		  size_t max, const char *value);
+
 /* A one-line usage problem of COMMAND on stderr ("asyncore: ingest: ..."). */
 void cli_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -14,8 +14,6 @@
 #include "options.h"
 #include "runtimes.h"
 
-enum { MAX_DEBUG_DIRS = 16 };
-
 enum report_option {
 	O_FORMAT, O_THREADS, O_RECORDER_TAIL, O_RECORDER_FORMAT, O_SYSROOT, O_DEBUG_DIR,
 	O_MAX_FRAMES, O_NO_ASYNC, O_NO_RECORDERS, O_NO_ARGS, O_COLOR, O_SIGNATURE_LISTS, O_NO_TASKS,
@@ -56,7 +54,7 @@ struct report_args {
 	enum color_mode color;
 	size_t recorder_tail;
 	struct an_options an;
-	const char *debug_dirs[MAX_DEBUG_DIRS];
+	const char *debug_dirs[CLI_MAX_DEBUG_DIRS];
 	const char *signature_lists;
 	const char *runtimes[CLI_MAX_RUNTIMES];
 	size_t nruntimes;
@@ -95,12 +93,8 @@ static bool apply_option(struct report_args *a, int id, const char *v)
 		a->an.dbg.sysroot = v;
 		return true;
 	case O_DEBUG_DIR:
-		if (a->an.dbg.ndebug_dirs == MAX_DEBUG_DIRS) {
-			cli_error("report", "at most %d --debug-dir", MAX_DEBUG_DIRS);
-			return false;
-		}
-		a->debug_dirs[a->an.dbg.ndebug_dirs++] = v;
-		return true;
+		return cli_repeated("report", "--debug-dir", a->debug_dirs, &a->an.dbg.ndebug_dirs,
+				    CLI_MAX_DEBUG_DIRS, v);
 	case O_MAX_FRAMES:
 		if (!cli_number("--max-frames", v, 1, 1000000, &n))
 			return false;
@@ -130,7 +124,8 @@ static bool apply_option(struct report_args *a, int id, const char *v)
 		a->frame_registers = true;
 		return true;
 	case O_RUNTIME:
-		return cli_runtimes_add("report", a->runtimes, &a->nruntimes, v);
+		return cli_repeated("report", "--runtime", a->runtimes, &a->nruntimes, CLI_MAX_RUNTIMES,
+				    v);
 	case O_MAX_MEMORY:
 		if (!cli_size("--max-memory", v, &n))
 			return false;
@@ -238,7 +233,7 @@ int cli_report(int argc, char **argv)
 	if (!err) {
 		core_identity(core, &id);
 		if (a.format == FORMAT_JSON)   /* the text report does not show it */
-			core_identity_add_sha256(core, &id);
+			core_identity_add_sha256(core);
 		err = an_analyze(core, &id, &a.an, NULL, &an);
 	}
 	core_close(core);

@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "options.h"
 
+
 #include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
@@ -65,12 +66,11 @@ static struct core_error *load_dir(struct an_runtimes *set, const char *dir)
 	return err;
 }
 
-/* The search path's directories: the user's, then the ones shipped with
- * asyncore (cli_share_dir()); each once. */
-static size_t search_dirs(char dirs[SEARCH_DIRS][PATH_MAX])
+/* The search path as configured: the user's directory, then the one
+ * shipped with asyncore (cli_share_dir()), whether they exist or not. */
+static size_t search_candidates(char candidates[SEARCH_DIRS][PATH_MAX])
 {
-	char candidates[SEARCH_DIRS][PATH_MAX];
-	size_t nc = 0, n = 0;
+	size_t nc = 0;
 	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME"), *share = cli_share_dir();
 	if (xdg && xdg[0] == '/')
 		nc += join(candidates[nc], xdg, "asyncore/runtimes");
@@ -78,6 +78,14 @@ static size_t search_dirs(char dirs[SEARCH_DIRS][PATH_MAX])
 		nc += join(candidates[nc], home, ".config/asyncore/runtimes");
 	if (share)
 		nc += join(candidates[nc], share, "runtimes");
+	return nc;
+}
+
+/* The search path's directories that exist, each once. */
+static size_t search_dirs(char dirs[SEARCH_DIRS][PATH_MAX])
+{
+	char candidates[SEARCH_DIRS][PATH_MAX];
+	size_t nc = search_candidates(candidates), n = 0;
 	for (size_t i = 0; i < nc; i++) {
 		char real[PATH_MAX];
 		if (!realpath(candidates[i], real))
@@ -89,16 +97,6 @@ static size_t search_dirs(char dirs[SEARCH_DIRS][PATH_MAX])
 			memcpy(dirs[n++], real, PATH_MAX);
 	}
 	return n;
-}
-
-bool cli_runtimes_add(const char *command, const char **files, size_t *n, const char *file)
-{
-	if (*n == CLI_MAX_RUNTIMES) {
-		cli_error(command, "at most %d --runtime", CLI_MAX_RUNTIMES);
-		return false;
-	}
-	files[(*n)++] = file;
-	return true;
 }
 
 struct an_runtimes *cli_runtimes_load(const char *const *files, size_t nfiles)
@@ -117,4 +115,45 @@ struct an_runtimes *cli_runtimes_load(const char *const *files, size_t nfiles)
 	core_error_destroy(err);
 	an_runtimes_destroy(set);
 	return NULL;
+}
+
+enum runtimes_option { O_RUNTIME };
+
+static const struct cli_option runtimes_options[] = {
+	{"--runtime", true, O_RUNTIME},
+	{NULL, false, 0},
+};
+
+int cli_runtimes(int argc, char **argv)
+{
+	struct cli_args args;
+	const char *files[CLI_MAX_RUNTIMES], *v;
+	char candidates[SEARCH_DIRS][PATH_MAX];
+	size_t nfiles = 0;
+	int id;
+	cli_args_init(&args, "runtimes", argc, argv);
+	while ((id = cli_next(&args, runtimes_options, &v)) != CLI_END) {
+		if (id == CLI_ERROR)
+			return CLI_EXIT_UNUSABLE;
+		if (id != O_RUNTIME) {
+			cli_error("runtimes", "unexpected argument %s", v);
+			return CLI_EXIT_UNUSABLE;
+		}
+		if (!cli_repeated("runtimes", "--runtime", files, &nfiles, CLI_MAX_RUNTIMES, v))
+			return CLI_EXIT_UNUSABLE;
+	}
+	struct an_runtimes *set = cli_runtimes_load(files, nfiles);
+	if (!set)
+		return CLI_EXIT_UNUSABLE;
+	for (size_t i = 0; i < set->n; i++)
+		printf("%-16s %s\n", set->v[i].name, set->v[i].file);
+	size_t nc = search_candidates(candidates);
+	printf("search path:\n");
+	for (size_t i = 0; i < nc; i++) {
+		char real[PATH_MAX];
+		bool there = realpath(candidates[i], real) != NULL;
+		printf("  %s%s\n", there ? real : candidates[i], there ? "" : " (absent)");
+	}
+	an_runtimes_destroy(set);
+	return CLI_EXIT_OK;
 }

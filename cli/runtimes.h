@@ -11,10 +11,6 @@
 /* The most --runtime options one command takes. */
 #define CLI_MAX_RUNTIMES 32
 
-/* Add FILE, given with --runtime to COMMAND, to FILES (*N of them, at most
- * CLI_MAX_RUNTIMES); false (reported) when there are too many. */
-bool cli_runtimes_add(const char *command, const char **files, size_t *n, const char *file);
-
 /* Load FILES (each must load), then every *.json (by name) of the search
  * path: $XDG_CONFIG_HOME/asyncore/runtimes (default ~/.config/...), then the
  * runtimes/ of asyncore's own share directory (cli_share_dir(): the

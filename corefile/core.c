@@ -7,12 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "array.h"
 #include "decompress.h"
+#include "identity.h"
+#include "image.h"
 #include "strlist.h"
 #include "mapped.h"
 #include "notes.h"
@@ -50,53 +51,49 @@ int core_open_regular(const char *path)
 	return fd;
 }
 
-/* Map PATH read-only; decompress it when it is compressed. */
-static struct core_error *map_file(struct core *core, const char *path)
+/* Open PATH as the core's image; a compressed core is decompressed into a
+ * temporary file first. */
+static struct core_error *open_image(struct core *core, const char *path)
 {
 	int fd = core_open_regular(path);
 	if (fd < 0)
 		return core_error_create(CORE_ERROR_IO, "%s: %s", path,
 					 errno == EINVAL ? "not a regular file" : strerror(errno));
 	struct stat st;
+	unsigned char head[8];
 	struct core_error *err = NULL;
 	if (fstat(fd, &st) < 0) {
 		err = core_error_create(CORE_ERROR_IO, "%s: %s", path, strerror(errno));
-		goto out;
+		goto fail;
 	}
 	if (st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
 		err = core_error_create(CORE_ERROR_FORMAT, "%s: not an ELF file (%lld bytes)", path,
 					(long long)st.st_size);
-		goto out;
+		goto fail;
 	}
-	/* Private and read-only: read-only, the mapping is not counted in the
-	 * process's data (RLIMIT_DATA, --max-memory); private, so that
-	 * core_mapped_guard() can blank a path in the copy libdwfl reads by
-	 * making that page writable, while the file itself never changes. */
-	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (p == MAP_FAILED) {
-		err = core_error_create(CORE_ERROR_IO, "%s: mmap: %s", path, strerror(errno));
-		goto out;
+	if (pread(fd, head, sizeof(head), 0) != (ssize_t)sizeof(head)) {
+		err = core_error_create(CORE_ERROR_IO, "%s: cannot read: %s", path, strerror(errno));
+		goto fail;
 	}
-	core->data = p;
-	core->data_size = (size_t)st.st_size;
 	core->file_size = (uint64_t)st.st_size;
-	if (core_is_compressed(p, core->data_size)) {
-		unsigned char *raw;
-		size_t raw_len;
-		err = core_decompress(path, p, core->data_size, &raw, &raw_len);
-		munmap(p, core->data_size);
-		core->data = NULL;
+	uint64_t size = (uint64_t)st.st_size;
+	if (core_is_compressed(head, sizeof(head))) {
+		int raw_fd;
+		err = core_decompress(path, fd, (size_t)st.st_size, &raw_fd, &size);
+		close(fd);
 		if (err)
-			goto out;
-		core->data = raw;
-		core->data_size = raw_len;
-		if (raw_len < sizeof(Elf64_Ehdr)) {
+			return err;
+		fd = raw_fd;
+		if (size < sizeof(Elf64_Ehdr)) {
 			err = core_error_create(CORE_ERROR_FORMAT, "%s: not an ELF file after "
-						"decompression (%zu bytes)", path, raw_len);
-			goto out;
+						"decompression (%llu bytes)", path, (unsigned long long)size);
+			goto fail;
 		}
 	}
-out:
+	core->data_size = (size_t)size;
+	core->image = core_image_create(fd, size);
+	return core->image ? NULL : &core_error_nomem;
+fail:
 	close(fd);
 	return err;
 }
@@ -105,6 +102,22 @@ static int segment_cmp(const void *a, const void *b)
 {
 	const struct core_segment *x = a, *y = b;
 	return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
+}
+
+/* Parse the LEN bytes of notes at file offset OFF (inside the file). */
+static struct core_error *parse_notes_at(struct core *core, uint64_t off, uint64_t len)
+{
+	unsigned char *buf = malloc(len ? (size_t)len : 1);
+	if (!buf)
+		return &core_error_nomem;
+	struct core_error *err = NULL;
+	if (!core_image_read(core->image, off, buf, (size_t)len))
+		err = core_error_create(CORE_ERROR_IO, "%s: cannot read the notes at offset 0x%llx",
+					core->path, (unsigned long long)off);
+	else
+		err = core_parse_notes(core, buf, (size_t)len);
+	free(buf);
+	return err;
 }
 
 /* Read the program headers: PT_LOAD into the segment index, PT_NOTE parsed. */
@@ -125,7 +138,7 @@ static struct core_error *index_segments(struct core *core, size_t phnum)
 					"%s: truncated core: notes at offset 0x%llx (+%llu) lie past the end of the file (%zu bytes)",
 					core->path, (unsigned long long)ph.p_offset,
 					(unsigned long long)ph.p_filesz, core->data_size);
-			struct core_error *err = core_parse_notes(core, core->data + ph.p_offset, ph.p_filesz);
+			struct core_error *err = parse_notes_at(core, ph.p_offset, ph.p_filesz);
 			if (err)
 				return err;
 			have_notes = true;
@@ -185,15 +198,16 @@ static void read_execfn(struct core *core)
 
 static struct core_error *open_elf(struct core *core, size_t *phnum)
 {
-	if (memcmp(core->data, ELFMAG, SELFMAG) != 0)
+	unsigned char ident[EI_NIDENT];
+	if (!core_image_read(core->image, 0, ident, sizeof(ident)) || memcmp(ident, ELFMAG, SELFMAG) != 0)
 		return core_error_create(CORE_ERROR_FORMAT, "%s: not an ELF file", core->path);
 	/* Refused before libelf sees it: libelf would convert another byte
-	 * order, and the mapping is read-only. */
-	if (core->data[EI_DATA] != ELFDATA2LSB)
+	 * order, and a private copy of the core is read-only. */
+	if (ident[EI_DATA] != ELFDATA2LSB)
 		return core_error_create(CORE_ERROR_FORMAT, "%s: core is not x86_64 (not little-endian)",
 					 core->path);
 	elf_version(EV_CURRENT);
-	core->elf = elf_memory((char *)core->data, core->data_size);
+	core->elf = elf_begin(core_image_fd(core->image), ELF_C_READ, NULL);
 	if (!core->elf)
 		return core_error_create(CORE_ERROR_FORMAT, "%s: not a readable ELF file: %s",
 					 core->path, elf_errmsg(-1));
@@ -232,7 +246,7 @@ struct core_error *core_open(const char *path, struct core **out)
 		err = &core_error_nomem;
 		goto fail;
 	}
-	err = map_file(core, path);
+	err = open_image(core, path);
 	if (err)
 		goto fail;
 	size_t phnum;
@@ -262,11 +276,12 @@ void core_close(struct core *core)
 {
 	if (!core)
 		return;
+	char sha256[65];
+	core_identity_wait_sha256(core, sha256);
 	core_mapped_deinit(core);
 	if (core->elf)
 		elf_end(core->elf);
-	if (core->data)
-		munmap((void *)core->data, core->data_size);
+	core_image_destroy(core->image);
 	for (size_t i = 0; i < core->nfiles; i++)
 		free(core->files[i].path);
 	free(core->files);
@@ -318,7 +333,16 @@ const struct core_mapped_file *core_find_file(const struct core *core, uint64_t 
  * number of bytes served, 0 on a fault. */
 static size_t read_chunk(struct core *core, uint64_t addr, unsigned char *buf, size_t len)
 {
-	const struct core_segment *seg = core_find_segment(core, addr);
+	/* Reads come in runs over one stack or one structure: try the segment
+	 * of the last read before searching thousands. */
+	const struct core_segment *seg = NULL;
+	if (core->last_segment < core->nsegments) {
+		const struct core_segment *last = &core->segments[core->last_segment];
+		if (addr >= last->vaddr && addr - last->vaddr < last->memsz)
+			seg = last;
+	}
+	if (!seg && (seg = core_find_segment(core, addr)) != NULL)
+		core->last_segment = (size_t)(seg - core->segments);
 	if (!seg)
 		return core_mapped_read(core, addr, buf, len);
 	uint64_t rel = addr - seg->vaddr;
@@ -328,8 +352,7 @@ static size_t read_chunk(struct core *core, uint64_t addr, unsigned char *buf, s
 		uint64_t saved = seg->filesz - rel;
 		if (n > saved)
 			n = (size_t)saved;
-		memcpy(buf, core->data + seg->offset + rel, n);
-		return n;
+		return core_image_read(core->image, seg->offset + rel, buf, n) ? n : 0;
 	}
 	/* Past p_filesz: the kernel did not save these bytes. */
 	size_t from_file = core_mapped_read(core, addr, buf, n);
@@ -394,9 +417,8 @@ bool core_read_saved(const struct core *core, uint64_t addr, void *buf, size_t l
 		uint64_t rel = addr - seg->vaddr;
 		uint64_t saved = seg->filesz - rel;
 		size_t n = len < saved ? len : (size_t)saved;
-		if (seg->offset + rel + n > core->data_size)
+		if (!core_image_read(core->image, seg->offset + rel, p, n))
 			return false;  /* a truncated core */
-		memcpy(p, core->data + seg->offset + rel, n);
 		p += n;
 		addr += n;
 		len -= n;

@@ -1,7 +1,7 @@
 /* ELF core reader: notes, threads, segments and bounded reads of the
  * crashed process's memory.
  *
- * core_open() maps a core file read-only (decompressing .zst/.xz/.gz cores
+ * core_open() opens a core file read-only (decompressing .zst/.xz/.gz cores
  * first), indexes its PT_LOAD segments and parses its notes.  Everything the
  * core says is untrusted: counts, sizes and offsets are checked against the
  * file before use, and a damaged part is reported as a warning on the core
@@ -77,16 +77,19 @@ struct core_segment {
 };
 
 struct core_file_cache;         /* opened backing files for unsaved pages */
+struct core_image;              /* the core's bytes by file offset (image.h) */
+struct core_sha256_job;         /* identity.h */
 
 struct core {
 	char *path;                 /* as given to core_open */
 	uint64_t file_size;         /* size of the file as given (compressed or not) */
-	const unsigned char *data;  /* the (decompressed) core mapped read-only */
+	struct core_image *image;   /* the (decompressed) core, read through a page cache */
 	size_t data_size;           /* size of the decompressed core */
-	Elf *elf;
+	Elf *elf;                   /* over the same file (ELF_C_READ: read with pread) */
 
 	struct core_segment *segments;      /* sorted by vaddr */
 	size_t nsegments;
+	size_t last_segment;        /* the segment the last read found (a hint) */
 	struct core_thread *threads;        /* core order; [0] took the signal */
 	size_t nthreads;
 	struct core_mapped_file *files;     /* NT_FILE order */
@@ -101,6 +104,7 @@ struct core {
 
 	char *sysroot;              /* prefix for NT_FILE paths, or NULL */
 	struct core_file_cache *file_cache;
+	struct core_sha256_job *sha256_job;   /* identity.h: being computed, or NULL */
 };
 
 /* Open the core at PATH.  On success *OUT owns the core (core_close()).

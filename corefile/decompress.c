@@ -220,36 +220,36 @@ static const char *run_codec(const unsigned char *data, size_t len, struct sink 
 	}
 }
 
-struct core_error *core_decompress(const char *path, const unsigned char *data, size_t len,
-				   unsigned char **out, size_t *out_len)
+struct core_error *core_decompress(const char *path, int in_fd, size_t len, int *out_fd,
+				   uint64_t *out_len)
 {
+	*out_fd = -1;
 	struct sink s = { .fd = temp_file(), .chunk = malloc(CHUNK) };
 	uint64_t limit = (uint64_t)len * MAX_RATIO;
 	s.limit = limit > MIN_LIMIT ? limit : MIN_LIMIT;
 	const char *err = NULL;
-	if (s.fd < 0)
+	void *in = len ? mmap(NULL, len, PROT_READ, MAP_PRIVATE, in_fd, 0) : MAP_FAILED;
+	if (in == MAP_FAILED)
+		err = "cannot map the compressed file";
+	else if (s.fd < 0)
 		err = "cannot create a temporary file (TMPDIR)";
 	else if (!s.chunk)
 		err = "out of memory";
 	else
-		err = run_codec(data, len, &s);
+		err = run_codec(in, len, &s);
+	if (in != MAP_FAILED)
+		munmap(in, len);
 	if (!err && s.len == 0)
 		err = "empty after decompression";
 	if (!err && (s.len > SIZE_MAX || ftruncate(s.fd, (off_t)s.len) != 0))
 		err = "cannot size the decompressed core";
-	void *map = MAP_FAILED;
-	if (!err) {
-		/* As core.c maps a core: read-only and private. */
-		map = mmap(NULL, (size_t)s.len, PROT_READ, MAP_PRIVATE, s.fd, 0);
-		if (map == MAP_FAILED)
-			err = "cannot map the decompressed core";
-	}
 	free(s.chunk);
-	if (s.fd >= 0)
-		close(s.fd);
-	if (err)
+	if (err) {
+		if (s.fd >= 0)
+			close(s.fd);
 		return core_error_create(CORE_ERROR_FORMAT, "%s: cannot decompress: %s", path, err);
-	*out = map;
-	*out_len = (size_t)s.len;
+	}
+	*out_fd = s.fd;
+	*out_len = s.len;
 	return NULL;
 }

@@ -3,12 +3,15 @@
 #include <errno.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "image.h"
 #include "sha256.h"
 
 #define FP_HEAD 4096
@@ -16,14 +19,23 @@
 #define FP_SAMPLES 16
 #define FP_NOTES_MAX (64u * 1024 * 1024)
 
-/* Hash [OFF, OFF+LEN) of the decompressed core, clipped to its end. */
+/* Hash [OFF, OFF+LEN) of the decompressed core, clipped to its end (a
+ * part that cannot be read hashes as missing). */
 static void hash_range(struct core_sha256 *ctx, const struct core *core, uint64_t off, uint64_t len)
 {
+	unsigned char buf[1 << 16];
 	if (off >= core->data_size)
 		return;
 	if (len > core->data_size - off)
 		len = core->data_size - off;
-	core_sha256_update(ctx, core->data + off, (size_t)len);
+	while (len > 0) {
+		size_t n = len < sizeof(buf) ? (size_t)len : sizeof(buf);
+		if (!core_image_read(core->image, off, buf, n))
+			return;
+		core_sha256_update(ctx, buf, n);
+		off += n;
+		len -= n;
+	}
 }
 
 /* The program header table and the PT_NOTE segments, within budget. */
@@ -64,31 +76,82 @@ static void fingerprint(const struct core *core, char hex[65])
 	core_sha256_final(&ctx, hex);
 }
 
+/* Hash LEN bytes of FD from OFF; false (errno set) on a read error.  A file
+ * that ends early ends the hash there, as reading it to its end would. */
+static bool hash_data(struct core_sha256 *ctx, int fd, uint64_t off, uint64_t len, bool *at_end)
+{
+	unsigned char buf[1 << 16];
+	while (len > 0) {
+		size_t want = len < sizeof(buf) ? (size_t)len : sizeof(buf);
+		ssize_t got = pread(fd, buf, want, (off_t)off);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return false;
+		if (got == 0) {
+			*at_end = true;
+			return true;
+		}
+		core_sha256_update(ctx, buf, (size_t)got);
+		off += (uint64_t)got;
+		len -= (uint64_t)got;
+	}
+	return true;
+}
+
+/* Zeros, for the holes of a sparse file: a core is mostly holes, and
+ * hashing them from here spares reading them. */
+static void hash_zeros(struct core_sha256 *ctx, uint64_t len)
+{
+	static const unsigned char zeros[1 << 16];
+	while (len > 0) {
+		size_t n = len < sizeof(zeros) ? (size_t)len : sizeof(zeros);
+		core_sha256_update(ctx, zeros, n);
+		len -= n;
+	}
+}
+
+/* The next data at or after OFF in FD (SIZE when only a hole is left; OFF
+ * when the file system cannot tell), and where that data ends. */
+static void next_data(int fd, uint64_t off, uint64_t size, uint64_t *data, uint64_t *hole)
+{
+	off_t d = lseek(fd, (off_t)off, SEEK_DATA);
+	if (d < 0) {
+		*data = errno == ENXIO ? size : off;
+		*hole = size;
+		return;
+	}
+	off_t h = lseek(fd, d, SEEK_HOLE);
+	*data = (uint64_t)d < size ? (uint64_t)d : size;
+	*hole = h < 0 || (uint64_t)h > size ? size : (uint64_t)h;
+}
+
 bool core_file_sha256(const char *path, char hex[65])
 {
 	struct core_sha256 ctx;
-	unsigned char buf[1 << 16];
+	struct stat st;
 	int fd = core_open_regular(path);
 	if (fd < 0)
 		return false;
+	bool ok = fstat(fd, &st) == 0, at_end = false;
+	uint64_t size = ok ? (uint64_t)st.st_size : 0, off = 0;
 	core_sha256_init(&ctx);
-	for (;;) {
-		ssize_t got = read(fd, buf, sizeof(buf));
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			int saved = errno;
-			close(fd);
-			errno = saved;
-			return false;
-		}
-		if (got == 0)
-			break;
-		core_sha256_update(&ctx, buf, (size_t)got);
+	while (ok && !at_end && off < size) {
+		uint64_t data, hole;
+		next_data(fd, off, size, &data, &hole);
+		hash_zeros(&ctx, data - off);
+		ok = hash_data(&ctx, fd, data, hole - data, &at_end);
+		off = hole;
 	}
+	/* Whatever the file gained since fstat. */
+	if (ok && !at_end)
+		ok = hash_data(&ctx, fd, off, UINT64_MAX - off, &at_end);
+	int saved = errno;
 	close(fd);
-	core_sha256_final(&ctx, hex);
-	return true;
+	errno = saved;
+	if (ok)
+		core_sha256_final(&ctx, hex);
+	return ok;
 }
 
 static bool all_digits(const char *s, size_t n)
@@ -189,9 +252,55 @@ void core_identity(struct core *core, struct core_identity *id)
 	fingerprint(core, id->fingerprint);
 }
 
-void core_identity_add_sha256(struct core *core, struct core_identity *id)
+struct core_sha256_job {
+	char *path;
+	pthread_t thread;
+	bool started;               /* THREAD runs (else the result is already here) */
+	bool ok;
+	int error;                  /* errno of a failed read */
+	char hex[65];
+};
+
+static void *sha256_run(void *arg)
 {
-	id->has_sha256 = core_file_sha256(core->path, id->sha256);
-	if (!id->has_sha256)
-		core_warn(core, "%s: SHA-256 not computed: %s", core->path, strerror(errno));
+	struct core_sha256_job *job = arg;
+	job->ok = core_file_sha256(job->path, job->hex);
+	job->error = job->ok ? 0 : errno;
+	return NULL;
+}
+
+void core_identity_add_sha256(struct core *core)
+{
+	if (core->sha256_job)
+		return;         /* already under way */
+	struct core_sha256_job *job = calloc(1, sizeof(*job));
+	if (job)
+		job->path = strdup(core->path);
+	if (!job || !job->path) {
+		free(job);
+		core_warn(core, "%s: SHA-256 not computed: out of memory", core->path);
+		return;
+	}
+	job->started = pthread_create(&job->thread, NULL, sha256_run, job) == 0;
+	if (!job->started)
+		sha256_run(job);
+	core->sha256_job = job;
+}
+
+bool core_identity_wait_sha256(struct core *core, char hex[65])
+{
+	struct core_sha256_job *job = core->sha256_job;
+	if (!job)
+		return false;
+	if (job->started)
+		pthread_join(job->thread, NULL);
+	core->sha256_job = NULL;
+	bool ok = job->ok;
+	if (ok)
+		memcpy(hex, job->hex, 65);
+	else
+		core_warn(core, "%s: SHA-256 not computed: %s", core->path, strerror(job->error));
+	free(job->path);
+	free(job);
+	return ok;
 }

@@ -32,8 +32,6 @@ struct core_identity {
 	uint64_t file_size;         /* the file as given (compressed or not) */
 	uint64_t size;              /* the decompressed core */
 	char fingerprint[65];       /* hex */
-	char sha256[65];            /* hex SHA-256 of the file as given */
-	bool has_sha256;
 	char crashed_at[32];        /* ISO 8601 UTC, "" when the name does not say */
 	struct core_coredump_name coredump;   /* when has_coredump_name */
 	bool has_coredump_name;
@@ -51,9 +49,16 @@ bool core_usec_iso8601(uint64_t usec, char out[32]);
 /* Fill *ID for CORE: sizes, fingerprint and crash time; not the SHA-256. */
 void core_identity(struct core *core, struct core_identity *id);
 
-/* Add the SHA-256 of CORE's file to *ID (it reads the whole file).  A
- * failed read leaves has_sha256 false and adds a warning to the core. */
-void core_identity_add_sha256(struct core *core, struct core_identity *id);
+/* Start computing the SHA-256 of CORE's file as given (it reads the whole
+ * file) on a thread of its own, so that it overlaps the analysis: on a
+ * large core it costs as much as the rest of a report.  The core owns the
+ * computation; core_close() waits for it when no one collected it. */
+void core_identity_add_sha256(struct core *core);
+
+/* Wait for the SHA-256 core_identity_add_sha256() started and copy it
+ * into HEX: true when it was computed; false when none was started, or the
+ * file could not be read (then a warning is added to the core). */
+bool core_identity_wait_sha256(struct core *core, char hex[65]);
 
 /* SHA-256 of the file at PATH into HEX; false (errno set) when unreadable. */
 bool core_file_sha256(const char *path, char hex[65]);

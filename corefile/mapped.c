@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "image.h"
+
 enum backing_state { BACKING_UNTRIED, BACKING_OK, BACKING_MISSING, BACKING_MISMATCH };
 
 struct backing {
@@ -24,6 +26,7 @@ struct core_file_cache {
 	struct backing *items;
 	size_t n;
 	size_t last;                /* index of the last file used */
+	unsigned char *copy;        /* the private copy core->elf reads, once made */
 };
 
 struct core_error *core_mapped_init(struct core *core)
@@ -110,10 +113,11 @@ static bool agrees_with_core(struct core *core, const struct backing *b)
 		const struct core_segment *seg = core_find_segment(core, f->start);
 		if (!seg || seg->vaddr != f->start || seg->filesz == 0)
 			continue;
-		size_t n = seg->filesz < 4096 ? (size_t)seg->filesz : 4096;
-		if (n > b->size)
+		unsigned char page[4096];
+		size_t n = seg->filesz < sizeof(page) ? (size_t)seg->filesz : sizeof(page);
+		if (n > b->size || !core_image_read(core->image, seg->offset, page, n))
 			return false;
-		return memcmp(core->data + seg->offset, b->data, n) == 0;
+		return memcmp(page, b->data, n) == 0;
 	}
 	return true;
 }
@@ -157,24 +161,17 @@ static void backing_open(struct core *core, struct backing *b)
 	b->state = BACKING_OK;
 }
 
-/* Make the page of the core's mapping holding P writable.  The mapping is
- * private and read-only, so that only what is written here counts as the
- * process's memory (a ceiling set with RLIMIT_DATA is not spent on the core
- * itself).  False when it cannot be. */
-static bool make_writable(unsigned char *p)
-{
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	return mprotect((void *)((uintptr_t)p & ~(page - 1)), page, PROT_READ | PROT_WRITE) == 0;
-}
-
-/* Overwrite every copy of PATH in BYTES[0..LEN) so that no one opens it; the
- * first byte becomes 0x01, which leaves a relative name that does not exist. */
-static void blank_path(unsigned char *bytes, size_t len, const char *path)
+/* Overwrite every copy of PATH in BYTES[0..LEN) of the core's private copy
+ * (which starts at COPY) so that no one opens it; the first byte becomes
+ * 0x01, which leaves a relative name that does not exist.  Only the pages
+ * written become writable (and count as the process's memory). */
+static void blank_path(struct core *core, unsigned char *copy, unsigned char *bytes, size_t len,
+		       const char *path)
 {
 	size_t plen = strlen(path);
 	unsigned char *p = bytes, *end = bytes + len;
 	while (plen && (p = memmem(p, (size_t)(end - p), path, plen)) != NULL) {
-		if (make_writable(p))
+		if (core_image_writable(core->image, (uint64_t)(p - copy)))
 			*p = 0x01;
 		p += plen;
 	}
@@ -185,11 +182,34 @@ static void blank_path(unsigned char *bytes, size_t len, const char *path)
  * of the core, and a crafted core could name every device in /dev. */
 enum { GUARD_FULL_SCANS = 16 };
 
+/* libdwfl reads the core through core->elf: the paths it must not see can
+ * only be blanked in a copy.  The copy is a private mapping of the core,
+ * which from then on is read through it (it becomes resident as libdwfl
+ * touches it: the price of a core that names a fifo or a device). */
+static unsigned char *private_copy(struct core *core)
+{
+	struct core_file_cache *c = core->file_cache;
+	if (c->copy)
+		return c->copy;
+	unsigned char *data = core_image_map_private(core->image);
+	Elf *elf = data ? elf_memory((char *)data, core->data_size) : NULL;
+	if (!elf)
+		return NULL;
+	elf_end(core->elf);
+	core->elf = elf;
+	c->copy = data;
+	return data;
+}
+
 static void blank_everywhere(struct core *core, const char *path, bool whole_core)
 {
-	unsigned char *data = (unsigned char *)core->data;
+	unsigned char *data = private_copy(core);
+	if (!data) {
+		core_warn(core, "cannot make a private copy of the core to hide %s from libdwfl", path);
+		return;
+	}
 	if (whole_core) {
-		blank_path(data, core->data_size, path);
+		blank_path(core, data, data, core->data_size, path);
 		return;
 	}
 	size_t phnum;
@@ -199,7 +219,7 @@ static void blank_everywhere(struct core *core, const char *path, bool whole_cor
 		GElf_Phdr ph;
 		if (gelf_getphdr(core->elf, (int)i, &ph) && ph.p_type == PT_NOTE &&
 		    ph.p_offset <= core->data_size && ph.p_filesz <= core->data_size - ph.p_offset)
-			blank_path(data + ph.p_offset, ph.p_filesz, path);
+			blank_path(core, data, data + ph.p_offset, ph.p_filesz, path);
 	}
 }
 

@@ -12,7 +12,8 @@ void core_mapped_deinit(struct core *core);
 /* A mapped file that exists but is not a regular file (a fifo, a device)
  * would block or misbehave when opened, by us or by libdwfl, which opens
  * NT_FILE and link-map names itself.  Mark such files missing and blank
- * every copy of their path in the core's private mapping, with a warning. */
+ * every copy of their path in a private copy of the core, which libdwfl
+ * then reads, with a warning. */
 void core_mapped_guard(struct core *core);
 
 /* Serve up to LEN bytes at ADDR from the file mapped there, when that file

@@ -7,7 +7,7 @@ _asyncore()
 	cmd=
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		report|ingest|query|top|store) cmd=${COMP_WORDS[i]}; break ;;
+		report|ingest|query|top|resign|store|runtimes) cmd=${COMP_WORDS[i]}; break ;;
 		esac
 	done
 	case $prev in
@@ -21,18 +21,20 @@ _asyncore()
 	--threads) COMPREPLY=($(compgen -W "crashing all" -- "$cur")); return ;;
 	--color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
 	--recorder-format) COMPREPLY=($(compgen -W "library" -- "$cur")); return ;;
-	--sysroot|--debug-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	--sysroot|--debug-dir|--signature-lists) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	--db|--binary|--runtime) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	--jobs|-j|--limit|--max-frames|--recorder-tail|--timeout|--max-memory) return ;;
-	--signature-lists|--journal-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	--journal-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	esac
 	if [[ $cur == -* ]]; then
 		case $cmd in
-		ingest) COMPREPLY=($(compgen -W "--db --jobs --timeout --max-memory --binary --sysroot
+		ingest) COMPREPLY=($(compgen -W "--db --jobs --timeout --max-memory --binary --sysroot --debug-dir
 			--signature-lists --journal --journal-dir --runtime --quiet" -- "$cur")) ;;
 		query) COMPREPLY=($(compgen -W "--db --format" -- "$cur")) ;;
 		top) COMPREPLY=($(compgen -W "--db --limit --format" -- "$cur")) ;;
+		resign) COMPREPLY=($(compgen -W "--db --signature-lists --debug-dir" -- "$cur")) ;;
 		store) COMPREPLY=($(compgen -W "--db" -- "$cur")) ;;
+		runtimes) COMPREPLY=($(compgen -W "--runtime" -- "$cur")) ;;
 		*) COMPREPLY=($(compgen -W "--format --threads --recorder-tail --recorder-format --sysroot
 			--debug-dir --max-frames --no-async --no-recorders --no-args --no-tasks --frame-registers
 			--color --signature-lists --runtime --max-memory --timeout --help --version" -- "$cur")) ;;
@@ -40,7 +42,7 @@ _asyncore()
 		return
 	fi
 	if [[ -z $cmd && $COMP_CWORD -eq 1 ]]; then
-		COMPREPLY=($(compgen -W "report ingest query top store" -- "$cur") $(compgen -f -- "$cur"))
+		COMPREPLY=($(compgen -W "report ingest query top resign store runtimes" -- "$cur") $(compgen -f -- "$cur"))
 	elif [[ $cmd == store ]]; then
 		COMPREPLY=($(compgen -W "init" -- "$cur"))
 	else

@@ -14,6 +14,7 @@ static const char default_debug_path[] = "-.debug:/usr/lib/debug";
 
 struct dbg_cache *dbg_cache_create(void)
 {
+	elf_version(EV_CURRENT);   /* libelf's start, for files read outside any core */
 	struct dbg_cache *c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
@@ -161,11 +162,18 @@ static bool readable(const char *path)
 	return access(path, R_OK) == 0;
 }
 
+char *dbg_build_id_file(const char *dir, const char *build_id)
+{
+	char *p = NULL;
+	if (!build_id || strlen(build_id) < 3 ||
+	    asprintf(&p, "%s/.build-id/%.2s/%s.debug", dir, build_id, build_id + 2) < 0)
+		return NULL;
+	return p;
+}
+
 /* The build-id path under each absolute directory of the search path. */
 static char *probe_build_id(struct dbg_cache *cache, const char *build_id)
 {
-	if (!build_id || strlen(build_id) < 3)
-		return NULL;
 	char *dirs = strdup(cache->debuginfo_path), *save = NULL, *found = NULL;
 	for (char *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d && !found;
 	     d = strtok_r(NULL, ":", &save)) {
@@ -173,11 +181,9 @@ static char *probe_build_id(struct dbg_cache *cache, const char *build_id)
 			d++;
 		if (*d != '/')
 			continue;
-		size_t len = strlen(d) + strlen(build_id) + 32;
-		char *p = malloc(len);
+		char *p = dbg_build_id_file(d, build_id);
 		if (!p)
 			break;
-		snprintf(p, len, "%s/.build-id/%.2s/%s.debug", d, build_id, build_id + 2);
 		if (readable(p))
 			found = p;
 		else

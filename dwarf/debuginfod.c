@@ -29,6 +29,9 @@ static bool debuginfod_enabled(void)
 static struct {
 	void (*set_progressfn)(debuginfod_client *, debuginfod_progressfn_t);
 	const char *(*get_url)(debuginfod_client *);
+	debuginfod_client *(*begin)(void);
+	int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
+	void (*end)(debuginfod_client *);
 } api;
 static pthread_once_t api_once = PTHREAD_ONCE_INIT;
 
@@ -38,6 +41,9 @@ static void api_open(void)
 	if (lib) {
 		*(void **)&api.set_progressfn = dlsym(lib, "debuginfod_set_progressfn");
 		*(void **)&api.get_url = dlsym(lib, "debuginfod_get_url");
+		*(void **)&api.begin = dlsym(lib, "debuginfod_begin");
+		*(void **)&api.find_debuginfo = dlsym(lib, "debuginfod_find_debuginfo");
+		*(void **)&api.end = dlsym(lib, "debuginfod_end");
 	}
 }
 
@@ -76,12 +82,35 @@ void dbg_debuginfod_attach(Dwfl *dwfl)
 		api.set_progressfn(client, show_progress);
 }
 
-void dbg_debuginfod_result(struct dbg_file *f, int fd, char **debuginfo_file_name)
+/* The progress line goes away. */
+static void progress_clear(void)
 {
 	if (progress_shown) {
-		fputs("\r\033[K", stderr);   /* the progress line goes away */
+		fputs("\r\033[K", stderr);
 		progress_shown = false;
 	}
+}
+
+int dbg_debuginfod_find(const char *build_id, char **path)
+{
+	*path = NULL;
+	if (!debuginfod_enabled() || !api_load() || !api.begin || !api.find_debuginfo || !api.end)
+		return -ENOSYS;
+	debuginfod_client *client = api.begin();
+	if (!client)
+		return -ENOMEM;
+	if (isatty(STDERR_FILENO))
+		api.set_progressfn(client, show_progress);
+	/* A length of 0: the build-id is given as a hex string. */
+	int fd = api.find_debuginfo(client, (const unsigned char *)build_id, 0, path);
+	api.end(client);
+	progress_clear();
+	return fd;
+}
+
+void dbg_debuginfod_result(struct dbg_file *f, int fd, char **debuginfo_file_name)
+{
+	progress_clear();
 	if (fd < -1 && f) {
 		/* libdwfl hands back libdebuginfod's -errno */
 		f->debuginfod_error = -fd;

@@ -33,6 +33,11 @@ void dbg_cache_destroy(struct dbg_cache *cache);
  * parsed (each at most once, however many sessions used it). */
 void dbg_cache_stats(struct dbg_cache *cache, size_t *files, size_t *dwarf_parsed);
 
+/* Set the cache's debug-info search path: the standard places
+ * (/usr/lib/debug, a module's .debug directory) plus DIRS (copied). */
+struct core_error *dbg_cache_set_debug_dirs(struct dbg_cache *cache, const char *const *dirs,
+					    size_t ndirs);
+
 /* Open a session over CORE (borrowed; must outlive the session).  CACHE may
  * be NULL.  Problems that leave the session usable (a binary whose build-id
  * differs, a module without debug info) become warnings on the core. */
@@ -204,6 +209,13 @@ bool dbg_member_offset(struct dbg_session *s, const char *type, const char *memb
 bool dbg_member_find(struct dbg_session *s, const char *type, const char *path, uint64_t *offset,
 		     uint64_t *size);
 
+/* The name of the type the pointer member PATH of TYPE points at (as
+ * written: a typedef's name, or the struct's; qualifiers dropped) into NAME
+ * (LEN bytes), from any module's DWARF.  False when PATH is not found or
+ * is no pointer to a named type. */
+bool dbg_member_target(struct dbg_session *s, const char *type, const char *path, char *name,
+		       size_t len);
+
 /* Size in bytes of the struct/class TYPE from DWARF.  False when not found. */
 bool dbg_type_size(struct dbg_session *s, const char *type, uint64_t *size);
 
@@ -233,5 +245,40 @@ enum dbg_tls_state dbg_tls_address(struct dbg_session *s, const struct dbg_tls_v
 
 /* The executable's PT_TLS (p_memsz, p_align).  False when it has none. */
 bool dbg_main_tls(struct dbg_session *s, uint64_t *memsz, uint64_t *align);
+
+/* ---- Modules of stored cores ----------------------------------------
+ * A crash store keeps each frame's module (the path the core mapped it
+ * from, its build-id) and the pc's offset in it.  When the module's debug
+ * info turns up after its cores were stored, those offsets are symbolized
+ * again here, outside any core. */
+
+/* A module's file held by a dbg_cache (it lives as long as the cache). */
+struct dbg_file;
+
+/* The debug info of the module with BUILD_ID (hex) that a core mapped from
+ * PATH, found as a session finds a module's: when the file at PATH is
+ * still there with that build-id, through the same lookup (its
+ * .gnu_debuglink or file name + ".debug" in the debug directories, the
+ * build-id directories, the decompressed copies, debuginfod); else (PATH
+ * gone, or rebuilt since) a debug file with that build-id: its
+ * decompressed copy, the build-id directories, PATH's file name + ".debug"
+ * in the debug directories, debuginfod.  Returns the file (owned by CACHE)
+ * when it has DWARF, else NULL.  *WARNING (malloc'd, caller frees; NULL
+ * when none) names a file of the debug directories passed over because its
+ * build-id is another. */
+struct dbg_file *dbg_cache_find_module(struct dbg_cache *cache, const char *build_id,
+				       const char *path, char **warning);
+
+/* Where F's DWARF was found (borrowed from F). */
+const char *dbg_file_debuginfo(struct dbg_file *f);
+
+/* Symbolize the pc MODULE_OFFSET bytes past the start of F's module as a
+ * core mapped it (dbg_location.module_offset), looked up at offset - 1
+ * unless ACTIVATION, as dbg_symbolize() does; each location's module is a
+ * copy of MODULE.  *LOCS as for dbg_symbolize(). */
+struct core_error *dbg_file_symbolize_offset(struct dbg_cache *cache, struct dbg_file *f,
+					     const char *module, uint64_t module_offset,
+					     bool activation, struct dbg_location **locs,
+					     size_t *nlocs);
 
 #endif

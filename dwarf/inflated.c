@@ -108,6 +108,15 @@ static int write_copy(int fd, const char *final)
 	return ok ? open(final, O_RDONLY | O_CLOEXEC) : -1;
 }
 
+char *dbg_inflated_path(const char *build_id, char **dir)
+{
+	*dir = build_id ? cache_dir() : NULL;
+	char *path = NULL;
+	if (*dir && asprintf(&path, "%s/%s.debug", *dir, build_id) < 0)
+		path = NULL;
+	return path;
+}
+
 /* Path of the cached copy for MOD's build-id; malloc'd, NULL when the cache
  * is off or the module has no build-id. */
 static char *cached_path(Dwfl_Module *mod, char **dir)
@@ -115,15 +124,8 @@ static char *cached_path(Dwfl_Module *mod, char **dir)
 	const unsigned char *bid;
 	GElf_Addr vaddr;
 	int len = dwfl_module_build_id(mod, &bid, &vaddr);
-	*dir = len > 0 ? cache_dir() : NULL;
-	char *hex = *dir ? dbg_hex(bid, (size_t)len) : NULL;
-	char *path = NULL;
-	if (hex) {
-		size_t plen = strlen(*dir) + strlen(hex) + 16;
-		path = malloc(plen);
-		if (path)
-			snprintf(path, plen, "%s/%s.debug", *dir, hex);
-	}
+	char *hex = len > 0 ? dbg_hex(bid, (size_t)len) : NULL;
+	char *path = dbg_inflated_path(hex, dir);
 	free(hex);
 	return path;
 }

@@ -97,9 +97,15 @@ struct dbg_file *dbg_module_file(struct dbg_session *s, struct dbg_module_entry 
 /* Cache: the file for BUILD_ID (or PATH when BUILD_ID is NULL), opened once. */
 struct dbg_file *dbg_cache_file(struct dbg_cache *cache, const char *build_id, const char *path);
 
-/* Set the debug-info search path: the standard places plus DIRS. */
-struct core_error *dbg_cache_set_debug_dirs(struct dbg_cache *cache, const char *const *dirs,
-					    size_t ndirs);
+/* DIR/.build-id/NN/REST.debug, where debug files are kept by BUILD_ID
+ * (hex); malloc'd, NULL when BUILD_ID is too short or memory ran out. */
+char *dbg_build_id_file(const char *dir, const char *build_id);
+
+/* The decompressed copy of the debug file with BUILD_ID (hex) in the
+ * on-disk cache (dwarf/inflated.c): its path, which may not exist, and the
+ * cache's directory in *DIR (both malloc'd); NULL and *DIR NULL when the
+ * cache is off or BUILD_ID is NULL. */
+char *dbg_inflated_path(const char *build_id, char **dir);
 
 /* Load F's DWARF on first use; true when it has any. */
 bool dbg_file_has_dwarf(struct dbg_file *f);
@@ -143,6 +149,11 @@ int dbg_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, D
 void dbg_debuginfod_attach(Dwfl *dwfl);
 void dbg_debuginfod_result(struct dbg_file *f, int fd, char **debuginfo_file_name);
 void dbg_debuginfod_warn(struct dbg_session *s, struct dbg_module_entry *m);
+
+/* Ask the debuginfod servers for the debug file of BUILD_ID (hex), with
+ * the progress line on a terminal: an open fd and its path (*PATH,
+ * malloc'd), or -errno (-ENOSYS when no server is set). */
+int dbg_debuginfod_find(const char *build_id, char **path);
 
 /* FNV-1a hash of a name (of its first LEN bytes), for the name indexes. */
 size_t dbg_name_hash(const char *s);

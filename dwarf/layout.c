@@ -209,8 +209,10 @@ static bool find_member(Dwarf_Die *record, const char *name, size_t len, uint64_
 }
 
 /* Resolve PATH ("frames", "state.top") in TYPE: each dot steps into the
- * record the member before it is. */
-static bool member_path(Dwarf_Die *type, const char *path, uint64_t *offset, uint64_t *size)
+ * record the member before it is.  *LAST (when not NULL) gets the last
+ * member's DIE. */
+static bool member_path(Dwarf_Die *type, const char *path, uint64_t *offset, uint64_t *size,
+			Dwarf_Die *last)
 {
 	Dwarf_Die record = *type, member, mtype;
 	uint64_t total = 0;
@@ -226,6 +228,8 @@ static bool member_path(Dwarf_Die *type, const char *path, uint64_t *offset, uin
 			*offset = total;
 			/* a flexible array member has no size */
 			*size = dwarf_aggregate_size(&mtype, &bytes) == 0 ? bytes : 0;
+			if (last)
+				*last = member;
 			return true;
 		}
 		if (!is_record(dwarf_tag(&mtype)))
@@ -236,12 +240,14 @@ static bool member_path(Dwarf_Die *type, const char *path, uint64_t *offset, uin
 }
 
 /* Look TYPE up in F's type index; MEMBER NULL asks for the size. */
-static bool file_lookup(struct dbg_file *f, const char *type, const char *member, uint64_t *value,
-			uint64_t *size)
+/* TYPE's definition in F's DWARF (its type index built on first use). */
+static bool type_die(struct dbg_file *f, const char *type, Dwarf_Die *td)
 {
 	Dwarf_Addr bias;
 	Dwarf *dw = dwfl_module_getdwarf(f->mod, &bias);
 	if (!dw)
+		return false;
+	if (!f->types && !(f->types = calloc(1, sizeof(*f->types))))
 		return false;
 	struct dbg_type_memo *m = f->types;
 	if (!m->indexed)
@@ -249,11 +255,18 @@ static bool file_lookup(struct dbg_file *f, const char *type, const char *member
 	if (!m->cap)
 		return false;
 	struct type_slot *slot = type_slot(m, type);
+	return slot->name && dwarf_offdie(dw, slot->die, td);
+}
+
+/* Look TYPE up in F's type index; MEMBER NULL asks for the size. */
+static bool file_lookup(struct dbg_file *f, const char *type, const char *member, uint64_t *value,
+			uint64_t *size)
+{
 	Dwarf_Die td;
-	if (!slot->name || !dwarf_offdie(dw, slot->die, &td))
+	if (!type_die(f, type, &td))
 		return false;
 	if (member)
-		return member_path(&td, member, value, size);
+		return member_path(&td, member, value, size, NULL);
 	int bytes = dwarf_bytesize(&td);
 	if (bytes < 0)
 		return false;
@@ -294,8 +307,10 @@ static bool memo_lookup(struct dbg_file *f, const char *type, const char *member
 	return found;
 }
 
-static bool session_lookup(struct dbg_session *s, const char *type, const char *member,
-			   uint64_t *value, uint64_t *size)
+/* Call FN(F, CTX) on each module's file with DWARF, the executable's
+ * first, until it returns true; false when it never does. */
+static bool any_dwarf_file(struct dbg_session *s, bool (*fn)(struct dbg_file *f, void *ctx),
+			   void *ctx)
 {
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < s->nmodules; i++) {
@@ -303,10 +318,30 @@ static bool session_lookup(struct dbg_session *s, const char *type, const char *
 			if (m->info.is_main != (pass == 0))
 				continue;
 			struct dbg_file *f = dbg_module_file(s, m);
-			if (f && dbg_file_has_dwarf(f) && memo_lookup(f, type, member, value, size))
+			if (f && dbg_file_has_dwarf(f) && fn(f, ctx))
 				return true;
 		}
 	return false;
+}
+
+struct lookup {
+	const char *type, *member;
+	uint64_t *value, *size;
+	char *name;                 /* dbg_member_target's answer */
+	size_t len;
+};
+
+static bool lookup_in(struct dbg_file *f, void *ctx)
+{
+	struct lookup *l = ctx;
+	return memo_lookup(f, l->type, l->member, l->value, l->size);
+}
+
+static bool session_lookup(struct dbg_session *s, const char *type, const char *member,
+			   uint64_t *value, uint64_t *size)
+{
+	struct lookup l = { .type = type, .member = member, .value = value, .size = size };
+	return any_dwarf_file(s, lookup_in, &l);
 }
 
 bool dbg_member_find(struct dbg_session *s, const char *type, const char *path, uint64_t *offset,
@@ -323,6 +358,49 @@ bool dbg_member_offset(struct dbg_session *s, const char *type, const char *memb
 {
 	uint64_t size;
 	return dbg_member_find(s, type, member, offset, &size);
+}
+
+/* The name of what the pointer MEMBER points at: qualifiers peeled, a
+ * typedef's own name kept (it is what the type index knows). */
+static bool pointer_target(Dwarf_Die *member, char *name, size_t len)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die t;
+	if (!dwarf_attr_integrate(member, DW_AT_type, &attr) || !dwarf_formref_die(&attr, &t))
+		return false;
+	bool pointer = false;
+	for (int i = 0; i < 16; i++) {
+		int tag = dwarf_tag(&t);
+		bool peel = tag == DW_TAG_const_type || tag == DW_TAG_volatile_type ||
+			    tag == DW_TAG_restrict_type || tag == DW_TAG_atomic_type ||
+			    (!pointer && tag == DW_TAG_typedef);
+		if (!peel && (pointer || tag != DW_TAG_pointer_type))
+			break;
+		pointer = pointer || tag == DW_TAG_pointer_type;
+		if (!dwarf_attr_integrate(&t, DW_AT_type, &attr) || !dwarf_formref_die(&attr, &t))
+			return false;
+	}
+	const char *n = pointer ? dwarf_diename(&t) : NULL;
+	return n && snprintf(name, len, "%s", n) < (int)len;
+}
+
+static bool pointer_target_in(struct dbg_file *f, void *ctx)
+{
+	struct lookup *l = ctx;
+	uint64_t offset, size;
+	Dwarf_Die td, member;
+	return type_die(f, l->type, &td) && member_path(&td, l->member, &offset, &size, &member) &&
+	       pointer_target(&member, l->name, l->len);
+}
+
+bool dbg_member_target(struct dbg_session *s, const char *type, const char *path, char *name,
+		       size_t len)
+{
+	struct lookup l = { .type = type, .member = path, .name = name, .len = len };
+	dbg_lock(s);
+	bool found = any_dwarf_file(s, pointer_target_in, &l);
+	dbg_unlock(s);
+	return found;
 }
 
 bool dbg_type_size(struct dbg_session *s, const char *type, uint64_t *size)

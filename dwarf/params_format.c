@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../corefile/strlist.h"
+
 #define TYPE_DEPTH_MAX 32
 #define PRINT_ELEMENTS 200          /* gdb's `print elements` */
 #define REPEAT_THRESHOLD 10         /* gdb's `print repeats` */
@@ -62,13 +64,24 @@ static void sb_printf(struct sbuf *b, const char *fmt, ...)
 		sb_add(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
 }
 
+/* The string, trimmed to its length: values are kept for every frame of
+ * every thread and task, thousands of them. */
+static void sb_hex(struct sbuf *b, uint64_t v)
+{
+	char h[32];
+	sb_puts(b, core_hex(h, v));
+}
+
 static char *sb_take(struct sbuf *b)
 {
 	if (b->nomem) {
 		free(b->s);
 		return NULL;
 	}
-	return b->s ? b->s : strdup("");
+	if (!b->s)
+		return strdup("");
+	char *fit = realloc(b->s, b->len + 1);
+	return fit ? fit : b->s;
 }
 
 /* ---- types ---- */
@@ -442,7 +455,7 @@ static void put_pointer(struct sbuf *b, struct dbg_eval *ev, Dwarf_Die *ptr, uin
 {
 	Dwarf_Die target, t;
 	bool has_target = type_ref(ptr, &target) && strip_type(&target, &t);
-	sb_printf(b, "0x%" PRIx64, addr);
+	sb_hex(b, addr);
 	put_symbol(b, ev->s, addr);
 	if (has_target && addr && is_char_type(&t)) {
 		sb_puts(b, " ");
@@ -684,7 +697,7 @@ static void put_scalar(struct sbuf *b, struct dbg_eval *ev, Dwarf_Die *t,
 	else if (tag == DW_TAG_base_type)
 		put_base(b, t, bytes, size);
 	else
-		sb_printf(b, "0x%" PRIx64, le_bytes(bytes, size));
+		sb_hex(b, le_bytes(bytes, size));
 }
 
 char *dbg_format_value(struct dbg_eval *ev, Dwarf_Die *type, bool has_type,

@@ -202,11 +202,21 @@ static bool is_code_scope(int tag)
 	       tag == DW_TAG_lexical_block;
 }
 
+/* Whether a walk looking for ADDR goes below a DIE of TAG that HOLDS it or
+ * not.  The narrow walk goes where dwarf_getscopes does: into namespaces and
+ * into the code scopes holding ADDR.  The wide one goes everywhere: a C++
+ * lambda's operator() is a subprogram inside a class inside the function
+ * that made it, so a code scope that does not hold ADDR may still hold a type
+ * that holds a function that does. */
+static bool walk_below(int tag, bool holds, bool wide)
+{
+	return wide || holds || tag == DW_TAG_namespace || tag == DW_TAG_module;
+}
+
 /* Depth-first search below DIE for the innermost code scope holding ADDR;
- * PATH[0..*DEPTH) is the way down.  Used where dwarf_getscopes gives up:
- * it does not look inside types, and a C++ lambda's operator() is a
- * subprogram inside a class inside the function that made it. */
-static bool walk_to(Dwarf_Die *die, Dwarf_Addr addr, Dwarf_Die *path, int *depth, unsigned *budget)
+ * PATH[0..*DEPTH) is the way down. */
+static bool walk_to(Dwarf_Die *die, Dwarf_Addr addr, bool wide, Dwarf_Die *path, int *depth,
+		    unsigned *budget)
 {
 	Dwarf_Die child;
 	if (*depth == WALK_DEPTH_MAX || dwarf_child(die, &child) != 0)
@@ -215,23 +225,27 @@ static bool walk_to(Dwarf_Die *die, Dwarf_Addr addr, Dwarf_Die *path, int *depth
 		if (*budget == 0)
 			return false;
 		(*budget)--;
-		/* A code scope that does not hold ADDR may still hold a type
-		 * that holds a function that does. */
-		bool holds = is_code_scope(dwarf_tag(&child)) && dwarf_haspc(&child, addr) == 1;
+		int tag = dwarf_tag(&child);
+		bool holds = is_code_scope(tag) && dwarf_haspc(&child, addr) == 1;
+		if (!walk_below(tag, holds, wide))
+			continue;
 		path[(*depth)++] = child;
-		if (walk_to(&child, addr, path, depth, budget) || holds)
+		if (walk_to(&child, addr, wide, path, depth, budget) || holds)
 			return true;
 		(*depth)--;
 	} while (dwarf_siblingof(&child, &child) == 0);
 	return false;
 }
 
+/* The scopes at ADDR, innermost first, down to CUDIE: found by the narrow
+ * walk, else by the wide one. */
 static int scopes_by_walk(Dwarf_Die *cudie, Dwarf_Addr addr, Dwarf_Die **scopes)
 {
 	Dwarf_Die path[WALK_DEPTH_MAX];
 	int depth = 0;
 	unsigned budget = 1u << 22;
-	if (!walk_to(cudie, addr, path, &depth, &budget))
+	if (!walk_to(cudie, addr, false, path, &depth, &budget) &&
+	    (depth = 0, !walk_to(cudie, addr, true, path, &depth, &budget)))
 		return 0;
 	*scopes = malloc((size_t)(depth + 1) * sizeof(**scopes));
 	if (!*scopes)
@@ -250,24 +264,10 @@ int dbg_file_scopes(struct dbg_file *f, uint64_t addr, Dwarf_Die **cudie, Dwarf_
 	*cudie = dwfl_module_addrdie(f->mod, addr, dbias);
 	if (!*cudie)
 		return 0;
-	/* dwarf_getscopes continues from an inlined instance into its abstract
-	 * definition's scopes; the concrete chain comes from the innermost DIE. */
-	int n = dwarf_getscopes(*cudie, addr - *dbias, scopes);
-	if (n <= 0) {
-		free(*scopes);
-		*scopes = NULL;
-		return scopes_by_walk(*cudie, addr - *dbias, scopes);
-	}
-	Dwarf_Die inner = (*scopes)[0];
-	free(*scopes);
-	*scopes = NULL;
-	n = dwarf_getscopes_die(&inner, scopes);
-	if (n <= 0) {
-		free(*scopes);
-		*scopes = NULL;
-		return 0;
-	}
-	return n;
+	/* Not dwarf_getscopes: where an inlined instance's abstract origin is
+	 * not in the unit it looks in, it returns 0 and loses what it
+	 * allocated (libdw 0.188). */
+	return scopes_by_walk(*cudie, addr - *dbias, scopes);
 }
 
 static bool add_inline_levels(struct dbg_file *f, uint64_t addr, struct loc_list *l,

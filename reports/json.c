@@ -138,6 +138,62 @@ static int put_value(struct out_buffer *b, const json_t *value, size_t flags)
 	return json_dump_callback(value, write_chunk, b, JSON_COMPACT | JSON_ENCODE_ANY | flags);
 }
 
+/* A text being made in memory, appended to as jansson's output is. */
+struct text_buf {
+	char *s;
+	size_t len, cap;
+	bool nomem;
+};
+
+static int text_chunk(const char *buffer, size_t size, void *arg)
+{
+	struct text_buf *t = arg;
+	if (!t->nomem && t->len + size + 1 > t->cap) {
+		size_t cap = t->cap ? t->cap : 256;
+		while (cap < t->len + size + 1)
+			cap *= 2;
+		char *p = realloc(t->s, cap);
+		if (p) {
+			t->s = p;
+			t->cap = cap;
+		} else {
+			t->nomem = true;
+		}
+	}
+	if (t->nomem)
+		return -1;
+	memcpy(t->s + t->len, buffer, size);
+	t->len += size;
+	t->s[t->len] = '\0';
+	return 0;
+}
+
+static void text_put(struct text_buf *t, const char *text)
+{
+	text_chunk(text, strlen(text), t);
+}
+
+/* Encode the scalar VALUE (freed here) with jansson into T.  Containers
+ * many times over are written member by member instead: jansson's dump of
+ * each container prints and hashes its address (a loop check), which costs
+ * more than the rest when a core has thousands of frames. */
+static void text_scalar(struct text_buf *t, json_t *value)
+{
+	if (!value || json_dump_callback(value, text_chunk, t, JSON_COMPACT | JSON_ENCODE_ANY) != 0)
+		t->nomem = true;
+	json_decref(value);
+}
+
+/* The text (the caller frees it), or NULL when out of memory. */
+static char *text_take(struct text_buf *t)
+{
+	if (t->nomem) {
+		free(t->s);
+		return NULL;
+	}
+	return t->s;
+}
+
 /* Frames repeat: a pool's 200 workers stand in the same functions with the
  * same arguments.  A frame's members that depend on where it is (kind ..
  * detail) and its argument list are each encoded by jansson once per
@@ -152,8 +208,7 @@ struct text_memo {
 	size_t cap, n;
 	uint64_t (*hash)(const struct an_frame *f);
 	bool (*same)(const struct an_frame *a, const struct an_frame *b);
-	json_t *(*build)(const struct an_frame *f);
-	size_t flags;               /* how the built value is encoded */
+	char *(*encode)(const struct an_frame *f);   /* the part's text (malloc'd) */
 };
 
 static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
@@ -180,6 +235,11 @@ static uint64_t place_hash(const struct an_frame *f)
 			 (uint64_t)f->kind << 8 | f->has_offset << 3 | f->has_module_offset << 2 |
 			 f->inlined << 1 | f->tailcall };
 	uint64_t h = hash_bytes(1469598103934665603ULL, n, sizeof(n));
+	/* A native or async frame's strings follow from its pc and inline
+	 * level (same_place still compares them); a runtime's frames share pc
+	 * 0 and differ only in their strings. */
+	if (!AN_FRAME_IS_RUNTIME(f))
+		return h;
 	h = hash_str(hash_str(hash_str(hash_str(h, f->function), f->display), f->module), f->file);
 	return hash_str(hash_str(h, f->runtime), f->detail);
 }
@@ -219,6 +279,16 @@ static json_t *place_object(const struct an_frame *f)
 	return o;
 }
 
+/* The place members' text, without braces: encoded once per distinct
+ * place. */
+static char *place_text(const struct an_frame *f)
+{
+	json_t *v = place_object(f);
+	char *text = v && !json_failed ? json_dumps(v, JSON_COMPACT | JSON_EMBED) : NULL;
+	json_decref(v);
+	return text;
+}
+
 static uint64_t args_hash(const struct an_frame *f)
 {
 	uint64_t h = hash_bytes(1469598103934665603ULL, &f->nargs, sizeof(f->nargs)) ^ f->has_args;
@@ -245,23 +315,31 @@ static bool same_args(const struct an_frame *a, const struct an_frame *b)
 }
 
 /* [{"name", "type", "value", "entry_value", "entry_equal"}], or null
- * without DWARF. */
-static json_t *args_array(const struct an_frame *f)
+ * without DWARF.  Pointer arguments make most lists distinct. */
+static char *args_text(const struct an_frame *f)
 {
-	if (!f->has_args)
-		return json_null();
-	json_t *arr = json_array();
-	for (size_t i = 0; arr && i < f->nargs; i++) {
-		const struct an_arg *a = &f->args[i];
-		json_t *o = json_object();
-		set(o, "name", jstr(a->name));
-		set(o, "type", jstr(a->type));
-		set(o, "value", jstr(a->value));
-		set(o, "entry_value", jstr(a->entry_value));
-		set(o, "entry_equal", json_boolean(a->entry_equal));
-		push(arr, o);
+	struct text_buf t = {0};
+	if (!f->has_args) {
+		text_put(&t, "null");
+		return text_take(&t);
 	}
-	return arr;
+	text_put(&t, "[");
+	for (size_t i = 0; i < f->nargs; i++) {
+		const struct an_arg *a = &f->args[i];
+		text_put(&t, i ? ",{\"name\":" : "{\"name\":");
+		text_scalar(&t, jstr(a->name));
+		text_put(&t, ",\"type\":");
+		text_scalar(&t, jstr(a->type));
+		text_put(&t, ",\"value\":");
+		text_scalar(&t, jstr(a->value));
+		text_put(&t, ",\"entry_value\":");
+		text_scalar(&t, jstr(a->entry_value));
+		text_put(&t, ",\"entry_equal\":");
+		text_scalar(&t, json_boolean(a->entry_equal));
+		text_put(&t, "}");
+	}
+	text_put(&t, "]");
+	return text_take(&t);
 }
 
 static struct text_slot *memo_slot(struct text_memo *m, uint64_t h, const struct an_frame *f)
@@ -301,10 +379,7 @@ static const char *memo_text(struct text_memo *m, const struct an_frame *f)
 	uint64_t h = m->hash(f);
 	struct text_slot *slot = memo_slot(m, h, f);
 	if (!slot->text) {
-		json_t *v = m->build(f);
-		char *text = v && !json_failed ? json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | m->flags)
-					       : NULL;
-		json_decref(v);
+		char *text = m->encode(f);
 		if (!text)
 			return NULL;
 		*slot = (struct text_slot){ .hash = h, .f = f, .text = text };
@@ -326,9 +401,8 @@ static bool frame_writer_init(struct frame_writer *w, struct out_buffer *out, bo
 {
 	*w = (struct frame_writer){
 		.out = out, .registers = registers,
-		.places = { .hash = place_hash, .same = same_place, .build = place_object,
-			    .flags = JSON_EMBED },
-		.args = { .hash = args_hash, .same = same_args, .build = args_array },
+		.places = { .hash = place_hash, .same = same_place, .encode = place_text },
+		.args = { .hash = args_hash, .same = same_args, .encode = args_text },
 		.index = json_integer(0), .cfa = json_string_nocheck("0x0"),
 	};
 	return w->index && w->cfa;
@@ -417,36 +491,45 @@ static int put_suspended(struct frame_writer *w, const struct analysis *an)
 	return rc || put_text(b, "]") ? -1 : 0;
 }
 
-/* "wait": {"kind", "address"[, "target"]}, null when the task waits for
- * nothing known. */
-static json_t *task_wait(const struct an_task *t)
+/* Encode the scalar VALUE (freed here) into B. */
+static int put_scalar_value(struct out_buffer *b, json_t *value)
 {
-	if (!t->wait_kind)
-		return json_null();
-	json_t *o = json_object();
-	set(o, "kind", json_string_nocheck(t->wait_kind));
-	set(o, "address", jhex_if(t->has_wait_address, t->wait_address));
-	if (t->has_wait_target)
-		set(o, "target", jhex(t->wait_target));
-	return o;
+	int rc = !value || put_value(b, value, 0);
+	json_decref(value);
+	return rc ? -1 : 0;
 }
 
-/* A task's members other than its frames. */
-static json_t *task_members(const struct an_task *t)
+/* "wait": {"kind", "address"[, "target"]}, null when the task waits for
+ * nothing known. */
+static int put_task_wait(struct out_buffer *b, const struct an_task *t)
 {
-	json_t *o = json_object();
-	if (!o)
-		return NULL;
-	set(o, "runtime", json_string_nocheck(t->runtime));
-	set(o, "id", jhex(t->id));
-	set(o, "state", json_string_nocheck(an_task_state_name(t->state)));
-	set(o, "wait", task_wait(t));
-	set(o, "tid", t->has_tid ? json_integer(t->tid) : json_null());
-	set(o, "fn", jstr(t->fn));
-	set(o, "fn_address", t->fn_address ? jhex(t->fn_address) : json_null());
-	set(o, "address", jhex(t->address));
-	set(o, "unwind_error", jstr(t->unwind_error));
-	return o;
+	if (!t->wait_kind)
+		return put_text(b, "null");
+	return put_text(b, "{\"kind\":") || put_scalar_value(b, json_string_nocheck(t->wait_kind)) ||
+	       put_text(b, ",\"address\":") ||
+	       put_scalar_value(b, jhex_if(t->has_wait_address, t->wait_address)) ||
+	       (t->has_wait_target &&
+		(put_text(b, ",\"target\":") || put_scalar_value(b, jhex(t->wait_target)))) ||
+	       put_text(b, "}") ? -1 : 0;
+}
+
+/* A task's members other than its frames, each followed by a comma;
+ * written member by member as a frame is (there are thousands). */
+static int put_task_members(struct out_buffer *b, const struct an_task *t)
+{
+	return put_text(b, "\"runtime\":") || put_scalar_value(b, json_string_nocheck(t->runtime)) ||
+	       put_text(b, ",\"id\":") || put_scalar_value(b, jhex(t->id)) ||
+	       put_text(b, ",\"state\":") ||
+	       put_scalar_value(b, json_string_nocheck(an_task_state_name(t->state))) ||
+	       put_text(b, ",\"wait\":") || put_task_wait(b, t) ||
+	       put_text(b, ",\"tid\":") ||
+	       put_scalar_value(b, t->has_tid ? json_integer(t->tid) : json_null()) ||
+	       put_text(b, ",\"fn\":") || put_scalar_value(b, jstr(t->fn)) ||
+	       put_text(b, ",\"fn_address\":") ||
+	       put_scalar_value(b, t->fn_address ? jhex(t->fn_address) : json_null()) ||
+	       put_text(b, ",\"address\":") || put_scalar_value(b, jhex(t->address)) ||
+	       put_text(b, ",\"unwind_error\":") || put_scalar_value(b, jstr(t->unwind_error)) ||
+	       put_text(b, ",") ? -1 : 0;
 }
 
 static json_t *event_object(const struct an_event *e)
@@ -550,15 +633,16 @@ static int put_tasks(struct frame_writer *w, const struct analysis *an)
 	for (size_t i = 0; i < an->ntasks && rc == 0; i++) {
 		const struct an_task *t = &an->tasks[i];
 		rc = (i && put_text(b, ",")) || put_text(b, "{") ||
-		     put_members(b, task_members(t), true) ||
+		     put_task_members(b, t) ||
 		     put_text(b, "\"frames\":") || put_frames(w, t->frames, t->nframes) ||
 		     put_text(b, "}");
 	}
 	return rc || put_text(b, "]") ? -1 : 0;
 }
 
-/* The document of DESIGN.md, member by member in its order; every key and
- * value is encoded by jansson. */
+/* The document of DESIGN.md, member by member in its order; every value
+ * is encoded by jansson (the keys of frames, arguments and tasks, which
+ * repeat thousands of times, are written as constant text). */
 int rep_json_write(FILE *out, const struct analysis *an, const struct rep_json_options *opts)
 {
 	struct out_buffer *b = malloc(sizeof(*b));

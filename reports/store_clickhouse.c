@@ -25,8 +25,8 @@
 /* The tables, in the order a batch is written: children first, `cores`
  * last (a core is stored once its cores row is), ingest_errors after. */
 enum ch_table {
-	T_MODULES, T_THREADS, T_FRAMES, T_ROOTS, T_SUSPENDED, T_SFRAMES, T_RECORDERS, T_EVENTS,
-	T_WARNINGS, T_CORES, T_ERRORS, T_COUNT
+	T_MODULES, T_THREADS, T_FRAMES, T_ROOTS, T_SUSPENDED, T_SFRAMES, T_TASKS, T_TFRAMES,
+	T_RECORDERS, T_EVENTS, T_WARNINGS, T_CORES, T_ERRORS, T_COUNT
 };
 
 struct ch_table_def {
@@ -65,6 +65,15 @@ static const struct ch_table_def ch_tables[T_COUNT] = {
 			 "fingerprint, idx", NULL, "fingerprint"},
 	[T_SFRAMES] = {"suspended_frames", "fingerprint String, chain_idx Int64, idx Int64, "
 		       FRAME_COLUMNS, "fingerprint, chain_idx, idx", NULL, "fingerprint"},
+	[T_TASKS] = {"tasks", "fingerprint String, idx Int64, runtime String, task_id Int64,"
+		     " state Enum8('running' = 1, 'ready' = 2, 'suspended' = 3, 'created' = 4),"
+		     " wait_kind Nullable(String), wait_address Nullable(Int64),"
+		     " wait_target Nullable(Int64), tid Nullable(Int64), fn Nullable(String),"
+		     " fn_address Nullable(Int64), address Int64, nframes Int64,"
+		     " unwind_error Nullable(String)", "fingerprint, idx", NULL, "fingerprint"},
+	[T_TFRAMES] = {"task_frames", "fingerprint String, task_idx Int64, idx Int64, " FRAME_COLUMNS
+		       ", activation UInt8, cfa Nullable(Int64), seam UInt8",
+		       "fingerprint, task_idx, idx", NULL, "fingerprint"},
 	[T_RECORDERS] = {"recorders", "fingerprint String, idx Int64, name Nullable(String),"
 			 " layout Nullable(String), address Nullable(Int64), size Nullable(Int64),"
 			 " writer Nullable(Int64), reader Nullable(Int64), committed Nullable(Int64),"
@@ -188,17 +197,39 @@ static int create_table(struct rep_ch *ch, const struct ch_table_def *t, char *w
  * read through a Distributed table; top_signatures aggregates over the
  * Distributed tables (no suffix).  ClickHouse 18.16 joins two tables per
  * SELECT, hence the nesting. */
+#define PC_HEX "concat('0x', replaceRegexpOne(lower(hex(toUInt64(pc))), '^0(.)', '\\\\1'))"
+#define CRASHING_THREADS_SQL \
+	"SELECT fingerprint, idx AS thread_idx, tid FROM %1$s.threads%2$s FINAL WHERE crashing = 1"
+#define RUNNING_TASKS_SQL \
+	"SELECT fingerprint, assumeNotNull(tid) AS tid, idx AS task_idx, nframes AS task_nframes" \
+	" FROM %1$s.tasks%2$s FINAL WHERE state = 'running' AND isNotNull(tid)"
+#define CORE_NAMES_SQL "SELECT fingerprint, path, signature_hash FROM %1$s.cores%2$s FINAL"
+
+/* As SQLite's: the crashing thread's frames; when it was running a
+ * bthread, that bthread's frames first, then the thread's, numbered as one
+ * stack. */
 static const char crash_stacks_sql[] =
-	"SELECT fingerprint, path AS core, signature_hash, idx AS frame, kind,"
-	" concat('0x', replaceRegexpOne(lower(hex(toUInt64(pc))), '^0(.)', '\\\\1')) AS pc,"
-	" function, file, line, module, inline_depth, runtime, detail FROM"
+	"SELECT fingerprint, path AS core, signature_hash, idx AS frame, kind, " PC_HEX " AS pc,"
+	" function, file, line, module, inline_depth, CAST(NULL AS Nullable(String)) AS runtime,"
+	" CAST(NULL AS Nullable(String)) AS detail FROM"
+	" (SELECT fingerprint, task_idx, idx, kind, pc, function, file, line, module, inline_depth"
+	"   FROM %1$s.task_frames%2$s FINAL)"
+	" ALL INNER JOIN"
+	" (SELECT fingerprint, task_idx, path, signature_hash FROM"
+	"   (SELECT fingerprint, task_idx FROM (" CRASHING_THREADS_SQL ")"
+	"     ALL INNER JOIN (" RUNNING_TASKS_SQL ") USING (fingerprint, tid))"
+	"   ALL INNER JOIN (" CORE_NAMES_SQL ") USING fingerprint)"
+	" USING (fingerprint, task_idx)"
+	" UNION ALL"
+	" SELECT fingerprint, path AS core, signature_hash, idx + task_nframes AS frame, kind,"
+	" " PC_HEX " AS pc, function, file, line, module, inline_depth, runtime, detail FROM"
 	" (SELECT fingerprint, thread_idx, idx, kind, pc, function, file, line, module, inline_depth,"
 	"   runtime, detail FROM %1$s.frames%2$s FINAL)"
 	" ALL INNER JOIN"
-	" (SELECT fingerprint, thread_idx, path, signature_hash FROM"
-	"   (SELECT fingerprint, idx AS thread_idx FROM %1$s.threads%2$s FINAL WHERE crashing = 1)"
-	"   ALL INNER JOIN (SELECT fingerprint, path, signature_hash FROM %1$s.cores%2$s FINAL)"
-	"   USING fingerprint)"
+	" (SELECT fingerprint, thread_idx, task_nframes, path, signature_hash FROM"
+	"   (SELECT fingerprint, thread_idx, task_nframes FROM (" CRASHING_THREADS_SQL ")"
+	"     ANY LEFT JOIN (" RUNNING_TASKS_SQL ") USING (fingerprint, tid))"
+	"   ALL INNER JOIN (" CORE_NAMES_SQL ") USING fingerprint)"
 	" USING (fingerprint, thread_idx)";
 
 static const char last_events_sql[] =
@@ -443,45 +474,51 @@ static int add_core(struct rep_ch_store *st, const struct analysis *an)
 		   rep_json_text(an->unit), rep_json_text(an->cmdline), j_u64(next_version(st)));
 }
 
+/* A frame's columns: a thread's frames have all of them, a task's the
+ * first NTFRAME_COLS, a suspended chain's the first NSFRAME_COLS (as
+ * SQLite's insert_frame takes the leading ones); the second names the
+ * owner. */
 static const char *const frame_cols[] = {
 	"fingerprint", "thread_idx", "idx", "kind", "pc", "function", "function_offset", "module",
 	"module_offset", "file", "line", "inlined", "inline_depth", "tailcall", "display", "args",
 	"activation", "cfa", "seam", "runtime", "detail",
 };
+enum { NFRAME_COLS = sizeof(frame_cols) / sizeof(frame_cols[0]), NTFRAME_COLS = 19, NSFRAME_COLS = 16 };
 
-static const char *const sframe_cols[] = {
+static const char *const tframe_cols[NTFRAME_COLS] = {
+	"fingerprint", "task_idx", "idx", "kind", "pc", "function", "function_offset", "module",
+	"module_offset", "file", "line", "inlined", "inline_depth", "tailcall", "display", "args",
+	"activation", "cfa", "seam",
+};
+
+static const char *const sframe_cols[NSFRAME_COLS] = {
 	"fingerprint", "chain_idx", "idx", "kind", "pc", "function", "function_offset", "module",
 	"module_offset", "file", "line", "inlined", "inline_depth", "tailcall", "display", "args",
 };
 
-/* The frames of thread or chain OWNER: a thread's (FULL) with the
- * unwinder's columns. */
-static int add_frames(struct ch_rows *rows, const char *fp, size_t owner, const struct an_frame *fs,
-		      size_t n, bool full)
+/* The frames of thread, task or chain OWNER into ROWS, whose table has the
+ * NCOLS columns NAMES. */
+static int add_frames(struct ch_rows *rows, const char *const *names, size_t ncols, const char *fp,
+		      size_t owner, const struct an_frame *fs, size_t n)
 {
 	for (size_t j = 0; j < n; j++) {
 		const struct an_frame *f = &fs[j];
 		char *args = rep_frame_args_json(f);
 		json_t *argv = args ? json_string(args) : f->has_args ? NULL : json_null();
 		free(args);
-		json_t *common[] = {
+		json_t *v[NFRAME_COLS] = {
 			json_string(fp), j_u64(owner), j_u64(j),
 			json_string(an_frame_kind_name(f->kind)), j_opt(!AN_FRAME_IS_RUNTIME(f), f->pc),
 			rep_json_text(f->function), j_opt(f->has_offset, f->offset),
 			rep_json_text(f->module), j_opt(f->has_module_offset, f->module_offset),
 			rep_json_text(f->file), j_opt(f->line > 0, (uint64_t)f->line), j_int(f->inlined),
 			j_int(f->inline_depth), j_int(f->tailcall), rep_json_text(f->display), argv,
+			j_int(f->activation), j_opt(f->cfa != 0, f->cfa), j_int(f->seam),
+			rep_json_text(f->runtime), rep_json_text(f->detail),
 		};
-		int rc;
-		if (full)
-			rc = ROW(rows, frame_cols, common[0], common[1], common[2], common[3], common[4],
-				 common[5], common[6], common[7], common[8], common[9], common[10],
-				 common[11], common[12], common[13], common[14], common[15],
-				 j_int(f->activation), j_opt(f->cfa != 0, f->cfa), j_int(f->seam),
-				 rep_json_text(f->runtime), rep_json_text(f->detail));
-		else
-			rc = add_row(rows, row_of(sframe_cols, common, sizeof(common) / sizeof(common[0])));
-		if (rc != 0)
+		for (size_t k = ncols; k < NFRAME_COLS; k++)
+			json_decref(v[k]);
+		if (add_row(rows, row_of(names, v, ncols)) != 0)
 			return -1;
 	}
 	return 0;
@@ -501,7 +538,8 @@ static int add_threads(struct rep_ch_store *st, const char *fp, const struct ana
 			j_int(t->crashing), j_u64(t->regs[AN_REG_RIP]), j_u64(t->regs[AN_REG_RSP]),
 			j_u64(t->regs[AN_REG_RBP]), j_u64(t->regs[AN_REG_FS_BASE]), j_u64(t->nframes),
 			rep_json_text(t->unwind_error), j_opt(t->async_root != 0, t->async_root)) != 0 ||
-		    add_frames(&st->rows[T_FRAMES], fp, i, t->frames, t->nframes, true) != 0)
+		    add_frames(&st->rows[T_FRAMES], frame_cols, NFRAME_COLS, fp, i, t->frames,
+			       t->nframes) != 0)
 			return -1;
 		if (t->async_root && ROW(&st->rows[T_ROOTS], root_cols, json_string(fp), j_u64(i),
 					 j_int(t->tid), j_u64(t->async_root)) != 0)
@@ -530,13 +568,38 @@ static int add_modules_suspended_warnings(struct rep_ch_store *st, const char *f
 		const struct an_suspended *s = &an->suspended[i];
 		if (ROW(&st->rows[T_SUSPENDED], suspended_cols, json_string(fp), j_u64(i),
 			j_u64(s->leaf), j_u64(s->nframes)) != 0 ||
-		    add_frames(&st->rows[T_SFRAMES], fp, i, s->frames, s->nframes, false) != 0)
+		    add_frames(&st->rows[T_SFRAMES], sframe_cols, NSFRAME_COLS, fp, i, s->frames,
+			       s->nframes) != 0)
 			return -1;
 	}
 	for (size_t i = 0; i < an->nwarnings; i++)
 		if (ROW(&st->rows[T_WARNINGS], warning_cols, json_string(fp), j_u64(i),
 			rep_json_text(an->warnings[i] ? an->warnings[i] : "")) != 0)
 			return -1;
+	return 0;
+}
+
+static const char *const task_cols[] = {
+	"fingerprint", "idx", "runtime", "task_id", "state", "wait_kind", "wait_address",
+	"wait_target", "tid", "fn", "fn_address", "address", "nframes", "unwind_error",
+};
+
+static int add_tasks(struct rep_ch_store *st, const char *fp, const struct analysis *an)
+{
+	for (size_t i = 0; i < an->ntasks; i++) {
+		const struct an_task *t = &an->tasks[i];
+		if (ROW(&st->rows[T_TASKS], task_cols, json_string(fp), j_u64(i),
+			rep_json_text(t->runtime), j_u64(t->id),
+			json_string(an_task_state_name(t->state)), rep_json_text(t->wait_kind),
+			j_opt(t->has_wait_address, t->wait_address),
+			j_opt(t->has_wait_target, t->wait_target),
+			j_opt(t->has_tid, (uint64_t)(int64_t)t->tid), rep_json_text(t->fn),
+			j_opt(t->fn_address != 0, t->fn_address), j_u64(t->address), j_u64(t->nframes),
+			rep_json_text(t->unwind_error)) != 0 ||
+		    add_frames(&st->rows[T_TFRAMES], tframe_cols, NTFRAME_COLS, fp, i, t->frames,
+			       t->nframes) != 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -850,7 +913,8 @@ static enum rep_write_result ch_write(void *backend, const struct analysis *an, 
 		p->file_size = an->core_file_size;
 	}
 	if (!p || !p->path || !p->fingerprint || add_threads(st, fp, an) != 0 ||
-	    add_modules_suspended_warnings(st, fp, an) != 0 || add_recorders(st, fp, an) != 0 ||
+	    add_modules_suspended_warnings(st, fp, an) != 0 || add_tasks(st, fp, an) != 0 ||
+	    add_recorders(st, fp, an) != 0 ||
 	    add_core(st, an) != 0) {
 		for (int t = 0; t < T_COUNT; t++)   /* none of this core's rows stay */
 			st->rows[t].len = marks[t], st->rows[t].count = counts[t];
@@ -934,6 +998,8 @@ struct ch_core {
 	char *old_hash, *new_hash, *new_signature;   /* hashes may be NULL */
 	bool has_tid;
 	int64_t crashing_tid;
+	bool resymbolized;          /* frames were symbolized again: NFRAMES is its count */
+	int64_t nframes;
 };
 
 static char *dup_cell(json_t *row, size_t i)
@@ -950,8 +1016,10 @@ static bool cell_null(json_t *row, size_t i)
 static int load_ch_cores(struct rep_ch *ch, struct ch_core **cores, size_t *n, char *why,
 			 size_t whylen)
 {
-	char *sql = printf_sql("SELECT fingerprint, signal, signal_name, signature_hash, crashing_tid"
-			       " FROM %s.cores FINAL ORDER BY fingerprint", rep_ch_database(ch));
+	/* version is read too: 18.16 fails a FINAL that reads no version
+	 * column on a shard whose table holds one part */
+	char *sql = printf_sql("SELECT fingerprint, signal, signal_name, signature_hash, crashing_tid,"
+			       " version FROM %s.cores FINAL ORDER BY fingerprint", rep_ch_database(ch));
 	json_t *res = NULL, *row;
 	size_t cap = 0, i;
 	int rc = -1;
@@ -982,8 +1050,10 @@ out:
 	return rc;
 }
 
-/* "'fp1','fp2',..." of cores [FIRST, FIRST + N); NULL when out of memory. */
-static char *fingerprint_list(const struct ch_core *c, size_t first, size_t n)
+/* "'fp1','fp2',..." of the cores [FIRST, FIRST + N) that PICK (NULL: all)
+ * picks; NULL when out of memory. */
+static char *fingerprint_list(const struct ch_core *c, size_t first, size_t n,
+			      bool (*pick)(const struct ch_core *))
 {
 	size_t len = 1;
 	for (size_t i = first; i < first + n; i++)
@@ -994,11 +1064,13 @@ static char *fingerprint_list(const struct ch_core *c, size_t first, size_t n)
 		return NULL;
 	list[0] = '\0';
 	for (size_t i = first; i < first + n; i++) {
+		if (pick && !pick(&c[i]))
+			continue;
 		if (!(q = rep_ch_quote(c[i].fingerprint))) {
 			free(list);
 			return NULL;
 		}
-		o += (size_t)snprintf(list + o, len - o, "%s%s", i > first ? "," : "", q);
+		o += (size_t)snprintf(list + o, len - o, "%s%s", o ? "," : "", q);
 		free(q);
 	}
 	return list;
@@ -1023,38 +1095,74 @@ static size_t rows_of_core(const struct ch_core *c, json_t *rows, size_t *cursor
 	return end;
 }
 
+/* The index of the core with fingerprint FP among [FIRST, FIRST + N)
+ * (sorted by fingerprint), or SIZE_MAX. */
+static size_t core_index(const struct ch_core *c, size_t first, size_t n, const char *fp)
+{
+	size_t lo = first, hi = first + n;
+	while (fp && lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int d = strcmp(c[mid].fingerprint, fp);
+		if (d == 0)
+			return mid;
+		if (d < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return SIZE_MAX;
+}
+
 /* The crashing thread of core C among its THREADS rows ([fingerprint, idx,
  * tid, crashing], ordered by idx), chosen as the analyzer chooses it: the
  * one marked crashing, else the one whose tid is the crashing tid, else
- * the first. */
-static int64_t crashing_thread(const struct ch_core *c, json_t *threads, size_t *cursor)
+ * the first.  Its index, and its tid into *TID. */
+static int64_t crashing_thread(const struct ch_core *c, json_t *threads, size_t *cursor,
+			       int64_t *tid)
 {
-	int64_t best = -1, by_tid = -1, first = -1;
+	json_t *best = NULL, *by_tid = NULL, *first = NULL;
 	size_t end = rows_of_core(c, threads, cursor);
 	for (; *cursor < end; (*cursor)++) {
 		json_t *row = json_array_get(threads, *cursor);
-		int64_t idx = json_integer_value(json_array_get(row, 1));
-		if (first < 0)
-			first = idx;
-		if (best < 0 && json_integer_value(json_array_get(row, 3)))
-			best = idx;
-		if (by_tid < 0 && c->has_tid && json_integer_value(json_array_get(row, 2)) == c->crashing_tid)
-			by_tid = idx;
+		if (!first)
+			first = row;
+		if (!best && json_integer_value(json_array_get(row, 3)))
+			best = row;
+		if (!by_tid && c->has_tid && json_integer_value(json_array_get(row, 2)) == c->crashing_tid)
+			by_tid = row;
 	}
-	return best >= 0 ? best : by_tid >= 0 ? by_tid : first;
+	json_t *row = best ? best : by_tid ? by_tid : first;
+	*tid = json_integer_value(json_array_get(row, 2));
+	return row ? json_integer_value(json_array_get(row, 1)) : -1;
 }
 
-/* The frames of thread THREAD of core C from FRAMES rows ([fingerprint,
- * thread_idx, kind, pc, function, module, module_offset], ordered), its
- * strings borrowed from the rows, into *OUT (reused). */
-static int crash_frames(const struct ch_core *c, int64_t thread, json_t *frames, size_t *cursor,
+/* The bthread core C's crashing thread (TID) was running, among its TASKS
+ * rows ([fingerprint, idx, tid], running ones with frames, ordered by idx):
+ * its index, or -1 when it ran none. */
+static int64_t crashing_task(const struct ch_core *c, int64_t thread, int64_t tid, json_t *tasks,
+			     size_t *cursor)
+{
+	int64_t found = -1;
+	size_t end = rows_of_core(c, tasks, cursor);
+	for (; *cursor < end; (*cursor)++) {
+		json_t *row = json_array_get(tasks, *cursor);
+		if (found < 0 && thread >= 0 && json_integer_value(json_array_get(row, 2)) == tid)
+			found = json_integer_value(json_array_get(row, 1));
+	}
+	return found;
+}
+
+/* The frames of thread or task OWNER of core C from FRAMES rows
+ * ([fingerprint, owner's idx, kind, pc, function, module, module_offset],
+ * ordered), its strings borrowed from the rows, into *OUT (reused). */
+static int crash_frames(const struct ch_core *c, int64_t owner, json_t *frames, size_t *cursor,
 			struct an_frame **out, size_t *n, size_t *cap)
 {
 	size_t end = rows_of_core(c, frames, cursor);
 	*n = 0;
 	for (; *cursor < end; (*cursor)++) {
 		json_t *row = json_array_get(frames, *cursor);
-		if (json_integer_value(json_array_get(row, 1)) != thread)
+		if (json_integer_value(json_array_get(row, 1)) != owner)
 			continue;
 		struct an_frame *f = core_array_push(out, n, cap, sizeof(*f));
 		if (!f)
@@ -1070,13 +1178,16 @@ static int crash_frames(const struct ch_core *c, int64_t thread, json_t *frames,
 	return 0;
 }
 
-/* SELECT COLUMNS FROM TABLE FINAL WHERE fingerprint IN (LIST) ORDER BY ORDER:
- * the "data" rows (borrowed from *RES, which the caller frees). */
+/* SELECT COLUMNS FROM TABLE FINAL WHERE fingerprint IN (LIST) AND WHERE
+ * ORDER BY ORDER: the "data" rows (borrowed from *RES, which the caller
+ * frees). */
 static json_t *select_in(struct rep_ch *ch, const char *columns, const char *table,
-			 const char *list, const char *order, json_t **res, char *why, size_t whylen)
+			 const char *list, const char *where, const char *order, json_t **res,
+			 char *why, size_t whylen)
 {
-	char *sql = printf_sql("SELECT %s FROM %s.%s FINAL WHERE fingerprint IN (%s) ORDER BY %s",
-			       columns, rep_ch_database(ch), table, list, order);
+	char *sql = printf_sql("SELECT %s FROM %s.%s FINAL WHERE fingerprint IN (%s)%s%s ORDER BY %s",
+			       columns, rep_ch_database(ch), table, list, where ? " AND " : "",
+			       where ? where : "", order);
 	json_t *data = NULL;
 	if (!sql)
 		snprintf(why, whylen, "out of memory");
@@ -1086,29 +1197,75 @@ static json_t *select_in(struct rep_ch *ch, const char *columns, const char *tab
 	return data;
 }
 
-/* Sign cores [FIRST, FIRST + N) with SIGN from their stored frames. */
+/* The rows of a batch of cores that signing reads: threads, frames, the
+ * running tasks with frames, and those tasks' frames. */
+struct sign_rows {
+	json_t *res[4];
+	json_t *threads, *frames, *tasks, *tframes;
+	size_t tcur, fcur, kcur, kfcur;
+};
+
+static int sign_rows_load(struct rep_ch *ch, const char *list, struct sign_rows *r, char *why,
+			  size_t whylen)
+{
+	static const char running[] = "state = 'running' AND nframes > 0";
+	char *of_running = printf_sql("(fingerprint, task_idx) GLOBAL IN (SELECT fingerprint, idx FROM"
+				      " %s.tasks FINAL WHERE fingerprint IN (%s) AND %s)",
+				      rep_ch_database(ch), list, running);
+	if (!of_running) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	const char *frame_columns = "kind, pc, function, module, module_offset";
+	char *fcols = printf_sql("fingerprint, thread_idx, %s", frame_columns);
+	char *tfcols = printf_sql("fingerprint, task_idx, %s", frame_columns);
+	r->threads = select_in(ch, "fingerprint, idx, tid, crashing", "threads", list, "1",
+			       "fingerprint, idx", &r->res[0], why, whylen);
+	r->frames = r->threads && fcols ? select_in(ch, fcols, "frames", list, "1",
+						    "fingerprint, thread_idx, idx", &r->res[1], why,
+						    whylen) : NULL;
+	r->tasks = r->frames ? select_in(ch, "fingerprint, idx, tid", "tasks", list, running,
+					 "fingerprint, idx", &r->res[2], why, whylen) : NULL;
+	r->tframes = r->tasks && tfcols ? select_in(ch, tfcols, "task_frames", list, of_running,
+						    "fingerprint, task_idx, idx", &r->res[3], why,
+						    whylen) : NULL;
+	free(fcols);
+	free(tfcols);
+	free(of_running);
+	if (!r->tframes && !why[0])
+		snprintf(why, whylen, "out of memory");
+	return r->tframes ? 0 : -1;
+}
+
+static void sign_rows_free(struct sign_rows *r)
+{
+	for (int i = 0; i < 4; i++)
+		json_decref(r->res[i]);
+}
+
+/* Sign cores [FIRST, FIRST + N) with SIGN from their stored frames: the
+ * crashing thread's, or those of the bthread it was running (as
+ * an_signature_compute() and SQLite's resign choose them). */
 static int sign_batch(struct rep_ch *ch, struct ch_core *c, size_t first, size_t n,
 		      rep_sign_fn *sign, void *ctx, char *why, size_t whylen)
 {
-	char *list = fingerprint_list(c, first, n);
-	json_t *tres = NULL, *fres = NULL, *threads = NULL, *frames = NULL;
+	char *list = fingerprint_list(c, first, n, NULL);
+	struct sign_rows r = {0};
 	struct an_frame *f = NULL;
-	size_t nf = 0, fcap = 0, tcur = 0, fcur = 0;
+	size_t nf = 0, fcap = 0;
 	int rc = -1;
 	if (!list) {
 		snprintf(why, whylen, "out of memory");
 		return -1;
 	}
-	threads = select_in(ch, "fingerprint, idx, tid, crashing", "threads", list, "fingerprint, idx",
-			    &tres, why, whylen);
-	frames = threads ? select_in(ch, "fingerprint, thread_idx, kind, pc, function, module,"
-				     " module_offset", "frames", list, "fingerprint, thread_idx, idx",
-				     &fres, why, whylen) : NULL;
-	if (!frames)
+	why[0] = '\0';
+	if (sign_rows_load(ch, list, &r, why, whylen) != 0)
 		goto out;
 	for (size_t i = first; i < first + n; i++) {
-		int64_t thread = crashing_thread(&c[i], threads, &tcur);
-		if (crash_frames(&c[i], thread, frames, &fcur, &f, &nf, &fcap) != 0)
+		int64_t tid, thread = crashing_thread(&c[i], r.threads, &r.tcur, &tid);
+		int64_t task = crashing_task(&c[i], thread, tid, r.tasks, &r.kcur);
+		if ((task >= 0 ? crash_frames(&c[i], task, r.tframes, &r.kfcur, &f, &nf, &fcap)
+			       : crash_frames(&c[i], thread, r.frames, &r.fcur, &f, &nf, &fcap)) != 0)
 			goto oom;
 		struct rep_stored_crash crash = {(int64_t)i, c[i].has_signal, c[i].signo,
 						 c[i].signal_name, f, nf};
@@ -1121,9 +1278,336 @@ oom:
 	snprintf(why, whylen, "out of memory");
 out:
 	free(f);   /* its strings belong to the rows */
-	json_decref(tres);
-	json_decref(fres);
+	sign_rows_free(&r);
 	free(list);
+	return rc;
+}
+
+/* A row of SELECT * (DATA's row ROW, META naming the columns) as an object
+ * of its columns; NULL when out of memory. */
+static json_t *row_object(json_t *meta, json_t *row)
+{
+	json_t *obj = json_object(), *col;
+	size_t j;
+	json_array_foreach(obj ? meta : NULL, j, col) {
+		json_t *v = rep_ch_cell(json_array_get(row, j),
+					json_string_value(json_object_get(col, "type")));
+		const char *name = json_string_value(json_object_get(col, "name"));
+		if (!v || !name || json_object_set_new(obj, name, v) != 0) {
+			json_decref(obj);
+			return NULL;
+		}
+	}
+	return obj;
+}
+
+/* Rows are changed by a function of the caller: 1 when it changed ROW (an
+ * object of its columns), 0 when not, -1 on error. */
+typedef int ch_patch_fn(void *ctx, json_t *row);
+
+/* Write again the rows of table T of the cores in LIST that PATCH changes:
+ * the new rows replace the old ones (a ReplacingMergeTree keeps the last
+ * row written of a key, or the newest version). */
+static int rewrite_rows(struct rep_ch_store *st, enum ch_table t, const char *list,
+			ch_patch_fn *patch, void *ctx, char *why, size_t whylen)
+{
+	json_t *res = NULL, *row;
+	json_t *data = select_in(st->ch, "*", ch_tables[t].name, list, NULL, ch_tables[t].order, &res,
+				 why, whylen);
+	json_t *meta = json_object_get(res, "meta");
+	size_t i;
+	int rc = data ? 0 : -1;
+	json_array_foreach(rc == 0 ? data : NULL, i, row) {
+		json_t *obj = row_object(meta, row);
+		int changed = obj ? patch(ctx, obj) : -1;
+		if (changed > 0) {
+			rc = add_row(&st->rows[t], obj);   /* takes OBJ */
+		} else {
+			json_decref(obj);
+			rc = changed;
+		}
+		if (rc != 0) {
+			snprintf(why, whylen, "rewriting %s: out of memory", ch_tables[t].name);
+			break;
+		}
+	}
+	if (rc == 0)
+		rc = insert_rows(st, t, why, whylen);
+	st->rows[t].len = st->rows[t].count = 0;
+	json_decref(res);
+	return rc;
+}
+
+/* ---- Frames symbolized again --- */
+
+/* A modules row of the batch whose debug info is found now. */
+struct ch_module_row {
+	size_t core;                /* index of its core */
+	int64_t idx;
+	size_t found;               /* index into the found modules */
+	uint64_t start, end;
+};
+
+/* An owner's (thread's or chain's) new frame count. */
+struct ch_owner_count {
+	size_t core;
+	int64_t owner, nframes;
+};
+
+/* What symbolizing a batch again found and changed. */
+struct ch_resym {
+	struct ch_core *cores;
+	size_t first, n;
+	struct rep_found_modules *found;   /* across batches */
+	struct ch_module_row *rows;
+	size_t nrows, rcap;
+	struct ch_owner_count *counts[3];  /* threads, suspended chains, tasks */
+	size_t ncounts[3], ccap[3];
+};
+
+/* Which row of SORTED (by core, then owner) is CORE's OWNER; NULL if none. */
+static const struct ch_owner_count *find_count(const struct ch_owner_count *sorted, size_t n,
+					       size_t core, int64_t owner)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct ch_owner_count *m = &sorted[mid];
+		if (m->core == core && m->owner == owner)
+			return m;
+		if (m->core < core || (m->core == core && m->owner < owner))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* The batch's modules rows without debug info whose debug info is found
+ * now, by core then idx. */
+static int load_module_rows(struct rep_ch_store *st, struct ch_resym *m,
+			    const struct rep_resign_fns *fns, const char *list, char *why,
+			    size_t whylen)
+{
+	json_t *res = NULL;
+	json_t *data = select_in(st->ch, "fingerprint, idx, build_id, path, start_addr, end_addr",
+				 "modules", list, "debuginfo IS NULL AND isNotNull(build_id) AND"
+				 " isNotNull(path)", "fingerprint, idx", &res, why, whylen);
+	size_t cursor = 0;
+	int rc = data ? 0 : -1;
+	for (size_t i = m->first; rc == 0 && i < m->first + m->n; i++) {
+		for (size_t end = rows_of_core(&m->cores[i], data, &cursor); cursor < end; cursor++) {
+			json_t *row = json_array_get(data, cursor);
+			const char *build_id = json_string_value(json_array_get(row, 2));
+			const char *path = json_string_value(json_array_get(row, 3));
+			size_t k = build_id && path ? rep_found_module(m->found, fns, build_id, path) : 0;
+			struct ch_module_row *r = NULL;
+			if (!build_id || !path || (k != SIZE_MAX && !m->found->v[k].debuginfo))
+				continue;
+			if (k == SIZE_MAX ||
+			    !(r = core_array_push(&m->rows, &m->nrows, &m->rcap, sizeof(*r)))) {
+				snprintf(why, whylen, "out of memory");
+				rc = -1;
+				break;
+			}
+			*r = (struct ch_module_row){i, json_integer_value(json_array_get(row, 1)), k,
+						    (uint64_t)json_integer_value(json_array_get(row, 4)),
+						    (uint64_t)json_integer_value(json_array_get(row, 5))};
+			m->cores[i].resymbolized = true;
+		}
+	}
+	json_decref(res);
+	return rc;
+}
+
+/* A frame from a row of SELECT * (META naming the columns) into F. */
+static int frame_of_row(json_t *meta, json_t *row, struct an_frame *f)
+{
+	json_t *col;
+	size_t j;
+	memset(f, 0, sizeof(*f));
+	json_array_foreach(meta, j, col) {
+		json_t *v = json_array_get(row, j);
+		const struct rep_cell cell = {!v || json_is_null(v), json_integer_value(v),
+					      json_string_value(v)};
+		const char *name = json_string_value(json_object_get(col, "name"));
+		if (name && rep_frame_set_column(f, name, &cell) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static bool is_resymbolized(const struct ch_core *c)
+{
+	return c->resymbolized;
+}
+
+/* The stored-module list of core CORE's rows in M (malloc'd), *N of them. */
+static struct rep_stored_module *core_modules(const struct ch_resym *m, size_t core, size_t *n)
+{
+	struct rep_stored_module *mods = calloc(m->nrows ? m->nrows : 1, sizeof(*mods));
+	*n = 0;
+	for (size_t i = 0; mods && i < m->nrows; i++) {
+		const struct rep_found *f = &m->found->v[m->rows[i].found];
+		if (m->rows[i].core == core)
+			mods[(*n)++] = (struct rep_stored_module){f->path, f->build_id, m->rows[i].start,
+								  m->rows[i].end};
+	}
+	return mods;
+}
+
+/* Symbolize again the frames of one owner: rows [FROM, TO) of DATA, all of
+ * core CORE and owner OWNER; changed frames are added to table T's rows. */
+static int resymbolize_owner(struct rep_ch_store *st, struct ch_resym *m,
+			     const struct rep_resign_fns *fns, enum ch_table t, json_t *meta,
+			     json_t *data, size_t from, size_t to, size_t core, int64_t owner,
+			     struct rep_resign_result *out)
+{
+	struct an_frame *f = calloc(to - from, sizeof(*f));
+	size_t n = 0, nmods = 0;
+	struct rep_stored_module *mods = core_modules(m, core, &nmods);
+	int k = f && mods ? 0 : -1;
+	for (size_t r = from; k == 0 && r < to; r++, n++)
+		k = frame_of_row(meta, json_array_get(data, r), &f[n]);
+	if (k == 0)
+		k = fns->resymbolize(fns->ctx, mods, nmods, &f, &n);
+	/* Symbolizing again never gives fewer frames than were stored (inline
+	 * levels are only made again), so the new rows replace every old one. */
+	int side = t == T_FRAMES ? 0 : t == T_SFRAMES ? 1 : 2;
+	struct ch_owner_count *c = k > 0 ? core_array_push(&m->counts[side], &m->ncounts[side],
+							   &m->ccap[side], sizeof(*c)) : NULL;
+	static const char *const *const names[] = {frame_cols, sframe_cols, tframe_cols};
+	static const size_t ncols[] = {NFRAME_COLS, NSFRAME_COLS, NTFRAME_COLS};
+	if (k > 0 && (!c || add_frames(&st->rows[t], names[side], ncols[side],
+				       m->cores[core].fingerprint, (size_t)owner, f, n) != 0))
+		k = -1;
+	if (k > 0) {
+		*c = (struct ch_owner_count){core, owner, (int64_t)n};
+		out->frames_symbolized += (size_t)k;
+	}
+	for (size_t i = 0; f && i < n; i++)
+		an_frame_deinit(&f[i]);
+	free(f);
+	free(mods);
+	return k < 0 ? -1 : 0;
+}
+
+/* Symbolize again the frames of table T (frames, suspended_frames or
+ * task_frames, owners in column 1) of the cores in LIST, and write the changed ones. */
+static int resymbolize_table(struct rep_ch_store *st, struct ch_resym *m,
+			     const struct rep_resign_fns *fns, enum ch_table t, const char *list,
+			     struct rep_resign_result *out, char *why, size_t whylen)
+{
+	json_t *res = NULL;
+	json_t *data = select_in(st->ch, "*", ch_tables[t].name, list, NULL, ch_tables[t].order,
+				 &res, why, whylen);
+	json_t *meta = json_object_get(res, "meta");
+	size_t cursor = 0;
+	int rc = data ? 0 : -1;
+	for (size_t i = m->first; rc == 0 && i < m->first + m->n; i++) {
+		if (!m->cores[i].resymbolized)
+			continue;
+		size_t end = rows_of_core(&m->cores[i], data, &cursor);
+		while (rc == 0 && cursor < end) {
+			int64_t owner = json_integer_value(json_array_get(json_array_get(data, cursor), 1));
+			size_t to = cursor;
+			while (to < end &&
+			       json_integer_value(json_array_get(json_array_get(data, to), 1)) == owner)
+				to++;
+			rc = resymbolize_owner(st, m, fns, t, meta, data, cursor, to, i, owner, out);
+			cursor = to;
+		}
+	}
+	if (rc != 0 && data)
+		snprintf(why, whylen, "symbolizing frames again: out of memory");
+	if (rc == 0)
+		rc = insert_rows(st, t, why, whylen);
+	st->rows[t].len = st->rows[t].count = 0;
+	json_decref(res);
+	return rc;
+}
+
+/* The thread (SIDE 0), chain (1) or task (2) row's new nframes; a thread's count
+ * also adds up into its core's. */
+static int patch_owner(struct ch_resym *m, int side, json_t *row)
+{
+	size_t core = core_index(m->cores, m->first, m->n,
+				 json_string_value(json_object_get(row, "fingerprint")));
+	int64_t idx = json_integer_value(json_object_get(row, "idx"));
+	const struct ch_owner_count *c = core == SIZE_MAX ? NULL :
+					 find_count(m->counts[side], m->ncounts[side], core, idx);
+	if (c && json_object_set_new(row, "nframes", json_integer(c->nframes)) != 0)
+		return -1;
+	if (side == 0 && core != SIZE_MAX)
+		m->cores[core].nframes += json_integer_value(json_object_get(row, "nframes"));
+	return c != NULL;
+}
+
+static int patch_thread(void *ctx, json_t *row)
+{
+	return patch_owner(ctx, 0, row);
+}
+
+static int patch_chain(void *ctx, json_t *row)
+{
+	return patch_owner(ctx, 1, row);
+}
+
+static int patch_task(void *ctx, json_t *row)
+{
+	return patch_owner(ctx, 2, row);
+}
+
+/* A modules row found now: its debuginfo. */
+static int patch_module(void *ctx, json_t *row)
+{
+	struct ch_resym *m = ctx;
+	size_t core = core_index(m->cores, m->first, m->n,
+				 json_string_value(json_object_get(row, "fingerprint")));
+	int64_t idx = json_integer_value(json_object_get(row, "idx"));
+	for (size_t i = 0; core != SIZE_MAX && i < m->nrows; i++)
+		if (m->rows[i].core == core && m->rows[i].idx == idx)
+			return json_object_set_new(row, "debuginfo",
+						   json_string(m->found->v[m->rows[i].found].debuginfo))
+				       ? -1 : 1;
+	return 0;
+}
+
+/* Symbolize again the frames of the batch's modules whose debug info is
+ * found now: frames and chains rewritten, then their owners' counts and
+ * the modules' debuginfo (each core's new count kept for its cores row). */
+static int resymbolize_batch(struct rep_ch_store *st, struct ch_core *c, size_t first, size_t n,
+			     const struct rep_resign_fns *fns, struct rep_found_modules *found,
+			     struct rep_resign_result *out, char *why, size_t whylen)
+{
+	struct ch_resym m = {.cores = c, .first = first, .n = n, .found = found};
+	char *all = fingerprint_list(c, first, n, NULL), *list = NULL;
+	int rc = all ? load_module_rows(st, &m, fns, all, why, whylen) : -1;
+	if (rc == 0 && m.nrows > 0 && !(list = fingerprint_list(c, first, n, is_resymbolized)))
+		rc = -1;
+	if (rc == 0 && list &&
+	    (resymbolize_table(st, &m, fns, T_FRAMES, list, out, why, whylen) != 0 ||
+	     resymbolize_table(st, &m, fns, T_SFRAMES, list, out, why, whylen) != 0 ||
+	     resymbolize_table(st, &m, fns, T_TFRAMES, list, out, why, whylen) != 0 ||
+	     rewrite_rows(st, T_THREADS, list, patch_thread, &m, why, whylen) != 0 ||
+	     rewrite_rows(st, T_SUSPENDED, list, patch_chain, &m, why, whylen) != 0 ||
+	     rewrite_rows(st, T_TASKS, list, patch_task, &m, why, whylen) != 0 ||
+	     rewrite_rows(st, T_MODULES, list, patch_module, &m, why, whylen) != 0))
+		rc = -1;
+	for (size_t i = first; i < first + n; i++) {
+		bool counted = false;
+		for (int side = 0; side < 3 && !counted; side++)
+			for (size_t k = 0; k < m.ncounts[side] && !counted; k++)
+				counted = m.counts[side][k].core == i;
+		out->cores_symbolized += counted;
+	}
+	if (rc != 0 && !all)
+		snprintf(why, whylen, "out of memory");
+	free(m.rows);
+	for (int side = 0; side < 3; side++)
+		free(m.counts[side]);
+	free(list);
+	free(all);
 	return rc;
 }
 
@@ -1132,69 +1616,43 @@ static bool hash_changed(const struct ch_core *c)
 	return !c->old_hash || strcmp(c->old_hash, c->new_hash) != 0;
 }
 
-/* A quoted list of the changed cores' fingerprints, new signatures or new
- * hashes (WHAT 0, 1, 2) among [FIRST, FIRST + N); NULL when out of memory. */
-static char *changed_list(const struct ch_core *c, size_t first, size_t n, int what)
+/* The signing of a batch, for rewriting its cores rows. */
+struct ch_signed {
+	struct rep_ch_store *st;
+	struct ch_core *cores;
+	size_t first, n;
+};
+
+/* A cores row whose signature or frame count changed: both, and a newer
+ * version (it replaces the stored row). */
+static int patch_core(void *ctx, json_t *row)
 {
-	char *list = strdup(""), *q;
-	for (size_t i = first; list && i < first + n; i++) {
-		if (!hash_changed(&c[i]))
-			continue;
-		const char *v = what == 0 ? c[i].fingerprint : what == 1 ? c[i].new_signature
-									   : c[i].new_hash;
-		char *grown = NULL;
-		if ((q = rep_ch_quote(v)) && asprintf(&grown, "%s%s%s", list, *list ? "," : "", q) < 0)
-			grown = NULL;
-		free(q);
-		free(list);
-		list = grown;
-	}
-	return list;
+	struct ch_signed *b = ctx;
+	size_t i = core_index(b->cores, b->first, b->n,
+			      json_string_value(json_object_get(row, "fingerprint")));
+	const struct ch_core *c = i == SIZE_MAX ? NULL : &b->cores[i];
+	if (!c || !c->new_hash || (!hash_changed(c) && !c->resymbolized))
+		return 0;
+	if (json_object_set_new(row, "signature", rep_json_text(c->new_signature)) != 0 ||
+	    json_object_set_new(row, "signature_hash", rep_json_text(c->new_hash)) != 0 ||
+	    (c->resymbolized && json_object_set_new(row, "nframes", json_integer(c->nframes)) != 0) ||
+	    json_object_set_new(row, "version", j_u64(next_version(b->st))) != 0)
+		return -1;
+	return 1;
 }
 
-/* Write the changed cores of [FIRST, FIRST + N) again with their new
- * signature and hash (a newer version: it replaces the stored row). */
-static int rewrite_batch(struct rep_ch_store *st, const struct ch_core *c, size_t first, size_t n,
+/* Write the batch's changed cores rows again. */
+static int rewrite_batch(struct rep_ch_store *st, struct ch_core *c, size_t first, size_t n,
 			 size_t *changed, char *why, size_t whylen)
 {
-	char *fps = changed_list(c, first, n, 0), *sigs = changed_list(c, first, n, 1);
-	char *hashes = changed_list(c, first, n, 2), *cols = strdup(""), *sql = NULL;
-	int rc = -1;
-	uint64_t version = next_version(st);
-	for (size_t k = 0; cols && k < sizeof(core_cols) / sizeof(core_cols[0]); k++) {
-		const char *col = core_cols[k];
-		char *grown = NULL;
-		int r;
-		if (strcmp(col, "signature") == 0 || strcmp(col, "signature_hash") == 0)
-			r = asprintf(&grown, "%s%stransform(fingerprint, [%s], [%s], '')", cols,
-				     k ? ", " : "", fps ? fps : "", strcmp(col, "signature") == 0 ?
-				     (sigs ? sigs : "") : (hashes ? hashes : ""));
-		else if (strcmp(col, "version") == 0)
-			r = asprintf(&grown, "%s%stoUInt64(%llu)", cols, k ? ", " : "",
-				     (unsigned long long)version);
-		else
-			r = asprintf(&grown, "%s%s%s", cols, k ? ", " : "", col);
-		free(cols);
-		cols = r < 0 ? NULL : grown;
-	}
-	if (!fps || !sigs || !hashes || !cols) {
+	struct ch_signed b = {st, c, first, n};
+	char *list = fingerprint_list(c, first, n, NULL);
+	int rc = list ? rewrite_rows(st, T_CORES, list, patch_core, &b, why, whylen) : -1;
+	if (!list)
 		snprintf(why, whylen, "out of memory");
-		goto out;
-	}
-	rc = 0;
-	if (!*fps)
-		goto out;   /* nothing changed in this batch */
-	sql = printf_sql("INSERT INTO %1$s.cores SELECT %2$s FROM %1$s.cores FINAL"
-			 " WHERE fingerprint IN (%3$s)", rep_ch_database(st->ch), cols, fps);
-	rc = sql ? rep_ch_run_retry(st->ch, sql, NULL, 0, CH_INSERT_SETTINGS, why, whylen) : -1;
 	for (size_t i = first; rc == 0 && i < first + n; i++)
 		*changed += hash_changed(&c[i]);
-out:
-	free(sql);
-	free(cols);
-	free(hashes);
-	free(sigs);
-	free(fps);
+	free(list);
 	return rc;
 }
 
@@ -1253,9 +1711,10 @@ static int count_buckets(const struct ch_core *c, size_t n, struct rep_resign_re
 	return 0;
 }
 
-int rep_ch_store_resign(struct rep_ch_store *st, rep_sign_fn *sign, void *ctx,
+int rep_ch_store_resign(struct rep_ch_store *st, const struct rep_resign_fns *fns,
 			struct rep_resign_result *out, char *why, size_t whylen)
 {
+	struct rep_found_modules found = {0};
 	struct ch_core *c = NULL;
 	size_t n = 0;
 	int rc = -1;
@@ -1264,10 +1723,13 @@ int rep_ch_store_resign(struct rep_ch_store *st, rep_sign_fn *sign, void *ctx,
 		goto out;
 	for (size_t first = 0; first < n; first += CH_RESIGN_BATCH) {
 		size_t k = n - first < CH_RESIGN_BATCH ? n - first : CH_RESIGN_BATCH;
-		if (sign_batch(st->ch, c, first, k, sign, ctx, why, whylen) != 0 ||
+		if ((fns->debuginfo &&
+		     resymbolize_batch(st, c, first, k, fns, &found, out, why, whylen) != 0) ||
+		    sign_batch(st->ch, c, first, k, fns->sign, fns->ctx, why, whylen) != 0 ||
 		    rewrite_batch(st, c, first, k, &out->changed, why, whylen) != 0)
 			goto out;
 	}
+	out->modules_found = rep_found_count(&found);
 	out->cores = n;
 	if (count_buckets(c, n, out) != 0) {
 		snprintf(why, whylen, "out of memory");
@@ -1275,6 +1737,7 @@ int rep_ch_store_resign(struct rep_ch_store *st, rep_sign_fn *sign, void *ctx,
 	}
 	rc = 0;
 out:
+	rep_found_modules_free(&found);
 	for (size_t i = 0; i < n; i++) {
 		free(c[i].fingerprint);
 		free(c[i].signal_name);

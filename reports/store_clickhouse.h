@@ -25,9 +25,10 @@ int rep_ch_store_open(const char *url, struct rep_ch_store **out, char *why, siz
  * the one shard it names, with ?cluster=).  0, or -1 with WHY. */
 int rep_ch_store_init(const char *url, char *why, size_t whylen);
 
-/* rep_store_resign() on ClickHouse: each changed cores row written again
- * with its new signature (the newer row replaces the older). */
-int rep_ch_store_resign(struct rep_ch_store *st, rep_sign_fn *sign, void *ctx,
+/* rep_store_resign() on ClickHouse: each changed row written again (the
+ * newer row replaces the older), frames first and cores rows last, so an
+ * interrupted resign leaves every core readable and a rerun finishes it. */
+int rep_ch_store_resign(struct rep_ch_store *st, const struct rep_resign_fns *fns,
 			struct rep_resign_result *out, char *why, size_t whylen);
 
 #endif

@@ -16,7 +16,27 @@ sqlite3 *rep_sqlite_db(struct rep_sqlite *st);
 int rep_sqlite_exec(struct rep_sqlite *st, const char *sql);
 
 /* rep_store_resign() on an SQLite database: one transaction. */
-int rep_sqlite_resign(struct rep_sqlite *st, rep_sign_fn *sign, void *ctx,
+int rep_sqlite_resign(struct rep_sqlite *st, const struct rep_resign_fns *fns,
 		      struct rep_resign_result *out, char *why, size_t whylen);
+
+/* The tables of frames, each with its owners' table: a thread's (frames,
+ * threads), a task's (task_frames, tasks), a suspended chain's
+ * (suspended_frames, suspended). */
+enum rep_frames_table { REP_FRAMES_THREAD, REP_FRAMES_TASK, REP_FRAMES_CHAIN, REP_FRAMES_TABLES };
+
+/* The owners (their idx) of core CORE in table T's owners' table:
+ * *OWNERS malloc'd.  0, or -1 (an SQLite error, or out of memory). */
+int rep_sqlite_frame_owners(struct rep_sqlite *st, enum rep_frames_table t, int64_t core,
+			    int64_t **owners, size_t *n);
+
+/* The frames of owner OWNER of core CORE in table T, innermost first, as
+ * they were written: *FRAMES malloc'd (each an_frame_deinit()).  0, or -1. */
+int rep_sqlite_read_frames(struct rep_sqlite *st, enum rep_frames_table t, int64_t core,
+			   int64_t owner, struct an_frame **frames, size_t *n);
+
+/* Replace those frames with FRAMES[0 .. N) and set the owner's nframes;
+ * inside the caller's transaction.  0, or -1. */
+int rep_sqlite_replace_frames(struct rep_sqlite *st, enum rep_frames_table t, int64_t core,
+			      int64_t owner, const struct an_frame *frames, size_t n);
 
 #endif

@@ -65,3 +65,86 @@ char *rep_error_ident(const struct rep_core_id *id)
 		return NULL;
 	return ident;
 }
+
+/* Copy of OBJ's string member KEY into *OUT (NULL when it is not a
+ * string); false when out of memory. */
+static bool dup_member(json_t *obj, const char *key, char **out)
+{
+	const char *s = json_string_value(json_object_get(obj, key));
+	*out = s ? strdup(s) : NULL;
+	return !s || *out;
+}
+
+/* The arguments of rep_frame_args_json()'s TEXT (NULL: none) into F. */
+static int parse_args(struct an_frame *f, const char *text)
+{
+	json_t *arr = text ? json_loads(text, 0, NULL) : NULL, *a;
+	size_t i;
+	int rc = 0;
+	f->has_args = json_is_array(arr);
+	if (f->has_args && !(f->args = calloc(json_array_size(arr) + 1, sizeof(*f->args))))
+		rc = -1;
+	json_array_foreach(rc == 0 && f->has_args ? arr : NULL, i, a) {
+		struct an_arg *g = &f->args[f->nargs++];
+		g->entry_equal = json_is_true(json_object_get(a, "entry_equal"));
+		if (!dup_member(a, "name", &g->name) || !dup_member(a, "type", &g->type) ||
+		    !dup_member(a, "value", &g->value) || !dup_member(a, "entry_value", &g->entry_value)) {
+			rc = -1;
+			break;
+		}
+	}
+	json_decref(arr);
+	return rc;
+}
+
+static char **frame_text(struct an_frame *f, const char *column)
+{
+	return strcmp(column, "function") == 0 ? &f->function :
+	       strcmp(column, "module") == 0 ? &f->module :
+	       strcmp(column, "file") == 0 ? &f->file :
+	       strcmp(column, "display") == 0 ? &f->display :
+	       strcmp(column, "runtime") == 0 ? &f->runtime :
+	       strcmp(column, "detail") == 0 ? &f->detail : NULL;
+}
+
+static bool *frame_flag(struct an_frame *f, const char *column)
+{
+	return strcmp(column, "inlined") == 0 ? &f->inlined :
+	       strcmp(column, "tailcall") == 0 ? &f->tailcall :
+	       strcmp(column, "activation") == 0 ? &f->activation :
+	       strcmp(column, "seam") == 0 ? &f->seam : NULL;
+}
+
+int rep_frame_set_column(struct an_frame *f, const char *column, const struct rep_cell *v)
+{
+	const char *s = v->null ? NULL : v->s;
+	uint64_t u = v->null ? 0 : (uint64_t)v->i;
+	char **text = frame_text(f, column);
+	bool *flag = frame_flag(f, column);
+	if (text) {
+		free(*text);
+		*text = s ? strdup(s) : NULL;
+		return !s || *text ? 0 : -1;
+	}
+	if (flag)
+		*flag = u != 0;
+	else if (strcmp(column, "kind") == 0)
+		f->kind = an_frame_kind_parse(s);
+	else if (strcmp(column, "pc") == 0)
+		f->pc = u;
+	else if (strcmp(column, "cfa") == 0)
+		f->cfa = u;
+	else if (strcmp(column, "function_offset") == 0) {
+		f->offset = u;
+		f->has_offset = !v->null;
+	} else if (strcmp(column, "module_offset") == 0) {
+		f->module_offset = u;
+		f->has_module_offset = !v->null;
+	} else if (strcmp(column, "line") == 0)
+		f->line = (int)u;
+	else if (strcmp(column, "inline_depth") == 0)
+		f->inline_depth = (int)u;
+	else if (strcmp(column, "args") == 0 && !f->has_args)
+		return parse_args(f, s);
+	return 0;
+}

@@ -3,6 +3,7 @@
 #ifndef REPORTS_STORE_ROWS_H
 #define REPORTS_STORE_ROWS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +24,21 @@ size_t rep_total_frames(const struct analysis *an);
  * valid UTF-8), or NULL when it has none or on out-of-memory (caller
  * frees). */
 char *rep_frame_args_json(const struct an_frame *f);
+
+/* One column value read back from a store: NULL, an integer or text
+ * (borrowed). */
+struct rep_cell {
+	bool null;
+	int64_t i;
+	const char *s;
+};
+
+/* Set the field of F that the frames tables' column COLUMN holds (the
+ * columns rep_frame_args_json() and the writers fill: "kind", "pc",
+ * "function", ..., "args" parsed back from its JSON text) to V, strings
+ * copied; other columns (keys such as "core_id", "idx") are no field and
+ * left alone.  0, or -1 when out of memory. */
+int rep_frame_set_column(struct an_frame *f, const char *column, const struct rep_cell *v);
 
 /* The event's arguments as a JSON array of hex strings into BUF (LEN of at
  * least REP_EVENT_ARGS_MAX holds them all). */

@@ -2,6 +2,8 @@
 #include "store_internal.h"
 #include "store_rows.h"
 
+#include "../corefile/array.h"
+
 #include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -652,6 +654,102 @@ static int insert_frames(sqlite3_stmt *q, int64_t core, size_t owner, const stru
 		if (insert_frame(q, core, owner, j, &f[j]) != SQLITE_DONE)
 			return -1;
 	return 0;
+}
+
+/* Each frames table with its owner column, its owners' table and the
+ * statement that inserts into it. */
+static const struct {
+	const char *table, *owner, *owners;
+	int insert;
+} frame_tables[REP_FRAMES_TABLES] = {
+	[REP_FRAMES_THREAD] = {"frames", "thread_idx", "threads", Q_FRAME},
+	[REP_FRAMES_TASK] = {"task_frames", "task_idx", "tasks", Q_TFRAME},
+	[REP_FRAMES_CHAIN] = {"suspended_frames", "chain_idx", "suspended", Q_SFRAME},
+};
+
+/* Prepare FMT, whose %s are the names of table T, its owner column and
+ * its owners' table (in that order, as %1$s %2$s %3$s); NULL on error. */
+static sqlite3_stmt *prepare_frames_sql(struct rep_sqlite *st, enum rep_frames_table t,
+					const char *fmt)
+{
+	char *sql = NULL;
+	sqlite3_stmt *q = NULL;
+	if (asprintf(&sql, fmt, frame_tables[t].table, frame_tables[t].owner,
+		     frame_tables[t].owners) >= 0)
+		sqlite3_prepare_v2(st->db, sql, -1, &q, NULL);
+	free(sql);
+	return q;
+}
+
+int rep_sqlite_frame_owners(struct rep_sqlite *st, enum rep_frames_table t, int64_t core,
+			    int64_t **owners, size_t *n)
+{
+	sqlite3_stmt *q = prepare_frames_sql(st, t, "SELECT idx FROM %3$s WHERE core_id = ?1"
+						    " ORDER BY idx");
+	size_t cap = 0;
+	int step = SQLITE_ERROR;
+	*owners = NULL;
+	*n = 0;
+	sqlite3_bind_int64(q, 1, core);
+	while (q && (step = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t *o = core_array_push(owners, n, &cap, sizeof(**owners));
+		if (!o)
+			break;
+		*o = sqlite3_column_int64(q, 0);
+	}
+	sqlite3_finalize(q);
+	return step == SQLITE_DONE ? 0 : -1;
+}
+
+/* One row of Q (SELECT *) as a frame: every column that is a field. */
+static int frame_of_row(sqlite3_stmt *q, struct an_frame *f)
+{
+	for (int c = 0; c < sqlite3_column_count(q); c++) {
+		const struct rep_cell v = {sqlite3_column_type(q, c) == SQLITE_NULL,
+					   sqlite3_column_int64(q, c),
+					   (const char *)sqlite3_column_text(q, c)};
+		if (rep_frame_set_column(f, sqlite3_column_name(q, c), &v) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+int rep_sqlite_read_frames(struct rep_sqlite *st, enum rep_frames_table t, int64_t core,
+			   int64_t owner, struct an_frame **frames, size_t *n)
+{
+	sqlite3_stmt *q = prepare_frames_sql(st, t, "SELECT * FROM %1$s WHERE core_id = ?1"
+						    " AND %2$s = ?2 ORDER BY idx");
+	size_t cap = 0;
+	int step = SQLITE_ERROR;
+	*frames = NULL;
+	*n = 0;
+	sqlite3_bind_int64(q, 1, core);
+	sqlite3_bind_int64(q, 2, owner);
+	while (q && (step = sqlite3_step(q)) == SQLITE_ROW) {
+		struct an_frame *f = core_array_push(frames, n, &cap, sizeof(**frames));
+		if (!f || frame_of_row(q, f) != 0) {
+			step = SQLITE_NOMEM;
+			break;
+		}
+	}
+	sqlite3_finalize(q);
+	return step == SQLITE_DONE ? 0 : -1;
+}
+
+int rep_sqlite_replace_frames(struct rep_sqlite *st, enum rep_frames_table t, int64_t core,
+			      int64_t owner, const struct an_frame *frames, size_t n)
+{
+	sqlite3_stmt *del = prepare_frames_sql(st, t, "DELETE FROM %1$s WHERE core_id = ?1"
+						      " AND %2$s = ?2");
+	sqlite3_stmt *count = prepare_frames_sql(st, t, "UPDATE %3$s SET nframes = ?3"
+							" WHERE core_id = ?1 AND idx = ?2");
+	const struct rep_value v[] = {v_int(core), v_int(owner), v_u64(n)};
+	int rc = del && count && insert_row(del, v, 2) == SQLITE_DONE &&
+		 insert_frames(st->q[frame_tables[t].insert], core, (size_t)owner, frames, n) == 0 &&
+		 insert_row(count, v, 3) == SQLITE_DONE ? 0 : -1;
+	sqlite3_finalize(del);
+	sqlite3_finalize(count);
+	return rc;
 }
 
 static int insert_threads(struct rep_sqlite *st, int64_t core, const struct analysis *an)

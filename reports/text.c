@@ -34,8 +34,7 @@ const char *rep_signal_detail(const struct analysis *an, char *buf, size_t len)
 
 const char *rep_hex(char buf[32], uint64_t value)
 {
-	snprintf(buf, 32, "0x%" PRIx64, value);
-	return buf;
+	return an_hex(buf, value);
 }
 
 /* SGR sequences, or "" when the report is not coloured. */

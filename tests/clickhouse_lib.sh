@@ -19,6 +19,13 @@
 # The config is the least a server needs: listen on 127.0.0.1 only, HTTP and
 # native TCP ports, its own paths, a user "default" without password and the
 # cluster in remote_servers (the Distributed tables use its native TCP ports).
+#
+# Ports: other runs of these tests (and other servers) share the machine.
+# Ports are drawn at random below the kernel's ephemeral range (where
+# client sockets, ours and others', take theirs) among those that bind; a
+# server that then cannot listen makes the cluster start again on new ports,
+# and a server counts as up only when the one answering on its port has its
+# own directory in its macros (never another run's server).
 
 CH_SERVER=/usr/sbin/clickhouse-server
 CH_CLUSTER_NAME=asyncore_test
@@ -34,8 +41,25 @@ ch_available() {
 	[ -x "$CH_SERVER" ]
 }
 
-ch_free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+# N distinct ports free now, one a line.
+ch_free_ports() {
+	python3 - "$1" <<'PY'
+import random, socket, sys
+low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+ports = []
+while len(ports) < int(sys.argv[1]):
+    port = random.randrange(10000, max(low, 10001))
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", port))
+    except OSError:
+        continue
+    finally:
+        s.close()
+    if port not in ports:
+        ports.append(port)
+print("\n".join(map(str, ports)))
+PY
 }
 
 # The remote_servers section naming every server's TCP port, one shard each.
@@ -73,6 +97,7 @@ ch_write_config() {
   <default_database>default</default_database>
   <timezone>UTC</timezone>
   <mlock_executable>false</mlock_executable>
+  <macros><asyncore_dir>$d</asyncore_dir></macros>
   $(ch_remote_servers)
 </yandex>
 EOF
@@ -92,11 +117,19 @@ EOF
 EOF
 }
 
+# Server I answers on its port, and it is server I.
+ch_is_up() {
+	local i=$1
+	[ "$(curl -s "http://127.0.0.1:${CH_HTTP[$i]}/" --data-binary \
+		"SELECT substitution FROM system.macros WHERE macro = 'asyncore_dir'" 2>/dev/null)" = \
+	  "${CH_DIRS[$i]}" ]
+}
+
 ch_wait() {
 	local i=$1 n
 	for n in $(seq 1 300); do
-		[ "$(curl -s "http://127.0.0.1:${CH_HTTP[$i]}/ping" 2>/dev/null)" = "Ok." ] && return 0
 		kill -0 "${CH_PIDS[$i]}" 2>/dev/null || return 1
+		ch_is_up "$i" && return 0
 		sleep 0.1
 	done
 	return 1
@@ -110,18 +143,25 @@ ch_start() {
 }
 
 ch_cluster_start() {
-	local dir=$1 n=$2 i
-	for i in $(seq 1 "$n"); do
-		CH_DIRS[$i]=$dir/s$i
-		CH_HTTP[$i]=$(ch_free_port)
-		CH_TCP[$i]=$(ch_free_port)
+	local dir=$1 n=$2 i try ports
+	for try in 1 2 3; do
+		ports=($(ch_free_ports $((2 * n))))
+		for i in $(seq 1 "$n"); do
+			CH_DIRS[$i]=$dir/s$i
+			CH_HTTP[$i]=${ports[$((2 * i - 2))]}
+			CH_TCP[$i]=${ports[$((2 * i - 1))]}
+		done
+		for i in $(seq 1 "$n"); do
+			rm -rf "${CH_DIRS[$i]}"
+			ch_write_config "$i"
+		done
+		for i in $(seq 1 "$n"); do
+			ch_start "$i" || break
+		done
+		[ "$i" -eq "$n" ] && ch_is_up "$n" && return 0
+		ch_cluster_stop   # a port was taken meanwhile: again, on others
 	done
-	for i in $(seq 1 "$n"); do
-		ch_write_config "$i"
-	done
-	for i in $(seq 1 "$n"); do
-		ch_start "$i" || return 1
-	done
+	return 1
 }
 
 ch_stop() {

@@ -18,6 +18,9 @@ pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; }
 skip() { echo "SKIP: $*"; }
 
+# open_files PID: the paths of the files process PID has open, one a line.
+open_files() { ls -l "/proc/$1/fd" 2>/dev/null | sed -n 's/.* -> //p'; }
+
 # check NAME CMD...: PASS when CMD succeeds, FAIL otherwise.
 check() {
 	local name=$1; shift
@@ -130,6 +133,19 @@ for _ in range(300):
         time.sleep(0.1)
 sys.exit(1)
 PY
+}
+
+# report_json NAME OUT CORE ARGS...: asyncore report --format json into OUT
+# (its stderr in OUT.err), the exit status in RC; false, with a FAIL, when
+# asyncore crashed or wrote no JSON.
+report_json() {
+	local name=$1 out=$2; shift 2
+	"$ASYNCORE" report "$@" --format json >"$out" 2>"$out.err"
+	RC=$?
+	if [ $RC -gt 2 ] || ! python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$out" 2>/dev/null; then
+		fail "$name: asyncore exited $RC without JSON: $(tail -2 "$out.err" | tr '\n' ' ')"
+		return 1
+	fi
 }
 
 # json_get FILE PYEXPR: evaluate a Python expression over the JSON as `j`.

@@ -4,7 +4,9 @@
 # asyncore_test.  Ingest through one shard, read through the other; the
 # buckets equal SQLite's on the same cores; a re-ingest changes nothing; a
 # shard killed during an ingest loses nothing; a query that writes is
-# refused; resign gives SQLite's answer.
+# refused; resign gives SQLite's answer.  A bthread core among them: its
+# tasks and task frames, crash stack and signature (the crashing bthread's
+# frames, before and after resign) equal SQLite's.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/store_lib.sh"
 source "$(dirname "$0")/clickhouse_lib.sh"
@@ -18,6 +20,13 @@ fi
 N=$(store_cores "$W/plain"); rc=$?
 if [ $rc -eq 77 ]; then skip "clickhouse: no fixture cores"; exit 0; fi
 [ $rc -eq 0 ] || { fail "clickhouse: building fixture cores"; exit 0; }
+BTHREAD=
+if d=$(fixture_build bthread 2>/dev/null) && c=$(fixture_core "$d" 2>/dev/null); then
+	mv "$c" "$W/plain/zz-bthread.core" && rm -rf "$(dirname "$c")"
+	N=$((N + 1))
+else
+	skip "clickhouse: no bthread core (the bthread checks are left out)"
+fi
 
 # systemd-coredump names give every core its own crash time (some this
 # week, some a month ago), so first/last seen, last_7_days, new and the
@@ -30,6 +39,7 @@ for c in "$W"/plain/*.core; do
 	i=$((i + 1))
 	age=$(( i % 3 == 0 ? 30 * 86400 + i * 3600 : i * 3600 ))
 	mv "$c" "$W/cores/core.prog.0.$boot.$((1000 + i)).$(( (now - age) * 1000000 + i ))"
+	[ "$(basename "$c")" = zz-bthread.core ] && BTHREAD=$((1000 + i))
 done
 
 if ! ch_cluster_start "$W/ch" 2; then
@@ -87,6 +97,37 @@ check "clickhouse: last_events has SQLite's rows" \
 check "clickhouse: query --format json gives numbers" \
 	bash -c '"$1" query --db "$2" --format json "SELECT count() AS n FROM cores FINAL" | python3 -c "import json,sys; assert json.load(sys.stdin) == [{\"n\": $3}]"' \
 	_ "$ASYNCORE" "$U2" "$N"
+if [ -n "$BTHREAD" ]; then
+	# The bthread core: every column of its tasks and task frames, its crash
+	# stack (the bthread's frames, then the worker's) and its signature.
+	tasks_cols="idx, runtime, task_id, state, wait_kind, wait_address, wait_target, tid, fn,
+		fn_address, address, nframes, unwind_error"
+	tframe_cols="task_idx, idx, kind, pc, function, function_offset, module, module_offset, file,
+		line, inlined, inline_depth, tailcall, display, args, activation, cfa, seam"
+	bq() {   # bq TABLE COLUMNS ORDER: the bthread core's rows in both stores
+		store_q "$DB" "SELECT $2 FROM $1 WHERE core_id = (SELECT id FROM cores
+			WHERE path LIKE '%.$BTHREAD.%') ORDER BY $3" >"$W/$1.sqlite"
+		chq "$U2" "SELECT $2 FROM $1 FINAL WHERE fingerprint = (SELECT any(fingerprint) FROM
+			cores FINAL WHERE path LIKE '%.$BTHREAD.%') ORDER BY $3" >"$W/$1.ch"
+	}
+	same_rows() { [ "$(wc -l <"$2")" -gt "$3" ] && cmp -s "$1" "$2"; }
+	bq tasks "$tasks_cols" idx
+	check "clickhouse: the bthread core's tasks ($(wc -l <"$W/tasks.ch")) equal SQLite's" \
+		same_rows "$W/tasks.sqlite" "$W/tasks.ch" 5
+	bq task_frames "$tframe_cols" "task_idx, idx"
+	check "clickhouse: the bthread core's task frames ($(wc -l <"$W/task_frames.ch")) equal SQLite's" \
+		same_rows "$W/task_frames.sqlite" "$W/task_frames.ch" 20
+	check "clickhouse: the bthread core's crash stack equals SQLite's, the bthread's frames first" \
+		[ "$(chq "$U2" "SELECT frame, kind, pc, function FROM crash_stacks WHERE core LIKE '%.$BTHREAD.%'
+		     ORDER BY frame")" = "$(store_q "$DB" "SELECT frame, kind, pc, function FROM crash_stacks
+		     WHERE core LIKE '%.$BTHREAD.%' ORDER BY frame")" -a \
+		  "$(chq "$U2" "SELECT function FROM crash_stacks WHERE core LIKE '%.$BTHREAD.%' AND frame = 0")" = \
+		  "parse_header(Request const*)" ]
+	bsig() { chq "$1" "SELECT signature, signature_hash FROM cores FINAL WHERE path LIKE '%.$BTHREAD.%'"; }
+	check "clickhouse: the bthread core's signature names the bthread's frames, as SQLite's" \
+		[ "$(bsig "$U1")" = "$(store_q "$DB" "SELECT signature, signature_hash FROM cores WHERE path LIKE '%.$BTHREAD.%'")" -a \
+		  "$(bsig "$U1" | cut -d, -f1)" = "SIGSEGV: parse_header < handle_request < crasher" ]
+fi
 "$ASYNCORE" top --db "$U2" --format html >"$W/top.html" 2>"$W/err"; rc=$?
 check "clickhouse: top --format html exits 0" [ $rc -eq 0 ]
 check "clickhouse: the bucket page counts every core" grep -q "$N cores in $(($(wc -l <"$W/top.sqlite") - 1)) buckets" "$W/top.html"
@@ -95,7 +136,8 @@ check "clickhouse: the bucket page shows an example stack" grep -q "store_dispat
 # Re-ingest: nothing is analysed or written.
 dump() {
 	local t
-	for t in cores modules threads frames recorders recorder_events warnings ingest_errors; do
+	for t in cores modules threads frames tasks task_frames recorders recorder_events warnings \
+		ingest_errors; do
 		ch_q 1 "SELECT '$t', count() FROM crashes.$t"
 	done
 	ch_q 1 "SELECT * FROM crashes.cores FINAL ORDER BY fingerprint"
@@ -118,7 +160,7 @@ check "clickhouse: nothing was written" [ "$(ch_q 1 "SELECT count() FROM crashes
 
 # Resign: the same summary as SQLite's, and the same buckets after.
 mkdir "$W/lists"
-printf '@defaults\nstore_dispatch\nstore_parse_header\n' >"$W/lists/skip"
+printf '@defaults\nstore_dispatch\nstore_parse_header\nparse_header\n' >"$W/lists/skip"
 "$ASYNCORE" resign --db "$DB" --signature-lists "$W/lists" >"$W/resign.sqlite" 2>&1
 "$ASYNCORE" resign --db "$U2" --signature-lists "$W/lists" >"$W/resign.ch" 2>&1; rc=$?
 check "clickhouse: resign exits 0" [ $rc -eq 0 ]
@@ -127,6 +169,64 @@ check "clickhouse: resign reports what SQLite's does ($(cat "$W/resign.ch"))" cm
 "$ASYNCORE" top --db "$U1" --format csv >"$W/top2.ch"
 check "clickhouse: top after resign equals SQLite's" cmp -s "$W/top2.sqlite" "$W/top2.ch"
 check "clickhouse: resign changed the buckets" bash -c '! cmp -s "$1" "$2"' _ "$W/top.ch" "$W/top2.ch"
+[ -n "$BTHREAD" ] &&
+	check "clickhouse: resign signs the bthread core with the bthread's frames, as SQLite's" \
+		[ "$(bsig "$U2")" = "$(store_q "$DB" "SELECT signature, signature_hash FROM cores WHERE path LIKE '%.$BTHREAD.%'")" -a \
+		  "$(bsig "$U2" | cut -d, -f1)" = "SIGSEGV: handle_request < crasher" ]
+
+# Debug info found after ingest: a stripped program's cores stored without
+# it, then resign --debug-dir symbolizes their frames again, as on SQLite.
+D=$(fixture_build coredump_stripped v1 2>"$W/build.err") || { fail "clickhouse: fixture build: $(tail -1 "$W/build.err")"; D=; }
+mkdir "$W/stripped"
+for m in a b c; do
+	[ -n "$D" ] && c=$(fixture_core "$D" $m 2>/dev/null) && mv "$c" "$W/stripped/core.$m" && rm -rf "$(dirname "$c")"
+done
+U5="clickhouse://127.0.0.1:${CH_HTTP[1]}/crashes5?cluster=$CH_CLUSTER_NAME"
+"$ASYNCORE" store init --db "$U5" && "$ASYNCORE" store init --db "${U5/${CH_HTTP[1]}/${CH_HTTP[2]}}"
+"$ASYNCORE" ingest --db "$U5" --quiet "$W/stripped" 2>/dev/null
+"$ASYNCORE" ingest --db "$W/s5.db" --quiet "$W/stripped" 2>/dev/null
+"$ASYNCORE" resign --db "$W/s5.db" --debug-dir "$D/debug" >"$W/resym.sqlite" 2>&1
+"$ASYNCORE" resign --db "$U5" --debug-dir "$D/debug" >"$W/resym.ch" 2>&1; rc=$?
+check "clickhouse: resign symbolizes 3 stored cores again ($(head -1 "$W/resym.ch"))" \
+	[ $rc -eq 0 -a "$(ls "$W/stripped" | wc -l)" = 3 -a "$(head -c 30 "$W/resym.ch")" = "debug info found for 1 modules" ]
+check "clickhouse: ... and reports what SQLite's does" cmp -s "$W/resym.sqlite" "$W/resym.ch"
+stack='SELECT core, frame, coalesce(function, '"'-'"'), coalesce(file, '"'-'"'), coalesce(line, 0), inline_depth FROM crash_stacks ORDER BY core, frame'
+check "clickhouse: ... crash_stacks with names, lines and inline levels as SQLite's" \
+	[ "$(chq "$U5" "$stack" | tr -d '"')" = "$(store_q "$W/s5.db" "$stack" | tr -d '"')" -a \
+	  "$(chq "$U5" "SELECT countIf(function = 'put_word') FROM crash_stacks")" = 1 ]
+check "clickhouse: ... one row per frame, the counts with them" \
+	[ "$(chq "$U5" "SELECT count() FROM frames FINAL")" = "$(store_q "$W/s5.db" "SELECT count(*) FROM frames")" -a \
+	  "$(chq "$U5" "SELECT countIf(nframes != f) FROM (SELECT fingerprint, nframes FROM cores FINAL)
+	      GLOBAL ALL LEFT JOIN (SELECT fingerprint, sum(nframes) AS f FROM threads FINAL GROUP BY fingerprint)
+	      USING fingerprint")" = 0 ]
+check "clickhouse: ... the modules name their debug file" \
+	[ "$(chq "$U5" "SELECT count() FROM modules FINAL WHERE debuginfo = '$D/debug/prog.debug'")" = 3 ]
+"$ASYNCORE" resign --db "$U5" --debug-dir "$D/debug" >"$W/resym2.ch" 2>&1
+check "clickhouse: ... a second resign changes nothing" \
+	[ "$(cat "$W/resym2.ch")" = "resigned 3 cores, 0 signatures changed; buckets 2 -> 2: 0 merged, 0 split" ]
+
+# The same for a bthread core: its tasks' frames symbolized again as SQLite's.
+if BD=$(fixture_build bthread split 2>/dev/null) && c=$(fixture_core "$BD" 2>/dev/null); then
+	mkdir "$W/bsplit" && mv "$c" "$W/bsplit/core" && rm -rf "$(dirname "$c")"
+	U6="clickhouse://127.0.0.1:${CH_HTTP[1]}/crashes6?cluster=$CH_CLUSTER_NAME"
+	"$ASYNCORE" store init --db "$U6" && "$ASYNCORE" store init --db "${U6/${CH_HTTP[1]}/${CH_HTTP[2]}}"
+	"$ASYNCORE" ingest --db "$U6" --quiet "$W/bsplit" 2>/dev/null
+	"$ASYNCORE" ingest --db "$W/s6.db" --quiet "$W/bsplit" 2>/dev/null
+	tf='SELECT task_idx, idx, kind, coalesce(function, '"'-'"'), coalesce(file, '"'-'"'), coalesce(line, 0), inline_depth FROM'
+	named="SELECT count(*) FROM task_frames WHERE line > 0"
+	before=$(store_q "$W/s6.db" "$named")
+	"$ASYNCORE" resign --db "$W/s6.db" --debug-dir "$BD/debug" >/dev/null 2>&1
+	"$ASYNCORE" resign --db "$U6" --debug-dir "$BD/debug" >"$W/bresym.ch" 2>&1
+	check "clickhouse: resign gives a stored bthread core's task frames their lines ($before -> $(chq "$U6" "$named"))" \
+		[ "$before" = 0 -a "$(chq "$U6" "$named")" -gt 0 ]
+	check "clickhouse: ... task frames and task frame counts as SQLite's" \
+		[ "$(chq "$U6" "$tf (SELECT * FROM task_frames FINAL) ORDER BY task_idx, idx" | tr -d '"')" = \
+		  "$(store_q "$W/s6.db" "$tf task_frames ORDER BY task_idx, idx" | tr -d '"')" -a \
+		  "$(chq "$U6" "SELECT idx, nframes FROM (SELECT * FROM tasks FINAL) ORDER BY idx" | tr -d '"')" = \
+		  "$(store_q "$W/s6.db" "SELECT idx, nframes FROM tasks ORDER BY idx" | tr -d '"')" ]
+else
+	skip "clickhouse: no split-debug bthread core (task frames symbolized again left out)"
+fi
 
 # A shard killed during an ingest, back within the retries: nothing lost.
 U3="clickhouse://127.0.0.1:${CH_HTTP[1]}/crashes3?cluster=$CH_CLUSTER_NAME"
@@ -169,22 +269,23 @@ check "clickhouse: one row per core and frame through FINAL" \
 # hold every core they finish until they end): the cores it held are not
 # lost without a word.  Each is stored or in ingest_errors, the batch exits
 # 1, and a rerun completes it.
-U6="clickhouse://127.0.0.1:${CH_HTTP[1]}/crashes6?cluster=$CH_CLUSTER_NAME"
-"$ASYNCORE" store init --db "$U6" && "$ASYNCORE" store init --db "${U6/${CH_HTTP[1]}/${CH_HTTP[2]}}"
+UK="clickhouse://127.0.0.1:${CH_HTTP[1]}/crasheskill?cluster=$CH_CLUSTER_NAME"
+"$ASYNCORE" store init --db "$UK" && "$ASYNCORE" store init --db "${UK/${CH_HTTP[1]}/${CH_HTTP[2]}}"
 mkdir "$W/kill"
 store_clone_cores "$(ls "$W"/cores/* | head -1)" "$W/kill" 200 || fail "clickhouse: cloning cores"
 NK=200
-"$ASYNCORE" ingest --db "$U6" --jobs 2 "$W/kill" >"$W/out6" 2>"$W/err6" &
+"$ASYNCORE" ingest --db "$UK" --jobs 2 "$W/kill" >"$W/out6" 2>"$W/err6" &
 ing=$!
-# The worker analysing a core past the 60th (mapped while it is analysed)
+# The worker analysing a core past the 60th (open while it is analysed)
 # has finished about 30 before it, all held in its batch.
 victim=""
 for i in $(seq 3000); do
 	for p in $(pgrep -P $ing); do
-		n=$(grep -o 'clone-[0-9]*\.core' "/proc/$p/maps" 2>/dev/null | head -1 | tr -dc 0-9)
+		n=$(open_files "$p" | grep -o 'clone-[0-9]*\.core' | head -1 | tr -dc 0-9)
 		if [ -n "$n" ] && [ "$((10#$n))" -ge 60 ]; then
 			kill -STOP "$p"
-			grep -q 'clone-[0-9]*\.core' "/proc/$p/maps" && { kill -KILL "$p"; victim=$p; } || kill -CONT "$p"
+			open_files "$p" | grep -q 'clone-[0-9]*\.core' && { kill -KILL "$p"; victim=$p; } ||
+				kill -CONT "$p"
 		fi
 		[ -n "$victim" ] && break 2
 	done
@@ -196,26 +297,26 @@ check "clickhouse: a worker killed holding a batch: exit 1 (exit $rc)" [ -n "$vi
 check "clickhouse: ... the cores it held are said not stored ($held)" [ "$held" -ge 10 ]
 check "clickhouse: ... its core and those it held counted failed" \
 	grep -q "^ingested $((NK - held - 1)), already present 0, failed $((held + 1)) of $NK cores" "$W/out6"
-stored=$(chq "$U6" "SELECT count() FROM cores FINAL")
-errors=$(chq "$U6" "SELECT count() FROM ingest_errors FINAL WHERE resolved = 0")
-both=$(chq "$U6" "SELECT count() FROM ingest_errors FINAL WHERE resolved = 0 AND fingerprint GLOBAL IN (SELECT fingerprint FROM cores FINAL)")
+stored=$(chq "$UK" "SELECT count() FROM cores FINAL")
+errors=$(chq "$UK" "SELECT count() FROM ingest_errors FINAL WHERE resolved = 0")
+both=$(chq "$UK" "SELECT count() FROM ingest_errors FINAL WHERE resolved = 0 AND fingerprint GLOBAL IN (SELECT fingerprint FROM cores FINAL)")
 check "clickhouse: ... every core stored or in ingest_errors ($stored + $errors of $NK), none both ($both)" \
 	[ $((stored + errors)) -eq $NK -a "$both" = 0 ]
-"$ASYNCORE" ingest --db "$U6" --jobs 2 "$W/kill" >"$W/out7" 2>"$W/err7"; rc=$?
+"$ASYNCORE" ingest --db "$UK" --jobs 2 "$W/kill" >"$W/out7" 2>"$W/err7"; rc=$?
 check "clickhouse: ... a rerun stores them (exit $rc)" \
 	grep -q "^ingested $((held + 1)), already present $((NK - held - 1)), failed 0" "$W/out7"
 check "clickhouse: ... then all $NK are in and no error is left" \
-	[ "$(chq "$U6" "SELECT count() FROM cores FINAL")/$(chq "$U6" "SELECT count() FROM ingest_errors FINAL WHERE resolved = 0")" = "$NK/0" ]
+	[ "$(chq "$UK" "SELECT count() FROM cores FINAL")/$(chq "$UK" "SELECT count() FROM ingest_errors FINAL WHERE resolved = 0")" = "$NK/0" ]
 
 # SIGTERM in the middle of a batch: exit 130, no worker left; the workers
 # finish their core and write their batches, so the cores they finished
 # stay (none listed as failed); a rerun completes the batch.
-U7="clickhouse://127.0.0.1:${CH_HTTP[1]}/crashes7?cluster=$CH_CLUSTER_NAME"
-"$ASYNCORE" store init --db "$U7" && "$ASYNCORE" store init --db "${U7/${CH_HTTP[1]}/${CH_HTTP[2]}}"
-"$ASYNCORE" ingest --db "$U7" --jobs 2 "$W/kill" >"$W/out8" 2>"$W/err8" &
+UT="clickhouse://127.0.0.1:${CH_HTTP[1]}/crashesterm?cluster=$CH_CLUSTER_NAME"
+"$ASYNCORE" store init --db "$UT" && "$ASYNCORE" store init --db "${UT/${CH_HTTP[1]}/${CH_HTTP[2]}}"
+"$ASYNCORE" ingest --db "$UT" --jobs 2 "$W/kill" >"$W/out8" 2>"$W/err8" &
 ing=$!
 for i in $(seq 3000); do
-	grep -qs 'clone-0006[0-9]\.core' $(pgrep -P $ing | sed 's|.*|/proc/&/maps|') && break
+	for p in $(pgrep -P $ing); do open_files "$p"; done | grep -q 'clone-0006[0-9]\.core' && break
 	sleep 0.005
 done
 ws=$(pgrep -P $ing)
@@ -224,14 +325,14 @@ wait $ing; rc=$?
 left=""
 for p in $ws; do [ -e "/proc/$p" ] && [ "$(awk '{print $3}' "/proc/$p/stat")" != Z ] && left="$left $p"; done
 check "clickhouse: SIGTERM mid-batch: exit 130, no worker left (exit $rc${left:+, left:$left})" [ $rc -eq 130 -a -z "$left" ]
-stored=$(chq "$U7" "SELECT count() FROM cores FINAL")
-errors=$(chq "$U7" "SELECT count() FROM ingest_errors FINAL WHERE resolved = 0")
+stored=$(chq "$UT" "SELECT count() FROM cores FINAL")
+errors=$(chq "$UT" "SELECT count() FROM ingest_errors FINAL WHERE resolved = 0")
 check "clickhouse: ... the cores finished stay, the rest not started ($stored of $NK, $errors failed)" \
 	[ "$stored" -ge 60 -a "$stored" -lt $NK -a "$errors" = 0 ]
 check "clickhouse: ... the summary says so" grep -q "interrupted, the rest not started" "$W/out8"
-"$ASYNCORE" ingest --db "$U7" --jobs 2 --quiet "$W/kill" 2>/dev/null; rc=$?
+"$ASYNCORE" ingest --db "$UT" --jobs 2 --quiet "$W/kill" 2>/dev/null; rc=$?
 check "clickhouse: ... a rerun completes the batch (exit $rc)" \
-	[ "$rc/$(chq "$U7" "SELECT count() FROM cores FINAL")/$(chq "$U7" "SELECT count() FROM ingest_errors FINAL WHERE resolved = 0")" = "0/$NK/0" ]
+	[ "$rc/$(chq "$UT" "SELECT count() FROM cores FINAL")/$(chq "$UT" "SELECT count() FROM ingest_errors FINAL WHERE resolved = 0")" = "0/$NK/0" ]
 
 # Bytes from a core that are not UTF-8 (an executable path with 0xff and an
 # escape sequence) are stored as the JSON report has them (U+FFFD for each
@@ -239,10 +340,10 @@ check "clickhouse: ... a rerun completes the batch (exit $rc)" \
 python3 "$ROOT/tests/corrupt_core.py" "$W/kill/clone-00000.core" "$W/bytes.core" nt-file-bytes
 "$ASYNCORE" report "$W/bytes.core" --format json >"$W/bytes.json" 2>/dev/null
 fp=$(json_get "$W/bytes.json" 'j["core"]["fingerprint"]')
-"$ASYNCORE" ingest --db "$U6" --quiet "$W/bytes.core" 2>/dev/null; rc=$?
+"$ASYNCORE" ingest --db "$UK" --quiet "$W/bytes.core" 2>/dev/null; rc=$?
 check "clickhouse: the core with bytes that are not UTF-8 is stored (exit $rc)" [ $rc -le 1 ]
 check "clickhouse: ... its module path as the JSON report has it (U+FFFD)" \
-	[ "$(chq "$U6" "SELECT path FROM modules FINAL WHERE fingerprint = '$fp' AND idx = 0")" = \
+	[ "$(chq "$UK" "SELECT path FROM modules FINAL WHERE fingerprint = '$fp' AND idx = 0")" = \
 	  "$(json_get "$W/bytes.json" 'j["modules"][0]["path"]')" ]
-"$ASYNCORE" query --db "$U6" "SELECT path FROM modules FINAL WHERE fingerprint = '$fp' AND idx = 0" >"$W/bytes.txt"
+"$ASYNCORE" query --db "$UK" "SELECT path FROM modules FINAL WHERE fingerprint = '$fp' AND idx = 0" >"$W/bytes.txt"
 check "clickhouse: ... query's table escapes the escape sequence" grep -qF '\x1b[2J' "$W/bytes.txt"

@@ -55,6 +55,15 @@ check "coredump: 20 files, 5 crashes stored, 15 copies already present" \
 	grep -q '^ingested 5, already present 15, failed 0 of 20 cores' "$W/out"
 check "coredump: 5 rows" [ "$(store_q "$DB" "SELECT count(*) FROM cores")" = 5 ]
 check "coredump: 2 buckets" [ "$(store_q "$DB" "SELECT count(DISTINCT signature_hash) FROM cores")" = 2 ]
+mkdir "$W/renamed"   # the same crashes again, under other names, compressed otherwise
+k=0
+for f in "$W/plain"/*; do
+	k=$((k + 1))
+	case $((k % 2)) in 0) zstd -q -c "$f" >"$W/renamed/crash-$k.core.zst" ;; 1) cp "$f" "$W/renamed/crash-$k" ;; esac
+done
+"$ASYNCORE" ingest --db "$DB" "$W/renamed" >"$W/out.renamed" 2>&1
+check "coredump: the same 5 crashes under other names are already present" \
+	grep -q '^ingested 0, already present 5, failed 0 of 5 cores' "$W/out.renamed"
 
 # Every row: crash time, boot id and UID from the name (its .zst/.xz/.lz4
 # copy may be the one stored).
@@ -165,6 +174,118 @@ printf 'prog@0x(\n' >"$W/lists/prefix"
 "$ASYNCORE" resign --db "$DB" --signature-lists "$W/lists" >/dev/null 2>"$W/err"; rc=$?
 check "coredump: a bad expression is refused with its file and line (exit 2)" \
 	[ $rc -eq 2 -a -n "$(grep -F "$W/lists/prefix:1: " "$W/err")" ]
+
+# Debug info that turns up after ingest: the store keeps each frame's module
+# (path, build-id) and offset, and resign symbolizes them again.  One more
+# crash of v1 at a third site (c: another instruction of site_a) makes the
+# offsets bucket three ways where function names bucket two.  The oracle is
+# a fresh ingest with the debug files present.
+mkdir "$W/later" "$W/dbg1" "$W/dbg2" "$W/wrong"
+cp "$W/plain"/* "$W/later/"
+c=$(fixture_core "$D_v1" c 2>"$W/core.err") || { skip "coredump: no core: $(head -1 "$W/core.err")"; exit 0; }
+mv "$c" "$W/later/core.prog.$UID_NOW.$BOOT.99999.$((NOW - 5 * DAY))"
+rm -rf "$(dirname "$c")"
+bid_v2=$(readelf -n "$D_v2/prog" | sed -n 's/.*Build ID: //p')
+cp "$D_v1/debug/prog.debug" "$W/dbg1/"                   # found by the module's name
+mkdir -p "$W/dbg2/.build-id/${bid_v2:0:2}"                # found by build-id
+cp "$D_v2/debug/prog.debug" "$W/dbg2/.build-id/${bid_v2:0:2}/${bid_v2:2}.debug"
+cp "$D_v2/debug/prog.debug" "$W/wrong/"                   # v2's, under the name v1's would have
+LDB=$W/later.db FDB=$W/fresh.db
+"$ASYNCORE" ingest --db "$LDB" "$W/later" >/dev/null 2>&1
+"$ASYNCORE" ingest --db "$FDB" --debug-dir "$W/dbg1" --debug-dir "$W/dbg2" "$W/later" >/dev/null 2>&1
+buckets() { store_q "$1" "SELECT group_concat(n, ' ') FROM (SELECT count(*) AS n FROM cores GROUP BY signature_hash ORDER BY n DESC)"; }
+check "coredump: later: without debug info, 3 buckets by offset (3 2 1)" [ "$(buckets "$LDB")" = "3 2 1" ]
+check "coredump: later: a fresh ingest with the debug files: 2 buckets by name (4 2)" [ "$(buckets "$FDB")" = "4 2" ]
+check "coredump: later: ... site_a, and put_word inlined into site_b" \
+	[ "$(store_q "$FDB" "SELECT group_concat(signature, '|') FROM (SELECT DISTINCT signature FROM cores ORDER BY 1)")" = \
+	  "SIGSEGV: put_word < site_b < dispatch < main|SIGSEGV: site_a < dispatch < main" ]
+# dump DB: every frame (all but args, which need the core), module and
+# frame count, per core path; the frames of the executable prog, named or not.
+dump() {
+	python3 - "$1" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+for row in db.execute("""SELECT c.path, f.thread_idx, f.idx, f.kind, f.pc, f.activation, f.function,
+        f.function_offset, f.display, f.module, f.module_offset, f.file, f.line, f.inlined,
+        f.inline_depth, f.tailcall, f.cfa, f.seam, f.runtime, f.detail, t.nframes
+        FROM frames f JOIN cores c ON c.id = f.core_id
+        JOIN threads t ON t.core_id = f.core_id AND t.idx = f.thread_idx ORDER BY c.path, 2, 3"""):
+    print("F", *row)
+for row in db.execute("""SELECT c.path, m.idx, m.path, m.build_id, m.debuginfo FROM modules m
+        JOIN cores c ON c.id = m.core_id ORDER BY c.path, m.idx"""):
+    print("M", *row)
+for row in db.execute("""SELECT path, signature, signature_hash, nframes,
+        (SELECT count(*) FROM frames f WHERE f.core_id = c.id) FROM cores c ORDER BY path"""):
+    print("C", *row)
+PY
+}
+prog_frames() {   # prog_frames DB BUILD_ID: frames in prog of that build's cores
+	store_q "$1" "SELECT count(*) FROM frames f JOIN modules m ON m.core_id = f.core_id AND m.path = f.module WHERE m.path LIKE '%/prog' AND m.build_id = '$2'"
+}
+dump "$LDB" >"$W/later.0"
+"$ASYNCORE" resign --db "$LDB" >"$W/resign.none" 2>&1; rc=$?
+check "coredump: later: a resign without the debug files exits 0 and changes nothing" \
+	[ $rc -eq 0 -a "$(cat "$W/resign.none")" = "resigned 6 cores, 0 signatures changed; buckets 3 -> 3: 0 merged, 0 split" ]
+dump "$LDB" >"$W/later.1"
+check "coredump: later: ... not a row" cmp -s "$W/later.0" "$W/later.1"
+
+bid_v1=$(readelf -n "$D_v1/prog" | sed -n 's/.*Build ID: //p')
+n_v1=$(prog_frames "$LDB" "$bid_v1") n_v2=$(prog_frames "$LDB" "$bid_v2")
+WDB=$W/wrong.db
+cp "$LDB" "$WDB"
+"$ASYNCORE" resign --db "$WDB" --debug-dir "$W/wrong" >"$W/resign.wrong" 2>"$W/resign.wrong.err"; rc=$?
+check "coredump: later: v2's debug file under v1's name: refused for v1 with a warning naming both build-ids (exit 1)" \
+	[ $rc -eq 1 -a "$(cat "$W/resign.wrong.err")" = \
+	  "asyncore: warning: $W/wrong/prog.debug has build-id $bid_v2 but the stored cores' $D_v1/prog has build-id $bid_v1: not used" ]
+check "coredump: later: ... and taken for v2's 3 cores ($n_v2 frames in prog)" \
+	[ "$(cat "$W/resign.wrong")" = "debug info found for 1 modules: $n_v2 frames of 3 cores symbolized again
+resigned 6 cores, 3 signatures changed; buckets 3 -> 4: 0 merged, 1 split" ]
+check "coredump: later: ... v1's frames in prog still have no name, v1's module no debug info" \
+	[ "$(store_q "$WDB" "SELECT count(*) FROM frames f JOIN modules m ON m.core_id = f.core_id AND m.path = f.module WHERE m.build_id = '$bid_v1' AND (f.function IS NOT NULL OR m.debuginfo IS NOT NULL)")" = 0 ]
+
+GDB=$W/gone.db   # ingested now, resigned with v1's binary gone
+cp "$LDB" "$GDB"
+cp "$LDB" "$GDB.0"
+"$ASYNCORE" resign --db "$LDB" --debug-dir "$W/dbg1" --debug-dir "$W/dbg2" >"$W/resign.found" 2>&1; rc=$?
+check "coredump: later: with both debug files, 6 cores symbolized again: sites a and c merge (exit 0)" \
+	[ $rc -eq 0 -a "$(cat "$W/resign.found")" = "debug info found for 2 modules: $((n_v1 + n_v2)) frames of 6 cores symbolized again
+resigned 6 cores, 6 signatures changed; buckets 3 -> 2: 1 merged, 0 split" ]
+dump "$LDB" >"$W/later.2"
+dump "$FDB" >"$W/fresh.2"
+check "coredump: later: frames, inline levels, modules, counts and buckets equal a fresh ingest's" \
+	cmp -s "$W/later.2" "$W/fresh.2"
+cmp -s "$W/later.2" "$W/fresh.2" || diff "$W/later.2" "$W/fresh.2" | head -6 | sed 's/^/    /'
+check "coredump: later: the inline level put_word made again, with its line" \
+	[ "$(store_q "$LDB" "SELECT count(*) FROM frames WHERE function = 'put_word' AND inlined = 1 AND line > 0")" = 2 ]
+check "coredump: later: arguments of frames symbolized again stay unknown (the core has them)" \
+	[ "$(store_q "$LDB" "SELECT count(*) FROM frames WHERE function = 'site_a' AND args IS NULL")" = 4 -a \
+	  "$(store_q "$FDB" "SELECT count(*) FROM frames WHERE function = 'site_a' AND args IS NOT NULL")" = 4 ]
+"$ASYNCORE" resign --db "$LDB" --debug-dir "$W/dbg1" --debug-dir "$W/dbg2" >"$W/resign.again" 2>&1; rc=$?
+dump "$LDB" >"$W/later.3"
+check "coredump: later: a second resign with the debug files changes nothing" \
+	[ $rc -eq 0 -a "$(cat "$W/resign.again")" = "resigned 6 cores, 0 signatures changed; buckets 2 -> 2: 0 merged, 0 split" ]
+check "coredump: later: ... not a row" cmp -s "$W/later.2" "$W/later.3"
+named() {   # the frames in prog: function:line, in order
+	store_q "$1" "SELECT group_concat(function || ':' || line, ' ') FROM (SELECT f.function, f.line FROM frames f JOIN cores c ON c.id = f.core_id WHERE f.module LIKE '%/prog' ORDER BY c.path, f.thread_idx, f.idx)"
+}
+mv "$D_v1/prog" "$D_v1/prog.away"
+"$ASYNCORE" resign --db "$GDB" --debug-dir "$W/dbg1" --debug-dir "$W/dbg2" >"$W/resign.gone" 2>&1
+mv "$D_v1/prog.away" "$D_v1/prog"
+check "coredump: later: with v1's binary gone, its debug file alone names the same frames" \
+	[ "$(named "$GDB")" = "$(named "$LDB")" -a "$(tail -1 "$W/resign.gone")" = "$(tail -1 "$W/resign.found")" ]
+# The decompressed copy a report left in the cache serves a resign too.
+mkdir "$W/zdbg" "$W/cache"
+objcopy --compress-debug-sections=zlib "$D_v1/debug/prog.debug" "$W/zdbg/prog.debug"
+c1=$(ls "$W/later" | grep "\.99999\.")   # the v1 crash at site c
+ASYNCORE_CACHE_DIR=$W/cache "$ASYNCORE" report "$W/later/$c1" --debug-dir "$W/zdbg" >/dev/null 2>&1
+CDB=$W/cached.db
+cp "$W/gone.db.0" "$CDB"
+mv "$D_v1/prog" "$D_v1/prog.away"
+ASYNCORE_CACHE_DIR=$W/cache "$ASYNCORE" resign --db "$CDB" >"$W/resign.cached" 2>&1
+mv "$D_v1/prog.away" "$D_v1/prog"
+check "coredump: later: ... and so does its decompressed copy in the cache, with no --debug-dir" \
+	[ "$(head -1 "$W/resign.cached")" = "debug info found for 1 modules: $n_v1 frames of 3 cores symbolized again" -a \
+	  "$(store_q "$CDB" "SELECT count(DISTINCT debuginfo) || debuginfo FROM modules WHERE build_id = '$bid_v1'")" = "1$W/cache/$bid_v1.debug" ]
 
 # The journal: entries written by systemd-journal-remote into a private
 # directory, read back through sd-journal.

@@ -54,6 +54,29 @@ check "debuginfod: the text module list says (debuginfod)" \
 	grep -qE "^  0x[0-9a-f]+-0x[0-9a-f]+ $FIX_DIR/prog  debug info: $DEBUGINFOD_CACHE_PATH/.* \(debuginfod\)\$" "$TMPD/served.txt"
 check "debuginfod: locally found debug info is named by its path" \
 	grep -qE "^  0x[0-9a-f]+-0x[0-9a-f]+ /.*  debug info: (in the file|/[^ ]+)\$" "$TMPD/served.txt"
+
+# A store's frames kept without debug info get it from the server at resign,
+# through the module's file and, with the file gone, by build-id alone.
+prog_lines() {
+	"$ASYNCORE" query --db "$1" --format csv "SELECT count(line) || '/' || count(*) FROM frames WHERE module = '$FIX_DIR/prog'" | tail -1
+}
+"$ASYNCORE" ingest --db "$TMPD/d.db" --quiet "$FIX_CORE" 2>/dev/null
+before=$(prog_lines "$TMPD/d.db")
+cp "$TMPD/d.db" "$TMPD/gone.db"
+cp "$TMPD/d.db" "$TMPD/gone.db.0"
+DEBUGINFOD_URLS=$URL "$ASYNCORE" resign --db "$TMPD/d.db" >"$TMPD/resign.out" 2>&1; rc=$?
+after=$(prog_lines "$TMPD/d.db")
+DEBUGINFOD_URLS=$URL "$ASYNCORE" ingest --db "$TMPD/fresh.db" --quiet "$FIX_CORE" 2>/dev/null
+fresh=$(prog_lines "$TMPD/fresh.db")
+check "debuginfod: stored without a server, prog's frames have no line ($before)" test "${before%%/*}" = 0 -a "${before#*/}" -gt 0
+check "debuginfod: resign fetches prog's debug info: prog's frames get their lines, as an ingest with the server ($after, $fresh)" \
+	test $rc = 0 -a "$(head -c 30 "$TMPD/resign.out")" = "debug info found for 1 modules" -a "$after" = "$fresh" -a "${fresh%%/*}" -gt 0
+mv "$FIX_DIR/prog" "$FIX_DIR/prog.away"
+DEBUGINFOD_URLS=$URL "$ASYNCORE" resign --db "$TMPD/gone.db" >"$TMPD/resign.gone" 2>&1
+mv "$FIX_DIR/prog.away" "$FIX_DIR/prog"
+check "debuginfod: ... and with prog gone, by its build-id alone, from debuginfod's cache" \
+	test "$(prog_lines "$TMPD/gone.db")" = "$after" -a "$(head -1 "$TMPD/resign.gone")" = "$(head -1 "$TMPD/resign.out")" -a \
+	"$("$ASYNCORE" query --db "$TMPD/gone.db" --format csv "SELECT count(*) FROM modules WHERE path = '$FIX_DIR/prog' AND debuginfo LIKE '$DEBUGINFOD_CACHE_PATH/%'" | tail -1)" = 1
 kill "${PIDS[0]}" 2>/dev/null; wait "${PIDS[0]}" 2>/dev/null
 
 # The server is gone: the cached file still serves, and with a fresh cache
@@ -68,6 +91,15 @@ secs=$(python3 -c "print(round($(date +%s.%N) - $start, 1))")
 check "debuginfod: a refused connection is a warning (exit 1, report complete) in ${secs}s" test "$rc/$(json_get "$TMPD/refused.json" \
 	"any(w.startswith('debuginfod: ') and '$BUILD_ID' in w for w in j['warnings']) and len(j['threads'][0]['frames']) >= 3")" = 1/True
 check "debuginfod: ... and costs little (${secs}s < 10s)" python3 -c "assert $secs < 10"
+for how in own gone; do   # through prog's file (libdwfl's lookup), and by build-id alone
+	cp "$TMPD/gone.db.0" "$TMPD/refused.db"
+	[ $how = gone ] && mv "$FIX_DIR/prog" "$FIX_DIR/prog.away"
+	DEBUGINFOD_URLS=$URL "$ASYNCORE" resign --db "$TMPD/refused.db" >"$TMPD/resign.refused" 2>"$TMPD/resign.refused.err"; rc=$?
+	[ $how = gone ] && mv "$FIX_DIR/prog.away" "$FIX_DIR/prog"
+	check "debuginfod: resign ($how): a refused connection is a warning (exit 1), the frames stay" \
+		test $rc = 1 -a "$(grep -c "^asyncore: warning: debuginfod: no debug info for $FIX_DIR/prog (build-id $BUILD_ID) from $URL: " "$TMPD/resign.refused.err")" = 1 -a \
+		"$(prog_lines "$TMPD/refused.db")" = "$before"
+done
 
 # A server that accepts and never answers: DEBUGINFOD_TIMEOUT bounds each try.
 python3 -c '

@@ -71,15 +71,15 @@ gone() {
 	done
 }
 # stop_analysing: stop a worker (not the one stopped before) while it is
-# analysing a core (it maps the core until its analysis is done: once it is
-# stopped there, the core it holds is not written); prints its pid.
+# analysing a core (it has the core open until its analysis is done: once
+# it is stopped there, the core it holds is not written); prints its pid.
 stop_analysing() {
 	local i victim
 	for i in $(seq 500); do
 		victim=$(workers "$sup" | grep -vx "$stopped" | head -1)
 		[ -n "$victim" ] || return 1
 		kill -STOP "$victim"
-		if grep -q "$W/cores/" "/proc/$victim/maps" 2>/dev/null; then
+		if open_files "$victim" | grep -q "$W/cores/"; then
 			echo "$victim"
 			return 0
 		fi

@@ -19,17 +19,7 @@ SHIPPED=$ROOT/share/asyncore/runtimes/spidermonkey.json
 SM=$ROOT/fixtures/spidermonkey
 TOY=$ROOT/fixtures/toyvm
 
-# report NAME OUT CORE ARGS...: the JSON report into OUT, its status in RC;
-# false (with a FAIL) when asyncore crashed or wrote no JSON.
-report() {
-	local name=$1 out=$2; shift 2
-	"$ASYNCORE" report "$@" --format json >"$out" 2>"$out.err"
-	RC=$?
-	if [ $RC -gt 2 ] || ! python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$out" 2>/dev/null; then
-		fail "$name: asyncore exited $RC without JSON: $(tail -2 "$out.err" | tr '\n' ' ')"
-		return 1
-	fi
-}
+report() { report_json "$@"; }
 
 # same NAME WANT GOT: PASS when the files are equal, else FAIL with a diff.
 same() {

@@ -1,5 +1,6 @@
 /* Unit tests for corefile/: note parsing and segment reads on crafted buffers. */
 #include "../../corefile/core.h"
+#include "../../corefile/image.h"
 #include "../../corefile/notes.h"
 #include "craft.h"
 
@@ -7,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define UNIT_GROUP "corefile"
 #include "unit.h"
@@ -119,13 +122,56 @@ static void test_bad_notes(void)
 	craft_notes_free(&b);
 }
 
+/* An image of LEN bytes at BYTES, in a memfd. */
+static struct core_image *image_of(const unsigned char *bytes, size_t len)
+{
+	int fd = memfd_create("image", 0);
+	if (fd < 0 || write(fd, bytes, len) != (ssize_t)len) {
+		perror("memfd");
+		exit(2);
+	}
+	return core_image_create(fd, len);
+}
+
+static void test_image(void)
+{
+	enum { LEN = 300 * 4096 + 123 };
+	unsigned char *bytes = malloc(LEN), *out = malloc(LEN);
+	for (size_t i = 0; i < LEN; i++)
+		bytes[i] = (unsigned char)(i * 13 + i / 4096);
+	struct core_image *img = image_of(bytes, LEN);
+	CHECK("image: a read across a page boundary",
+	      core_image_read(img, 4090, out, 20) && memcmp(out, bytes + 4090, 20) == 0);
+	bool same = true;
+	for (uint64_t page = 0; page < 300 && same; page += 3)   /* page P evicts P - 256 */
+		same = core_image_read(img, page * 4096 + 7, out, 9) &&
+		       memcmp(out, bytes + page * 4096 + 7, 9) == 0 &&
+		       core_image_read(img, 4096 + 1, out, 3) && memcmp(out, bytes + 4097, 3) == 0;
+	CHECK("image: pages that share a slot evict each other, never mix", same);
+	CHECK("image: the last, partial page",
+	      core_image_read(img, LEN - 5, out, 5) && memcmp(out, bytes + LEN - 5, 5) == 0);
+	CHECK("image: a read past the end fails", !core_image_read(img, LEN - 5, out, 6) &&
+						  !core_image_read(img, LEN + 1, out, 0));
+	CHECK("image: a large read", core_image_read(img, 3, out, LEN - 3) &&
+				     memcmp(out, bytes + 3, LEN - 3) == 0);
+	unsigned char *copy = core_image_map_private(img);
+	CHECK("image: the private copy has the bytes", copy && memcmp(copy, bytes, LEN) == 0);
+	CHECK("image: a page of the copy made writable", core_image_writable(img, 4097));
+	if (copy)
+		copy[4097] ^= 0xff;
+	CHECK("image: reads come from the copy once made",
+	      core_image_read(img, 4097, out, 1) && out[0] == (bytes[4097] ^ 0xff));
+	core_image_destroy(img);
+	free(bytes);
+	free(out);
+}
+
 static void test_segments(void)
 {
 	static unsigned char image[0x3000];
 	for (size_t i = 0; i < sizeof(image); i++)
 		image[i] = (unsigned char)(i * 7);
 	struct core *c = empty_core();
-	c->data = NULL;  /* set below; core_close must not unmap it */
 	struct core_segment segs[] = {
 		{ .vaddr = 0x1000, .memsz = 0x1000, .filesz = 0x1000, .offset = 0x0000 },
 		{ .vaddr = 0x2000, .memsz = 0x1000, .filesz = 0x1000, .offset = 0x1000 },
@@ -134,7 +180,7 @@ static void test_segments(void)
 	c->segments = malloc(sizeof(segs));
 	memcpy(c->segments, segs, sizeof(segs));
 	c->nsegments = 3;
-	c->data = image;
+	c->image = image_of(image, sizeof(image));
 	c->data_size = sizeof(image);
 
 	CHECK("segment lookup edges", core_find_segment(c, 0x1000) == &c->segments[0] &&
@@ -167,7 +213,6 @@ static void test_segments(void)
 
 	c->segments[2].flags |= CORE_SEGMENT_TRUNCATED;
 	CHECK("truncated segment faults past its saved bytes", !core_read_u64(c, 0x5800, &v));
-	c->data = NULL;
 	core_close(c);
 }
 
@@ -186,6 +231,7 @@ int main(void)
 {
 	test_notes();
 	test_bad_notes();
+	test_image();
 	test_segments();
 	test_signal_names();
 	return unit_exit();

@@ -4,7 +4,9 @@
 #include "../../corefile/sha256.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define UNIT_GROUP "identity"
 #include "unit.h"
@@ -78,9 +80,37 @@ static void test_crash_time(void)
 		"core.p.0.0123456789abcdef0123456789abcdef.1.18446744073709551616", t));
 }
 
+/* A sparse file (data, a hole, data, a trailing hole) hashes as its bytes. */
+static void test_file_sha256_sparse(void)
+{
+	enum { SIZE = 600000, SECOND = 300000 };
+	const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char path[4096], want[65], got[65];
+	snprintf(path, sizeof(path), "%s/asyncore-sparse-XXXXXX", dir);
+	int fd = mkstemp(path);
+	unsigned char *bytes = calloc(1, SIZE);
+	if (fd < 0 || !bytes) {
+		CHECK("sparse file made", false);
+		free(bytes);
+		return;
+	}
+	for (size_t i = 0; i < 5000; i++)
+		bytes[i] = (unsigned char)(i * 31 + 7);
+	memcpy(bytes + SECOND, "0123456789", 10);
+	bool made = pwrite(fd, bytes, 5000, 0) == 5000 && pwrite(fd, bytes + SECOND, 10, SECOND) == 10 &&
+		    ftruncate(fd, SIZE) == 0;
+	close(fd);
+	sha256_of(bytes, SIZE, 1, want);
+	CHECK("sparse file hashes as its bytes", made && core_file_sha256(path, got) &&
+	      strcmp(got, want) == 0);
+	unlink(path);
+	free(bytes);
+}
+
 int main(void)
 {
 	test_sha256_vectors();
+	test_file_sha256_sparse();
 	test_crash_time();
 	return unit_exit();
 }

@@ -67,15 +67,21 @@ static void refused(const char *name, const char *text, const char *want)
 	an_runtimes_destroy(set);
 }
 
+/* BASE with FROM replaced by TO (static storage). */
+static const char *replaced(const char *base, const char *from, const char *to)
+{
+	static char buf[4096];
+	const char *at = strstr(base, from);
+	if (!at)
+		return "(variant not found)";
+	snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(at - base), base, to, at + strlen(from));
+	return buf;
+}
+
 /* VALID with FROM replaced by TO. */
 static const char *variant(const char *from, const char *to)
 {
-	static char buf[4096];
-	const char *at = strstr(valid, from);
-	if (!at)
-		return "(variant not found)";
-	snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(at - valid), valid, to, at + strlen(from));
-	return buf;
+	return replaced(valid, from, to);
 }
 
 static void test_valid(void)
@@ -148,7 +154,7 @@ static void test_refused(void)
 	refused("layout member past the size", variant("\"sp\": [8, 8]", "\"sp\": [28, 8]"),
 		"$.layout.frame.sp: the member ends past the type's size 32");
 	refused("layout member not a pair", variant("\"sp\": [8, 8]", "\"sp\": 8"),
-		"$.layout.frame.sp: [offset, size] is expected");
+		"$.layout.frame.sp: [offset, size] or [offset, size, \"TYPE POINTED AT\"] is expected");
 	refused("unknown as", variant("\"as\": \"hex\"", "\"as\": \"octal\""),
 		"$.entry.fields.flags.as");
 	refused("a name with a space", variant("\"toy\"", "\"t y\""), "$.name: a name is");
@@ -270,12 +276,105 @@ static void test_signature_and_store(void)
 	sqlite3_close(h);
 }
 
+/* Roots through lists, members through pointers, counted strings and
+ * decoders (the shape of share/asyncore/runtimes/cpython-3.11.json). */
+static const char listed[] =
+	"{\"name\": \"py\","
+	" \"root\": {\"symbol\": \"rt\", \"require\": {\"symbol\": \"ver\", \"mask\": \"0xff00\","
+	"   \"equals\": \"0x0b00\"},"
+	"   \"lists\": [{\"type\": \"runtime\", \"head\": \"interps.head\", \"next\": \"next\"},"
+	"             {\"type\": \"interp\", \"head\": \"threads\", \"next\": \"next\"}],"
+	"   \"thread\": \"tid\"},"
+	" \"stack\": {\"type\": \"tstate\", \"top\": \"cframe->top\", \"next\": \"prev\"},"
+	" \"strings\": {\"str\": {\"type\": \"strobj\", \"fields\": {\"n\": \"length\", \"st\": \"state\","
+	"     \"w\": {\"member\": \"state\", \"mask\": \"0x1c\", \"shift\": 2}},"
+	"   \"forms\": [{\"if\": {\"st\": \"0x60\"}, \"length\": \"n\", \"header\": \"strobj\"},"
+	"             {\"if\": {}, \"length\": \"n\", \"data\": \"chars\", \"width\": \"w\","
+	"              \"units\": \"code-points\"}]}},"
+	" \"entry\": {\"type\": \"frame\", \"fields\": {"
+	"   \"name\": {\"member\": \"code->name\", \"as\": \"str\"},"
+	"   \"table\": {\"member\": \"code->lines\", \"as\": \"str\"},"
+	"   \"first\": {\"member\": \"code->first\", \"as\": \"number\"},"
+	"   \"at\": {\"member\": \"instr\", \"as\": \"hex\"},"
+	"   \"start\": {\"member\": \"code->insns\", \"address\": true},"
+	"   \"line\": {\"decoder\": \"cpython-3.11-line\", \"args\": {\"table\": \"table\","
+	"     \"first_line\": \"first\", \"instruction\": \"at\", \"code\": \"start\"}},"
+	"   \"base\": {\"decoder\": \"basename\", \"args\": {\"path\": \"name\"}},"
+	"   \"entry\": \"is_entry\"}},"
+	" \"kinds\": [{\"if\": {}, \"kind\": \"script\", \"name\": \"{name} ({base}:{line})\"}],"
+	" \"attach\": {\"function\": \"eval\", \"boundary\": {\"if\": {\"entry\": 1}}},"
+	" \"layout\": {\"tstate\": {\"cframe\": [8, 8, \"cframe_t\"]}}}";
+
+/* LISTED with FROM replaced by TO. */
+static const char *listed_variant(const char *from, const char *to)
+{
+	return replaced(listed, from, to);
+}
+
+static void test_listed(void)
+{
+	struct an_runtimes *set = an_runtimes_create();
+	const char *msg = load_text(set, listed, false);
+	CHECK_STR("lists, pointers, strings and decoders load", msg ? msg : "loaded", "loaded");
+	const struct an_rt_desc *d = set && set->n ? &set->v[0] : NULL;
+	CHECK("two root lists, a thread member, a requirement",
+	      d && d->root.nlists == 2 && strcmp(d->root.thread.path, "tid") == 0 &&
+	      d->root.require.mask == 0xff00 && d->root.require.equals == 0x0b00 &&
+	      d->root.require.size == 8);
+	CHECK("a string kind with two forms", d && d->nstrings == 1 && d->strings[0].nforms == 2 &&
+	      d->strings[0].forms[0].width == 1 && !d->strings[0].forms[0].code_points &&
+	      d->strings[0].forms[1].code_points && d->strings[0].forms[1].width_field == 2);
+	CHECK("fields as a string kind, an address, decoders",
+	      d && d->entry.fields[0].as == AN_RT_AS_COUNTED && d->entry.fields[4].address &&
+	      d->entry.fields[5].decoder == AN_RT_DECODER_CPYTHON311_LINE &&
+	      d->entry.fields[5].args[3] == 4 && d->entry.fields[6].decoder == AN_RT_DECODER_BASENAME);
+	CHECK("a layout member says what it points at",
+	      d && strcmp(an_rt_layout_type(d, "tstate")->members[0].points_to, "cframe_t") == 0);
+	an_runtimes_destroy(set);
+
+	refused("a member path with a bad arrow", listed_variant("cframe->top", "cframe-top"),
+		"$.stack.top: a member is names joined by \".\" or \"->\"");
+	refused("too many arrows", listed_variant("cframe->top", "a->b->c->d->e->f"),
+		"(at most 4 arrows)");
+	refused("an unknown decoder", listed_variant("\"basename\", \"args\"", "\"dirname\", \"args\""),
+		"$.entry.fields.base.decoder: \"dirname\" is no decoder");
+	refused("a decoder's missing argument", listed_variant("\"code\": \"start\"", "\"cod\": \"start\""),
+		"$.entry.fields.line.args.code: is missing");
+	refused("a decoder's argument of the wrong sort", listed_variant("\"first_line\": \"first\"",
+									 "\"first_line\": \"name\""),
+		"$.entry.fields.line.args.first_line: the field \"name\" is a string, not a number");
+	refused("a decoder's result in an if", listed_variant("{\"entry\": 1}", "{\"line\": 1}"),
+		"$.attach.boundary.if.line: a decoder's result is not tested");
+	refused("an unknown string kind", listed_variant("\"as\": \"str\"}", "\"as\": \"text\"}"),
+		"$.entry.fields.name.as: \"string\", \"number\", \"hex\" or the name of one of");
+	refused("a form with both header and data",
+		listed_variant("\"header\": \"strobj\"", "\"header\": \"strobj\", \"data\": \"chars\""),
+		"$.strings.str.forms[0]: one of \"header\"");
+	refused("wide characters as UTF-8", listed_variant("\"units\": \"code-points\"", "\"units\": \"utf-8\""),
+		"$.strings.str.forms[1]: characters wider than a byte need \"units\": \"code-points\"");
+	refused("a width that is no field", listed_variant("\"width\": \"w\"", "\"width\": \"x\""),
+		"$.strings.str.forms[1].width: no field of strings.str.fields is called so");
+	refused("a width of 3", listed_variant("\"width\": \"w\"", "\"width\": 3"),
+		"$.strings.str.forms[1].width: 1, 2, 4 or the name of a field is expected");
+	refused("an address shown as a string",
+		listed_variant("\"address\": true}", "\"address\": true, \"as\": \"string\"}"),
+		"$.entry.fields.start.as: an address is shown as \"number\" or \"hex\"");
+	refused("a requirement without equals", listed_variant(",   \"equals\": \"0x0b00\"", ""),
+		"$.root.require: \"equals\" is missing");
+	refused("a list that is no object",
+		listed_variant("{\"type\": \"runtime\", \"head\": \"interps.head\", \"next\": \"next\"}", "3"),
+		"$.root.lists[0]: an object is expected");
+	refused("a list without next", listed_variant(", \"next\": \"next\"}]", "}]"),
+		"$.root.lists[1]: \"next\" is missing");
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir))
 		return 1;
 	test_valid();
 	test_refused();
+	test_listed();
 	test_signature_and_store();
 	char cmd[600];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);

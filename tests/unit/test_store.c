@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../../analyzer/signature.h"
+#include "../../reports/store_resign.h"
 #include "../../reports/store_sqlite.h"
 #include "../../reports/store.h"
 
@@ -165,6 +166,175 @@ static void test_invalid_utf8(const char *dir)
 	an_analysis_destroy(an);
 }
 
+/* F: a frame of kind KIND at offset 0x50 of prog. */
+static void prog_frame(struct an_frame *f, enum an_frame_kind kind)
+{
+	f->kind = kind;
+	f->module = strdup("/usr/bin/prog");
+	f->module_offset = 0x50;
+	f->has_module_offset = true;
+	f->pc = 0x1050;
+}
+
+/* A core of a stripped prog (build-id b1) and a library (b2): thread 0
+ * has frames in both, thread 1 one in the library (with arguments). */
+static struct analysis *stripped_analysis(void)
+{
+	static const struct {
+		size_t thread;
+		const char *module;
+		uint64_t offset;
+	} frames[] = {{0, "/usr/bin/prog", 0x10}, {0, "/lib/libx.so", 0x20}, {0, "/usr/bin/prog", 0x30},
+		      {1, "/lib/libx.so", 0x40}};
+	struct analysis *an = an_analysis_create();
+	an->core_path = strdup("/tmp/core.stripped");
+	an->core_fingerprint = strdup("00aa");
+	an->has_signal = true;
+	an->signo = SIGSEGV;
+	an->signal_name = "SIGSEGV";
+	an->nmodules = 2;
+	an->modules = calloc(2, sizeof(*an->modules));
+	an->modules[0] = (struct an_module){strdup("/usr/bin/prog"), 0x1000, 0x2000, strdup("b1"), NULL, false};
+	an->modules[1] = (struct an_module){strdup("/lib/libx.so"), 0x3000, 0x4000, strdup("b2"), NULL, false};
+	an->nthreads = 2;
+	an->threads = calloc(2, sizeof(*an->threads));
+	an->threads[0].crashing = true;
+	for (size_t i = 0; i < sizeof(frames) / sizeof(frames[0]); i++) {
+		struct an_thread *t = &an->threads[frames[i].thread];
+		t->frames = realloc(t->frames, (t->nframes + 1) * sizeof(*t->frames));
+		struct an_frame *f = memset(&t->frames[t->nframes++], 0, sizeof(*t->frames));
+		f->module = strdup(frames[i].module);
+		f->module_offset = frames[i].offset;
+		f->has_module_offset = true;
+		f->pc = frames[i].offset + (frames[i].module[1] == 'u' ? 0x1000 : 0x3000);
+		f->activation = t->nframes == 1;
+		f->cfa = 0x7ffd0000 + 16 * i;
+	}
+	/* A suspended chain and a task, each with one frame in prog. */
+	an->nsuspended = an->ntasks = 1;
+	an->suspended = calloc(1, sizeof(*an->suspended));
+	an->tasks = calloc(1, sizeof(*an->tasks));
+	an->tasks[0].runtime = "bthread";
+	an->tasks[0].state = AN_TASK_SUSPENDED;
+	an->suspended[0].frames = calloc(1, sizeof(struct an_frame));
+	an->tasks[0].frames = calloc(1, sizeof(struct an_frame));
+	an->suspended[0].nframes = an->tasks[0].nframes = 1;
+	prog_frame(an->suspended[0].frames, AN_FRAME_ASYNC);
+	prog_frame(an->tasks[0].frames, AN_FRAME_NATIVE);
+	struct an_frame *lib = &an->threads[1].frames[0];
+	lib->has_args = true;
+	lib->nargs = 1;
+	lib->args = calloc(1, sizeof(*lib->args));
+	lib->args[0] = (struct an_arg){strdup("n"), strdup("int"), strdup("7"), NULL, false};
+	an_signature_compute(an, NULL);
+	return an;
+}
+
+static char *found_prog(void *ctx, const char *build_id, const char *path)
+{
+	(void)path;
+	++*(int *)ctx;
+	return strcmp(build_id, "b1") == 0 ? strdup("/debug/prog.debug") : NULL;
+}
+
+/* A stand-in for the analyzer's symbolization: each frame in the one
+ * module found becomes an inline level and its function. */
+static int two_levels(void *ctx, const struct rep_stored_module *mods, size_t nmods,
+		      struct an_frame **frames, size_t *n)
+{
+	(void)ctx;
+	struct an_frame *out = calloc(2 * *n, sizeof(*out));
+	size_t k = 0;
+	int count = 0;
+	for (size_t i = 0; i < *n; i++) {
+		struct an_frame *f = &(*frames)[i];
+		if (nmods != 1 || strcmp(f->module, mods[0].path) != 0) {
+			out[k++] = *f;
+			continue;
+		}
+		for (int level = 1; level >= 0; level--) {
+			struct an_frame *g = &out[k++];
+			*g = *f;
+			g->module = strdup(f->module);
+			g->function = strdup(level ? "inner" : "outer");
+			g->inlined = level;
+			g->inline_depth = level;
+			g->line = 100 + level;
+		}
+		an_frame_deinit(f);
+		count++;
+	}
+	free(*frames);
+	*frames = out;
+	*n = k;
+	return count;
+}
+
+static int sign(void *ctx, const struct rep_stored_crash *c, char **signature, char **hash)
+{
+	const struct an_signature_input in = {.has_signal = c->has_signal, .signo = c->signo,
+					      .signal_name = c->signal_name, .frames = c->frames,
+					      .nframes = c->nframes};
+	(void)ctx;
+	return an_signature_of(&in, NULL, signature, hash);
+}
+
+/* The store's side of symbolizing stored frames again: rows rewritten
+ * and renumbered, counts and debuginfo set, the rest kept, once. */
+static void test_resymbolize(const char *dir)
+{
+	char db[512], why[512];
+	struct rep_store *st = NULL;
+	struct rep_resign_result r;
+	int asked = 0;
+	const struct rep_resign_fns fns = {sign, found_prog, two_levels, &asked};
+	snprintf(db, sizeof(db), "%s/stripped.db", dir);
+	struct analysis *an = stripped_analysis();
+	CHECK("resymbolize: stored", rep_store_open(db, &st, why, sizeof(why)) == 0 &&
+				       rep_store_write(st, an, why, sizeof(why)) == REP_WRITE_STORED);
+	an_analysis_destroy(an);
+	CHECK("resymbolize: resign", rep_store_resign(st, &fns, &r, why, sizeof(why)) == 0);
+	CHECK("resymbolize: both modules asked about, one found", asked == 2 && r.modules_found == 1);
+	CHECK("resymbolize: 4 frames of 1 core", r.frames_symbolized == 4 && r.cores_symbolized == 1);
+	CHECK("resymbolize: the signature changed", r.changed == 1);
+	sqlite3 *h;
+	sqlite3_open(db, &h);
+	CHECK("resymbolize: thread 0 has 5 frames, numbered 0..4, its count says so",
+	       unit_sql_long(h, "SELECT count(*) || max(idx) FROM frames WHERE thread_idx = 0") == 54 &&
+	       unit_sql_long(h, "SELECT nframes FROM threads WHERE idx = 0") == 5);
+	CHECK("resymbolize: in order, offsets, CFAs and activations kept",
+	       unit_sql_long(h, "SELECT group_concat(coalesce(function, '-') || inlined || module_offset"
+				" || (cfa - 2147287040) || activation, ' ') = 'inner11601 outer01601 -032160"
+				" inner148320 outer048320' FROM (SELECT * FROM frames WHERE thread_idx = 0"
+				" ORDER BY idx)") == 1);
+	CHECK("resymbolize: the other thread kept, its arguments too",
+	       unit_sql_long(h, "SELECT count(*) FROM frames WHERE thread_idx = 1 AND function IS NULL"
+				" AND args = '[{\"name\":\"n\",\"type\":\"int\",\"value\":\"7\","
+				"\"entry_value\":null,\"entry_equal\":false}]'") == 1);
+	CHECK("resymbolize: the core counts 6 frames",
+	       unit_sql_long(h, "SELECT nframes FROM cores") == 6);
+	CHECK("resymbolize: the task's and the chain's frames too, with their counts",
+	       unit_sql_long(h, "SELECT count(*) FROM task_frames WHERE function IS NOT NULL") == 2 &&
+	       unit_sql_long(h, "SELECT nframes FROM tasks") == 2 &&
+	       unit_sql_long(h, "SELECT count(*) FROM suspended_frames WHERE function IS NOT NULL"
+				" AND kind = 'async'") == 2 &&
+	       unit_sql_long(h, "SELECT nframes FROM suspended") == 2);
+	CHECK("resymbolize: the module found names its debug file, the other none",
+	       unit_sql_long(h, "SELECT group_concat(coalesce(debuginfo, '-'), ' ') = '/debug/prog.debug -'"
+				" FROM modules ORDER BY idx") == 1);
+	CHECK("resymbolize: the signature names the functions",
+	       unit_sql_long(h, "SELECT signature = 'SIGSEGV: inner < outer < libx.so@0x20 < inner"
+				" < outer' FROM cores") == 1);
+	asked = 0;
+	CHECK("resymbolize: a second resign asks only about the module still without",
+	       rep_store_resign(st, &fns, &r, why, sizeof(why)) == 0 && asked == 1 &&
+	       r.modules_found == 0 && r.frames_symbolized == 0 && r.changed == 0 &&
+	       unit_sql_long(h, "SELECT count(*) FROM frames") == 6 &&
+	       unit_sql_long(h, "SELECT count(*) FROM task_frames") == 2);
+	sqlite3_close(h);
+	rep_store_close(st);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/test_store.XXXXXX";
@@ -173,6 +343,7 @@ int main(void)
 	test_store(dir);
 	test_errors_by_path(dir);
 	test_invalid_utf8(dir);
+	test_resymbolize(dir);
 	char cmd[600];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	CHECK("temporary directory removed", system(cmd) == 0);
