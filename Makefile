@@ -33,7 +33,7 @@ UNIT_DATA := $(BUILD)/unit/data/unit_fixture $(BUILD)/unit/data/unit_fixture.str
 	$(BUILD)/unit/data/cpython311_lines.txt
 PROGRAM ?= asyncore
 
-.PHONY: all deps check demo bench asan ubsan clean unit install uninstall
+.PHONY: all deps check demo bench asan ubsan clean unit install uninstall fuzz fuzz-tools soak
 
 all: deps $(PROGRAM)
 
@@ -76,8 +76,43 @@ $(BUILD)/unit/data/cpython311_lines.txt: tests/unit/data/cpython311_lines.txt
 
 unit: $(UNIT_BINS) $(UNIT_DATA)
 
-check: all unit
+# The libFuzzer harnesses built with the project's compiler and a plain
+# main() (fuzz/replay.c), to replay the corpora and crashers under
+# fixtures/fuzz/, and the mutation driver; tests/t_fuzz.sh and
+# tests/t_mutate.sh run them.  (fuzz/build.sh builds the harnesses with
+# clang and libFuzzer for `make fuzz`.)
+FUZZ_TARGETS := fuzz_core fuzz_notes fuzz_segments fuzz_folly fuzz_recorder fuzz_recfmt \
+	fuzz_bthread fuzz_runtime fuzz_rtdesc fuzz_args
+FUZZ_TOOLS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz-replay/%) $(BUILD)/fuzz-replay/mutate
+FUZZ_SUPPORT := fuzz/patch.c
+
+$(BUILD)/fuzz-replay/mutate: fuzz/mutate.c $(FUZZ_SUPPORT) $(wildcard fuzz/*.h) $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(FUZZ_SUPPORT) $(LIB_OBJS) $(LDLIBS)
+
+$(BUILD)/fuzz-replay/fuzz_%: fuzz/fuzz_%.c fuzz/replay.c $(FUZZ_SUPPORT) $(wildcard fuzz/*.h) $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< fuzz/replay.c $(FUZZ_SUPPORT) $(LIB_OBJS) $(LDLIBS)
+
+fuzz-tools: $(FUZZ_TOOLS)
+
+check: all unit fuzz-tools
 	@ASYNCORE=$(CURDIR)/$(PROGRAM) UNIT_DIR=$(CURDIR)/$(BUILD)/unit tests/run
+
+# libFuzzer on every harness for FUZZ_SECONDS each (clang); new coverage is
+# merged into the corpora under fixtures/fuzz/corpus/, crashers are left in
+# build/fuzz/artifacts/ (see fuzz/README.md).
+FUZZ_SECONDS ?= 60
+fuzz:
+	fuzz/build.sh
+	fuzz/run.sh $(FUZZ_SECONDS)
+
+# The mutation test at length: SOAK_MUTANTS mutants of the fixture cores
+# (make check runs 1,000).
+SOAK_MUTANTS ?= 100000
+soak: all fuzz-tools
+	@ASYNCORE=$(CURDIR)/$(PROGRAM) UNIT_DIR=$(CURDIR)/$(BUILD)/unit MUTANTS=$(SOAK_MUTANTS) \
+		tests/run t_mutate
 
 demo: all
 	@fixtures/demo/run-demo $(CURDIR)/$(PROGRAM)

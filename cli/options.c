@@ -1,6 +1,8 @@
 #include "options.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +103,31 @@ int cli_choice(const char *name, const char *value, const char *const *choices)
 		fprintf(stderr, "%s %s", i == 0 ? "" : choices[i + 1] ? "," : " or", choices[i]);
 	fprintf(stderr, ", not '%s'\n", value);
 	return -1;
+}
+
+bool cli_size(const char *name, const char *value, unsigned long long *out)
+{
+	static const char units[] = "KMGT";
+	char *end;
+	errno = 0;
+	unsigned long long n = strtoull(value, &end, 10), scale = 1;
+	const char *u = *end ? strchr(units, *end) : NULL;
+	if (u) {
+		scale = 1ull << (10 * (u - units + 1));
+		end++;
+		if (*end == 'i' && end[1] == 'B')
+			end += 2;
+		else if (*end == 'B')
+			end++;
+	}
+	if (errno || *end || end == value || value[0] == '-' || !isdigit((unsigned char)value[0]) ||
+	    n > ULLONG_MAX / scale) {
+		fprintf(stderr, "asyncore: %s wants a size in bytes (a number, or with K, M, G or T), "
+			"not '%s'\n", name, value);
+		return false;
+	}
+	*out = n * scale;
+	return true;
 }
 
 int cli_signature_lists(const char *dir, struct an_signature_lists **out)

@@ -41,6 +41,11 @@ int cli_next(struct cli_args *a, const struct cli_option *options, const char **
 bool cli_number(const char *name, const char *value, unsigned long long min,
 		unsigned long long max, unsigned long long *out);
 
+/* VALUE of option NAME as a size in bytes: a whole number, optionally with
+ * K, M, G or T (powers of 1024; "512M", "2GiB"); false (reported)
+ * otherwise. */
+bool cli_size(const char *name, const char *value, unsigned long long *out);
+
 /* Index of VALUE of option NAME among CHOICES (NULL-terminated); -1
  * (reported, listing the choices) when it is none of them. */
 int cli_choice(const char *name, const char *value, const char *const *choices);

@@ -1,21 +1,23 @@
 /* `asyncore report`: one core, one report. */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../analyzer/driver.h"
+#include "../reports/bytes.h"
 #include "../reports/recdump.h"
 #include "../reports/report.h"
+#include "budget.h"
 #include "options.h"
 #include "runtimes.h"
 
 enum report_option {
 	O_FORMAT, O_THREADS, O_RECORDER_TAIL, O_RECORDER_FORMAT, O_SYSROOT, O_DEBUG_DIR,
 	O_MAX_FRAMES, O_NO_ASYNC, O_NO_RECORDERS, O_NO_ARGS, O_COLOR, O_SIGNATURE_LISTS, O_NO_TASKS,
-	O_FRAME_REGISTERS,
-	O_RUNTIME,
+	O_FRAME_REGISTERS, O_RUNTIME, O_MAX_MEMORY, O_TIMEOUT,
 };
 
 static const struct cli_option report_options[] = {
@@ -34,6 +36,8 @@ static const struct cli_option report_options[] = {
 	{"--signature-lists", true, O_SIGNATURE_LISTS},
 	{"--frame-registers", false, O_FRAME_REGISTERS},
 	{"--runtime", true, O_RUNTIME},
+	{"--max-memory", true, O_MAX_MEMORY},
+	{"--timeout", true, O_TIMEOUT},
 	{NULL, false, 0},
 };
 
@@ -54,6 +58,7 @@ struct report_args {
 	const char *signature_lists;
 	const char *runtimes[CLI_MAX_RUNTIMES];
 	size_t nruntimes;
+	struct cli_limits limits;
 };
 
 /* One option's effect; false (reported) when its value is not acceptable. */
@@ -121,6 +126,16 @@ static bool apply_option(struct report_args *a, int id, const char *v)
 	case O_RUNTIME:
 		return cli_repeated("report", "--runtime", a->runtimes, &a->nruntimes, CLI_MAX_RUNTIMES,
 				    v);
+	case O_MAX_MEMORY:
+		if (!cli_size("--max-memory", v, &n))
+			return false;
+		a->limits.max_memory = n;
+		return true;
+	case O_TIMEOUT:
+		if (!cli_number("--timeout", v, 0, 1000000, &n))
+			return false;
+		a->limits.timeout = (unsigned)n;
+		return true;
 	}
 	return false;
 }
@@ -133,6 +148,8 @@ static bool parse_report_args(struct report_args *a, int argc, char **argv)
 	memset(a, 0, sizeof(*a));
 	a->all_threads = true;
 	a->recorder_tail = 20;
+	a->limits.max_memory = cli_default_max_memory(1);
+	a->limits.timeout = CLI_DEFAULT_TIMEOUT;
 	cli_args_init(&args, "report", argc, argv);
 	while ((id = cli_next(&args, report_options, &v)) != CLI_END) {
 		if (id == CLI_ERROR)
@@ -169,13 +186,12 @@ static bool use_color(enum color_mode mode)
 	       !(term && strcmp(term, "dumb") == 0);
 }
 
-/* Write the analysis as asked; 0, or -1 when the writer failed. */
+/* Write the analysis as asked; 0, or -1 when the writer failed (errno
+ * says why). */
 static int write_report(const struct report_args *a, const struct analysis *an)
 {
-	if (a->library_dump) {
-		rep_recorder_dump_library(stdout, an);
-		return 0;
-	}
+	if (a->library_dump)
+		return rep_recorder_dump_library(stdout, an);
 	if (a->format == FORMAT_JSON)
 		return rep_json_write(stdout, an,
 				      &(struct rep_json_options){.all_threads = a->all_threads,
@@ -185,8 +201,7 @@ static int write_report(const struct report_args *a, const struct analysis *an)
 	struct rep_text_options topts = {.all_threads = a->all_threads,
 					 .recorder_tail = a->recorder_tail,
 					 .color = use_color(a->color)};
-	rep_text_write(stdout, an, &topts);
-	return 0;
+	return rep_text_write(stdout, an, &topts);
 }
 
 int cli_report(int argc, char **argv)
@@ -196,14 +211,24 @@ int cli_report(int argc, char **argv)
 	struct analysis *an = NULL;
 	struct core_identity id;
 	struct an_signature_lists *lists = NULL;
+	struct an_runtimes *runtimes = NULL;
+	char why[512];
 	if (!parse_report_args(&a, argc, argv) ||
 	    cli_signature_lists(a.signature_lists, &lists) != 0)
 		return CLI_EXIT_UNUSABLE;
 	a.an.signature_lists = lists;
-	struct an_runtimes *runtimes = cli_runtimes_load(a.runtimes, a.nruntimes);
-	if (!runtimes)
+	if (!(runtimes = cli_runtimes_load(a.runtimes, a.nruntimes))) {
+		an_signature_lists_destroy(lists);
 		return CLI_EXIT_UNUSABLE;
+	}
 	a.an.runtimes = runtimes;
+	if (cli_limit_memory(&a.limits, why, sizeof(why)) != 0) {
+		fprintf(stderr, "asyncore: %s\n", why);
+		an_signature_lists_destroy(lists);
+		an_runtimes_destroy(runtimes);
+		return CLI_EXIT_UNUSABLE;
+	}
+	cli_guard_begin(a.core, &a.limits, CLI_EXIT_UNUSABLE);
 	struct core_error *err = core_open(a.core, &core);
 	if (!err) {
 		core_identity(core, &id);
@@ -214,17 +239,26 @@ int cli_report(int argc, char **argv)
 	core_close(core);
 	an_signature_lists_destroy(lists);
 	an_runtimes_destroy(runtimes);
-	if (err) {
-		fprintf(stderr, "asyncore: %s\n", err->message);
+	if (err || cli_out_of_memory(NULL)) {
+		if (cli_out_of_memory(err))
+			rep_say(stderr, a.core, cli_memory_limit_message(&a.limits, why, sizeof(why)));
+		else
+			rep_say(stderr, err->message, NULL);
 		core_error_destroy(err);
+		an_analysis_destroy(an);
+		cli_guard_end();
 		return CLI_EXIT_UNUSABLE;
 	}
 	int rc = an->nwarnings ? CLI_EXIT_WARNINGS : CLI_EXIT_OK;
 	rep_warnings_write(stderr, an);
+	errno = 0;
 	if (write_report(&a, an) != 0 || fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "asyncore: %s: the report could not be written\n", a.core);
+		fprintf(stderr, "asyncore: %s: the report could not be written: %s\n", a.core,
+			cli_out_of_memory(NULL) ? cli_memory_limit_message(&a.limits, why, sizeof(why))
+						: strerror(errno ? errno : EIO));
 		rc = CLI_EXIT_UNUSABLE;
 	}
+	cli_guard_end();
 	an_analysis_destroy(an);
 	return rc;
 }

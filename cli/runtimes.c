@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../reports/bytes.h"
+
 #define SEARCH_DIRS 2
 
 static bool is_description(const char *name)
@@ -109,7 +111,7 @@ struct an_runtimes *cli_runtimes_load(const char *const *files, size_t nfiles)
 		err = load_dir(set, dirs[i]);
 	if (!err)
 		return set;
-	fprintf(stderr, "asyncore: %s\n", err->message);
+	rep_say(stderr, err->message, NULL);   /* it may quote the file */
 	core_error_destroy(err);
 	an_runtimes_destroy(set);
 	return NULL;

@@ -3,8 +3,9 @@
 static const char usage_text[] =
 	"usage: asyncore CORE [BINARY]                crash report for one core\n"
 	"       asyncore report CORE [BINARY] [options]\n"
-	"       asyncore ingest --db FILE|URL [--jobs N] [--binary BIN | --sysroot DIR] [--quiet]\n"
-	"                       [--debug-dir DIR]... [--signature-lists DIR] [--journal [--journal-dir DIR]]\n"
+	"       asyncore ingest --db FILE|URL [--jobs N] [--timeout SECONDS] [--max-memory SIZE]\n"
+	"                       [--binary BIN | --sysroot DIR] [--quiet] [--debug-dir DIR]...\n"
+	"                       [--signature-lists DIR] [--journal [--journal-dir DIR]]\n"
 	"                       [--runtime FILE]... CORE...|DIR\n"
 	"       asyncore query --db FILE|URL [--format table|csv|json] \"SQL\"\n"
 	"       asyncore top --db FILE|URL [--limit N] [--format table|csv|json|html]\n"
@@ -29,9 +30,15 @@ static const char usage_text[] =
 	"  --signature-lists DIR     signature lists from DIR/skip and DIR/prefix (also ingest, resign)\n"
 	"  --runtime FILE            a runtime description (repeatable; also read from\n"
 	"                            $XDG_CONFIG_HOME/asyncore/runtimes and share/asyncore/runtimes)\n"
+	"  --max-memory SIZE         memory ceiling (bytes, or with K, M, G; 0: none;\n"
+	"                            default half the RAM)\n"
+	"  --timeout SECONDS         time limit (default 300; 0: none)\n"
 	"  --help, --version\n"
 	"\n"
 	"ingest options:\n"
+	"  --jobs N                  worker processes (default: the number of CPUs)\n"
+	"  --timeout SECONDS         per core, in a worker (default 300; 0: none)\n"
+	"  --max-memory SIZE         per worker (default half the RAM shared by the workers)\n"
 	"  --journal                 read each systemd-coredump core's journal entry (unit, command line)\n"
 	"  --journal-dir DIR         the journal files in DIR instead of the system journal\n"
 	"\n"
@@ -49,7 +56,8 @@ static const char usage_text[] =
 	"--db: an SQLite file, or a ClickHouse server clickhouse://HOST:HTTPPORT/DATABASE, sharded\n"
 	"  with ?cluster=NAME (a cluster of the server's remote_servers; store init on every shard)\n"
 	"every option of every command is accepted as --name value and as --name=value\n"
-	"exit status: 0 analysed, 1 analysed with warnings, 2 unusable input\n";
+	"exit status: 0 analysed, 1 analysed with warnings (ingest: some cores failed),\n"
+	"2 unusable input, 130 (ingest) stopped by SIGINT or SIGTERM\n";
 
 void cli_usage(FILE *out)
 {

@@ -198,9 +198,14 @@ static void read_execfn(struct core *core)
 
 static struct core_error *open_elf(struct core *core, size_t *phnum)
 {
-	unsigned char magic[SELFMAG];
-	if (!core_image_read(core->image, 0, magic, sizeof(magic)) || memcmp(magic, ELFMAG, SELFMAG) != 0)
+	unsigned char ident[EI_NIDENT];
+	if (!core_image_read(core->image, 0, ident, sizeof(ident)) || memcmp(ident, ELFMAG, SELFMAG) != 0)
 		return core_error_create(CORE_ERROR_FORMAT, "%s: not an ELF file", core->path);
+	/* Refused before libelf sees it: libelf would convert another byte
+	 * order, and a private copy of the core is read-only. */
+	if (ident[EI_DATA] != ELFDATA2LSB)
+		return core_error_create(CORE_ERROR_FORMAT, "%s: core is not x86_64 (not little-endian)",
+					 core->path);
 	elf_version(EV_CURRENT);
 	core->elf = elf_begin(core_image_fd(core->image), ELF_C_READ, NULL);
 	if (!core->elf)

@@ -112,9 +112,18 @@ unsigned char *core_image_map_private(struct core_image *img)
 {
 	if (img->map || img->size == 0 || img->size > SIZE_MAX)
 		return img->map;
-	void *p = mmap(NULL, (size_t)img->size, PROT_READ | PROT_WRITE, MAP_PRIVATE, img->fd, 0);
+	void *p = mmap(NULL, (size_t)img->size, PROT_READ, MAP_PRIVATE, img->fd, 0);
 	if (p == MAP_FAILED)
 		return NULL;
 	img->map = p;
 	return img->map;
+}
+
+bool core_image_writable(struct core_image *img, uint64_t off)
+{
+	if (!img->map || off >= img->size)
+		return false;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t at = ((uintptr_t)img->map + (uintptr_t)off) & ~(page - 1);
+	return mprotect((void *)at, page, PROT_READ | PROT_WRITE) == 0;
 }

@@ -31,9 +31,16 @@ int core_image_fd(const struct core_image *img);
  * in the file or the file cannot be read. */
 bool core_image_read(struct core_image *img, uint64_t off, void *buf, size_t len);
 
-/* Map the whole image privately and writably (copy-on-write: the file never
- * changes) and read through that mapping from now on.  Returns the mapping,
+/* Map the whole image privately and read-only, and read through that
+ * mapping from now on: read-only, it does not count as the process's data
+ * (RLIMIT_DATA, --max-memory); core_image_writable() makes a page of it
+ * writable (copy-on-write: the file never changes).  Returns the mapping,
  * owned by the image, or NULL when it cannot be mapped. */
 unsigned char *core_image_map_private(struct core_image *img);
+
+/* Make the page of the private mapping that holds file offset OFF writable
+ * (only what is written there counts as the process's data); false when it
+ * cannot be (no mapping, OFF outside it). */
+bool core_image_writable(struct core_image *img, uint64_t off);
 
 #endif

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <gelf.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -160,14 +161,18 @@ static void backing_open(struct core *core, struct backing *b)
 	b->state = BACKING_OK;
 }
 
-/* Overwrite every copy of PATH in BYTES[0..LEN) so that no one opens it; the
- * first byte becomes 0x01, which leaves a relative name that does not exist. */
-static void blank_path(unsigned char *bytes, size_t len, const char *path)
+/* Overwrite every copy of PATH in BYTES[0..LEN) of the core's private copy
+ * (which starts at COPY) so that no one opens it; the first byte becomes
+ * 0x01, which leaves a relative name that does not exist.  Only the pages
+ * written become writable (and count as the process's memory). */
+static void blank_path(struct core *core, unsigned char *copy, unsigned char *bytes, size_t len,
+		       const char *path)
 {
 	size_t plen = strlen(path);
 	unsigned char *p = bytes, *end = bytes + len;
 	while (plen && (p = memmem(p, (size_t)(end - p), path, plen)) != NULL) {
-		*p = 0x01;
+		if (core_image_writable(core->image, (uint64_t)(p - copy)))
+			*p = 0x01;
 		p += plen;
 	}
 }
@@ -204,7 +209,7 @@ static void blank_everywhere(struct core *core, const char *path, bool whole_cor
 		return;
 	}
 	if (whole_core) {
-		blank_path(data, core->data_size, path);
+		blank_path(core, data, data, core->data_size, path);
 		return;
 	}
 	size_t phnum;
@@ -214,7 +219,7 @@ static void blank_everywhere(struct core *core, const char *path, bool whole_cor
 		GElf_Phdr ph;
 		if (gelf_getphdr(core->elf, (int)i, &ph) && ph.p_type == PT_NOTE &&
 		    ph.p_offset <= core->data_size && ph.p_filesz <= core->data_size - ph.p_offset)
-			blank_path(data + ph.p_offset, ph.p_filesz, path);
+			blank_path(core, data, data + ph.p_offset, ph.p_filesz, path);
 	}
 }
 

@@ -23,19 +23,21 @@ _asyncore()
 	--recorder-format) COMPREPLY=($(compgen -W "library" -- "$cur")); return ;;
 	--sysroot|--debug-dir|--signature-lists) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	--db|--binary|--runtime) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	--jobs|-j|--limit|--max-frames|--recorder-tail) return ;;
+	--jobs|-j|--limit|--max-frames|--recorder-tail|--timeout|--max-memory) return ;;
+	--journal-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	esac
 	if [[ $cur == -* ]]; then
 		case $cmd in
-		ingest) COMPREPLY=($(compgen -W "--db --jobs --binary --sysroot --debug-dir --runtime --quiet" -- "$cur")) ;;
+		ingest) COMPREPLY=($(compgen -W "--db --jobs --timeout --max-memory --binary --sysroot --debug-dir
+			--signature-lists --journal --journal-dir --runtime --quiet" -- "$cur")) ;;
 		query) COMPREPLY=($(compgen -W "--db --format" -- "$cur")) ;;
 		top) COMPREPLY=($(compgen -W "--db --limit --format" -- "$cur")) ;;
 		resign) COMPREPLY=($(compgen -W "--db --signature-lists --debug-dir" -- "$cur")) ;;
 		store) COMPREPLY=($(compgen -W "--db" -- "$cur")) ;;
 		runtimes) COMPREPLY=($(compgen -W "--runtime" -- "$cur")) ;;
 		*) COMPREPLY=($(compgen -W "--format --threads --recorder-tail --recorder-format --sysroot
-			--debug-dir --max-frames --no-async --no-recorders --no-args --frame-registers --color
-			--runtime --help --version" -- "$cur")) ;;
+			--debug-dir --max-frames --no-async --no-recorders --no-args --no-tasks --frame-registers
+			--color --signature-lists --runtime --max-memory --timeout --help --version" -- "$cur")) ;;
 		esac
 		return
 	fi

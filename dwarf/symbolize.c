@@ -107,21 +107,21 @@ static bool memo_grow(struct dbg_memo *m)
 	return true;
 }
 
-/* Takes ownership of LOCS. */
-static void memo_put(struct dbg_file *f, uint64_t key, struct dbg_location *locs, size_t n)
+/* Takes ownership of LOCS and returns true; false (out of memory) leaves
+ * LOCS with the caller. */
+static bool memo_put(struct dbg_file *f, uint64_t key, struct dbg_location *locs, size_t n)
 {
 	if (!f->memo)
 		f->memo = calloc(1, sizeof(*f->memo));
 	struct dbg_memo *m = f->memo;
-	if (!m || (2 * (m->n + 1) > m->cap && !memo_grow(m))) {
-		dbg_locations_free(locs, n);
-		return;
-	}
+	if (!m || (2 * (m->n + 1) > m->cap && !memo_grow(m)))
+		return false;
 	size_t i = core_hash_slot(key, m->cap);
 	while (m->slots[i].used)
 		i = (i + 1) & (m->cap - 1);
 	m->slots[i] = (struct memo_entry){ .key = key, .locs = locs, .nlocs = n, .used = true };
 	m->n++;
+	return true;
 }
 
 static struct dbg_location *locations_copy(const struct dbg_location *src, size_t n)
@@ -400,13 +400,12 @@ struct core_error *dbg_file_symbolize(struct dbg_file *f, uint64_t addr, bool ac
 		struct core_error *err = symbolize_uncached(f, lookup, addr, &fresh, &n);
 		if (err)
 			return err;
-		memo_put(f, key, fresh, n);
-		e = memo_find(f->memo, key);
-		if (!e) {
-			*locs = fresh;
+		if (!memo_put(f, key, fresh, n)) {
+			*locs = fresh;   /* not memoised: the caller has the only copy */
 			*nlocs = n;
 			return NULL;
 		}
+		e = memo_find(f->memo, key);
 	}
 	*locs = locations_copy(e->locs, e->nlocs);
 	*nlocs = e->nlocs;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Build the libFuzzer harnesses into build/fuzz/ (clang, with
-# AddressSanitizer and UndefinedBehaviorSanitizer), linking the module sources.
+# Build the libFuzzer harnesses (fuzz/fuzz_*.c) into build/fuzz/ (clang,
+# with AddressSanitizer and UndefinedBehaviorSanitizer), linking the module
+# sources.
 #   fuzz/build.sh
 set -e
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,14 +16,18 @@ for src in "$ROOT"/{corefile,dwarf,analyzer,reports}/*.c; do
 	rel=${src#$ROOT/}
 	obj=$OUT/obj/${rel//\//_}.o
 	if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ -n "$(find "$ROOT"/{corefile,dwarf,analyzer,reports} -name '*.h' -newer "$obj" | head -1)" ]; then
+		# At most FUZZ_JOBS compilers at once (default 2: a shared machine).
+		while [ "$(jobs -rp | wc -l)" -ge "${FUZZ_JOBS:-2}" ]; do wait -n; done
 		$CC $CFLAGS $SAN -c -o "$obj" "$src" &
 	fi
 	objs+=("$obj")
 done
 wait
-for h in fuzz_core fuzz_recfmt; do
+$CC $CFLAGS $SAN -c -o "$OUT/obj/fuzz_patch.o" "$ROOT/fuzz/patch.c"
+for h in fuzz_core fuzz_notes fuzz_segments fuzz_folly fuzz_recorder fuzz_recfmt fuzz_bthread \
+	fuzz_runtime fuzz_rtdesc fuzz_args; do
 	$CC $CFLAGS $SAN -c -o "$OUT/obj/$h.o" "$ROOT/fuzz/$h.c"
-	$CC -fsanitize=fuzzer,address,undefined -o "$OUT/$h" "$OUT/obj/$h.o" "${objs[@]}" \
-		$(pkg-config --libs $PKGS) -lstdc++ -lpthread
+	$CC -fsanitize=fuzzer,address,undefined -o "$OUT/$h" "$OUT/obj/$h.o" "$OUT/obj/fuzz_patch.o" \
+		"${objs[@]}" $(pkg-config --libs $PKGS) -lstdc++ -lpthread
 	echo "$OUT/$h"
 done

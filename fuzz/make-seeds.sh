@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Build the base cores the fuzzers start from, into build/fuzz/ (not kept in
 # git): small cores of fuzz/seed.c (static, dynamic, two threads) and cores of
-# the folly_c, recorder, elfe, folly_cpp and bthread fixtures.  Prints each core's path.
+# the folly_c, recorder, elfe, folly_cpp, bthread, hostile_rt (with its runtime
+# descriptions in hostile_rt-runtimes/) and native_args fixtures.  Prints each
+# core's path.
 #   fuzz/make-seeds.sh
 set -e
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,6 +36,11 @@ dir=$(fixture_build recorder) && crash recorder "$dir/prog"
 dir=$(fixture_build elfe) && crash elfe "$dir/prog"
 dir=$(fixture_build folly_cpp) && crash folly_cpp "$dir/prog"
 dir=$(fixture_build bthread) && crash bthread "$dir/prog"
+dir=$(fixture_build native_args) && crash native_args "$dir/prog"
+if dir=$(fixture_build hostile_rt) && crash hostile_rt "$dir/prog"; then
+	rm -rf "$OUT/hostile_rt-runtimes" && mkdir -p "$OUT/hostile_rt-runtimes" &&
+		cp "$dir"/*.json "$OUT/hostile_rt-runtimes/"
+fi
 # The folly cores hold 8 MiB thread stacks: smaller bases keep the fuzzers fast.
 for c in folly_c folly_cpp; do
 	[ -f "$OUT/$c.core" ] && python3 "$ROOT/fuzz/shrink_core.py" "$OUT/$c.core" "$OUT/$c-small.core" 16384 &&

@@ -1,55 +1,127 @@
 #!/usr/bin/env bash
-# Run the libFuzzer harness in every mode, one after the other, under nice.
+# Run the libFuzzer harnesses, one mode after the other, under nice.
 #   fuzz/run.sh [SECONDS_PER_MODE] [MODE...]
-# Modes: raw (small seed cores as the input), and patch-BASE for each base core
-# under build/fuzz/seeds (static, dyn, dyn2, recorder, elfe, folly_cpp(-small), folly_c(-small), bthread).  Crashers go
-# to build/fuzz/artifacts/; corpora stay in build/fuzz/corpus-MODE/.
+# Modes:
+#   notes      fuzz_notes over PT_NOTE contents (seeds: the seed cores' notes)
+#   segments   fuzz_segments over whole small cores (seeds: shrunk seed cores)
+#   recfmt     fuzz_recfmt over recorder formats and arguments
+#   core       fuzz_core over whole small cores (raw mode)
+#   folly      fuzz_folly, patches over the folly_cpp-small seed core
+#   recorder   fuzz_recorder, patches over the recorder seed core's rings
+#   bthread    fuzz_bthread, patches over the bthread seed core's TaskMetas,
+#              saved contexts, stacks and pool
+#   runtime    fuzz_runtime, patches over the hostile_rt seed core's stacks
+#              and segments, with its runtime descriptions
+#   rtdesc     fuzz_rtdesc over runtime descriptions (seeds: every one in the
+#              tree), each also used on the hostile_rt seed core
+#   args       fuzz_args, patches over the native_args seed core's registers
+#              and stacks, with arguments
+#   patch-BASE fuzz_core, patches over the seed core BASE (static, dyn, dyn2,
+#              recorder, elfe, folly_cpp(-small), folly_c(-small), bthread)
+# The corpus of each mode but patch-BASE is fixtures/fuzz/corpus/MODE:
+# the run starts from it, and what it finds that adds coverage is merged
+# back into it (review and commit).  Work corpora stay in
+# build/fuzz/corpus-MODE; crashers go to build/fuzz/artifacts/ (minimise
+# them and add them to fixtures/fuzz/, see fuzz/README.md).
 set -e
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$ROOT/build/fuzz
+FIX=$ROOT/fixtures/fuzz/corpus
 SECS=${1:-300}; shift || true
 MODES=("$@")
-[ ${#MODES[@]} -gt 0 ] || MODES=(raw patch-recorder patch-elfe patch-folly_cpp-small patch-folly_c-small patch-dyn2 patch-static
-	patch-bthread)
-[ -x "$OUT/fuzz_core" ] || "$ROOT/fuzz/build.sh" >/dev/null
-[ -f "$OUT/seeds/recorder.core" ] || "$ROOT/fuzz/make-seeds.sh" >/dev/null
+[ ${#MODES[@]} -gt 0 ] || MODES=(notes segments recfmt core folly recorder bthread runtime rtdesc
+	args patch-dyn2 patch-static patch-bthread)
+[ -x "$OUT/fuzz_notes" ] || "$ROOT/fuzz/build.sh" >/dev/null
+[ -f "$OUT/seeds/hostile_rt.core" ] || "$ROOT/fuzz/make-seeds.sh" >/dev/null
 mkdir -p "$OUT/artifacts"
 
-# hot_ranges CORE: "VADDR:LEN,..." of the recorder rings, async roots,
-# suspended leaves, bthreads' TaskMetas and saved contexts (below their
-# first frame's stack pointer) the analysis found in CORE.
-hot_ranges() {
-	"$ROOT/asyncore" report "$1" --format json --threads all 2>/dev/null | python3 -c '
-import json, sys
-j = json.load(sys.stdin)
-r = ["%s:%d" % (x["address"], 176 + 64 * min(x["size"] or 0, 4096)) for x in j.get("recorders", []) if x.get("address")]
-r += ["%s:64" % t["async_root"] for t in j.get("threads", []) if t.get("async_root")]
-r += ["%s:64" % s["leaf"] for s in j.get("suspended", []) if s.get("leaf")]
-r += ["%s:240" % t["address"] for t in j.get("tasks", [])]
-r += ["0x%x:128" % (int(t["frames"][0]["registers"]["rsp"], 16) - 64) for t in j.get("tasks", [])
-      if t["state"] == "suspended" and t["frames"] and "rsp" in t["frames"][0].get("registers", {})]
-print(",".join(r))' || true
+# seed_notes DIR: the PT_NOTE contents of every seed core, one file each.
+seed_notes() {
+	python3 - "$1" "$OUT"/seeds/*.core <<'PY'
+import os, struct, sys
+out = sys.argv[1]
+for path in sys.argv[2:]:
+    data = open(path, "rb").read()
+    phoff, = struct.unpack_from("<Q", data, 0x20)
+    phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
+    for i in range(phnum):
+        t, _, off, _, _, size = struct.unpack_from("<IIQQQQ", data, phoff + i * phentsize)
+        if t == 4:
+            name = os.path.join(out, "seed-notes-" + os.path.basename(path))
+            open(name, "wb").write(data[off:off + size])
+PY
+}
+
+# seed_descriptions DIR: every runtime description in the tree.
+seed_descriptions() {
+	local f
+	for f in "$ROOT"/share/asyncore/runtimes/*.json "$ROOT"/fixtures/*/*.json "$ROOT"/fixtures/*/*.json.in \
+		"$ROOT"/bench/runtime/*.json "$OUT"/seeds/hostile_rt-runtimes/*.json; do
+		[ -f "$f" ] && cp "$f" "$1/seed-$(basename "$(dirname "$f")")-$(basename "$f")"
+	done
+}
+
+# seed_formats DIR: twelve arguments, then a recorder format.
+seed_formats() {
+	python3 - "$1" <<'PY'
+import os, struct, sys
+args = struct.pack("<12q", 1, -65, 0x7fffffffffffffff, 42, 3, 0x4010000000000000, 7, -1, 255, 0, 99, 1 << 40)
+formats = [b"main.c:12:%d %u %x %lx %s", b"hanoi.c:40:>Move %d from %s to %s",
+           b"x.c:1:%5.2f %e %g %a %*d %-8s|%+d %% %c %p", b"y.c:2:<%hhd %hd %lld %zu %jd %td",
+           b"z.c:3:=%+s %.3s %10.4s %n %q %"]
+for i, f in enumerate(formats):
+    open(os.path.join(sys.argv[1], "seed-format-%d" % i), "wb").write(args + f)
+PY
 }
 
 for mode in "${MODES[@]}"; do
 	corpus=$OUT/corpus-$mode
+	fixture=""
 	mkdir -p "$corpus"
-	# Fork mode: a crash is saved and the run goes on.
-	args=(-fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1
-	      -max_total_time="$SECS" -timeout=30 -rss_limit_mb=4096 -print_final_stats=1
-	      -artifact_prefix="$OUT/artifacts/$mode-")
-	if [ "$mode" = raw ]; then
+	env=(ASYNCORE_FUZZ_BASE= ASYNCORE_FUZZ_HOT=)
+	case $mode in
+	notes)    bin=fuzz_notes; len=8192; fixture=$FIX/notes; seed_notes "$corpus" ;;
+	segments) bin=fuzz_segments; len=32768; fixture=$FIX/segments ;;
+	recfmt)   bin=fuzz_recfmt; len=1024; fixture=$FIX/recfmt; seed_formats "$corpus" ;;
+	core)     bin=fuzz_core; len=32768; fixture=$FIX/core ;;
+	folly)    bin=fuzz_folly; len=512; fixture=$FIX/folly; base=$OUT/seeds/folly_cpp-small.core ;;
+	recorder) bin=fuzz_recorder; len=512; fixture=$FIX/recorder; base=$OUT/seeds/recorder.core ;;
+	bthread)  bin=fuzz_bthread; len=512; fixture=$FIX/bthread; base=$OUT/seeds/bthread.core ;;
+	runtime)  bin=fuzz_runtime; len=512; fixture=$FIX/runtime; base=$OUT/seeds/hostile_rt.core ;;
+	rtdesc)   bin=fuzz_rtdesc; len=4096; fixture=$FIX/rtdesc; base=$OUT/seeds/hostile_rt.core
+		  seed_descriptions "$corpus" ;;
+	args)     bin=fuzz_args; len=512; fixture=$FIX/args; base=$OUT/seeds/native_args.core ;;
+	patch-*)  bin=fuzz_core; len=512; base=$OUT/seeds/${mode#patch-}.core ;;
+	*)        echo "unknown mode $mode" >&2; exit 2 ;;
+	esac
+	if [ "$mode" = segments ] || [ "$mode" = core ]; then
 		for c in "$OUT"/seeds/*.core; do
 			s=$corpus/seed-$(basename "$c" .core)
-			[ -f "$s" ] || python3 "$ROOT/fuzz/shrink_core.py" "$c" "$s" 1024
+			[ -f "$s" ] || python3 "$ROOT/fuzz/shrink_core.py" "$c" "$s" 1024 stacks-only
 		done
-		env ASYNCORE_FUZZ_BASE= nice "$OUT/fuzz_core" "${args[@]}" -max_len=65536 "$corpus" \
-			>"$OUT/log-$mode.txt" 2>&1 || true
-	else
-		base=$OUT/seeds/${mode#patch-}.core
-		hot=$(hot_ranges "$base")
-		env ASYNCORE_FUZZ_BASE="$base" ASYNCORE_FUZZ_HOT="$hot" nice "$OUT/fuzz_core" "${args[@]}" \
-			-max_len=512 "$corpus" >"$OUT/log-$mode.txt" 2>&1 || true
+	fi
+	case $mode in
+	folly|recorder|bthread|runtime|args|patch-*)
+		env=(ASYNCORE_FUZZ_BASE="$base" ASYNCORE_FUZZ_HOT="$("$ROOT/fuzz/hot-ranges.sh" "$base")") ;;
+	rtdesc)
+		env=(ASYNCORE_FUZZ_BASE="$base" ASYNCORE_FUZZ_HOT=) ;;
+	esac
+	runtimes=$(ls "$OUT"/seeds/hostile_rt-runtimes/*.json 2>/dev/null | tr '\n' ':')
+	[ "$mode" = runtime ] && env+=(ASYNCORE_FUZZ_RUNTIMES="$runtimes")
+	dict=()
+	[ -f "$ROOT/fuzz/$mode.dict" ] && dict=(-dict="$ROOT/fuzz/$mode.dict")
+	dirs=("$corpus")
+	[ -n "$fixture" ] && mkdir -p "$fixture" && dirs+=("$fixture")
+	# Fork mode: a crash is saved and the run goes on.
+	env "${env[@]}" nice "$OUT/$bin" -fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1 \
+		-max_total_time="$SECS" -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 \
+		-max_len=$len -artifact_prefix="$OUT/artifacts/$mode-" "${dict[@]}" "${dirs[@]}" \
+		>"$OUT/log-$mode.txt" 2>&1 || true
+	if [ -n "$fixture" ]; then
+		before=$(ls "$fixture" | wc -l)
+		env "${env[@]}" nice "$OUT/$bin" -merge=1 -max_len=$len "$fixture" "$corpus" \
+			>>"$OUT/log-$mode.txt" 2>&1 || true
+		echo "$mode: fixtures/fuzz/corpus/$mode: $before -> $(ls "$fixture" | wc -l) inputs"
 	fi
 	echo "$mode: $(grep -E '^#[0-9]+: cov' "$OUT/log-$mode.txt" | tail -1)"
 	grep -E 'runtime error|^SUMMARY' "$OUT/log-$mode.txt" | sort | uniq -c | head -20 || true

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Make a small core from a big one, for the fuzzers' raw mode.
 
-    shrink_core.py CORE OUT [KEEP]
+    shrink_core.py CORE OUT [KEEP [stacks-only]]
 
 Keeps the ELF header, the notes and, of the PT_LOAD segments, only KEEP bytes
 (default 4096) above each thread's stack pointer, 16 KiB below and 4 KiB above each thread's
 fs_base (struct pthread), ELF header pages and writable segments of at most
 256 KiB; the rest of each segment keeps its address range with no file
 contents (p_filesz 0), so the segment index still sees the whole address space.
+With "stacks-only", only the bytes near the stack pointers are kept: a core of
+a few KiB, for the raw-mode fuzzers' seeds.
 """
 import struct
 import sys
@@ -28,6 +30,7 @@ def notes(data, off, size):
 def main():
     src, dst = sys.argv[1:3]
     keep = int(sys.argv[3]) if len(sys.argv) > 3 else 4096
+    stacks_only = len(sys.argv) > 4 and sys.argv[4] == 'stacks-only'
     data = open(src, 'rb').read()
     phoff, = struct.unpack_from('<Q', data, 0x20)
     phentsize, phnum = struct.unpack_from('<HH', data, 0x36)
@@ -54,11 +57,13 @@ def main():
         # Ranges kept: near each stack pointer, the thread's struct pthread
         # at fs_base, an ELF header page, small writable segments (.data,
         # .bss: keys, recorder lists).
-        want = [(sp - 256, sp + keep) for sp in sps] + [(fs - 16384, fs + 4096) for fs in fss]
-        if filesz >= 4 and data[off:off + 4] == b'\x7fELF':
-            want.append((va, va + 4096))
-        if flags & 2 and filesz <= 262144:
-            want.append((va, va + filesz))
+        want = [(sp - 256, sp + keep) for sp in sps]
+        if not stacks_only:
+            want += [(fs - 16384, fs + 4096) for fs in fss]
+            if filesz >= 4 and data[off:off + 4] == b'\x7fELF':
+                want.append((va, va + 4096))
+            if flags & 2 and filesz <= 262144:
+                want.append((va, va + filesz))
         keep_ranges = []
         for lo, hi in sorted(want):
             lo, hi = max(lo, va), min(hi, va + filesz)

@@ -6,7 +6,7 @@
 #include "html.h"
 #include "report.h"
 #include "taskgroups.h"
-#include "utf8.h"
+#include "bytes.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -137,7 +137,7 @@ void rep_html_text(FILE *out, const char *s, size_t max)
 			fputs("\xe2\x80\xa6", out);
 			return;
 		}
-		size_t n = rep_utf8_seq(p);
+		size_t n = rep_utf8_seq((const char *)p);
 		switch (n ? *p : 0) {
 		case '&': fputs("&amp;", out); break;
 		case '<': fputs("&lt;", out); break;
@@ -146,8 +146,8 @@ void rep_html_text(FILE *out, const char *s, size_t max)
 		case '\'': fputs("&#39;", out); break;
 		case '\t':
 		case '\n': fputc(*p, out); break;
-		default:
-			if (n && (*p >= 0x20 && *p != 0x7f))
+		default:   /* control characters, C1 and bidi controls as U+FFFD */
+			if (n && *p >= 0x20 && *p != 0x7f && !rep_utf8_hidden((const char *)p, n))
 				fwrite(p, 1, n, out);
 			else
 				fputs("\xef\xbf\xbd", out);

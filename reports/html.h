@@ -12,8 +12,9 @@
 
 /* S (bytes from a core, a binary or a store) as HTML text, usable in an
  * element and in a quoted attribute: & < > " ' escaped, control characters
- * other than tab and newline and each byte that is not valid UTF-8 written
- * as U+FFFD.  At most MAX characters (0: all), then an ellipsis.  NULL
+ * other than tab and newline, C1 and bidirectional controls
+ * (reports/bytes.h) and each byte that is not valid UTF-8 written as
+ * U+FFFD.  At most MAX characters (0: all), then an ellipsis.  NULL
  * writes nothing. */
 void rep_html_text(FILE *out, const char *s, size_t max);
 

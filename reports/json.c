@@ -3,10 +3,11 @@
 #include "report.h"
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "utf8.h"
+#include "bytes.h"
 
 static json_t *jhex(uint64_t v)
 {
@@ -14,9 +15,23 @@ static json_t *jhex(uint64_t v)
 	return json_string_nocheck(rep_hex(h, v));
 }
 
+/* Bytes from a core or a binary as a JSON string (reports/bytes.h): each
+ * byte that is not part of valid UTF-8 becomes U+FFFD. */
 static json_t *jstr(const char *s)
 {
-	return rep_utf8_json(s);
+	return rep_json_text(s);
+}
+
+/* Set when a value or member could not be added (out of memory) while a
+ * value was built, so that value is never written with a hole: the writer
+ * fails instead. */
+static _Thread_local bool json_failed;
+
+/* Append V to ARR (V is stolen); a failure is remembered. */
+static void push(json_t *arr, json_t *v)
+{
+	if (json_array_append_new(arr, v) != 0)
+		json_failed = true;
 }
 
 static json_t *jhex_if(bool known, uint64_t v)
@@ -56,7 +71,7 @@ static json_t *modules_array(const struct analysis *an)
 	json_t *arr = json_array();
 	for (size_t i = 0; i < an->nmodules; i++) {
 		const struct an_module *m = &an->modules[i];
-		json_array_append_new(arr, json_pack("{s:o, s:o, s:o, s:o, s:o}",
+		push(arr, json_pack("{s:o, s:o, s:o, s:o, s:o}",
 			"path", jstr(m->path), "start", jhex(m->start), "end", jhex(m->end),
 			"build_id", jstr(m->build_id), "debuginfo", jstr(m->debuginfo)));
 	}
@@ -67,7 +82,8 @@ static json_t *modules_array(const struct analysis *an)
  * the per-frame objects skip jansson's UTF-8 key checks (there are many). */
 static void set(json_t *o, const char *key, json_t *value)
 {
-	json_object_set_new_nocheck(o, key, value);
+	if (json_object_set_new_nocheck(o, key, value) != 0)
+		json_failed = true;
 }
 
 /* The registers the unwinder recovered for this frame (callee-saved ones,
@@ -113,9 +129,12 @@ static int put_text(struct out_buffer *b, const char *text)
 	return write_chunk(text, strlen(text), b);
 }
 
-/* Encode VALUE (borrowed) with jansson into B. */
+/* Encode VALUE (borrowed) with jansson into B; -1 when a part of it could
+ * not be built. */
 static int put_value(struct out_buffer *b, const json_t *value, size_t flags)
 {
+	if (json_failed)
+		return -1;
 	return json_dump_callback(value, write_chunk, b, JSON_COMPACT | JSON_ENCODE_ANY | flags);
 }
 
@@ -265,7 +284,7 @@ static json_t *place_object(const struct an_frame *f)
 static char *place_text(const struct an_frame *f)
 {
 	json_t *v = place_object(f);
-	char *text = v ? json_dumps(v, JSON_COMPACT | JSON_EMBED) : NULL;
+	char *text = v && !json_failed ? json_dumps(v, JSON_COMPACT | JSON_EMBED) : NULL;
 	json_decref(v);
 	return text;
 }
@@ -418,7 +437,7 @@ static json_t *registers_object(const struct an_thread *t)
 {
 	json_t *o = json_object();
 	for (unsigned r = 0; r < AN_THREAD_NREGS; r++)
-		json_object_set_new(o, an_thread_reg_name(r), jhex(t->regs[r]));
+		set(o, an_thread_reg_name(r), jhex(t->regs[r]));
 	return o;
 }
 
@@ -506,9 +525,9 @@ static json_t *event_object(const struct an_event *e)
 {
 	json_t *args = json_array(), *strings = json_array();
 	for (size_t i = 0; i < e->nargs && i < 12; i++) {
-		json_array_append_new(args, jhex(e->args[i]));
+		push(args, jhex(e->args[i]));
 		if (e->strings_read & (1u << i))
-			json_array_append_new(strings, json_integer((json_int_t)i));
+			push(strings, json_integer((json_int_t)i));
 	}
 	return json_pack("{s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:b}",
 		"order", (json_int_t)e->order, "timestamp", (json_int_t)e->timestamp,
@@ -524,7 +543,7 @@ static json_t *recorders_array(const struct analysis *an)
 		const struct an_recorder *r = &an->recorders[i];
 		json_t *events = json_array();
 		for (size_t j = 0; j < r->nevents; j++)
-			json_array_append_new(events, event_object(&r->events[j]));
+			push(events, event_object(&r->events[j]));
 		json_t *o = json_pack("{s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
 			"name", jstr(r->name), "size", (json_int_t)r->size,
 			"writer", (json_int_t)r->writer, "reader", (json_int_t)r->reader,
@@ -532,11 +551,11 @@ static json_t *recorders_array(const struct analysis *an)
 			"in_flight", (json_int_t)r->in_flight, "overwritten", (json_int_t)r->overwritten,
 			"events", events);
 		if (o) {
-			json_object_set_new(o, "layout", jstr(r->layout));
-			json_object_set_new(o, "address", jhex(r->address));
-			json_object_set_new(o, "overflow", json_integer((json_int_t)r->overflow));
+			set(o, "layout", jstr(r->layout));
+			set(o, "address", jhex(r->address));
+			set(o, "overflow", json_integer((json_int_t)r->overflow));
 		}
-		json_array_append_new(arr, o);
+		push(arr, o);
 	}
 	return arr;
 }
@@ -547,7 +566,7 @@ static json_t *timeline_array(const struct analysis *an)
 	for (size_t i = 0; i < an->ntimeline; i++) {
 		const struct an_timeline_entry *e = &an->timeline[i];
 		const struct an_recorder *r = &an->recorders[e->recorder];
-		json_array_append_new(arr, json_pack("{s:I, s:o, s:I, s:o}",
+		push(arr, json_pack("{s:I, s:o, s:I, s:o}",
 			"order", (json_int_t)e->order, "recorder", jstr(r->name),
 			"timestamp", (json_int_t)e->timestamp,
 			"message", jstr(r->events[e->event].message)));
@@ -559,7 +578,7 @@ static json_t *warnings_array(const struct analysis *an)
 {
 	json_t *arr = json_array();
 	for (size_t i = 0; i < an->nwarnings; i++)
-		json_array_append_new(arr, json_string(an->warnings[i]));
+		push(arr, jstr(an->warnings[i]));
 	return arr;
 }
 
@@ -620,6 +639,7 @@ int rep_json_write(FILE *out, const struct analysis *an, const struct rep_json_o
 	bool first = true;
 	if (!b)
 		return -1;
+	json_failed = false;
 	b->out = out;
 	b->len = 0;
 	int rc = frame_writer_init(&w, b, opts->frame_registers) ? 0 : -1;

@@ -1,6 +1,7 @@
 #include "query.h"
 #include "reader.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <sqlite3.h>
 #include <stdbool.h>
@@ -10,8 +11,7 @@
 
 #include "clickhouse.h"
 #include "html.h"
-#include "utf8.h"
-
+#include "bytes.h"
 
 /* A result held in memory so a table can be aligned: rows x cols strings
  * (NULL for SQL NULL). */
@@ -63,22 +63,26 @@ static bool result_add_row(struct result *r, const char *const *texts)
 	return true;
 }
 
-static void print_table(const struct result *r)
+/* The table is read on a terminal: cells are escaped as the text report's
+ * strings are (reports/bytes.h).  False on out-of-memory. */
+static bool print_table(const struct result *r)
 {
+	struct rep_escaper esc = {0};
 	size_t *w = calloc((size_t)r->ncols, sizeof(*w));
 	if (!w)
-		return;
+		return false;
 	for (int c = 0; c < r->ncols; c++)
-		w[c] = strlen(r->names[c]);
+		w[c] = strlen(rep_escape(&esc, r->names[c]));
 	for (size_t i = 0; i < r->nrows; i++)
 		for (int c = 0; c < r->ncols; c++) {
 			const char *s = r->cells[i * (size_t)r->ncols + (size_t)c];
-			size_t n = s ? strlen(s) : 0;
+			size_t n = s ? strlen(rep_escape(&esc, s)) : 0;
 			if (n > w[c])
 				w[c] = n;
 		}
 	for (int c = 0; c < r->ncols; c++)
-		printf("%-*s%s", c + 1 < r->ncols ? (int)w[c] : 0, r->names[c], c + 1 < r->ncols ? "  " : "\n");
+		printf("%-*s%s", c + 1 < r->ncols ? (int)w[c] : 0, rep_escape(&esc, r->names[c]),
+		       c + 1 < r->ncols ? "  " : "\n");
 	for (int c = 0; c < r->ncols; c++) {
 		for (size_t k = 0; k < w[c]; k++)
 			putchar('-');
@@ -87,10 +91,13 @@ static void print_table(const struct result *r)
 	for (size_t i = 0; i < r->nrows; i++)
 		for (int c = 0; c < r->ncols; c++) {
 			const char *s = r->cells[i * (size_t)r->ncols + (size_t)c];
-			printf("%-*s%s", c + 1 < r->ncols ? (int)w[c] : 0, s ? s : "",
+			printf("%-*s%s", c + 1 < r->ncols ? (int)w[c] : 0, rep_escape(&esc, s),
 			       c + 1 < r->ncols ? "  " : "\n");
 		}
 	free(w);
+	bool ok = !esc.failed;
+	rep_escaper_clear(&esc);
+	return ok;
 }
 
 static void csv_cell(const char *s)
@@ -168,11 +175,12 @@ static int sink_row(struct sink *k, const char *const *texts, json_t **values)
 	return 0;
 }
 
-/* Print what is left (OK: every row arrived) and free the sink. */
+/* Print what is left (OK: every row arrived) and free the sink; -1 when
+ * not OK or the table could not be printed (out of memory). */
 static int sink_end(struct sink *k, bool ok)
 {
-	if (ok && k->fmt == REP_FORMAT_TABLE && k->r.ncols)
-		print_table(&k->r);
+	if (ok && k->fmt == REP_FORMAT_TABLE && k->r.ncols && !print_table(&k->r))
+		ok = false;
 	if (ok && k->fmt == REP_FORMAT_JSON && json_dumpf(k->rows, stdout, JSON_INDENT(2)) == 0)
 		putchar('\n');
 	json_decref(k->rows);
@@ -208,7 +216,7 @@ static json_t *json_value(sqlite3_stmt *q, int c)
 	default: {
 		const char *t = (const char *)sqlite3_column_text(q, c);
 		json_t *v = json_stringn(t, (size_t)sqlite3_column_bytes(q, c));
-		return v ? v : rep_utf8_json(t);
+		return v ? v : rep_json_text(t);   /* text stored before it was made valid */
 	}
 	}
 }
@@ -220,7 +228,7 @@ static int run_statement(sqlite3 *db, sqlite3_stmt *q, enum rep_format fmt)
 	const char **texts = calloc((size_t)(ncols ? ncols : 1), sizeof(*texts));
 	json_t **values = calloc((size_t)(ncols ? ncols : 1), sizeof(*values));
 	struct sink k;
-	bool ok = false;
+	bool ok = false, reported = false;
 	for (int c = 0; texts && c < ncols; c++)
 		texts[c] = sqlite3_column_name(q, c);
 	if (!texts || !values || sink_begin(&k, fmt, texts, ncols) != 0) {
@@ -228,6 +236,7 @@ static int run_statement(sqlite3 *db, sqlite3_stmt *q, enum rep_format fmt)
 			sink_end(&k, false);
 		free(texts);
 		free(values);
+		fprintf(stderr, "asyncore: query: out of memory\n");
 		return -1;
 	}
 	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
@@ -240,13 +249,18 @@ static int run_statement(sqlite3 *db, sqlite3_stmt *q, enum rep_format fmt)
 	}
 	if (step != SQLITE_DONE) {
 		fprintf(stderr, "asyncore: query: %s\n", sqlite3_errmsg(db));
+		reported = true;
 		goto out;
 	}
 	ok = true;
 out:
 	free(texts);
 	free(values);
-	return sink_end(&k, ok);
+	if (sink_end(&k, ok) == 0)
+		return 0;
+	if (!reported)
+		fprintf(stderr, "asyncore: query: out of memory\n");
+	return -1;
 }
 
 /* Refuse anything that would change a database, even through ATTACH. */
@@ -386,11 +400,22 @@ out:
 	return rc;
 }
 
+/* 2 when what was printed did not reach stdout in full (said on stderr),
+ * else RC. */
+static int flushed(int rc)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "asyncore: query: the rows could not be written: %s\n",
+			strerror(errno ? errno : EIO));
+		return 2;
+	}
+	return rc;
+}
+
 int rep_query(const char *db, const char *sql, enum rep_format format)
 {
-	if (rep_ch_is_url(db))
-		return ch_query(db, sql, format);
-	return run_sql(db, sql, format);
+	errno = 0;
+	return flushed(rep_ch_is_url(db) ? ch_query(db, sql, format) : run_sql(db, sql, format));
 }
 
 int rep_top(const char *db, long limit, enum rep_format format)
@@ -400,7 +425,8 @@ int rep_top(const char *db, long limit, enum rep_format format)
 		struct rep_reader *r = NULL;
 		if (rep_reader_open(db, &r) != 0)
 			return 2;
-		int rc = rep_html_top(stdout, r, limit) == 0 && fflush(stdout) == 0 ? 0 : 2;
+		errno = 0;
+		int rc = flushed(rep_html_top(stdout, r, limit) == 0 ? 0 : 2);
 		rep_reader_close(r);
 		return rc;
 	}

@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "bytes.h"
+
 /* The library formats each line into a 256-byte buffer. */
 #define LIBRARY_LINE_MAX 255
 #define LIBRARY_INDENT 20
@@ -38,9 +40,12 @@ static void indent_text(char *buf, size_t size, unsigned indent)
 
 /* Every line holds at most 255 characters.  (On a longer line the library
  * also writes its buffer's terminating NUL before the newline; the dump
- * here stays text and leaves that byte out.) */
-void rep_recorder_dump_library(FILE *out, const struct analysis *an)
+ * here stays text and leaves that byte out.)  What the core wrote is then
+ * escaped for a terminal (reports/bytes.h), as in the text report. */
+int rep_recorder_dump_library(FILE *out, const struct analysis *an)
 {
+	struct rep_escaper esc = {0};
+	bool failed = false;
 	unsigned indent = 0;
 	for (size_t i = 0; i < an->ntimeline; i++) {
 		const struct an_timeline_entry *t = &an->timeline[i];
@@ -55,7 +60,10 @@ void rep_recorder_dump_library(FILE *out, const struct analysis *an)
 		indent_text(pad, sizeof(pad), indent);
 		snprintf(line, sizeof(line), "[%llu %.6f] %s%s: %s", (unsigned long long)e->order,
 			 (double)e->timestamp / 1000000.0, pad, r->name ? r->name : "", msg);
-		fprintf(out, "%s\n", line);
+		fprintf(out, "%s\n", rep_escape(&esc, line));
+		failed |= esc.failed;
+		rep_escaper_clear(&esc);
 		indent = next;
 	}
+	return failed || ferror(out) ? -1 : 0;
 }

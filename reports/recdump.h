@@ -10,7 +10,9 @@
  * exactly as the library's recorder_dump() prints them:
  * "[ORDER SECONDS] NAME: MESSAGE", SECONDS being the timestamp in
  * microseconds shown with %.6f, and a plain %s argument shown as a pointer.
- * Unlike the library, the oldest slot of a wrapped ring is included. */
-void rep_recorder_dump_library(FILE *out, const struct analysis *an);
+ * Unlike the library, the oldest slot of a wrapped ring is included, and
+ * control characters and bytes that are not UTF-8 are escaped as in the text
+ * report.  Returns 0, or -1 when it could not be written (errno says why). */
+int rep_recorder_dump_library(FILE *out, const struct analysis *an);
 
 #endif

@@ -13,21 +13,27 @@ struct rep_text_options {
 	bool color;                 /* ANSI colour: crashing frame, seams, warnings */
 };
 
-/* Print the crash report a person reads top-down. */
-void rep_text_write(FILE *out, const struct analysis *an, const struct rep_text_options *opts);
+/* Print the crash report a person reads top-down, every string from the
+ * core or a binary escaped for a terminal (reports/bytes.h).  Returns 0, or
+ * -1 when it could not be written in full (errno says why). */
+int rep_text_write(FILE *out, const struct analysis *an, const struct rep_text_options *opts);
 
 struct rep_json_options {
 	bool all_threads;           /* false: the crashing thread only */
 	bool frame_registers;       /* each frame's recovered registers too */
 };
 
-/* Print the JSON object of DESIGN.md.  Returns 0, or -1 when the JSON could
- * not be built. */
+/* Print the JSON object of DESIGN.md, written in pieces as it is built.
+ * Strings from the core or a binary are made valid UTF-8 (reports/bytes.h).
+ * Returns 0, or -1 when a part could not be built (out of memory) or
+ * written (errno says why): what was printed is then cut short, and the
+ * caller says so. */
 int rep_json_write(FILE *out, const struct analysis *an, const struct rep_json_options *opts);
 
 /* Print the crash page (DESIGN.md "HTML"): one self-contained HTML file;
- * ALL_THREADS false leaves the other threads out.  Returns 0, or -1 when
- * OUT failed. */
+ * ALL_THREADS false leaves the other threads out.  Strings from the core or
+ * a binary are made valid UTF-8 and escaped for HTML.  Returns 0, or -1 when
+ * it could not be written in full (errno says why). */
 int rep_html_write(FILE *out, const struct analysis *an, bool all_threads);
 
 /* Print each warning as one "asyncore: warning: ..." line (for stderr, so

@@ -61,6 +61,11 @@ int rep_store_has(struct rep_store *st, const char *fingerprint)
 	return st->ops->has(st->backend, fingerprint);
 }
 
+void rep_store_pending(struct rep_store *st, size_t *held, size_t *lost)
+{
+	st->ops->pending(st->backend, held, lost);
+}
+
 int rep_store_init(const char *db, char *why, size_t whylen)
 {
 	if (rep_ch_is_url(db))

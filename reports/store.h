@@ -56,6 +56,15 @@ int rep_store_record_error(struct rep_store *st, const struct rep_core_id *id, c
 /* 1 when a core with FINGERPRINT is stored, 0 when not, -1 on error. */
 int rep_store_has(struct rep_store *st, const char *fingerprint);
 
+/* What ST holds back: *HELD, how many of the cores (rep_store_write()
+ * returned REP_WRITE_STORED) and errors (rep_store_record_error() returned 0)
+ * it accepted are not written yet, always the last ones it accepted (0 in
+ * SQLite, which writes each at once); *LOST, how many accepted cores could
+ * not be stored after all so far (what rep_store_close() returns, so far).
+ * An ingest worker tells its supervisor, which then knows what a worker that
+ * dies takes with it. */
+void rep_store_pending(struct rep_store *st, size_t *held, size_t *lost);
+
 /* Create the schema of the ClickHouse store DB (`asyncore store init`),
  * idempotently: with ?cluster=NAME on the one shard the URL names (run it
  * on every shard).  An SQLite file is created as rep_store_open() does.
@@ -70,6 +79,7 @@ struct rep_store_ops {
 	int (*record_error)(void *backend, const struct rep_core_id *id, const char *reason,
 			    char *why, size_t whylen);
 	size_t (*close)(void *backend);
+	void (*pending)(void *backend, size_t *held, size_t *lost);
 };
 
 extern const struct rep_store_ops rep_sqlite_ops, rep_ch_store_ops;

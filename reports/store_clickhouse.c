@@ -13,7 +13,7 @@
 #include "../corefile/array.h"
 #include "clickhouse.h"
 #include "store_rows.h"
-#include "utf8.h"
+#include "bytes.h"
 
 /* A batch is also sent once its rows pass this size. */
 #define CH_BATCH_BYTES (16u << 20)
@@ -459,19 +459,19 @@ static int add_core(struct rep_ch_store *st, const struct analysis *an)
 	char now[32];
 	rep_store_time((int64_t)time(NULL), now);
 	return ROW(&st->rows[T_CORES], core_cols,
-		   rep_utf8_json(an->core_fingerprint), rep_utf8_json(an->core_sha256),
-		   rep_utf8_json(an->core_path ? an->core_path : ""), j_u64(an->core_file_size),
-		   j_u64(an->core_size), rep_utf8_json(an->crashed_at), rep_utf8_json(now),
-		   rep_utf8_json(AN_VERSION), rep_utf8_json(an->executable), rep_utf8_json(an->build_id),
+		   rep_json_text(an->core_fingerprint), rep_json_text(an->core_sha256),
+		   rep_json_text(an->core_path ? an->core_path : ""), j_u64(an->core_file_size),
+		   j_u64(an->core_size), rep_json_text(an->crashed_at), rep_json_text(now),
+		   rep_json_text(AN_VERSION), rep_json_text(an->executable), rep_json_text(an->build_id),
 		   j_opt(an->has_pid, (uint64_t)(int64_t)an->pid), j_opt(an->has_uid, an->uid),
-		   j_opt(an->has_signal, (uint64_t)(int64_t)an->signo), rep_utf8_json(an->signal_name),
-		   j_opt(an->has_code, (uint64_t)(int64_t)an->code), rep_utf8_json(an->code_name),
+		   j_opt(an->has_signal, (uint64_t)(int64_t)an->signo), rep_json_text(an->signal_name),
+		   j_opt(an->has_code, (uint64_t)(int64_t)an->code), rep_json_text(an->code_name),
 		   j_opt(an->has_fault_address, an->fault_address), j_int(an->crashing_tid),
-		   rep_utf8_json(an->abort_message), rep_utf8_json(an->signature),
-		   rep_utf8_json(an->signature_hash), j_opt(an->async_key_found, an->async_key),
+		   rep_json_text(an->abort_message), rep_json_text(an->signature),
+		   rep_json_text(an->signature_hash), j_opt(an->async_key_found, an->async_key),
 		   j_u64(an->nthreads), j_u64(rep_total_frames(an)), j_u64(an->nwarnings),
-		   rep_utf8_json(an->boot_id), j_opt(an->has_coredump_uid, an->coredump_uid),
-		   rep_utf8_json(an->unit), rep_utf8_json(an->cmdline), j_u64(next_version(st)));
+		   rep_json_text(an->boot_id), j_opt(an->has_coredump_uid, an->coredump_uid),
+		   rep_json_text(an->unit), rep_json_text(an->cmdline), j_u64(next_version(st)));
 }
 
 /* A frame's columns: a thread's frames have all of them, a task's the
@@ -504,17 +504,17 @@ static int add_frames(struct ch_rows *rows, const char *const *names, size_t nco
 	for (size_t j = 0; j < n; j++) {
 		const struct an_frame *f = &fs[j];
 		char *args = rep_frame_args_json(f);
-		json_t *argv = args ? json_string(args) : json_null();
+		json_t *argv = args ? json_string(args) : f->has_args ? NULL : json_null();
 		free(args);
 		json_t *v[NFRAME_COLS] = {
 			json_string(fp), j_u64(owner), j_u64(j),
 			json_string(an_frame_kind_name(f->kind)), j_opt(!AN_FRAME_IS_RUNTIME(f), f->pc),
-			rep_utf8_json(f->function), j_opt(f->has_offset, f->offset),
-			rep_utf8_json(f->module), j_opt(f->has_module_offset, f->module_offset),
-			rep_utf8_json(f->file), j_opt(f->line > 0, (uint64_t)f->line), j_int(f->inlined),
-			j_int(f->inline_depth), j_int(f->tailcall), rep_utf8_json(f->display), argv,
+			rep_json_text(f->function), j_opt(f->has_offset, f->offset),
+			rep_json_text(f->module), j_opt(f->has_module_offset, f->module_offset),
+			rep_json_text(f->file), j_opt(f->line > 0, (uint64_t)f->line), j_int(f->inlined),
+			j_int(f->inline_depth), j_int(f->tailcall), rep_json_text(f->display), argv,
 			j_int(f->activation), j_opt(f->cfa != 0, f->cfa), j_int(f->seam),
-			rep_utf8_json(f->runtime), rep_utf8_json(f->detail),
+			rep_json_text(f->runtime), rep_json_text(f->detail),
 		};
 		for (size_t k = ncols; k < NFRAME_COLS; k++)
 			json_decref(v[k]);
@@ -537,7 +537,7 @@ static int add_threads(struct rep_ch_store *st, const char *fp, const struct ana
 		if (ROW(&st->rows[T_THREADS], thread_cols, json_string(fp), j_u64(i), j_int(t->tid),
 			j_int(t->crashing), j_u64(t->regs[AN_REG_RIP]), j_u64(t->regs[AN_REG_RSP]),
 			j_u64(t->regs[AN_REG_RBP]), j_u64(t->regs[AN_REG_FS_BASE]), j_u64(t->nframes),
-			rep_utf8_json(t->unwind_error), j_opt(t->async_root != 0, t->async_root)) != 0 ||
+			rep_json_text(t->unwind_error), j_opt(t->async_root != 0, t->async_root)) != 0 ||
 		    add_frames(&st->rows[T_FRAMES], frame_cols, NFRAME_COLS, fp, i, t->frames,
 			       t->nframes) != 0)
 			return -1;
@@ -560,8 +560,8 @@ static int add_modules_suspended_warnings(struct rep_ch_store *st, const char *f
 	for (size_t i = 0; i < an->nmodules; i++) {
 		const struct an_module *m = &an->modules[i];
 		if (ROW(&st->rows[T_MODULES], module_cols, json_string(fp), j_u64(i),
-			rep_utf8_json(m->path), j_u64(m->start), j_u64(m->end),
-			rep_utf8_json(m->build_id), rep_utf8_json(m->debuginfo)) != 0)
+			rep_json_text(m->path), j_u64(m->start), j_u64(m->end),
+			rep_json_text(m->build_id), rep_json_text(m->debuginfo)) != 0)
 			return -1;
 	}
 	for (size_t i = 0; i < an->nsuspended; i++) {
@@ -574,7 +574,7 @@ static int add_modules_suspended_warnings(struct rep_ch_store *st, const char *f
 	}
 	for (size_t i = 0; i < an->nwarnings; i++)
 		if (ROW(&st->rows[T_WARNINGS], warning_cols, json_string(fp), j_u64(i),
-			rep_utf8_json(an->warnings[i] ? an->warnings[i] : "")) != 0)
+			rep_json_text(an->warnings[i] ? an->warnings[i] : "")) != 0)
 			return -1;
 	return 0;
 }
@@ -589,13 +589,13 @@ static int add_tasks(struct rep_ch_store *st, const char *fp, const struct analy
 	for (size_t i = 0; i < an->ntasks; i++) {
 		const struct an_task *t = &an->tasks[i];
 		if (ROW(&st->rows[T_TASKS], task_cols, json_string(fp), j_u64(i),
-			rep_utf8_json(t->runtime), j_u64(t->id),
-			json_string(an_task_state_name(t->state)), rep_utf8_json(t->wait_kind),
+			rep_json_text(t->runtime), j_u64(t->id),
+			json_string(an_task_state_name(t->state)), rep_json_text(t->wait_kind),
 			j_opt(t->has_wait_address, t->wait_address),
 			j_opt(t->has_wait_target, t->wait_target),
-			j_opt(t->has_tid, (uint64_t)(int64_t)t->tid), rep_utf8_json(t->fn),
+			j_opt(t->has_tid, (uint64_t)(int64_t)t->tid), rep_json_text(t->fn),
 			j_opt(t->fn_address != 0, t->fn_address), j_u64(t->address), j_u64(t->nframes),
-			rep_utf8_json(t->unwind_error)) != 0 ||
+			rep_json_text(t->unwind_error)) != 0 ||
 		    add_frames(&st->rows[T_TFRAMES], tframe_cols, NTFRAME_COLS, fp, i, t->frames,
 			       t->nframes) != 0)
 			return -1;
@@ -618,7 +618,7 @@ static int add_recorders(struct rep_ch_store *st, const char *fp, const struct a
 	for (size_t i = 0; i < an->nrecorders; i++) {
 		const struct an_recorder *r = &an->recorders[i];
 		if (ROW(&st->rows[T_RECORDERS], recorder_cols, json_string(fp), j_u64(i),
-			rep_utf8_json(r->name), rep_utf8_json(r->layout), j_u64(r->address),
+			rep_json_text(r->name), rep_json_text(r->layout), j_u64(r->address),
 			j_u64(r->size), j_u64(r->writer), j_u64(r->reader), j_u64(r->commit),
 			j_u64(r->overflow), j_u64(r->recovered), j_u64(r->in_flight),
 			j_u64(r->overwritten), j_u64(r->nevents)) != 0)
@@ -627,9 +627,9 @@ static int add_recorders(struct rep_ch_store *st, const char *fp, const struct a
 			const struct an_event *e = &r->events[k];
 			rep_event_args_json(e, args, sizeof(args));
 			if (ROW(&st->rows[T_EVENTS], event_cols, json_string(fp), j_u64(i), j_u64(k),
-				j_u64(e->order), j_u64(e->timestamp), rep_utf8_json(e->location),
-				rep_utf8_json(e->function), rep_utf8_json(e->format),
-				rep_utf8_json(e->message), json_string(args), j_int(e->strings_read),
+				j_u64(e->order), j_u64(e->timestamp), rep_json_text(e->location),
+				rep_json_text(e->function), rep_json_text(e->format),
+				rep_json_text(e->message), json_string(args), j_int(e->strings_read),
 				j_int(e->in_flight)) != 0)
 				return -1;
 		}
@@ -702,6 +702,27 @@ static int earlier_error(struct rep_ch_store *st, const char *ident, char first_
 	return rc;
 }
 
+static int add_error(struct rep_ch_store *st, const struct rep_core_id *id, const char *reason,
+		     bool resolved, bool lookup, char *why, size_t whylen);
+
+/* The core ID, known by its fingerprint now, may have failed before under
+ * its path alone (its worker lost before it was read): that error is the
+ * same core's, and ends. */
+static int resolve_path_error(struct rep_ch_store *st, const struct rep_core_id *id, char *why,
+			      size_t whylen)
+{
+	struct rep_core_id by_path = {id->path, NULL, 0};
+	char *ident = rep_error_ident(&by_path), first_at[32] = "";
+	int64_t attempts = 0;
+	if (!ident) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	earlier_error(st, ident, first_at, &attempts);   /* best effort */
+	free(ident);
+	return attempts > 0 ? add_error(st, &by_path, "", true, false, why, whylen) : 0;
+}
+
 /* An ingest_errors row for ID into the batch (RESOLVED: the core is now
  * stored, which ends the error; LOOKUP: carry on the attempts of an earlier
  * row, which asks the store). */
@@ -717,11 +738,15 @@ static int add_error(struct rep_ch_store *st, const struct rep_core_id *id, cons
 	}
 	if (!resolved && lookup)
 		earlier_error(st, ident, first_at, &attempts);   /* best effort: a new count */
-	int rc = ROW(&st->rows[T_ERRORS], error_cols, rep_utf8_json(ident),
-		     rep_utf8_json(id->fingerprint), rep_utf8_json(id->path),
-		     j_opt(id->fingerprint != NULL, id->file_size), rep_utf8_json(reason),
-		     j_int(attempts + 1), rep_utf8_json(first_at[0] ? first_at : now),
-		     rep_utf8_json(now), j_int(resolved), j_u64(next_version(st)));
+	if (!resolved && lookup && id->fingerprint && resolve_path_error(st, id, why, whylen) != 0) {
+		free(ident);
+		return -1;
+	}
+	int rc = ROW(&st->rows[T_ERRORS], error_cols, rep_json_text(ident),
+		     rep_json_text(id->fingerprint), rep_json_text(id->path),
+		     j_opt(id->fingerprint != NULL, id->file_size), rep_json_text(reason),
+		     j_int(attempts + 1), rep_json_text(first_at[0] ? first_at : now),
+		     rep_json_text(now), j_int(resolved), j_u64(next_version(st)));
 	free(ident);
 	if (rc != 0)
 		snprintf(why, whylen, "out of memory");
@@ -730,25 +755,40 @@ static int add_error(struct rep_ch_store *st, const struct rep_core_id *id, cons
 	return rc;
 }
 
-/* The batch's cores that have an unresolved error: each gets a resolved
- * row, written after its cores row. */
+/* Append "'TEXT'" (quoted), after a comma unless it is the first, to the
+ * malloc'd list *LIST (*LEN long); -1 on out-of-memory. */
+static int list_add(char **list, size_t *len, const char *text)
+{
+	char *q = rep_ch_quote(text);
+	size_t n = q ? strlen(q) : 0;
+	char *p = q ? realloc(*list, *len + n + 2) : NULL;
+	if (!p) {
+		free(q);
+		return -1;
+	}
+	*len += (size_t)sprintf(p + *len, "%s%s", *len ? "," : "", q);
+	*list = p;
+	free(q);
+	return 0;
+}
+
+/* The batch's cores that have an unresolved error, under their fingerprint
+ * or (failed before they were read) their path: each gets a resolved row,
+ * written after its cores row. */
 static int resolve_errors(struct rep_ch_store *st)
 {
+	char *list = NULL, *sql = NULL, why[256];
 	size_t len = 0;
-	for (size_t i = 0; i < st->npending; i++)
-		len += 2 * strlen(st->pending[i].fingerprint) + 4;
-	char *list = malloc(len + 1), *sql = NULL, why[256];
 	json_t *res = NULL;
 	int rc = -1;
-	if (!list)
-		return -1;
-	size_t o = 0;
 	for (size_t i = 0; i < st->npending; i++) {
-		char *q = rep_ch_quote(st->pending[i].fingerprint);
-		if (!q)
+		struct rep_core_id by_path = {st->pending[i].path, NULL, 0};
+		char *path_ident = rep_error_ident(&by_path);
+		int added = path_ident && list_add(&list, &len, st->pending[i].fingerprint) == 0 &&
+			    list_add(&list, &len, path_ident) == 0;
+		free(path_ident);
+		if (!added)
 			goto out;
-		o += (size_t)snprintf(list + o, len + 1 - o, "%s%s", i ? "," : "", q);
-		free(q);
 	}
 	sql = printf_sql("SELECT ident, path FROM %s.ingest_errors FINAL WHERE resolved = 0 AND"
 			 " ident IN (%s)", rep_ch_database(st->ch), list);
@@ -757,9 +797,11 @@ static int resolve_errors(struct rep_ch_store *st)
 	json_t *data = json_object_get(res, "data"), *row;
 	size_t k;
 	json_array_foreach(data, k, row) {
-		struct rep_core_id id = {json_string_value(json_array_get(row, 1)),
-					 json_string_value(json_array_get(row, 0)), 0};
-		if (id.fingerprint && id.path && add_error(st, &id, "", true, false, why, sizeof(why)) != 0)
+		const char *ident = json_string_value(json_array_get(row, 0));
+		struct rep_core_id id = {json_string_value(json_array_get(row, 1)), ident, 0};
+		if (ident && strncmp(ident, "path:", 5) == 0)
+			id.fingerprint = NULL;   /* its ident is its path's */
+		if (ident && id.path && add_error(st, &id, "", true, false, why, sizeof(why)) != 0)
 			goto out;
 	}
 	rc = 0;
@@ -791,15 +833,20 @@ static int insert_rows(struct rep_ch_store *st, enum ch_table t, char *why, size
 }
 
 /* The batch's cores that could not be stored: reported, counted, and
- * recorded in ingest_errors if the store takes one more try. */
+ * recorded in ingest_errors if the store takes one more try, with the
+ * batch's own ingest_errors rows (the failures of other cores). */
 static void report_lost(struct rep_ch_store *st, const char *reason)
 {
 	char why[512];
-	rows_reset(st);
+	for (int t = 0; t < T_COUNT; t++)
+		if (t != T_ERRORS)
+			st->rows[t].len = st->rows[t].count = 0;
 	for (size_t i = 0; i < st->npending; i++) {
 		const struct ch_pending *p = &st->pending[i];
 		struct rep_core_id id = {p->path, p->fingerprint, p->file_size};
-		fprintf(stderr, "asyncore: %s: not stored: %s\n", p->path, reason);
+		char line[600];
+		snprintf(line, sizeof(line), "not stored: %s", reason);
+		rep_say(stderr, p->path, line);
 		add_error(st, &id, reason, false, false, why, sizeof(why));
 	}
 	st->lost += st->npending;
@@ -925,7 +972,17 @@ static size_t ch_close(void *backend)
 	return lost;
 }
 
-const struct rep_store_ops rep_ch_store_ops = {ch_has, ch_write, ch_record_error, ch_close};
+/* The batch's cores and ingest_errors rows: every flush writes (or loses)
+ * them all, so they are the last ones accepted. */
+static void ch_pending(void *backend, size_t *held, size_t *lost)
+{
+	const struct rep_ch_store *st = backend;
+	*held = st->npending + st->nerrors;
+	*lost = st->lost;
+}
+
+const struct rep_store_ops rep_ch_store_ops = {ch_has, ch_write, ch_record_error, ch_close,
+					       ch_pending};
 
 /* ---- Resigning ------------------------------------------------------- */
 
@@ -1576,8 +1633,8 @@ static int patch_core(void *ctx, json_t *row)
 	const struct ch_core *c = i == SIZE_MAX ? NULL : &b->cores[i];
 	if (!c || !c->new_hash || (!hash_changed(c) && !c->resymbolized))
 		return 0;
-	if (json_object_set_new(row, "signature", rep_utf8_json(c->new_signature)) != 0 ||
-	    json_object_set_new(row, "signature_hash", rep_utf8_json(c->new_hash)) != 0 ||
+	if (json_object_set_new(row, "signature", rep_json_text(c->new_signature)) != 0 ||
+	    json_object_set_new(row, "signature_hash", rep_json_text(c->new_hash)) != 0 ||
 	    (c->resymbolized && json_object_set_new(row, "nframes", json_integer(c->nframes)) != 0) ||
 	    json_object_set_new(row, "version", j_u64(next_version(b->st))) != 0)
 		return -1;

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bytes.h"
+
 void rep_store_time(int64_t t, char out[32])
 {
 	time_t tt = (time_t)t;
@@ -28,12 +30,16 @@ char *rep_frame_args_json(const struct an_frame *f)
 	if (!f->has_args)
 		return NULL;
 	json_t *arr = json_array();
-	for (size_t i = 0; arr && i < f->nargs; i++)
-		json_array_append_new(arr, json_pack("{s:s?, s:s?, s:s?, s:s?, s:b}",
-						     "name", f->args[i].name, "type", f->args[i].type,
-						     "value", f->args[i].value,
-						     "entry_value", f->args[i].entry_value,
-						     "entry_equal", f->args[i].entry_equal));
+	for (size_t i = 0; arr && i < f->nargs; i++) {
+		const struct an_arg *a = &f->args[i];
+		if (json_array_append_new(arr, json_pack("{s:o, s:o, s:o, s:o, s:b}",
+			"name", rep_json_text(a->name), "type", rep_json_text(a->type),
+			"value", rep_json_text(a->value), "entry_value", rep_json_text(a->entry_value),
+			"entry_equal", a->entry_equal)) != 0) {
+			json_decref(arr);
+			arr = NULL;
+		}
+	}
 	char *text = arr ? json_dumps(arr, JSON_COMPACT) : NULL;
 	json_decref(arr);
 	return text;

@@ -20,8 +20,9 @@ void rep_store_time(int64_t t, char out[32]);
 size_t rep_total_frames(const struct analysis *an);
 
 /* The frame's arguments as JSON text, as the JSON report writes them
- * ([{"name","type","value","entry_value","entry_equal"}]), or NULL when it
- * has none (caller frees). */
+ * ([{"name","type","value","entry_value","entry_equal"}], strings made
+ * valid UTF-8), or NULL when it has none or on out-of-memory (caller
+ * frees). */
 char *rep_frame_args_json(const struct an_frame *f);
 
 /* One column value read back from a store: NULL, an integer or text

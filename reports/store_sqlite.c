@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bytes.h"
+
 /* How long one connection waits for a lock, and how long a write keeps
  * retrying BEGIN IMMEDIATE after that before it gives up. */
 #define REP_BUSY_TIMEOUT_MS 5000
@@ -390,7 +392,7 @@ static const char *const rep_queries[Q_COUNT] = {
 	[Q_EVENT] = "INSERT INTO recorder_events VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
 		    " ?11, ?12)",
 	[Q_WARNING] = "INSERT INTO warnings VALUES (?1, ?2, ?3)",
-	[Q_CLEAR_ERROR] = "DELETE FROM ingest_errors WHERE fingerprint = ?1",
+	[Q_CLEAR_ERROR] = "DELETE FROM ingest_errors WHERE fingerprint = ?1 OR ident = 'path:' || ?2",
 	[Q_TASK] = "INSERT INTO tasks (core_id, idx, runtime, task_id, state, wait_kind, wait_address,"
 		   " wait_target, tid, fn, fn_address, address, nframes, unwind_error) VALUES (?1, ?2,"
 		   " ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
@@ -569,20 +571,32 @@ static struct rep_value v_text(const char *s)
 
 #define NVALUES(a) (sizeof(a) / sizeof((a)[0]))
 
+/* Bind text from a core or a binary as valid UTF-8 (reports/bytes.h). */
+static int bind_text(sqlite3_stmt *q, int col, const char *s)
+{
+	char *owned;
+	const char *valid = rep_utf8(s, &owned);
+	if (!valid)
+		return SQLITE_NOMEM;
+	return sqlite3_bind_text(q, col, valid, -1, owned ? free : SQLITE_STATIC);
+}
+
 /* The one bind-and-step of every insert: bind V[0..N) to Q's parameters
  * 1..N, run it, reset it.  SQLITE_DONE on success. */
 static int insert_row(sqlite3_stmt *q, const struct rep_value *v, size_t n)
 {
-	for (size_t k = 0; k < n; k++) {
+	int rc = SQLITE_OK;
+	for (size_t k = 0; k < n && rc == SQLITE_OK; k++) {
 		int col = (int)k + 1;
 		if (v[k].type == V_INT)
-			sqlite3_bind_int64(q, col, v[k].i);
+			rc = sqlite3_bind_int64(q, col, v[k].i);
 		else if (v[k].type == V_TEXT)
-			sqlite3_bind_text(q, col, v[k].s, -1, SQLITE_STATIC);
+			rc = bind_text(q, col, v[k].s);
 		else
-			sqlite3_bind_null(q, col);
+			rc = sqlite3_bind_null(q, col);
 	}
-	int rc = sqlite3_step(q);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(q);
 	sqlite3_reset(q);
 	sqlite3_clear_bindings(q);
 	return rc;
@@ -615,6 +629,8 @@ static int insert_frame(sqlite3_stmt *q, int64_t core, size_t owner, size_t idx,
 			const struct an_frame *f)
 {
 	char *args = rep_frame_args_json(f);
+	if (f->has_args && !args)
+		return SQLITE_NOMEM;
 	const struct rep_value v[] = {
 		v_int(core), v_u64(owner), v_u64(idx),
 		v_text(an_frame_kind_name(f->kind)), v_opt(!AN_FRAME_IS_RUNTIME(f), f->pc),
@@ -849,7 +865,9 @@ static int insert_warnings(struct rep_sqlite *st, int64_t core, const struct ana
 /* Everything below the cores row, inside the open transaction. */
 static int insert_children(struct rep_sqlite *st, int64_t core, const struct analysis *an)
 {
-	const struct rep_value clear[] = {v_text(an->core_fingerprint)};
+	/* Its earlier failures: under its fingerprint, or under its path when
+	 * it failed before its fingerprint was known. */
+	const struct rep_value clear[] = {v_text(an->core_fingerprint), v_text(an->core_path)};
 	if (insert_modules(st, core, an) != 0 || insert_threads(st, core, an) != 0 ||
 	    insert_suspended(st, core, an) != 0 || insert_tasks(st, core, an) != 0 ||
 	    insert_recorders(st, core, an) != 0 ||
@@ -904,7 +922,12 @@ int rep_sqlite_record_error(struct rep_sqlite *st, const struct rep_core_id *id,
 	const struct rep_value v[] = {v_text(ident), v_text(id->fingerprint), v_text(id->path),
 				      v_opt(id->fingerprint != NULL, id->file_size), v_text(reason),
 				      v_text(now)};
-	if (insert_row(q, v, NVALUES(v)) != SQLITE_DONE || exec_retry(st->db, "COMMIT") != SQLITE_OK) {
+	/* Known by its fingerprint now: an error recorded under its path alone
+	 * (its worker lost before it was read) is the same core. */
+	const struct rep_value by_path[] = {v_text(NULL), v_text(id->path)};
+	if ((id->fingerprint &&
+	     insert_row(st->q[Q_CLEAR_ERROR], by_path, NVALUES(by_path)) != SQLITE_DONE) ||
+	    insert_row(q, v, NVALUES(v)) != SQLITE_DONE || exec_retry(st->db, "COMMIT") != SQLITE_OK) {
 		set_why(why, whylen, "recording an ingest error", st->db);
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 		goto out;
@@ -964,4 +987,12 @@ static size_t ops_close(void *backend)
 	return 0;
 }
 
-const struct rep_store_ops rep_sqlite_ops = {ops_has, ops_write, ops_record_error, ops_close};
+/* Each core and error is written when it is given: nothing is held. */
+static void ops_pending(void *backend, size_t *held, size_t *lost)
+{
+	(void)backend;
+	*held = *lost = 0;
+}
+
+const struct rep_store_ops rep_sqlite_ops = {ops_has, ops_write, ops_record_error, ops_close,
+					     ops_pending};

@@ -7,13 +7,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
+
+/* Escaped copies of the strings of one report (reports/bytes.h), freed when
+ * it is written. */
+static _Thread_local struct rep_escaper text_esc;
+
+/* S from a core or a binary, safe to print on a terminal. */
+static const char *esc(const char *s)
+{
+	return rep_escape(&text_esc, s);
+}
+
 const char *rep_signal_detail(const struct analysis *an, char *buf, size_t len)
 {
 	char h[32];
 	size_t used = 0;
 	buf[0] = '\0';
 	if (an->code_name)
-		used += (size_t)snprintf(buf, len, ", %s", an->code_name);
+		used += (size_t)snprintf(buf, len, ", %s", an->code_name);   /* our own table */
 	else if (an->has_code)
 		used += (size_t)snprintf(buf, len, ", code %d", an->code);
 	if (an->has_fault_address && used < len)
@@ -42,21 +54,21 @@ static const char *base_name(const char *path)
 static void write_header(FILE *out, const struct analysis *an)
 {
 	char detail[128];
-	fprintf(out, "core:        %s (%" PRIu64 " bytes)\n", an->core_path, an->core_size);
-	fprintf(out, "executable:  %s\n", an->executable ? an->executable : "(unknown)");
+	fprintf(out, "core:        %s (%" PRIu64 " bytes)\n", esc(an->core_path), an->core_size);
+	fprintf(out, "executable:  %s\n", an->executable ? esc(an->executable) : "(unknown)");
 	if (an->build_id)
-		fprintf(out, "build-id:    %s\n", an->build_id);
+		fprintf(out, "build-id:    %s\n", esc(an->build_id));
 	if (an->has_pid)
 		fprintf(out, "pid:         %d\n", an->pid);
 	if (!an->has_signal) {
 		fprintf(out, "signal:      none (the process was dumped while running)\n");
 		return;
 	}
-	fprintf(out, "signal:      %s (%d)%s\n", an->signal_name ? an->signal_name : "signal",
+	fprintf(out, "signal:      %s (%d)%s\n", an->signal_name ? esc(an->signal_name) : "signal",
 		an->signo, rep_signal_detail(an, detail, sizeof(detail)));
 	fprintf(out, "thread:      %d (crashing)\n", an->crashing_tid);
 	if (an->abort_message)
-		fprintf(out, "Abort message: %s\n", an->abort_message);
+		fprintf(out, "Abort message: %s\n", esc(an->abort_message));
 }
 
 static void write_async_state(FILE *out, const struct analysis *an)
@@ -153,8 +165,8 @@ static void args_text(struct text *t, const struct an_frame *f)
 	text_add(t, " (");
 	for (size_t i = 0; i < f->nargs; i++) {
 		const struct an_arg *a = &f->args[i];
-		const char *name = a->name ? a->name : "";
-		const char *value = a->value ? a->value : "";
+		const char *name = esc(a->name ? a->name : "");
+		const char *value = esc(a->value ? a->value : "");
 		if (i)
 			text_add(t, ", ");
 		text_add(t, name);
@@ -167,7 +179,7 @@ static void args_text(struct text *t, const struct an_frame *f)
 			text_add(t, name);
 			text_add(t, "@entry=");
 		}
-		text_add(t, a->entry_value && !a->entry_equal ? a->entry_value : value);
+		text_add(t, a->entry_value && !a->entry_equal ? esc(a->entry_value) : value);
 	}
 	text_add(t, ")");
 }
@@ -223,14 +235,14 @@ static void write_runtime_frame(struct line *l, const struct an_frame *f, size_t
 	line_num(l, index, 10);
 	line_add(l, "    ", index < 10 ? 3 : index < 100 ? 2 : 1);     /* "%-3zu " */
 	line_add(l, "[", 1);
-	line_str(l, f->runtime ? f->runtime : "runtime");
+	line_str(l, f->runtime ? esc(f->runtime) : "runtime");
 	line_add(l, "] ", 2);
-	line_str(l, f->function ? f->function : "??");
+	line_str(l, f->function ? esc(f->function) : "??");
 	if (f->kind == AN_FRAME_LABEL)
 		line_str(l, " (label)");
 	if (f->detail) {
 		line_add(l, "  -- ", 5);
-		line_str(l, f->detail);
+		line_str(l, esc(f->detail));
 	}
 }
 
@@ -255,7 +267,7 @@ static void write_frame(FILE *out, struct writer *w, const struct an_frame *f, s
 	line_add(&l, "    ", index < 10 ? 3 : index < 100 ? 2 : 1);    /* "%-3zu " */
 	line_str(&l, rep_hex(h, f->pc));
 	line_add(&l, " in ", 4);
-	line_str(&l, name ? name : "??");
+	line_str(&l, name ? esc(name) : "??");
 	if (f->has_args)
 		write_args(&l, w, f);
 	if (f->inlined)
@@ -269,13 +281,13 @@ static void write_frame(FILE *out, struct writer *w, const struct an_frame *f, s
 	}
 	if (f->file) {
 		line_add(&l, " at ", 4);
-		line_str(&l, f->file);
+		line_str(&l, esc(f->file));
 		line_add(&l, f->line < 0 ? ":-" : ":", f->line < 0 ? 2 : 1);
 		line_num(&l, f->line < 0 ? 0 - (uint64_t)(int64_t)f->line : (uint64_t)f->line, 10);
 	}
 	if (f->module) {
 		line_add(&l, "  [", 3);
-		line_str(&l, base_name(f->module));
+		line_str(&l, esc(base_name(f->module)));
 	}
 	if (f->module && !f->function && f->has_module_offset) {
 		line_add(&l, "+0x", 3);
@@ -339,12 +351,12 @@ static void write_thread(FILE *out, const struct an_thread *t, const struct anal
 	const struct an_task *task = rep_task_running_on(an, t->tid);
 	fprintf(out, "\nThread %d", t->tid);
 	if (t->crashing) {
-		fprintf(out, " (crashing, %s)", an->signal_name ? an->signal_name : "signal");
+		fprintf(out, " (crashing, %s)", an->signal_name ? esc(an->signal_name) : "signal");
 	}
 	if (t->async_root)
 		fprintf(out, " (async stack)");
 	if (task)
-		fprintf(out, " running bthread 0x%" PRIx64 " (%s)", task->id, task->fn ? task->fn : "??");
+		fprintf(out, " running bthread 0x%" PRIx64 " (%s)", task->id, task->fn ? esc(task->fn) : "??");
 	fprintf(out, ":\n");
 	write_registers(out, t);
 	if (task)
@@ -367,8 +379,8 @@ static void write_events(FILE *out, const struct analysis *an, size_t tail)
 		const struct an_recorder *r = &an->recorders[e->recorder];
 		const struct an_event *ev = &r->events[e->event];
 		fprintf(out, "  [%" PRIu64 " %" PRIu64 ".%06" PRIu64 "] %s: %s%s\n", e->order,
-			e->timestamp / 1000000, e->timestamp % 1000000, r->name ? r->name : "?",
-			ev->message ? ev->message : "", ev->in_flight ? "  (in flight)" : "");
+			e->timestamp / 1000000, e->timestamp % 1000000, r->name ? esc(r->name) : "?",
+			esc(ev->message), ev->in_flight ? "  (in flight)" : "");
 	}
 }
 
@@ -400,7 +412,7 @@ static void write_task_group(FILE *out, const struct analysis *an, const struct 
 	for (size_t i = 1; i < g->n; i++)
 		same_address = same_address && an->tasks[g->members[i]].wait_address == t->wait_address;
 	fprintf(out, " %s%s: %s\n", rep_task_doing(t, an, doing, sizeof(doing)),
-		same_address ? "" : " (and other addresses)", t->fn ? t->fn : "??");
+		same_address ? "" : " (and other addresses)", t->fn ? esc(t->fn) : "??");
 	if (g->n > 1) {
 		fprintf(out, "  ids:");
 		for (size_t i = 0; i < g->n && i < MAX_IDS; i++)
@@ -411,7 +423,7 @@ static void write_task_group(FILE *out, const struct analysis *an, const struct 
 	}
 	write_frames(out, t->frames, t->nframes, false, w);
 	if (t->unwind_error)
-		fprintf(out, "  (%s)\n", t->unwind_error);
+		fprintf(out, "  (%s)\n", esc(t->unwind_error));
 }
 
 /* "Bthreads (15: 3 running, 10 suspended, 2 ready):", then each group. */
@@ -435,17 +447,19 @@ static void write_modules(FILE *out, const struct analysis *an)
 	fprintf(out, "\nModules:\n");
 	for (size_t i = 0; i < an->nmodules; i++) {
 		const struct an_module *m = &an->modules[i];
-		fprintf(out, "  %s-%s %s", rep_hex(a, m->start), rep_hex(b, m->end), m->path ? m->path : "?");
+		fprintf(out, "  %s-%s %s", rep_hex(a, m->start), rep_hex(b, m->end),
+			m->path ? esc(m->path) : "?");
 		if (!m->debuginfo)
 			fprintf(out, "  (no debug info)\n");
 		else if (m->path && strcmp(m->debuginfo, m->path) == 0)
 			fprintf(out, "  debug info: in the file\n");
 		else
-			fprintf(out, "  debug info: %s%s\n", m->debuginfo, m->debuginfod ? " (debuginfod)" : "");
+			fprintf(out, "  debug info: %s%s\n", esc(m->debuginfo),
+				m->debuginfod ? " (debuginfod)" : "");
 	}
 }
 
-void rep_text_write(FILE *out, const struct analysis *an, const struct rep_text_options *opts)
+int rep_text_write(FILE *out, const struct analysis *an, const struct rep_text_options *opts)
 {
 	struct writer w = { .color = opts->color, .memo = calloc(1, sizeof(*w.memo)) };
 	write_header(out, an);
@@ -462,19 +476,22 @@ void rep_text_write(FILE *out, const struct analysis *an, const struct rep_text_
 	write_suspended(out, an, &w);
 	write_modules(out, an);
 	if (an->signature)
-		fprintf(out, "\nsignature: %s (%s)\n", an->signature,
-			an->signature_hash ? an->signature_hash : "");
+		fprintf(out, "\nsignature: %s (%s)\n", esc(an->signature), esc(an->signature_hash));
 	if (an->nwarnings) {
 		fprintf(out, "\n%sWarnings:%s\n", SGR_WARN(opts->color), SGR_OFF(opts->color));
 		for (size_t i = 0; i < an->nwarnings; i++)
-			fprintf(out, "  %s%s%s\n", SGR_WARN(opts->color), an->warnings[i],
+			fprintf(out, "  %s%s%s\n", SGR_WARN(opts->color), esc(an->warnings[i]),
 				SGR_OFF(opts->color));
 	}
 	args_memo_destroy(w.memo);
+	bool failed = text_esc.failed;
+	rep_escaper_clear(&text_esc);
+	return failed || ferror(out) ? -1 : 0;
 }
 
 void rep_warnings_write(FILE *err, const struct analysis *an)
 {
 	for (size_t i = 0; i < an->nwarnings; i++)
-		fprintf(err, "asyncore: warning: %s\n", an->warnings[i]);
+		fprintf(err, "asyncore: warning: %s\n", esc(an->warnings[i]));
+	rep_escaper_clear(&text_esc);
 }

@@ -12,6 +12,14 @@
                                                 heap, link map) with junk
     corrupt_core.py CORE OUT flip-stack SEED    overwrite 1-8 words in the
                                                 4 KiB above a thread's rsp
+    corrupt_core.py CORE OUT nt-file-bytes      the executable's path (first
+                                                in NT_FILE) gets 0xff bytes
+                                                and a terminal escape
+                                                sequence (ESC [2J, clear
+                                                screen) in its last
+                                                directory name, everywhere
+                                                in the core (NT_FILE, the
+                                                AT_EXECFN string, link map)
     corrupt_core.py CORE OUT flip-ranges SEED VADDR:LEN,...
                                                 overwrite 1-16 words inside
                                                 those target address ranges
@@ -47,6 +55,38 @@ def thread_rsps(data, off, size):
             out.append(struct.unpack_from('<Q', data, desc + 112 + 19 * 8)[0])
         off = desc + ((descsz + 3) & ~3)
     return out
+
+
+def nt_file_paths(data, off, size):
+    """(offset, path) of every NT_FILE name: after the count, the page size
+    and count * 3 words of ranges, NUL-separated."""
+    end = off + size
+    while off + 12 <= end:
+        namesz, descsz, ntype = struct.unpack_from('<III', data, off)
+        desc = off + 12 + ((namesz + 3) & ~3)
+        if ntype == 0x46494c45:              # NT_FILE
+            count, = struct.unpack_from('<Q', data, desc)
+            at, stop = desc + 16 + 24 * count, desc + descsz
+            out = []
+            while at < stop and len(out) < count:
+                nul = data.index(b'\0', at, stop)
+                out.append((at, bytes(data[at:nul])))
+                at = nul + 1
+            return out
+        off = desc + ((descsz + 3) & ~3)
+    sys.exit('no NT_FILE note')
+
+
+def nt_file_bytes(data, off, size):
+    """The first NT_FILE path (the executable) with the 6 bytes before its
+    last '/' made 0xff ESC [ 2 J 0xff wherever it occurs: same length, so
+    nothing moves."""
+    exe = nt_file_paths(data, off, size)[0][1]
+    cut = exe.rindex(b'/')
+    if cut < 7:
+        sys.exit('executable path too short to patch: %r' % exe)
+    bad = exe[:cut - 6] + b'\xff\x1b[2J\xff' + exe[cut:]
+    return bytearray(bytes(data).replace(exe + b'\0', bad + b'\0'))
 
 
 def file_offset(loads, addr, size):
@@ -131,6 +171,8 @@ def main():
                     junk = rnd.choice([0, rnd.getrandbits(64), sp + rnd.randrange(-64, 4096),
                                        struct.unpack_from('<Q', data, i)[0] ^ (1 << rnd.randrange(64))])
                     struct.pack_into('<Q', data, i, junk & 0xffffffffffffffff)
+    elif mode == 'nt-file-bytes':
+        data = nt_file_bytes(data, notes[0][1], notes[0][2])
     elif mode == 'flip-ranges':
         flip_ranges(data, loads, random.Random(int(sys.argv[4])), sys.argv[5])
     elif mode == 'poke':

@@ -18,6 +18,9 @@ pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; }
 skip() { echo "SKIP: $*"; }
 
+# open_files PID: the paths of the files process PID has open, one a line.
+open_files() { ls -l "/proc/$1/fd" 2>/dev/null | sed -n 's/.* -> //p'; }
+
 # check NAME CMD...: PASS when CMD succeeds, FAIL otherwise.
 check() {
 	local name=$1; shift

@@ -264,3 +264,86 @@ check "clickhouse: the rerun stores every core" grep -q "^ingested $N, already p
 check "clickhouse: after the rerun the buckets are SQLite's" cmp -s "$W/top.sqlite" "$W/top4.ch"
 check "clickhouse: one row per core and frame through FINAL" \
 	[ "$(chq "$U4" "SELECT count() FROM frames FINAL")" = "$(store_q "$DB" "SELECT count(*) FROM frames")" ]
+
+# A worker killed with cores in its batch (256 cores a batch: the workers
+# hold every core they finish until they end): the cores it held are not
+# lost without a word.  Each is stored or in ingest_errors, the batch exits
+# 1, and a rerun completes it.
+UK="clickhouse://127.0.0.1:${CH_HTTP[1]}/crasheskill?cluster=$CH_CLUSTER_NAME"
+"$ASYNCORE" store init --db "$UK" && "$ASYNCORE" store init --db "${UK/${CH_HTTP[1]}/${CH_HTTP[2]}}"
+mkdir "$W/kill"
+store_clone_cores "$(ls "$W"/cores/* | head -1)" "$W/kill" 200 || fail "clickhouse: cloning cores"
+NK=200
+"$ASYNCORE" ingest --db "$UK" --jobs 2 "$W/kill" >"$W/out6" 2>"$W/err6" &
+ing=$!
+# The worker analysing a core past the 60th (open while it is analysed)
+# has finished about 30 before it, all held in its batch.
+victim=""
+for i in $(seq 3000); do
+	for p in $(pgrep -P $ing); do
+		n=$(open_files "$p" | grep -o 'clone-[0-9]*\.core' | head -1 | tr -dc 0-9)
+		if [ -n "$n" ] && [ "$((10#$n))" -ge 60 ]; then
+			kill -STOP "$p"
+			open_files "$p" | grep -q 'clone-[0-9]*\.core' && { kill -KILL "$p"; victim=$p; } ||
+				kill -CONT "$p"
+		fi
+		[ -n "$victim" ] && break 2
+	done
+	sleep 0.005
+done
+wait $ing; rc=$?
+held=$(grep -c 'not stored: its worker ended (killed by SIGKILL while analysing) before the batch holding it was written$' "$W/err6")
+check "clickhouse: a worker killed holding a batch: exit 1 (exit $rc)" [ -n "$victim" -a $rc -eq 1 ]
+check "clickhouse: ... the cores it held are said not stored ($held)" [ "$held" -ge 10 ]
+check "clickhouse: ... its core and those it held counted failed" \
+	grep -q "^ingested $((NK - held - 1)), already present 0, failed $((held + 1)) of $NK cores" "$W/out6"
+stored=$(chq "$UK" "SELECT count() FROM cores FINAL")
+errors=$(chq "$UK" "SELECT count() FROM ingest_errors FINAL WHERE resolved = 0")
+both=$(chq "$UK" "SELECT count() FROM ingest_errors FINAL WHERE resolved = 0 AND fingerprint GLOBAL IN (SELECT fingerprint FROM cores FINAL)")
+check "clickhouse: ... every core stored or in ingest_errors ($stored + $errors of $NK), none both ($both)" \
+	[ $((stored + errors)) -eq $NK -a "$both" = 0 ]
+"$ASYNCORE" ingest --db "$UK" --jobs 2 "$W/kill" >"$W/out7" 2>"$W/err7"; rc=$?
+check "clickhouse: ... a rerun stores them (exit $rc)" \
+	grep -q "^ingested $((held + 1)), already present $((NK - held - 1)), failed 0" "$W/out7"
+check "clickhouse: ... then all $NK are in and no error is left" \
+	[ "$(chq "$UK" "SELECT count() FROM cores FINAL")/$(chq "$UK" "SELECT count() FROM ingest_errors FINAL WHERE resolved = 0")" = "$NK/0" ]
+
+# SIGTERM in the middle of a batch: exit 130, no worker left; the workers
+# finish their core and write their batches, so the cores they finished
+# stay (none listed as failed); a rerun completes the batch.
+UT="clickhouse://127.0.0.1:${CH_HTTP[1]}/crashesterm?cluster=$CH_CLUSTER_NAME"
+"$ASYNCORE" store init --db "$UT" && "$ASYNCORE" store init --db "${UT/${CH_HTTP[1]}/${CH_HTTP[2]}}"
+"$ASYNCORE" ingest --db "$UT" --jobs 2 "$W/kill" >"$W/out8" 2>"$W/err8" &
+ing=$!
+for i in $(seq 3000); do
+	for p in $(pgrep -P $ing); do open_files "$p"; done | grep -q 'clone-0006[0-9]\.core' && break
+	sleep 0.005
+done
+ws=$(pgrep -P $ing)
+kill -TERM $ing
+wait $ing; rc=$?
+left=""
+for p in $ws; do [ -e "/proc/$p" ] && [ "$(awk '{print $3}' "/proc/$p/stat")" != Z ] && left="$left $p"; done
+check "clickhouse: SIGTERM mid-batch: exit 130, no worker left (exit $rc${left:+, left:$left})" [ $rc -eq 130 -a -z "$left" ]
+stored=$(chq "$UT" "SELECT count() FROM cores FINAL")
+errors=$(chq "$UT" "SELECT count() FROM ingest_errors FINAL WHERE resolved = 0")
+check "clickhouse: ... the cores finished stay, the rest not started ($stored of $NK, $errors failed)" \
+	[ "$stored" -ge 60 -a "$stored" -lt $NK -a "$errors" = 0 ]
+check "clickhouse: ... the summary says so" grep -q "interrupted, the rest not started" "$W/out8"
+"$ASYNCORE" ingest --db "$UT" --jobs 2 --quiet "$W/kill" 2>/dev/null; rc=$?
+check "clickhouse: ... a rerun completes the batch (exit $rc)" \
+	[ "$rc/$(chq "$UT" "SELECT count() FROM cores FINAL")/$(chq "$UT" "SELECT count() FROM ingest_errors FINAL WHERE resolved = 0")" = "0/$NK/0" ]
+
+# Bytes from a core that are not UTF-8 (an executable path with 0xff and an
+# escape sequence) are stored as the JSON report has them (U+FFFD for each
+# invalid byte), and query's table escapes them.
+python3 "$ROOT/tests/corrupt_core.py" "$W/kill/clone-00000.core" "$W/bytes.core" nt-file-bytes
+"$ASYNCORE" report "$W/bytes.core" --format json >"$W/bytes.json" 2>/dev/null
+fp=$(json_get "$W/bytes.json" 'j["core"]["fingerprint"]')
+"$ASYNCORE" ingest --db "$UK" --quiet "$W/bytes.core" 2>/dev/null; rc=$?
+check "clickhouse: the core with bytes that are not UTF-8 is stored (exit $rc)" [ $rc -le 1 ]
+check "clickhouse: ... its module path as the JSON report has it (U+FFFD)" \
+	[ "$(chq "$UK" "SELECT path FROM modules FINAL WHERE fingerprint = '$fp' AND idx = 0")" = \
+	  "$(json_get "$W/bytes.json" 'j["modules"][0]["path"]')" ]
+"$ASYNCORE" query --db "$UK" "SELECT path FROM modules FINAL WHERE fingerprint = '$fp' AND idx = 0" >"$W/bytes.txt"
+check "clickhouse: ... query's table escapes the escape sequence" grep -qF '\x1b[2J' "$W/bytes.txt"

@@ -6,6 +6,13 @@
 # `make asan`, `make ubsan`) and the libFuzzer harness built with both
 # (build/fuzz/fuzz_core: fuzz/build.sh) when they exist.
 #
+# Then every harness replays its corpus, fixtures/fuzz/corpus/MODE, and the
+# crashers, built with the suite's own compiler and flags (fuzz/replay.c;
+# under `make asan` / `make ubsan` with the sanitizer): notes, segments,
+# recfmt and core (raw) alone; folly, recorder, bthread and args over a fresh
+# core of the folly_cpp, recorder, bthread and native_args fixtures; runtime
+# and rtdesc over a fresh core of hostile_rt, with its descriptions.
+#
 # fixtures/fuzz/NAME.core   a crasher core, used as is
 # fixtures/fuzz/NAME.patch  a crasher that needs a fixture's core: a line
 #                           "base CASE [VARIANT]", then "OFFSET HEXBYTES" lines
@@ -21,14 +28,15 @@ have_asyncore || { fail "fuzz: no asyncore at $ASYNCORE (run make)"; exit 0; }
 
 sanitizer_said() { grep -Eq 'AddressSanitizer|LeakSanitizer|runtime error:|UndefinedBehaviorSanitizer' "$1"; }
 
-# replay NAME BIN ARGS...: one run of BIN; PASS/FAIL line for NAME.
+# replay NAME BIN ARGS...: one run of BIN (at most REPLAY_TIMEOUT seconds,
+# default 120); PASS/FAIL line for NAME.
 replay() {
-	local name=$1 bin=$2; shift 2
+	local name=$1 bin=$2 limit=${REPLAY_TIMEOUT:-120}; shift 2
 	local out=$TMPD/run
-	ASYNCORE_CACHE_DIR= timeout 120 "$bin" "$@" >"$out.stdout" 2>"$out.stderr"
+	ASYNCORE_CACHE_DIR= timeout "$limit" "$bin" "$@" >"$out.stdout" 2>"$out.stderr"
 	local rc=$?
 	if [ $rc -eq 124 ]; then
-		fail "$name: no result after 120 s"
+		fail "$name: no result after $limit s"
 	elif [ $rc -gt 128 ]; then
 		fail "$name: killed by signal $((rc - 128)): $(grep -m1 -E 'ERROR|runtime error' "$out.stderr")"
 	elif [ $rc -gt 2 ]; then
@@ -36,7 +44,7 @@ replay() {
 	elif sanitizer_said "$out.stderr"; then
 		fail "$name: sanitizer: $(grep -m1 -E 'Sanitizer|runtime error' "$out.stderr")"
 	else
-		pass "$name"
+		pass "$name$(sed -n 's/^replayed \([0-9]*\) inputs$/: \1 inputs replayed/p' "$out.stdout")"
 	fi
 }
 
@@ -98,4 +106,63 @@ for f in "$FUZZ_DIR"/*.core "$FUZZ_DIR"/*.patch; do
 	replay_all "$name" "$TMPD/$name.core"
 done
 [ $n -gt 0 ] || skip "fuzz: no crashers in fixtures/fuzz"
+
+# --- the corpora, through the harnesses built like the suite --------------
+REPLAY=$(dirname "${UNIT_DIR:-$ROOT/build/unit}")/fuzz-replay
+CORPUS=$FUZZ_DIR/corpus
+
+# replay_corpus NAME HARNESS INPUTS [VAR=VALUE...]: the harness over INPUTS
+# (a directory or files) ends cleanly with no sanitizer report.
+replay_corpus() {
+	local name=$1 bin=$REPLAY/$2 inputs=$3; shift 3
+	if [ ! -x "$bin" ]; then
+		fail "fuzz corpus $name: no $bin (make fuzz-tools)"
+		return
+	fi
+	REPLAY_TIMEOUT=900 replay "fuzz corpus $name" env "$@" "$bin" $inputs
+}
+
+for mode in notes segments recfmt core; do
+	if [ -d "$CORPUS/$mode" ]; then
+		replay_corpus "$mode" "fuzz_$mode" "$CORPUS/$mode"
+	else
+		fail "fuzz corpus $mode: no fixtures/fuzz/corpus/$mode"
+	fi
+done
+crashers=$(ls "$FUZZ_DIR"/*.core 2>/dev/null)
+[ -n "$crashers" ] && replay_corpus "crashers (raw cores)" fuzz_core "$crashers"
+
+# A patch-mode corpus over a fresh fixture core (its addresses differ from
+# the one the corpus was found on; the patches land on the same structures),
+# cut down to the bytes near each thread when SHRINK.
+#   replay_patches MODE CASE SHRINK|whole [VAR=VALUE...]
+replay_patches() {
+	local mode=$1 case=$2 shrink=$3 rc=0; shift 3
+	[ -d "$CORPUS/$mode" ] || { fail "fuzz corpus $mode: no fixtures/fuzz/corpus/$mode"; return; }
+	fix_core "$case" || rc=$?
+	if [ $rc -ne 0 ]; then
+		[ $rc -eq 77 ] && skip "fuzz corpus $mode: no $case core: $(head -1 "$TMPD/core.err")"
+		return
+	fi
+	local base=$FIX_CORE
+	if [ "$shrink" = shrink ]; then
+		base=$TMPD/$mode-base.core
+		python3 "$ROOT/fuzz/shrink_core.py" "$FIX_CORE" "$base" 16384 || return
+	fi
+	replay_corpus "$mode" "fuzz_$mode" "$CORPUS/$mode" ASYNCORE_FUZZ_BASE="$base" \
+		ASYNCORE_FUZZ_HOT="$("$ROOT/fuzz/hot-ranges.sh" "$base" "$ASYNCORE")" "$@"
+}
+replay_patches folly folly_cpp shrink
+# The rings, the bthreads' pool and the arguments' strings are in segments
+# the shrinking drops: those cores whole.
+replay_patches recorder recorder whole
+replay_patches bthread bthread whole
+replay_patches args native_args whole
+if rtdir=$(fixture_build hostile_rt 2>/dev/null); then
+	replay_patches runtime hostile_rt whole ASYNCORE_FUZZ_RUNTIMES="$(ls "$rtdir"/*.json | tr '\n' :)"
+else
+	fail "fuzz corpus runtime: the hostile_rt fixture does not build"
+fi
+# Descriptions: each loaded, then used on the hostile_rt core.
+replay_patches rtdesc hostile_rt whole
 exit 0

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# kill -9 an ingest at several points: the database stays intact, no core is
-# half-written, and a re-run completes the batch.
+# kill -9 an ingest's supervisor at several points: its workers die with it,
+# the database stays intact, no core is half-written, and a re-run completes
+# the batch.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/store_lib.sh"
 
@@ -32,9 +33,21 @@ kill_at() {
 			sleep 0.01
 		done
 	fi
+	local ws p i
+	ws=$(pgrep -P "$pid")
 	kill -9 "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
+	# Its workers die with it (a zombie left to init is dead).
+	for p in $ws; do
+		for i in $(seq 100); do
+			[ -e "/proc/$p" ] && [ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" != Z ] || break
+			sleep 0.01
+		done
+		[ -e "/proc/$p" ] && [ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" != Z ] &&
+			orphans="$orphans $p"
+	done
 }
+orphans=""
 
 half_written="SELECT c.id FROM cores c
  WHERE c.nthreads != (SELECT count(*) FROM threads t WHERE t.core_id = c.id)
@@ -59,6 +72,7 @@ for at in 0.02 0.1 40 150 0.3 300 450 $((N - 150)); do
 	prev=$now
 done
 [ $ok = 1 ] && pass "store kill: integrity ok and no core half-written after 8 kills (last count $prev of $N)"
+check "store kill: no worker outlives its killed supervisor${orphans:+ (left:$orphans)}" test -z "$orphans"
 check "store kill: the kills interrupted the batch" [ "$prev" -lt "$N" ]
 "$ASYNCORE" ingest --db "$DB" --jobs 2 "$W/cores" >"$W/out" 2>>"$W/err"; rc=$?
 check "store kill: re-run exits 0" [ $rc -eq 0 ]

@@ -167,6 +167,7 @@ static void test_image(void)
 	      !core_image_read(img, UINT64_MAX - 2, out, 4));
 	unsigned char *copy = core_image_map_private(img);
 	CHECK("image: the private copy has the bytes", copy && memcmp(copy, bytes, LEN) == 0);
+	CHECK("image: a page of the copy made writable", core_image_writable(img, 4097));
 	if (copy)
 		copy[4097] ^= 0xff;
 	CHECK("image: reads come from the copy once made",

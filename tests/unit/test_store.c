@@ -112,6 +112,60 @@ static void test_store(const char *dir)
 				       strstr(why, "newer") != NULL);
 }
 
+/* A core lost before it was read is recorded under its path; known later
+ * by its fingerprint, or stored, it is one core, never listed twice. */
+static void test_errors_by_path(const char *dir)
+{
+	char db[512], why[512];
+	struct rep_store *st = NULL;
+	snprintf(db, sizeof(db), "%s/errors.db", dir);
+	if (!CHECK("errors: open", rep_store_open(db, &st, why, sizeof(why)) == 0))
+		return;
+	struct analysis *an = sample_analysis();
+	struct rep_core_id by_path = {an->core_path, NULL, 0}, by_fp = {an->core_path, "00ff", 4096};
+	sqlite3 *h;
+	sqlite3_open(db, &h);
+	CHECK("errors: recorded by path",
+	      rep_store_record_error(st, &by_path, "timed out after 300 s", why, sizeof(why)) == 0 &&
+	      unit_sql_long(h, "SELECT count(*) FROM ingest_errors WHERE ident = 'path:/tmp/core.1'") == 1);
+	CHECK("errors: then by fingerprint, the path's row goes",
+	      rep_store_record_error(st, &by_fp, "killed by SIGSEGV while analysing", why,
+				     sizeof(why)) == 0 &&
+	      unit_sql_long(h, "SELECT count(*) FROM ingest_errors") == 1);
+	rep_store_record_error(st, &by_path, "timed out after 300 s", why, sizeof(why));
+	CHECK("errors: stored, no row is left, by fingerprint or path",
+	      rep_store_write(st, an, why, sizeof(why)) == REP_WRITE_STORED &&
+	      unit_sql_long(h, "SELECT count(*) FROM ingest_errors") == 0);
+	sqlite3_close(h);
+	rep_store_close(st);
+	an_analysis_destroy(an);
+}
+
+/* Text from a core that is not UTF-8 is stored as valid UTF-8. */
+static void test_invalid_utf8(const char *dir)
+{
+	char db[512], why[512];
+	struct rep_store *st = NULL;
+	snprintf(db, sizeof(db), "%s/utf8.db", dir);
+	if (!CHECK("utf8: open", rep_store_open(db, &st, why, sizeof(why)) == 0))
+		return;
+	struct analysis *an = sample_analysis();
+	free(an->executable);
+	an->executable = strdup("/usr/bin/pr\xffog");
+	free(an->threads[0].frames[0].function);
+	an->threads[0].frames[0].function = strdup("f\xc3");
+	CHECK("utf8: stored", rep_store_write(st, an, why, sizeof(why)) == REP_WRITE_STORED);
+	sqlite3 *h;
+	sqlite3_open(db, &h);
+	CHECK("utf8: executable with U+FFFD",
+	      unit_sql_long(h, "SELECT executable = '/usr/bin/pr' || char(65533) || 'og' FROM cores") == 1);
+	CHECK("utf8: function with U+FFFD",
+	      unit_sql_long(h, "SELECT count(*) FROM frames WHERE function = 'f' || char(65533)") == 1);
+	sqlite3_close(h);
+	rep_store_close(st);
+	an_analysis_destroy(an);
+}
+
 /* F: a frame of kind KIND at offset 0x50 of prog. */
 static void prog_frame(struct an_frame *f, enum an_frame_kind kind)
 {
@@ -286,6 +340,8 @@ int main(void)
 	if (!mkdtemp(dir))
 		return 1;
 	test_store(dir);
+	test_errors_by_path(dir);
+	test_invalid_utf8(dir);
 	test_resymbolize(dir);
 	char cmd[600];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);

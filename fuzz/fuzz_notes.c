@@ -1,0 +1,28 @@
+/* libFuzzer harness for the notes reader (corefile/notes.h): the input is
+ * the contents of one PT_NOTE segment, parsed into an empty core (threads,
+ * siginfo, psinfo, auxv, NT_FILE mappings), then looked up as the analysis
+ * does.  The input is copied to a buffer of its exact size, so a read past
+ * the end of a note is caught. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../corefile/notes.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct core *core = calloc(1, sizeof(*core));
+	unsigned char *buf = malloc(size ? size : 1);
+	if (!core || !buf)
+		abort();
+	memcpy(buf, data, size);
+	struct core_error *err = core_parse_notes(core, buf, size);
+	core_error_destroy(err);
+	(void)core_executable(core);
+	for (size_t i = 0; i < core->nfiles; i++) {
+		(void)core_find_file(core, core->files[i].start);
+		(void)core_find_file(core, core->files[i].end - 1);
+	}
+	free(buf);
+	core_close(core);
+	return 0;
+}

@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# One bad core never costs the batch: workers killed by SIGKILL and SIGSEGV
+# and one stopped past --timeout, in the middle of an ingest, each cost
+# only the core they held (in ingest_errors with the reason), the batch goes
+# on and exits 1, and a rerun completes it.  Ctrl-C stops cleanly (exit
+# 130, nothing half-written, no worker left).  A memory ceiling too small
+# for any core fails each core with the limit named.  Progress: a plain
+# line per 1,000 cores when stderr is not a terminal, a live line when it is.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/store_lib.sh"
+
+W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
+N=$(store_cores "$W/cores"); rc=$?
+if [ $rc -eq 77 ]; then skip "ingest workers: no fixture cores"; exit 0; fi
+[ $rc -eq 0 ] || { fail "ingest workers: building fixture cores"; exit 0; }
+store_clone_cores "$W/cores/store_crash-segv-1.core" "$W/cores" 250 ||
+	{ fail "ingest workers: cloning cores"; exit 0; }
+N=$((N + 250))
+# A worker killed by SIGSEGV must die of it: AddressSanitizer would catch
+# the signal and exit 1 instead.
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0
+
+q() { sqlite3 "$1" "$2" 2>/dev/null; }
+
+# workers PID: the live (not zombie) worker processes of supervisor PID.
+workers() {
+	local p
+	for p in $(pgrep -P "$1"); do
+		[ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" != Z ] && echo "$p"
+	done
+}
+
+# wait_stored DB COUNT PID: until DB holds COUNT cores or PID is gone.
+wait_stored() {
+	local i
+	for i in $(seq 2000); do
+		[ "$(q "$1" 'SELECT count(*) FROM cores')" -ge "$2" ] 2>/dev/null && return 0
+		kill -0 "$3" 2>/dev/null || return 1
+		sleep 0.01
+	done
+	return 1
+}
+
+# check_complete NAME DB: every core is stored or in ingest_errors, none in
+# both, none twice, and the database is intact.
+check_complete() {
+	local name=$1 db=$2
+	local stored errors both
+	stored=$(q "$db" 'SELECT count(DISTINCT fingerprint) FROM cores')
+	errors=$(q "$db" 'SELECT count(*) FROM ingest_errors')
+	both=$(q "$db" "SELECT count(*) FROM cores c JOIN ingest_errors e
+		ON e.fingerprint = c.fingerprint OR e.ident = 'path:' || c.path")
+	check "$name: every core stored or in ingest_errors ($stored + $errors of $N)" \
+		test "$((stored + errors))" = "$N"
+	check "$name: none both stored and failed, none stored twice" \
+		test "$both/$(q "$db" 'SELECT count(*) FROM cores')" = "0/$stored"
+	check "$name: integrity ok" test "$(q "$db" 'PRAGMA integrity_check')" = ok
+}
+
+# --- workers killed and stopped in the middle of a batch -----------------
+DB=$W/kill.db
+"$ASYNCORE" ingest --db "$DB" --jobs 2 --timeout 3 "$W/cores" >"$W/out" 2>"$W/err" &
+sup=$!
+killed="" stopped=none
+# gone PID: wait until worker PID is gone (so it is not picked again).
+gone() {
+	local i
+	for i in $(seq 1000); do
+		workers "$sup" | grep -qx "$1" || return 0
+		sleep 0.01
+	done
+}
+# stop_analysing: stop a worker (not the one stopped before) while it is
+# analysing a core (it has the core open until its analysis is done: once
+# it is stopped there, the core it holds is not written); prints its pid.
+stop_analysing() {
+	local i victim
+	for i in $(seq 500); do
+		victim=$(workers "$sup" | grep -vx "$stopped" | head -1)
+		[ -n "$victim" ] || return 1
+		kill -STOP "$victim"
+		if open_files "$victim" | grep -q "$W/cores/"; then
+			echo "$victim"
+			return 0
+		fi
+		kill -CONT "$victim"
+		sleep 0.001
+	done
+	return 1
+}
+for sig in STOP KILL SEGV; do
+	wait_stored "$DB" $(( $(q "$DB" 'SELECT count(*) FROM cores' || echo 0) + 10 )) "$sup" || break
+	victim=$(stop_analysing) || break
+	if [ $sig = STOP ]; then
+		stopped=$victim   # until the time limit kills it (meanwhile the others)
+	else
+		kill -"$sig" "$victim" && kill -CONT "$victim"
+		gone "$victim"
+	fi
+	killed="$killed$sig "
+done
+wait "$sup"; rc=$?
+check "kill: three workers stopped or killed mid-batch ($killed)" test "$killed" = "STOP KILL SEGV "
+check "kill: the batch goes on and exits 1 (exit $rc)" test "$rc" = 1
+for reason in "killed by SIGKILL while analysing" "killed by SIGSEGV while analysing" \
+	"timed out after 3 s"; do
+	n=$(q "$DB" "SELECT count(*) FROM ingest_errors WHERE reason = '$reason'")
+	check "kill: one core in ingest_errors as '$reason' ($n)" test "$n" = 1
+	check "kill: its line on stderr" grep -q ": $reason\$" "$W/err"
+done
+check_complete kill "$DB"
+check "kill: the summary counts them as failed" grep -q "failed 3 of $N cores" "$W/out"
+"$ASYNCORE" ingest --db "$DB" --jobs 2 "$W/cores" >"$W/out2" 2>"$W/err2"; rc=$?
+check "kill: a rerun exits 0 (exit $rc)" test "$rc" = 0
+check "kill: the rerun stores the three it retried" grep -q "^ingested 3, already present $((N - 3)), failed 0" "$W/out2"
+check "kill: after the rerun, all $N cores are in and no error is left" \
+	test "$(q "$DB" 'SELECT count(*) FROM cores')/$(q "$DB" 'SELECT count(*) FROM ingest_errors')" = "$N/0"
+
+# --- Ctrl-C and SIGTERM ---------------------------------------------------
+for how in ctrl-c sigterm; do
+	DB=$W/$how.db
+	setsid "$ASYNCORE" ingest --db "$DB" --jobs 2 "$W/cores" >"$W/out" 2>"$W/err" &
+	sup=$!
+	wait_stored "$DB" 30 "$sup"
+	ws=$(workers "$sup")
+	if [ $how = ctrl-c ]; then
+		kill -INT -- "-$sup"   # the terminal signals the whole process group
+	else
+		kill -TERM "$sup"
+	fi
+	wait "$sup"; rc=$?
+	check "$how: exit 130 (exit $rc)" test "$rc" = 130
+	left=""
+	for p in $ws; do
+		[ -e "/proc/$p" ] && [ "$(awk '{print $3}' "/proc/$p/stat")" != Z ] && left="$left $p"
+	done
+	check "$how: no worker left behind${left:+ (left:$left)}" test -z "$left"
+	stored=$(q "$DB" 'SELECT count(*) FROM cores')
+	check "$how: finished cores stay, the rest not started ($stored of $N)" \
+		test "$stored" -ge 30 -a "$stored" -lt "$N"
+	check "$how: nothing counted as failed" test "$(q "$DB" 'SELECT count(*) FROM ingest_errors')" = 0
+	check "$how: integrity ok" test "$(q "$DB" 'PRAGMA integrity_check')" = ok
+	check "$how: the summary says so" grep -q 'interrupted, the rest not started' "$W/out"
+	"$ASYNCORE" ingest --db "$DB" --jobs 2 --quiet "$W/cores" 2>"$W/err2"; rc=$?
+	check "$how: a rerun completes the batch (exit $rc)" \
+		test "$rc/$(q "$DB" 'SELECT count(*) FROM cores')" = "0/$N"
+done
+
+# --- the memory ceiling ---------------------------------------------------
+if ldd "$ASYNCORE" 2>/dev/null | grep -q libasan; then
+	skip "memory: no ceiling under AddressSanitizer (its shadow memory exceeds any)"
+else
+	DB=$W/mem.db
+	ls "$W"/cores/store_*.core | head -4 >"$W/four"
+	"$ASYNCORE" ingest --db "$DB" --jobs 2 --max-memory 8M --quiet $(cat "$W/four") 2>"$W/err"; rc=$?
+	check "memory: cores past the ceiling fail, exit 1 (exit $rc)" test "$rc" = 1
+	n=$(q "$DB" "SELECT count(*) FROM ingest_errors WHERE reason = 'memory limit of 8 MiB reached (--max-memory)'")
+	check "memory: each is in ingest_errors naming the limit ($n of 4)" test "$n" = 4
+	"$ASYNCORE" ingest --db "$DB" --quiet $(cat "$W/four"); rc=$?
+	check "memory: with the default ceiling they go in (exit $rc)" \
+		test "$rc/$(q "$DB" 'SELECT count(*) FROM cores')" = 0/4
+fi
+
+# --- progress ---------------------------------------------------------------
+mkdir -p "$W/junk"
+for i in $(seq -w 1 1000); do echo "not a core $i" >"$W/junk/j$i"; done
+"$ASYNCORE" ingest --db "$W/junk.db" --jobs 2 "$W/junk" >"$W/out" 2>"$W/err"; rc=$?
+check "progress: 1,000 unusable files, exit 1 (exit $rc)" test "$rc" = 1
+lines=$(grep -c '^asyncore: ingest: ' "$W/err")
+check "progress: one plain line per 1,000 cores ($lines)" test "$lines" = 1
+check "progress: it says done, failed, rate and time left" \
+	grep -qE '^asyncore: ingest: 1000/1000 cores, 1000 failed, [0-9.]+ cores/s, 0s left$' "$W/err"
+if command -v script >/dev/null; then
+	ls "$W"/cores/store_*.core | head -6 >"$W/six"
+	script -qec "'$ASYNCORE' ingest --db '$W/tty.db' --jobs 2 $(tr '\n' ' ' <"$W/six")" /dev/null \
+		>"$W/tty" 2>&1
+	check "progress: on a terminal, a live line with done, failed, rate and time left" \
+		grep -qaE $'\r\033\\[K6/6 cores, 0 failed, [0-9.]+ cores/s, 0s left' "$W/tty"
+else
+	skip "progress: no script(1) to give ingest a terminal"
+fi
