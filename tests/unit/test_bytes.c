@@ -105,11 +105,8 @@ static void hostile_frame(struct an_frame *f, enum an_frame_kind kind)
 	if (kind == AN_FRAME_NATIVE) {
 		f->has_args = true;
 		f->nargs = 1;
-		f->args = calloc(1, sizeof(*f->args));
-		f->args[0].name = strdup(HOSTILE);
-		f->args[0].type = strdup("char *");
-		f->args[0].value = strdup("0x10 \"" HOSTILE "\"");
-		f->args[0].entry_value = strdup(HOSTILE);
+		f->args = an_args_pack(&(struct an_arg){HOSTILE, "char *", "0x10 \"" HOSTILE "\"",
+							HOSTILE, false}, 1);
 	} else {
 		f->runtime = strdup(HOSTILE);   /* a description's name */
 		f->detail = strdup(HOSTILE);
