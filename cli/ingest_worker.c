@@ -135,7 +135,12 @@ static void work_one(struct worker *w, uint32_t index, struct ingest_msg *m, str
 	cli_guard_begin(NULL, &memory, INGEST_WORKER_EXIT_MEMORY);
 	struct core_error *err = core_open(path, &j->core);
 	if (err) {
-		snprintf(m->reason, sizeof(m->reason), "%s", err->message);
+		/* Out of memory at the ceiling may look like anything (a core
+		 * whose first bytes could not be read is "not an ELF file"). */
+		if (cli_out_of_memory(err))
+			cli_memory_limit_message(&w->opts->limits, m->reason, sizeof(m->reason));
+		else
+			snprintf(m->reason, sizeof(m->reason), "%s", err->message);
 		core_error_destroy(err);
 	} else {
 		core_identity(j->core, &id);
