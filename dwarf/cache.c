@@ -12,6 +12,18 @@
 
 static const char default_debug_path[] = "-.debug:/usr/lib/debug";
 
+/* The cache's files find their debug files with their own search path. */
+static int file_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			       Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			       GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	(void)modname;
+	(void)base;
+	struct dbg_file *f = *userdata;
+	return dbg_find_debuginfo(mod, f, f ? f->cache->debuginfo_path : NULL, file_name,
+				  debuglink_file, debuglink_crc, debuginfo_file_name);
+}
+
 struct dbg_cache *dbg_cache_create(void)
 {
 	elf_version(EV_CURRENT);   /* libelf's start, for files read outside any core */
@@ -24,7 +36,7 @@ struct dbg_cache *dbg_cache_create(void)
 		return NULL;
 	}
 	c->offline_callbacks.find_elf = dwfl_build_id_find_elf;
-	c->offline_callbacks.find_debuginfo = dbg_find_debuginfo;
+	c->offline_callbacks.find_debuginfo = file_find_debuginfo;
 	c->offline_callbacks.section_address = dwfl_offline_section_address;
 	c->offline_callbacks.debuginfo_path = &c->debuginfo_path;
 	pthread_mutexattr_t attr;
@@ -39,6 +51,7 @@ static void file_destroy(struct dbg_file *f)
 {
 	if (!f)
 		return;
+	dbg_lines_destroy(f->lines);   /* its handles read the ELF the Dwfl owns */
 	if (f->dwfl)
 		dwfl_end(f->dwfl);
 	dbg_memo_destroy(f->memo);
@@ -98,6 +111,7 @@ static struct dbg_file *file_open(struct dbg_cache *cache, const char *build_id,
 	struct dbg_file *f = calloc(1, sizeof(*f));
 	if (!f)
 		return NULL;
+	f->cache = cache;
 	f->build_id = strdup(build_id ? build_id : path);
 	f->path = strdup(path);
 	if (!f->build_id || !f->path)
@@ -115,7 +129,7 @@ static struct dbg_file *file_open(struct dbg_cache *cache, const char *build_id,
 		close(fd);
 		goto fail;
 	}
-	void **userdata;   /* dbg_find_debuginfo() finds the file through it */
+	void **userdata;   /* file_find_debuginfo() finds the file through it */
 	dwfl_module_info(f->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
 	*userdata = f;
 	dbg_debuginfod_attach(f->dwfl);

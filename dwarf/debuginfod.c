@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static bool debuginfod_enabled(void)
+bool dbg_debuginfod_enabled(void)
 {
 	const char *urls = getenv("DEBUGINFOD_URLS");
 	return urls && urls[0];
@@ -75,7 +75,7 @@ static int show_progress(debuginfod_client *client, long done, long total)
 
 void dbg_debuginfod_attach(Dwfl *dwfl)
 {
-	if (!debuginfod_enabled() || !isatty(STDERR_FILENO) || !api_load())
+	if (!dbg_debuginfod_enabled() || !isatty(STDERR_FILENO) || !api_load())
 		return;   /* without a server libdwfl makes no client: make none */
 	debuginfod_client *client = dwfl_get_debuginfod_client(dwfl);
 	if (client)
@@ -94,7 +94,7 @@ static void progress_clear(void)
 int dbg_debuginfod_find(const char *build_id, char **path)
 {
 	*path = NULL;
-	if (!debuginfod_enabled() || !api_load() || !api.begin || !api.find_debuginfo || !api.end)
+	if (!dbg_debuginfod_enabled() || !api_load() || !api.begin || !api.find_debuginfo || !api.end)
 		return -ENOSYS;
 	debuginfod_client *client = api.begin();
 	if (!client)
@@ -118,7 +118,7 @@ void dbg_debuginfod_result(struct dbg_file *f, int fd, char **debuginfo_file_nam
 	}
 	/* Every local lookup names the file it opened; libdwfl passes no name
 	 * for a file libdebuginfod fetched or found in its cache. */
-	if (fd < 0 || *debuginfo_file_name || !debuginfod_enabled())
+	if (fd < 0 || *debuginfo_file_name || !dbg_debuginfod_enabled())
 		return;
 	char link[64], path[PATH_MAX];
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);

@@ -145,7 +145,7 @@ static void fill_cache(int fd, char *dir, const char *path)
 	}
 }
 
-int dbg_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+int dbg_find_debuginfo(Dwfl_Module *mod, struct dbg_file *f, const char *search,
 		       const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
 		       char **debuginfo_file_name)
 {
@@ -157,9 +157,16 @@ int dbg_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, D
 		free(dir);
 		return fd;
 	}
-	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
-					  debuglink_file, debuglink_crc, debuginfo_file_name);
-	struct dbg_file *f = *userdata;   /* set by the cache for each file */
+	if (!dbg_debuginfod_enabled() &&
+	    !dbg_local_debuginfo_possible(search, mod, file_name, debuglink_file, debuglink_crc)) {
+		free(path);
+		free(dir);
+		errno = 0;
+		return -1;
+	}
+	void *unused = NULL;
+	fd = dwfl_standard_find_debuginfo(mod, &unused, NULL, 0, file_name, debuglink_file,
+					  debuglink_crc, debuginfo_file_name);
 	dbg_debuginfod_result(f, fd, debuginfo_file_name);
 	/* A server's file stays in debuginfod's own cache only. */
 	if (fd >= 0 && path && !(f && f->debuginfod) &&

@@ -23,6 +23,8 @@ struct dbg_file {
 	struct dbg_callsites *callsites;   /* DWARF call sites, indexed per CU on first use */
 	struct dbg_param_memo *params;  /* formal parameters by address */
 	struct dbg_funcmap *funcmap;    /* per CU: code address -> subprogram */
+	struct dbg_lines *lines;        /* line tables of the CUs in use */
+	struct dbg_cache *cache;        /* that holds this file */
 	bool tls_known;
 	uint64_t tls_memsz, tls_align;
 	bool debuginfod;            /* the DWARF came from a debuginfod server */
@@ -143,6 +145,14 @@ int dbg_file_scopes(struct dbg_file *f, uint64_t addr, Dwarf_Die **cudie, Dwarf_
 bool dbg_funcmap_find(struct dbg_file *f, Dwarf_Die *cudie, Dwarf_Addr addr, Dwarf_Die *sub);
 
 void dbg_funcmap_destroy(struct dbg_funcmap *fm);
+
+/* Line tables of F's units (dwarf/lines.c), outside F's Dwarf and bounded.
+ * At: the file and *LINE of the row for DWARF address ADDR in unit CUDIE.
+ * File: entry INDEX of the unit's file table.  NULL when there is none;
+ * the names are valid until the next call. */
+const char *dbg_lines_at(struct dbg_file *f, Dwarf_Die *cudie, Dwarf_Addr addr, int *line);
+const char *dbg_lines_file(struct dbg_file *f, Dwarf_Die *cudie, Dwarf_Word index);
+void dbg_lines_destroy(struct dbg_lines *lines);
 void dbg_memo_destroy(struct dbg_memo *memo);
 void dbg_param_memo_destroy(struct dbg_param_memo *memo);
 void dbg_symcache_destroy(struct dbg_symcache *cache);
@@ -153,11 +163,21 @@ void dbg_type_memo_destroy(struct dbg_type_memo *memo);
 void dbg_callsites_destroy(struct dbg_callsites *cs);
 void dbg_tail_memo_destroy(struct dbg_tail_memo *memo);
 
-/* libdwfl find_debuginfo callback: the standard search, then the
- * decompressed copy from the on-disk cache (dwarf/inflated.c). */
-int dbg_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+/* What libdwfl's find_debuginfo callbacks do (dwarf/inflated.c): the
+ * decompressed copy from the on-disk cache, else the standard search along
+ * SEARCH (the callbacks' debuginfo_path; NULL when unknown), for the module
+ * of F (NULL: a session's module). */
+int dbg_find_debuginfo(Dwfl_Module *mod, struct dbg_file *f, const char *search,
 		       const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
 		       char **debuginfo_file_name);
+
+/* Whether the standard search's local part could find a debug file for MOD
+ * (dwarf/debugpath.c): false only when none of the files it tries exists. */
+bool dbg_local_debuginfo_possible(const char *search, Dwfl_Module *mod, const char *file_name,
+				  const char *debuglink, GElf_Word debuglink_crc);
+
+/* Whether a debuginfod server is set (DEBUGINFOD_URLS). */
+bool dbg_debuginfod_enabled(void);
 
 /* debuginfod (dwarf/debuginfod.c).  Attach: give DWFL a debuginfod client
  * that shows a progress line on a terminal (when DEBUGINFOD_URLS is set).

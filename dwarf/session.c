@@ -104,16 +104,17 @@ static int session_find_elf(Dwfl_Module *mod, void **userdata, const char *modna
 	return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
 }
 
-/* The cache's lookup (dwarf/inflated.c), which takes *USERDATA for its own
- * file: a session's modules have none. */
+/* The cache's lookup (dwarf/inflated.c): a session's modules hold the
+ * session once listed (collect_module). */
 static int session_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 				  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
 				  GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
-	void *no_file = NULL;
-	(void)userdata;
-	return dbg_find_debuginfo(mod, &no_file, modname, base, file_name, debuglink_file,
-				  debuglink_crc, debuginfo_file_name);
+	(void)modname;
+	(void)base;
+	struct dbg_session *s = *userdata;
+	return dbg_find_debuginfo(mod, NULL, s ? s->cache->debuginfo_path : NULL, file_name,
+				  debuglink_file, debuglink_crc, debuginfo_file_name);
 }
 
 static int module_cmp(const void *a, const void *b)
@@ -125,8 +126,8 @@ static int module_cmp(const void *a, const void *b)
 static int collect_module(Dwfl_Module *mod, void **userdata, const char *name,
 			  Dwarf_Addr start, void *arg)
 {
-	(void)userdata;
 	struct dbg_session *s = arg;
+	*userdata = s;
 	struct dbg_module_entry *m = realloc(s->modules, (s->nmodules + 1) * sizeof(*m));
 	if (!m)
 		return DWARF_CB_ABORT;

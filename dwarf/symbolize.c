@@ -152,17 +152,13 @@ static char *die_function_name(Dwarf_Die *die)
 	return name ? dbg_demangle(name) : NULL;
 }
 
-static char *call_site_file(Dwarf_Die *cudie, Dwarf_Die *inlined)
+static char *call_site_file(struct dbg_file *f, Dwarf_Die *cudie, Dwarf_Die *inlined)
 {
 	Dwarf_Attribute attr;
 	Dwarf_Word idx;
-	Dwarf_Files *files;
-	size_t nfiles;
 	if (!dwarf_attr(inlined, DW_AT_call_file, &attr) || dwarf_formudata(&attr, &idx) != 0)
 		return NULL;
-	if (dwarf_getsrcfiles(cudie, &files, &nfiles) != 0 || idx >= nfiles)
-		return NULL;
-	const char *name = dwarf_filesrc(files, idx, NULL, NULL);
+	const char *name = dbg_lines_file(f, cudie, idx);
 	return name ? strdup(name) : NULL;
 }
 
@@ -290,6 +286,10 @@ static bool add_inline_levels(struct dbg_file *f, uint64_t addr, struct loc_list
 	Dwarf_Addr dbias;
 	Dwarf_Die *cudie, *scopes;
 	int n = dbg_file_scopes(f, addr, &cudie, &dbias, &scopes);
+	if (cudie) {
+		const char *src = dbg_lines_at(f, cudie, addr - dbias, line);
+		*file = src ? strdup(src) : NULL;
+	}
 	bool ok = true;
 	int depth = 0;
 	for (int i = 0; i < n; i++) {
@@ -315,7 +315,7 @@ static bool add_inline_levels(struct dbg_file *f, uint64_t addr, struct loc_list
 		loc->line = *line;
 		loc->inlined = true;
 		loc->inline_depth = ++depth;
-		*file = call_site_file(cudie, &scopes[i]);
+		*file = call_site_file(f, cudie, &scopes[i]);
 		*line = call_site_line(&scopes[i]);
 	}
 	free(scopes);
@@ -360,13 +360,8 @@ static struct core_error *symbolize_uncached(struct dbg_file *f, uint64_t addr, 
 	struct subprogram sp = { 0 };
 	char *file = NULL;
 	int line = 0;
-	if (dbg_file_has_dwarf(f)) {
-		Dwfl_Line *dl = dwfl_module_getsrc(f->mod, addr);
-		const char *src = dl ? dwfl_lineinfo(dl, NULL, &line, NULL, NULL, NULL) : NULL;
-		file = src ? strdup(src) : NULL;
-		if (!add_inline_levels(f, addr, &l, &file, &line, &sp))
-			goto nomem;
-	}
+	if (dbg_file_has_dwarf(f) && !add_inline_levels(f, addr, &l, &file, &line, &sp))
+		goto nomem;
 	struct dbg_location *real = loc_push(&l);
 	if (!real)
 		goto nomem;
