@@ -153,6 +153,8 @@ void dbg_funcmap_destroy(struct dbg_funcmap *fm);
 const char *dbg_lines_at(struct dbg_file *f, Dwarf_Die *cudie, Dwarf_Addr addr, int *line);
 const char *dbg_lines_file(struct dbg_file *f, Dwarf_Die *cudie, Dwarf_Word index);
 void dbg_lines_destroy(struct dbg_lines *lines);
+/* Rows of earlier units kept (tests: any budget; false on out-of-memory). */
+bool dbg_lines_set_budget(struct dbg_file *f, size_t rows);
 void dbg_memo_destroy(struct dbg_memo *memo);
 void dbg_param_memo_destroy(struct dbg_param_memo *memo);
 void dbg_symcache_destroy(struct dbg_symcache *cache);

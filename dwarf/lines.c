@@ -1,22 +1,21 @@
 /* Line tables, each in a Dwarf handle of its own.
  *
- * libdw keeps a unit's decoded line table (about 40 bytes a row) for as long
- * as its Dwarf lives, and a template-heavy C++ unit built at -O0 has a
- * hundred thousand rows and more: a report that symbolizes frames in a few
- * such units held 40 MB of tables in the module's Dwarf.  Here each unit's
- * table is decoded in a Dwarf handle opened on the module's ELF for that unit
- * alone, and the least recently used handles are ended once the rows kept
- * pass a budget.  The row for an address is the one libdwfl's
- * dwfl_module_getsrc gives: the last row at or below it, unless that ends a
- * sequence. */
+ * libdw keeps a unit's decoded line table (some 60 bytes a row, with the
+ * file names) for as long as its Dwarf lives, and a template-heavy C++ unit
+ * built at -O0 has a hundred thousand rows and more: a report that
+ * symbolized frames in a few such units held 40 MB of tables in the module's
+ * Dwarf.  Here each unit's table is decoded in a Dwarf handle opened on the
+ * module's ELF for that unit alone, and before another unit is decoded the
+ * least recently used handles are ended until the rows kept are within a
+ * budget.  The row for an address is the one libdwfl's dwfl_module_getsrc
+ * gives: the last row at or below it, unless that ends a sequence. */
 #include "internal.h"
 
 #include <stdlib.h>
 
 #include "../corefile/array.h"
 
-/* Rows kept of the units used before the one decoded: about 4 MB of
- * libdw's tables (some 60 bytes a row, with the file names). */
+/* Rows kept of the units used before the one decoded: about 4 MB. */
 #define ROWS_BUDGET 60000u
 
 struct unit_lines {
@@ -31,6 +30,7 @@ struct dbg_lines {
 	struct unit_lines *v;
 	size_t n, cap;
 	size_t rows;                /* of all units kept */
+	size_t budget;
 	uint64_t clock;
 };
 
@@ -60,7 +60,7 @@ static void evict(struct dbg_lines *lines, size_t i)
  * before another unit is decoded. */
 static void trim(struct dbg_lines *lines)
 {
-	while (lines->rows > ROWS_BUDGET) {
+	while (lines->rows > lines->budget) {
 		size_t oldest = 0;
 		for (size_t i = 1; i < lines->n; i++)
 			if (lines->v[i].used < lines->v[oldest].used)
@@ -90,11 +90,26 @@ static bool unit_open(Dwarf_Die *cudie, struct unit_lines *u)
 	return true;
 }
 
+static struct dbg_lines *lines_of(struct dbg_file *f)
+{
+	if (!f->lines && (f->lines = calloc(1, sizeof(*f->lines))) != NULL)
+		f->lines->budget = ROWS_BUDGET;
+	return f->lines;
+}
+
+bool dbg_lines_set_budget(struct dbg_file *f, size_t rows)
+{
+	struct dbg_lines *lines = lines_of(f);
+	if (lines)
+		lines->budget = rows;
+	return lines != NULL;
+}
+
 static struct unit_lines *unit_get(struct dbg_file *f, Dwarf_Die *cudie)
 {
-	if (!f->lines && !(f->lines = calloc(1, sizeof(*f->lines))))
+	struct dbg_lines *lines = lines_of(f);
+	if (!lines)
 		return NULL;
-	struct dbg_lines *lines = f->lines;
 	Dwarf_Off cu = dwarf_dieoffset(cudie);
 	lines->clock++;
 	for (size_t i = 0; i < lines->n; i++)

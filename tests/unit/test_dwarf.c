@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "../../corefile/array.h"
 #include "../../dwarf/internal.h"
 #include "craft.h"
 #include "data/unit_fixture.h"
@@ -326,10 +328,74 @@ static void check_addrinfo(const char *label, const char *path, int step)
 	dbg_cache_destroy(cache);
 }
 
+
+/* An address's file and line as libdwfl's dwfl_module_getsrc gives them
+ * (the oracle) and as dwarf/lines.c does. */
+static bool same_row(struct dbg_file *f, Dwarf_Addr addr)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cudie = dwfl_module_addrdie(f->mod, addr, &bias);
+	Dwfl_Line *dl = dwfl_module_getsrc(f->mod, addr);
+	int want = 0, got = 0;
+	const char *w = dl ? dwfl_lineinfo(dl, NULL, &want, NULL, NULL, NULL) : NULL;
+	const char *g = cudie ? dbg_lines_at(f, cudie, addr - bias, &got) : NULL;
+	return want == got && (w == g || (w && g && strcmp(w, g) == 0));
+}
+
+/* Every STEP-th row of every unit of the file at PATH, and around it, found
+ * as libdwfl finds it with a budget of BUDGET rows: unit by unit, then
+ * round-robin over the units, so that units ended past the budget are
+ * decoded again. */
+static void check_lines(const char *label, const char *path, size_t budget, size_t step)
+{
+	struct dbg_cache *cache = dbg_cache_create();
+	struct dbg_file *f = cache ? dbg_cache_file(cache, NULL, path) : NULL;
+	Dwarf_Addr bias;
+	Dwarf *dw = f && dbg_lines_set_budget(f, budget) ? dwfl_module_getdwarf(f->mod, &bias) : NULL;
+	Dwarf_Addr *addrs = NULL;
+	size_t n = 0, cap = 0, units = 0, tried = 0, same = 0;
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	while (dw && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		Dwarf_Lines *lines;
+		size_t nlines;
+		if (dwarf_offdie(dw, off + hsize, &cu) && dwarf_getsrclines(&cu, &lines, &nlines) == 0) {
+			units++;
+			for (size_t i = 0; i < nlines; i += step) {
+				Dwarf_Addr a;
+				if (dwarf_lineaddr(dwarf_onesrcline(lines, i), &a) != 0 ||
+				    !core_array_reserve(&addrs, &cap, n + 1, sizeof(*addrs)))
+					continue;
+				addrs[n++] = a + bias;
+			}
+		}
+		off = next;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (Dwarf_Addr a = addrs[i] - 1; a <= addrs[i] + 1; a++, tried++)
+			same += same_row(f, a);
+	size_t stride = n / 97 + 1;
+	for (size_t start = 0; start < stride; start++)
+		for (size_t i = start; i < n; i += stride, tried++)
+			same += same_row(f, addrs[i]);
+	char name[160];
+	snprintf(name, sizeof(name), "%s: file and line as libdwfl's, %zu units, %zu addresses, "
+		 "budget %zu rows", label, units, tried, budget);
+	CHECK(name, units > 1 && tried > 0 && same == tried);
+	free(addrs);
+	dbg_cache_destroy(cache);
+}
+
 int main(void)
 {
 	craft_each_fixture(run);
 	check_addrinfo("unit_fixture", craft_data_path("unit_fixture"), 1);
 	check_addrinfo("libc", "/lib/x86_64-linux-gnu/libc.so.6", 7);
+	char self[4096];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	self[len > 0 ? len : 0] = '\0';
+	check_lines("this test", self, 60000, 3);
+	check_lines("this test", self, 200, 13);
 	return unit_exit();
 }
