@@ -26,8 +26,15 @@ frames() { json_get "$1" "'\n'.join('%s %s:%s' % (f['function'], f['file'], f['l
 "$ASYNCORE" report "$FIX_CORE" --format json >"$TMPD/none.json" 2>/dev/null
 check "debuginfod: without a server the frames have no source lines" \
 	test "$(json_get "$TMPD/none.json" "[f['file'] for f in j['threads'][0]['frames'][:3]]")" = "[null, null, null]"
+# Without a server, libdebuginfod (and its libcurl and TLS libraries) is
+# never loaded, though the program's module has no debug file to be found.
+LD_DEBUG=files "$ASYNCORE" report "$FIX_CORE" >/dev/null 2>"$TMPD/ld.log"
+check "debuginfod: without a server libdebuginfod is not loaded" \
+	bash -c "grep -q 'calling init' '$TMPD/ld.log' && ! grep -q 'file=libdebuginfod' '$TMPD/ld.log'"
 mkdir -p "$TMPD/local" && cp "$FIX_DIR/prog" "$TMPD/local/" && cp "$FIX_DIR/debug/prog.debug" "$TMPD/local/"
 "$ASYNCORE" report "$FIX_CORE" --debug-dir "$TMPD/local" --format json >"$TMPD/local.json" 2>/dev/null
+check "debuginfod: a debug file beside a copy of the program, by its debuglink, is found" \
+	test "$(frames "$TMPD/local.json")" != "$(frames "$TMPD/none.json")"
 BUILD_ID=$(json_get "$TMPD/local.json" "j['core']['build_id']")
 
 # The server: the fixture's debug file only, on a free loopback port.

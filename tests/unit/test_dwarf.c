@@ -387,6 +387,81 @@ static void check_lines(const char *label, const char *path, size_t budget, size
 	dbg_cache_destroy(cache);
 }
 
+/* Where libdwfl's local search finds a debug file for a stripped copy of the
+ * fixture: dbg_local_debuginfo_possible says a file may exist exactly when
+ * dwfl_standard_find_debuginfo (the oracle) finds one. */
+struct debug_layout {
+	const char *what;
+	const char *place;          /* where the debug file goes, under the directory */
+	const char *main;           /* the main file's name given to the search */
+	bool found;
+};
+
+static bool layout_agrees(const char *dir, const struct debug_layout *l)
+{
+	char cmd[8192], place[4200] = "", file[4096], debug_dir[4096];
+	if (l->place)
+		snprintf(place, sizeof(place), "mkdir -p $(dirname %s); cp %s %s", l->place,
+			 craft_data_path("unit_fixture"), l->place);
+	snprintf(cmd, sizeof(cmd), "set -e; cd %s; rm -rf lib debug link; mkdir -p lib debug link; "
+		 "cp %s lib/prog; ln -s ../lib/prog link/alias; %s", dir,
+		 craft_data_path("unit_fixture.stripped"), place);
+	if (system(cmd) != 0)
+		return false;
+	snprintf(file, sizeof(file), "%s/%s", dir, l->main);
+	snprintf(debug_dir, sizeof(debug_dir), "%s/debug", dir);
+	const char *dirs[] = { debug_dir };
+	struct dbg_cache *cache = dbg_cache_create();
+	struct dbg_file *f = cache && !dbg_cache_set_debug_dirs(cache, dirs, 1) ?
+			     dbg_cache_file(cache, NULL, file) : NULL;
+	bool possible = f && dbg_local_debuginfo_possible(cache->debuginfo_path, f->mod, file, NULL, 0);
+	char *name = NULL;
+	void *unused = NULL;
+	int fd = f ? dwfl_standard_find_debuginfo(f->mod, &unused, NULL, 0, file, NULL, 0, &name) : -1;
+	if (fd >= 0)
+		close(fd);
+	free(name);
+	dbg_cache_destroy(cache);
+	return possible == (fd >= 0) && (fd >= 0) == l->found;
+}
+
+static void test_debug_search(void)
+{
+	char dir[] = "/tmp/asyncore-debugpath-XXXXXX";
+	if (!CHECK("debug search: temporary directory", mkdtemp(dir) != NULL))
+		return;
+	char bid[64] = "", place_bid[128], place_tail[4200];
+	GElf_Addr vaddr;
+	const unsigned char *bits;
+	struct dbg_cache *cache = dbg_cache_create();
+	struct dbg_file *f = cache ? dbg_cache_file(cache, NULL, craft_data_path("unit_fixture")) : NULL;
+	int len = f ? dwfl_module_build_id(f->mod, &bits, &vaddr) : 0;
+	char *h = len > 0 ? dbg_hex(bits, (size_t)len) : NULL;
+	snprintf(bid, sizeof(bid), "%s", h ? h : "??");
+	free(h);
+	dbg_cache_destroy(cache);
+	snprintf(place_bid, sizeof(place_bid), "debug/.build-id/%.2s/%s.debug", bid, bid + 2);
+	snprintf(place_tail, sizeof(place_tail), "debug%s/lib/prog.debug", dir);
+	const struct debug_layout layouts[] = {
+		{ "none anywhere", NULL, "lib/prog", false },
+		{ "in .debug beside it", "lib/.debug/prog.debug", "lib/prog", true },
+		{ "under an absolute directory, by the main file's directory", place_tail,
+		  "lib/prog", true },
+		{ "by build-id", place_bid, "lib/prog", true },
+		{ "beside the file a symbolic link names", "lib/.debug/prog.debug", "link/alias", true },
+		{ "of another name", "lib/.debug/other.debug", "lib/prog", false },
+	};
+	for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++) {
+		char name[256];
+		snprintf(name, sizeof(name), "debug search: a debug file %s: found as libdwfl finds it",
+			 layouts[i].what);
+		CHECK(name, layout_agrees(dir, &layouts[i]));
+	}
+	char cmd[4200];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CHECK("debug search: temporary directory removed", system(cmd) == 0);
+}
+
 int main(void)
 {
 	craft_each_fixture(run);
@@ -397,5 +472,6 @@ int main(void)
 	self[len > 0 ? len : 0] = '\0';
 	check_lines("this test", self, 60000, 3);
 	check_lines("this test", self, 200, 13);
+	test_debug_search();
 	return unit_exit();
 }
