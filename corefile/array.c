@@ -25,6 +25,19 @@ bool core_array_reserve(void *pitems, size_t *cap, size_t need, size_t elem)
 	return true;
 }
 
+void core_array_shrink(void *pitems, size_t *cap, size_t n, size_t elem)
+{
+	if (n == 0 || n >= *cap)
+		return;
+	void *items;
+	memcpy(&items, pitems, sizeof(items));
+	void *fit = realloc(items, n * elem);
+	if (fit) {
+		memcpy(pitems, &fit, sizeof(fit));
+		*cap = n;
+	}
+}
+
 void *core_array_push(void *pitems, size_t *n, size_t *cap, size_t elem)
 {
 	if (*n == SIZE_MAX || !core_array_reserve(pitems, cap, *n + 1, elem))

@@ -11,6 +11,10 @@
  * initialised.  False on out-of-memory or overflow (the array is unchanged). */
 bool core_array_reserve(void *pitems, size_t *cap, size_t need, size_t elem);
 
+/* Give back the room beyond the N elements of the array at *(T **)PITEMS
+ * (capacity *CAP), once it is complete; kept as it is when realloc fails. */
+void core_array_shrink(void *pitems, size_t *cap, size_t n, size_t elem);
+
 /* Append one zeroed element to the array *(T **)PITEMS holding *N of *CAP;
  * returns it (the array still owns it), or NULL on out-of-memory. */
 void *core_array_push(void *pitems, size_t *n, size_t *cap, size_t elem);

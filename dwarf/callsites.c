@@ -343,6 +343,9 @@ static struct cs_cu *cu_index(Dwarf_Die *cudie)
 		cu_destroy(b.cu);
 		return NULL;
 	}
+	core_array_shrink(&b.cu->sites, &b.sites_cap, b.cu->nsites, sizeof(*b.cu->sites));
+	core_array_shrink(&b.cu->tails, &b.tails_cap, b.cu->ntails, sizeof(*b.cu->tails));
+	core_array_shrink(&b.cu->funcs, &b.funcs_cap, b.cu->nfuncs, sizeof(*b.cu->funcs));
 	cu_finish(b.cu);
 	return b.cu;
 }

@@ -89,12 +89,14 @@ static void range_of(const void *elem, uint64_t *start, uint64_t *end)
  * still finds a subprogram that holds the address. */
 static void sort_ranges(struct cu_map *m)
 {
-	qsort(m->v, m->n, sizeof(*m->v), by_start);
+	if (m->n)
+		qsort(m->v, m->n, sizeof(*m->v), by_start);
 	size_t kept = 0;
 	for (size_t i = 0; i < m->n; i++)
 		if (!kept || m->v[i].start >= m->v[kept - 1].end)
 			m->v[kept++] = m->v[i];
 	m->n = kept;
+	core_array_shrink(&m->v, &m->cap, m->n, sizeof(*m->v));
 }
 
 static struct cu_map *cu_map_get(struct dbg_file *f, Dwarf_Die *cudie)

@@ -274,6 +274,7 @@ static bool addr_candidate(const char *name, const GElf_Sym *sym)
 
 static void range_finish(struct addr_range *r)
 {
+	core_array_shrink(&r->v, &r->cap, r->n, sizeof(*r->v));
 	if (r->n)
 		qsort(r->v, r->n, sizeof(*r->v), addr_entry_cmp);
 	for (size_t k = 0; k < r->n; k++) {
@@ -313,6 +314,7 @@ static struct dbg_addrindex *addrindex_build(Dwfl_Module *mod)
 	}
 	range_finish(&x->global);
 	range_finish(&x->local);
+	core_array_shrink(&x->labels, &x->labels_cap, x->nlabels, sizeof(*x->labels));
 	if (x->nlabels)
 		qsort(x->labels, x->nlabels, sizeof(*x->labels), u64_cmp);
 	return x;
