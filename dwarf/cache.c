@@ -20,7 +20,7 @@ static int file_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *mo
 	(void)modname;
 	(void)base;
 	struct dbg_file *f = *userdata;
-	return dbg_find_debuginfo(mod, f, f ? f->cache->debuginfo_path : NULL, file_name,
+	return dbg_find_debuginfo(mod, f, f ? f->cache : NULL, file_name,
 				  debuglink_file, debuglink_crc, debuginfo_file_name);
 }
 
@@ -74,6 +74,7 @@ void dbg_cache_destroy(struct dbg_cache *cache)
 	for (size_t i = 0; i < cache->nfiles; i++)
 		file_destroy(cache->files[i]);
 	free(cache->files);
+	dbg_cache_write_copies(cache);
 	free(cache->debuginfo_path);
 	pthread_mutex_destroy(&cache->lock);
 	free(cache);

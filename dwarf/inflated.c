@@ -18,6 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../corefile/array.h"
+
 static char *cache_dir(void)
 {
 	const char *env = getenv("ASYNCORE_CACHE_DIR");
@@ -145,10 +147,43 @@ static void fill_cache(int fd, char *dir, const char *path)
 	}
 }
 
-int dbg_find_debuginfo(Dwfl_Module *mod, struct dbg_file *f, const char *search,
+/* The copy is written when the cache closes (dbg_cache_write_copies), once
+ * what the analysis held is freed: libelf holds the whole file and every
+ * inflated section while it writes (13 MB for glibc's debug file), which on
+ * top of an analysis would set its peak. */
+static void defer_copy(struct dbg_cache *cache, int fd, char *dir, char *path)
+{
+	int kept = cache ? dup(fd) : -1;
+	if (kept < 0 || !core_array_reserve(&cache->copies, &cache->copies_cap, cache->ncopies + 1,
+					    sizeof(*cache->copies))) {
+		if (kept >= 0)
+			close(kept);
+		free(dir);
+		free(path);
+		return;
+	}
+	cache->copies[cache->ncopies++] = (struct dbg_pending_copy){ kept, dir, path };
+}
+
+void dbg_cache_write_copies(struct dbg_cache *cache)
+{
+	for (size_t i = 0; i < cache->ncopies; i++) {
+		struct dbg_pending_copy *c = &cache->copies[i];
+		fill_cache(c->fd, c->dir, c->path);
+		close(c->fd);
+		free(c->dir);
+		free(c->path);
+	}
+	free(cache->copies);
+	cache->copies = NULL;
+	cache->ncopies = cache->copies_cap = 0;
+}
+
+int dbg_find_debuginfo(Dwfl_Module *mod, struct dbg_file *f, struct dbg_cache *cache,
 		       const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
 		       char **debuginfo_file_name)
 {
+	const char *search = cache ? cache->debuginfo_path : NULL;
 	char *dir = NULL;
 	char *path = cached_path(mod, &dir);
 	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
@@ -170,8 +205,10 @@ int dbg_find_debuginfo(Dwfl_Module *mod, struct dbg_file *f, const char *search,
 	dbg_debuginfod_result(f, fd, debuginfo_file_name);
 	/* A server's file stays in debuginfod's own cache only. */
 	if (fd >= 0 && path && !(f && f->debuginfod) &&
-	    !(file_name && *debuginfo_file_name && strcmp(file_name, *debuginfo_file_name) == 0))
-		fill_cache(fd, dir, path);
+	    !(file_name && *debuginfo_file_name && strcmp(file_name, *debuginfo_file_name) == 0)) {
+		defer_copy(cache, fd, dir, path);
+		return fd;
+	}
 	free(path);
 	free(dir);
 	return fd;

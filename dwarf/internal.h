@@ -31,9 +31,17 @@ struct dbg_file {
 	int debuginfod_error;       /* errno of a failed debuginfod lookup, or 0 */
 };
 
+/* A decompressed copy of a debug file to write into the on-disk cache. */
+struct dbg_pending_copy {
+	int fd;                     /* the debug file */
+	char *dir, *path;           /* the cache directory and the copy's path in it */
+};
+
 struct dbg_cache {
 	struct dbg_file **files;
 	size_t nfiles;
+	struct dbg_pending_copy *copies;
+	size_t ncopies, copies_cap;
 	char *debuginfo_path;       /* the search path given to libdwfl */
 	Dwfl_Callbacks offline_callbacks;   /* shared by every file's Dwfl */
 	pthread_mutex_t lock;       /* recursive; held by every public entry that uses files */
@@ -166,12 +174,16 @@ void dbg_callsites_destroy(struct dbg_callsites *cs);
 void dbg_tail_memo_destroy(struct dbg_tail_memo *memo);
 
 /* What libdwfl's find_debuginfo callbacks do (dwarf/inflated.c): the
- * decompressed copy from the on-disk cache, else the standard search along
- * SEARCH (the callbacks' debuginfo_path; NULL when unknown), for the module
- * of F (NULL: a session's module). */
-int dbg_find_debuginfo(Dwfl_Module *mod, struct dbg_file *f, const char *search,
+ * decompressed copy from CACHE's directory on disk, else the standard search
+ * along CACHE's path (NULL: not known), for the module of F (NULL: a
+ * session's module).  A compressed debug file found is copied decompressed
+ * when the cache closes. */
+int dbg_find_debuginfo(Dwfl_Module *mod, struct dbg_file *f, struct dbg_cache *cache,
 		       const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
 		       char **debuginfo_file_name);
+
+/* Write the decompressed copies of the debug files found (each once). */
+void dbg_cache_write_copies(struct dbg_cache *cache);
 
 /* Whether the standard search's local part could find a debug file for MOD
  * (dwarf/debugpath.c): false only when none of the files it tries exists. */

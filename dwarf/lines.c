@@ -15,8 +15,8 @@
 
 #include "../corefile/array.h"
 
-/* Rows kept of the units used before the one decoded: about 4 MB. */
-#define ROWS_BUDGET 60000u
+/* Rows kept of the units used before the one decoded: about 2 MB. */
+#define ROWS_BUDGET 30000u
 
 struct unit_lines {
 	Dwarf_Off cu;               /* the unit's DIE in the module's Dwarf */

@@ -113,7 +113,7 @@ static int session_find_debuginfo(Dwfl_Module *mod, void **userdata, const char 
 	(void)modname;
 	(void)base;
 	struct dbg_session *s = *userdata;
-	return dbg_find_debuginfo(mod, NULL, s ? s->cache->debuginfo_path : NULL, file_name,
+	return dbg_find_debuginfo(mod, NULL, s ? s->cache : NULL, file_name,
 				  debuglink_file, debuglink_crc, debuginfo_file_name);
 }
 
