@@ -140,7 +140,8 @@ static void fill_cache(int fd, char *dir, const char *path)
 	bool worth = elf && has_compressed_sections(elf);
 	if (elf)
 		elf_end(elf);
-	if (worth && make_dirs(dir)) {
+	/* Another analysis may have written it meanwhile. */
+	if (worth && access(path, F_OK) != 0 && make_dirs(dir)) {
 		int copy = write_copy(fd, path);
 		if (copy >= 0)
 			close(copy);
@@ -151,9 +152,19 @@ static void fill_cache(int fd, char *dir, const char *path)
  * what the analysis held is freed: libelf holds the whole file and every
  * inflated section while it writes (13 MB for glibc's debug file), which on
  * top of an analysis would set its peak. */
+static bool copy_pending(const struct dbg_cache *cache, const char *path)
+{
+	for (size_t i = 0; i < cache->ncopies; i++)
+		if (strcmp(cache->copies[i].path, path) == 0)
+			return true;
+	return false;
+}
+
+/* Once per file: each core of an ingest batch finds glibc's debug file again,
+ * and the cache outlives the batch's sessions. */
 static void defer_copy(struct dbg_cache *cache, int fd, char *dir, char *path)
 {
-	int kept = cache ? dup(fd) : -1;
+	int kept = cache && !copy_pending(cache, path) ? dup(fd) : -1;
 	if (kept < 0 || !core_array_reserve(&cache->copies, &cache->copies_cap, cache->ncopies + 1,
 					    sizeof(*cache->copies))) {
 		if (kept >= 0)
