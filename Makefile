@@ -30,7 +30,7 @@ UNIT_HELPER_OBJS := $(OBJDIR)/tests/unit/craft.o
 # The program the unit tests read (never run) and its stripped copy; CPython
 # 3.11's line tables and lines (tests/cpython_lines.py).
 UNIT_DATA := $(BUILD)/unit/data/unit_fixture $(BUILD)/unit/data/unit_fixture.stripped \
-	$(BUILD)/unit/data/cpython311_lines.txt
+	$(BUILD)/unit/data/cpython311_lines.txt $(BUILD)/unit/data/many_symbols.so
 PROGRAM ?= asyncore
 
 .PHONY: all deps check demo bench asan ubsan clean unit install uninstall fuzz fuzz-tools soak
@@ -69,6 +69,11 @@ $(BUILD)/unit/data/unit_fixture: tests/unit/data/unit_fixture.c tests/unit/data/
 
 $(BUILD)/unit/data/unit_fixture.stripped: $(BUILD)/unit/data/unit_fixture
 	strip -o $@ $<
+
+$(BUILD)/unit/data/many_symbols.so: tests/unit/data/many_symbols.sh
+	@mkdir -p $(dir $@)
+	sh $< 30000 > $(BUILD)/unit/data/many_symbols.s
+	$(CC) -shared -nostdlib -o $@ $(BUILD)/unit/data/many_symbols.s
 
 $(BUILD)/unit/data/cpython311_lines.txt: tests/unit/data/cpython311_lines.txt
 	@mkdir -p $(dir $@)

@@ -59,6 +59,7 @@ static void file_destroy(struct dbg_file *f)
 	dbg_type_memo_destroy(f->types);
 	dbg_symindex_destroy(f->symbols);
 	dbg_addrindex_destroy(f->addrs);
+	dbg_symnames_close(&f->names);
 	dbg_callsites_destroy(f->callsites);
 	dbg_funcmap_destroy(f->funcmap);
 	free(f->build_id);

@@ -7,6 +7,23 @@
 
 #include "dwarf.h"
 
+/* Symbol names read with pread from the file that libelf maps, rather
+ * than through the mapping (dwarf/symnames.c): a walk over a whole table
+ * through a window, single names aside.  Zeroed to begin. */
+struct dbg_symnames {
+	bool tried;                 /* to find and open the table */
+	Elf *elf;                   /* whose string table is read */
+	const char *mapped;         /* that table where libdwfl reads it */
+	size_t size;
+	int fd;                     /* the file, the table at OFFSET in it; -1: none */
+	uint64_t offset;
+	char *window;               /* the table's bytes [START, START + LEN) */
+	size_t start, len, reads_left;
+	bool window_failed;
+	char *peek;                 /* a name read aside */
+	size_t peek_cap;
+};
+
 /* One file's debug info, opened offline and kept for the whole batch. */
 struct dbg_file {
 	char *build_id;             /* hex; the cache key (or the path when unknown) */
@@ -20,6 +37,7 @@ struct dbg_file {
 	struct dbg_type_memo *types;
 	struct dbg_symindex *symbols;   /* name -> symbol, built on first lookup */
 	struct dbg_addrindex *addrs;    /* address -> sized global symbols, likewise */
+	struct dbg_symnames names;      /* the names of the symbols addrs finds */
 	struct dbg_callsites *callsites;   /* DWARF call sites, indexed per CU on first use */
 	struct dbg_param_memo *params;  /* formal parameters by address */
 	struct dbg_funcmap *funcmap;    /* per CU: code address -> subprogram */
@@ -167,6 +185,20 @@ void dbg_memo_destroy(struct dbg_memo *memo);
 void dbg_param_memo_destroy(struct dbg_param_memo *memo);
 void dbg_symcache_destroy(struct dbg_symcache *cache);
 void dbg_args_out_destroy(struct dbg_args_out *out);
+/* dwfl_module_getsym_info, the name read through the window when it can
+ * be, for walks over the table: valid until the next call, or
+ * dbg_symnames_close. */
+const char *dbg_symnames_get(struct dbg_symnames *names, Dwfl_Module *mod, int i, GElf_Sym *sym,
+			     GElf_Addr *value);
+/* The same, the name's first N bytes at least, read aside so that a name
+ * dbg_symnames_get gave stays valid: until the next peek. */
+const char *dbg_symnames_peek(struct dbg_symnames *names, Dwfl_Module *mod, int i, size_t n,
+			      GElf_Sym *sym, GElf_Addr *value);
+/* The same, the whole name read aside: until the next call. */
+const char *dbg_symnames_name(struct dbg_symnames *names, Dwfl_Module *mod, int i, GElf_Sym *sym,
+			      GElf_Addr *value);
+void dbg_symnames_close(struct dbg_symnames *names);
+
 void dbg_symindex_destroy(struct dbg_symindex *index);
 void dbg_addrindex_destroy(struct dbg_addrindex *index);
 void dbg_type_memo_destroy(struct dbg_type_memo *memo);

@@ -59,6 +59,7 @@ struct symindex_slot {
 
 struct dbg_symindex {
 	Dwfl_Module *mod;
+	struct dbg_symnames *names; /* while the index is built */
 	struct symindex_slot *slots;
 	size_t cap;
 };
@@ -84,12 +85,16 @@ size_t dbg_name_hash(const char *s)
 	return dbg_name_hash_n(s, strlen(s));
 }
 
-/* The symbol of SLOT and its key's length; NULL when it cannot be read. */
+/* The symbol of SLOT and its key's length; NULL when it cannot be read.
+ * While the index is built, the name may be cut after its first WANT bytes
+ * (the key's length is then that of the cut name, and still tells whether
+ * it is shorter than WANT). */
 static const char *slot_symbol(const struct dbg_symindex *x, const struct symindex_slot *slot,
-			       GElf_Sym *sym, GElf_Addr *value, size_t *len)
+			       size_t want, GElf_Sym *sym, GElf_Addr *value, size_t *len)
 {
-	const char *name = dwfl_module_getsym_info(x->mod, (int)(slot->sym & ~SYM_ALIAS), sym, value,
-						   NULL, NULL, NULL);
+	int i = (int)(slot->sym & ~SYM_ALIAS);
+	const char *name = x->names ? dbg_symnames_peek(x->names, x->mod, i, want, sym, value)
+				    : dwfl_module_getsym_info(x->mod, i, sym, value, NULL, NULL, NULL);
 	if (name)
 		*len = slot->sym & SYM_ALIAS ? unversioned_len(name) : strlen(name);
 	return name;
@@ -107,7 +112,7 @@ static struct symindex_slot *symindex_slot(struct dbg_symindex *x, const char *n
 		size_t klen;
 		const char *key;
 		if (!slot->sym || (slot->hash == hash &&
-				   (key = slot_symbol(x, slot, &sym, &value, &klen)) && klen == len &&
+				   (key = slot_symbol(x, slot, len + 2, &sym, &value, &klen)) && klen == len &&
 				   memcmp(key, name, len) == 0))
 			return slot;
 	}
@@ -154,15 +159,17 @@ static struct dbg_symindex *symindex_build(Dwfl_Module *mod)
 {
 	int n = dwfl_module_getsymtab(mod);
 	struct dbg_symindex *x = calloc(1, sizeof(*x));
+	struct dbg_symnames names = { 0 };
 	uint32_t *aliases = NULL;
 	size_t naliases = 0, aliases_cap = 0, keys = 0;
 	if (!x || n < 0 || (uint64_t)n >= SYM_ALIAS || !symindex_reserve(x, n > 0 ? (size_t)n : 1))
 		goto fail;
 	x->mod = mod;
+	x->names = &names;
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr value;
-		const char *name = dwfl_module_getsym_info(mod, i, &sym, &value, NULL, NULL, NULL);
+		const char *name = dbg_symnames_get(&names, mod, i, &sym, &value);
 		if (!name || !*name || sym.st_shndx == SHN_UNDEF)
 			continue;
 		symindex_put(x, (uint32_t)i, name, strlen(name));
@@ -179,15 +186,17 @@ static struct dbg_symindex *symindex_build(Dwfl_Module *mod)
 	for (size_t i = 0; i < naliases; i++) {
 		GElf_Sym sym;
 		GElf_Addr value;
-		const char *name = dwfl_module_getsym_info(mod, (int)aliases[i], &sym, &value, NULL, NULL,
-							   NULL);
+		const char *name = dbg_symnames_get(&names, mod, (int)aliases[i], &sym, &value);
 		if (name)
 			symindex_put(x, aliases[i] | SYM_ALIAS, name, unversioned_len(name));
 	}
 	free(aliases);
+	dbg_symnames_close(&names);
+	x->names = NULL;
 	return x;
 fail:
 	free(aliases);
+	dbg_symnames_close(&names);
 	dbg_symindex_destroy(x);
 	return NULL;
 }
@@ -205,211 +214,13 @@ static bool file_find_symbol(struct dbg_file *f, const char *name, uint64_t *add
 	GElf_Sym sym;
 	GElf_Addr value;
 	size_t klen;
-	if (!slot->sym || !slot_symbol(f->symbols, slot, &sym, &value, &klen))
+	if (!slot->sym || !slot_symbol(f->symbols, slot, len + 2, &sym, &value, &klen))
 		return false;
 	*tls = GELF_ST_TYPE(sym.st_info) == STT_TLS;
 	*addr = *tls ? sym.st_value : value;
 	if (size)
 		*size = sym.st_size;
 	return true;
-}
-
-/* libdwfl's dwfl_module_addrinfo tries every symbol of the global range,
- * then, when none holds the address, every local one.  A sized symbol that
- * holds it decides: the best of those by libdwfl's rules (closest start,
- * then binding, then size, then table order), sizeless ones playing no
- * part then.  So the sized symbols of each range are indexed by address;
- * the local range is searched when no global one holds the address and no
- * global sizeless symbol is at it (which would end libdwfl's search); in
- * every other case libdwfl is asked. */
-struct addr_entry {
-	uint64_t value, size;
-	uint64_t end_max;           /* the highest end of this and the entries before */
-	int sym;
-};
-
-struct addr_range {
-	struct addr_entry *v;
-	size_t n, cap;
-};
-
-struct dbg_addrindex {
-	struct addr_range global, local;
-	uint64_t *labels;           /* addresses of the global sizeless symbols, sorted */
-	size_t nlabels, labels_cap;
-	bool has_locals;            /* libdwfl searches a local range */
-};
-
-void dbg_addrindex_destroy(struct dbg_addrindex *index)
-{
-	if (!index)
-		return;
-	free(index->global.v);
-	free(index->local.v);
-	free(index->labels);
-	free(index);
-}
-
-static int addr_entry_cmp(const void *a, const void *b)
-{
-	const struct addr_entry *x = a, *y = b;
-	if (x->value != y->value)
-		return x->value < y->value ? -1 : 1;
-	return (x->sym > y->sym) - (x->sym < y->sym);
-}
-
-static int u64_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
-
-/* As libdwfl's search_table filters the symbols it tries. */
-static bool addr_candidate(const char *name, const GElf_Sym *sym)
-{
-	int type = GELF_ST_TYPE(sym->st_info);
-	return name && name[0] && sym->st_shndx != SHN_UNDEF && type != STT_SECTION &&
-	       type != STT_FILE && type != STT_TLS;
-}
-
-static void range_finish(struct addr_range *r)
-{
-	core_array_shrink(&r->v, &r->cap, r->n, sizeof(*r->v));
-	if (r->n)
-		qsort(r->v, r->n, sizeof(*r->v), addr_entry_cmp);
-	for (size_t k = 0; k < r->n; k++) {
-		struct addr_entry *e = &r->v[k];
-		uint64_t end = e->size > UINT64_MAX - e->value ? UINT64_MAX : e->value + e->size;
-		e->end_max = k && r->v[k - 1].end_max > end ? r->v[k - 1].end_max : end;
-	}
-}
-
-static struct dbg_addrindex *addrindex_build(Dwfl_Module *mod)
-{
-	int n = dwfl_module_getsymtab(mod);
-	int first = dwfl_module_getsymtab_first_global(mod);
-	struct dbg_addrindex *x = calloc(1, sizeof(*x));
-	if (!x || n < 0 || first < 0)
-		goto fail;
-	x->has_locals = first > 1;
-	for (int i = 1; i < n; i++) {
-		GElf_Sym sym;
-		GElf_Addr value;
-		const char *name = dwfl_module_getsym_info(mod, i, &sym, &value, NULL, NULL, NULL);
-		bool global = first == 0 || i >= first;
-		if (!addr_candidate(name, &sym))
-			continue;
-		if (sym.st_size == 0) {
-			if (global && !core_array_reserve(&x->labels, &x->labels_cap, x->nlabels + 1,
-							  sizeof(*x->labels)))
-				goto fail;
-			if (global)
-				x->labels[x->nlabels++] = value;
-			continue;
-		}
-		struct addr_range *r = global ? &x->global : &x->local;
-		if (!core_array_reserve(&r->v, &r->cap, r->n + 1, sizeof(*r->v)))
-			goto fail;
-		r->v[r->n++] = (struct addr_entry){ .value = value, .size = sym.st_size, .sym = i };
-	}
-	range_finish(&x->global);
-	range_finish(&x->local);
-	core_array_shrink(&x->labels, &x->labels_cap, x->nlabels, sizeof(*x->labels));
-	if (x->nlabels)
-		qsort(x->labels, x->nlabels, sizeof(*x->labels), u64_cmp);
-	return x;
-fail:
-	dbg_addrindex_destroy(x);
-	return NULL;
-}
-
-/* GELF_ST_BIND as libdwfl ranks it, higher is better. */
-static int binding_rank(const GElf_Sym *sym)
-{
-	switch (GELF_ST_BIND(sym->st_info)) {
-	case STB_GLOBAL: return 3;
-	case STB_WEAK: return 2;
-	case STB_LOCAL: return 1;
-	default: return 0;
-	}
-}
-
-/* Whether CAND (at VALUE) beats BEST (at BEST_VALUE) as libdwfl's
- * try_sym_value judges a sized symbol met after it in table order. */
-static bool better_sized(const GElf_Sym *best, uint64_t best_value, const GElf_Sym *cand,
-			 uint64_t value)
-{
-	if (best_value < value || binding_rank(best) < binding_rank(cand))
-		return true;
-	return best_value == value &&
-	       ((best->st_size > cand->st_size && binding_rank(best) <= binding_rank(cand)) ||
-		(best->st_size >= cand->st_size && binding_rank(best) < binding_rank(cand)));
-}
-
-/* The best sized symbol of R holding ADDR, in *BEST..; -1 when none does,
- * -2 when the symbol table does not say what the index does. */
-static int range_best(Dwfl_Module *mod, const struct addr_range *r, GElf_Addr addr,
-		      const char **best_name, GElf_Sym *best_sym, uint64_t *best_value)
-{
-	/* The last entry starting at or below ADDR, then back while an
-	 * earlier one may still reach it. */
-	size_t lo = 0, hi = r->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (r->v[mid].value <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	int best = -1;
-	/* Candidates are met here by address; libdwfl meets them in table
-	 * order, which decides among equals: fold in that order. */
-	for (int done = -1;;) {
-		int next = -1;
-		size_t pick = 0;
-		for (size_t k = lo; k-- > 0 && r->v[k].end_max > addr;) {
-			const struct addr_entry *e = &r->v[k];
-			if (addr - e->value < e->size && e->sym > done && (next < 0 || e->sym < next)) {
-				next = e->sym;
-				pick = k;
-			}
-		}
-		if (next < 0)
-			return best;
-		done = next;
-		GElf_Sym s;
-		GElf_Addr value;
-		const char *name = dwfl_module_getsym_info(mod, next, &s, &value, NULL, NULL, NULL);
-		if (!name || value != r->v[pick].value)
-			return -2;
-		if (best < 0 || better_sized(best_sym, *best_value, &s, value)) {
-			best = next;
-			*best_name = name;
-			*best_sym = s;
-			*best_value = value;
-		}
-	}
-}
-
-static bool is_label(const struct dbg_addrindex *x, uint64_t addr)
-{
-	return x->nlabels && bsearch(&addr, x->labels, x->nlabels, sizeof(*x->labels), u64_cmp);
-}
-
-const char *dbg_file_addrinfo(struct dbg_file *f, GElf_Addr addr, GElf_Off *off, GElf_Sym *sym)
-{
-	if (!f->addrs)
-		f->addrs = addrindex_build(f->mod);
-	struct dbg_addrindex *x = f->addrs;
-	const char *name = NULL;
-	uint64_t value = 0;
-	int best = x ? range_best(f->mod, &x->global, addr, &name, sym, &value) : -2;
-	if (best == -1 && x->has_locals && !is_label(x, addr))
-		best = range_best(f->mod, &x->local, addr, &name, sym, &value);
-	if (best < 0)
-		return dwfl_module_addrinfo(f->mod, addr, off, sym, NULL, NULL, NULL);
-	*off = addr - value;
-	return name;
 }
 
 /* Prefer the cached file (full .symtab, also for ELF images libdwfl rebuilt
@@ -454,30 +265,52 @@ bool dbg_find_symbol(struct dbg_session *s, const char *name, uint64_t *addr, ui
 	return found;
 }
 
+/* The indexes of MOD's symbols named PREFIX..., in table order, in *OUT
+ * (as many as memory allows). */
+static void prefix_matches(Dwfl_Module *mod, const char *prefix, int **out, size_t *nout)
+{
+	size_t plen = strlen(prefix), cap = 0;
+	int n = dwfl_module_getsymtab(mod);
+	struct dbg_symnames names = { 0 };
+	*out = NULL;
+	*nout = 0;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr value;
+		const char *name = dbg_symnames_get(&names, mod, i, &sym, &value);
+		if (!name || strncmp(name, prefix, plen) != 0 || sym.st_shndx == SHN_UNDEF ||
+		    GELF_ST_TYPE(sym.st_info) == STT_TLS)
+			continue;
+		if (!core_array_reserve(out, &cap, *nout + 1, sizeof(**out)))
+			break;
+		(*out)[(*nout)++] = i;
+	}
+	dbg_symnames_close(&names);
+}
+
 /* Symbols of one module with PREFIX; BIAS maps MOD's addresses to the core's.
  * A name already reported (.symtab and .dynsym both list it) is skipped. */
 static bool module_prefix_walk(Dwfl_Module *mod, int64_t bias, const char *prefix,
 			       bool (*fn)(void *, const char *, uint64_t), void *ctx, size_t *calls)
 {
-	size_t plen = strlen(prefix);
-	int n = dwfl_module_getsymtab(mod);
+	int *matches;
+	size_t n;
+	bool go_on = true;
+	prefix_matches(mod, prefix, &matches, &n);
 	uint64_t last_addr = 0;
-	for (int i = 1; i < n; i++) {
+	for (size_t k = 0; k < n && go_on; k++) {
 		GElf_Sym sym;
 		GElf_Addr value;
-		const char *name = dwfl_module_getsym_info(mod, i, &sym, &value, NULL, NULL, NULL);
-		if (!name || strncmp(name, prefix, plen) != 0 || sym.st_shndx == SHN_UNDEF ||
-		    GELF_ST_TYPE(sym.st_info) == STT_TLS)
-			continue;
+		const char *name = dwfl_module_getsym_info(mod, matches[k], &sym, &value, NULL, NULL, NULL);
 		uint64_t addr = (uint64_t)((int64_t)value + bias);
-		if (*calls > 0 && addr == last_addr)
+		if (!name || (*calls > 0 && addr == last_addr))
 			continue;
 		last_addr = addr;
 		(*calls)++;
-		if (!fn(ctx, name, addr))
-			return false;
+		go_on = fn(ctx, name, addr);
 	}
-	return true;
+	free(matches);
+	return go_on;
 }
 
 size_t dbg_symbols_with_prefix(struct dbg_session *s, const char *prefix,

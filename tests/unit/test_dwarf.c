@@ -311,15 +311,20 @@ static void check_addrinfo(const char *label, const char *path, int step)
 		GElf_Addr v;
 		if (!dwfl_module_getsym_info(f->mod, i, &s, &v, NULL, NULL, NULL) || !v)
 			continue;
-		GElf_Addr probes[] = { v - 1, v, v + s.st_size / 2, v + s.st_size - 1, v + s.st_size };
+		/* The last two land between symbols, where only a sizeless
+		 * symbol may answer. */
+		GElf_Addr probes[] = { v - 1, v, v + s.st_size / 2, v + s.st_size - 1, v + s.st_size,
+				       v + s.st_size + 8, v - 64 };
 		for (size_t k = 0; k < sizeof(probes) / sizeof(probes[0]); k++) {
 			GElf_Off o1 = 0, o2 = 0;
 			GElf_Sym s1, s2;
 			const char *n1 = dwfl_module_addrinfo(f->mod, probes[k], &o1, &s1, NULL, NULL, NULL);
 			const char *n2 = dbg_file_addrinfo(f, probes[k], &o2, &s2);
 			tried++;
-			same += n1 == n2 && (!n1 || (o1 == o2 && s1.st_value == s2.st_value &&
-						     s1.st_size == s2.st_size && s1.st_info == s2.st_info));
+			same += (n1 && n2) ? strcmp(n1, n2) == 0 && o1 == o2 &&
+						     s1.st_value == s2.st_value &&
+						     s1.st_size == s2.st_size && s1.st_info == s2.st_info
+					   : n1 == n2;
 		}
 	}
 	char name[128];
@@ -328,6 +333,62 @@ static void check_addrinfo(const char *label, const char *path, int step)
 	dbg_cache_destroy(cache);
 }
 
+
+/* Pages of [P, P + SIZE) mapped into this process, from /proc/self/pagemap. */
+static size_t resident_pages(const void *p, size_t size, size_t *pages)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t first = (uintptr_t)p / (uintptr_t)page, last = ((uintptr_t)p + size - 1) / (uintptr_t)page;
+	FILE *pm = fopen("/proc/self/pagemap", "rb");
+	size_t resident = 0;
+	*pages = 0;
+	for (uintptr_t i = first; pm && i <= last; i++) {
+		uint64_t entry = 0;
+		if (fseek(pm, (long)(i * 8), SEEK_SET) != 0 || fread(&entry, 8, 1, pm) != 1)
+			break;
+		resident += entry >> 63;
+		(*pages)++;
+	}
+	if (pm)
+		fclose(pm);
+	return resident;
+}
+
+/* Symbolizing by address (which indexes every symbol's name) leaves the
+ * file's string table unmapped: names are read with pread, not through
+ * libelf's mapping, where each name would map a block of the table. */
+static void check_names_aside(const char *label, const char *path)
+{
+	struct dbg_cache *cache = dbg_cache_create();
+	struct dbg_file *f = cache ? dbg_cache_file(cache, NULL, path) : NULL;
+	int n = f ? dwfl_module_getsymtab(f->mod) : -1;
+	size_t named = 0;
+	for (int i = 1; i < n; i += 3) {
+		GElf_Sym s, s2;
+		GElf_Addr v;
+		GElf_Off off;
+		if (!dwfl_module_getsym_info(f->mod, i, &s, &v, NULL, NULL, NULL))
+			continue;
+		const char *name = dbg_file_addrinfo(f, v + s.st_size / 2, &off, &s2);
+		named += name && name[0];
+		dbg_file_addrinfo(f, v + s.st_size + 8, &off, &s2);
+	}
+	GElf_Sym s;
+	GElf_Addr v;
+	Elf *elf = NULL;
+	const char *name = n > 1 ? dwfl_module_getsym_info(f->mod, 1, &s, &v, NULL, &elf, NULL) : NULL;
+	size_t pages = 0, resident = 0;
+	for (Elf_Scn *scn = elf ? elf_nextscn(elf, NULL) : NULL; name && scn; scn = elf_nextscn(elf, scn)) {
+		Elf_Data *d = elf_getdata(scn, NULL);
+		if (d && d->d_buf == name - s.st_name)
+			resident = resident_pages(d->d_buf, d->d_size, &pages);
+	}
+	char what[160];
+	snprintf(what, sizeof(what), "%s: %zu names read, %zu of the string table's %zu pages mapped",
+		 label, named, resident, pages);
+	CHECK(what, named > 100 && pages >= 8 && resident * 4 < pages);
+	dbg_cache_destroy(cache);
+}
 
 /* An address's file and line as libdwfl's dwfl_module_getsrc gives them
  * (the oracle) and as dwarf/lines.c does. */
@@ -467,6 +528,8 @@ int main(void)
 	craft_each_fixture(run);
 	check_addrinfo("unit_fixture", craft_data_path("unit_fixture"), 1);
 	check_addrinfo("libc", "/lib/x86_64-linux-gnu/libc.so.6", 7);
+	check_addrinfo("many symbols", craft_data_path("many_symbols.so"), 97);
+	check_names_aside("many symbols", craft_data_path("many_symbols.so"));
 	char self[4096];
 	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	self[len > 0 ? len : 0] = '\0';
