@@ -59,34 +59,34 @@ struct an_arg {
 };
 
 struct an_frame {
-	enum an_frame_kind kind;
 	uint64_t pc;                /* raw pc (return address for callers) */
-	bool activation;            /* pc is where the thread stopped (no pc-1) */
 	char *function;             /* demangled; NULL when unknown */
 	uint64_t offset;            /* pc - function start */
-	bool has_offset;
 	char *module;               /* module path; NULL when unknown */
 	uint64_t module_offset;
-	bool has_module_offset;
 	char *file;                 /* source file; NULL when unknown */
-	int line;                   /* 0 when unknown */
-	bool inlined;               /* an inline level, not a real call */
-	int inline_depth;           /* 0 for the real frame, >0 for inline levels;
-				       a tail call's: its innermost function's */
 	uint64_t cfa;               /* canonical frame address, 0 when unknown */
 	uint64_t regs[AN_FRAME_NREGS];  /* by DWARF number: 0 rax .. 16 rip */
-	uint32_t regs_known;        /* bit N: regs[N] recovered by the unwinder */
-	bool seam;                  /* first frame after a native/async switch */
-	bool tailcall;              /* restored from DWARF call sites: not on the stack */
 	char *display;              /* readable name when it differs from function
 				       ("handle_order(Order) [coroutine]"), or NULL */
 	struct an_arg *args;        /* one counted block holding the array and its
 				       strings, maybe shared (an_args_pack); NULL
 				       with nargs 0 and !has_args: no DWARF */
 	size_t nargs;
-	bool has_args;
 	char *runtime;              /* script/label: the description's name */
 	char *detail;               /* script/label: the description's detail, or NULL */
+	enum an_frame_kind kind;
+	int line;                   /* 0 when unknown */
+	int inline_depth;           /* 0 for the real frame, >0 for inline levels;
+				       a tail call's: its innermost function's */
+	uint32_t regs_known;        /* bit N: regs[N] recovered by the unwinder */
+	bool activation;            /* pc is where the thread stopped (no pc-1) */
+	bool has_offset;
+	bool has_module_offset;
+	bool inlined;               /* an inline level, not a real call */
+	bool seam;                  /* first frame after a native/async switch */
+	bool tailcall;              /* restored from DWARF call sites: not on the stack */
+	bool has_args;
 };
 
 struct an_thread {

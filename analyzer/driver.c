@@ -198,11 +198,15 @@ static struct core_error *analyze_stacks(struct analysis *an, struct dbg_session
 		goto out;
 	if (!opts->no_async)
 		an_folly_splice_all(s, an, (struct dbg_frame *const *)stacks, nstacks);
-	for (size_t i = 0; i < an->nthreads; i++)
+	for (size_t i = 0; i < an->nthreads; i++) {
 		if (!an->threads[i].frames && !symbolize_native(&an->threads[i], s, stacks[i], nstacks[i])) {
 			err = &core_error_nomem;
 			goto out;
 		}
+		/* The thread's frames now hold what the walk found. */
+		free(stacks[i]);
+		stacks[i] = NULL;
+	}
 	if (!opts->no_tasks)
 		an_bthread_analyze(s, an);
 	if (!opts->no_args && !an_args_fill(an, s))
