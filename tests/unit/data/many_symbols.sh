@@ -12,7 +12,7 @@ awk -v n="${1:-30000}" 'BEGIN {
 		printf "\t.type %s, @function\n%s:\n\tret\n", name, name
 		if (i % 7 != 0)
 			printf "\t.size %s, 1\n", name
-		if (i % 11 == 0)
+		if (i % 5 == 0)
 			print "\t.skip 16"
 	}
 	print "\t.section .note.GNU-stack,\"\",@progbits"
