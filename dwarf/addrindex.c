@@ -19,6 +19,7 @@
 
 #include "../corefile/array.h"
 
+/* Both entries begin with their address (count_upto). */
 struct addr_entry {
 	uint64_t value, size;
 	uint64_t end_max;           /* the highest end of this and the entries before */
@@ -196,13 +197,16 @@ static bool better_sized(const GElf_Sym *best, uint64_t best_value, const GElf_S
 		(best->st_size >= cand->st_size && binding_rank(best) < binding_rank(cand)));
 }
 
-/* The number of sized entries of R starting at or below ADDR. */
-static size_t entries_upto(const struct addr_range *r, GElf_Addr addr)
+/* How many of the N elements at V (of SIZE bytes each, sorted by the
+ * address they start with) are at or below ADDR. */
+static size_t count_upto(const void *v, size_t n, size_t size, GElf_Addr addr)
 {
-	size_t lo = 0, hi = r->n;
+	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (r->v[mid].value <= addr)
+		uint64_t value;
+		memcpy(&value, (const char *)v + mid * size, sizeof(value));
+		if (value <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -210,18 +214,16 @@ static size_t entries_upto(const struct addr_range *r, GElf_Addr addr)
 	return lo;
 }
 
+/* The number of sized entries of R starting at or below ADDR. */
+static size_t entries_upto(const struct addr_range *r, GElf_Addr addr)
+{
+	return count_upto(r->v, r->n, sizeof(*r->v), addr);
+}
+
 /* The number of labels of R at or below ADDR. */
 static size_t labels_upto(const struct addr_range *r, GElf_Addr addr)
 {
-	size_t lo = 0, hi = r->nlabels;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (r->labels[mid].value <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return count_upto(r->labels, r->nlabels, sizeof(*r->labels), addr);
 }
 
 /* The best sized symbol of R holding ADDR, in *BEST..; -1 when none does,
