@@ -125,6 +125,12 @@ static size_t escaped_length(const char *s, bool *changed)
 	size_t total = 0;
 	*changed = false;
 	for (const char *p = s; *p;) {
+		unsigned char c = (unsigned char)*p;
+		if (c >= 0x20 && c < 0x7f && c != '\\') {   /* printable ASCII, the usual case */
+			total++;
+			p++;
+			continue;
+		}
 		size_t n = rep_utf8_seq(p);
 		size_t len = escape_item((const unsigned char *)p, n, NULL);
 		*changed |= n == 0 || len != n;
