@@ -22,15 +22,31 @@
  * after this many reads beyond that. */
 #define EXTRA_READS 64
 
-/* Whether the file open at FD is the image of RAW_SIZE bytes at RAW: the
- * same size, the same ELF header. */
-static bool same_image(int fd, const char *raw, size_t raw_size)
+static bool same_bytes(int fd, const char *raw, size_t raw_size, uint64_t offset, size_t n)
+{
+	char buf[4096];
+	if (offset > raw_size || n > raw_size - offset)
+		return false;
+	for (size_t done = 0; done < n;) {
+		size_t want = n - done < sizeof(buf) ? n - done : sizeof(buf);
+		if (pread(fd, buf, want, (off_t)(offset + done)) != (ssize_t)want ||
+		    memcmp(buf, raw + offset + done, want) != 0)
+			return false;
+		done += want;
+	}
+	return true;
+}
+
+/* Whether the file open at FD is ELF's image, RAW_SIZE bytes at RAW: the
+ * same size, ELF header and section headers (which libelf has read). */
+static bool same_image(int fd, Elf *elf, const char *raw, size_t raw_size)
 {
 	struct stat st;
-	unsigned char head[EI_NIDENT + 48];
-	size_t n = raw_size < sizeof(head) ? raw_size : sizeof(head);
-	return fstat(fd, &st) == 0 && (uint64_t)st.st_size == raw_size &&
-	       pread(fd, head, n, 0) == (ssize_t)n && memcmp(head, raw, n) == 0;
+	GElf_Ehdr eh;
+	size_t shnum;
+	return fstat(fd, &st) == 0 && (uint64_t)st.st_size == raw_size && gelf_getehdr(elf, &eh) &&
+	       elf_getshdrnum(elf, &shnum) == 0 && same_bytes(fd, raw, raw_size, 0, eh.e_ehsize) &&
+	       same_bytes(fd, raw, raw_size, eh.e_shoff, shnum * eh.e_shentsize);
 }
 
 /* Which of MOD's files holds the image of ELF: open, in *FD, with the
@@ -47,7 +63,7 @@ static bool open_image(Dwfl_Module *mod, Elf *elf, const char *mapped, size_t si
 	dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &files[0], &files[1]);
 	for (int i = 0; i < 2; i++) {
 		*fd = files[i] ? core_open_regular(files[i]) : -1;
-		if (*fd >= 0 && same_image(*fd, raw, raw_size))
+		if (*fd >= 0 && same_image(*fd, elf, raw, raw_size))
 			return true;
 		if (*fd >= 0)
 			close(*fd);
