@@ -6,6 +6,7 @@
 #include "html.h"
 #include "reader.h"
 #include "report.h"
+#include "store_rows.h"
 
 #include <inttypes.h>
 #include <jansson.h>
@@ -173,30 +174,6 @@ static int write_builds(FILE *out, struct rep_reader *r, const char *hash)
 	return 0;
 }
 
-/* A frame's "args" column ([{"name", "type", "value"}] as JSON text, NULL
- * without DWARF) into F. */
-static void frame_args_from_json(struct an_frame *f, const char *text)
-{
-	json_t *arr = text ? json_loads(text, 0, NULL) : NULL;
-	if (!json_is_array(arr)) {
-		json_decref(arr);
-		return;
-	}
-	size_t n = json_array_size(arr);
-	struct an_arg *args = calloc(n ? n : 1, sizeof(*args));    /* borrowing ARR's strings */
-	for (size_t i = 0; args && i < n; i++) {
-		json_t *a = json_array_get(arr, i);
-		args[i].name = (char *)json_string_value(json_object_get(a, "name"));
-		args[i].type = (char *)json_string_value(json_object_get(a, "type"));
-		args[i].value = (char *)json_string_value(json_object_get(a, "value"));
-	}
-	f->args = args && n ? an_args_pack(args, n) : NULL;
-	f->has_args = !n || f->args;
-	f->nargs = f->args ? n : 0;
-	free(args);
-	json_decref(arr);
-}
-
 static void frame_from_row(struct an_frame *f, json_t *q)
 {
 	memset(f, 0, sizeof(*f));
@@ -214,7 +191,7 @@ static void frame_from_row(struct an_frame *f, json_t *q)
 	f->seam = col_int(q, 9) != 0;
 	f->tailcall = col_int(q, 10) != 0;
 	f->display = an_strdup(col_text(q, 11));
-	frame_args_from_json(f, col_text(q, 12));
+	rep_frame_args_parse(f, col_text(q, 12));
 	f->runtime = an_strdup(col_text(q, 13));
 	f->detail = an_strdup(col_text(q, 14));
 }

@@ -66,9 +66,7 @@ char *rep_error_ident(const struct rep_core_id *id)
 	return ident;
 }
 
-/* The arguments of rep_frame_args_json()'s TEXT (NULL: none) into F, as
- * one block (analysis.h: an_args_pack). */
-static int parse_args(struct an_frame *f, const char *text)
+int rep_frame_args_parse(struct an_frame *f, const char *text)
 {
 	json_t *arr = text ? json_loads(text, 0, NULL) : NULL;
 	size_t n = json_array_size(arr);
@@ -141,6 +139,6 @@ int rep_frame_set_column(struct an_frame *f, const char *column, const struct re
 	else if (strcmp(column, "inline_depth") == 0)
 		f->inline_depth = (int)u;
 	else if (strcmp(column, "args") == 0 && !f->has_args)
-		return parse_args(f, s);
+		return rep_frame_args_parse(f, s);
 	return 0;
 }

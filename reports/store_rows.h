@@ -25,6 +25,10 @@ size_t rep_total_frames(const struct analysis *an);
  * frees). */
 char *rep_frame_args_json(const struct an_frame *f);
 
+/* The arguments of rep_frame_args_json()'s TEXT (NULL: none) into F, as
+ * one block (analysis.h: an_args_pack); -1 on out-of-memory. */
+int rep_frame_args_parse(struct an_frame *f, const char *text);
+
 /* One column value read back from a store: NULL, an integer or text
  * (borrowed). */
 struct rep_cell {

@@ -145,6 +145,14 @@ if [ -f "$TMPD/native_tailcall.json" ]; then
 	else
 		fail "native_tailcall-text: no '#N  0x... in relay (slot=slot@entry=0x5eed0, v=v@entry=6) [tail call] (+0x..) at main.c:28' line"
 	fi
+	# The bucket page's example stack shows stored arguments as the report does.
+	"$ASYNCORE" ingest --quiet --db "$TMPD/tailcall.db" "$(jget "$j" "j['core']['path']")" >/dev/null 2>&1
+	if "$ASYNCORE" top --db "$TMPD/tailcall.db" --format html 2>/dev/null |
+		grep -qF 'slot=slot@entry=<span class="v">0x5eed0</span>'; then
+		pass native_tailcall-top-html
+	else
+		fail "native_tailcall-top-html: the bucket page does not show relay's slot=slot@entry=0x5eed0"
+	fi
 	# Tail-call frames' arguments, as gdb prints them (t_oracle compares
 	# every frame with gdb itself): values at the jump, @entry only where
 	# the location list covers the real function's entry; hand_off, inlined
