@@ -394,6 +394,97 @@ static void check_names_aside(const char *label, const char *path)
 	dbg_cache_destroy(cache);
 }
 
+/* Where the file at PATH has its .symtab and the string table it links. */
+static bool symtab_spans(const char *path, size_t *sym_off, size_t *sym_size, size_t *str_off,
+			 size_t *str_size)
+{
+	FILE *fp = fopen(path, "rb");
+	Elf *elf = fp ? elf_begin(fileno(fp), ELF_C_READ, NULL) : NULL;
+	bool found = false;
+	for (Elf_Scn *scn = elf ? elf_nextscn(elf, NULL) : NULL; scn && !found; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh, str;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB &&
+		    gelf_getshdr(elf_getscn(elf, sh.sh_link), &str)) {
+			*sym_off = sh.sh_offset;
+			*sym_size = sh.sh_size;
+			*str_off = str.sh_offset;
+			*str_size = str.sh_size;
+			found = true;
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	if (fp)
+		fclose(fp);
+	return found;
+}
+
+/* Symbol tables with bytes changed at random: symbolizing by address
+ * answers as libdwfl does on the same file, or both give nothing. */
+static void check_hostile_symbols(const char *path, int mutants)
+{
+	size_t sym_off = 0, sym_size = 0, str_off = 0, str_size = 0, len = 0;
+	char *image = NULL;
+	FILE *fp = fopen(path, "rb");
+	if (fp && fseek(fp, 0, SEEK_END) == 0 && (len = (size_t)ftell(fp)) > 0 &&
+	    (image = malloc(len)) && fseek(fp, 0, SEEK_SET) == 0)
+		len = fread(image, 1, len, fp);
+	if (fp)
+		fclose(fp);
+	char tmp[] = "/tmp/hostile-symbols-XXXXXX";
+	int fd = mkstemp(tmp);
+	bool ok = image && fd >= 0 &&
+		  symtab_spans(path, &sym_off, &sym_size, &str_off, &str_size) && str_size > 1 &&
+		  sym_off + sym_size <= len && str_off + str_size <= len;
+	size_t tried = 0, same = 0;
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
+	for (int m = 0; ok && m < mutants; m++) {
+		char *copy = malloc(len);
+		if (!copy)
+			break;
+		memcpy(copy, image, len);
+		for (int k = 0; k <= m % 8; k++) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			size_t at = (size_t)(seed >> 33);
+			/* The table's last NUL stays: without it libdwfl reads on
+			 * past the table, where asyncore stops. */
+			at = k % 2 ? sym_off + at % sym_size : str_off + at % (str_size - 1);
+			copy[at] = (char)(seed >> 17);
+		}
+		bool written = pwrite(fd, copy, len, 0) == (ssize_t)len;
+		free(copy);
+		struct dbg_cache *cache = written ? dbg_cache_create() : NULL;
+		struct dbg_file *f = cache ? dbg_cache_file(cache, NULL, tmp) : NULL;
+		int n = f ? dwfl_module_getsymtab(f->mod) : -1;
+		for (int i = 1; i < n; i++) {
+			GElf_Sym s;
+			GElf_Addr v;
+			if (!dwfl_module_getsym_info(f->mod, i, &s, &v, NULL, NULL, NULL))
+				continue;
+			GElf_Addr probes[] = { v, v + s.st_size / 2, v + s.st_size + 8 };
+			for (size_t p = 0; p < sizeof(probes) / sizeof(probes[0]); p++) {
+				GElf_Off o1 = 0, o2 = 0;
+				GElf_Sym s1, s2;
+				const char *n1 = dwfl_module_addrinfo(f->mod, probes[p], &o1, &s1, NULL, NULL, NULL);
+				const char *n2 = dbg_file_addrinfo(f, probes[p], &o2, &s2);
+				tried++;
+				same += (n1 && n2) ? strcmp(n1, n2) == 0 && o1 == o2 && s1.st_value == s2.st_value
+						   : n1 == n2;
+			}
+		}
+		dbg_cache_destroy(cache);
+	}
+	if (fd >= 0) {
+		close(fd);
+		unlink(tmp);
+	}
+	free(image);
+	char name[160];
+	snprintf(name, sizeof(name), "%d mutants of %s's symbol table: by address as libdwfl's "
+		 "(%zu addresses, %zu the same)", mutants, "unit_fixture", tried, same);
+	CHECK(name, ok && tried > 0 && same == tried);
+}
+
 /* An address's file and line as libdwfl's dwfl_module_getsrc gives them
  * (the oracle) and as dwarf/lines.c does. */
 static bool same_row(struct dbg_file *f, Dwarf_Addr addr)
@@ -534,6 +625,7 @@ int main(void)
 	check_addrinfo("libc", "/lib/x86_64-linux-gnu/libc.so.6", 7, false);
 	check_addrinfo("many symbols", craft_data_path("many_symbols.so"), 97, true);
 	check_names_aside("many symbols", craft_data_path("many_symbols.so"));
+	check_hostile_symbols(craft_data_path("unit_fixture"), 200);
 	char self[4096];
 	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	self[len > 0 ? len : 0] = '\0';
