@@ -296,6 +296,21 @@ static void run(const char *path, const char *name, bool debug)
 	fixture_close(&fx);
 }
 
+/* Whether dbg_file_addrinfo answers ADDR as libdwfl's dwfl_module_addrinfo
+ * (the oracle) does; libdwfl's name and symbol in *ORACLE and *SYM. */
+static bool addrinfo_agrees(struct dbg_file *f, GElf_Addr addr, const char **oracle, GElf_Sym *sym)
+{
+	GElf_Off o1 = 0, o2 = 0;
+	GElf_Sym s2;
+	const char *n1 = dwfl_module_addrinfo(f->mod, addr, &o1, sym, NULL, NULL, NULL);
+	const char *n2 = dbg_file_addrinfo(f, addr, &o2, &s2);
+	*oracle = n1;
+	if (!n1 || !n2)
+		return n1 == n2;
+	return strcmp(n1, n2) == 0 && o1 == o2 && sym->st_value == s2.st_value &&
+	       sym->st_size == s2.st_size && sym->st_info == s2.st_info;
+}
+
 /* dbg_file_addrinfo answers as libdwfl's dwfl_module_addrinfo (the
  * oracle) around every STEP-th symbol of the file at PATH: below, at, inside
  * and past each, where sized, sizeless, local, global and aliased symbols
@@ -316,17 +331,12 @@ static void check_addrinfo(const char *label, const char *path, int step, bool w
 		GElf_Addr probes[] = { v - 1, v, v + s.st_size / 2, v + s.st_size - 1, v + s.st_size,
 				       v + s.st_size + 8, v - 64 };
 		for (size_t k = 0; k < sizeof(probes) / sizeof(probes[0]); k++) {
-			GElf_Off o1 = 0, o2 = 0;
-			GElf_Sym s1, s2;
-			const char *n1 = dwfl_module_addrinfo(f->mod, probes[k], &o1, &s1, NULL, NULL, NULL);
-			const char *n2 = dbg_file_addrinfo(f, probes[k], &o2, &s2);
+			const char *oracle;
+			GElf_Sym s1;
 			tried++;
-			sizeless += n1 && s1.st_size == 0;
-			none += !n1;
-			same += (n1 && n2) ? strcmp(n1, n2) == 0 && o1 == o2 &&
-						     s1.st_value == s2.st_value &&
-						     s1.st_size == s2.st_size && s1.st_info == s2.st_info
-					   : n1 == n2;
+			same += addrinfo_agrees(f, probes[k], &oracle, &s1);
+			sizeless += oracle && s1.st_size == 0;
+			none += !oracle;
 		}
 	}
 	char name[128];
@@ -463,13 +473,10 @@ static void check_hostile_symbols(const char *path, int mutants)
 				continue;
 			GElf_Addr probes[] = { v, v + s.st_size / 2, v + s.st_size + 8 };
 			for (size_t p = 0; p < sizeof(probes) / sizeof(probes[0]); p++) {
-				GElf_Off o1 = 0, o2 = 0;
-				GElf_Sym s1, s2;
-				const char *n1 = dwfl_module_addrinfo(f->mod, probes[p], &o1, &s1, NULL, NULL, NULL);
-				const char *n2 = dbg_file_addrinfo(f, probes[p], &o2, &s2);
+				const char *oracle;
+				GElf_Sym s1;
 				tried++;
-				same += (n1 && n2) ? strcmp(n1, n2) == 0 && o1 == o2 && s1.st_value == s2.st_value
-						   : n1 == n2;
+				same += addrinfo_agrees(f, probes[p], &oracle, &s1);
 			}
 		}
 		dbg_cache_destroy(cache);
