@@ -158,7 +158,7 @@ static int symbolize_stored(struct dbg_cache *cache, const struct an_frame *fram
 		if (f && dbg_file_symbolize_offset(cache, f, old->module, old->module_offset,
 						   old->activation, &redo[i].locs, &redo[i].nlocs))
 			return -1;
-		*total += f ? redo[i].nlocs : 1;
+		*total += redo[i].locs ? redo[i].nlocs : 1;   /* as an_frames_resymbolize copies */
 		count += f != NULL;
 	}
 	return count;
@@ -199,8 +199,8 @@ int an_frames_resymbolize(struct dbg_cache *cache, struct an_frame **frames, siz
 void an_frames_move_to(struct an_frame_list *list, struct an_frame **frames, size_t *nframes)
 {
 	/* A report keeps every thread's frames: no room left over from doubling. */
-	struct an_frame *fit = list->n ? realloc(list->frames, list->n * sizeof(*list->frames)) : NULL;
-	*frames = fit ? fit : list->frames;
+	core_array_shrink(&list->frames, &list->cap, list->n, sizeof(*list->frames));
+	*frames = list->frames;
 	*nframes = list->n;
 	list->frames = NULL;
 	list->n = list->cap = 0;

@@ -47,15 +47,16 @@ int core_image_fd(const struct core_image *img)
 	return img->fd;
 }
 
-static bool pread_full(int fd, unsigned char *buf, size_t len, uint64_t off)
+bool core_pread_full(int fd, void *buf, size_t len, uint64_t off)
 {
+	unsigned char *p = buf;
 	while (len > 0) {
-		ssize_t got = pread(fd, buf, len, (off_t)off);
+		ssize_t got = pread(fd, p, len, (off_t)off);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)
 			return false;
-		buf += got;
+		p += got;
 		len -= (size_t)got;
 		off += (uint64_t)got;
 	}
@@ -77,7 +78,7 @@ static const unsigned char *cached_page(struct core_image *img, uint64_t page_no
 	uint64_t off = page_no * PAGE;
 	uint64_t left = img->size - off;
 	img->tags[slot] = 0;
-	if (!pread_full(img->fd, p, left < PAGE ? (size_t)left : PAGE, off))
+	if (!core_pread_full(img->fd, p, left < PAGE ? (size_t)left : PAGE, off))
 		return NULL;
 	img->tags[slot] = page_no + 1;
 	return p;
@@ -92,7 +93,7 @@ bool core_image_read(struct core_image *img, uint64_t off, void *buf, size_t len
 		return true;
 	}
 	if (len >= DIRECT_READ)
-		return pread_full(img->fd, buf, len, off);
+		return core_pread_full(img->fd, buf, len, off);
 	unsigned char *out = buf;
 	while (len > 0) {
 		const unsigned char *page = cached_page(img, off / PAGE);

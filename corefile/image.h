@@ -27,6 +27,10 @@ void core_image_destroy(struct core_image *img);
  * themselves (libelf's ELF_C_READ). */
 int core_image_fd(const struct core_image *img);
 
+/* Read LEN bytes of the file open at FD from offset OFF into BUF, across
+ * short reads and interruptions; false when they cannot all be read. */
+bool core_pread_full(int fd, void *buf, size_t len, uint64_t off);
+
 /* Copy LEN bytes at file offset OFF into BUF; false when they are not all
  * in the file or the file cannot be read. */
 bool core_image_read(struct core_image *img, uint64_t off, void *buf, size_t len);

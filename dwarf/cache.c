@@ -60,6 +60,7 @@ static void file_destroy(struct dbg_file *f)
 	dbg_symindex_destroy(f->symbols);
 	dbg_addrindex_destroy(f->addrs);
 	dbg_symnames_close(&f->names);
+	dbg_prefix_matches_destroy(f->prefixes, f->nprefixes);
 	dbg_callsites_destroy(f->callsites);
 	dbg_funcmap_destroy(f->funcmap);
 	free(f->build_id);
@@ -189,10 +190,9 @@ char *dbg_build_id_file(const char *dir, const char *build_id)
 	return p;
 }
 
-/* The build-id path under each absolute directory of the search path. */
-static char *probe_build_id(struct dbg_cache *cache, const char *build_id)
+char *dbg_build_id_on_path(const char *search, const char *build_id)
 {
-	char *dirs = strdup(cache->debuginfo_path), *save = NULL, *found = NULL;
+	char *dirs = strdup(search), *save = NULL, *found = NULL;
 	for (char *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d && !found;
 	     d = strtok_r(NULL, ":", &save)) {
 		if (*d == '-' || *d == '+')
@@ -219,7 +219,7 @@ const char *dbg_file_debuginfo_path(struct dbg_cache *cache, struct dbg_file *f)
 	if (elf_has_section(dwfl_module_getelf(f->mod, &bias), ".debug_info"))
 		f->debuginfo = strdup(f->path);
 	else if (strcmp(f->build_id, f->path) != 0)
-		f->debuginfo = probe_build_id(cache, f->build_id);
+		f->debuginfo = dbg_build_id_on_path(cache->debuginfo_path, f->build_id);
 	/* A .gnu_debuglink file is only found by loading it. */
 	if (!f->debuginfo && dbg_file_has_dwarf(f))
 		return f->debuginfo;

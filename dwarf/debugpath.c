@@ -68,21 +68,11 @@ static bool by_build_id(const char *search, Dwfl_Module *mod)
 	GElf_Addr vaddr;
 	int len = dwfl_module_build_id(mod, &bits, &vaddr);
 	char *hex = len > 0 ? dbg_hex(bits, (size_t)len) : NULL;
-	if (!hex)
-		return false;
-	char *copy = strdup(search), *save = NULL;
-	bool found = !copy;
-	for (char *p = copy ? strtok_r(copy, ":", &save) : NULL; p && !found;
-	     p = strtok_r(NULL, ":", &save)) {
-		if (*p == '-' || *p == '+')
-			p++;
-		char *path = *p == '/' ? dbg_build_id_file(p, hex) : NULL;
-		found = path && access(path, F_OK) == 0;
-		free(path);
-	}
-	free(copy);
+	char *found = hex ? dbg_build_id_on_path(search, hex) : NULL;
+	bool any = found != NULL;
 	free(hex);
-	return found;
+	free(found);
+	return any;
 }
 
 /* The names tried for FILE_NAME: the debuglink, else FILE_NAME's base name

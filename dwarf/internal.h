@@ -38,6 +38,8 @@ struct dbg_file {
 	struct dbg_symindex *symbols;   /* name -> symbol, built on first lookup */
 	struct dbg_addrindex *addrs;    /* address -> sized global symbols, likewise */
 	struct dbg_symnames names;      /* the names of the symbols addrs finds */
+	struct dbg_prefix_matches *prefixes;   /* symbols by name prefix, as asked */
+	size_t nprefixes, prefixes_cap;
 	struct dbg_callsites *callsites;   /* DWARF call sites, indexed per CU on first use */
 	struct dbg_param_memo *params;  /* formal parameters by address */
 	struct dbg_funcmap *funcmap;    /* per CU: code address -> subprogram */
@@ -133,6 +135,9 @@ struct dbg_file *dbg_cache_file(struct dbg_cache *cache, const char *build_id, c
 /* DIR/.build-id/NN/REST.debug, where debug files are kept by BUILD_ID
  * (hex); malloc'd, NULL when BUILD_ID is too short or memory ran out. */
 char *dbg_build_id_file(const char *dir, const char *build_id);
+/* The first readable build-id file under an absolute directory of the
+ * search path SEARCH (libdwfl's form); malloc'd, NULL when none is. */
+char *dbg_build_id_on_path(const char *search, const char *build_id);
 
 /* The decompressed copy of the debug file with BUILD_ID (hex) in the
  * on-disk cache (dwarf/inflated.c): its path, which may not exist, and the
@@ -200,6 +205,7 @@ const char *dbg_symnames_name(struct dbg_symnames *names, Dwfl_Module *mod, int 
 void dbg_symnames_close(struct dbg_symnames *names);
 
 void dbg_symindex_destroy(struct dbg_symindex *index);
+void dbg_prefix_matches_destroy(struct dbg_prefix_matches *v, size_t n);
 void dbg_addrindex_destroy(struct dbg_addrindex *index);
 void dbg_type_memo_destroy(struct dbg_type_memo *memo);
 void dbg_callsites_destroy(struct dbg_callsites *cs);

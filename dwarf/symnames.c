@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../corefile/core.h"
+#include "../corefile/image.h"
 
 #define WINDOW (256 * 1024)
 /* Linkers write names in symbol order, so a walk reads the table about
@@ -22,17 +23,18 @@
  * after this many reads beyond that. */
 #define EXTRA_READS 64
 
+/* Whether the N bytes at OFFSET of the file open at FD are those of the
+ * image RAW (RAW_SIZE bytes) there. */
 static bool same_bytes(int fd, const char *raw, size_t raw_size, uint64_t offset, size_t n)
 {
 	char buf[4096];
 	if (offset > raw_size || n > raw_size - offset)
 		return false;
-	for (size_t done = 0; done < n;) {
+	for (size_t done = 0; done < n; done += sizeof(buf)) {
 		size_t want = n - done < sizeof(buf) ? n - done : sizeof(buf);
-		if (pread(fd, buf, want, (off_t)(offset + done)) != (ssize_t)want ||
+		if (!core_pread_full(fd, buf, want, offset + done) ||
 		    memcmp(buf, raw + offset + done, want) != 0)
 			return false;
-		done += want;
 	}
 	return true;
 }
@@ -134,13 +136,7 @@ static bool open_window(struct dbg_symnames *names)
 
 static bool read_at(const struct dbg_symnames *names, char *buf, size_t n, size_t at)
 {
-	for (size_t done = 0; done < n;) {
-		ssize_t r = pread(names->fd, buf + done, n - done, (off_t)(names->offset + at + done));
-		if (r <= 0)
-			return false;
-		done += (size_t)r;
-	}
-	return true;
+	return core_pread_full(names->fd, buf, n, names->offset + at);
 }
 
 /* Read the window from table offset AT; false when that cannot be done. */

@@ -265,43 +265,79 @@ bool dbg_find_symbol(struct dbg_session *s, const char *name, uint64_t *addr, ui
 	return found;
 }
 
-/* The indexes of MOD's symbols named PREFIX..., in table order, in *OUT
- * (as many as memory allows). */
-static void prefix_matches(Dwfl_Module *mod, const char *prefix, int **out, size_t *nout)
+/* The indexes of MOD's symbols named PREFIX..., in table order, in *OUT;
+ * false when memory ran out (*OUT then holds the ones found before). */
+static bool prefix_matches(Dwfl_Module *mod, const char *prefix, int **out, size_t *nout)
 {
 	size_t plen = strlen(prefix), cap = 0;
 	int n = dwfl_module_getsymtab(mod);
 	struct dbg_symnames names = { 0 };
+	bool complete = true;
 	*out = NULL;
 	*nout = 0;
-	for (int i = 1; i < n; i++) {
+	for (int i = 1; i < n && complete; i++) {
 		GElf_Sym sym;
 		GElf_Addr value;
 		const char *name = dbg_symnames_get(&names, mod, i, &sym, &value);
 		if (!name || strncmp(name, prefix, plen) != 0 || sym.st_shndx == SHN_UNDEF ||
 		    GELF_ST_TYPE(sym.st_info) == STT_TLS)
 			continue;
-		if (!core_array_reserve(out, &cap, *nout + 1, sizeof(**out)))
-			break;
-		(*out)[(*nout)++] = i;
+		complete = core_array_reserve(out, &cap, *nout + 1, sizeof(**out));
+		if (complete)
+			(*out)[(*nout)++] = i;
 	}
 	dbg_symnames_close(&names);
+	return complete;
 }
 
-/* Symbols of one module with PREFIX; BIAS maps MOD's addresses to the core's.
- * A name already reported (.symtab and .dynsym both list it) is skipped. */
-static bool module_prefix_walk(Dwfl_Module *mod, int64_t bias, const char *prefix,
+/* Symbols by name prefix kept with a file: every core of a batch makes the
+ * same probes (the recorder's on every module). */
+struct dbg_prefix_matches {
+	char *prefix;
+	int *syms;
+	size_t n;
+};
+
+void dbg_prefix_matches_destroy(struct dbg_prefix_matches *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].prefix);
+		free(v[i].syms);
+	}
+	free(v);
+}
+
+/* F's symbols named PREFIX..., found once and kept with F; NULL when memory
+ * ran out before they were all found. */
+static const struct dbg_prefix_matches *file_prefix_matches(struct dbg_file *f, const char *prefix)
+{
+	for (size_t i = 0; i < f->nprefixes; i++)
+		if (strcmp(f->prefixes[i].prefix, prefix) == 0)
+			return &f->prefixes[i];
+	struct dbg_prefix_matches m = { .prefix = strdup(prefix) };
+	if (!m.prefix || !prefix_matches(f->mod, prefix, &m.syms, &m.n) ||
+	    !core_array_reserve(&f->prefixes, &f->prefixes_cap, f->nprefixes + 1,
+				sizeof(*f->prefixes))) {
+		free(m.prefix);
+		free(m.syms);
+		return NULL;
+	}
+	f->prefixes[f->nprefixes] = m;
+	return &f->prefixes[f->nprefixes++];
+}
+
+/* Symbols SYMS[0..N) of one module; BIAS maps MOD's addresses to the
+ * core's.  A name already reported (.symtab and .dynsym both list it) is
+ * skipped. */
+static bool module_prefix_walk(Dwfl_Module *mod, int64_t bias, const int *syms, size_t n,
 			       bool (*fn)(void *, const char *, uint64_t), void *ctx, size_t *calls)
 {
-	int *matches;
-	size_t n;
 	bool go_on = true;
-	prefix_matches(mod, prefix, &matches, &n);
 	uint64_t last_addr = 0;
 	for (size_t k = 0; k < n && go_on; k++) {
 		GElf_Sym sym;
 		GElf_Addr value;
-		const char *name = dwfl_module_getsym_info(mod, matches[k], &sym, &value, NULL, NULL, NULL);
+		const char *name = dwfl_module_getsym_info(mod, syms[k], &sym, &value, NULL, NULL, NULL);
 		uint64_t addr = (uint64_t)((int64_t)value + bias);
 		if (!name || (*calls > 0 && addr == last_addr))
 			continue;
@@ -309,7 +345,20 @@ static bool module_prefix_walk(Dwfl_Module *mod, int64_t bias, const char *prefi
 		(*calls)++;
 		go_on = fn(ctx, name, addr);
 	}
-	free(matches);
+	return go_on;
+}
+
+/* The same for a module of the session without a cached file, or when the
+ * file's matches cannot be kept: found for this walk only. */
+static bool module_prefix_walk_once(Dwfl_Module *mod, int64_t bias, const char *prefix,
+				    bool (*fn)(void *, const char *, uint64_t), void *ctx,
+				    size_t *calls)
+{
+	int *syms;
+	size_t n;
+	prefix_matches(mod, prefix, &syms, &n);
+	bool go_on = module_prefix_walk(mod, bias, syms, n, fn, ctx, calls);
+	free(syms);
 	return go_on;
 }
 
@@ -325,10 +374,12 @@ size_t dbg_symbols_with_prefix(struct dbg_session *s, const char *prefix,
 		if (f) {
 			Dwarf_Addr fbias = 0;
 			dwfl_module_getelf(f->mod, &fbias);
-			go_on = module_prefix_walk(f->mod, (int64_t)m->bias - (int64_t)fbias, prefix, fn,
-						   ctx, &calls);
+			int64_t bias = (int64_t)m->bias - (int64_t)fbias;
+			const struct dbg_prefix_matches *pm = file_prefix_matches(f, prefix);
+			go_on = pm ? module_prefix_walk(f->mod, bias, pm->syms, pm->n, fn, ctx, &calls)
+				   : module_prefix_walk_once(f->mod, bias, prefix, fn, ctx, &calls);
 		} else {
-			go_on = module_prefix_walk(m->mod, 0, prefix, fn, ctx, &calls);
+			go_on = module_prefix_walk_once(m->mod, 0, prefix, fn, ctx, &calls);
 		}
 		if (!go_on)
 			break;

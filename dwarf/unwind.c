@@ -334,8 +334,8 @@ static struct core_error *finish_walk(struct walk *w, const struct core_thread *
 	fill_cfa(w);
 	/* Every thread's frames are kept until the report is made: give back
 	 * the room the doubling left. */
-	struct dbg_frame *fit = w->n ? realloc(w->frames, w->n * sizeof(*w->frames)) : NULL;
-	*frames = fit ? fit : w->frames;
+	core_array_shrink(&w->frames, &w->cap, w->n, sizeof(*w->frames));
+	*frames = w->frames;
 	*nframes = w->n;
 	*stop_reason_out = w->stop;
 	return NULL;
