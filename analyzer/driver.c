@@ -163,8 +163,6 @@ static bool symbolize_native(struct an_thread *t, struct dbg_session *s,
 	return true;
 }
 
-/* Every layer adds its warnings to the core's one list, in the order they
- * arose; the analysis takes the list over at the end. */
 /* Last: the SHA-256 of the file, when asked for, is computed meanwhile. */
 static bool fill_sha256(struct analysis *an, struct core *core)
 {
@@ -175,6 +173,8 @@ static bool fill_sha256(struct analysis *an, struct core *core)
 	return an->core_sha256 != NULL;
 }
 
+/* Every layer adds its warnings to the core's one list, in the order they
+ * arose; the analysis takes the list over at the end. */
 static void take_warnings(struct analysis *an, struct core *core)
 {
 	an->warnings = core->warnings;

@@ -1334,10 +1334,12 @@ static void list_walk(struct an_runtime_session *rs, const struct resolved *r, c
 				break;
 			*slot = at;
 		}
-		st = slot_read(rs->core, at, NULL, &r->list_next[level], false, &at);
+		uint64_t next;
+		st = slot_read(rs->core, at, NULL, &r->list_next[level], false, &next);
 		if (st == VALUE_UNREADABLE)
 			core_warn(rs->core, "%s: root.lists[%zu]: the %s of element 0x%" PRIx64 " is not "
 				  "readable; the list is cut there", context, level, l->next.path, at);
+		at = next;
 	}
 	an_addr_set_deinit(&seen);
 }

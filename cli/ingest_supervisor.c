@@ -9,6 +9,8 @@
  * one starts, every worker is reaped. */
 #include "ingest.h"
 
+#include "../corefile/array.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -256,21 +258,16 @@ static void death_reason(const struct supervisor *sv, const struct slot *s, int 
 static int add_loss(struct supervisor *sv, uint32_t index, bool has_id, const char *fingerprint,
 		    uint64_t file_size, const char *reason, bool maybe_stored)
 {
-	if (sv->nlosses == sv->caplosses) {
-		size_t cap = sv->caplosses ? 2 * sv->caplosses : 16;
-		struct loss *p = realloc(sv->losses, cap * sizeof(*p));
-		if (!p)
-			return -1;
-		sv->losses = p;
-		sv->caplosses = cap;
-	}
-	struct loss *l = &sv->losses[sv->nlosses];
+	struct loss *l = core_array_push(&sv->losses, &sv->nlosses, &sv->caplosses, sizeof(*sv->losses));
+	if (!l)
+		return -1;
 	*l = (struct loss){.index = index, .has_id = has_id, .file_size = file_size,
 			   .maybe_stored = maybe_stored, .reason = strdup(reason)};
 	memcpy(l->fingerprint, fingerprint, sizeof(l->fingerprint));
-	if (!l->reason)
+	if (!l->reason) {
+		sv->nlosses--;
 		return -1;
-	sv->nlosses++;
+	}
 	return 0;
 }
 
@@ -417,23 +414,16 @@ static void count_lost(struct supervisor *sv, struct slot *s, size_t lost)
 static void track_held(struct slot *s, const struct ingest_msg *m)
 {
 	bool accepted = m->outcome == INGEST_STORED || m->outcome == INGEST_FAILED;
-	if (accepted && m->held > 0 && s->nheld == s->capheld) {
-		size_t cap = s->capheld ? 2 * s->capheld : 64;
-		struct held_core *p = realloc(s->held, cap * sizeof(*p));
-		if (p) {
-			s->held = p;
-			s->capheld = cap;
-		}
-	}
-	if (accepted && m->held > 0 && s->nheld < s->capheld) {
-		struct held_core *h = &s->held[s->nheld];
+	struct held_core *h = accepted && m->held > 0
+				      ? core_array_push(&s->held, &s->nheld, &s->capheld, sizeof(*s->held))
+				      : NULL;
+	if (h) {
 		*h = (struct held_core){.index = m->index, .stored = m->outcome == INGEST_STORED,
 					.has_id = s->has_id, .file_size = s->file_size};
 		memcpy(h->fingerprint, s->fingerprint, sizeof(h->fingerprint));
+		/* Without its reason a failure could not be recorded. */
 		if (!h->stored && !(h->reason = strdup(m->reason)))
-			h->reason = NULL;
-		if (h->stored || h->reason)
-			s->nheld++;
+			s->nheld--;
 	}
 	held_clear(s, m->held);
 }
@@ -488,12 +478,31 @@ static void on_message(struct supervisor *sv, struct slot *s, const struct inges
 	}
 }
 
+/* Whether M is a message a worker sends, its strings ended within their
+ * fields (ended here): a worker analyses hostile cores, and what it says is
+ * not trusted further than that. */
+static bool message_valid(struct ingest_msg *m)
+{
+	m->fingerprint[sizeof(m->fingerprint) - 1] = '\0';
+	m->reason[sizeof(m->reason) - 1] = '\0';
+	switch (m->kind) {
+	case INGEST_MSG_STARTED:
+	case INGEST_MSG_WRITING:
+	case INGEST_MSG_CLOSED:
+		return true;
+	case INGEST_MSG_DONE:
+		return m->outcome == INGEST_STORED || m->outcome == INGEST_PRESENT ||
+		       m->outcome == INGEST_FAILED || m->outcome == INGEST_STORE_FAILED;
+	}
+	return false;
+}
+
 /* Read what S's worker says; its end of the socket closing means it ended. */
 static void on_readable(struct supervisor *sv, struct slot *s)
 {
 	struct ingest_msg m;
 	ssize_t n = recv(s->sock, &m, sizeof(m), MSG_DONTWAIT);
-	if (n == (ssize_t)sizeof(m))
+	if (n == (ssize_t)sizeof(m) && message_valid(&m))
 		on_message(sv, s, &m);
 	else if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
 		reap(sv, s);

@@ -1,7 +1,9 @@
 #include "mapped.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,10 +171,18 @@ static void blank_path(struct core *core, unsigned char *copy, unsigned char *by
 		       const char *path)
 {
 	size_t plen = strlen(path);
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), writable = UINT64_MAX;
 	unsigned char *p = bytes, *end = bytes + len;
 	while (plen && (p = memmem(p, (size_t)(end - p), path, plen)) != NULL) {
-		if (core_image_writable(core->image, (uint64_t)(p - copy)))
-			*p = 0x01;
+		uint64_t off = (uint64_t)(p - copy);
+		if (off / page != writable && core_image_writable(core->image, off))
+			writable = off / page;   /* a page full of copies is made writable once */
+		if (off / page != writable) {
+			core_warn(core, "a copy of %s at offset 0x%" PRIx64 " could not be blanked: %s",
+				  path, off, strerror(errno));
+			return;
+		}
+		*p = 0x01;
 		p += plen;
 	}
 }

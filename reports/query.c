@@ -367,7 +367,7 @@ static int ch_query(const char *url, const char *sql, enum rep_format fmt)
 	int rc = 2;
 	if (rep_ch_open(url, &ch, why, sizeof(why)) != 0 ||
 	    rep_ch_select(ch, sql, true, &res, why, sizeof(why)) != 0) {
-		fprintf(stderr, "asyncore: query: %s\n", why);
+		rep_say(stderr, "query", why);   /* the server's words, as it sent them */
 		goto out;
 	}
 	json_t *meta = json_object_get(res, "meta"), *data = json_object_get(res, "data");
@@ -542,7 +542,7 @@ static int ch_rows(struct rep_ch *ch, const char *sql, const char *param, json_t
 	rc = 0;
 out:
 	if (rc != 0)
-		fprintf(stderr, "asyncore: top: %s\n", why);
+		rep_say(stderr, "top", why);
 	json_decref(res);
 	free(text);
 	free(literal);

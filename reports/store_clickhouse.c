@@ -1616,6 +1616,13 @@ static bool hash_changed(const struct ch_core *c)
 	return !c->old_hash || strcmp(c->old_hash, c->new_hash) != 0;
 }
 
+/* Whether C's cores row is written again: its signature or its frame count
+ * changed. */
+static bool needs_rewrite(const struct ch_core *c)
+{
+	return c->new_hash && (hash_changed(c) || c->resymbolized);
+}
+
 /* The signing of a batch, for rewriting its cores rows. */
 struct ch_signed {
 	struct rep_ch_store *st;
@@ -1631,7 +1638,7 @@ static int patch_core(void *ctx, json_t *row)
 	size_t i = core_index(b->cores, b->first, b->n,
 			      json_string_value(json_object_get(row, "fingerprint")));
 	const struct ch_core *c = i == SIZE_MAX ? NULL : &b->cores[i];
-	if (!c || !c->new_hash || (!hash_changed(c) && !c->resymbolized))
+	if (!c || !needs_rewrite(c))
 		return 0;
 	if (json_object_set_new(row, "signature", rep_json_text(c->new_signature)) != 0 ||
 	    json_object_set_new(row, "signature_hash", rep_json_text(c->new_hash)) != 0 ||
@@ -1646,10 +1653,12 @@ static int rewrite_batch(struct rep_ch_store *st, struct ch_core *c, size_t firs
 			 size_t *changed, char *why, size_t whylen)
 {
 	struct ch_signed b = {st, c, first, n};
-	char *list = fingerprint_list(c, first, n, NULL);
-	int rc = list ? rewrite_rows(st, T_CORES, list, patch_core, &b, why, whylen) : -1;
-	if (!list)
+	char *list = fingerprint_list(c, first, n, needs_rewrite);
+	int rc = list && *list ? rewrite_rows(st, T_CORES, list, patch_core, &b, why, whylen) : 0;
+	if (!list) {
 		snprintf(why, whylen, "out of memory");
+		rc = -1;
+	}
 	for (size_t i = first; rc == 0 && i < first + n; i++)
 		*changed += hash_changed(&c[i]);
 	free(list);
