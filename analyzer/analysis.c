@@ -84,6 +84,7 @@ void an_frame_deinit(struct an_frame *frame)
 	free(frame->runtime);
 	free(frame->detail);
 	an_args_release(frame->args);
+	an_args_release(frame->locals);
 }
 
 /* What precedes a block of arguments: its holders. */

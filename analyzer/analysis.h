@@ -73,6 +73,11 @@ struct an_frame {
 				       strings, maybe shared (an_args_pack); NULL
 				       with nargs 0 and !has_args: no DWARF */
 	size_t nargs;
+	struct an_arg *locals;      /* local variables in scope at the pc, as
+				       gdb's `bt full` lists them (--locals): a
+				       block as args is (entry_value NULL); NULL
+				       with !has_locals: not asked, or no DWARF */
+	size_t nlocals;
 	char *runtime;              /* script/label: the description's name */
 	char *detail;               /* script/label: the description's detail, or NULL */
 	enum an_frame_kind kind;
@@ -87,6 +92,7 @@ struct an_frame {
 	bool seam;                  /* first frame after a native/async switch */
 	bool tailcall;              /* restored from DWARF call sites: not on the stack */
 	bool has_args;
+	bool has_locals;
 };
 
 struct an_thread {

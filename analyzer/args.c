@@ -50,9 +50,16 @@ struct made {
 	size_t n;
 };
 
-/* The state of one an_args_fill. */
+/* What dwarf/ is asked for each frame: dbg_frame_args or dbg_frame_locals. */
+typedef struct core_error *(*frame_vars_fn)(struct dbg_session *s, struct dbg_frame_regs *frames,
+					    size_t nframes, int inline_depth,
+					    const struct dbg_arg **vars, size_t *nvars, bool *has);
+
+/* The state of one an_args_fill (or an_locals_fill). */
 struct fill {
 	struct dbg_session *s;
+	frame_vars_fn vars;
+	bool locals;                /* fill an_frame.locals, not args */
 	struct an_arg *lent;        /* room to borrow dwarf/'s strings in */
 	size_t cap;
 	struct made *made;          /* open addressing by hash */
@@ -117,22 +124,30 @@ static bool frame_take(struct fill *c, struct an_frame *f, const struct dbg_arg 
 	uint64_t h = args_hash(dargs, n);
 	struct made *m = core_table_reserve(&c->made, &c->made_cap, c->nmade, sizeof(*c->made))
 			 ? made_slot(c, h, dargs, n) : NULL;
+	struct an_arg *block;
 	if (m && m->args) {
-		f->args = an_args_share(m->args);
+		block = an_args_share(m->args);
 	} else {
-		f->args = args_pack(c, dargs, n);
-		if (!f->args)
+		block = args_pack(c, dargs, n);
+		if (!block)
 			return false;
 		struct dbg_arg *from = m ? malloc((n ? n : 1) * sizeof(*from)) : NULL;
 		if (from) {
 			if (n)  /* DARGS may be NULL then */
 				memcpy(from, dargs, n * sizeof(*from));
-			*m = (struct made){ .hash = h, .args = f->args, .from = from, .n = n };
+			*m = (struct made){ .hash = h, .args = block, .from = from, .n = n };
 			c->nmade++;
 		}
 	}
-	f->nargs = n;
-	f->has_args = true;
+	if (c->locals) {
+		f->locals = block;
+		f->nlocals = n;
+		f->has_locals = true;
+	} else {
+		f->args = block;
+		f->nargs = n;
+		f->has_args = true;
+	}
 	return true;
 }
 
@@ -163,7 +178,7 @@ static bool fill_tailcall(struct fill *c, struct an_frame *f, const struct dbg_f
 		ctx[0].regs[DWARF_REG_RSP] = ctx[0].cfa - RETURN_ADDRESS_SIZE;
 	ctx[0].entry_known = ctx[0].entry_failed = 0;
 	memcpy(ctx + 1, callers, n * sizeof(*ctx));
-	struct core_error *err = dbg_frame_args(c->s, ctx, n + 1, f->inline_depth, &dargs, &nargs, &has);
+	struct core_error *err = c->vars(c->s, ctx, n + 1, f->inline_depth, &dargs, &nargs, &has);
 	free(ctx);
 	if (err) {
 		core_error_destroy(err);
@@ -207,8 +222,8 @@ static bool fill_run(struct fill *c, struct an_frame *frames, size_t first, size
 		const struct dbg_arg *dargs;
 		size_t nargs;
 		bool has;
-		struct core_error *err = dbg_frame_args(c->s, &ctx[r], n - r, f->inline_depth, &dargs,
-							&nargs, &has);
+		struct core_error *err = c->vars(c->s, &ctx[r], n - r, f->inline_depth, &dargs, &nargs,
+						 &has);
 		if (err) {
 			core_error_destroy(err);
 			return false;
@@ -249,17 +264,34 @@ static bool fill_stack(struct fill *c, struct an_frame *frames, size_t nframes)
 	return ok;
 }
 
+static void fill_deinit(struct fill *c)
+{
+	free(c->lent);
+	for (size_t i = 0; i < c->made_cap; i++)
+		free(c->made[i].from);
+	free(c->made);
+}
+
 bool an_args_fill(struct analysis *an, struct dbg_session *s)
 {
-	struct fill c = { .s = s };
+	struct fill c = { .s = s, .vars = dbg_frame_args };
 	bool ok = true;
 	for (size_t i = 0; i < an->nthreads && ok; i++)
 		ok = fill_stack(&c, an->threads[i].frames, an->threads[i].nframes);
 	for (size_t i = 0; i < an->ntasks && ok; i++)
 		ok = fill_stack(&c, an->tasks[i].frames, an->tasks[i].nframes);
-	free(c.lent);
-	for (size_t i = 0; i < c.made_cap; i++)
-		free(c.made[i].from);
-	free(c.made);
+	fill_deinit(&c);
+	return ok;
+}
+
+bool an_locals_fill(struct analysis *an, struct dbg_session *s, bool all_threads)
+{
+	struct fill c = { .s = s, .vars = dbg_frame_locals, .locals = true };
+	size_t crashing = an_crashing_thread(an);
+	bool ok = true;
+	for (size_t i = 0; i < an->nthreads && ok; i++)
+		if (all_threads || i == crashing)
+			ok = fill_stack(&c, an->threads[i].frames, an->threads[i].nframes);
+	fill_deinit(&c);
 	return ok;
 }

@@ -211,6 +211,8 @@ static struct core_error *analyze_stacks(struct analysis *an, struct dbg_session
 		an_bthread_analyze(s, an);
 	if (!opts->no_args && !an_args_fill(an, s))
 		err = &core_error_nomem;
+	if (!err && (opts->locals || opts->locals_all) && !an_locals_fill(an, s, opts->locals_all))
+		err = &core_error_nomem;
 out:
 	for (size_t i = 0; stacks && i < an->nthreads; i++)
 		free(stacks[i]);

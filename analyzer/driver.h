@@ -14,6 +14,8 @@ struct an_options {
 	bool no_recorders;          /* skip flight-recorder recovery */
 	bool no_args;               /* skip frame arguments */
 	bool no_tasks;              /* skip runtimes' tasks (bthreads) */
+	bool locals;                /* the crashing thread's frames' local variables */
+	bool locals_all;            /* ... and every other thread's */
 	const struct an_signature_lists *signature_lists;   /* NULL: built-in */
 	bool journal;               /* read the core's systemd-coredump journal entry */
 	const char *journal_dir;    /* its journal files; NULL: the system's journal */

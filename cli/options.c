@@ -60,6 +60,11 @@ int cli_next(struct cli_args *a, const struct cli_option *options, const char **
 		cli_error(a->command, "unknown option %.*s (see asyncore --help)", (int)n, arg);
 		return CLI_ERROR;
 	}
+	if (o->has_value == CLI_OPTIONAL_VALUE) {
+		if (arg[len] == '=')
+			*value = arg + len + 1;
+		return o->id;
+	}
 	if (!o->has_value) {
 		if (arg[len] == '=') {
 			cli_error(a->command, "%s takes no value", o->name);
@@ -76,6 +81,16 @@ int cli_next(struct cli_args *a, const struct cli_option *options, const char **
 		return CLI_ERROR;
 	}
 	return o->id;
+}
+
+void cli_optional_value(struct cli_args *a, const char *const *choices, const char **value)
+{
+	*value = NULL;
+	if (a->next >= a->argc || a->positional_only)
+		return;
+	for (const char *const *c = choices; *c && !*value; c++)
+		if (strcmp(a->argv[a->next], *c) == 0)
+			*value = a->argv[a->next++];
 }
 
 bool cli_number(const char *name, const char *value, unsigned long long min,

@@ -13,9 +13,14 @@ enum { CLI_EXIT_OK = 0, CLI_EXIT_WARNINGS = 1, CLI_EXIT_UNUSABLE = 2 };
 /* What cli_next() found besides an option's id (ids are >= 0). */
 enum { CLI_END = -1, CLI_POSITIONAL = -2, CLI_ERROR = -3 };
 
+/* An option whose value may be left out: has_value CLI_OPTIONAL_VALUE takes
+ * "--name=V" and "--name" (value NULL); "--name V" is for the command to
+ * take with cli_optional_value(). */
+enum { CLI_OPTIONAL_VALUE = 2 };
+
 struct cli_option {
 	const char *name;           /* "--format"; a short alias ("-j") is its own entry */
-	bool has_value;
+	int has_value;              /* false, true or CLI_OPTIONAL_VALUE */
 	int id;
 };
 
@@ -35,6 +40,11 @@ void cli_args_init(struct cli_args *a, const char *command, int argc, char **arg
  * option, a missing value, or a value given to a flag; reported). OPTIONS
  * ends with an entry whose name is NULL. */
 int cli_next(struct cli_args *a, const struct cli_option *options, const char **value);
+
+/* After an option with an optional value given without "=": the next
+ * argument as its value (into *VALUE, consumed) when it is one of CHOICES
+ * (NULL-terminated); else *VALUE stays NULL. */
+void cli_optional_value(struct cli_args *a, const char *const *choices, const char **value);
 
 /* VALUE of option NAME as a whole number in [MIN, MAX]; false (reported)
  * otherwise. */

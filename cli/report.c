@@ -17,8 +17,11 @@
 enum report_option {
 	O_FORMAT, O_THREADS, O_RECORDER_TAIL, O_RECORDER_FORMAT, O_SYSROOT, O_DEBUG_DIR,
 	O_MAX_FRAMES, O_NO_ASYNC, O_NO_RECORDERS, O_NO_ARGS, O_COLOR, O_SIGNATURE_LISTS, O_NO_TASKS,
-	O_FRAME_REGISTERS, O_RUNTIME, O_MAX_MEMORY, O_TIMEOUT,
+	O_FRAME_REGISTERS, O_RUNTIME, O_MAX_MEMORY, O_TIMEOUT, O_LOCALS,
 };
+
+/* --locals [crashing|all]: whose frames' local variables are shown. */
+static const char *const locals_choices[] = {"crashing", "all", NULL};
 
 static const struct cli_option report_options[] = {
 	{"--format", true, O_FORMAT},
@@ -38,6 +41,7 @@ static const struct cli_option report_options[] = {
 	{"--runtime", true, O_RUNTIME},
 	{"--max-memory", true, O_MAX_MEMORY},
 	{"--timeout", true, O_TIMEOUT},
+	{"--locals", CLI_OPTIONAL_VALUE, O_LOCALS},
 	{NULL, false, 0},
 };
 
@@ -136,6 +140,11 @@ static bool apply_option(struct report_args *a, int id, const char *v)
 			return false;
 		a->limits.timeout = (unsigned)n;
 		return true;
+	case O_LOCALS:
+		k = v ? cli_choice("--locals", v, locals_choices) : 0;
+		a->an.locals = k >= 0;
+		a->an.locals_all = k == 1;
+		return k >= 0;
 	}
 	return false;
 }
@@ -154,6 +163,8 @@ static bool parse_report_args(struct report_args *a, int argc, char **argv)
 	while ((id = cli_next(&args, report_options, &v)) != CLI_END) {
 		if (id == CLI_ERROR)
 			return false;
+		if (id == O_LOCALS && !v)
+			cli_optional_value(&args, locals_choices, &v);
 		if (id != CLI_POSITIONAL) {
 			if (!apply_option(a, id, v))
 				return false;

@@ -200,6 +200,21 @@ struct core_error *dbg_frame_args(struct dbg_session *s, struct dbg_frame_regs *
 				  size_t nframes, int inline_depth, const struct dbg_arg **args,
 				  size_t *nargs, bool *has_args);
 
+/* The local variables of FRAMES[0] at inline level INLINE_DEPTH as gdb's
+ * `bt full` lists them: those of every lexical block that holds the pc, the
+ * innermost block first, up to and including the level's function (an
+ * inlined level's outer blocks belong to the level it is inlined into);
+ * in a function's own block in DWARF order, in a nested block in the order
+ * of gdb's symbol dictionary; static locals included.  Values as
+ * dbg_frame_args prints them (entry_value stays NULL), except that a value
+ * no location holds is "<optimized out>" whatever its type and a read that
+ * faults names the variable, as `bt full` does.  Lent and owned as
+ * dbg_frame_args' answer; *HAS_LOCALS is false when no DWARF describes the
+ * frame's function. */
+struct core_error *dbg_frame_locals(struct dbg_session *s, struct dbg_frame_regs *frames,
+				    size_t nframes, int inline_depth, const struct dbg_arg **locals,
+				    size_t *nlocals, bool *has_locals);
+
 /* Find a symbol by its (mangled or C) name in any module, .symtab first then
  * .dynsym; GNU-unique and TLS symbols included.  *ADDR is the runtime address
  * (for STT_TLS: the st_value offset in the module's TLS block). */

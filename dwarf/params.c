@@ -33,6 +33,7 @@ static void pc_info_free(struct dbg_pc_info *info)
 		free(info->levels[i].params);
 	}
 	free(info->levels);
+	dbg_locals_free(info);
 	free(info->scopes);
 	free(info->site_params);
 	free(info);
@@ -84,8 +85,8 @@ static bool scope_entry(Dwarf_Die *die, Dwarf_Addr *entry)
 	return dwarf_ranges(die, 0, &base, &start, &end) > 0 && (*entry = start, true);
 }
 
-static void param_resolve(struct dbg_param *p, Dwarf_Die *die, Dwarf_Addr at, bool at_known,
-			  Dwarf_Addr entry, bool has_entry)
+void dbg_param_resolve(struct dbg_param *p, Dwarf_Die *die, Dwarf_Addr at, bool at_known,
+		       Dwarf_Addr entry, bool has_entry)
 {
 	Dwarf_Attribute a;
 	p->name = dwarf_diename(die);
@@ -137,7 +138,7 @@ static bool level_add(struct level_build *lb, Dwarf_Die *die)
 	}
 	struct dbg_param *p = &level->params[level->nparams];
 	memset(p, 0, sizeof(*p));
-	param_resolve(p, die, lb->at, true, lb->entry, lb->has_entry);
+	dbg_param_resolve(p, die, lb->at, true, lb->entry, lb->has_entry);
 	if (!p->name)
 		return true;    /* gdb makes no symbol of an unnamed parameter */
 	level->nparams++;
@@ -251,7 +252,8 @@ static struct dbg_pc_info *info_build(struct dbg_file *f, uint64_t addr, bool ac
 	int lang = dwarf_srclang(cudie);
 	info->cxx = lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_11 ||
 		    lang == DW_LANG_C_plus_plus_14 || lang == DW_LANG_C_plus_plus_03;
-	if (!info_levels(info, lookup - info->dbias)) {
+	info->at = lookup - info->dbias;
+	if (!info_levels(info, info->at)) {
 		pc_info_free(info);
 		return NULL;
 	}
@@ -317,6 +319,8 @@ struct text_chunk {
 struct dbg_args_out {
 	struct dbg_arg *args;
 	size_t cap;
+	struct dbg_arg *locals;         /* dbg_frame_locals' answer */
+	size_t locals_cap;
 	struct value_slot *values;      /* open addressing by hash */
 	size_t values_cap, nvalues;
 	struct text_chunk *texts;
@@ -329,6 +333,7 @@ void dbg_args_out_destroy(struct dbg_args_out *out)
 	if (!out)
 		return;
 	free(out->args);
+	free(out->locals);
 	free(out->values);
 	for (struct text_chunk *c = out->texts, *next; c; c = next) {
 		next = c->next;
@@ -383,9 +388,8 @@ static const char *text_keep(struct dbg_args_out *out, const char *text, size_t 
 	return kept;
 }
 
-/* The printed value of type VT at LOC; NULL when out of memory. */
-static const char *value_text(struct dbg_eval *ev, struct dbg_args_out *out,
-			      const struct dbg_vtype *vt, const struct dbg_loc *loc)
+const char *dbg_value_text(struct dbg_eval *ev, struct dbg_args_out *out,
+			   const struct dbg_vtype *vt, const struct dbg_loc *loc)
 {
 	uint64_t h = value_hash(vt, loc);
 	if (!core_table_reserve(&out->values, &out->values_cap, out->nvalues, sizeof(*out->values)))
@@ -403,6 +407,30 @@ static const char *value_text(struct dbg_eval *ev, struct dbg_args_out *out,
 	*v = (struct value_slot){ .hash = h, .vt = vt, .loc = *loc, .text = text };
 	out->nvalues++;
 	return text;
+}
+
+const char *dbg_text_keep(struct dbg_args_out *out, const char *text)
+{
+	return text_keep(out, text, strlen(text));
+}
+
+struct dbg_args_out *dbg_args_out_get(struct dbg_session *s)
+{
+	if (!s->args_out)
+		s->args_out = calloc(1, sizeof(*s->args_out));
+	return s->args_out;
+}
+
+struct dbg_arg *dbg_args_out_locals(struct dbg_args_out *out, size_t n)
+{
+	if (n > out->locals_cap) {
+		struct dbg_arg *v = realloc(out->locals, n * sizeof(*v));
+		if (!v)
+			return NULL;
+		out->locals = v;
+		out->locals_cap = n;
+	}
+	return out->locals;
 }
 
 /* The value gdb's read_variable_at_entry finds: the parameter was in one
@@ -435,7 +463,7 @@ static bool entry_value(struct dbg_eval *ev, const struct dbg_param *p, struct d
 /* DW_AT_const_value: a constant, or a block of the object's bytes.  Only
  * DW_FORM_sdata is signed: gdb takes data1..data8 as the form's bytes
  * (250 in a data1 is 250, not -6). */
-static void const_location(struct dbg_param *p, struct dbg_loc *loc)
+void dbg_const_location(struct dbg_param *p, struct dbg_loc *loc)
 {
 	Dwarf_Block block;
 	Dwarf_Sword sv;
@@ -478,19 +506,19 @@ static bool arg_fill(struct dbg_eval *ev, struct dbg_param *p, struct dbg_args_o
 {
 	struct dbg_loc loc = { .kind = DBG_LOC_OPTIMIZED }, entry;
 	if (p->has_const)
-		const_location(p, &loc);
+		dbg_const_location(p, &loc);
 	else if (p->ops)
 		dbg_eval_location(ev, &p->loc, p->ops, p->nops, &loc);
 	a->name = p->name ? p->name : "";
 	a->type = p->type_name;
-	a->value = value_text(ev, out, &p->vt, &loc);
+	a->value = dbg_value_text(ev, out, &p->vt, &loc);
 	a->entry_value = NULL;
 	a->entry_equal = false;
 	if (!p->has_const && entry_value(ev, p, &entry)) {
 		/* The same bytes print the same: most entry values are the
 		 * values (gdb's name=name@entry=V). */
 		a->entry_equal = same_contents(ev, p, &loc, &entry);
-		a->entry_value = a->entry_equal ? a->value : value_text(ev, out, &p->vt, &entry);
+		a->entry_value = a->entry_equal ? a->value : dbg_value_text(ev, out, &p->vt, &entry);
 		return a->value && a->entry_value;
 	}
 	return a->value != NULL;
@@ -505,8 +533,8 @@ static struct core_error *args_locked(struct dbg_session *s, struct dbg_frame_re
 	    inline_depth < 0 || (size_t)inline_depth >= ev.info->nlevels)
 		return NULL;
 	struct dbg_level *level = &ev.info->levels[inline_depth];
-	struct dbg_args_out *out = s->args_out;
-	if (!out && !(out = s->args_out = calloc(1, sizeof(*out))))
+	struct dbg_args_out *out = dbg_args_out_get(s);
+	if (!out)
 		return &core_error_nomem;
 	if (level->nparams > out->cap) {
 		struct dbg_arg *v = realloc(out->args, level->nparams * sizeof(*v));

@@ -96,6 +96,9 @@ struct dbg_pc_info {
 	bool site_params_done;      /* its parameters, read on first use */
 	struct dbg_site_param *site_params;
 	size_t nsite_params;
+	Dwarf_Addr at;              /* the DWARF address the levels are resolved at */
+	struct dbg_level *locals;   /* each level's local variables (dwarf/locals.c),
+				       NULL until first asked */
 };
 
 /* The pc info for runtime PC in the session (memoised); NULL when the pc is
@@ -167,6 +170,36 @@ void dbg_format_value(struct dbg_eval *ev, const struct dbg_vtype *vt, const str
  * cannot be had (optimized out, unreadable, synthetic). */
 bool dbg_value_bytes(struct dbg_eval *ev, const struct dbg_vtype *vt, const struct dbg_loc *loc,
 		     unsigned char out[16], size_t *size);
+
+/* Resolve the name, type, DW_AT_const_value and DW_AT_location of DIE (a
+ * parameter or a variable) into P, its expression at DWARF address AT (when
+ * AT_KNOWN) and at ENTRY (when HAS_ENTRY).  The type's name and the value
+ * printer's view of it are not read here. */
+void dbg_param_resolve(struct dbg_param *p, Dwarf_Die *die, Dwarf_Addr at, bool at_known,
+		       Dwarf_Addr entry, bool has_entry);
+
+/* P's DW_AT_const_value as a location. */
+void dbg_const_location(struct dbg_param *p, struct dbg_loc *loc);
+
+/* What the session lends its callers (printed values, kept for the session,
+ * and the arrays of the last answer); created on first use, NULL when out of
+ * memory. */
+struct dbg_args_out *dbg_args_out_get(struct dbg_session *s);
+
+/* The printed value of type VT at LOC, kept in OUT for the session (one
+ * string per distinct value); NULL when out of memory. */
+const char *dbg_value_text(struct dbg_eval *ev, struct dbg_args_out *out,
+			   const struct dbg_vtype *vt, const struct dbg_loc *loc);
+
+/* A copy of TEXT kept in OUT for the session; NULL when out of memory. */
+const char *dbg_text_keep(struct dbg_args_out *out, const char *text);
+
+/* Room for N (> 0) locals in OUT, reused from call to call; NULL when out
+ * of memory. */
+struct dbg_arg *dbg_args_out_locals(struct dbg_args_out *out, size_t n);
+
+/* Free what dwarf/locals.c memoised in INFO. */
+void dbg_locals_free(struct dbg_pc_info *info);
 
 /* The C/C++ spelling of TYPE ("const char *", "struct account *"); malloc'd. */
 char *dbg_type_name(Dwarf_Die *type, bool has_type, bool cxx);

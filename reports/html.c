@@ -71,6 +71,11 @@ static const char style_sheet[] =
 	"overflow-wrap:anywhere}\n"
 	"details>summary .muted{color:var(--muted)}\n"
 	"details>ol.frames,details>.scroll{border:0;border-top:1px solid var(--line);border-radius:0}\n"
+	"details.locals{margin:4px 0 0 2.8em}\n"
+	"details.locals>summary{padding:2px 8px}\n"
+	"table.locals td{padding:1px 8px;vertical-align:top;overflow-wrap:anywhere}\n"
+	"table.locals td.t{color:var(--muted)}\n"
+	"table.locals td.v{color:#0d47a1}\n"
 	".tools{margin:0 0 6px}\n"
 	"button{font:13px system-ui,sans-serif;padding:3px 10px;border:1px solid var(--line);"
 	"border-radius:5px;background:var(--card);cursor:pointer}\n"
@@ -258,6 +263,27 @@ static void write_runtime_frame(FILE *out, const struct an_frame *f, size_t inde
 	fputs("</li>\n", out);
 }
 
+/* The frame's local variables (--locals), folded: name, type, value. */
+static void write_locals(FILE *out, const struct an_frame *f)
+{
+	if (!f->has_locals || !f->nlocals)
+		return;
+	fprintf(out, "<details class=\"locals\"><summary>locals (%zu)</summary>"
+		"<table class=\"locals\">", f->nlocals);
+	for (size_t i = 0; i < f->nlocals; i++) {
+		const struct an_arg *a = &f->locals[i];
+		fputs("<tr><td class=\"n\">", out);
+		rep_html_text(out, a->name, 0);
+		fputs("</td><td class=\"t\">", out);
+		if (a->type)
+			rep_html_text(out, a->type, 0);
+		fputs("</td><td class=\"v\">", out);
+		rep_html_text(out, a->value, 0);
+		fputs("</td></tr>", out);
+	}
+	fputs("</table></details>", out);
+}
+
 static void write_frame(FILE *out, const struct an_frame *f, size_t index, bool crash)
 {
 	char h[32];
@@ -297,7 +323,9 @@ static void write_frame(FILE *out, const struct an_frame *f, size_t index, bool 
 	fprintf(out, "<span class=\"pc\">%s", rep_hex(h, f->pc));
 	if (f->has_offset && !f->inlined)
 		fprintf(out, " (+0x%" PRIx64 ")", f->offset);
-	fputs("</span></div></li>\n", out);
+	fputs("</span></div>", out);
+	write_locals(out, f);
+	fputs("</li>\n", out);
 }
 
 void rep_html_frames(FILE *out, const struct an_frame *frames, size_t n, bool crashing)

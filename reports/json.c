@@ -305,16 +305,16 @@ static bool same_args(const struct an_frame *a, const struct an_frame *b)
 
 /* [{"name", "type", "value", "entry_value", "entry_equal"}], or null
  * without DWARF.  Pointer arguments make most lists distinct. */
-static char *args_text(const struct an_frame *f)
+static char *vars_text(const struct an_arg *vars, size_t n, bool has)
 {
 	struct text_buf t = {0};
-	if (!f->has_args) {
+	if (!has) {
 		text_put(&t, "null");
 		return text_take(&t);
 	}
 	text_put(&t, "[");
-	for (size_t i = 0; i < f->nargs; i++) {
-		const struct an_arg *a = &f->args[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct an_arg *a = &vars[i];
 		text_put(&t, i ? ",{\"name\":" : "{\"name\":");
 		text_scalar(&t, jstr(a->name));
 		text_put(&t, ",\"type\":");
@@ -329,6 +329,23 @@ static char *args_text(const struct an_frame *f)
 	}
 	text_put(&t, "]");
 	return text_take(&t);
+}
+
+static char *args_text(const struct an_frame *f)
+{
+	return vars_text(f->args, f->nargs, f->has_args);
+}
+
+/* ,"locals":[...] when the frame's locals were asked for (--locals), else
+ * nothing; the same shape as args. */
+static int put_locals(struct out_buffer *b, const struct an_frame *f)
+{
+	if (!f->has_locals)
+		return 0;
+	char *text = vars_text(f->locals, f->nlocals, true);
+	int rc = !text || put_text(b, ",\"locals\":") || put_text(b, text) ? -1 : 0;
+	free(text);
+	return rc;
 }
 
 static struct text_slot *memo_slot(struct text_memo *m, uint64_t h, const struct an_frame *f)
@@ -405,7 +422,7 @@ static void frame_writer_deinit(struct frame_writer *w)
 	json_decref(w->cfa);
 }
 
-/* {"index", kind .. tailcall, "cfa", ["registers"], "args"} */
+/* {"index", kind .. tailcall, "cfa", ["registers"], "args", ["locals"]} */
 static int put_frame(struct frame_writer *w, const struct an_frame *f, size_t index)
 {
 	struct out_buffer *b = w->out;
@@ -422,7 +439,8 @@ static int put_frame(struct frame_writer *w, const struct an_frame *f, size_t in
 		rc = !regs || put_text(b, ",\"registers\":") || put_value(b, regs, 0);
 		json_decref(regs);
 	}
-	return rc || put_text(b, ",\"args\":") || put_text(b, args) || put_text(b, "}") ? -1 : 0;
+	return rc || put_text(b, ",\"args\":") || put_text(b, args) || put_locals(b, f) ||
+	       put_text(b, "}") ? -1 : 0;
 }
 
 static int put_frames(struct frame_writer *w, const struct an_frame *frames, size_t n)

@@ -301,6 +301,17 @@ static void write_frame(FILE *out, struct writer *w, const struct an_frame *f, s
 	line_end(&l);
 }
 
+/* The frame's local variables (--locals), one a line as gdb's `bt full`
+ * prints them. */
+static void write_locals(FILE *out, const struct an_frame *f)
+{
+	for (size_t i = 0; f->has_locals && i < f->nlocals; i++) {
+		const struct an_arg *a = &f->locals[i];
+		fprintf(out, "        %s = ", esc(a->name ? a->name : ""));
+		fprintf(out, "%s\n", esc(a->value ? a->value : ""));
+	}
+}
+
 /* CRASHING: the frames of the crashing thread, whose first is coloured.
  * Seams mark the switches between native and async frames; runtime frames,
  * marked on their own lines, make none. */
@@ -318,6 +329,7 @@ static void write_frames(FILE *out, const struct an_frame *frames, size_t n, boo
 		}
 		bool mark = w->color && crashing && i == 0;
 		write_frame(out, w, f, i, SGR_CRASH(mark), SGR_OFF(mark));
+		write_locals(out, f);
 	}
 }
 
