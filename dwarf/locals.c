@@ -33,6 +33,7 @@ struct sym {
 	const char *name;
 	bool local;                 /* `bt full` prints it */
 	bool enumerator;
+	bool label;                 /* a label the code lost (no type) */
 };
 
 struct syms {
@@ -157,7 +158,16 @@ static void add_child(struct syms *out, Dwarf_Die *child, int nest)
 			syms_add(out, child, name, c == VAR_LOCAL);
 		break;
 	}
-	case DW_TAG_formal_parameter: case DW_TAG_label: case DW_TAG_typedef:
+	case DW_TAG_label: {
+		/* gdb makes a label without an address LOC_OPTIMIZED_OUT, which
+		 * `bt full` prints as a local. */
+		struct sym *s = name ? syms_add(out, child, name, !dwarf_hasattr(child, DW_AT_low_pc))
+				     : NULL;
+		if (s)
+			s->label = true;
+		break;
+	}
+	case DW_TAG_formal_parameter: case DW_TAG_typedef:
 	case DW_TAG_base_type: case DW_TAG_subrange_type:
 		if (name)
 			syms_add(out, child, name, false);
@@ -347,7 +357,8 @@ static void local_add(struct locals_build *lb, struct sym *sym)
 		p->type = sym->enum_type;
 		p->has_type = true;
 	}
-	p->type_name = dbg_type_name(&p->type, p->has_type, lb->info->cxx);
+	if (!sym->label)
+		p->type_name = dbg_type_name(&p->type, p->has_type, lb->info->cxx);
 	dbg_vtype_read(&p->type, p->has_type, &p->vt);
 	if (p->has_type && !p->type_name)
 		lb->nomem = true;

@@ -111,18 +111,27 @@ struct machine {
 	struct dbg_eval *ev;
 	Dwarf_Attribute *attr;
 	uint64_t stack[STACK_MAX];
+	bool unsig[STACK_MAX];      /* converted to an unsigned base type */
 	size_t sp;
 	bool failed;
 	uint64_t fault;
 	bool faulted;
 };
 
+/* V, of an unsigned base type when UNSIG (else signed or generic). */
+static void push_typed(struct machine *m, uint64_t v, bool unsig)
+{
+	if (m->sp == STACK_MAX) {
+		m->failed = true;
+	} else {
+		m->unsig[m->sp] = unsig;
+		m->stack[m->sp++] = v;
+	}
+}
+
 static void push(struct machine *m, uint64_t v)
 {
-	if (m->sp == STACK_MAX)
-		m->failed = true;
-	else
-		m->stack[m->sp++] = v;
+	push_typed(m, v, false);
 }
 
 static uint64_t pop(struct machine *m)
@@ -151,9 +160,21 @@ static void deref(struct machine *m, size_t size)
 
 static bool binary_op(struct machine *m, uint8_t atom)
 {
+	/* Two values of an unsigned type (DW_OP_convert) divide, shift and
+	 * compare unsigned; the result keeps their type. */
+	bool u = m->sp >= 2 && m->unsig[m->sp - 1] && m->unsig[m->sp - 2];
 	uint64_t b = pop(m), a = pop(m);
 	int64_t sa = (int64_t)a, sb = (int64_t)b;
 	uint64_t r;
+	if (u && (atom == DW_OP_div || atom == DW_OP_lt || atom == DW_OP_gt || atom == DW_OP_le ||
+		  atom == DW_OP_ge)) {
+		if (atom == DW_OP_div && b == 0)
+			return false;
+		r = atom == DW_OP_div ? a / b : atom == DW_OP_lt ? a < b : atom == DW_OP_gt ? a > b
+		    : atom == DW_OP_le ? a <= b : a >= b;
+		push_typed(m, r, atom == DW_OP_div);
+		return true;
+	}
 	switch (atom) {
 	case DW_OP_and: r = a & b; break;
 	case DW_OP_or: r = a | b; break;
@@ -182,7 +203,7 @@ static bool binary_op(struct machine *m, uint8_t atom)
 	case DW_OP_ge: r = sa >= sb; break;
 	default: return false;
 	}
-	push(m, r);
+	push_typed(m, r, u && atom != DW_OP_eq && atom != DW_OP_ne);
 	return true;
 }
 
@@ -293,6 +314,34 @@ static bool reg_op(struct machine *m, const Dwarf_Op *op, struct piece_state *ps
 	return true;
 }
 
+/* DW_OP_convert to an integer base type of at most 8 bytes: the value cut
+ * to its size and extended by its signedness. */
+static bool convert_op(struct machine *m, const Dwarf_Op *op)
+{
+	Dwarf_Die type;
+	Dwarf_Attribute a;
+	Dwarf_Word size, enc;
+	if (!m->attr || dwarf_getlocation_die(m->attr, op, &type) != 0 ||
+	    dwarf_tag(&type) != DW_TAG_base_type ||
+	    !dwarf_attr(&type, DW_AT_byte_size, &a) || dwarf_formudata(&a, &size) != 0 ||
+	    !dwarf_attr(&type, DW_AT_encoding, &a) || dwarf_formudata(&a, &enc) != 0 ||
+	    size == 0 || size > 8)
+		return false;
+	bool is_signed = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
+	if (!is_signed && enc != DW_ATE_unsigned && enc != DW_ATE_unsigned_char &&
+	    enc != DW_ATE_boolean)
+		return false;
+	uint64_t v = pop(m);
+	if (size < 8) {
+		unsigned bits = (unsigned)size * 8;
+		v &= (UINT64_C(1) << bits) - 1;
+		if (is_signed && (v >> (bits - 1)) & 1)
+			v |= ~((UINT64_C(1) << bits) - 1);
+	}
+	push_typed(m, v, !is_signed);
+	return true;
+}
+
 /* Typed-stack ops (DWARF 5 and their GNU forms) on integer registers and
  * constants: the value is kept as 64 bits. */
 static bool typed_op(struct machine *m, const Dwarf_Op *op)
@@ -311,6 +360,7 @@ static bool typed_op(struct machine *m, const Dwarf_Op *op)
 		return true;
 	case DW_OP_convert:
 	case DW_OP_GNU_convert:
+		return op->number == 0 || convert_op(m, op);
 	case DW_OP_reinterpret:
 	case DW_OP_GNU_reinterpret:
 		return op->number == 0;     /* only to the generic type */
