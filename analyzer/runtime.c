@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "addrset.h"
+#include "rtclaims.h"
 #include "rtdecode.h"
 #include "tsd.h"
 #include "../corefile/array.h"
@@ -72,6 +73,7 @@ struct an_runtime_session {
 	struct core *core;
 	struct resolved *v;
 	size_t n, cap;
+	struct an_rt_claims claims;  /* the stacks shown: each once */
 };
 
 /* ---- resolution ---------------------------------------------------------- */
@@ -450,6 +452,7 @@ void an_runtime_session_destroy(struct an_runtime_session *rs)
 	for (size_t i = 0; i < rs->n; i++)
 		resolved_deinit(&rs->v[i]);
 	free(rs->v);
+	an_rt_claims_deinit(&rs->claims);
 	free(rs);
 }
 
@@ -469,12 +472,14 @@ struct entry {
 struct walk {
 	struct an_runtime_session *rs;
 	const struct resolved *r;
+	uint64_t obj;                /* the stack object */
 	char context[CONTEXT_SIZE];  /* "runtime js: thread 12" */
 	struct entry *v;
 	size_t n, cap;
 	unsigned warned, unwarned;
 	size_t unmatched;
 	bool nomem;
+	bool shown_before;           /* another description showed this stack */
 };
 
 static void walk_warn(struct walk *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -947,6 +952,8 @@ static void walk_deinit(struct walk *w)
 /* After the walk: the problems not warned one by one. */
 static void walk_summary(struct walk *w)
 {
+	if (w->shown_before)
+		return;                 /* its problems are the other reading's */
 	if (w->unmatched)
 		core_warn(w->rs->core, "%s: %zu %s no kind; not shown", w->context, w->unmatched,
 			  w->unmatched == 1 ? "entry matches" : "entries match");
@@ -1216,6 +1223,27 @@ static bool any_shown(const struct walk *w)
 	return false;
 }
 
+/* Whether the walk's stack is its own to show on T: no description before
+ * it showed the same entries there; recorded as shown when it is. */
+static bool claim(struct walk *w, const struct an_thread *t)
+{
+	struct an_rt_claims *c = &w->rs->claims;
+	size_t desc = (size_t)(w->r - w->rs->v);
+	uint64_t *addrs = malloc((w->n ? w->n : 1) * sizeof(*addrs));
+	if (!addrs) {
+		w->nomem = true;
+		return false;
+	}
+	for (size_t i = 0; i < w->n; i++)
+		addrs[i] = w->v[i].addr;
+	bool mine = !an_rt_claims_entries(c, desc, t->tid, addrs, w->n);
+	if (mine && !an_rt_claims_add(c, desc, w->obj, t->tid, addrs, w->n))
+		w->nomem = true;
+	w->shown_before = !mine;
+	free(addrs);
+	return mine && !w->nomem;
+}
+
 /* Place the walk's entries on thread T (NULL: a global root's, chosen). */
 static void place(struct walk *w, struct analysis *an, struct an_thread *t)
 {
@@ -1234,6 +1262,8 @@ static void place(struct walk *w, struct analysis *an, struct an_thread *t)
 			goto out;
 	}
 	snprintf(w->context, sizeof(w->context), "runtime %s: thread %" PRId32, w->r->d->name, t->tid);
+	if (!claim(w, t))
+		goto out;               /* another description shows it here */
 	const char *function = w->r->d->attach.function;
 	size_t np = orphan     ? place_after_all(w, p)
 		    : function ? place_by_owner(w, t, p)
@@ -1256,7 +1286,9 @@ out:
 static void splice_stack(struct an_runtime_session *rs, const struct resolved *r,
 			 struct analysis *an, struct an_thread *t, uint64_t obj)
 {
-	struct walk w = { .rs = rs, .r = r };
+	struct walk w = { .rs = rs, .r = r, .obj = obj };
+	if (an_rt_claims_object(&rs->claims, (size_t)(r - rs->v), obj))
+		return;                 /* shown by a description before this one */
 	if (t)
 		snprintf(w.context, sizeof(w.context), "runtime %s: thread %" PRId32, r->d->name, t->tid);
 	else

@@ -171,6 +171,22 @@ for name, ok in checks.items():
     print(("PASS: hostile_rt " if ok else "FAIL: hostile_rt ") + name)
 EOF
 	cat "$W/hostile.check"
+	# one stack once: a copy of "order" under another name; "stale" is
+	# another stack of the same thread.  The first given wins.
+	cp "$dir/order.json" "$dir/stale.json" "$W/"
+	sed 's/"name": "order"/"name": "order2"/' "$dir/order.json" >"$W/order2.json"
+	local first second
+	for first in order order2; do
+		second=$([ $first = order ] && echo order2 || echo order)
+		report "hostile_rt once" "$W/once.json" "$core" "$dir/prog" --runtime "$W/$first.json" \
+			--runtime "$W/stale.json" --runtime "$W/$second.json" || continue
+		check "hostile_rt: one stack, two descriptions: shown once, as the first given ($first)" python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+by = lambda r: [f["function"] for t in j["threads"] for f in t["frames"] if f.get("runtime") == r]
+ok = by(sys.argv[2]) == ["order inner", "order middle", "order outer"] and by(sys.argv[3]) == []
+sys.exit(0 if ok and by("stale") == ["live inner", "live outer"] else 1)' "$W/once.json" "$first" "$second"
+	done
 }
 hostile
 
@@ -265,6 +281,17 @@ spidermonkey() {
 			same "search path: a description given overrides one of the same name" \
 				"$out.live" <($RF live "$W/sm-over.json")
 		rm "$XDG_CONFIG_HOME/asyncore/runtimes/mine.json"
+		# one stack once: the same description under another name, given,
+		# with the shipped one on the search path (./share of the checkout)
+		sed 's/"name": "spidermonkey"/"name": "js"/' "$SM/global-dwarf.json" >"$W/js.json"
+		if report "one stack once" "$W/sm-js.json" "$SM_CORE" "$SM_DIR/prog" --runtime "$W/js.json"; then
+			check "one stack once: the stack the shipped description also reads shown once, as [js]" \
+				[ "$(json_get "$W/sm-js.json" '",".join(sorted(set(f.get("runtime") or "" for t in j["threads"] for f in t["frames"] if f["kind"] in ("script", "label"))))')" = js -a \
+				  "$(json_get "$W/sm-js.json" 'sum(f["kind"] in ("script", "label") for t in j["threads"] for f in t["frames"])')" = \
+				  "$(json_get "$out" 'sum(f["kind"] in ("script", "label") for t in j["threads"] for f in t["frames"])')" ]
+			same "one stack once: the entries are the engine's own" "$out.live" <($RF live "$W/sm-js.json")
+			check "one stack once: no warning about the other reading" [ $RC -eq 0 ]
+		fi
 		# the store
 		"$ASYNCORE" ingest --db "$W/sm.db" --quiet --runtime "$SM/global-dwarf.json" "$SM_CORE" >/dev/null 2>&1
 		check "spidermonkey/global store: script and label frames in crash_stacks" \
