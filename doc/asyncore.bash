@@ -37,7 +37,7 @@ _asyncore()
 		runtimes) COMPREPLY=($(compgen -W "--runtime" -- "$cur")) ;;
 		*) COMPREPLY=($(compgen -W "--format --threads --recorder-tail --recorder-format --sysroot
 			--debug-dir --max-frames --no-async --no-recorders --no-args --no-tasks --frame-registers
-			--color --signature-lists --runtime --max-memory --timeout --help --version" -- "$cur")) ;;
+			--locals --color --signature-lists --runtime --max-memory --timeout --help --version" -- "$cur")) ;;
 		esac
 		return
 	fi
