@@ -2,7 +2,8 @@
 # --locals: each frame's local variables, with gdb's `bt full` as the oracle
 # (tests/locals_compare.py) for every frame gdb shows: fixtures/native_locals
 # at -O0 and -O2 (nested blocks in gdb's hashed order, static locals, a local
-# enum, an inlined function with its own block, locals no location holds),
+# enum, an inlined function with its own block, locals no location holds)
+# and its C++ program (C++'s hash of names, references, lambdas, range-for),
 # and the other native fixtures at -O2, C and C++ (every thread, --locals
 # all).  Then: only the crashing thread without "all", the text and HTML
 # reports, no "locals" member without the option, a bad value refused.
@@ -51,6 +52,15 @@ for v in O0 O2; do
 	check "locals-$v: every local has a name, a type or none, a value" \
 		[ "$(jget "$json" "all(isinstance(l['name'], str) and 'type' in l and isinstance(l['value'], str) for t in j['threads'] for f in t['frames'] for l in f.get('locals', []))")" = True ]
 done
+
+# C++: its own hash of names orders a nested block; references, lambdas, range-for
+if fix_core native_locals cxx; then
+	compare "locals-cxx-all" "$FIX_CORE" "$FIX_DIR/prog" all
+	check "locals-cxx: the lambda's and the loop block's locals" \
+		[ "$(jget "$TMPD/locals-cxx-all.json" "set(l['name'] for f in j['threads'][0]['frames'] for l in f.get('locals', [])) >= {'applied', 'Xcount', 'zeta', 'total__sum', 'charged', 'total', '__for_range'}")" = True ]
+else
+	no_core locals-cxx $?
+fi
 
 for fx in native_args native_o2 native_cxx native_tailcall threads4 store_cxx; do
 	if ! fix_core "$fx"; then no_core "locals-$fx" $?; continue; fi
