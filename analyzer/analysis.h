@@ -103,6 +103,7 @@ struct an_thread {
 	size_t nframes;
 	char *unwind_error;         /* why the native walk ended early, or NULL */
 	uint64_t async_root;        /* thread's current AsyncStackRoot, 0 if none */
+	bool has_locals;            /* its frames' locals were asked for (--locals) */
 };
 
 struct an_module {

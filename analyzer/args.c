@@ -290,8 +290,10 @@ bool an_locals_fill(struct analysis *an, struct dbg_session *s, bool all_threads
 	size_t crashing = an_crashing_thread(an);
 	bool ok = true;
 	for (size_t i = 0; i < an->nthreads && ok; i++)
-		if (all_threads || i == crashing)
+		if (all_threads || i == crashing) {
 			ok = fill_stack(&c, an->threads[i].frames, an->threads[i].nframes);
+			an->threads[i].has_locals = true;
+		}
 	fill_deinit(&c);
 	return ok;
 }

@@ -336,13 +336,14 @@ static char *args_text(const struct an_frame *f)
 	return vars_text(f->args, f->nargs, f->has_args);
 }
 
-/* ,"locals":[...] when the frame's locals were asked for (--locals), else
- * nothing; the same shape as args. */
-static int put_locals(struct out_buffer *b, const struct an_frame *f)
+/* ,"locals":[...] in the frames of a thread whose locals were asked for
+ * (--locals; null for a native frame without DWARF), else nothing; the
+ * same shape as args. */
+static int put_locals(struct out_buffer *b, const struct an_frame *f, bool asked)
 {
-	if (!f->has_locals)
+	if (!asked || AN_FRAME_IS_RUNTIME(f))
 		return 0;
-	char *text = vars_text(f->locals, f->nlocals, true);
+	char *text = vars_text(f->locals, f->nlocals, f->has_locals);
 	int rc = !text || put_text(b, ",\"locals\":") || put_text(b, text) ? -1 : 0;
 	free(text);
 	return rc;
@@ -401,6 +402,7 @@ struct frame_writer {
 	struct text_memo places, args;
 	json_t *index, *cfa;
 	bool registers;
+	bool locals;                /* the frames' thread had its locals asked for */
 };
 
 static bool frame_writer_init(struct frame_writer *w, struct out_buffer *out, bool registers)
@@ -439,8 +441,8 @@ static int put_frame(struct frame_writer *w, const struct an_frame *f, size_t in
 		rc = !regs || put_text(b, ",\"registers\":") || put_value(b, regs, 0);
 		json_decref(regs);
 	}
-	return rc || put_text(b, ",\"args\":") || put_text(b, args) || put_locals(b, f) ||
-	       put_text(b, "}") ? -1 : 0;
+	return rc || put_text(b, ",\"args\":") || put_text(b, args) ||
+	       put_locals(b, f, w->locals) || put_text(b, "}") ? -1 : 0;
 }
 
 static int put_frames(struct frame_writer *w, const struct an_frame *frames, size_t n)
@@ -472,11 +474,13 @@ static int put_members(struct out_buffer *b, json_t *obj, bool more)
 static int put_thread(struct frame_writer *w, const struct an_thread *t)
 {
 	struct out_buffer *b = w->out;
-	return put_text(b, "{") ||
-	       put_members(b, json_pack("{s:i, s:b, s:o}", "tid", (int)t->tid,
-					"crashing", t->crashing, "registers", registers_object(t)), true) ||
-	       put_text(b, "\"frames\":") || put_frames(w, t->frames, t->nframes) ||
-	       put_text(b, ",") ||
+	w->locals = t->has_locals;
+	int rc = put_text(b, "{") ||
+		 put_members(b, json_pack("{s:i, s:b, s:o}", "tid", (int)t->tid,
+					  "crashing", t->crashing, "registers", registers_object(t)), true) ||
+		 put_text(b, "\"frames\":") || put_frames(w, t->frames, t->nframes);
+	w->locals = false;      /* suspended chains' and tasks' frames: none */
+	return rc || put_text(b, ",") ||
 	       put_members(b, json_pack("{s:o, s:o}",
 					"async_root", t->async_root ? jhex(t->async_root) : json_null(),
 					"unwind_error", jstr(t->unwind_error)), false) ||

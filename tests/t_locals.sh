@@ -46,18 +46,20 @@ for v in O0 O2; do
 	# what the fixture exists for, present whatever gdb says
 	want="DRAFT POSTED VOID Xcount _under alpha fee grade history label mid origin posted pr small st tag total__sum urgent zeta"
 	[ "$v" = O0 ] && want="$want rate share"
-	got=$(jget "$json" "' '.join(sorted(l['name'] for f in j['threads'][0]['frames'] if f.get('function') == 'post' for l in f.get('locals', [])))")
+	got=$(jget "$json" "' '.join(sorted(l['name'] for f in j['threads'][0]['frames'] if f.get('function') == 'post' for l in (f.get('locals') or [])))")
 	check "locals-$v: post's nested block, static, enum, strings" \
 		[ "$got" = "$(printf '%s\n' $want | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')" ]
+	check "locals-$v: every native frame of the thread has locals, null without DWARF (_start)" \
+		[ "$(jget "$json" "all('locals' in f for f in j['threads'][0]['frames'] if f['kind'] == 'native') and [f['locals'] for f in j['threads'][0]['frames'] if f.get('function') == '_start'] == [None]")" = True ]
 	check "locals-$v: every local has a name, a type or none, a value" \
-		[ "$(jget "$json" "all(isinstance(l['name'], str) and 'type' in l and isinstance(l['value'], str) for t in j['threads'] for f in t['frames'] for l in f.get('locals', []))")" = True ]
+		[ "$(jget "$json" "all(isinstance(l['name'], str) and 'type' in l and isinstance(l['value'], str) for t in j['threads'] for f in t['frames'] for l in (f.get('locals') or []))")" = True ]
 done
 
 # C++: its own hash of names orders a nested block; references, lambdas, range-for
 if fix_core native_locals cxx; then
 	compare "locals-cxx-all" "$FIX_CORE" "$FIX_DIR/prog" all
 	check "locals-cxx: the lambda's and the loop block's locals" \
-		[ "$(jget "$TMPD/locals-cxx-all.json" "set(l['name'] for f in j['threads'][0]['frames'] for l in f.get('locals', [])) >= {'applied', 'Xcount', 'zeta', 'total__sum', 'charged', 'total', '__for_range'}")" = True ]
+		[ "$(jget "$TMPD/locals-cxx-all.json" "set(l['name'] for f in j['threads'][0]['frames'] for l in (f.get('locals') or [])) >= {'applied', 'Xcount', 'zeta', 'total__sum', 'charged', 'total', '__for_range'}")" = True ]
 else
 	no_core locals-cxx $?
 fi
