@@ -256,4 +256,19 @@ char *dbg_hex(const unsigned char *bytes, size_t len);
 /* Demangle a C++ symbol; malloc'd copy of NAME when it is not mangled. */
 char *dbg_demangle(const char *name);
 
+/* Function starts (dwarf/funcstart.c).  A function's entry: DW_AT_entry_pc,
+ * else DW_AT_low_pc, else the start of its first range in DWARF order (not
+ * its lowest address: GCC's NAME.cold part often lies below the entry). */
+bool dbg_die_entry(Dwarf_Die *die, Dwarf_Addr *entry);
+/* Length of the name of the function that symbol NAME is a part of
+ * ("post_entry" of "post_entry.cold"); strlen(NAME) when it is no part. */
+size_t dbg_symbol_part_base(const char *name);
+/* The entry (offline address) of the function holding offline address ADDR
+ * of F: from DWARF, else from the symbol table (a part's whole function). */
+bool dbg_file_function_entry(struct dbg_file *f, uint64_t addr, uint64_t *entry);
+/* The same at runtime PC of S (looked up at pc-1 unless ACTIVATION). */
+bool dbg_function_entry(struct dbg_session *s, uint64_t pc, bool activation, uint64_t *entry);
+/* Symbol NAME of F: its offline address. */
+bool dbg_file_find_symbol(struct dbg_file *f, const char *name, uint64_t *addr);
+
 #endif

@@ -297,7 +297,7 @@ static bool add_inline_levels(struct dbg_file *f, uint64_t addr, struct loc_list
 		if (tag == DW_TAG_subprogram) {
 			sp->name = die_function_name(&scopes[i]);
 			Dwarf_Addr entry;
-			if (dwarf_entrypc(&scopes[i], &entry) == 0) {
+			if (dbg_die_entry(&scopes[i], &entry)) {
 				sp->entry = entry + dbias;
 				sp->has_entry = true;
 			}
@@ -322,8 +322,22 @@ static bool add_inline_levels(struct dbg_file *f, uint64_t addr, struct loc_list
 	return ok;
 }
 
+/* The function symbol NAME is (a part of, as "NAME.cold"), demangled. */
+static char *symbol_function_name(const char *name)
+{
+	size_t base = dbg_symbol_part_base(name);
+	if (name[base] == 0)
+		return dbg_demangle(name);
+	char *whole = strndup(name, base);
+	char *d = whole ? dbg_demangle(whole) : NULL;
+	free(whole);
+	return d;
+}
+
 /* Name and offset of the real (outermost) frame at offline address ADDR;
- * RAW is the pc itself.  Takes SP's name. */
+ * RAW is the pc itself.  Takes SP's name.  The offset is from the
+ * function's entry, or in a part of the function before its entry
+ * (NAME.cold), from the start of that part's symbol. */
 static void name_real_frame(struct dbg_file *f, uint64_t addr, uint64_t raw,
 			    struct subprogram *sp, struct dbg_location *real)
 {
@@ -333,7 +347,7 @@ static void name_real_frame(struct dbg_file *f, uint64_t addr, uint64_t raw,
 	if (name && name[0] == '_' && name[1] == 'Z') {
 		/* A C++ symbol demangles to the fully qualified name; DWARF's
 		 * DW_AT_name of a template instance is unqualified. */
-		real->function = dbg_demangle(name);
+		real->function = symbol_function_name(name);
 	} else if (sp->name) {
 		/* DWARF's name, as debuggers show it: not an alias or a clone's symbol. */
 		real->function = sp->name;
@@ -343,7 +357,7 @@ static void name_real_frame(struct dbg_file *f, uint64_t addr, uint64_t raw,
 			real->has_offset = true;
 		}
 	} else if (name) {
-		real->function = dbg_demangle(name);
+		real->function = symbol_function_name(name);
 	}
 	if (name && !real->has_offset) {
 		real->offset = raw - (addr - off);

@@ -223,6 +223,12 @@ static bool file_find_symbol(struct dbg_file *f, const char *name, uint64_t *add
 	return true;
 }
 
+bool dbg_file_find_symbol(struct dbg_file *f, const char *name, uint64_t *addr)
+{
+	bool tls;
+	return file_find_symbol(f, name, addr, NULL, &tls) && !tls;
+}
+
 /* Prefer the cached file (full .symtab, also for ELF images libdwfl rebuilt
  * from memory); translate its addresses to the core's.  *TLS: an STT_TLS
  * symbol, whose *ADDR is its offset in the module's TLS block. */
