@@ -253,8 +253,18 @@ size_t dbg_name_hash_n(const char *s, size_t len);
 /* Hex string of a build-id; malloc'd, NULL when empty. */
 char *dbg_hex(const unsigned char *bytes, size_t len);
 
-/* Demangle a C++ symbol; malloc'd copy of NAME when it is not mangled. */
+/* Demangle a C++ or Rust (legacy, v0) symbol, without its ELF version and
+ * an LLVM ".llvm.N" suffix (dwarf/demangle.c); malloc'd copy of NAME
+ * without its version when it is not mangled.  NULL: out of memory. */
 char *dbg_demangle(const char *name);
+
+/* Rust (dwarf/rustnames.c).  Is: whether DIE is in a Rust unit.  Name: a
+ * Rust subprogram's or inlined instance's name as gdb gives it, from the
+ * namespaces and types its declaration is in, with its template arguments
+ * ("main::settle<main::main::{closure#2}::{closure_env#0}>"); malloc'd,
+ * NULL when DWARF cannot say. */
+bool dbg_die_is_rust(Dwarf_Die *die);
+char *dbg_rust_function_name(Dwarf_Die *die);
 
 /* Function starts (dwarf/funcstart.c).  A function's entry: DW_AT_entry_pc,
  * else DW_AT_low_pc, else the start of its first range in DWARF order (not
