@@ -5,7 +5,8 @@
 # oracle (tests/oracle_compare.py: every thread's frames, names, lines,
 # arguments); then the names are gdb's own: from DWARF, "main::Ledger::debit"
 # and "main::settle<main::main::{closure#2}::{closure_env#0}>"; from symbols,
-# demangled without the legacy hash; never a mangled name.
+# demangled without the legacy hash; never a mangled name; the signature
+# begins with the function that panicked or faulted.
 source "$(dirname "$0")/lib.sh"
 source "$ROOT/tests/fixlib.sh"
 
@@ -65,7 +66,10 @@ for variant in legacy v0 nodebug v0-nodebug; do
 		v0-nodebug) debit="'<main::Ledger>::debit'"
 			settle="'main::settle::<main::main::{closure#2}::{closure#0}>'" ;;
 		esac
+		# The signature starts at the program's code, past the panic's
+		# and abort's machinery (the built-in skip list).
 		expect "$n:names" "$json" "$sig" "len(J['threads']) == 3" \
+			"J['signature'].split(': ', 1)[1].split(' < ')[$([ "$how" = segv ] && [ "${variant%nodebug}" = "$variant" ] && echo 1 || echo 0)].endswith('::debit')" \
 			"not [x for x in NAMES if MANGLED.search(x)]" \
 			"$debit in [f.get('function') for f in F]" \
 			"$settle in [f.get('function') for f in F]"
