@@ -131,3 +131,32 @@ bool dbg_function_entry(struct dbg_session *s, uint64_t pc, bool activation, uin
 	dbg_unlock(s);
 	return ok;
 }
+
+/* Whether an executable segment of the core lies in M. */
+static bool runs_code(struct dbg_session *s, struct dbg_module_entry *m)
+{
+	if (m->runs_code == 0) {
+		const struct core *core = s->core;
+		bool in = false;
+		for (size_t i = 0; i < core->nsegments && !in; i++) {
+			const struct core_segment *seg = &core->segments[i];
+			in = (seg->flags & PF_X) && seg->vaddr < m->info.end &&
+			     seg->vaddr + seg->memsz > m->info.start;
+		}
+		m->runs_code = in ? 1 : -1;
+	}
+	return m->runs_code > 0;
+}
+
+bool dbg_module_is_copy(struct dbg_session *s, struct dbg_module_entry *m)
+{
+	if (!m->info.build_id || runs_code(s, m))
+		return false;
+	for (size_t i = 0; i < s->nmodules; i++) {
+		struct dbg_module_entry *o = &s->modules[i];
+		if (o != m && o->info.build_id && strcmp(o->info.build_id, m->info.build_id) == 0 &&
+		    runs_code(s, o))
+			return true;
+	}
+	return false;
+}

@@ -83,6 +83,8 @@ struct dbg_module_entry {
 	struct dbg_file *file;      /* NULL when the file could not be opened */
 	bool file_tried;
 	bool debuginfod_warned;
+	int runs_code;              /* an executable segment of the core is in
+				       it: 0 not asked yet, 1 yes, -1 no */
 	struct dbg_module_tls tls;
 };
 
@@ -122,6 +124,12 @@ bool dbg_binary_matches(struct dbg_session *s, const char *path, uint64_t *bias)
  * module's TLS block) and size; NULL when no module does.  Hold the lock. */
 struct dbg_module_entry *dbg_symbol_module(struct dbg_session *s, const char *name, uint64_t *addr,
 					   uint64_t *size, bool *tls);
+
+/* Whether M is a copy of a module the process runs, mapped only to be
+ * read (as Rust's backtrace printer maps the program and libc's debug file):
+ * another module has its build-id and an executable segment of the core,
+ * M none.  A copy's symbols are not the process's (dwarf/funcstart.c). */
+bool dbg_module_is_copy(struct dbg_session *s, struct dbg_module_entry *m);
 
 /* The module entry holding runtime address PC, or NULL. */
 struct dbg_module_entry *dbg_module_for(struct dbg_session *s, uint64_t pc);

@@ -254,7 +254,7 @@ struct dbg_module_entry *dbg_symbol_module(struct dbg_session *s, const char *na
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < s->nmodules; i++) {
 			struct dbg_module_entry *m = &s->modules[i];
-			if (m->info.is_main != (pass == 0))
+			if (m->info.is_main != (pass == 0) || dbg_module_is_copy(s, m))
 				continue;
 			if (entry_find_symbol(s, m, name, addr, size, tls))
 				return m;
