@@ -7,7 +7,7 @@ DLOPEN_PKGS := libcurl
 DEB_PKGS := gcc g++ make gdb pkg-config libelf-dev libdw-dev libsqlite3-dev \
 	libjansson-dev libzstd-dev liblzma-dev liblz4-dev zlib1g-dev libsystemd-dev \
 	libdebuginfod-dev libcurl4-openssl-dev nettle-dev elfutils python3 zstd xz-utils lz4 sqlite3 \
-	binutils
+	binutils libiberty-dev
 
 OPT     ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wvla -Werror
@@ -15,9 +15,8 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) $(DLOPEN_PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CFLAGS  += -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(PKG_CFLAGS) $(SAN)
 LDFLAGS += $(SAN)
-# libstdc++ only provides the demangler: linked statically, it costs no
-# start-up relocations.
-LDLIBS  += $(PKG_LIBS) -Wl,-Bstatic -lstdc++ -Wl,-Bdynamic -lpthread -lm
+# libiberty (static only) provides the demanglers: C++, Rust legacy and v0.
+LDLIBS  += $(PKG_LIBS) -liberty -lpthread -lm
 
 BUILD   ?= build
 OBJDIR  := $(BUILD)/obj
@@ -42,6 +41,7 @@ deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
 	done; \
+	command -v rustc >/dev/null || [ -x "$$HOME/.cargo/bin/rustc" ] || missing="$$missing rustc"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \

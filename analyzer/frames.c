@@ -112,7 +112,7 @@ bool an_frames_append_tail_calls(struct an_frame_list *list, struct dbg_session 
 		return true;
 	uint64_t pcs[DBG_MAX_TAIL_CALLS];
 	size_t n;
-	struct core_error *err = dbg_tail_calls(s, caller->pc, callee->pc - callee->offset, pcs, &n);
+	struct core_error *err = dbg_tail_calls(s, caller->pc, callee->pc, callee->activation, pcs, &n);
 	if (err)
 		return false;
 	for (size_t i = 0; i < n; i++)

@@ -29,6 +29,11 @@ static const char *const default_skip[] = {
 	"__cxa_throw", "__cxa_rethrow", "__cxa_pure_virtual", "__cxa_deleted_virtual",
 	"__cxa_call_terminate", "__cxa_call_unexpected", "std::rethrow_exception", "std::__throw_.*",
 	"_Unwind_RaiseException", "_Unwind_Resume", "_Unwind_Resume_or_Rethrow",
+	/* Rust panics (by DWARF's names, then by symbols' without DWARF) */
+	"std::panicking::.*", "core::panicking::.*", "std::process::abort",
+	"std::sys::pal::unix::abort_internal", "std::rt::__rust_abort", "panic_abort::.*",
+	"std::sys::backtrace::__rust_end_short_backtrace", "__rustc::.*", "rust_panic",
+	"rust_begin_unwind", "__rust_start_panic", "__rust_abort",
 };
 
 /* Frames that only make sense with their caller: string and memory

@@ -97,13 +97,26 @@ static const char *copy_operator(const char *r, char **w)
 	return r;
 }
 
-/* Drop template argument lists and parameter lists (in place). */
+/* Drop template argument lists and parameter lists (in place).  A Rust
+ * name that begins with a qualified path keeps its type: "<main::Ledger>::debit"
+ * is main::Ledger::debit, "<Box<F> as FnOnce<A>>::call_once" Box::call_once. */
 static void strip_groups(char *s)
 {
 	char *w = s;
 	int angle = 0, paren = 0;
+	bool qpath = s[0] == '<', as_seen = false;
 	for (const char *r = s; *r;) {
 		bool top = angle == 0 && paren == 0;
+		if (qpath && angle == 1 && paren == 0 && r > s) {
+			if (strncmp(r, " as ", 4) == 0)
+				as_seen = true;
+			if (*r != '<' && *r != '>') {
+				if (!as_seen)
+					*w++ = *r;
+				r++;
+				continue;
+			}
+		}
 		if (top && strncmp(r, "operator", 8) == 0 && !is_ident(r[8]) &&
 		    (r == s || !is_ident(r[-1]))) {
 			memmove(w, "operator", 8);
@@ -112,10 +125,13 @@ static void strip_groups(char *s)
 			continue;
 		}
 		char c = *r++;
+		/* Rust v0 writes generic arguments after "::" ("f::<T>"). */
+		if (c == '<' && top && w - s >= 2 && w[-1] == ':' && w[-2] == ':')
+			w -= 2;
 		if (c == '<')
 			angle++;
-		else if (c == '>' && angle > 0)
-			angle--;
+		else if (c == '>' && angle > 0 && --angle == 0)
+			qpath = false;
 		else if (c == '(')
 			paren++;
 		else if (c == ')' && paren > 0)

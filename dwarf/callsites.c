@@ -118,41 +118,6 @@ static bool own_flag(Dwarf_Die *die, unsigned name)
 	return dwarf_attr(die, name, &attr) && dwarf_formflag(&attr, &v) == 0 && v;
 }
 
-/* Where a function's code begins, as gdb's block entry pc: DW_AT_entry_pc
- * or DW_AT_low_pc, else the first of its ranges. */
-static bool die_entry(Dwarf_Die *die, uint64_t *entry)
-{
-	Dwarf_Addr a, base, end;
-	if (dwarf_entrypc(die, &a) == 0) {
-		*entry = a;
-		return true;
-	}
-	if (dwarf_ranges(die, 0, &base, &a, &end) > 0) {
-		*entry = a;
-		return true;
-	}
-	return false;
-}
-
-/* The lowest address of a DIE with code (gdb's pc bounds of a call
- * target). */
-static bool die_low(Dwarf_Die *die, uint64_t *low)
-{
-	Dwarf_Addr a, base, end, best = 0;
-	bool any = false;
-	if (dwarf_lowpc(die, &a) == 0) {
-		*low = a;
-		return true;
-	}
-	for (ptrdiff_t off = 0; (off = dwarf_ranges(die, off, &base, &a, &end)) > 0;)
-		if (!any || a < best) {
-			best = a;
-			any = true;
-		}
-	*low = best;
-	return any;
-}
-
 static bool in_cxx_unit(Dwarf_Die *die)
 {
 	Dwarf_Die cu;
@@ -181,7 +146,9 @@ static const char *declared_name(Dwarf_Die *die)
 
 /* What a call site calls, as gdb resolves it without a frame: a computed
  * target (DW_AT_call_target) is unknown; a referenced declaration is found
- * by name; any other referenced DIE by its lowest address. */
+ * by name; any other referenced DIE by its entry.  (gdb takes every start
+ * of a target's ranges and matches any of them: the entry is the one a
+ * callee's frame can begin at; the start of a NAME.cold part is none.) */
 static void site_target(Dwarf_Die *die, struct cs_site *site)
 {
 	static const unsigned attrs[] = { DW_AT_call_target, DW_AT_GNU_call_site_target,
@@ -196,7 +163,7 @@ static void site_target(Dwarf_Die *die, struct cs_site *site)
 	if (flag(&target, DW_AT_declaration) && !dwarf_hasattr(&target, DW_AT_specification)) {
 		site->name = declared_name(&target);
 		site->target = site->name ? CS_NAME : CS_NONE;
-	} else if (die_low(&target, &site->addr)) {
+	} else if (dbg_die_entry(&target, &site->addr)) {
 		site->target = CS_ADDR;
 	}
 }
@@ -243,7 +210,7 @@ static void index_children(struct cu_build *b, Dwarf_Die *parent, struct cs_fn *
 static void index_function(struct cu_build *b, Dwarf_Die *die, int depth)
 {
 	struct cs_fn fn = { .die = *die, .lists_tails = -1 };
-	if (!die_entry(die, &fn.entry))
+	if (!dbg_die_entry(die, &fn.entry))
 		return;
 	struct cs_cu *cu = b->cu;
 	if (!core_array_reserve(&cu->funcs, &b->funcs_cap, cu->nfuncs + 1, sizeof(*cu->funcs))) {
@@ -620,11 +587,12 @@ static bool memo_put(struct dbg_session *s, uint64_t ra, uint64_t callee, const 
 	return true;
 }
 
-struct core_error *dbg_tail_calls(struct dbg_session *s, uint64_t caller_ra, uint64_t callee_entry,
-				  uint64_t pcs[DBG_MAX_TAIL_CALLS], size_t *n)
+struct core_error *dbg_tail_calls(struct dbg_session *s, uint64_t caller_ra, uint64_t callee_pc,
+				  bool callee_activation, uint64_t pcs[DBG_MAX_TAIL_CALLS], size_t *n)
 {
 	*n = 0;
-	if (caller_ra == 0)
+	uint64_t callee_entry;
+	if (caller_ra == 0 || !dbg_function_entry(s, callee_pc, callee_activation, &callee_entry))
 		return NULL;
 	const struct tail_memo_entry *e = memo_find(s->tail_memo, caller_ra, callee_entry);
 	if (e) {

@@ -109,14 +109,16 @@ struct core_error *dbg_unwind_regs(struct dbg_session *s, const struct dbg_regs 
 
 /* Frames the stack does not hold because their functions left by a tail
  * call: between the frame whose call returns to CALLER_RA and the inner
- * frame, whose function begins at CALLEE_ENTRY.  Found from DWARF call-site
+ * frame, at CALLEE_PC (an activation or a return address), whose function's
+ * entry is found from DWARF or the symbol table (not CALLEE_PC minus its
+ * offset: a frame in a NAME.cold part is not after the entry).  Found from DWARF call-site
  * information as gdb does (a single chain of tail calls, or the part all
  * chains share; none when a call site on the way cannot be resolved).
  * PCS gets each one's pc, innermost first: the return address of its tail
  * call (look its line up at pc-1, as for a caller); *N how many, 0 for a
  * direct call or when nothing is certain. */
-struct core_error *dbg_tail_calls(struct dbg_session *s, uint64_t caller_ra, uint64_t callee_entry,
-				  uint64_t pcs[DBG_MAX_TAIL_CALLS], size_t *n);
+struct core_error *dbg_tail_calls(struct dbg_session *s, uint64_t caller_ra, uint64_t callee_pc,
+				  bool callee_activation, uint64_t pcs[DBG_MAX_TAIL_CALLS], size_t *n);
 
 /* A symbolized location; one per inline level. */
 struct dbg_location {

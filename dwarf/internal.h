@@ -83,6 +83,8 @@ struct dbg_module_entry {
 	struct dbg_file *file;      /* NULL when the file could not be opened */
 	bool file_tried;
 	bool debuginfod_warned;
+	int runs_code;              /* an executable segment of the core is in
+				       it: 0 not asked yet, 1 yes, -1 no */
 	struct dbg_module_tls tls;
 };
 
@@ -122,6 +124,12 @@ bool dbg_binary_matches(struct dbg_session *s, const char *path, uint64_t *bias)
  * module's TLS block) and size; NULL when no module does.  Hold the lock. */
 struct dbg_module_entry *dbg_symbol_module(struct dbg_session *s, const char *name, uint64_t *addr,
 					   uint64_t *size, bool *tls);
+
+/* Whether M is a copy of a module the process runs, mapped only to be
+ * read (as Rust's backtrace printer maps the program and libc's debug file):
+ * another module has its build-id and an executable segment of the core,
+ * M none.  A copy's symbols are not the process's (dwarf/funcstart.c). */
+bool dbg_module_is_copy(struct dbg_session *s, struct dbg_module_entry *m);
 
 /* The module entry holding runtime address PC, or NULL. */
 struct dbg_module_entry *dbg_module_for(struct dbg_session *s, uint64_t pc);
@@ -253,7 +261,32 @@ size_t dbg_name_hash_n(const char *s, size_t len);
 /* Hex string of a build-id; malloc'd, NULL when empty. */
 char *dbg_hex(const unsigned char *bytes, size_t len);
 
-/* Demangle a C++ symbol; malloc'd copy of NAME when it is not mangled. */
+/* Demangle a C++ or Rust (legacy, v0) symbol, without its ELF version and
+ * an LLVM ".llvm.N" suffix (dwarf/demangle.c); malloc'd copy of NAME
+ * without its version when it is not mangled.  NULL: out of memory. */
 char *dbg_demangle(const char *name);
+
+/* Rust (dwarf/rustnames.c).  Is: whether DIE is in a Rust unit.  Name: a
+ * Rust subprogram's or inlined instance's name as gdb gives it, from the
+ * namespaces and types its declaration is in, with its template arguments
+ * ("main::settle<main::main::{closure#2}::{closure_env#0}>"); malloc'd,
+ * NULL when DWARF cannot say. */
+bool dbg_die_is_rust(Dwarf_Die *die);
+char *dbg_rust_function_name(Dwarf_Die *die);
+
+/* Function starts (dwarf/funcstart.c).  A function's entry: DW_AT_entry_pc,
+ * else DW_AT_low_pc, else the start of its first range in DWARF order (not
+ * its lowest address: GCC's NAME.cold part often lies below the entry). */
+bool dbg_die_entry(Dwarf_Die *die, Dwarf_Addr *entry);
+/* Length of the name of the function that symbol NAME is a part of
+ * ("post_entry" of "post_entry.cold"); strlen(NAME) when it is no part. */
+size_t dbg_symbol_part_base(const char *name);
+/* The entry (offline address) of the function holding offline address ADDR
+ * of F: from DWARF, else from the symbol table (a part's whole function). */
+bool dbg_file_function_entry(struct dbg_file *f, uint64_t addr, uint64_t *entry);
+/* The same at runtime PC of S (looked up at pc-1 unless ACTIVATION). */
+bool dbg_function_entry(struct dbg_session *s, uint64_t pc, bool activation, uint64_t *entry);
+/* Symbol NAME of F: its offline address. */
+bool dbg_file_find_symbol(struct dbg_file *f, const char *name, uint64_t *addr);
 
 #endif

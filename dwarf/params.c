@@ -74,17 +74,6 @@ static bool memo_grow(struct dbg_param_memo *m)
 	return true;
 }
 
-/* Where gdb takes a function or inlined instance to start (its block's
- * entry pc): DW_AT_low_pc, else the first of DW_AT_ranges.  gdb 13 does not
- * read DW_AT_entry_pc, and @entry values are looked up at this address. */
-static bool scope_entry(Dwarf_Die *die, Dwarf_Addr *entry)
-{
-	if (dwarf_lowpc(die, entry) == 0)
-		return true;
-	Dwarf_Addr base, start, end;
-	return dwarf_ranges(die, 0, &base, &start, &end) > 0 && (*entry = start, true);
-}
-
 void dbg_param_resolve(struct dbg_param *p, Dwarf_Die *die, Dwarf_Addr at, bool at_known,
 		       Dwarf_Addr entry, bool has_entry)
 {
@@ -226,7 +215,10 @@ static bool info_levels(struct dbg_pc_info *info, Dwarf_Addr at)
 	info->nlevels = nfn;
 	Dwarf_Die *sp = &info->scopes[sub];
 	info->has_frame_base = dwarf_attr_integrate(sp, DW_AT_frame_base, &info->frame_base) != NULL;
-	info->has_entry = scope_entry(sp, &info->entry);
+	/* Where @entry values are looked up: the subprogram's entry (for a
+	 * subprogram, gdb's block entry pc: DW_AT_low_pc, else the first of
+	 * DW_AT_ranges). */
+	info->has_entry = dbg_die_entry(sp, &info->entry);
 	size_t level = nfn;
 	for (int i = 0; i <= sub; i++) {
 		if (!is_function_scope(dwarf_tag(&info->scopes[i])))

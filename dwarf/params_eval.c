@@ -699,7 +699,7 @@ static void site_target_read(struct dbg_pc_info *info, Dwarf_Die *site, struct d
 			t->name = dwarf_diename(&origin);
 		if (t->name)
 			t->kind = DBG_TARGET_SYMBOL;
-	} else if (dwarf_lowpc(&origin, &t->addr) == 0) {
+	} else if (dbg_die_entry(&origin, &t->addr)) {
 		t->kind = DBG_TARGET_ADDR;
 	}
 }

@@ -8,33 +8,6 @@
 
 #include "../corefile/array.h"
 
-/* From libstdc++ (the C++ ABI's demangler). */
-extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
-
-char *dbg_demangle(const char *name)
-{
-	if (!name)
-		return NULL;
-	/* ELF symbol versions ("memcpy@@GLIBC_2.14") are not part of the name. */
-	const char *at = strchr(name, '@');
-	char *plain = at ? strndup(name, (size_t)(at - name)) : NULL;
-	if (plain)
-		name = plain;
-	char *result = NULL;
-	if (name[0] == '_' && name[1] == 'Z') {
-		int status = 0;
-		char *d = __cxa_demangle(name, NULL, NULL, &status);
-		if (d && status == 0)
-			result = d;
-		else
-			free(d);
-	}
-	if (!result)
-		result = strdup(name);
-	free(plain);
-	return result;
-}
-
 struct memo_entry {
 	uint64_t key;               /* file address << 1 | activation */
 	struct dbg_location *locs;
@@ -142,6 +115,11 @@ static struct dbg_location *locations_copy(const struct dbg_location *src, size_
  * DW_AT_name, following abstract origins and specifications. */
 static char *die_function_name(Dwarf_Die *die)
 {
+	if (dbg_die_is_rust(die)) {
+		char *rust = dbg_rust_function_name(die);
+		if (rust)
+			return rust;
+	}
 	Dwarf_Attribute attr;
 	const char *name = NULL;
 	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
@@ -188,6 +166,7 @@ struct subprogram {
 	char *name;
 	uint64_t entry;
 	bool has_entry;
+	bool rust;                  /* named by DWARF, as gdb names Rust functions */
 };
 
 #define WALK_DEPTH_MAX 64
@@ -296,8 +275,9 @@ static bool add_inline_levels(struct dbg_file *f, uint64_t addr, struct loc_list
 		int tag = dwarf_tag(&scopes[i]);
 		if (tag == DW_TAG_subprogram) {
 			sp->name = die_function_name(&scopes[i]);
+			sp->rust = dbg_die_is_rust(&scopes[i]);
 			Dwarf_Addr entry;
-			if (dwarf_entrypc(&scopes[i], &entry) == 0) {
+			if (dbg_die_entry(&scopes[i], &entry)) {
 				sp->entry = entry + dbias;
 				sp->has_entry = true;
 			}
@@ -322,18 +302,32 @@ static bool add_inline_levels(struct dbg_file *f, uint64_t addr, struct loc_list
 	return ok;
 }
 
+/* The function symbol NAME is (a part of, as "NAME.cold"), demangled. */
+static char *symbol_function_name(const char *name)
+{
+	size_t base = dbg_symbol_part_base(name);
+	if (name[base] == 0)
+		return dbg_demangle(name);
+	char *whole = strndup(name, base);
+	char *d = whole ? dbg_demangle(whole) : NULL;
+	free(whole);
+	return d;
+}
+
 /* Name and offset of the real (outermost) frame at offline address ADDR;
- * RAW is the pc itself.  Takes SP's name. */
+ * RAW is the pc itself.  Takes SP's name.  The offset is from the
+ * function's entry, or in a part of the function before its entry
+ * (NAME.cold), from the start of that part's symbol. */
 static void name_real_frame(struct dbg_file *f, uint64_t addr, uint64_t raw,
 			    struct subprogram *sp, struct dbg_location *real)
 {
 	GElf_Off off;
 	GElf_Sym sym;
 	const char *name = dbg_file_addrinfo(f, addr, &off, &sym);
-	if (name && name[0] == '_' && name[1] == 'Z') {
+	if (name && name[0] == '_' && name[1] == 'Z' && !(sp->rust && sp->name)) {
 		/* A C++ symbol demangles to the fully qualified name; DWARF's
 		 * DW_AT_name of a template instance is unqualified. */
-		real->function = dbg_demangle(name);
+		real->function = symbol_function_name(name);
 	} else if (sp->name) {
 		/* DWARF's name, as debuggers show it: not an alias or a clone's symbol. */
 		real->function = sp->name;
@@ -343,7 +337,7 @@ static void name_real_frame(struct dbg_file *f, uint64_t addr, uint64_t raw,
 			real->has_offset = true;
 		}
 	} else if (name) {
-		real->function = dbg_demangle(name);
+		real->function = symbol_function_name(name);
 	}
 	if (name && !real->has_offset) {
 		real->offset = raw - (addr - off);

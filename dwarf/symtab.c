@@ -223,6 +223,12 @@ static bool file_find_symbol(struct dbg_file *f, const char *name, uint64_t *add
 	return true;
 }
 
+bool dbg_file_find_symbol(struct dbg_file *f, const char *name, uint64_t *addr)
+{
+	bool tls;
+	return file_find_symbol(f, name, addr, NULL, &tls) && !tls;
+}
+
 /* Prefer the cached file (full .symtab, also for ELF images libdwfl rebuilt
  * from memory); translate its addresses to the core's.  *TLS: an STT_TLS
  * symbol, whose *ADDR is its offset in the module's TLS block. */
@@ -248,7 +254,7 @@ struct dbg_module_entry *dbg_symbol_module(struct dbg_session *s, const char *na
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < s->nmodules; i++) {
 			struct dbg_module_entry *m = &s->modules[i];
-			if (m->info.is_main != (pass == 0))
+			if (m->info.is_main != (pass == 0) || dbg_module_is_copy(s, m))
 				continue;
 			if (entry_find_symbol(s, m, name, addr, size, tls))
 				return m;

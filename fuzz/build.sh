@@ -28,6 +28,6 @@ for h in fuzz_core fuzz_notes fuzz_segments fuzz_folly fuzz_recorder fuzz_recfmt
 	fuzz_runtime fuzz_rtdesc fuzz_args; do
 	$CC $CFLAGS $SAN -c -o "$OUT/obj/$h.o" "$ROOT/fuzz/$h.c"
 	$CC -fsanitize=fuzzer,address,undefined -o "$OUT/$h" "$OUT/obj/$h.o" "$OUT/obj/fuzz_patch.o" \
-		"${objs[@]}" $(pkg-config --libs $PKGS) -lstdc++ -lpthread
+		"${objs[@]}" $(pkg-config --libs $PKGS) -liberty -lpthread
 	echo "$OUT/$h"
 done

@@ -38,6 +38,11 @@ static void test_normalize(void)
 		{"__strcasecmp_l_avx2", "strcasecmp_l"},
 		{"__memset_erms", "memset"},
 		{"__avx_helper", "__avx_helper"},
+		{"main::settle::<main::main::{closure#2}::{closure#0}>", "main::settle"},
+		{"main::settle<main::main::{closure#2}::{closure_env#0}>", "main::settle"},
+		{"<main::Ledger>::debit", "main::Ledger::debit"},
+		{"<alloc::boxed::Box<dyn core::ops::function::FnOnce<(), Output = ()>> as "
+		 "core::ops::function::FnOnce<()>>::call_once", "alloc::boxed::Box::call_once"},
 		{"", "??"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -63,6 +68,10 @@ static void test_default_lists(void)
 		{AN_SIGLIST_SKIP, "__libc_start_call_main", true},
 		{AN_SIGLIST_SKIP, "main", false},
 		{AN_SIGLIST_SKIP, "abort_handler", false},
+		{AN_SIGLIST_SKIP, "std::panicking::panic_with_hook", true},
+		{AN_SIGLIST_SKIP, "core::panicking::panic_fmt", true},
+		{AN_SIGLIST_SKIP, "__rustc::rust_begin_unwind", true},
+		{AN_SIGLIST_SKIP, "main::Ledger::debit", false},
 		{AN_SIGLIST_PREFIX, "memcpy", true},
 		{AN_SIGLIST_PREFIX, "strlen", true},
 		{AN_SIGLIST_PREFIX, "__memcpy_evex_unaligned_erms", true},
