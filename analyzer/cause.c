@@ -132,14 +132,6 @@ static const char *in_function(const char *f, char *buf, size_t len)
 
 /* ---- mappings ------------------------------------------------------- */
 
-static const struct core_segment *segment_index(const struct core *core, uint64_t addr, size_t *at)
-{
-	const struct core_segment *seg = core_find_segment(core, addr);
-	if (seg)
-		*at = (size_t)(seg - core->segments);
-	return seg;
-}
-
 static bool executable_at(const struct core *core, uint64_t pc)
 {
 	const struct core_segment *seg = core_find_segment(core, pc);
@@ -150,8 +142,7 @@ static bool executable_at(const struct core *core, uint64_t pc)
  * ran out of it) the first writable mapping above sp within the gap. */
 static const struct core_segment *stack_mapping(const struct core *core, uint64_t sp)
 {
-	size_t at;
-	const struct core_segment *seg = segment_index(core, sp, &at);
+	const struct core_segment *seg = core_find_segment(core, sp);
 	if (seg && (seg->flags & PF_W))
 		return seg;
 	for (size_t i = 0; i < core->nsegments; i++) {
@@ -217,7 +208,9 @@ static int decide_stack_overflow(struct cause_ctx *c)
 	uint64_t fault = c->an->fault_address;
 	bool fault_in_guard = c->an->has_fault_address && fault >= lo && fault < stack->vaddr &&
 			      fault + STACK_REACH >= c->sp;
-	bool sp_in_guard = c->sp >= lo && c->sp < stack->vaddr;
+	/* sp alone is the evidence when the kernel could not say where the
+	 * fault was (it failed to push the signal frame: SI_KERNEL). */
+	bool sp_in_guard = !c->an->has_fault_address && c->sp >= lo && c->sp < stack->vaddr;
 	if (!fault_in_guard && !sp_in_guard)
 		return 0;
 	char h[32], hs[32], owner[64], size[32];
@@ -256,8 +249,13 @@ static char *function_at(struct cause_ctx *c, uint64_t ra)
 {
 	struct dbg_location *locs;
 	size_t n;
-	if (!c->s || dbg_symbolize(c->s, ra, false, &locs, &n) != NULL)
+	if (!c->s)
 		return NULL;
+	struct core_error *err = dbg_symbolize(c->s, ra, false, &locs, &n);
+	if (err) {
+		core_error_destroy(err);
+		return NULL;
+	}
 	char *name = n && locs[0].function ? strdup(locs[0].function) : NULL;
 	dbg_locations_free(locs, n);
 	return name;

@@ -28,14 +28,15 @@ si_addr() {
 	gdb_core "$1" "$2" 'p/x $_siginfo._sifields._sigfault.si_addr' | sed -n 's/^\$1 = \(0x[0-9a-f]*\)$/\1/p'
 }
 
-# crash NAME CASE MODE KIND: crash fixture CASE with argument MODE, report
+# crash NAME CASE MODE KIND: crash fixture CASE (its build $VARIANT, when
+# set) with argument MODE, report
 # it; PASS NAME-kind when the cause's kind is KIND and the text report's
 # first line is "cause:       KIND: SUMMARY".  Sets J (the JSON), C (the
 # core), ERR (the program's stderr), PROG, SUMMARY.  Returns 1 when there is
 # nothing to check further.
 crash() {
 	local name=$1 case=$2 mode=$3 kind=$4 rc
-	fix_core "$case" "" "$mode"; rc=$?
+	fix_core "$case" "${VARIANT:-}" "$mode"; rc=$?
 	if [ $rc -ne 0 ]; then no_core "cause-$name" $rc; return 1; fi
 	C=$FIX_CORE PROG=$FIX_DIR/prog ERR=$(dirname "$FIX_CORE")/stderr J=$TMPD/$name.json
 	cp "$C" "$CORES/$name.core"
@@ -89,6 +90,7 @@ exception user user                          # a class of its own: type only
 exception derived derived                    # derived from std::runtime_error
 exception rethrow rethrow                    # throw; in a catch (...)
 exception dtor dtor                          # thrown by a destructor during unwinding
+VARIANT=static exception static_out_of_range out_of_range   # libstdc++ linked in
 
 # null NAME CASE MODE: a NULL dereference.  gdb: the fault address, the
 # faulting instruction (AT&T: a memory destination is the last operand, a
@@ -141,6 +143,14 @@ if crash overflow cause_c overflow stack_overflow; then
 	esac
 fi
 
+if crash thread_overflow cause_c thread_overflow stack_overflow; then
+	fault=$(si_addr "$PROG" "$C")
+	sp=$(gdb_core "$PROG" "$C" 'p/x $sp' | sed -n 's/^\$1 = \(0x[0-9a-f]*\)$/\1/p')
+	tid=$(jget "$J" "j['crashing_tid']")
+	same "cause-thread_overflow-summary" "$SUMMARY" \
+		"fault at $fault in the guard page below thread $tid's stack (256 KiB, sp $sp)"
+fi
+
 if crash smash cause_c smash stack_smashing; then
 	same "cause-smash-summary" "$SUMMARY" "stack smashing detected in copy_name"
 	same "cause-smash-message" "$(jget "$J" "j['abort_message']")" "$(tail -1 "$ERR")"
@@ -182,7 +192,7 @@ want=$(for n in "$CORES"/*.core; do b=$(basename "$n" .core); jget "$TMPD/$b.jso
 	sort | uniq -c | awk '{print $2 "," $1}')
 same "cause-store-kinds" "$got" "$want"
 got=$("$ASYNCORE" query --db "$DB" --format csv \
-	"select cause_summary from cores where path like '%out_of_range.core'" | tail -n +2)
+	"select cause_summary from cores where path like '%/out_of_range.core'" | tail -n +2)
 same "cause-store-summary" "$got" "$(jget "$TMPD/out_of_range.json" "j['cause']['summary']")"
 
 # Damaged evidence: the exception's class overwritten, then the core cut
