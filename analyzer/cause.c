@@ -651,8 +651,12 @@ static int decide_signal(struct cause_ctx *c)
 	char code[48] = "", sender[64] = "", fn[512];
 	if (an->code_name)
 		snprintf(code, sizeof(code), " (%s)", an->code_name);
-	if (si->present && si->signo == an->signo && si->code <= 0 && si->sender_pid > 0)
-		snprintf(sender, sizeof(sender), ", sent by pid %d", si->sender_pid);
+	if (si->present && si->signo == an->signo && si->code <= 0 && si->sender_pid > 0) {
+		if (an->has_pid && si->sender_pid == an->pid)
+			snprintf(sender, sizeof(sender), ", raised by the process itself");
+		else
+			snprintf(sender, sizeof(sender), ", sent by pid %d", si->sender_pid);
+	}
 	enum an_cause_kind kind = an->signo == SIGABRT ? AN_CAUSE_ABORT : AN_CAUSE_SIGNAL;
 	return set_summary(c->cause, kind, "%s%s%s%s", an->signal_name ? an->signal_name : "signal",
 			   code, sender, in_function(innermost_function(c), fn, sizeof(fn))) ? 1 : -1;
