@@ -4,6 +4,7 @@
 #include "insn.h"
 
 #include <capstone/capstone.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -88,10 +89,20 @@ static size_t read_code(struct core *core, uint64_t addr, uint8_t *buf, size_t l
 	return got;
 }
 
+/* The decoder and the register tables are x86_64's: another machine's
+ * code is not decoded at all. */
+static bool is_x86_64(struct core *core)
+{
+	GElf_Ehdr eh;
+	return core->elf && gelf_getehdr(core->elf, &eh) && eh.e_machine == EM_X86_64;
+}
+
 size_t an_insn_decode(struct core *core, uint64_t addr, size_t span, struct an_insn *out,
 		      size_t max)
 {
 	uint8_t buf[256];
+	if (!is_x86_64(core))
+		return 0;
 	if (span > sizeof(buf))
 		span = sizeof(buf);
 	if (span < INSN_MAX_BYTES)

@@ -40,7 +40,8 @@ struct an_insn {
 /* Decode up to MAX instructions at ADDR from the target's memory (the core,
  * or the mapped file for text it did not save), reading at most SPAN bytes;
  * stops at the first byte sequence that is no instruction.  Returns how
- * many were decoded into OUT. */
+ * many were decoded into OUT (none for a core of another machine than
+ * x86_64). */
 size_t an_insn_decode(struct core *core, uint64_t addr, size_t span, struct an_insn *out,
 		      size_t max);
 

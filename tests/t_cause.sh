@@ -184,6 +184,33 @@ insn_case ill ill illegal_instruction ud2
 case "$SUMMARY" in "\`ud2\` at 0x"*" (ILL_ILLOPN) in main") pass "cause-ill-summary" ;;
 *) fail "cause-ill-summary: $SUMMARY" ;; esac
 
+# The HTML page's header begins with the cause.
+if [ -f "$CORES/out_of_range.core" ]; then
+	"$ASYNCORE" report "$CORES/out_of_range.core" --format html >"$TMPD/page.html" 2>/dev/null
+	got=$(python3 - "$TMPD/page.html" <<'PY'
+import html.parser, sys
+class P(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__(); self.depth = None; self.first = None; self.text = ''; self.inside = False
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == 'header' and 'top' in (a.get('class') or '').split():
+            self.depth = 0
+        elif self.depth == 0 and self.first is None:
+            self.first = (tag, a.get('id'), a.get('data-kind')); self.inside = True
+    def handle_endtag(self, tag):
+        if self.inside and tag == self.first[0]:
+            self.inside = False; self.depth = None
+    def handle_data(self, d):
+        if self.inside: self.text += d
+p = P(); p.feed(open(sys.argv[1]).read())
+print(p.first, p.text)
+PY
+)
+	same "cause-html-header" "$got" \
+		"('p', 'cause', 'uncaught_exception') uncaught_exception: $(jget "$TMPD/out_of_range.json" "j['cause']['summary']")"
+fi
+
 # The store: one row per core with its cause, grouped by query.
 DB=$TMPD/cause.db
 "$ASYNCORE" ingest --db "$DB" --quiet "$CORES" >/dev/null 2>"$TMPD/ingest.err"
