@@ -56,12 +56,16 @@ static bool is_record(int tag)
 
 /* Append to BUF (at *USED of LEN) the member path of RECORD that holds byte
  * OFFSET: "bytes", "hdr.len"; anonymous members and base classes add no
- * name of their own.  False when no member holds it. */
+ * name of their own, a union's members none (the path stops at the union).
+ * False when no member holds it. */
 static bool member_path(Dwarf_Die *record, uint64_t offset, char *buf, size_t len, size_t *used,
 			bool dot, int depth)
 {
 	Dwarf_Die child;
-	if (depth > MAX_MEMBER_DEPTH || dwarf_child(record, &child) != 0)
+	/* Every member of a union holds offset 0: which one the code meant,
+	 * DWARF does not say. */
+	if (depth > MAX_MEMBER_DEPTH || dwarf_tag(record) == DW_TAG_union_type ||
+	    dwarf_child(record, &child) != 0)
 		return false;
 	do {
 		int tag = dwarf_tag(&child);

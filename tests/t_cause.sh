@@ -115,6 +115,8 @@ null null_read_c cause_c null_read           # s->bytes through a struct pointer
 null null_write_c cause_c null_write         # s->quota.limit = ...
 null null_read_cxx cause_cxx null_read       # this->balance in a member function
 null null_write_cxx cause_cxx null_write
+null null_base_cxx cause_cxx null_base       # this->created, a member of the base class
+null null_union_c cause_c null_union         # m->body: a union's member is not named
 
 # Without DWARF the instruction still says read or write, not what.
 if fix_core cause_c stripped null_read; then
