@@ -190,8 +190,9 @@ struct an_cause {
 	char *summary;              /* one line, malloc'd; NULL until decided */
 	char *exception_type;       /* uncaught_exception: the demangled type */
 	char *exception_what;       /* its what() when the object holds it, or NULL */
-	const char *access;         /* null_dereference: static "read"/"write", or NULL */
-	char *expression;           /* null_dereference: "s->bytes", or NULL */
+	const char *access;         /* null_dereference, bad_access: static "read"/"write",
+				       or NULL */
+	char *expression;           /* null_dereference, bad_access: "s->bytes", or NULL */
 };
 
 struct analysis {

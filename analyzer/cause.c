@@ -335,9 +335,11 @@ static int decide_bad_access(struct cause_ctx *c)
 	char expr[EXPR_MAX];
 	describe_fault_access(c, c->an->fault_address, &access, expr, sizeof(expr));
 	c->cause->access = access;
-	return set_summary(c->cause, AN_CAUSE_BAD_ACCESS, "%s at %s%s%s",
-			   access ? access : "access", an_hex(h, c->an->fault_address), code, in)
-		? 1 : -1;
+	if (expr[0] && !(c->cause->expression = strdup(expr)))
+		return -1;
+	return set_summary(c->cause, AN_CAUSE_BAD_ACCESS, "%s%s%s at %s%s%s",
+			   access ? access : "access", expr[0] ? " of " : "", expr,
+			   an_hex(h, c->an->fault_address), code, in) ? 1 : -1;
 }
 
 static int decide_memory_fault(struct cause_ctx *c)

@@ -88,7 +88,7 @@ static void set(json_t *o, const char *key, json_t *value)
 
 /* "cause": {"kind", "summary"}, and what the kind found: "exception"
  * {"type", "what"} for an uncaught exception, "access" and "expression"
- * for a NULL dereference. */
+ * for a NULL dereference or another bad access. */
 static json_t *cause_object(const struct analysis *an)
 {
 	const struct an_cause *c = &an->cause;
@@ -101,7 +101,7 @@ static json_t *cause_object(const struct analysis *an)
 	if (c->kind == AN_CAUSE_UNCAUGHT_EXCEPTION)
 		set(o, "exception", json_pack("{s:o, s:o}", "type", jstr(c->exception_type), "what",
 					      jstr(c->exception_what)));
-	if (c->kind == AN_CAUSE_NULL_DEREFERENCE) {
+	if (c->kind == AN_CAUSE_NULL_DEREFERENCE || c->kind == AN_CAUSE_BAD_ACCESS) {
 		set(o, "access", jstr(c->access));
 		set(o, "expression", jstr(c->expression));
 	}

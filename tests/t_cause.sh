@@ -118,6 +118,17 @@ null null_write_cxx cause_cxx null_write
 null null_base_cxx cause_cxx null_base       # this->created, a member of the base class
 null null_union_c cause_c null_union         # m->body: a union's member is not named
 
+# A write through a pointer to read-only data: not NULL, a bad access; gdb
+# says where and `p &EXPR` names the same address.
+if crash readonly_write cause_c readonly_write bad_access; then
+	fault=$(si_addr "$PROG" "$C")
+	expr=$(jget "$J" "j['cause']['expression']")
+	at=$(gdb_core "$PROG" "$C" "p/x &($expr)" | sed -n 's/^\$1 = \(0x[0-9a-f]*\)$/\1/p')
+	same "cause-readonly_write-summary" "$SUMMARY" \
+		"write of $expr at $fault (SEGV_ACCERR) in session_set_limit"
+	same "cause-readonly_write-expression ($expr)" "$at" "$fault"
+fi
+
 # Without DWARF the instruction still says read or write, not what.
 if fix_core cause_c stripped null_read; then
 	asy_json "$TMPD/stripped.json" "$FIX_CORE"
@@ -223,6 +234,21 @@ same "cause-store-kinds" "$got" "$want"
 got=$("$ASYNCORE" query --db "$DB" --format csv \
 	"select cause_summary from cores where path like '%/out_of_range.core'" | tail -n +2)
 same "cause-store-summary" "$got" "$(jget "$TMPD/out_of_range.json" "j['cause']['summary']")"
+
+# A store of schema version 5 (no cause columns) is migrated by the next
+# ingest: its cores keep NULL causes, new ones have theirs.
+if [ -f "$CORES/abort.core" ] && [ -f "$CORES/assert.core" ]; then
+	OLD=$TMPD/old.db
+	"$ASYNCORE" ingest --db "$OLD" --quiet "$CORES/abort.core" >/dev/null 2>&1
+	sqlite3 "$OLD" "DROP INDEX cores_cause_kind; ALTER TABLE cores DROP COLUMN cause_kind;
+		ALTER TABLE cores DROP COLUMN cause_summary; PRAGMA user_version = 5;"
+	"$ASYNCORE" ingest --db "$OLD" --quiet "$CORES/assert.core" >/dev/null 2>"$TMPD/old.err"
+	same "cause-store-migrated" "$("$ASYNCORE" query --db "$OLD" --format csv \
+		"select coalesce(cause_kind, 'NULL') from cores order by id" | tail -n +2 | tr '\n' ' ')" \
+		"NULL assertion "
+	same "cause-store-version" "$(sqlite3 "$OLD" "PRAGMA user_version")" \
+		"$(sed -n 's/^#define REP_SCHEMA_VERSION \([0-9]*\)$/\1/p' "$ROOT/reports/store_sqlite.h")"
+fi
 
 # Damaged evidence: the exception's class overwritten, then the core cut
 # where the exception header lies.  No exception is claimed: SIGABRT's kind.
