@@ -560,11 +560,22 @@ static int decide_uncaught_exception(struct cause_ctx *c)
 		"__gnu_cxx::__verbose_terminate_handler", "__cxa_throw", "__cxa_rethrow",
 		"std::rethrow_exception", "__gxx_personality_v0", NULL,
 	};
+	static const char *const terminate_only[] = { "std::terminate", NULL };
+	static const char *const throwing[] = {
+		"__cxa_throw", "__cxa_rethrow", "std::rethrow_exception", "__gxx_personality_v0", NULL,
+	};
 	uint64_t eh, header, obj, tinfo;
 	char name[TYPE_NAME_MAX];
 	if (!c->s || !c->thread || frame_named(c, terminate) < 0 || !eh_globals_address(c, &eh) ||
-	    !core_read_u64(c->core, eh, &header) || !thrown_object(c, header, &obj, &tinfo) ||
-	    !type_info_name(c->core, tinfo, name, sizeof(name)))
+	    !core_read_u64(c->core, eh, &header))
+		return 0;
+	/* std::terminate with no exception caught or being thrown (a joinable
+	 * std::thread destroyed, a direct call): an abort, said as
+	 * libstdc++'s handler says it. */
+	if (header == 0 && frame_named(c, terminate_only) >= 0 && frame_named(c, throwing) < 0)
+		return set_summary(c->cause, AN_CAUSE_ABORT,
+				   "terminate called without an active exception") ? 1 : -1;
+	if (!thrown_object(c, header, &obj, &tinfo) || !type_info_name(c->core, tinfo, name, sizeof(name)))
 		return 0;
 	c->cause->exception_type = dbg_demangle_type(name);
 	if (!c->cause->exception_type)

@@ -92,6 +92,11 @@ exception rethrow rethrow                    # throw; in a catch (...)
 exception dtor dtor                          # thrown by a destructor during unwinding
 VARIANT=static exception static_out_of_range out_of_range   # libstdc++ linked in
 
+# std::terminate with no exception: an abort, as libstdc++'s handler says.
+if crash terminate cause_cxx terminate abort; then
+	same "cause-terminate-summary" "$SUMMARY" "$(tail -1 "$ERR")"
+fi
+
 # null NAME CASE MODE: a NULL dereference.  gdb: the fault address, the
 # faulting instruction (AT&T: a memory destination is the last operand, a
 # write), and `p/x &EXPR` in frame 0 is the fault address.
