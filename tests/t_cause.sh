@@ -89,6 +89,7 @@ exception system_error system_error
 exception user user                          # a class of its own: type only
 exception derived derived                    # derived from std::runtime_error
 exception rethrow rethrow                    # throw; in a catch (...)
+exception rethrow_ptr rethrow_ptr            # std::rethrow_exception: a dependent exception
 exception dtor dtor                          # thrown by a destructor during unwinding
 VARIANT=static exception static_out_of_range out_of_range   # libstdc++ linked in
 
