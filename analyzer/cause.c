@@ -532,21 +532,28 @@ static bool has_message_base(struct cause_ctx *c, uint64_t tinfo)
 }
 
 /* std::logic_error/runtime_error's message: _M_msg, a copy-on-write string
- * whose characters follow its _Rep; its length there confirms it. */
+ * whose characters follow its _Rep {length, capacity, refcount}; the
+ * length there (within the capacity, a NUL at its end) confirms it.  A
+ * message longer than WHAT_MAX is cut there and ends in "...". */
 static char *exception_message(struct core *core, uint64_t obj)
 {
-	uint64_t chars, length;
+	uint64_t chars, length, capacity;
+	char end;
 	if (!core_read_u64(core, obj + EXCEPTION_MSG, &chars) || chars < COW_REP_LENGTH ||
-	    !core_read_u64(core, chars - COW_REP_LENGTH, &length) || length >= WHAT_MAX)
+	    !core_read_u64(core, chars - COW_REP_LENGTH, &length) ||
+	    !core_read_u64(core, chars - COW_REP_LENGTH + 8, &capacity) || capacity < length ||
+	    chars + length < chars || !core_read_bytes(core, chars + length, &end, 1) || end != '\0')
 		return NULL;
-	char *text = malloc(length + 1);
+	bool cut = length >= WHAT_MAX;
+	size_t keep = cut ? WHAT_MAX - 4 : (size_t)length;
+	char *text = malloc(keep + (cut ? 4 : 1));
 	if (!text)
 		return NULL;
-	if (!core_read_bytes(core, chars, text, length + 1) || text[length] != '\0' ||
-	    memchr(text, '\0', length)) {
+	if (!core_read_bytes(core, chars, text, keep) || memchr(text, '\0', keep)) {
 		free(text);
 		return NULL;
 	}
+	strcpy(text + keep, cut ? "..." : "");
 	return text;
 }
 

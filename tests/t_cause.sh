@@ -93,6 +93,13 @@ exception rethrow_ptr rethrow_ptr            # std::rethrow_exception: a depende
 exception dtor dtor                          # thrown by a destructor during unwinding
 VARIANT=static exception static_out_of_range out_of_range   # libstdc++ linked in
 
+# A message past 4,096 bytes is cut there.
+if crash long_what cause_cxx long_what uncaught_exception; then
+	what=$(sed -n 's/^  what():  //p' "$ERR")
+	same "cause-long_what-what (${#what} characters)" "$(jget "$J" "j['cause']['exception']['what']")" \
+		"${what:0:4092}..."
+fi
+
 # std::terminate with no exception: an abort, as libstdc++'s handler says.
 if crash terminate cause_cxx terminate abort; then
 	same "cause-terminate-summary" "$SUMMARY" "$(tail -1 "$ERR")"
