@@ -110,8 +110,11 @@ static long frame_named(const struct cause_ctx *c, const char *const *names)
 static const char *caller_of(const struct cause_ctx *c, long i)
 {
 	const struct an_thread *t = c->thread;
-	for (size_t k = (size_t)i + 1; t && i >= 0 && k < t->nframes; k++)
-		if (t->frames[k].function && !name_is(t->frames[k].function, t->frames[i].function))
+	if (!t || i < 0 || (size_t)i >= t->nframes)
+		return NULL;
+	const char *self = t->frames[i].function;
+	for (size_t k = (size_t)i + 1; k < t->nframes; k++)
+		if (t->frames[k].function && !(self && name_is(t->frames[k].function, self)))
 			return t->frames[k].function;
 	return NULL;
 }
