@@ -40,6 +40,20 @@ const char *an_frame_kind_name(enum an_frame_kind kind)
 	return "native";
 }
 
+const char *an_cause_kind_name(enum an_cause_kind kind)
+{
+	static const char *const names[] = {
+		[AN_CAUSE_SIGNAL] = "signal", [AN_CAUSE_STACK_OVERFLOW] = "stack_overflow",
+		[AN_CAUSE_NULL_DEREFERENCE] = "null_dereference", [AN_CAUSE_BAD_JUMP] = "bad_jump",
+		[AN_CAUSE_UNCAUGHT_EXCEPTION] = "uncaught_exception", [AN_CAUSE_ASSERTION] = "assertion",
+		[AN_CAUSE_ABORT] = "abort", [AN_CAUSE_STACK_SMASHING] = "stack_smashing",
+		[AN_CAUSE_HEAP_CORRUPTION] = "heap_corruption", [AN_CAUSE_BAD_ACCESS] = "bad_access",
+		[AN_CAUSE_ILLEGAL_INSTRUCTION] = "illegal_instruction",
+		[AN_CAUSE_ARITHMETIC] = "arithmetic", [AN_CAUSE_HANG] = "hang",
+	};
+	return (unsigned)kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "signal";
+}
+
 enum an_frame_kind an_frame_kind_parse(const char *name)
 {
 	static const enum an_frame_kind kinds[] = {AN_FRAME_ASYNC, AN_FRAME_SCRIPT, AN_FRAME_LABEL};
@@ -197,6 +211,10 @@ void an_analysis_destroy(struct analysis *an)
 	free(an->executable);
 	free(an->build_id);
 	free(an->abort_message);
+	free(an->cause.summary);
+	free(an->cause.exception_type);
+	free(an->cause.exception_what);
+	free(an->cause.expression);
 	for (size_t i = 0; i < an->nmodules; i++) {
 		free(an->modules[i].path);
 		free(an->modules[i].build_id);

@@ -179,6 +179,29 @@ struct an_timeline_entry {
 	size_t event;               /* index into that recorder's events */
 };
 
+/* What killed the program (DESIGN.md "JSON", `cause`), decided by
+ * analyzer/cause.c from evidence in the core; without evidence, the plain
+ * signal's kind.  AN_CAUSE_HANG is a live snapshot's. */
+enum an_cause_kind {
+	AN_CAUSE_SIGNAL, AN_CAUSE_STACK_OVERFLOW, AN_CAUSE_NULL_DEREFERENCE, AN_CAUSE_BAD_JUMP,
+	AN_CAUSE_UNCAUGHT_EXCEPTION, AN_CAUSE_ASSERTION, AN_CAUSE_ABORT, AN_CAUSE_STACK_SMASHING,
+	AN_CAUSE_HEAP_CORRUPTION, AN_CAUSE_BAD_ACCESS, AN_CAUSE_ILLEGAL_INSTRUCTION,
+	AN_CAUSE_ARITHMETIC, AN_CAUSE_HANG
+};
+
+/* "stack_overflow", "null_dereference", ... as the JSON and the store say. */
+const char *an_cause_kind_name(enum an_cause_kind kind);
+
+struct an_cause {
+	enum an_cause_kind kind;
+	char *summary;              /* one line, malloc'd; NULL until decided */
+	char *exception_type;       /* uncaught_exception: the demangled type */
+	char *exception_what;       /* its what() when the object holds it, or NULL */
+	const char *access;         /* null_dereference, bad_access: static "read"/"write",
+				       or NULL */
+	char *expression;           /* null_dereference, bad_access: "s->bytes", or NULL */
+};
+
 struct analysis {
 	/* core identity (corefile/identity.h) */
 	char *core_path;
@@ -211,6 +234,7 @@ struct analysis {
 	bool has_fault_address;
 	int32_t crashing_tid;
 	char *abort_message;        /* glibc's __abort_msg->msg, or NULL */
+	struct an_cause cause;
 
 	struct an_module *modules;
 	size_t nmodules;

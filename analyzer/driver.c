@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "abortmsg.h"
+#include "cause.h"
 #include "bthread.h"
 #include "args.h"
 #include "../corefile/journal.h"
@@ -262,6 +263,10 @@ struct core_error *an_analyze(struct core *core, const struct core_identity *id,
 		an_runtimes_splice(rs, an);
 		if (!opts->no_recorders)
 			an_recorders_recover(s, an);
+	}
+	if (!an_cause_decide(core, s, an)) {
+		err = &core_error_nomem;
+		goto out;
 	}
 	an_signature_compute(an, opts->signature_lists);
 	if (!fill_sha256(an, core)) {

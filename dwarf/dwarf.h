@@ -261,6 +261,20 @@ bool dbg_member_target(struct dbg_session *s, const char *type, const char *path
 bool dbg_member_offset_near(struct dbg_session *s, const char *symbol, const char *type,
 			    const char *member, uint64_t *offset);
 
+/* The expression a memory access through DWARF register REG touched at
+ * PC (the faulting instruction, an activation), OFFSET bytes past the
+ * register's value: where DWARF says which variable or parameter is in REG
+ * at PC and what it points to, "s->bytes", "this->hdr.len" (a reference:
+ * "r.len"), "*p" for a pointer to a scalar at offset 0, into BUF (LEN
+ * bytes).  False (BUF empty) when DWARF does not say. */
+bool dbg_register_access(struct dbg_session *s, uint64_t pc, int reg, uint64_t offset, char *buf,
+			 size_t len);
+
+/* A C++ type's mangled name as std::type_info holds it ("St12out_of_range")
+ * demangled ("std::out_of_range"); malloc'd (caller frees), a copy of NAME
+ * when it does not demangle, NULL when NAME is NULL or memory ran out. */
+char *dbg_demangle_type(const char *name);
+
 /* Size in bytes of the struct/class TYPE from DWARF.  False when not found. */
 bool dbg_type_size(struct dbg_session *s, const char *type, uint64_t *size);
 

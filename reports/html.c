@@ -38,6 +38,8 @@ static const char style_sheet[] =
 	".abort{margin:12px 0 0;padding:8px 12px;background:var(--crashbg);border-radius:6px;"
 	"font-family:var(--mono);font-size:.9em;white-space:pre-wrap;overflow-wrap:anywhere}\n"
 	".abort b{font-family:system-ui,sans-serif;color:var(--crash)}\n"
+	".cause{margin:0 0 6px;font-size:1.1em;font-weight:600;overflow-wrap:anywhere}\n"
+	".cause b{color:var(--crash)}\n"
 	"nav{margin:14px 0 0;display:flex;flex-wrap:wrap;gap:6px 16px;font-size:.92em}\n"
 	"section{margin-top:24px}\n"
 	"h2{font-size:1.12em;margin:0 0 8px;padding-bottom:4px;border-bottom:1px solid var(--line)}\n"
@@ -422,7 +424,14 @@ static void write_nav(FILE *out, const struct analysis *an)
 static void write_header(FILE *out, const struct analysis *an)
 {
 	char buf[128];
-	fprintf(out, "<header class=\"top%s\">\n<h1>", an->has_signal ? "" : " quiet");
+	fprintf(out, "<header class=\"top%s\">\n", an->has_signal ? "" : " quiet");
+	if (an->cause.summary) {
+		fprintf(out, "<p class=\"cause\" id=\"cause\" data-kind=\"%s\"><b>%s:</b> ",
+			an_cause_kind_name(an->cause.kind), an_cause_kind_name(an->cause.kind));
+		rep_html_text(out, an->cause.summary, 0);
+		fputs("</p>\n", out);
+	}
+	fputs("<h1>", out);
 	if (an->has_signal) {
 		element(out, "span class=\"sig\"", an->signal_name ? an->signal_name : "signal");
 		write_crash_site(out, an);

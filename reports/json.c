@@ -86,6 +86,28 @@ static void set(json_t *o, const char *key, json_t *value)
 		json_failed = true;
 }
 
+/* "cause": {"kind", "summary"}, and what the kind found: "exception"
+ * {"type", "what"} for an uncaught exception, "access" and "expression"
+ * for a NULL dereference or another bad access. */
+static json_t *cause_object(const struct analysis *an)
+{
+	const struct an_cause *c = &an->cause;
+	if (!c->summary)
+		return json_null();
+	json_t *o = json_pack("{s:s, s:o}", "kind", an_cause_kind_name(c->kind), "summary",
+			      jstr(c->summary));
+	if (!o)
+		return NULL;
+	if (c->kind == AN_CAUSE_UNCAUGHT_EXCEPTION)
+		set(o, "exception", json_pack("{s:o, s:o}", "type", jstr(c->exception_type), "what",
+					      jstr(c->exception_what)));
+	if (c->kind == AN_CAUSE_NULL_DEREFERENCE || c->kind == AN_CAUSE_BAD_ACCESS) {
+		set(o, "access", jstr(c->access));
+		set(o, "expression", jstr(c->expression));
+	}
+	return o;
+}
+
 /* The registers the unwinder recovered for this frame (callee-saved ones,
  * rsp and rip in callers; all of them in the innermost frame). */
 static json_t *frame_registers(const struct an_frame *f)
@@ -667,6 +689,7 @@ int rep_json_write(FILE *out, const struct analysis *an, const struct rep_json_o
 	int rc = frame_writer_init(&w, b, opts->frame_registers) ? 0 : -1;
 	rc = rc || put_member(b, &first, "asyncore_version", json_string(AN_VERSION));
 	rc = rc || put_member(b, &first, "core", identity_object(an));
+	rc = rc || put_member(b, &first, "cause", cause_object(an));
 	rc = rc || put_member(b, &first, "signal", signal_object(an));
 	rc = rc || put_member(b, &first, "crashing_tid",
 			      an->has_signal ? json_integer(an->crashing_tid) : json_null());

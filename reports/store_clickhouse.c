@@ -97,7 +97,9 @@ static const struct ch_table_def ch_tables[T_COUNT] = {
 		     " signature Nullable(String), signature_hash Nullable(String),"
 		     " async_key Nullable(Int64), nthreads Int64, nframes Int64, nwarnings Int64,"
 		     " boot_id Nullable(String), coredump_uid Nullable(Int64), unit Nullable(String),"
-		     " cmdline Nullable(String), version UInt64", "fingerprint", "version", "fingerprint"},
+		     " cmdline Nullable(String), cause_kind Nullable(String),"
+		     " cause_summary Nullable(String), version UInt64", "fingerprint", "version",
+		     "fingerprint"},
 	[T_ERRORS] = {"ingest_errors", "ident String, fingerprint Nullable(String), path String,"
 		      " size Nullable(Int64), reason String, attempts Int64, first_at String,"
 		      " last_at String, resolved UInt8, version UInt64", "ident", "version", "ident"},
@@ -451,7 +453,7 @@ static const char *const core_cols[] = {
 	"analyzer_version", "executable", "build_id", "pid", "uid", "signal", "signal_name", "code",
 	"code_name", "fault_address", "crashing_tid", "abort_message", "signature", "signature_hash",
 	"async_key", "nthreads", "nframes", "nwarnings", "boot_id", "coredump_uid", "unit", "cmdline",
-	"version",
+	"cause_kind", "cause_summary", "version",
 };
 
 static int add_core(struct rep_ch_store *st, const struct analysis *an)
@@ -471,7 +473,9 @@ static int add_core(struct rep_ch_store *st, const struct analysis *an)
 		   rep_json_text(an->signature_hash), j_opt(an->async_key_found, an->async_key),
 		   j_u64(an->nthreads), j_u64(rep_total_frames(an)), j_u64(an->nwarnings),
 		   rep_json_text(an->boot_id), j_opt(an->has_coredump_uid, an->coredump_uid),
-		   rep_json_text(an->unit), rep_json_text(an->cmdline), j_u64(next_version(st)));
+		   rep_json_text(an->unit), rep_json_text(an->cmdline),
+		   rep_json_text(an->cause.summary ? an_cause_kind_name(an->cause.kind) : NULL),
+		   rep_json_text(an->cause.summary), j_u64(next_version(st)));
 }
 
 /* A frame's columns: a thread's frames have all of them, a task's the

@@ -352,6 +352,11 @@ static const char *const rep_migrations[] = {
 	"  JOIN threads t ON t.core_id = c.id AND t.crashing"
 	"  JOIN frames f ON f.core_id = c.id AND f.thread_idx = t.idx;"
 	"PRAGMA legacy_alter_table = OFF;",
+	/* 6: what killed the program (DESIGN.md's `cause`): its kind and its
+	 * one-line summary; cores stored before have NULL */
+	"ALTER TABLE cores ADD COLUMN cause_kind TEXT;"
+	"ALTER TABLE cores ADD COLUMN cause_summary TEXT;"
+	"CREATE INDEX cores_cause_kind ON cores(cause_kind);",
 };
 
 const char *rep_store_migration(int version)
@@ -371,8 +376,9 @@ static const char *const rep_queries[Q_COUNT] = {
 		   " analysed_at, analyzer_version, executable, build_id, pid, uid, signal, signal_name,"
 		   " code, code_name, fault_address, crashing_tid, abort_message, signature,"
 		   " signature_hash, async_key, nthreads, nframes, nwarnings, boot_id, coredump_uid,"
-		   " unit, cmdline) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-		   " ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)"
+		   " unit, cmdline, cause_kind, cause_summary) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+		   " ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25,"
+		   " ?26, ?27, ?28, ?29, ?30, ?31)"
 		   " ON CONFLICT (fingerprint) DO NOTHING",
 	[Q_MODULE] = "INSERT INTO modules VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[Q_THREAD] = "INSERT INTO threads VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
@@ -618,6 +624,8 @@ static int insert_core(struct rep_sqlite *st, const struct analysis *an)
 		v_opt(an->async_key_found, an->async_key), v_u64(an->nthreads),
 		v_u64(rep_total_frames(an)), v_u64(an->nwarnings), v_text(an->boot_id),
 		v_opt(an->has_coredump_uid, an->coredump_uid), v_text(an->unit), v_text(an->cmdline),
+		v_text(an->cause.summary ? an_cause_kind_name(an->cause.kind) : NULL),
+		v_text(an->cause.summary),
 	};
 	return insert_row(st->q[Q_CORE], v, NVALUES(v));
 }

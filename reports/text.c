@@ -54,6 +54,9 @@ static const char *base_name(const char *path)
 static void write_header(FILE *out, const struct analysis *an)
 {
 	char detail[128];
+	if (an->cause.summary)
+		fprintf(out, "cause:       %s: %s\n", an_cause_kind_name(an->cause.kind),
+			esc(an->cause.summary));
 	fprintf(out, "core:        %s (%" PRIu64 " bytes)\n", esc(an->core_path), an->core_size);
 	fprintf(out, "executable:  %s\n", an->executable ? esc(an->executable) : "(unknown)");
 	if (an->build_id)

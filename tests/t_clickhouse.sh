@@ -94,6 +94,9 @@ check "clickhouse: crash_stacks frame 0 functions as in SQLite" \
 	  "$(store_q "$DB" "SELECT function FROM crash_stacks WHERE frame = 0 ORDER BY core, function" | md5sum)" ]
 check "clickhouse: last_events has SQLite's rows" \
 	[ "$(chq "$U2" "SELECT count() FROM last_events")" = "$(store_q "$DB" "SELECT count(*) FROM last_events")" ]
+check "clickhouse: cause_kind counts as in SQLite" \
+	[ "$(chq "$U2" "SELECT cause_kind, count() FROM cores FINAL GROUP BY cause_kind ORDER BY cause_kind")" = \
+	  "$(store_q "$DB" "SELECT cause_kind, count(*) FROM cores GROUP BY cause_kind ORDER BY cause_kind")" ]
 check "clickhouse: query --format json gives numbers" \
 	bash -c '"$1" query --db "$2" --format json "SELECT count() AS n FROM cores FINAL" | python3 -c "import json,sys; assert json.load(sys.stdin) == [{\"n\": $3}]"' \
 	_ "$ASYNCORE" "$U2" "$N"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The mutation test over whole cores (fuzz/mutate.c): MUTANTS (default
-# 1,000; `make soak` runs 100,000) damaged copies of eight fixture cores,
+# 1,000; `make soak` runs 100,000) damaged copies of nine fixture cores,
 # truncated at every structure boundary, with flipped notes and headers,
 # edge-value note sizes, pointer-like garbage in memory (stacks, recorder
 # rings, async roots, bthreads' TaskMetas and saved contexts, a described
@@ -46,6 +46,7 @@ base cxx store_cxx a 1
 base threads threads4
 base folly_c folly_c
 base args native_args
+base exception cause_cxx out_of_range   # an uncaught exception: the cause reads its object
 WHOLE=1 base bthread bthread           # its pool and TaskMetas are on the heap
 WHOLE=1 RUNTIMES=1 base runtime hostile_rt
 # The rings live in a segment the shrinking drops: the recorder core whole.

@@ -1,0 +1,750 @@
+/* The cause of a crash, kind by kind (DESIGN.md "JSON", `cause`).  Each
+ * kind is decided by evidence the core holds: the fault address against
+ * the crashing thread's stack mapping and the first mapping, the pc
+ * against the executable mappings, the faulting instruction (Capstone) and
+ * DWARF for what it accessed, glibc's abort message, the frames of
+ * std::terminate, __stack_chk_fail and malloc_printerr, and the C++
+ * exception object.  Without the evidence a kind needs, the cause is the
+ * plain signal's (SIGSEGV: bad_access, SIGABRT: abort, ...). */
+#include "cause.h"
+#include "insn.h"
+
+#include <elf.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+	STACK_GAP = 1 << 20,        /* the kernel's stack_guard_gap (256 pages) */
+	STACK_REACH = 64 << 10,     /* how far below sp a frame's accesses go */
+	EXPR_MAX = 256,
+	TYPE_NAME_MAX = 1024,
+	WHAT_MAX = 4096,
+	BASE_CHAIN_MAX = 32,
+};
+
+/* libstdc++ (libsupc++/unwind-cxx.h, x86_64 LP64): the __cxa_exception
+ * header lies just before the thrown object; its exceptionType is its first
+ * word, its unwindHeader (an _Unwind_Exception, 16-aligned) is at 80, and
+ * the header is 112 bytes.  A dependent exception (std::rethrow_exception)
+ * has the same shape, its first word the primary exception's object.
+ * __cxa_eh_globals begins with caughtExceptions, the header std::terminate
+ * finds, which __cxa_throw and __cxa_call_terminate push before it runs. */
+enum {
+	CXA_TYPE = 0,
+	CXA_UNWIND_HEADER = 80,
+	CXA_HEADER_SIZE = 112,
+	TYPE_INFO_NAME = 8,         /* std::type_info { vptr; const char *__name; } */
+	SI_TYPE_INFO_BASE = 16,     /* __si_class_type_info: __base_type after them */
+	EXCEPTION_MSG = 8,          /* std::logic_error/runtime_error: _M_msg after the vptr */
+	COW_REP_LENGTH = 24,        /* __cow_string: _Rep {length, capacity, refcount} before the chars */
+};
+
+/* exception_class: the 8 characters "GNUCC++\0" (a dependent exception's
+ * end in 1) taken as one big-endian number, as libstdc++ builds it. */
+static const uint64_t CXX_CLASS = 0x474e5543432b2b00;
+static const uint64_t CXX_DEPENDENT_CLASS = 0x474e5543432b2b01;
+
+struct cause_ctx {
+	struct core *core;
+	struct dbg_session *s;          /* NULL: no debug information */
+	struct analysis *an;
+	struct an_cause *cause;
+	const struct an_thread *thread; /* the crashing one, or NULL */
+	uint64_t pc, sp;
+};
+
+static bool set_summary(struct an_cause *c, enum an_cause_kind kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static bool set_summary(struct an_cause *c, enum an_cause_kind kind, const char *fmt, ...)
+{
+	va_list ap;
+	char *text = NULL;
+	va_start(ap, fmt);
+	int n = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return false;
+	free(c->summary);
+	c->summary = text;
+	c->kind = kind;
+	return true;
+}
+
+/* ---- frames --------------------------------------------------------- */
+
+/* NAME without its parameter list and glibc's internal alias prefix. */
+static bool name_is(const char *name, const char *want)
+{
+	if (!name)
+		return false;
+	if (strncmp(name, "__GI_", 5) == 0)
+		name += 5;
+	size_t n = strlen(want);
+	return strncmp(name, want, n) == 0 && (name[n] == '\0' || name[n] == '(');
+}
+
+static bool name_in(const char *name, const char *const *names)
+{
+	for (; *names; names++)
+		if (name_is(name, *names))
+			return true;
+	return false;
+}
+
+/* The index of the crashing thread's innermost frame named one of NAMES,
+ * or -1. */
+static long frame_named(const struct cause_ctx *c, const char *const *names)
+{
+	const struct an_thread *t = c->thread;
+	for (size_t i = 0; t && i < t->nframes; i++)
+		if (name_in(t->frames[i].function, names))
+			return (long)i;
+	return -1;
+}
+
+/* The function that called frame I (the next frame with a name), or NULL. */
+static const char *caller_of(const struct cause_ctx *c, long i)
+{
+	const struct an_thread *t = c->thread;
+	if (!t || i < 0 || (size_t)i >= t->nframes)
+		return NULL;
+	const char *self = t->frames[i].function;
+	for (size_t k = (size_t)i + 1; k < t->nframes; k++)
+		if (t->frames[k].function && !(self && name_is(t->frames[k].function, self)))
+			return t->frames[k].function;
+	return NULL;
+}
+
+static const char *innermost_function(const struct cause_ctx *c)
+{
+	return c->thread && c->thread->nframes ? c->thread->frames[0].function : NULL;
+}
+
+/* " in F" for the summaries, or "". */
+static const char *in_function(const char *f, char *buf, size_t len)
+{
+	if (!f)
+		return "";
+	snprintf(buf, len, " in %s", f);
+	return buf;
+}
+
+/* ---- mappings ------------------------------------------------------- */
+
+static bool executable_at(const struct core *core, uint64_t pc)
+{
+	const struct core_segment *seg = core_find_segment(core, pc);
+	return seg && (seg->flags & PF_X);
+}
+
+/* The crashing thread's stack: the writable mapping holding sp, else (sp
+ * ran out of it) the first writable mapping above sp within the gap. */
+static const struct core_segment *stack_mapping(const struct core *core, uint64_t sp)
+{
+	const struct core_segment *seg = core_find_segment(core, sp);
+	if (seg && (seg->flags & PF_W))
+		return seg;
+	for (size_t i = 0; i < core->nsegments; i++) {
+		const struct core_segment *s = &core->segments[i];
+		if (s->vaddr <= sp)
+			continue;
+		if (s->vaddr - sp > STACK_GAP + STACK_REACH)
+			return NULL;
+		if (s->flags & PF_W)
+			return s;
+	}
+	return NULL;
+}
+
+/* The guard below STACK: a mapping without access that ends where the
+ * stack begins (glibc's guard of a thread's stack), else the kernel's gap
+ * below a stack that grows down, up to the mapping beneath. */
+static void stack_guard(const struct core *core, const struct core_segment *stack, uint64_t *lo,
+			bool *page)
+{
+	size_t i = (size_t)(stack - core->segments);
+	const struct core_segment *below = i > 0 ? &core->segments[i - 1] : NULL;
+	*page = below && below->vaddr + below->memsz == stack->vaddr &&
+		!(below->flags & (PF_R | PF_W | PF_X));
+	if (*page) {
+		*lo = below->vaddr;
+		return;
+	}
+	*lo = stack->vaddr > STACK_GAP ? stack->vaddr - STACK_GAP : 0;
+	if (below && below->vaddr + below->memsz > *lo)
+		*lo = below->vaddr + below->memsz;
+}
+
+static const char *size_text(uint64_t bytes, char *buf, size_t len)
+{
+	if (bytes % (1 << 20) == 0)
+		snprintf(buf, len, "%llu MiB", (unsigned long long)(bytes >> 20));
+	else
+		snprintf(buf, len, "%llu KiB", (unsigned long long)(bytes >> 10));
+	return buf;
+}
+
+/* Whose stack STACK is: the main thread's holds the auxiliary vector's
+ * strings (AT_EXECFN). */
+static const char *stack_owner(const struct cause_ctx *c, const struct core_segment *stack,
+			       char *buf, size_t len)
+{
+	uint64_t execfn = c->core->auxv.present ? c->core->auxv.execfn : 0;
+	if (execfn >= stack->vaddr && execfn - stack->vaddr < stack->memsz)
+		return "the main thread's";
+	snprintf(buf, len, "thread %d's", c->thread ? c->thread->tid : c->an->crashing_tid);
+	return buf;
+}
+
+static int decide_stack_overflow(struct cause_ctx *c)
+{
+	const struct core_segment *stack = stack_mapping(c->core, c->sp);
+	if (!stack)
+		return 0;
+	uint64_t lo;
+	bool page;
+	stack_guard(c->core, stack, &lo, &page);
+	uint64_t fault = c->an->fault_address;
+	bool fault_in_guard = c->an->has_fault_address && fault >= lo && fault < stack->vaddr &&
+			      fault + STACK_REACH >= c->sp;
+	/* sp alone is the evidence when the kernel could not say where the
+	 * fault was (it failed to push the signal frame: SI_KERNEL). */
+	bool sp_in_guard = !c->an->has_fault_address && c->sp >= lo && c->sp < stack->vaddr;
+	if (!fault_in_guard && !sp_in_guard)
+		return 0;
+	char h[32], hs[32], owner[64], size[32];
+	const char *where = page ? "in the guard page" : "in the guard gap";
+	const char *whose = stack_owner(c, stack, owner, sizeof(owner));
+	size_text(stack->memsz, size, sizeof(size));
+	bool ok = fault_in_guard
+		? set_summary(c->cause, AN_CAUSE_STACK_OVERFLOW,
+			      "fault at %s %s below %s stack (%s, sp %s)", an_hex(h, fault), where,
+			      whose, size, an_hex(hs, c->sp))
+		: set_summary(c->cause, AN_CAUSE_STACK_OVERFLOW,
+			      "sp %s %s below %s stack (%s)", an_hex(hs, c->sp), where, whose, size);
+	return ok ? 1 : -1;
+}
+
+/* The return address at sp when the bad pc was reached by a call: a word
+ * in executable memory just after a call instruction.  (The unwinder has
+ * no CFI for a pc in no module, so the caller is read here.) */
+static bool call_return_address(struct cause_ctx *c, uint64_t *ra)
+{
+	static const size_t call_sizes[] = { 2, 3, 5, 6, 7 };
+	if (!core_read_u64(c->core, c->sp, ra) || !executable_at(c->core, *ra))
+		return false;
+	for (size_t i = 0; i < sizeof(call_sizes) / sizeof(call_sizes[0]); i++) {
+		struct an_insn insn;
+		if (*ra >= call_sizes[i] &&
+		    an_insn_decode(c->core, *ra - call_sizes[i], call_sizes[i], &insn, 1) == 1 &&
+		    insn.size == call_sizes[i] && strcmp(insn.mnemonic, "call") == 0)
+			return true;
+	}
+	return false;
+}
+
+/* The function holding return address RA, demangled (malloc'd), or NULL. */
+static char *function_at(struct cause_ctx *c, uint64_t ra)
+{
+	struct dbg_location *locs;
+	size_t n;
+	if (!c->s)
+		return NULL;
+	struct core_error *err = dbg_symbolize(c->s, ra, false, &locs, &n);
+	if (err) {
+		core_error_destroy(err);
+		return NULL;
+	}
+	char *name = n && locs[0].function ? strdup(locs[0].function) : NULL;
+	dbg_locations_free(locs, n);
+	return name;
+}
+
+static int decide_bad_jump(struct cause_ctx *c)
+{
+	if (!c->thread || executable_at(c->core, c->pc))
+		return 0;
+	uint64_t ra;
+	char *from = call_return_address(c, &ra) ? function_at(c, ra) : NULL;
+	char h[32], hr[32];
+	bool ok = from ? set_summary(c->cause, AN_CAUSE_BAD_JUMP,
+				     "pc %s is in no executable mapping, called from %s (return address %s)",
+				     an_hex(h, c->pc), from, an_hex(hr, ra))
+		       : set_summary(c->cause, AN_CAUSE_BAD_JUMP, "pc %s is in no executable mapping",
+				     an_hex(h, c->pc));
+	free(from);
+	return ok ? 1 : -1;
+}
+
+/* The faulting instruction's memory operand: how it accessed memory and,
+ * when DWARF says, through which variable's member. */
+static void describe_fault_access(struct cause_ctx *c, uint64_t fault, const char **access,
+				  char *expr, size_t len)
+{
+	struct an_insn insn;
+	*access = NULL;
+	expr[0] = '\0';
+	if (!c->thread || an_insn_decode(c->core, c->pc, 16, &insn, 1) != 1)
+		return;
+	bool exact;
+	const struct an_insn_op *op = an_insn_mem_operand(&insn, c->thread->regs, fault, &exact);
+	if (!op)
+		return;
+	*access = op->write ? "write" : op->read ? "read" : NULL;
+	if (exact && c->s && op->base != AN_INSN_NONE && op->base != 16 && op->index == AN_INSN_NONE)
+		dbg_register_access(c->s, c->pc, op->base, (uint64_t)op->disp, expr, len);
+}
+
+static int decide_null_dereference(struct cause_ctx *c)
+{
+	if (!c->an->has_fault_address || c->core->nsegments == 0 ||
+	    c->an->fault_address >= c->core->segments[0].vaddr)
+		return 0;
+	const char *access;
+	char expr[EXPR_MAX], h[32];
+	describe_fault_access(c, c->an->fault_address, &access, expr, sizeof(expr));
+	c->cause->access = access;
+	if (expr[0] && !(c->cause->expression = strdup(expr)))
+		return -1;
+	uint64_t off = c->an->fault_address;
+	char at[48];
+	if (off)
+		snprintf(at, sizeof(at), "NULL + %s", an_hex(h, off));
+	else
+		snprintf(at, sizeof(at), "NULL");
+	return set_summary(c->cause, AN_CAUSE_NULL_DEREFERENCE, "%s%s%s at %s",
+			   access ? access : "access", expr[0] ? " of " : "", expr, at) ? 1 : -1;
+}
+
+static int decide_bad_access(struct cause_ctx *c)
+{
+	char h[32], fn[512], code[48] = "";
+	if (c->an->code_name)
+		snprintf(code, sizeof(code), " (%s)", c->an->code_name);
+	const char *in = in_function(innermost_function(c), fn, sizeof(fn));
+	if (!c->an->has_fault_address) {
+		struct an_insn insn;
+		bool decoded = c->thread && an_insn_decode(c->core, c->pc, 16, &insn, 1) == 1;
+		return set_summary(c->cause, AN_CAUSE_BAD_ACCESS, "%s%s without a fault address%s%s%s%s",
+				   c->an->signal_name ? c->an->signal_name : "signal", code,
+				   decoded ? " at `" : "", decoded ? insn.text : "",
+				   decoded ? "`" : "", in) ? 1 : -1;
+	}
+	const char *access;
+	char expr[EXPR_MAX];
+	describe_fault_access(c, c->an->fault_address, &access, expr, sizeof(expr));
+	c->cause->access = access;
+	if (expr[0] && !(c->cause->expression = strdup(expr)))
+		return -1;
+	return set_summary(c->cause, AN_CAUSE_BAD_ACCESS, "%s%s%s at %s%s%s",
+			   access ? access : "access", expr[0] ? " of " : "", expr,
+			   an_hex(h, c->an->fault_address), code, in) ? 1 : -1;
+}
+
+static int decide_memory_fault(struct cause_ctx *c)
+{
+	int r = decide_stack_overflow(c);
+	if (r == 0)
+		r = decide_bad_jump(c);
+	if (r == 0)
+		r = decide_null_dereference(c);
+	if (r == 0)
+		r = decide_bad_access(c);
+	return r;
+}
+
+static int decide_illegal_instruction(struct cause_ctx *c)
+{
+	if (c->thread && !executable_at(c->core, c->pc))
+		return decide_bad_jump(c);
+	struct an_insn insn;
+	bool decoded = c->thread && an_insn_decode(c->core, c->pc, 16, &insn, 1) == 1;
+	char h[32], fn[512], code[48] = "";
+	if (c->an->code_name)
+		snprintf(code, sizeof(code), " (%s)", c->an->code_name);
+	return set_summary(c->cause, AN_CAUSE_ILLEGAL_INSTRUCTION, "%s%s%s at %s%s%s",
+			   decoded ? "`" : "illegal instruction", decoded ? insn.text : "",
+			   decoded ? "`" : "", an_hex(h, c->pc), code,
+			   in_function(innermost_function(c), fn, sizeof(fn))) ? 1 : -1;
+}
+
+static int decide_arithmetic(struct cause_ctx *c)
+{
+	static const char *const what[] = {
+		[FPE_INTDIV] = "integer divide by zero", [FPE_INTOVF] = "integer overflow",
+		[FPE_FLTDIV] = "floating-point divide by zero", [FPE_FLTOVF] = "floating-point overflow",
+		[FPE_FLTUND] = "floating-point underflow", [FPE_FLTRES] = "inexact floating-point result",
+		[FPE_FLTINV] = "invalid floating-point operation",
+		[FPE_FLTSUB] = "subscript out of range",
+	};
+	int code = c->an->code;
+	const char *w = c->an->has_code && code > 0 && (size_t)code < sizeof(what) / sizeof(what[0])
+		? what[code] : NULL;
+	struct an_insn insn;
+	bool decoded = c->thread && an_insn_decode(c->core, c->pc, 16, &insn, 1) == 1;
+	char fn[512];
+	return set_summary(c->cause, AN_CAUSE_ARITHMETIC, "%s%s%s%s%s",
+			   w ? w : "arithmetic exception (SIGFPE)", decoded ? " at `" : "",
+			   decoded ? insn.text : "", decoded ? "`" : "",
+			   in_function(innermost_function(c), fn, sizeof(fn))) ? 1 : -1;
+}
+
+/* ---- the C++ exception being thrown --------------------------------- */
+
+static bool module_of(struct dbg_session *s, uint64_t addr, size_t *index)
+{
+	for (size_t i = 0; i < dbg_module_count(s); i++) {
+		const struct dbg_module_info *m = dbg_module_get(s, i);
+		if (addr >= m->start && addr < m->end) {
+			*index = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* __cxa_eh_globals of the thread whose thread pointer is TP, from the
+ * code of __cxa_get_globals(), which computes it: a dynamic TLS access
+ * (`lea rdi, [rip + tls_index]; call __tls_get_addr`, then an added
+ * offset: the variable's offset in the module's block is the tls_index's
+ * second word, relocated in the core, plus that offset) or a static one
+ * (`mov rax, fs:[0]`, then an added offset). */
+static bool eh_globals_from_code(struct cause_ctx *c, uint64_t tp, uint64_t *addr)
+{
+	uint64_t fn, size;
+	if (!dbg_find_symbol(c->s, "__cxa_get_globals", &fn, &size))
+		return false;
+	struct an_insn insn[16];
+	size_t n = an_insn_decode(c->core, fn, size && size < 96 ? size : 96, insn, 16);
+	uint64_t tls_index = 0;
+	int64_t extra = 0;
+	bool called = false, from_tp = false;
+	for (size_t i = 0; i < n; i++) {
+		const struct an_insn *in = &insn[i];
+		const struct an_insn_op *a = &in->ops[0], *b = &in->ops[1];
+		bool two = in->nops == 2;
+		if (strcmp(in->mnemonic, "ret") == 0)
+			break;
+		if (strcmp(in->mnemonic, "call") == 0)
+			called = true;
+		else if (two && strcmp(in->mnemonic, "lea") == 0 && a->type == AN_OP_REG &&
+			 a->reg == 5 && b->type == AN_OP_MEM && b->base == 16 && !called)
+			tls_index = in->address + in->size + (uint64_t)b->disp;
+		else if (two && strcmp(in->mnemonic, "mov") == 0 && a->type == AN_OP_REG &&
+			 a->reg == 0 && b->type == AN_OP_MEM && b->segment && b->base == AN_INSN_NONE &&
+			 b->index == AN_INSN_NONE && b->disp == 0)
+			from_tp = true;
+		else if (two && strcmp(in->mnemonic, "add") == 0 && a->type == AN_OP_REG &&
+			 a->reg == 0 && b->type == AN_OP_IMM)
+			extra += b->imm;
+		else if (two && strcmp(in->mnemonic, "lea") == 0 && a->type == AN_OP_REG &&
+			 a->reg == 0 && b->type == AN_OP_MEM && b->base == 0 &&
+			 b->index == AN_INSN_NONE && !b->segment)
+			extra += b->disp;
+	}
+	if (from_tp) {
+		*addr = tp + (uint64_t)extra;
+		return true;
+	}
+	uint64_t offset;
+	struct dbg_tls_var var = { .size = 16 };
+	if (!tls_index || !called || !module_of(c->s, fn, &var.module) ||
+	    !core_read_u64(c->core, tls_index + 8, &offset))
+		return false;
+	var.offset = offset + (uint64_t)extra;
+	const char *why;
+	return dbg_tls_address(c->s, &var, tp, addr, &why) == DBG_TLS_ADDRESS;
+}
+
+/* The thread's __cxa_eh_globals: libstdc++'s (anonymous)::eh_globals when
+ * a symbol table names it, else through __cxa_get_globals's code. */
+static bool eh_globals_address(struct cause_ctx *c, uint64_t *addr)
+{
+	uint64_t tp = c->thread->regs[AN_REG_FS_BASE];
+	struct dbg_tls_var var;
+	const char *why;
+	if (dbg_find_tls_symbol(c->s, "_ZN12_GLOBAL__N_110eh_globalsE", &var) &&
+	    dbg_tls_address(c->s, &var, tp, addr, &why) == DBG_TLS_ADDRESS)
+		return true;
+	return eh_globals_from_code(c, tp, addr);
+}
+
+static bool exception_class_is(struct core *core, uint64_t header, uint64_t cls)
+{
+	uint64_t got;
+	return core_read_u64(core, header + CXA_UNWIND_HEADER, &got) && got == cls;
+}
+
+/* The thrown object and its std::type_info from the header std::terminate
+ * sees; false when it is no C++ exception or cannot be read. */
+static bool thrown_object(struct cause_ctx *c, uint64_t header, uint64_t *obj, uint64_t *tinfo)
+{
+	if (!core_pointer_ok(c->core, header, CXA_HEADER_SIZE, 8))
+		return false;
+	if (exception_class_is(c->core, header, CXX_DEPENDENT_CLASS)) {
+		uint64_t primary;
+		if (!core_read_u64(c->core, header, &primary) || primary < CXA_HEADER_SIZE)
+			return false;
+		header = primary - CXA_HEADER_SIZE;
+		if (!core_pointer_ok(c->core, header, CXA_HEADER_SIZE, 8))
+			return false;
+	}
+	if (!exception_class_is(c->core, header, CXX_CLASS))
+		return false;
+	*obj = header + CXA_HEADER_SIZE;
+	return core_read_u64(c->core, header + CXA_TYPE, tinfo) && core_pointer_ok(c->core, *tinfo, 16, 8);
+}
+
+/* The mangled name a type_info holds ("St12out_of_range"; a leading '*'
+ * marks a type of internal linkage). */
+static bool type_info_name(struct core *core, uint64_t tinfo, char *buf, size_t len)
+{
+	uint64_t name;
+	if (!core_read_u64(core, tinfo + TYPE_INFO_NAME, &name) || !name ||
+	    !core_read_string(core, name, buf, len) || !buf[0])
+		return false;
+	if (buf[0] == '*')
+		memmove(buf, buf + 1, strlen(buf));
+	return buf[0] != '\0';
+}
+
+/* Whether TINFO is std::logic_error or std::runtime_error or derives from
+ * one by single inheritance (__si_class_type_info's __base_type): those
+ * keep their message in _M_msg. */
+static bool has_message_base(struct cause_ctx *c, uint64_t tinfo)
+{
+	uint64_t si_vtable, size;
+	bool have_si = dbg_find_symbol(c->s, "_ZTVN10__cxxabiv120__si_class_type_infoE", &si_vtable,
+				       &size);
+	for (int depth = 0; depth < BASE_CHAIN_MAX && tinfo; depth++) {
+		char name[TYPE_NAME_MAX];
+		if (!type_info_name(c->core, tinfo, name, sizeof(name)))
+			return false;
+		if (strcmp(name, "St11logic_error") == 0 || strcmp(name, "St13runtime_error") == 0)
+			return true;
+		uint64_t vptr;
+		if (!have_si || !core_read_u64(c->core, tinfo, &vptr) || vptr != si_vtable + 16 ||
+		    !core_read_u64(c->core, tinfo + SI_TYPE_INFO_BASE, &tinfo))
+			return false;
+	}
+	return false;
+}
+
+/* std::logic_error/runtime_error's message: _M_msg, a copy-on-write string
+ * whose characters follow its _Rep {length, capacity, refcount}; the
+ * length there (within the capacity, a NUL at its end) confirms it.  A
+ * message longer than WHAT_MAX is cut there and ends in "...". */
+static char *exception_message(struct core *core, uint64_t obj)
+{
+	uint64_t chars, length, capacity;
+	char end;
+	if (!core_read_u64(core, obj + EXCEPTION_MSG, &chars) || chars < COW_REP_LENGTH ||
+	    !core_read_u64(core, chars - COW_REP_LENGTH, &length) ||
+	    !core_read_u64(core, chars - COW_REP_LENGTH + 8, &capacity) || capacity < length ||
+	    chars + length < chars || !core_read_bytes(core, chars + length, &end, 1) || end != '\0')
+		return NULL;
+	bool cut = length >= WHAT_MAX;
+	size_t keep = cut ? WHAT_MAX - 4 : (size_t)length;
+	char *text = malloc(keep + (cut ? 4 : 1));
+	if (!text)
+		return NULL;
+	if (!core_read_bytes(core, chars, text, keep) || memchr(text, '\0', keep)) {
+		free(text);
+		return NULL;
+	}
+	strcpy(text + keep, cut ? "..." : "");
+	return text;
+}
+
+static int decide_uncaught_exception(struct cause_ctx *c)
+{
+	/* The C++ runtime ended the program: std::terminate or its helpers,
+	 * or a throw or the personality routine (whose calls to terminate are
+	 * to functions a stripped libstdc++ does not name). */
+	static const char *const terminate[] = {
+		"std::terminate", "__cxxabiv1::__terminate", "__cxa_call_terminate",
+		"__gnu_cxx::__verbose_terminate_handler", "__cxa_throw", "__cxa_rethrow",
+		"std::rethrow_exception", "__gxx_personality_v0", NULL,
+	};
+	static const char *const terminate_only[] = { "std::terminate", NULL };
+	static const char *const throwing[] = {
+		"__cxa_throw", "__cxa_rethrow", "std::rethrow_exception", "__gxx_personality_v0", NULL,
+	};
+	uint64_t eh, header, obj, tinfo;
+	char name[TYPE_NAME_MAX];
+	if (!c->s || !c->thread || frame_named(c, terminate) < 0 || !eh_globals_address(c, &eh) ||
+	    !core_read_u64(c->core, eh, &header))
+		return 0;
+	/* std::terminate with no exception caught or being thrown (a joinable
+	 * std::thread destroyed, a direct call): an abort, said as
+	 * libstdc++'s handler says it. */
+	if (header == 0 && frame_named(c, terminate_only) >= 0 && frame_named(c, throwing) < 0)
+		return set_summary(c->cause, AN_CAUSE_ABORT,
+				   "terminate called without an active exception") ? 1 : -1;
+	if (!thrown_object(c, header, &obj, &tinfo) || !type_info_name(c->core, tinfo, name, sizeof(name)))
+		return 0;
+	c->cause->exception_type = dbg_demangle_type(name);
+	if (!c->cause->exception_type)
+		return -1;
+	if (has_message_base(c, tinfo))
+		c->cause->exception_what = exception_message(c->core, obj);
+	const char *what = c->cause->exception_what;
+	return set_summary(c->cause, AN_CAUSE_UNCAUGHT_EXCEPTION, "%s%s%s", c->cause->exception_type,
+			   what ? ": " : "", what ? what : "") ? 1 : -1;
+}
+
+/* ---- glibc's reasons to abort ---------------------------------------- */
+
+/* glibc 2.36 malloc_printerr's messages begin with the function that found
+ * the damage, or say what it found. */
+static bool is_malloc_message(const char *msg)
+{
+	static const char *const prefixes[] = {
+		"malloc(", "free(", "realloc(", "calloc(", "munmap_chunk(", "mremap_chunk(",
+		"malloc_consolidate(", "_int_free(", "_int_malloc(", "_int_realloc(",
+		"tcache_thread_shutdown(", "malloc_check_get_size", "double free or corruption",
+		"corrupted size vs. prev_size", "corrupted double-linked list", NULL,
+	};
+	for (const char *const *p = prefixes; *p; p++)
+		if (strncmp(msg, *p, strlen(*p)) == 0)
+			return true;
+	return false;
+}
+
+/* The first caller of frame I that is not glibc's allocator itself: the
+ * program's call that found the heap damaged. */
+static const char *malloc_caller(const struct cause_ctx *c, long i)
+{
+	static const char *const allocator[] = {
+		"malloc_printerr", "_int_free", "_int_malloc", "_int_realloc", "_int_memalign",
+		"malloc_consolidate", "munmap_chunk", "tcache_thread_shutdown", "__libc_free", "free",
+		"__libc_malloc", "malloc", "__libc_realloc", "realloc", "__libc_calloc", "calloc",
+		"__libc_memalign", "_mid_memalign", "__libc_free_hook", NULL,
+	};
+	const struct an_thread *t = c->thread;
+	if (i < 0)
+		return NULL;
+	for (size_t k = (size_t)i; t && k < t->nframes; k++)
+		if (t->frames[k].function && !name_in(t->frames[k].function, allocator))
+			return t->frames[k].function;
+	return NULL;
+}
+
+static int decide_abort(struct cause_ctx *c)
+{
+	static const char *const stack_chk[] = { "__stack_chk_fail", NULL };
+	static const char *const printerr[] = { "malloc_printerr", NULL };
+	static const char *const abort_fn[] = { "abort", NULL };
+	const char *msg = c->an->abort_message;
+	long chk = frame_named(c, stack_chk);
+	const char *smasher = caller_of(c, chk);
+	if ((msg && strstr(msg, "stack smashing detected")) || chk >= 0)
+		return (smasher ? set_summary(c->cause, AN_CAUSE_STACK_SMASHING,
+					      "stack smashing detected in %s", smasher)
+				: set_summary(c->cause, AN_CAUSE_STACK_SMASHING, "%s",
+					      msg ? msg : "stack smashing detected (__stack_chk_fail)"))
+			? 1 : -1;
+	if (msg && strstr(msg, "Assertion `") && strstr(msg, "' failed"))
+		return set_summary(c->cause, AN_CAUSE_ASSERTION, "%s", msg) ? 1 : -1;
+	if (msg && is_malloc_message(msg)) {
+		const char *from = malloc_caller(c, frame_named(c, printerr));
+		return set_summary(c->cause, AN_CAUSE_HEAP_CORRUPTION, "%s%s%s%s", msg,
+				   from ? " (from " : "", from ? from : "", from ? ")" : "") ? 1 : -1;
+	}
+	long at = frame_named(c, abort_fn);
+	if (msg)
+		return set_summary(c->cause, AN_CAUSE_ABORT, "%s", msg) ? 1 : -1;
+	if (at < 0)
+		return 0;
+	const char *caller = caller_of(c, at);
+	return set_summary(c->cause, AN_CAUSE_ABORT, "abort() called%s%s", caller ? " from " : "",
+			   caller ? caller : "") ? 1 : -1;
+}
+
+/* ---- the plain signal ------------------------------------------------ */
+
+static int decide_signal(struct cause_ctx *c)
+{
+	const struct analysis *an = c->an;
+	const struct core_siginfo *si = &c->core->siginfo;
+	char code[48] = "", sender[64] = "", fn[512];
+	if (an->code_name)
+		snprintf(code, sizeof(code), " (%s)", an->code_name);
+	if (si->present && si->signo == an->signo && si->code <= 0 && si->sender_pid > 0) {
+		if (an->has_pid && si->sender_pid == an->pid)
+			snprintf(sender, sizeof(sender), ", raised by the process itself");
+		else
+			snprintf(sender, sizeof(sender), ", sent by pid %d", si->sender_pid);
+	}
+	enum an_cause_kind kind = an->signo == SIGABRT ? AN_CAUSE_ABORT : AN_CAUSE_SIGNAL;
+	return set_summary(c->cause, kind, "%s%s%s%s", an->signal_name ? an->signal_name : "signal",
+			   code, sender, in_function(innermost_function(c), fn, sizeof(fn))) ? 1 : -1;
+}
+
+/* A signal sent by a process (kill, raise, tgkill: si_code <= 0) says
+ * nothing about memory or instructions. */
+static bool sent_by_process(const struct cause_ctx *c)
+{
+	return c->an->has_code && c->an->code <= 0;
+}
+
+static int decide(struct cause_ctx *c)
+{
+	if (!c->an->has_signal)
+		return set_summary(c->cause, AN_CAUSE_SIGNAL,
+				   "no fatal signal: the process was dumped while running") ? 1 : -1;
+	int r = 0;
+	switch (c->an->signo) {
+	case SIGSEGV:
+	case SIGBUS:
+		if (!sent_by_process(c))
+			r = decide_memory_fault(c);
+		break;
+	case SIGILL:
+		if (!sent_by_process(c))
+			r = decide_illegal_instruction(c);
+		break;
+	case SIGFPE:
+		if (!sent_by_process(c))
+			r = decide_arithmetic(c);
+		break;
+	case SIGABRT:
+		r = decide_uncaught_exception(c);
+		if (r == 0)
+			r = decide_abort(c);
+		break;
+	default:
+		break;
+	}
+	return r != 0 ? r : decide_signal(c);
+}
+
+static void cause_reset(struct an_cause *c)
+{
+	free(c->summary);
+	free(c->exception_type);
+	free(c->exception_what);
+	free(c->expression);
+	memset(c, 0, sizeof(*c));
+}
+
+bool an_cause_decide(struct core *core, struct dbg_session *s, struct analysis *an)
+{
+	cause_reset(&an->cause);
+	struct cause_ctx c = { .core = core, .s = s, .an = an, .cause = &an->cause };
+	size_t i = an_crashing_thread(an);
+	if (i < an->nthreads) {
+		c.thread = &an->threads[i];
+		c.pc = c.thread->regs[AN_REG_RIP];
+		c.sp = c.thread->regs[AN_REG_RSP];
+	}
+	if (decide(&c) < 0) {
+		cause_reset(&an->cause);
+		return false;
+	}
+	return true;
+}
