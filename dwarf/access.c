@@ -1,15 +1,13 @@
 /* What a faulting memory access touched, in the program's own words: the
  * variable that held the base register at the faulting pc and the member
  * at the access's offset in what it points to ("s->bytes"), from DWARF
- * location lists and type descriptions; and C++ type names demangled. */
+ * location lists and type descriptions. */
 #include "internal.h"
 
 #include <dwarf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
 enum { MAX_MEMBER_DEPTH = 8 };
 
@@ -165,16 +163,4 @@ bool dbg_register_access(struct dbg_session *s, uint64_t pc, int reg, uint64_t o
 	if (!found)
 		buf[0] = '\0';
 	return found;
-}
-
-char *dbg_demangle_type(const char *name)
-{
-	if (!name)
-		return NULL;
-	int status = 0;
-	char *d = __cxa_demangle(name, NULL, NULL, &status);
-	if (d && status == 0)
-		return d;
-	free(d);
-	return strdup(name);
 }

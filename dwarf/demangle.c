@@ -47,3 +47,12 @@ char *dbg_demangle(const char *name)
 	}
 	return strndup(name, len);
 }
+
+char *dbg_demangle_type(const char *name)
+{
+	if (!name)
+		return NULL;
+	/* A type_info's name is a bare type encoding ("St12out_of_range"). */
+	char *d = cplus_demangle_v3(name, DMGL_PARAMS | DMGL_ANSI | DMGL_TYPES);
+	return d ? d : strdup(name);
+}
