@@ -280,23 +280,49 @@ static int decide_bad_jump(struct cause_ctx *c)
 	return ok ? 1 : -1;
 }
 
-/* The faulting instruction's memory operand: how it accessed memory and,
- * when DWARF says, through which variable's member. */
-static void describe_fault_access(struct cause_ctx *c, uint64_t fault, const char **access,
-				  char *expr, size_t len)
+/* What the faulting instruction's memory operand tells: how it accessed
+ * memory, when DWARF says through which variable's member, and the value
+ * of the pointer it went through (its base register). */
+struct fault_access {
+	const char *access;         /* "read", "write" or NULL */
+	bool has_base;              /* base_value known */
+	uint64_t base_value;
+	char expr[EXPR_MAX];
+};
+
+static void describe_fault_access(struct cause_ctx *c, uint64_t fault, struct fault_access *fa)
 {
 	struct an_insn insn;
-	*access = NULL;
-	expr[0] = '\0';
+	fa->access = NULL;
+	fa->has_base = false;
+	fa->expr[0] = '\0';
 	if (!c->thread || an_insn_decode(c->core, c->pc, 16, &insn, 1) != 1)
 		return;
 	bool exact;
 	const struct an_insn_op *op = an_insn_mem_operand(&insn, c->thread->regs, fault, &exact);
 	if (!op)
 		return;
-	*access = op->write ? "write" : op->read ? "read" : NULL;
-	if (exact && c->s && op->base != AN_INSN_NONE && op->base != 16 && op->index == AN_INSN_NONE)
-		dbg_register_access(c->s, c->pc, op->base, (uint64_t)op->disp, expr, len);
+	fa->access = op->write ? "write" : op->read ? "read" : NULL;
+	if (!exact)
+		return;
+	fa->has_base = an_insn_base_value(op, c->thread->regs, &fa->base_value);
+	if (c->s && op->base != AN_INSN_NONE && op->base != 16 && op->index == AN_INSN_NONE)
+		dbg_register_access(c->s, c->pc, op->base, (uint64_t)op->disp, fa->expr,
+				    sizeof(fa->expr));
+}
+
+/* Linux maps nothing below vm.mmap_min_addr (64 KiB by default): a fault
+ * there with no decoded instruction to say more is a small offset from NULL. */
+#define NULL_PAGE_LIMIT 0x10000u
+
+/* A NULL dereference is a fault below the first mapping through a NULL
+ * pointer: the instruction's base register held 0.  A wild pointer below
+ * the first mapping (0x41414141 under a PIE) is not one. */
+static bool through_null(const struct cause_ctx *c, const struct fault_access *fa)
+{
+	if (fa->has_base)
+		return fa->base_value == 0;
+	return c->an->fault_address < NULL_PAGE_LIMIT;
 }
 
 static int decide_null_dereference(struct cause_ctx *c)
@@ -304,20 +330,22 @@ static int decide_null_dereference(struct cause_ctx *c)
 	if (!c->an->has_fault_address || c->core->nsegments == 0 ||
 	    c->an->fault_address >= c->core->segments[0].vaddr)
 		return 0;
-	const char *access;
-	char expr[EXPR_MAX], h[32];
-	describe_fault_access(c, c->an->fault_address, &access, expr, sizeof(expr));
-	c->cause->access = access;
-	if (expr[0] && !(c->cause->expression = strdup(expr)))
+	struct fault_access fa;
+	describe_fault_access(c, c->an->fault_address, &fa);
+	if (!through_null(c, &fa))
+		return 0;
+	c->cause->access = fa.access;
+	if (fa.expr[0] && !(c->cause->expression = strdup(fa.expr)))
 		return -1;
 	uint64_t off = c->an->fault_address;
-	char at[48];
+	char at[48], h[32];
 	if (off)
 		snprintf(at, sizeof(at), "NULL + %s", an_hex(h, off));
 	else
 		snprintf(at, sizeof(at), "NULL");
 	return set_summary(c->cause, AN_CAUSE_NULL_DEREFERENCE, "%s%s%s at %s",
-			   access ? access : "access", expr[0] ? " of " : "", expr, at) ? 1 : -1;
+			   fa.access ? fa.access : "access", fa.expr[0] ? " of " : "", fa.expr,
+			   at) ? 1 : -1;
 }
 
 static int decide_bad_access(struct cause_ctx *c)
@@ -334,14 +362,13 @@ static int decide_bad_access(struct cause_ctx *c)
 				   decoded ? " at `" : "", decoded ? insn.text : "",
 				   decoded ? "`" : "", in) ? 1 : -1;
 	}
-	const char *access;
-	char expr[EXPR_MAX];
-	describe_fault_access(c, c->an->fault_address, &access, expr, sizeof(expr));
-	c->cause->access = access;
-	if (expr[0] && !(c->cause->expression = strdup(expr)))
+	struct fault_access fa;
+	describe_fault_access(c, c->an->fault_address, &fa);
+	c->cause->access = fa.access;
+	if (fa.expr[0] && !(c->cause->expression = strdup(fa.expr)))
 		return -1;
 	return set_summary(c->cause, AN_CAUSE_BAD_ACCESS, "%s%s%s at %s%s%s",
-			   access ? access : "access", expr[0] ? " of " : "", expr,
+			   fa.access ? fa.access : "access", fa.expr[0] ? " of " : "", fa.expr,
 			   an_hex(h, c->an->fault_address), code, in) ? 1 : -1;
 }
 

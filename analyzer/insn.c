@@ -160,3 +160,12 @@ const struct an_insn_op *an_insn_mem_operand(const struct an_insn *insn, const u
 	}
 	return first;
 }
+
+bool an_insn_base_value(const struct an_insn_op *op, const uint64_t *regs, uint64_t *value)
+{
+	if (op->type != AN_OP_MEM || op->segment || op->other_base || op->base == AN_INSN_NONE ||
+	    op->base == 16)
+		return false;
+	*value = regs[prstatus_regs[op->base]];
+	return true;
+}

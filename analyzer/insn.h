@@ -50,4 +50,9 @@ size_t an_insn_decode(struct core *core, uint64_t addr, size_t span, struct an_i
 const struct an_insn_op *an_insn_mem_operand(const struct an_insn *insn, const uint64_t *regs,
 					     uint64_t fault, bool *at_fault);
 
+/* The value of the base register of OP (a memory operand of INSN) in REGS:
+ * the pointer the access went through.  False when OP has no general
+ * register as its base (rip-relative, absolute, a segment override). */
+bool an_insn_base_value(const struct an_insn_op *op, const uint64_t *regs, uint64_t *value);
+
 #endif

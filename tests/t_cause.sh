@@ -142,6 +142,13 @@ if crash readonly_write cause_c readonly_write bad_access; then
 	same "cause-readonly_write-expression ($expr)" "$at" "$fault"
 fi
 
+# A wild pointer below the first mapping (a PIE loads far above 0x41414141):
+# the pointer the instruction went through was not NULL, so a bad access.
+if crash wild_read cause_c wild_read bad_access; then
+	fault=$(si_addr "$PROG" "$C")
+	same "cause-wild_read-summary" "$SUMMARY" "read of s->bytes at $fault (SEGV_MAPERR) in session_bytes"
+fi
+
 # Without DWARF the instruction still says read or write, not what.
 if fix_core cause_c stripped null_read; then
 	asy_json "$TMPD/stripped.json" "$FIX_CORE"
