@@ -15,6 +15,7 @@
 
 #include "../analyzer/driver.h"
 #include "../reports/store.h"
+#include "test_hooks.h"
 
 struct worker {
 	const struct ingest_opts *opts;
@@ -82,6 +83,7 @@ static void analyse_and_store(struct worker *w, struct job *j, struct core_ident
 	aopts.journal_dir = o->journal_dir;
 	aopts.runtimes = o->runtimes;
 	core_identity_add_sha256(j->core);
+	test_hook_analysing(w->opts->paths[m->index]);
 	struct core_error *err = an_analyze(j->core, id, &aopts, w->cache, &j->an);
 	if (err || cli_out_of_memory(NULL)) {
 		if (cli_out_of_memory(err))

@@ -34,10 +34,7 @@ CH_DIRS=()
 
 ch_available() {
 	[ -x "$CH_SERVER" ] && return 0
-	local sudo=; [ "$(id -u)" -ne 0 ] && sudo=sudo
-	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clickhouse-server >"$1" 2>&1 ||
-		{ $sudo apt-get update -qq >>"$1" 2>&1 &&
-		  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clickhouse-server >>"$1" 2>&1; }
+	apt_install "$1" clickhouse-server
 	[ -x "$CH_SERVER" ]
 }
 

@@ -9,9 +9,16 @@
 #                                with gdb's gcore, kills it; prints the path.
 # expect_file CASE VARIANT KIND  prints the path of a fixture's expectation
 #                                (see below).
+# apt_install LOG PACKAGE...     installs test-only Debian packages.
+#
+# Tests run in parallel (tests/run -j): whatever two scripts share is made
+# under a lock ($BUILD_FIX/.lock-NAME): each fixture build, the store's
+# batch of cores, apt-get.  Everything else a script makes is its own
+# (mktemp, run-PID-RANDOM directories, free ports).
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ASYNCORE=${ASYNCORE:-$ROOT/asyncore}
 BUILD_FIX=${BUILD_FIX:-$ROOT/build/fixtures}
+ASYNCORE_HOOKS=${ASYNCORE_HOOKS:-$ROOT/build/hooks/asyncore}
 mkdir -p "$BUILD_FIX"
 
 pass() { echo "PASS: $*"; }
@@ -42,21 +49,38 @@ expect_file() {
 	if [ -f "$dir/$variant.$3" ]; then echo "$dir/$variant.$3"; else echo "$dir/default.$3"; fi
 }
 
-fixture_build() {
-	local case=$1 variant=${2:-}
-	local src=$ROOT/fixtures/$case
-	local out=$BUILD_FIX/$case${variant:+-$variant}
-	local stamp=$out/.built
-	if [ -f "$stamp" ] && [ -z "$(find "$src" -newer "$stamp" -type f | head -1)" ]; then
-		echo "$out"; return 0
-	fi
+# with_lock NAME CMD...: CMD while holding the lock NAME (one process of
+# all the scripts running at once).
+with_lock() {
+	local name=$1; shift
+	( flock 9 && "$@" ) 9>>"$BUILD_FIX/.lock-$name"
+}
+
+# fixture_fresh SRC STAMP: the build STAMP is newer than every source file.
+fixture_fresh() {
+	[ -f "$2" ] && [ -z "$(find "$1" -newer "$2" -type f | head -1)" ]
+}
+
+fixture_make() {
+	local case=$1 variant=$2 src=$3 out=$4
+	fixture_fresh "$src" "$out/.built" && return 0
 	rm -rf "$out"; mkdir -p "$out"
 	if ! (cd "$out" && SRC=$src OUT=$out VARIANT=$variant bash "$src/build.sh") >"$out/build.log" 2>&1; then
 		echo "build of fixture $case${variant:+ ($variant)} failed:" >&2
 		tail -20 "$out/build.log" >&2
 		return 1
 	fi
-	touch "$stamp"
+	touch "$out/.built"
+}
+
+fixture_build() {
+	local case=$1 variant=${2:-}
+	local src=$ROOT/fixtures/$case
+	local out=$BUILD_FIX/$case${variant:+-$variant}
+	if ! fixture_fresh "$src" "$out/.built"; then
+		with_lock "fixture-$case${variant:+-$variant}" fixture_make "$case" "$variant" "$src" "$out" ||
+			return 1
+	fi
 	echo "$out"
 }
 
@@ -107,9 +131,25 @@ fixture_gcore() {
 # apt-get (output in LOG) when COMMAND is missing; false when it still is.
 test_dep() {
 	command -v "$1" >/dev/null && return 0
-	local sudo=; [ "$(id -u)" -ne 0 ] && sudo=sudo
-	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >"$3" 2>&1
+	apt_install "$3" "$2"
 	command -v "$1" >/dev/null
+}
+
+# apt_install LOG PACKAGE...: apt-get install (then update and install again
+# when that fails), one script at a time, waiting for dpkg's lock when
+# something else on the machine holds it; the output goes to LOG.
+apt_install() {
+	local log=$1; shift
+	with_lock apt apt_install_locked "$log" "$@"
+}
+
+apt_install_locked() {
+	local log=$1; shift
+	local sudo=; [ "$(id -u)" -ne 0 ] && sudo=sudo
+	local wait=(-o DPkg::Lock::Timeout=600)
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get "${wait[@]}" install -y -qq "$@" >"$log" 2>&1 ||
+		{ $sudo apt-get "${wait[@]}" update -qq >>"$log" 2>&1 &&
+		  $sudo env DEBIAN_FRONTEND=noninteractive apt-get "${wait[@]}" install -y -qq "$@" >>"$log" 2>&1; }
 }
 
 # debuginfod_start DIR BUILD_ID STATE: a debuginfod server (Debian's
@@ -152,3 +192,21 @@ report_json() {
 json_get() {
 	python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); v=eval(sys.argv[2]); print(v if not isinstance(v,(list,dict)) else json.dumps(v))' "$1" "$2"
 }
+
+# Holding an ingest worker at a known point (tests/hooks/hold.c): the
+# program $ASYNCORE_HOOKS, run with ASYNCORE_TEST_HOLD=DIR, stops each
+# worker that starts analysing a core named in hold_cores until
+# hold_release; the test acts in between, no clock involved.
+# hold_cores DIR NAME...    hold the workers that take the cores NAME...
+# hold_wait DIR NAME        waits until a worker holds core NAME; prints its
+#                           pid (nothing when none came within 300 s: the
+#                           bound only keeps a broken test from hanging)
+# hold_release DIR NAME     lets that worker go on
+have_hooks() { [ -x "${ASYNCORE_HOOKS:-}" ]; }
+hold_cores() {
+	local dir=$1 name; shift
+	mkdir -p "$dir"
+	for name; do mkfifo "$dir/$name.held" "$dir/$name.go" || return 1; done
+}
+hold_wait() { timeout 300 cat "$1/$2.held"; }
+hold_release() { timeout 300 sh -c ': >"$1"' sh "$1/$2.go"; }

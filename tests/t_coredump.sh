@@ -290,12 +290,7 @@ check "coredump: later: ... and so does its decompressed copy in the cache, with
 # The journal: entries written by systemd-journal-remote into a private
 # directory, read back through sd-journal.
 JR=/lib/systemd/systemd-journal-remote
-if [ ! -x "$JR" ]; then   # test-only package
-	SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
-	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq systemd-journal-remote >/dev/null 2>&1 ||
-		{ $SUDO apt-get update -qq >/dev/null 2>&1 &&
-		  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq systemd-journal-remote >/dev/null 2>&1; }
-fi
+[ -x "$JR" ] || apt_install /dev/null systemd-journal-remote   # test-only package
 if [ ! -x "$JR" ]; then
 	skip "coredump: journal: systemd-journal-remote could not be installed"
 	exit 0
