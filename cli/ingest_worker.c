@@ -83,7 +83,6 @@ static void analyse_and_store(struct worker *w, struct job *j, struct core_ident
 	aopts.journal_dir = o->journal_dir;
 	aopts.runtimes = o->runtimes;
 	core_identity_add_sha256(j->core);
-	test_hook_analysing(w->opts->paths[m->index]);
 	struct core_error *err = an_analyze(j->core, id, &aopts, w->cache, &j->an);
 	if (err || cli_out_of_memory(NULL)) {
 		if (cli_out_of_memory(err))
@@ -148,6 +147,7 @@ static void work_one(struct worker *w, uint32_t index, struct ingest_msg *m, str
 		core_identity(j->core, &id);
 		has_id = true;
 		started(w, index, &id);
+		test_hook_analysing(path);
 		/* A store that cannot say (a ClickHouse shard down) is asked
 		 * again by the write, which retries and changes nothing for a
 		 * core it already has. */

@@ -5,8 +5,9 @@
 #define CLI_TEST_HOOKS_H
 
 #ifdef ASYNCORE_TEST_HOOKS
-/* An ingest worker analysing core PATH (open, its identity told to the
- * supervisor): waits there when the test asked for it. */
+/* An ingest worker that took core PATH (open, its identity told to the
+ * supervisor, not yet looked up in the store): waits there when the test
+ * asked for it. */
 void test_hook_analysing(const char *path);
 #else
 static inline void test_hook_analysing(const char *path)

@@ -124,7 +124,7 @@ ch_is_up() {
 
 ch_wait() {
 	local i=$1 n
-	for n in $(seq 1 300); do
+	for n in $(seq 1 3000); do   # a loaded machine starts it slowly
 		kill -0 "${CH_PIDS[$i]}" 2>/dev/null || return 1
 		ch_is_up "$i" && return 0
 		sleep 0.1

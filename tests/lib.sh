@@ -9,6 +9,10 @@
 #                                with gdb's gcore, kills it; prints the path.
 # expect_file CASE VARIANT KIND  prints the path of a fixture's expectation
 #                                (see below).
+# fixture_private DIR DEST       a copy of the built fixture DIR at DEST, for
+#                                a test that moves or changes its files
+#                                (others may be running the shared one);
+#                                prints DEST.
 # apt_install LOG PACKAGE...     installs test-only Debian packages.
 #
 # Tests run in parallel (tests/run -j): whatever two scripts share is made
@@ -84,6 +88,13 @@ fixture_build() {
 	echo "$out"
 }
 
+fixture_private() {
+	local dir=$1 dest=$2
+	mkdir -p "$dest" &&
+	tar -C "$dir" --exclude='./run-*' -cf - . | tar -C "$dest" -xf - &&
+	echo "$dest"
+}
+
 # The kernel writes "core" or "core.PID" in the crashing process's cwd when
 # core_pattern is a plain name; a pipe sends it elsewhere, so gdb takes it.
 core_pattern_is_local() {
@@ -119,7 +130,12 @@ fixture_gcore() {
 	command -v gdb >/dev/null || { echo "no gdb for gcore" >&2; return 77; }
 	(cd "$run" && exec "$dir/prog" "$@") >"$run/stdout" 2>&1 &
 	local pid=$! i
-	for i in $(seq 100); do [ -f "$run/ready" ] && break; sleep 0.05; done
+	# Until the program says it is ready (or is gone): a loaded machine may
+	# take long; the bound only keeps a broken fixture from hanging.
+	for i in $(seq 6000); do
+		[ -f "$run/ready" ] || ! kill -0 "$pid" 2>/dev/null && break
+		sleep 0.05
+	done
 	gdb -batch -nx -q -p "$pid" -ex "gcore $run/core" >"$run/gdb.log" 2>&1
 	kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
 	if [ -s "$run/core" ]; then echo "$run/core"; return 0; fi
@@ -163,13 +179,20 @@ debuginfod_start() {
 	debuginfod -p "$port" -d "$state.sqlite" -F -t 0 -g 0 -c 1 "$dir" >"$state.log" 2>&1 &
 	DEBUGINFOD_PID=$!
 	DEBUGINFOD_URL=http://127.0.0.1:$port
-	python3 - "$DEBUGINFOD_URL/buildid/$id/debuginfo" <<'PY'
-import sys, time, urllib.request
-for _ in range(300):
+	# Until it serves (its first scan may be slow on a loaded machine) or
+	# is gone.
+	python3 - "$DEBUGINFOD_URL/buildid/$id/debuginfo" "$DEBUGINFOD_PID" <<'PY'
+import os, sys, time, urllib.request
+end = time.time() + 300
+while time.time() < end:
     try:
         if urllib.request.urlopen(sys.argv[1], timeout=2).status == 200:
             sys.exit(0)
     except Exception:
+        try:
+            os.kill(int(sys.argv[2]), 0)
+        except OSError:
+            sys.exit(1)
         time.sleep(0.1)
 sys.exit(1)
 PY

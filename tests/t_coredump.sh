@@ -14,6 +14,8 @@ W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
 for v in v1 v2; do
 	d=$(fixture_build coredump_stripped "$v" 2>"$W/build.err") ||
 		{ fail "coredump: fixture build ($v): $(tail -1 "$W/build.err")"; exit 0; }
+	# v1's prog is moved away below: a copy of the test's own
+	[ $v = v1 ] && d=$(fixture_private "$d" "$W/fixture-$v")
 	eval "D_$v=\$d"
 done
 for tool in zstd xz lz4; do
