@@ -81,7 +81,8 @@ $(BUILD)/unit/data/cpython311_lines.txt: tests/unit/data/cpython311_lines.txt
 
 # The program with the test suite's hold points (cli/test_hooks.h): the
 # files that have one are built again with ASYNCORE_TEST_HOOKS, the rest is
-# the program's own objects.  Only the tests run it.
+# the program's own objects; it finds share/ as ./asyncore does.  Only the
+# tests run it.
 HOOKS_PROGRAM := $(BUILD)/hooks/asyncore
 HOOKED_SRCS := cli/ingest_worker.c
 HOOKS_OBJS := $(OBJDIR)/asyncore.o $(filter-out $(HOOKED_SRCS:%.c=$(OBJDIR)/%.o),$(LIB_OBJS)) \
@@ -93,8 +94,14 @@ $(BUILD)/hooks/obj/%.o: %.c $(wildcard */*.h)
 
 $(HOOKS_PROGRAM): $(HOOKS_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	ln -sfn $(CURDIR)/share $(dir $@)share
 
-unit: $(UNIT_BINS) $(UNIT_DATA) $(HOOKS_PROGRAM)
+# The scripts' JSON check (tests/lib.sh json_ok).
+$(BUILD)/unit/json_ok: tests/unit/json_ok.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -ljansson
+
+unit: $(UNIT_BINS) $(UNIT_DATA) $(HOOKS_PROGRAM) $(BUILD)/unit/json_ok
 
 # The libFuzzer harnesses built with the project's compiler and a plain
 # main() (fuzz/replay.c), to replay the corpora and crashers under

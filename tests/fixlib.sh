@@ -66,7 +66,7 @@ asy_json() {
 	local out=$1; shift
 	"$ASYNCORE" report "$@" --format json --threads all >"$out" 2>"$out.err"
 	ASY_RC=$?
-	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$out" 2>/dev/null
+	json_ok "$out"
 	ASY_JSON_OK=$?
 }
 
