@@ -25,6 +25,16 @@ BUILD_FIX=${BUILD_FIX:-$ROOT/build/fixtures}
 ASYNCORE_HOOKS=${ASYNCORE_HOOKS:-$ROOT/build/hooks/asyncore}
 mkdir -p "$BUILD_FIX"
 
+# Debian's python3 (make deps installs it) first on PATH: a python3 found
+# before it, such as a version manager's shim (a shell script and several
+# processes on every call), makes the scripts' many short calls slow.
+if [ -x /usr/bin/python3 ] && [ "$(command -v python3)" != /usr/bin/python3 ]; then
+	TEST_BIN=$(dirname "$BUILD_FIX")/test-bin
+	mkdir -p "$TEST_BIN"
+	[ -L "$TEST_BIN/python3" ] || ln -s /usr/bin/python3 "$TEST_BIN/python3" 2>/dev/null
+	export PATH=$TEST_BIN:$PATH
+fi
+
 pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; }
 skip() { echo "SKIP: $*"; }
