@@ -18,7 +18,7 @@ N=$((N + 600))
 
 count() { sqlite3 "$DB" "SELECT count(*) FROM cores" 2>/dev/null || echo 0; }
 # core_name I: the name of the batch's core I (in the order ingest takes them).
-ls "$W/cores" | sort >"$W/names"
+ls "$W/cores" | LC_ALL=C sort >"$W/names"
 core_name() { sed -n "$(($1 + 1))p" "$W/names"; }
 
 # Start an ingest and kill -9 it when the database holds AT cores: its two
