@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,7 @@
 #include <unistd.h>
 
 /* DIR/NAME.SUFFIX into BUF; false when it does not fit. */
-static int hold_path(char *buf, size_t len, const char *dir, const char *name, const char *suffix)
+static bool hold_path(char *buf, size_t len, const char *dir, const char *name, const char *suffix)
 {
 	int n = snprintf(buf, len, "%s/%s.%s", dir, name, suffix);
 	return n > 0 && (size_t)n < len;
