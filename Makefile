@@ -79,7 +79,29 @@ $(BUILD)/unit/data/cpython311_lines.txt: tests/unit/data/cpython311_lines.txt
 	@mkdir -p $(dir $@)
 	cp $< $@
 
-unit: $(UNIT_BINS) $(UNIT_DATA)
+# The program with the test suite's hold points (cli/test_hooks.h): the
+# files that have one are built again with ASYNCORE_TEST_HOOKS, the rest is
+# the program's own objects; it finds share/ as ./asyncore does.  Only the
+# tests run it.
+HOOKS_PROGRAM := $(BUILD)/hooks/asyncore
+HOOKED_SRCS := cli/ingest_worker.c
+HOOKS_OBJS := $(OBJDIR)/asyncore.o $(filter-out $(HOOKED_SRCS:%.c=$(OBJDIR)/%.o),$(LIB_OBJS)) \
+	$(HOOKED_SRCS:%.c=$(BUILD)/hooks/obj/%.o) $(BUILD)/hooks/obj/tests/hooks/hold.o
+
+$(BUILD)/hooks/obj/%.o: %.c $(wildcard */*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DASYNCORE_TEST_HOOKS -c -o $@ $<
+
+$(HOOKS_PROGRAM): $(HOOKS_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	ln -sfn $(CURDIR)/share $(dir $@)share
+
+# The scripts' JSON check (tests/lib.sh json_ok).
+$(BUILD)/unit/json_ok: tests/unit/json_ok.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -ljansson
+
+unit: $(UNIT_BINS) $(UNIT_DATA) $(HOOKS_PROGRAM) $(BUILD)/unit/json_ok
 
 # The libFuzzer harnesses built with the project's compiler and a plain
 # main() (fuzz/replay.c), to replay the corpora and crashers under
@@ -102,7 +124,8 @@ $(BUILD)/fuzz-replay/fuzz_%: fuzz/fuzz_%.c fuzz/replay.c $(FUZZ_SUPPORT) $(wildc
 fuzz-tools: $(FUZZ_TOOLS)
 
 check: all unit fuzz-tools
-	@ASYNCORE=$(CURDIR)/$(PROGRAM) UNIT_DIR=$(CURDIR)/$(BUILD)/unit tests/run
+	@ASYNCORE=$(CURDIR)/$(PROGRAM) UNIT_DIR=$(CURDIR)/$(BUILD)/unit \
+		ASYNCORE_HOOKS=$(CURDIR)/$(HOOKS_PROGRAM) tests/run
 
 # libFuzzer on every harness for FUZZ_SECONDS each (clang); new coverage is
 # merged into the corpora under fixtures/fuzz/corpus/, crashers are left in

@@ -15,6 +15,7 @@
 
 #include "../analyzer/driver.h"
 #include "../reports/store.h"
+#include "test_hooks.h"
 
 struct worker {
 	const struct ingest_opts *opts;
@@ -146,6 +147,7 @@ static void work_one(struct worker *w, uint32_t index, struct ingest_msg *m, str
 		core_identity(j->core, &id);
 		has_id = true;
 		started(w, index, &id);
+		test_hook_analysing(path);
 		/* A store that cannot say (a ClickHouse shard down) is asked
 		 * again by the write, which retries and changes nothing for a
 		 * core it already has. */

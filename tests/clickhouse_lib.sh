@@ -34,10 +34,7 @@ CH_DIRS=()
 
 ch_available() {
 	[ -x "$CH_SERVER" ] && return 0
-	local sudo=; [ "$(id -u)" -ne 0 ] && sudo=sudo
-	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clickhouse-server >"$1" 2>&1 ||
-		{ $sudo apt-get update -qq >>"$1" 2>&1 &&
-		  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clickhouse-server >>"$1" 2>&1; }
+	apt_install "$1" clickhouse-server
 	[ -x "$CH_SERVER" ]
 }
 
@@ -127,7 +124,7 @@ ch_is_up() {
 
 ch_wait() {
 	local i=$1 n
-	for n in $(seq 1 300); do
+	for n in $(seq 1 3000); do   # a loaded machine starts it slowly
 		kill -0 "${CH_PIDS[$i]}" 2>/dev/null || return 1
 		ch_is_up "$i" && return 0
 		sleep 0.1

@@ -27,7 +27,8 @@
                                                 write VALUE (SIZE bytes,
                                                 default 8, little-endian) at
                                                 each target address
-Deterministic for a given SEED.
+Deterministic for a given SEED.  With SEED a range FIRST-LAST and OUT holding
+"%d", every seed of the range is written (OUT with the seed for %d) at once.
 """
 import random
 import struct
@@ -128,9 +129,8 @@ def flip_ranges(data, loads, rnd, ranges):
         struct.pack_into('<Q', data, i, junk & 0xffffffffffffffff)
 
 
-def main():
-    src, dst, mode = sys.argv[1:4]
-    data = bytearray(open(src, 'rb').read())
+def damaged(data, mode, args):
+    """DATA (a bytearray, changed in place or cut) damaged as MODE says."""
     phoff, phsize, ph = phdrs(data)
     notes = [p for p in ph if p[0] == 4]
     loads = [p for p in ph if p[0] == 1 and p[2] > 0]
@@ -141,7 +141,7 @@ def main():
         off, size = loads[len(loads) // 2][1:3]
         data = data[:off + size // 2]
     elif mode in ('flip-notes', 'flip-phdrs'):
-        rnd = random.Random(int(sys.argv[4]))
+        rnd = random.Random(int(args[0]))
         if mode == 'flip-notes':
             lo, n = notes[0][1], notes[0][2]
             count = rnd.randint(1, 8)
@@ -152,7 +152,7 @@ def main():
             i = lo + rnd.randrange(n)
             data[i] ^= rnd.randint(1, 255)
     elif mode == 'flip-memory':
-        rnd = random.Random(int(sys.argv[4]))
+        rnd = random.Random(int(args[0]))
         for _ in range(rnd.randint(1, 32)):
             off, size = rnd.choice(loads)[1:3]
             i = off + (rnd.randrange(max(size - 8, 1)) & ~7)
@@ -160,7 +160,7 @@ def main():
                                struct.unpack_from('<Q', data, i)[0] ^ (1 << rnd.randrange(64))])
             struct.pack_into('<Q', data, i, junk)
     elif mode == 'flip-stack':
-        rnd = random.Random(int(sys.argv[4]))
+        rnd = random.Random(int(args[0]))
         sps = thread_rsps(data, notes[0][1], notes[0][2])
         sp = rnd.choice(sps)
         for _ in range(rnd.randint(1, 8)):
@@ -174,12 +174,26 @@ def main():
     elif mode == 'nt-file-bytes':
         data = nt_file_bytes(data, notes[0][1], notes[0][2])
     elif mode == 'flip-ranges':
-        flip_ranges(data, loads, random.Random(int(sys.argv[4])), sys.argv[5])
+        flip_ranges(data, loads, random.Random(int(args[0])), args[1])
     elif mode == 'poke':
-        poke(data, loads, sys.argv[4:])
+        poke(data, loads, args)
     else:
         sys.exit('unknown mode ' + mode)
-    open(dst, 'wb').write(data)
+    return data
+
+
+def main():
+    src, dst, mode = sys.argv[1:4]
+    args = sys.argv[4:]
+    data = open(src, 'rb').read()
+    seeds = args[0].split('-') if mode.startswith('flip-') and args else []
+    if len(seeds) == 2 and '%d' in dst:
+        # A range of seeds, one file each: one process for the lot.
+        for seed in range(int(seeds[0]), int(seeds[1]) + 1):
+            out = damaged(bytearray(data), mode, [str(seed)] + args[1:])
+            open(dst % seed, 'wb').write(out)
+    else:
+        open(dst, 'wb').write(damaged(bytearray(data), mode, args))
 
 
 if __name__ == '__main__':

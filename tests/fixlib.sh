@@ -5,6 +5,10 @@
 #                                    FIX_DIR, FIX_CORE (returns 77: no core,
 #                                    1 with a FAIL line: the build failed)
 # fix_gcore CASE                     same, with gdb's gcore of a running prog
+# fix_core_private CASE [VARIANT] [ARGS...]
+#                                    fix_core with the fixture copied to a
+#                                    directory of the test's own first (FIX_DIR
+#                                    is the copy: the test may move its files)
 # asy_json OUT CORE [ARGS...]        asyncore report --format json --threads
 #                                    all into OUT; sets ASY_RC, and
 #                                    ASY_JSON_OK (0 when OUT parses as JSON)
@@ -43,6 +47,15 @@ fix_core() {
 	FIX_RUNS+=("$(dirname "$FIX_CORE")")
 }
 
+fix_core_private() {
+	local case=$1 variant=${2:-}; shift $(( $# >= 2 ? 2 : $# ))
+	fix_build "$case" "$variant" || return 1
+	FIX_DIR=$(fixture_private "$FIX_DIR" "$TMPD/fixture-$case${variant:+-$variant}") ||
+		{ fail "build-$case${variant:+-$variant}: copying the fixture"; return 1; }
+	FIX_CORE=$(fixture_core "$FIX_DIR" "$@" 2>"$TMPD/core.err") || return 77
+	FIX_RUNS+=("$(dirname "$FIX_CORE")")
+}
+
 fix_gcore() {
 	fix_build "$1" || return 1
 	FIX_CORE=$(fixture_gcore "$FIX_DIR" 2>"$TMPD/core.err") || return 77
@@ -53,7 +66,7 @@ asy_json() {
 	local out=$1; shift
 	"$ASYNCORE" report "$@" --format json --threads all >"$out" 2>"$out.err"
 	ASY_RC=$?
-	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$out" 2>/dev/null
+	json_ok "$out"
 	ASY_JSON_OK=$?
 }
 

@@ -9,10 +9,31 @@
 #                                with gdb's gcore, kills it; prints the path.
 # expect_file CASE VARIANT KIND  prints the path of a fixture's expectation
 #                                (see below).
+# fixture_private DIR DEST       a copy of the built fixture DIR at DEST, for
+#                                a test that moves or changes its files
+#                                (others may be running the shared one);
+#                                prints DEST.
+# apt_install LOG PACKAGE...     installs test-only Debian packages.
+#
+# Tests run in parallel (tests/run -j): whatever two scripts share is made
+# under a lock ($BUILD_FIX/.lock-NAME): each fixture build, the store's
+# batch of cores, apt-get.  Everything else a script makes is its own
+# (mktemp, run-PID-RANDOM directories, free ports).
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ASYNCORE=${ASYNCORE:-$ROOT/asyncore}
 BUILD_FIX=${BUILD_FIX:-$ROOT/build/fixtures}
+ASYNCORE_HOOKS=${ASYNCORE_HOOKS:-$ROOT/build/hooks/asyncore}
 mkdir -p "$BUILD_FIX"
+
+# Debian's python3 (make deps installs it) first on PATH: a python3 found
+# before it, such as a version manager's shim (a shell script and several
+# processes on every call), makes the scripts' many short calls slow.
+if [ -x /usr/bin/python3 ] && [ "$(command -v python3)" != /usr/bin/python3 ]; then
+	TEST_BIN=$(dirname "$BUILD_FIX")/test-bin
+	mkdir -p "$TEST_BIN"
+	[ -L "$TEST_BIN/python3" ] || ln -s /usr/bin/python3 "$TEST_BIN/python3" 2>/dev/null
+	export PATH=$TEST_BIN:$PATH
+fi
 
 pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; }
@@ -42,22 +63,46 @@ expect_file() {
 	if [ -f "$dir/$variant.$3" ]; then echo "$dir/$variant.$3"; else echo "$dir/default.$3"; fi
 }
 
-fixture_build() {
-	local case=$1 variant=${2:-}
-	local src=$ROOT/fixtures/$case
-	local out=$BUILD_FIX/$case${variant:+-$variant}
-	local stamp=$out/.built
-	if [ -f "$stamp" ] && [ -z "$(find "$src" -newer "$stamp" -type f | head -1)" ]; then
-		echo "$out"; return 0
-	fi
+# with_lock NAME CMD...: CMD while holding the lock NAME (one process of
+# all the scripts running at once).
+with_lock() {
+	local name=$1; shift
+	( flock 9 && "$@" ) 9>>"$BUILD_FIX/.lock-$name"
+}
+
+# fixture_fresh SRC STAMP: the build STAMP is newer than every source file.
+fixture_fresh() {
+	[ -f "$2" ] && [ -z "$(find "$1" -newer "$2" -type f | head -1)" ]
+}
+
+fixture_make() {
+	local case=$1 variant=$2 src=$3 out=$4
+	fixture_fresh "$src" "$out/.built" && return 0
 	rm -rf "$out"; mkdir -p "$out"
 	if ! (cd "$out" && SRC=$src OUT=$out VARIANT=$variant bash "$src/build.sh") >"$out/build.log" 2>&1; then
 		echo "build of fixture $case${variant:+ ($variant)} failed:" >&2
 		tail -20 "$out/build.log" >&2
 		return 1
 	fi
-	touch "$stamp"
+	touch "$out/.built"
+}
+
+fixture_build() {
+	local case=$1 variant=${2:-}
+	local src=$ROOT/fixtures/$case
+	local out=$BUILD_FIX/$case${variant:+-$variant}
+	if ! fixture_fresh "$src" "$out/.built"; then
+		with_lock "fixture-$case${variant:+-$variant}" fixture_make "$case" "$variant" "$src" "$out" ||
+			return 1
+	fi
 	echo "$out"
+}
+
+fixture_private() {
+	local dir=$1 dest=$2
+	mkdir -p "$dest" &&
+	tar -C "$dir" --exclude='./run-*' -cf - . | tar -C "$dest" -xf - &&
+	echo "$dest"
 }
 
 # The kernel writes "core" or "core.PID" in the crashing process's cwd when
@@ -95,7 +140,12 @@ fixture_gcore() {
 	command -v gdb >/dev/null || { echo "no gdb for gcore" >&2; return 77; }
 	(cd "$run" && exec "$dir/prog" "$@") >"$run/stdout" 2>&1 &
 	local pid=$! i
-	for i in $(seq 100); do [ -f "$run/ready" ] && break; sleep 0.05; done
+	# Until the program says it is ready (or is gone): a loaded machine may
+	# take long; the bound only keeps a broken fixture from hanging.
+	for i in $(seq 6000); do
+		[ -f "$run/ready" ] || ! kill -0 "$pid" 2>/dev/null && break
+		sleep 0.05
+	done
 	gdb -batch -nx -q -p "$pid" -ex "gcore $run/core" >"$run/gdb.log" 2>&1
 	kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
 	if [ -s "$run/core" ]; then echo "$run/core"; return 0; fi
@@ -107,9 +157,25 @@ fixture_gcore() {
 # apt-get (output in LOG) when COMMAND is missing; false when it still is.
 test_dep() {
 	command -v "$1" >/dev/null && return 0
-	local sudo=; [ "$(id -u)" -ne 0 ] && sudo=sudo
-	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >"$3" 2>&1
+	apt_install "$3" "$2"
 	command -v "$1" >/dev/null
+}
+
+# apt_install LOG PACKAGE...: apt-get install (then update and install again
+# when that fails), one script at a time, waiting for dpkg's lock when
+# something else on the machine holds it; the output goes to LOG.
+apt_install() {
+	local log=$1; shift
+	with_lock apt apt_install_locked "$log" "$@"
+}
+
+apt_install_locked() {
+	local log=$1; shift
+	local sudo=; [ "$(id -u)" -ne 0 ] && sudo=sudo
+	local wait=(-o DPkg::Lock::Timeout=600)
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get "${wait[@]}" install -y -qq "$@" >"$log" 2>&1 ||
+		{ $sudo apt-get "${wait[@]}" update -qq >>"$log" 2>&1 &&
+		  $sudo env DEBIAN_FRONTEND=noninteractive apt-get "${wait[@]}" install -y -qq "$@" >>"$log" 2>&1; }
 }
 
 # debuginfod_start DIR BUILD_ID STATE: a debuginfod server (Debian's
@@ -123,13 +189,20 @@ debuginfod_start() {
 	debuginfod -p "$port" -d "$state.sqlite" -F -t 0 -g 0 -c 1 "$dir" >"$state.log" 2>&1 &
 	DEBUGINFOD_PID=$!
 	DEBUGINFOD_URL=http://127.0.0.1:$port
-	python3 - "$DEBUGINFOD_URL/buildid/$id/debuginfo" <<'PY'
-import sys, time, urllib.request
-for _ in range(300):
+	# Until it serves (its first scan may be slow on a loaded machine) or
+	# is gone.
+	python3 - "$DEBUGINFOD_URL/buildid/$id/debuginfo" "$DEBUGINFOD_PID" <<'PY'
+import os, sys, time, urllib.request
+end = time.time() + 300
+while time.time() < end:
     try:
         if urllib.request.urlopen(sys.argv[1], timeout=2).status == 200:
             sys.exit(0)
     except Exception:
+        try:
+            os.kill(int(sys.argv[2]), 0)
+        except OSError:
+            sys.exit(1)
         time.sleep(0.1)
 sys.exit(1)
 PY
@@ -142,9 +215,20 @@ report_json() {
 	local name=$1 out=$2; shift 2
 	"$ASYNCORE" report "$@" --format json >"$out" 2>"$out.err"
 	RC=$?
-	if [ $RC -gt 2 ] || ! python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$out" 2>/dev/null; then
+	if [ $RC -gt 2 ] || ! json_ok "$out"; then
 		fail "$name: asyncore exited $RC without JSON: $(tail -2 "$out.err" | tr '\n' ' ')"
 		return 1
+	fi
+}
+
+# json_ok FILE: FILE holds one JSON document (the unit build's json_ok, a
+# C program: much quicker to start than Python, which it falls back to).
+JSON_OK_BIN=${UNIT_DIR:-$ROOT/build/unit}/json_ok
+json_ok() {
+	if [ -x "$JSON_OK_BIN" ]; then
+		"$JSON_OK_BIN" "$1"
+	else
+		python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1" 2>/dev/null
 	fi
 }
 
@@ -152,3 +236,21 @@ report_json() {
 json_get() {
 	python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); v=eval(sys.argv[2]); print(v if not isinstance(v,(list,dict)) else json.dumps(v))' "$1" "$2"
 }
+
+# Holding an ingest worker at a known point (tests/hooks/hold.c): the
+# program $ASYNCORE_HOOKS, run with ASYNCORE_TEST_HOLD=DIR, stops each
+# worker that starts analysing a core named in hold_cores until
+# hold_release; the test acts in between, no clock involved.
+# hold_cores DIR NAME...    hold the workers that take the cores NAME...
+# hold_wait DIR NAME        waits until a worker holds core NAME; prints its
+#                           pid (nothing when none came within 300 s: the
+#                           bound only keeps a broken test from hanging)
+# hold_release DIR NAME     lets that worker go on
+have_hooks() { [ -x "${ASYNCORE_HOOKS:-}" ]; }
+hold_cores() {
+	local dir=$1 name; shift
+	mkdir -p "$dir"
+	for name; do mkfifo "$dir/$name.held" "$dir/$name.go" || return 1; done
+}
+hold_wait() { timeout 300 cat "$1/$2.held"; }
+hold_release() { timeout 300 sh -c ': >"$1"' sh "$1/$2.go"; }

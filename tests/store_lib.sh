@@ -26,11 +26,21 @@ store_make_cores() {
 	touch "$cache/.complete"
 }
 
+# store_cores_fresh CACHE: the batch in CACHE is newer than its fixtures.
+store_cores_fresh() {
+	[ -f "$1/.complete" ] &&
+	[ -z "$(find "$ROOT/fixtures/store_crash" "$ROOT/fixtures/store_cxx" -newer "$1/.complete" -type f | head -1)" ]
+}
+
+# Made once (under a lock: the scripts that use it may run at once).
+store_cores_make_once() {
+	store_cores_fresh "$1" || store_make_cores "$1"
+}
+
 store_cores() {
 	local out=$1 cache=$BUILD_FIX/store-cores rc
-	if [ ! -f "$cache/.complete" ] ||
-	   [ -n "$(find "$ROOT/fixtures/store_crash" "$ROOT/fixtures/store_cxx" -newer "$cache/.complete" -type f | head -1)" ]; then
-		store_make_cores "$cache"; rc=$?
+	if ! store_cores_fresh "$cache"; then
+		with_lock store-cores store_cores_make_once "$cache"; rc=$?
 		[ $rc -eq 0 ] || return $rc
 	fi
 	mkdir -p "$out"

@@ -89,9 +89,9 @@ check truncated-segments-text test "$RC" -eq 1
 # stack (the unwinder must stop, not crash).
 for what in notes phdrs stack; do
 	bad=""
+	python3 "$ROOT/tests/corrupt_core.py" "$core" "$TMPD/flip-$what-%d" "flip-$what" "1-$FLIPS"
 	for seed in $(seq 1 "$FLIPS"); do
 		f=$TMPD/flip-$what-$seed
-		python3 "$ROOT/tests/corrupt_core.py" "$core" "$f" "flip-$what" "$seed"
 		run_asy "$f" report "$f" "$prog" --format json --threads all
 		if [ "$RC" -gt 2 ] || sanitizer_said "$f"; then
 			bad="$bad seed $seed: exit $RC $(grep -m1 -E 'Sanitizer|runtime error|.' "$f.stderr" | cut -c1-120);"

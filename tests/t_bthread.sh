@@ -279,10 +279,11 @@ bin=$ASYNCORE
 [ -x "$ROOT/build/asan/asyncore" ] && bin=$ROOT/build/asan/asyncore
 ranges=$(truth "','.join([b['meta'] + ':240' for b in t['bthreads']] + [w['group'] + ':544' for w in t['workers']] + [b['context'] + ':64' for b in t['bthreads'] if b.get('context')] + [w['main_context'] + ':64' for w in t['workers']])")
 bad=0
+python3 "$ROOT/tests/corrupt_core.py" "$DWARF_CORE" "$TMPD/rnd-%d.core" flip-ranges 1-12 "$ranges"
 for seed in $(seq 1 12); do
-	python3 "$ROOT/tests/corrupt_core.py" "$DWARF_CORE" "$TMPD/rnd.core" flip-ranges "$seed" "$ranges"
-	ASYNCORE_CACHE_DIR= timeout 60 "$bin" report "$TMPD/rnd.core" "$DWARF_DIR/prog" --format json >/dev/null 2>"$TMPD/rnd.err"
+	ASYNCORE_CACHE_DIR= timeout 60 "$bin" report "$TMPD/rnd-$seed.core" "$DWARF_DIR/prog" --format json >/dev/null 2>"$TMPD/rnd.err"
 	rc=$?
+	rm -f "$TMPD/rnd-$seed.core"
 	if [ $rc -gt 1 ] || grep -qE 'Sanitizer|runtime error' "$TMPD/rnd.err"; then
 		fail "bthread/random damage seed $seed: exit $rc $(grep -m1 -E 'ERROR|runtime error' "$TMPD/rnd.err")"
 		bad=1

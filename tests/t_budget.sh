@@ -65,7 +65,7 @@ else
 			rc=$? runs=$((runs + 1))
 			if [ $rc = 2 ] && tail -1 "$TMPD/sweep.err" | grep -q "memory limit of $(((k + 1023) / 1024)) MiB reached"; then
 				limited=$((limited + 1))
-			elif [ $rc -gt 1 ] || ! python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMPD/sweep.out" 2>/dev/null; then
+			elif [ $rc -gt 1 ] || ! json_ok "$TMPD/sweep.out"; then
 				bad="$bad $(basename "$(dirname "$(dirname "$c")")")@${k}K:exit$rc"
 			fi
 		done

@@ -232,12 +232,26 @@ else
 fi
 
 # A shard killed during an ingest, back within the retries: nothing lost.
+# The worker that takes the batch's last core is held there (the hooks
+# program) while the shard is killed: the batch it holds is written, and
+# retried, while the shard is down.
 U3="clickhouse://127.0.0.1:${CH_HTTP[1]}/crashes3?cluster=$CH_CLUSTER_NAME"
 "$ASYNCORE" store init --db "$U3" && "$ASYNCORE" store init --db "${U3/${CH_HTTP[1]}/${CH_HTTP[2]}}"
-"$ASYNCORE" ingest --db "$U3" --jobs 2 "$W/cores" >"$W/out3" 2>"$W/err3" &
-ing=$!
-ch_kill 2
-sleep 3
+last=$(ls "$W/cores" | LC_ALL=C sort | tail -1)
+if have_hooks; then
+	hold_cores "$W/hold-down" "$last"
+	ASYNCORE_TEST_HOLD=$W/hold-down "$ASYNCORE_HOOKS" ingest --db "$U3" --jobs 2 "$W/cores" \
+		>"$W/out3" 2>"$W/err3" &
+	ing=$!
+	hold_wait "$W/hold-down" "$last" >/dev/null
+	ch_kill 2
+	hold_release "$W/hold-down" "$last"
+else
+	"$ASYNCORE" ingest --db "$U3" --jobs 2 "$W/cores" >"$W/out3" 2>"$W/err3" &
+	ing=$!
+	ch_kill 2
+fi
+sleep 3   # the shard's time down, well within the retries (about 16 s)
 ch_start 2
 wait $ing; rc=$?
 check "clickhouse: a shard back within the retries: ingest exits 0" [ $rc -eq 0 ]
@@ -271,71 +285,67 @@ check "clickhouse: one row per core and frame through FINAL" \
 # A worker killed with cores in its batch (256 cores a batch: the workers
 # hold every core they finish until they end): the cores it held are not
 # lost without a word.  Each is stored or in ingest_errors, the batch exits
-# 1, and a rerun completes it.
+# 1, and a rerun completes it.  One worker, held at core 60 by the hooks
+# program (tests/hooks/hold.c) and killed there, holds the 60 before it.
 UK="clickhouse://127.0.0.1:${CH_HTTP[1]}/crasheskill?cluster=$CH_CLUSTER_NAME"
 "$ASYNCORE" store init --db "$UK" && "$ASYNCORE" store init --db "${UK/${CH_HTTP[1]}/${CH_HTTP[2]}}"
 mkdir "$W/kill"
-store_clone_cores "$(ls "$W"/cores/* | head -1)" "$W/kill" 200 || fail "clickhouse: cloning cores"
-NK=200
-"$ASYNCORE" ingest --db "$UK" --jobs 2 "$W/kill" >"$W/out6" 2>"$W/err6" &
-ing=$!
-# The worker analysing a core past the 60th (open while it is analysed)
-# has finished about 30 before it, all held in its batch.
-victim=""
-for i in $(seq 3000); do
-	for p in $(pgrep -P $ing); do
-		n=$(open_files "$p" | grep -o 'clone-[0-9]*\.core' | head -1 | tr -dc 0-9)
-		if [ -n "$n" ] && [ "$((10#$n))" -ge 60 ]; then
-			kill -STOP "$p"
-			open_files "$p" | grep -q 'clone-[0-9]*\.core' && { kill -KILL "$p"; victim=$p; } ||
-				kill -CONT "$p"
-		fi
-		[ -n "$victim" ] && break 2
-	done
-	sleep 0.005
-done
-wait $ing; rc=$?
-held=$(grep -c 'not stored: its worker ended (killed by SIGKILL while analysing) before the batch holding it was written$' "$W/err6")
-check "clickhouse: a worker killed holding a batch: exit 1 (exit $rc)" [ -n "$victim" -a $rc -eq 1 ]
-check "clickhouse: ... the cores it held are said not stored ($held)" [ "$held" -ge 10 ]
-check "clickhouse: ... its core and those it held counted failed" \
-	grep -q "^ingested $((NK - held - 1)), already present 0, failed $((held + 1)) of $NK cores" "$W/out6"
-stored=$(chq "$UK" "SELECT count() FROM cores FINAL")
-errors=$(chq "$UK" "SELECT count() FROM ingest_errors FINAL WHERE resolved = 0")
-both=$(chq "$UK" "SELECT count() FROM ingest_errors FINAL WHERE resolved = 0 AND fingerprint GLOBAL IN (SELECT fingerprint FROM cores FINAL)")
-check "clickhouse: ... every core stored or in ingest_errors ($stored + $errors of $NK), none both ($both)" \
-	[ $((stored + errors)) -eq $NK -a "$both" = 0 ]
-"$ASYNCORE" ingest --db "$UK" --jobs 2 "$W/kill" >"$W/out7" 2>"$W/err7"; rc=$?
-check "clickhouse: ... a rerun stores them (exit $rc)" \
-	grep -q "^ingested $((held + 1)), already present $((NK - held - 1)), failed 0" "$W/out7"
-check "clickhouse: ... then all $NK are in and no error is left" \
-	[ "$(chq "$UK" "SELECT count() FROM cores FINAL")/$(chq "$UK" "SELECT count() FROM ingest_errors FINAL WHERE resolved = 0")" = "$NK/0" ]
+NK=100
+store_clone_cores "$(ls "$W"/cores/* | head -1)" "$W/kill" $NK || fail "clickhouse: cloning cores"
+mid_batch() {
+	hold_cores "$W/hold" clone-00060.core
+	ASYNCORE_TEST_HOLD=$W/hold "$ASYNCORE_HOOKS" ingest --db "$UK" --jobs 1 "$W/kill" >"$W/out6" 2>"$W/err6" &
+	ing=$!
+	victim=$(hold_wait "$W/hold" clone-00060.core)
+	[ -n "$victim" ] && kill -KILL "$victim"
+	wait $ing; rc=$?
+	held=$(grep -c 'not stored: its worker ended (killed by SIGKILL while analysing) before the batch holding it was written$' "$W/err6")
+	check "clickhouse: a worker killed holding a batch: exit 1 (exit $rc)" [ -n "$victim" -a $rc -eq 1 ]
+	check "clickhouse: ... the cores it held are said not stored ($held)" [ "$held" = 60 ]
+	check "clickhouse: ... its core and those it held counted failed" \
+		grep -q "^ingested $((NK - held - 1)), already present 0, failed $((held + 1)) of $NK cores" "$W/out6"
+	stored=$(chq "$UK" "SELECT count() FROM cores FINAL")
+	errors=$(chq "$UK" "SELECT count() FROM ingest_errors FINAL WHERE resolved = 0")
+	both=$(chq "$UK" "SELECT count() FROM ingest_errors FINAL WHERE resolved = 0 AND fingerprint GLOBAL IN (SELECT fingerprint FROM cores FINAL)")
+	check "clickhouse: ... every core stored or in ingest_errors ($stored + $errors of $NK), none both ($both)" \
+		[ $((stored + errors)) -eq $NK -a "$both" = 0 ]
+	"$ASYNCORE" ingest --db "$UK" --jobs 2 "$W/kill" >"$W/out7" 2>"$W/err7"; rc=$?
+	check "clickhouse: ... a rerun stores them (exit $rc)" \
+		grep -q "^ingested $((held + 1)), already present $((NK - held - 1)), failed 0" "$W/out7"
+	check "clickhouse: ... then all $NK are in and no error is left" \
+		[ "$(chq "$UK" "SELECT count() FROM cores FINAL")/$(chq "$UK" "SELECT count() FROM ingest_errors FINAL WHERE resolved = 0")" = "$NK/0" ]
 
-# SIGTERM in the middle of a batch: exit 130, no worker left; the workers
-# finish their core and write their batches, so the cores they finished
-# stay (none listed as failed); a rerun completes the batch.
-UT="clickhouse://127.0.0.1:${CH_HTTP[1]}/crashesterm?cluster=$CH_CLUSTER_NAME"
-"$ASYNCORE" store init --db "$UT" && "$ASYNCORE" store init --db "${UT/${CH_HTTP[1]}/${CH_HTTP[2]}}"
-"$ASYNCORE" ingest --db "$UT" --jobs 2 "$W/kill" >"$W/out8" 2>"$W/err8" &
-ing=$!
-for i in $(seq 3000); do
-	for p in $(pgrep -P $ing); do open_files "$p"; done | grep -q 'clone-0006[0-9]\.core' && break
-	sleep 0.005
-done
-ws=$(pgrep -P $ing)
-kill -TERM $ing
-wait $ing; rc=$?
-left=""
-for p in $ws; do [ -e "/proc/$p" ] && [ "$(awk '{print $3}' "/proc/$p/stat")" != Z ] && left="$left $p"; done
-check "clickhouse: SIGTERM mid-batch: exit 130, no worker left (exit $rc${left:+, left:$left})" [ $rc -eq 130 -a -z "$left" ]
-stored=$(chq "$UT" "SELECT count() FROM cores FINAL")
-errors=$(chq "$UT" "SELECT count() FROM ingest_errors FINAL WHERE resolved = 0")
-check "clickhouse: ... the cores finished stay, the rest not started ($stored of $NK, $errors failed)" \
-	[ "$stored" -ge 60 -a "$stored" -lt $NK -a "$errors" = 0 ]
-check "clickhouse: ... the summary says so" grep -q "interrupted, the rest not started" "$W/out8"
-"$ASYNCORE" ingest --db "$UT" --jobs 2 --quiet "$W/kill" 2>/dev/null; rc=$?
-check "clickhouse: ... a rerun completes the batch (exit $rc)" \
-	[ "$rc/$(chq "$UT" "SELECT count() FROM cores FINAL")/$(chq "$UT" "SELECT count() FROM ingest_errors FINAL WHERE resolved = 0")" = "0/$NK/0" ]
+	# SIGTERM in the middle of a batch: exit 130, no worker left; the workers
+	# finish their core and write their batches, so the cores they finished
+	# stay (none listed as failed); a rerun completes the batch.  Both workers
+	# are held (cores 60 and 61) when the signal comes, and go on after it.
+	UT="clickhouse://127.0.0.1:${CH_HTTP[1]}/crashesterm?cluster=$CH_CLUSTER_NAME"
+	"$ASYNCORE" store init --db "$UT" && "$ASYNCORE" store init --db "${UT/${CH_HTTP[1]}/${CH_HTTP[2]}}"
+	hold_cores "$W/hold-term" clone-00060.core clone-00061.core
+	ASYNCORE_TEST_HOLD=$W/hold-term "$ASYNCORE_HOOKS" ingest --db "$UT" --jobs 2 "$W/kill" >"$W/out8" 2>"$W/err8" &
+	ing=$!
+	ws=$(hold_wait "$W/hold-term" clone-00060.core; hold_wait "$W/hold-term" clone-00061.core)
+	kill -TERM $ing
+	hold_release "$W/hold-term" clone-00060.core
+	hold_release "$W/hold-term" clone-00061.core
+	wait $ing; rc=$?
+	left=""
+	for p in $ws; do [ -e "/proc/$p" ] && [ "$(awk '{print $3}' "/proc/$p/stat")" != Z ] && left="$left $p"; done
+	check "clickhouse: SIGTERM mid-batch: exit 130, no worker left (exit $rc${left:+, left:$left})" [ $rc -eq 130 -a -z "$left" ]
+	stored=$(chq "$UT" "SELECT count() FROM cores FINAL")
+	errors=$(chq "$UT" "SELECT count() FROM ingest_errors FINAL WHERE resolved = 0")
+	check "clickhouse: ... the cores finished stay, the rest not started ($stored of $NK, $errors failed)" \
+		[ "$stored" -ge 62 -a "$stored" -lt $NK -a "$errors" = 0 ]
+	check "clickhouse: ... the summary says so" grep -q "interrupted, the rest not started" "$W/out8"
+	"$ASYNCORE" ingest --db "$UT" --jobs 2 --quiet "$W/kill" 2>/dev/null; rc=$?
+	check "clickhouse: ... a rerun completes the batch (exit $rc)" \
+		[ "$rc/$(chq "$UT" "SELECT count() FROM cores FINAL")/$(chq "$UT" "SELECT count() FROM ingest_errors FINAL WHERE resolved = 0")" = "0/$NK/0" ]
+}
+if have_hooks; then
+	mid_batch
+else
+	skip "clickhouse: mid-batch: no program with test hooks at '$ASYNCORE_HOOKS' (make unit builds it)"
+fi
 
 # Bytes from a core that are not UTF-8 (an executable path with 0xff and an
 # escape sequence) are stored as the JSON report has them (U+FFFD for each

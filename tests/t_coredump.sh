@@ -14,6 +14,8 @@ W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
 for v in v1 v2; do
 	d=$(fixture_build coredump_stripped "$v" 2>"$W/build.err") ||
 		{ fail "coredump: fixture build ($v): $(tail -1 "$W/build.err")"; exit 0; }
+	# v1's prog is moved away below: a copy of the test's own
+	[ $v = v1 ] && d=$(fixture_private "$d" "$W/fixture-$v")
 	eval "D_$v=\$d"
 done
 for tool in zstd xz lz4; do
@@ -290,12 +292,7 @@ check "coredump: later: ... and so does its decompressed copy in the cache, with
 # The journal: entries written by systemd-journal-remote into a private
 # directory, read back through sd-journal.
 JR=/lib/systemd/systemd-journal-remote
-if [ ! -x "$JR" ]; then   # test-only package
-	SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
-	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq systemd-journal-remote >/dev/null 2>&1 ||
-		{ $SUDO apt-get update -qq >/dev/null 2>&1 &&
-		  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq systemd-journal-remote >/dev/null 2>&1; }
-fi
+[ -x "$JR" ] || apt_install /dev/null systemd-journal-remote   # test-only package
 if [ ! -x "$JR" ]; then
 	skip "coredump: journal: systemd-journal-remote could not be installed"
 	exit 0

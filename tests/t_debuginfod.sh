@@ -10,7 +10,7 @@ source "$ROOT/tests/fixlib.sh"
 have_asyncore || { fail "debuginfod: no asyncore at $ASYNCORE (run make)"; exit 0; }
 test_dep debuginfod debuginfod "$TMPD/apt.log" ||
 	{ skip "debuginfod: the server could not be installed: $(tail -1 "$TMPD/apt.log")"; exit 0; }
-fix_core debuginfod; rc=$?
+fix_core_private debuginfod; rc=$?   # its prog is moved away below
 [ $rc -eq 77 ] && { no_core debuginfod 77; exit 0; }
 [ $rc -eq 0 ] || exit 0
 unset DEBUGINFOD_URLS DEBUGINFOD_PROGRESS DEBUGINFOD_VERBOSE

@@ -38,7 +38,7 @@ report() {
 	local rc
 	"$ASYNCORE" report "$core" "$prog" --format json "$@" >"$out" 2>"$out.err"
 	rc=$?
-	if [ $rc -gt 2 ] || ! python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$out" 2>/dev/null; then
+	if [ $rc -gt 2 ] || ! json_ok "$out"; then
 		fail "$name: asyncore exited $rc without valid JSON: $(tail -3 "$out.err")"
 		echo 99; return
 	fi

@@ -78,7 +78,7 @@ run_case() {
 	JSON=$TMPD/$name.json
 	"$ASYNCORE" report "$CORE" "$DIR/prog" --format json >"$JSON" 2>"$TMPD/$name.stderr"
 	ASY_RC=$?
-	if [ $ASY_RC -gt 1 ] || ! python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$JSON" 2>/dev/null; then
+	if [ $ASY_RC -gt 1 ] || ! json_ok "$JSON"; then
 		fail "$name: asyncore exited $ASY_RC: $(head -3 "$TMPD/$name.stderr")"
 		return 1
 	fi

@@ -17,21 +17,28 @@ store_clone_cores "$W/cores/store_crash-segv-1.core" "$W/cores" 600 || { fail "s
 N=$((N + 600))
 
 count() { sqlite3 "$DB" "SELECT count(*) FROM cores" 2>/dev/null || echo 0; }
+# core_name I: the name of the batch's core I (in the order ingest takes them).
+ls "$W/cores" | LC_ALL=C sort >"$W/names"
+core_name() { sed -n "$(($1 + 1))p" "$W/names"; }
 
-# Start an ingest and kill -9 it when the database holds AT cores (or, for
-# a number with a dot, after that many seconds).
+# Start an ingest and kill -9 it when the database holds AT cores: its two
+# workers are held (tests/hooks/hold.c) at the cores AT and AT + 1, so
+# every core before them is in; or, for a number with a dot, after that
+# many seconds (any moment will do: early ones hit the schema's creation
+# and the workers' start).
 kill_at() {
-	local at=$1 pid i
-	"$ASYNCORE" ingest --db "$DB" --jobs 2 --quiet "$W/cores" >/dev/null 2>>"$W/err" &
-	pid=$!
+	local at=$1 pid hold=$W/hold-$1
 	if [[ $at == *.* ]]; then
+		"$ASYNCORE" ingest --db "$DB" --jobs 2 --quiet "$W/cores" >/dev/null 2>>"$W/err" &
+		pid=$!
 		sleep "$at"
 	else
-		for i in $(seq 1000); do
-			[ "$(count)" -ge "$at" ] && break
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.01
-		done
+		hold_cores "$hold" "$(core_name "$at")" "$(core_name $((at + 1)))"
+		ASYNCORE_TEST_HOLD=$hold "$ASYNCORE_HOOKS" ingest --db "$DB" --jobs 2 --quiet "$W/cores" \
+			>/dev/null 2>>"$W/err" &
+		pid=$!
+		hold_wait "$hold" "$(core_name "$at")" >/dev/null
+		hold_wait "$hold" "$(core_name $((at + 1)))" >/dev/null
 	fi
 	local ws p i
 	ws=$(pgrep -P "$pid")
@@ -39,7 +46,7 @@ kill_at() {
 	wait "$pid" 2>/dev/null
 	# Its workers die with it (a zombie left to init is dead).
 	for p in $ws; do
-		for i in $(seq 100); do
+		for i in $(seq 1000); do
 			[ -e "/proc/$p" ] && [ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" != Z ] || break
 			sleep 0.01
 		done

@@ -1,0 +1,19 @@
+/* Points where the test suite holds a process to act on it at a known
+ * moment (tests/hooks/, built into $(BUILD)/hooks/asyncore only, with
+ * ASYNCORE_TEST_HOOKS defined).  In every other build they are no-ops. */
+#ifndef CLI_TEST_HOOKS_H
+#define CLI_TEST_HOOKS_H
+
+#ifdef ASYNCORE_TEST_HOOKS
+/* An ingest worker that took core PATH (open, its identity told to the
+ * supervisor, not yet looked up in the store): waits there when the test
+ * asked for it. */
+void test_hook_analysing(const char *path);
+#else
+static inline void test_hook_analysing(const char *path)
+{
+	(void)path;
+}
+#endif
+
+#endif
