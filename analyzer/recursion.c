@@ -1,0 +1,123 @@
+#include "recursion.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "frames.h"
+#include "signature.h"
+
+/* A run repeats its cycle at least this many times: two periods kept on
+ * the inner side, one on the outer side, one or more left out. */
+#define MIN_REPEATS 4
+
+/* The longest stretch of FRAMES periodic with period L: *START and the
+ * number of frames it covers. */
+static size_t longest_periodic(const struct dbg_frame *frames, size_t n, size_t l, size_t *start)
+{
+	size_t best = 0, run = 0;
+	*start = 0;
+	/* frames[i] == frames[i + l] for i in [a, b): frames [a, b + l) repeat. */
+	for (size_t i = 0; i + l < n; i++) {
+		if (frames[i].pc != frames[i + l].pc || frames[i].activation || frames[i + l].activation) {
+			run = 0;
+			continue;
+		}
+		run++;
+		if (run + l > best) {
+			best = run + l;
+			*start = i + 1 - run;
+		}
+	}
+	return best;
+}
+
+bool an_recursion_find(const struct dbg_frame *frames, size_t n, struct an_recursion_cut *cut)
+{
+	size_t best = 0, best_start = 0, best_l = 0;
+	/* The smallest period wins ties: a cycle of 2 is also one of 4. */
+	for (size_t l = 1; l <= AN_RECURSION_MAX_PERIOD && l < n; l++) {
+		size_t start, covered = longest_periodic(frames, n, l, &start);
+		if (covered > best) {
+			best = covered;
+			best_start = start;
+			best_l = l;
+		}
+	}
+	if (!best_l || best / best_l < MIN_REPEATS)
+		return false;
+	size_t periods = best / best_l;
+	cut->period = best_l;
+	cut->inner = best_start + 2 * best_l;
+	cut->outer = best_start + (periods - 1) * best_l;
+	cut->repeats = periods - 3;
+	return true;
+}
+
+void an_recursion_compact(struct dbg_frame *frames, size_t *n, const struct an_recursion_cut *cut)
+{
+	memmove(&frames[cut->inner], &frames[cut->outer], (*n - cut->outer) * sizeof(*frames));
+	*n -= cut->outer - cut->inner;
+}
+
+/* Native frames [A, B) of NATIVE (N of them) into LIST, each with the tail
+ * calls between it and its caller. */
+static bool append_native_range(struct an_frame_list *list, struct dbg_session *s,
+				const struct dbg_frame *native, size_t n, size_t a, size_t b)
+{
+	for (size_t i = a; i < b; i++)
+		if (!an_frames_append_pc(list, s, native[i].pc, native[i].activation, AN_FRAME_NATIVE,
+					 &native[i], false) ||
+		    (i + 1 < n && !an_frames_append_tail_calls(list, s, &native[i + 1])))
+			return false;
+	return true;
+}
+
+/* The recursion whose cycle is the logical frames [FROM, TO) of LIST, left
+ * out REPEATS times right after them; NULL on out-of-memory. */
+static struct an_recursion *recursion_of(const struct an_frame_list *list, size_t from, size_t to,
+					 size_t repeats)
+{
+	struct an_recursion *r = calloc(1, sizeof(*r));
+	if (!r || !(r->cycle = calloc(to - from, sizeof(*r->cycle)))) {
+		free(r);
+		return NULL;
+	}
+	for (size_t i = from; i < to; i++) {
+		const struct an_frame *f = &list->frames[i];
+		char *name = f->function ? strdup(f->function) : an_signature_frame_name(f);
+		if (!name) {
+			an_recursion_destroy(r);
+			return NULL;
+		}
+		r->cycle[r->ncycle++] = name;
+	}
+	r->first = to;
+	r->last = to + (to - from) * repeats - 1;
+	r->repeats = repeats;
+	return r;
+}
+
+bool an_recursion_symbolize(struct an_thread *t, struct dbg_session *s, const struct dbg_frame *native,
+			    size_t n, const struct an_recursion_cut *cut)
+{
+	struct an_frame_list list = {0};
+	size_t cycle_from, cycle_to;
+	struct an_recursion *r = NULL;
+	if (!append_native_range(&list, s, native, n, 0, cut->inner - cut->period))
+		goto nomem;
+	cycle_from = list.n;
+	if (!append_native_range(&list, s, native, n, cut->inner - cut->period, cut->inner))
+		goto nomem;
+	cycle_to = list.n;
+	if (!append_native_range(&list, s, native, n, cut->inner, n))
+		goto nomem;
+	/* A period of frames that symbolize to nothing leaves nothing out. */
+	if (cycle_to > cycle_from && !(r = recursion_of(&list, cycle_from, cycle_to, cut->repeats)))
+		goto nomem;
+	an_frames_move_to(&list, &t->frames, &t->nframes);
+	t->recursion = r;
+	return true;
+nomem:
+	an_frames_list_deinit(&list);
+	return false;
+}
