@@ -6,9 +6,10 @@
 #include "frames.h"
 #include "signature.h"
 
-/* A run repeats its cycle at least this many times: two periods kept on
- * the inner side, one on the outer side, one or more left out. */
-#define MIN_REPEATS 4
+/* Frames of the run kept on its inner and outer sides, at least: in whole
+ * periods, two and one at the least. */
+#define KEEP_INNER 8
+#define KEEP_OUTER 4
 
 /* The longest stretch of FRAMES periodic with period L: *START and the
  * number of frames it covers. */
@@ -43,13 +44,17 @@ bool an_recursion_find(const struct dbg_frame *frames, size_t n, struct an_recur
 			best_l = l;
 		}
 	}
-	if (!best_l || best / best_l < MIN_REPEATS)
+	if (!best_l)
 		return false;
 	size_t periods = best / best_l;
+	size_t inner = (KEEP_INNER + best_l - 1) / best_l, outer = (KEEP_OUTER + best_l - 1) / best_l;
+	inner = inner < 2 ? 2 : inner;
+	if (periods <= inner + outer)
+		return false;
 	cut->period = best_l;
-	cut->inner = best_start + 2 * best_l;
-	cut->outer = best_start + (periods - 1) * best_l;
-	cut->repeats = periods - 3;
+	cut->inner = best_start + inner * best_l;
+	cut->outer = best_start + (periods - outer) * best_l;
+	cut->repeats = periods - inner - outer;
 	return true;
 }
 

@@ -21,9 +21,10 @@ struct an_recursion_cut {
 
 /* Find in the N native frames FRAMES (innermost first) the longest run that
  * repeats one cycle of return addresses (period 1 to
- * AN_RECURSION_MAX_PERIOD) at least four times, and the cut that leaves out
- * all of it but two periods on the inner side and one on the outer side.
- * False when there is none. */
+ * AN_RECURSION_MAX_PERIOD), and the cut that leaves out all of it but whole
+ * periods on each side: 8 frames and two periods at least on the inner
+ * side, 4 frames and one period on the outer side.  False when there is
+ * none, or the run is too short to leave anything out. */
 bool an_recursion_find(const struct dbg_frame *frames, size_t n, struct an_recursion_cut *cut);
 
 /* Keep of *FRAMES (*N of them) only those CUT keeps, in place. */
