@@ -116,3 +116,18 @@ if have_json direct8m direct2m direct_thread mutual8m; then
 		test "$(sig direct8m)" = "$(sig direct2m)" -a "$(sig direct8m)" = "$(sig direct_thread)"
 	check "recursion: direct and mutual: two signatures" test "$(sig direct8m)" != "$(sig mutual8m)"
 fi
+
+# A store keeps the frames' true indexes, so `resign` finds the run again
+# and keeps the bucket.
+if have_json mutual2m; then
+	DB=$TMPD/store.db
+	"$ASYNCORE" ingest --db "$DB" --binary "$PROG" --quiet "$TMPD/mutual2m.core" >/dev/null 2>&1
+	q() { "$ASYNCORE" query --db "$DB" --format csv "$1" 2>/dev/null | tail -n +2; }
+	hash=$(jget "$TMPD/mutual2m.json" "j['signature_hash']")
+	check "recursion: stored with the report's signature" test "$(q "SELECT signature_hash FROM cores")" = "$hash"
+	check "recursion: stored frames keep their true index" \
+		test "$(q "SELECT max(f.idx) FROM frames f JOIN threads t ON t.core_id = f.core_id AND t.idx = f.thread_idx WHERE t.crashing")" = \
+		"$(jget "$TMPD/mutual2m.json" "j['threads'][0]['frames'][-1]['index']")"
+	"$ASYNCORE" resign --db "$DB" >/dev/null 2>&1
+	check "recursion: resign keeps the bucket" test "$(q "SELECT signature_hash FROM cores")" = "$hash"
+fi
