@@ -11,15 +11,15 @@
 #define KEEP_INNER 8
 #define KEEP_OUTER 4
 
-/* The longest stretch of FRAMES periodic with period L: *START and the
- * number of frames it covers. */
-static size_t longest_periodic(const struct dbg_frame *frames, size_t n, size_t l, size_t *start)
+/* The longest stretch of PCS periodic with period L: *START and the number
+ * of frames it covers.  A zero pc (an activation's) repeats nothing. */
+static size_t longest_periodic(const uint64_t *pcs, size_t n, size_t l, size_t *start)
 {
 	size_t best = 0, run = 0;
 	*start = 0;
-	/* frames[i] == frames[i + l] for i in [a, b): frames [a, b + l) repeat. */
+	/* pcs[i] == pcs[i + l] for i in [a, b): frames [a, b + l) repeat. */
 	for (size_t i = 0; i + l < n; i++) {
-		if (frames[i].pc != frames[i + l].pc || frames[i].activation || frames[i + l].activation) {
+		if (pcs[i] != pcs[i + l] || pcs[i] == 0) {
 			run = 0;
 			continue;
 		}
@@ -35,15 +35,22 @@ static size_t longest_periodic(const struct dbg_frame *frames, size_t n, size_t 
 bool an_recursion_find(const struct dbg_frame *frames, size_t n, struct an_recursion_cut *cut)
 {
 	size_t best = 0, best_start = 0, best_l = 0;
+	/* The return addresses alone, packed: scanned once per period. */
+	uint64_t *pcs = malloc((n ? n : 1) * sizeof(*pcs));
+	if (!pcs)
+		return false;   /* no cut: the walk is bounded as any other */
+	for (size_t i = 0; i < n; i++)
+		pcs[i] = frames[i].activation ? 0 : frames[i].pc;
 	/* The smallest period wins ties: a cycle of 2 is also one of 4. */
 	for (size_t l = 1; l <= AN_RECURSION_MAX_PERIOD && l < n; l++) {
-		size_t start, covered = longest_periodic(frames, n, l, &start);
+		size_t start, covered = longest_periodic(pcs, n, l, &start);
 		if (covered > best) {
 			best = covered;
 			best_start = start;
 			best_l = l;
 		}
 	}
+	free(pcs);
 	if (!best_l)
 		return false;
 	size_t periods = best / best_l;

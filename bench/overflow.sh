@@ -55,8 +55,8 @@ print('  load average after:  %s' % timing.load())
 a, tx = res.get('asyncore (json)'), res.get('asyncore (text)')
 for name in res:
     if not name.startswith('asyncore') and a:
-        print('  ratio %-32s %7.1fx vs asyncore json%s' % (
-            name, res[name][0] / a[0], ', %.1fx vs text' % (res[name][0] / tx[0]) if tx else ''))
+        print('  ratio %-32s %8.2fx vs asyncore json%s' % (
+            name, res[name][0] / a[0], ', %.2fx vs text' % (res[name][0] / tx[0]) if tx else ''))
 if not a or not tx:
     sys.exit(1)
 ok = all(x[0] < 1000 and x[1] < 200 * 1024 for x in (a, tx))
