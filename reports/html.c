@@ -507,7 +507,9 @@ static void write_thread_summary(FILE *out, const struct an_thread *t)
 			break;
 		}
 	}
-	fprintf(out, " <span class=\"muted\">(%zu frames)</span></summary>\n", t->nframes);
+	/* A recursion's run counts: the stack's frames, not the ones shown. */
+	fprintf(out, " <span class=\"muted\">(%zu frames)</span></summary>\n",
+		t->nframes ? an_thread_frame_index(t, t->nframes - 1) + 1 : 0);
 }
 
 static void write_other_threads(FILE *out, const struct analysis *an, bool all_threads)
