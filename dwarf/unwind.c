@@ -134,6 +134,7 @@ struct walk {
 	uint64_t base_start, base_end;  /* a caller pc here ends the walk */
 	bool reached_base;
 	const struct core_segment *stack;   /* past --max-frames: the stack walked */
+	bool along_stack;           /* a thread's walk: goes on past --max-frames */
 };
 
 static int set_stop(struct walk *w, const char *fmt, unsigned long long a)
@@ -198,7 +199,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		w->reached_base = true;
 		return DWARF_CB_ABORT;
 	}
-	if (w->n >= w->s->opts.max_frames && !along_the_stack(w, state))
+	if (w->n >= w->s->opts.max_frames && (!w->along_stack || !along_the_stack(w, state)))
 		return set_stop(w, "stopped after %llu frames (--max-frames)", w->n);
 	struct dbg_frame *f = push_frame(w);
 	if (!f)
@@ -380,7 +381,7 @@ struct core_error *dbg_unwind_thread(struct dbg_session *s, size_t thread_index,
 			*stop_reason_out = strdup("thread id repeats an earlier thread's; not unwound");
 			return NULL;
 		}
-	struct walk w = { .s = s };
+	struct walk w = { .s = s, .along_stack = true };
 	int rc = dwfl_getthread_frames(s->dwfl, t->tid, frame_cb, &w);
 	return finish_walk(&w, t, rc, frames, nframes, stop_reason_out);
 }
