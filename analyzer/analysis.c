@@ -224,6 +224,7 @@ void an_analysis_destroy(struct analysis *an)
 	for (size_t i = 0; i < an->nthreads; i++) {
 		frames_free(an->threads[i].frames, an->threads[i].nframes);
 		free(an->threads[i].unwind_error);
+		an_recursion_destroy(an->threads[i].recursion);
 	}
 	free(an->threads);
 	for (size_t i = 0; i < an->nsuspended; i++)
@@ -245,4 +246,20 @@ void an_analysis_destroy(struct analysis *an)
 		free(an->warnings[i]);
 	free(an->warnings);
 	free(an);
+}
+
+size_t an_thread_frame_index(const struct an_thread *t, size_t i)
+{
+	const struct an_recursion *r = t->recursion;
+	return r && i >= r->first ? i + (r->last - r->first + 1) : i;
+}
+
+void an_recursion_destroy(struct an_recursion *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->ncycle; i++)
+		free(r->cycle[i]);
+	free(r->cycle);
+	free(r);
 }

@@ -95,6 +95,19 @@ struct an_frame {
 	bool has_locals;
 };
 
+/* A stack that repeats one cycle of functions many times (a recursion that
+ * overflowed its stack, DESIGN.md `recursion`): the analysis keeps the
+ * frames before and after the run, and the run as its cycle and count.
+ * The frames of true indexes [first, last] are the cycle repeated REPEATS
+ * times: (last - first + 1) == ncycle * repeats. */
+struct an_recursion {
+	size_t first, last;         /* true indexes of the run left out */
+	char **cycle;               /* the functions of frames first, first + 1,
+				       ... (a frame without one: module@0xOFFSET) */
+	size_t ncycle;
+	uint64_t repeats;
+};
+
 struct an_thread {
 	int32_t tid;
 	bool crashing;
@@ -104,7 +117,17 @@ struct an_thread {
 	char *unwind_error;         /* why the native walk ended early, or NULL */
 	uint64_t async_root;        /* thread's current AsyncStackRoot, 0 if none */
 	bool has_locals;            /* its frames' locals were asked for (--locals) */
+	struct an_recursion *recursion;  /* NULL: frames hold the whole stack;
+					    else frames[i >= first] are after
+					    the run (an_thread_frame_index) */
 };
+
+/* The true index of T's frames[I]: I, or past a recursion's run, I plus
+ * the frames it left out. */
+size_t an_thread_frame_index(const struct an_thread *t, size_t i);
+
+/* Free a recursion and what it owns; NULL is a no-op. */
+void an_recursion_destroy(struct an_recursion *r);
 
 struct an_module {
 	char *path;

@@ -234,8 +234,10 @@ static bool fill_run(struct fill *c, struct an_frame *frames, size_t first, size
 	return true;
 }
 
-/* The N frames of one stack: a thread's, or a task's (a bthread's). */
-static bool fill_stack(struct fill *c, struct an_frame *frames, size_t nframes)
+/* The N frames of one stack: a thread's, or a task's (a bthread's).  A
+ * recursion's run left out before frames[SEAM] (SIZE_MAX: none) parts them:
+ * the frame before it has no caller there. */
+static bool fill_stack(struct fill *c, struct an_frame *frames, size_t nframes, size_t seam)
 {
 	if (nframes == 0)
 		return true;
@@ -253,11 +255,11 @@ static bool fill_stack(struct fill *c, struct an_frame *frames, size_t nframes)
 		 * is no caller whose call site we can read.  Tail-call frames
 		 * stay inside the run: dwarf/ follows the chain of tail calls
 		 * from the real caller's call site itself. */
-		bool boundary = i == nframes || frames[i].kind != AN_FRAME_NATIVE;
-		if (!boundary)
+		bool native = i < nframes && frames[i].kind == AN_FRAME_NATIVE;
+		if (native && i != seam)
 			continue;
 		ok = fill_run(c, frames, first, i, ctx, real);
-		first = i + 1;
+		first = native ? i : i + 1;
 	}
 	free(ctx);
 	free(real);
@@ -277,9 +279,10 @@ bool an_args_fill(struct analysis *an, struct dbg_session *s)
 	struct fill c = { .s = s, .vars = dbg_frame_args };
 	bool ok = true;
 	for (size_t i = 0; i < an->nthreads && ok; i++)
-		ok = fill_stack(&c, an->threads[i].frames, an->threads[i].nframes);
+		ok = fill_stack(&c, an->threads[i].frames, an->threads[i].nframes,
+				an->threads[i].recursion ? an->threads[i].recursion->first : SIZE_MAX);
 	for (size_t i = 0; i < an->ntasks && ok; i++)
-		ok = fill_stack(&c, an->tasks[i].frames, an->tasks[i].nframes);
+		ok = fill_stack(&c, an->tasks[i].frames, an->tasks[i].nframes, SIZE_MAX);
 	fill_deinit(&c);
 	return ok;
 }
@@ -291,7 +294,9 @@ bool an_locals_fill(struct analysis *an, struct dbg_session *s, bool all_threads
 	bool ok = true;
 	for (size_t i = 0; i < an->nthreads && ok; i++)
 		if (all_threads || i == crashing) {
-			ok = fill_stack(&c, an->threads[i].frames, an->threads[i].nframes);
+			ok = fill_stack(&c, an->threads[i].frames, an->threads[i].nframes,
+					an->threads[i].recursion ? an->threads[i].recursion->first
+								 : SIZE_MAX);
 			an->threads[i].has_locals = true;
 		}
 	fill_deinit(&c);

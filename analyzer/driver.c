@@ -2,6 +2,7 @@
  * thread, splice async stacks, recover recorder rings, sign the crash. */
 #include "driver.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@
 #include "folly.h"
 #include "frames.h"
 #include "recorder.h"
+#include "recursion.h"
 #include "runtime.h"
 #include "signature.h"
 
@@ -152,6 +154,33 @@ static struct core_error *unwind_all(struct analysis *an, struct dbg_session *s,
 	return NULL;
 }
 
+/* A walk that went past --max-frames along its stack (dwarf/unwind.c): a
+ * recursion is cut to its kept frames (CUT), anything else to MAX frames
+ * with a warning, as if the walk had stopped there. */
+static bool bound_walk(struct an_thread *t, struct core *core, struct dbg_frame *frames, size_t *n,
+		       size_t max, struct an_recursion_cut *cut)
+{
+	memset(cut, 0, sizeof(*cut));
+	if (*n <= max)
+		return true;
+	if (an_recursion_find(frames, *n, cut) && cut->inner <= max) {
+		an_recursion_compact(frames, n, cut);
+		if (*n <= max)
+			return true;
+	} else {
+		memset(cut, 0, sizeof(*cut));
+	}
+	char why[96];
+	snprintf(why, sizeof(why), "stopped after %zu frames (--max-frames)", max);
+	*n = max;
+	if (t->unwind_error)
+		return true;
+	if (!(t->unwind_error = strdup(why)))
+		return false;
+	core_warn(core, "thread %d: %s", t->tid, why);
+	return true;
+}
+
 static bool symbolize_native(struct an_thread *t, struct dbg_session *s,
 			     const struct dbg_frame *frames, size_t n)
 {
@@ -189,18 +218,28 @@ static struct core_error *analyze_stacks(struct analysis *an, struct dbg_session
 {
 	struct dbg_frame **stacks = calloc(an->nthreads, sizeof(*stacks));
 	size_t *nstacks = calloc(an->nthreads, sizeof(*nstacks));
+	struct an_recursion_cut *cuts = calloc(an->nthreads, sizeof(*cuts));
+	size_t max = opts->dbg.max_frames ? opts->dbg.max_frames : DBG_MAX_FRAMES_DEFAULT;
 	struct core_error *err = NULL;
-	if (!stacks || !nstacks) {
+	if (!stacks || !nstacks || !cuts) {
 		err = &core_error_nomem;
 		goto out;
 	}
 	err = unwind_all(an, s, stacks, nstacks);
 	if (err)
 		goto out;
+	for (size_t i = 0; i < an->nthreads; i++)
+		if (!bound_walk(&an->threads[i], dbg_session_core(s), stacks[i], &nstacks[i], max, &cuts[i])) {
+			err = &core_error_nomem;
+			goto out;
+		}
 	if (!opts->no_async)
 		an_folly_splice_all(s, an, (struct dbg_frame *const *)stacks, nstacks);
 	for (size_t i = 0; i < an->nthreads; i++) {
-		if (!an->threads[i].frames && !symbolize_native(&an->threads[i], s, stacks[i], nstacks[i])) {
+		struct an_thread *t = &an->threads[i];
+		bool ok = t->frames || (cuts[i].period ? an_recursion_symbolize(t, s, stacks[i], nstacks[i], &cuts[i])
+						       : symbolize_native(t, s, stacks[i], nstacks[i]));
+		if (!ok) {
 			err = &core_error_nomem;
 			goto out;
 		}
@@ -219,6 +258,7 @@ out:
 		free(stacks[i]);
 	free(stacks);
 	free(nstacks);
+	free(cuts);
 	return err;
 }
 

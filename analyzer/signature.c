@@ -259,8 +259,27 @@ struct sigbuf {
 	unsigned frames;
 };
 
-/* Append " < NAME" (or the first NAME) to the signature being built. */
-static bool append_frame(struct sigbuf *b, const char *name, bool async)
+/* Append TEXT to the signature being built. */
+static bool append_text(struct sigbuf *b, const char *text)
+{
+	size_t need = b->len + strlen(text) + 1;
+	if (need > b->cap) {
+		size_t ncap = need * 2;
+		char *p = realloc(b->s, ncap);
+		if (!p)
+			return false;
+		b->s = p;
+		b->cap = ncap;
+	}
+	memcpy(b->s + b->len, text, strlen(text) + 1);
+	b->len += strlen(text);
+	return true;
+}
+
+/* Append " < NAME" (or the first NAME) to the signature being built.  How
+ * the frame was found (on the stack, through an async chain, inlined) is
+ * not part of it: one call chain is one bucket whatever the build. */
+static bool append_frame(struct sigbuf *b, const char *name)
 {
 	size_t need = b->len + strlen(name) + 5;
 	if (need > b->cap) {
@@ -271,8 +290,7 @@ static bool append_frame(struct sigbuf *b, const char *name, bool async)
 		b->s = p;
 		b->cap = ncap;
 	}
-	b->len += (size_t)sprintf(b->s + b->len, "%s%s%s", b->frames ? " < " : "", async ? "@" : "",
-				  name);
+	b->len += (size_t)sprintf(b->s + b->len, "%s%s", b->frames ? " < " : "", name);
 	b->frames++;
 	return true;
 }
@@ -313,7 +331,7 @@ static bool append_frames(struct sigbuf *b, const struct an_signature_input *in,
 			free(name);   /* skipped, recursion collapsed, or prefix frames enough */
 			continue;
 		}
-		if (!append_frame(b, name, f->kind == AN_FRAME_ASYNC)) {
+		if (!append_frame(b, name)) {
 			free(name);
 			ok = false;
 			break;
@@ -327,6 +345,77 @@ static bool append_frames(struct sigbuf *b, const struct an_signature_input *in,
 	}
 	free(prev);
 	return ok;
+}
+
+/* The signature names of IN's frames (skip-listed ones left out) into
+ * NAMES (room for in->nframes); *AT: how many come from the frames before
+ * in->collapsed_at.  Returns how many, or -1 on out-of-memory. */
+static long frame_names(const struct an_signature_input *in, const struct an_signature_lists *lists,
+			char **names, size_t *at)
+{
+	size_t n = 0;
+	bool runtime = has_runtime_frames(in);
+	*at = 0;
+	for (size_t i = 0; i < in->nframes; i++) {
+		if (i == in->collapsed_at)
+			*at = n;
+		if (runtime && !in->frames[i].function)
+			continue;
+		char *name = an_signature_frame_name(&in->frames[i]);
+		if (!name) {
+			while (n)
+				free(names[--n]);
+			return -1;
+		}
+		if (an_signature_lists_match(lists, AN_SIGLIST_SKIP, name))
+			free(name);
+		else
+			names[n++] = name;
+	}
+	return (long)n;
+}
+
+/* The shortest cycle that the names on both sides of AT repeat (the frames
+ * on each side of a recursion's cut are whole cycles), 0 when none. */
+static size_t cycle_at(char *const *names, size_t n, size_t at)
+{
+	for (size_t l = 1; l <= AN_SIGNATURE_MAX_CYCLE && l <= at && at + l <= n; l++) {
+		size_t j = 0;
+		while (j < l && strcmp(names[at - l + j], names[at + j]) == 0)
+			j++;
+		if (j == l)
+			return l;
+	}
+	return 0;
+}
+
+/* A recursion's signature: its cycle, rotated to end at the function the
+ * entering frame called (so where the stack ran out does not matter), and
+ * that frame: "recursion pong < ping, entered from start_recursion".
+ * Returns 1 when written, 0 when the frames show no cycle at the cut, -1 on
+ * out-of-memory. */
+static int append_recursion(struct sigbuf *b, const struct an_signature_input *in,
+			    const struct an_signature_lists *lists)
+{
+	char **names = calloc(in->nframes ? in->nframes : 1, sizeof(*names));
+	size_t at;
+	long n = names ? frame_names(in, lists, names, &at) : -1;
+	int rc = n < 0 ? -1 : 0;
+	size_t l = n > 0 ? cycle_at(names, (size_t)n, at) : 0;
+	if (l) {
+		size_t end = at;
+		while (end < (size_t)n && strcmp(names[end], names[end - l]) == 0)
+			end++;
+		rc = append_text(b, "recursion ") ? 1 : -1;
+		for (size_t i = end - l; i < end && rc == 1; i++)
+			rc = append_frame(b, names[i]) ? 1 : -1;
+		if (rc == 1 && end < (size_t)n && (!append_text(b, ", entered from ") || !append_text(b, names[end])))
+			rc = -1;
+	}
+	for (long i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return rc;
 }
 
 int an_signature_of(const struct an_signature_input *in, const struct an_signature_lists *lists,
@@ -345,7 +434,9 @@ int an_signature_of(const struct an_signature_input *in, const struct an_signatu
 		b.len = (size_t)snprintf(b.s, b.cap, "signal %d: ", in->signo);
 	else
 		b.len = (size_t)snprintf(b.s, b.cap, "no signal: ");
-	if (!append_frames(&b, in, lists) || (b.frames == 0 && !append_frame(&b, "(no frames)", false)))
+	int rec = in->collapsed_at ? append_recursion(&b, in, lists) : 0;
+	if (rec < 0 || (rec == 0 && !append_frames(&b, in, lists)) ||
+	    (b.frames == 0 && !append_frame(&b, "(no frames)")))
 		goto fail;
 	snprintf(hex, sizeof(hex), "%016" PRIx64, an_signature_fnv1a(b.s));
 	if (!(*hash = strdup(hex)))
@@ -360,13 +451,15 @@ fail:
 /* The frames the signature names: those of the task (a bthread) running on
  * thread T when the crash happened in one, else T's own. */
 static const struct an_frame *crash_frames(const struct analysis *an, const struct an_thread *t,
-					   size_t *n)
+					   size_t *n, size_t *collapsed_at)
 {
 	*n = t ? t->nframes : 0;
+	*collapsed_at = t && t->recursion ? t->recursion->first : 0;
 	for (size_t i = 0; t && i < an->ntasks; i++)
 		if (an->tasks[i].state == AN_TASK_RUNNING && an->tasks[i].has_tid &&
 		    an->tasks[i].tid == t->tid && an->tasks[i].nframes) {
 			*n = an->tasks[i].nframes;
+			*collapsed_at = 0;
 			return an->tasks[i].frames;
 		}
 	return t ? t->frames : NULL;
@@ -374,16 +467,17 @@ static const struct an_frame *crash_frames(const struct analysis *an, const stru
 
 void an_signature_compute(struct analysis *an, const struct an_signature_lists *lists)
 {
-	size_t nframes;
+	size_t nframes, collapsed_at;
 	size_t t = an_crashing_thread(an);
 	const struct an_frame *frames = crash_frames(an, t < an->nthreads ? &an->threads[t] : NULL,
-						     &nframes);
+						     &nframes, &collapsed_at);
 	struct an_signature_input in = {
 		.has_signal = an->has_signal,
 		.signo = an->signo,
 		.signal_name = an->has_signal ? an->signal_name : NULL,
 		.frames = frames,
 		.nframes = nframes,
+		.collapsed_at = collapsed_at,
 	};
 	free(an->signature);
 	free(an->signature_hash);

@@ -11,8 +11,15 @@
  * dropped, recursion is collapsed, frames on the prefix list are kept
  * without counting (analyzer/siglists.h), and the first AN_SIGNATURE_FRAMES
  * counted names are joined after the signal name:
- *     "SIGSEGV: parse_header < read_request < @handle_client < main"
- * (an async frame is prefixed "@").  The hash is the 64-bit FNV-1a of that
+ *     "SIGSEGV: parse_header < read_request < handle_client < main"
+ * The signature is the logical call chain: how a frame was found (native,
+ * async, inlined) is not in it, so a coroutine found on the stack in one
+ * build and through its async chain in another is one bucket (the same
+ * function found both ways is one name).  A recursion whose run was left
+ * out (an_recursion) is signed by its cycle, rotated to end at the function
+ * the entering frame called, and that frame:
+ *     "SIGSEGV: recursion pong < ping, entered from start_recursion"
+ * the same at any depth and any stack size.  The hash is the 64-bit FNV-1a of that
  * string, as 16 lower-case hex digits: two crashes at the same place share it
  * whatever their addresses, two different places do not. */
 #ifndef ANALYZER_SIGNATURE_H
@@ -36,7 +43,12 @@ struct an_signature_input {
 					    only kind, function, module and
 					    module_offset are read */
 	size_t nframes;
+	size_t collapsed_at;        /* > 0: a recursion's run of whole cycles was
+				       left out just before frames[collapsed_at] */
 };
+
+/* Logical frames a recursion's cycle may have, at most. */
+#define AN_SIGNATURE_MAX_CYCLE 128
 
 /* The signature and its hash of IN, with LISTS (NULL: the built-in lists).
  * Returns 0 with *SIGNATURE and *HASH (caller frees both), or -1 on

@@ -50,6 +50,7 @@ static int sign_stored(void *ctx, const struct rep_stored_crash *c, char **signa
 		.signal_name = c->signal_name,
 		.frames = c->frames,
 		.nframes = c->nframes,
+		.collapsed_at = c->collapsed_at,
 	};
 	return an_signature_of(&in, r->lists, signature, hash);
 }

@@ -19,8 +19,11 @@ struct dbg_options {
 	const char *sysroot;        /* prefix for mapped-file paths, or NULL */
 	const char *const *debug_dirs;  /* extra debug-info directories */
 	size_t ndebug_dirs;
-	unsigned max_frames;        /* 0: default 1024 */
+	unsigned max_frames;        /* 0: DBG_MAX_FRAMES_DEFAULT; past it a walk
+				       goes on only along its thread's stack */
 };
+
+#define DBG_MAX_FRAMES_DEFAULT 1024
 
 struct dbg_cache;
 struct dbg_session;
@@ -78,7 +81,10 @@ struct dbg_frame {
 const char *dbg_reg_name(unsigned n);
 
 /* Unwind thread THREAD_INDEX of the core (core->threads order).  *FRAMES is
- * malloc'd (caller frees), innermost first.  *STOP_REASON is a malloc'd
+ * malloc'd (caller frees), innermost first.  Past --max-frames the walk
+ * goes on while each caller's stack pointer rises inside the stack's
+ * segment, so a recursion that overflowed its stack is walked to its
+ * bottom; the caller decides what of it to keep.  *STOP_REASON is a malloc'd
  * message when the walk ended early (caller frees), else NULL. */
 struct core_error *dbg_unwind_thread(struct dbg_session *s, size_t thread_index,
 				     struct dbg_frame **frames, size_t *nframes,

@@ -247,7 +247,7 @@ struct core_error *dbg_session_open(struct core *core, const struct dbg_options 
 	if (opts)
 		s->opts = *opts;
 	if (!s->opts.max_frames)
-		s->opts.max_frames = 1024;
+		s->opts.max_frames = DBG_MAX_FRAMES_DEFAULT;
 	if (opts && opts->sysroot)
 		core_set_sysroot(core, opts->sysroot);
 	s->cache = cache;

@@ -133,6 +133,8 @@ struct walk {
 	uint64_t resume_pc;         /* nonzero: the next frame is a resumed caller */
 	uint64_t base_start, base_end;  /* a caller pc here ends the walk */
 	bool reached_base;
+	const struct core_segment *stack;   /* past --max-frames: the stack walked */
+	bool along_stack;           /* a thread's walk: goes on past --max-frames */
 };
 
 static int set_stop(struct walk *w, const char *fmt, unsigned long long a)
@@ -165,6 +167,24 @@ static struct dbg_frame *push_frame(struct walk *w)
 	return f;
 }
 
+/* Past --max-frames a walk goes on only along the thread's own stack: each
+ * caller's stack pointer above the last one, inside the core segment that
+ * held the stack at --max-frames.  A deep recursion is so unwound to its
+ * bottom, in at most one frame per 8 bytes of that stack, while a walk that
+ * wanders off (a corrupted stack, another stack) stops there. */
+static bool along_the_stack(struct walk *w, Dwfl_Frame *state)
+{
+	Dwarf_Word sp;
+	const struct dbg_frame *prev = &w->frames[w->n - 1];
+	if (!prev->has_rsp || dwfl_frame_reg(state, 7, &sp) != 0 || sp <= prev->rsp)
+		return false;
+	if (!w->stack)
+		w->stack = core_find_segment(w->s->core, prev->rsp);
+	const struct core_segment *st = w->stack;
+	return st && sp >= st->vaddr && sp - st->vaddr < st->memsz &&
+	       w->n - w->s->opts.max_frames < st->memsz / 8;
+}
+
 static int frame_cb(Dwfl_Frame *state, void *arg)
 {
 	struct walk *w = arg;
@@ -179,7 +199,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		w->reached_base = true;
 		return DWARF_CB_ABORT;
 	}
-	if (w->n >= w->s->opts.max_frames)
+	if (w->n >= w->s->opts.max_frames && (!w->along_stack || !along_the_stack(w, state)))
 		return set_stop(w, "stopped after %llu frames (--max-frames)", w->n);
 	struct dbg_frame *f = push_frame(w);
 	if (!f)
@@ -361,7 +381,7 @@ struct core_error *dbg_unwind_thread(struct dbg_session *s, size_t thread_index,
 			*stop_reason_out = strdup("thread id repeats an earlier thread's; not unwound");
 			return NULL;
 		}
-	struct walk w = { .s = s };
+	struct walk w = { .s = s, .along_stack = true };
 	int rc = dwfl_getthread_frames(s->dwfl, t->tid, frame_cb, &w);
 	return finish_walk(&w, t, rc, frames, nframes, stop_reason_out);
 }

@@ -59,6 +59,7 @@ static const char style_sheet[] =
 	"li.frame.async{background:var(--asyncbg)}\n"
 	"li.frame.async .fn{color:var(--async)}\n"
 	"li.frame.tailcall .fn,li.frame.inlined .fn{font-style:italic}\n"
+	"li.recursion{background:var(--seambg);font:13px/1.6 ui-monospace,monospace;padding:2px 8px}\n"
 	"li.seam{background:var(--seambg);color:var(--seam);font:600 11px/1.6 system-ui,sans-serif;"
 	"letter-spacing:.06em;text-transform:uppercase;text-align:center}\n"
 	".badge{display:inline-block;font:500 11px/1.5 system-ui,sans-serif;padding:0 6px;border-radius:9px;"
@@ -330,23 +331,46 @@ static void write_frame(FILE *out, const struct an_frame *f, size_t index, bool 
 	fputs("</li>\n", out);
 }
 
-void rep_html_frames(FILE *out, const struct an_frame *frames, size_t n, bool crashing)
+/* The item that stands for a recursion's run: its frames, cycle and count. */
+static void write_recursion(FILE *out, const struct an_recursion *r)
+{
+	fprintf(out, "<li class=\"recursion\"><span class=\"idx\">#%zu .. #%zu</span> ", r->first, r->last);
+	for (size_t i = 0; i < r->ncycle; i++) {
+		if (i)
+			fputs(" &lt; ", out);
+		element(out, "span class=\"fn\"", r->cycle[i]);
+	}
+	fprintf(out, " <span class=\"muted\">%" PRIu64 " times</span></li>\n", r->repeats);
+}
+
+/* THREAD (NULL for a chain or task): its frames past a recursion's run are
+ * numbered by their true index, after the run's item. */
+static void write_frames_of(FILE *out, const struct an_thread *thread, const struct an_frame *frames,
+			    size_t n, bool crashing)
 {
 	const struct an_frame *prev = NULL;   /* seams only between native and async frames */
+	const struct an_recursion *rec = thread ? thread->recursion : NULL;
 	fputs("<ol class=\"frames\">\n", out);
 	for (size_t i = 0; i < n; i++) {
 		const struct an_frame *f = &frames[i];
+		if (rec && i == rec->first)
+			write_recursion(out, rec);
 		if (!AN_FRAME_IS_RUNTIME(f)) {
 			if (f->seam || (prev && f->kind != prev->kind))
 				fprintf(out, "<li class=\"seam\">%s frames</li>\n",
 					f->kind == AN_FRAME_ASYNC ? "async" : "native");
 			prev = f;
 		}
-		write_frame(out, f, i, crashing && i == 0);
+		write_frame(out, f, thread ? an_thread_frame_index(thread, i) : i, crashing && i == 0);
 	}
 	if (n == 0)
 		fputs("<li class=\"none\">(no frames)</li>\n", out);
 	fputs("</ol>\n", out);
+}
+
+void rep_html_frames(FILE *out, const struct an_frame *frames, size_t n, bool crashing)
+{
+	write_frames_of(out, NULL, frames, n, crashing);
 }
 
 /* The function the crash is named after: the first name of the signature
@@ -356,6 +380,8 @@ static void write_crash_site(FILE *out, const struct analysis *an)
 	const char *sig = an->signature ? strstr(an->signature, ": ") : NULL;
 	if (sig) {
 		sig += 2;
+		if (strncmp(sig, "recursion ", 10) == 0)
+			sig += 10;
 		size_t len = strcspn(sig, " <");
 		if (len) {
 			fputs(" in <code>", out);
@@ -491,7 +517,7 @@ static void write_crashing_thread(FILE *out, const struct analysis *an)
 			rep_html_frames(out, task->frames, task->nframes, true);
 			fputs("<p class=\"none\">worker frames (bthread scheduler):</p>\n", out);
 		}
-		rep_html_frames(out, t->frames, t->nframes, !task);
+		write_frames_of(out, t, t->frames, t->nframes, !task);
 		if (t->unwind_error) {
 			fputs("<p class=\"none\">unwinding stopped: ", out);
 			rep_html_text(out, t->unwind_error, 0);
@@ -518,7 +544,9 @@ static void write_thread_summary(FILE *out, const struct an_thread *t)
 			break;
 		}
 	}
-	fprintf(out, " <span class=\"muted\">(%zu frames)</span></summary>\n", t->nframes);
+	/* A recursion's run counts: the stack's frames, not the ones shown. */
+	fprintf(out, " <span class=\"muted\">(%zu frames)</span></summary>\n",
+		t->nframes ? an_thread_frame_index(t, t->nframes - 1) + 1 : 0);
 }
 
 static void write_other_threads(FILE *out, const struct analysis *an, bool all_threads)
@@ -540,7 +568,7 @@ static void write_other_threads(FILE *out, const struct analysis *an, bool all_t
 			continue;
 		fputs("<details class=\"thread\">", out);
 		write_thread_summary(out, t);
-		rep_html_frames(out, t->frames, t->nframes, false);
+		write_frames_of(out, t, t->frames, t->nframes, false);
 		fputs("</details>\n", out);
 	}
 	if (n == 0)

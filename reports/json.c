@@ -467,12 +467,40 @@ static int put_frame(struct frame_writer *w, const struct an_frame *f, size_t in
 	       put_locals(b, f, w->locals) || put_text(b, "}") ? -1 : 0;
 }
 
-static int put_frames(struct frame_writer *w, const struct an_frame *frames, size_t n)
+/* The frames of a thread (T) or of a chain or task (T NULL): a thread's
+ * frames past a recursion's run have their true index. */
+static int put_frames_of(struct frame_writer *w, const struct an_thread *t, const struct an_frame *frames,
+			 size_t n)
 {
 	int rc = put_text(w->out, "[");
 	for (size_t i = 0; i < n && rc == 0; i++)
-		rc = (i && put_text(w->out, ",")) || put_frame(w, &frames[i], i);
+		rc = (i && put_text(w->out, ",")) || put_frame(w, &frames[i], t ? an_thread_frame_index(t, i) : i);
 	return rc || put_text(w->out, "]") ? -1 : 0;
+}
+
+static int put_frames(struct frame_writer *w, const struct an_frame *frames, size_t n)
+{
+	return put_frames_of(w, NULL, frames, n);
+}
+
+/* "recursion": {"first", "last", "cycle": [names], "repeats"}, and a comma;
+ * nothing without one. */
+static int put_recursion(struct out_buffer *b, const struct an_recursion *r)
+{
+	if (!r)
+		return 0;
+	json_t *cycle = json_array();
+	for (size_t i = 0; cycle && i < r->ncycle; i++)
+		if (json_array_append_new(cycle, jstr(r->cycle[i])) != 0) {
+			json_decref(cycle);
+			return -1;
+		}
+	json_t *o = cycle ? json_pack("{s:I, s:I, s:o, s:I}", "first", (json_int_t)r->first, "last",
+				      (json_int_t)r->last, "cycle", cycle, "repeats", (json_int_t)r->repeats)
+			  : NULL;
+	int rc = !o || put_text(b, "\"recursion\":") || put_value(b, o, 0) || put_text(b, ",");
+	json_decref(o);
+	return rc ? -1 : 0;
 }
 
 static json_t *registers_object(const struct an_thread *t)
@@ -500,7 +528,8 @@ static int put_thread(struct frame_writer *w, const struct an_thread *t)
 	int rc = put_text(b, "{") ||
 		 put_members(b, json_pack("{s:i, s:b, s:o}", "tid", (int)t->tid,
 					  "crashing", t->crashing, "registers", registers_object(t)), true) ||
-		 put_text(b, "\"frames\":") || put_frames(w, t->frames, t->nframes);
+		 put_recursion(b, t->recursion) ||
+		 put_text(b, "\"frames\":") || put_frames_of(w, t, t->frames, t->nframes);
 	w->locals = false;      /* suspended chains' and tasks' frames: none */
 	return rc || put_text(b, ",") ||
 	       put_members(b, json_pack("{s:o, s:o}",

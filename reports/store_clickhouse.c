@@ -501,9 +501,10 @@ static const char *const sframe_cols[NSFRAME_COLS] = {
 };
 
 /* The frames of thread, task or chain OWNER into ROWS, whose table has the
- * NCOLS columns NAMES. */
+ * NCOLS columns NAMES.  A thread's (THREAD, else NULL) keep their true
+ * index, which jumps past a recursion's run. */
 static int add_frames(struct ch_rows *rows, const char *const *names, size_t ncols, const char *fp,
-		      size_t owner, const struct an_frame *fs, size_t n)
+		      size_t owner, const struct an_frame *fs, size_t n, const struct an_thread *thread)
 {
 	for (size_t j = 0; j < n; j++) {
 		const struct an_frame *f = &fs[j];
@@ -511,7 +512,7 @@ static int add_frames(struct ch_rows *rows, const char *const *names, size_t nco
 		json_t *argv = args ? json_string(args) : f->has_args ? NULL : json_null();
 		free(args);
 		json_t *v[NFRAME_COLS] = {
-			json_string(fp), j_u64(owner), j_u64(j),
+			json_string(fp), j_u64(owner), j_u64(thread ? an_thread_frame_index(thread, j) : j),
 			json_string(an_frame_kind_name(f->kind)), j_opt(!AN_FRAME_IS_RUNTIME(f), f->pc),
 			rep_json_text(f->function), j_opt(f->has_offset, f->offset),
 			rep_json_text(f->module), j_opt(f->has_module_offset, f->module_offset),
@@ -543,7 +544,7 @@ static int add_threads(struct rep_ch_store *st, const char *fp, const struct ana
 			j_u64(t->regs[AN_REG_RBP]), j_u64(t->regs[AN_REG_FS_BASE]), j_u64(t->nframes),
 			rep_json_text(t->unwind_error), j_opt(t->async_root != 0, t->async_root)) != 0 ||
 		    add_frames(&st->rows[T_FRAMES], frame_cols, NFRAME_COLS, fp, i, t->frames,
-			       t->nframes) != 0)
+			       t->nframes, t) != 0)
 			return -1;
 		if (t->async_root && ROW(&st->rows[T_ROOTS], root_cols, json_string(fp), j_u64(i),
 					 j_int(t->tid), j_u64(t->async_root)) != 0)
@@ -573,7 +574,7 @@ static int add_modules_suspended_warnings(struct rep_ch_store *st, const char *f
 		if (ROW(&st->rows[T_SUSPENDED], suspended_cols, json_string(fp), j_u64(i),
 			j_u64(s->leaf), j_u64(s->nframes)) != 0 ||
 		    add_frames(&st->rows[T_SFRAMES], sframe_cols, NSFRAME_COLS, fp, i, s->frames,
-			       s->nframes) != 0)
+			       s->nframes, NULL) != 0)
 			return -1;
 	}
 	for (size_t i = 0; i < an->nwarnings; i++)
@@ -601,7 +602,7 @@ static int add_tasks(struct rep_ch_store *st, const char *fp, const struct analy
 			j_opt(t->fn_address != 0, t->fn_address), j_u64(t->address), j_u64(t->nframes),
 			rep_json_text(t->unwind_error)) != 0 ||
 		    add_frames(&st->rows[T_TFRAMES], tframe_cols, NTFRAME_COLS, fp, i, t->frames,
-			       t->nframes) != 0)
+			       t->nframes, NULL) != 0)
 			return -1;
 	}
 	return 0;
@@ -1160,14 +1161,18 @@ static int64_t crashing_task(const struct ch_core *c, int64_t thread, int64_t ti
  * ([fingerprint, owner's idx, kind, pc, function, module, module_offset],
  * ordered), its strings borrowed from the rows, into *OUT (reused). */
 static int crash_frames(const struct ch_core *c, int64_t owner, json_t *frames, size_t *cursor,
-			struct an_frame **out, size_t *n, size_t *cap)
+			struct an_frame **out, size_t *n, size_t *cap, size_t *collapsed_at)
 {
 	size_t end = rows_of_core(c, frames, cursor);
 	*n = 0;
+	*collapsed_at = 0;
 	for (; *cursor < end; (*cursor)++) {
 		json_t *row = json_array_get(frames, *cursor);
 		if (json_integer_value(json_array_get(row, 1)) != owner)
 			continue;
+		/* A recursion's run left out: the first jump of the indexes. */
+		if (!*collapsed_at && *n && json_integer_value(json_array_get(row, 7)) != (json_int_t)*n)
+			*collapsed_at = *n;
 		struct an_frame *f = core_array_push(out, n, cap, sizeof(*f));
 		if (!f)
 			return -1;
@@ -1220,7 +1225,7 @@ static int sign_rows_load(struct rep_ch *ch, const char *list, struct sign_rows 
 		snprintf(why, whylen, "out of memory");
 		return -1;
 	}
-	const char *frame_columns = "kind, pc, function, module, module_offset";
+	const char *frame_columns = "kind, pc, function, module, module_offset, idx";
 	char *fcols = printf_sql("fingerprint, thread_idx, %s", frame_columns);
 	char *tfcols = printf_sql("fingerprint, task_idx, %s", frame_columns);
 	r->threads = select_in(ch, "fingerprint, idx, tid, crashing", "threads", list, "1",
@@ -1268,11 +1273,12 @@ static int sign_batch(struct rep_ch *ch, struct ch_core *c, size_t first, size_t
 	for (size_t i = first; i < first + n; i++) {
 		int64_t tid, thread = crashing_thread(&c[i], r.threads, &r.tcur, &tid);
 		int64_t task = crashing_task(&c[i], thread, tid, r.tasks, &r.kcur);
-		if ((task >= 0 ? crash_frames(&c[i], task, r.tframes, &r.kfcur, &f, &nf, &fcap)
-			       : crash_frames(&c[i], thread, r.frames, &r.fcur, &f, &nf, &fcap)) != 0)
+		size_t collapsed_at;
+		if ((task >= 0 ? crash_frames(&c[i], task, r.tframes, &r.kfcur, &f, &nf, &fcap, &collapsed_at)
+			       : crash_frames(&c[i], thread, r.frames, &r.fcur, &f, &nf, &fcap, &collapsed_at)) != 0)
 			goto oom;
 		struct rep_stored_crash crash = {(int64_t)i, c[i].has_signal, c[i].signo,
-						 c[i].signal_name, f, nf};
+						 c[i].signal_name, f, nf, collapsed_at};
 		if (sign(ctx, &crash, &c[i].new_signature, &c[i].new_hash) != 0)
 			goto oom;
 	}
@@ -1483,7 +1489,7 @@ static int resymbolize_owner(struct rep_ch_store *st, struct ch_resym *m,
 	static const char *const *const names[] = {frame_cols, sframe_cols, tframe_cols};
 	static const size_t ncols[] = {NFRAME_COLS, NSFRAME_COLS, NTFRAME_COLS};
 	if (k > 0 && (!c || add_frames(&st->rows[t], names[side], ncols[side],
-				       m->cores[core].fingerprint, (size_t)owner, f, n) != 0))
+				       m->cores[core].fingerprint, (size_t)owner, f, n, NULL) != 0))
 		k = -1;
 	if (k > 0) {
 		*c = (struct ch_owner_count){core, owner, (int64_t)n};

@@ -25,6 +25,7 @@ struct resign {
 	size_t ncores, cap;
 	struct an_frame *f;         /* one core's frames at a time */
 	size_t nf, fcap;
+	size_t collapsed_at;        /* where their stored indexes jump, or 0 */
 };
 
 static char *column_text(sqlite3_stmt *q, int c)
@@ -79,8 +80,12 @@ static int load_frames(struct resign *r, int64_t id)
 	sqlite3_stmt *q = r->frames;
 	int step, rc = 0;
 	frames_clear(r);
+	r->collapsed_at = 0;
 	sqlite3_bind_int64(q, 1, id);
 	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
+		/* A recursion's run left out: the first jump of the indexes. */
+		if (!r->collapsed_at && r->nf && sqlite3_column_int64(q, 5) != (sqlite3_int64)r->nf)
+			r->collapsed_at = r->nf;
 		struct an_frame *f = core_array_push(&r->f, &r->nf, &r->fcap, sizeof(*f));
 		if (!f) {
 			rc = -1;
@@ -111,7 +116,8 @@ static int resign_core(struct resign *r, const struct resign_core *c, rep_sign_f
 	int rc = -1;
 	if (load_frames(r, c->id) != 0)
 		return -1;
-	struct rep_stored_crash crash = {c->id, c->has_signal, c->signo, c->signal_name, r->f, r->nf};
+	struct rep_stored_crash crash = {c->id, c->has_signal, c->signo, c->signal_name, r->f, r->nf,
+					 r->collapsed_at};
 	if (sign(ctx, &crash, &sig, &hash) != 0)
 		goto out;
 	if (c->hash && strcmp(c->hash, hash) == 0) {
@@ -350,7 +356,7 @@ static const char frames_sql[] =
 	"   t.tid = (SELECT crashing_tid FROM cores WHERE id = ?1) DESC, t.idx LIMIT 1),"
 	" k AS (SELECT k.idx FROM tasks k, t WHERE k.core_id = ?1 AND k.state = 'running'"
 	"   AND k.tid = t.tid AND k.nframes > 0 ORDER BY k.idx LIMIT 1)"
-	" SELECT kind, pc, function, module, module_offset FROM ("
+	" SELECT kind, pc, function, module, module_offset, idx FROM ("
 	"   SELECT f.kind, f.pc, f.function, f.module, f.module_offset, f.idx FROM task_frames f"
 	"   WHERE f.core_id = ?1 AND f.task_idx = (SELECT idx FROM k)"
 	"   UNION ALL"

@@ -25,6 +25,8 @@ struct rep_stored_crash {
 	const char *signal_name;    /* NULL when the store has none */
 	const struct an_frame *frames;
 	size_t nframes;
+	size_t collapsed_at;        /* > 0: the stored indexes jump before
+				       frames[collapsed_at] (a recursion's run) */
 };
 
 /* Sign C: 0 with *SIGNATURE and *HASH (malloc'd; the store frees them), or

@@ -664,6 +664,16 @@ static int insert_frames(sqlite3_stmt *q, int64_t core, size_t owner, const stru
 	return 0;
 }
 
+/* A thread's frames keep their true index: past a recursion's run it
+ * jumps, which is how a stored core still says where the run was. */
+static int insert_thread_frames(sqlite3_stmt *q, int64_t core, size_t owner, const struct an_thread *t)
+{
+	for (size_t j = 0; j < t->nframes; j++)
+		if (insert_frame(q, core, owner, an_thread_frame_index(t, j), &t->frames[j]) != SQLITE_DONE)
+			return -1;
+	return 0;
+}
+
 /* Each frames table with its owner column, its owners' table and the
  * statement that inserts into it. */
 static const struct {
@@ -773,7 +783,7 @@ static int insert_threads(struct rep_sqlite *st, int64_t core, const struct anal
 		const struct rep_value root[] = {v_int(core), v_u64(i), v_int(t->tid),
 						 v_u64(t->async_root)};
 		if (insert_row(st->q[Q_THREAD], v, NVALUES(v)) != SQLITE_DONE ||
-		    insert_frames(st->q[Q_FRAME], core, i, t->frames, t->nframes) != 0)
+		    insert_thread_frames(st->q[Q_FRAME], core, i, t) != 0)
 			return -1;
 		if (t->async_root && insert_row(st->q[Q_ROOT], root, NVALUES(root)) != SQLITE_DONE)
 			return -1;

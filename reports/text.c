@@ -318,12 +318,27 @@ static void write_locals(FILE *out, const struct an_frame *f)
 /* CRASHING: the frames of the crashing thread, whose first is coloured.
  * Seams mark the switches between native and async frames; runtime frames,
  * marked on their own lines, make none. */
-static void write_frames(FILE *out, const struct an_frame *frames, size_t n, bool crashing,
-			 struct writer *w)
+/* The line that stands for a recursion's run:
+ *     ... #5 .. #261864: ping < pong, 130930 times ... */
+static void write_recursion(FILE *out, const struct an_recursion *r)
+{
+	fprintf(out, "    ... #%zu .. #%zu:", r->first, r->last);
+	for (size_t i = 0; i < r->ncycle; i++)
+		fprintf(out, "%s%s", i ? " < " : " ", esc(r->cycle[i]));
+	fprintf(out, ", %" PRIu64 " times ...\n", r->repeats);
+}
+
+/* THREAD (NULL for a chain): its frames past a recursion's run are numbered
+ * by their true index, after the run's line. */
+static void write_frames_of(FILE *out, const struct an_thread *thread, const struct an_frame *frames,
+			    size_t n, bool crashing, struct writer *w)
 {
 	const struct an_frame *prev = NULL;
+	const struct an_recursion *rec = thread ? thread->recursion : NULL;
 	for (size_t i = 0; i < n; i++) {
 		const struct an_frame *f = &frames[i];
+		if (rec && i == rec->first)
+			write_recursion(out, rec);
 		if (!AN_FRAME_IS_RUNTIME(f)) {
 			if (f->seam || (prev && f->kind != prev->kind))
 				fprintf(out, "    %s---- %s frames ----%s\n", SGR_SEAM(w->color),
@@ -331,9 +346,16 @@ static void write_frames(FILE *out, const struct an_frame *frames, size_t n, boo
 			prev = f;
 		}
 		bool mark = w->color && crashing && i == 0;
-		write_frame(out, w, f, i, SGR_CRASH(mark), SGR_OFF(mark));
+		write_frame(out, w, f, thread ? an_thread_frame_index(thread, i) : i, SGR_CRASH(mark),
+			    SGR_OFF(mark));
 		write_locals(out, f);
 	}
+}
+
+static void write_frames(FILE *out, const struct an_frame *frames, size_t n, bool crashing,
+			 struct writer *w)
+{
+	write_frames_of(out, NULL, frames, n, crashing, w);
 }
 
 static void write_registers(FILE *out, const struct an_thread *t)
@@ -377,7 +399,7 @@ static void write_thread(FILE *out, const struct an_thread *t, const struct anal
 	if (task)
 		write_thread_with_task(out, t, task, w);
 	else
-		write_frames(out, t->frames, t->nframes, t->crashing, w);
+		write_frames_of(out, t, t->frames, t->nframes, t->crashing, w);
 	if (t->nframes == 0 && !task)
 		fprintf(out, "  (no frames)\n");
 }

@@ -19,7 +19,7 @@ check "demo: the recorder events lead up to the crash" \
 check "demo: the suspended audit coroutine is listed" \
 	sh -c "grep -A3 'Suspended chain' '$out/report' | grep -q 'audit_orders.*\\[async\\]'"
 check "demo: signature names the async caller" \
-	grep -qE '^signature: SIGSEGV: apply_discount < price_order < handle_order < @serve_connection' "$out/report"
+	grep -qE '^signature: SIGSEGV: apply_discount < price_order < handle_order < serve_connection' "$out/report"
 check "demo: coroutine bodies read as written" \
 	sh -c "grep -q ' in handle_order(Order) \\[coroutine\\] ' '$out/report' &&
 		grep -q ' in serve_connection(int) \\[coroutine\\] ' '$out/report' &&

@@ -76,6 +76,7 @@ cpp_variant() {
 	[ "$rc" = 99 ] && return
 	$FRAMES "$out" >"$dir/frames.txt"
 	compare "folly_cpp/$v splice" "$(expect_file folly_cpp "$v" stacks)" "$dir/frames.txt"
+	json_get "$out" 'j["signature"] + " " + j["signature_hash"]' >"$SIGS/folly_cpp-$v"
 	if warnings "$out" | grep -q '^folly:'; then
 		fail "folly_cpp/$v: unexpected async warnings: $(warnings "$out" | grep '^folly:' | head -3)"
 	else
@@ -146,7 +147,35 @@ if ! command -v g++ >/dev/null; then
 	skip "folly: no g++"
 	exit 0
 fi
+# One bug, one bucket across builds: at -O1 a coroutine body is found on the
+# stack and through its async chain, at -O2 through the chain only; the
+# signature is the call chain either way.
+SIGS=$(mktemp -d)
+trap 'rm -rf "$SIGS"' EXIT
+same_signature() {
+	local name=$1 a=$2 b=$3
+	if [ ! -s "$SIGS/$a" ] || [ ! -s "$SIGS/$b" ]; then
+		skip "$name: no report of $a or $b"
+	elif [ "$(cat "$SIGS/$a")" = "$(cat "$SIGS/$b")" ]; then
+		pass "$name"
+	else
+		fail "$name: $a: $(cat "$SIGS/$a"); $b: $(cat "$SIGS/$b")"
+	fi
+}
 for v in O1 O2 noframe; do
 	cpp_variant "$v"
 done
+same_signature "folly_cpp: one signature at -O1 and -O2" folly_cpp-O1 folly_cpp-O2
+check "folly_cpp: the signature holds the coroutine bodies, unmarked" \
+	grep -q '^SIGSEGV: crash_leaf < leaf_coro < inner_coro < folly::coro::blockingWait < sync_bridge ' \
+	"$SIGS/folly_cpp-O2"
 c_edge_cases
+for v in O1 O2; do
+	if dir=$(fixture_build folly_c "$v") && core=$(fixture_core "$dir" 2>/dev/null); then
+		"$ASYNCORE" report "$core" "$dir/prog" --format json 2>/dev/null |
+			python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["signature"], j["signature_hash"])' \
+			>"$SIGS/folly_c-$v"
+		rm -rf "$(dirname "$core")"
+	fi
+done
+same_signature "folly_c: one signature at -O1 and -O2" folly_c-O1 folly_c-O2

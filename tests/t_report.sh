@@ -15,11 +15,20 @@ DEEP_CORE=$FIX_CORE DEEP_PROG=$FIX_DIR/prog
 n=$(json_get "$TMPD/deep.json" "len(j['threads'][0]['frames'])")
 check "report: a 1000-deep recursion is unwound whole ($n frames)" test "$n" -gt 1000
 
+# Past --max-frames a walk goes on along its stack: a recursion deeper than
+# that is kept as its cycle, its count and the frames around it, down to main.
 "$ASYNCORE" report "$DEEP_CORE" "$DEEP_PROG" --format json --max-frames 100 >"$TMPD/max.json"; rc=$?
-check "report: --max-frames bounds the walk" \
-	test "$(json_get "$TMPD/max.json" "len(j['threads'][0]['frames'])")" = 100
-check "report: --max-frames says so (exit 1, warning)" \
-	test "$rc/$(json_get "$TMPD/max.json" "any('--max-frames' in w for w in j['warnings'])")" = "1/True"
+check "report: past --max-frames a recursion is collapsed, down to main (exit 0)" \
+	test "$rc/$(json_get "$TMPD/max.json" "(lambda t: (len(t['frames']) < 100, t['recursion']['cycle'],
+		'main' in [f['function'] for f in t['frames']],
+		t['frames'][-1]['index'] + 1 == $n))(j['threads'][0])")" = "0/(True, ['recurse'], True, True)"
+
+fix_core threads4 || { fail "report: threads4 fixture"; exit 0; }
+"$ASYNCORE" report "$FIX_CORE" "$FIX_DIR/prog" --format json --max-frames 2 >"$TMPD/max.json"; rc=$?
+check "report: --max-frames bounds a stack without a cycle (2 native frames, their inline levels and tail calls)" \
+	test "$(json_get "$TMPD/max.json" "all(len([f for f in t['frames'] if not (f['inlined'] or f['tailcall'])]) == 2 for t in j['threads'])")" = True
+check "report: --max-frames says so (exit 1, a warning per thread)" \
+	test "$rc/$(json_get "$TMPD/max.json" "len([w for w in j['warnings'] if '--max-frames' in w])")" = "1/4"
 
 fix_core threads4 || { fail "report: threads4 fixture"; exit 0; }
 "$ASYNCORE" report "$FIX_CORE" "$FIX_DIR/prog" --format json --threads crashing >"$TMPD/crash.json"

@@ -60,7 +60,8 @@ if [ -f "$W/cores/folly.core" ]; then
 		[ "$(store_q "$DB" "SELECT count(*) FROM crash_stacks WHERE kind = 'async'")" -gt 0 ]
 	check "store schema: suspended chains and async roots" \
 		[ "$(store_q "$DB" "SELECT (SELECT count(*) FROM suspended_frames) > 0 AND (SELECT count(*) FROM async_roots) > 0")" = 1 ]
-	check "store schema: async signature" [ -n "$(store_q "$DB" "SELECT 1 FROM cores WHERE signature LIKE '%@%'")" ]
+	check "store schema: an async stack's signature is its call chain, no mark of how frames were found" \
+		[ "$(store_q "$DB" "SELECT signature LIKE '%<%' AND signature NOT LIKE '%@%' FROM cores WHERE path LIKE '%folly.core'")" = 1 ]
 fi
 if [ -f "$W/cores/bthread.core" ]; then
 	check "store schema: bthreads and their frames" \

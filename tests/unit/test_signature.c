@@ -147,7 +147,7 @@ static void test_compute(void)
 	compute(a, 10, 0x555555554000, &sa, &ha);
 	compute(a, 10, 0x7f0000001000, &sa2, &ha2);
 	compute(b, 3, 0x555555554000, &sb, &hb);
-	CHECK_STR("string", sa, "SIGSEGV: check_header < parse < @serve < main");
+	CHECK_STR("string", sa, "SIGSEGV: check_header < parse < serve < main");
 	CHECK("hash is 16 hex digits", ha && strlen(ha) == 16 && strspn(ha, "0123456789abcdef") == 16);
 	CHECK("same place, other addresses: same hash", ha && ha2 && strcmp(ha, ha2) == 0);
 	CHECK("different place: different hash", ha && hb && strcmp(ha, hb) != 0);
@@ -158,6 +158,62 @@ static void test_compute(void)
 	compute(c, 2, 0x1000, &sc, &hc);
 	CHECK_STR("nothing left", sc, "SIGSEGV: (no frames)");
 	free(sc); free(hc);
+}
+
+/* How a frame was found is not in the bucket: a coroutine body on the stack
+ * in one build, through its async chain in another (and both ways in a
+ * third) signs alike. */
+static void test_async_same_bucket(void)
+{
+	static const char *const native[] = {"crashHere", "leafCallee", "innerLeaf", "innerMid", "innerTop"};
+	static const char *const async[] = {"crashHere", "leafCallee", "innerLeaf", "@innerMid", "@innerTop"};
+	static const char *const both[] = {"crashHere", "leafCallee", "innerLeaf", "innerMid", "@innerMid",
+					   "@innerTop"};
+	char *s1, *h1, *s2, *h2, *s3, *h3;
+	compute(native, 5, 0x1000, &s1, &h1);
+	compute(async, 5, 0x1000, &s2, &h2);
+	compute(both, 6, 0x1000, &s3, &h3);
+	CHECK_STR("async: no mark", s2, "SIGSEGV: crashHere < leafCallee < innerLeaf < innerMid < innerTop");
+	CHECK("async or native: one hash", h1 && h2 && h3 && !strcmp(h1, h2) && !strcmp(h1, h3));
+	free(s1); free(h1); free(s2); free(h2); free(s3); free(h3);
+}
+
+/* A recursion's signature from the frames kept around its cut
+ * (collapsed_at): the cycle rotated to end where it was entered, and the
+ * entering frame, whatever frame the stack ran out in. */
+static void sign_cut(const char *const *names, size_t n, size_t at, char **sig, char **hash)
+{
+	struct an_frame frames[16];
+	struct analysis an;
+	struct an_thread t;
+	fill(&an, &t, frames, names, n, 0x1000);
+	struct an_signature_input in = {.has_signal = true, .signo = SIGSEGV, .signal_name = "SIGSEGV",
+					.frames = frames, .nframes = n, .collapsed_at = at};
+	if (an_signature_of(&in, NULL, sig, hash) != 0)
+		*sig = *hash = NULL;
+}
+
+static void test_recursion(void)
+{
+	/* ran out in ping, in pong, and in memset called from pong */
+	static const char *const a[] = {"ping", "pong", "ping", "pong", "ping", "pong", "ping", "start", "main"};
+	static const char *const b[] = {"pong", "ping", "pong", "ping", "pong", "ping", "pong", "ping", "start",
+					"main"};
+	static const char *const c[] = {"__memset_avx2_unaligned_erms", "pong", "ping", "pong", "ping",
+					"pong", "ping", "start", "main"};
+	static const char *const d[] = {"descend", "descend", "descend", "descend", "run", "main"};
+	char *sa, *ha, *sb, *hb, *sc, *hc, *sd, *hd, *se, *he;
+	sign_cut(a, 9, 5, &sa, &ha);
+	sign_cut(b, 10, 4, &sb, &hb);
+	sign_cut(c, 9, 5, &sc, &hc);
+	sign_cut(d, 6, 2, &sd, &hd);
+	sign_cut(a, 9, 0, &se, &he);
+	CHECK_STR("recursion: cycle and entering frame", sa, "SIGSEGV: recursion pong < ping, entered from start");
+	CHECK("recursion: same at another depth", ha && hb && !strcmp(ha, hb));
+	CHECK("recursion: same whatever frame ran out", ha && hc && !strcmp(ha, hc));
+	CHECK_STR("recursion: direct", sd, "SIGSEGV: recursion descend, entered from run");
+	CHECK("recursion: no cut, no recursion signature", se && !strstr(se, "recursion"));
+	free(sa); free(ha); free(sb); free(hb); free(sc); free(hc); free(sd); free(hd); free(se); free(he);
 }
 
 /* Frames without a function: module@0xOFFSET, whatever the load address. */
@@ -242,6 +298,8 @@ int main(void)
 	test_default_lists();
 	test_compute();
 	test_stripped();
+	test_async_same_bucket();
+	test_recursion();
 	test_prefix();
 	test_list_files();
 	CHECK("fnv1a test vector", an_signature_fnv1a("a") == 0xaf63dc4c8601ec8cULL &&
