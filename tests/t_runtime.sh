@@ -33,6 +33,12 @@ same() {
 
 warnings() { json_get "$1" '"\n".join(j["warnings"])'; }
 
+# exit_zero NAME JSON: PASS when the last report exited 0, else FAIL with its
+# first warnings.
+exit_zero() {
+	if [ "$RC" -eq 0 ]; then pass "$1"; else fail "$1: exit $RC: $(warnings "$2" | head -3 | tr '\n' ' ')"; fi
+}
+
 # ---- descriptions refused before any analysis --------------------------------
 
 refusal() {
@@ -249,7 +255,7 @@ spidermonkey() {
 	if sm_core global; then
 		out=$W/sm-global.json
 		if sm_expected global "$SM/global-dwarf.json"; then
-			check "spidermonkey/global: exit 0" [ $RC -eq 0 ]
+			exit_zero "spidermonkey/global: exit 0" "$out"
 			check "spidermonkey/global: the signature names the script" \
 				[ "$(json_get "$out" 'j["signature"]')" = "SIGSEGV: level3 < level2 < level1 < native_crash < inner2" ]
 		fi
@@ -290,7 +296,7 @@ spidermonkey() {
 				  "$(json_get "$W/sm-js.json" 'sum(f["kind"] in ("script", "label") for t in j["threads"] for f in t["frames"])')" = \
 				  "$(json_get "$out" 'sum(f["kind"] in ("script", "label") for t in j["threads"] for f in t["frames"])')" ]
 			same "one stack once: the entries are the engine's own" "$out.live" <($RF live "$W/sm-js.json")
-			check "one stack once: no warning about the other reading" [ $RC -eq 0 ]
+			exit_zero "one stack once: no warning about the other reading" "$W/sm-js.json"
 		fi
 		# the store
 		"$ASYNCORE" ingest --db "$W/sm.db" --quiet --runtime "$SM/global-dwarf.json" "$SM_CORE" >/dev/null 2>&1
