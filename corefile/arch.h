@@ -85,6 +85,8 @@ struct core_arch {
 	 * libdwfl's own fallback there repeats frames). */
 	bool frame_records;
 	unsigned dwarf_lr;          /* the link register's DWARF number (frame_records) */
+	bool mapping_symbols;       /* ELF mapping symbols ($x, $d) mark code and
+				       data: no symbol lookup answers with one */
 	/* The return address RA without the bits pointer authentication
 	 * signed it with (aarch64's PAC); RA itself where there are none. */
 	uint64_t (*strip_ra)(const struct core *core, uint64_t ra);

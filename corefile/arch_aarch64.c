@@ -81,5 +81,6 @@ const struct core_arch core_arch_aarch64 = {
 	.ra_at_sp = false,          /* a frameless function's return address is in x30 */
 	.frame_records = true,
 	.dwarf_lr = 30,
+	.mapping_symbols = true,
 	.strip_ra = strip_ra,
 };

@@ -191,6 +191,11 @@ static void check_truncation(struct core *core)
 
 static struct core_error *check_threads(struct core *core)
 {
+	if (core->nthreads == 0 && core->prstatus_misfit)
+		return core_error_create(CORE_ERROR_FORMAT,
+			"%s: no NT_PRSTATUS note fits %s's layout (one has %zu bytes, %s's has %zu): "
+			"the ELF header's machine (%u) may not be the core's", core->path, core->arch->name,
+			core->prstatus_misfit, core->arch->name, core->arch->prstatus_size, core->arch->machine);
 	if (core->nthreads == 0)
 		return core_error_create(CORE_ERROR_FORMAT, "%s: core has no NT_PRSTATUS note (no threads)",
 					 core->path);

@@ -78,6 +78,8 @@ struct core {
 	const struct core_arch *arch;       /* from the ELF header's machine */
 	uint64_t pac_insn_mask;     /* aarch64 NT_ARM_PAC_MASK: code-pointer bits
 				       pointer authentication uses; 0 when absent */
+	size_t prstatus_misfit;     /* size of an NT_PRSTATUS that is not the
+				       architecture's, 0: none was */
 
 	struct core_segment *segments;      /* sorted by vaddr */
 	size_t nsegments;

@@ -56,7 +56,15 @@ static uint16_t get_u16(const unsigned char *p)
 static struct core_error *parse_prstatus(struct core *core, const unsigned char *d, size_t len)
 {
 	const struct core_arch *arch = core->arch;
-	if (len < arch->prstatus_regs + 8 * (size_t)arch->nprstatus_regs) {
+	bool fits = len >= arch->prstatus_regs + 8 * (size_t)arch->nprstatus_regs;
+	if (len != arch->prstatus_size && !core->prstatus_misfit) {
+		/* Another machine's layout: the ELF header may lie about it. */
+		core->prstatus_misfit = len;
+		if (fits)
+			core_warn(core, "NT_PRSTATUS note of %zu bytes where %s's has %zu: its registers "
+				  "may be misread", len, arch->name, arch->prstatus_size);
+	}
+	if (!fits) {
 		core_warn(core, "NT_PRSTATUS note of %zu bytes is too short; thread skipped", len);
 		return NULL;
 	}

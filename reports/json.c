@@ -41,7 +41,7 @@ static json_t *jhex_if(bool known, uint64_t v)
 
 static json_t *identity_object(const struct analysis *an)
 {
-	return json_pack("{s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+	return json_pack("{s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 		"path", jstr(an->core_path),
 		"file_size", (json_int_t)an->core_file_size,
 		"size", (json_int_t)an->core_size,
@@ -51,7 +51,8 @@ static json_t *identity_object(const struct analysis *an)
 		"executable", jstr(an->executable),
 		"build_id", jstr(an->build_id),
 		"pid", an->has_pid ? json_integer(an->pid) : json_null(),
-		"uid", an->has_uid ? json_integer(an->uid) : json_null());
+		"uid", an->has_uid ? json_integer(an->uid) : json_null(),
+		"arch", jstr(an->arch));
 }
 
 static json_t *signal_object(const struct analysis *an)
