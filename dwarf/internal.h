@@ -123,6 +123,10 @@ bool dbg_binary_matches(struct dbg_session *s, const char *path, uint64_t *bias)
 struct dbg_module_entry *dbg_symbol_module(struct dbg_session *s, const char *name, uint64_t *addr,
 					   uint64_t *size, bool *tls);
 
+/* Report the shared libraries of a core without NT_FILE from the dynamic
+ * linker's list (dwarf/linkmap.c), after libdwfl reported the rest. */
+void dbg_report_link_map(struct dbg_session *s);
+
 /* The module entry holding runtime address PC, or NULL. */
 struct dbg_module_entry *dbg_module_for(struct dbg_session *s, uint64_t pc);
 

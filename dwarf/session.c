@@ -187,6 +187,7 @@ static struct core_error *report_modules(struct dbg_session *s)
 	if (n < 0)
 		core_warn(s->core, "cannot list the core's modules: %s", dwfl_errmsg(-1));
 	report_binary(s, exe);
+	dbg_report_link_map(s);
 	if (dwfl_getmodules(s->dwfl, collect_module, s, 0) != 0)
 		return &core_error_nomem;
 	if (s->nmodules)  /* s->modules is NULL when the core lists no module */
