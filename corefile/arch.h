@@ -85,6 +85,14 @@ struct core_arch {
 	 * libdwfl's own fallback there repeats frames). */
 	bool frame_records;
 	unsigned dwarf_lr;          /* the link register's DWARF number (frame_records) */
+	/* A signal handler returns to a trampoline: where that code carries no
+	 * CFI (qemu-user's), a caller pc at these instruction words is a signal
+	 * frame, and the interrupted registers lie in the signal frame at its
+	 * stack pointer: DWARF registers 0 .. ndwarf_regs-1 from
+	 * sigframe_regs on, the pc at sigframe_pc.  No words: none. */
+	const uint32_t *sigreturn_code;
+	unsigned nsigreturn_code;
+	unsigned sigframe_regs, sigframe_pc;
 	bool mapping_symbols;       /* ELF mapping symbols ($x, $d) mark code and
 				       data: no symbol lookup answers with one */
 	/* The return address RA without the bits pointer authentication

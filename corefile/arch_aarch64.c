@@ -40,6 +40,16 @@ static bool after_call(struct core *core, uint64_t ra)
 	       (insn & 0xfefff800u) == 0xd63f0800u;        /* BLRAA(Z), BLRAB(Z) */
 }
 
+/* rt_sigreturn: mov x8, #139; svc #0 (the kernel's vDSO, glibc, qemu). */
+static const uint32_t sigreturn_code[] = { 0xd2801168u, 0xd4000001u };
+
+/* struct rt_sigframe at the handler's stack pointer: siginfo (128 bytes),
+ * then the ucontext, whose uc_mcontext (at 176: uc_flags, uc_link,
+ * uc_stack, uc_sigmask and its padding to 128 bytes, aligned to 16) holds
+ * fault_address, regs[31], sp, pc, pstate. */
+enum { SIGFRAME_MCONTEXT = 128 + 176, SIGFRAME_REGS = SIGFRAME_MCONTEXT + 8,
+       SIGFRAME_PC = SIGFRAME_REGS + 8 * 32 };
+
 /* Bits of a user-space code address that pointer authentication may hold
  * when the core does not say (no NT_ARM_PAC_MASK): those above a 48-bit
  * address space, the top byte included, as gdb takes them. */
@@ -81,6 +91,10 @@ const struct core_arch core_arch_aarch64 = {
 	.ra_at_sp = false,          /* a frameless function's return address is in x30 */
 	.frame_records = true,
 	.dwarf_lr = 30,
+	.sigreturn_code = sigreturn_code,
+	.nsigreturn_code = 2,
+	.sigframe_regs = SIGFRAME_REGS,
+	.sigframe_pc = SIGFRAME_PC,
 	.mapping_symbols = true,
 	.strip_ra = strip_ra,
 };

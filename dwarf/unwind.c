@@ -58,6 +58,8 @@ struct resume {
 	uint64_t regs[DBG_NREGS];
 	uint32_t known;
 	uint64_t pc;                /* the return address - 1 (see resume_walk) */
+	bool interrupted;           /* pc is where a signal interrupted the
+				       frame: exact, an activation */
 };
 static _Thread_local const struct resume *resuming;
 
@@ -132,6 +134,7 @@ struct walk {
 	char *stop;
 	bool nomem;
 	uint64_t resume_pc;         /* nonzero: the next frame is a resumed caller */
+	bool resume_activation;     /* ... interrupted by a signal (its pc exact) */
 	uint64_t base_start, base_end;  /* a caller pc here ends the walk */
 	bool reached_base;
 	struct resume pending;      /* where to go on once libdwfl's walk ends */
@@ -233,6 +236,35 @@ static bool leaf_caller(struct walk *w, const struct dbg_frame *f, struct resume
 	return true;
 }
 
+/* Frame F is a signal handler's return trampoline without CFI (qemu-user's):
+ * its caller is the frame the signal interrupted, whose registers the
+ * signal frame at F's stack pointer holds.  Sets W's pending caller. */
+static bool signal_caller(struct walk *w, const struct dbg_frame *f)
+{
+	const struct core_arch *arch = w->arch;
+	uint32_t code[4];
+	uint64_t regs[DBG_NREGS], pc;
+	size_t n = arch->nsigreturn_code;
+	if (f->activation || n == 0 || n > 4 || !f->has_sp || f->pc % 4 != 0 ||
+	    !core_read_bytes(w->s->core, f->pc, code, n * sizeof(code[0])) ||
+	    memcmp(code, arch->sigreturn_code, n * sizeof(code[0])) != 0)
+		return false;
+	if (!core_read_bytes(w->s->core, f->sp + arch->sigframe_regs, regs,
+			     arch->ndwarf_regs * sizeof(regs[0])) ||
+	    !core_read_u64(w->s->core, f->sp + arch->sigframe_pc, &pc) || pc == 0)
+		return false;
+	struct resume *r = &w->pending;
+	memset(r, 0, sizeof(*r));
+	memcpy(r->regs, regs, arch->ndwarf_regs * sizeof(regs[0]));
+	r->known = arch->ndwarf_regs >= 32 ? UINT32_MAX : (1u << arch->ndwarf_regs) - 1;
+	r->pc = pc;
+	r->interrupted = true;
+	if (arch->dwarf_pc >= 0)
+		r->regs[arch->dwarf_pc] = pc;
+	w->has_pending = true;
+	return true;
+}
+
 /* Frame F has no CFI: its caller from the frame record at its frame
  * pointer ({caller's frame pointer, return address}; the caller's stack
  * pointer at least just above it), as gdb and libdwfl take it.  Returns
@@ -305,7 +337,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		f->pc = w->resume_pc;
 		if (arch->dwarf_pc >= 0)
 			f->regs[arch->dwarf_pc] = w->resume_pc;
-		f->activation = false;
+		f->activation = w->resume_activation;
 		w->resume_pc = 0;
 	}
 	f->has_sp = f->regs_known & (1u << arch->dwarf_sp);
@@ -328,7 +360,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		return set_stop(w, "unwinding loops at pc 0x%llx", f->pc);
 	w->n++;
 	if (arch->frame_records && !has_cfi(w->s, f))
-		return record_caller(w, f);
+		return signal_caller(w, f) ? DWARF_CB_ABORT : record_caller(w, f);
 	return DWARF_CB_OK;
 }
 
@@ -369,7 +401,8 @@ static bool frameless_caller(struct walk *w, const struct dbg_frame *f, struct r
  * dwfl_getthread_frames' result. */
 static int resume_walk(struct walk *w, pid_t tid, const struct resume *r)
 {
-	w->resume_pc = r->pc + 1;
+	w->resume_pc = r->interrupted ? r->pc : r->pc + 1;
+	w->resume_activation = r->interrupted;
 	resuming = r;
 	int rc = dwfl_getthread_frames(w->s->dwfl, tid, frame_cb, w);
 	resuming = NULL;

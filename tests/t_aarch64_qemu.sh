@@ -55,7 +55,7 @@ gdb_multiarch_frames() {
 
 check_eq() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: expected '$2', got '$3'"; fi; }
 
-CRASH="lib_store store_to visit lib_walk lib_walk lib_walk lib_walk compute relay worker"
+CRASH="lib_store store_to visit lib_walk lib_walk lib_walk lib_walk compute relay"
 # read_u64 CORE ADDRESS: the word the core saved at ADDRESS (hex), or nothing.
 read_u64() {
 	python3 - "$1" "$2" <<'PY'
@@ -71,7 +71,24 @@ for i in range(phnum):
 PY
 }
 
-for v in nopie pie pac; do
+# after_svc FILE OFFSET: true when the instruction before file address OFFSET
+# (hex) of ELF FILE is svc #0, as at a pc a signal interrupted in a syscall.
+after_svc() {
+	python3 - "$1" "$2" <<'PY'
+import struct, sys
+data = open(sys.argv[1], 'rb').read()
+addr = int(sys.argv[2], 16) - 4
+phoff, = struct.unpack_from('<Q', data, 32)
+phentsize, phnum = struct.unpack_from('<HH', data, 54)
+for i in range(phnum):
+    p_type, _, p_offset, p_vaddr, _, p_filesz = struct.unpack_from('<IIQQQQ', data, phoff + i * phentsize)
+    if p_type == 1 and p_vaddr <= addr < p_vaddr + p_filesz:
+        sys.exit(0 if struct.unpack_from('<I', data, p_offset + addr - p_vaddr)[0] == 0xd4000001 else 1)
+sys.exit(1)
+PY
+}
+
+for v in nopie pie pac signal; do
 	fix_build aarch64_native "$v" || continue
 	dir=$FIX_DIR
 	qemu_args=(); [ "$v" = pac ] && qemu_args=(-cpu max)
@@ -91,8 +108,18 @@ for v in nopie pie pac; do
 		"$SYSROOT/lib/ld-linux-aarch64.so.1 $SYSROOT/lib/libc.so.6 $dir/libarm.so" \
 		"$(jget "$j" "' '.join(sorted(m['path'] for m in j['modules'] if m['path'].endswith('.so') or '.so.' in m['path']))")"
 	python3 "$ROOT/tests/arch_stacks.py" "$j" | cut -d' ' -f2- >"$TMPD/$v.chains"
-	check_eq "aarch64-qemu $v: the crashing thread's frames" "$CRASH" \
-		"$(python3 "$ROOT/tests/arch_stacks.py" "$j" --crashing | cut -d' ' -f2-11)"
+	if [ "$v" = signal ]; then
+		check_eq "aarch64-qemu signal: the crashing thread's frames through qemu's signal trampoline" \
+			"$CRASH handler ?? ?? raise start worker" \
+			"$(python3 "$ROOT/tests/arch_stacks.py" "$j" --crashing | cut -d' ' -f2-16)"
+		# The frame the signal interrupted: its exact pc, right after tgkill's svc.
+		off=$(jget "$j" "[f for f in [t for t in j['threads'] if t['crashing']][0]['frames'] if f['function'] == 'raise'][0:1] and [t for t in j['threads'] if t['crashing']][0]['frames'][[f['function'] for f in [t for t in j['threads'] if t['crashing']][0]['frames']].index('raise') - 1]['module_offset']")
+		check "aarch64-qemu signal: the interrupted frame's pc ($off) is just after a syscall in libc" \
+			after_svc "$SYSROOT/lib/libc.so.6" "$off"
+		continue
+	fi
+	check_eq "aarch64-qemu $v: the crashing thread's frames" "$CRASH start worker" \
+		"$(python3 "$ROOT/tests/arch_stacks.py" "$j" --crashing | cut -d' ' -f2-12)"
 	check_eq "aarch64-qemu $v: relay, gone by a tail call, restored with its entry value" \
 		"True levels=3@3" "$(jget "$j" "[(str(f['tailcall']) + ' ' + ','.join('%s=%s@%s' % (a['name'], a['value'], a['entry_value']) for a in f['args'])) for f in [t for t in j['threads'] if t['crashing']][0]['frames'] if f['function'] == 'relay'][0]")"
 	check_eq "aarch64-qemu $v: both waiters in pause < park < waiter" 2 \
@@ -114,8 +141,8 @@ for v in nopie pie pac; do
 		fi
 		# Without --sysroot the program's own frames stand; libc's are unknown.
 		asy_json "$TMPD/$v-noroot.json" "$core" "$dir/prog" --no-async
-		check_eq "aarch64-qemu $v: without --sysroot the crashing thread's own frames" "$CRASH" \
-			"$(python3 "$ROOT/tests/arch_stacks.py" "$TMPD/$v-noroot.json" --crashing | cut -d' ' -f2-11)"
+		check_eq "aarch64-qemu $v: without --sysroot the crashing thread's own frames" "$CRASH start worker" \
+			"$(python3 "$ROOT/tests/arch_stacks.py" "$TMPD/$v-noroot.json" --crashing | cut -d' ' -f2-12)"
 	elif [ -n "${NOPIE_CHAINS:-}" ]; then
 		if diff <(sort "$NOPIE_CHAINS") <(sort "$TMPD/$v.chains") >"$TMPD/$v.cdiff"; then
 			pass "aarch64-qemu $v: the same frames as the non-PIE build"
