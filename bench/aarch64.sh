@@ -53,13 +53,14 @@ for c in "${cases[@]}"; do
 	IFS='|' read -r name prog core what <<<"$c"
 	echo "== $name: $what"
 	python3 - "$ASYNCORE" "$prog" "$core" "$RUNS" "$GDB_RUNS" "$ROOT/bench" "$SYSROOT" <<'PY' || status=1
-import json, re, shutil, subprocess, sys
+import json, os, re, shutil, subprocess, sys
 asy, prog, core, runs, gdb_runs, sysroot = sys.argv[1:4] + [int(sys.argv[4]), int(sys.argv[5]), sys.argv[7]]
 sys.path.insert(0, sys.argv[6])
 import timing
 
 asy_cmd = [asy, 'report', core, prog, '--format', 'json', '--threads', 'all', '--sysroot', sysroot]
-gdb_cmd = ['gdb-multiarch', '-batch', '-nx', '-iex', 'set sysroot ' + sysroot, '-ex', 'set print frame-arguments none',
+gdb_cmd = ['gdb-multiarch', '-batch', '-nx', '-iex', 'set sysroot ' + sysroot,
+           '-ex', 'set solib-search-path ' + os.path.dirname(prog), '-ex', 'set print frame-arguments none',
            '-ex', 'thread apply all bt', prog, core]
 eu_cmd = ['eu-stack', '-i', '-s', '-m', '--core=' + core, '-e', prog]
 try:
