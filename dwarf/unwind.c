@@ -217,21 +217,37 @@ static void caller_state(struct walk *w, const struct dbg_frame *f, uint64_t ra,
 	set_resume_pc(arch, r, ra);
 }
 
+/* Bytes between a pc and a link register that, without symbols to tell,
+ * make them one function's. */
+#define NEAR_RA 256
+
 /* The innermost frame of a leaf function without CFI: its return address
  * is still in the link register, and it set up no frame record.  Taken when
- * the link register holds a return address (after a branch with link, in a
- * module) into another function than the frame's. */
+ * the link register holds a return address into a module that the frame
+ * record at the frame pointer does not also hold (a function that saved
+ * its record), that does not return into the frame's own function (the
+ * return address of a call it made), and that follows a branch with link
+ * where the core has the code. */
 static bool leaf_caller(struct walk *w, const struct dbg_frame *f, struct resume *r)
 {
 	const struct core_arch *arch = w->arch;
+	struct core *core = w->s->core;
 	if (!f->activation || !(f->regs_known & (1u << arch->dwarf_lr)) || !f->has_sp || !f->has_fp)
 		return false;
-	uint64_t ra = arch->strip_ra(w->s->core, f->regs[arch->dwarf_lr]);
-	if (ra == 0 || !dbg_module_for(w->s, ra) || !arch->after_call(w->s->core, ra))
+	uint64_t ra = arch->strip_ra(core, f->regs[arch->dwarf_lr]), saved;
+	if (ra < 4 || !dbg_module_for(w->s, ra))
 		return false;
+	if (f->fp && core_read_u64(core, f->fp + 8, &saved) && arch->strip_ra(core, saved) == ra)
+		return false;   /* the record at fp holds it: the record gives the caller */
 	uint64_t here = function_start(w->s, f->pc), there = function_start(w->s, ra - 1);
 	if (here && here == there)
 		return false;   /* the return address of a call this function made */
+	/* Without symbols, a return address this close to the pc is taken for
+	 * one into the same function (a blocked thread's stale link register). */
+	if ((!here || !there) && (ra - 1 > f->pc ? ra - 1 - f->pc : f->pc - (ra - 1)) < NEAR_RA)
+		return false;
+	if (core_is_readable(core, ra - 4, 4) && !arch->after_call(core, ra))
+		return false;
 	caller_state(w, f, ra, f->fp, f->sp, r);
 	return true;
 }

@@ -47,6 +47,13 @@ for v in aarch64 aarch64.fp; do
 		"$(jget "$j" "all(set(f['registers']) <= {'x%d' % i for i in range(19, 31)} | {'sp'} and 'sp' in f['registers'] for f in j['threads'][0]['frames'][1:])")"
 	check_eq "aarch64 $v: pc and the frames' own pcs agree" True \
 		"$(jget "$j" "int(j['threads'][0]['registers']['pc'], 16) == int(j['threads'][0]['frames'][0]['pc'], 16)")"
+	# Without the executable: no CFI, no symbols, no code (the kernel did
+	# not save the text), only the stack: frame records and the link
+	# register give the same frames.
+	"$ASYNCORE" report "$TMPD/$v.core" --format json >"$TMPD/$v-alone.json" 2>/dev/null
+	pcs="[[f['pc'] for f in t['frames']] for t in j['threads']]"
+	check_eq "aarch64 $v: without the executable, the same pcs from frame records and x30" \
+		"$(jget "$j" "$pcs")" "$(jget "$TMPD/$v-alone.json" "$pcs")"
 	"$ASYNCORE" report "$TMPD/$v.core" "$TMPD/$v.exec" >"$TMPD/$v.txt" 2>&1
 	check "aarch64 $v: text names pc, sp, x29, tpidr_el0" \
 		grep -qE '^  pc 0x[0-9a-f]+  sp 0x[0-9a-f]+  x29 0x[0-9a-f]+  tpidr_el0 0x[0-9a-f]+$' "$TMPD/$v.txt"
