@@ -213,6 +213,14 @@ static void warn_missing_main(struct dbg_session *s)
 				 "(give the binary or --sysroot)", m->info.path ? m->info.path : "?");
 		return;
 	}
+	/* A core without NT_FILE whose pages of the executable were not saved
+	 * (qemu-user's) names no module until the executable is found. */
+	if (s->core->nfiles == 0) {
+		const char *exe = core_executable(s->core);
+		core_warn(s->core, "the core lists no files (no NT_FILE) and its executable %s was not "
+			  "found: no frame can be named (give the binary, and --sysroot for its libraries)",
+			  exe ? exe : "(unknown)");
+	}
 }
 
 /* A BINARY argument that cannot be read, or is not the executable the core

@@ -38,8 +38,7 @@ qemu_core() {
 		>"$run/stdout" 2>&1
 	rm -f "$run"/core "$run"/core.[0-9]*
 	c=$(ls "$run"/qemu_prog_*.core 2>/dev/null | head -1)
-	[ -n "$c" ] || { echo "qemu-aarch64 wrote no core: $(tail -2 "$run/stdout")" >&2; return 77; }
-	FIX_RUNS+=("$run")
+	[ -n "$c" ] || { echo "qemu-aarch64 wrote no core: $(tail -2 "$run/stdout")" >&2; rm -rf "$run"; return 77; }
 	echo "$c"
 }
 
@@ -96,6 +95,7 @@ for v in nopie pie pac signal; do
 		skip "aarch64-qemu $v: $(head -1 "$TMPD/core.err")"
 		continue
 	fi
+	FIX_RUNS+=("$(dirname "$core")")
 	j=$TMPD/$v.json
 	asy_json "$j" "$core" "$dir/prog" --sysroot "$SYSROOT" --no-async --frame-registers
 	if [ "$ASY_JSON_OK" -ne 0 ]; then
@@ -138,6 +138,22 @@ for v in nopie pie pac signal; do
 			fi
 		else
 			fail "aarch64-qemu $v: gdb-multiarch gave no frames"
+		fi
+		# Run as ./prog and read from another directory without the binary:
+		# nothing names the executable (qemu saved none of its pages), and
+		# the report says so.
+		mkdir -p "$TMPD/rel" && cp "$dir/prog" "$dir/libarm.so" "$TMPD/rel/"
+		{ (cd "$TMPD/rel" && ulimit -c unlimited && exec timeout 120 qemu-aarch64 -L "$SYSROOT" ./prog) \
+			>/dev/null 2>&1; } 2>/dev/null
+		rel=$(ls "$TMPD"/rel/qemu_prog_*.core 2>/dev/null | head -1)
+		rm -f "$TMPD"/rel/core "$TMPD"/rel/core.[0-9]*
+		if [ -n "$rel" ]; then
+			(cd "$TMPD" && "$ASYNCORE" report "$rel" >"$TMPD/alone.txt" 2>&1); rc=$?
+			if [ $rc -eq 1 ] && grep -q "the core lists no files (no NT_FILE) and its executable ./prog was not found" "$TMPD/alone.txt"; then
+				pass "aarch64-qemu $v: run as ./prog and read without it, a warning says why no frame is named"
+			else
+				fail "aarch64-qemu $v: without the binary: exit $rc: $(head -2 "$TMPD/alone.txt")"
+			fi
 		fi
 		# Without --sysroot the program's own frames stand; libc's are unknown.
 		asy_json "$TMPD/$v-noroot.json" "$core" "$dir/prog" --no-async
