@@ -120,3 +120,20 @@ if [ -f "$TMPD/aarch64.core" ] && [ -f "$TMPD/aarch64.fp.core" ] && fix_core thr
 		fail "aarch64: ingest (exit $rc): got '$got', want '$want': $(head -2 "$TMPD/ingest.out")"
 	fi
 fi
+
+# resign: an aarch64 core stored without its executable is named once its
+# debug info turns up (a .build-id tree), as the report with it names it.
+if [ -f "$TMPD/aarch64.core" ] && [ -f "$TMPD/aarch64.exec" ]; then
+	db=$TMPD/resign.db id=0f14ea767c369cb3e3cff7a4f05d8de3b5a4aeb7
+	mkdir -p "$TMPD/dbg/.build-id/${id:0:2}" && cp "$TMPD/aarch64.exec" "$TMPD/dbg/.build-id/${id:0:2}/${id:2}.debug"
+	"$ASYNCORE" ingest --db "$db" --quiet "$TMPD/aarch64.core" >/dev/null 2>&1
+	before=$("$ASYNCORE" query --db "$db" --format csv "SELECT signature FROM cores" 2>/dev/null | tail -1)
+	"$ASYNCORE" resign --db "$db" --debug-dir "$TMPD/dbg" >"$TMPD/resign.out" 2>&1; rc=$?
+	after=$("$ASYNCORE" query --db "$db" --format csv "SELECT signature FROM cores" 2>/dev/null | tail -1)
+	want=$(jget "$TMPD/aarch64.json" "j['signature']")
+	if [ $rc -eq 0 ] && [ "$after" = "$want" ] && [ "$before" != "$want" ]; then
+		pass "aarch64: resign names a stored aarch64 core's frames from its debug info ($after)"
+	else
+		fail "aarch64: resign (exit $rc): before '$before', after '$after', report '$want'"
+	fi
+fi
