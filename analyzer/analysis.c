@@ -10,19 +10,30 @@ struct analysis *an_analysis_create(void)
 	return calloc(1, sizeof(struct analysis));
 }
 
-_Static_assert((int)AN_REG_RBP == (int)CORE_REG_RBP && (int)AN_REG_RIP == (int)CORE_REG_RIP &&
-	       (int)AN_REG_RSP == (int)CORE_REG_RSP &&
-	       (int)AN_REG_FS_BASE == (int)CORE_REG_FS_BASE &&
-	       (int)AN_THREAD_NREGS == (int)CORE_REG_COUNT, "thread registers follow corefile's order");
+_Static_assert(AN_THREAD_NREGS == CORE_MAX_REGS && AN_FRAME_NREGS == CORE_MAX_DWARF_REGS,
+	       "registers follow corefile's architecture tables");
 
-const char *an_thread_reg_name(unsigned n)
+const char *an_thread_reg_name(const char *arch, unsigned n)
 {
-	return core_reg_name((enum core_reg)n);
+	return core_arch_reg_name(core_arch_by_name(arch), n);
 }
 
-const char *an_frame_reg_name(unsigned n)
+const char *an_reg_role_name(const char *arch, enum an_reg_role role)
 {
-	return dbg_reg_name(n);
+	const struct core_arch *a = core_arch_by_name(arch);
+	unsigned n = role == AN_ROLE_PC ? a->reg_pc : role == AN_ROLE_SP ? a->reg_sp
+		   : role == AN_ROLE_FP ? a->reg_fp : a->reg_tp;
+	return core_arch_reg_name(a, n);
+}
+
+unsigned an_frame_nregs(const char *arch)
+{
+	return core_arch_by_name(arch)->ndwarf_regs;
+}
+
+const char *an_frame_reg_name(const char *arch, unsigned n)
+{
+	return core_arch_dwarf_name(core_arch_by_name(arch), n);
 }
 
 const char *an_frame_kind_name(enum an_frame_kind kind)

@@ -30,21 +30,29 @@ enum an_frame_kind an_frame_kind_parse(const char *name);
 /* A frame a runtime description gave (script or label): no pc of its own. */
 #define AN_FRAME_IS_RUNTIME(f) ((f)->kind == AN_FRAME_SCRIPT || (f)->kind == AN_FRAME_LABEL)
 
-/* A thread's registers as the core saved them (x86_64 user_regs_struct
- * order); the writers name them with an_thread_reg_name(). */
-enum {
-	AN_REG_RBP = 4, AN_REG_RIP = 16, AN_REG_RSP = 19, AN_REG_FS_BASE = 21,
-	AN_THREAD_NREGS = 27
-};
+/* A thread's registers as the core saved them, in its architecture's order
+ * (analysis.arch: x86_64's user_regs_struct, aarch64's x0..x30, sp, pc,
+ * pstate, tpidr_el0); the writers name them with an_thread_reg_name(). */
+#define AN_THREAD_NREGS 35
 
-/* Name of thread register N ("r15", ..., "rip", "fs_base", ...). */
-const char *an_thread_reg_name(unsigned n);
+/* Name of thread register N of architecture ARCH (analysis.arch; NULL is
+ * x86_64): "r15", ..., "rip", "fs_base"; "x0", ..., "pc", "tpidr_el0". */
+const char *an_thread_reg_name(const char *arch, unsigned n);
 
-/* Registers an unwound frame may carry, in DWARF numbering (x86_64). */
-#define AN_FRAME_NREGS 17
+/* The registers every architecture has, by what they do. */
+enum an_reg_role { AN_ROLE_PC, AN_ROLE_SP, AN_ROLE_FP, AN_ROLE_TP };
 
-/* Name of frame register N ("rax", ..., "rip"). */
-const char *an_frame_reg_name(unsigned n);
+/* Name of ARCH's register for ROLE ("rip", "rsp", "rbp", "fs_base"; "pc",
+ * "sp", "x29", "tpidr_el0"). */
+const char *an_reg_role_name(const char *arch, enum an_reg_role role);
+
+/* Registers an unwound frame may carry, by ARCH's DWARF numbers. */
+#define AN_FRAME_NREGS 32
+
+/* How many frame registers ARCH numbers, and the name of number N ("rax",
+ * ..., "rip"; "x0", ..., "x30", "sp"). */
+unsigned an_frame_nregs(const char *arch);
+const char *an_frame_reg_name(const char *arch, unsigned n);
 
 /* One formal parameter of a frame, as gdb prints it with
  * `set print frame-arguments scalars`. */
@@ -66,7 +74,8 @@ struct an_frame {
 	uint64_t module_offset;
 	char *file;                 /* source file; NULL when unknown */
 	uint64_t cfa;               /* canonical frame address, 0 when unknown */
-	uint64_t regs[AN_FRAME_NREGS];  /* by DWARF number: 0 rax .. 16 rip */
+	uint64_t regs[AN_FRAME_NREGS];  /* by DWARF number (x86_64: 0 rax .. 16 rip;
+					   aarch64: x0..x30, 31 sp) */
 	char *display;              /* readable name when it differs from function
 				       ("handle_order(Order) [coroutine]"), or NULL */
 	struct an_arg *args;        /* one counted block holding the array and its
@@ -111,7 +120,10 @@ struct an_recursion {
 struct an_thread {
 	int32_t tid;
 	bool crashing;
+	bool has_tp;                /* the core saved the thread pointer */
 	uint64_t regs[AN_THREAD_NREGS];
+	unsigned nregs;             /* regs[0, nregs) were saved */
+	uint64_t pc, sp, fp, tp;    /* those of regs by role (an_reg_role) */
 	struct an_frame *frames;    /* innermost first, native and async spliced */
 	size_t nframes;
 	char *unwind_error;         /* why the native walk ended early, or NULL */
@@ -228,6 +240,7 @@ struct an_cause {
 struct analysis {
 	/* core identity (corefile/identity.h) */
 	char *core_path;
+	const char *arch;           /* static: "x86_64", "aarch64" */
 	uint64_t core_file_size;    /* the file as given */
 	uint64_t core_size;         /* decompressed */
 	char *core_fingerprint;     /* hex */

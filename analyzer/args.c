@@ -9,11 +9,6 @@
 
 #include "../corefile/array.h"
 
-/* x86_64 DWARF register number of the stack pointer. */
-enum { DWARF_REG_RSP = 7 };
-/* What a call pushes on x86_64 (the CFA is the stack pointer before it). */
-enum { RETURN_ADDRESS_SIZE = 8 };
-
 /* A frame that stands for itself on the stack (not an inline level, not
  * restored from call-site information). */
 static bool is_real_native(const struct an_frame *f)
@@ -173,9 +168,12 @@ static bool fill_tailcall(struct fill *c, struct an_frame *f, const struct dbg_f
 	ctx[0] = callers[0];
 	ctx[0].pc = f->pc;
 	ctx[0].activation = false;
-	ctx[0].cfa = (callers[0].regs_known & (1u << DWARF_REG_RSP)) ? callers[0].regs[DWARF_REG_RSP] : 0;
+	/* The CFA is the stack pointer before the call pushed what it pushes. */
+	const struct core_arch *arch = dbg_session_core(c->s)->arch;
+	unsigned sp = arch->dwarf_sp;
+	ctx[0].cfa = (callers[0].regs_known & (1u << sp)) ? callers[0].regs[sp] : 0;
 	if (ctx[0].cfa)
-		ctx[0].regs[DWARF_REG_RSP] = ctx[0].cfa - RETURN_ADDRESS_SIZE;
+		ctx[0].regs[sp] = ctx[0].cfa - arch->call_pushes;
 	ctx[0].entry_known = ctx[0].entry_failed = 0;
 	memcpy(ctx + 1, callers, n * sizeof(*ctx));
 	struct core_error *err = c->vars(c->s, ctx, n + 1, f->inline_depth, &dargs, &nargs, &has);

@@ -654,20 +654,23 @@ static bool on_stack(const struct bt_stack *st, uint64_t addr, uint64_t len)
 	       st->bottom - addr >= len;
 }
 
-/* The registers bthread_jump_fcontext left at CTX. */
+/* The registers bthread_jump_fcontext left at CTX (x86_64's layout: the
+ * words r12, r13, r14, r15, rbx, rbp, rip after the FPU control words),
+ * by DWARF number. */
 static bool read_context(struct bt_ctx *c, uint64_t ctx, struct dbg_regs *r)
 {
+	static const unsigned char dwarf_of_word[] = { 0, 12, 13, 14, 15, 3, 6 };
 	uint64_t w[CONTEXT_SIZE / 8];
 	if (!core_pointer_ok(c->core, ctx, CONTEXT_SIZE, 8) || !core_read_bytes(c->core, ctx, w, sizeof(w)))
 		return false;
-	r->r12 = w[1];
-	r->r13 = w[2];
-	r->r14 = w[3];
-	r->r15 = w[4];
-	r->rbx = w[5];
-	r->rbp = w[6];
-	r->rip = w[7];
-	r->rsp = ctx + CONTEXT_SIZE;
+	memset(r, 0, sizeof(*r));
+	for (unsigned i = 1; i < sizeof(dwarf_of_word); i++) {
+		r->regs[dwarf_of_word[i]] = w[i];
+		r->known |= 1u << dwarf_of_word[i];
+	}
+	r->pc = w[7];
+	r->regs[7] = ctx + CONTEXT_SIZE;    /* rsp */
+	r->known |= 1u << 7;
 	return true;
 }
 
@@ -737,7 +740,7 @@ static void unwind_saved(struct bt_ctx *c, const struct bt_item *it, struct an_t
 static struct an_thread *thread_with_pointer(struct bt_ctx *c, uint64_t fs_base)
 {
 	for (size_t i = 0; i < c->an->nthreads; i++)
-		if (c->an->threads[i].regs[AN_REG_FS_BASE] == fs_base)
+		if (c->an->threads[i].tp == fs_base)
 			return &c->an->threads[i];
 	return NULL;
 }
@@ -808,7 +811,7 @@ static void split_running(struct bt_ctx *c, const struct bt_item *it, struct an_
 	}
 	*split = true;
 	struct bt_stack st;
-	uint64_t rsp = th->regs[AN_REG_RSP];
+	uint64_t rsp = th->sp;
 	if (it->stack != g->main_stack && read_stack(c, it->stack, &st) && st.bottom &&
 	    !on_stack(&st, rsp, 0)) {
 		task_problem(c, t, "thread %" PRId32 "'s stack pointer 0x%" PRIx64 " is not on its "

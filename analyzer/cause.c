@@ -491,7 +491,9 @@ static bool eh_globals_from_code(struct cause_ctx *c, uint64_t tp, uint64_t *add
  * a symbol table names it, else through __cxa_get_globals's code. */
 static bool eh_globals_address(struct cause_ctx *c, uint64_t *addr)
 {
-	uint64_t tp = c->thread->regs[AN_REG_FS_BASE];
+	if (!c->thread->has_tp)
+		return false;
+	uint64_t tp = c->thread->tp;
 	struct dbg_tls_var var;
 	const char *why;
 	if (dbg_find_tls_symbol(c->s, "_ZN12_GLOBAL__N_110eh_globalsE", &var) &&
@@ -766,8 +768,8 @@ bool an_cause_decide(struct core *core, struct dbg_session *s, struct analysis *
 	size_t i = an_crashing_thread(an);
 	if (i < an->nthreads) {
 		c.thread = &an->threads[i];
-		c.pc = c.thread->regs[AN_REG_RIP];
-		c.sp = c.thread->regs[AN_REG_RSP];
+		c.pc = c.thread->pc;
+		c.sp = c.thread->sp;
 	}
 	if (decide(&c) < 0) {
 		cause_reset(&an->cause);

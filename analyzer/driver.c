@@ -21,6 +21,7 @@
 static bool fill_identity(struct analysis *an, struct core *core, const struct core_identity *id)
 {
 	an->core_path = strdup(core->path);
+	an->arch = core->arch->name;
 	an->core_file_size = id->file_size;
 	an->core_size = id->size;
 	an->core_fingerprint = strdup(id->fingerprint);
@@ -112,7 +113,13 @@ static bool fill_threads(struct analysis *an, const struct core *core)
 		struct an_thread *t = &an->threads[i];
 		t->tid = core->threads[i].tid;
 		t->crashing = i == 0 && an->has_signal;
-		memcpy(t->regs, core->threads[i].regs, sizeof(t->regs));
+		const struct core_thread *ct = &core->threads[i];
+		memcpy(t->regs, ct->regs, sizeof(t->regs));
+		t->nregs = ct->nregs;
+		t->pc = core_thread_pc(core, ct);
+		t->sp = core_thread_sp(core, ct);
+		t->fp = core_thread_fp(core, ct);
+		t->has_tp = core_thread_tp(core, ct, &t->tp);
 	}
 	return true;
 }

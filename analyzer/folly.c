@@ -181,7 +181,7 @@ static void static_tls_init(struct folly_ctx *c)
 
 static void check_static_tls(struct folly_ctx *c, const struct an_thread *t, uint64_t holder)
 {
-	uint64_t fs = t->regs[CORE_REG_FS_BASE];
+	uint64_t fs = t->tp;
 	if (!c->static_tls || fs < c->holder_tp_offset)
 		return;
 	uint64_t expect = fs - c->holder_tp_offset;
@@ -245,7 +245,7 @@ static bool frame_at(const struct dbg_frame *f, uint64_t addr)
 {
 	if (f->cfa)
 		return f->cfa >= 16 && f->cfa - 16 == addr;
-	return f->has_rbp && f->rbp == addr;
+	return f->has_fp && f->fp == addr;
 }
 
 /* Index of the first native frame from FROM whose frame address is ADDR,
@@ -483,7 +483,7 @@ static bool leaves_from_store(struct folly_ctx *c, uint64_t cookie, struct an_ad
 static bool dead_stack(const struct folly_ctx *c, const struct core_segment *seg, uint64_t addr)
 {
 	for (size_t i = 0; i < c->an->nthreads; i++) {
-		uint64_t sp = c->an->threads[i].regs[CORE_REG_RSP];
+		uint64_t sp = c->an->threads[i].sp;
 		if (sp >= seg->vaddr && sp - seg->vaddr < seg->memsz && addr >= seg->vaddr &&
 		    addr + 128 < sp)
 			return true;

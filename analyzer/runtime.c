@@ -978,19 +978,19 @@ struct placed {
 };
 
 static uint64_t frame_sp(const struct an_frame *f, const struct an_thread *t, bool first,
-			 uint64_t prev_cfa)
+			 uint64_t prev_cfa, unsigned dwarf_sp)
 {
-	if (f->regs_known & (1u << 7))
-		return f->regs[7];
+	if (f->regs_known & (1u << dwarf_sp))
+		return f->regs[dwarf_sp];
 	if (first)
-		return t->regs[AN_REG_RSP];
+		return t->sp;
 	return prev_cfa;
 }
 
 /* The thread's native frames with their stack ranges, innermost first.  The
  * last one's range ends at its CFA when known: beyond it, unwinding did not
  * say who owns the stack. */
-static size_t native_owners(const struct an_thread *t, struct owner **out)
+static size_t native_owners(const struct an_thread *t, unsigned dwarf_sp, struct owner **out)
 {
 	struct owner *v = NULL;
 	size_t n = 0, cap = 0;
@@ -999,7 +999,7 @@ static size_t native_owners(const struct an_thread *t, struct owner **out)
 		const struct an_frame *f = &t->frames[i];
 		if (f->kind != AN_FRAME_NATIVE || f->inlined || f->tailcall)
 			continue;   /* only frames on the stack own a part of it */
-		uint64_t sp = frame_sp(f, t, n == 0, prev_cfa);
+		uint64_t sp = frame_sp(f, t, n == 0, prev_cfa, dwarf_sp);
 		prev_cfa = f->cfa;
 		if (sp == 0 || (n > 0 && sp < v[n - 1].sp))
 			continue;
@@ -1052,7 +1052,8 @@ static size_t place_by_anchor(struct walk *w, const struct an_thread *t, const u
 			      struct placed *out)
 {
 	struct owner *o;
-	size_t no = native_owners(t, &o), n = 0, prev = 0, below = 0, disorder = 0;
+	size_t no = native_owners(t, w->rs->core->arch->dwarf_sp, &o), n = 0, prev = 0, below = 0,
+	       disorder = 0;
 	for (size_t i = 0; i < w->n; i++) {
 		if (!shown(&w->v[i]))
 			continue;
@@ -1155,7 +1156,7 @@ static struct an_thread *thread_holding(struct core *core, struct analysis *an, 
 {
 	const struct core_segment *seg = core_find_segment(core, anchor);
 	for (size_t i = 0; seg && i < an->nthreads; i++) {
-		uint64_t sp = an->threads[i].regs[AN_REG_RSP];
+		uint64_t sp = an->threads[i].sp;
 		if (core_find_segment(core, sp) == seg && anchor + RED_ZONE >= sp)
 			return &an->threads[i];
 	}
@@ -1459,7 +1460,7 @@ static void splice_tls(struct an_runtime_session *rs, const struct resolved *r,
 		char context[CONTEXT_SIZE];
 		uint64_t addr, obj;
 		const char *reason;
-		switch (dbg_tls_address(rs->s, &r->tls, t->regs[AN_REG_FS_BASE], &addr, &reason)) {
+		switch (dbg_tls_address(rs->s, &r->tls, t->tp, &addr, &reason)) {
 		case DBG_TLS_UNALLOCATED:
 			continue;
 		case DBG_TLS_UNKNOWN:

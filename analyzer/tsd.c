@@ -48,7 +48,7 @@ void an_tsd_init(struct an_tsd *tsd, struct dbg_session *s, const struct analysi
 	bool have_dwarf = dbg_member_offset_near(s, "pthread_create", "pthread", "specific", &dwarf);
 
 	for (size_t i = 0; i < an->nthreads && !have_scan; i++) {
-		uint64_t fs = an->threads[i].regs[AN_REG_FS_BASE];
+		uint64_t fs = an->threads[i].tp;
 		have_scan = fs != 0 && scan_specific(tsd->core, fs, &scanned);
 	}
 	if (have_scan) {
@@ -82,12 +82,12 @@ enum an_slot_state an_tsd_slot(const struct an_tsd *tsd, const struct an_thread 
 			       uint64_t *value)
 {
 	struct core *core = tsd->core;
-	uint64_t fs = t->regs[AN_REG_FS_BASE];
+	uint64_t fs = t->tp;
 	uint64_t block, seq, data;
 
 	if (fs == 0 || fs % 8 != 0) {
-		core_warn(core, "%s: thread %" PRId32 ": no thread pointer (fs_base 0x%" PRIx64 ")",
-			tsd->who, t->tid, fs);
+		core_warn(core, "%s: thread %" PRId32 ": no thread pointer (%s 0x%" PRIx64 ")",
+			tsd->who, t->tid, core_arch_reg_name(core->arch, core->arch->reg_tp), fs);
 		return AN_SLOT_BROKEN;
 	}
 	uint64_t off = tsd->specific_off;

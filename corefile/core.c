@@ -18,15 +18,25 @@
 #include "mapped.h"
 #include "notes.h"
 
-static const char *const reg_names[CORE_REG_COUNT] = {
-	"r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9", "r8",
-	"rax", "rcx", "rdx", "rsi", "rdi", "orig_rax", "rip", "cs", "eflags",
-	"rsp", "ss", "fs_base", "gs_base", "ds", "es", "fs", "gs",
-};
-
-const char *core_reg_name(enum core_reg reg)
+uint64_t core_thread_pc(const struct core *core, const struct core_thread *t)
 {
-	return (unsigned)reg < CORE_REG_COUNT ? reg_names[reg] : "?";
+	return t->regs[core->arch->reg_pc];
+}
+
+uint64_t core_thread_sp(const struct core *core, const struct core_thread *t)
+{
+	return t->regs[core->arch->reg_sp];
+}
+
+uint64_t core_thread_fp(const struct core *core, const struct core_thread *t)
+{
+	return t->regs[core->arch->reg_fp];
+}
+
+bool core_thread_tp(const struct core *core, const struct core_thread *t, uint64_t *tp)
+{
+	*tp = t->regs[core->arch->reg_tp];
+	return core->arch->reg_tp < t->nregs;
 }
 
 void core_warn(struct core *core, const char *fmt, ...)
@@ -181,6 +191,11 @@ static void check_truncation(struct core *core)
 
 static struct core_error *check_threads(struct core *core)
 {
+	if (core->nthreads == 0 && core->prstatus_misfit)
+		return core_error_create(CORE_ERROR_FORMAT,
+			"%s: no NT_PRSTATUS note fits %s's layout (one has %zu bytes, %s's has %zu): "
+			"the ELF header's machine (%u) may not be the core's", core->path, core->arch->name,
+			core->prstatus_misfit, core->arch->name, core->arch->prstatus_size, core->arch->machine);
 	if (core->nthreads == 0)
 		return core_error_create(CORE_ERROR_FORMAT, "%s: core has no NT_PRSTATUS note (no threads)",
 					 core->path);
@@ -204,7 +219,7 @@ static struct core_error *open_elf(struct core *core, size_t *phnum)
 	/* Refused before libelf sees it: libelf would convert another byte
 	 * order, and a private copy of the core is read-only. */
 	if (ident[EI_DATA] != ELFDATA2LSB)
-		return core_error_create(CORE_ERROR_FORMAT, "%s: core is not x86_64 (not little-endian)",
+		return core_error_create(CORE_ERROR_FORMAT, "%s: core is big-endian (asyncore reads little-endian x86_64 and aarch64 cores)",
 					 core->path);
 	elf_version(EV_CURRENT);
 	core->elf = elf_begin(core_image_fd(core->image), ELF_C_READ, NULL);
@@ -221,9 +236,11 @@ static struct core_error *open_elf(struct core *core, size_t *phnum)
 		return core_error_create(CORE_ERROR_FORMAT, "%s: not a core file (ELF type %u: %s)",
 					 core->path, eh.e_type, what);
 	}
-	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64)
-		return core_error_create(CORE_ERROR_FORMAT, "%s: core is not x86_64 (machine %u)",
-					 core->path, eh.e_machine);
+	core->arch = core_arch_for_machine(eh.e_machine);
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || !core->arch)
+		return core_error_create(CORE_ERROR_FORMAT,
+					 "%s: core is neither x86_64 nor aarch64 (machine %u, class %u)",
+					 core->path, eh.e_machine, eh.e_ident[EI_CLASS]);
 	if (elf_getphdrnum(core->elf, phnum) != 0)
 		return core_error_create(CORE_ERROR_FORMAT, "%s: program headers unreadable: %s",
 					 core->path, elf_errmsg(-1));

@@ -15,28 +15,17 @@
 
 #include <libelf.h>
 
+#include "arch.h"
 #include "error.h"
-
-/* x86_64 general registers in NT_PRSTATUS order (struct user_regs_struct). */
-enum core_reg {
-	CORE_REG_R15, CORE_REG_R14, CORE_REG_R13, CORE_REG_R12, CORE_REG_RBP,
-	CORE_REG_RBX, CORE_REG_R11, CORE_REG_R10, CORE_REG_R9, CORE_REG_R8,
-	CORE_REG_RAX, CORE_REG_RCX, CORE_REG_RDX, CORE_REG_RSI, CORE_REG_RDI,
-	CORE_REG_ORIG_RAX, CORE_REG_RIP, CORE_REG_CS, CORE_REG_EFLAGS,
-	CORE_REG_RSP, CORE_REG_SS, CORE_REG_FS_BASE, CORE_REG_GS_BASE,
-	CORE_REG_DS, CORE_REG_ES, CORE_REG_FS, CORE_REG_GS,
-	CORE_REG_COUNT
-};
-
-/* Lower-case register name ("rip", "fs_base", ...). */
-const char *core_reg_name(enum core_reg reg);
 
 struct core_thread {
 	int32_t tid;
 	int32_t ppid, pgrp, sid;
 	int cursig;                 /* signal that stopped the thread (pr_cursig) */
 	uint64_t sigpend, sighold;
-	uint64_t regs[CORE_REG_COUNT];
+	uint64_t regs[CORE_MAX_REGS];  /* core->arch's thread registers */
+	unsigned nregs;             /* how many of them the core saved: all but
+				       the thread pointer when its note is missing */
 };
 
 struct core_siginfo {
@@ -86,6 +75,11 @@ struct core {
 	struct core_image *image;   /* the (decompressed) core, read through a page cache */
 	size_t data_size;           /* size of the decompressed core */
 	Elf *elf;                   /* over the same file (ELF_C_READ: read with pread) */
+	const struct core_arch *arch;       /* from the ELF header's machine */
+	uint64_t pac_insn_mask;     /* aarch64 NT_ARM_PAC_MASK: code-pointer bits
+				       pointer authentication uses; 0 when absent */
+	size_t prstatus_misfit;     /* size of an NT_PRSTATUS that is not the
+				       architecture's, 0: none was */
 
 	struct core_segment *segments;      /* sorted by vaddr */
 	size_t nsegments;
@@ -106,6 +100,15 @@ struct core {
 	struct core_file_cache *file_cache;
 	struct core_sha256_job *sha256_job;   /* identity.h: being computed, or NULL */
 };
+
+/* Thread T's pc, stack pointer and frame pointer (by the table's roles). */
+uint64_t core_thread_pc(const struct core *core, const struct core_thread *t);
+uint64_t core_thread_sp(const struct core *core, const struct core_thread *t);
+uint64_t core_thread_fp(const struct core *core, const struct core_thread *t);
+
+/* Thread T's thread pointer (fs_base, TPIDR_EL0) into *TP; false when the
+ * core did not save it (qemu-user writes no NT_ARM_TLS). */
+bool core_thread_tp(const struct core *core, const struct core_thread *t, uint64_t *tp);
 
 /* Open the core at PATH.  On success *OUT owns the core (core_close()).
  * Fails with CORE_ERROR_IO (missing/unreadable), CORE_ERROR_FORMAT (not ELF,

@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* x86_64 struct elf_prstatus offsets (kernel ABI). */
+/* struct elf_prstatus offsets before pr_reg, the same on every 64-bit
+ * Linux architecture (kernel ABI); pr_reg's place and size are the
+ * architecture's (corefile/arch.h). */
 enum {
 	PRSTATUS_CURSIG = 12,
 	PRSTATUS_SIGPEND = 16,
@@ -13,8 +15,6 @@ enum {
 	PRSTATUS_PPID = 36,
 	PRSTATUS_PGRP = 40,
 	PRSTATUS_SID = 44,
-	PRSTATUS_REGS = 112,
-	PRSTATUS_MIN_SIZE = PRSTATUS_REGS + CORE_REG_COUNT * 8,
 };
 
 /* x86_64 struct elf_prpsinfo offsets. */
@@ -55,7 +55,16 @@ static uint16_t get_u16(const unsigned char *p)
 
 static struct core_error *parse_prstatus(struct core *core, const unsigned char *d, size_t len)
 {
-	if (len < PRSTATUS_MIN_SIZE) {
+	const struct core_arch *arch = core->arch;
+	bool fits = len >= arch->prstatus_regs + 8 * (size_t)arch->nprstatus_regs;
+	if (len != arch->prstatus_size && !core->prstatus_misfit) {
+		/* Another machine's layout: the ELF header may lie about it. */
+		core->prstatus_misfit = len;
+		if (fits)
+			core_warn(core, "NT_PRSTATUS note of %zu bytes where %s's has %zu: its registers "
+				  "may be misread", len, arch->name, arch->prstatus_size);
+	}
+	if (!fits) {
 		core_warn(core, "NT_PRSTATUS note of %zu bytes is too short; thread skipped", len);
 		return NULL;
 	}
@@ -73,9 +82,34 @@ static struct core_error *parse_prstatus(struct core *core, const unsigned char 
 	t->ppid = (int32_t)get_u32(d + PRSTATUS_PPID);
 	t->pgrp = (int32_t)get_u32(d + PRSTATUS_PGRP);
 	t->sid = (int32_t)get_u32(d + PRSTATUS_SID);
-	for (int r = 0; r < CORE_REG_COUNT; r++)
-		t->regs[r] = get_u64(d + PRSTATUS_REGS + 8 * r);
+	for (unsigned r = 0; r < arch->nprstatus_regs; r++)
+		t->regs[r] = get_u64(d + arch->prstatus_regs + 8 * r);
+	t->nregs = arch->nprstatus_regs;
 	return NULL;
+}
+
+/* The thread pointer's note (NT_ARM_TLS) follows its thread's NT_PRSTATUS:
+ * it completes the last thread read. */
+static void parse_tp_note(struct core *core, const unsigned char *d, size_t len)
+{
+	const struct core_arch *arch = core->arch;
+	if (core->nthreads == 0 || len < 8) {
+		core_warn(core, "thread-pointer note of %zu bytes %s; ignored", len,
+			  core->nthreads ? "is too short" : "before any thread");
+		return;
+	}
+	struct core_thread *t = &core->threads[core->nthreads - 1];
+	if (t->nregs != arch->nprstatus_regs || arch->reg_tp != arch->nprstatus_regs)
+		return;   /* a second one for the same thread: the first stands */
+	t->regs[arch->reg_tp] = get_u64(d);
+	t->nregs = arch->reg_tp + 1;
+}
+
+/* The pointer-authentication note (NT_ARM_PAC_MASK): {data_mask, insn_mask}, the same for every thread. */
+static void parse_pac_mask(struct core *core, const unsigned char *d, size_t len)
+{
+	if (len >= 16 && !core->pac_insn_mask)
+		core->pac_insn_mask = get_u64(d + 8);
 }
 
 static void parse_prpsinfo(struct core *core, const unsigned char *d, size_t len)
@@ -198,6 +232,14 @@ static struct core_error *parse_one(struct core *core, uint32_t type, const char
 	bool is_linux = strcmp(name, "LINUX") == 0;
 	if (!is_core && !is_linux)
 		return NULL;
+	if (is_linux && core->arch->tp_note && type == core->arch->tp_note) {
+		parse_tp_note(core, desc, dlen);
+		return NULL;
+	}
+	if (is_linux && core->arch->pac_note && type == core->arch->pac_note) {
+		parse_pac_mask(core, desc, dlen);
+		return NULL;
+	}
 	switch (type) {
 	case NT_PRSTATUS:
 		return is_core ? parse_prstatus(core, desc, dlen) : NULL;

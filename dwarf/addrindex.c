@@ -86,12 +86,30 @@ static int addr_label_cmp(const void *a, const void *b)
 	return (x->sym > y->sym) - (x->sym < y->sym);
 }
 
-/* As libdwfl's search_table filters the symbols it tries. */
-static bool addr_candidate(const char *name, const GElf_Sym *sym)
+/* An ELF mapping symbol ("$x", "$d", "$x.foo"): it marks where code or data
+ * starts in a section and names no function; gdb never shows one. */
+static bool mapping_symbol(const char *name)
+{
+	return name[0] == '$' && strchr("xdat", name[1]) && name[1] && (name[2] == '\0' || name[2] == '.');
+}
+
+/* As libdwfl's search_table filters the symbols it tries, and without the
+ * mapping symbols of the architectures that have them (MAPPING). */
+static bool addr_candidate(const char *name, const GElf_Sym *sym, bool mapping)
 {
 	int type = GELF_ST_TYPE(sym->st_info);
 	return name && name[0] && sym->st_shndx != SHN_UNDEF && type != STT_SECTION &&
-	       type != STT_FILE && type != STT_TLS;
+	       type != STT_FILE && type != STT_TLS && !(mapping && mapping_symbol(name));
+}
+
+/* Whether MOD's machine has mapping symbols (corefile/arch.h). */
+static bool has_mapping_symbols(Dwfl_Module *mod)
+{
+	Dwarf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	GElf_Ehdr eh;
+	const struct core_arch *arch = elf && gelf_getehdr(elf, &eh) ? core_arch_for_machine(eh.e_machine) : NULL;
+	return arch && arch->mapping_symbols;
 }
 
 static bool range_add_label(struct addr_range *r, Dwfl_Module *mod, int i, uint64_t value)
@@ -155,12 +173,13 @@ static struct dbg_addrindex *addrindex_build(Dwfl_Module *mod)
 		goto fail;
 	x->has_locals = first > 1;
 	x->labels_exact = labels_exact(mod);
+	bool mapping = has_mapping_symbols(mod);
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr value;
 		const char *name = dbg_symnames_get(&names, mod, i, &sym, &value);
 		bool global = first == 0 || i >= first;
-		if (addr_candidate(name, &sym) &&
+		if (addr_candidate(name, &sym, mapping) &&
 		    !range_add(global ? &x->global : &x->local, mod, i, &sym, value))
 			goto fail;
 	}

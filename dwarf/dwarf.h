@@ -62,23 +62,22 @@ struct dbg_module_info {
 size_t dbg_module_count(struct dbg_session *s);
 const struct dbg_module_info *dbg_module_get(struct dbg_session *s, size_t i);
 
-#define DBG_NREGS 17
+/* Frame registers by DWARF number, the core's architecture's (x86_64: 0 rax
+ * .. 16 rip; aarch64: x0..x30, 31 sp): corefile/arch.h. */
+#define DBG_NREGS CORE_MAX_DWARF_REGS
 
 /* One native frame from CFI (or frame-pointer) unwinding. */
 struct dbg_frame {
 	uint64_t pc;
 	bool activation;            /* pc is exact: look it up as is, not pc-1 */
 	uint64_t cfa;               /* canonical frame address; 0 when unknown */
-	uint64_t rbp, rsp;          /* register values in this frame, if known */
-	bool has_rbp, has_rsp;
-	/* Every register the unwinder knows in this frame, by DWARF number
-	 * (0 rax .. 16 rip); bit N of regs_known says regs[N] is valid. */
+	uint64_t fp, sp;            /* frame and stack pointer in this frame, if known */
+	bool has_fp, has_sp;
+	/* Every register the unwinder knows in this frame, by DWARF number;
+	 * bit N of regs_known says regs[N] is valid. */
 	uint64_t regs[DBG_NREGS];
 	uint32_t regs_known;
 };
-
-/* Name of DWARF register N of x86_64 ("rax", ..., "rip"). */
-const char *dbg_reg_name(unsigned n);
 
 /* Unwind thread THREAD_INDEX of the core (core->threads order).  *FRAMES is
  * malloc'd (caller frees), innermost first.  Past --max-frames the walk
@@ -91,15 +90,18 @@ struct core_error *dbg_unwind_thread(struct dbg_session *s, size_t thread_index,
 				     char **stop_reason);
 
 /* The registers a user-space context switch saves: enough to resume, and
- * to unwind, a stack that no thread is running. */
+ * to unwind, a stack that no thread is running.  By DWARF number of the
+ * core's architecture; bit N of KNOWN says regs[N] is valid, the stack
+ * pointer's among them. */
 struct dbg_regs {
-	uint64_t rip;               /* where it resumes: a return address */
-	uint64_t rsp, rbp, rbx, r12, r13, r14, r15;
+	uint64_t pc;                /* where it resumes: a return address */
+	uint64_t regs[DBG_NREGS];
+	uint32_t known;
 };
 
 /* Unwind a stack no core thread is on (a suspended user-space thread) from
- * REGS, with the same CFI unwinder as dbg_unwind_thread().  REGS->rip is a
- * return address: frame 0 is not an activation (looked up at rip-1).  The
+ * REGS, with the same CFI unwinder as dbg_unwind_thread().  REGS->pc is a
+ * return address: frame 0 is not an activation (looked up at pc-1).  The
  * walk ends before the first caller whose pc lies in [BASE_START, BASE_END)
  * (the fake return address a runtime puts at the base of its stacks; an
  * empty range never ends it) and *REACHED_BASE says whether it did; the last

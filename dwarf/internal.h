@@ -131,6 +131,10 @@ struct dbg_module_entry *dbg_symbol_module(struct dbg_session *s, const char *na
  * M none.  A copy's symbols are not the process's (dwarf/funcstart.c). */
 bool dbg_module_is_copy(struct dbg_session *s, struct dbg_module_entry *m);
 
+/* Report the shared libraries of a core without NT_FILE from the dynamic
+ * linker's list (dwarf/linkmap.c), after libdwfl reported the rest. */
+void dbg_report_link_map(struct dbg_session *s);
+
 /* The module entry holding runtime address PC, or NULL. */
 struct dbg_module_entry *dbg_module_for(struct dbg_session *s, uint64_t pc);
 

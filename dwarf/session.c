@@ -187,6 +187,7 @@ static struct core_error *report_modules(struct dbg_session *s)
 	if (n < 0)
 		core_warn(s->core, "cannot list the core's modules: %s", dwfl_errmsg(-1));
 	report_binary(s, exe);
+	dbg_report_link_map(s);
 	if (dwfl_getmodules(s->dwfl, collect_module, s, 0) != 0)
 		return &core_error_nomem;
 	if (s->nmodules)  /* s->modules is NULL when the core lists no module */
@@ -211,6 +212,14 @@ static void warn_missing_main(struct dbg_session *s)
 			core_warn(s->core, "executable %s not found: frames in it show addresses only "
 				 "(give the binary or --sysroot)", m->info.path ? m->info.path : "?");
 		return;
+	}
+	/* A core without NT_FILE whose pages of the executable were not saved
+	 * (qemu-user's) names no module until the executable is found. */
+	if (s->core->nfiles == 0) {
+		const char *exe = core_executable(s->core);
+		core_warn(s->core, "the core lists no files (no NT_FILE) and its executable %s was not "
+			  "found: no frame can be named (give the binary, and --sysroot for its libraries)",
+			  exe ? exe : "(unknown)");
 	}
 }
 

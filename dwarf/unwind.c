@@ -1,8 +1,11 @@
-/* Native unwinding: libdwfl's CFI unwinder (with its x86_64 frame-pointer
- * fallback) over thread state taken from NT_PRSTATUS, reading target memory
- * through corefile's bounded reader.  Where neither finds a caller, gdb's
- * rule for a function that keeps no frame (the return address at the stack
- * pointer) continues the walk from a new initial state. */
+/* Native unwinding: libdwfl's CFI unwinder (with its backend's frame-pointer
+ * or frame-record fallback, for the core's machine) over thread state taken
+ * from NT_PRSTATUS, reading target memory through corefile's bounded
+ * reader; register numbers come from the core's architecture table.  Where
+ * neither finds a caller, gdb's rule for a function that keeps no frame
+ * (x86_64: the return address at the stack pointer) continues the walk from
+ * a new initial state, and so does a return address signed by pointer
+ * authentication, stripped as gdb strips it. */
 #include "unwind.h"
 
 #include <stdio.h>
@@ -10,24 +13,6 @@
 #include <string.h>
 
 #include "../corefile/array.h"
-
-/* DWARF register numbers of x86_64 in the order libdwfl expects (0..16). */
-static const enum core_reg dwarf_regs[17] = {
-	CORE_REG_RAX, CORE_REG_RDX, CORE_REG_RCX, CORE_REG_RBX, CORE_REG_RSI,
-	CORE_REG_RDI, CORE_REG_RBP, CORE_REG_RSP, CORE_REG_R8, CORE_REG_R9,
-	CORE_REG_R10, CORE_REG_R11, CORE_REG_R12, CORE_REG_R13, CORE_REG_R14,
-	CORE_REG_R15, CORE_REG_RIP,
-};
-
-static const char *const dwarf_reg_names[DBG_NREGS] = {
-	"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp", "r8", "r9",
-	"r10", "r11", "r12", "r13", "r14", "r15", "rip",
-};
-
-const char *dbg_reg_name(unsigned n)
-{
-	return n < DBG_NREGS ? dwarf_reg_names[n] : "?";
-}
 
 /* The thread argument libdwfl carries is the core_thread itself. */
 static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
@@ -72,28 +57,48 @@ struct resume {
 	const struct core_thread *thread;
 	uint64_t regs[DBG_NREGS];
 	uint32_t known;
+	uint64_t pc;                /* the return address - 1 (see resume_walk) */
+	bool interrupted;           /* pc is where a signal interrupted the
+				       frame: exact, an activation */
 };
 static _Thread_local const struct resume *resuming;
 
-static bool set_resumed_registers(Dwfl_Thread *thread, const struct resume *r)
+/* The architecture of the core whose thread libdwfl asks about: the
+ * session is not passed to set_initial_registers, but it is the one
+ * walking on this thread. */
+static _Thread_local const struct core_arch *walking_arch;
+
+static bool set_resumed_registers(Dwfl_Thread *thread, const struct core_arch *arch,
+				  const struct resume *r)
 {
-	for (unsigned i = 0; i < DBG_NREGS; i++) {
+	for (unsigned i = 0; i < arch->ndwarf_regs; i++) {
 		Dwarf_Word v = r->regs[i];
 		if ((r->known & (1u << i)) && !dwfl_thread_state_registers(thread, (int)i, 1, &v))
 			return false;
 	}
+	if (arch->dwarf_pc < 0)
+		dwfl_thread_state_register_pc(thread, r->pc);
 	return true;
 }
 
 static bool set_initial_registers(Dwfl_Thread *thread, void *thread_arg)
 {
 	const struct core_thread *t = thread_arg;
+	const struct core_arch *arch = walking_arch;
+	if (!arch)
+		return false;
 	if (resuming && resuming->thread == t)
-		return set_resumed_registers(thread, resuming);
-	Dwarf_Word regs[17];
-	for (size_t i = 0; i < 17; i++)
-		regs[i] = t->regs[dwarf_regs[i]];
-	return dwfl_thread_state_registers(thread, 0, 17, regs);
+		return set_resumed_registers(thread, arch, resuming);
+	Dwarf_Word regs[DBG_NREGS];
+	for (size_t i = 0; i < arch->ndwarf_regs; i++)
+		regs[i] = t->regs[arch->dwarf_regs[i]];
+	if (!dwfl_thread_state_registers(thread, 0, arch->ndwarf_regs, regs))
+		return false;
+	/* Where the pc has no DWARF number, libdwfl would take the return
+	 * address column for it. */
+	if (arch->dwarf_pc < 0)
+		dwfl_thread_state_register_pc(thread, t->regs[arch->reg_pc]);
+	return true;
 }
 
 static void detach(Dwfl *dwfl, void *arg)
@@ -118,23 +123,24 @@ void dbg_unwind_attach(struct dbg_session *s)
 		s->attached = true;
 }
 
-/* rbx, rbp, rsp, r12-r15, rip in DWARF numbering. */
-#define CALLEE_SAVED ((1u << 3) | (1u << 6) | (1u << 7) | (0xfu << 12) | (1u << 16))
-
 /* Walks resumed past frames the unwinder could not step out of, at most. */
 #define MAX_RESUMES 16
 
 struct walk {
 	struct dbg_session *s;
+	const struct core_arch *arch;
 	struct dbg_frame *frames;
 	size_t n, cap;
 	char *stop;
 	bool nomem;
 	uint64_t resume_pc;         /* nonzero: the next frame is a resumed caller */
+	bool resume_activation;     /* ... interrupted by a signal (its pc exact) */
 	uint64_t base_start, base_end;  /* a caller pc here ends the walk */
 	bool reached_base;
 	const struct core_segment *stack;   /* past --max-frames: the stack walked */
 	bool along_stack;           /* a thread's walk: goes on past --max-frames */
+	struct resume pending;      /* where to go on once libdwfl's walk ends */
+	bool has_pending;
 };
 
 static int set_stop(struct walk *w, const char *fmt, unsigned long long a)
@@ -150,7 +156,7 @@ static bool seen_before(const struct walk *w, uint64_t pc, uint64_t sp)
 {
 	/* The same pc at the same stack pointer means the unwinder is looping. */
 	for (size_t i = w->n; i-- > 0 && i + 8 >= w->n;)
-		if (w->frames[i].pc == pc && w->frames[i].has_rsp && w->frames[i].rsp == sp)
+		if (w->frames[i].pc == pc && w->frames[i].has_sp && w->frames[i].sp == sp)
 			return true;
 	return false;
 }
@@ -167,6 +173,149 @@ static struct dbg_frame *push_frame(struct walk *w)
 	return f;
 }
 
+static void set_resume_pc(const struct core_arch *arch, struct resume *r, uint64_t ra);
+
+/* Whether libdwfl finds CFI for frame F, looked up where it looks (pc - 1
+ * in a caller): .eh_frame, then .debug_frame. */
+static bool has_cfi(struct dbg_session *s, const struct dbg_frame *f)
+{
+	uint64_t pc = f->activation ? f->pc : f->pc - 1;
+	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, pc);
+	if (!mod)
+		return false;
+	Dwarf_CFI *cfis[2];
+	Dwarf_Addr bias[2] = { 0, 0 };
+	cfis[0] = dwfl_module_eh_cfi(mod, &bias[0]);
+	cfis[1] = dwfl_module_dwarf_cfi(mod, &bias[1]);
+	for (int i = 0; i < 2; i++) {
+		Dwarf_Frame *frame;
+		if (cfis[i] && dwarf_cfi_addrframe(cfis[i], pc - bias[i], &frame) == 0) {
+			free(frame);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The start of the function holding ADDR, 0 when no symbol holds it. */
+static uint64_t function_start(struct dbg_session *s, uint64_t addr)
+{
+	uint64_t off;
+	return dbg_symbol_name_at(s, addr, &off) ? addr - off : 0;
+}
+
+/* R from F's callee-saved registers, to resume at the caller whose return
+ * address is RA with frame pointer FP and stack pointer SP. */
+static void caller_state(struct walk *w, const struct dbg_frame *f, uint64_t ra, uint64_t fp,
+			 uint64_t sp, struct resume *r)
+{
+	const struct core_arch *arch = w->arch;
+	memset(r, 0, sizeof(*r));
+	memcpy(r->regs, f->regs, sizeof(r->regs));
+	r->known = f->regs_known & arch->callee_saved & ~(1u << arch->dwarf_lr);
+	r->regs[arch->dwarf_fp] = fp;
+	r->regs[arch->dwarf_sp] = sp;
+	r->known |= (1u << arch->dwarf_fp) | (1u << arch->dwarf_sp);
+	set_resume_pc(arch, r, ra);
+}
+
+/* Bytes between a pc and a link register that, without symbols to tell,
+ * make them one function's. */
+#define NEAR_RA 256
+
+/* The innermost frame of a leaf function without CFI: its return address
+ * is still in the link register, and it set up no frame record.  Taken when
+ * the link register holds a return address into a module that the frame
+ * record at the frame pointer does not also hold (a function that saved
+ * its record), that does not return into the frame's own function (the
+ * return address of a call it made), and that follows a branch with link
+ * where the core has the code. */
+static bool leaf_caller(struct walk *w, const struct dbg_frame *f, struct resume *r)
+{
+	const struct core_arch *arch = w->arch;
+	struct core *core = w->s->core;
+	if (!f->activation || !(f->regs_known & (1u << arch->dwarf_lr)) || !f->has_sp || !f->has_fp)
+		return false;
+	uint64_t ra = arch->strip_ra(core, f->regs[arch->dwarf_lr]), saved;
+	if (ra < 4 || !dbg_module_for(w->s, ra))
+		return false;
+	if (f->fp && core_read_u64(core, f->fp + 8, &saved) && arch->strip_ra(core, saved) == ra)
+		return false;   /* the record at fp holds it: the record gives the caller */
+	uint64_t here = function_start(w->s, f->pc), there = function_start(w->s, ra - 1);
+	if (here && here == there)
+		return false;   /* the return address of a call this function made */
+	/* Without symbols, a return address this close to the pc is taken for
+	 * one into the same function (a blocked thread's stale link register). */
+	if ((!here || !there) && (ra - 1 > f->pc ? ra - 1 - f->pc : f->pc - (ra - 1)) < NEAR_RA)
+		return false;
+	if (core_is_readable(core, ra - 4, 4) && !arch->after_call(core, ra))
+		return false;
+	caller_state(w, f, ra, f->fp, f->sp, r);
+	return true;
+}
+
+/* Frame F is a signal handler's return trampoline without CFI (qemu-user's):
+ * its caller is the frame the signal interrupted, whose registers the
+ * signal frame at F's stack pointer holds.  Sets W's pending caller. */
+static bool signal_caller(struct walk *w, const struct dbg_frame *f)
+{
+	const struct core_arch *arch = w->arch;
+	uint32_t code[4];
+	uint64_t regs[DBG_NREGS], pc;
+	size_t n = arch->nsigreturn_code;
+	if (f->activation || n == 0 || n > 4 || !f->has_sp || f->pc % 4 != 0 ||
+	    !core_read_bytes(w->s->core, f->pc, code, n * sizeof(code[0])) ||
+	    memcmp(code, arch->sigreturn_code, n * sizeof(code[0])) != 0)
+		return false;
+	if (!core_read_bytes(w->s->core, f->sp + arch->sigframe_regs, regs,
+			     arch->ndwarf_regs * sizeof(regs[0])) ||
+	    !core_read_u64(w->s->core, f->sp + arch->sigframe_pc, &pc) || pc == 0)
+		return false;
+	struct resume *r = &w->pending;
+	memset(r, 0, sizeof(*r));
+	memcpy(r->regs, regs, arch->ndwarf_regs * sizeof(regs[0]));
+	r->known = arch->ndwarf_regs >= 32 ? UINT32_MAX : (1u << arch->ndwarf_regs) - 1;
+	r->pc = pc;
+	r->interrupted = true;
+	if (arch->dwarf_pc >= 0)
+		r->regs[arch->dwarf_pc] = pc;
+	w->has_pending = true;
+	return true;
+}
+
+/* Frame F has no CFI: its caller from the frame record at its frame
+ * pointer ({caller's frame pointer, return address}; the caller's stack
+ * pointer at least just above it), as gdb and libdwfl take it.  Returns
+ * DWARF_CB_ABORT with W's pending caller, or its stop reason, set; a
+ * cleared frame pointer or a zero return address is the outermost frame. */
+static int record_caller(struct walk *w, const struct dbg_frame *f)
+{
+	const struct core_arch *arch = w->arch;
+	if (leaf_caller(w, f, &w->pending)) {
+		w->has_pending = true;
+		return DWARF_CB_ABORT;
+	}
+	uint64_t rec[2];
+	if (!f->has_fp || f->fp == 0)
+		return DWARF_CB_ABORT;
+	/* gdb does not unwind past the program's entry point (_start). */
+	uint64_t entry = w->s->core->auxv.entry;
+	if (entry && function_start(w->s, f->pc) == function_start(w->s, entry) &&
+	    function_start(w->s, entry))
+		return DWARF_CB_ABORT;
+	if (f->fp % 8 != 0 || (f->has_sp && f->fp < f->sp) || f->fp > UINT64_MAX - 16 ||
+	    !core_read_bytes(w->s->core, f->fp, rec, sizeof(rec)))
+		return set_stop(w, "no CFI and no usable frame record at 0x%llx", f->fp);
+	uint64_t ra = arch->strip_ra(w->s->core, rec[1]);
+	if (ra == 0)
+		return DWARF_CB_ABORT;
+	if (!dbg_module_for(w->s, ra))
+		return set_stop(w, "the frame record at 0x%llx holds no return address", f->fp);
+	caller_state(w, f, ra, rec[0], f->fp + 16, &w->pending);
+	w->has_pending = true;
+	return DWARF_CB_ABORT;
+}
+
 /* Past --max-frames a walk goes on only along the thread's own stack: each
  * caller's stack pointer above the last one, inside the core segment that
  * held the stack at --max-frames.  A deep recursion is so unwound to its
@@ -176,10 +325,10 @@ static bool along_the_stack(struct walk *w, Dwfl_Frame *state)
 {
 	Dwarf_Word sp;
 	const struct dbg_frame *prev = &w->frames[w->n - 1];
-	if (!prev->has_rsp || dwfl_frame_reg(state, 7, &sp) != 0 || sp <= prev->rsp)
+	if (!prev->has_sp || dwfl_frame_reg(state, w->arch->dwarf_sp, &sp) != 0 || sp <= prev->sp)
 		return false;
 	if (!w->stack)
-		w->stack = core_find_segment(w->s->core, prev->rsp);
+		w->stack = core_find_segment(w->s->core, prev->sp);
 	const struct core_segment *st = w->stack;
 	return st && sp >= st->vaddr && sp - st->vaddr < st->memsz &&
 	       w->n - w->s->opts.max_frames < st->memsz / 8;
@@ -194,7 +343,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		return set_stop(w, "cannot read the pc of frame %llu", w->n);
 	if (w->n > 0 && pc >= w->base_start && pc < w->base_end) {
 		Dwarf_Word sp;
-		if (dwfl_frame_reg(state, 7, &sp) == 0)
+		if (dwfl_frame_reg(state, w->arch->dwarf_sp, &sp) == 0)
 			w->frames[w->n - 1].cfa = sp;
 		w->reached_base = true;
 		return DWARF_CB_ABORT;
@@ -208,8 +357,10 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	f->activation = activation;
 	/* In a caller, only callee-saved registers, rsp and rip mean anything:
 	 * libdw carries the others over as "same value". */
-	uint32_t wanted = w->n > 0 ? CALLEE_SAVED : (1u << DBG_NREGS) - 1;
-	for (unsigned r = 0; r < DBG_NREGS; r++) {
+	const struct core_arch *arch = w->arch;
+	uint32_t all = arch->ndwarf_regs >= 32 ? UINT32_MAX : (1u << arch->ndwarf_regs) - 1;
+	uint32_t wanted = w->n > 0 ? arch->callee_saved : all;
+	for (unsigned r = 0; r < arch->ndwarf_regs; r++) {
 		Dwarf_Word v;
 		if ((wanted & (1u << r)) && dwfl_frame_reg(state, r, &v) == 0) {
 			f->regs[r] = v;
@@ -219,54 +370,46 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	if (w->resume_pc) {
 		/* libdwfl took this caller for an initial (activation) frame
 		 * whose pc is the return address - 1 (see resume_walk). */
-		f->pc = f->regs[16] = w->resume_pc;
-		f->activation = false;
+		f->pc = w->resume_pc;
+		if (arch->dwarf_pc >= 0)
+			f->regs[arch->dwarf_pc] = w->resume_pc;
+		f->activation = w->resume_activation;
 		w->resume_pc = 0;
 	}
-	f->has_rsp = f->regs_known & (1u << 7);
-	f->rsp = f->regs[7];
-	f->has_rbp = f->regs_known & (1u << 6);
-	f->rbp = f->regs[6];
-	if (w->n > 0 && f->has_rsp && seen_before(w, f->pc, f->rsp))
+	f->has_sp = f->regs_known & (1u << arch->dwarf_sp);
+	f->sp = f->regs[arch->dwarf_sp];
+	f->has_fp = f->regs_known & (1u << arch->dwarf_fp);
+	f->fp = f->regs[arch->dwarf_fp];
+	uint64_t stripped = arch->strip_ra(w->s->core, f->pc);
+	if (w->n > 0 && stripped != f->pc) {
+		/* A return address signed by pointer authentication: libdwfl
+		 * would look its caller up at the signed address.  This frame
+		 * starts a new walk at the address gdb shows. */
+		memset(&w->pending, 0, sizeof(w->pending));
+		memcpy(w->pending.regs, f->regs, sizeof(f->regs));
+		w->pending.known = f->regs_known & ~(1u << arch->dwarf_lr);
+		set_resume_pc(arch, &w->pending, stripped);
+		w->has_pending = true;
+		return DWARF_CB_ABORT;
+	}
+	if (w->n > 0 && f->has_sp && seen_before(w, f->pc, f->sp))
 		return set_stop(w, "unwinding loops at pc 0x%llx", f->pc);
 	w->n++;
+	if (arch->frame_records && !has_cfi(w->s, f))
+		return signal_caller(w, f) ? DWARF_CB_ABORT : record_caller(w, f);
 	return DWARF_CB_OK;
 }
 
-/* Length of the indirect call (FF /2) whose ModRM byte is MODRM and SIB byte
- * SIB; 0 when MODRM does not encode a call. */
-static unsigned indirect_call_len(uint8_t modrm, uint8_t sib)
+/* Resume R at the caller whose return address is RA: the return address - 1
+ * selects the caller's CFI row the way libdwfl does for a caller (it takes a
+ * walk's first pc as exact). */
+static void set_resume_pc(const struct core_arch *arch, struct resume *r, uint64_t ra)
 {
-	unsigned mod = modrm >> 6, reg = (modrm >> 3) & 7, rm = modrm & 7;
-	if (reg != 2)
-		return 0;
-	if (mod == 3)
-		return 2;
-	unsigned len = 2 + (rm == 4);
-	if (mod == 1)
-		return len + 1;
-	if (mod == 2)
-		return len + 4;
-	if (rm == 5)
-		return 6;
-	return rm == 4 && (sib & 7) == 5 ? len + 4 : len;
-}
-
-/* True when the code before RA ends with a call instruction (direct, or
- * FF /2 in any addressing form), as it does before a real return address. */
-static bool after_call(struct core *core, uint64_t ra)
-{
-	uint8_t b[8];
-	if (ra < sizeof(b) || !core_read_bytes(core, ra - sizeof(b), b, sizeof(b)))
-		return false;
-	if (b[3] == 0xe8)
-		return true;
-	for (unsigned len = 2; len <= 7; len++) {
-		size_t at = sizeof(b) - len;
-		if (b[at] == 0xff && indirect_call_len(b[at + 1], len > 2 ? b[at + 2] : 0) == len)
-			return true;
+	r->pc = ra - 1;
+	if (arch->dwarf_pc >= 0) {
+		r->regs[arch->dwarf_pc] = ra - 1;
+		r->known |= 1u << arch->dwarf_pc;
 	}
-	return false;
 }
 
 /* gdb's rule for a function without CFI that set up no frame (the parent
@@ -277,17 +420,16 @@ static bool after_call(struct core *core, uint64_t ra)
  * does not invent callers. */
 static bool frameless_caller(struct walk *w, const struct dbg_frame *f, struct resume *r)
 {
+	const struct core_arch *arch = w->arch;
 	uint64_t ra;
-	if (!f->has_rsp || !core_read_u64(w->s->core, f->rsp, &ra) || ra == 0 ||
-	    !dbg_module_for(w->s, ra) || !after_call(w->s->core, ra))
+	if (!arch->ra_at_sp || !f->has_sp || !core_read_u64(w->s->core, f->sp, &ra) || ra == 0 ||
+	    !dbg_module_for(w->s, ra) || !arch->after_call(w->s->core, ra))
 		return false;
-	r->known = f->regs_known & CALLEE_SAVED;
+	r->known = f->regs_known & arch->callee_saved;
 	memcpy(r->regs, f->regs, sizeof(r->regs));
-	r->regs[7] = f->rsp + 8;
-	/* The return address - 1 selects the caller's CFI row the way libdwfl
-	 * does for a caller (it takes a walk's first pc as exact). */
-	r->regs[16] = ra - 1;
-	r->known |= (1u << 7) | (1u << 16);
+	r->regs[arch->dwarf_sp] = f->sp + arch->call_pushes;
+	r->known |= 1u << arch->dwarf_sp;
+	set_resume_pc(arch, r, ra);
 	return true;
 }
 
@@ -295,7 +437,8 @@ static bool frameless_caller(struct walk *w, const struct dbg_frame *f, struct r
  * dwfl_getthread_frames' result. */
 static int resume_walk(struct walk *w, pid_t tid, const struct resume *r)
 {
-	w->resume_pc = r->regs[16] + 1;
+	w->resume_pc = r->interrupted ? r->pc : r->pc + 1;
+	w->resume_activation = r->interrupted;
 	resuming = r;
 	int rc = dwfl_getthread_frames(w->s->dwfl, tid, frame_cb, w);
 	resuming = NULL;
@@ -307,19 +450,20 @@ static int resume_walk(struct walk *w, pid_t tid, const struct resume *r)
 static void fill_cfa(struct walk *w)
 {
 	for (size_t i = 0; i + 1 < w->n; i++)
-		if (w->frames[i + 1].has_rsp)
-			w->frames[i].cfa = w->frames[i + 1].rsp;
+		if (w->frames[i + 1].has_sp)
+			w->frames[i].cfa = w->frames[i + 1].sp;
 }
 
 /* Why a walk that libdwfl ended with an error stopped, or NULL when its last
- * frame is the outermost by convention (rbp cleared, as _start and a new
- * thread's entry do) and the error only says that no caller was found. */
+ * frame is the outermost by convention (the frame pointer cleared, as _start
+ * and a new thread's entry do) and the error only says that no caller was
+ * found. */
 static char *stop_reason(const struct walk *w, int err)
 {
 	if (w->n == 0)
 		return strdup(dwfl_errmsg(err));
 	const struct dbg_frame *last = &w->frames[w->n - 1];
-	if (last->has_rbp && last->rbp == 0)
+	if (last->has_fp && last->fp == 0)
 		return NULL;
 	char buf[320];
 	snprintf(buf, sizeof(buf), "no caller found for frame %zu (pc 0x%llx): %s", w->n - 1,
@@ -335,12 +479,23 @@ static struct core_error *finish_walk(struct walk *w, const struct core_thread *
 {
 	int err = rc == -1 ? dwfl_errno() : 0;
 	/* rc 0: the CFI marked the return address undefined (the outermost
-	 * frame); -1 with an error: no caller was found for the last frame. */
-	for (unsigned i = 0; rc == -1 && w->n && !w->stop && !w->nomem && !w->reached_base &&
-			     i < MAX_RESUMES; i++) {
+	 * frame); -1 with an error: no caller was found for the last frame.
+	 * A caller the walk left pending (a frame record, a signed return
+	 * address) goes on in a new walk: each adds a frame, so max_frames
+	 * bounds them. */
+	unsigned frameless = 0, pending = 0;
+	while (!w->stop && !w->nomem && !w->reached_base) {
 		struct resume r = { .thread = t };
-		if (!frameless_caller(w, &w->frames[w->n - 1], &r))
+		if (w->has_pending && pending++ <= w->s->opts.max_frames) {
+			r = w->pending;
+			r.thread = t;
+			w->has_pending = false;
+		} else if (w->has_pending || rc != -1 || !w->n || frameless >= MAX_RESUMES ||
+			   !frameless_caller(w, &w->frames[w->n - 1], &r)) {
 			break;
+		} else {
+			frameless++;
+		}
 		rc = resume_walk(w, t->tid, &r);
 		err = rc == -1 ? dwfl_errno() : 0;
 	}
@@ -381,7 +536,8 @@ struct core_error *dbg_unwind_thread(struct dbg_session *s, size_t thread_index,
 			*stop_reason_out = strdup("thread id repeats an earlier thread's; not unwound");
 			return NULL;
 		}
-	struct walk w = { .s = s, .along_stack = true };
+	struct walk w = { .s = s, .arch = s->core->arch, .along_stack = true };
+	walking_arch = s->core->arch;
 	int rc = dwfl_getthread_frames(s->dwfl, t->tid, frame_cb, &w);
 	return finish_walk(&w, t, rc, frames, nframes, stop_reason_out);
 }
@@ -398,21 +554,17 @@ struct core_error *dbg_unwind_regs(struct dbg_session *s, const struct dbg_regs 
 	*nframes = 0;
 	*reached_base = false;
 	*stop_reason_out = NULL;
-	if (!s->attached || s->core->nthreads == 0 || regs->rip == 0) {
-		*stop_reason_out = strdup(regs->rip ? "unwinding unavailable" : "no pc");
+	if (!s->attached || s->core->nthreads == 0 || regs->pc == 0) {
+		*stop_reason_out = strdup(regs->pc ? "unwinding unavailable" : "no pc");
 		return NULL;
 	}
 	const struct core_thread *t = &s->core->threads[0];
-	struct resume r = { .thread = t, .known = CALLEE_SAVED };
-	r.regs[3] = regs->rbx;
-	r.regs[6] = regs->rbp;
-	r.regs[7] = regs->rsp;
-	r.regs[12] = regs->r12;
-	r.regs[13] = regs->r13;
-	r.regs[14] = regs->r14;
-	r.regs[15] = regs->r15;
-	r.regs[16] = regs->rip - 1;     /* resume_walk: a return address - 1 */
-	struct walk w = { .s = s, .base_start = base_start, .base_end = base_end };
+	const struct core_arch *arch = s->core->arch;
+	struct resume r = { .thread = t, .known = regs->known & arch->callee_saved };
+	memcpy(r.regs, regs->regs, sizeof(r.regs));
+	set_resume_pc(arch, &r, regs->pc);
+	struct walk w = { .s = s, .arch = arch, .base_start = base_start, .base_end = base_end };
+	walking_arch = arch;
 	int rc = resume_walk(&w, t->tid, &r);
 	struct core_error *err = finish_walk(&w, t, rc, frames, nframes, stop_reason_out);
 	*reached_base = w.reached_base;

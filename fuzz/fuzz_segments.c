@@ -43,7 +43,7 @@ static void read_everywhere(struct core *core, const uint8_t *data, size_t size)
 		read_at(core, s->vaddr - 4);
 	}
 	for (size_t i = 0; i < core->nthreads; i++)
-		read_at(core, core->threads[i].regs[CORE_REG_RSP]);
+		read_at(core, core_thread_sp(core, &core->threads[i]));
 	for (size_t i = 0; size >= 8 && i < 8 && 8 * (i + 1) <= size; i++) {
 		uint64_t addr;
 		memcpy(&addr, data + size - 8 * (i + 1), 8);

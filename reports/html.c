@@ -485,13 +485,13 @@ static void write_header(FILE *out, const struct analysis *an)
 	fputs("</header>\n", out);
 }
 
-static void write_registers(FILE *out, const struct an_thread *t)
+static void write_registers(FILE *out, const struct an_thread *t, const char *arch)
 {
 	char h[32];
 	fputs("<details class=\"regs\"><summary>registers</summary><div class=\"scroll\"><table><tr>", out);
-	for (unsigned r = 0; r < AN_THREAD_NREGS; r++) {
-		fprintf(out, "<td class=\"mono\">%s %s</td>", an_thread_reg_name(r), rep_hex(h, t->regs[r]));
-		if (r % 4 == 3 && r + 1 < AN_THREAD_NREGS)
+	for (unsigned r = 0; r < t->nregs; r++) {
+		fprintf(out, "<td class=\"mono\">%s %s</td>", an_thread_reg_name(arch, r), rep_hex(h, t->regs[r]));
+		if (r % 4 == 3 && r + 1 < t->nregs)
 			fputs("</tr><tr>", out);
 	}
 	fputs("</tr></table></div></details>\n", out);
@@ -523,7 +523,7 @@ static void write_crashing_thread(FILE *out, const struct analysis *an)
 			rep_html_text(out, t->unwind_error, 0);
 			fputs("</p>\n", out);
 		}
-		write_registers(out, t);
+		write_registers(out, t, an->arch);
 	}
 	if (!an->has_signal)
 		fputs("<p class=\"none\">No thread took a signal: every thread is listed below.</p>\n", out);

@@ -41,7 +41,7 @@ static json_t *jhex_if(bool known, uint64_t v)
 
 static json_t *identity_object(const struct analysis *an)
 {
-	return json_pack("{s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+	return json_pack("{s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 		"path", jstr(an->core_path),
 		"file_size", (json_int_t)an->core_file_size,
 		"size", (json_int_t)an->core_size,
@@ -51,7 +51,8 @@ static json_t *identity_object(const struct analysis *an)
 		"executable", jstr(an->executable),
 		"build_id", jstr(an->build_id),
 		"pid", an->has_pid ? json_integer(an->pid) : json_null(),
-		"uid", an->has_uid ? json_integer(an->uid) : json_null());
+		"uid", an->has_uid ? json_integer(an->uid) : json_null(),
+		"arch", jstr(an->arch));
 }
 
 static json_t *signal_object(const struct analysis *an)
@@ -110,12 +111,12 @@ static json_t *cause_object(const struct analysis *an)
 
 /* The registers the unwinder recovered for this frame (callee-saved ones,
  * rsp and rip in callers; all of them in the innermost frame). */
-static json_t *frame_registers(const struct an_frame *f)
+static json_t *frame_registers(const struct an_frame *f, const char *arch)
 {
 	json_t *o = json_object();
-	for (unsigned r = 0; r < AN_FRAME_NREGS; r++)
+	for (unsigned r = 0; r < an_frame_nregs(arch) && r < AN_FRAME_NREGS; r++)
 		if (f->regs_known & (1u << r))
-			set(o, an_frame_reg_name(r), jhex(f->regs[r]));
+			set(o, an_frame_reg_name(arch, r), jhex(f->regs[r]));
 	return o;
 }
 
@@ -425,12 +426,14 @@ struct frame_writer {
 	json_t *index, *cfa;
 	bool registers;
 	bool locals;                /* the frames' thread had its locals asked for */
+	const char *arch;           /* names the registers */
 };
 
-static bool frame_writer_init(struct frame_writer *w, struct out_buffer *out, bool registers)
+static bool frame_writer_init(struct frame_writer *w, struct out_buffer *out, bool registers,
+			      const char *arch)
 {
 	*w = (struct frame_writer){
-		.out = out, .registers = registers,
+		.out = out, .registers = registers, .arch = arch,
 		.places = { .hash = place_hash, .same = same_place, .encode = place_text },
 		.args = { .hash = args_hash, .same = same_args, .encode = args_text },
 		.index = json_integer(0), .cfa = json_string_nocheck("0x0"),
@@ -459,7 +462,7 @@ static int put_frame(struct frame_writer *w, const struct an_frame *f, size_t in
 		 put_text(b, place) || put_text(b, ",\"cfa\":") ||
 		 put_value(b, f->cfa ? w->cfa : json_null(), 0);
 	if (w->registers && rc == 0) {
-		json_t *regs = frame_registers(f);
+		json_t *regs = frame_registers(f, w->arch);
 		rc = !regs || put_text(b, ",\"registers\":") || put_value(b, regs, 0);
 		json_decref(regs);
 	}
@@ -503,11 +506,11 @@ static int put_recursion(struct out_buffer *b, const struct an_recursion *r)
 	return rc ? -1 : 0;
 }
 
-static json_t *registers_object(const struct an_thread *t)
+static json_t *registers_object(const struct an_thread *t, const char *arch)
 {
 	json_t *o = json_object();
-	for (unsigned r = 0; r < AN_THREAD_NREGS; r++)
-		set(o, an_thread_reg_name(r), jhex(t->regs[r]));
+	for (unsigned r = 0; r < t->nregs && r < AN_THREAD_NREGS; r++)
+		set(o, an_thread_reg_name(arch, r), jhex(t->regs[r]));
 	return o;
 }
 
@@ -527,7 +530,7 @@ static int put_thread(struct frame_writer *w, const struct an_thread *t)
 	w->locals = t->has_locals;
 	int rc = put_text(b, "{") ||
 		 put_members(b, json_pack("{s:i, s:b, s:o}", "tid", (int)t->tid,
-					  "crashing", t->crashing, "registers", registers_object(t)), true) ||
+					  "crashing", t->crashing, "registers", registers_object(t, w->arch)), true) ||
 		 put_recursion(b, t->recursion) ||
 		 put_text(b, "\"frames\":") || put_frames_of(w, t, t->frames, t->nframes);
 	w->locals = false;      /* suspended chains' and tasks' frames: none */
@@ -715,7 +718,7 @@ int rep_json_write(FILE *out, const struct analysis *an, const struct rep_json_o
 	json_failed = false;
 	b->out = out;
 	b->len = 0;
-	int rc = frame_writer_init(&w, b, opts->frame_registers) ? 0 : -1;
+	int rc = frame_writer_init(&w, b, opts->frame_registers, an->arch) ? 0 : -1;
 	rc = rc || put_member(b, &first, "asyncore_version", json_string(AN_VERSION));
 	rc = rc || put_member(b, &first, "core", identity_object(an));
 	rc = rc || put_member(b, &first, "cause", cause_object(an));

@@ -540,8 +540,8 @@ static int add_threads(struct rep_ch_store *st, const char *fp, const struct ana
 	for (size_t i = 0; i < an->nthreads; i++) {
 		const struct an_thread *t = &an->threads[i];
 		if (ROW(&st->rows[T_THREADS], thread_cols, json_string(fp), j_u64(i), j_int(t->tid),
-			j_int(t->crashing), j_u64(t->regs[AN_REG_RIP]), j_u64(t->regs[AN_REG_RSP]),
-			j_u64(t->regs[AN_REG_RBP]), j_u64(t->regs[AN_REG_FS_BASE]), j_u64(t->nframes),
+			j_int(t->crashing), j_u64(t->pc), j_u64(t->sp), j_u64(t->fp), j_u64(t->tp),
+			j_u64(t->nframes),
 			rep_json_text(t->unwind_error), j_opt(t->async_root != 0, t->async_root)) != 0 ||
 		    add_frames(&st->rows[T_FRAMES], frame_cols, NFRAME_COLS, fp, i, t->frames,
 			       t->nframes, t) != 0)

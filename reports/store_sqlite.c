@@ -776,8 +776,7 @@ static int insert_threads(struct rep_sqlite *st, int64_t core, const struct anal
 		const struct an_thread *t = &an->threads[i];
 		const struct rep_value v[] = {
 			v_int(core), v_u64(i), v_int(t->tid), v_int(t->crashing),
-			v_u64(t->regs[AN_REG_RIP]), v_u64(t->regs[AN_REG_RSP]),
-			v_u64(t->regs[AN_REG_RBP]), v_u64(t->regs[AN_REG_FS_BASE]), v_u64(t->nframes),
+			v_u64(t->pc), v_u64(t->sp), v_u64(t->fp), v_u64(t->tp), v_u64(t->nframes),
 			v_text(t->unwind_error), v_opt(t->async_root != 0, t->async_root),
 		};
 		const struct rep_value root[] = {v_int(core), v_u64(i), v_int(t->tid),

@@ -358,12 +358,18 @@ static void write_frames(FILE *out, const struct an_frame *frames, size_t n, boo
 	write_frames_of(out, NULL, frames, n, crashing, w);
 }
 
-static void write_registers(FILE *out, const struct an_thread *t)
+/* pc, stack, frame and thread pointer by the architecture's names ("rip
+ * ... fs_base", "pc ... tpidr_el0"); no thread pointer when the core has
+ * none. */
+static void write_registers(FILE *out, const struct an_thread *t, const char *arch)
 {
 	char a[32], b[32], c[32], d[32];
-	fprintf(out, "  rip %s  rsp %s  rbp %s  fs_base %s\n", rep_hex(a, t->regs[AN_REG_RIP]),
-		rep_hex(b, t->regs[AN_REG_RSP]), rep_hex(c, t->regs[AN_REG_RBP]),
-		rep_hex(d, t->regs[AN_REG_FS_BASE]));
+	fprintf(out, "  %s %s  %s %s  %s %s", an_reg_role_name(arch, AN_ROLE_PC), rep_hex(a, t->pc),
+		an_reg_role_name(arch, AN_ROLE_SP), rep_hex(b, t->sp),
+		an_reg_role_name(arch, AN_ROLE_FP), rep_hex(c, t->fp));
+	if (t->has_tp)
+		fprintf(out, "  %s %s", an_reg_role_name(arch, AN_ROLE_TP), rep_hex(d, t->tp));
+	fputc('\n', out);
 }
 
 /* ---- bthreads (a runtime's tasks) ---- */
@@ -395,7 +401,7 @@ static void write_thread(FILE *out, const struct an_thread *t, const struct anal
 	if (task)
 		fprintf(out, " running bthread 0x%" PRIx64 " (%s)", task->id, task->fn ? esc(task->fn) : "??");
 	fprintf(out, ":\n");
-	write_registers(out, t);
+	write_registers(out, t, an->arch);
 	if (task)
 		write_thread_with_task(out, t, task, w);
 	else

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The mutation test over whole cores (fuzz/mutate.c): MUTANTS (default
-# 1,000; `make soak` runs 100,000) damaged copies of nine fixture cores,
+# 1,000; `make soak` runs 100,000) damaged copies of ten fixture cores
+# (one of them aarch64's),
 # truncated at every structure boundary, with flipped notes and headers,
 # edge-value note sizes, pointer-like garbage in memory (stacks, recorder
 # rings, async roots, bthreads' TaskMetas and saved contexts, a described
@@ -52,6 +53,11 @@ WHOLE=1 RUNTIMES=1 base runtime hostile_rt
 # The rings live in a segment the shrinking drops: the recorder core whole.
 if fix_core recorder; then
 	BASES+=(--hot "$("$ROOT/fuzz/hot-ranges.sh" "$FIX_CORE" "$ASYNCORE")" "recorder=$FIX_CORE")
+fi
+# An aarch64 kernel core (fixtures/aarch64), its executable not found: the
+# frame-record fallback walks what the damage leaves.
+if bzip2 -dc "$ROOT/fixtures/aarch64/backtrace.aarch64.fp.core.bz2" >"$TMPD/aarch64.core" 2>/dev/null; then
+	BASES+=("aarch64=$TMPD/aarch64.core")
 fi
 [ ${#BASES[@]} -gt 0 ] || { skip "mutate: no fixture core could be made"; exit 0; }
 

@@ -28,6 +28,7 @@ static struct core *empty_core(void)
 {
 	struct core *c = calloc(1, sizeof(*c));
 	c->path = strdup("crafted");
+	c->arch = &core_arch_x86_64;    /* core_open takes it from the ELF header */
 	return c;
 }
 
@@ -273,9 +274,75 @@ static void test_signal_names(void)
 				 core_signal_code_name(11, 77) == NULL);
 }
 
+/* aarch64's struct elf_prstatus (392 bytes, pr_reg x0..x30, sp, pc, pstate
+ * at 112) for TID with x29, sp and pc set. */
+static void prstatus_aarch64(struct craft_notes *b, int32_t tid, uint64_t pc)
+{
+	unsigned char d[392] = { 0 };
+	uint64_t x29 = 0x7ffff000, sp = 0x7fffef00;
+	memcpy(d + 32, &tid, 4);
+	memcpy(d + 112 + 8 * CORE_A64_X29, &x29, 8);
+	memcpy(d + 112 + 8 * CORE_A64_SP, &sp, 8);
+	memcpy(d + 112 + 8 * CORE_A64_PC, &pc, 8);
+	craft_note(b, "CORE", NT_PRSTATUS, d, sizeof(d));
+}
+
+static void test_aarch64_notes(void)
+{
+	struct craft_notes b = { 0 };
+	uint64_t tls = 0x7fb7ff0700, pac[2] = { 0x007f000000000000ull, 0x007f000000000000ull };  /* VA_BITS 48 */
+	prstatus_aarch64(&b, 201, 0x400800);
+	craft_note(&b, "LINUX", 0x401 /* NT_ARM_TLS */, &tls, sizeof(tls));
+	craft_note(&b, "LINUX", 0x406 /* NT_ARM_PAC_MASK */, pac, sizeof(pac));
+	prstatus_aarch64(&b, 202, 0x400900);     /* qemu-user: no NT_ARM_TLS */
+
+	struct core *c = empty_core();
+	c->arch = core_arch_for_machine(EM_AARCH64);
+	CHECK("aarch64 has a table", c->arch && strcmp(c->arch->name, "aarch64") == 0);
+	CHECK("aarch64 notes parse", c->arch && core_parse_notes(c, b.data, b.len) == NULL);
+	uint64_t tp = 0;
+	CHECK("aarch64 threads", c->nthreads == 2 && c->threads[0].tid == 201 && c->threads[1].tid == 202);
+	CHECK("aarch64 pc, sp, x29 by role", c->nthreads == 2 &&
+	      core_thread_pc(c, &c->threads[0]) == 0x400800 && core_thread_sp(c, &c->threads[0]) == 0x7fffef00 &&
+	      core_thread_fp(c, &c->threads[0]) == 0x7ffff000);
+	CHECK("NT_ARM_TLS completes its thread", c->nthreads == 2 && core_thread_tp(c, &c->threads[0], &tp) &&
+	      tp == tls && c->threads[0].nregs == CORE_A64_COUNT);
+	CHECK("a thread without NT_ARM_TLS has no thread pointer",
+	      c->nthreads == 2 && !core_thread_tp(c, &c->threads[1], &tp) && c->threads[1].nregs == 34);
+	CHECK("NT_ARM_PAC_MASK read", c->pac_insn_mask == pac[1]);
+	CHECK("a signed return address is stripped",
+	      c->arch && c->arch->strip_ra(c, 0x003d000000400a3cull) == 0x400a3c &&
+	      c->arch->strip_ra(c, 0x400a3c) == 0x400a3c);
+	CHECK("register names", c->arch && strcmp(core_arch_reg_name(c->arch, CORE_A64_TPIDR_EL0), "tpidr_el0") == 0 &&
+	      strcmp(core_arch_dwarf_name(c->arch, 31), "sp") == 0 && strcmp(core_arch_dwarf_name(c->arch, 32), "?") == 0);
+	core_close(c);
+
+	/* An x86_64 core's notes read as x86_64's whatever other notes say: an
+	 * aarch64 thread-pointer note changes nothing, and aarch64's longer
+	 * prstatus gives x86_64's registers from its words. */
+	struct craft_notes x = { 0 };
+	prstatus(&x, 301, 0x401000, 0x7f0000001000);
+	craft_note(&x, "LINUX", 0x401, &tls, sizeof(tls));
+	c = empty_core();
+	core_parse_notes(c, x.data, x.len);
+	CHECK("x86_64 ignores NT_ARM_TLS", c->nthreads == 1 && core_thread_tp(c, &c->threads[0], &tp) &&
+	      tp == 0x7f0000001000 && c->threads[0].nregs == CORE_REG_COUNT);
+	core_close(c);
+
+	/* x86_64's 336-byte prstatus is too short for aarch64: skipped, with a warning. */
+	c = empty_core();
+	c->arch = core_arch_for_machine(EM_AARCH64);
+	core_parse_notes(c, x.data, x.len);
+	CHECK("a prstatus too short for aarch64 is skipped with a warning", c->nthreads == 0 && c->nwarnings >= 1);
+	core_close(c);
+	craft_notes_free(&b);
+	craft_notes_free(&x);
+}
+
 int main(void)
 {
 	test_notes();
+	test_aarch64_notes();
 	test_bad_notes();
 	test_image();
 	test_table();

@@ -197,6 +197,8 @@ static bool splice(struct world *w, struct outcome *o)
 	for (size_t i = 0; i < core->nthreads && i < MAX_THREADS; i++) {
 		an->threads[i].tid = core->threads[i].tid;
 		memcpy(an->threads[i].regs, core->threads[i].regs, sizeof(an->threads[i].regs));
+		an->threads[i].sp = core_thread_sp(core, &core->threads[i]);
+		an->threads[i].has_tp = core_thread_tp(core, &core->threads[i], &an->threads[i].tp);
 		stacks[i] = w->threads[i].native;
 		nstacks[i] = NNATIVE;
 	}

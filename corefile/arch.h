@@ -1,0 +1,117 @@
+/* What differs between the machines whose cores asyncore reads: one table
+ * per architecture (arch_x86_64.c, arch_aarch64.c), chosen from the core's
+ * ELF header.  Code above corefile asks the table, never the machine.
+ *
+ * Two register numberings meet here: a thread's registers as the kernel
+ * saved them (NT_PRSTATUS pr_reg, then what other notes add, such as
+ * aarch64's TPIDR_EL0), and a frame's registers by DWARF number, as the
+ * unwinder and DWARF expressions name them. */
+#ifndef COREFILE_ARCH_H
+#define COREFILE_ARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct core;
+
+/* Thread registers of the largest table (aarch64: x0..x30, sp, pc,
+ * pstate, tpidr_el0). */
+#define CORE_MAX_REGS 35
+
+/* Frame registers by DWARF number, 0 .. CORE_MAX_DWARF_REGS-1, of the
+ * largest table (aarch64: x0..x30, sp); a bit each in a uint32_t. */
+#define CORE_MAX_DWARF_REGS 32
+
+/* x86_64 thread registers: struct user_regs_struct order (arch_x86_64.c). */
+enum core_reg {
+	CORE_REG_R15, CORE_REG_R14, CORE_REG_R13, CORE_REG_R12, CORE_REG_RBP,
+	CORE_REG_RBX, CORE_REG_R11, CORE_REG_R10, CORE_REG_R9, CORE_REG_R8,
+	CORE_REG_RAX, CORE_REG_RCX, CORE_REG_RDX, CORE_REG_RSI, CORE_REG_RDI,
+	CORE_REG_ORIG_RAX, CORE_REG_RIP, CORE_REG_CS, CORE_REG_EFLAGS,
+	CORE_REG_RSP, CORE_REG_SS, CORE_REG_FS_BASE, CORE_REG_GS_BASE,
+	CORE_REG_DS, CORE_REG_ES, CORE_REG_FS, CORE_REG_GS,
+	CORE_REG_COUNT
+};
+
+/* aarch64 thread registers: struct user_pt_regs order (x0..x30 are 0..30),
+ * then TPIDR_EL0 from NT_ARM_TLS (arch_aarch64.c). */
+enum {
+	CORE_A64_X29 = 29, CORE_A64_X30 = 30, CORE_A64_SP = 31, CORE_A64_PC = 32,
+	CORE_A64_PSTATE = 33, CORE_A64_TPIDR_EL0 = 34, CORE_A64_COUNT = 35
+};
+
+struct core_arch {
+	const char *name;           /* "x86_64", "aarch64": JSON core.arch */
+	uint16_t machine;           /* EM_X86_64, EM_AARCH64 */
+
+	/* struct elf_prstatus: the same header on both (pr_pid @32 ...), then
+	 * pr_reg; SIZE is the whole structure the kernel writes. */
+	size_t prstatus_size;
+	size_t prstatus_regs;       /* offset of pr_reg */
+	unsigned nprstatus_regs;    /* words of pr_reg */
+
+	/* Thread registers: pr_reg's, then those other notes add. */
+	unsigned nregs;
+	const char *const *reg_names;
+	unsigned reg_pc, reg_sp, reg_fp, reg_tp;   /* indices of the roles */
+	uint32_t tp_note;           /* LINUX note holding the thread pointer as one
+				       word (NT_ARM_TLS); 0: it is in pr_reg */
+	uint32_t pac_note;          /* LINUX note of the pointer-authentication
+				       masks (NT_ARM_PAC_MASK), 0: none */
+
+	/* Frame registers by DWARF number: the unwinder's initial state is
+	 * dwarf_regs[n] of the thread registers, n < ndwarf_regs. */
+	unsigned ndwarf_regs;
+	const char *const *dwarf_names;
+	const unsigned char *dwarf_regs;
+	unsigned dwarf_sp, dwarf_fp;
+	int dwarf_pc;               /* the pc's DWARF number, -1 when it has none
+				       (aarch64: the unwinder sets it apart) */
+	uint32_t callee_saved;      /* DWARF bits a caller's frame keeps (sp, pc too) */
+	unsigned call_pushes;       /* bytes a call pushes: the CFA lies that far
+				       above the callee's first stack pointer */
+
+	/* True when the code just before RA is a call instruction, as before a
+	 * real return address. */
+	bool (*after_call)(struct core *core, uint64_t ra);
+	/* A function that keeps no frame has its return address at the stack
+	 * pointer (x86_64): the unwinder's last resort takes that word when it
+	 * passes after_call. */
+	bool ra_at_sp;
+	/* Where a frame has no CFI, the unwinder takes its caller from the
+	 * frame record {caller's fp, return address} at the frame pointer, or
+	 * for the innermost frame of a leaf from the link register (aarch64:
+	 * libdwfl's own fallback there repeats frames). */
+	bool frame_records;
+	unsigned dwarf_lr;          /* the link register's DWARF number (frame_records) */
+	/* A signal handler returns to a trampoline: where that code carries no
+	 * CFI (qemu-user's), a caller pc at these instruction words is a signal
+	 * frame, and the interrupted registers lie in the signal frame at its
+	 * stack pointer: DWARF registers 0 .. ndwarf_regs-1 from
+	 * sigframe_regs on, the pc at sigframe_pc.  No words: none. */
+	const uint32_t *sigreturn_code;
+	unsigned nsigreturn_code;
+	unsigned sigframe_regs, sigframe_pc;
+	bool mapping_symbols;       /* ELF mapping symbols ($x, $d) mark code and
+				       data: no symbol lookup answers with one */
+	/* The return address RA without the bits pointer authentication
+	 * signed it with (aarch64's PAC); RA itself where there are none. */
+	uint64_t (*strip_ra)(const struct core *core, uint64_t ra);
+};
+
+extern const struct core_arch core_arch_x86_64;
+extern const struct core_arch core_arch_aarch64;
+
+/* The table for ELF machine MACHINE, or NULL when asyncore has none. */
+const struct core_arch *core_arch_for_machine(unsigned machine);
+
+/* The table named NAME ("x86_64", "aarch64"); x86_64's for NULL or an
+ * unknown name (analyses stored before the architecture was recorded). */
+const struct core_arch *core_arch_by_name(const char *name);
+
+/* Name of thread register N, of DWARF register N ("?" past the table). */
+const char *core_arch_reg_name(const struct core_arch *arch, unsigned n);
+const char *core_arch_dwarf_name(const struct core_arch *arch, unsigned n);
+
+#endif

@@ -1,0 +1,100 @@
+/* aarch64: AAPCS64 and Linux's core layout.  Frame records are {x29, x30}
+ * pairs; the thread pointer is TPIDR_EL0, saved in its own note. */
+#include "arch.h"
+
+#include <elf.h>
+
+#include "core.h"
+
+#ifndef EM_AARCH64
+#define EM_AARCH64 183
+#endif
+
+/* Linux's notes beside each NT_PRSTATUS (name "LINUX"): TPIDR_EL0, and the
+ * masks of pointer authentication. */
+#define NT_ARM_TLS_NOTE 0x401
+#define NT_ARM_PAC_MASK_NOTE 0x406
+
+static const char *const reg_names[CORE_A64_COUNT] = {
+	"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10",
+	"x11", "x12", "x13", "x14", "x15", "x16", "x17", "x18", "x19", "x20",
+	"x21", "x22", "x23", "x24", "x25", "x26", "x27", "x28", "x29", "x30",
+	"sp", "pc", "pstate", "tpidr_el0",
+};
+
+/* DWARF numbers 0..31 are x0..x30 and sp, pr_reg's first 32 words. */
+static const unsigned char dwarf_regs[32] = {
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+	16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
+};
+
+/* The code before RA is a branch with link: BL, BLR, or the
+ * pointer-authenticating BLRAA/BLRAB/BLRAAZ/BLRABZ. */
+static bool after_call(struct core *core, uint64_t ra)
+{
+	uint32_t insn;
+	if (ra < 4 || ra % 4 != 0 || !core_read_u32(core, ra - 4, &insn))
+		return false;
+	return (insn & 0xfc000000u) == 0x94000000u ||      /* BL */
+	       (insn & 0xfffffc1fu) == 0xd63f0000u ||      /* BLR */
+	       (insn & 0xfefff800u) == 0xd63f0800u;        /* BLRAA(Z), BLRAB(Z) */
+}
+
+/* rt_sigreturn: mov x8, #139; svc #0 (the kernel's vDSO, glibc, qemu). */
+static const uint32_t sigreturn_code[] = { 0xd2801168u, 0xd4000001u };
+
+/* struct rt_sigframe at the handler's stack pointer: siginfo (128 bytes),
+ * then the ucontext, whose uc_mcontext (at 176: uc_flags, uc_link,
+ * uc_stack, uc_sigmask and its padding to 128 bytes, aligned to 16) holds
+ * fault_address, regs[31], sp, pc, pstate. */
+enum { SIGFRAME_MCONTEXT = 128 + 176, SIGFRAME_REGS = SIGFRAME_MCONTEXT + 8,
+       SIGFRAME_PC = SIGFRAME_REGS + 8 * 32 };
+
+/* Bits of a user-space code address that pointer authentication may hold
+ * when the core does not say (no NT_ARM_PAC_MASK): those above a 48-bit
+ * address space, the top byte included, as gdb takes them. */
+#define DEFAULT_PAC_MASK 0xffff000000000000ull
+
+static uint64_t strip_ra(const struct core *core, uint64_t ra)
+{
+	uint64_t mask = core->pac_insn_mask ? core->pac_insn_mask | 0xff00000000000000ull
+					    : DEFAULT_PAC_MASK;
+	/* Bit 55 chooses the half of the address space: kernel addresses keep
+	 * their top bits set. */
+	return (ra & (1ull << 55)) ? ra | mask : ra & ~mask;
+}
+
+const struct core_arch core_arch_aarch64 = {
+	.name = "aarch64",
+	.machine = EM_AARCH64,
+	.prstatus_size = 392,
+	.prstatus_regs = 112,
+	.nprstatus_regs = 34,
+	.nregs = CORE_A64_COUNT,
+	.reg_names = reg_names,
+	.reg_pc = CORE_A64_PC,
+	.reg_sp = CORE_A64_SP,
+	.reg_fp = CORE_A64_X29,
+	.reg_tp = CORE_A64_TPIDR_EL0,
+	.tp_note = NT_ARM_TLS_NOTE,
+	.pac_note = NT_ARM_PAC_MASK_NOTE,
+	.ndwarf_regs = 32,
+	.dwarf_names = reg_names,   /* DWARF's x0..x30 and sp are the thread's first 32 */
+	.dwarf_regs = dwarf_regs,
+	.dwarf_sp = 31,
+	.dwarf_fp = 29,
+	.dwarf_pc = -1,
+	/* x19-x29, x30 (the return address), sp */
+	.callee_saved = (0x7ffu << 19) | (1u << 30) | (1u << 31),
+	.call_pushes = 0,
+	.after_call = after_call,
+	.ra_at_sp = false,          /* a frameless function's return address is in x30 */
+	.frame_records = true,
+	.dwarf_lr = 30,
+	.sigreturn_code = sigreturn_code,
+	.nsigreturn_code = 2,
+	.sigframe_regs = SIGFRAME_REGS,
+	.sigframe_pc = SIGFRAME_PC,
+	.mapping_symbols = true,
+	.strip_ra = strip_ra,
+};

@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# aarch64 programs cross-compiled here and crashed under qemu-user
+# (fixtures/aarch64_native: three threads, a shared library, -O2, PIE and
+# not): qemu-aarch64's cores carry no NT_FILE and no NT_ARM_TLS, so the
+# libraries come from the dynamic linker's list and --sysroot.  Oracle:
+# gdb-multiarch with the same sysroot, frame by frame (tests/oracle_compare.py)
+# for the non-PIE build (gdb-multiarch 13 does not relocate a PIE executable
+# from a qemu-user core); the PIE build must show the non-PIE build's frames.
+source "$(dirname "$0")/lib.sh"
+source "$ROOT/tests/fixlib.sh"
+
+have_asyncore || { fail "aarch64-qemu: no asyncore at $ASYNCORE (run make)"; exit 0; }
+SYSROOT=/usr/aarch64-linux-gnu
+deps_ok=1
+test_dep aarch64-linux-gnu-gcc gcc-aarch64-linux-gnu "$TMPD/apt1.log" || deps_ok=0
+test_dep qemu-aarch64 qemu-user "$TMPD/apt2.log" || deps_ok=0
+test_dep gdb-multiarch gdb-multiarch "$TMPD/apt3.log" || deps_ok=0
+if [ ! -e "$SYSROOT/lib/libc.so.6" ]; then
+	sudo=; [ "$(id -u)" -ne 0 ] && sudo=sudo
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libc6-dev-arm64-cross \
+		>"$TMPD/apt4.log" 2>&1
+	[ -e "$SYSROOT/lib/libc.so.6" ] || deps_ok=0
+fi
+if [ $deps_ok -eq 0 ]; then
+	skip "aarch64-qemu: the cross toolchain, qemu-user or gdb-multiarch could not be installed: $(cat "$TMPD"/apt*.log 2>/dev/null | tail -2 | tr '\n' ' ')"
+	exit 0
+fi
+
+# qemu_core DIR [QEMU_ARGS...]: run DIR/prog under qemu-aarch64 with core
+# dumps on; prints the aarch64 core qemu wrote (qemu_prog_*.core), or
+# returns 77.  qemu then dies of the signal itself: the host's core of qemu
+# is removed.
+qemu_core() {
+	local dir=$1 run=$1/run-$$-$RANDOM c
+	shift
+	mkdir -p "$run"
+	(cd "$run" && ulimit -c unlimited && exec timeout 120 qemu-aarch64 "$@" -L "$SYSROOT" "$dir/prog") \
+		>"$run/stdout" 2>&1
+	rm -f "$run"/core "$run"/core.[0-9]*
+	c=$(ls "$run"/qemu_prog_*.core 2>/dev/null | head -1)
+	[ -n "$c" ] || { echo "qemu-aarch64 wrote no core: $(tail -2 "$run/stdout")" >&2; rm -rf "$run"; return 77; }
+	echo "$c"
+}
+
+# gdb_multiarch_frames PROG CORE OUT: tests/gdb_frames.py under gdb-multiarch.
+gdb_multiarch_frames() {
+	LC_ALL=C timeout 300 gdb-multiarch -batch -nx -iex 'set auto-load python-scripts off' \
+		-iex "set sysroot $SYSROOT" -ex "set solib-search-path $(dirname "$1")" -ex 'set width 0' \
+		-ex 'set print frame-arguments scalars' -ex 'set backtrace past-main on' \
+		-x "$ROOT/tests/gdb_frames.py" "$1" "$2" 2>/dev/null |
+		sed -n '/^GDB_FRAMES_BEGIN$/,/^GDB_FRAMES_END$/p' | sed '1d;$d' >"$3"
+	[ -s "$3" ]
+}
+
+check_eq() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: expected '$2', got '$3'"; fi; }
+
+CRASH="lib_store store_to visit lib_walk lib_walk lib_walk lib_walk compute relay"
+# read_u64 CORE ADDRESS: the word the core saved at ADDRESS (hex), or nothing.
+read_u64() {
+	python3 - "$1" "$2" <<'PY'
+import struct, sys
+data = open(sys.argv[1], 'rb').read()
+addr = int(sys.argv[2], 16)
+phoff, = struct.unpack_from('<Q', data, 32)
+phentsize, phnum = struct.unpack_from('<HH', data, 54)
+for i in range(phnum):
+    p_type, _, p_offset, p_vaddr, _, p_filesz = struct.unpack_from('<IIQQQQ', data, phoff + i * phentsize)
+    if p_type == 1 and p_vaddr <= addr and addr + 8 <= p_vaddr + p_filesz:
+        print('0x%x' % struct.unpack_from('<Q', data, p_offset + addr - p_vaddr)[0])
+PY
+}
+
+# after_svc FILE OFFSET: true when the instruction before file address OFFSET
+# (hex) of ELF FILE is svc #0, as at a pc a signal interrupted in a syscall.
+after_svc() {
+	python3 - "$1" "$2" <<'PY'
+import struct, sys
+data = open(sys.argv[1], 'rb').read()
+addr = int(sys.argv[2], 16) - 4
+phoff, = struct.unpack_from('<Q', data, 32)
+phentsize, phnum = struct.unpack_from('<HH', data, 54)
+for i in range(phnum):
+    p_type, _, p_offset, p_vaddr, _, p_filesz = struct.unpack_from('<IIQQQQ', data, phoff + i * phentsize)
+    if p_type == 1 and p_vaddr <= addr < p_vaddr + p_filesz:
+        sys.exit(0 if struct.unpack_from('<I', data, p_offset + addr - p_vaddr)[0] == 0xd4000001 else 1)
+sys.exit(1)
+PY
+}
+
+for v in nopie pie pac signal; do
+	fix_build aarch64_native "$v" || continue
+	dir=$FIX_DIR
+	qemu_args=(); [ "$v" = pac ] && qemu_args=(-cpu max)
+	if ! core=$(qemu_core "$dir" "${qemu_args[@]}" 2>"$TMPD/core.err"); then
+		skip "aarch64-qemu $v: $(head -1 "$TMPD/core.err")"
+		continue
+	fi
+	FIX_RUNS+=("$(dirname "$core")")
+	j=$TMPD/$v.json
+	asy_json "$j" "$core" "$dir/prog" --sysroot "$SYSROOT" --no-async --frame-registers
+	if [ "$ASY_JSON_OK" -ne 0 ]; then
+		fail "aarch64-qemu $v: no JSON (exit $ASY_RC): $(head -3 "$j.err")"
+		continue
+	fi
+	check_eq "aarch64-qemu $v: exit 0, no warning" "0 []" "$ASY_RC $(jget "$j" "j['warnings']")"
+	check_eq "aarch64-qemu $v: core.arch" aarch64 "$(jget "$j" "j['core']['arch']")"
+	check_eq "aarch64-qemu $v: libraries from the link map, under --sysroot" \
+		"$SYSROOT/lib/ld-linux-aarch64.so.1 $SYSROOT/lib/libc.so.6 $dir/libarm.so" \
+		"$(jget "$j" "' '.join(sorted(m['path'] for m in j['modules'] if m['path'].endswith('.so') or '.so.' in m['path']))")"
+	python3 "$ROOT/tests/arch_stacks.py" "$j" | cut -d' ' -f2- >"$TMPD/$v.chains"
+	if [ "$v" = signal ]; then
+		check_eq "aarch64-qemu signal: the crashing thread's frames through qemu's signal trampoline" \
+			"$CRASH handler ?? ?? raise start worker" \
+			"$(python3 "$ROOT/tests/arch_stacks.py" "$j" --crashing | cut -d' ' -f2-16)"
+		# The frame the signal interrupted: its exact pc, right after tgkill's svc.
+		off=$(jget "$j" "[f for f in [t for t in j['threads'] if t['crashing']][0]['frames'] if f['function'] == 'raise'][0:1] and [t for t in j['threads'] if t['crashing']][0]['frames'][[f['function'] for f in [t for t in j['threads'] if t['crashing']][0]['frames']].index('raise') - 1]['module_offset']")
+		check "aarch64-qemu signal: the interrupted frame's pc ($off) is just after a syscall in libc" \
+			after_svc "$SYSROOT/lib/libc.so.6" "$off"
+		continue
+	fi
+	check_eq "aarch64-qemu $v: the crashing thread's frames" "$CRASH start worker" \
+		"$(python3 "$ROOT/tests/arch_stacks.py" "$j" --crashing | cut -d' ' -f2-12)"
+	check_eq "aarch64-qemu $v: relay, gone by a tail call, restored with its entry value" \
+		"True levels=3@3" "$(jget "$j" "[(str(f['tailcall']) + ' ' + ','.join('%s=%s@%s' % (a['name'], a['value'], a['entry_value']) for a in f['args'])) for f in [t for t in j['threads'] if t['crashing']][0]['frames'] if f['function'] == 'relay'][0]")"
+	check_eq "aarch64-qemu $v: both waiters in pause < park < waiter" 2 \
+		"$(grep -c '^pause park waiter' "$TMPD/$v.chains")"
+	check "aarch64-qemu $v: the main thread reaches main, then _start" \
+		grep -qE '^(\?\? )+main (\?\? )?__libc_start_main _start$' "$TMPD/$v.chains"
+	check_eq "aarch64-qemu $v: no thread pointer in a qemu core: 34 registers, pc and sp named" \
+		"34 True" "$(jget "$j" "str(len(j['threads'][0]['registers'])) + ' ' + str('pc' in j['threads'][0]['registers'] and 'tpidr_el0' not in j['threads'][0]['registers'])")"
+	if [ "$v" = nopie ]; then
+		NOPIE_CHAINS=$TMPD/$v.chains
+		if gdb_multiarch_frames "$dir/prog" "$core" "$TMPD/$v.gdb"; then
+			if python3 "$ROOT/tests/oracle_compare.py" "$j" "$TMPD/$v.gdb" "aarch64-qemu $v" >"$TMPD/$v.diff"; then
+				pass "aarch64-qemu $v: every thread agrees with gdb-multiarch (functions, lines, arguments)"
+			else
+				fail "aarch64-qemu $v: differs from gdb-multiarch: $(head -3 "$TMPD/$v.diff" | tr '\n' ' ')"
+			fi
+		else
+			fail "aarch64-qemu $v: gdb-multiarch gave no frames"
+		fi
+		# Run as ./prog and read from another directory without the binary:
+		# nothing names the executable (qemu saved none of its pages), and
+		# the report says so.
+		mkdir -p "$TMPD/rel" && cp "$dir/prog" "$dir/libarm.so" "$TMPD/rel/"
+		{ (cd "$TMPD/rel" && ulimit -c unlimited && exec timeout 120 qemu-aarch64 -L "$SYSROOT" ./prog) \
+			>/dev/null 2>&1; } 2>/dev/null
+		rel=$(ls "$TMPD"/rel/qemu_prog_*.core 2>/dev/null | head -1)
+		rm -f "$TMPD"/rel/core "$TMPD"/rel/core.[0-9]*
+		if [ -n "$rel" ]; then
+			(cd "$TMPD" && "$ASYNCORE" report "$rel" >"$TMPD/alone.txt" 2>&1); rc=$?
+			if [ $rc -eq 1 ] && grep -q "the core lists no files (no NT_FILE) and its executable ./prog was not found" "$TMPD/alone.txt"; then
+				pass "aarch64-qemu $v: run as ./prog and read without it, a warning says why no frame is named"
+			else
+				fail "aarch64-qemu $v: without the binary: exit $rc: $(head -2 "$TMPD/alone.txt")"
+			fi
+		fi
+		# Without --sysroot the program's own frames stand; libc's are unknown.
+		asy_json "$TMPD/$v-noroot.json" "$core" "$dir/prog" --no-async
+		check_eq "aarch64-qemu $v: without --sysroot the crashing thread's own frames" "$CRASH start worker" \
+			"$(python3 "$ROOT/tests/arch_stacks.py" "$TMPD/$v-noroot.json" --crashing | cut -d' ' -f2-12)"
+	elif [ -n "${NOPIE_CHAINS:-}" ]; then
+		if diff <(sort "$NOPIE_CHAINS") <(sort "$TMPD/$v.chains") >"$TMPD/$v.cdiff"; then
+			pass "aarch64-qemu $v: the same frames as the non-PIE build"
+		else
+			fail "aarch64-qemu $v: frames differ from the non-PIE build: $(head -5 "$TMPD/$v.cdiff" | tr '\n' ' ')"
+		fi
+	fi
+	if [ "$v" = pac ]; then
+		# store_to's frame record holds visit's return address, signed.
+		fp=$(jget "$j" "[t for t in j['threads'] if t['crashing']][0]['frames'][1]['registers']['x29']")
+		pc=$(jget "$j" "[t for t in j['threads'] if t['crashing']][0]['frames'][2]['pc']")
+		saved=$([ -n "$fp" ] && read_u64 "$core" "$(printf '0x%x' $((fp + 8)))")
+		if [ -n "$saved" ] && [ $((saved >> 48)) -ne 0 ] && [ $((saved & 0xffffffffffff)) -eq $((pc)) ]; then
+			pass "aarch64-qemu pac: a signed return address ($saved) shows as gdb strips it ($pc)"
+		else
+			fail "aarch64-qemu pac: the saved return address at x29+8 ($saved) is not a signed $pc"
+		fi
+	fi
+done
