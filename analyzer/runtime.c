@@ -475,6 +475,15 @@ struct walk {
 	unsigned warned, unwarned;
 	size_t unmatched;
 	bool nomem;
+	/* The line a decoder field gave the entry being added: decoded once
+	 * however many of its templates show it (a name and a detail). */
+	struct {
+		bool done, ok;
+		uint64_t entry;
+		const struct an_rt_field *field;
+		int64_t line;
+	} line;
+	unsigned char *table;       /* BYTES_LIMIT bytes for line tables, or NULL */
 };
 
 static void walk_warn(struct walk *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -699,11 +708,11 @@ static bool decode_line(struct walk *w, const unsigned char *buf, uint64_t entry
 			  entry, fields[f->args[2]].name, instr, code);
 		return false;
 	}
-	unsigned char *bytes = malloc(BYTES_LIMIT);
-	if (!bytes) {
+	if (!w->table && !(w->table = malloc(BYTES_LIMIT))) {
 		w->nomem = true;
 		return false;
 	}
+	unsigned char *bytes = w->table;
 	const char *why = read_counted(w->rs->core, w->r, fields[f->args[0]].string, table, bytes,
 				       BYTES_LIMIT, &c);
 	if (!why && c.cut)
@@ -713,8 +722,21 @@ static bool decode_line(struct walk *w, const unsigned char *buf, uint64_t entry
 	if (why)
 		walk_warn(w, "entry 0x%" PRIx64 ": %s 0x%" PRIx64 " %s", entry, fields[f->args[0]].name,
 			  table, why);
-	free(bytes);
 	return ok;
+}
+
+/* decode_line() once per entry and field. */
+static bool entry_line(struct walk *w, const unsigned char *buf, uint64_t entry,
+		       const struct an_rt_field *f, int64_t *line)
+{
+	if (!w->line.done || w->line.entry != entry || w->line.field != f) {
+		w->line.ok = decode_line(w, buf, entry, f, &w->line.line);
+		w->line.done = true;
+		w->line.entry = entry;
+		w->line.field = f;
+	}
+	*line = w->line.line;
+	return w->line.ok;
 }
 
 /* A decoder field's result. */
@@ -731,7 +753,7 @@ static void add_decoded(struct walk *w, struct text *t, const unsigned char *buf
 		text_add(t, an_rt_basename(path.buf), strlen(an_rt_basename(path.buf)));
 		return;
 	case AN_RT_DECODER_CPYTHON311_LINE:
-		if (decode_line(w, buf, entry, f, &line))
+		if (entry_line(w, buf, entry, f, &line))
 			snprintf(num, sizeof(num), "%" PRId64, line);
 		else
 			snprintf(num, sizeof(num), "?");
@@ -811,6 +833,7 @@ static void add_entry(struct walk *w, uint64_t addr, const unsigned char *buf)
 	}
 	e->addr = addr;
 	e->kind = kind;
+	w->line.done = false;   /* a new entry (perhaps at the address of a freed one) */
 	e->boundary = d->attach.has_boundary && entry_matches(w, addr, buf, &d->attach.boundary);
 	if (!kind) {
 		w->unmatched++;
@@ -942,6 +965,7 @@ static void walk_deinit(struct walk *w)
 		free(w->v[i].detail);
 	}
 	free(w->v);
+	free(w->table);
 }
 
 /* After the walk: the problems not warned one by one. */
