@@ -247,37 +247,54 @@ static bool wanted(const struct core *core, uint32_t type, const char *name)
 	}
 }
 
-/* Where a note segment's bytes come from: a buffer, or the core's image at
- * file offset BASE, read piece by piece into SCRATCH. */
+/* Bytes of notes read at a time: a few hundred notes. */
+enum { NOTE_WINDOW = 64 * 1024 };
+
+/* Where a note segment's LEN bytes come from: a buffer, or the core's
+ * image at file offset BASE, read through WINDOW (segment offsets [START,
+ * START + FILLED)). */
 struct note_source {
 	const unsigned char *buf;
 	struct core_image *img;
 	uint64_t base;
-	unsigned char *scratch;
-	size_t cap;
+	size_t len;
+	unsigned char *window;
+	size_t cap, start, filled;
 	enum { SOURCE_OK, SOURCE_NOMEM, SOURCE_UNREADABLE } failed;
 };
 
-/* The LEN bytes at segment offset OFF (valid until the next call), or NULL
- * with SRC->failed set (never for a buffer). */
-static const unsigned char *note_bytes(struct note_source *src, size_t off, size_t len)
+/* The N bytes at segment offset OFF (OFF + N <= the segment's length;
+ * valid until the next call), or NULL with SRC->failed set (never for a
+ * buffer). */
+static const unsigned char *note_bytes(struct note_source *src, size_t off, size_t n)
 {
 	if (src->buf)
 		return src->buf + off;
-	if (len > src->cap) {
-		unsigned char *p = realloc(src->scratch, len ? len : 1);
+	if (off >= src->start && n <= src->filled && off - src->start <= src->filled - n)
+		return src->window + (off - src->start);
+	size_t want = n > NOTE_WINDOW ? n : NOTE_WINDOW;
+	if (want > src->len - off)
+		want = src->len - off;
+	if (want > src->cap) {
+		unsigned char *p = realloc(src->window, want ? want : 1);
 		if (!p) {
 			src->failed = SOURCE_NOMEM;
 			return NULL;
 		}
-		src->scratch = p;
-		src->cap = len;
+		src->window = p;
+		src->cap = want;
 	}
-	if (!core_image_read(src->img, src->base + off, src->scratch, len)) {
+	src->start = off;
+	src->filled = 0;
+	/* Past what was asked, the file may end early (the caller said LEN):
+	 * then just what was asked. */
+	if (!core_image_read_direct(src->img, src->base + off, src->window, want) &&
+	    !core_image_read_direct(src->img, src->base + off, src->window, want = n)) {
 		src->failed = SOURCE_UNREADABLE;
 		return NULL;
 	}
-	return src->scratch;
+	src->filled = want;
+	return src->window;
 }
 
 /* Parse the LEN bytes of notes SRC gives. */
@@ -331,9 +348,9 @@ struct core_error *core_parse_notes(struct core *core, const unsigned char *buf,
 struct core_error *core_parse_notes_at(struct core *core, struct core_image *img, uint64_t off,
 				       size_t len)
 {
-	struct note_source src = {.img = img, .base = off};
+	struct note_source src = {.img = img, .base = off, .len = len};
 	struct core_error *err = walk_notes(core, &src, len);
-	free(src.scratch);
+	free(src.window);
 	if (!err && src.failed == SOURCE_NOMEM)
 		err = &core_error_nomem;
 	else if (!err && src.failed == SOURCE_UNREADABLE)

@@ -11,10 +11,11 @@ struct core_error *core_parse_notes(struct core *core, const unsigned char *buf,
 
 struct core_image;
 
-/* The same for the LEN bytes of notes at file offset OFF of IMG, read note
- * by note: only the descriptors parsed are read, never the whole segment
- * (the FPU and XSAVE states of thousands of threads are megabytes).  Also
- * an error when they cannot be read. */
+/* The same for the LEN bytes of notes at file offset OFF of IMG, read
+ * through a small window: never the whole segment at once (the FPU and
+ * XSAVE states of thousands of threads are megabytes), and a descriptor
+ * larger than the window only when it is parsed.  Also an error when they
+ * cannot be read. */
 struct core_error *core_parse_notes_at(struct core *core, struct core_image *img, uint64_t off,
 				       size_t len);
 

@@ -213,15 +213,27 @@ static void test_notes_at(void)
 	core_close(c);
 	core_image_destroy(img);
 
-	/* Only the XSAVE descriptor lies past the file's end: it is not read. */
+	/* Only the XSAVE descriptor (larger than the window the notes are read
+	 * through) lies past the file's end: it is not read. */
 	struct craft_notes t = { 0 };
+	unsigned char *big = calloc(1, 100000);
 	prstatus(&t, 301, 0x401000, 0);
 	size_t keep = t.len + 12 + 8;   /* up to the XSAVE note's descriptor */
-	craft_note(&t, "LINUX", 0x202, xstate, sizeof(xstate));
+	craft_note(&t, "LINUX", 0x202, big, 100000);
+	size_t through_xsave = t.len;
+	prstatus(&t, 302, 0x402000, 0);
+	free(big);
 	img = image_of(t.data, keep);
 	c = empty_core();
-	err = core_parse_notes_at(c, img, 0, t.len);
+	err = core_parse_notes_at(c, img, 0, through_xsave);
 	CHECK("notes at: a skipped descriptor is not read", !err && c->nthreads == 1);
+	core_close(c);
+	core_image_destroy(img);
+	img = image_of(t.data, t.len);
+	c = empty_core();
+	err = core_parse_notes_at(c, img, 0, t.len);
+	CHECK("notes at: the note after a descriptor larger than the window",
+	      !err && c->nthreads == 2 && c->threads[1].tid == 302);
 	core_close(c);
 	core_image_destroy(img);
 	/* A wanted descriptor that cannot be read is an error naming the notes. */
