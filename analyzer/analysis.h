@@ -87,6 +87,9 @@ struct an_frame {
 	bool seam;                  /* first frame after a native/async switch */
 	bool tailcall;              /* restored from DWARF call sites: not on the stack */
 	bool has_args;
+	bool pooled;                /* function, module and file belong to the
+				       analysis's string pool (strpool.h), not
+				       to the frame */
 };
 
 struct an_thread {
@@ -172,7 +175,10 @@ struct an_timeline_entry {
 	size_t event;               /* index into that recorder's events */
 };
 
+struct an_strpool;
+
 struct analysis {
+	struct an_strpool *strings; /* the strings pooled frames share, or NULL */
 	/* core identity (corefile/identity.h) */
 	char *core_path;
 	uint64_t core_file_size;    /* the file as given */

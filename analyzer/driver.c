@@ -1,6 +1,7 @@
 /* The analysis driver: open the debug info of a core, unwind every
  * thread, splice async stacks, recover recorder rings, sign the crash. */
 #include "driver.h"
+#include "strpool.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -152,9 +153,9 @@ static struct core_error *unwind_all(struct analysis *an, struct dbg_session *s,
 }
 
 static bool symbolize_native(struct an_thread *t, struct dbg_session *s,
-			     const struct dbg_frame *frames, size_t n)
+			     const struct dbg_frame *frames, size_t n, struct an_strpool *pool)
 {
-	struct an_frame_list list = { 0 };
+	struct an_frame_list list = { .pool = pool };
 	if (!an_frames_append_native(&list, s, frames, n)) {
 		an_frames_list_deinit(&list);
 		return false;
@@ -199,7 +200,8 @@ static struct core_error *analyze_stacks(struct analysis *an, struct dbg_session
 	if (!opts->no_async)
 		an_folly_splice_all(s, an, (struct dbg_frame *const *)stacks, nstacks);
 	for (size_t i = 0; i < an->nthreads; i++) {
-		if (!an->threads[i].frames && !symbolize_native(&an->threads[i], s, stacks[i], nstacks[i])) {
+		if (!an->threads[i].frames &&
+		    !symbolize_native(&an->threads[i], s, stacks[i], nstacks[i], an->strings)) {
 			err = &core_error_nomem;
 			goto out;
 		}
@@ -228,7 +230,9 @@ struct core_error *an_analyze(struct core *core, const struct core_identity *id,
 	struct an_runtime_session *rs = NULL;
 	struct core_error *err = NULL;
 	struct analysis *an = an_analysis_create();
-	if (!an || !fill_identity(an, core, id)) {
+	if (an)
+		an->strings = an_strpool_create();
+	if (!an || !an->strings || !fill_identity(an, core, id)) {
 		err = &core_error_nomem;
 		goto out;
 	}
