@@ -6,7 +6,8 @@
 # all` against `eu-stack -i -s -m` and gdb's `thread apply all bt` on the
 # same core in the same run (the tools' runs interleaved); prints medians,
 # peak RSS and ratios.
-# Usage: bench/stacks.sh /abs/path/asyncore   (RUNS, GDB_RUNS to change counts)
+# Usage: bench/stacks.sh /abs/path/asyncore   (RUNS, GDB_RUNS to change counts;
+# VARIANTS="fp nofp sparse" to choose the cores)
 # Target: <= 60 ms median for asyncore; text and JSON >= 8x faster than
 # eu-stack (>= 10x on the sparse core), with a peak RSS no larger than
 # eu-stack's; the frames' arguments (against --no-args) cost at most 25% of
@@ -33,6 +34,7 @@ echo "stacks: $(nproc) cpus, load average $(cut -d' ' -f1-3 /proc/loadavg) (a bu
 for variant in fp:-fno-omit-frame-pointer nofp:-fomit-frame-pointer \
 	       "sparse:-fomit-frame-pointer -DDEFAULT_STACKS"; do
 	v=${variant%%:*} flags=${variant#*:}
+	[[ " ${VARIANTS:-fp nofp sparse} " == *" $v "* ]] || continue
 	echo "== stacks ($v): 201 threads x ~80 frames, $flags"
 	if ! build "$v" $flags; then echo "build failed"; status=1; continue; fi
 	d=$OUT/$v
