@@ -52,7 +52,7 @@ struct report_args {
 	bool all_threads;
 	bool library_dump;
 	bool frame_registers;
-	bool sha256;                /* --sha256: hash the whole file (JSON, HTML) */
+	bool sha256;                /* --sha256: hash the whole file (JSON core.sha256) */
 	enum color_mode color;
 	size_t recorder_tail;
 	struct an_options an;
