@@ -1,4 +1,5 @@
 #include "analysis.h"
+#include "strpool.h"
 #include "../corefile/strlist.h"
 #include "../dwarf/dwarf.h"
 
@@ -102,9 +103,11 @@ char *an_digits(char *end, uint64_t value, unsigned base)
 
 void an_frame_deinit(struct an_frame *frame)
 {
-	free(frame->function);
-	free(frame->module);
-	free(frame->file);
+	if (!frame->pooled) {
+		free(frame->function);
+		free(frame->module);
+		free(frame->file);
+	}
 	free(frame->display);
 	free(frame->runtime);
 	free(frame->detail);
@@ -256,6 +259,7 @@ void an_analysis_destroy(struct analysis *an)
 	for (size_t i = 0; i < an->nwarnings; i++)
 		free(an->warnings[i]);
 	free(an->warnings);
+	an_strpool_destroy(an->strings);   /* after every frame that used it */
 	free(an);
 }
 

@@ -102,6 +102,9 @@ struct an_frame {
 	bool tailcall;              /* restored from DWARF call sites: not on the stack */
 	bool has_args;
 	bool has_locals;
+	bool pooled;                /* function, module and file belong to the
+				       analysis's string pool (strpool.h), not
+				       to the frame */
 };
 
 /* A stack that repeats one cycle of functions many times (a recursion that
@@ -237,7 +240,10 @@ struct an_cause {
 	char *expression;           /* null_dereference, bad_access: "s->bytes", or NULL */
 };
 
+struct an_strpool;
+
 struct analysis {
+	struct an_strpool *strings; /* the strings pooled frames share, or NULL */
 	/* core identity (corefile/identity.h) */
 	char *core_path;
 	const char *arch;           /* static: "x86_64", "aarch64" */

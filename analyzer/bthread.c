@@ -981,7 +981,8 @@ static void build_tasks(struct bt_ctx *c)
 
 void an_bthread_analyze(struct dbg_session *s, struct analysis *an)
 {
-	struct bt_ctx c = { .s = s, .core = dbg_session_core(s), .an = an };
+	struct bt_ctx c = { .s = s, .core = dbg_session_core(s), .an = an,
+			    .scratch = { .pool = an->strings } };
 	if (!c.core || !find_symbols(&c) || !layout_init(&c))
 		return;
 	c.thread_split = calloc(an->nthreads ? an->nthreads : 1, sizeof(*c.thread_split));

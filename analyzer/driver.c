@@ -1,6 +1,7 @@
 /* The analysis driver: open the debug info of a core, unwind every
  * thread, splice async stacks, recover recorder rings, sign the crash. */
 #include "driver.h"
+#include "strpool.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,9 +190,9 @@ static bool bound_walk(struct an_thread *t, struct core *core, struct dbg_frame 
 }
 
 static bool symbolize_native(struct an_thread *t, struct dbg_session *s,
-			     const struct dbg_frame *frames, size_t n)
+			     const struct dbg_frame *frames, size_t n, struct an_strpool *pool)
 {
-	struct an_frame_list list = { 0 };
+	struct an_frame_list list = { .pool = pool };
 	if (!an_frames_append_native(&list, s, frames, n)) {
 		an_frames_list_deinit(&list);
 		return false;
@@ -245,7 +246,7 @@ static struct core_error *analyze_stacks(struct analysis *an, struct dbg_session
 	for (size_t i = 0; i < an->nthreads; i++) {
 		struct an_thread *t = &an->threads[i];
 		bool ok = t->frames || (cuts[i].period ? an_recursion_symbolize(t, s, stacks[i], nstacks[i], &cuts[i])
-						       : symbolize_native(t, s, stacks[i], nstacks[i]));
+						       : symbolize_native(t, s, stacks[i], nstacks[i], an->strings));
 		if (!ok) {
 			err = &core_error_nomem;
 			goto out;
@@ -278,7 +279,9 @@ struct core_error *an_analyze(struct core *core, const struct core_identity *id,
 	struct an_runtime_session *rs = NULL;
 	struct core_error *err = NULL;
 	struct analysis *an = an_analysis_create();
-	if (!an || !fill_identity(an, core, id)) {
+	if (an)
+		an->strings = an_strpool_create();
+	if (!an || !an->strings || !fill_identity(an, core, id)) {
 		err = &core_error_nomem;
 		goto out;
 	}

@@ -396,7 +396,8 @@ static void splice_thread(struct folly_ctx *c, size_t ti, uint64_t root,
 			  const struct dbg_frame *native, size_t nnative)
 {
 	struct an_thread *t = &c->an->threads[ti];
-	struct splice sp = { .c = c, .t = t, .native = native, .nnative = nnative };
+	struct splice sp = { .c = c, .t = t, .native = native, .nnative = nnative,
+			     .list = { .pool = c->an->strings } };
 
 	splice_walk(&sp, root);
 	if (sp.nomem) {
@@ -529,7 +530,7 @@ static void leaves_from_scan(struct folly_ctx *c, uint64_t cookie, uint64_t cook
 
 static void suspended_chain(struct folly_ctx *c, uint64_t leaf, struct an_suspended *out)
 {
-	struct an_frame_list list = { 0 };
+	struct an_frame_list list = { .pool = c->an->strings };
 	struct an_addr_set seen = { 0 };
 	uint64_t addr = leaf;
 	bool nomem = false;

@@ -1,5 +1,6 @@
 #include "frames.h"
 #include "display.h"
+#include "strpool.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -11,28 +12,52 @@ static struct an_frame *list_push(struct an_frame_list *list)
 	return core_array_push(&list->frames, &list->n, &list->cap, sizeof(*list->frames));
 }
 
+/* Give F the names *FUNCTION, *MODULE and *FILE (malloc'd): moved into F
+ * (and NULLed), or with LIST's pool the pool's copies (the caller still
+ * frees its own).  False when out of memory (F then holds none of them). */
+static bool take_names(struct an_frame_list *list, struct an_frame *f, char **function,
+		       char **module, char **file)
+{
+	if (list->pool) {
+		int nomem = 0;
+		f->function = an_strpool_intern(list->pool, *function, &nomem);
+		f->module = an_strpool_intern(list->pool, *module, &nomem);
+		f->file = an_strpool_intern(list->pool, *file, &nomem);
+		f->pooled = true;
+		if (nomem)
+			f->function = f->module = f->file = NULL;
+		return !nomem;
+	}
+	f->function = *function;
+	f->module = *module;
+	f->file = *file;
+	*function = *module = *file = NULL;  /* moved into the frame */
+	return true;
+}
+
 /* Append one frame per location of LOCS (innermost inline level first),
- * their strings moved into the frames; each takes PLACE's kind, pc,
+ * their strings taken into the frames; each takes PLACE's kind, pc,
  * activation, CFA and registers, the first its seam.  Room for NLOCS
- * frames must be reserved. */
-static void append_levels(struct an_frame_list *list, const struct an_frame *place,
+ * frames must be reserved.  False when out of memory. */
+static bool append_levels(struct an_frame_list *list, const struct an_frame *place,
 			  struct dbg_location *locs, size_t nlocs)
 {
 	for (size_t i = 0; i < nlocs; i++) {
 		struct an_frame *f = &list->frames[list->n++];
 		struct dbg_location *l = &locs[i];
 		memset(f, 0, sizeof(*f));
+		if (!take_names(list, f, &l->function, &l->module, &l->file)) {
+			list->n--;
+			return false;
+		}
 		f->kind = place->kind;
 		f->pc = place->pc;
 		f->activation = place->activation;
-		f->function = l->function;
 		f->display = an_display_name(f->function);
 		f->offset = l->offset;
 		f->has_offset = l->has_offset;
-		f->module = l->module;
 		f->module_offset = l->module_offset;
 		f->has_module_offset = l->has_module_offset;
-		f->file = l->file;
 		f->line = l->line;
 		f->inlined = l->inlined;
 		f->inline_depth = l->inline_depth;
@@ -40,8 +65,8 @@ static void append_levels(struct an_frame_list *list, const struct an_frame *pla
 		memcpy(f->regs, place->regs, sizeof(f->regs));
 		f->regs_known = place->regs_known;
 		f->seam = place->seam && i == 0;
-		l->function = l->module = l->file = NULL;  /* moved into the frame */
 	}
+	return true;
 }
 
 bool an_frames_append_pc(struct an_frame_list *list, struct dbg_session *s, uint64_t pc,
@@ -58,9 +83,8 @@ bool an_frames_append_pc(struct an_frame_list *list, struct dbg_session *s, uint
 	}
 	if (dbg_symbolize(s, pc, activation, &locs, &nlocs))
 		return false;
-	bool ok = core_array_reserve(&list->frames, &list->cap, list->n + nlocs, sizeof(*list->frames));
-	if (ok)
-		append_levels(list, &place, locs, nlocs);
+	bool ok = core_array_reserve(&list->frames, &list->cap, list->n + nlocs, sizeof(*list->frames)) &&
+		  append_levels(list, &place, locs, nlocs);
 	dbg_locations_free(locs, nlocs);
 	return ok;
 }
@@ -83,22 +107,22 @@ static bool append_tail_call(struct an_frame_list *list, struct dbg_session *s, 
 		return false;
 	}
 	struct dbg_location *inner = &locs[0], *real = &locs[nlocs - 1];
+	if (!take_names(list, f, &inner->function, &real->module, &inner->file)) {
+		list->n--;
+		dbg_locations_free(locs, nlocs);
+		return false;
+	}
 	f->kind = AN_FRAME_NATIVE;
 	f->pc = pc;
 	f->tailcall = true;
-	f->function = inner->function;
-	f->file = inner->file;
 	f->line = inner->line;
 	f->inline_depth = inner->inline_depth;
 	/* An offset is from the real function's entry: meaningless under an
 	 * inlined function's name. */
 	f->offset = real->offset;
 	f->has_offset = nlocs == 1 && real->has_offset;
-	f->module = real->module;
 	f->module_offset = real->module_offset;
 	f->has_module_offset = real->has_module_offset;
-	inner->function = inner->file = NULL;  /* moved into the frame */
-	real->module = NULL;
 	dbg_locations_free(locs, nlocs);
 	return true;
 }

@@ -9,6 +9,8 @@
 struct an_frame_list {
 	struct an_frame *frames;
 	size_t n, cap;
+	struct an_strpool *pool;    /* set: frames made here are pooled (names
+				       kept once in POOL); NULL: they own them */
 };
 
 /* Symbolize PC and append one frame per inline level (inline levels first,

@@ -480,6 +480,15 @@ struct walk {
 	size_t unmatched;
 	bool nomem;
 	bool shown_before;           /* another description showed this stack */
+	/* The line a decoder field gave the entry being added: decoded once
+	 * however many of its templates show it (a name and a detail). */
+	struct {
+		bool done, ok;
+		uint64_t entry;
+		const struct an_rt_field *field;
+		int64_t line;
+	} line;
+	unsigned char *table;       /* BYTES_LIMIT bytes for line tables, or NULL */
 };
 
 static void walk_warn(struct walk *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -704,11 +713,11 @@ static bool decode_line(struct walk *w, const unsigned char *buf, uint64_t entry
 			  entry, fields[f->args[2]].name, instr, code);
 		return false;
 	}
-	unsigned char *bytes = malloc(BYTES_LIMIT);
-	if (!bytes) {
+	if (!w->table && !(w->table = malloc(BYTES_LIMIT))) {
 		w->nomem = true;
 		return false;
 	}
+	unsigned char *bytes = w->table;
 	const char *why = read_counted(w->rs->core, w->r, fields[f->args[0]].string, table, bytes,
 				       BYTES_LIMIT, &c);
 	if (!why && c.cut)
@@ -718,8 +727,21 @@ static bool decode_line(struct walk *w, const unsigned char *buf, uint64_t entry
 	if (why)
 		walk_warn(w, "entry 0x%" PRIx64 ": %s 0x%" PRIx64 " %s", entry, fields[f->args[0]].name,
 			  table, why);
-	free(bytes);
 	return ok;
+}
+
+/* decode_line() once per entry and field. */
+static bool entry_line(struct walk *w, const unsigned char *buf, uint64_t entry,
+		       const struct an_rt_field *f, int64_t *line)
+{
+	if (!w->line.done || w->line.entry != entry || w->line.field != f) {
+		w->line.ok = decode_line(w, buf, entry, f, &w->line.line);
+		w->line.done = true;
+		w->line.entry = entry;
+		w->line.field = f;
+	}
+	*line = w->line.line;
+	return w->line.ok;
 }
 
 /* A decoder field's result. */
@@ -736,7 +758,7 @@ static void add_decoded(struct walk *w, struct text *t, const unsigned char *buf
 		text_add(t, an_rt_basename(path.buf), strlen(an_rt_basename(path.buf)));
 		return;
 	case AN_RT_DECODER_CPYTHON311_LINE:
-		if (decode_line(w, buf, entry, f, &line))
+		if (entry_line(w, buf, entry, f, &line))
 			snprintf(num, sizeof(num), "%" PRId64, line);
 		else
 			snprintf(num, sizeof(num), "?");
@@ -816,6 +838,7 @@ static void add_entry(struct walk *w, uint64_t addr, const unsigned char *buf)
 	}
 	e->addr = addr;
 	e->kind = kind;
+	w->line.done = false;   /* a new entry (perhaps at the address of a freed one) */
 	e->boundary = d->attach.has_boundary && entry_matches(w, addr, buf, &d->attach.boundary);
 	if (!kind) {
 		w->unmatched++;
@@ -947,6 +970,7 @@ static void walk_deinit(struct walk *w)
 		free(w->v[i].detail);
 	}
 	free(w->v);
+	free(w->table);
 }
 
 /* After the walk: the problems not warned one by one. */
@@ -1328,13 +1352,42 @@ struct objects {
 	bool full;
 };
 
+/* The elements of root.lists[LEVEL] every walk of one description has met
+ * (SEEN[LEVEL], in walk order): a list that several owners share (the
+ * threads of one interpreter reached from each of them, one interpreter's
+ * list from two groups) is walked once, and its elements' cycle check is
+ * one set, not one per owner. */
+struct list_seen {
+	struct an_addr_set *seen;
+	size_t nlevels;
+};
+
+static void list_seen_deinit(struct list_seen *ls)
+{
+	for (size_t i = 0; i < ls->nlevels; i++)
+		an_addr_set_deinit(&ls->seen[i]);
+	free(ls->seen);
+	*ls = (struct list_seen){ 0 };
+}
+
+/* Whether AT was added to SET since its FIRST member: in this walk. */
+static bool seen_since(const struct an_addr_set *set, size_t first, uint64_t at)
+{
+	for (size_t i = first; i < set->n; i++)
+		if (set->v[i] == at)
+			return true;
+	return false;
+}
+
 /* The stack objects root.lists[LEVEL...] lead to from OBJ, appended to OUT:
- * each list bounded by its max, cycle-checked, its elements readable. */
+ * each list bounded by its max, cycle-checked, its elements readable; the
+ * rest of a list another walk went through (LS) is not walked again. */
 static void list_walk(struct an_runtime_session *rs, const struct resolved *r, const char *context,
-		      size_t level, uint64_t obj, struct objects *out)
+		      size_t level, uint64_t obj, struct list_seen *ls, struct objects *out)
 {
 	const struct an_rt_list *l = &r->d->root.lists[level];
-	struct an_addr_set seen = { 0 };
+	struct an_addr_set *seen = &ls->seen[level];
+	size_t first = seen->n;
 	uint64_t at;
 	enum value_state st = slot_read(rs->core, obj, NULL, &r->list_head[level], false, &at);
 	if (st == VALUE_UNREADABLE)
@@ -1344,7 +1397,9 @@ static void list_walk(struct an_runtime_session *rs, const struct resolved *r, c
 		const char *cut = NULL;
 		if (n == l->max)
 			cut = "is past the list's max";
-		else if (an_addr_set_has(&seen, at))
+		else if (an_addr_set_has(seen, at) && !seen_since(seen, first, at))
+			break;      /* another walk's list from here on */
+		else if (an_addr_set_has(seen, at))
 			cut = "repeats (a cycle)";
 		else if (!core_pointer_ok(rs->core, at, 8, 8))
 			cut = core_pointer_problem(rs->core, at);
@@ -1353,10 +1408,10 @@ static void list_walk(struct an_runtime_session *rs, const struct resolved *r, c
 				  "cut there", context, level, at, cut);
 			break;
 		}
-		if (an_addr_set_add(&seen, at) < 0)
+		if (an_addr_set_add(seen, at) < 0)
 			break;
 		if (level + 1 < r->d->root.nlists) {
-			list_walk(rs, r, context, level + 1, at, out);
+			list_walk(rs, r, context, level + 1, at, ls, out);
 		} else if (out->n == OBJECTS_LIMIT) {
 			core_warn(rs->core, "%s: more than %u stack objects; the rest are not read",
 				  context, OBJECTS_LIMIT);
@@ -1374,7 +1429,6 @@ static void list_walk(struct an_runtime_session *rs, const struct resolved *r, c
 				  "readable; the list is cut there", context, level, l->next.path, at);
 		at = next;
 	}
-	an_addr_set_deinit(&seen);
 }
 
 static struct an_thread *thread_by_tid(struct analysis *an, uint64_t tid)
@@ -1410,14 +1464,21 @@ static void splice_owned(struct an_runtime_session *rs, const struct resolved *r
 /* The root object OBJ (of thread T, NULL for a global): its stack, or the
  * stacks its lists lead to. */
 static void splice_root(struct an_runtime_session *rs, const struct resolved *r,
-			struct analysis *an, struct an_thread *t, const char *context, uint64_t obj)
+			struct analysis *an, struct an_thread *t, const char *context, uint64_t obj,
+			struct list_seen *ls)
 {
 	struct objects o = { 0 };
 	if (!r->d->root.nlists) {
 		splice_owned(rs, r, an, t, context, obj);
 		return;
 	}
-	list_walk(rs, r, context, 0, obj, &o);
+	if (!ls->seen) {
+		ls->seen = calloc(r->d->root.nlists, sizeof(*ls->seen));
+		if (!ls->seen)
+			return;
+		ls->nlevels = r->d->root.nlists;
+	}
+	list_walk(rs, r, context, 0, obj, ls, &o);
 	for (size_t i = 0; i < o.n; i++)
 		splice_owned(rs, r, an, t, context, o.v[i]);
 	free(o.v);
@@ -1440,17 +1501,17 @@ static bool stack_object(struct an_runtime_session *rs, const struct resolved *r
 }
 
 static void splice_global(struct an_runtime_session *rs, const struct resolved *r,
-			  struct analysis *an)
+			  struct analysis *an, struct list_seen *ls)
 {
 	char context[CONTEXT_SIZE];
 	uint64_t obj;
 	snprintf(context, sizeof(context), "runtime %s", r->d->name);
 	if (stack_object(rs, r, context, r->root, &obj))
-		splice_root(rs, r, an, NULL, context, obj);
+		splice_root(rs, r, an, NULL, context, obj, ls);
 }
 
 static void splice_tls(struct an_runtime_session *rs, const struct resolved *r,
-		       struct analysis *an)
+		       struct analysis *an, struct list_seen *ls)
 {
 	size_t unknown = 0;
 	const char *why = NULL;
@@ -1474,7 +1535,7 @@ static void splice_tls(struct an_runtime_session *rs, const struct resolved *r,
 		}
 		snprintf(context, sizeof(context), "runtime %s: thread %" PRId32, r->d->name, t->tid);
 		if (stack_object(rs, r, context, addr, &obj))
-			splice_root(rs, r, an, t, context, obj);
+			splice_root(rs, r, an, t, context, obj, ls);
 	}
 	if (unknown)
 		core_warn(rs->core, "runtime %s: the thread-local %s of %zu threads (thread %" PRId32
@@ -1483,7 +1544,7 @@ static void splice_tls(struct an_runtime_session *rs, const struct resolved *r,
 }
 
 static void splice_pthread_key(struct an_runtime_session *rs, const struct resolved *r,
-			       struct analysis *an)
+			       struct analysis *an, struct list_seen *ls)
 {
 	char who[CONTEXT_SIZE / 2];
 	uint32_t key;
@@ -1512,7 +1573,7 @@ static void splice_pthread_key(struct an_runtime_session *rs, const struct resol
 			continue;
 		snprintf(context, sizeof(context), "%s: thread %" PRId32, who, t->tid);
 		if (stack_object(rs, r, context, value, &obj))
-			splice_root(rs, r, an, t, context, obj);
+			splice_root(rs, r, an, t, context, obj, ls);
 	}
 }
 
@@ -1520,16 +1581,18 @@ void an_runtimes_splice(struct an_runtime_session *rs, struct analysis *an)
 {
 	for (size_t i = 0; rs && i < rs->n; i++) {
 		const struct resolved *r = &rs->v[i];
+		struct list_seen ls = { 0 };
 		switch (r->d->root.kind) {
 		case AN_RT_ROOT_SYMBOL:
-			splice_global(rs, r, an);
+			splice_global(rs, r, an, &ls);
 			break;
 		case AN_RT_ROOT_TLS:
-			splice_tls(rs, r, an);
+			splice_tls(rs, r, an, &ls);
 			break;
 		case AN_RT_ROOT_PTHREAD_KEY:
-			splice_pthread_key(rs, r, an);
+			splice_pthread_key(rs, r, an, &ls);
 			break;
 		}
+		list_seen_deinit(&ls);
 	}
 }

@@ -8,7 +8,7 @@
 # `thread apply all bt` and `eu-stack -i -s -m` on the same core, the runs of
 # every tool interleaved; prints medians, peak RSS and ratios.
 # Usage: bench/cxx.sh /abs/path/asyncore   (RUNS, GDB_RUNS to change counts)
-# Target: >= 10x faster than gdb and >= 3x faster than eu-stack, cold and
+# Target: >= 15x faster than gdb and >= 4x faster than eu-stack, cold and
 # warm, with a peak RSS below both.
 set -u
 ASYNCORE=${1:?usage: bench/cxx.sh /path/to/asyncore}
@@ -96,11 +96,13 @@ for name in [r['name'] for r in rows if r['name'].startswith('asyncore')]:
         continue
     t, m = res[name]
     verdicts = []
-    for other, want in (('gdb thread apply all bt', 10), ('eu-stack -i -s -m', 3)):
+    for other, want in (('gdb thread apply all bt', 15), ('eu-stack -i -s -m', 4)):
         if other in res:
             x = res[other][0] / t
             good = x >= want and m < res[other][1]
             ok = ok and good
+            timing.record('cxx: %s / %s' % (other, name), '%.1fx, RSS %.0f < %.0f MB' % (
+                x, m / 1024, res[other][1] / 1024), '>= %dx, RSS below' % want, good)
             verdicts.append('%.1fx %s (>= %dx, RSS %.0f < %.0f MB: %s)' % (
                 x, other.split()[0], want, m / 1024, res[other][1] / 1024, 'met' if good else 'NOT met'))
     print('  %-36s %s' % (name, '; '.join(verdicts)))

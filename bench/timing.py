@@ -60,3 +60,12 @@ def measure(rows):
 def load():
     with open('/proc/loadavg') as f:
         return ' '.join(f.read().split()[:3])
+
+
+def record(name, value, target, met):
+    """One row of the table bench/run prints at the end (when BENCH_RESULTS
+    names its file): what was measured, the figure, the target, met or not."""
+    path = os.environ.get('BENCH_RESULTS')
+    if path:
+        with open(path, 'a') as f:
+            f.write('%s\t%s\t%s\t%s\n' % (name, value, target, 'met' if met else 'NOT met'))

@@ -90,7 +90,7 @@ static void opts_free(struct ingest_opts *o)
 
 enum ingest_option {
 	O_DB, O_JOBS, O_BINARY, O_SYSROOT, O_DEBUG_DIR, O_QUIET, O_TIMEOUT, O_MAX_MEMORY,
-	O_SIGNATURE_LISTS, O_JOURNAL, O_JOURNAL_DIR, O_RUNTIME
+	O_SIGNATURE_LISTS, O_JOURNAL, O_JOURNAL_DIR, O_RUNTIME, O_SHA256
 };
 
 static const struct cli_option ingest_options[] = {
@@ -108,6 +108,7 @@ static const struct cli_option ingest_options[] = {
 	{"--journal", false, O_JOURNAL},
 	{"--journal-dir", true, O_JOURNAL_DIR},
 	{"--runtime", true, O_RUNTIME},
+	{"--sha256", false, O_SHA256},
 	{NULL, false, 0},
 };
 
@@ -170,6 +171,9 @@ static bool apply_option(struct ingest_opts *o, int id, const char *v)
 	case O_RUNTIME:
 		return cli_repeated("ingest", "--runtime", o->runtime_files, &o->nruntime_files,
 				    CLI_MAX_RUNTIMES, v);
+	case O_SHA256:
+		o->sha256 = true;
+		return true;
 	}
 	return false;
 }
@@ -201,7 +205,7 @@ static int parse_args(int argc, char **argv, struct ingest_opts *o)
 		cli_error("ingest", "usage: asyncore ingest --db FILE|URL [--jobs N] [--timeout SECONDS] "
 				    "[--max-memory SIZE] [--binary BIN | --sysroot DIR] [--debug-dir DIR]... "
 				    "[--signature-lists DIR] [--journal [--journal-dir DIR]] "
-				    "[--runtime FILE]... [--quiet] CORE... | DIR");
+				    "[--runtime FILE]... [--sha256] [--quiet] CORE... | DIR");
 		goto out;
 	}
 	for (size_t i = 0; i < ninputs; i++)

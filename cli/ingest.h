@@ -33,6 +33,7 @@ struct ingest_opts {
 	const char *debug_dirs[CLI_MAX_DEBUG_DIRS];     /* --debug-dir */
 	size_t ndebug_dirs;
 	bool quiet;
+	bool sha256;                /* --sha256: each core's file hashed whole */
 	struct cli_limits limits;   /* per core, in each worker */
 	bool max_memory_given;
 	struct an_signature_lists *signature_lists;   /* --signature-lists; NULL: built-in */

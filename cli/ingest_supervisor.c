@@ -85,6 +85,7 @@ struct supervisor {
 	size_t retired_files, retired_parsed;   /* of workers that are gone */
 	struct loss *losses;        /* recorded when every worker is gone */
 	size_t nlosses, caplosses;
+	struct rep_store *store;    /* opened for the first lost core, kept to the end */
 };
 
 /* SIGINT and SIGTERM: a byte on this pipe wakes the poll loop. */
@@ -286,12 +287,23 @@ static void record_loss(struct supervisor *sv, struct rep_store *st, const struc
 	}
 }
 
+/* The supervisor's own handle on the store (reads while workers write,
+ * then the losses' records), opened once; NULL (WHY says why) when it
+ * cannot be. */
+static struct rep_store *supervisor_store(struct supervisor *sv, char *why, size_t whylen)
+{
+	struct rep_store *st = NULL;
+	if (!sv->store && rep_store_open(sv->o->db, &st, why, whylen) == 0)
+		sv->store = st;
+	return sv->store;
+}
+
 /* Every worker is gone: record the losses in ingest_errors. */
 static void record_losses(struct supervisor *sv)
 {
 	struct rep_store *st = NULL;
 	char why[512];
-	if (sv->nlosses && rep_store_open(sv->o->db, &st, why, sizeof(why)) != 0)
+	if (sv->nlosses && !(st = supervisor_store(sv, why, sizeof(why))))
 		fprintf(stderr, "asyncore: %zu failed cores not recorded in ingest_errors: %s\n",
 			sv->nlosses, why);
 	for (size_t i = 0; i < sv->nlosses; i++) {
@@ -302,20 +314,15 @@ static void record_losses(struct supervisor *sv)
 	free(sv->losses);
 	sv->losses = NULL;
 	sv->nlosses = sv->caplosses = 0;
-	rep_store_close(st);
 }
 
 /* Is the core FINGERPRINT stored?  A read: in WAL mode it does not wait
  * for a writer, stopped or not. */
 static bool stored_now(struct supervisor *sv, bool has_id, const char *fingerprint)
 {
-	struct rep_store *st = NULL;
 	char why[512];
-	if (!has_id || rep_store_open(sv->o->db, &st, why, sizeof(why)) != 0)
-		return false;
-	bool stored = rep_store_has(st, fingerprint) == 1;
-	rep_store_close(st);
-	return stored;
+	struct rep_store *st = has_id ? supervisor_store(sv, why, sizeof(why)) : NULL;
+	return st && rep_store_has(st, fingerprint) == 1;
 }
 
 /* Core INDEX is lost with its worker: said now, counted failed, recorded
@@ -645,6 +652,7 @@ int ingest_supervise(const struct ingest_opts *o, struct ingest_tally *t)
 		show_progress(&sv, false);
 	}
 	record_losses(&sv);
+	rep_store_close(sv.store);
 	show_progress(&sv, true);
 	t->debug_files = sv.retired_files;
 	t->dwarf_parsed = sv.retired_parsed;

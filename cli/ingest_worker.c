@@ -82,7 +82,8 @@ static void analyse_and_store(struct worker *w, struct job *j, struct core_ident
 	aopts.journal = o->journal;
 	aopts.journal_dir = o->journal_dir;
 	aopts.runtimes = o->runtimes;
-	core_identity_add_sha256(j->core);
+	if (o->sha256)
+		core_identity_add_sha256(j->core);
 	struct core_error *err = an_analyze(j->core, id, &aopts, w->cache, &j->an);
 	if (err || cli_out_of_memory(NULL)) {
 		if (cli_out_of_memory(err))

@@ -114,22 +114,6 @@ static int segment_cmp(const void *a, const void *b)
 	return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
 }
 
-/* Parse the LEN bytes of notes at file offset OFF (inside the file). */
-static struct core_error *parse_notes_at(struct core *core, uint64_t off, uint64_t len)
-{
-	unsigned char *buf = malloc(len ? (size_t)len : 1);
-	if (!buf)
-		return &core_error_nomem;
-	struct core_error *err = NULL;
-	if (!core_image_read(core->image, off, buf, (size_t)len))
-		err = core_error_create(CORE_ERROR_IO, "%s: cannot read the notes at offset 0x%llx",
-					core->path, (unsigned long long)off);
-	else
-		err = core_parse_notes(core, buf, (size_t)len);
-	free(buf);
-	return err;
-}
-
 /* Read the program headers: PT_LOAD into the segment index, PT_NOTE parsed. */
 static struct core_error *index_segments(struct core *core, size_t phnum)
 {
@@ -148,7 +132,8 @@ static struct core_error *index_segments(struct core *core, size_t phnum)
 					"%s: truncated core: notes at offset 0x%llx (+%llu) lie past the end of the file (%zu bytes)",
 					core->path, (unsigned long long)ph.p_offset,
 					(unsigned long long)ph.p_filesz, core->data_size);
-			struct core_error *err = parse_notes_at(core, ph.p_offset, ph.p_filesz);
+			struct core_error *err = core_parse_notes_at(core, core->image, ph.p_offset,
+								     (size_t)ph.p_filesz);
 			if (err)
 				return err;
 			have_notes = true;

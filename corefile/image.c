@@ -109,6 +109,17 @@ bool core_image_read(struct core_image *img, uint64_t off, void *buf, size_t len
 	return true;
 }
 
+bool core_image_read_direct(struct core_image *img, uint64_t off, void *buf, size_t len)
+{
+	if (off > img->size || len > img->size - off)
+		return false;
+	if (img->map) {
+		memcpy(buf, img->map + off, len);
+		return true;
+	}
+	return core_pread_full(img->fd, buf, len, off);
+}
+
 unsigned char *core_image_map_private(struct core_image *img)
 {
 	if (img->map || img->size == 0 || img->size > SIZE_MAX)

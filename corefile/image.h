@@ -35,6 +35,10 @@ bool core_pread_full(int fd, void *buf, size_t len, uint64_t off);
  * in the file or the file cannot be read. */
 bool core_image_read(struct core_image *img, uint64_t off, void *buf, size_t len);
 
+/* The same without the page cache: for a reader that keeps its own window
+ * over a long run of the file (the notes), whose pages it would only evict. */
+bool core_image_read_direct(struct core_image *img, uint64_t off, void *buf, size_t len);
+
 /* Map the whole image privately and read-only, and read through that
  * mapping from now on: read-only, it does not count as the process's data
  * (RLIMIT_DATA, --max-memory); core_image_writable() makes a page of it

@@ -1,4 +1,5 @@
 #include "notes.h"
+#include "image.h"
 
 #include <elf.h>
 #include <stdlib.h>
@@ -266,12 +267,87 @@ static size_t align4(size_t n)
 	return (n + 3) & ~(size_t)3;
 }
 
-struct core_error *core_parse_notes(struct core *core, const unsigned char *buf, size_t len)
+/* Whether parse_one() reads a note's descriptor: the others (the FPU and
+ * XSAVE state of every thread, the bulk of a many-threaded core's notes)
+ * are skipped without being read. */
+static bool wanted(const struct core *core, uint32_t type, const char *name)
+{
+	bool is_core = strcmp(name, "CORE") == 0;
+	if (!is_core && strcmp(name, "LINUX") != 0)
+		return false;
+	switch (type) {
+	case NT_PRSTATUS:
+	case NT_PRPSINFO:
+		return is_core;
+	case NT_SIGINFO:
+		return !core->siginfo.present;
+	case NT_AUXV:
+	case NT_FILE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Bytes of notes read at a time: a few hundred notes. */
+enum { NOTE_WINDOW = 64 * 1024 };
+
+/* Where a note segment's LEN bytes come from: a buffer, or the core's
+ * image at file offset BASE, read through WINDOW (segment offsets [START,
+ * START + FILLED)). */
+struct note_source {
+	const unsigned char *buf;
+	struct core_image *img;
+	uint64_t base;
+	size_t len;
+	unsigned char *window;
+	size_t cap, start, filled;
+	enum { SOURCE_OK, SOURCE_NOMEM, SOURCE_UNREADABLE } failed;
+};
+
+/* The N bytes at segment offset OFF (OFF + N <= the segment's length;
+ * valid until the next call), or NULL with SRC->failed set (never for a
+ * buffer). */
+static const unsigned char *note_bytes(struct note_source *src, size_t off, size_t n)
+{
+	if (src->buf)
+		return src->buf + off;
+	if (off >= src->start && n <= src->filled && off - src->start <= src->filled - n)
+		return src->window + (off - src->start);
+	size_t want = n > NOTE_WINDOW ? n : NOTE_WINDOW;
+	if (want > src->len - off)
+		want = src->len - off;
+	if (want > src->cap) {
+		unsigned char *p = realloc(src->window, want ? want : 1);
+		if (!p) {
+			src->failed = SOURCE_NOMEM;
+			return NULL;
+		}
+		src->window = p;
+		src->cap = want;
+	}
+	src->start = off;
+	src->filled = 0;
+	/* Past what was asked, the file may end early (the caller said LEN):
+	 * then just what was asked. */
+	if (!core_image_read_direct(src->img, src->base + off, src->window, want) &&
+	    !core_image_read_direct(src->img, src->base + off, src->window, want = n)) {
+		src->failed = SOURCE_UNREADABLE;
+		return NULL;
+	}
+	src->filled = want;
+	return src->window;
+}
+
+/* Parse the LEN bytes of notes SRC gives. */
+static struct core_error *walk_notes(struct core *core, struct note_source *src, size_t len)
 {
 	size_t off = 0;
 	while (off + 12 <= len) {
-		uint32_t namesz = get_u32(buf + off), descsz = get_u32(buf + off + 4);
-		uint32_t type = get_u32(buf + off + 8);
+		const unsigned char *h = note_bytes(src, off, 12);
+		if (!h)
+			return NULL;
+		uint32_t namesz = get_u32(h), descsz = get_u32(h + 4), type = get_u32(h + 8);
 		size_t name_off = off + 12;
 		if (namesz > len - name_off) {
 			core_warn(core, "note at offset %zu: name overruns the note segment", off);
@@ -284,14 +360,43 @@ struct core_error *core_parse_notes(struct core *core, const unsigned char *buf,
 			return NULL;
 		}
 		char name[16] = "";
-		if (namesz > 0 && namesz <= sizeof(name)) {
-			memcpy(name, buf + name_off, namesz);
+		const unsigned char *n = namesz > 0 && namesz <= sizeof(name)
+						 ? note_bytes(src, name_off, namesz) : NULL;
+		if (n) {
+			memcpy(name, n, namesz);
 			name[namesz - 1] = '\0';
+		} else if (src->failed) {
+			return NULL;
 		}
-		struct core_error *err = parse_one(core, type, name, buf + desc_off, descsz);
-		if (err)
-			return err;
+		if (wanted(core, type, name)) {
+			const unsigned char *desc = note_bytes(src, desc_off, descsz);
+			if (!desc)
+				return NULL;
+			struct core_error *err = parse_one(core, type, name, desc, descsz);
+			if (err)
+				return err;
+		}
 		off = desc_off + align4(descsz);
 	}
 	return NULL;
+}
+
+struct core_error *core_parse_notes(struct core *core, const unsigned char *buf, size_t len)
+{
+	struct note_source src = {.buf = buf};
+	return walk_notes(core, &src, len);
+}
+
+struct core_error *core_parse_notes_at(struct core *core, struct core_image *img, uint64_t off,
+				       size_t len)
+{
+	struct note_source src = {.img = img, .base = off, .len = len};
+	struct core_error *err = walk_notes(core, &src, len);
+	free(src.window);
+	if (!err && src.failed == SOURCE_NOMEM)
+		err = &core_error_nomem;
+	else if (!err && src.failed == SOURCE_UNREADABLE)
+		err = core_error_create(CORE_ERROR_IO, "%s: cannot read the notes at offset 0x%llx",
+					core->path, (unsigned long long)off);
+	return err;
 }

@@ -9,4 +9,14 @@
  * CORE; returns an error only on out-of-memory. */
 struct core_error *core_parse_notes(struct core *core, const unsigned char *buf, size_t len);
 
+struct core_image;
+
+/* The same for the LEN bytes of notes at file offset OFF of IMG, read
+ * through a small window: never the whole segment at once (the FPU and
+ * XSAVE states of thousands of threads are megabytes), and a descriptor
+ * larger than the window only when it is parsed.  Also an error when they
+ * cannot be read. */
+struct core_error *core_parse_notes_at(struct core *core, struct core_image *img, uint64_t off,
+				       size_t len);
+
 #endif

@@ -29,7 +29,7 @@ _asyncore()
 	if [[ $cur == -* ]]; then
 		case $cmd in
 		ingest) COMPREPLY=($(compgen -W "--db --jobs --timeout --max-memory --binary --sysroot --debug-dir
-			--signature-lists --journal --journal-dir --runtime --quiet" -- "$cur")) ;;
+			--signature-lists --journal --journal-dir --runtime --sha256 --quiet" -- "$cur")) ;;
 		query) COMPREPLY=($(compgen -W "--db --format" -- "$cur")) ;;
 		top) COMPREPLY=($(compgen -W "--db --limit --format" -- "$cur")) ;;
 		resign) COMPREPLY=($(compgen -W "--db --signature-lists --debug-dir" -- "$cur")) ;;
@@ -37,7 +37,7 @@ _asyncore()
 		runtimes) COMPREPLY=($(compgen -W "--runtime" -- "$cur")) ;;
 		*) COMPREPLY=($(compgen -W "--format --threads --recorder-tail --recorder-format --sysroot
 			--debug-dir --max-frames --no-async --no-recorders --no-args --no-tasks --frame-registers
-			--locals --color --signature-lists --runtime --max-memory --timeout --help --version" -- "$cur")) ;;
+			--locals --color --signature-lists --runtime --max-memory --timeout --sha256 --help --version" -- "$cur")) ;;
 		esac
 		return
 	fi

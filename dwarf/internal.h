@@ -18,6 +18,7 @@ struct dbg_symnames {
 	int fd;                     /* the file, the table at OFFSET in it; -1: none */
 	uint64_t offset;
 	char *window;               /* the table's bytes [START, START + LEN) */
+	size_t window_size;         /* the mapping's */
 	size_t start, len, reads_left;
 	bool window_failed;
 	char *peek;                 /* a name read aside */

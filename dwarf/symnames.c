@@ -18,6 +18,10 @@
 #include "../corefile/image.h"
 
 #define WINDOW (256 * 1024)
+/* A table up to this size is read whole, once: a shared library's dynamic
+ * string table (300 KB for libstdc++) is not in symbol order, and read
+ * through WINDOW it was read again for every name out of the window. */
+#define WHOLE_TABLE (1024 * 1024)
 /* Linkers write names in symbol order, so a walk reads the table about
  * once; a table read in another order stops being read through the window
  * after this many reads beyond that. */
@@ -125,11 +129,13 @@ static bool open_window(struct dbg_symnames *names)
 {
 	if (names->window || names->window_failed)
 		return names->window != NULL;
-	void *p = mmap(NULL, WINDOW, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t size = names->size > 0 && names->size <= WHOLE_TABLE ? names->size : WINDOW;
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	names->window_failed = p == MAP_FAILED;
 	if (names->window_failed)
 		return false;
 	names->window = p;
+	names->window_size = size;
 	names->reads_left = names->size / (WINDOW / 2) + EXTRA_READS;
 	return true;
 }
@@ -142,7 +148,7 @@ static bool read_at(const struct dbg_symnames *names, char *buf, size_t n, size_
 /* Read the window from table offset AT; false when that cannot be done. */
 static bool fill_window(struct dbg_symnames *names, size_t at)
 {
-	size_t want = names->size - at < WINDOW ? names->size - at : WINDOW;
+	size_t want = names->size - at < names->window_size ? names->size - at : names->window_size;
 	if (!names->reads_left)
 		return false;
 	names->reads_left--;
@@ -169,7 +175,8 @@ static const char *window_name(struct dbg_symnames *names, size_t at)
 {
 	const char *s = in_window(names, at);
 	/* From a little before, for the odd name out of order. */
-	if (!s && open_window(names) && fill_window(names, at > WINDOW / 16 ? at - WINDOW / 16 : 0))
+	if (!s && open_window(names) &&
+	    fill_window(names, at > WINDOW / 16 && names->window_size < names->size ? at - WINDOW / 16 : 0))
 		s = in_window(names, at);
 	return s;
 }
@@ -245,7 +252,7 @@ const char *dbg_symnames_name(struct dbg_symnames *names, Dwfl_Module *mod, int 
 void dbg_symnames_close(struct dbg_symnames *names)
 {
 	if (names->window)
-		munmap(names->window, WINDOW);
+		munmap(names->window, names->window_size);
 	if (names->tried && names->fd >= 0)
 		close(names->fd);
 	free(names->peek);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bytes.h"
+#include "store_rows.h"
 
 static json_t *jhex(uint64_t v)
 {
@@ -161,62 +162,6 @@ static int put_value(struct out_buffer *b, const json_t *value, size_t flags)
 	return json_dump_callback(value, write_chunk, b, JSON_COMPACT | JSON_ENCODE_ANY | flags);
 }
 
-/* A text being made in memory, appended to as jansson's output is. */
-struct text_buf {
-	char *s;
-	size_t len, cap;
-	bool nomem;
-};
-
-static int text_chunk(const char *buffer, size_t size, void *arg)
-{
-	struct text_buf *t = arg;
-	if (!t->nomem && t->len + size + 1 > t->cap) {
-		size_t cap = t->cap ? t->cap : 256;
-		while (cap < t->len + size + 1)
-			cap *= 2;
-		char *p = realloc(t->s, cap);
-		if (p) {
-			t->s = p;
-			t->cap = cap;
-		} else {
-			t->nomem = true;
-		}
-	}
-	if (t->nomem)
-		return -1;
-	memcpy(t->s + t->len, buffer, size);
-	t->len += size;
-	t->s[t->len] = '\0';
-	return 0;
-}
-
-static void text_put(struct text_buf *t, const char *text)
-{
-	text_chunk(text, strlen(text), t);
-}
-
-/* Encode the scalar VALUE (freed here) with jansson into T.  Containers
- * many times over are written member by member instead: jansson's dump of
- * each container prints and hashes its address (a loop check), which costs
- * more than the rest when a core has thousands of frames. */
-static void text_scalar(struct text_buf *t, json_t *value)
-{
-	if (!value || json_dump_callback(value, text_chunk, t, JSON_COMPACT | JSON_ENCODE_ANY) != 0)
-		t->nomem = true;
-	json_decref(value);
-}
-
-/* The text (the caller frees it), or NULL when out of memory. */
-static char *text_take(struct text_buf *t)
-{
-	if (t->nomem) {
-		free(t->s);
-		return NULL;
-	}
-	return t->s;
-}
-
 /* Frames repeat: a pool's 200 workers stand in the same functions with the
  * same arguments.  A frame's members that depend on where it is (kind ..
  * detail) and its argument list are each encoded by jansson once per
@@ -326,47 +271,19 @@ static bool same_args(const struct an_frame *a, const struct an_frame *b)
 	return a->args == b->args && a->nargs == b->nargs && a->has_args == b->has_args;
 }
 
-/* [{"name", "type", "value", "entry_value", "entry_equal"}], or null
- * without DWARF.  Pointer arguments make most lists distinct. */
-static char *vars_text(const struct an_arg *vars, size_t n, bool has)
-{
-	struct text_buf t = {0};
-	if (!has) {
-		text_put(&t, "null");
-		return text_take(&t);
-	}
-	text_put(&t, "[");
-	for (size_t i = 0; i < n; i++) {
-		const struct an_arg *a = &vars[i];
-		text_put(&t, i ? ",{\"name\":" : "{\"name\":");
-		text_scalar(&t, jstr(a->name));
-		text_put(&t, ",\"type\":");
-		text_scalar(&t, jstr(a->type));
-		text_put(&t, ",\"value\":");
-		text_scalar(&t, jstr(a->value));
-		text_put(&t, ",\"entry_value\":");
-		text_scalar(&t, jstr(a->entry_value));
-		text_put(&t, ",\"entry_equal\":");
-		text_scalar(&t, json_boolean(a->entry_equal));
-		text_put(&t, "}");
-	}
-	text_put(&t, "]");
-	return text_take(&t);
-}
-
+/* [{"name", "type", "value", "entry_value", "entry_equal"}] as the store
+ * holds them (reports/store_rows.h), or null without DWARF.  Pointer
+ * arguments make most lists distinct. */
 static char *args_text(const struct an_frame *f)
 {
-	return vars_text(f->args, f->nargs, f->has_args);
+	return f->has_args ? rep_frame_args_json(f) : strdup("null");
 }
 
-/* ,"locals":[...] in the frames of a thread whose locals were asked for
- * (--locals; null for a native frame without DWARF), else nothing; the
- * same shape as args. */
 static int put_locals(struct out_buffer *b, const struct an_frame *f, bool asked)
 {
 	if (!asked || AN_FRAME_IS_RUNTIME(f))
 		return 0;
-	char *text = vars_text(f->locals, f->nlocals, f->has_locals);
+	char *text = f->has_locals ? rep_vars_json(f->locals, f->nlocals) : strdup("null");
 	int rc = !text || put_text(b, ",\"locals\":") || put_text(b, text) ? -1 : 0;
 	free(text);
 	return rc;

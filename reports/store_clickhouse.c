@@ -1102,7 +1102,8 @@ static size_t rows_of_core(const struct ch_core *c, json_t *rows, size_t *cursor
 
 /* The index of the core with fingerprint FP among [FIRST, FIRST + N)
  * (sorted by fingerprint), or SIZE_MAX. */
-static size_t core_index(const struct ch_core *c, size_t first, size_t n, const char *fp)
+static size_t ch_core_by_fingerprint(const struct ch_core *c, size_t first, size_t n,
+				     const char *fp)
 {
 	size_t lo = first, hi = first + n;
 	while (fp && lo < hi) {
@@ -1430,18 +1431,30 @@ static int load_module_rows(struct rep_ch_store *st, struct ch_resym *m,
 	return rc;
 }
 
-/* A frame from a row of SELECT * (META naming the columns) into F. */
-static int frame_of_row(json_t *meta, json_t *row, struct an_frame *f)
+/* The frame fields of the NCOLS columns META names (caller frees; NULL:
+ * out of memory), looked up once per result. */
+static enum rep_frame_field *frame_fields(json_t *meta, size_t *ncols)
 {
-	json_t *col;
-	size_t j;
+	*ncols = json_array_size(meta);
+	enum rep_frame_field *fields = calloc(*ncols ? *ncols : 1, sizeof(*fields));
+	for (size_t j = 0; fields && j < *ncols; j++)
+		fields[j] = rep_frame_field_of(
+			json_string_value(json_object_get(json_array_get(meta, j), "name")));
+	return fields;
+}
+
+/* A frame from a row of SELECT * (FIELDS of its NCOLS columns) into F. */
+static int frame_of_row(const enum rep_frame_field *fields, size_t ncols, json_t *row,
+			struct an_frame *f)
+{
 	memset(f, 0, sizeof(*f));
-	json_array_foreach(meta, j, col) {
+	for (size_t j = 0; j < ncols; j++) {
+		if (fields[j] == REP_FIELD_NONE)
+			continue;
 		json_t *v = json_array_get(row, j);
 		const struct rep_cell cell = {!v || json_is_null(v), json_integer_value(v),
 					      json_string_value(v)};
-		const char *name = json_string_value(json_object_get(col, "name"));
-		if (name && rep_frame_set_column(f, name, &cell) != 0)
+		if (rep_frame_set_field(f, fields[j], &cell) != 0)
 			return -1;
 	}
 	return 0;
@@ -1453,7 +1466,8 @@ static bool is_resymbolized(const struct ch_core *c)
 }
 
 /* The stored-module list of core CORE's rows in M (malloc'd), *N of them. */
-static struct rep_stored_module *core_modules(const struct ch_resym *m, size_t core, size_t *n)
+static struct rep_stored_module *resym_stored_modules(const struct ch_resym *m, size_t core,
+						      size_t *n)
 {
 	struct rep_stored_module *mods = calloc(m->nrows ? m->nrows : 1, sizeof(*mods));
 	*n = 0;
@@ -1469,16 +1483,17 @@ static struct rep_stored_module *core_modules(const struct ch_resym *m, size_t c
 /* Symbolize again the frames of one owner: rows [FROM, TO) of DATA, all of
  * core CORE and owner OWNER; changed frames are added to table T's rows. */
 static int resymbolize_owner(struct rep_ch_store *st, struct ch_resym *m,
-			     const struct rep_resign_fns *fns, enum ch_table t, json_t *meta,
-			     json_t *data, size_t from, size_t to, size_t core, int64_t owner,
+			     const struct rep_resign_fns *fns, enum ch_table t,
+			     const enum rep_frame_field *fields, size_t nfields, json_t *data,
+			     size_t from, size_t to, size_t core, int64_t owner,
 			     struct rep_resign_result *out)
 {
 	struct an_frame *f = calloc(to - from, sizeof(*f));
 	size_t n = 0, nmods = 0;
-	struct rep_stored_module *mods = core_modules(m, core, &nmods);
+	struct rep_stored_module *mods = resym_stored_modules(m, core, &nmods);
 	int k = f && mods ? 0 : -1;
 	for (size_t r = from; k == 0 && r < to; r++, n++)
-		k = frame_of_row(meta, json_array_get(data, r), &f[n]);
+		k = frame_of_row(fields, nfields, json_array_get(data, r), &f[n]);
 	if (k == 0)
 		k = fns->resymbolize(fns->ctx, mods, nmods, &f, &n);
 	/* Symbolizing again never gives fewer frames than were stored (inline
@@ -1511,9 +1526,9 @@ static int resymbolize_table(struct rep_ch_store *st, struct ch_resym *m,
 	json_t *res = NULL;
 	json_t *data = select_in(st->ch, "*", ch_tables[t].name, list, NULL, ch_tables[t].order,
 				 &res, why, whylen);
-	json_t *meta = json_object_get(res, "meta");
-	size_t cursor = 0;
-	int rc = data ? 0 : -1;
+	size_t cursor = 0, ncols = 0;
+	enum rep_frame_field *fields = data ? frame_fields(json_object_get(res, "meta"), &ncols) : NULL;
+	int rc = fields ? 0 : -1;
 	for (size_t i = m->first; rc == 0 && i < m->first + m->n; i++) {
 		if (!m->cores[i].resymbolized)
 			continue;
@@ -1524,7 +1539,8 @@ static int resymbolize_table(struct rep_ch_store *st, struct ch_resym *m,
 			while (to < end &&
 			       json_integer_value(json_array_get(json_array_get(data, to), 1)) == owner)
 				to++;
-			rc = resymbolize_owner(st, m, fns, t, meta, data, cursor, to, i, owner, out);
+			rc = resymbolize_owner(st, m, fns, t, fields, ncols, data, cursor, to, i, owner,
+					       out);
 			cursor = to;
 		}
 	}
@@ -1533,6 +1549,7 @@ static int resymbolize_table(struct rep_ch_store *st, struct ch_resym *m,
 	if (rc == 0)
 		rc = insert_rows(st, t, why, whylen);
 	st->rows[t].len = st->rows[t].count = 0;
+	free(fields);
 	json_decref(res);
 	return rc;
 }
@@ -1541,8 +1558,8 @@ static int resymbolize_table(struct rep_ch_store *st, struct ch_resym *m,
  * also adds up into its core's. */
 static int patch_owner(struct ch_resym *m, int side, json_t *row)
 {
-	size_t core = core_index(m->cores, m->first, m->n,
-				 json_string_value(json_object_get(row, "fingerprint")));
+	size_t core = ch_core_by_fingerprint(m->cores, m->first, m->n,
+					     json_string_value(json_object_get(row, "fingerprint")));
 	int64_t idx = json_integer_value(json_object_get(row, "idx"));
 	const struct ch_owner_count *c = core == SIZE_MAX ? NULL :
 					 find_count(m->counts[side], m->ncounts[side], core, idx);
@@ -1572,8 +1589,8 @@ static int patch_task(void *ctx, json_t *row)
 static int patch_module(void *ctx, json_t *row)
 {
 	struct ch_resym *m = ctx;
-	size_t core = core_index(m->cores, m->first, m->n,
-				 json_string_value(json_object_get(row, "fingerprint")));
+	size_t core = ch_core_by_fingerprint(m->cores, m->first, m->n,
+					     json_string_value(json_object_get(row, "fingerprint")));
 	int64_t idx = json_integer_value(json_object_get(row, "idx"));
 	for (size_t i = 0; core != SIZE_MAX && i < m->nrows; i++)
 		if (m->rows[i].core == core && m->rows[i].idx == idx)
@@ -1645,8 +1662,8 @@ struct ch_signed {
 static int patch_core(void *ctx, json_t *row)
 {
 	struct ch_signed *b = ctx;
-	size_t i = core_index(b->cores, b->first, b->n,
-			      json_string_value(json_object_get(row, "fingerprint")));
+	size_t i = ch_core_by_fingerprint(b->cores, b->first, b->n,
+					  json_string_value(json_object_get(row, "fingerprint")));
 	const struct ch_core *c = i == SIZE_MAX ? NULL : &b->cores[i];
 	if (!c || !needs_rewrite(c))
 		return 0;

@@ -49,7 +49,7 @@ struct rep_stored_module {
 typedef char *rep_debuginfo_fn(void *ctx, const char *build_id, const char *path);
 
 /* Symbolize again the frames of *FRAMES (*N: one stored thread's, task's or
- * suspended chain's, innermost first, as rep_frame_set_column() reads them
+ * suspended chain's, innermost first, as rep_frame_set_field() reads them
  * back) that lie in MODULES (those of this core that DEBUGINFO found debug
  * info for): the number symbolized, and when > 0 *FRAMES and *N are the new
  * list (malloc'd, the old one freed); -1 when out of memory. */

@@ -25,24 +25,87 @@ size_t rep_total_frames(const struct analysis *an)
 	return n;
 }
 
-char *rep_frame_args_json(const struct an_frame *f)
+/* A text being made in memory, appended to as jansson's output is. */
+struct text_buf {
+	char *s;
+	size_t len, cap;
+	bool nomem;
+};
+
+static int text_chunk(const char *buffer, size_t size, void *arg)
 {
-	if (!f->has_args)
-		return NULL;
-	json_t *arr = json_array();
-	for (size_t i = 0; arr && i < f->nargs; i++) {
-		const struct an_arg *a = &f->args[i];
-		if (json_array_append_new(arr, json_pack("{s:o, s:o, s:o, s:o, s:b}",
-			"name", rep_json_text(a->name), "type", rep_json_text(a->type),
-			"value", rep_json_text(a->value), "entry_value", rep_json_text(a->entry_value),
-			"entry_equal", a->entry_equal)) != 0) {
-			json_decref(arr);
-			arr = NULL;
+	struct text_buf *t = arg;
+	if (!t->nomem && t->len + size + 1 > t->cap) {
+		size_t cap = t->cap ? t->cap : 256;
+		while (cap < t->len + size + 1)
+			cap *= 2;
+		char *p = realloc(t->s, cap);
+		if (p) {
+			t->s = p;
+			t->cap = cap;
+		} else {
+			t->nomem = true;
 		}
 	}
-	char *text = arr ? json_dumps(arr, JSON_COMPACT) : NULL;
-	json_decref(arr);
-	return text;
+	if (t->nomem)
+		return -1;
+	memcpy(t->s + t->len, buffer, size);
+	t->len += size;
+	t->s[t->len] = '\0';
+	return 0;
+}
+
+static void text_put(struct text_buf *t, const char *text)
+{
+	text_chunk(text, strlen(text), t);
+}
+
+/* Encode the scalar VALUE (freed here) with jansson into T.  Containers
+ * many times over are written member by member instead: jansson's dump of
+ * each container prints and hashes its address (a loop check), which costs
+ * more than the rest when a core has thousands of frames. */
+static void text_scalar(struct text_buf *t, json_t *value)
+{
+	if (!value || json_dump_callback(value, text_chunk, t, JSON_COMPACT | JSON_ENCODE_ANY) != 0)
+		t->nomem = true;
+	json_decref(value);
+}
+
+/* The text (the caller frees it), or NULL when out of memory. */
+static char *text_take(struct text_buf *t)
+{
+	if (t->nomem) {
+		free(t->s);
+		return NULL;
+	}
+	return t->s;
+}
+
+char *rep_vars_json(const struct an_arg *vars, size_t n)
+{
+	struct text_buf t = {0};
+	text_put(&t, "[");
+	for (size_t i = 0; i < n; i++) {
+		const struct an_arg *a = &vars[i];
+		text_put(&t, i ? ",{\"name\":" : "{\"name\":");
+		text_scalar(&t, rep_json_text(a->name));
+		text_put(&t, ",\"type\":");
+		text_scalar(&t, rep_json_text(a->type));
+		text_put(&t, ",\"value\":");
+		text_scalar(&t, rep_json_text(a->value));
+		text_put(&t, ",\"entry_value\":");
+		text_scalar(&t, rep_json_text(a->entry_value));
+		text_put(&t, ",\"entry_equal\":");
+		text_scalar(&t, json_boolean(a->entry_equal));
+		text_put(&t, "}");
+	}
+	text_put(&t, "]");
+	return text_take(&t);
+}
+
+char *rep_frame_args_json(const struct an_frame *f)
+{
+	return f->has_args ? rep_vars_json(f->args, f->nargs) : NULL;
 }
 
 void rep_event_args_json(const struct an_event *e, char *buf, size_t len)
@@ -91,54 +154,89 @@ int rep_frame_args_parse(struct an_frame *f, const char *text)
 	return rc;
 }
 
-static char **frame_text(struct an_frame *f, const char *column)
+/* The frames tables' columns that are fields, in enum rep_frame_field's
+ * order (after REP_FIELD_NONE). */
+static const char *const field_columns[] = {
+	"kind", "pc", "cfa", "function", "module", "file", "display", "runtime", "detail",
+	"function_offset", "module_offset", "line", "inline_depth", "inlined", "tailcall",
+	"activation", "seam", "args",
+};
+
+enum rep_frame_field rep_frame_field_of(const char *column)
 {
-	return strcmp(column, "function") == 0 ? &f->function :
-	       strcmp(column, "module") == 0 ? &f->module :
-	       strcmp(column, "file") == 0 ? &f->file :
-	       strcmp(column, "display") == 0 ? &f->display :
-	       strcmp(column, "runtime") == 0 ? &f->runtime :
-	       strcmp(column, "detail") == 0 ? &f->detail : NULL;
+	for (size_t i = 0; column && i < sizeof(field_columns) / sizeof(field_columns[0]); i++)
+		if (strcmp(column, field_columns[i]) == 0)
+			return (enum rep_frame_field)(i + 1);
+	return REP_FIELD_NONE;
 }
 
-static bool *frame_flag(struct an_frame *f, const char *column)
+static char **frame_text(struct an_frame *f, enum rep_frame_field field)
 {
-	return strcmp(column, "inlined") == 0 ? &f->inlined :
-	       strcmp(column, "tailcall") == 0 ? &f->tailcall :
-	       strcmp(column, "activation") == 0 ? &f->activation :
-	       strcmp(column, "seam") == 0 ? &f->seam : NULL;
+	switch (field) {
+	case REP_FIELD_FUNCTION: return &f->function;
+	case REP_FIELD_MODULE: return &f->module;
+	case REP_FIELD_FILE: return &f->file;
+	case REP_FIELD_DISPLAY: return &f->display;
+	case REP_FIELD_RUNTIME: return &f->runtime;
+	case REP_FIELD_DETAIL: return &f->detail;
+	default: return NULL;
+	}
 }
 
-int rep_frame_set_column(struct an_frame *f, const char *column, const struct rep_cell *v)
+static bool *frame_flag(struct an_frame *f, enum rep_frame_field field)
+{
+	switch (field) {
+	case REP_FIELD_INLINED: return &f->inlined;
+	case REP_FIELD_TAILCALL: return &f->tailcall;
+	case REP_FIELD_ACTIVATION: return &f->activation;
+	case REP_FIELD_SEAM: return &f->seam;
+	default: return NULL;
+	}
+}
+
+int rep_frame_set_field(struct an_frame *f, enum rep_frame_field field, const struct rep_cell *v)
 {
 	const char *s = v->null ? NULL : v->s;
 	uint64_t u = v->null ? 0 : (uint64_t)v->i;
-	char **text = frame_text(f, column);
-	bool *flag = frame_flag(f, column);
+	char **text = frame_text(f, field);
+	bool *flag = frame_flag(f, field);
 	if (text) {
 		free(*text);
 		*text = s ? strdup(s) : NULL;
 		return !s || *text ? 0 : -1;
 	}
-	if (flag)
+	if (flag) {
 		*flag = u != 0;
-	else if (strcmp(column, "kind") == 0)
+		return 0;
+	}
+	switch (field) {
+	case REP_FIELD_KIND:
 		f->kind = an_frame_kind_parse(s);
-	else if (strcmp(column, "pc") == 0)
+		break;
+	case REP_FIELD_PC:
 		f->pc = u;
-	else if (strcmp(column, "cfa") == 0)
+		break;
+	case REP_FIELD_CFA:
 		f->cfa = u;
-	else if (strcmp(column, "function_offset") == 0) {
+		break;
+	case REP_FIELD_FUNCTION_OFFSET:
 		f->offset = u;
 		f->has_offset = !v->null;
-	} else if (strcmp(column, "module_offset") == 0) {
+		break;
+	case REP_FIELD_MODULE_OFFSET:
 		f->module_offset = u;
 		f->has_module_offset = !v->null;
-	} else if (strcmp(column, "line") == 0)
+		break;
+	case REP_FIELD_LINE:
 		f->line = (int)u;
-	else if (strcmp(column, "inline_depth") == 0)
+		break;
+	case REP_FIELD_INLINE_DEPTH:
 		f->inline_depth = (int)u;
-	else if (strcmp(column, "args") == 0 && !f->has_args)
-		return rep_frame_args_parse(f, s);
+		break;
+	case REP_FIELD_ARGS:
+		return f->has_args ? 0 : rep_frame_args_parse(f, s);
+	default:
+		break;
+	}
 	return 0;
 }

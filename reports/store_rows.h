@@ -19,11 +19,15 @@ void rep_store_time(int64_t t, char out[32]);
 /* Frames of every thread of AN. */
 size_t rep_total_frames(const struct analysis *an);
 
-/* The frame's arguments as JSON text, as the JSON report writes them
- * ([{"name","type","value","entry_value","entry_equal"}], strings made
- * valid UTF-8), or NULL when it has none or on out-of-memory (caller
- * frees). */
+/* The frame's arguments as JSON text, the one encoding of the JSON report
+ * and both stores ([{"name","type","value","entry_value","entry_equal"}],
+ * compact, strings made valid UTF-8), or NULL when it has none or on
+ * out-of-memory (caller frees). */
 char *rep_frame_args_json(const struct an_frame *f);
+
+/* N variables (arguments or locals) in that encoding; NULL on
+ * out-of-memory (caller frees). */
+char *rep_vars_json(const struct an_arg *vars, size_t n);
 
 /* The arguments of rep_frame_args_json()'s TEXT (NULL: none) into F, as
  * one block (analysis.h: an_args_pack); -1 on out-of-memory. */
@@ -37,12 +41,21 @@ struct rep_cell {
 	const char *s;
 };
 
-/* Set the field of F that the frames tables' column COLUMN holds (the
- * columns rep_frame_args_json() and the writers fill: "kind", "pc",
- * "function", ..., "args" parsed back from its JSON text) to V, strings
- * copied; other columns (keys such as "core_id", "idx") are no field and
+/* The field of struct an_frame a frames table's column holds, looked up
+ * once per result set by rep_frame_field_of(COLUMN) (REP_FIELD_NONE: keys
+ * such as "core_id", "idx", which are no field). */
+enum rep_frame_field {
+	REP_FIELD_NONE, REP_FIELD_KIND, REP_FIELD_PC, REP_FIELD_CFA, REP_FIELD_FUNCTION,
+	REP_FIELD_MODULE, REP_FIELD_FILE, REP_FIELD_DISPLAY, REP_FIELD_RUNTIME, REP_FIELD_DETAIL,
+	REP_FIELD_FUNCTION_OFFSET, REP_FIELD_MODULE_OFFSET, REP_FIELD_LINE, REP_FIELD_INLINE_DEPTH,
+	REP_FIELD_INLINED, REP_FIELD_TAILCALL, REP_FIELD_ACTIVATION, REP_FIELD_SEAM, REP_FIELD_ARGS,
+};
+enum rep_frame_field rep_frame_field_of(const char *column);
+
+/* Set FIELD of F (the columns rep_frame_args_json() and the writers fill,
+ * "args" parsed back from its JSON text) to V, strings copied; NONE is
  * left alone.  0, or -1 when out of memory. */
-int rep_frame_set_column(struct an_frame *f, const char *column, const struct rep_cell *v);
+int rep_frame_set_field(struct an_frame *f, enum rep_frame_field field, const struct rep_cell *v);
 
 /* The event's arguments as a JSON array of hex strings into BUF (LEN of at
  * least REP_EVENT_ARGS_MAX holds them all). */

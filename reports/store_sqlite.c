@@ -412,9 +412,16 @@ static const char *const rep_queries[Q_COUNT] = {
 		    " attempts = attempts + 1, last_at = excluded.last_at",
 };
 
+/* The statements over a frames table that resign runs once per owner
+ * (thread, task, chain), prepared on first use and kept with the store. */
+enum { FQ_OWNERS, FQ_READ, FQ_DELETE, FQ_COUNT_FRAMES, FQ_COUNT };
+
 struct rep_sqlite {
 	sqlite3 *db;
 	sqlite3_stmt *q[Q_COUNT];
+	sqlite3_stmt *frames_q[REP_FRAMES_TABLES][FQ_COUNT];
+	/* FQ_READ's columns as frame fields, looked up when it was prepared */
+	enum rep_frame_field *read_fields[REP_FRAMES_TABLES];
 };
 
 static bool is_busy(int rc)
@@ -514,9 +521,13 @@ int rep_sqlite_open(const char *path, struct rep_sqlite **out, char *why, size_t
 	sqlite3_busy_timeout(st->db, REP_BUSY_TIMEOUT_MS);
 	sqlite3_extended_result_codes(st->db, 1);
 	/* WAL: readers never block the writer; NORMAL sync keeps every commit
-	 * atomic (a crash loses at most the last commits, never half of one). */
+	 * atomic (a crash loses at most the last commits, never half of one).
+	 * A core's commit touches some 30 pages (its rows and every index's);
+	 * checkpointing every 8,000 pages instead of SQLite's 1,000 copies a
+	 * page that many cores touched once per 250 cores, not per 30. */
 	if (exec_retry(st->db, "PRAGMA journal_mode = WAL") != SQLITE_OK ||
 	    exec_retry(st->db, "PRAGMA synchronous = NORMAL") != SQLITE_OK ||
+	    exec_retry(st->db, "PRAGMA wal_autocheckpoint = 8000") != SQLITE_OK ||
 	    exec_retry(st->db, "PRAGMA foreign_keys = ON") != SQLITE_OK) {
 		set_why(why, whylen, path, st->db);
 		goto fail;
@@ -543,6 +554,11 @@ void rep_sqlite_close(struct rep_sqlite *st)
 		return;
 	for (int i = 0; i < Q_COUNT; i++)
 		sqlite3_finalize(st->q[i]);
+	for (int t = 0; t < REP_FRAMES_TABLES; t++) {
+		for (int i = 0; i < FQ_COUNT; i++)
+			sqlite3_finalize(st->frames_q[t][i]);
+		free(st->read_fields[t]);
+	}
 	sqlite3_close(st->db);
 	free(st);
 }
@@ -685,25 +701,36 @@ static const struct {
 	[REP_FRAMES_CHAIN] = {"suspended_frames", "chain_idx", "suspended", Q_SFRAME},
 };
 
-/* Prepare FMT, whose %s are the names of table T, its owner column and
- * its owners' table (in that order, as %1$s %2$s %3$s); NULL on error. */
-static sqlite3_stmt *prepare_frames_sql(struct rep_sqlite *st, enum rep_frames_table t,
-					const char *fmt)
+/* The frames-table statement WHICH of table T, prepared on first use from
+ * its text, whose %s are the names of the table, its owner column and its
+ * owners' table (in that order, as %1$s %2$s %3$s); reset, ready to bind.
+ * NULL on error. */
+static sqlite3_stmt *frames_sql(struct rep_sqlite *st, enum rep_frames_table t, int which)
 {
+	static const char *const fmts[FQ_COUNT] = {
+		[FQ_OWNERS] = "SELECT idx FROM %3$s WHERE core_id = ?1 ORDER BY idx",
+		[FQ_READ] = "SELECT * FROM %1$s WHERE core_id = ?1 AND %2$s = ?2 ORDER BY idx",
+		[FQ_DELETE] = "DELETE FROM %1$s WHERE core_id = ?1 AND %2$s = ?2",
+		[FQ_COUNT_FRAMES] = "UPDATE %3$s SET nframes = ?3 WHERE core_id = ?1 AND idx = ?2",
+	};
+	sqlite3_stmt **q = &st->frames_q[t][which];
 	char *sql = NULL;
-	sqlite3_stmt *q = NULL;
-	if (asprintf(&sql, fmt, frame_tables[t].table, frame_tables[t].owner,
+	if (*q) {
+		sqlite3_reset(*q);
+		sqlite3_clear_bindings(*q);
+		return *q;
+	}
+	if (asprintf(&sql, fmts[which], frame_tables[t].table, frame_tables[t].owner,
 		     frame_tables[t].owners) >= 0)
-		sqlite3_prepare_v2(st->db, sql, -1, &q, NULL);
+		sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, q, NULL);
 	free(sql);
-	return q;
+	return *q;
 }
 
 int rep_sqlite_frame_owners(struct rep_sqlite *st, enum rep_frames_table t, int64_t core,
 			    int64_t **owners, size_t *n)
 {
-	sqlite3_stmt *q = prepare_frames_sql(st, t, "SELECT idx FROM %3$s WHERE core_id = ?1"
-						    " ORDER BY idx");
+	sqlite3_stmt *q = frames_sql(st, t, FQ_OWNERS);
 	size_t cap = 0;
 	int step = SQLITE_ERROR;
 	*owners = NULL;
@@ -715,18 +742,35 @@ int rep_sqlite_frame_owners(struct rep_sqlite *st, enum rep_frames_table t, int6
 			break;
 		*o = sqlite3_column_int64(q, 0);
 	}
-	sqlite3_finalize(q);
+	sqlite3_reset(q);
 	return step == SQLITE_DONE ? 0 : -1;
 }
 
+/* The read statement of table T with its columns' fields in *FIELDS. */
+static sqlite3_stmt *frames_read_sql(struct rep_sqlite *st, enum rep_frames_table t,
+				     const enum rep_frame_field **fields)
+{
+	sqlite3_stmt *q = frames_sql(st, t, FQ_READ);
+	int ncols = q ? sqlite3_column_count(q) : 0;
+	if (q && !st->read_fields[t]) {
+		st->read_fields[t] = calloc(ncols ? (size_t)ncols : 1, sizeof(*st->read_fields[t]));
+		for (int c = 0; st->read_fields[t] && c < ncols; c++)
+			st->read_fields[t][c] = rep_frame_field_of(sqlite3_column_name(q, c));
+	}
+	*fields = st->read_fields[t];
+	return *fields ? q : NULL;
+}
+
 /* One row of Q (SELECT *) as a frame: every column that is a field. */
-static int frame_of_row(sqlite3_stmt *q, struct an_frame *f)
+static int frame_of_row(sqlite3_stmt *q, const enum rep_frame_field *fields, struct an_frame *f)
 {
 	for (int c = 0; c < sqlite3_column_count(q); c++) {
+		if (fields[c] == REP_FIELD_NONE)
+			continue;
 		const struct rep_cell v = {sqlite3_column_type(q, c) == SQLITE_NULL,
 					   sqlite3_column_int64(q, c),
 					   (const char *)sqlite3_column_text(q, c)};
-		if (rep_frame_set_column(f, sqlite3_column_name(q, c), &v) != 0)
+		if (rep_frame_set_field(f, fields[c], &v) != 0)
 			return -1;
 	}
 	return 0;
@@ -735,8 +779,8 @@ static int frame_of_row(sqlite3_stmt *q, struct an_frame *f)
 int rep_sqlite_read_frames(struct rep_sqlite *st, enum rep_frames_table t, int64_t core,
 			   int64_t owner, struct an_frame **frames, size_t *n)
 {
-	sqlite3_stmt *q = prepare_frames_sql(st, t, "SELECT * FROM %1$s WHERE core_id = ?1"
-						    " AND %2$s = ?2 ORDER BY idx");
+	const enum rep_frame_field *fields = NULL;
+	sqlite3_stmt *q = frames_read_sql(st, t, &fields);
 	size_t cap = 0;
 	int step = SQLITE_ERROR;
 	*frames = NULL;
@@ -745,29 +789,24 @@ int rep_sqlite_read_frames(struct rep_sqlite *st, enum rep_frames_table t, int64
 	sqlite3_bind_int64(q, 2, owner);
 	while (q && (step = sqlite3_step(q)) == SQLITE_ROW) {
 		struct an_frame *f = core_array_push(frames, n, &cap, sizeof(**frames));
-		if (!f || frame_of_row(q, f) != 0) {
+		if (!f || frame_of_row(q, fields, f) != 0) {
 			step = SQLITE_NOMEM;
 			break;
 		}
 	}
-	sqlite3_finalize(q);
+	sqlite3_reset(q);
 	return step == SQLITE_DONE ? 0 : -1;
 }
 
 int rep_sqlite_replace_frames(struct rep_sqlite *st, enum rep_frames_table t, int64_t core,
 			      int64_t owner, const struct an_frame *frames, size_t n)
 {
-	sqlite3_stmt *del = prepare_frames_sql(st, t, "DELETE FROM %1$s WHERE core_id = ?1"
-						      " AND %2$s = ?2");
-	sqlite3_stmt *count = prepare_frames_sql(st, t, "UPDATE %3$s SET nframes = ?3"
-							" WHERE core_id = ?1 AND idx = ?2");
+	sqlite3_stmt *del = frames_sql(st, t, FQ_DELETE);
+	sqlite3_stmt *count = frames_sql(st, t, FQ_COUNT_FRAMES);
 	const struct rep_value v[] = {v_int(core), v_int(owner), v_u64(n)};
-	int rc = del && count && insert_row(del, v, 2) == SQLITE_DONE &&
-		 insert_frames(st->q[frame_tables[t].insert], core, (size_t)owner, frames, n) == 0 &&
-		 insert_row(count, v, 3) == SQLITE_DONE ? 0 : -1;
-	sqlite3_finalize(del);
-	sqlite3_finalize(count);
-	return rc;
+	return del && count && insert_row(del, v, 2) == SQLITE_DONE &&
+	       insert_frames(st->q[frame_tables[t].insert], core, (size_t)owner, frames, n) == 0 &&
+	       insert_row(count, v, 3) == SQLITE_DONE ? 0 : -1;
 }
 
 static int insert_threads(struct rep_sqlite *st, int64_t core, const struct analysis *an)

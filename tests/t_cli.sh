@@ -42,11 +42,11 @@ PY
 check "cli: report --name=value equals --name value" grep -qx same "$W/cmp"
 
 # One identity: ingest the .zst, then the JSON of the raw core agrees with the row.
-"$ASYNCORE" ingest --db="$W/x.db" --quiet "$W/c.core.zst" >/dev/null 2>"$W/err"
+"$ASYNCORE" ingest --db="$W/x.db" --quiet --sha256 "$W/c.core.zst" >/dev/null 2>"$W/err"
 check "cli: ingest --db=FILE of a .zst exits 0" [ $? -eq 0 ]
 "$ASYNCORE" ingest --db "$W/x.db" "$W/c.core" >"$W/out" 2>"$W/err"
 check "cli: the raw core of a stored .zst is already present" grep -q "already present 1" "$W/out"
-"$ASYNCORE" report "$W/c.core" "$dir/prog" --format=json >"$W/raw.json" 2>/dev/null
+"$ASYNCORE" report "$W/c.core" "$dir/prog" --format=json --sha256 >"$W/raw.json" 2>/dev/null
 "$ASYNCORE" query --db="$W/x.db" --format=json \
 	"SELECT fingerprint, sha256, file_size, size, analyzer_version FROM cores" >"$W/row.json"
 python3 - "$W/raw.json" "$W/row.json" "$W/c.core" "$W/c.core.zst" "$("$ASYNCORE" --version)" >"$W/ident" 2>&1 <<'PY'
@@ -68,6 +68,8 @@ print("ok" if not problems else "differ: " + ", ".join(problems))
 PY
 check "cli: JSON core identity and version agree with the cores row" grep -qx ok "$W/ident"
 grep -qx ok "$W/ident" || sed 's/^/    /' "$W/ident"
+check "cli: JSON core.sha256 is null without --sha256" \
+	[ "$(json_get "$W/eq.json" 'j["core"]["sha256"]')" = None ]
 "$ASYNCORE" report "$W/c.core" --format=text >"$W/text" 2>/dev/null
 "$ASYNCORE" report "$W/c.core" --format=json >"$W/nobin.json" 2>/dev/null
 check "cli: the text report and JSON without BINARY still work" [ -s "$W/text" -a -s "$W/nobin.json" ]

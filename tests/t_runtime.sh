@@ -170,6 +170,7 @@ checks = {
     "out of order entries keep their order": by("order") == ["order inner", "order middle", "order outer"],
     "a stack on no thread after the last frame": frames[-1]["function"] == "on no stack"
         and natives[-1] < len(frames) - 1,
+    "a list three groups share: each stack once": sorted(by("shared")) == ["shared 1", "shared 2"],
     "entries anchored in main follow main":
         frames[[f["function"] for f in frames].index("main") + 1]["kind"] == "label",
 }

@@ -63,7 +63,9 @@ int main(void)
 {
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
+#ifndef DEFAULT_STACKS   /* -DDEFAULT_STACKS: glibc's 8 MiB stacks, a sparse core */
 	pthread_attr_setstacksize(&attr, 256 * 1024);
+#endif
 	for (int i = 0; i < WORKERS; i++) {
 		pthread_t t;
 		if (pthread_create(&t, &attr, worker, NULL) != 0) {

@@ -178,6 +178,79 @@ static void test_image(void)
 	free(out);
 }
 
+/* The notes read from a file note by note (core_parse_notes_at) parse as
+ * the same notes in a buffer do, every prefix too; a descriptor that is
+ * not parsed is never read, so one past the file's end costs nothing. */
+static void test_notes_at(void)
+{
+	struct craft_notes b = { 0 };
+	unsigned char xstate[2688] = { 0 };
+	prstatus(&b, 201, 0x401000, 0x7f0000001000);
+	craft_note(&b, "LINUX", 0x202 /* NT_X86_XSTATE */, xstate, sizeof(xstate));
+	prstatus(&b, 202, 0x402000, 0x7f0000002000);
+	uint64_t auxv[] = { AT_PHDR, 0x400040, AT_ENTRY, 0x401020, AT_NULL, 0 };
+	craft_note(&b, "CORE", NT_AUXV, auxv, sizeof(auxv));
+	enum { PAD = 5000 };
+	unsigned char *file = calloc(1, PAD + b.len);
+	memcpy(file + PAD, b.data, b.len);
+	struct core_image *img = image_of(file, PAD + b.len);
+	bool same = true;
+	for (size_t cut = 0; cut <= b.len && same; cut += cut + 7 < b.len ? 7 : 1) {
+		struct core *x = empty_core(), *y = empty_core();
+		struct core_error *ex = core_parse_notes(x, b.data, cut);
+		struct core_error *ey = core_parse_notes_at(y, img, PAD, cut);
+		same = !ex && !ey && x->nthreads == y->nthreads && x->nwarnings == y->nwarnings &&
+		       x->auxv.entry == y->auxv.entry &&
+		       (x->nthreads == 0 || memcmp(x->threads, y->threads,
+						   x->nthreads * sizeof(*x->threads)) == 0);
+		core_close(x);
+		core_close(y);
+	}
+	CHECK("notes at: the same threads, auxv and warnings as from a buffer, every prefix", same);
+	struct core *c = empty_core();
+	struct core_error *err = core_parse_notes_at(c, img, PAD, b.len);
+	CHECK("notes at: both threads and the auxv", !err && c->nthreads == 2 &&
+	      c->threads[1].tid == 202 && c->auxv.entry == 0x401020 && c->nwarnings == 0);
+	core_close(c);
+	core_image_destroy(img);
+
+	/* Only the XSAVE descriptor (larger than the window the notes are read
+	 * through) lies past the file's end: it is not read. */
+	struct craft_notes t = { 0 };
+	unsigned char *big = calloc(1, 100000);
+	prstatus(&t, 301, 0x401000, 0);
+	size_t keep = t.len + 12 + 8;   /* up to the XSAVE note's descriptor */
+	craft_note(&t, "LINUX", 0x202, big, 100000);
+	size_t through_xsave = t.len;
+	prstatus(&t, 302, 0x402000, 0);
+	free(big);
+	img = image_of(t.data, keep);
+	c = empty_core();
+	err = core_parse_notes_at(c, img, 0, through_xsave);
+	CHECK("notes at: a skipped descriptor is not read", !err && c->nthreads == 1);
+	core_close(c);
+	core_image_destroy(img);
+	img = image_of(t.data, t.len);
+	c = empty_core();
+	err = core_parse_notes_at(c, img, 0, t.len);
+	CHECK("notes at: the note after a descriptor larger than the window",
+	      !err && c->nthreads == 2 && c->threads[1].tid == 302);
+	core_close(c);
+	core_image_destroy(img);
+	/* A wanted descriptor that cannot be read is an error naming the notes. */
+	img = image_of(b.data, 40);
+	c = empty_core();
+	err = core_parse_notes_at(c, img, 0, b.len);
+	CHECK("notes at: an unreadable descriptor is an error",
+	      err && strstr(err->message, "cannot read the notes"));
+	core_error_destroy(err);
+	core_close(c);
+	core_image_destroy(img);
+	craft_notes_free(&b);
+	craft_notes_free(&t);
+	free(file);
+}
+
 static void test_segments(void)
 {
 	static unsigned char image[0x3000];
@@ -345,6 +418,7 @@ int main(void)
 	test_aarch64_notes();
 	test_bad_notes();
 	test_image();
+	test_notes_at();
 	test_table();
 	test_segments();
 	test_signal_names();
