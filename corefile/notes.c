@@ -275,6 +275,9 @@ static bool wanted(const struct core *core, uint32_t type, const char *name)
 	bool is_core = strcmp(name, "CORE") == 0;
 	if (!is_core && strcmp(name, "LINUX") != 0)
 		return false;
+	if (!is_core && ((core->arch->tp_note && type == core->arch->tp_note) ||
+			 (core->arch->pac_note && type == core->arch->pac_note)))
+		return true;
 	switch (type) {
 	case NT_PRSTATUS:
 	case NT_PRPSINFO:
