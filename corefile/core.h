@@ -79,6 +79,7 @@ struct core_segment {
 struct core_file_cache;         /* opened backing files for unsaved pages */
 struct core_image;              /* the core's bytes by file offset (image.h) */
 struct core_sha256_job;         /* identity.h */
+struct core_live;               /* live.h: a running process */
 
 struct core {
 	char *path;                 /* as given to core_open */
@@ -105,12 +106,18 @@ struct core {
 	char *sysroot;              /* prefix for NT_FILE paths, or NULL */
 	struct core_file_cache *file_cache;
 	struct core_sha256_job *sha256_job;   /* identity.h: being computed, or NULL */
+	struct core_live *live;     /* a process read live (borrowed), or NULL */
 };
 
 /* Open the core at PATH.  On success *OUT owns the core (core_close()).
  * Fails with CORE_ERROR_IO (missing/unreadable), CORE_ERROR_FORMAT (not ELF,
  * not ET_CORE, notes unreadable). */
 struct core_error *core_open(const char *path, struct core **out);
+
+/* Open the core written at FD (taken over) for the process LIVE, whose
+ * memory it reads through LIVE instead of its segments; NAME stands for
+ * the path (corefile/live.c). */
+struct core_error *core_open_live(const char *name, int fd, struct core_live *live, struct core **out);
 
 /* Release the core; NULL is a no-op. */
 void core_close(struct core *core);

@@ -406,9 +406,16 @@ static void write_header(FILE *out, const struct analysis *an)
 	fputs("<dl class=\"facts\">\n", out);
 	fact(out, "executable", an->executable, true);
 	fact(out, "build-id", an->build_id, false);
-	fact(out, "core", an->core_path, true);
-	snprintf(buf, sizeof(buf), "%" PRIu64 " bytes", an->core_size);
-	fact(out, "core size", buf, false);
+	if (an->live) {
+		snprintf(buf, sizeof(buf), "%d, stopped for %" PRIu64 ".%03" PRIu64 " ms", an->pid,
+			 an->paused_us / 1000, an->paused_us % 1000);
+		fact(out, "process", buf, false);
+		fact(out, "taken at", an->taken_at, false);
+	} else {
+		fact(out, "core", an->core_path, true);
+		snprintf(buf, sizeof(buf), "%" PRIu64 " bytes", an->core_size);
+		fact(out, "core size", buf, false);
+	}
 	fact(out, "crashed at", an->crashed_at, false);
 	fact(out, "signature", an->signature, false);
 	fact(out, "signature hash", an->signature_hash, false);

@@ -54,6 +54,17 @@ static json_t *identity_object(const struct analysis *an)
 		"uid", an->has_uid ? json_integer(an->uid) : json_null());
 }
 
+/* A running process read live: its pid, when and how long it was stopped. */
+static json_t *process_object(const struct analysis *an)
+{
+	if (!an->live)
+		return json_null();
+	return json_pack("{s:o, s:I, s:o}",
+		"pid", an->has_pid ? json_integer(an->pid) : json_null(),
+		"paused_us", (json_int_t)an->paused_us,
+		"taken_at", jstr(an->taken_at));
+}
+
 static json_t *signal_object(const struct analysis *an)
 {
 	if (!an->has_signal)
@@ -644,7 +655,8 @@ int rep_json_write(FILE *out, const struct analysis *an, const struct rep_json_o
 	b->len = 0;
 	int rc = frame_writer_init(&w, b, opts->frame_registers) ? 0 : -1;
 	rc = rc || put_member(b, &first, "asyncore_version", json_string(AN_VERSION));
-	rc = rc || put_member(b, &first, "core", identity_object(an));
+	rc = rc || put_member(b, &first, "core", an->live ? json_null() : identity_object(an));
+	rc = rc || put_member(b, &first, "process", process_object(an));
 	rc = rc || put_member(b, &first, "signal", signal_object(an));
 	rc = rc || put_member(b, &first, "crashing_tid",
 			      an->has_signal ? json_integer(an->crashing_tid) : json_null());

@@ -54,12 +54,20 @@ static const char *base_name(const char *path)
 static void write_header(FILE *out, const struct analysis *an)
 {
 	char detail[128];
-	fprintf(out, "core:        %s (%" PRIu64 " bytes)\n", esc(an->core_path), an->core_size);
+	if (an->live)
+		fprintf(out, "process:     %d, stopped for %" PRIu64 ".%03" PRIu64 " ms at %s\n", an->pid,
+			an->paused_us / 1000, an->paused_us % 1000, an->taken_at ? esc(an->taken_at) : "?");
+	else
+		fprintf(out, "core:        %s (%" PRIu64 " bytes)\n", esc(an->core_path), an->core_size);
 	fprintf(out, "executable:  %s\n", an->executable ? esc(an->executable) : "(unknown)");
 	if (an->build_id)
 		fprintf(out, "build-id:    %s\n", esc(an->build_id));
-	if (an->has_pid)
+	if (an->has_pid && !an->live)
 		fprintf(out, "pid:         %d\n", an->pid);
+	if (!an->has_signal && an->live) {
+		fprintf(out, "signal:      none (a running process, read live)\n");
+		return;
+	}
 	if (!an->has_signal) {
 		fprintf(out, "signal:      none (the process was dumped while running)\n");
 		return;
