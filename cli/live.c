@@ -32,6 +32,29 @@ static bool take_late_warnings(struct analysis *an, struct core *core)
 	return true;
 }
 
+/* The same analysis on the running process first (the threads blocked in
+ * a system call show where they are without a stop), its result thrown
+ * away: it leaves in CACHE the debug information, indexes and symbols the
+ * analysis of the stopped process will look up, which then reads memory
+ * and little else. */
+static void warm_up(struct core_live *live, const struct an_options *opts, struct dbg_cache *cache)
+{
+	struct core *core = NULL;
+	struct analysis *an = NULL;
+	struct core_identity id;
+	if (!core_live_warm_begin(live))
+		return;
+	struct core_error *err = core_live_open_core(live, &core);
+	if (!err) {
+		core_identity(core, &id);
+		err = an_analyze(core, &id, opts, cache, &an);
+	}
+	core_error_destroy(err);
+	an_analysis_destroy(an);
+	core_close(core);
+	core_live_warm_end(live);
+}
+
 struct core_error *cli_live_analyze(pid_t pid, unsigned max_pause_ms, pid_t first_tid,
 				    const struct an_options *opts, struct core_live **livep,
 				    struct analysis **anp)
@@ -42,9 +65,13 @@ struct core_error *cli_live_analyze(pid_t pid, unsigned max_pause_ms, pid_t firs
 	struct core *core = NULL;
 	struct analysis *an = NULL;
 	struct core_identity id;
+	struct dbg_cache *cache = dbg_cache_create();
+	if (!cache)
+		return &core_error_nomem;
 	struct core_error *err = core_live_inspect(pid, max_pause_ms, &live);
 	if (err)
-		return err;
+		goto out;
+	warm_up(live, opts, cache);
 	err = core_live_stop(live);
 	if (err)
 		goto out;
@@ -57,7 +84,7 @@ struct core_error *cli_live_analyze(pid_t pid, unsigned max_pause_ms, pid_t firs
 	if (err)
 		goto out;
 	core_identity(core, &id);
-	err = an_analyze(core, &id, opts, NULL, &an);
+	err = an_analyze(core, &id, opts, cache, &an);
 	core_live_detach(live);
 	if (err)
 		goto out;
@@ -83,6 +110,7 @@ out:
 	an_analysis_destroy(an);
 	core_close(core);
 	core_live_destroy(live);
+	dbg_cache_destroy(cache);
 	return err;
 }
 

@@ -43,6 +43,7 @@ struct live_map {
 struct live_thread {
 	pid_t tid;
 	bool seized, stopped, gone;
+	bool regs_known;            /* stopped, or rsp/rip of a warm-up */
 	int resume_sig;             /* a signal the stop held back, re-sent at detach */
 	uint64_t regs[CORE_REG_COUNT];
 };
@@ -51,6 +52,7 @@ struct live_thread {
 struct live_slot {
 	uint64_t addr;              /* page address + 1 (0: empty slot) */
 	unsigned char *data;
+	bool pinned;                /* read before the stop (never changes) */
 };
 
 struct core_live {
@@ -73,6 +75,7 @@ struct core_live {
 	uint64_t bytes_kept, bytes_read;
 	bool cache_full;
 
+	bool warming;               /* a warm-up reads the running process */
 	bool stopped;               /* every thread seized and stopped */
 	volatile sig_atomic_t detached;
 	volatile sig_atomic_t deadline_hit;
@@ -544,7 +547,8 @@ size_t core_live_read(struct core_live *live, uint64_t addr, void *buf, size_t l
 		struct live_slot *s = slot_find(live, page);
 		if (!s) {
 			check_deadline(live);
-			if (!live->stopped || (live->detached && !readable_after_detach(live, page)))
+			if (!live->warming &&
+			    (!live->stopped || (live->detached && !readable_after_detach(live, page))))
 				break;
 			unsigned char tmp[PAGE];
 			bool ok = fetch(live, page, tmp, PAGE) == PAGE;
@@ -685,12 +689,12 @@ static struct live_thread *thread_add(struct core_live *live, pid_t tid)
 	return t;
 }
 
-static bool thread_known(const struct core_live *live, pid_t tid)
+static struct live_thread *thread_find(struct core_live *live, pid_t tid)
 {
 	for (size_t i = 0; i < live->nthreads; i++)
 		if (live->threads[i].tid == tid)
-			return true;
-	return false;
+			return &live->threads[i];
+	return NULL;
 }
 
 /* Seize and interrupt every thread in /proc/PID/task not yet seized; the
@@ -709,9 +713,13 @@ static int seize_new_threads(struct core_live *live, struct core_error **err)
 	while ((d = readdir(dir)) != NULL) {
 		char *end;
 		long tid = strtol(d->d_name, &end, 10);
-		if (*end || tid <= 0 || thread_known(live, (pid_t)tid))
+		if (*end || tid <= 0)
 			continue;
-		struct live_thread *t = thread_add(live, (pid_t)tid);
+		struct live_thread *t = thread_find(live, (pid_t)tid);
+		if (t && (t->seized || t->gone))
+			continue;
+		if (!t)
+			t = thread_add(live, (pid_t)tid);
 		if (!t) {
 			*err = &core_error_nomem;
 			added = -1;
@@ -737,38 +745,49 @@ static int seize_new_threads(struct core_live *live, struct core_error **err)
 	return added;
 }
 
-/* Poll until every seized thread reports its stop; a thread that exits is
- * dropped with a warning.  False when the deadline came first. */
+static struct live_thread *seized_thread(struct core_live *live, pid_t tid)
+{
+	struct live_thread *t = thread_find(live, tid);
+	return t && t->seized && !t->stopped && !t->gone ? t : NULL;
+}
+
+static bool all_stopped(const struct core_live *live)
+{
+	for (size_t i = 0; i < live->nthreads; i++) {
+		const struct live_thread *t = &live->threads[i];
+		if (t->seized && !t->stopped && !t->gone)
+			return false;
+	}
+	return true;
+}
+
+/* Wait until every seized thread reports its stop (the deadline's timer
+ * interrupts the wait); a thread that exits is dropped with a warning.
+ * False when the deadline came first. */
 static bool wait_stopped(struct core_live *live)
 {
-	for (;;) {
-		bool all = true;
-		for (size_t i = 0; i < live->nthreads; i++) {
-			struct live_thread *t = &live->threads[i];
-			if (!t->seized || t->stopped || t->gone)
+	while (!all_stopped(live)) {
+		int st;
+		pid_t r = waitpid(-1, &st, __WALL);
+		if (r < 0) {
+			if (errno == EINTR && !live->detached)
 				continue;
-			int st;
-			pid_t r = waitpid(t->tid, &st, __WALL | WNOHANG);
-			if (r == t->tid && WIFSTOPPED(st)) {
-				t->stopped = true;
-				int event = st >> 16;
-				/* A signal-delivery stop holds the signal back: send it on. */
-				t->resume_sig = event == 0 && WSTOPSIG(st) != SIGTRAP ? WSTOPSIG(st) : 0;
-			} else if ((r == t->tid && (WIFEXITED(st) || WIFSIGNALED(st))) || (r < 0 && errno == ECHILD)) {
-				t->gone = true;
-				live_warn(live, "thread %d exited while the process was being stopped: dropped", t->tid);
-			} else {
-				all = false;
-			}
+			return errno == ECHILD && all_stopped(live);
 		}
-		if (all)
-			return true;
-		check_deadline(live);
-		if (live->detached)
-			return false;
-		struct timespec pause = {0, 20000};
-		nanosleep(&pause, NULL);
+		struct live_thread *t = seized_thread(live, r);
+		if (!t)
+			continue;
+		if (WIFSTOPPED(st)) {
+			t->stopped = true;
+			int event = st >> 16;
+			/* A signal-delivery stop holds the signal back: send it on. */
+			t->resume_sig = event == 0 && WSTOPSIG(st) != SIGTRAP ? WSTOPSIG(st) : 0;
+		} else if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			t->gone = true;
+			live_warn(live, "thread %d exited while the process was being stopped: dropped", t->tid);
+		}
 	}
+	return !live->detached;
 }
 
 static void read_registers(struct core_live *live)
@@ -778,9 +797,12 @@ static void read_registers(struct core_live *live)
 		if (!t->stopped || t->gone)
 			continue;
 		struct iovec iov = {t->regs, sizeof(t->regs)};
+		t->regs_known = false;
 		if (ptrace(PTRACE_GETREGSET, t->tid, (void *)(uintptr_t)NT_PRSTATUS, &iov) != 0) {
 			t->gone = true;
 			live_warn(live, "thread %d exited during the snapshot: dropped", t->tid);
+		} else {
+			t->regs_known = true;
 		}
 	}
 }
@@ -802,6 +824,70 @@ static void prefetch_stacks(struct core_live *live)
 			start = m->start;
 		uint64_t end = m->end - start > STACK_BULK ? start + STACK_BULK : m->end;
 		prefetch(live, start, end);
+	}
+}
+
+static bool read_word(struct core_live *live, uint64_t addr, uint64_t *v)
+{
+	return core_live_read(live, addr, v, sizeof(*v)) == sizeof(*v);
+}
+
+/* The auxv entry TYPE, or 0. */
+static uint64_t auxv_value(const struct core_live *live, uint64_t type)
+{
+	for (size_t off = 0; off + 16 <= live->auxv_len; off += 16) {
+		uint64_t t, v;
+		memcpy(&t, live->auxv + off, 8);
+		memcpy(&v, live->auxv + off + 8, 8);
+		if (t == type)
+			return v;
+		if (t == AT_NULL)
+			break;
+	}
+	return 0;
+}
+
+/* The dynamic linker's list of loaded objects (r_debug through the
+ * executable's DT_DEBUG), which gdb reads to find the libraries: read
+ * while stopped, so that a snapshot holds it. */
+static void prefetch_link_map(struct core_live *live)
+{
+	uint64_t phdr = auxv_value(live, AT_PHDR), phnum = auxv_value(live, AT_PHNUM);
+	uint64_t dynamic = 0, bias = 0;
+	bool have_phdr = false;
+	for (uint64_t i = 0; i < phnum && i < 256; i++) {
+		Elf64_Phdr ph;
+		if (core_live_read(live, phdr + i * sizeof(ph), &ph, sizeof(ph)) != sizeof(ph))
+			return;
+		if (ph.p_type == PT_PHDR) {
+			bias = phdr - ph.p_vaddr;
+			have_phdr = true;
+		} else if (ph.p_type == PT_DYNAMIC) {
+			dynamic = ph.p_vaddr;
+		}
+	}
+	if (!dynamic || !have_phdr)
+		return;
+	uint64_t r_debug = 0;
+	for (uint64_t at = dynamic + bias, n = 0; n < 512; n++, at += 16) {
+		uint64_t tag, val;
+		if (!read_word(live, at, &tag) || !read_word(live, at + 8, &val) || tag == DT_NULL)
+			break;
+		if (tag == DT_DEBUG)
+			r_debug = val;
+	}
+	uint64_t lm;
+	if (!r_debug || !read_word(live, r_debug + 8, &lm))
+		return;
+	for (unsigned n = 0; lm && n < 4096; n++) {
+		uint64_t link[5];   /* l_addr, l_name, l_ld, l_next, l_prev */
+		char name[512];
+		if (core_live_read(live, lm, link, sizeof(link)) != sizeof(link))
+			return;
+		core_live_read(live, link[1], name, sizeof(name));   /* the pages it spans */
+		uint64_t tag;
+		read_word(live, link[2], &tag);
+		lm = link[3];
 	}
 }
 
@@ -843,6 +929,7 @@ struct core_error *core_live_stop(struct core_live *live)
 		goto fail;
 	}
 	prefetch_stacks(live);
+	prefetch_link_map(live);
 	if (live->gone) {
 		err = core_error_create(CORE_ERROR_USAGE, "process %d exited during the snapshot", (int)live->pid);
 		goto fail;
@@ -869,6 +956,74 @@ void core_live_detach(struct core_live *live)
 	}
 }
 
+/* ---- warming up -------------------------------------------------------- */
+
+/* A thread blocked in a system call shows its stack and instruction
+ * pointers in /proc/PID/task/TID/syscall, without a stop. */
+static void read_syscall_regs(struct core_live *live, struct live_thread *t)
+{
+	char name[64];
+	snprintf(name, sizeof(name), "task/%d/syscall", (int)t->tid);
+	char *text = read_proc(live->pid, name, NULL);
+	if (!text)
+		return;
+	unsigned long long v[9];
+	long nr;
+	if (sscanf(text, "%ld %llx %llx %llx %llx %llx %llx %llx %llx", &nr, &v[0], &v[1], &v[2], &v[3],
+		   &v[4], &v[5], &v[6], &v[7]) == 9 && nr >= 0) {
+		memset(t->regs, 0, sizeof(t->regs));
+		t->regs[CORE_REG_RSP] = v[6];
+		t->regs[CORE_REG_RIP] = v[7];
+		t->regs_known = true;
+	}
+	free(text);
+}
+
+bool core_live_warm_begin(struct core_live *live)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)live->pid);
+	DIR *dir = opendir(path);
+	if (!dir)
+		return false;
+	struct dirent *d;
+	size_t known = 0;
+	while ((d = readdir(dir)) != NULL) {
+		char *end;
+		long tid = strtol(d->d_name, &end, 10);
+		if (*end || tid <= 0)
+			continue;
+		struct live_thread *t = thread_find(live, (pid_t)tid);
+		if (!t && !(t = thread_add(live, (pid_t)tid)))
+			break;
+		read_syscall_regs(live, t);
+		known += t->regs_known;
+	}
+	closedir(dir);
+	live->warming = known > 0;
+	return live->warming;
+}
+
+void core_live_warm_end(struct core_live *live)
+{
+	live->warming = false;
+	live->core = NULL;
+	for (size_t i = 0; i < live->nthreads; i++)
+		live->threads[i].regs_known = false;
+	/* What the warm-up read of a running process is not the stop's. */
+	struct live_slot *old = live->slots;
+	size_t oldn = live->nslots;
+	live->slots = NULL;
+	live->nslots = live->used = 0;
+	live->bytes_kept = 0;
+	for (size_t i = 0; i < oldn; i++) {
+		if (old[i].addr && old[i].pinned && old[i].data && slot_put(live, old[i].addr - 1, old[i].data))
+			slot_find(live, old[i].addr - 1)->pinned = true;
+		free(old[i].data);
+	}
+	free(old);
+}
+
 /* ---- inspecting ------------------------------------------------------ */
 
 /* The ELF header page of each mapped file and the vDSO, read before the
@@ -883,8 +1038,11 @@ static void read_headers(struct core_live *live)
 		uint64_t end = vdso ? m->end : m->start + PAGE;
 		for (uint64_t page = m->start; page < end; page += PAGE) {
 			unsigned char tmp[PAGE];
-			if (!slot_find(live, page) && fetch(live, page, tmp, PAGE) == PAGE)
-				slot_put(live, page, tmp);
+			struct live_slot *slot = slot_find(live, page);
+			if (!slot && fetch(live, page, tmp, PAGE) == PAGE && slot_put(live, page, tmp))
+				slot = slot_find(live, page);
+			if (slot)
+				slot->pinned = true;
 		}
 	}
 }
@@ -1113,7 +1271,7 @@ static struct core_error *build_notes(const struct core_live *live, struct note_
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < live->nthreads; i++) {
 			const struct live_thread *t = &live->threads[i];
-			if (!t->gone && t->stopped && (pass == 0) == (t->tid == live->first_tid))
+			if (!t->gone && t->regs_known && (pass == 0) == (t->tid == live->first_tid))
 				note_prstatus(b, live, t);
 		}
 	note_prpsinfo(b, live);

@@ -37,6 +37,15 @@ struct core_live;
  * the caller (core_live_destroy()). */
 struct core_error *core_live_inspect(pid_t pid, unsigned max_pause_ms, struct core_live **out);
 
+/* Warm-up before the stop: the threads blocked in a system call get the
+ * stack and instruction pointers /proc shows for them, and reads of a core
+ * opened now come from the running process, so that an analysis run on it
+ * loads the debug information, indexes and symbols the stopped one will
+ * need.  core_live_warm_end() forgets what it read.  False when no thread
+ * shows its registers (nothing to warm up with). */
+bool core_live_warm_begin(struct core_live *live);
+void core_live_warm_end(struct core_live *live);
+
 /* Stop every thread and read registers and stacks.  Fails (the process
  * running again) when it cannot be attached or exits meanwhile. */
 struct core_error *core_live_stop(struct core_live *live);
