@@ -317,6 +317,8 @@ static char *host_path(const struct core_live *live, const struct live_map *m)
 static struct core_error *parse_maps(struct core_live *live)
 {
 	char *text = read_proc(live->pid, "maps", NULL);
+	if (!text && (errno == EACCES || errno == EPERM))
+		return not_permitted(live);
 	if (!text)
 		return core_error_create(CORE_ERROR_USAGE, "process %d: cannot read /proc/%d/maps: %s",
 					 (int)live->pid, (int)live->pid, strerror(errno));

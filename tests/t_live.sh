@@ -1,0 +1,283 @@
+#!/usr/bin/env bash
+# report --pid and snapshot on hung programs the test starts (and always
+# kills): fixtures/live_hang (a deadlock, a condition wait, a spinner, many
+# threads parked deep).  Oracles: gdb attached after asyncore has let the
+# process go (the hung state does not move), the snapshot's report and
+# gdb's reading of the snapshot, gcore's core of the same process.  The
+# pause is measured from inside (the fixture's watcher thread: the longest
+# gap between its 1 ms sleeps) and by asyncore (process.paused_us), both
+# printed; the process must make progress afterwards.
+. "$(dirname "$0")/lib.sh"
+. "$ROOT/tests/fixlib.sh"
+
+have_asyncore || { skip "live: no asyncore binary"; exit 0; }
+command -v gdb >/dev/null || { skip "live: no gdb"; exit 0; }
+fix_build live_hang || exit 0
+PROG=$FIX_DIR/prog
+
+LIVE_PIDS=()
+live_cleanup() {
+	local p
+	for p in "${LIVE_PIDS[@]}"; do
+		kill -CONT "$p" 2>/dev/null
+		{ kill -9 "$p" && wait "$p"; } 2>/dev/null
+	done
+	fix_cleanup
+}
+trap live_cleanup EXIT
+
+# start MODE: the fixture hung in MODE; sets HUNG (pid) and GAP (its
+# report file).
+start() {
+	GAP=$TMPD/gap-$1-$RANDOM
+	local out=$GAP.out i
+	"$PROG" "$1" "$GAP" >"$out" 2>&1 &
+	HUNG=$!
+	LIVE_PIDS+=("$HUNG")
+	for i in $(seq 200); do grep -q ready "$out" 2>/dev/null && break; sleep 0.02; done
+	sleep 0.2   # every thread at its hang
+}
+
+# inside PID: "GAP_US COUNTER" as the fixture's watcher saw them (and
+# starts a new measurement).
+inside() {
+	rm -f "$GAP"
+	kill -USR1 "$1" 2>/dev/null || return 1
+	local i
+	for i in $(seq 100); do [ -s "$GAP" ] && break; sleep 0.02; done
+	cat "$GAP"
+}
+
+# state PID: the one-letter state of /proc/PID/stat.
+state() { sed 's/.*) \(.\).*/\1/' "/proc/$1/stat" 2>/dev/null; }
+
+# progress NAME PID: PASS when the counter moves and the process runs.
+progress() {
+	local a b
+	a=$(inside "$2" | cut -d' ' -f2); sleep 0.1; b=$(inside "$2" | cut -d' ' -f2)
+	if [ -n "$a" ] && [ -n "$b" ] && [ "$b" -gt "$a" ] && [ "$(state "$2")" != t ]; then
+		pass "$1: the process runs on (counter $a -> $b)"
+	else
+		fail "$1: the process does not run on (counter '$a' -> '$b', state $(state "$2"))"
+	fi
+}
+
+gdb_live() {
+	LC_ALL=C timeout 120 gdb -batch -nx -iex 'set auto-load python-scripts off' -ex 'set width 0' \
+		-ex 'set print frame-arguments scalars' -ex 'set backtrace past-main on' \
+		-x "$ROOT/tests/gdb_frames.py" "$@" 2>/dev/null |
+		sed -n '/^GDB_FRAMES_BEGIN$/,/^GDB_FRAMES_END$/p' | sed '1d;$d'
+}
+
+# names JSON: per thread (by tid), its functions, one line a thread.
+names() {
+	python3 - "$1" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for t in sorted(d["threads"], key=lambda t: t["tid"]):
+    print(t["tid"], " ".join(f.get("function") or "?" for f in t["frames"]))
+EOF
+}
+
+# ---- the hung C program: report --pid against gdb attached afterwards ----
+start all
+inside "$HUNG" >/dev/null
+"$ASYNCORE" report --pid "$HUNG" "$PROG" --format json --threads all --no-async >"$TMPD/live.json" 2>"$TMPD/live.err"
+rc=$?
+gap=$(inside "$HUNG" | cut -d' ' -f1)
+paused=$(jget "$TMPD/live.json" 'j["process"]["paused_us"]')
+if [ $rc -eq 0 ] && [ "$(jget "$TMPD/live.json" 'j["core"]')" = None ] &&
+   [ "$(jget "$TMPD/live.json" 'j["process"]["pid"]')" = "$HUNG" ] &&
+   [ -n "$(jget "$TMPD/live.json" 'j["process"]["taken_at"]')" ]; then
+	pass "live-json: core null, process {pid, paused_us, taken_at}"
+else
+	fail "live-json: rc $rc, $(head -2 "$TMPD/live.err")"
+fi
+nthreads=$(jget "$TMPD/live.json" 'len(j["threads"])')
+if [ "$nthreads" = 6 ]; then pass "live-threads: 6 threads"; else fail "live-threads: '$nthreads' threads, not 6"; fi
+if [ -n "$paused" ] && [ "$paused" -gt 0 ] && [ "$paused" -lt 1000000 ]; then
+	pass "live-pause-small: stopped ${paused} us by asyncore's clock, longest gap ${gap} us seen inside (6 threads)"
+else
+	fail "live-pause-small: paused_us '$paused', gap inside '$gap'"
+fi
+if gdb_live "$PROG" -p "$HUNG" >"$TMPD/live.gdb" && [ -s "$TMPD/live.gdb" ]; then
+	if python3 "$ROOT/tests/oracle_compare.py" "$TMPD/live.json" "$TMPD/live.gdb" live >"$TMPD/o"; then
+		pass "live-gdb: every thread as gdb attached afterwards shows it"
+	else
+		fail "live-gdb: $(head -5 "$TMPD/o" | tr '\n' ' ')"
+	fi
+else
+	fail "live-gdb: gdb could not attach"
+fi
+progress live-progress "$HUNG"
+
+# The deadlocked pair, named.
+for f in take_second lock_in_order deadlock_ab deadlock_ba wait_for_never cond_waiter spin_forever watcher; do
+	grep -q "\"$f\"" "$TMPD/live.json" || { fail "live-functions: $f missing"; break; }
+done && pass "live-functions: the deadlock, the condition wait, the spinner and the watcher named"
+
+# Text: the header says how long the process was stopped.
+"$ASYNCORE" report --pid "$HUNG" "$PROG" >"$TMPD/live.txt" 2>"$TMPD/live.txt.err"
+if grep -qE "^process: +$HUNG, stopped for [0-9]+\.[0-9]{3} ms at 20" "$TMPD/live.txt"; then
+	pass "live-text: $(head -1 "$TMPD/live.txt")"
+else
+	fail "live-text: $(head -1 "$TMPD/live.txt") $(head -1 "$TMPD/live.txt.err")"
+fi
+"$ASYNCORE" report --pid "$HUNG" "$PROG" --format html >"$TMPD/live.html" 2>/dev/null
+if grep -q "stopped for" "$TMPD/live.html" && grep -q "lock_in_order" "$TMPD/live.html"; then
+	pass "live-html"
+else
+	fail "live-html: no process fact or stacks"
+fi
+
+# ---- snapshot: report, gdb and gcore agree ----
+"$ASYNCORE" snapshot "$HUNG" -o "$TMPD/snap.core" "$PROG" 2>"$TMPD/snap.err"
+rc=$?
+"$ASYNCORE" snapshot "$HUNG" -o "$TMPD/snap.core.zst" "$PROG" 2>/dev/null
+gdb -batch -nx -q -p "$HUNG" -ex "gcore $TMPD/gcore.core" >/dev/null 2>&1
+if [ $rc -eq 0 ] && [ -s "$TMPD/snap.core" ] && [ -s "$TMPD/snap.core.zst" ]; then
+	pass "snapshot-written: $(tail -1 "$TMPD/snap.err" | sed 's/^asyncore: //')"
+else
+	fail "snapshot-written: rc $rc $(head -2 "$TMPD/snap.err")"
+fi
+asy_json "$TMPD/snap.json" "$TMPD/snap.core" "$PROG" --no-async
+asy_json "$TMPD/snapz.json" "$TMPD/snap.core.zst" "$PROG" --no-async
+asy_json "$TMPD/gcore.json" "$TMPD/gcore.core" "$PROG" --no-async
+# The spinner moves between two stops: its innermost line is left out.
+names "$TMPD/live.json" | sed 's/^[0-9]* //' | sort >"$TMPD/n.live"
+names "$TMPD/snap.json" | sed 's/^[0-9]* //' | sort >"$TMPD/n.snap"
+names "$TMPD/snapz.json" | sed 's/^[0-9]* //' | sort >"$TMPD/n.snapz"
+names "$TMPD/gcore.json" | sed 's/^[0-9]* //' | sort >"$TMPD/n.gcore"
+if cmp -s "$TMPD/n.live" "$TMPD/n.snap" && cmp -s "$TMPD/n.snap" "$TMPD/n.snapz" &&
+   cmp -s "$TMPD/n.snap" "$TMPD/n.gcore"; then
+	pass "snapshot-stacks: report --pid, the snapshot (.core and .zst) and gcore's core show the same stacks"
+else
+	fail "snapshot-stacks: $(diff "$TMPD/n.snap" "$TMPD/n.gcore" | head -6 | tr '\n' ' ')"
+fi
+if gdb_live "$PROG" "$TMPD/snap.core" >"$TMPD/snap.gdb" &&
+   python3 "$ROOT/tests/oracle_compare.py" "$TMPD/snap.json" "$TMPD/snap.gdb" snapshot >"$TMPD/o"; then
+	pass "snapshot-gdb: gdb reads the snapshot and shows the same stacks"
+else
+	fail "snapshot-gdb: $(head -5 "$TMPD/o" 2>/dev/null | tr '\n' ' ')"
+fi
+snap=$(stat -c %s "$TMPD/snap.core"); gc=$(stat -c %s "$TMPD/gcore.core" 2>/dev/null || echo 0)
+if [ "$gc" -gt 0 ] && [ $((snap * 10)) -le "$gc" ]; then
+	pass "snapshot-size: $snap bytes against gcore's $gc"
+else
+	fail "snapshot-size: $snap bytes against gcore's $gc"
+fi
+if [ "$(jget "$TMPD/snap.json" 'j["signal"]')" = None ] &&
+   [ "$(jget "$TMPD/snap.json" 'j["threads"][0]["tid"]')" = "$HUNG" ]; then
+	pass "snapshot-main-first: no signal, the main thread first"
+else
+	fail "snapshot-main-first: signal $(jget "$TMPD/snap.json" 'j["signal"]'), first $(jget "$TMPD/snap.json" 'j["threads"][0]["tid"]')"
+fi
+tid=$(jget "$TMPD/live.json" '[t["tid"] for t in j["threads"] if any(f.get("function")=="deadlock_ab" for f in t["frames"])][0]')
+"$ASYNCORE" snapshot "$HUNG" -o "$TMPD/snapt.core" --thread "$tid" "$PROG" 2>/dev/null
+if [ "$("$ASYNCORE" report "$TMPD/snapt.core" "$PROG" --format json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["threads"][0]["tid"])')" = "$tid" ]; then
+	pass "snapshot-thread: --thread puts that thread first"
+else
+	fail "snapshot-thread: --thread $tid not first"
+fi
+db=$TMPD/live.db
+"$ASYNCORE" ingest --db "$db" --quiet "$TMPD/snap.core" >/dev/null 2>&1
+n=$("$ASYNCORE" query --db "$db" --format csv "select count(*) from cores" 2>/dev/null | tail -1)
+sig=$("$ASYNCORE" query --db "$db" --format csv "select signature from cores" 2>/dev/null | tail -1)
+if [ "$n" = 1 ] && [[ "$sig" == *"__libc_pause < main"* ]]; then
+	pass "snapshot-ingest: stored like any core, signed from the main thread ($sig)"
+else
+	fail "snapshot-ingest: $n rows, signature '$sig'"
+fi
+progress snapshot-progress "$HUNG"
+
+# ---- a process stopped before stays stopped ----
+kill -STOP "$HUNG"; sleep 0.1
+"$ASYNCORE" report --pid "$HUNG" "$PROG" >/dev/null 2>&1
+rc=$?
+sleep 0.1
+if [ $rc -le 1 ] && [ "$(state "$HUNG")" = T ]; then
+	pass "live-stopped: a stopped process is read and stays stopped"
+else
+	fail "live-stopped: rc $rc, state $(state "$HUNG")"
+fi
+kill -CONT "$HUNG"
+progress live-continued "$HUNG"
+{ kill -9 "$HUNG" && wait "$HUNG"; } 2>/dev/null
+
+# ---- 201 threads x 80 frames: the pause, and --max-pause ----
+start deep:200:80
+inside "$HUNG" >/dev/null
+"$ASYNCORE" report --pid "$HUNG" "$PROG" --format json >"$TMPD/deep.json" 2>"$TMPD/deep.err"
+rc=$?
+gap=$(inside "$HUNG" | cut -d' ' -f1)
+paused=$(jget "$TMPD/deep.json" 'j["process"]["paused_us"]')
+frames=$(jget "$TMPD/deep.json" 'sum(len(t["frames"]) for t in j["threads"])')
+if [ $rc -eq 0 ] && [ "$(jget "$TMPD/deep.json" 'len(j["threads"])')" = 202 ] && [ "${frames:-0}" -gt 16000 ]; then
+	pass "live-pause-201: stopped ${paused} us by asyncore's clock, longest gap ${gap} us seen inside (202 threads, $frames frames)"
+else
+	fail "live-pause-201: rc $rc, $(jget "$TMPD/deep.json" 'len(j["threads"])') threads, $frames frames"
+fi
+progress live-201-progress "$HUNG"
+"$ASYNCORE" report --pid "$HUNG" "$PROG" --format json --max-pause 40 >"$TMPD/short.json" 2>"$TMPD/short.err"
+rc=$?
+paused=$(jget "$TMPD/short.json" 'j["process"]["paused_us"]')
+if [ $rc -eq 1 ] && grep -q "max-pause" "$TMPD/short.err" && [ -n "$paused" ] && [ "$paused" -lt 500000 ]; then
+	pass "live-max-pause: detached after --max-pause 40 (stopped ${paused} us), partial report with a warning"
+else
+	fail "live-max-pause: rc $rc, paused '$paused', $(grep -m1 max-pause "$TMPD/short.err")"
+fi
+progress live-max-pause-progress "$HUNG"
+
+# Killed in the middle: SIGKILL (the kernel detaches), SIGTERM and SIGINT
+# (asyncore detaches).
+for sig in KILL TERM INT; do
+	"$ASYNCORE" report --pid "$HUNG" "$PROG" --max-pause 0 >/dev/null 2>&1 &
+	a=$!
+	sleep 0.12
+	kill -"$sig" "$a" 2>/dev/null
+	wait "$a" 2>/dev/null
+	sleep 0.1
+	progress "live-sig$sig" "$HUNG"
+done
+{ kill -9 "$HUNG" && wait "$HUNG"; } 2>/dev/null
+
+# ---- errors: one line, exit 2 ----
+err_case() {
+	local name=$1 want=$2; shift 2
+	"$@" >/dev/null 2>"$TMPD/err"
+	local rc=$?
+	if [ $rc -eq 2 ] && [ "$(wc -l <"$TMPD/err")" -eq 1 ] && grep -qE "$want" "$TMPD/err"; then
+		pass "$name: $(cat "$TMPD/err")"
+	else
+		fail "$name: rc $rc: $(head -3 "$TMPD/err" | tr '\n' ' ')"
+	fi
+}
+err_case live-err-nosuch "no such process" "$ASYNCORE" report --pid 999999999
+err_case live-err-kthread "kernel thread" "$ASYNCORE" report --pid 2
+sh -c 'sleep 0 & exec sleep 30' &
+parent=$!
+LIVE_PIDS+=("$parent")
+sleep 0.3
+zombie=$(ps -o pid= --ppid "$parent" | tr -d ' ' | head -1)
+if [ -n "$zombie" ] && [ "$(state "$zombie")" = Z ]; then
+	err_case live-err-zombie "zombie" "$ASYNCORE" report --pid "$zombie"
+else
+	skip "live-err-zombie: no zombie made"
+fi
+start condwait
+if command -v strace >/dev/null; then
+	strace -p "$HUNG" -o /dev/null 2>/dev/null &
+	tracer=$!
+	sleep 0.3
+	err_case live-err-traced "already traced by process $tracer \(strace\)" "$ASYNCORE" report --pid "$HUNG"
+	kill "$tracer"; wait "$tracer" 2>/dev/null
+else
+	skip "live-err-traced: no strace"
+fi
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	err_case live-err-user "another user \(uid 0" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$ASYNCORE" report --pid "$HUNG"
+else
+	skip "live-err-user: not root"
+fi
+progress live-err-progress "$HUNG"
