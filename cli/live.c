@@ -33,26 +33,44 @@ static bool take_late_warnings(struct analysis *an, struct core *core)
 }
 
 /* The same analysis on the running process first (the threads blocked in
- * a system call show where they are without a stop), its result thrown
- * away: it leaves in CACHE the debug information, indexes and symbols the
- * analysis of the stopped process will look up, which then reads memory
- * and little else. */
-static void warm_up(struct core_live *live, const struct an_options *opts, struct dbg_cache *cache)
+ * a system call show where they are without a stop), which leaves in CACHE
+ * the debug information, indexes and symbols the analysis of the stopped
+ * process will look up, and in LIVE the pages it read (read again while
+ * stopped).  Returns that analysis (the caller destroys it), or NULL. */
+static struct analysis *warm_up(struct core_live *live, const struct an_options *opts,
+				struct dbg_cache *cache)
 {
 	struct core *core = NULL;
 	struct analysis *an = NULL;
 	struct core_identity id;
 	if (!core_live_warm_begin(live))
-		return;
+		return NULL;
 	struct core_error *err = core_live_open_core(live, &core);
 	if (!err) {
 		core_identity(core, &id);
 		err = an_analyze(core, &id, opts, cache, &an);
 	}
 	core_error_destroy(err);
-	an_analysis_destroy(an);
 	core_close(core);
 	core_live_warm_end(live);
+	return an;
+}
+
+/* Whether the analysis must run while the process is stopped: when it
+ * follows structures (async stacks, tasks, runtimes' frames, recorder
+ * rings) that may have moved since the warm-up.  Otherwise what it needs
+ * is the stacks, read whole above each stack pointer, and the pages the
+ * warm-up read: the process goes on at once and the analysis runs after. */
+static bool needs_stopped_analysis(const struct analysis *warm)
+{
+	if (!warm || (warm->async_key_found && warm->async_key != 0xffffffffu) || warm->ntasks ||
+	    warm->nrecorders || warm->nsuspended)
+		return true;
+	for (size_t i = 0; i < warm->nthreads; i++)
+		for (size_t k = 0; k < warm->threads[i].nframes; k++)
+			if (warm->threads[i].frames[k].kind != AN_FRAME_NATIVE)
+				return true;
+	return false;
 }
 
 struct core_error *cli_live_analyze(pid_t pid, unsigned max_pause_ms, pid_t first_tid,
@@ -71,10 +89,14 @@ struct core_error *cli_live_analyze(pid_t pid, unsigned max_pause_ms, pid_t firs
 	struct core_error *err = core_live_inspect(pid, max_pause_ms, &live);
 	if (err)
 		goto out;
-	warm_up(live, opts, cache);
+	struct analysis *warm = warm_up(live, opts, cache);
+	bool while_stopped = needs_stopped_analysis(warm);
+	an_analysis_destroy(warm);
 	err = core_live_stop(live);
 	if (err)
 		goto out;
+	if (!while_stopped)
+		core_live_detach(live);
 	if (first_tid && !core_live_first_thread(live, first_tid)) {
 		err = core_error_create(CORE_ERROR_USAGE, "--thread %d: process %d has no such thread",
 					(int)first_tid, (int)pid);

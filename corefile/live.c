@@ -90,6 +90,8 @@ struct core_live {
 	bool handlers;
 
 	pid_t first_tid;            /* written first */
+	uint64_t *warm_pages;       /* what the warm-up read, to read again stopped */
+	size_t nwarm_pages;
 	char **warnings;            /* until a core takes them */
 	size_t nwarnings;
 	struct core *core;
@@ -893,6 +895,29 @@ static void prefetch_link_map(struct core_live *live)
 	}
 }
 
+static int addr_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The pages the warm-up's analysis read, read again now in runs: a hung
+ * process's structures are where they were a moment ago, so the analysis
+ * after the stop finds them (what moved meanwhile reads as unreadable). */
+static void prefetch_warm_pages(struct core_live *live)
+{
+	if (!live->nwarm_pages)
+		return;
+	qsort(live->warm_pages, live->nwarm_pages, sizeof(*live->warm_pages), addr_cmp);
+	for (size_t i = 0; i < live->nwarm_pages && !live->detached;) {
+		size_t j = i + 1;
+		while (j < live->nwarm_pages && live->warm_pages[j] == live->warm_pages[j - 1] + PAGE)
+			j++;
+		prefetch(live, live->warm_pages[i], live->warm_pages[j - 1] + PAGE);
+		i = j;
+	}
+}
+
 static void set_taken_at(struct core_live *live)
 {
 	struct timespec now;
@@ -932,6 +957,7 @@ struct core_error *core_live_stop(struct core_live *live)
 	}
 	prefetch_stacks(live);
 	prefetch_link_map(live);
+	prefetch_warm_pages(live);
 	if (live->gone) {
 		err = core_error_create(CORE_ERROR_USAGE, "process %d exited during the snapshot", (int)live->pid);
 		goto fail;
@@ -1015,6 +1041,12 @@ void core_live_warm_end(struct core_live *live)
 	/* What the warm-up read of a running process is not the stop's. */
 	struct live_slot *old = live->slots;
 	size_t oldn = live->nslots;
+	free(live->warm_pages);
+	live->warm_pages = malloc((live->used ? live->used : 1) * sizeof(*live->warm_pages));
+	live->nwarm_pages = 0;
+	for (size_t i = 0; live->warm_pages && i < oldn; i++)
+		if (old[i].addr && !old[i].pinned && old[i].data)
+			live->warm_pages[live->nwarm_pages++] = old[i].addr - 1;
 	live->slots = NULL;
 	live->nslots = live->used = 0;
 	live->bytes_kept = 0;
@@ -1106,6 +1138,7 @@ void core_live_destroy(struct core_live *live)
 		free(live->warnings[i]);
 	free(live->warnings);
 	free(live->threads);
+	free(live->warm_pages);
 	free(live->auxv);
 	if (live->mem_fd >= 0)
 		close(live->mem_fd);

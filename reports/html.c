@@ -672,9 +672,9 @@ static void write_timeline_chart(FILE *out, const struct analysis *an, size_t fi
 static void write_timeline_table(FILE *out, const struct analysis *an)
 {
 	size_t first = an->ntimeline > TABLE_MAX_EVENTS ? an->ntimeline - TABLE_MAX_EVENTS : 0;
-	fprintf(out, "<h3>Last %zu events before the crash</h3>\n<div class=\"scroll\"><table id=\"events\">"
+	fprintf(out, "<h3>Last %zu events before the %s</h3>\n<div class=\"scroll\"><table id=\"events\">"
 		"<tr><th class=\"num\">order</th><th class=\"num\">time (s)</th><th>ring</th><th>location</th>"
-		"<th>function</th><th>message</th></tr>\n", an->ntimeline - first);
+		"<th>function</th><th>message</th></tr>\n", an->ntimeline - first, an->live ? "stop" : "crash");
 	for (size_t i = first; i < an->ntimeline; i++) {
 		const struct an_timeline_entry *e = &an->timeline[i];
 		const struct an_recorder *r = &an->recorders[e->recorder];

@@ -380,8 +380,8 @@ static void write_events(FILE *out, const struct analysis *an, size_t tail)
 	if (an->ntimeline == 0 || tail == 0)
 		return;
 	size_t first = an->ntimeline > tail ? an->ntimeline - tail : 0;
-	fprintf(out, "\nRecorder events (last %zu of %zu before the crash):\n",
-		an->ntimeline - first, an->ntimeline);
+	fprintf(out, "\nRecorder events (last %zu of %zu before the %s):\n",
+		an->ntimeline - first, an->ntimeline, an->live ? "stop" : "crash");
 	for (size_t i = first; i < an->ntimeline; i++) {
 		const struct an_timeline_entry *e = &an->timeline[i];
 		const struct an_recorder *r = &an->recorders[e->recorder];

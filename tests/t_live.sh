@@ -26,8 +26,8 @@ live_cleanup() {
 }
 trap live_cleanup EXIT
 
-# start MODE: the fixture hung in MODE; sets HUNG (pid) and GAP (its
-# report file).
+# start MODE: the fixture ($PROG) hung in MODE; sets HUNG (pid) and GAP
+# (its report file).
 start() {
 	GAP=$TMPD/gap-$1-$RANDOM
 	local out=$GAP.out i
@@ -218,26 +218,66 @@ else
 	fail "live-pause-201: rc $rc, $(jget "$TMPD/deep.json" 'len(j["threads"])') threads, $frames frames"
 fi
 progress live-201-progress "$HUNG"
-"$ASYNCORE" report --pid "$HUNG" "$PROG" --format json --max-pause 40 >"$TMPD/short.json" 2>"$TMPD/short.err"
+
+{ kill -9 "$HUNG" && wait "$HUNG"; } 2>/dev/null
+
+# ---- a recorder ring that keeps moving: read while stopped ----
+REC=$FIX_DIR/prog_rec
+PROG=$REC start deep:200:80
+ticks() {
+	python3 - "$1" <<'EOF'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+r = [r for r in d["recorders"] if r["name"] == "ticks"]
+ev = [int(re.search(r"tick (\d+)", e["message"]).group(1)) for e in r[0]["events"]] if r else []
+ok = len(ev) == 64 and ev == list(range(ev[0], ev[0] + 64))
+print("%s %s" % ("consecutive" if ok else "broken", ev[-1] if ev else "none"))
+EOF
+}
+"$ASYNCORE" report --pid "$HUNG" "$REC" --format json >"$TMPD/rec.json" 2>"$TMPD/rec.err"
+rc=$?
+"$ASYNCORE" snapshot "$HUNG" -o "$TMPD/rec.core" "$REC" 2>/dev/null
+asy_json "$TMPD/recsnap.json" "$TMPD/rec.core" "$REC"
+a=$(ticks "$TMPD/rec.json"); b=$(ticks "$TMPD/recsnap.json")
+if [ $rc -eq 0 ] && [ "${a%% *}" = consecutive ] && [ "${b%% *}" = consecutive ] && [ "${b#* }" -gt "${a#* }" ]; then
+	pass "live-recorder: the moving ring read whole while stopped, live (last tick ${a#* }) and in a later snapshot (${b#* })"
+else
+	fail "live-recorder: rc $rc, live '$a', snapshot '$b'"
+fi
+# The analysis of a recorder runs while the process is stopped, 201 threads
+# of it: --max-pause cuts it short.
+"$ASYNCORE" report --pid "$HUNG" "$REC" --format json --max-pause 15 >"$TMPD/short.json" 2>"$TMPD/short.err"
 rc=$?
 paused=$(jget "$TMPD/short.json" 'j["process"]["paused_us"]')
-if [ $rc -eq 1 ] && grep -q "max-pause" "$TMPD/short.err" && [ -n "$paused" ] && [ "$paused" -lt 500000 ]; then
-	pass "live-max-pause: detached after --max-pause 40 (stopped ${paused} us), partial report with a warning"
+if [ $rc -eq 1 ] && grep -q "stopped for --max-pause (15 ms): detached, the report is partial" "$TMPD/short.err" &&
+   [ -n "$paused" ] && [ "$paused" -lt 500000 ]; then
+	pass "live-max-pause: detached after --max-pause 15 (stopped ${paused} us), a partial report with a warning"
+elif [ $rc -eq 2 ] && grep -q "not every thread stopped within --max-pause" "$TMPD/short.err"; then
+	pass "live-max-pause: the threads took longer than --max-pause 15 to stop: detached, exit 2"
 else
-	fail "live-max-pause: rc $rc, paused '$paused', $(grep -m1 max-pause "$TMPD/short.err")"
+	fail "live-max-pause: rc $rc, paused '$paused', $(head -2 "$TMPD/short.err" | tr '\n' ' ')"
 fi
 progress live-max-pause-progress "$HUNG"
 
-# Killed in the middle: SIGKILL (the kernel detaches), SIGTERM and SIGINT
-# (asyncore detaches).
+# Killed while the process is stopped (traced, its 201 threads analysed):
+# SIGKILL (the kernel detaches), SIGTERM and SIGINT (asyncore detaches).
+tracer_of() { sed -n 's/^TracerPid:\t//p' "/proc/$1/status" 2>/dev/null; }
+stopped_threads() { cat /proc/"$1"/task/*/stat 2>/dev/null | sed 's/.*) \(.\).*/\1/' | grep -c '[tT]'; }
 for sig in KILL TERM INT; do
-	"$ASYNCORE" report --pid "$HUNG" "$PROG" --max-pause 0 >/dev/null 2>&1 &
+	"$ASYNCORE" report --pid "$HUNG" "$REC" --max-pause 0 >/dev/null 2>"$TMPD/sig.err" &
 	a=$!
-	sleep 0.12
+	for i in $(seq 500); do [ "$(tracer_of "$HUNG")" = "$a" ] && break; sleep 0.01; done
+	traced=$(tracer_of "$HUNG")
 	kill -"$sig" "$a" 2>/dev/null
 	wait "$a" 2>/dev/null
+	rc=$?
 	sleep 0.1
-	progress "live-sig$sig" "$HUNG"
+	if [ "$traced" = "$a" ] && [ "$(tracer_of "$HUNG")" = 0 ] && [ "$(stopped_threads "$HUNG")" = 0 ]; then
+		pass "live-sig$sig: killed while the process was stopped (exit $rc): no thread left stopped or traced"
+	else
+		fail "live-sig$sig: traced by '$traced' (asyncore $a), now tracer $(tracer_of "$HUNG"), $(stopped_threads "$HUNG") threads stopped"
+	fi
+	progress "live-sig$sig-progress" "$HUNG"
 done
 { kill -9 "$HUNG" && wait "$HUNG"; } 2>/dev/null
 
