@@ -88,6 +88,7 @@ struct core_live {
 	bool timer_armed;
 	struct sigaction old_int, old_term, old_timer;
 	bool handlers;
+	bool handlers_done;         /* detached once: the checks made */
 
 	pid_t first_tid;            /* written first */
 	uint64_t *warm_pages;       /* what the warm-up read, to read again stopped */
@@ -968,15 +969,30 @@ fail:
 	return err;
 }
 
+/* A process killed while stopped (SIGKILL reaches traced threads) is gone
+ * or a zombie once let go. */
+static bool process_gone(const struct core_live *live)
+{
+	char *stat = read_proc(live->pid, "stat", NULL);
+	char *paren = stat ? strrchr(stat, ')') : NULL;
+	bool gone = !paren || paren[1] != ' ' || paren[2] == 'Z' || paren[2] == 'X';
+	free(stat);
+	return gone;
+}
+
 void core_live_detach(struct core_live *live)
 {
 	if (!live || !live->stopped)
 		return;
+	bool first = !live->handlers_done;
 	if (!live->detached)
 		detach_now(live);
 	else
 		detach_threads(live);   /* a handler on another thread could not */
 	remove_handlers(live);
+	live->handlers_done = true;
+	if (first && process_gone(live))
+		live->gone = true;
 	if (live->deadline_hit) {
 		live_warn(live, "the process was stopped for --max-pause (%u ms): detached, the report is partial "
 			  "(what was not read by then is missing)", live->max_pause_ms);
@@ -1015,7 +1031,6 @@ bool core_live_warm_begin(struct core_live *live)
 	if (!dir)
 		return false;
 	struct dirent *d;
-	size_t known = 0;
 	while ((d = readdir(dir)) != NULL) {
 		char *end;
 		long tid = strtol(d->d_name, &end, 10);
@@ -1025,10 +1040,13 @@ bool core_live_warm_begin(struct core_live *live)
 		if (!t && !(t = thread_add(live, (pid_t)tid)))
 			break;
 		read_syscall_regs(live, t);
-		known += t->regs_known;
 	}
 	closedir(dir);
-	live->warming = known > 0;
+	/* A thread running user code shows nothing: it takes part with no
+	 * registers (its walk ends at once), so that the rest still warms up. */
+	for (size_t i = 0; i < live->nthreads; i++)
+		live->threads[i].regs_known = true;
+	live->warming = live->nthreads > 0;
 	return live->warming;
 }
 

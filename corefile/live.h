@@ -38,11 +38,12 @@ struct core_live;
 struct core_error *core_live_inspect(pid_t pid, unsigned max_pause_ms, struct core_live **out);
 
 /* Warm-up before the stop: the threads blocked in a system call get the
- * stack and instruction pointers /proc shows for them, and reads of a core
- * opened now come from the running process, so that an analysis run on it
- * loads the debug information, indexes and symbols the stopped one will
- * need.  core_live_warm_end() forgets what it read.  False when no thread
- * shows its registers (nothing to warm up with). */
+ * stack and instruction pointers /proc shows for them (the others none),
+ * and reads of a core opened now come from the running process, so that an
+ * analysis run on it loads the debug information, indexes and symbols the
+ * stopped one will need.  core_live_warm_end() forgets what it read and
+ * keeps which pages, read again by core_live_stop().  False when the
+ * process's threads cannot be listed. */
 bool core_live_warm_begin(struct core_live *live);
 void core_live_warm_end(struct core_live *live);
 

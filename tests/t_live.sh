@@ -279,7 +279,74 @@ for sig in KILL TERM INT; do
 	fi
 	progress "live-sig$sig-progress" "$HUNG"
 done
-{ kill -9 "$HUNG" && wait "$HUNG"; } 2>/dev/null
+
+# The process killed while stopped: a clean error, exit 2.
+"$ASYNCORE" report --pid "$HUNG" "$REC" --max-pause 0 >/dev/null 2>"$TMPD/gone.err" &
+a=$!
+for i in $(seq 500); do [ "$(tracer_of "$HUNG")" = "$a" ] && break; sleep 0.01; done
+traced=$(tracer_of "$HUNG")
+kill -9 "$HUNG"
+wait "$a"
+rc=$?
+if [ "$traced" = "$a" ] && [ $rc -eq 2 ] && [ "$(wc -l <"$TMPD/gone.err")" -eq 1 ] &&
+   grep -q "exited during the snapshot" "$TMPD/gone.err"; then
+	pass "live-exit-mid-snapshot: $(cat "$TMPD/gone.err")"
+else
+	fail "live-exit-mid-snapshot: traced by '$traced' (asyncore $a), rc $rc: $(head -3 "$TMPD/gone.err" | tr '\n' ' ')"
+fi
+wait "$HUNG" 2>/dev/null
+
+# ---- folly: a blockingWait nest waiting for good, a suspended chain ----
+# Spliced stacks as t_folly.sh shows them (a coroutine's frame is "f
+# [coroutine]"), against the crashing build's expectation.
+folly_frames() {
+	python3 -c '
+import json, re, sys
+sys.path.insert(0, sys.argv[2])
+from frames import strip_params
+j = json.load(open(sys.argv[1]))
+def fix(frames):
+    for f in frames:
+        d = f.get("display")
+        m = re.match(r"(.*) (\[coroutine[^]]*\])", d or "")
+        if m:
+            f["function"] = strip_params(m.group(1)) + " " + m.group(2)
+        elif f.get("function"):
+            f["function"] = re.sub(r"(\s*\[clone [^]]*\])+$", "", f["function"])
+for t in j.get("threads", []):
+    fix(t.get("frames", []))
+for s in j.get("suspended", []):
+    fix(s.get("frames", []))
+json.dump(j, sys.stdout)
+' "$1" "$ROOT/tests" | python3 "$ROOT/tests/frames.py" --sorted --suspended --strip-params
+}
+if FOLLY=$(fixture_build folly_cpp hang 2>"$TMPD/fb.err"); then
+	"$FOLLY/prog" >/dev/null 2>&1 &
+	HUNG=$!
+	LIVE_PIDS+=("$HUNG")
+	sleep 0.5   # every thread at its hang
+	sed 's/^crashing: /thread: /' "$(expect_file folly_cpp O2 stacks)" | sort >"$TMPD/folly.want"
+	"$ASYNCORE" report --pid "$HUNG" "$FOLLY/prog" --format json >"$TMPD/folly.json" 2>"$TMPD/folly.err"
+	rc=$?
+	folly_frames "$TMPD/folly.json" | sort >"$TMPD/folly.live"
+	"$ASYNCORE" snapshot "$HUNG" -o "$TMPD/folly.core.zst" "$FOLLY/prog" 2>/dev/null
+	asy_json "$TMPD/follysnap.json" "$TMPD/folly.core.zst" "$FOLLY/prog"
+	folly_frames "$TMPD/follysnap.json" | sort >"$TMPD/folly.snap"
+	paused=$(jget "$TMPD/folly.json" 'j["process"]["paused_us"]')
+	if [ $rc -eq 0 ] && cmp -s "$TMPD/folly.want" "$TMPD/folly.live" && cmp -s "$TMPD/folly.want" "$TMPD/folly.snap"; then
+		pass "live-folly: async stacks and the suspended chain, live (stopped $paused us) and from a snapshot"
+	else
+		fail "live-folly: rc $rc: $(diff "$TMPD/folly.want" "$TMPD/folly.live" | head -4 | tr '\n' ' ') / $(diff "$TMPD/folly.want" "$TMPD/folly.snap" | head -4 | tr '\n' ' ')"
+	fi
+	if [ "$(state "$HUNG")" = R ] || [ "$(state "$HUNG")" = S ]; then
+		pass "live-folly-runs: the process runs on"
+	else
+		fail "live-folly-runs: state $(state "$HUNG")"
+	fi
+	{ kill -9 "$HUNG" && wait "$HUNG"; } 2>/dev/null
+else
+	fail "live-folly: the fixture does not build: $(tail -2 "$TMPD/fb.err" | tr '\n' ' ')"
+fi
 
 # ---- errors: one line, exit 2 ----
 err_case() {
