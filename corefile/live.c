@@ -79,6 +79,7 @@ struct core_live {
 	bool stopped;               /* every thread seized and stopped */
 	volatile sig_atomic_t detached;
 	volatile sig_atomic_t deadline_hit;
+	volatile sig_atomic_t killed;   /* a stopped thread was gone at detach */
 	bool gone;                  /* the process exited while stopped */
 	struct timespec stop_start, stop_end;
 	char taken_at[32];
@@ -583,7 +584,10 @@ static void detach_threads(struct core_live *live)
 			if (waitpid(t->tid, &st, __WALL | WNOHANG) == t->tid && WIFSTOPPED(st))
 				t->stopped = true;
 		}
-		ptrace(PTRACE_DETACH, t->tid, NULL, (void *)(uintptr_t)t->resume_sig);
+		/* A stopped thread leaves its stop only by dying (SIGKILL). */
+		if (ptrace(PTRACE_DETACH, t->tid, NULL, (void *)(uintptr_t)t->resume_sig) != 0 &&
+		    errno == ESRCH && t->stopped)
+			live->killed = 1;
 		t->seized = false;
 	}
 }
@@ -991,7 +995,7 @@ void core_live_detach(struct core_live *live)
 		detach_threads(live);   /* a handler on another thread could not */
 	remove_handlers(live);
 	live->handlers_done = true;
-	if (first && process_gone(live))
+	if (first && (live->killed || process_gone(live)))
 		live->gone = true;
 	if (live->deadline_hit) {
 		live_warn(live, "the process was stopped for --max-pause (%u ms): detached, the report is partial "

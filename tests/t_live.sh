@@ -348,6 +348,78 @@ else
 	fail "live-folly: the fixture does not build: $(tail -2 "$TMPD/fb.err" | tr '\n' ' ')"
 fi
 
+# ---- CPython 3.11: threads in threading.Event().wait(), one spinning ----
+# The script frames of every thread against faulthandler's dump of every
+# thread, asked for (SIGUSR2) after asyncore let the process go.
+PY=/usr/bin/python3.11
+if [ -x "$PY" ]; then
+	cat >"$TMPD/hang.py" <<'EOF'
+import faulthandler, signal, sys, threading
+faulthandler.register(signal.SIGUSR2, file=open(sys.argv[1], "w"), all_threads=True)
+event = threading.Event()
+
+def waiter_leaf():
+    event.wait()
+
+def waiter():
+    waiter_leaf()
+
+def spin_leaf():
+    x = 0
+    while True:
+        x += 1
+
+def spinner():
+    spin_leaf()
+
+def main_wait():
+    event.wait()
+
+threading.Thread(target=waiter, daemon=True).start()
+threading.Thread(target=spinner, daemon=True).start()
+print("ready", flush=True)
+main_wait()
+EOF
+	"$PY" "$TMPD/hang.py" "$TMPD/fh.txt" >"$TMPD/py.out" 2>&1 &
+	HUNG=$!
+	LIVE_PIDS+=("$HUNG")
+	for i in $(seq 200); do grep -q ready "$TMPD/py.out" 2>/dev/null && break; sleep 0.02; done
+	sleep 0.3
+	"$ASYNCORE" report --pid "$HUNG" "$PY" --format json >"$TMPD/py.json" 2>"$TMPD/py.err"
+	rc=$?
+	kill -USR2 "$HUNG"
+	for i in $(seq 100); do grep -q "main_wait" "$TMPD/fh.txt" 2>/dev/null && break; sleep 0.02; done
+	if python3 - "$TMPD/py.json" "$TMPD/fh.txt" >"$TMPD/py.cmp" <<'EOF'
+import json, re, sys
+j = json.load(open(sys.argv[1]))
+def name(f):   # "Condition.wait (threading.py:327)" -> "wait"
+    return f.split(" (")[0].split(".")[-1]
+live = sorted(" < ".join(name(f["function"]) for f in t["frames"] if f["kind"] == "script")
+              for t in j["threads"])
+live = [l for l in live if l]
+dump, cur = [], None
+for line in open(sys.argv[2]):
+    if line.startswith(("Thread ", "Current thread ")):
+        cur = []
+        dump.append(cur)
+    m = re.match(r'\s+File ".*", line \d+ in (.*)', line)
+    if m and cur is not None:
+        cur.append(m.group(1))
+dump = sorted(" < ".join(s) for s in dump)
+print("live:", live)
+print("faulthandler:", dump)
+sys.exit(0 if live == dump and len(live) == 3 else 1)
+EOF
+	then
+		pass "live-cpython: the Python frames of 3 threads (two waits, a spinner) as faulthandler dumps them afterwards (stopped $(jget "$TMPD/py.json" 'j["process"]["paused_us"]') us)"
+	else
+		fail "live-cpython: rc $rc: $(tr '\n' ' ' <"$TMPD/py.cmp") $(head -2 "$TMPD/py.err" | tr '\n' ' ')"
+	fi
+	{ kill -9 "$HUNG" && wait "$HUNG"; } 2>/dev/null
+else
+	skip "live-cpython: no /usr/bin/python3.11"
+fi
+
 # ---- errors: one line, exit 2 ----
 err_case() {
 	local name=$1 want=$2; shift 2
