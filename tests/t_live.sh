@@ -289,7 +289,7 @@ kill -9 "$HUNG"
 wait "$a"
 rc=$?
 if [ "$traced" = "$a" ] && [ $rc -eq 2 ] && [ "$(wc -l <"$TMPD/gone.err")" -eq 1 ] &&
-   grep -q "exited during the snapshot" "$TMPD/gone.err"; then
+   grep -qE "exited (during the snapshot|while it was being stopped)" "$TMPD/gone.err"; then
 	pass "live-exit-mid-snapshot: $(cat "$TMPD/gone.err")"
 else
 	fail "live-exit-mid-snapshot: traced by '$traced' (asyncore $a), rc $rc: $(head -3 "$TMPD/gone.err" | tr '\n' ' ')"
@@ -346,6 +346,36 @@ if FOLLY=$(fixture_build folly_cpp hang 2>"$TMPD/fb.err"); then
 	{ kill -9 "$HUNG" && wait "$HUNG"; } 2>/dev/null
 else
 	fail "live-folly: the fixture does not build: $(tail -2 "$TMPD/fb.err" | tr '\n' ' ')"
+fi
+
+# ---- bRPC bthreads in every wait kind, the workers busy for good ----
+# Against the truth the fixture wrote (ids, entry functions, states, waits,
+# workers; no thread crashed), live and from a snapshot.
+bthread_truth() {
+	(cd "$ROOT/tests" && python3 bthread_compare.py truth "$1" "$2") 2>&1 |
+		grep -v "^crashing thread None is not the worker"
+}
+if BT=$(fixture_build bthread hang 2>"$TMPD/bb.err"); then
+	"$BT/prog" 5 "$TMPD/bt.truth" >/dev/null 2>&1 &
+	HUNG=$!
+	LIVE_PIDS+=("$HUNG")
+	for i in $(seq 200); do [ -s "$TMPD/bt.truth" ] && break; sleep 0.05; done
+	sleep 0.3
+	"$ASYNCORE" report --pid "$HUNG" "$BT/prog" --format json >"$TMPD/bt.json" 2>"$TMPD/bt.err"
+	rc=$?
+	"$ASYNCORE" snapshot "$HUNG" -o "$TMPD/bt.core" "$BT/prog" 2>/dev/null
+	asy_json "$TMPD/btsnap.json" "$TMPD/bt.core" "$BT/prog"
+	d1=$(bthread_truth "$TMPD/bt.truth" "$TMPD/bt.json")
+	d2=$(bthread_truth "$TMPD/bt.truth" "$TMPD/btsnap.json")
+	n=$(jget "$TMPD/bt.json" 'len(j["tasks"])')
+	if [ $rc -eq 0 ] && [ -z "$d1" ] && [ -z "$d2" ] && [ "${n:-0}" -gt 0 ]; then
+		pass "live-bthread: $n bthreads as the fixture made them, live (stopped $(jget "$TMPD/bt.json" 'j["process"]["paused_us"]') us) and from a snapshot"
+	else
+		fail "live-bthread: rc $rc: live: $(echo "$d1" | head -3 | tr '\n' ' ') snapshot: $(echo "$d2" | head -3 | tr '\n' ' ')"
+	fi
+	{ kill -9 "$HUNG" && wait "$HUNG"; } 2>/dev/null
+else
+	fail "live-bthread: the fixture does not build: $(tail -2 "$TMPD/bb.err" | tr '\n' ' ')"
 fi
 
 # ---- CPython 3.11: threads in threading.Event().wait(), one spinning ----
