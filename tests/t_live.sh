@@ -221,6 +221,51 @@ progress live-201-progress "$HUNG"
 
 { kill -9 "$HUNG" && wait "$HUNG"; } 2>/dev/null
 
+# ---- threads created and exiting all the time, during every attach ----
+start churn
+ok=0
+for i in 1 2 3 4 5; do
+	"$ASYNCORE" report --pid "$HUNG" "$PROG" >"$TMPD/churn.txt" 2>"$TMPD/churn.err"
+	rc=$?
+	[ $rc -le 1 ] && grep -q wait_for_never "$TMPD/churn.txt" && ok=$((ok + 1))
+done
+if [ $ok -eq 5 ] && [ "$(cat /proc/"$HUNG"/task/*/stat | sed 's/.*) \(.\).*/\1/' | grep -c '[tT]')" = 0 ]; then
+	pass "live-churn: 5 reports while threads come and go, none left stopped"
+else
+	fail "live-churn: $ok of 5 reports, $(head -2 "$TMPD/churn.err" | tr '\n' ' ')"
+fi
+progress live-churn-progress "$HUNG"
+{ kill -9 "$HUNG" && wait "$HUNG"; } 2>/dev/null
+
+# ---- a process in another mount namespace (a container) ----
+# Its executable exists only there: found through /proc/PID/root.
+if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null; then
+	mnt=$TMPD/ns
+	mkdir -p "$mnt"
+	unshare -m --propagation private sh -c "mount -t tmpfs none '$mnt' && cp '$PROG' '$mnt/prog' &&
+		exec '$mnt/prog' all '$TMPD/ns.gap'" >"$TMPD/ns.out" 2>&1 &
+	ns=$!
+	LIVE_PIDS+=("$ns")
+	for i in $(seq 200); do grep -q ready "$TMPD/ns.out" 2>/dev/null && break; sleep 0.02; done
+	sleep 0.2
+	if [ -e "$mnt/prog" ]; then
+		skip "live-namespace: the mount is visible outside its namespace"
+	else
+		"$ASYNCORE" report --pid "$ns" --format json >"$TMPD/ns.json" 2>"$TMPD/ns.err"
+		rc=$?
+		if [ $rc -eq 0 ] && grep -q '"lock_in_order"' "$TMPD/ns.json" &&
+		   [ "$(jget "$TMPD/ns.json" '[m["debuginfo"] for m in j["modules"] if m["path"].endswith("/ns/prog")][0]' 2>/dev/null)" != None ]; then
+			pass "live-namespace: the executable read through /proc/PID/root, stacks with lines"
+		else
+			python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print([ (m["path"], m["debuginfo"]) for m in j["modules"]])' "$TMPD/ns.json" >"$TMPD/ns.mods" 2>&1
+			fail "live-namespace: rc $rc: $(head -2 "$TMPD/ns.err" | tr '\n' ' ') $(head -c 300 "$TMPD/ns.mods")"
+		fi
+	fi
+	{ kill -9 "$ns" && wait "$ns"; } 2>/dev/null
+else
+	skip "live-namespace: not root or no unshare"
+fi
+
 # ---- a recorder ring that keeps moving: read while stopped ----
 REC=$FIX_DIR/prog_rec
 PROG=$REC start deep:200:80
