@@ -29,6 +29,7 @@
  * memory kept (the rest faults, with a warning). */
 #define STACK_BULK (2u << 20)
 #define CACHE_LIMIT (1024u << 20)
+#define PAGE_BATCH 256          /* pages a process_vm_readv call reads, at most */
 
 struct live_map {
 	uint64_t start, end, offset;
@@ -900,27 +901,57 @@ static void prefetch_link_map(struct core_live *live)
 	}
 }
 
-static int addr_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* The pages the warm-up's analysis read, read again now in runs: a hung
  * process's structures are where they were a moment ago, so the analysis
  * after the stop finds them (what moved meanwhile reads as unreadable). */
+/* Read up to N pages (PAGES) in one call, into the cache; returns how many
+ * were taken (read, or found unreadable: the first one that faults). */
+static size_t fetch_batch(struct core_live *live, const uint64_t *pages, size_t n, unsigned char *buf)
+{
+	struct iovec local[PAGE_BATCH], remote[PAGE_BATCH];
+	for (size_t k = 0; k < n; k++) {
+		local[k] = (struct iovec){buf + k * PAGE, PAGE};
+		remote[k] = (struct iovec){(void *)(uintptr_t)pages[k], PAGE};
+	}
+	ssize_t r = live->use_mem_fd ? -1 : process_vm_readv(live->pid, local, n, remote, n, 0);
+	if (r < 0) {
+		if (errno == ESRCH)
+			live->gone = true;
+		/* Refused (or /proc/PID/mem already in use): one page. */
+		bool ok = fetch(live, pages[0], buf, PAGE) == PAGE;
+		slot_put(live, pages[0], ok ? buf : NULL);
+		return 1;
+	}
+	live->bytes_read += (uint64_t)r;
+	size_t ok = (size_t)r / PAGE;
+	for (size_t k = 0; k < ok; k++)
+		slot_put(live, pages[k], buf + k * PAGE);
+	if (ok < n)
+		slot_put(live, pages[ok++], NULL);   /* the page that faulted */
+	return ok;
+}
+
+/* The pages the warm-up's analysis read, read again now, hundreds a call:
+ * a hung process's structures are where they were a moment ago, so the
+ * analysis finds them in the cache (what moved meanwhile is read when the
+ * analysis runs stopped, or reads as unreadable after). */
 static void prefetch_warm_pages(struct core_live *live)
 {
-	if (!live->nwarm_pages)
+	unsigned char *buf = live->nwarm_pages ? malloc(PAGE_BATCH * PAGE) : NULL;
+	if (!buf)
 		return;
-	qsort(live->warm_pages, live->nwarm_pages, sizeof(*live->warm_pages), addr_cmp);
-	for (size_t i = 0; i < live->nwarm_pages && !live->detached;) {
-		size_t j = i + 1;
-		while (j < live->nwarm_pages && live->warm_pages[j] == live->warm_pages[j - 1] + PAGE)
-			j++;
-		prefetch(live, live->warm_pages[i], live->warm_pages[j - 1] + PAGE);
-		i = j;
+	uint64_t batch[PAGE_BATCH];
+	size_t i = 0;
+	while (i < live->nwarm_pages && !live->detached && !live->gone && !live->cache_full) {
+		size_t k = 0;
+		for (; i < live->nwarm_pages && k < PAGE_BATCH; i++)
+			if (!slot_find(live, live->warm_pages[i]))
+				batch[k++] = live->warm_pages[i];
+		for (size_t done = 0; done < k && !live->gone;)
+			done += fetch_batch(live, batch + done, k - done, buf);
+		check_deadline(live);
 	}
+	free(buf);
 }
 
 static void set_taken_at(struct core_live *live)
