@@ -399,7 +399,7 @@ static void write_header(FILE *out, const struct analysis *an)
 		element(out, "span class=\"sig\"", an->signal_name ? an->signal_name : "signal");
 		write_crash_site(out, an);
 	} else {
-		fputs("Process dumped while running", out);
+		fputs(an->live ? "Running process, read live" : "Process dumped while running", out);
 	}
 	fputs("</h1>\n", out);
 	write_subtitle(out, an);
@@ -753,7 +753,8 @@ static void write_warnings(FILE *out, const struct analysis *an)
 static void page_title(char *buf, size_t size, const struct analysis *an)
 {
 	const char *exe = base_name(an->executable);
-	snprintf(buf, size, "%s in %s", an->has_signal && an->signal_name ? an->signal_name : "core",
+	snprintf(buf, size, "%s in %s",
+		 an->has_signal && an->signal_name ? an->signal_name : an->live ? "hang" : "core",
 		 exe ? exe : "unknown executable");
 	if (an->has_pid)
 		snprintf(buf + strlen(buf), size - strlen(buf), " (pid %d)", an->pid);
