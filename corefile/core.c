@@ -308,6 +308,7 @@ void core_close(struct core *core)
 		return;
 	char sha256[65];
 	core_identity_wait_sha256(core, sha256);
+	core_live_core_closed(core->live, core);
 	core_mapped_deinit(core);
 	if (core->elf)
 		elf_end(core->elf);

@@ -976,7 +976,13 @@ struct core_error *core_live_stop(struct core_live *live)
 			break;
 	}
 	arm_timer(live);
-	if (!wait_stopped(live)) {
+	bool all = wait_stopped(live);
+	/* From here the deadline's signal must not cut the analysis's system
+	 * calls short (the wait above needed it to). */
+	struct sigaction timer_sa = {.sa_handler = on_deadline, .sa_flags = SA_RESTART};
+	sigemptyset(&timer_sa.sa_mask);
+	sigaction(SIGRTMIN + 2, &timer_sa, NULL);
+	if (!all) {
 		err = core_error_create(CORE_ERROR_USAGE,
 			"process %d: not every thread stopped within --max-pause (%u ms): detached, nothing read",
 			(int)live->pid, live->max_pause_ms);
@@ -1234,6 +1240,12 @@ bool core_live_first_thread(struct core_live *live, pid_t tid)
 			return true;
 		}
 	return false;
+}
+
+void core_live_core_closed(struct core_live *live, const struct core *core)
+{
+	if (live && live->core == core)
+		live->core = NULL;
 }
 
 bool core_live_gone(const struct core_live *live)
