@@ -308,49 +308,52 @@ progress live-max-pause-progress "$HUNG"
 # SIGKILL (the kernel detaches), SIGTERM and SIGINT (asyncore detaches).
 tracer_of() { sed -n 's/^TracerPid:\t//p' "/proc/$1/status" 2>/dev/null; }
 stopped_threads() { cat /proc/"$1"/task/*/stat 2>/dev/null | sed 's/.*) \(.\).*/\1/' | grep -c '[tT]'; }
-# wait_traced ASYNCORE_PID: until it traces the fixture (its stop began),
-# 30 s at most (the warm-up before it takes long on a busy machine).
-wait_traced() {
-	local i
-	for i in $(seq 3000); do
-		[ "$(tracer_of "$HUNG")" = "$1" ] && return 0
-		kill -0 "$1" 2>/dev/null || return 1
-		sleep 0.01
-	done
-	return 1
+# kill_when_traced SIG ARGS...: start asyncore ARGS, send it SIG (0: the
+# fixture SIGKILL instead) as soon as it traces the fixture (its stop began;
+# polled without sleeping: the stop may last a few ms); prints "TRACED RC
+# ASYNCORE_PID" (TRACED 1 when the signal was sent during the stop).
+kill_when_traced() {
+	python3 - "$HUNG" "$@" <<'EOF'
+import os, signal, subprocess, sys, time
+hung, sig, cmd = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
+p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open(os.environ["ERR"], "w"))
+traced, end = 0, time.monotonic() + 60
+while p.poll() is None and time.monotonic() < end:
+    try:
+        status = open("/proc/%d/status" % hung).read()
+    except OSError:
+        break
+    if "\nTracerPid:\t%d\n" % p.pid in status:
+        traced = 1
+        os.kill(p.pid, sig) if sig else os.kill(hung, signal.SIGKILL)
+        break
+print(traced, p.wait(), p.pid)
+EOF
 }
 for sig in KILL TERM INT; do
-	"$ASYNCORE" report --pid "$HUNG" "$REC" --max-pause 0 >/dev/null 2>"$TMPD/sig.err" &
-	a=$!
-	wait_traced "$a"
-	traced=$(tracer_of "$HUNG")
-	kill -"$sig" "$a" 2>/dev/null
-	wait "$a" 2>/dev/null
-	rc=$?
+	read -r traced rc a < <(ERR=$TMPD/sig.err kill_when_traced "$(kill -l "$sig")" \
+		"$ASYNCORE" report --pid "$HUNG" "$REC" --max-pause 0)
 	sleep 0.1
-	if [ "$traced" != "$a" ]; then
+	if [ "$traced" != 1 ]; then
 		skip "live-sig$sig: asyncore ended (exit $rc) before it was seen tracing the process"
 	elif [ "$(tracer_of "$HUNG")" = 0 ] && [ "$(stopped_threads "$HUNG")" = 0 ]; then
 		pass "live-sig$sig: killed while the process was stopped (exit $rc): no thread left stopped or traced"
 	else
-		fail "live-sig$sig: traced by '$traced' (asyncore $a), now tracer $(tracer_of "$HUNG"), $(stopped_threads "$HUNG") threads stopped"
+		fail "live-sig$sig: asyncore $a, now tracer $(tracer_of "$HUNG"), $(stopped_threads "$HUNG") threads stopped"
 	fi
 	progress "live-sig$sig-progress" "$HUNG"
 done
 
 # The process killed while stopped: a clean error, exit 2.
-"$ASYNCORE" report --pid "$HUNG" "$REC" --max-pause 0 >/dev/null 2>"$TMPD/gone.err" &
-a=$!
-wait_traced "$a"
-traced=$(tracer_of "$HUNG")
-{ kill -9 "$HUNG" && wait "$HUNG"; } 2>/dev/null
-wait "$a"
-rc=$?
-if [ "$traced" = "$a" ] && [ $rc -eq 2 ] && [ "$(wc -l <"$TMPD/gone.err")" -eq 1 ] &&
+read -r traced rc a < <(ERR=$TMPD/gone.err kill_when_traced 0 "$ASYNCORE" report --pid "$HUNG" "$REC" --max-pause 0)
+{ wait "$HUNG"; } 2>/dev/null
+if [ "$traced" != 1 ]; then
+	skip "live-exit-mid-snapshot: asyncore ended (exit $rc) before it was seen tracing the process"
+elif [ $rc -eq 2 ] && [ "$(wc -l <"$TMPD/gone.err")" -eq 1 ] &&
    grep -qE "exited (during the snapshot|while it was being stopped)" "$TMPD/gone.err"; then
 	pass "live-exit-mid-snapshot: $(cat "$TMPD/gone.err")"
 else
-	fail "live-exit-mid-snapshot: traced by '$traced' (asyncore $a), rc $rc: $(head -3 "$TMPD/gone.err" | tr '\n' ' ')"
+	fail "live-exit-mid-snapshot: rc $rc: $(head -3 "$TMPD/gone.err" | tr '\n' ' ')"
 fi
 
 # ---- folly: a blockingWait nest waiting for good, a suspended chain ----
