@@ -58,12 +58,14 @@ static struct analysis *warm_up(struct core_live *live, const struct an_options 
 
 /* Whether the analysis must run while the process is stopped: when it
  * follows structures (async stacks, tasks, runtimes' frames, recorder
- * rings) that may have moved since the warm-up.  Otherwise what it needs
- * is the stacks, read whole above each stack pointer, and the pages the
- * warm-up read: the process goes on at once and the analysis runs after. */
-static bool needs_stopped_analysis(const struct analysis *warm)
+ * rings) that may have moved since the warm-up, or when the warm-up did not
+ * know where a thread was (running user code: what its frames point to was
+ * not read).  Otherwise what it needs is the stacks, read whole above each
+ * stack pointer, and the pages the warm-up read: the process goes on at
+ * once and the analysis runs after. */
+static bool needs_stopped_analysis(const struct core_live *live, const struct analysis *warm)
 {
-	if (!warm || (warm->async_key_found && warm->async_key != 0xffffffffu) || warm->ntasks ||
+	if (!warm || !core_live_warm_all_threads(live) || (warm->async_key_found && warm->async_key != 0xffffffffu) || warm->ntasks ||
 	    warm->nrecorders || warm->nsuspended)
 		return true;
 	for (size_t i = 0; i < warm->nthreads; i++)
@@ -90,7 +92,7 @@ struct core_error *cli_live_analyze(pid_t pid, unsigned max_pause_ms, pid_t firs
 	if (err)
 		goto out;
 	struct analysis *warm = warm_up(live, opts, cache);
-	bool while_stopped = needs_stopped_analysis(warm);
+	bool while_stopped = needs_stopped_analysis(live, warm);
 	an_analysis_destroy(warm);
 	err = core_live_stop(live);
 	if (err)

@@ -94,6 +94,7 @@ struct core_live {
 
 	pid_t first_tid;            /* written first */
 	uint64_t *warm_pages;       /* what the warm-up read, to read again stopped */
+	bool warm_all_threads;      /* every thread's registers known to the warm-up */
 	size_t nwarm_pages;
 	char **warnings;            /* until a core takes them */
 	size_t nwarnings;
@@ -1085,8 +1086,11 @@ bool core_live_warm_begin(struct core_live *live)
 	closedir(dir);
 	/* A thread running user code shows nothing: it takes part with no
 	 * registers (its walk ends at once), so that the rest still warms up. */
-	for (size_t i = 0; i < live->nthreads; i++)
+	live->warm_all_threads = true;
+	for (size_t i = 0; i < live->nthreads; i++) {
+		live->warm_all_threads &= live->threads[i].regs_known;
 		live->threads[i].regs_known = true;
+	}
 	live->warming = live->nthreads > 0;
 	return live->warming;
 }
@@ -1246,6 +1250,11 @@ void core_live_core_closed(struct core_live *live, const struct core *core)
 {
 	if (live && live->core == core)
 		live->core = NULL;
+}
+
+bool core_live_warm_all_threads(const struct core_live *live)
+{
+	return live->warm_all_threads;
 }
 
 bool core_live_gone(const struct core_live *live)

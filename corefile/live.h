@@ -47,6 +47,10 @@ struct core_error *core_live_inspect(pid_t pid, unsigned max_pause_ms, struct co
 bool core_live_warm_begin(struct core_live *live);
 void core_live_warm_end(struct core_live *live);
 
+/* True when the warm-up knew where every thread was (all blocked in system
+ * calls): what it read is what the stopped analysis will read. */
+bool core_live_warm_all_threads(const struct core_live *live);
+
 /* Stop every thread and read registers and stacks.  Fails (the process
  * running again) when it cannot be attached or exits meanwhile. */
 struct core_error *core_live_stop(struct core_live *live);
