@@ -345,8 +345,10 @@ for sig in KILL TERM INT; do
 done
 
 # The process killed while stopped: a clean error, exit 2.
-read -r traced rc a < <(ERR=$TMPD/gone.err kill_when_traced 0 "$ASYNCORE" report --pid "$HUNG" "$REC" --max-pause 0)
-{ wait "$HUNG"; } 2>/dev/null
+{
+	read -r traced rc a < <(ERR=$TMPD/gone.err kill_when_traced 0 "$ASYNCORE" report --pid "$HUNG" "$REC" --max-pause 0)
+	wait "$HUNG"
+} 2>/dev/null
 if [ "$traced" != 1 ]; then
 	skip "live-exit-mid-snapshot: asyncore ended (exit $rc) before it was seen tracing the process"
 elif [ $rc -eq 2 ] && [ "$(wc -l <"$TMPD/gone.err")" -eq 1 ] &&
@@ -534,7 +536,7 @@ else
 	skip "live-err-zombie: no zombie made"
 fi
 start condwait
-if command -v strace >/dev/null; then
+if test_dep strace strace "$TMPD/apt-strace.log"; then
 	strace -p "$HUNG" -o /dev/null 2>/dev/null &
 	tracer=$!
 	sleep 0.3
