@@ -7,6 +7,7 @@
 
 #include "analyzer/analysis.h"
 #include "cli/cli.h"
+#include "cli/live.h"
 #include "cli/options.h"
 
 int main(int argc, char **argv)
@@ -36,6 +37,8 @@ int main(int argc, char **argv)
 		return cli_resign(argc - 2, argv + 2);
 	if (strcmp(cmd, "store") == 0)
 		return cli_store(argc - 2, argv + 2);
+	if (strcmp(cmd, "snapshot") == 0)
+		return cli_snapshot(argc - 2, argv + 2);
 	if (strcmp(cmd, "runtimes") == 0)
 		return cli_runtimes(argc - 2, argv + 2);
 	return cli_report(argc - 1, argv + 1);

@@ -219,6 +219,7 @@ void an_analysis_destroy(struct analysis *an)
 	free(an->core_sha256);
 	free(an->core_fingerprint);
 	free(an->crashed_at);
+	free(an->taken_at);
 	free(an->boot_id);
 	free(an->unit);
 	free(an->cmdline);

@@ -265,6 +265,12 @@ struct analysis {
 	uint32_t uid;
 	bool has_uid;
 
+	/* a running process read live (report --pid): no core; the hang's
+	 * moment and how long the process was stopped */
+	bool live;
+	uint64_t paused_us;
+	char *taken_at;             /* ISO 8601 UTC, or NULL */
+
 	/* signal */
 	bool has_signal;
 	int signo;

@@ -10,6 +10,7 @@
 #include "insn.h"
 
 #include <elf.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -752,6 +753,21 @@ static int decide(struct cause_ctx *c)
 	return r != 0 ? r : decide_signal(c);
 }
 
+/* A hang: a running process read live, or a snapshot of one.  PAUSED_US
+ * is how long its threads were stopped; TAKEN_AT when (NULL/empty:
+ * unknown). */
+static bool set_hang(struct an_cause *c, const struct analysis *an, uint64_t paused_us,
+		     const char *taken_at)
+{
+	char pid[32] = "";
+	if (an->has_pid)
+		snprintf(pid, sizeof(pid), " %d", (int)an->pid);
+	bool when = taken_at && taken_at[0];
+	return set_summary(c, AN_CAUSE_HANG, "process%s read while running, stopped for %" PRIu64
+			   ".%03" PRIu64 " ms%s%s", pid, paused_us / 1000, paused_us % 1000,
+			   when ? " at " : "", when ? taken_at : "");
+}
+
 static void cause_reset(struct an_cause *c)
 {
 	free(c->summary);
@@ -771,9 +787,21 @@ bool an_cause_decide(struct core *core, struct dbg_session *s, struct analysis *
 		c.pc = c.thread->pc;
 		c.sp = c.thread->sp;
 	}
-	if (decide(&c) < 0) {
+	int r = core->snapshot.present
+		? (set_hang(&an->cause, an, core->snapshot.paused_us, core->snapshot.taken_at) ? 1 : -1)
+		: decide(&c);
+	if (r < 0) {
 		cause_reset(&an->cause);
 		return false;
 	}
 	return true;
+}
+
+bool an_cause_hang(struct analysis *an)
+{
+	cause_reset(&an->cause);
+	if (set_hang(&an->cause, an, an->paused_us, an->taken_at))
+		return true;
+	cause_reset(&an->cause);
+	return false;
 }

@@ -14,4 +14,8 @@
  * when memory ran out. */
 bool an_cause_decide(struct core *core, struct dbg_session *s, struct analysis *an);
 
+/* Set AN->cause to a hang: AN is a running process read live (an->live,
+ * paused_us, taken_at set).  False only when memory ran out. */
+bool an_cause_hang(struct analysis *an);
+
 #endif

@@ -11,13 +11,14 @@
 #include "../reports/recdump.h"
 #include "../reports/report.h"
 #include "budget.h"
+#include "live.h"
 #include "options.h"
 #include "runtimes.h"
 
 enum report_option {
 	O_FORMAT, O_THREADS, O_RECORDER_TAIL, O_RECORDER_FORMAT, O_SYSROOT, O_DEBUG_DIR,
 	O_MAX_FRAMES, O_NO_ASYNC, O_NO_RECORDERS, O_NO_ARGS, O_COLOR, O_SIGNATURE_LISTS, O_NO_TASKS,
-	O_FRAME_REGISTERS, O_RUNTIME, O_MAX_MEMORY, O_TIMEOUT, O_LOCALS, O_SHA256,
+	O_FRAME_REGISTERS, O_RUNTIME, O_MAX_MEMORY, O_TIMEOUT, O_LOCALS, O_SHA256, O_PID, O_MAX_PAUSE,
 };
 
 /* --locals [crashing|all]: whose frames' local variables are shown. */
@@ -43,6 +44,8 @@ static const struct cli_option report_options[] = {
 	{"--timeout", true, O_TIMEOUT},
 	{"--locals", CLI_OPTIONAL_VALUE, O_LOCALS},
 	{"--sha256", false, O_SHA256},
+	{"--pid", true, O_PID},
+	{"--max-pause", true, O_MAX_PAUSE},
 	{NULL, false, 0},
 };
 
@@ -65,6 +68,8 @@ struct report_args {
 	const char *runtimes[CLI_MAX_RUNTIMES];
 	size_t nruntimes;
 	struct cli_limits limits;
+	pid_t pid;                  /* --pid: a running process instead of a core */
+	unsigned max_pause;
 };
 
 /* One option's effect; false (reported) when its value is not acceptable. */
@@ -150,6 +155,16 @@ static bool apply_option(struct report_args *a, int id, const char *v)
 	case O_SHA256:
 		a->sha256 = true;
 		return true;
+	case O_PID:
+		if (!cli_number("--pid", v, 1, 0x7fffffff, &n))
+			return false;
+		a->pid = (pid_t)n;
+		return true;
+	case O_MAX_PAUSE:
+		if (!cli_number("--max-pause", v, 0, 3600000, &n))
+			return false;
+		a->max_pause = (unsigned)n;
+		return true;
 	}
 	return false;
 }
@@ -164,6 +179,7 @@ static bool parse_report_args(struct report_args *a, int argc, char **argv)
 	a->recorder_tail = 20;
 	a->limits.max_memory = cli_default_max_memory(1);
 	a->limits.timeout = CLI_DEFAULT_TIMEOUT;
+	a->max_pause = CLI_DEFAULT_MAX_PAUSE;
 	cli_args_init(&args, "report", argc, argv);
 	while ((id = cli_next(&args, report_options, &v)) != CLI_END) {
 		if (id == CLI_ERROR)
@@ -173,7 +189,7 @@ static bool parse_report_args(struct report_args *a, int argc, char **argv)
 		if (id != CLI_POSITIONAL) {
 			if (!apply_option(a, id, v))
 				return false;
-		} else if (!a->core) {
+		} else if (!a->core && !a->pid) {
 			a->core = v;
 		} else if (!a->binary) {
 			a->binary = v;
@@ -182,7 +198,15 @@ static bool parse_report_args(struct report_args *a, int argc, char **argv)
 			return false;
 		}
 	}
-	if (!a->core) {
+	if (a->pid && a->core && !a->binary) {
+		a->binary = a->core;   /* report --pid PID BINARY, the option first */
+		a->core = NULL;
+	}
+	if (a->pid && a->core) {
+		cli_error("report", "--pid PID takes no core");
+		return false;
+	}
+	if (!a->core && !a->pid) {
 		cli_usage(stderr);
 		return false;
 	}
@@ -244,9 +268,15 @@ int cli_report(int argc, char **argv)
 		an_runtimes_destroy(runtimes);
 		return CLI_EXIT_UNUSABLE;
 	}
+	char what[32];
+	snprintf(what, sizeof(what), "process %d", (int)a.pid);
+	if (a.pid)
+		a.core = what;   /* what messages name */
 	cli_guard_begin(a.core, &a.limits, CLI_EXIT_UNUSABLE);
-	struct core_error *err = core_open(a.core, &core);
-	if (!err) {
+	struct core_live *live = NULL;
+	struct core_error *err = a.pid ? cli_live_analyze(a.pid, a.max_pause, 0, &a.an, &live, &an)
+				       : core_open(a.core, &core);
+	if (!err && !a.pid) {
 		core_identity(core, &id);
 		/* Only when asked: it reads every byte of the file, holes included. */
 		if (a.sha256)
@@ -254,6 +284,7 @@ int cli_report(int argc, char **argv)
 		err = an_analyze(core, &id, &a.an, NULL, &an);
 	}
 	core_close(core);
+	core_live_destroy(live);
 	an_signature_lists_destroy(lists);
 	an_runtimes_destroy(runtimes);
 	if (err || cli_out_of_memory(NULL)) {

@@ -14,6 +14,7 @@
 #include "decompress.h"
 #include "identity.h"
 #include "image.h"
+#include "live.h"
 #include "strlist.h"
 #include "mapped.h"
 #include "notes.h"
@@ -236,6 +237,26 @@ static struct core_error *open_elf(struct core *core, size_t *phnum)
 	return NULL;
 }
 
+/* The open after the image: ELF, segments, notes, mapped files. */
+static struct core_error *open_parsed(struct core *core)
+{
+	size_t phnum;
+	struct core_error *err = open_elf(core, &phnum);
+	if (!err)
+		err = index_segments(core, phnum);
+	if (!err)
+		err = check_threads(core);
+	if (err)
+		return err;
+	check_truncation(core);
+	err = core_mapped_init(core);
+	if (err)
+		return err;
+	core_mapped_guard(core);
+	read_execfn(core);
+	return NULL;
+}
+
 struct core_error *core_open(const char *path, struct core **out)
 {
 	*out = NULL;
@@ -249,29 +270,38 @@ struct core_error *core_open(const char *path, struct core **out)
 		goto fail;
 	}
 	err = open_image(core, path);
+	if (!err)
+		err = open_parsed(core);
 	if (err)
 		goto fail;
-	size_t phnum;
-	err = open_elf(core, &phnum);
-	if (err)
-		goto fail;
-	err = index_segments(core, phnum);
-	if (err)
-		goto fail;
-	err = check_threads(core);
-	if (err)
-		goto fail;
-	check_truncation(core);
-	err = core_mapped_init(core);
-	if (err)
-		goto fail;
-	core_mapped_guard(core);
-	read_execfn(core);
 	*out = core;
 	return NULL;
 fail:
 	core_close(core);
 	return err;
+}
+
+struct core_error *core_open_live(const char *name, int fd, struct core_live *live, struct core **out)
+{
+	*out = NULL;
+	struct stat st;
+	struct core *core = calloc(1, sizeof(*core));
+	if (!core || fstat(fd, &st) != 0) {
+		close(fd);
+		free(core);
+		return &core_error_nomem;
+	}
+	core->live = live;
+	core->path = strdup(name);
+	core->file_size = core->data_size = (uint64_t)st.st_size;
+	core->image = core_image_create(fd, (uint64_t)st.st_size);
+	struct core_error *err = !core->path || !core->image ? &core_error_nomem : open_parsed(core);
+	if (err) {
+		core_close(core);
+		return err;
+	}
+	*out = core;
+	return NULL;
 }
 
 void core_close(struct core *core)
@@ -280,6 +310,7 @@ void core_close(struct core *core)
 		return;
 	char sha256[65];
 	core_identity_wait_sha256(core, sha256);
+	core_live_core_closed(core->live, core);
 	core_mapped_deinit(core);
 	if (core->elf)
 		elf_end(core->elf);
@@ -335,6 +366,8 @@ const struct core_mapped_file *core_find_file(const struct core *core, uint64_t 
  * number of bytes served, 0 on a fault. */
 static size_t read_chunk(struct core *core, uint64_t addr, unsigned char *buf, size_t len)
 {
+	if (core->live)
+		return core_live_read(core->live, addr, buf, len);
 	/* Reads come in runs over one stack or one structure: try the segment
 	 * of the last read before searching thousands. */
 	const struct core_segment *seg = NULL;
@@ -411,6 +444,8 @@ bool core_pointer_ok(struct core *core, uint64_t addr, size_t len, size_t align)
 
 bool core_read_saved(const struct core *core, uint64_t addr, void *buf, size_t len)
 {
+	if (core->live)
+		return core_live_read(core->live, addr, buf, len) == len;
 	unsigned char *p = buf;
 	while (len > 0) {
 		const struct core_segment *seg = core_find_segment(core, addr);

@@ -68,6 +68,19 @@ struct core_segment {
 struct core_file_cache;         /* opened backing files for unsaved pages */
 struct core_image;              /* the core's bytes by file offset (image.h) */
 struct core_sha256_job;         /* identity.h */
+struct core_live;               /* live.h: a running process */
+
+/* A core that `asyncore snapshot` wrote of a running process: its note
+ * (owner "ASYNCORE", type CORE_NOTE_SNAPSHOT) says so, how long the process
+ * was stopped and when.  Desc: u64 paused_us, then taken_at, ISO 8601 UTC,
+ * NUL-padded to 32 bytes. */
+#define CORE_NOTE_OWNER "ASYNCORE"
+#define CORE_NOTE_SNAPSHOT 1u
+struct core_snapshot {
+	bool present;
+	uint64_t paused_us;
+	char taken_at[32];          /* NUL-terminated; empty when unknown */
+};
 
 struct core {
 	char *path;                 /* as given to core_open */
@@ -92,6 +105,7 @@ struct core {
 	struct core_siginfo siginfo;
 	struct core_psinfo psinfo;
 	struct core_auxv auxv;
+	struct core_snapshot snapshot;
 
 	char **warnings;            /* problems found while opening */
 	size_t nwarnings;
@@ -99,6 +113,7 @@ struct core {
 	char *sysroot;              /* prefix for NT_FILE paths, or NULL */
 	struct core_file_cache *file_cache;
 	struct core_sha256_job *sha256_job;   /* identity.h: being computed, or NULL */
+	struct core_live *live;     /* a process read live (borrowed), or NULL */
 };
 
 /* Thread T's pc, stack pointer and frame pointer (by the table's roles). */
@@ -114,6 +129,11 @@ bool core_thread_tp(const struct core *core, const struct core_thread *t, uint64
  * Fails with CORE_ERROR_IO (missing/unreadable), CORE_ERROR_FORMAT (not ELF,
  * not ET_CORE, notes unreadable). */
 struct core_error *core_open(const char *path, struct core **out);
+
+/* Open the core written at FD (taken over) for the process LIVE, whose
+ * memory it reads through LIVE instead of its segments; NAME stands for
+ * the path (corefile/live.c). */
+struct core_error *core_open_live(const char *name, int fd, struct core_live *live, struct core **out);
 
 /* Release the core; NULL is a no-op. */
 void core_close(struct core *core);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "image.h"
+#include "live.h"
 
 enum backing_state { BACKING_UNTRIED, BACKING_OK, BACKING_MISSING, BACKING_MISMATCH };
 
@@ -284,6 +285,11 @@ size_t core_mapped_read(struct core *core, uint64_t addr, void *buf, size_t len)
 
 const char *core_mapped_resolve(struct core *core, const char *recorded_path)
 {
+	if (core->live) {
+		const char *host = core_live_file_path(core->live, recorded_path);
+		if (host)
+			return host;
+	}
 	struct backing *b = backing_get(core, recorded_path, true);
 	if (!b)
 		return NULL;

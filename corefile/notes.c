@@ -226,9 +226,26 @@ static struct core_error *parse_file_note(struct core *core, const unsigned char
 	return NULL;
 }
 
+/* The snapshot note (core.h): ignored when malformed, as any note. */
+static void parse_snapshot(struct core *core, const unsigned char *desc, size_t dlen)
+{
+	struct core_snapshot *sn = &core->snapshot;
+	if (dlen < 8 + sizeof(sn->taken_at) || sn->present)
+		return;
+	memcpy(&sn->paused_us, desc, 8);
+	memcpy(sn->taken_at, desc + 8, sizeof(sn->taken_at));
+	sn->taken_at[sizeof(sn->taken_at) - 1] = '\0';
+	sn->present = true;
+}
+
 static struct core_error *parse_one(struct core *core, uint32_t type, const char *name,
 				    const unsigned char *desc, size_t dlen)
 {
+	if (strcmp(name, CORE_NOTE_OWNER) == 0) {
+		if (type == CORE_NOTE_SNAPSHOT)
+			parse_snapshot(core, desc, dlen);
+		return NULL;
+	}
 	bool is_core = strcmp(name, "CORE") == 0;
 	bool is_linux = strcmp(name, "LINUX") == 0;
 	if (!is_core && !is_linux)
@@ -272,6 +289,8 @@ static size_t align4(size_t n)
  * are skipped without being read. */
 static bool wanted(const struct core *core, uint32_t type, const char *name)
 {
+	if (strcmp(name, CORE_NOTE_OWNER) == 0)
+		return type == CORE_NOTE_SNAPSHOT;
 	bool is_core = strcmp(name, "CORE") == 0;
 	if (!is_core && strcmp(name, "LINUX") != 0)
 		return false;

@@ -7,7 +7,7 @@ _asyncore()
 	cmd=
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		report|ingest|query|top|resign|store|runtimes) cmd=${COMP_WORDS[i]}; break ;;
+		report|snapshot|ingest|query|top|resign|store|runtimes) cmd=${COMP_WORDS[i]}; break ;;
 		esac
 	done
 	case $prev in
@@ -22,8 +22,9 @@ _asyncore()
 	--color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
 	--recorder-format) COMPREPLY=($(compgen -W "library" -- "$cur")); return ;;
 	--sysroot|--debug-dir|--signature-lists) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-	--db|--binary|--runtime) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	--jobs|-j|--limit|--max-frames|--recorder-tail|--timeout|--max-memory) return ;;
+	--db|--binary|--runtime|-o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	--jobs|-j|--limit|--max-frames|--recorder-tail|--timeout|--max-memory|--max-pause|--thread) return ;;
+	--pid) COMPREPLY=($(compgen -W "$(ps -e -o pid= 2>/dev/null)" -- "$cur")); return ;;
 	--journal-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	esac
 	if [[ $cur == -* ]]; then
@@ -35,14 +36,18 @@ _asyncore()
 		resign) COMPREPLY=($(compgen -W "--db --signature-lists --debug-dir" -- "$cur")) ;;
 		store) COMPREPLY=($(compgen -W "--db" -- "$cur")) ;;
 		runtimes) COMPREPLY=($(compgen -W "--runtime" -- "$cur")) ;;
+		snapshot) COMPREPLY=($(compgen -W "--output --max-pause --thread --sysroot --debug-dir --runtime
+			--no-async --no-recorders --no-tasks --no-args" -- "$cur")) ;;
 		*) COMPREPLY=($(compgen -W "--format --threads --recorder-tail --recorder-format --sysroot
 			--debug-dir --max-frames --no-async --no-recorders --no-args --no-tasks --frame-registers
-			--locals --color --signature-lists --runtime --max-memory --timeout --sha256 --help --version" -- "$cur")) ;;
+			--locals --color --signature-lists --runtime --max-memory --timeout --sha256 --pid --max-pause
+			--help --version" -- "$cur")) ;;
 		esac
 		return
 	fi
 	if [[ -z $cmd && $COMP_CWORD -eq 1 ]]; then
-		COMPREPLY=($(compgen -W "report ingest query top resign store runtimes" -- "$cur") $(compgen -f -- "$cur"))
+		COMPREPLY=($(compgen -W "report snapshot ingest query top resign store runtimes" -- "$cur")
+			$(compgen -f -- "$cur"))
 	elif [[ $cmd == store ]]; then
 		COMPREPLY=($(compgen -W "init" -- "$cur"))
 	else

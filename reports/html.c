@@ -462,16 +462,23 @@ static void write_header(FILE *out, const struct analysis *an)
 		element(out, "span class=\"sig\"", an->signal_name ? an->signal_name : "signal");
 		write_crash_site(out, an);
 	} else {
-		fputs("Process dumped while running", out);
+		fputs(an->live ? "Running process, read live" : "Process dumped while running", out);
 	}
 	fputs("</h1>\n", out);
 	write_subtitle(out, an);
 	fputs("<dl class=\"facts\">\n", out);
 	fact(out, "executable", an->executable, true);
 	fact(out, "build-id", an->build_id, false);
-	fact(out, "core", an->core_path, true);
-	snprintf(buf, sizeof(buf), "%" PRIu64 " bytes", an->core_size);
-	fact(out, "core size", buf, false);
+	if (an->live) {
+		snprintf(buf, sizeof(buf), "%d, stopped for %" PRIu64 ".%03" PRIu64 " ms", an->pid,
+			 an->paused_us / 1000, an->paused_us % 1000);
+		fact(out, "process", buf, false);
+		fact(out, "taken at", an->taken_at, false);
+	} else {
+		fact(out, "core", an->core_path, true);
+		snprintf(buf, sizeof(buf), "%" PRIu64 " bytes", an->core_size);
+		fact(out, "core size", buf, false);
+	}
 	fact(out, "crashed at", an->crashed_at, false);
 	fact(out, "signature", an->signature, false);
 	fact(out, "signature hash", an->signature_hash, false);
@@ -730,9 +737,9 @@ static void write_timeline_chart(FILE *out, const struct analysis *an, size_t fi
 static void write_timeline_table(FILE *out, const struct analysis *an)
 {
 	size_t first = an->ntimeline > TABLE_MAX_EVENTS ? an->ntimeline - TABLE_MAX_EVENTS : 0;
-	fprintf(out, "<h3>Last %zu events before the crash</h3>\n<div class=\"scroll\"><table id=\"events\">"
+	fprintf(out, "<h3>Last %zu events before the %s</h3>\n<div class=\"scroll\"><table id=\"events\">"
 		"<tr><th class=\"num\">order</th><th class=\"num\">time (s)</th><th>ring</th><th>location</th>"
-		"<th>function</th><th>message</th></tr>\n", an->ntimeline - first);
+		"<th>function</th><th>message</th></tr>\n", an->ntimeline - first, an->live ? "stop" : "crash");
 	for (size_t i = first; i < an->ntimeline; i++) {
 		const struct an_timeline_entry *e = &an->timeline[i];
 		const struct an_recorder *r = &an->recorders[e->recorder];
@@ -811,7 +818,8 @@ static void write_warnings(FILE *out, const struct analysis *an)
 static void page_title(char *buf, size_t size, const struct analysis *an)
 {
 	const char *exe = base_name(an->executable);
-	snprintf(buf, size, "%s in %s", an->has_signal && an->signal_name ? an->signal_name : "core",
+	snprintf(buf, size, "%s in %s",
+		 an->has_signal && an->signal_name ? an->signal_name : an->live ? "hang" : "core",
 		 exe ? exe : "unknown executable");
 	if (an->has_pid)
 		snprintf(buf + strlen(buf), size - strlen(buf), " (pid %d)", an->pid);

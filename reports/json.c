@@ -56,6 +56,15 @@ static json_t *identity_object(const struct analysis *an)
 		"arch", jstr(an->arch));
 }
 
+/* A running process read live: its pid, when and how long it was stopped. */
+static json_t *process_object(const struct analysis *an)
+{
+	return json_pack("{s:o, s:I, s:o}",
+		"pid", an->has_pid ? json_integer(an->pid) : json_null(),
+		"paused_us", (json_int_t)an->paused_us,
+		"taken_at", jstr(an->taken_at));
+}
+
 static json_t *signal_object(const struct analysis *an)
 {
 	if (!an->has_signal)
@@ -637,7 +646,9 @@ int rep_json_write(FILE *out, const struct analysis *an, const struct rep_json_o
 	b->len = 0;
 	int rc = frame_writer_init(&w, b, opts->frame_registers, an->arch) ? 0 : -1;
 	rc = rc || put_member(b, &first, "asyncore_version", json_string(AN_VERSION));
-	rc = rc || put_member(b, &first, "core", identity_object(an));
+	rc = rc || put_member(b, &first, "core", an->live ? json_null() : identity_object(an));
+	if (an->live)   /* a core's report has no "process" */
+		rc = rc || put_member(b, &first, "process", process_object(an));
 	rc = rc || put_member(b, &first, "cause", cause_object(an));
 	rc = rc || put_member(b, &first, "signal", signal_object(an));
 	rc = rc || put_member(b, &first, "crashing_tid",

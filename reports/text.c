@@ -57,12 +57,20 @@ static void write_header(FILE *out, const struct analysis *an)
 	if (an->cause.summary)
 		fprintf(out, "cause:       %s: %s\n", an_cause_kind_name(an->cause.kind),
 			esc(an->cause.summary));
-	fprintf(out, "core:        %s (%" PRIu64 " bytes)\n", esc(an->core_path), an->core_size);
+	if (an->live)
+		fprintf(out, "process:     %d, stopped for %" PRIu64 ".%03" PRIu64 " ms at %s\n", an->pid,
+			an->paused_us / 1000, an->paused_us % 1000, an->taken_at ? esc(an->taken_at) : "?");
+	else
+		fprintf(out, "core:        %s (%" PRIu64 " bytes)\n", esc(an->core_path), an->core_size);
 	fprintf(out, "executable:  %s\n", an->executable ? esc(an->executable) : "(unknown)");
 	if (an->build_id)
 		fprintf(out, "build-id:    %s\n", esc(an->build_id));
-	if (an->has_pid)
+	if (an->has_pid && !an->live)
 		fprintf(out, "pid:         %d\n", an->pid);
+	if (!an->has_signal && an->live) {
+		fprintf(out, "signal:      none (a running process, read live)\n");
+		return;
+	}
 	if (!an->has_signal) {
 		fprintf(out, "signal:      none (the process was dumped while running)\n");
 		return;
@@ -415,8 +423,8 @@ static void write_events(FILE *out, const struct analysis *an, size_t tail)
 	if (an->ntimeline == 0 || tail == 0)
 		return;
 	size_t first = an->ntimeline > tail ? an->ntimeline - tail : 0;
-	fprintf(out, "\nRecorder events (last %zu of %zu before the crash):\n",
-		an->ntimeline - first, an->ntimeline);
+	fprintf(out, "\nRecorder events (last %zu of %zu before the %s):\n",
+		an->ntimeline - first, an->ntimeline, an->live ? "stop" : "crash");
 	for (size_t i = first; i < an->ntimeline; i++) {
 		const struct an_timeline_entry *e = &an->timeline[i];
 		const struct an_recorder *r = &an->recorders[e->recorder];

@@ -1,0 +1,349 @@
+/* `report --pid` and `snapshot`: a running process stopped only while the
+ * analysis reads it. */
+#include "live.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "../analyzer/cause.h"
+#include "../reports/report.h"
+#include "cli.h"
+#include "options.h"
+#include "runtimes.h"
+
+/* What the analysis added to the core's warnings after it took them (the
+ * detach's) joins its own. */
+static bool take_late_warnings(struct analysis *an, struct core *core)
+{
+	if (!core->nwarnings)
+		return true;
+	char **w = realloc(an->warnings, (an->nwarnings + core->nwarnings) * sizeof(*w));
+	if (!w)
+		return false;
+	memcpy(w + an->nwarnings, core->warnings, core->nwarnings * sizeof(*w));
+	an->warnings = w;
+	an->nwarnings += core->nwarnings;
+	free(core->warnings);
+	core->warnings = NULL;
+	core->nwarnings = 0;
+	return true;
+}
+
+/* The same analysis on the running process first (the threads blocked in
+ * a system call show where they are without a stop), which leaves in CACHE
+ * the debug information, indexes and symbols the analysis of the stopped
+ * process will look up, and in LIVE the pages it read (read again while
+ * stopped).  Returns that analysis (the caller destroys it), or NULL. */
+static struct analysis *warm_up(struct core_live *live, const struct an_options *opts,
+				struct dbg_cache *cache)
+{
+	struct core *core = NULL;
+	struct analysis *an = NULL;
+	struct core_identity id;
+	if (!core_live_warm_begin(live))
+		return NULL;
+	struct core_error *err = core_live_open_core(live, &core);
+	if (!err) {
+		core_identity(core, &id);
+		err = an_analyze(core, &id, opts, cache, &an);
+	}
+	core_error_destroy(err);
+	core_close(core);
+	core_live_warm_end(live);
+	return an;
+}
+
+/* Whether the analysis must run while the process is stopped: when it
+ * follows structures (async stacks, tasks, runtimes' frames, recorder
+ * rings) that may have moved since the warm-up, or when the warm-up did not
+ * know where a thread was (running user code: what its frames point to was
+ * not read).  Otherwise what it needs is the stacks, read whole above each
+ * stack pointer, and the pages the warm-up read: the process goes on at
+ * once and the analysis runs after. */
+static bool needs_stopped_analysis(const struct core_live *live, const struct analysis *warm)
+{
+	if (!warm || !core_live_warm_all_threads(live) || (warm->async_key_found && warm->async_key != 0xffffffffu) || warm->ntasks ||
+	    warm->nrecorders || warm->nsuspended)
+		return true;
+	for (size_t i = 0; i < warm->nthreads; i++)
+		for (size_t k = 0; k < warm->threads[i].nframes; k++)
+			if (warm->threads[i].frames[k].kind != AN_FRAME_NATIVE)
+				return true;
+	return false;
+}
+
+struct core_error *cli_live_analyze(pid_t pid, unsigned max_pause_ms, pid_t first_tid,
+				    const struct an_options *opts, struct core_live **livep,
+				    struct analysis **anp)
+{
+	*livep = NULL;
+	*anp = NULL;
+	struct core_live *live = NULL;
+	struct core *core = NULL;
+	struct analysis *an = NULL;
+	struct core_identity id;
+	struct dbg_cache *cache = dbg_cache_create();
+	if (!cache)
+		return &core_error_nomem;
+	struct core_error *err = core_live_inspect(pid, max_pause_ms, &live);
+	if (err)
+		goto out;
+	struct analysis *warm = warm_up(live, opts, cache);
+	bool while_stopped = needs_stopped_analysis(live, warm);
+	an_analysis_destroy(warm);
+	err = core_live_stop(live);
+	if (err)
+		goto out;
+	if (!while_stopped)
+		core_live_detach(live);
+	if (first_tid && !core_live_first_thread(live, first_tid)) {
+		err = core_error_create(CORE_ERROR_USAGE, "--thread %d: process %d has no such thread",
+					(int)first_tid, (int)pid);
+		goto out;
+	}
+	err = core_live_open_core(live, &core);
+	if (err)
+		goto out;
+	core_identity(core, &id);
+	err = an_analyze(core, &id, opts, cache, &an);
+	core_live_detach(live);
+	if (err)
+		goto out;
+	if (core_live_gone(live)) {
+		err = core_error_create(CORE_ERROR_USAGE, "process %d exited during the snapshot", (int)pid);
+		goto out;
+	}
+	an->live = true;
+	an->pid = pid;
+	an->has_pid = true;
+	an->paused_us = core_live_paused_us(live);
+	an->taken_at = strdup(core_live_taken_at(live));
+	if (!an->taken_at || !take_late_warnings(an, core) || !an_cause_hang(an)) {
+		err = &core_error_nomem;
+		goto out;
+	}
+	*anp = an;
+	an = NULL;
+	*livep = live;
+	live = NULL;
+out:
+	core_live_detach(live);
+	an_analysis_destroy(an);
+	core_close(core);
+	core_live_destroy(live);
+	dbg_cache_destroy(cache);
+	return err;
+}
+
+/* ---- snapshot ---------------------------------------------------------- */
+
+enum snapshot_option {
+	S_OUTPUT, S_MAX_PAUSE, S_THREAD, S_SYSROOT, S_DEBUG_DIR, S_RUNTIME, S_NO_ASYNC,
+	S_NO_RECORDERS, S_NO_TASKS, S_NO_ARGS,
+};
+
+static const struct cli_option snapshot_options[] = {
+	{"-o", true, S_OUTPUT},
+	{"--output", true, S_OUTPUT},
+	{"--max-pause", true, S_MAX_PAUSE},
+	{"--thread", true, S_THREAD},
+	{"--sysroot", true, S_SYSROOT},
+	{"--debug-dir", true, S_DEBUG_DIR},
+	{"--runtime", true, S_RUNTIME},
+	{"--no-async", false, S_NO_ASYNC},
+	{"--no-recorders", false, S_NO_RECORDERS},
+	{"--no-tasks", false, S_NO_TASKS},
+	{"--no-args", false, S_NO_ARGS},
+	{NULL, false, 0},
+};
+
+struct snapshot_args {
+	pid_t pid;
+	const char *output;
+	unsigned max_pause;
+	pid_t thread;
+	struct an_options an;
+	const char *debug_dirs[CLI_MAX_DEBUG_DIRS];
+	const char *runtimes[CLI_MAX_RUNTIMES];
+	size_t nruntimes;
+};
+
+static bool snapshot_option(struct snapshot_args *a, int id, const char *v)
+{
+	unsigned long long n;
+	switch (id) {
+	case S_OUTPUT:
+		a->output = v;
+		return true;
+	case S_MAX_PAUSE:
+		if (!cli_number("--max-pause", v, 0, 3600000, &n))
+			return false;
+		a->max_pause = (unsigned)n;
+		return true;
+	case S_THREAD:
+		if (!cli_number("--thread", v, 1, 0x7fffffff, &n))
+			return false;
+		a->thread = (pid_t)n;
+		return true;
+	case S_SYSROOT:
+		a->an.dbg.sysroot = v;
+		return true;
+	case S_DEBUG_DIR:
+		return cli_repeated("snapshot", "--debug-dir", a->debug_dirs, &a->an.dbg.ndebug_dirs,
+				    CLI_MAX_DEBUG_DIRS, v);
+	case S_RUNTIME:
+		return cli_repeated("snapshot", "--runtime", a->runtimes, &a->nruntimes, CLI_MAX_RUNTIMES, v);
+	case S_NO_ASYNC:
+		a->an.no_async = true;
+		return true;
+	case S_NO_RECORDERS:
+		a->an.no_recorders = true;
+		return true;
+	case S_NO_TASKS:
+		a->an.no_tasks = true;
+		return true;
+	case S_NO_ARGS:
+		a->an.no_args = true;
+		return true;
+	}
+	return false;
+}
+
+static bool parse_snapshot_args(struct snapshot_args *a, int argc, char **argv)
+{
+	struct cli_args args;
+	const char *v;
+	int id;
+	unsigned long long n;
+	memset(a, 0, sizeof(*a));
+	a->max_pause = CLI_DEFAULT_MAX_PAUSE;
+	cli_args_init(&args, "snapshot", argc, argv);
+	while ((id = cli_next(&args, snapshot_options, &v)) != CLI_END) {
+		if (id == CLI_ERROR)
+			return false;
+		if (id != CLI_POSITIONAL) {
+			if (!snapshot_option(a, id, v))
+				return false;
+		} else if (!a->pid) {
+			if (!cli_number("PID", v, 1, 0x7fffffff, &n))
+				return false;
+			a->pid = (pid_t)n;
+		} else if (!a->an.dbg.binary) {
+			a->an.dbg.binary = v;
+		} else {
+			cli_error("snapshot", "unexpected argument %s", v);
+			return false;
+		}
+	}
+	if (!a->pid || !a->output) {
+		cli_error("snapshot", "usage: asyncore snapshot PID -o FILE[.zst] [BINARY] [options]");
+		return false;
+	}
+	a->an.dbg.debug_dirs = a->debug_dirs;
+	return true;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* Copy IN (from its start) to OUT compressed with zstd; 0 or -1. */
+static int compress_to(FILE *in, FILE *out)
+{
+	ZSTD_CCtx *cctx = ZSTD_createCCtx();
+	size_t in_cap = ZSTD_CStreamInSize(), out_cap = ZSTD_CStreamOutSize();
+	void *ibuf = malloc(in_cap), *obuf = malloc(out_cap);
+	int rc = -1;
+	if (!cctx || !ibuf || !obuf || fseek(in, 0, SEEK_SET) != 0)
+		goto out;
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, 3);
+	for (;;) {
+		size_t got = fread(ibuf, 1, in_cap, in);
+		if (ferror(in))
+			goto out;
+		bool last = got < in_cap;
+		ZSTD_inBuffer input = {ibuf, got, 0};
+		bool done = false;
+		while (!done) {
+			ZSTD_outBuffer output = {obuf, out_cap, 0};
+			size_t left = ZSTD_compressStream2(cctx, &output, &input, last ? ZSTD_e_end : ZSTD_e_continue);
+			if (ZSTD_isError(left) || fwrite(obuf, 1, output.pos, out) != output.pos)
+				goto out;
+			done = last ? left == 0 : input.pos == input.size;
+		}
+		if (last)
+			break;
+	}
+	rc = 0;
+out:
+	free(ibuf);
+	free(obuf);
+	ZSTD_freeCCtx(cctx);
+	return rc;
+}
+
+/* Write LIVE's core to PATH, compressed when it ends in .zst. */
+static int write_snapshot(struct core_live *live, const char *path)
+{
+	FILE *out = fopen(path, "wb");
+	if (!out)
+		return -1;
+	int rc;
+	if (ends_with(path, ".zst")) {
+		FILE *tmp = tmpfile();
+		rc = tmp && core_live_write_core(live, tmp) == 0 ? compress_to(tmp, out) : -1;
+		if (tmp)
+			fclose(tmp);
+	} else {
+		rc = core_live_write_core(live, out);
+	}
+	int e = errno;
+	if (fclose(out) != 0 && rc == 0) {
+		rc = -1;
+		e = errno;
+	}
+	if (rc != 0)
+		unlink(path);
+	errno = e;
+	return rc;
+}
+
+int cli_snapshot(int argc, char **argv)
+{
+	struct snapshot_args a;
+	if (!parse_snapshot_args(&a, argc, argv))
+		return CLI_EXIT_UNUSABLE;
+	struct an_runtimes *runtimes = cli_runtimes_load(a.runtimes, a.nruntimes);
+	if (!runtimes)
+		return CLI_EXIT_UNUSABLE;
+	a.an.runtimes = runtimes;
+	struct core_live *live = NULL;
+	struct analysis *an = NULL;
+	struct core_error *err = cli_live_analyze(a.pid, a.max_pause, a.thread, &a.an, &live, &an);
+	an_runtimes_destroy(runtimes);
+	if (err) {
+		fprintf(stderr, "asyncore: %s\n", err->message);
+		core_error_destroy(err);
+		return CLI_EXIT_UNUSABLE;
+	}
+	int rc = an->nwarnings ? CLI_EXIT_WARNINGS : CLI_EXIT_OK;
+	rep_warnings_write(stderr, an);
+	if (write_snapshot(live, a.output) != 0) {
+		fprintf(stderr, "asyncore: %s: cannot write the snapshot: %s\n", a.output, strerror(errno));
+		rc = CLI_EXIT_UNUSABLE;
+	} else {
+		fprintf(stderr, "asyncore: process %d: %zu threads, %llu KiB read, stopped for %llu.%03llu ms: %s\n",
+			(int)a.pid, an->nthreads, (unsigned long long)(core_live_bytes_read(live) >> 10),
+			(unsigned long long)(an->paused_us / 1000), (unsigned long long)(an->paused_us % 1000),
+			a.output);
+	}
+	an_analysis_destroy(an);
+	core_live_destroy(live);
+	return rc;
+}
