@@ -93,6 +93,13 @@ if [ $rc -eq 0 ] && [ "$(jget "$TMPD/live.json" 'j["core"]')" = None ] &&
 else
 	fail "live-json: rc $rc, $(head -2 "$TMPD/live.err")"
 fi
+kind=$(jget "$TMPD/live.json" 'j["cause"]["kind"]')
+first=$("$ASYNCORE" report --pid "$HUNG" "$PROG" --no-async 2>/dev/null | head -1)
+if [ "$kind" = hang ] && [[ "$first" == "cause:       hang: process $HUNG read while running, stopped for "*" ms at "* ]]; then
+	pass "live-cause: a hang, first in the text report ($first)"
+else
+	fail "live-cause: kind '$kind', first line '$first'"
+fi
 nthreads=$(jget "$TMPD/live.json" 'len(j["threads"])')
 if [ "$nthreads" = 6 ]; then pass "live-threads: 6 threads"; else fail "live-threads: '$nthreads' threads, not 6"; fi
 if [ -n "$paused" ] && [ "$paused" -gt 0 ] && [ "$paused" -lt 1000000 ]; then
@@ -166,6 +173,16 @@ if [ "$gc" -gt 0 ] && [ $((snap * 10)) -le "$gc" ]; then
 else
 	fail "snapshot-size: $snap bytes against gcore's $gc"
 fi
+for j in snap snapz; do
+	summary=$(jget "$TMPD/$j.json" 'j["cause"]["kind"] + ": " + j["cause"]["summary"]')
+	if [[ "$summary" == "hang: process $HUNG read while running, stopped for "*" ms at "*Z ]] &&
+	   [ "$(jget "$TMPD/$j.json" '"process" in j')" = False ] &&
+	   [ "$(jget "$TMPD/gcore.json" 'j["cause"]["kind"]')" = signal ]; then
+		pass "snapshot-cause-$j: the snapshot's note makes it a hang ($summary); gcore's core of the same process is not"
+	else
+		fail "snapshot-cause-$j: '$summary', gcore's $(jget "$TMPD/gcore.json" 'j["cause"]["kind"]')"
+	fi
+done
 if [ "$(jget "$TMPD/snap.json" 'j["signal"]')" = None ] &&
    [ "$(jget "$TMPD/snap.json" 'j["threads"][0]["tid"]')" = "$HUNG" ]; then
 	pass "snapshot-main-first: no signal, the main thread first"
