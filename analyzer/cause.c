@@ -492,9 +492,10 @@ static bool eh_globals_from_code(struct cause_ctx *c, uint64_t tp, uint64_t *add
  * a symbol table names it, else through __cxa_get_globals's code. */
 static bool eh_globals_address(struct cause_ctx *c, uint64_t *addr)
 {
-	if (!c->thread->has_tp)
+	/* A core without the thread pointer: glibc's list of threads gave it. */
+	uint64_t tp = c->thread->has_tp ? c->thread->tp : c->thread->tls_tp;
+	if (!tp)
 		return false;
-	uint64_t tp = c->thread->tp;
 	struct dbg_tls_var var;
 	const char *why;
 	if (dbg_find_tls_symbol(c->s, "_ZN12_GLOBAL__N_110eh_globalsE", &var) &&
