@@ -82,6 +82,19 @@ static size_t match_list(struct core *core, struct analysis *an, const struct an
 	return found;
 }
 
+/* Threads the lists did not give keep the struct pthread right below the
+ * thread pointer, unconfirmed. */
+static void below_tp(struct analysis *an, const struct an_pthread_layout *l)
+{
+	for (size_t i = 0; i < an->nthreads; i++) {
+		struct an_thread *t = &an->threads[i];
+		if (t->has_tp && t->tp && !t->pthread) {
+			t->tls_tp = t->tp;
+			t->pthread = t->tp > l->size ? t->tp - l->size : 0;
+		}
+	}
+}
+
 void an_pthreads_locate(struct dbg_session *s, struct analysis *an)
 {
 	struct core *core = dbg_session_core(s);
@@ -100,15 +113,34 @@ void an_pthreads_locate(struct dbg_session *s, struct analysis *an)
 		struct an_thread *t = &an->threads[i];
 		if (!t->has_tp || t->tp == 0)
 			continue;
-		t->tls_tp = t->tp;
-		t->pthread = !variant1 ? t->tp : t->tp > l.size ? t->tp - l.size : 0;
+		if (!variant1) {
+			t->tls_tp = t->pthread = t->tp;
+			continue;
+		}
+		/* struct pthread has no self pointer below the thread pointer:
+		 * its tid says whether it is this thread's.  Else the lists
+		 * may know better. */
+		uint32_t tid;
+		uint64_t pd = t->tp - l.size;
+		if (t->tp > l.size && core_read_u32(core, pd + l.tid, &tid) && (int32_t)tid == t->tid) {
+			t->tls_tp = t->tp;
+			t->pthread = pd;
+			continue;
+		}
+		/* Only libc's own layout makes a mismatch news: glibc 2.36's
+		 * defaults do not fit other versions. */
+		if (l.from_libc)
+			core_warn(core, "thread %" PRId32 ": no struct pthread of this thread below its "
+				"thread pointer 0x%" PRIx64 "; looking for it on glibc's lists", t->tid, t->tp);
+		missing = true;
 	}
 	uint64_t rtld;
-	if (!missing || !dbg_find_symbol(s, "_rtld_global", &rtld, NULL))
-		return;
-	size_t found = match_list(core, an, &l, rtld + l.stack_used);
-	found += match_list(core, an, &l, rtld + l.stack_user);
-	if (found && !l.from_libc)
-		core_warn(core, "libc describes no struct pthread (libthread_db's _thread_db_* symbols); "
-			"threads found on glibc's lists with glibc 2.36's %s layout", core->arch->name);
+	if (missing && dbg_find_symbol(s, "_rtld_global", &rtld, NULL)) {
+		size_t found = match_list(core, an, &l, rtld + l.stack_used);
+		found += match_list(core, an, &l, rtld + l.stack_user);
+		if (found && !l.from_libc)
+			core_warn(core, "libc describes no struct pthread (libthread_db's _thread_db_* symbols); "
+				"threads found on glibc's lists with glibc 2.36's %s layout", core->arch->name);
+	}
+	below_tp(an, &l);
 }

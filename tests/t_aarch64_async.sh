@@ -153,6 +153,44 @@ if qemu_fixture folly_cpp; then
 		same "aarch64 folly_cpp: the x86_64 build's spliced stacks and suspended coroutines" \
 			"$TMPD/folly_cpp.want" "$TMPD/folly_cpp.frames"
 	fi
+	# The same core with the NT_ARM_TLS notes a kernel writes: struct
+	# pthread right below each TPIDR_EL0.  gdb-multiarch reads the notes
+	# as $tpidr.
+	tls=$TMPD/tls.core
+	if python3 "$ROOT/tests/arm_tls_note.py" "$core" "$tls" "$SYSROOT/lib/libc.so.6" \
+		"$SYSROOT/lib/ld-linux-aarch64.so.1" >"$TMPD/tls.tps" 2>"$TMPD/tls.err"; then
+		j=$TMPD/folly_cpp-tls.json
+		if aarch64_json "$j" "aarch64 folly_cpp NT_ARM_TLS" "$tls" "$dir/prog"; then
+			python3 "$ROOT/tests/folly_frames.py" "$j" >"$TMPD/tls.frames"
+			same "aarch64 folly_cpp NT_ARM_TLS: the same stacks from the thread pointer" \
+				"$TMPD/folly_cpp.want" "$TMPD/tls.frames"
+			check_eq "aarch64 folly_cpp NT_ARM_TLS: exit 0, no warning" "0 []" "$ASY_RC $(jget "$j" "j['warnings']")"
+			LC_ALL=C timeout 120 gdb-multiarch -batch -nx -iex "set sysroot $SYSROOT" \
+				-ex 'thread apply all p/x $tpidr' "$dir/prog" "$tls" 2>/dev/null |
+				awk '/^Thread .*LWP/ { tid = $4; sub(/\)*:?$/, "", tid) } /^\$[0-9]+ = / { print tid, $3 }' |
+				sort >"$TMPD/tls.gdb"
+			jget "$j" "'\n'.join('%d %s' % (t['tid'], t['registers'].get('tpidr_el0')) for t in j['threads'])" |
+				sort >"$TMPD/tls.asy"
+			check_eq "aarch64 folly_cpp NT_ARM_TLS: every thread's tpidr_el0 as its note holds it" \
+				"$(sort "$TMPD/tls.tps")" "$(cat "$TMPD/tls.asy")"
+			check_eq "aarch64 folly_cpp NT_ARM_TLS: gdb-multiarch reads the same notes" \
+				"$(sort "$TMPD/tls.tps")" "$(cat "$TMPD/tls.gdb")"
+		fi
+		# Thread pointers that lie (each 0x1000 too high): no struct
+		# pthread of the thread below them; glibc's lists give it.
+		python3 "$ROOT/tests/arm_tls_note.py" "$core" "$TMPD/lie.core" "$SYSROOT/lib/libc.so.6" \
+			"$SYSROOT/lib/ld-linux-aarch64.so.1" 0x1000 >/dev/null
+		j=$TMPD/folly_cpp-lie.json
+		if aarch64_json "$j" "aarch64 folly_cpp lying NT_ARM_TLS" "$TMPD/lie.core" "$dir/prog"; then
+			python3 "$ROOT/tests/folly_frames.py" "$j" >"$TMPD/lie.frames"
+			same "aarch64 folly_cpp lying NT_ARM_TLS: the same stacks, from glibc's lists" \
+				"$TMPD/folly_cpp.want" "$TMPD/lie.frames"
+			check_eq "aarch64 folly_cpp lying NT_ARM_TLS: exit 1, a warning a thread" "1 3" \
+				"$ASY_RC $(warnings "$j" | grep -c 'no struct pthread of this thread below its thread pointer')"
+		fi
+	else
+		fail "aarch64 folly_cpp: no thread pointers from glibc's lists for the notes: $(tail -1 "$TMPD/tls.err")"
+	fi
 fi
 
 # ---- recorder rings: the program's own dump is the oracle ---------------------
