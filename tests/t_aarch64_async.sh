@@ -40,7 +40,6 @@ qemu_core() {
 	rm -f "$run"/core "$run"/core.[0-9]*
 	c=$(ls "$run"/qemu_prog_*.core 2>/dev/null | head -1)
 	[ -n "$c" ] || { echo "qemu-aarch64 wrote no core: $(tail -2 "$run/stdout")" >&2; rm -rf "$run"; return 77; }
-	FIX_RUNS+=("$run")
 	echo "$c"
 }
 
@@ -62,6 +61,7 @@ qemu_fixture() {
 		skip "aarch64 $1: $(head -1 "$TMPD/core.err")"
 		return 1
 	fi
+	FIX_RUNS+=("$(dirname "$CORE")")
 }
 
 check_eq() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: expected '$2', got '$3'"; fi; }
@@ -130,6 +130,7 @@ if qemu_fixture folly_c; then
 		fi
 	fi
 	if core=$(qemu_core "$dir" nokey 2>"$TMPD/core.err"); then
+		FIX_RUNS+=("$(dirname "$core")")
 		j=$TMPD/folly_c-nokey.json
 		if aarch64_json "$j" "aarch64 folly_c nokey" "$core" "$dir/prog"; then
 			python3 "$ROOT/tests/folly_frames.py" "$j" >"$TMPD/nokey.frames"
