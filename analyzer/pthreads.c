@@ -33,19 +33,22 @@ void an_pthread_layout(struct dbg_session *s, struct an_pthread_layout *l)
 		      descriptor(s, "_thread_db_pthread_list", 128, &d.list) &&
 		      descriptor(s, "_thread_db_pthread_tid", 32, &d.tid) &&
 		      descriptor(s, "_thread_db_pthread_specific", 0, &d.specific) &&
-		      descriptor(s, "_thread_db_rtld_global__dl_stack_used", 128, &d.stack_used) &&
-		      descriptor(s, "_thread_db_rtld_global__dl_stack_user", 128, &d.stack_user) &&
 		      d.list + 16 <= size && d.tid + 4 <= size && d.specific + 8 <= size;
-	if (d.from_libc) {
+	if (d.from_libc)
 		d.size = size;
-		*l = d;
-		return;
+	else
+		d = (struct an_pthread_layout){
+			.size = arch->pthread_size, .list = arch->pthread_list, .tid = arch->pthread_tid,
+			.specific = arch->pthread_specific,
+		};
+	/* A static program has no _rtld_global: its lists are variables of
+	 * their own (an_pthreads_locate). */
+	if (!descriptor(s, "_thread_db_rtld_global__dl_stack_used", 128, &d.stack_used) ||
+	    !descriptor(s, "_thread_db_rtld_global__dl_stack_user", 128, &d.stack_user)) {
+		d.stack_used = arch->rtld_stack_used;
+		d.stack_user = arch->rtld_stack_user;
 	}
-	*l = (struct an_pthread_layout){
-		.size = arch->pthread_size, .list = arch->pthread_list, .tid = arch->pthread_tid,
-		.specific = arch->pthread_specific, .stack_used = arch->rtld_stack_used,
-		.stack_user = arch->rtld_stack_user,
-	};
+	*l = d;
 }
 
 static struct an_thread *thread_of_tid(struct analysis *an, int32_t tid)
@@ -134,10 +137,21 @@ void an_pthreads_locate(struct dbg_session *s, struct analysis *an)
 				"thread pointer 0x%" PRIx64 "; looking for it on glibc's lists", t->tid, t->tp);
 		missing = true;
 	}
-	uint64_t rtld;
-	if (missing && dbg_find_symbol(s, "_rtld_global", &rtld, NULL)) {
-		size_t found = match_list(core, an, &l, rtld + l.stack_used);
-		found += match_list(core, an, &l, rtld + l.stack_user);
+	uint64_t rtld, used, user;
+	bool lists = false;
+	if (!missing) {
+	} else if (dbg_find_symbol(s, "_rtld_global", &rtld, NULL)) {
+		used = rtld + l.stack_used;
+		user = rtld + l.stack_user;
+		lists = true;
+	} else {
+		/* A static program's GL(dl_stack_used) and GL(dl_stack_user). */
+		lists = dbg_find_symbol(s, "_dl_stack_used", &used, NULL) &&
+			dbg_find_symbol(s, "_dl_stack_user", &user, NULL);
+	}
+	if (lists) {
+		size_t found = match_list(core, an, &l, used);
+		found += match_list(core, an, &l, user);
 		if (found && !l.from_libc)
 			core_warn(core, "libc describes no struct pthread (libthread_db's _thread_db_* symbols); "
 				"threads found on glibc's lists with glibc 2.36's %s layout", core->arch->name);

@@ -222,3 +222,19 @@ if qemu_fixture toyvm; then
 		check_eq "aarch64 toyvm $desc: exit 0, no warning" "0 []" "$ASY_RC $(jget "$j" "j['warnings']")"
 	done
 fi
+
+# ---- the same, one static program: no _rtld_global, no link map -------------
+if qemu_fixture toyvm_static; then
+	dir=$FIX_DIR core=$CORE
+	for desc in toy-tls toy-key; do
+		j=$TMPD/static-$desc.json
+		aarch64_json "$j" "aarch64 static toyvm $desc" "$core" "$dir/prog" \
+			--runtime "$ROOT/fixtures/toyvm/$desc.json" || continue
+		# libc's functions are the program's own here: left out.
+		python3 "$ROOT/tests/runtime_frames.py" stacks "$j" prog |
+			grep -vE '^native (_|start_thread$|thread_start$)' >"$TMPD/static-$desc.frames"
+		same "aarch64 static toyvm $desc: the x86_64 build's toy frames" \
+			"$ROOT/fixtures/toyvm/expect/default.runtime" "$TMPD/static-$desc.frames"
+		check_eq "aarch64 static toyvm $desc: exit 0, no warning" "0 []" "$ASY_RC $(jget "$j" "j['warnings']")"
+	done
+fi
