@@ -117,6 +117,9 @@ struct core_arch {
 	 * _rtld_global's _dl_stack_used and _dl_stack_user. */
 	uint32_t pthread_size, pthread_list, pthread_tid, pthread_specific;
 	uint32_t rtld_stack_used, rtld_stack_user;
+	/* The relocation of a TLS descriptor the code resolves through
+	 * ADRP/ADD (aarch64's R_AARCH64_TLSDESC), 0: none read. */
+	uint32_t tlsdesc_reloc;
 };
 
 extern const struct core_arch core_arch_x86_64;

@@ -105,4 +105,5 @@ const struct core_arch core_arch_aarch64 = {
 	 * libc6-arm64-cross; pthread_self is tpidr_el0 - 0x740) */
 	.pthread_size = 0x740, .pthread_list = 0xc0, .pthread_tid = 0xd0,
 	.pthread_specific = 0x310, .rtld_stack_used = 0x1158, .rtld_stack_user = 0x1168,
+	.tlsdesc_reloc = 1031,      /* R_AARCH64_TLSDESC */
 };

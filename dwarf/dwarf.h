@@ -323,6 +323,12 @@ bool dbg_read_module_bytes(struct dbg_session *s, uint64_t addr, void *buf, size
  * that the core did not save comes from the library's file. */
 bool dbg_read_module_string(struct dbg_session *s, uint64_t addr, char *buf, size_t max);
 
+/* The offset in its module's TLS block of the thread-local variable whose
+ * TLS descriptor the function at FN (SIZE bytes) resolves, from the
+ * descriptor's relocation in the module's file (the architecture's
+ * tlsdesc_reloc).  False when the code or the file does not say. */
+bool dbg_tlsdesc_offset(struct dbg_session *s, uint64_t fn, uint64_t size, uint64_t *offset);
+
 /* ---- Modules of stored cores ----------------------------------------
  * A crash store keeps each frame's module (the path the core mapped it
  * from, its build-id) and the pc's offset in it.  When the module's debug

@@ -53,11 +53,12 @@ gdb_multiarch_frames() {
 	[ -s "$3" ]
 }
 
-# qemu_fixture VARIANT: build fixtures/aarch64_async VARIANT and crash it;
-# sets FIX_DIR and CORE, or says why not (FAIL or SKIP) and returns 1.
+# qemu_fixture VARIANT [ARGS...]: build fixtures/aarch64_async VARIANT and
+# crash it; sets FIX_DIR and CORE, or says why not (FAIL or SKIP) and
+# returns 1.
 qemu_fixture() {
 	fix_build aarch64_async "$1" || return 1
-	if ! CORE=$(qemu_core "$FIX_DIR" 2>"$TMPD/core.err"); then
+	if ! CORE=$(qemu_core "$FIX_DIR" "${@:2}" 2>"$TMPD/core.err"); then
 		skip "aarch64 $1: $(head -1 "$TMPD/core.err")"
 		return 1
 	fi
@@ -238,3 +239,16 @@ if qemu_fixture toyvm_static; then
 		check_eq "aarch64 static toyvm $desc: exit 0, no warning" "0 []" "$ASY_RC $(jget "$j" "j['warnings']")"
 	done
 fi
+
+# ---- uncaught C++ exceptions: eh_globals through libstdc++'s TLS descriptor --
+# Oracle: the type and what() std::terminate's handler printed.
+for mode in out_of_range invalid_argument user derived rethrow_ptr; do
+	qemu_fixture cause_cxx "$mode" || continue
+	err=$(dirname "$CORE")/stdout j=$TMPD/cause-$mode.json
+	aarch64_json "$j" "aarch64 cause_cxx $mode" "$CORE" "$FIX_DIR/prog" || continue
+	type=$(sed -n "s/^terminate called after throwing an instance of '\(.*\)'$/\1/p" "$err")
+	what=$(sed -n 's/^  what():  //p' "$err")
+	check_eq "aarch64 cause_cxx $mode: the exception's type and what() as std::terminate printed them" \
+		"uncaught_exception $type ${what:-None}" \
+		"$(jget "$j" "'%s %s %s' % (j['cause']['kind'], j['cause']['exception']['type'], j['cause']['exception']['what'])")"
+done
