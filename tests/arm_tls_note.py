@@ -7,11 +7,16 @@ libc's _thread_db_* descriptors give, matched by tid; TPIDR_EL0 is the
 struct pthread's address plus its size (TLS variant I).  The notes are
 rebuilt at the end of the file, each NT_ARM_TLS right after its thread's
 NT_PRSTATUS.  DELTA is added to every thread pointer (a core that lies).
-Usage: arm_tls_note.py CORE OUT LIBC LD_SO [DELTA]; prints "tid tp" lines."""
+With --break-lists instead, no note is added and the lists themselves are
+broken: _dl_stack_used's head points at an unmapped address, the first
+struct pthread of _dl_stack_user at itself (a cycle without the head).
+Usage: arm_tls_note.py CORE OUT LIBC LD_SO [DELTA | --break-lists]; prints
+"tid tp" lines."""
 import struct, subprocess, sys
 
 core_path, out_path, libc, ldso = sys.argv[1:5]
-delta = int(sys.argv[5], 0) if len(sys.argv) > 5 else 0
+break_lists = sys.argv[5:] == ['--break-lists']
+delta = int(sys.argv[5], 0) if len(sys.argv) > 5 and not break_lists else 0
 data = bytearray(open(core_path, 'rb').read())
 phoff, = struct.unpack_from('<Q', data, 32)
 phentsize, phnum = struct.unpack_from('<HH', data, 54)
@@ -21,6 +26,13 @@ def read(addr, n):
     for t, _, off, va, _, fs, _, _ in phdrs:
         if t == 1 and va <= addr and addr + n <= va + fs:
             return bytes(data[off + addr - va:off + addr - va + n])
+    raise SystemExit('0x%x is not in the core' % addr)
+
+def write(addr, b):
+    for t, _, off, va, _, fs, _, _ in phdrs:
+        if t == 1 and va <= addr and addr + len(b) <= va + fs:
+            data[off + addr - va:off + addr - va + len(b)] = b
+            return
     raise SystemExit('0x%x is not in the core' % addr)
 
 def notes():
@@ -63,7 +75,14 @@ auxv = [d for _, t, _, d in notes() if t == 6][0]
 base = dict(struct.iter_unpack('<QQ', auxv))[7]          # AT_BASE
 rtld = base + dynsym(ldso, '_rtld_global')
 tps = {}
-for head in (rtld + field('rtld_global__dl_stack_used'), rtld + field('rtld_global__dl_stack_user')):
+used, user = rtld + field('rtld_global__dl_stack_used'), rtld + field('rtld_global__dl_stack_user')
+if break_lists:
+    first, = struct.unpack('<Q', read(user, 8))
+    write(used, struct.pack('<Q', 0xdead0000))
+    write(first, struct.pack('<Q', first))
+    open(out_path, 'wb').write(data)
+    sys.exit(0)
+for head in (used, user):
     nxt, = struct.unpack('<Q', read(head, 8))
     while nxt != head:
         pd = nxt - list_off

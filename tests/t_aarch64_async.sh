@@ -190,6 +190,19 @@ if qemu_fixture folly_cpp; then
 			check_eq "aarch64 folly_cpp lying NT_ARM_TLS: exit 1, a warning a thread" "1 3" \
 				"$ASY_RC $(warnings "$j" | grep -c 'no struct pthread of this thread below its thread pointer')"
 		fi
+		# Broken lists: an unmapped head, a cycle without its head.  The
+		# main thread (first on _dl_stack_user) is found; the others say
+		# they have no thread pointer, and the walk ends.
+		python3 "$ROOT/tests/arm_tls_note.py" "$core" "$TMPD/broken.core" "$SYSROOT/lib/libc.so.6" \
+			"$SYSROOT/lib/ld-linux-aarch64.so.1" --break-lists
+		j=$TMPD/folly_cpp-broken.json
+		if aarch64_json "$j" "aarch64 folly_cpp broken lists" "$TMPD/broken.core" "$dir/prog"; then
+			check_eq "aarch64 folly_cpp broken lists: exit 1; the two other threads have no thread pointer" \
+				"1 2" "$ASY_RC $(warnings "$j" | grep -c '^folly: thread [0-9]*: no thread pointer')"
+			check_eq "aarch64 folly_cpp broken lists: the main thread's stack stands" \
+				"$(grep '^thread: main_idle' "$TMPD/folly_cpp.want")" \
+				"$(python3 "$ROOT/tests/folly_frames.py" "$j" | grep '^thread: main_idle')"
+		fi
 	else
 		fail "aarch64 folly_cpp: no thread pointers from glibc's lists for the notes: $(tail -1 "$TMPD/tls.err")"
 	fi
