@@ -97,4 +97,13 @@ const struct core_arch core_arch_aarch64 = {
 	.sigframe_pc = SIGFRAME_PC,
 	.mapping_symbols = true,
 	.strip_ra = strip_ra,
+	.record_below_cfa = false,
+	.tls_variant1 = true,
+	.tcb_dtv = 0,               /* tcbhead_t { dtv; private; } */
+	.tcb_size = 16,
+	/* glibc 2.36 (libthread_db's descriptors in Debian 12's
+	 * libc6-arm64-cross; pthread_self is tpidr_el0 - 0x740) */
+	.pthread_size = 0x740, .pthread_list = 0xc0, .pthread_tid = 0xd0,
+	.pthread_specific = 0x310, .rtld_stack_used = 0x1158, .rtld_stack_user = 0x1168,
+	.tlsdesc_reloc = 1031,      /* R_AARCH64_TLSDESC */
 };

@@ -92,4 +92,11 @@ const struct core_arch core_arch_x86_64 = {
 	.ra_at_sp = true,
 	.frame_records = false,     /* libdwfl's x86_64 fallback walks rbp itself */
 	.strip_ra = strip_ra,
+	.record_below_cfa = true,
+	.tls_variant1 = false,
+	.tcb_dtv = 8,
+	.tcb_size = 0,
+	/* glibc 2.36 (libthread_db's descriptors in Debian 12's libc) */
+	.pthread_size = 0x940, .pthread_list = 0x2c0, .pthread_tid = 0x2d0,
+	.pthread_specific = 0x510, .rtld_stack_used = 0x10a8, .rtld_stack_user = 0x10b8,
 };
