@@ -836,15 +836,20 @@ static struct an_thread *thread_on_stack(struct bt_ctx *c, const struct bt_item 
 static void split_running(struct bt_ctx *c, const struct bt_item *it, struct an_task *t)
 {
 	const struct bt_group *g = &c->groups[it->group];
-	struct an_thread *th = thread_with_pointer(c, g->pthread);
+	/* The thread pointer names the worker where it is pthread_self()
+	 * (x86_64); elsewhere, or in a core without thread pointers, the
+	 * bthread's own stack does. */
 	bool has_tp = core_has_thread_pointers(c);
-	if (!th && !has_tp)
+	bool by_stack = !has_tp || !c->core->arch->tp_is_pthread;
+	struct an_thread *th = has_tp ? thread_with_pointer(c, g->pthread) : NULL;
+	if (!th && by_stack)
 		th = thread_on_stack(c, it);
 	if (!th) {
 		task_problem(c, t, "its worker (pthread 0x%" PRIx64 " of TaskGroup 0x%" PRIx64 ") is no "
 			     "thread of the core%s", g->pthread, g->addr,
-			     has_tp ? "" : " (the core saves no thread pointer, and no thread's stack "
-					   "pointer is on the bthread's stack)");
+			     !by_stack ? "" : has_tp ? " (no thread's stack pointer is on the bthread's stack)"
+				     : " (the core saves no thread pointer, and no thread's stack pointer "
+				       "is on the bthread's stack)");
 		return;
 	}
 	t->tid = th->tid;

@@ -77,6 +77,9 @@ struct core_arch {
 				       word (NT_ARM_TLS); 0: it is in pr_reg */
 	uint32_t pac_note;          /* LINUX note of the pointer-authentication
 				       masks (NT_ARM_PAC_MASK), 0: none */
+	bool tp_is_pthread;         /* the thread pointer is glibc's pthread_self()
+				       (x86_64's TLS variant II); aarch64's
+				       struct pthread lies below it */
 
 	/* Frame registers by DWARF number: the unwinder's initial state is
 	 * dwarf_regs[n] of the thread registers, n < ndwarf_regs. */

@@ -110,6 +110,7 @@ const struct core_arch core_arch_aarch64 = {
 	.sigframe_pc = SIGFRAME_PC,
 	.mapping_symbols = true,
 	.strip_ra = strip_ra,
+	.tp_is_pthread = false,
 	.bthread_context = { .size = 0xb0, .pc_offset = 0xa0,
 			     .nregs = sizeof(bthread_regs) / sizeof(bthread_regs[0]),
 			     .regs = bthread_regs },

@@ -100,6 +100,7 @@ const struct core_arch core_arch_x86_64 = {
 	.ra_at_sp = true,
 	.frame_records = false,     /* libdwfl's x86_64 fallback walks rbp itself */
 	.strip_ra = strip_ra,
+	.tp_is_pthread = true,
 	.bthread_context = { .size = 0x40, .pc_offset = 0x38,
 			     .nregs = sizeof(bthread_regs) / sizeof(bthread_regs[0]),
 			     .regs = bthread_regs },

@@ -69,6 +69,20 @@ else
 	tail -n +2 "$TMPD/cmp" | head -10 | cut -c1-300 | sed 's/^/    /'
 fi
 
+# The same core with each thread's TPIDR_EL0, as an arm64 kernel saves it:
+# aarch64's thread pointer is not pthread_self() (struct pthread lies below
+# it), so the running bthreads are still matched by their stacks.
+python3 "$ROOT/tests/add_arm_tls.py" "$CORE" "$TMPD/tls.core" 0x5550000000
+asy_json "$TMPD/tls.json" "$TMPD/tls.core" "$FIX_DIR/prog" --sysroot "$SYSROOT"
+check "bthread-aarch64/with NT_ARM_TLS: the threads have their thread pointers" \
+	[ "$(jget "$TMPD/tls.json" 'sum("tpidr_el0" in t["registers"] and t["registers"]["tpidr_el0"] != "0x0" for t in j["threads"])')" = \
+	  "$(jget "$TMPD/tls.json" 'len(j["threads"])')" ]
+if python3 "$CMP" truth "$TRUTH" "$TMPD/tls.json" >"$TMPD/cmp" 2>&1; then
+	pass "bthread-aarch64/with NT_ARM_TLS: the fixture's bthreads (states, waits, OS threads)"
+else
+	fail "bthread-aarch64/with NT_ARM_TLS: the fixture's bthreads: $(head -1 "$TMPD/cmp")"
+fi
+
 # A saved context whose pc is junk (bRPC's arm64 layout: the pc at
 # ctx+0xa0): that bthread's walk stops early, with a warning naming it.
 joiner=$(jget "$TRUTH" '[b["id"] for b in j["bthreads"] if b["fn"] == "joiner"][0]')
