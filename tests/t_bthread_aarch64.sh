@@ -6,7 +6,8 @@
 # waits, OS threads) and each saved context's stack must be gdb-multiarch's,
 # unwound by gdb from the same saved registers (tests/gdb_bthread.py).
 # qemu-user's cores save no thread pointer: a running bthread is matched to
-# the OS thread whose stack pointer lies on the bthread's stack.
+# the OS thread whose stack pointer lies on the bthread's stack.  Also built
+# as PIE, and stripped.
 source "$(dirname "$0")/lib.sh"
 source "$ROOT/tests/fixlib.sh"
 
@@ -22,20 +23,47 @@ if [ $deps_ok -eq 0 ] || [ ! -e "$SYSROOT/lib/libc.so.6" ]; then
 fi
 CMP=$ROOT/tests/bthread_compare.py
 
-fix_build bthread aarch64 || exit 0
-run=$FIX_DIR/run-$$-$RANDOM
-mkdir -p "$run"
-(cd "$run" && ulimit -c unlimited && exec timeout 120 qemu-aarch64 -L "$SYSROOT" "$FIX_DIR/prog") \
-	>"$run/stdout" 2>&1
-rm -f "$run"/core "$run"/core.[0-9]*
-FIX_RUNS+=("$run")
-CORE=$(ls "$run"/qemu_prog_*.core 2>/dev/null | head -1)
-TRUTH=$run/truth.json
-if [ -z "$CORE" ] || [ ! -s "$TRUTH" ]; then
-	fail "bthread-aarch64: qemu-aarch64 wrote no core or no truth: $(tail -2 "$run/stdout" | tr '\n' ' ')"
-	exit 0
+# qemu_run VARIANT: the variant's core and truth in CORE and TRUTH, false
+# (after a FAIL) when it does not build or qemu wrote neither.
+qemu_run() {
+	fix_build bthread "$1" || return 1
+	local run=$FIX_DIR/run-$$-$RANDOM
+	mkdir -p "$run"
+	(cd "$run" && ulimit -c unlimited && exec timeout 120 qemu-aarch64 -L "$SYSROOT" "$FIX_DIR/prog") \
+		>"$run/stdout" 2>&1
+	rm -f "$run"/core "$run"/core.[0-9]*
+	FIX_RUNS+=("$run")
+	CORE=$(ls "$run"/qemu_prog_*.core 2>/dev/null | head -1)
+	TRUTH=$run/truth.json
+	if [ -z "$CORE" ] || [ ! -s "$TRUTH" ]; then
+		fail "bthread-$1: qemu-aarch64 wrote no core or no truth: $(tail -2 "$run/stdout" | tr '\n' ' ')"
+		return 1
+	fi
+}
+
+# PIE: the same bthreads, each suspended one unwound to its base.
+if qemu_run aarch64-pie; then
+	asy_json "$TMPD/pie.json" "$CORE" "$FIX_DIR/prog" --sysroot "$SYSROOT"
+	if python3 "$CMP" truth "$TRUTH" "$TMPD/pie.json" >"$TMPD/cmp" 2>&1; then
+		pass "bthread-aarch64-pie: the fixture's bthreads (states, waits, OS threads)"
+	else
+		fail "bthread-aarch64-pie: the fixture's bthreads: $(head -1 "$TMPD/cmp")"
+	fi
+	check "bthread-aarch64-pie: every suspended bthread unwound down to task_runner" \
+		[ "$(jget "$TMPD/pie.json" 'sum(t["state"] == "suspended" and t["frames"][-1]["function"].startswith("bthread::TaskGroup::task_runner") for t in j["tasks"])')" = \
+		  "$(jget "$TRUTH" 'sum(b["state"] == "suspended" for b in j["bthreads"])')" ]
 fi
 
+# Stripped: aarch64's TaskMeta is not the documented x86_64 size (its
+# pthread_mutex_t is 8 bytes longer): no bthreads, never a guess, a warning.
+if qemu_run aarch64-nodebug; then
+	asy_json "$TMPD/nd.json" "$CORE" "$FIX_DIR/prog" --sysroot "$SYSROOT"
+	check "bthread-aarch64-nodebug: no bthreads" [ "$(jget "$TMPD/nd.json" 'len(j["tasks"])')" = 0 ]
+	check "bthread-aarch64-nodebug: a warning says why" \
+		grep -q 'bthread: .*without debug info' <(jget "$TMPD/nd.json" '"\n".join(j["warnings"])')
+fi
+
+qemu_run aarch64 || exit 0
 JSON=$TMPD/a64.json
 asy_json "$JSON" "$CORE" "$FIX_DIR/prog" --sysroot "$SYSROOT"
 if [ "$ASY_JSON_OK" -ne 0 ]; then
