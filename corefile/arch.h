@@ -41,6 +41,24 @@ enum {
 	CORE_A64_PSTATE = 33, CORE_A64_TPIDR_EL0 = 34, CORE_A64_COUNT = 35
 };
 
+/* A register a user-space context switch saved: DWARF number, byte offset
+ * from the saved context pointer. */
+struct core_saved_reg {
+	unsigned short dwarf, offset;
+};
+
+/* The registers a runtime's context switch leaves on the stack it leaves
+ * (bRPC's bthread_jump_fcontext, as its src/bthread/context.cpp writes
+ * them per machine), relative to the context pointer it stores: the
+ * callee-saved registers (some past ndwarf_regs, such as aarch64's d8..d15,
+ * which the unwinder does not track), the pc it resumes at, and SIZE, the
+ * bytes saved: the stack pointer once it resumes is the pointer plus SIZE. */
+struct core_saved_context {
+	unsigned size, pc_offset;
+	unsigned nregs;
+	const struct core_saved_reg *regs;
+};
+
 struct core_arch {
 	const char *name;           /* "x86_64", "aarch64": JSON core.arch */
 	uint16_t machine;           /* EM_X86_64, EM_AARCH64 */
@@ -59,6 +77,9 @@ struct core_arch {
 				       word (NT_ARM_TLS); 0: it is in pr_reg */
 	uint32_t pac_note;          /* LINUX note of the pointer-authentication
 				       masks (NT_ARM_PAC_MASK), 0: none */
+	bool tp_is_pthread;         /* the thread pointer is glibc's pthread_self()
+				       (x86_64's TLS variant II); aarch64's
+				       struct pthread lies below it */
 
 	/* Frame registers by DWARF number: the unwinder's initial state is
 	 * dwarf_regs[n] of the thread registers, n < ndwarf_regs. */
@@ -120,6 +141,7 @@ struct core_arch {
 	/* The relocation of a TLS descriptor the code resolves through
 	 * ADRP/ADD (aarch64's R_AARCH64_TLSDESC), 0: none read. */
 	uint32_t tlsdesc_reloc;
+	struct core_saved_context bthread_context;  /* bthread_jump_fcontext's */
 };
 
 extern const struct core_arch core_arch_x86_64;
