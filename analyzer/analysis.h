@@ -127,6 +127,10 @@ struct an_thread {
 	uint64_t regs[AN_THREAD_NREGS];
 	unsigned nregs;             /* regs[0, nregs) were saved */
 	uint64_t pc, sp, fp, tp;    /* those of regs by role (an_reg_role) */
+	uint64_t tls_tp;            /* the thread pointer TLS is found from: tp, or
+				       from glibc's list of threads when the core
+				       has none (pthreads.h); 0: unknown */
+	uint64_t pthread;           /* its glibc struct pthread, 0: unknown */
 	struct an_frame *frames;    /* innermost first, native and async spliced */
 	size_t nframes;
 	char *unwind_error;         /* why the native walk ended early, or NULL */

@@ -39,7 +39,7 @@ enum {
 	MAX_GROUPS = 4096,              /* TaskGroups, all tags together */
 	MAX_QUEUED = 1 << 22,           /* queue entries read, all queues together */
 	MAX_ITEM_WARNINGS = 32,
-	CONTEXT_SIZE = 0x40,            /* bthread_jump_fcontext's frame, return address included */
+	MAX_CONTEXT_SIZE = 0x100,       /* bthread_jump_fcontext's frame, of any architecture */
 	STACK_TYPE_MAIN = 0,
 };
 
@@ -654,23 +654,36 @@ static bool on_stack(const struct bt_stack *st, uint64_t addr, uint64_t len)
 	       st->bottom - addr >= len;
 }
 
-/* The registers bthread_jump_fcontext left at CTX (x86_64's layout: the
- * words r12, r13, r14, r15, rbx, rbp, rip after the FPU control words),
- * by DWARF number. */
+/* The bytes bthread_jump_fcontext saved at its context pointer (the
+ * architecture's table says which registers lie where). */
+static unsigned context_size(const struct bt_ctx *c)
+{
+	return c->core->arch->bthread_context.size;
+}
+
+/* The registers bthread_jump_fcontext left at CTX, by DWARF number: those
+ * the unwinder tracks, the pc it resumes at, and the stack pointer above
+ * the saved block. */
 static bool read_context(struct bt_ctx *c, uint64_t ctx, struct dbg_regs *r)
 {
-	static const unsigned char dwarf_of_word[] = { 0, 12, 13, 14, 15, 3, 6 };
-	uint64_t w[CONTEXT_SIZE / 8];
-	if (!core_pointer_ok(c->core, ctx, CONTEXT_SIZE, 8) || !core_read_bytes(c->core, ctx, w, sizeof(w)))
+	const struct core_arch *arch = c->core->arch;
+	const struct core_saved_context *sc = &arch->bthread_context;
+	unsigned char w[MAX_CONTEXT_SIZE];
+	if (sc->size == 0 || sc->size > sizeof(w) || !core_pointer_ok(c->core, ctx, sc->size, 8) ||
+	    !core_read_bytes(c->core, ctx, w, sc->size))
 		return false;
 	memset(r, 0, sizeof(*r));
-	for (unsigned i = 1; i < sizeof(dwarf_of_word); i++) {
-		r->regs[dwarf_of_word[i]] = w[i];
-		r->known |= 1u << dwarf_of_word[i];
+	for (unsigned i = 0; i < sc->nregs; i++) {
+		unsigned n = sc->regs[i].dwarf;
+		if (n >= arch->ndwarf_regs || n >= DBG_NREGS || sc->regs[i].offset + 8u > sc->size)
+			continue;
+		memcpy(&r->regs[n], w + sc->regs[i].offset, 8);
+		r->known |= 1u << n;
 	}
-	r->pc = w[7];
-	r->regs[7] = ctx + CONTEXT_SIZE;    /* rsp */
-	r->known |= 1u << 7;
+	if (sc->pc_offset + 8u <= sc->size)
+		memcpy(&r->pc, w + sc->pc_offset, 8);
+	r->regs[arch->dwarf_sp] = ctx + sc->size;
+	r->known |= 1u << arch->dwarf_sp;
 	return true;
 }
 
@@ -721,7 +734,7 @@ static void unwind_saved(struct bt_ctx *c, const struct bt_item *it, struct an_t
 			     ", which has no context of its own", it->stack);
 		return;
 	}
-	if (!on_stack(&st, st.context, CONTEXT_SIZE) || !read_context(c, st.context, &regs)) {
+	if (!on_stack(&st, st.context, context_size(c)) || !read_context(c, st.context, &regs)) {
 		task_problem(c, t, "its saved context 0x%" PRIx64 " is not readable on its stack "
 			     "[0x%" PRIx64 ", 0x%" PRIx64 ")", st.context, st.bottom - st.size, st.bottom);
 		return;
@@ -741,6 +754,14 @@ static struct an_thread *thread_with_pointer(struct bt_ctx *c, uint64_t fs_base)
 {
 	for (size_t i = 0; i < c->an->nthreads; i++)
 		if (c->an->threads[i].tp == fs_base)
+			return &c->an->threads[i];
+	return NULL;
+}
+
+static struct an_thread *thread_with_pthread(struct bt_ctx *c, uint64_t pthread)
+{
+	for (size_t i = 0; pthread && i < c->an->nthreads; i++)
+		if (c->an->threads[i].pthread == pthread)
 			return &c->an->threads[i];
 	return NULL;
 }
@@ -790,15 +811,57 @@ static void worker_frames(struct bt_ctx *c, const struct bt_group *g, struct an_
 	free(why);
 }
 
+static bool core_has_thread_pointers(const struct bt_ctx *c)
+{
+	for (size_t i = 0; i < c->an->nthreads; i++)
+		if (c->an->threads[i].has_tp)
+			return true;
+	return false;
+}
+
+/* Without thread pointers (qemu-user's cores save none): the one thread
+ * whose stack pointer lies on the running bthread's own stack.  NULL when
+ * none or several do, or when the bthread runs on its worker's stack. */
+static struct an_thread *thread_on_stack(struct bt_ctx *c, const struct bt_item *it)
+{
+	struct bt_stack st;
+	struct an_thread *found = NULL;
+	if (!read_stack(c, it->stack, &st) || st.bottom == 0)
+		return NULL;
+	for (size_t i = 0; i < c->an->nthreads; i++) {
+		struct an_thread *th = &c->an->threads[i];
+		if (!on_stack(&st, th->sp, 0))
+			continue;
+		if (found)
+			return NULL;
+		found = th;
+	}
+	return found;
+}
+
 /* A running bthread: its frames are its OS thread's, down to task_runner;
  * the thread keeps the worker's part. */
 static void split_running(struct bt_ctx *c, const struct bt_item *it, struct an_task *t)
 {
 	const struct bt_group *g = &c->groups[it->group];
-	struct an_thread *th = thread_with_pointer(c, g->pthread);
+	/* The thread pointer names the worker where it is pthread_self()
+	 * (x86_64); elsewhere, or in a core without thread pointers, the
+	 * bthread's own stack does. */
+	bool has_tp = core_has_thread_pointers(c);
+	bool by_stack = !has_tp || !c->core->arch->tp_is_pthread;
+	/* A pthread_t is its struct pthread: found below the thread pointer,
+	 * or in glibc's list of threads (analyzer/pthreads.c), on any arch. */
+	struct an_thread *th = thread_with_pthread(c, g->pthread);
+	if (!th && has_tp && c->core->arch->tp_is_pthread)
+		th = thread_with_pointer(c, g->pthread);
+	if (!th && by_stack)
+		th = thread_on_stack(c, it);
 	if (!th) {
 		task_problem(c, t, "its worker (pthread 0x%" PRIx64 " of TaskGroup 0x%" PRIx64 ") is no "
-			     "thread of the core", g->pthread, g->addr);
+			     "thread of the core%s", g->pthread, g->addr,
+			     !by_stack ? "" : has_tp ? " (no thread's stack pointer is on the bthread's stack)"
+				     : " (the core saves no thread pointer, and no thread's stack pointer "
+				       "is on the bthread's stack)");
 		return;
 	}
 	t->tid = th->tid;

@@ -492,15 +492,23 @@ static bool eh_globals_from_code(struct cause_ctx *c, uint64_t tp, uint64_t *add
  * a symbol table names it, else through __cxa_get_globals's code. */
 static bool eh_globals_address(struct cause_ctx *c, uint64_t *addr)
 {
-	if (!c->thread->has_tp)
+	/* A core without the thread pointer: glibc's list of threads gave it. */
+	uint64_t tp = c->thread->has_tp ? c->thread->tp : c->thread->tls_tp;
+	if (!tp)
 		return false;
-	uint64_t tp = c->thread->tp;
 	struct dbg_tls_var var;
 	const char *why;
 	if (dbg_find_tls_symbol(c->s, "_ZN12_GLOBAL__N_110eh_globalsE", &var) &&
 	    dbg_tls_address(c->s, &var, tp, addr, &why) == DBG_TLS_ADDRESS)
 		return true;
-	return eh_globals_from_code(c, tp, addr);
+	if (eh_globals_from_code(c, tp, addr))
+		return true;
+	/* aarch64: __cxa_get_globals resolves a TLS descriptor. */
+	uint64_t fn, size;
+	var.size = 16;
+	return dbg_find_symbol(c->s, "__cxa_get_globals", &fn, &size) && module_of(c->s, fn, &var.module) &&
+	       dbg_tlsdesc_offset(c->s, fn, size, &var.offset) &&
+	       dbg_tls_address(c->s, &var, tp, addr, &why) == DBG_TLS_ADDRESS;
 }
 
 static bool exception_class_is(struct core *core, uint64_t header, uint64_t cls)
@@ -531,11 +539,12 @@ static bool thrown_object(struct cause_ctx *c, uint64_t header, uint64_t *obj, u
 
 /* The mangled name a type_info holds ("St12out_of_range"; a leading '*'
  * marks a type of internal linkage). */
-static bool type_info_name(struct core *core, uint64_t tinfo, char *buf, size_t len)
+static bool type_info_name(struct dbg_session *s, uint64_t tinfo, char *buf, size_t len)
 {
 	uint64_t name;
-	if (!core_read_u64(core, tinfo + TYPE_INFO_NAME, &name) || !name ||
-	    !core_read_string(core, name, buf, len) || !buf[0])
+	/* The name is read-only data a qemu-user core does not save. */
+	if (!core_read_u64(dbg_session_core(s), tinfo + TYPE_INFO_NAME, &name) || !name ||
+	    !dbg_read_module_string(s, name, buf, len) || !buf[0])
 		return false;
 	if (buf[0] == '*')
 		memmove(buf, buf + 1, strlen(buf));
@@ -552,7 +561,7 @@ static bool has_message_base(struct cause_ctx *c, uint64_t tinfo)
 				       &size);
 	for (int depth = 0; depth < BASE_CHAIN_MAX && tinfo; depth++) {
 		char name[TYPE_NAME_MAX];
-		if (!type_info_name(c->core, tinfo, name, sizeof(name)))
+		if (!type_info_name(c->s, tinfo, name, sizeof(name)))
 			return false;
 		if (strcmp(name, "St11logic_error") == 0 || strcmp(name, "St13runtime_error") == 0)
 			return true;
@@ -615,7 +624,7 @@ static int decide_uncaught_exception(struct cause_ctx *c)
 	if (header == 0 && frame_named(c, terminate_only) >= 0 && frame_named(c, throwing) < 0)
 		return set_summary(c->cause, AN_CAUSE_ABORT,
 				   "terminate called without an active exception") ? 1 : -1;
-	if (!thrown_object(c, header, &obj, &tinfo) || !type_info_name(c->core, tinfo, name, sizeof(name)))
+	if (!thrown_object(c, header, &obj, &tinfo) || !type_info_name(c->s, tinfo, name, sizeof(name)))
 		return 0;
 	c->cause->exception_type = dbg_demangle_type(name);
 	if (!c->cause->exception_type)

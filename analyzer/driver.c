@@ -14,6 +14,7 @@
 #include "../corefile/journal.h"
 #include "folly.h"
 #include "frames.h"
+#include "pthreads.h"
 #include "recorder.h"
 #include "recursion.h"
 #include "runtime.h"
@@ -307,6 +308,7 @@ struct core_error *an_analyze(struct core *core, const struct core_identity *id,
 			goto out;
 		}
 		an_abort_message_recover(s, an);
+		an_pthreads_locate(s, an);
 		err = analyze_stacks(an, s, opts);
 		if (err)
 			goto out;

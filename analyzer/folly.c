@@ -46,7 +46,8 @@ struct folly_ctx {
 	uint32_t key;
 	struct an_tsd tsd;           /* the threads' pthread key slots */
 	bool static_tls;             /* holder's static TLS offset known */
-	uint64_t holder_tp_offset;   /* holder = fs_base - this */
+	uint64_t holder_tp_offset;   /* holder = thread pointer - this (TLS
+				       variant I: + this) */
 };
 
 /* ---- layouts ------------------------------------------------------------ */
@@ -173,7 +174,10 @@ static void static_tls_init(struct folly_ctx *c)
 		uint64_t block = (memsz + align - 1) & ~(align - 1);
 		if (holder_off >= block)
 			return;
-		c->holder_tp_offset = block - holder_off;
+		/* Variant I: the executable's block follows the TCB. */
+		uint64_t tcb = c->core->arch->tcb_size;
+		c->holder_tp_offset = c->core->arch->tls_variant1
+			? ((tcb + align - 1) & ~(align - 1)) + holder_off : block - holder_off;
 		c->static_tls = true;
 		return;
 	}
@@ -181,10 +185,11 @@ static void static_tls_init(struct folly_ctx *c)
 
 static void check_static_tls(struct folly_ctx *c, const struct an_thread *t, uint64_t holder)
 {
-	uint64_t fs = t->tp;
-	if (!c->static_tls || fs < c->holder_tp_offset)
+	uint64_t fs = t->tls_tp;
+	bool above = c->core->arch->tls_variant1;
+	if (!c->static_tls || fs == 0 || (!above && fs < c->holder_tp_offset))
 		return;
-	uint64_t expect = fs - c->holder_tp_offset;
+	uint64_t expect = above ? fs + c->holder_tp_offset : fs - c->holder_tp_offset;
 	if (expect != holder)
 		core_warn(c->core, "folly: thread %" PRId32 ": pthread slot holds holder 0x%" PRIx64
 			" but static TLS puts it at 0x%" PRIx64, t->tid, holder, expect);
@@ -240,10 +245,10 @@ static void emit(struct splice *sp, uint64_t pc, bool activation, enum an_frame_
 }
 
 /* The frame address of native frame I: where its {parent rbp, return
- * address} record sits when it saved rbp (CFA - 16). */
-static bool frame_at(const struct dbg_frame *f, uint64_t addr)
+ * address} record sits when it saved rbp (CFA - 16); aarch64: its x29. */
+static bool frame_at(const struct core_arch *arch, const struct dbg_frame *f, uint64_t addr)
 {
-	if (f->cfa)
+	if (f->cfa && arch->record_below_cfa)
 		return f->cfa >= 16 && f->cfa - 16 == addr;
 	return f->has_fp && f->fp == addr;
 }
@@ -253,7 +258,7 @@ static bool frame_at(const struct dbg_frame *f, uint64_t addr)
 static size_t find_native(const struct splice *sp, size_t from, uint64_t addr)
 {
 	for (size_t i = from; i < sp->nnative; i++)
-		if (frame_at(&sp->native[i], addr))
+		if (frame_at(sp->c->core->arch, &sp->native[i], addr))
 			return i;
 	return sp->nnative;
 }

@@ -107,7 +107,7 @@ static const struct rec_layout elfe_entry = {
 static void read_name(struct ctx *c, uint64_t ptr, struct ring_header *h)
 {
 	char buf[MAX_NAME];
-	if (ptr && core_read_string(c->core, ptr, buf, sizeof(buf))) {
+	if (ptr && dbg_read_module_string(c->s, ptr, buf, sizeof(buf))) {
 		h->name = strdup(buf);
 	} else {
 		snprintf(buf, sizeof(buf), "recorder@0x%llx", (unsigned long long)h->addr);
@@ -284,7 +284,7 @@ static bool read_slot(struct ctx *c, const struct ring_header *h, uint64_t index
 static bool read_string_cb(void *ctx, uint64_t addr, char *buf, size_t max)
 {
 	struct ctx *c = ctx;
-	return core_read_string(c->core, addr, buf, max);
+	return dbg_read_module_string(c->s, addr, buf, max);
 }
 
 /* The function of an entry: the library's `where` string, or ELFE's caller
@@ -294,7 +294,7 @@ static void entry_function(struct ctx *c, const struct ring_header *h, uint64_t 
 {
 	char buf[256];
 	if (!h->elfe) {
-		if (where && core_read_string(c->core, where, buf, sizeof(buf)))
+		if (where && dbg_read_module_string(c->s, where, buf, sizeof(buf)))
 			e->function = strdup(buf);
 		return;
 	}
@@ -342,7 +342,7 @@ static bool fill_event(struct ctx *c, const struct ring_header *h, const struct 
 	e->timestamp = raw->head.timestamp;
 	memcpy(e->args, raw->args, raw->nargs * sizeof(raw->args[0]));
 	e->nargs = raw->nargs;
-	bool have_format = core_read_string(c->core, raw->head.format, fmt, sizeof(fmt));
+	bool have_format = dbg_read_module_string(c->s, raw->head.format, fmt, sizeof(fmt));
 	if (have_format) {
 		const char *rest;
 		e->location = an_recfmt_split_location(fmt, &rest);

@@ -605,7 +605,7 @@ static void add_string(struct walk *w, struct text *t, uint64_t entry, const cha
 	char s[STRING_LIMIT];
 	if (ptr == 0)
 		return;                 /* no string: the template's text stays */
-	if (core_read_string(w->rs->core, ptr, s, sizeof(s))) {
+	if (dbg_read_module_string(w->rs->s, ptr, s, sizeof(s))) {
 		text_add(t, s, strlen(s));
 		return;
 	}
@@ -1521,7 +1521,7 @@ static void splice_tls(struct an_runtime_session *rs, const struct resolved *r,
 		char context[CONTEXT_SIZE];
 		uint64_t addr, obj;
 		const char *reason;
-		switch (dbg_tls_address(rs->s, &r->tls, t->tp, &addr, &reason)) {
+		switch (dbg_tls_address(rs->s, &r->tls, t->tls_tp, &addr, &reason)) {
 		case DBG_TLS_UNALLOCATED:
 			continue;
 		case DBG_TLS_UNKNOWN:

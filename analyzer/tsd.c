@@ -1,30 +1,36 @@
 /* glibc pthread key slots: struct pthread's specific[] blocks. */
 #include "tsd.h"
 
+#include "pthreads.h"
+
 #include <inttypes.h>
 
 #define KEYS_PER_BLOCK 32u
 #define KEY_DATA_SIZE 16u           /* struct pthread_key_data { seq; data; } */
 #define FIRST_BLOCK_SIZE (KEYS_PER_BLOCK * KEY_DATA_SIZE)
 #define SPECIFIC_SCAN_END 0x1000u   /* struct pthread is far smaller */
-#define SPECIFIC_DEFAULT 0x510u     /* glibc 2.36 x86_64 */
 
 /* struct pthread's `specific[0]` points at the embedded specific_1stblock
- * that precedes the array: the word at fs_base+Y equal to fs_base+Y-0x200
- * gives Y without libc's debug info.  The TCB's self pointers (header.tcb
- * at 0, header.self at 16) confirm fs_base points at a struct pthread. */
-static bool scan_specific(struct core *core, uint64_t fs_base, uint64_t *off)
+ * that precedes the array: the word at PD+Y equal to PD+Y-0x200 gives Y
+ * without libc's debug info, PD being the thread's struct pthread.  What
+ * confirms PD: x86_64's TCB self pointers (header.tcb at 0, header.self at
+ * 16), or where struct pthread has no TCB at its start (TLS variant I),
+ * its tid at TID_OFF. */
+static bool scan_specific(struct core *core, const struct an_thread *t, uint64_t tid_off,
+			  uint64_t *off)
 {
-	uint64_t tcb, self;
+	uint64_t pd = t->pthread, tcb, self;
+	uint32_t tid;
 
-	if (!core_read_u64(core, fs_base, &tcb) || !core_read_u64(core, fs_base + 16, &self) ||
-	    (tcb != fs_base && self != fs_base))
+	if (core->arch->tls_variant1 ? !core_read_u32(core, pd + tid_off, &tid) || (int32_t)tid != t->tid
+				     : !core_read_u64(core, pd, &tcb) || !core_read_u64(core, pd + 16, &self) ||
+				       (tcb != pd && self != pd))
 		return false;
 	for (uint64_t y = FIRST_BLOCK_SIZE; y < SPECIFIC_SCAN_END; y += 8) {
 		uint64_t w;
-		if (!core_read_u64(core, fs_base + y, &w))
+		if (!core_read_u64(core, pd + y, &w))
 			return false;
-		if (w == fs_base + y - FIRST_BLOCK_SIZE) {
+		if (w == pd + y - FIRST_BLOCK_SIZE) {
 			*off = y;
 			return true;
 		}
@@ -32,10 +38,10 @@ static bool scan_specific(struct core *core, uint64_t fs_base, uint64_t *off)
 	return false;
 }
 
-static bool specific_matches(struct core *core, uint64_t fs_base, uint64_t off)
+static bool specific_matches(struct core *core, uint64_t pd, uint64_t off)
 {
 	uint64_t w;
-	return core_read_u64(core, fs_base + off, &w) && w == fs_base + off - FIRST_BLOCK_SIZE;
+	return core_read_u64(core, pd + off, &w) && w == pd + off - FIRST_BLOCK_SIZE;
 }
 
 void an_tsd_init(struct an_tsd *tsd, struct dbg_session *s, const struct analysis *an,
@@ -47,10 +53,12 @@ void an_tsd_init(struct an_tsd *tsd, struct dbg_session *s, const struct analysi
 	/* glibc defines struct pthread beside pthread_create (nptl/pthread_create.c). */
 	bool have_dwarf = dbg_member_offset_near(s, "pthread_create", "pthread", "specific", &dwarf);
 
-	for (size_t i = 0; i < an->nthreads && !have_scan; i++) {
-		uint64_t fs = an->threads[i].tp;
-		have_scan = fs != 0 && scan_specific(tsd->core, fs, &scanned);
-	}
+	struct an_pthread_layout layout;
+	an_pthread_layout(s, &layout);
+	tsd->tid_off = layout.tid;
+	for (size_t i = 0; i < an->nthreads && !have_scan; i++)
+		have_scan = an->threads[i].pthread != 0 &&
+			    scan_specific(tsd->core, &an->threads[i], tsd->tid_off, &scanned);
 	if (have_scan) {
 		tsd->specific_off = scanned;
 		tsd->from_scan = true;
@@ -60,10 +68,12 @@ void an_tsd_init(struct an_tsd *tsd, struct dbg_session *s, const struct analysi
 				who, scanned, dwarf, scanned);
 	} else if (have_dwarf) {
 		tsd->specific_off = dwarf;
+	} else if (layout.from_libc) {
+		tsd->specific_off = layout.specific;
 	} else {
-		tsd->specific_off = SPECIFIC_DEFAULT;
+		tsd->specific_off = layout.specific;
 		core_warn(tsd->core, "%s: struct pthread.specific not found in memory or debug info; "
-			"assuming offset 0x%x", who, SPECIFIC_DEFAULT);
+			"assuming offset 0x%" PRIx64, who, layout.specific);
 	}
 
 	uint64_t keys;
@@ -82,19 +92,20 @@ enum an_slot_state an_tsd_slot(const struct an_tsd *tsd, const struct an_thread 
 			       uint64_t *value)
 {
 	struct core *core = tsd->core;
-	uint64_t fs = t->tp;
+	uint64_t pd = t->pthread;
 	uint64_t block, seq, data;
 
-	if (fs == 0 || fs % 8 != 0) {
+	if (pd == 0 || pd % 8 != 0) {
 		core_warn(core, "%s: thread %" PRId32 ": no thread pointer (%s 0x%" PRIx64 ")",
-			tsd->who, t->tid, core_arch_reg_name(core->arch, core->arch->reg_tp), fs);
+			tsd->who, t->tid, core_arch_reg_name(core->arch, core->arch->reg_tp), t->tp);
 		return AN_SLOT_BROKEN;
 	}
 	uint64_t off = tsd->specific_off;
-	if (tsd->from_scan && !specific_matches(core, fs, off) && scan_specific(core, fs, &off))
+	if (tsd->from_scan && !specific_matches(core, pd, off) &&
+	    scan_specific(core, t, tsd->tid_off, &off))
 		core_warn(core, "%s: thread %" PRId32 ": struct pthread.specific at 0x%" PRIx64
 			" instead of 0x%" PRIx64, tsd->who, t->tid, off, tsd->specific_off);
-	uint64_t at = fs + off + 8 * (key / KEYS_PER_BLOCK);
+	uint64_t at = pd + off + 8 * (key / KEYS_PER_BLOCK);
 	if (!core_read_u64(core, at, &block)) {
 		core_warn(core, "%s: thread %" PRId32 ": pthread specific[] at 0x%" PRIx64
 			" is not readable", tsd->who, t->tid, at);

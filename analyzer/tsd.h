@@ -20,6 +20,7 @@ struct an_tsd {
 	const char *who;             /* warning prefix: "folly", "runtime NAME" (borrowed) */
 	uint64_t specific_off;       /* offset of struct pthread.specific */
 	bool from_scan;              /* found in the threads' memory, not DWARF */
+	uint64_t tid_off;            /* offset of struct pthread.tid */
 	uint64_t keys_table;         /* glibc __pthread_keys, 0 when unknown */
 };
 

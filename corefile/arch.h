@@ -41,6 +41,24 @@ enum {
 	CORE_A64_PSTATE = 33, CORE_A64_TPIDR_EL0 = 34, CORE_A64_COUNT = 35
 };
 
+/* A register a user-space context switch saved: DWARF number, byte offset
+ * from the saved context pointer. */
+struct core_saved_reg {
+	unsigned short dwarf, offset;
+};
+
+/* The registers a runtime's context switch leaves on the stack it leaves
+ * (bRPC's bthread_jump_fcontext, as its src/bthread/context.cpp writes
+ * them per machine), relative to the context pointer it stores: the
+ * callee-saved registers (some past ndwarf_regs, such as aarch64's d8..d15,
+ * which the unwinder does not track), the pc it resumes at, and SIZE, the
+ * bytes saved: the stack pointer once it resumes is the pointer plus SIZE. */
+struct core_saved_context {
+	unsigned size, pc_offset;
+	unsigned nregs;
+	const struct core_saved_reg *regs;
+};
+
 struct core_arch {
 	const char *name;           /* "x86_64", "aarch64": JSON core.arch */
 	uint16_t machine;           /* EM_X86_64, EM_AARCH64 */
@@ -59,6 +77,9 @@ struct core_arch {
 				       word (NT_ARM_TLS); 0: it is in pr_reg */
 	uint32_t pac_note;          /* LINUX note of the pointer-authentication
 				       masks (NT_ARM_PAC_MASK), 0: none */
+	bool tp_is_pthread;         /* the thread pointer is glibc's pthread_self()
+				       (x86_64's TLS variant II); aarch64's
+				       struct pthread lies below it */
 
 	/* Frame registers by DWARF number: the unwinder's initial state is
 	 * dwarf_regs[n] of the thread registers, n < ndwarf_regs. */
@@ -85,6 +106,10 @@ struct core_arch {
 	 * libdwfl's own fallback there repeats frames). */
 	bool frame_records;
 	unsigned dwarf_lr;          /* the link register's DWARF number (frame_records) */
+	/* Where a frame's record lies: the two words below its CFA (x86_64:
+	 * the return address, then the pushed rbp), or where the frame's own
+	 * frame pointer points, anywhere in the frame (aarch64's x29). */
+	bool record_below_cfa;
 	/* A signal handler returns to a trampoline: where that code carries no
 	 * CFI (qemu-user's), a caller pc at these instruction words is a signal
 	 * frame, and the interrupted registers lie in the signal frame at its
@@ -98,6 +123,25 @@ struct core_arch {
 	/* The return address RA without the bits pointer authentication
 	 * signed it with (aarch64's PAC); RA itself where there are none. */
 	uint64_t (*strip_ra)(const struct core *core, uint64_t ra);
+
+	/* glibc's thread layout.  TLS variant II (x86_64): struct pthread
+	 * starts at the thread pointer with its tcbhead_t (the TCB's self
+	 * pointer at 0), static TLS blocks lie below it.  Variant I (aarch64):
+	 * the TCB (tcb_size bytes) is at the thread pointer, static blocks
+	 * follow it, struct pthread lies right below it. */
+	bool tls_variant1;
+	unsigned tcb_dtv;           /* the DTV pointer's offset from the thread pointer */
+	unsigned tcb_size;          /* variant I: the TCB before the first block */
+	/* glibc 2.36's layout, for a libc that does not say it (its
+	 * libthread_db descriptors, its DWARF): sizeof(struct pthread), the
+	 * offsets of its list, tid and specific members, and of
+	 * _rtld_global's _dl_stack_used and _dl_stack_user. */
+	uint32_t pthread_size, pthread_list, pthread_tid, pthread_specific;
+	uint32_t rtld_stack_used, rtld_stack_user;
+	/* The relocation of a TLS descriptor the code resolves through
+	 * ADRP/ADD (aarch64's R_AARCH64_TLSDESC), 0: none read. */
+	uint32_t tlsdesc_reloc;
+	struct core_saved_context bthread_context;  /* bthread_jump_fcontext's */
 };
 
 extern const struct core_arch core_arch_x86_64;

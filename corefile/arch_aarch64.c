@@ -64,6 +64,19 @@ static uint64_t strip_ra(const struct core *core, uint64_t ra)
 	return (ra & (1ull << 55)) ? ra | mask : ra & ~mask;
 }
 
+/* bRPC's bthread_jump_fcontext for linux arm64 (src/bthread/context.cpp)
+ * takes 0xb0 bytes below sp: d8..d15 at 0x00..0x38, x19..x28 at
+ * 0x40..0x88, x29 and x30 at 0x90 and 0x98, and x30 again at 0xa0 as the pc
+ * it resumes at (a fresh context's entry function there, `finish` in x30). */
+static const struct core_saved_reg bthread_regs[] = {
+	{ 19, 0x40 }, { 20, 0x48 }, { 21, 0x50 }, { 22, 0x58 }, { 23, 0x60 },
+	{ 24, 0x68 }, { 25, 0x70 }, { 26, 0x78 }, { 27, 0x80 }, { 28, 0x88 },
+	{ 29, 0x90 }, { 30, 0x98 },
+	/* d8..d15: DWARF's v8..v15 */
+	{ 72, 0x00 }, { 73, 0x08 }, { 74, 0x10 }, { 75, 0x18 }, { 76, 0x20 },
+	{ 77, 0x28 }, { 78, 0x30 }, { 79, 0x38 },
+};
+
 const struct core_arch core_arch_aarch64 = {
 	.name = "aarch64",
 	.machine = EM_AARCH64,
@@ -97,4 +110,17 @@ const struct core_arch core_arch_aarch64 = {
 	.sigframe_pc = SIGFRAME_PC,
 	.mapping_symbols = true,
 	.strip_ra = strip_ra,
+	.record_below_cfa = false,
+	.tls_variant1 = true,
+	.tcb_dtv = 0,               /* tcbhead_t { dtv; private; } */
+	.tcb_size = 16,
+	/* glibc 2.36 (libthread_db's descriptors in Debian 12's
+	 * libc6-arm64-cross; pthread_self is tpidr_el0 - 0x740) */
+	.pthread_size = 0x740, .pthread_list = 0xc0, .pthread_tid = 0xd0,
+	.pthread_specific = 0x310, .rtld_stack_used = 0x1158, .rtld_stack_user = 0x1168,
+	.tlsdesc_reloc = 1031,      /* R_AARCH64_TLSDESC */
+	.tp_is_pthread = false,
+	.bthread_context = { .size = 0xb0, .pc_offset = 0xa0,
+			     .nregs = sizeof(bthread_regs) / sizeof(bthread_regs[0]),
+			     .regs = bthread_regs },
 };

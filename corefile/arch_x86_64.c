@@ -66,6 +66,14 @@ static uint64_t strip_ra(const struct core *core, uint64_t ra)
 	return ra;
 }
 
+/* bRPC's bthread_jump_fcontext for linux x86_64 (src/bthread/context.cpp)
+ * pushes rbp, rbx, r15, r14, r13, r12 below its return address and 8 bytes
+ * of FPU control words (mxcsr, x87 cw) at the context pointer; the return
+ * address is the pc it resumes at. */
+static const struct core_saved_reg bthread_regs[] = {
+	{ 12, 0x08 }, { 13, 0x10 }, { 14, 0x18 }, { 15, 0x20 }, { 3, 0x28 }, { 6, 0x30 },
+};
+
 const struct core_arch core_arch_x86_64 = {
 	.name = "x86_64",
 	.machine = EM_X86_64,
@@ -92,4 +100,15 @@ const struct core_arch core_arch_x86_64 = {
 	.ra_at_sp = true,
 	.frame_records = false,     /* libdwfl's x86_64 fallback walks rbp itself */
 	.strip_ra = strip_ra,
+	.record_below_cfa = true,
+	.tls_variant1 = false,
+	.tcb_dtv = 8,
+	.tcb_size = 0,
+	/* glibc 2.36 (libthread_db's descriptors in Debian 12's libc) */
+	.pthread_size = 0x940, .pthread_list = 0x2c0, .pthread_tid = 0x2d0,
+	.pthread_specific = 0x510, .rtld_stack_used = 0x10a8, .rtld_stack_user = 0x10b8,
+	.tp_is_pthread = true,
+	.bthread_context = { .size = 0x40, .pc_offset = 0x38,
+			     .nregs = sizeof(bthread_regs) / sizeof(bthread_regs[0]),
+			     .regs = bthread_regs },
 };

@@ -313,6 +313,22 @@ enum dbg_tls_state dbg_tls_address(struct dbg_session *s, const struct dbg_tls_v
 /* The executable's PT_TLS (p_memsz, p_align).  False when it has none. */
 bool dbg_main_tls(struct dbg_session *s, uint64_t *memsz, uint64_t *align);
 
+/* LEN bytes at ADDR from those the core saved, else, for constant data
+ * the core did not save (qemu-user's cores keep no read-only page of a library), from
+ * the file of the module loaded there.  False when neither has them. */
+bool dbg_read_module_bytes(struct dbg_session *s, uint64_t addr, void *buf, size_t len);
+
+/* As core_read_string (a NUL within MAX bytes: true), the bytes read as
+ * dbg_read_module_bytes reads them: a string in a library's read-only data
+ * that the core did not save comes from the library's file. */
+bool dbg_read_module_string(struct dbg_session *s, uint64_t addr, char *buf, size_t max);
+
+/* The offset in its module's TLS block of the thread-local variable whose
+ * TLS descriptor the function at FN (SIZE bytes) resolves, from the
+ * descriptor's relocation in the module's file (the architecture's
+ * tlsdesc_reloc).  False when the code or the file does not say. */
+bool dbg_tlsdesc_offset(struct dbg_session *s, uint64_t fn, uint64_t size, uint64_t *offset);
+
 /* ---- Modules of stored cores ----------------------------------------
  * A crash store keeps each frame's module (the path the core mapped it
  * from, its build-id) and the pc's offset in it.  When the module's debug

@@ -74,7 +74,8 @@ struct dbg_module_tls {
 	bool has_block;             /* the module has a PT_TLS */
 	uint64_t image, filesz, memsz, align;   /* PT_TLS; image at its runtime address */
 	uint64_t modid;             /* index in the DTV; 0 when unknown */
-	uint64_t tp_offset;         /* static TLS: block = thread pointer - this; 0 unknown */
+	uint64_t tp_offset;         /* static TLS: block = thread pointer - this
+				       (variant I: + this); 0 unknown */
 };
 
 struct dbg_module_entry {

@@ -1,7 +1,8 @@
 /* Thread-local variables of the executable and of shared libraries: which
  * module's TLS block holds a variable, and where that block is in a given
  * thread, through the thread's DTV and the static TLS area below its
- * thread pointer (glibc, x86_64: TLS variant II).
+ * thread pointer (glibc, x86_64: TLS variant II), or above the TCB at it
+ * (aarch64: variant I).
  *
  * The dynamic linker's link_map of each module records the module's DTV
  * index and static TLS offset; struct link_map is private to glibc and
@@ -51,6 +52,7 @@ static bool module_pt_tls(struct dbg_module_entry *m, struct dbg_module_tls *t)
 static bool scan_link_map(struct core *core, uint64_t lm, uint64_t file_image,
 			  struct dbg_module_tls *t)
 {
+	const struct core_arch *arch = core->arch;
 	uint64_t w[LINK_MAP_SCAN / 8];
 	size_t n = 0;
 	while (n < LINK_MAP_SCAN / 8 && core_read_u64(core, lm + 8 * n, &w[n]))
@@ -63,8 +65,11 @@ static bool scan_link_map(struct core *core, uint64_t lm, uint64_t file_image,
 		if (modid == 0 || modid >= DTV_MAX_SLOTS)
 			continue;
 		t->modid = modid;
-		/* 0 (NO_TLS_OFFSET) and -1 (FORCED_DYNAMIC_TLS_OFFSET): no static block */
-		if (offset != 0 && offset != UINT64_MAX && offset >= t->memsz && offset < (1u << 30))
+		/* 0 (NO_TLS_OFFSET) and -1 (FORCED_DYNAMIC_TLS_OFFSET): no static
+		 * block; variant II's blocks end at the thread pointer, variant
+		 * I's start after the TCB. */
+		uint64_t least = arch->tls_variant1 ? arch->tcb_size : t->memsz;
+		if (offset != 0 && offset != UINT64_MAX && offset >= least && offset < (1u << 30))
 			t->tp_offset = offset;
 		return true;
 	}
@@ -104,10 +109,12 @@ static void module_tls_init(struct dbg_session *s, struct dbg_module_entry *m)
 	t->has_block = true;
 	link_map_tls(s, m, t);
 	/* A static executable has no r_debug list: its block is the first,
-	 * DTV index 1, right below the thread pointer. */
+	 * DTV index 1, right below the thread pointer (variant I: right
+	 * after the TCB). */
 	if (!t->modid && m->info.is_main) {
 		t->modid = 1;
-		t->tp_offset = round_up(t->memsz, t->align);
+		t->tp_offset = s->core->arch->tls_variant1 ? round_up(s->core->arch->tcb_size, t->align)
+							   : round_up(t->memsz, t->align);
 	}
 }
 
@@ -126,15 +133,15 @@ bool dbg_find_tls_symbol(struct dbg_session *s, const char *name, struct dbg_tls
 	return m && tls;
 }
 
-/* The block of DTV index MODID in the thread at TP: tcbhead_t.dtv (TP + 8)
- * points at dtv[0] (the generation), dtv[-1] holds the number of slots,
+/* The block of DTV index MODID in the thread at TP: tcbhead_t.dtv (TP + 8;
+ * variant I: TP) points at dtv[0] (the generation), dtv[-1] holds the number of slots,
  * dtv[MODID].pointer.val is the block, or TLS_DTV_UNALLOCATED until the
  * thread first uses a variable of a module loaded after it started. */
 static enum dbg_tls_state dtv_block(struct core *core, uint64_t tp, uint64_t modid,
 				    uint64_t *block)
 {
 	uint64_t dtv, slots, val;
-	if (!core_read_u64(core, tp + 8, &dtv) || dtv % 8 != 0 || dtv < 16 ||
+	if (!core_read_u64(core, tp + core->arch->tcb_dtv, &dtv) || dtv % 8 != 0 || dtv < 16 ||
 	    !core_read_u64(core, dtv - 16, &slots) || modid > slots || slots >= DTV_MAX_SLOTS ||
 	    !core_read_u64(core, dtv + 16 * modid, &val) || val == 0)
 		return DBG_TLS_UNKNOWN;
@@ -144,11 +151,21 @@ static enum dbg_tls_state dtv_block(struct core *core, uint64_t tp, uint64_t mod
 	return DBG_TLS_ADDRESS;
 }
 
+/* Whether TP points at a thread control block: x86_64's starts with a
+ * pointer to itself; variant I's (aarch64) with the DTV pointer. */
+static bool tcb_at(struct core *core, uint64_t tp)
+{
+	uint64_t w;
+	if (tp == 0 || tp % 8 != 0 || !core_read_u64(core, tp, &w))
+		return false;
+	return core->arch->tls_variant1 ? w != 0 && w % 8 == 0 : w == tp;
+}
+
 enum dbg_tls_state dbg_tls_address(struct dbg_session *s, const struct dbg_tls_var *var,
 				   uint64_t tp, uint64_t *addr, const char **why)
 {
 	enum dbg_tls_state state = DBG_TLS_UNKNOWN;
-	uint64_t tcb, block = 0;
+	uint64_t block = 0;
 	*why = NULL;
 	dbg_lock(s);
 	struct dbg_module_entry *m = var->module < s->nmodules ? &s->modules[var->module] : NULL;
@@ -156,12 +173,13 @@ enum dbg_tls_state dbg_tls_address(struct dbg_session *s, const struct dbg_tls_v
 		module_tls_init(s, m);
 	if (!m || !m->tls.has_block || var->offset >= m->tls.memsz) {
 		*why = "its module has no TLS block that holds it";
-	} else if (tp == 0 || tp % 8 != 0 || !core_read_u64(s->core, tp, &tcb) || tcb != tp) {
+	} else if (!tcb_at(s->core, tp)) {
 		*why = "the thread pointer does not point at a thread control block";
 	} else {
+		bool above = s->core->arch->tls_variant1;
 		state = m->tls.modid ? dtv_block(s->core, tp, m->tls.modid, &block) : DBG_TLS_UNKNOWN;
-		if (state == DBG_TLS_UNKNOWN && m->tls.tp_offset && tp >= m->tls.tp_offset) {
-			block = tp - m->tls.tp_offset;
+		if (state == DBG_TLS_UNKNOWN && m->tls.tp_offset && (above || tp >= m->tls.tp_offset)) {
+			block = above ? tp + m->tls.tp_offset : tp - m->tls.tp_offset;
 			state = DBG_TLS_ADDRESS;
 		}
 		if (state == DBG_TLS_UNKNOWN)

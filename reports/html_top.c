@@ -257,6 +257,30 @@ static int write_example(FILE *out, struct rep_reader *r, const char *hash, bool
 	return rc;
 }
 
+/* The architectures of a bucket's cores, most cores first: "x86_64 (3),
+ * aarch64 (1)". */
+static int write_arches(FILE *out, struct rep_reader *r, const char *hash)
+{
+	static const struct page_sql sql = {
+		"SELECT arch, count(*) AS n FROM cores WHERE signature_hash IS ?1"
+		" GROUP BY arch ORDER BY n DESC, arch",
+		"SELECT arch, count() AS n FROM %2$s.cores FINAL WHERE " CH_HASH_IS
+		" GROUP BY arch ORDER BY n DESC, arch"};
+	json_t *rows = page_rows(r, &sql, hash), *q;
+	size_t k;
+	if (!rows)
+		return -1;
+	fputs("<dt>arch</dt><dd class=\"arch\">", out);
+	json_array_foreach(rows, k, q) {
+		fputs(k ? ", " : "", out);
+		rep_html_text(out, col_text(q, 0) ? col_text(q, 0) : "?", 0);
+		fprintf(out, " (%lld)", col_int(q, 1));
+	}
+	fputs("</dd>", out);
+	json_decref(rows);
+	return 0;
+}
+
 /* One bucket: the current row of the top_signatures query Q. */
 static int write_bucket(FILE *out, struct rep_reader *r, json_t *q, size_t rank)
 {
@@ -270,8 +294,11 @@ static int write_bucket(FILE *out, struct rep_reader *r, json_t *q, size_t rank)
 	rep_html_text(out, col_text(q, 4), 0);
 	fputs("</dd><dt>signature hash</dt><dd>", out);
 	rep_html_text(out, hash, 0);
-	fputs("</dd></dl>\n<div class=\"cols\"><div>\n", out);
-	int rc = write_builds(out, r, hash);
+	fputs("</dd>", out);
+	int rc = write_arches(out, r, hash);
+	fputs("</dl>\n<div class=\"cols\"><div>\n", out);
+	if (rc == 0)
+		rc = write_builds(out, r, hash);
 	fputs("</div><div>\n", out);
 	if (rc == 0)
 		rc = write_day_chart(out, r, hash);

@@ -98,7 +98,8 @@ static const struct ch_table_def ch_tables[T_COUNT] = {
 		     " async_key Nullable(Int64), nthreads Int64, nframes Int64, nwarnings Int64,"
 		     " boot_id Nullable(String), coredump_uid Nullable(Int64), unit Nullable(String),"
 		     " cmdline Nullable(String), cause_kind Nullable(String),"
-		     " cause_summary Nullable(String), version UInt64", "fingerprint", "version",
+		     " cause_summary Nullable(String), version UInt64, arch String DEFAULT 'x86_64'",
+		     "fingerprint", "version",
 		     "fingerprint"},
 	[T_ERRORS] = {"ingest_errors", "ident String, fingerprint Nullable(String), path String,"
 		      " size Nullable(Int64), reason String, attempts Int64, first_at String,"
@@ -314,6 +315,47 @@ out:
 	return rc;
 }
 
+/* Whether DB.TABLE has COLUMN: *HAS.  (ClickHouse 18.16 has no ADD
+ * COLUMN IF NOT EXISTS.) */
+static int has_column(struct rep_ch *ch, const char *table, const char *column, bool *has,
+		      char *why, size_t whylen)
+{
+	char *db = rep_ch_quote(rep_ch_database(ch)), *reply = NULL, *sql = NULL;
+	int rc = -1;
+	if (!db || !(sql = printf_sql("SELECT count() FROM system.columns WHERE database = %s AND"
+				       " table = '%s' AND name = '%s'", db, table, column))) {
+		snprintf(why, whylen, "out of memory");
+		goto out;
+	}
+	if (rep_ch_run_retry(ch, sql, NULL, 0, NULL, why, whylen) != 0 ||
+	    rep_ch_run(ch, sql, NULL, 0, NULL, &reply, why, whylen) != 0)
+		goto out;
+	*has = reply[0] != '0';
+	rc = 0;
+out:
+	free(reply);
+	free(sql);
+	free(db);
+	return rc;
+}
+
+/* A store made before cores had `arch` gets it: its cores are x86_64 (the
+ * only machine asyncore read then).  The column is last, as in ch_tables. */
+static int add_arch_column(struct rep_ch *ch, char *why, size_t whylen)
+{
+	static const char *const tables[] = { "cores_local", "cores" };
+	for (size_t i = rep_ch_cluster(ch) ? 0 : 1; i < 2; i++) {
+		bool has = false;
+		if (has_column(ch, tables[i], "arch", &has, why, whylen) != 0)
+			return -1;
+		if (!has && ddl(ch, printf_sql("ALTER TABLE %s.%s ADD COLUMN arch String DEFAULT"
+					       " 'x86_64'", rep_ch_database(ch), tables[i]), why,
+				whylen) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 int rep_ch_store_init(const char *url, char *why, size_t whylen)
 {
 	struct rep_ch *ch = NULL;
@@ -326,6 +368,8 @@ int rep_ch_store_init(const char *url, char *why, size_t whylen)
 	for (int t = 0; t < T_COUNT; t++)
 		if (create_table(ch, &ch_tables[t], why, whylen) != 0)
 			goto out;
+	if (add_arch_column(ch, why, whylen) != 0)
+		goto out;
 	if (create_view(ch, "crash_stacks", crash_stacks_sql, true, why, whylen) != 0 ||
 	    create_view(ch, "last_events", last_events_sql, true, why, whylen) != 0 ||
 	    create_view(ch, "top_signatures", top_signatures_sql, false, why, whylen) != 0)
@@ -453,7 +497,7 @@ static const char *const core_cols[] = {
 	"analyzer_version", "executable", "build_id", "pid", "uid", "signal", "signal_name", "code",
 	"code_name", "fault_address", "crashing_tid", "abort_message", "signature", "signature_hash",
 	"async_key", "nthreads", "nframes", "nwarnings", "boot_id", "coredump_uid", "unit", "cmdline",
-	"cause_kind", "cause_summary", "version",
+	"cause_kind", "cause_summary", "version", "arch",
 };
 
 static int add_core(struct rep_ch_store *st, const struct analysis *an)
@@ -475,7 +519,8 @@ static int add_core(struct rep_ch_store *st, const struct analysis *an)
 		   rep_json_text(an->boot_id), j_opt(an->has_coredump_uid, an->coredump_uid),
 		   rep_json_text(an->unit), rep_json_text(an->cmdline),
 		   rep_json_text(an->cause.summary ? an_cause_kind_name(an->cause.kind) : NULL),
-		   rep_json_text(an->cause.summary), j_u64(next_version(st)));
+		   rep_json_text(an->cause.summary), j_u64(next_version(st)),
+		   rep_json_text(rep_core_arch(an)));
 }
 
 /* A frame's columns: a thread's frames have all of them, a task's the

@@ -25,6 +25,11 @@ size_t rep_total_frames(const struct analysis *an)
 	return n;
 }
 
+const char *rep_core_arch(const struct analysis *an)
+{
+	return an->arch ? an->arch : "x86_64";
+}
+
 /* A text being made in memory, appended to as jansson's output is. */
 struct text_buf {
 	char *s;

@@ -19,6 +19,9 @@ void rep_store_time(int64_t t, char out[32]);
 /* Frames of every thread of AN. */
 size_t rep_total_frames(const struct analysis *an);
 
+/* The cores.arch of AN: its architecture's name ("x86_64", "aarch64"). */
+const char *rep_core_arch(const struct analysis *an);
+
 /* The frame's arguments as JSON text, the one encoding of the JSON report
  * and both stores ([{"name","type","value","entry_value","entry_equal"}],
  * compact, strings made valid UTF-8), or NULL when it has none or on

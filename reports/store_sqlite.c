@@ -357,6 +357,10 @@ static const char *const rep_migrations[] = {
 	"ALTER TABLE cores ADD COLUMN cause_kind TEXT;"
 	"ALTER TABLE cores ADD COLUMN cause_summary TEXT;"
 	"CREATE INDEX cores_cause_kind ON cores(cause_kind);",
+	/* 7: the core's architecture (core.arch); only x86_64 cores could be
+	 * stored before */
+	"ALTER TABLE cores ADD COLUMN arch TEXT NOT NULL DEFAULT 'x86_64';"
+	"CREATE INDEX cores_arch ON cores(arch);",
 };
 
 const char *rep_store_migration(int version)
@@ -376,9 +380,9 @@ static const char *const rep_queries[Q_COUNT] = {
 		   " analysed_at, analyzer_version, executable, build_id, pid, uid, signal, signal_name,"
 		   " code, code_name, fault_address, crashing_tid, abort_message, signature,"
 		   " signature_hash, async_key, nthreads, nframes, nwarnings, boot_id, coredump_uid,"
-		   " unit, cmdline, cause_kind, cause_summary) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
-		   " ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25,"
-		   " ?26, ?27, ?28, ?29, ?30, ?31)"
+		   " unit, cmdline, cause_kind, cause_summary, arch) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
+		   " ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24,"
+		   " ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32)"
 		   " ON CONFLICT (fingerprint) DO NOTHING",
 	[Q_MODULE] = "INSERT INTO modules VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[Q_THREAD] = "INSERT INTO threads VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
@@ -641,7 +645,7 @@ static int insert_core(struct rep_sqlite *st, const struct analysis *an)
 		v_u64(rep_total_frames(an)), v_u64(an->nwarnings), v_text(an->boot_id),
 		v_opt(an->has_coredump_uid, an->coredump_uid), v_text(an->unit), v_text(an->cmdline),
 		v_text(an->cause.summary ? an_cause_kind_name(an->cause.kind) : NULL),
-		v_text(an->cause.summary),
+		v_text(an->cause.summary), v_text(rep_core_arch(an)),
 	};
 	return insert_row(st->q[Q_CORE], v, NVALUES(v));
 }

@@ -8,7 +8,8 @@ suspended bthread and of each worker's main task.  gdb cannot set registers
 on a core, so a Python unwinder stands in: for frame 0 of the selected
 thread it returns, as that frame's caller, the registers bthread_jump_fcontext
 saved at a context (r12, r13, r14, r15, rbx, rbp at ctx+0x08..0x30, the
-return address at ctx+0x38, rsp = ctx+0x40).  Frames 1.. are then the saved
+return address at ctx+0x38, rsp = ctx+0x40; on aarch64 x19..x30 at
+ctx+0x40..0x98, the pc at ctx+0xa0, sp = ctx+0xb0: bRPC's layouts).  Frames 1.. are then the saved
 stack as gdb's own unwinders and symbolizer see it (frame 1's pc a return
 address, looked up at pc-1, as for any caller).  Prints between the marker
 lines GDB_BTHREAD_BEGIN / GDB_BTHREAD_END:
@@ -52,17 +53,30 @@ class SavedContext(Unwinder):
         if self.regs is None or pending.level() != 0:
             return None
         u64 = gdb.lookup_type('unsigned long')
-        info = pending.create_unwind_info(FrameId(gdb.Value(self.regs['rsp'] - 0x40).cast(u64),
-                                                  pending.read_register('rip')))
+        pc, sp, size = LAYOUT[1:]
+        info = pending.create_unwind_info(FrameId(gdb.Value(self.regs[sp] - size).cast(u64),
+                                                  pending.read_register(pc)))
         for name, value in self.regs.items():
             info.add_saved_register(name, gdb.Value(value).cast(u64))
         return info
 
 
+# Per architecture: {register: offset}, the pc's and sp's names, the size.
+LAYOUTS = {
+    'x86_64': ({'r12': 0x08, 'r13': 0x10, 'r14': 0x18, 'r15': 0x20, 'rbx': 0x28, 'rbp': 0x30,
+                'rip': 0x38}, 'rip', 'rsp', 0x40),
+    'aarch64': (dict([('x%d' % n, 0x40 + 8 * (n - 19)) for n in range(19, 31)] + [('pc', 0xa0)]),
+                'pc', 'sp', 0xb0),
+}
+LAYOUT = None
+
+
 def context_regs(ctx):
-    w = struct.unpack('<8Q', gdb.selected_inferior().read_memory(ctx, 0x40).tobytes())
-    return {'r12': w[1], 'r13': w[2], 'r14': w[3], 'r15': w[4], 'rbx': w[5], 'rbp': w[6],
-            'rip': w[7], 'rsp': ctx + 0x40}
+    offsets, _, sp, size = LAYOUT
+    data = gdb.selected_inferior().read_memory(ctx, size).tobytes()
+    regs = {name: struct.unpack_from('<Q', data, off)[0] for name, off in offsets.items()}
+    regs[sp] = ctx + size
+    return regs
 
 
 def saved_stack(unwinder, ctx):
@@ -85,6 +99,9 @@ def saved_stack(unwinder, ctx):
 
 
 def main():
+    global LAYOUT
+    arch = gdb.selected_inferior().architecture().name()
+    LAYOUT = LAYOUTS['aarch64' if arch.startswith('aarch64') else 'x86_64']
     truth = json.load(open(os.environ['BTHREAD_TRUTH']))
     out = {'threads': gdb_frames.walk()['threads'], 'contexts': {}}
     # A thread whose newest frame is a real one: for an inline frame 0,

@@ -5,8 +5,10 @@
 KIND "report": DOM of `report --format html`, JSON the same core's
 `report --format json` (the oracle): the crashing function, the signal, the
 source file, every timeline event with its message, the modules' paths.
-KIND "top": DOM of `top --format html`, JSON the rows of
-`top --format json`: one bucket per row with its count and signature.
+KIND "top": DOM of `top --format html` [ARCHES], JSON the rows of
+`top --format json`: one bucket per row with its count and signature;
+ARCHES (optional, a JSON object: signature_hash -> "x86_64 (2), aarch64 (1)",
+from the store's cores) the architectures each bucket must show.
 Both: nothing from outside the file, no markup injected by a core."""
 import html.parser
 import json
@@ -128,6 +130,7 @@ def report(root, body, j):
 
 
 def top(root, body, rows):
+    arches = json.load(open(sys.argv[4])) if len(sys.argv) > 4 else None
     buckets = root.find("article", "bucket")
     check("top: one bucket per signature (%d)" % len(rows), len(buckets) == len(rows), len(buckets))
     for b, r in zip(buckets, rows):
@@ -138,6 +141,11 @@ def top(root, body, rows):
         bars = b.find("rect", "bar")
         check("top: bucket %s charts its crashes per day" % r["signature_hash"],
               sum(int(x.find("title")[0].text().split(": ")[1].split()[0]) for x in bars) == r["count"])
+        if arches is not None:
+            shown = [d.text() for d in b.find("dd", "arch")]
+            check("top: bucket %s shows its cores' architectures (%s)"
+                  % (r["signature_hash"], arches.get(r["signature_hash"] or "")),
+                  shown == [arches.get(r["signature_hash"] or "")], shown)
         stack = b.find("li", "frame")
         check("top: bucket %s shows an example stack" % r["signature_hash"],
               stack and "crash" in stack[0].classes() and r["signature"].split(": ")[1].split(" < ")[0]

@@ -99,6 +99,8 @@ if fix_core threads4 && set_machine "$FIX_CORE" 183 "$TMPD/lie86.core"; then
 	fi
 fi
 
+check_arch() { if [ "$2" = "$3" ]; then pass "$1 ($2)"; else fail "$1: got '$2', want '$3'"; fi; }
+
 # ingest keeps aarch64 cores beside x86_64 ones, each with its own frames.
 if [ -f "$TMPD/aarch64.core" ] && [ -f "$TMPD/aarch64.fp.core" ] && fix_core threads4; then
 	db=$TMPD/mixed.db
@@ -119,6 +121,20 @@ if [ -f "$TMPD/aarch64.core" ] && [ -f "$TMPD/aarch64.fp.core" ] && fix_core thr
 	else
 		fail "aarch64: ingest (exit $rc): got '$got', want '$want': $(head -2 "$TMPD/ingest.out")"
 	fi
+	# cores.arch is each report's core.arch; query groups by it.
+	got=$("$ASYNCORE" query --db "$db" --format csv \
+		"SELECT arch, count(*) FROM cores GROUP BY arch ORDER BY arch" 2>&1 | tail -n +2 | tr '\n' ' ')
+	check_arch "aarch64: cores.arch groups the stored cores" "$got" "aarch64,2 x86_64,1 "
+	# The bucket page names each bucket's architectures, as the store has them.
+	"$ASYNCORE" top --db "$db" --format json >"$TMPD/top.json" 2>/dev/null
+	"$ASYNCORE" top --db "$db" --format html >"$TMPD/top.html" 2>/dev/null
+	"$ASYNCORE" query --db "$db" --format csv \
+		"SELECT coalesce(signature_hash, ''), arch, count(*) FROM cores GROUP BY 1, 2" |
+		python3 "$ROOT/tests/bucket_arches.py" >"$TMPD/arches.json"
+	python3 "$ROOT/tests/html_dom.py" top "$TMPD/top.html" "$TMPD/top.json" "$TMPD/arches.json" |
+		grep -E "^(PASS|FAIL): top: bucket .* architectures" | sed 's/^\(PASS\|FAIL\): /&aarch64: /'
+	check_arch "aarch64: the bucket page shows aarch64 buckets" \
+		"$(grep -c '<dd class="arch">aarch64 (1)</dd>' "$TMPD/top.html")" 2
 fi
 
 # resign: an aarch64 core stored without its executable is named once its
@@ -136,4 +152,6 @@ if [ -f "$TMPD/aarch64.core" ] && [ -f "$TMPD/aarch64.exec" ]; then
 	else
 		fail "aarch64: resign (exit $rc): before '$before', after '$after', report '$want'"
 	fi
+	check_arch "aarch64: resign keeps cores.arch" \
+		"$("$ASYNCORE" query --db "$db" --format csv "SELECT arch FROM cores" 2>/dev/null | tail -1)" aarch64
 fi

@@ -97,6 +97,20 @@ check "clickhouse: last_events has SQLite's rows" \
 check "clickhouse: cause_kind counts as in SQLite" \
 	[ "$(chq "$U2" "SELECT cause_kind, count() FROM cores FINAL GROUP BY cause_kind ORDER BY cause_kind")" = \
 	  "$(store_q "$DB" "SELECT cause_kind, count(*) FROM cores GROUP BY cause_kind ORDER BY cause_kind")" ]
+check "clickhouse: arch counts as in SQLite" \
+	[ "$(chq "$U2" "SELECT arch, count() FROM cores FINAL GROUP BY arch ORDER BY arch")" = \
+	  "$(store_q "$DB" "SELECT arch, count(*) FROM cores GROUP BY arch ORDER BY arch")" ]
+# A store made before cores.arch: store init adds it (x86_64, the only
+# machine stored then) to the local and the Distributed tables of each shard.
+for i in 1 2; do
+	ch_q $i "ALTER TABLE crashes.cores DROP COLUMN arch" >/dev/null &&
+		ch_q $i "ALTER TABLE crashes.cores_local DROP COLUMN arch" >/dev/null ||
+		fail "clickhouse: dropping cores.arch on shard $i"
+done
+"$ASYNCORE" store init --db "$U1" 2>"$W/err" && "$ASYNCORE" store init --db "$U2" 2>>"$W/err"; rc=$?
+check "clickhouse: store init adds cores.arch to an older store (exit $rc)" [ $rc -eq 0 ]
+check "clickhouse: ... its $N cores are x86_64" \
+	[ "$(chq "$U2" "SELECT arch, count() FROM cores FINAL GROUP BY arch")" = "x86_64,$N" ]
 check "clickhouse: query --format json gives numbers" \
 	bash -c '"$1" query --db "$2" --format json "SELECT count() AS n FROM cores FINAL" | python3 -c "import json,sys; assert json.load(sys.stdin) == [{\"n\": $3}]"' \
 	_ "$ASYNCORE" "$U2" "$N"
@@ -360,3 +374,4 @@ check "clickhouse: ... its module path as the JSON report has it (U+FFFD)" \
 	  "$(json_get "$W/bytes.json" 'j["modules"][0]["path"]')" ]
 "$ASYNCORE" query --db "$UK" "SELECT path FROM modules FINAL WHERE fingerprint = '$fp' AND idx = 0" >"$W/bytes.txt"
 check "clickhouse: ... query's table escapes the escape sequence" grep -qF '\x1b[2J' "$W/bytes.txt"
+

@@ -70,7 +70,10 @@ fix_core threads4 || exit 0
 "$ASYNCORE" top --db "$TMPD/s.db" --format html >"$TMPD/top.html" 2>/dev/null; rc=$?
 check "html: top --format html exits 0" test $rc = 0
 if browser "$TMPD/top.dom" --dump-dom "file://$TMPD/top.html" && [ -s "$TMPD/top.dom" ]; then
-	python3 "$ROOT/tests/html_dom.py" top "$TMPD/top.dom" "$TMPD/top.json"
+	"$ASYNCORE" query --db "$TMPD/s.db" --format csv \
+		"SELECT coalesce(signature_hash, ''), arch, count(*) FROM cores GROUP BY 1, 2" |
+		python3 "$ROOT/tests/bucket_arches.py" >"$TMPD/arches.json"
+	python3 "$ROOT/tests/html_dom.py" top "$TMPD/top.dom" "$TMPD/top.json" "$TMPD/arches.json"
 	screenshots top "$TMPD/top.html"
 else
 	fail "html: chromium did not load the bucket page: $(tail -2 "$TMPD/top.dom.err")"

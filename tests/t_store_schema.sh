@@ -69,6 +69,23 @@ if [ -f "$W/cores/bthread.core" ]; then
 	check "store schema: crash_stacks starts in the crashing bthread" \
 		[ "$(store_q "$DB" "SELECT s.function FROM crash_stacks s JOIN cores c ON c.id = s.core_id WHERE c.path LIKE '%bthread.core' AND s.frame = 0")" = "parse_header(Request const*)" ]
 fi
+check "store schema: the fixture cores are x86_64 (cores.arch)" \
+	[ "$(store_q "$DB" "SELECT group_concat(DISTINCT arch) FROM cores")" = x86_64 ]
+
+# A store of schema version 6 (no cores.arch) is migrated by the next
+# ingest: its cores were x86_64, the only machine stored then.
+sqlite3 "$DB" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null
+cp "$DB" "$W/v6.db"
+sqlite3 "$W/v6.db" "DROP INDEX cores_arch; ALTER TABLE cores DROP COLUMN arch; PRAGMA user_version = 6;"
+n6=$(store_q "$W/v6.db" "SELECT count(*) FROM cores")
+"$ASYNCORE" ingest --db "$W/v6.db" --quiet "$W/cores" >/dev/null 2>"$W/err"; rc=$?
+check "store schema: a version 6 store is migrated to $v" \
+	[ $rc -eq 0 -a "$(store_q "$W/v6.db" "PRAGMA user_version")" = "$v" ]
+check "store schema: its $n6 cores are x86_64 after the migration" \
+	[ "$(store_q "$W/v6.db" "SELECT count(*) FROM cores WHERE arch = 'x86_64'")" = "$n6" ]
+check "store schema: cores.arch is indexed after the migration" \
+	[ "$(store_q "$W/v6.db" "SELECT count(*) FROM sqlite_schema WHERE name = 'cores_arch'")" = 1 ]
+
 sqlite3 "$DB" "PRAGMA user_version = 99"
 "$ASYNCORE" ingest --db "$DB" "$W/cores" >/dev/null 2>"$W/err"; rc=$?
 check "store schema: a newer database is refused" [ $rc -eq 2 -a -n "$(grep newer "$W/err")" ]

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../../analyzer/folly.h"
+#include "../../analyzer/pthreads.h"
 #include "craft.h"
 #include "data/unit_fixture.h"
 
@@ -202,6 +203,7 @@ static bool splice(struct world *w, struct outcome *o)
 		stacks[i] = w->threads[i].native;
 		nstacks[i] = NNATIVE;
 	}
+	an_pthreads_locate(o->cs.s, an);
 	an_folly_splice_all(o->cs.s, an, stacks, nstacks);
 	o->an = an;
 	return true;
