@@ -281,16 +281,8 @@ static bool append_text(struct sigbuf *b, const char *text)
  * not part of it: one call chain is one bucket whatever the build. */
 static bool append_frame(struct sigbuf *b, const char *name)
 {
-	size_t need = b->len + strlen(name) + 5;
-	if (need > b->cap) {
-		size_t ncap = need * 2;
-		char *p = realloc(b->s, ncap);
-		if (!p)
-			return false;
-		b->s = p;
-		b->cap = ncap;
-	}
-	b->len += (size_t)sprintf(b->s + b->len, "%s%s", b->frames ? " < " : "", name);
+	if ((b->frames && !append_text(b, " < ")) || !append_text(b, name))
+		return false;
 	b->frames++;
 	return true;
 }

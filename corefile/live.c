@@ -708,29 +708,44 @@ static struct live_thread *thread_find(struct core_live *live, pid_t tid)
 	return NULL;
 }
 
+/* /proc/PID/task of LIVE, or NULL when the process is gone. */
+static DIR *open_task_dir(const struct core_live *live)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)live->pid);
+	return opendir(path);
+}
+
+/* The next thread id in DIR, 0 at its end. */
+static pid_t next_task(DIR *dir)
+{
+	struct dirent *d;
+	while ((d = readdir(dir)) != NULL) {
+		char *end;
+		long tid = strtol(d->d_name, &end, 10);
+		if (!*end && tid > 0 && tid <= INT32_MAX)
+			return (pid_t)tid;
+	}
+	return 0;
+}
+
 /* Seize and interrupt every thread in /proc/PID/task not yet seized; the
  * number of new ones, or -1 with *ERR. */
 static int seize_new_threads(struct core_live *live, struct core_error **err)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)live->pid);
-	DIR *dir = opendir(path);
+	DIR *dir = open_task_dir(live);
 	if (!dir) {
 		*err = core_error_create(CORE_ERROR_USAGE, "process %d exited", (int)live->pid);
 		return -1;
 	}
 	int added = 0;
-	struct dirent *d;
-	while ((d = readdir(dir)) != NULL) {
-		char *end;
-		long tid = strtol(d->d_name, &end, 10);
-		if (*end || tid <= 0)
-			continue;
-		struct live_thread *t = thread_find(live, (pid_t)tid);
+	pid_t tid;
+	while ((tid = next_task(dir)) != 0) {
+		struct live_thread *t = thread_find(live, tid);
 		if (t && (t->seized || t->gone))
 			continue;
 		if (!t)
-			t = thread_add(live, (pid_t)tid);
+			t = thread_add(live, tid);
 		if (!t) {
 			*err = &core_error_nomem;
 			added = -1;
@@ -1067,19 +1082,13 @@ static void read_syscall_regs(struct core_live *live, struct live_thread *t)
 
 bool core_live_warm_begin(struct core_live *live)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)live->pid);
-	DIR *dir = opendir(path);
+	DIR *dir = open_task_dir(live);
 	if (!dir)
 		return false;
-	struct dirent *d;
-	while ((d = readdir(dir)) != NULL) {
-		char *end;
-		long tid = strtol(d->d_name, &end, 10);
-		if (*end || tid <= 0)
-			continue;
-		struct live_thread *t = thread_find(live, (pid_t)tid);
-		if (!t && !(t = thread_add(live, (pid_t)tid)))
+	pid_t tid;
+	while ((tid = next_task(dir)) != 0) {
+		struct live_thread *t = thread_find(live, tid);
+		if (!t && !(t = thread_add(live, tid)))
 			break;
 		read_syscall_regs(live, t);
 	}

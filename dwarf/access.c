@@ -31,15 +31,6 @@ static bool die_in_register(Dwarf_Die *die, Dwarf_Addr at, int reg)
 	       dwarf_getlocation_addr(&loc, at, &ops, &n, 1) == 1 && location_is_register(ops, n, reg);
 }
 
-static const char *die_name(Dwarf_Die *die)
-{
-	Dwarf_Attribute a;
-	const char *name = dwarf_diename(die);
-	if (!name && dwarf_attr_integrate(die, DW_AT_name, &a))
-		name = dwarf_formstring(&a);
-	return name;
-}
-
 static bool die_type(Dwarf_Die *die, Dwarf_Die *type)
 {
 	Dwarf_Attribute a;
@@ -102,7 +93,7 @@ static bool member_path(Dwarf_Die *record, uint64_t offset, char *buf, size_t le
  * offset 0. */
 static bool describe_access(Dwarf_Die *var, uint64_t offset, char *buf, size_t len)
 {
-	const char *name = die_name(var);
+	const char *name = dbg_die_name(var);
 	Dwarf_Die type, target;
 	if (!name || !die_type(var, &type))
 		return false;

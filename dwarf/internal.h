@@ -295,4 +295,8 @@ bool dbg_function_entry(struct dbg_session *s, uint64_t pc, bool activation, uin
 /* Symbol NAME of F: its offline address. */
 bool dbg_file_find_symbol(struct dbg_file *f, const char *name, uint64_t *addr);
 
+/* DIE's name, also through DW_AT_abstract_origin / DW_AT_specification
+ * (borrowed from libdw), or NULL. */
+const char *dbg_die_name(Dwarf_Die *die);
+
 #endif

@@ -42,18 +42,18 @@ struct syms {
 	bool nomem;
 };
 
-static bool is_function_scope(int tag)
-{
-	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
-}
-
-static const char *die_name(Dwarf_Die *die)
+const char *dbg_die_name(Dwarf_Die *die)
 {
 	Dwarf_Attribute a;
 	const char *name = dwarf_diename(die);
 	if (!name && dwarf_attr_integrate(die, DW_AT_name, &a))
 		name = dwarf_formstring(&a);
 	return name;
+}
+
+static bool is_function_scope(int tag)
+{
+	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
 }
 
 static bool flag_set(Dwarf_Die *die, unsigned attr)
@@ -130,7 +130,7 @@ static void add_enumeration(struct syms *out, Dwarf_Die *type)
 	Dwarf_Die c;
 	if (dwarf_child(type, &c) == 0) {
 		do {
-			const char *name = die_name(&c);
+			const char *name = dbg_die_name(&c);
 			if (dwarf_tag(&c) != DW_TAG_enumerator || !name)
 				continue;
 			struct sym *s = syms_add(out, &c, name, true);
@@ -140,7 +140,7 @@ static void add_enumeration(struct syms *out, Dwarf_Die *type)
 			}
 		} while (dwarf_siblingof(&c, &c) == 0);
 	}
-	const char *name = die_name(type);
+	const char *name = dbg_die_name(type);
 	if (name)
 		syms_add(out, type, name, false);
 }
@@ -150,7 +150,7 @@ static void add_children(struct syms *out, Dwarf_Die *block, int nest);
 /* The symbols gdb makes of CHILD, a child DIE of a block. */
 static void add_child(struct syms *out, Dwarf_Die *child, int nest)
 {
-	const char *name = die_name(child);
+	const char *name = dbg_die_name(child);
 	switch (dwarf_tag(child)) {
 	case DW_TAG_variable: {
 		enum var_class c = variable_class(child);

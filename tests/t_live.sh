@@ -379,25 +379,7 @@ fi
 # Spliced stacks as t_folly.sh shows them (a coroutine's frame is "f
 # [coroutine]"), against the crashing build's expectation.
 folly_frames() {
-	python3 -c '
-import json, re, sys
-sys.path.insert(0, sys.argv[2])
-from frames import strip_params
-j = json.load(open(sys.argv[1]))
-def fix(frames):
-    for f in frames:
-        d = f.get("display")
-        m = re.match(r"(.*) (\[coroutine[^]]*\])", d or "")
-        if m:
-            f["function"] = strip_params(m.group(1)) + " " + m.group(2)
-        elif f.get("function"):
-            f["function"] = re.sub(r"(\s*\[clone [^]]*\])+$", "", f["function"])
-for t in j.get("threads", []):
-    fix(t.get("frames", []))
-for s in j.get("suspended", []):
-    fix(s.get("frames", []))
-json.dump(j, sys.stdout)
-' "$1" "$ROOT/tests" | python3 "$ROOT/tests/frames.py" --sorted --suspended --strip-params
+	python3 "$ROOT/tests/folly_frames.py" "$1"
 }
 if FOLLY=$(fixture_build folly_cpp hang 2>"$TMPD/fb.err"); then
 	"$FOLLY/prog" >/dev/null 2>&1 &
