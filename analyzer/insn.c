@@ -1,6 +1,6 @@
 /* Capstone's x86_64 and aarch64 decoders over the target's memory, one
- * table per machine.  Registers are turned into DWARF numbers here, the numbering the rest of the analysis
- * (CFI, variable locations) speaks. */
+ * table per machine.  Registers are turned into DWARF numbers here, the
+ * numbering the rest of the analysis (CFI, variable locations) speaks. */
 #include "insn.h"
 
 #include "../dwarf/dwarf.h"
@@ -110,7 +110,8 @@ static void take_x86_64_operand(const struct insn_arch *ia, const cs_x86_op *o,
 	}
 }
 
-static void take_x86_64_operands(const struct insn_arch *ia, const cs_insn *ci, struct an_insn *out)
+static void take_x86_64_operands(const struct insn_arch *ia, const cs_insn *ci,
+				 struct an_insn *out)
 {
 	const cs_x86 *x = &ci->detail->x86;
 	struct an_insn_op *op;
@@ -161,7 +162,8 @@ static void take_aarch64_mem(const struct insn_arch *ia, const cs_insn *ci, cons
 	aarch64_access(ci->mnemonic, o->access, op);
 }
 
-static void take_aarch64_operands(const struct insn_arch *ia, const cs_insn *ci, struct an_insn *out)
+static void take_aarch64_operands(const struct insn_arch *ia, const cs_insn *ci,
+				  struct an_insn *out)
 {
 	const cs_arm64 *a = &ci->detail->arm64;
 	struct an_insn_op *op;
@@ -209,8 +211,8 @@ static size_t read_code(struct core *core, struct dbg_session *s, uint64_t addr,
 	return got;
 }
 
-size_t an_insn_decode(struct core *core, struct dbg_session *s, uint64_t addr, size_t span, struct an_insn *out,
-		      size_t max)
+size_t an_insn_decode(struct core *core, struct dbg_session *s, uint64_t addr, size_t span,
+		      struct an_insn *out, size_t max)
 {
 	uint8_t buf[256];
 	const struct insn_arch *ia = insn_arch_of(core);
