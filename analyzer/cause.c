@@ -241,7 +241,7 @@ static bool call_return_address(struct cause_ctx *c, uint64_t *ra)
 	for (size_t i = 0; i < sizeof(call_sizes) / sizeof(call_sizes[0]); i++) {
 		struct an_insn insn;
 		if (*ra >= call_sizes[i] &&
-		    an_insn_decode(c->core, *ra - call_sizes[i], call_sizes[i], &insn, 1) == 1 &&
+		    an_insn_decode(c->core, c->s, *ra - call_sizes[i], call_sizes[i], &insn, 1) == 1 &&
 		    insn.size == call_sizes[i] && strcmp(insn.mnemonic, "call") == 0)
 			return true;
 	}
@@ -297,7 +297,7 @@ static void describe_fault_access(struct cause_ctx *c, uint64_t fault, struct fa
 	fa->access = NULL;
 	fa->has_base = false;
 	fa->expr[0] = '\0';
-	if (!c->thread || an_insn_decode(c->core, c->pc, 16, &insn, 1) != 1)
+	if (!c->thread || an_insn_decode(c->core, c->s, c->pc, 16, &insn, 1) != 1)
 		return;
 	bool exact;
 	const struct an_insn_op *op = an_insn_mem_operand(&insn, c->thread->regs, fault, &exact);
@@ -306,8 +306,8 @@ static void describe_fault_access(struct cause_ctx *c, uint64_t fault, struct fa
 	fa->access = op->write ? "write" : op->read ? "read" : NULL;
 	if (!exact)
 		return;
-	fa->has_base = an_insn_base_value(op, c->thread->regs, &fa->base_value);
-	if (c->s && op->base != AN_INSN_NONE && op->base != 16 && op->index == AN_INSN_NONE)
+	fa->has_base = an_insn_base_value(&insn, op, c->thread->regs, &fa->base_value);
+	if (c->s && op->base != AN_INSN_NONE && op->base != AN_INSN_PC && op->index == AN_INSN_NONE)
 		dbg_register_access(c->s, c->pc, op->base, (uint64_t)op->disp, fa->expr,
 				    sizeof(fa->expr));
 }
@@ -319,26 +319,41 @@ static void describe_fault_access(struct cause_ctx *c, uint64_t fault, struct fa
 /* A NULL dereference is a fault below the first mapping through a NULL
  * pointer: the instruction's base register held 0.  A wild pointer below
  * the first mapping (0x41414141 under a PIE) is not one. */
-static bool through_null(const struct cause_ctx *c, const struct fault_access *fa)
+static bool through_null(uint64_t fault, const struct fault_access *fa)
 {
 	if (fa->has_base)
 		return fa->base_value == 0;
-	return c->an->fault_address < NULL_PAGE_LIMIT;
+	return fault < NULL_PAGE_LIMIT;
+}
+
+/* The address the fault was at: the signal's, else (qemu-user's cores
+ * carry no NT_SIGINFO) the one the faulting instruction's memory operand
+ * names in the thread's registers. */
+static bool fault_address(struct cause_ctx *c, uint64_t *fault)
+{
+	if (c->an->has_fault_address) {
+		*fault = c->an->fault_address;
+		return true;
+	}
+	struct an_insn insn;
+	return c->thread && an_insn_decode(c->core, c->s, c->pc, 16, &insn, 1) == 1 &&
+	       an_insn_access_address(&insn, c->thread->regs, fault);
 }
 
 static int decide_null_dereference(struct cause_ctx *c)
 {
-	if (!c->an->has_fault_address || c->core->nsegments == 0 ||
-	    c->an->fault_address >= c->core->segments[0].vaddr)
+	uint64_t fault;
+	if (!fault_address(c, &fault) || c->core->nsegments == 0 ||
+	    fault >= c->core->segments[0].vaddr)
 		return 0;
 	struct fault_access fa;
-	describe_fault_access(c, c->an->fault_address, &fa);
-	if (!through_null(c, &fa))
+	describe_fault_access(c, fault, &fa);
+	if (!through_null(fault, &fa))
 		return 0;
 	c->cause->access = fa.access;
 	if (fa.expr[0] && !(c->cause->expression = strdup(fa.expr)))
 		return -1;
-	uint64_t off = c->an->fault_address;
+	uint64_t off = fault;
 	char at[48], h[32];
 	if (off)
 		snprintf(at, sizeof(at), "NULL + %s", an_hex(h, off));
@@ -355,22 +370,23 @@ static int decide_bad_access(struct cause_ctx *c)
 	if (c->an->code_name)
 		snprintf(code, sizeof(code), " (%s)", c->an->code_name);
 	const char *in = in_function(innermost_function(c), fn, sizeof(fn));
-	if (!c->an->has_fault_address) {
+	uint64_t fault;
+	if (!fault_address(c, &fault)) {
 		struct an_insn insn;
-		bool decoded = c->thread && an_insn_decode(c->core, c->pc, 16, &insn, 1) == 1;
+		bool decoded = c->thread && an_insn_decode(c->core, c->s, c->pc, 16, &insn, 1) == 1;
 		return set_summary(c->cause, AN_CAUSE_BAD_ACCESS, "%s%s without a fault address%s%s%s%s",
 				   c->an->signal_name ? c->an->signal_name : "signal", code,
 				   decoded ? " at `" : "", decoded ? insn.text : "",
 				   decoded ? "`" : "", in) ? 1 : -1;
 	}
 	struct fault_access fa;
-	describe_fault_access(c, c->an->fault_address, &fa);
+	describe_fault_access(c, fault, &fa);
 	c->cause->access = fa.access;
 	if (fa.expr[0] && !(c->cause->expression = strdup(fa.expr)))
 		return -1;
 	return set_summary(c->cause, AN_CAUSE_BAD_ACCESS, "%s%s%s at %s%s%s",
 			   fa.access ? fa.access : "access", fa.expr[0] ? " of " : "", fa.expr,
-			   an_hex(h, c->an->fault_address), code, in) ? 1 : -1;
+			   an_hex(h, fault), code, in) ? 1 : -1;
 }
 
 static int decide_memory_fault(struct cause_ctx *c)
@@ -390,7 +406,7 @@ static int decide_illegal_instruction(struct cause_ctx *c)
 	if (c->thread && !executable_at(c->core, c->pc))
 		return decide_bad_jump(c);
 	struct an_insn insn;
-	bool decoded = c->thread && an_insn_decode(c->core, c->pc, 16, &insn, 1) == 1;
+	bool decoded = c->thread && an_insn_decode(c->core, c->s, c->pc, 16, &insn, 1) == 1;
 	char h[32], fn[512], code[48] = "";
 	if (c->an->code_name)
 		snprintf(code, sizeof(code), " (%s)", c->an->code_name);
@@ -413,7 +429,7 @@ static int decide_arithmetic(struct cause_ctx *c)
 	const char *w = c->an->has_code && code > 0 && (size_t)code < sizeof(what) / sizeof(what[0])
 		? what[code] : NULL;
 	struct an_insn insn;
-	bool decoded = c->thread && an_insn_decode(c->core, c->pc, 16, &insn, 1) == 1;
+	bool decoded = c->thread && an_insn_decode(c->core, c->s, c->pc, 16, &insn, 1) == 1;
 	char fn[512];
 	return set_summary(c->cause, AN_CAUSE_ARITHMETIC, "%s%s%s%s%s",
 			   w ? w : "arithmetic exception (SIGFPE)", decoded ? " at `" : "",
@@ -447,7 +463,7 @@ static bool eh_globals_from_code(struct cause_ctx *c, uint64_t tp, uint64_t *add
 	if (!dbg_find_symbol(c->s, "__cxa_get_globals", &fn, &size))
 		return false;
 	struct an_insn insn[16];
-	size_t n = an_insn_decode(c->core, fn, size && size < 96 ? size : 96, insn, 16);
+	size_t n = an_insn_decode(c->core, c->s, fn, size && size < 96 ? size : 96, insn, 16);
 	uint64_t tls_index = 0;
 	int64_t extra = 0;
 	bool called = false, from_tp = false;
@@ -460,7 +476,7 @@ static bool eh_globals_from_code(struct cause_ctx *c, uint64_t tp, uint64_t *add
 		if (strcmp(in->mnemonic, "call") == 0)
 			called = true;
 		else if (two && strcmp(in->mnemonic, "lea") == 0 && a->type == AN_OP_REG &&
-			 a->reg == 5 && b->type == AN_OP_MEM && b->base == 16 && !called)
+			 a->reg == 5 && b->type == AN_OP_MEM && b->base == AN_INSN_PC && !called)
 			tls_index = in->address + in->size + (uint64_t)b->disp;
 		else if (two && strcmp(in->mnemonic, "mov") == 0 && a->type == AN_OP_REG &&
 			 a->reg == 0 && b->type == AN_OP_MEM && b->segment && b->base == AN_INSN_NONE &&

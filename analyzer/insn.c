@@ -1,47 +1,93 @@
-/* Capstone's x86_64 decoder over the target's memory.  Registers are
- * turned into DWARF numbers here, the numbering the rest of the analysis
- * (CFI, variable locations) speaks. */
+/* Capstone's x86_64 and aarch64 decoders over the target's memory, one
+ * table per machine.  Registers are turned into DWARF numbers here, the
+ * numbering the rest of the analysis (CFI, variable locations) speaks. */
 #include "insn.h"
+
+#include "../dwarf/dwarf.h"
 
 #include <capstone/capstone.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <string.h>
 
-enum { INSN_MAX_BYTES = 15 };
-
-/* Capstone's 64-bit x86 registers by DWARF number (x86_64 psABI). */
-static const x86_reg dwarf_regs[] = {
+/* Capstone's 64-bit x86 registers by DWARF number (x86_64 psABI), the
+ * pc (rip, DWARF 16) apart. */
+static const unsigned x86_64_regs[] = {
 	X86_REG_RAX, X86_REG_RDX, X86_REG_RCX, X86_REG_RBX, X86_REG_RSI, X86_REG_RDI,
 	X86_REG_RBP, X86_REG_RSP, X86_REG_R8, X86_REG_R9, X86_REG_R10, X86_REG_R11,
-	X86_REG_R12, X86_REG_R13, X86_REG_R14, X86_REG_R15, X86_REG_RIP,
+	X86_REG_R12, X86_REG_R13, X86_REG_R14, X86_REG_R15,
 };
 
-/* The NT_PRSTATUS slot of each DWARF register above. */
-static const enum core_reg prstatus_regs[] = {
-	CORE_REG_RAX, CORE_REG_RDX, CORE_REG_RCX, CORE_REG_RBX, CORE_REG_RSI, CORE_REG_RDI,
-	CORE_REG_RBP, CORE_REG_RSP, CORE_REG_R8, CORE_REG_R9, CORE_REG_R10, CORE_REG_R11,
-	CORE_REG_R12, CORE_REG_R13, CORE_REG_R14, CORE_REG_R15, CORE_REG_RIP,
+/* Capstone's aarch64 registers by DWARF number: x0..x30, sp (AAPCS64). */
+static const unsigned aarch64_regs[] = {
+	ARM64_REG_X0, ARM64_REG_X1, ARM64_REG_X2, ARM64_REG_X3, ARM64_REG_X4, ARM64_REG_X5,
+	ARM64_REG_X6, ARM64_REG_X7, ARM64_REG_X8, ARM64_REG_X9, ARM64_REG_X10, ARM64_REG_X11,
+	ARM64_REG_X12, ARM64_REG_X13, ARM64_REG_X14, ARM64_REG_X15, ARM64_REG_X16,
+	ARM64_REG_X17, ARM64_REG_X18, ARM64_REG_X19, ARM64_REG_X20, ARM64_REG_X21,
+	ARM64_REG_X22, ARM64_REG_X23, ARM64_REG_X24, ARM64_REG_X25, ARM64_REG_X26,
+	ARM64_REG_X27, ARM64_REG_X28, ARM64_REG_X29, ARM64_REG_X30, ARM64_REG_SP,
 };
 
-#define NDWARF (int)(sizeof(dwarf_regs) / sizeof(dwarf_regs[0]))
+struct insn_arch;
+typedef void take_operands_fn(const struct insn_arch *ia, const cs_insn *ci, struct an_insn *out);
+static take_operands_fn take_x86_64_operands, take_aarch64_operands;
 
-static int dwarf_number(unsigned reg)
+/* What decoding one machine's code takes. */
+struct insn_arch {
+	uint16_t machine;           /* the core's e_machine */
+	cs_arch cs_arch;
+	cs_mode cs_mode;
+	size_t max_bytes;           /* the longest instruction */
+	const unsigned *regs;       /* Capstone's register by DWARF number */
+	int nregs;
+	unsigned pc;                /* Capstone's pc as an address base, 0: none */
+	take_operands_fn *take_operands;
+};
+
+static const struct insn_arch insn_archs[] = {
+	{ EM_X86_64, CS_ARCH_X86, CS_MODE_64, 15, x86_64_regs,
+	  (int)(sizeof(x86_64_regs) / sizeof(x86_64_regs[0])), X86_REG_RIP, take_x86_64_operands },
+	{ EM_AARCH64, CS_ARCH_ARM64, CS_MODE_ARM, 4, aarch64_regs,
+	  (int)(sizeof(aarch64_regs) / sizeof(aarch64_regs[0])), 0, take_aarch64_operands },
+};
+
+static const struct insn_arch *insn_arch_of(const struct core *core)
 {
-	for (int i = 0; i < NDWARF; i++)
-		if ((unsigned)dwarf_regs[i] == reg)
+	if (!core->arch)
+		return NULL;
+	for (size_t i = 0; i < sizeof(insn_archs) / sizeof(insn_archs[0]); i++)
+		if (insn_archs[i].machine == core->arch->machine)
+			return &insn_archs[i];
+	return NULL;
+}
+
+static int dwarf_number(const struct insn_arch *ia, unsigned reg)
+{
+	if (ia->pc && reg == ia->pc)
+		return AN_INSN_PC;
+	for (int i = 0; i < ia->nregs; i++)
+		if (ia->regs[i] == reg)
 			return i;
 	return AN_INSN_NONE;
 }
 
-static void take_operand(const cs_x86_op *o, struct an_insn_op *op)
+static struct an_insn_op *new_operand(struct an_insn *out)
 {
+	if (out->nops >= sizeof(out->ops) / sizeof(out->ops[0]))
+		return NULL;
+	struct an_insn_op *op = &out->ops[out->nops++];
 	memset(op, 0, sizeof(*op));
 	op->reg = op->base = op->index = AN_INSN_NONE;
+	return op;
+}
+
+static void take_x86_64_operand(const struct insn_arch *ia, const cs_x86_op *o,
+				struct an_insn_op *op)
+{
 	switch (o->type) {
 	case X86_OP_REG:
 		op->type = AN_OP_REG;
-		op->reg = dwarf_number(o->reg);
+		op->reg = dwarf_number(ia, o->reg);
 		break;
 	case X86_OP_IMM:
 		op->type = AN_OP_IMM;
@@ -49,9 +95,9 @@ static void take_operand(const cs_x86_op *o, struct an_insn_op *op)
 		break;
 	case X86_OP_MEM:
 		op->type = AN_OP_MEM;
-		op->base = dwarf_number(o->mem.base);
+		op->base = dwarf_number(ia, o->mem.base);
 		op->other_base = o->mem.base != X86_REG_INVALID && op->base == AN_INSN_NONE;
-		op->index = dwarf_number(o->mem.index);
+		op->index = dwarf_number(ia, o->mem.index);
 		op->scale = o->mem.scale;
 		op->disp = o->mem.disp;
 		op->segment = o->mem.segment != X86_REG_INVALID;
@@ -64,23 +110,99 @@ static void take_operand(const cs_x86_op *o, struct an_insn_op *op)
 	}
 }
 
-static void take_insn(const cs_insn *ci, struct an_insn *out)
+static void take_x86_64_operands(const struct insn_arch *ia, const cs_insn *ci,
+				 struct an_insn *out)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	struct an_insn_op *op;
+	for (uint8_t i = 0; i < x->op_count && (op = new_operand(out)); i++)
+		take_x86_64_operand(ia, &x->operands[i], op);
+}
+
+/* Whether an aarch64 instruction reads or writes the memory it names, by
+ * its class: Capstone 4 marks a store's address operand read and written.
+ * The LSE atomics (ldadd.., swp, cas) do both. */
+static void aarch64_access(const char *mnemonic, uint8_t access, struct an_insn_op *op)
+{
+	static const char *const atomics[] = { "add", "clr", "eor", "set", "smax", "smin",
+					       "umax", "umin" };
+	if (strncmp(mnemonic, "ld", 2) == 0) {
+		op->read = true;
+		for (size_t i = 0; i < sizeof(atomics) / sizeof(atomics[0]); i++)
+			if (strncmp(mnemonic + 2, atomics[i], strlen(atomics[i])) == 0)
+				op->write = true;
+	} else if (strncmp(mnemonic, "st", 2) == 0) {
+		op->write = true;
+	} else if (strncmp(mnemonic, "swp", 3) == 0 || strncmp(mnemonic, "cas", 3) == 0) {
+		op->read = op->write = true;
+	} else if (strncmp(mnemonic, "prfm", 4) != 0) {
+		op->read = (access & CS_AC_READ) != 0;
+		op->write = (access & CS_AC_WRITE) != 0;
+	}
+}
+
+/* [base, index{, extend/lsl #n}, #disp]: an index register extended from
+ * 32 bits (uxtw, sxtw) is no DWARF register's whole value. */
+static void take_aarch64_mem(const struct insn_arch *ia, const cs_insn *ci, const cs_arm64_op *o,
+			     struct an_insn_op *op)
+{
+	op->type = AN_OP_MEM;
+	op->base = dwarf_number(ia, o->mem.base);
+	op->other_base = o->mem.base != ARM64_REG_INVALID && op->base == AN_INSN_NONE;
+	op->disp = o->mem.disp;
+	op->scale = 1;
+	if (o->mem.index != ARM64_REG_INVALID) {
+		op->index = dwarf_number(ia, o->mem.index);
+		bool whole = o->ext == ARM64_EXT_INVALID || o->ext == ARM64_EXT_UXTX ||
+			     o->ext == ARM64_EXT_SXTX;
+		op->other_index = op->index == AN_INSN_NONE || !whole;
+		if (o->shift.type == ARM64_SFT_LSL && o->shift.value < 8)
+			op->scale = 1 << o->shift.value;
+	}
+	aarch64_access(ci->mnemonic, o->access, op);
+}
+
+static void take_aarch64_operands(const struct insn_arch *ia, const cs_insn *ci,
+				  struct an_insn *out)
+{
+	const cs_arm64 *a = &ci->detail->arm64;
+	struct an_insn_op *op;
+	for (uint8_t i = 0; i < a->op_count && (op = new_operand(out)); i++) {
+		const cs_arm64_op *o = &a->operands[i];
+		if (o->type == ARM64_OP_REG) {
+			op->type = AN_OP_REG;
+			op->reg = dwarf_number(ia, o->reg);
+		} else if (o->type == ARM64_OP_IMM) {
+			op->type = AN_OP_IMM;
+			op->imm = o->imm;
+		} else if (o->type == ARM64_OP_MEM) {
+			take_aarch64_mem(ia, ci, o, op);
+		} else {
+			op->type = AN_OP_OTHER;
+		}
+	}
+}
+
+static void take_insn(const struct insn_arch *ia, const struct core_arch *arch, const cs_insn *ci,
+		      struct an_insn *out)
 {
 	memset(out, 0, sizeof(*out));
+	out->arch = arch;
 	out->address = ci->address;
 	out->size = ci->size;
 	snprintf(out->mnemonic, sizeof(out->mnemonic), "%s", ci->mnemonic);
 	snprintf(out->text, sizeof(out->text), "%s%s%s", ci->mnemonic, ci->op_str[0] ? " " : "",
 		 ci->op_str);
-	const cs_x86 *x = &ci->detail->x86;
-	for (uint8_t i = 0; i < x->op_count && out->nops < sizeof(out->ops) / sizeof(out->ops[0]); i++)
-		take_operand(&x->operands[i], &out->ops[out->nops++]);
+	ia->take_operands(ia, ci, out);
 }
 
 /* The readable bytes at ADDR, at most LEN: the last instruction before an
  * unmapped page must still decode. */
-static size_t read_code(struct core *core, uint64_t addr, uint8_t *buf, size_t len)
+static size_t read_code(struct core *core, struct dbg_session *s, uint64_t addr, uint8_t *buf,
+			size_t len)
 {
+	if (s && dbg_read_module_bytes(s, addr, buf, len))
+		return len;
 	if (core_read_bytes(core, addr, buf, len))
 		return len;
 	size_t got = 0;
@@ -89,54 +211,60 @@ static size_t read_code(struct core *core, uint64_t addr, uint8_t *buf, size_t l
 	return got;
 }
 
-/* The decoder and the register tables are x86_64's: another machine's
- * code is not decoded at all. */
-static bool is_x86_64(struct core *core)
-{
-	GElf_Ehdr eh;
-	return core->elf && gelf_getehdr(core->elf, &eh) && eh.e_machine == EM_X86_64;
-}
-
-size_t an_insn_decode(struct core *core, uint64_t addr, size_t span, struct an_insn *out,
-		      size_t max)
+size_t an_insn_decode(struct core *core, struct dbg_session *s, uint64_t addr, size_t span,
+		      struct an_insn *out, size_t max)
 {
 	uint8_t buf[256];
-	if (!is_x86_64(core))
+	const struct insn_arch *ia = insn_arch_of(core);
+	if (!ia)
 		return 0;
 	if (span > sizeof(buf))
 		span = sizeof(buf);
-	if (span < INSN_MAX_BYTES)
-		span = INSN_MAX_BYTES;
-	size_t len = read_code(core, addr, buf, span);
+	if (span < ia->max_bytes)
+		span = ia->max_bytes;
+	size_t len = read_code(core, s, addr, buf, span);
 	csh h;
-	if (len == 0 || cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
+	if (len == 0 || cs_open(ia->cs_arch, ia->cs_mode, &h) != CS_ERR_OK)
 		return 0;
 	size_t n = 0;
 	if (cs_option(h, CS_OPT_DETAIL, CS_OPT_ON) == CS_ERR_OK) {
 		cs_insn *ci = NULL;
 		size_t got = cs_disasm(h, buf, len, addr, max, &ci);
 		for (; n < got; n++)
-			take_insn(&ci[n], &out[n]);
+			take_insn(ia, core->arch, &ci[n], &out[n]);
 		cs_free(ci, got);
 	}
 	cs_close(&h);
 	return n;
 }
 
+/* The value of DWARF register N in REGS (the thread registers of ARCH). */
+static bool dwarf_value(const struct core_arch *arch, int n, const uint64_t *regs, uint64_t *value)
+{
+	if (!arch || n < 0 || (unsigned)n >= arch->ndwarf_regs)
+		return false;
+	*value = regs[arch->dwarf_regs[n]];
+	return true;
+}
+
 static bool operand_address(const struct an_insn *insn, const struct an_insn_op *op,
 			    const uint64_t *regs, uint64_t *addr)
 {
-	if (op->segment || op->other_base)
+	if (op->segment || op->other_base || op->other_index || op->index == AN_INSN_PC)
 		return false;
-	uint64_t a = (uint64_t)op->disp;
-	if (op->base == 16)
+	uint64_t a = (uint64_t)op->disp, v;
+	if (op->base == AN_INSN_PC)
 		a += insn->address + insn->size;
-	else if (op->base != AN_INSN_NONE)
-		a += regs[prstatus_regs[op->base]];
-	if (op->index == 16)
-		return false;
-	if (op->index != AN_INSN_NONE)
-		a += regs[prstatus_regs[op->index]] * (uint64_t)op->scale;
+	else if (op->base != AN_INSN_NONE) {
+		if (!dwarf_value(insn->arch, op->base, regs, &v))
+			return false;
+		a += v;
+	}
+	if (op->index != AN_INSN_NONE) {
+		if (!dwarf_value(insn->arch, op->index, regs, &v))
+			return false;
+		a += v * (uint64_t)op->scale;
+	}
 	*addr = a;
 	return true;
 }
@@ -161,11 +289,18 @@ const struct an_insn_op *an_insn_mem_operand(const struct an_insn *insn, const u
 	return first;
 }
 
-bool an_insn_base_value(const struct an_insn_op *op, const uint64_t *regs, uint64_t *value)
+bool an_insn_access_address(const struct an_insn *insn, const uint64_t *regs, uint64_t *addr)
 {
-	if (op->type != AN_OP_MEM || op->segment || op->other_base || op->base == AN_INSN_NONE ||
-	    op->base == 16)
+	for (size_t i = 0; i < insn->nops; i++)
+		if (insn->ops[i].type == AN_OP_MEM)
+			return operand_address(insn, &insn->ops[i], regs, addr);
+	return false;
+}
+
+bool an_insn_base_value(const struct an_insn *insn, const struct an_insn_op *op,
+			const uint64_t *regs, uint64_t *value)
+{
+	if (op->type != AN_OP_MEM || op->segment || op->other_base)
 		return false;
-	*value = regs[prstatus_regs[op->base]];
-	return true;
+	return dwarf_value(insn->arch, op->base, regs, value);
 }

@@ -11,17 +11,22 @@
 #include "../corefile/core.h"
 
 #define AN_INSN_NONE (-1)       /* no register */
+#define AN_INSN_PC (-2)         /* the pc as an address base (x86_64's rip) */
 
 enum an_op_type { AN_OP_OTHER, AN_OP_REG, AN_OP_IMM, AN_OP_MEM };
 
 struct an_insn_op {
 	enum an_op_type type;
-	int reg;                    /* AN_OP_REG: DWARF number (x86_64: 0 rax .. 15 r15, 16 rip),
+	int reg;                    /* AN_OP_REG: DWARF number (x86_64: 0 rax .. 15 r15;
+				       aarch64: 0 x0 .. 30 x30, 31 sp), AN_INSN_PC,
 				       AN_INSN_NONE for any other register */
 	int64_t imm;                /* AN_OP_IMM */
 	/* AN_OP_MEM: segment:[base + index * scale + disp] */
-	int base, index;            /* DWARF numbers, AN_INSN_NONE when absent or other */
+	int base, index;            /* DWARF numbers or AN_INSN_PC, AN_INSN_NONE when
+				       absent or other */
 	bool other_base;            /* a base register outside the table above */
+	bool other_index;           /* an index outside it, or only part of one
+				       (aarch64's uxtw/sxtw of a w register) */
 	bool segment;               /* an fs:/gs: override */
 	int scale;
 	int64_t disp;
@@ -29,6 +34,7 @@ struct an_insn_op {
 };
 
 struct an_insn {
+	const struct core_arch *arch;   /* the machine's registers (REGS order) */
 	uint64_t address;
 	size_t size;
 	char mnemonic[32];
@@ -37,22 +43,30 @@ struct an_insn {
 	size_t nops;
 };
 
+struct dbg_session;
+
 /* Decode up to MAX instructions at ADDR from the target's memory (the core,
- * or the mapped file for text it did not save), reading at most SPAN bytes;
+ * or for text it did not save the file of the module loaded there when S,
+ * the session, is not NULL, else the mapped file), reading at most SPAN bytes;
  * stops at the first byte sequence that is no instruction.  Returns how
- * many were decoded into OUT (none for a core of another machine than
- * x86_64). */
-size_t an_insn_decode(struct core *core, uint64_t addr, size_t span, struct an_insn *out,
-		      size_t max);
+ * many were decoded into OUT (none for a core of a machine other than
+ * x86_64 and aarch64). */
+size_t an_insn_decode(struct core *core, struct dbg_session *s, uint64_t addr, size_t span,
+		      struct an_insn *out, size_t max);
 
 /* The memory operand of INSN, the one at FAULT when the registers REGS
  * (NT_PRSTATUS order) say which; NULL when it has none. */
 const struct an_insn_op *an_insn_mem_operand(const struct an_insn *insn, const uint64_t *regs,
 					     uint64_t fault, bool *at_fault);
 
+/* The address INSN's first memory operand names in REGS: where it
+ * accessed memory.  False when it has none or REGS cannot say. */
+bool an_insn_access_address(const struct an_insn *insn, const uint64_t *regs, uint64_t *addr);
+
 /* The value of the base register of OP (a memory operand of INSN) in REGS:
  * the pointer the access went through.  False when OP has no general
  * register as its base (rip-relative, absolute, a segment override). */
-bool an_insn_base_value(const struct an_insn_op *op, const uint64_t *regs, uint64_t *value);
+bool an_insn_base_value(const struct an_insn *insn, const struct an_insn_op *op,
+			const uint64_t *regs, uint64_t *value);
 
 #endif

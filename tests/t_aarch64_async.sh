@@ -265,3 +265,23 @@ for mode in out_of_range invalid_argument user derived rethrow_ptr; do
 		"uncaught_exception $type ${what:-None}" \
 		"$(jget "$j" "'%s %s %s' % (j['cause']['kind'], j['cause']['exception']['type'], j['cause']['exception']['what'])")"
 done
+
+# ---- the faulting load or store, decoded: a NULL dereference is one through
+# a base register holding 0, whatever the address; a wild pointer is not.
+# qemu-user's cores carry no NT_SIGINFO: the address is the one the
+# instruction names.  Oracles: the x86_64 build's summaries (the same
+# source), gdb-multiarch's address of the member the report names.
+a64_cause() {
+	local mode=$1 kind=$2 want=$3 j=$TMPD/cause_c-$1.json
+	qemu_fixture cause_c "$mode" || return
+	aarch64_json "$j" "aarch64 cause_c $mode" "$CORE" "$FIX_DIR/prog" || return
+	local expr at
+	expr=$(jget "$j" "j['cause'].get('expression')")
+	at=$(LC_ALL=C timeout 120 gdb-multiarch -batch -nx -iex "set sysroot $SYSROOT" \
+		-ex "p/x &($expr)" "$FIX_DIR/prog" "$CORE" 2>/dev/null | sed -n 's/^\$1 = \(0x[0-9a-f]*\)$/\1/p')
+	check_eq "aarch64 cause_c $mode: $kind, the access and the member decoded" "$kind ${want//@AT@/$at}" \
+		"$(jget "$j" "'%s %s' % (j['cause']['kind'], j['cause']['summary'])")"
+}
+a64_cause null_read null_dereference "read of s->bytes at NULL + @AT@"
+a64_cause null_write null_dereference "write of s->quota.limit at NULL + @AT@"
+a64_cause wild_read bad_access "read of s->bytes at @AT@ in session_bytes"
