@@ -240,16 +240,20 @@ progress live-201-progress "$HUNG"
 
 # ---- threads created and exiting all the time, during every attach ----
 start churn
-ok=0
+ok=0 why=""
 for i in 1 2 3 4 5; do
 	"$ASYNCORE" report --pid "$HUNG" "$PROG" >"$TMPD/churn.txt" 2>"$TMPD/churn.err"
 	rc=$?
-	[ $rc -le 1 ] && grep -q wait_for_never "$TMPD/churn.txt" && ok=$((ok + 1))
+	if [ $rc -le 1 ] && grep -q wait_for_never "$TMPD/churn.txt"; then
+		ok=$((ok + 1))
+	else   # what the failed run said, kept past the runs after it
+		why="$why [run $i: rc $rc, $(grep -c '^Thread' "$TMPD/churn.txt") threads, $(head -2 "$TMPD/churn.err" | tr '\n' ' ')]"
+	fi
 done
 if [ $ok -eq 5 ] && [ "$(cat /proc/"$HUNG"/task/*/stat 2>/dev/null | sed 's/.*) \(.\).*/\1/' | grep -c '[tT]')" = 0 ]; then
 	pass "live-churn: 5 reports while threads come and go, none left stopped"
 else
-	fail "live-churn: $ok of 5 reports, $(head -2 "$TMPD/churn.err" | tr '\n' ' ')"
+	fail "live-churn: $ok of 5 reports$why"
 fi
 progress live-churn-progress "$HUNG"
 { kill -9 "$HUNG" && wait "$HUNG"; } 2>/dev/null
