@@ -11,47 +11,8 @@ source "$(dirname "$0")/lib.sh"
 source "$ROOT/tests/fixlib.sh"
 
 have_asyncore || { fail "aarch64-async: no asyncore at $ASYNCORE (run make)"; exit 0; }
-SYSROOT=/usr/aarch64-linux-gnu
-deps_ok=1
-test_dep aarch64-linux-gnu-gcc gcc-aarch64-linux-gnu "$TMPD/apt1.log" || deps_ok=0
-test_dep aarch64-linux-gnu-g++ g++-aarch64-linux-gnu "$TMPD/apt2.log" || deps_ok=0
-test_dep qemu-aarch64 qemu-user "$TMPD/apt3.log" || deps_ok=0
-test_dep gdb-multiarch gdb-multiarch "$TMPD/apt4.log" || deps_ok=0
-if [ ! -e "$SYSROOT/lib/libc.so.6" ]; then
-	sudo=; [ "$(id -u)" -ne 0 ] && sudo=sudo
-	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libc6-dev-arm64-cross \
-		>"$TMPD/apt5.log" 2>&1
-	[ -e "$SYSROOT/lib/libc.so.6" ] || deps_ok=0
-fi
-if [ $deps_ok -eq 0 ]; then
-	skip "aarch64-async: the cross toolchain, qemu-user or gdb-multiarch could not be installed: $(cat "$TMPD"/apt*.log 2>/dev/null | tail -2 | tr '\n' ' ')"
-	exit 0
-fi
-
-# qemu_core DIR [ARGS...]: run DIR/prog ARGS under qemu-aarch64 with core
-# dumps on, in a directory of its own; prints the aarch64 core qemu wrote,
-# or returns 77.  The host's core of qemu itself is removed.
-qemu_core() {
-	local dir=$1 run=$1/run-$$-$RANDOM c
-	shift
-	mkdir -p "$run"
-	(cd "$run" && ulimit -c unlimited && exec timeout 120 qemu-aarch64 -L "$SYSROOT" "$dir/prog" "$@") \
-		>"$run/stdout" 2>&1
-	rm -f "$run"/core "$run"/core.[0-9]*
-	c=$(ls "$run"/qemu_prog_*.core 2>/dev/null | head -1)
-	[ -n "$c" ] || { echo "qemu-aarch64 wrote no core: $(tail -2 "$run/stdout")" >&2; rm -rf "$run"; return 77; }
-	echo "$c"
-}
-
-# gdb_multiarch_frames PROG CORE OUT: tests/gdb_frames.py under gdb-multiarch.
-gdb_multiarch_frames() {
-	LC_ALL=C timeout 300 gdb-multiarch -batch -nx -iex 'set auto-load python-scripts off' \
-		-iex "set sysroot $SYSROOT" -ex "set solib-search-path $(dirname "$1")" -ex 'set width 0' \
-		-ex 'set print frame-arguments scalars' -ex 'set backtrace past-main on' \
-		-x "$ROOT/tests/gdb_frames.py" "$1" "$2" 2>/dev/null |
-		sed -n '/^GDB_FRAMES_BEGIN$/,/^GDB_FRAMES_END$/p' | sed '1d;$d' >"$3"
-	[ -s "$3" ]
-}
+source "$ROOT/tests/aarch64_lib.sh"
+aarch64_deps aarch64-async
 
 # qemu_fixture VARIANT [ARGS...]: build fixtures/aarch64_async VARIANT and
 # crash it; sets FIX_DIR and CORE, or says why not (FAIL or SKIP) and

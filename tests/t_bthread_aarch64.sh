@@ -12,15 +12,8 @@ source "$(dirname "$0")/lib.sh"
 source "$ROOT/tests/fixlib.sh"
 
 have_asyncore || { fail "bthread-aarch64: no asyncore at $ASYNCORE (run make)"; exit 0; }
-SYSROOT=/usr/aarch64-linux-gnu
-deps_ok=1
-test_dep aarch64-linux-gnu-g++ g++-aarch64-linux-gnu "$TMPD/apt1.log" || deps_ok=0
-test_dep qemu-aarch64 qemu-user "$TMPD/apt2.log" || deps_ok=0
-test_dep gdb-multiarch gdb-multiarch "$TMPD/apt3.log" || deps_ok=0
-if [ $deps_ok -eq 0 ] || [ ! -e "$SYSROOT/lib/libc.so.6" ]; then
-	skip "bthread-aarch64: the cross toolchain, qemu-user or gdb-multiarch could not be installed: $(cat "$TMPD"/apt*.log 2>/dev/null | tail -2 | tr '\n' ' ')"
-	exit 0
-fi
+source "$ROOT/tests/aarch64_lib.sh"
+aarch64_deps bthread-aarch64
 CMP=$ROOT/tests/bthread_compare.py
 
 # qemu_run VARIANT: the variant's core and truth in CORE and TRUTH, false
