@@ -279,3 +279,11 @@ void an_recursion_destroy(struct an_recursion *r)
 	free(r->cycle);
 	free(r);
 }
+
+struct an_thread *an_thread_by_tid(struct analysis *an, int32_t tid)
+{
+	for (size_t i = 0; i < an->nthreads; i++)
+		if (an->threads[i].tid == tid)
+			return &an->threads[i];
+	return NULL;
+}

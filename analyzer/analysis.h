@@ -323,6 +323,9 @@ void an_analysis_destroy(struct analysis *an);
  * nthreads when there is no thread. */
 size_t an_crashing_thread(const struct analysis *an);
 
+/* AN's thread of id TID, or NULL. */
+struct an_thread *an_thread_by_tid(struct analysis *an, int32_t tid);
+
 /* Free the strings an_frame owns (not the frame itself). */
 void an_frame_deinit(struct an_frame *frame);
 

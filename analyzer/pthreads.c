@@ -51,31 +51,25 @@ void an_pthread_layout(struct dbg_session *s, struct an_pthread_layout *l)
 	*l = d;
 }
 
-static struct an_thread *thread_of_tid(struct analysis *an, int32_t tid)
-{
-	for (size_t i = 0; i < an->nthreads; i++)
-		if (an->threads[i].tid == tid)
-			return &an->threads[i];
-	return NULL;
-}
-
 /* Give each thread without a struct pthread the one on the list at HEAD
  * whose tid is the thread's.  Returns how many it gave. */
 static size_t match_list(struct core *core, struct analysis *an, const struct an_pthread_layout *l,
 			 uint64_t head)
 {
 	bool variant1 = core->arch->tls_variant1;
-	size_t found = 0;
+	size_t found = 0, missing = 0;
+	for (size_t i = 0; i < an->nthreads; i++)
+		missing += !an->threads[i].pthread;
 	uint64_t next;
 	if (!core_read_u64(core, head, &next))
 		return 0;
-	for (unsigned n = 0; next != head && n < LIST_MAX; n++) {
+	for (unsigned n = 0; next != head && n < LIST_MAX && found < missing; n++) {
 		uint32_t tid;
 		uint64_t pd = next - l->list;
 		if (next % 8 != 0 || next < l->list || !core_read_u32(core, pd + l->tid, &tid) ||
 		    !core_read_u64(core, next, &next))
 			break;
-		struct an_thread *t = thread_of_tid(an, (int32_t)tid);
+		struct an_thread *t = an_thread_by_tid(an, (int32_t)tid);
 		if (t && !t->pthread && tid != 0) {
 			t->pthread = pd;
 			t->tls_tp = variant1 ? pd + l->size : pd;
@@ -139,12 +133,11 @@ void an_pthreads_locate(struct dbg_session *s, struct analysis *an)
 	}
 	uint64_t rtld, used, user;
 	bool lists = false;
-	if (!missing) {
-	} else if (dbg_find_symbol(s, "_rtld_global", &rtld, NULL)) {
+	if (missing && dbg_find_symbol(s, "_rtld_global", &rtld, NULL)) {
 		used = rtld + l.stack_used;
 		user = rtld + l.stack_user;
 		lists = true;
-	} else {
+	} else if (missing) {
 		/* A static program's GL(dl_stack_used) and GL(dl_stack_user). */
 		lists = dbg_find_symbol(s, "_dl_stack_used", &used, NULL) &&
 			dbg_find_symbol(s, "_dl_stack_user", &user, NULL);

@@ -1431,12 +1431,12 @@ static void list_walk(struct an_runtime_session *rs, const struct resolved *r, c
 	}
 }
 
+/* The thread of TID, a 64-bit value read from the core: none when it is no
+ * 32-bit thread id. */
 static struct an_thread *thread_by_tid(struct analysis *an, uint64_t tid)
 {
-	for (size_t i = 0; i < an->nthreads; i++)
-		if ((uint64_t)(int64_t)an->threads[i].tid == tid)
-			return &an->threads[i];
-	return NULL;
+	int64_t v = (int64_t)tid;
+	return v >= INT32_MIN && v <= INT32_MAX ? an_thread_by_tid(an, (int32_t)v) : NULL;
 }
 
 /* The stack object OBJ's thread: its root.thread member's, else T. */

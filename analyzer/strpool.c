@@ -1,4 +1,5 @@
 #include "strpool.h"
+#include "signature.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,14 +26,6 @@ void an_strpool_destroy(struct an_strpool *pool)
 	free(pool->slots);
 	free(pool->hashes);
 	free(pool);
-}
-
-static uint64_t hash_string(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		h = (h ^ *p) * 1099511628211ULL;
-	return h;
 }
 
 /* The slot holding S (hash H), or the empty slot where it goes. */
@@ -75,7 +68,7 @@ char *an_strpool_intern(struct an_strpool *pool, const char *s, int *nomem)
 		*nomem = 1;
 		return NULL;
 	}
-	uint64_t h = hash_string(s);
+	uint64_t h = an_signature_fnv1a(s);
 	size_t i = slot_of(pool, s, h);
 	if (!pool->slots[i]) {
 		char *copy = strdup(s);

@@ -339,7 +339,7 @@ int cli_snapshot(int argc, char **argv)
 		rc = CLI_EXIT_UNUSABLE;
 	} else {
 		fprintf(stderr, "asyncore: process %d: %zu threads, %llu KiB read, stopped for %llu.%03llu ms: %s\n",
-			(int)a.pid, an->nthreads, (unsigned long long)(core_live_bytes_read(live) >> 10),
+			(int)a.pid, an->nthreads, (unsigned long long)(core_live_bytes_kept(live) >> 10),
 			(unsigned long long)(an->paused_us / 1000), (unsigned long long)(an->paused_us % 1000),
 			a.output);
 	}

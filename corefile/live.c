@@ -73,7 +73,7 @@ struct core_live {
 
 	struct live_slot *slots;
 	size_t nslots, used;
-	uint64_t bytes_kept, bytes_read;
+	uint64_t bytes_kept;
 	bool cache_full;
 
 	bool warming;               /* a warm-up reads the running process */
@@ -407,10 +407,8 @@ static size_t fetch(struct core_live *live, uint64_t addr, void *buf, size_t len
 	if (!live->use_mem_fd) {
 		struct iovec local = {buf, len}, remote = {(void *)(uintptr_t)addr, len};
 		ssize_t n = process_vm_readv(live->pid, &local, 1, &remote, 1, 0);
-		if (n >= 0) {
-			live->bytes_read += (uint64_t)n;
+		if (n >= 0)
 			return (size_t)n;
-		}
 		if (errno == ESRCH) {
 			live->gone = true;
 			return 0;
@@ -430,7 +428,6 @@ static size_t fetch(struct core_live *live, uint64_t addr, void *buf, size_t len
 			break;
 		done += (size_t)n;
 	}
-	live->bytes_read += done;
 	return done;
 }
 
@@ -938,7 +935,6 @@ static size_t fetch_batch(struct core_live *live, const uint64_t *pages, size_t 
 		slot_put(live, pages[0], ok ? buf : NULL);
 		return 1;
 	}
-	live->bytes_read += (uint64_t)r;
 	size_t ok = (size_t)r / PAGE;
 	for (size_t k = 0; k < ok; k++)
 		slot_put(live, pages[k], buf + k * PAGE);
@@ -1240,7 +1236,7 @@ pid_t core_live_pid(const struct core_live *live)
 	return live->pid;
 }
 
-uint64_t core_live_bytes_read(const struct core_live *live)
+uint64_t core_live_bytes_kept(const struct core_live *live)
 {
 	return live->bytes_kept;
 }

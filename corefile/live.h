@@ -76,8 +76,8 @@ const char *core_live_taken_at(const struct core_live *live);
 /* The process id. */
 pid_t core_live_pid(const struct core_live *live);
 
-/* Bytes of memory read from the process while it was stopped. */
-uint64_t core_live_bytes_read(const struct core_live *live);
+/* Bytes of the process's memory kept (what a snapshot writes). */
+uint64_t core_live_bytes_kept(const struct core_live *live);
 
 /* Write what was read (threads' registers, psinfo, auxv, mapped files, the
  * pages read) as an ELF core to OUT.  0, or -1 with errno set. */

@@ -31,18 +31,6 @@ static bool die_in_register(Dwarf_Die *die, Dwarf_Addr at, int reg)
 	       dwarf_getlocation_addr(&loc, at, &ops, &n, 1) == 1 && location_is_register(ops, n, reg);
 }
 
-static bool die_type(Dwarf_Die *die, Dwarf_Die *type)
-{
-	Dwarf_Attribute a;
-	return dwarf_attr_integrate(die, DW_AT_type, &a) && dwarf_formref_die(&a, type) &&
-	       dwarf_peel_type(type, type) == 0;
-}
-
-static bool is_record(int tag)
-{
-	return tag == DW_TAG_structure_type || tag == DW_TAG_class_type || tag == DW_TAG_union_type;
-}
-
 /* Append to BUF (at *USED of LEN) the member path of RECORD that holds byte
  * OFFSET: "bytes", "hdr.len"; anonymous members and base classes add no
  * name of their own, a union's members none (the path stops at the union).
@@ -66,7 +54,7 @@ static bool member_path(Dwarf_Die *record, uint64_t offset, char *buf, size_t le
 		Dwarf_Word size;
 		if (!dwarf_attr(&child, DW_AT_data_member_location, &a) ||
 		    dwarf_formudata(&a, &at) != 0 || dwarf_hasattr(&child, DW_AT_bit_size) ||
-		    !die_type(&child, &type) || dwarf_aggregate_size(&type, &size) != 0 ||
+		    !dbg_die_type(&child, &type) || dwarf_aggregate_size(&type, &size) != 0 ||
 		    offset < at || offset - at >= size)
 			continue;
 		const char *name = tag == DW_TAG_member ? dwarf_diename(&child) : NULL;
@@ -77,7 +65,7 @@ static bool member_path(Dwarf_Die *record, uint64_t offset, char *buf, size_t le
 				return false;
 			*used += (size_t)w;
 		}
-		if (is_record(dwarf_tag(&type)) &&
+		if (dbg_is_record(dwarf_tag(&type)) &&
 		    member_path(&type, offset - at, buf, len, used, dot || name, depth + 1))
 			return true;
 		if (name)
@@ -95,15 +83,15 @@ static bool describe_access(Dwarf_Die *var, uint64_t offset, char *buf, size_t l
 {
 	const char *name = dbg_die_name(var);
 	Dwarf_Die type, target;
-	if (!name || !die_type(var, &type))
+	if (!name || !dbg_die_type(var, &type))
 		return false;
 	int tag = dwarf_tag(&type);
 	if (tag != DW_TAG_pointer_type && tag != DW_TAG_reference_type &&
 	    tag != DW_TAG_rvalue_reference_type)
 		return false;
-	if (!die_type(&type, &target))
+	if (!dbg_die_type(&type, &target))
 		return false;
-	if (!is_record(dwarf_tag(&target))) {
+	if (!dbg_is_record(dwarf_tag(&target))) {
 		if (offset != 0 || tag != DW_TAG_pointer_type)
 			return false;
 		return snprintf(buf, len, "*%s", name) < (int)len;

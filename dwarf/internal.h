@@ -299,4 +299,11 @@ bool dbg_file_find_symbol(struct dbg_file *f, const char *name, uint64_t *addr);
  * (borrowed from libdw), or NULL. */
 const char *dbg_die_name(Dwarf_Die *die);
 
+/* Whether TAG is a struct, class or union (dwarf/layout.c). */
+bool dbg_is_record(int tag);
+
+/* The type of DIE (a variable, member or inheritance entry), typedefs and
+ * qualifiers peeled, into TYPE (dwarf/layout.c). */
+bool dbg_die_type(Dwarf_Die *die, Dwarf_Die *type);
+
 #endif

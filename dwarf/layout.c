@@ -104,7 +104,7 @@ static bool is_definition(Dwarf_Die *die)
 	return !decl;
 }
 
-static bool is_record(int tag)
+bool dbg_is_record(int tag)
 {
 	return tag == DW_TAG_structure_type || tag == DW_TAG_class_type || tag == DW_TAG_union_type;
 }
@@ -112,7 +112,7 @@ static bool is_record(int tag)
 /* The record definition a typedef names ("typedef struct {...} vm_t"). */
 static bool typedef_record(Dwarf_Die *die, Dwarf_Die *record)
 {
-	return dwarf_peel_type(die, record) == 0 && is_record(dwarf_tag(record)) &&
+	return dwarf_peel_type(die, record) == 0 && dbg_is_record(dwarf_tag(record)) &&
 	       is_definition(record);
 }
 
@@ -128,7 +128,7 @@ static void index_children(struct dbg_type_memo *m, Dwarf_Die *parent, const cha
 		return;
 	do {
 		int tag = dwarf_tag(&child);
-		if (tag != DW_TAG_namespace && tag != DW_TAG_typedef && !is_record(tag))
+		if (tag != DW_TAG_namespace && tag != DW_TAG_typedef && !dbg_is_record(tag))
 			continue;
 		const char *name = dwarf_diename(&child);
 		if (!name)
@@ -175,7 +175,7 @@ static struct type_slot *type_find(struct dbg_type_memo *m, const char *type)
 
 /* The type of DIE (a member or an inheritance entry), typedefs and
  * qualifiers peeled. */
-static bool member_type(Dwarf_Die *die, Dwarf_Die *type)
+bool dbg_die_type(Dwarf_Die *die, Dwarf_Die *type)
 {
 	Dwarf_Attribute attr;
 	return dwarf_attr_integrate(die, DW_AT_type, &attr) && dwarf_formref_die(&attr, type) &&
@@ -217,7 +217,7 @@ static bool find_member(Dwarf_Die *record, const char *name, size_t len, uint64_
 			return true;
 		}
 		bool nested = tag == DW_TAG_inheritance || !dwarf_diename(&child);
-		if (nested && member_type(&child, &inner) && is_record(dwarf_tag(&inner)) &&
+		if (nested && dbg_die_type(&child, &inner) && dbg_is_record(dwarf_tag(&inner)) &&
 		    find_member(&inner, name, len, &sub, found, depth + 1)) {
 			*offset = at + sub;
 			return true;
@@ -238,7 +238,7 @@ static bool member_path(Dwarf_Die *type, const char *path, uint64_t *offset, uin
 		size_t len = strcspn(p, ".");
 		uint64_t at;
 		if (len == 0 || !find_member(&record, p, len, &at, &member, 0) ||
-		    !member_type(&member, &mtype))
+		    !dbg_die_type(&member, &mtype))
 			return false;
 		total += at;
 		if (p[len] == '\0') {
@@ -250,7 +250,7 @@ static bool member_path(Dwarf_Die *type, const char *path, uint64_t *offset, uin
 				*last = member;
 			return true;
 		}
-		if (!is_record(dwarf_tag(&mtype)))
+		if (!dbg_is_record(dwarf_tag(&mtype)))
 			return false;
 		record = mtype;
 		p += len + 1;

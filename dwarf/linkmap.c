@@ -232,7 +232,12 @@ void dbg_report_link_map(struct dbg_session *s)
 	uint64_t r_debug = r_debug_address(s), lm;
 	if (!r_debug || !core_read_u64(core, r_debug + 8, &lm))
 		return;
-	for (unsigned n = 0; lm && n < LINK_MAP_MAX; n++) {
+	/* A list that loops back on itself is read once: LM meeting a node
+	 * remembered at each power of two ends the walk (Brent's cycle test). */
+	uint64_t seen = 0;
+	for (unsigned n = 0; lm && lm != seen && n < LINK_MAP_MAX; n++) {
+		if ((n & (n - 1)) == 0)
+			seen = lm;
 		struct loaded o;
 		uint64_t name_at, next;
 		if (lm % 8 != 0 || !core_read_u64(core, lm, &o.l_addr) ||

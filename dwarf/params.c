@@ -78,9 +78,7 @@ void dbg_param_resolve(struct dbg_param *p, Dwarf_Die *die, Dwarf_Addr at, bool 
 		       Dwarf_Addr entry, bool has_entry)
 {
 	Dwarf_Attribute a;
-	p->name = dwarf_diename(die);
-	if (!p->name && dwarf_attr_integrate(die, DW_AT_name, &a))
-		p->name = dwarf_formstring(&a);
+	p->name = dbg_die_name(die);
 	p->has_type = dwarf_attr_integrate(die, DW_AT_type, &a) && dwarf_formref_die(&a, &p->type);
 	p->has_const = dwarf_attr_integrate(die, DW_AT_const_value, &p->cval) != NULL;
 	p->has_loc = dwarf_attr_integrate(die, DW_AT_location, &p->loc) != NULL;

@@ -6,6 +6,8 @@
  * file: a qemu-user core saves neither. */
 #include "internal.h"
 
+#include <limits.h>
+
 #define CODE_MAX 32u                /* instructions of the function searched */
 
 static int64_t sign_extend(uint64_t v, unsigned bits)
@@ -52,7 +54,10 @@ static bool reloc_addend(Elf *elf, uint32_t type, uint64_t at, uint64_t *addend)
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || sh.sh_entsize == 0 ||
 		    !(d = elf_getdata(scn, NULL)))
 			continue;
-		size_t count = sh.sh_size / sh.sh_entsize;
+		/* What libelf loaded, not what the header claims. */
+		size_t count = d->d_size / sh.sh_entsize;
+		if (count > INT_MAX)
+			count = INT_MAX;
 		for (size_t i = 0; i < count; i++) {
 			GElf_Rela r;
 			if (!gelf_getrela(d, (int)i, &r) || r.r_offset != at ||
