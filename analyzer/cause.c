@@ -55,7 +55,19 @@ struct cause_ctx {
 	struct an_cause *cause;
 	const struct an_thread *thread; /* the crashing one, or NULL */
 	uint64_t pc, sp;
+	struct an_insn insn;            /* the instruction at pc (fault_insn) */
+	int insn_state;                 /* 0: not decoded yet, 1: decoded, -1: none */
 };
+
+/* The crashing thread's instruction at its pc, decoded once; NULL when
+ * there is no thread or no instruction there. */
+static const struct an_insn *fault_insn(struct cause_ctx *c)
+{
+	if (c->insn_state == 0)
+		c->insn_state = c->thread && an_insn_decode(c->core, c->s, c->pc, 16, &c->insn, 1) == 1
+			? 1 : -1;
+	return c->insn_state > 0 ? &c->insn : NULL;
+}
 
 static bool set_summary(struct an_cause *c, enum an_cause_kind kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -293,20 +305,20 @@ struct fault_access {
 
 static void describe_fault_access(struct cause_ctx *c, uint64_t fault, struct fault_access *fa)
 {
-	struct an_insn insn;
+	const struct an_insn *insn = fault_insn(c);
 	fa->access = NULL;
 	fa->has_base = false;
 	fa->expr[0] = '\0';
-	if (!c->thread || an_insn_decode(c->core, c->s, c->pc, 16, &insn, 1) != 1)
+	if (!insn)
 		return;
 	bool exact;
-	const struct an_insn_op *op = an_insn_mem_operand(&insn, c->thread->regs, fault, &exact);
+	const struct an_insn_op *op = an_insn_mem_operand(insn, c->thread->regs, fault, &exact);
 	if (!op)
 		return;
 	fa->access = op->write ? "write" : op->read ? "read" : NULL;
 	if (!exact)
 		return;
-	fa->has_base = an_insn_base_value(&insn, op, c->thread->regs, &fa->base_value);
+	fa->has_base = an_insn_base_value(insn, op, c->thread->regs, &fa->base_value);
 	if (c->s && op->base != AN_INSN_NONE && op->base != AN_INSN_PC && op->index == AN_INSN_NONE)
 		dbg_register_access(c->s, c->pc, op->base, (uint64_t)op->disp, fa->expr,
 				    sizeof(fa->expr));
@@ -335,9 +347,8 @@ static bool fault_address(struct cause_ctx *c, uint64_t *fault)
 		*fault = c->an->fault_address;
 		return true;
 	}
-	struct an_insn insn;
-	return c->thread && an_insn_decode(c->core, c->s, c->pc, 16, &insn, 1) == 1 &&
-	       an_insn_access_address(&insn, c->thread->regs, fault);
+	const struct an_insn *insn = fault_insn(c);
+	return insn && an_insn_access_address(insn, c->thread->regs, fault);
 }
 
 static int decide_null_dereference(struct cause_ctx *c)
@@ -372,11 +383,11 @@ static int decide_bad_access(struct cause_ctx *c)
 	const char *in = in_function(innermost_function(c), fn, sizeof(fn));
 	uint64_t fault;
 	if (!fault_address(c, &fault)) {
-		struct an_insn insn;
-		bool decoded = c->thread && an_insn_decode(c->core, c->s, c->pc, 16, &insn, 1) == 1;
+		const struct an_insn *insn = fault_insn(c);
+		bool decoded = insn != NULL;
 		return set_summary(c->cause, AN_CAUSE_BAD_ACCESS, "%s%s without a fault address%s%s%s%s",
 				   c->an->signal_name ? c->an->signal_name : "signal", code,
-				   decoded ? " at `" : "", decoded ? insn.text : "",
+				   decoded ? " at `" : "", decoded ? insn->text : "",
 				   decoded ? "`" : "", in) ? 1 : -1;
 	}
 	struct fault_access fa;
@@ -405,13 +416,13 @@ static int decide_illegal_instruction(struct cause_ctx *c)
 {
 	if (c->thread && !executable_at(c->core, c->pc))
 		return decide_bad_jump(c);
-	struct an_insn insn;
-	bool decoded = c->thread && an_insn_decode(c->core, c->s, c->pc, 16, &insn, 1) == 1;
+	const struct an_insn *insn = fault_insn(c);
+	bool decoded = insn != NULL;
 	char h[32], fn[512], code[48] = "";
 	if (c->an->code_name)
 		snprintf(code, sizeof(code), " (%s)", c->an->code_name);
 	return set_summary(c->cause, AN_CAUSE_ILLEGAL_INSTRUCTION, "%s%s%s at %s%s%s",
-			   decoded ? "`" : "illegal instruction", decoded ? insn.text : "",
+			   decoded ? "`" : "illegal instruction", decoded ? insn->text : "",
 			   decoded ? "`" : "", an_hex(h, c->pc), code,
 			   in_function(innermost_function(c), fn, sizeof(fn))) ? 1 : -1;
 }
@@ -428,12 +439,12 @@ static int decide_arithmetic(struct cause_ctx *c)
 	int code = c->an->code;
 	const char *w = c->an->has_code && code > 0 && (size_t)code < sizeof(what) / sizeof(what[0])
 		? what[code] : NULL;
-	struct an_insn insn;
-	bool decoded = c->thread && an_insn_decode(c->core, c->s, c->pc, 16, &insn, 1) == 1;
+	const struct an_insn *insn = fault_insn(c);
+	bool decoded = insn != NULL;
 	char fn[512];
 	return set_summary(c->cause, AN_CAUSE_ARITHMETIC, "%s%s%s%s%s",
 			   w ? w : "arithmetic exception (SIGFPE)", decoded ? " at `" : "",
-			   decoded ? insn.text : "", decoded ? "`" : "",
+			   decoded ? insn->text : "", decoded ? "`" : "",
 			   in_function(innermost_function(c), fn, sizeof(fn))) ? 1 : -1;
 }
 

@@ -1,4 +1,5 @@
 #include "live.h"
+#include "array.h"
 
 #include <dirent.h>
 #include <elf.h>
@@ -378,19 +379,16 @@ static struct core_error *parse_maps(struct core_live *live)
 	return err;
 }
 
+static void map_range(const void *elem, uint64_t *start, uint64_t *end)
+{
+	const struct live_map *m = elem;
+	*start = m->start;
+	*end = m->end;
+}
+
 static const struct live_map *map_for(const struct core_live *live, uint64_t addr)
 {
-	size_t lo = 0, hi = live->nmaps;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (addr < live->maps[mid].start)
-			hi = mid;
-		else if (addr >= live->maps[mid].end)
-			lo = mid + 1;
-		else
-			return &live->maps[mid];
-	}
-	return NULL;
+	return core_range_find(live->maps, live->nmaps, sizeof(*live->maps), addr, map_range);
 }
 
 static bool is_file_map(const struct live_map *m)
@@ -431,10 +429,11 @@ static size_t fetch(struct core_live *live, uint64_t addr, void *buf, size_t len
 	return done;
 }
 
+/* The page cache is corefile's open-addressing table (array.h), keyed by
+ * the page's address + 1 (0 marks a free slot). */
 static size_t slot_index(const struct core_live *live, uint64_t page)
 {
-	uint64_t h = (page >> 12) * 0x9e3779b97f4a7c15ull;
-	return (size_t)(h >> 20) & (live->nslots - 1);
+	return core_hash_slot(page + 1, live->nslots);
 }
 
 static struct live_slot *slot_find(const struct core_live *live, uint64_t page)
@@ -449,29 +448,6 @@ static struct live_slot *slot_find(const struct core_live *live, uint64_t page)
 	}
 }
 
-static bool slots_grow(struct core_live *live)
-{
-	size_t n = live->nslots ? live->nslots * 2 : 1024;
-	struct live_slot *old = live->slots;
-	size_t oldn = live->nslots;
-	live->slots = calloc(n, sizeof(*live->slots));
-	if (!live->slots) {
-		live->slots = old;
-		return false;
-	}
-	live->nslots = n;
-	for (size_t i = 0; i < oldn; i++) {
-		if (!old[i].addr)
-			continue;
-		size_t j = slot_index(live, old[i].addr - 1);
-		while (live->slots[j].addr)
-			j = (j + 1) & (n - 1);
-		live->slots[j] = old[i];
-	}
-	free(old);
-	return true;
-}
-
 /* Keep DATA (PAGE bytes, or NULL: unreadable) for PAGE; false when full. */
 static bool slot_put(struct core_live *live, uint64_t page, const unsigned char *data)
 {
@@ -482,7 +458,7 @@ static bool slot_put(struct core_live *live, uint64_t page, const unsigned char 
 		live->cache_full = true;
 		return false;
 	}
-	if ((live->used + 1) * 2 > live->nslots && !slots_grow(live))
+	if (!core_table_reserve(&live->slots, &live->nslots, live->used, sizeof(*live->slots)))
 		return false;
 	unsigned char *copy = NULL;
 	if (data) {
