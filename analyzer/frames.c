@@ -145,15 +145,21 @@ bool an_frames_append_tail_calls(struct an_frame_list *list, struct dbg_session 
 	return true;
 }
 
-bool an_frames_append_native(struct an_frame_list *list, struct dbg_session *s,
-			     const struct dbg_frame *native, size_t n)
+bool an_frames_append_native_range(struct an_frame_list *list, struct dbg_session *s,
+				   const struct dbg_frame *native, size_t n, size_t from, size_t to)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = from; i < to; i++)
 		if (!an_frames_append_pc(list, s, native[i].pc, native[i].activation, AN_FRAME_NATIVE,
 					 &native[i], false) ||
 		    (i + 1 < n && !an_frames_append_tail_calls(list, s, &native[i + 1])))
 			return false;
 	return true;
+}
+
+bool an_frames_append_native(struct an_frame_list *list, struct dbg_session *s,
+			     const struct dbg_frame *native, size_t n)
+{
+	return an_frames_append_native_range(list, s, native, n, 0, n);
 }
 
 /* A stored frame's new levels (NULL: kept as it is) and whether it goes. */

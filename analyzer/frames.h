@@ -37,6 +37,11 @@ bool an_frames_append_tail_calls(struct an_frame_list *list, struct dbg_session 
 bool an_frames_append_native(struct an_frame_list *list, struct dbg_session *s,
 			     const struct dbg_frame *native, size_t n);
 
+/* The same for NATIVE's frames [FROM, TO) of N: each with the tail calls
+ * between it and its caller (NATIVE[i + 1], which may lie past TO). */
+bool an_frames_append_native_range(struct an_frame_list *list, struct dbg_session *s,
+				   const struct dbg_frame *native, size_t n, size_t from, size_t to);
+
 /* The debug info found for FRAME, a stored frame of a module that had none
  * when its core was stored (dwarf/: dbg_cache_find_module()), or NULL when
  * the frame stays as stored. */

@@ -71,19 +71,6 @@ void an_recursion_compact(struct dbg_frame *frames, size_t *n, const struct an_r
 	*n -= cut->outer - cut->inner;
 }
 
-/* Native frames [A, B) of NATIVE (N of them) into LIST, each with the tail
- * calls between it and its caller. */
-static bool append_native_range(struct an_frame_list *list, struct dbg_session *s,
-				const struct dbg_frame *native, size_t n, size_t a, size_t b)
-{
-	for (size_t i = a; i < b; i++)
-		if (!an_frames_append_pc(list, s, native[i].pc, native[i].activation, AN_FRAME_NATIVE,
-					 &native[i], false) ||
-		    (i + 1 < n && !an_frames_append_tail_calls(list, s, &native[i + 1])))
-			return false;
-	return true;
-}
-
 /* The recursion whose cycle is the logical frames [FROM, TO) of LIST, left
  * out REPEATS times right after them; NULL on out-of-memory. */
 static struct an_recursion *recursion_of(const struct an_frame_list *list, size_t from, size_t to,
@@ -115,13 +102,13 @@ bool an_recursion_symbolize(struct an_thread *t, struct dbg_session *s, const st
 	struct an_frame_list list = {0};
 	size_t cycle_from, cycle_to;
 	struct an_recursion *r = NULL;
-	if (!append_native_range(&list, s, native, n, 0, cut->inner - cut->period))
+	if (!an_frames_append_native_range(&list, s, native, n, 0, cut->inner - cut->period))
 		goto nomem;
 	cycle_from = list.n;
-	if (!append_native_range(&list, s, native, n, cut->inner - cut->period, cut->inner))
+	if (!an_frames_append_native_range(&list, s, native, n, cut->inner - cut->period, cut->inner))
 		goto nomem;
 	cycle_to = list.n;
-	if (!append_native_range(&list, s, native, n, cut->inner, n))
+	if (!an_frames_append_native_range(&list, s, native, n, cut->inner, n))
 		goto nomem;
 	/* A period of frames that symbolize to nothing leaves nothing out. */
 	if (cycle_to > cycle_from && !(r = recursion_of(&list, cycle_from, cycle_to, cut->repeats)))
