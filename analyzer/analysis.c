@@ -113,6 +113,44 @@ void an_frame_deinit(struct an_frame *frame)
 	free(frame->detail);
 	an_args_release(frame->args);
 	an_args_release(frame->locals);
+	an_regs_release(frame->regs);
+}
+
+/* A register block: its holders, then its values. */
+uint64_t *an_regs_pack(const uint64_t *regs, uint32_t known)
+{
+	if (!known)
+		return NULL;
+	uint64_t *block = malloc((1 + (size_t)__builtin_popcount(known)) * sizeof(*block));
+	if (!block)
+		return NULL;
+	block[0] = 1;
+	size_t k = 1;
+	for (unsigned n = 0; n < AN_FRAME_NREGS; n++)
+		if (known & (1u << n))
+			block[k++] = regs[n];
+	return block + 1;
+}
+
+uint64_t *an_regs_share(uint64_t *regs)
+{
+	if (regs)
+		regs[-1]++;
+	return regs;
+}
+
+void an_regs_release(uint64_t *regs)
+{
+	if (regs && --regs[-1] == 0)
+		free(regs - 1);
+}
+
+bool an_frame_reg(const struct an_frame *f, unsigned n, uint64_t *value)
+{
+	if (n >= AN_FRAME_NREGS || !f->regs || !(f->regs_known & (1u << n)))
+		return false;
+	*value = f->regs[__builtin_popcount(f->regs_known & ((1u << n) - 1))];
+	return true;
 }
 
 /* What precedes a block of arguments: its holders. */

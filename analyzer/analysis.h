@@ -74,8 +74,10 @@ struct an_frame {
 	uint64_t module_offset;
 	char *file;                 /* source file; NULL when unknown */
 	uint64_t cfa;               /* canonical frame address, 0 when unknown */
-	uint64_t regs[AN_FRAME_NREGS];  /* by DWARF number (x86_64: 0 rax .. 16 rip;
-					   aarch64: x0..x30, 31 sp) */
+	uint64_t *regs;             /* the recovered registers, packed: one value
+				       per bit of regs_known, lowest number
+				       first; a block its inline levels share
+				       (an_regs_pack); read with an_frame_reg */
 	char *display;              /* readable name when it differs from function
 				       ("handle_order(Order) [coroutine]"), or NULL */
 	struct an_arg *args;        /* one counted block holding the array and its
@@ -93,7 +95,9 @@ struct an_frame {
 	int line;                   /* 0 when unknown */
 	int inline_depth;           /* 0 for the real frame, >0 for inline levels;
 				       a tail call's: its innermost function's */
-	uint32_t regs_known;        /* bit N: regs[N] recovered by the unwinder */
+	uint32_t regs_known;        /* bit N: register N, by DWARF number (x86_64:
+				       0 rax .. 16 rip; aarch64: x0..x30, 31 sp),
+				       recovered by the unwinder */
 	bool activation;            /* pc is where the thread stopped (no pc-1) */
 	bool has_offset;
 	bool has_module_offset;
@@ -342,6 +346,18 @@ void an_event_deinit(struct an_event *event);
 struct an_arg *an_args_pack(const struct an_arg *args, size_t n);
 struct an_arg *an_args_share(struct an_arg *args);
 void an_args_release(struct an_arg *args);
+
+/* A frame's registers are the callee-saved few in every frame but the
+ * innermost: an_frame.regs keeps only those known, counted as args are.
+ * Pack: a block with REGS[N] for each bit N of KNOWN (REGS indexed by DWARF
+ * number, below AN_FRAME_NREGS), NULL when KNOWN is 0 or out of memory;
+ * share and release as for arguments. */
+uint64_t *an_regs_pack(const uint64_t *regs, uint32_t known);
+uint64_t *an_regs_share(uint64_t *regs);
+void an_regs_release(uint64_t *regs);
+
+/* Register N of F (DWARF number) into *VALUE; false when not recovered. */
+bool an_frame_reg(const struct an_frame *f, unsigned n, uint64_t *value);
 
 /* strdup that accepts NULL. */
 char *an_strdup(const char *s);

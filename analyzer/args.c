@@ -26,8 +26,7 @@ static void frame_regs(const struct an_frame *f, const struct dbg_frame_regs *in
 	out->activation = f->activation;
 	out->cfa = f->cfa;
 	for (unsigned r = 0; r < DBG_NREGS && r < AN_FRAME_NREGS; r++) {
-		if (f->regs_known & (1u << r)) {
-			out->regs[r] = f->regs[r];
+		if (an_frame_reg(f, r, &out->regs[r])) {
 			out->regs_known |= 1u << r;
 		} else if (inner && (inner->regs_known & (1u << r))) {
 			out->regs[r] = inner->regs[r];

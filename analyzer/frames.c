@@ -62,7 +62,7 @@ static bool append_levels(struct an_frame_list *list, const struct an_frame *pla
 		f->inlined = l->inlined;
 		f->inline_depth = l->inline_depth;
 		f->cfa = place->cfa;
-		memcpy(f->regs, place->regs, sizeof(f->regs));
+		f->regs = an_regs_share(place->regs);
 		f->regs_known = place->regs_known;
 		f->seam = place->seam && i == 0;
 	}
@@ -78,14 +78,18 @@ bool an_frames_append_pc(struct an_frame_list *list, struct dbg_session *s, uint
 	size_t nlocs;
 	if (native) {
 		place.cfa = native->cfa;
-		memcpy(place.regs, native->regs, sizeof(place.regs));
 		place.regs_known = native->regs_known;
+		if (!(place.regs = an_regs_pack(native->regs, native->regs_known)) && place.regs_known)
+			return false;
 	}
-	if (dbg_symbolize(s, pc, activation, &locs, &nlocs))
-		return false;
-	bool ok = core_array_reserve(&list->frames, &list->cap, list->n + nlocs, sizeof(*list->frames)) &&
-		  append_levels(list, &place, locs, nlocs);
-	dbg_locations_free(locs, nlocs);
+	bool ok = !dbg_symbolize(s, pc, activation, &locs, &nlocs);
+	if (ok) {
+		ok = core_array_reserve(&list->frames, &list->cap, list->n + nlocs,
+					sizeof(*list->frames)) &&
+		     append_levels(list, &place, locs, nlocs);
+		dbg_locations_free(locs, nlocs);
+	}
+	an_regs_release(place.regs);
 	return ok;
 }
 

@@ -1004,8 +1004,9 @@ struct placed {
 static uint64_t frame_sp(const struct an_frame *f, const struct an_thread *t, bool first,
 			 uint64_t prev_cfa, unsigned dwarf_sp)
 {
-	if (f->regs_known & (1u << dwarf_sp))
-		return f->regs[dwarf_sp];
+	uint64_t sp;
+	if (an_frame_reg(f, dwarf_sp, &sp))
+		return sp;
 	if (first)
 		return t->sp;
 	return prev_cfa;

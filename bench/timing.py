@@ -49,6 +49,8 @@ def measure(rows):
     for r in rows:
         if r['name'] in failed:
             print('  %-34s failed' % r['name'])
+        elif r['name'] not in times:
+            print('  %-34s not run' % r['name'])
         else:
             med = statistics.median(times[r['name']]) * 1000
             res[r['name']] = (med, rss[r['name']])

@@ -702,6 +702,19 @@ static pid_t next_task(DIR *dir)
 	return 0;
 }
 
+/* The kernel refuses to seize a thread that is exiting (EPERM, as for a
+ * process it may not trace): true when TID is gone or a zombie. */
+static bool thread_exiting(const struct core_live *live, pid_t tid)
+{
+	char name[48];
+	snprintf(name, sizeof(name), "task/%d/stat", (int)tid);
+	char *stat = read_proc(live->pid, name, NULL);
+	const char *close_paren = stat ? strrchr(stat, ')') : NULL;
+	char state = close_paren && close_paren[1] ? close_paren[2] : 'X';
+	free(stat);
+	return state == 'Z' || state == 'X' || state == 'x';
+}
+
 /* Seize and interrupt every thread in /proc/PID/task not yet seized; the
  * number of new ones, or -1 with *ERR. */
 static int seize_new_threads(struct core_live *live, struct core_error **err)
@@ -728,7 +741,7 @@ static int seize_new_threads(struct core_live *live, struct core_error **err)
 		if (ptrace(PTRACE_SEIZE, t->tid, NULL, NULL) != 0) {
 			int e = errno;
 			t->gone = true;
-			if (e == ESRCH)
+			if (e == ESRCH || (e == EPERM && thread_exiting(live, t->tid)))
 				continue;   /* exited before it could be seized */
 			*err = e == EPERM ? not_permitted(live)
 					  : core_error_create(CORE_ERROR_USAGE, "process %d: cannot attach to thread %d: %s",

@@ -124,9 +124,10 @@ static json_t *cause_object(const struct analysis *an)
 static json_t *frame_registers(const struct an_frame *f, const char *arch)
 {
 	json_t *o = json_object();
-	for (unsigned r = 0; r < an_frame_nregs(arch) && r < AN_FRAME_NREGS; r++)
-		if (f->regs_known & (1u << r))
-			set(o, an_frame_reg_name(arch, r), jhex(f->regs[r]));
+	uint64_t value;
+	for (unsigned r = 0; r < an_frame_nregs(arch); r++)
+		if (an_frame_reg(f, r, &value))
+			set(o, an_frame_reg_name(arch, r), jhex(value));
 	return o;
 }
 
