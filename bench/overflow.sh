@@ -34,6 +34,7 @@ r = subprocess.run([asy, 'report', core, prog, '--format', 'json'], capture_outp
 try:
     t = json.loads(r.stdout)['threads'][0]
     rec = t['recursion']
+    frames_seen = '%d frames' % (t['frames'][-1]['index'] + 1)
     print('  core %.1f MiB; asyncore: %d frames unwound, %d shown, cycle %s x %d'
           % (os.path.getsize(core) / 2**20, t['frames'][-1]['index'] + 1, len(t['frames']),
              ' < '.join(rec['cycle']), rec['repeats']))
@@ -74,5 +75,8 @@ for r in rows[:2]:
     print('  %-34s median CPU time %6.1f ms (user + system)' % (r['name'], cpu_ms(r['cmd'])))
 ok = all(x[0] < 1000 and x[1] < 200 * 1024 for x in (a, tx))
 print('  target under 1 s and 200 MB (text and json): %s' % ('met' if ok else 'NOT met'))
+for form, x in (('json', a), ('text', tx)):
+    timing.record('overflow: report --format %s, %s' % (form, frames_seen),
+                  '%.0f ms, %.0f MB' % (x[0], x[1] / 1024), '< 1 s, < 200 MB', x[0] < 1000 and x[1] < 200 * 1024)
 sys.exit(0)
 PY
