@@ -626,6 +626,32 @@ static char *exception_message(struct core *core, uint64_t obj)
 	return text;
 }
 
+/* std::terminate with no exception: libsupc++'s __cxa_pure_virtual and
+ * __cxa_deleted_virtual print their message and call it, from the call
+ * through the vtable (an object used while being built or destroyed);
+ * std::thread's destructor and move assignment, when it is joinable. */
+static int decide_terminate_alone(struct cause_ctx *c)
+{
+	static const char *const pure[] = { "__cxa_pure_virtual", NULL };
+	static const char *const deleted[] = { "__cxa_deleted_virtual", NULL };
+	/* -O2 merges their calls to std::terminate: either frame may stand for
+	 * the other. */
+	static const char *const joinable[] = { "std::thread::~thread", "std::thread::operator=", NULL };
+	const char *what = "pure virtual method called";
+	long i = frame_named(c, pure);
+	if (i < 0 && (i = frame_named(c, deleted)) >= 0)
+		what = "deleted virtual method called";
+	if (i < 0 && (i = frame_named(c, joinable)) >= 0)
+		what = "terminate called without an active exception: a joinable std::thread destroyed or "
+		       "assigned to";
+	if (i < 0)
+		return set_summary(c->cause, AN_CAUSE_ABORT, "terminate called without an active exception")
+			       ? 1 : -1;
+	const char *caller = caller_of(c, i);
+	return set_summary(c->cause, AN_CAUSE_ABORT, "%s%s%s", what, caller ? " in " : "", caller ? caller : "")
+		       ? 1 : -1;
+}
+
 static int decide_uncaught_exception(struct cause_ctx *c)
 {
 	/* The C++ runtime ended the program: std::terminate or its helpers,
@@ -646,11 +672,10 @@ static int decide_uncaught_exception(struct cause_ctx *c)
 	    !core_read_u64(c->core, eh, &header))
 		return 0;
 	/* std::terminate with no exception caught or being thrown (a joinable
-	 * std::thread destroyed, a direct call): an abort, said as
-	 * libstdc++'s handler says it. */
+	 * std::thread destroyed, a call through a pure virtual slot, a direct
+	 * call): an abort, said as libstdc++ says it. */
 	if (header == 0 && frame_named(c, terminate_only) >= 0 && frame_named(c, throwing) < 0)
-		return set_summary(c->cause, AN_CAUSE_ABORT,
-				   "terminate called without an active exception") ? 1 : -1;
+		return decide_terminate_alone(c);
 	if (!thrown_object(c, header, &obj, &tinfo) || !type_info_name(c->s, tinfo, name, sizeof(name)))
 		return 0;
 	c->cause->exception_type = dbg_demangle_type(name);

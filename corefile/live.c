@@ -702,17 +702,23 @@ static pid_t next_task(DIR *dir)
 	return 0;
 }
 
+/* True when /proc/PID/NAME (a stat file) is gone or says a zombie. */
+static bool stat_gone(pid_t pid, const char *name)
+{
+	char *stat = read_proc(pid, name, NULL);
+	const char *paren = stat ? strrchr(stat, ')') : NULL;
+	bool gone = !paren || paren[1] != ' ' || paren[2] == 'Z' || paren[2] == 'X' || paren[2] == 'x';
+	free(stat);
+	return gone;
+}
+
 /* The kernel refuses to seize a thread that is exiting (EPERM, as for a
  * process it may not trace): true when TID is gone or a zombie. */
 static bool thread_exiting(const struct core_live *live, pid_t tid)
 {
 	char name[48];
 	snprintf(name, sizeof(name), "task/%d/stat", (int)tid);
-	char *stat = read_proc(live->pid, name, NULL);
-	const char *close_paren = stat ? strrchr(stat, ')') : NULL;
-	char state = close_paren && close_paren[1] ? close_paren[2] : 'X';
-	free(stat);
-	return state == 'Z' || state == 'X' || state == 'x';
+	return stat_gone(live->pid, name);
 }
 
 /* Seize and interrupt every thread in /proc/PID/task not yet seized; the
@@ -1015,11 +1021,7 @@ fail:
  * or a zombie once let go. */
 static bool process_gone(const struct core_live *live)
 {
-	char *stat = read_proc(live->pid, "stat", NULL);
-	char *paren = stat ? strrchr(stat, ')') : NULL;
-	bool gone = !paren || paren[1] != ' ' || paren[2] == 'Z' || paren[2] == 'X';
-	free(stat);
-	return gone;
+	return stat_gone(live->pid, "stat");
 }
 
 void core_live_detach(struct core_live *live)

@@ -100,9 +100,31 @@ if crash long_what cause_cxx long_what uncaught_exception; then
 		"${what:0:4092}..."
 fi
 
-# std::terminate with no exception: an abort, as libstdc++'s handler says.
+# gdb_frame_after PROG CORE FUNCTION: the function of the frame gdb shows
+# right after FUNCTION's in the crashing thread's backtrace.
+gdb_frame_after() {
+	gdb_core "$1" "$2" bt | awk -v f="$3" '
+		/^#/ { name = ($2 == "in") ? $3 : (($3 == "in") ? $4 : $2) }
+		/^#/ && seen { print name; exit }
+		/^#/ && index(name, f) == 1 { seen = 1 }'
+}
+
+# std::terminate with no exception: an abort, as libstdc++'s handler says,
+# with what called it when the stack says (gdb names the caller).
 if crash terminate cause_cxx terminate abort; then
-	same "cause-terminate-summary" "$SUMMARY" "$(tail -1 "$ERR")"
+	same "cause-terminate-summary" "$SUMMARY" "$(tail -1 "$ERR"): a joinable std::thread destroyed or \
+assigned to in $(gdb_frame_after "$PROG" "$C" std::thread::~thread)"
+fi
+# -O2 merges the assignment's call to std::terminate with the destructor's:
+# gdb shows ~thread there too.
+if crash terminate-assign cause_cxx assign abort; then
+	same "cause-terminate-assign-summary" "$SUMMARY" "$(tail -1 "$ERR"): a joinable std::thread destroyed or \
+assigned to in $(gdb_frame_after "$PROG" "$C" std::thread::)"
+fi
+# gdb names a C++ function without its parameter list.
+if crash pure-virtual cause_cxx pure abort; then
+	same "cause-pure-virtual-summary" "${SUMMARY%%(*}" \
+		"$(head -1 "$ERR") in $(gdb_frame_after "$PROG" "$C" __cxa_pure_virtual)"
 fi
 
 # null NAME CASE MODE: a NULL dereference.  gdb: the fault address, the
