@@ -18,7 +18,7 @@
 enum report_option {
 	O_FORMAT, O_THREADS, O_RECORDER_TAIL, O_RECORDER_FORMAT, O_SYSROOT, O_DEBUG_DIR,
 	O_MAX_FRAMES, O_NO_ASYNC, O_NO_RECORDERS, O_NO_ARGS, O_COLOR, O_SIGNATURE_LISTS, O_NO_TASKS,
-	O_FRAME_REGISTERS, O_RUNTIME, O_MAX_MEMORY, O_TIMEOUT, O_LOCALS, O_SHA256, O_PID, O_MAX_PAUSE,
+	O_FRAME_REGISTERS, O_RUNTIME, O_MAX_MEMORY, O_TIMEOUT, O_LOCALS, O_SHA256, O_PID, O_MAX_PAUSE, O_THREAD,
 };
 
 /* --locals [crashing|all]: whose frames' local variables are shown. */
@@ -46,6 +46,7 @@ static const struct cli_option report_options[] = {
 	{"--sha256", false, O_SHA256},
 	{"--pid", true, O_PID},
 	{"--max-pause", true, O_MAX_PAUSE},
+	{"--thread", true, O_THREAD},
 	{NULL, false, 0},
 };
 
@@ -70,6 +71,7 @@ struct report_args {
 	struct cli_limits limits;
 	pid_t pid;                  /* --pid: a running process instead of a core */
 	unsigned max_pause;
+	pid_t thread;               /* --thread: with --pid, the thread a report signs */
 };
 
 /* One option's effect; false (reported) when its value is not acceptable. */
@@ -165,6 +167,11 @@ static bool apply_option(struct report_args *a, int id, const char *v)
 			return false;
 		a->max_pause = (unsigned)n;
 		return true;
+	case O_THREAD:
+		if (!cli_number("--thread", v, 1, 0x7fffffff, &n))
+			return false;
+		a->thread = (pid_t)n;
+		return true;
 	}
 	return false;
 }
@@ -204,6 +211,10 @@ static bool parse_report_args(struct report_args *a, int argc, char **argv)
 	}
 	if (a->pid && a->core) {
 		cli_error("report", "--pid PID takes no core");
+		return false;
+	}
+	if (a->thread && !a->pid) {
+		cli_error("report", "--thread TID needs --pid (a core names its crashing thread)");
 		return false;
 	}
 	if (!a->core && !a->pid) {
@@ -274,7 +285,7 @@ int cli_report(int argc, char **argv)
 		a.core = what;   /* what messages name */
 	cli_guard_begin(a.core, &a.limits, CLI_EXIT_UNUSABLE);
 	struct core_live *live = NULL;
-	struct core_error *err = a.pid ? cli_live_analyze(a.pid, a.max_pause, 0, &a.an, &live, &an)
+	struct core_error *err = a.pid ? cli_live_analyze(a.pid, a.max_pause, a.thread, &a.an, &live, &an)
 				       : core_open(a.core, &core);
 	if (!err && !a.pid) {
 		core_identity(core, &id);

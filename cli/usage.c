@@ -3,7 +3,7 @@
 static const char usage_text[] =
 	"usage: asyncore CORE [BINARY]                crash report for one core\n"
 	"       asyncore report CORE [BINARY] [options]\n"
-	"       asyncore report --pid PID [BINARY] [--max-pause MS] [options]\n"
+	"       asyncore report --pid PID [BINARY] [--max-pause MS] [--thread TID] [options]\n"
 	"                                             the same report of a running process\n"
 	"       asyncore snapshot PID -o FILE[.zst] [BINARY] [--max-pause MS] [--thread TID]\n"
 	"                                             an ELF core of what that report reads\n"
@@ -47,6 +47,8 @@ static const char usage_text[] =
 	"  --max-pause MS            with --pid (and snapshot): let the process go after MS\n"
 	"                            milliseconds at most, the report then partial (default 1000;\n"
 	"                            0: no bound)\n"
+	"  --thread TID              with --pid (and snapshot): the thread shown first, whose\n"
+	"                            stack signs the hang (default the main thread)\n"
 	"  --help, --version\n"
 	"\n"
 	"snapshot options: -o FILE (written zstd-compressed when it ends in .zst), --max-pause MS,\n"

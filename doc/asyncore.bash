@@ -40,7 +40,7 @@ _asyncore()
 			--no-async --no-recorders --no-tasks --no-args" -- "$cur")) ;;
 		*) COMPREPLY=($(compgen -W "--format --threads --recorder-tail --recorder-format --sysroot
 			--debug-dir --max-frames --no-async --no-recorders --no-args --no-tasks --frame-registers
-			--locals --color --signature-lists --runtime --max-memory --timeout --sha256 --pid --max-pause
+			--locals --color --signature-lists --runtime --max-memory --timeout --sha256 --pid --max-pause --thread
 			--help --version" -- "$cur")) ;;
 		esac
 		return

@@ -196,6 +196,29 @@ if [ "$("$ASYNCORE" report "$TMPD/snapt.core" "$PROG" --format json 2>/dev/null 
 else
 	fail "snapshot-thread: --thread $tid not first"
 fi
+"$ASYNCORE" report --pid "$HUNG" "$PROG" --thread "$tid" --format json >"$TMPD/livet.json" 2>/dev/null
+first=$(jget "$TMPD/livet.json" 'j["threads"][0]["tid"]')
+sig=$(jget "$TMPD/livet.json" 'j["signature"]')
+snap_sig=$("$ASYNCORE" report "$TMPD/snapt.core" "$PROG" --format json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["signature"])')
+if [ "$first" = "$tid" ] && [ "$sig" = "$snap_sig" ] && [[ "$sig" != *"__libc_pause < main"* ]]; then
+	pass "report-thread: report --pid --thread shows that thread first and signs the hang with it, as the snapshot does ($sig)"
+else
+	fail "report-thread: first $first, signature '$sig'"
+fi
+"$ASYNCORE" report --pid "$HUNG" "$PROG" --thread 2147483647 >/dev/null 2>"$TMPD/livet.err"
+rc=$?
+if [ $rc -eq 2 ] && [ "$(wc -l <"$TMPD/livet.err")" = 1 ] && grep -q "no such thread" "$TMPD/livet.err"; then
+	pass "report-thread-missing: a thread the process lacks is refused in one line (exit 2)"
+else
+	fail "report-thread-missing: exit $rc: $(head -2 "$TMPD/livet.err")"
+fi
+"$ASYNCORE" report "$TMPD/snapt.core" "$PROG" --thread "$tid" >/dev/null 2>"$TMPD/livet.err"
+rc=$?
+if [ $rc -eq 2 ] && grep -q "needs --pid" "$TMPD/livet.err"; then
+	pass "report-thread-core: --thread on a core is refused (exit 2): $(head -1 "$TMPD/livet.err")"
+else
+	fail "report-thread-core: exit $rc: $(head -2 "$TMPD/livet.err")"
+fi
 db=$TMPD/live.db
 "$ASYNCORE" ingest --db "$db" --quiet "$TMPD/snap.core" >/dev/null 2>&1
 n=$("$ASYNCORE" query --db "$db" --format csv "select count(*) from cores" 2>/dev/null | tail -1)
