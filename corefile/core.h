@@ -160,6 +160,17 @@ bool core_read_bytes(struct core *core, uint64_t addr, void *buf, size_t len);
  * to judge whether a file on disk is the one that ran. */
 bool core_read_saved(const struct core *core, uint64_t addr, void *buf, size_t len);
 
+#define CORE_BUILD_ID_MAX 64u           /* bytes of a build-id kept, at most */
+#define CORE_SAVED_NOTES_MAX 65536u     /* bytes of a PT_NOTE searched, at most */
+
+/* The GNU build-id (NT_GNU_BUILD_ID, owner "GNU") among the notes the core
+ * saved (core_read_saved) at [AT, AT + SIZE) of the target's memory, a
+ * loaded object's PT_NOTE, into ID[0, *LEN); *LEN is 0 when they hold none
+ * of 1 to CORE_BUILD_ID_MAX bytes.  False when the core did not save them,
+ * or SIZE is less than a note header or more than CORE_SAVED_NOTES_MAX. */
+bool core_saved_build_id(const struct core *core, uint64_t at, uint64_t size,
+			 unsigned char id[CORE_BUILD_ID_MAX], size_t *len);
+
 /* Convenience: true when the 8-byte word at ADDR was read into *VALUE. */
 bool core_read_u64(struct core *core, uint64_t addr, uint64_t *value);
 bool core_read_u32(struct core *core, uint64_t addr, uint32_t *value);

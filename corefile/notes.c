@@ -284,6 +284,32 @@ static size_t align4(size_t n)
 	return (n + 3) & ~(size_t)3;
 }
 
+/* One note: its header's fields, and where its name and descriptor lie. */
+struct note_place {
+	uint32_t namesz, descsz, type;
+	size_t name_off, desc_off;
+};
+
+enum note_fit { NOTE_FITS, NOTE_NAME_OVERRUNS, NOTE_DESC_OVERRUNS };
+
+/* The note whose 12-byte header H is at OFF of LEN bytes of notes
+ * (OFF + 12 <= LEN) into *N, and whether its parts lie within them (the
+ * last descriptor's padding need not). */
+static enum note_fit note_place(const unsigned char *h, size_t off, size_t len,
+				struct note_place *n)
+{
+	n->namesz = get_u32(h);
+	n->descsz = get_u32(h + 4);
+	n->type = get_u32(h + 8);
+	n->name_off = off + 12;
+	if (n->namesz > len - n->name_off)
+		return NOTE_NAME_OVERRUNS;
+	n->desc_off = n->name_off + align4(n->namesz);
+	if (n->desc_off > len || n->descsz > len - n->desc_off)
+		return NOTE_DESC_OVERRUNS;
+	return NOTE_FITS;
+}
+
 /* Whether parse_one() reads a note's descriptor: the others (the FPU and
  * XSAVE state of every thread, the bulk of a many-threaded core's notes)
  * are skipped without being read. */
@@ -369,36 +395,34 @@ static struct core_error *walk_notes(struct core *core, struct note_source *src,
 		const unsigned char *h = note_bytes(src, off, 12);
 		if (!h)
 			return NULL;
-		uint32_t namesz = get_u32(h), descsz = get_u32(h + 4), type = get_u32(h + 8);
-		size_t name_off = off + 12;
-		if (namesz > len - name_off) {
-			core_warn(core, "note at offset %zu: name overruns the note segment", off);
-			return NULL;
-		}
-		size_t desc_off = name_off + align4(namesz);
-		if (desc_off > len || descsz > len - desc_off) {
-			core_warn(core, "note at offset %zu (type %u): descriptor overruns the note segment",
-				  off, type);
+		struct note_place p;
+		enum note_fit fit = note_place(h, off, len, &p);
+		if (fit != NOTE_FITS) {
+			if (fit == NOTE_NAME_OVERRUNS)
+				core_warn(core, "note at offset %zu: name overruns the note segment", off);
+			else
+				core_warn(core, "note at offset %zu (type %u): descriptor overruns the "
+					  "note segment", off, p.type);
 			return NULL;
 		}
 		char name[16] = "";
-		const unsigned char *n = namesz > 0 && namesz <= sizeof(name)
-						 ? note_bytes(src, name_off, namesz) : NULL;
+		const unsigned char *n = p.namesz > 0 && p.namesz <= sizeof(name)
+						 ? note_bytes(src, p.name_off, p.namesz) : NULL;
 		if (n) {
-			memcpy(name, n, namesz);
-			name[namesz - 1] = '\0';
+			memcpy(name, n, p.namesz);
+			name[p.namesz - 1] = '\0';
 		} else if (src->failed) {
 			return NULL;
 		}
-		if (wanted(core, type, name)) {
-			const unsigned char *desc = note_bytes(src, desc_off, descsz);
+		if (wanted(core, p.type, name)) {
+			const unsigned char *desc = note_bytes(src, p.desc_off, p.descsz);
 			if (!desc)
 				return NULL;
-			struct core_error *err = parse_one(core, type, name, desc, descsz);
+			struct core_error *err = parse_one(core, p.type, name, desc, p.descsz);
 			if (err)
 				return err;
 		}
-		off = desc_off + align4(descsz);
+		off = p.desc_off + align4(p.descsz);
 	}
 	return NULL;
 }
@@ -421,4 +445,37 @@ struct core_error *core_parse_notes_at(struct core *core, struct core_image *img
 		err = core_error_create(CORE_ERROR_IO, "%s: cannot read the notes at offset 0x%llx",
 					core->path, (unsigned long long)off);
 	return err;
+}
+
+/* The GNU build-id among the LEN bytes of NOTES into ID[0, *LEN). */
+static void find_build_id(const unsigned char *notes, size_t len, unsigned char *id,
+			  size_t *id_len)
+{
+	for (size_t off = 0; off + 12 <= len;) {
+		struct note_place n;
+		if (note_place(notes + off, off, len, &n) != NOTE_FITS)
+			return;
+		if (n.type == NT_GNU_BUILD_ID && n.namesz == 4 &&
+		    memcmp(notes + n.name_off, "GNU", 4) == 0 && n.descsz > 0 &&
+		    n.descsz <= CORE_BUILD_ID_MAX) {
+			memcpy(id, notes + n.desc_off, n.descsz);
+			*id_len = n.descsz;
+			return;
+		}
+		off = n.desc_off + align4(n.descsz);
+	}
+}
+
+bool core_saved_build_id(const struct core *core, uint64_t at, uint64_t size,
+			 unsigned char id[CORE_BUILD_ID_MAX], size_t *len)
+{
+	*len = 0;
+	if (size < 12 || size > CORE_SAVED_NOTES_MAX)
+		return false;
+	unsigned char *notes = malloc((size_t)size);
+	bool saved = notes && core_read_saved(core, at, notes, (size_t)size);
+	if (saved)
+		find_build_id(notes, (size_t)size, id, len);
+	free(notes);
+	return saved;
 }

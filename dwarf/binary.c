@@ -14,7 +14,7 @@
 
 enum {
 	MAX_PHNUM = 256,            /* more is no executable we can check */
-	MAX_NOTE_SIZE = 65536,      /* a build-id note sits in a small PT_NOTE */
+	MAX_DYNAMIC_SIZE = 65536,   /* bytes of a dynamic section compared */
 	PAGE_MASK_4K = 4095,
 };
 
@@ -26,7 +26,7 @@ struct core_exe {
 	uint64_t bias;              /* load bias from the saved PT_PHDR */
 	bool has_bias;
 	bool notes_saved;           /* the core holds the executable's notes */
-	unsigned char build_id[64];
+	unsigned char build_id[CORE_BUILD_ID_MAX];
 	size_t build_id_len;        /* 0: none, or not saved (!notes_saved) */
 };
 
@@ -58,44 +58,13 @@ static bool saved_phdrs(struct core *core, struct core_exe *ce)
 	return true;
 }
 
-/* The NT_GNU_BUILD_ID note among NOTES (LEN bytes, 4-byte aligned notes). */
-static void find_build_id(const unsigned char *notes, size_t len, struct core_exe *ce)
-{
-	size_t pos = 0;
-	while (len - pos >= 12) {
-		uint32_t namesz, descsz, type;
-		memcpy(&namesz, notes + pos, 4);
-		memcpy(&descsz, notes + pos + 4, 4);
-		memcpy(&type, notes + pos + 8, 4);
-		size_t name_pad = ((size_t)namesz + 3) & ~(size_t)3;
-		size_t desc_pad = ((size_t)descsz + 3) & ~(size_t)3;
-		pos += 12;
-		if (name_pad > len - pos || desc_pad > len - pos - name_pad)
-			return;
-		if (type == NT_GNU_BUILD_ID && namesz == 4 && memcmp(notes + pos, "GNU", 4) == 0 &&
-		    descsz > 0 && descsz <= sizeof(ce->build_id)) {
-			memcpy(ce->build_id, notes + pos + name_pad, descsz);
-			ce->build_id_len = descsz;
-			return;
-		}
-		pos += name_pad + desc_pad;
-	}
-}
-
 static void saved_build_id(struct core *core, struct core_exe *ce)
 {
 	for (size_t i = 0; i < ce->phnum && !ce->build_id_len; i++) {
 		const Elf64_Phdr *ph = &ce->phdrs[i];
-		if (ph->p_type != PT_NOTE || ph->p_filesz < 12 || ph->p_filesz > MAX_NOTE_SIZE)
-			continue;
-		unsigned char *buf = malloc(ph->p_filesz);
-		if (!buf)
-			return;
-		if (core_read_saved(core, ce->bias + ph->p_vaddr, buf, ph->p_filesz)) {
+		if (ph->p_type == PT_NOTE && core_saved_build_id(core, ce->bias + ph->p_vaddr, ph->p_filesz,
+								 ce->build_id, &ce->build_id_len))
 			ce->notes_saved = true;
-			find_build_id(buf, ph->p_filesz, ce);
-		}
-		free(buf);
 	}
 }
 
@@ -216,7 +185,7 @@ static bool dynamic_agrees(struct core *core, const struct file_exe *fe, uint64_
 	for (size_t i = 0; i < fe->phnum; i++)
 		if (fe->phdrs[i].p_type == PT_DYNAMIC)
 			dyn = &fe->phdrs[i];
-	if (!dyn || dyn->p_filesz < sizeof(Elf64_Dyn) || dyn->p_filesz > MAX_NOTE_SIZE ||
+	if (!dyn || dyn->p_filesz < sizeof(Elf64_Dyn) || dyn->p_filesz > MAX_DYNAMIC_SIZE ||
 	    dyn->p_offset > fe->size || dyn->p_filesz > fe->size - dyn->p_offset)
 		return true;
 	size_t n = dyn->p_filesz / sizeof(Elf64_Dyn);

@@ -82,34 +82,18 @@ static uint64_t r_debug_address(struct dbg_session *s)
 	return 0;
 }
 
-/* The build-id in the notes the core saved at [AT, AT+SIZE) into ID[0, *LEN). */
-static bool notes_build_id(struct core *core, uint64_t at, uint64_t size, unsigned char *id,
-			   size_t *len)
+/* The build-id in the notes the core saved at [AT, AT+SIZE), a module's
+ * PT_NOTE, into ID[0, *LEN). */
+static bool notes_build_id(struct core *core, uint64_t at, uint64_t size,
+			   unsigned char id[CORE_BUILD_ID_MAX], size_t *len)
 {
-	unsigned char notes[NOTES_MAX];
-	if (size > NOTES_MAX || !core_read_saved(core, at, notes, (size_t)size))
-		return false;
-	for (size_t off = 0; off + 12 <= size;) {
-		uint32_t nh[3];
-		memcpy(nh, notes + off, sizeof(nh));
-		size_t name = off + 12, desc = name + ((nh[0] + 3u) & ~3u);
-		if (nh[0] > size || nh[1] > size || desc + nh[1] > size)
-			return false;
-		if (nh[2] == NT_GNU_BUILD_ID && nh[0] == 4 && memcmp(notes + name, "GNU", 4) == 0 &&
-		    nh[1] > 0 && nh[1] <= 64) {
-			memcpy(id, notes + desc, nh[1]);
-			*len = nh[1];
-			return true;
-		}
-		off = desc + ((nh[1] + 3u) & ~3u);
-	}
-	return false;
+	return size <= NOTES_MAX && core_saved_build_id(core, at, size, id, len) && *len > 0;
 }
 
 /* The build-id the core saved in the notes of the module whose PT_NOTE
  * segments FILE describes, loaded at L_ADDR. */
-static bool memory_build_id(struct core *core, Elf *file, uint64_t l_addr, unsigned char *id,
-			    size_t *len)
+static bool memory_build_id(struct core *core, Elf *file, uint64_t l_addr,
+			    unsigned char id[CORE_BUILD_ID_MAX], size_t *len)
 {
 	size_t phnum;
 	if (elf_getphdrnum(file, &phnum) != 0)
@@ -125,7 +109,8 @@ static bool memory_build_id(struct core *core, Elf *file, uint64_t l_addr, unsig
 
 /* The build-id of the object loaded at L_ADDR from the ELF and program
  * headers the core saved of it (a shared library's first page), when it did. */
-static bool loaded_build_id(struct core *core, uint64_t l_addr, unsigned char *id, size_t *len)
+static bool loaded_build_id(struct core *core, uint64_t l_addr, unsigned char id[CORE_BUILD_ID_MAX],
+			    size_t *len)
 {
 	Elf64_Ehdr eh;
 	if (!core_read_saved(core, l_addr, &eh, sizeof(eh)) || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
@@ -160,7 +145,7 @@ static bool file_is(struct dbg_session *s, const struct loaded *o, const char *p
 			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_DYNAMIC)
 				dynamic = o->l_addr + ph.p_vaddr == o->l_ld;
 		}
-		unsigned char id[64];
+		unsigned char id[CORE_BUILD_ID_MAX];
 		size_t len;
 		const void *have = NULL;
 		ssize_t have_len = dwelf_elf_gnu_build_id(elf, &have);
@@ -181,11 +166,11 @@ static bool file_is(struct dbg_session *s, const struct loaded *o, const char *p
  * directory's .build-id tree (the standard one first), into PATH. */
 static const char *by_build_id(struct dbg_session *s, const struct loaded *o, char *path, size_t size)
 {
-	unsigned char id[64];
+	unsigned char id[CORE_BUILD_ID_MAX];
 	size_t len;
 	if (!loaded_build_id(s->core, o->l_addr, id, &len) || len < 2)
 		return NULL;
-	char hex[129];
+	char hex[2 * CORE_BUILD_ID_MAX + 1];
 	for (size_t i = 0; i < len; i++)
 		snprintf(hex + 2 * i, 3, "%02x", id[i]);
 	for (size_t d = 0; d <= s->opts.ndebug_dirs; d++) {

@@ -1,9 +1,9 @@
 /* libFuzzer harness for the segment index and the bounded reader
  * (corefile/core.h): the input is a whole core file.  Once it opens, every
- * segment is read at its edges and across them, strings and words at
- * addresses the input's last bytes give, pointers checked, and the core's
- * identity taken (its fingerprint samples the file).  Small cores from
- * fuzz/shrink_core.py are the seeds. */
+ * segment is read at its edges and across them, strings, words and build-id
+ * notes at addresses the input's last bytes give, pointers checked, and the
+ * core's identity taken (its fingerprint samples the file).  Small cores
+ * from fuzz/shrink_core.py are the seeds. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +20,14 @@ static void read_at(struct core *core, uint64_t addr)
 	char str[128];
 	uint64_t word;
 	uint32_t half;
+	size_t len;
 	(void)core_read_bytes(core, addr, buf, sizeof(buf));
 	(void)core_read_bytes(core, addr, buf, 1);
 	(void)core_read_u64(core, addr, &word);
 	(void)core_read_u32(core, addr, &half);
 	(void)core_read_string(core, addr, str, sizeof(str));
 	(void)core_read_saved(core, addr, buf, 16);
+	(void)core_saved_build_id(core, addr, sizeof(buf), buf, &len);
 	(void)core_pointer_ok(core, addr, 32, 8);
 	(void)core_pointer_problem(core, addr);
 	(void)core_find_segment(core, addr);

@@ -301,6 +301,69 @@ static void test_segments(void)
 	core_close(c);
 }
 
+/* A core whose one segment at 0x10000 saved the LEN bytes of NOTES. */
+static struct core *core_saving(const unsigned char *notes, size_t len)
+{
+	struct core *c = empty_core();
+	c->segments = malloc(sizeof(*c->segments));
+	c->segments[0] = (struct core_segment){ .vaddr = 0x10000, .memsz = len, .filesz = len };
+	c->nsegments = 1;
+	c->image = image_of(notes, len);
+	c->data_size = len;
+	return c;
+}
+
+static void test_saved_build_id(void)
+{
+	struct craft_notes b = { 0 };
+	uint32_t abi[4] = { 0, 3, 2, 0 };
+	unsigned char bid[20], odd[7], huge[65];
+	for (size_t i = 0; i < sizeof(huge); i++)
+		huge[i] = (unsigned char)(i + 1);
+	memcpy(bid, huge, sizeof(bid));
+	memcpy(odd, huge, sizeof(odd));
+	craft_note(&b, "GNU", NT_GNU_ABI_TAG, abi, sizeof(abi));
+	craft_note(&b, "GNU", NT_GNU_BUILD_ID, huge, sizeof(huge));     /* too long: passed over */
+	craft_note(&b, "Go", NT_GNU_BUILD_ID, bid, sizeof(bid));        /* not GNU's */
+	size_t before = b.len;
+	craft_note(&b, "GNU", NT_GNU_BUILD_ID, bid, sizeof(bid));
+	struct core *c = core_saving(b.data, b.len);
+	unsigned char id[CORE_BUILD_ID_MAX];
+	size_t len = 99;
+	CHECK("build-id found after other notes",
+	      core_saved_build_id(c, 0x10000, b.len, id, &len) && len == sizeof(bid) &&
+	      memcmp(id, bid, len) == 0);
+	CHECK("notes saved without a build-id",
+	      core_saved_build_id(c, 0x10000, before, id, &len) && len == 0);
+	CHECK("notes not saved", !core_saved_build_id(c, 0x10004, b.len, id, &len) && len == 0);
+	CHECK("less than a note header", !core_saved_build_id(c, 0x10000, 11, id, &len));
+	CHECK("more than CORE_SAVED_NOTES_MAX",
+	      !core_saved_build_id(c, 0x10000, CORE_SAVED_NOTES_MAX + 1ull, id, &len));
+	bool cuts_ok = true;
+	for (size_t cut = 12; cut < b.len; cut++)
+		cuts_ok &= core_saved_build_id(c, 0x10000, cut, id, &len) && len == 0;
+	CHECK("a cut build-id note is none", cuts_ok);
+	core_close(c);
+
+	craft_notes_reset(&b);
+	craft_note(&b, "GNU", NT_GNU_BUILD_ID, odd, sizeof(odd));
+	c = core_saving(b.data, b.len - 1);
+	CHECK("the last descriptor's padding need not be saved",
+	      core_saved_build_id(c, 0x10000, b.len - 1, id, &len) && len == sizeof(odd) &&
+	      memcmp(id, odd, len) == 0);
+	core_close(c);
+
+	craft_notes_reset(&b);
+	uint32_t hdr[3] = { 0xfffffffdu, sizeof(bid), NT_GNU_BUILD_ID };
+	craft_raw(&b, hdr, sizeof(hdr));
+	craft_note(&b, "GNU", NT_GNU_BUILD_ID, bid, sizeof(bid));
+	c = core_saving(b.data, b.len);
+	CHECK("a name overrunning the notes ends the search",
+	      core_saved_build_id(c, 0x10000, b.len, id, &len) && len == 0);
+	core_close(c);
+	craft_notes_free(&b);
+}
+
 /* An open-addressing table grown by core_table_reserve keeps every entry
  * findable from core_hash_slot, colliding hashes and hash 0 included. */
 static void test_table(void)
@@ -421,6 +484,7 @@ int main(void)
 	test_notes_at();
 	test_table();
 	test_segments();
+	test_saved_build_id();
 	test_signal_names();
 	return unit_exit();
 }
