@@ -198,52 +198,20 @@ static void add_children(struct syms *out, Dwarf_Die *block, int nest)
 	while (dwarf_siblingof(&c, &c) == 0);
 }
 
-/* The DIE DIE's abstract origin chain ends at, into *ORIGIN; false when DIE
- * has none. */
-static bool final_origin(Dwarf_Die *die, Dwarf_Die *origin)
+static bool symbol_visit(void *syms, Dwarf_Die *child)
 {
-	Dwarf_Attribute a;
-	Dwarf_Die cur = *die;
-	bool found = false;
-	for (int hop = 0; hop < MAX_ORIGIN_HOPS && dwarf_attr(&cur, DW_AT_abstract_origin, &a) &&
-			  dwarf_formref_die(&a, &cur); hop++)
-		found = true;
-	*origin = cur;
-	return found;
-}
-
-static int cmp_off(const void *a, const void *b)
-{
-	Dwarf_Off x = *(const Dwarf_Off *)a, y = *(const Dwarf_Off *)b;
-	return x < y ? -1 : x > y;
+	add_child(syms, child, 0);
+	return true;
 }
 
 /* The symbols of BLOCK in gdb's order: its children, then those of its
  * abstract origin that no child stands for (gdb's inherit_abstract_dies). */
 static void block_symbols(struct syms *out, Dwarf_Die *block)
 {
-	Dwarf_Off *seen = NULL;
-	size_t nseen = 0, cap = 0;
-	Dwarf_Die c, origin;
-	if (dwarf_child(block, &c) == 0) {
-		do {
-			add_child(out, &c, 0);
-			Dwarf_Off *slot;
-			if (final_origin(&c, &origin) && nseen < MAX_SYMBOLS &&
-			    (slot = core_array_push(&seen, &nseen, &cap, sizeof(*seen))))
-				*slot = dwarf_dieoffset(&origin);
-		} while (dwarf_siblingof(&c, &c) == 0);
-	}
-	if (final_origin(block, &origin) && dwarf_child(&origin, &c) == 0) {
-		if (nseen)
-			qsort(seen, nseen, sizeof(*seen), cmp_off);
-		do {
-			Dwarf_Off off = dwarf_dieoffset(&c);
-			if (!nseen || !bsearch(&off, seen, nseen, sizeof(*seen), cmp_off))
-				add_child(out, &c, 0);
-		} while (dwarf_siblingof(&c, &c) == 0);
-	}
-	free(seen);
+	struct dbg_children how = { .hops = MAX_ORIGIN_HOPS, .max_seen = MAX_SYMBOLS,
+				    .visit = symbol_visit, .ctx = out };
+	if (!dbg_children_inherit(block, &how))
+		out->nomem = true;
 }
 
 /* gdb's SYMBOL_HASH_NEXT (ASCII lower case, unsigned arithmetic). */

@@ -106,12 +106,12 @@ struct level_build {
 	size_t cap;
 	Dwarf_Addr at, entry;
 	bool has_entry, cxx;
-	Dwarf_Off seen[MAX_PARAMS];     /* abstract parameters already listed */
-	size_t nseen;
 };
 
-static bool level_add(struct level_build *lb, Dwarf_Die *die)
+/* Add parameter DIE to the level LB builds (a dbg_children visit). */
+static bool level_add(void *ctx, Dwarf_Die *die)
 {
+	struct level_build *lb = ctx;
 	struct dbg_level *level = lb->level;
 	if (level->nparams == MAX_PARAMS)
 		return true;
@@ -134,34 +134,6 @@ static bool level_add(struct level_build *lb, Dwarf_Die *die)
 	return !p->has_type || p->type_name;
 }
 
-/* Formal parameters among DIE's children; with ABSTRACT, only those no
- * concrete child stood for (gdb's inherit_abstract_dies). */
-static bool level_children(struct level_build *lb, Dwarf_Die *die, bool abstract)
-{
-	Dwarf_Die child;
-	if (dwarf_child(die, &child) != 0)
-		return true;
-	do {
-		if (dwarf_tag(&child) != DW_TAG_formal_parameter)
-			continue;
-		Dwarf_Attribute a;
-		Dwarf_Die origin;
-		if (abstract) {
-			bool seen = false;
-			for (size_t i = 0; i < lb->nseen && !seen; i++)
-				seen = lb->seen[i] == dwarf_dieoffset(&child);
-			if (seen)
-				continue;
-		} else if (dwarf_attr(&child, DW_AT_abstract_origin, &a) &&
-			   dwarf_formref_die(&a, &origin) && lb->nseen < MAX_PARAMS) {
-			lb->seen[lb->nseen++] = dwarf_dieoffset(&origin);
-		}
-		if (!level_add(lb, &child))
-			return false;
-	} while (dwarf_siblingof(&child, &child) == 0);
-	return true;
-}
-
 /* The parameters of function scope DIE in gdb's order: the concrete
  * instance's children, then those of its abstract origin that no concrete
  * child stands for; located at DWARF address AT and, for @entry values, at
@@ -170,21 +142,13 @@ static bool level_children(struct level_build *lb, Dwarf_Die *die, bool abstract
 static bool level_fill(struct dbg_level *level, Dwarf_Die *die, Dwarf_Addr at,
 		       const struct dbg_pc_info *info)
 {
-	struct level_build *lb = calloc(1, sizeof(*lb));
-	if (!lb)
-		return false;
-	lb->level = level;
-	lb->at = at;
-	lb->cxx = info->cxx;
-	lb->has_entry = info->has_entry;
-	lb->entry = info->entry;
-	bool ok = level_children(lb, die, false);
-	Dwarf_Attribute a;
-	Dwarf_Die origin;
-	if (ok && dwarf_attr(die, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &origin))
-		ok = level_children(lb, &origin, true);
-	free(lb);
-	return ok;
+	struct level_build lb = { .level = level, .at = at, .cxx = info->cxx,
+				  .has_entry = info->has_entry, .entry = info->entry };
+	/* A parameter's DW_AT_abstract_origin is followed one link, a
+	 * local's further (locals.c). */
+	struct dbg_children how = { .tag = DW_TAG_formal_parameter, .hops = 1,
+				    .max_seen = MAX_PARAMS, .visit = level_add, .ctx = &lb };
+	return dbg_children_inherit(die, &how);
 }
 
 static bool is_function_scope(int tag)

@@ -1,5 +1,5 @@
-/* Internals of frame arguments (params.c, params_eval.c, params_format.c);
- * not for other modules.  Everything here borrows from libdw: it lives as
+/* Internals of frame arguments and locals (params.c, params_eval.c,
+ * params_format.c, locals.c, inherit.c); not for other modules.  Everything here borrows from libdw: it lives as
  * long as the dbg_file whose DWARF it came from (the whole batch). */
 #ifndef DWARF_PARAMS_H
 #define DWARF_PARAMS_H
@@ -197,6 +197,21 @@ const char *dbg_text_keep(struct dbg_args_out *out, const char *text);
 /* Room for N (> 0) locals in OUT, reused from call to call; NULL when out
  * of memory. */
 struct dbg_arg *dbg_args_out_locals(struct dbg_args_out *out, size_t n);
+
+/* Which children of a function or block DIE dbg_children_inherit visits. */
+struct dbg_children {
+	int tag;                    /* only children of this tag; 0: all */
+	int hops;                   /* DW_AT_abstract_origin links followed in a chain */
+	size_t max_seen;            /* concrete children's origins remembered, at most */
+	bool (*visit)(void *ctx, Dwarf_Die *child);     /* false: stop */
+	void *ctx;
+};
+
+/* Visit the children of DIE as gdb's inherit_abstract_dies reads them:
+ * DIE's own, then those of DIE's abstract origin that no child of DIE
+ * stands for (dwarf/inherit.c).  False when a visit returned false or
+ * memory ran out. */
+bool dbg_children_inherit(Dwarf_Die *die, const struct dbg_children *how);
 
 /* Free what dwarf/locals.c memoised in INFO. */
 void dbg_locals_free(struct dbg_pc_info *info);
