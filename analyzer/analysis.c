@@ -315,6 +315,7 @@ void an_recursion_destroy(struct an_recursion *r)
 	for (size_t i = 0; i < r->ncycle; i++)
 		free(r->cycle[i]);
 	free(r->cycle);
+	an_frame_deinit(&r->caller);
 	free(r);
 }
 

@@ -122,6 +122,10 @@ struct an_recursion {
 				       ... (a frame without one: module@0xOFFSET) */
 	size_t ncycle;
 	uint64_t repeats;
+	struct an_frame caller;     /* the run's innermost real frame, the caller
+				       of frames[first - 1]: its pc, CFA and
+				       registers only, for that frame's entry
+				       values; shown nowhere */
 };
 
 struct an_thread {

@@ -184,10 +184,12 @@ static bool fill_tailcall(struct fill *c, struct an_frame *f, const struct dbg_f
 	return !has || frame_take(c, f, dargs, nargs);
 }
 
-/* Frames [first, end) of one run of native frames; CTX holds room for
- * their real frames, REAL for one index per frame. */
+/* Frames [first, end) of one run of native frames; BEYOND, when not NULL,
+ * is the real caller of the last of them, not among them (nor filled).
+ * CTX holds room for their real frames and BEYOND, REAL for one index per
+ * frame. */
 static bool fill_run(struct fill *c, struct an_frame *frames, size_t first, size_t end,
-		     struct dbg_frame_regs *ctx, size_t *real)
+		     const struct an_frame *beyond, struct dbg_frame_regs *ctx, size_t *real)
 {
 	size_t n = 0;
 	for (size_t i = first; i < end; i++)
@@ -195,8 +197,12 @@ static bool fill_run(struct fill *c, struct an_frame *frames, size_t first, size
 			frame_regs(&frames[i], n ? &ctx[n - 1] : NULL, &ctx[n]);
 			n++;
 		}
+	size_t nctx = n;
+	if (beyond && is_real_native(beyond))
+		frame_regs(beyond, n ? &ctx[n - 1] : NULL, &ctx[nctx++]);
 	/* REAL[i]: the index in CTX of the real frame an inline level i belongs
-	 * to (the next real frame at or after it); n when there is none. */
+	 * to (the next real frame at or after it; past the last, BEYOND, as the
+	 * tail calls between them do); nctx when there is none. */
 	size_t cur = n, next = n;
 	for (size_t i = end; i-- > first;) {
 		if (is_real_native(&frames[i]))
@@ -208,19 +214,19 @@ static bool fill_run(struct fill *c, struct an_frame *frames, size_t first, size
 	for (size_t i = end; i-- > first;) {
 		struct an_frame *f = &frames[i];
 		size_t r = real[i - first];
-		if (r < n && f->tailcall) {
-			if (!fill_tailcall(c, f, &ctx[r], n - r))
+		if (r < nctx && f->tailcall) {
+			if (!fill_tailcall(c, f, &ctx[r], nctx - r))
 				return false;
 			continue;
 		}
-		if (r == n || f->kind != AN_FRAME_NATIVE || !f->regs_known || f->tailcall ||
+		if (r >= n || f->kind != AN_FRAME_NATIVE || !f->regs_known || f->tailcall ||
 		    f->pc != ctx[r].pc)
 			continue;
 		const struct dbg_arg *dargs;
 		size_t nargs;
 		bool has;
-		struct core_error *err = c->vars(c->s, &ctx[r], n - r, f->inline_depth, &dargs, &nargs,
-						 &has);
+		struct core_error *err = c->vars(c->s, &ctx[r], nctx - r, f->inline_depth, &dargs,
+						 &nargs, &has);
 		if (err) {
 			core_error_destroy(err);
 			return false;
@@ -231,14 +237,16 @@ static bool fill_run(struct fill *c, struct an_frame *frames, size_t first, size
 	return true;
 }
 
-/* The N frames of one stack: a thread's, or a task's (a bthread's).  A
- * recursion's run left out before frames[SEAM] (SIZE_MAX: none) parts them:
- * the frame before it has no caller there. */
-static bool fill_stack(struct fill *c, struct an_frame *frames, size_t nframes, size_t seam)
+/* The N frames of one stack: a thread's, or a task's (a bthread's).  The
+ * run RUN (or NULL) left out before frames[RUN->first] parts them: the
+ * frame before it has its caller in RUN->caller, not there. */
+static bool fill_stack(struct fill *c, struct an_frame *frames, size_t nframes,
+		       const struct an_recursion *run)
 {
 	if (nframes == 0)
 		return true;
-	struct dbg_frame_regs *ctx = malloc(nframes * sizeof(*ctx));
+	size_t seam = run ? run->first : SIZE_MAX;
+	struct dbg_frame_regs *ctx = malloc((nframes + 1) * sizeof(*ctx));
 	size_t *real = malloc(nframes * sizeof(*real));
 	if (!ctx || !real) {
 		free(ctx);
@@ -255,7 +263,7 @@ static bool fill_stack(struct fill *c, struct an_frame *frames, size_t nframes, 
 		bool native = i < nframes && frames[i].kind == AN_FRAME_NATIVE;
 		if (native && i != seam)
 			continue;
-		ok = fill_run(c, frames, first, i, ctx, real);
+		ok = fill_run(c, frames, first, i, i == seam ? &run->caller : NULL, ctx, real);
 		first = native ? i : i + 1;
 	}
 	free(ctx);
@@ -277,9 +285,9 @@ bool an_args_fill(struct analysis *an, struct dbg_session *s)
 	bool ok = true;
 	for (size_t i = 0; i < an->nthreads && ok; i++)
 		ok = fill_stack(&c, an->threads[i].frames, an->threads[i].nframes,
-				an->threads[i].recursion ? an->threads[i].recursion->first : SIZE_MAX);
+				an->threads[i].recursion);
 	for (size_t i = 0; i < an->ntasks && ok; i++)
-		ok = fill_stack(&c, an->tasks[i].frames, an->tasks[i].nframes, SIZE_MAX);
+		ok = fill_stack(&c, an->tasks[i].frames, an->tasks[i].nframes, NULL);
 	fill_deinit(&c);
 	return ok;
 }
@@ -292,8 +300,7 @@ bool an_locals_fill(struct analysis *an, struct dbg_session *s, bool all_threads
 	for (size_t i = 0; i < an->nthreads && ok; i++)
 		if (all_threads || i == crashing) {
 			ok = fill_stack(&c, an->threads[i].frames, an->threads[i].nframes,
-					an->threads[i].recursion ? an->threads[i].recursion->first
-								 : SIZE_MAX);
+					an->threads[i].recursion);
 			an->threads[i].has_locals = true;
 		}
 	fill_deinit(&c);

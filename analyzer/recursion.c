@@ -62,6 +62,7 @@ bool an_recursion_find(const struct dbg_frame *frames, size_t n, struct an_recur
 	cut->inner = best_start + inner * best_l;
 	cut->outer = best_start + (periods - outer) * best_l;
 	cut->repeats = periods - inner - outer;
+	cut->caller = frames[cut->inner];
 	return true;
 }
 
@@ -71,10 +72,22 @@ void an_recursion_compact(struct dbg_frame *frames, size_t *n, const struct an_r
 	*n -= cut->outer - cut->inner;
 }
 
+/* R's caller: NATIVE's pc, CFA and registers, unsymbolized.  False on
+ * out-of-memory. */
+static bool keep_caller(struct an_recursion *r, const struct dbg_frame *native)
+{
+	r->caller = (struct an_frame){ .kind = AN_FRAME_NATIVE, .pc = native->pc,
+				       .activation = native->activation, .cfa = native->cfa,
+				       .regs_known = native->regs_known };
+	r->caller.regs = an_regs_pack(native->regs, native->regs_known);
+	return r->caller.regs || !native->regs_known;
+}
+
 /* The recursion whose cycle is the logical frames [FROM, TO) of LIST, left
- * out REPEATS times right after them; NULL on out-of-memory. */
+ * out REPEATS times right after them, CALLER the first real frame left out;
+ * NULL on out-of-memory. */
 static struct an_recursion *recursion_of(const struct an_frame_list *list, size_t from, size_t to,
-					 size_t repeats)
+					 size_t repeats, const struct dbg_frame *caller)
 {
 	struct an_recursion *r = calloc(1, sizeof(*r));
 	if (!r || !(r->cycle = calloc(to - from, sizeof(*r->cycle)))) {
@@ -93,6 +106,10 @@ static struct an_recursion *recursion_of(const struct an_frame_list *list, size_
 	r->first = to;
 	r->last = to + (to - from) * repeats - 1;
 	r->repeats = repeats;
+	if (!keep_caller(r, caller)) {
+		an_recursion_destroy(r);
+		return NULL;
+	}
 	return r;
 }
 
@@ -111,7 +128,8 @@ bool an_recursion_symbolize(struct an_thread *t, struct dbg_session *s, const st
 	if (!an_frames_append_native_range(&list, s, native, n, cut->inner, n))
 		goto nomem;
 	/* A period of frames that symbolize to nothing leaves nothing out. */
-	if (cycle_to > cycle_from && !(r = recursion_of(&list, cycle_from, cycle_to, cut->repeats)))
+	if (cycle_to > cycle_from &&
+	    !(r = recursion_of(&list, cycle_from, cycle_to, cut->repeats, &cut->caller)))
 		goto nomem;
 	an_frames_move_to(&list, &t->frames, &t->nframes);
 	t->recursion = r;

@@ -14,9 +14,11 @@
 /* What a thread keeps of a long walk: native frames [0, inner) and
  * [outer, n); between them REPEATS whole periods of PERIOD frames are left
  * out, and the frames on each side of the cut are whole periods too, so
- * the kept frames read as the same cycle across it. */
+ * the kept frames read as the same cycle across it.  CALLER is frame
+ * inner, the first left out: the caller of the last kept inner frame. */
 struct an_recursion_cut {
 	size_t inner, outer, period, repeats;
+	struct dbg_frame caller;
 };
 
 /* Find in the N native frames FRAMES (innermost first) the longest run that
@@ -32,8 +34,9 @@ void an_recursion_compact(struct dbg_frame *frames, size_t *n, const struct an_r
 
 /* Symbolize the N native frames NATIVE, compacted by CUT, into T's frames
  * (as an_frames_append_native does) and set T's recursion: the run left
- * out, counted in logical frames (inline levels and tail calls included).
- * Only kept frames are symbolized.  False on out-of-memory. */
+ * out, counted in logical frames (inline levels and tail calls included),
+ * and CUT's caller.  Only kept frames are symbolized.  False on
+ * out-of-memory. */
 bool an_recursion_symbolize(struct an_thread *t, struct dbg_session *s, const struct dbg_frame *native,
 			    size_t n, const struct an_recursion_cut *cut);
 

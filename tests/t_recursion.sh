@@ -3,9 +3,9 @@
 # -O2 overflowing the main thread's stack (two `ulimit -s` sizes) and a
 # secondary thread's (pthread_attr_setstacksize).  The crashing thread is
 # unwound to its bottom; the report keeps the innermost frames, the cycle
-# with its count and the outermost frames with their true indexes, checked
-# against gdb's `bt 5` and `bt -5` on the same core; the signature is the
-# same at every depth and stack size.
+# with its count and the outermost frames with their true indexes, each
+# with its arguments and entry values as gdb's `bt N` and `bt -N` on the same
+# core show them; the signature is the same at every depth and stack size.
 source "$(dirname "$0")/lib.sh"
 source "$ROOT/tests/fixlib.sh"
 
@@ -25,24 +25,24 @@ overflow_core() {
 	mv "$core" "$TMPD/$name.core"
 }
 
-# gdb's innermost and outermost five frames ("N function" lines).
+# gdb's frames as "N function (arguments)" lines: `bt INNER` and `bt -OUTER`,
+# past main as asyncore's walk goes (not the frame gdb shows on loading the core).
 gdb_ends() {
 	LC_ALL=C gdb -batch -nx -iex 'set auto-load python-scripts off' -ex 'set width 0' \
-		-ex 'bt 5' -ex 'bt -5' "$PROG" "$1" 2>/dev/null |
-		sed -nE 's/^#([0-9]+) +(0x[0-9a-f]+ in )?_*([^ (]+).*/\1 \3/p' | tail -n 10
+		-ex 'set print frame-arguments scalars' -ex 'set backtrace past-main on' \
+		-ex 'echo ==bt==\n' -ex "bt $2" -ex "bt -$3" "$PROG" "$1" 2>/dev/null |
+		sed -nE '/^==bt==$/,$ s/^#([0-9]+) +(0x[0-9a-f]+ in )?_*([^ (]+) \((.*)\)( (at|from) [^ ]+)?$/\1 \3 (\4)/p'
 }
 
-# asyncore's frames with the numbers gdb gives them: the first five, and the
-# five down to OUTERMOST (gdb's last: main, or clone3 on a thread).
+# asyncore's kept frames the same way, with the numbers gdb gives them.
 asy_ends() {
-	python3 - "$1" "$2" <<'PY'
+	python3 - "$1" "$ROOT/tests" <<'PY'
 import json, sys
+sys.path.insert(0, sys.argv[2])
+from oracle_compare import render_args
 t = json.load(open(sys.argv[1]))['threads'][0]
-fs = [f for f in t['frames'] if f['kind'] == 'native']
-names = [f['function'] for f in fs]
-last = [n.lstrip('_') for n in names].index(sys.argv[2]) if sys.argv[2] in [n.lstrip('_') for n in names] else len(fs) - 1
-for f in fs[:5] + fs[last - 4:last + 1]:
-    print(f['index'], f['function'].lstrip('_'))   # gdb: clone3, the symbol: __clone3
+for f in t['frames']:   # lstrip: gdb's clone3 is the symbol __clone3
+    print('%d %s (%s)' % (f['index'], f['function'].lstrip('_'), render_args(f['args'])))
 PY
 }
 
@@ -61,11 +61,16 @@ check_case() {
 		and fs[r['first']]['index'] == r['last'] + 1)(j['threads'][0]['recursion'], j['threads'][0]['frames'])")" = True
 	check "recursion: $name: frames hold only the shown ones (under 40)" \
 		test "$(jget "$json" "len(j['threads'][0]['frames']) < 40")" = True
-	local outermost=main
-	if gdb_ends "$core" >"$TMPD/$name.gdb" && [ -s "$TMPD/$name.gdb" ]; then
+	# Every kept frame: the frame before the run has its entry values from
+	# its caller inside the run, the one after it from its caller kept.
+	local inner outer outermost=main
+	inner=$(jget "$json" "j['threads'][0]['recursion']['first']")
+	outer=$(jget "$json" "len(j['threads'][0]['frames']) - $inner")
+	if [ -n "$inner" ] && gdb_ends "$core" "$inner" "$outer" >"$TMPD/$name.gdb" &&
+	   [ -s "$TMPD/$name.gdb" ]; then
 		outermost=$(tail -1 "$TMPD/$name.gdb" | cut -d' ' -f2)
-		asy_ends "$json" "$outermost" >"$TMPD/$name.asy"
-		expect_lines "recursion: $name: innermost and outermost frames, numbered as gdb's bt 5 / bt -5" \
+		asy_ends "$json" >"$TMPD/$name.asy"
+		expect_lines "recursion: $name: kept frames and arguments as gdb's bt $inner / bt -$outer" \
 			"$TMPD/$name.gdb" "$TMPD/$name.asy"
 	else
 		skip "recursion: $name: gdb gave no backtrace"

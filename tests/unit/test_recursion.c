@@ -8,7 +8,8 @@
 #include "unit.h"
 
 /* A walk: PREFIX frames of their own (the first an activation), then
- * PERIODS times the cycle of L return addresses, then SUFFIX frames. */
+ * PERIODS times the cycle of L return addresses, then SUFFIX frames; each
+ * frame's CFA is its own. */
 static struct dbg_frame *walk(size_t prefix, size_t l, size_t periods, size_t suffix, size_t *n)
 {
 	*n = prefix + l * periods + suffix;
@@ -23,6 +24,8 @@ static struct dbg_frame *walk(size_t prefix, size_t l, size_t periods, size_t su
 			f[k].pc = 0x1000 + 0x10 * i;
 	for (size_t i = 0; i < suffix; i++, k++)
 		f[k].pc = 0x5000 + i;
+	for (k = 0; k < *n; k++)
+		f[k].cfa = 0x7f0000000000 + 0x20 * k;
 	return f;
 }
 
@@ -55,6 +58,9 @@ static void test_cycles(void)
 		CHECK(name, an_recursion_find(f, n, &c) && c.period == cases[i].l && cut_is_sound(f, n, &c));
 		snprintf(name, sizeof(name), "period %zu: at least 8 inner and 4 outer frames kept", cases[i].l);
 		CHECK(name, c.inner - cases[i].prefix >= 8 && n - c.outer - cases[i].suffix >= 4);
+		snprintf(name, sizeof(name), "period %zu: the first frame left out kept as the caller",
+			 cases[i].l);
+		CHECK(name, c.caller.cfa == f[c.inner].cfa && c.caller.pc == f[c.inner].pc);
 		size_t m = n;
 		an_recursion_compact(f, &m, &c);
 		snprintf(name, sizeof(name), "period %zu: compacted to the kept frames", cases[i].l);
