@@ -50,6 +50,12 @@ struct live_thread {
 	uint64_t regs[CORE_REG_COUNT];
 };
 
+/* A thread's place in core_live.threads, found by its id (0: free slot). */
+struct tid_slot {
+	uint64_t tid;
+	size_t index;
+};
+
 /* A page read from the process; data NULL: unreadable there. */
 struct live_slot {
 	uint64_t addr;              /* page address + 1 (0: empty slot) */
@@ -71,6 +77,9 @@ struct core_live {
 	size_t auxv_len;
 	struct live_thread *threads;
 	size_t nthreads, threads_cap;
+	struct tid_slot *tid_slots; /* the threads by id: thousands of threads
+				       are looked up at every rescan */
+	size_t tid_cap;
 
 	struct live_slot *slots;
 	size_t nslots, used;
@@ -659,6 +668,8 @@ static void arm_timer(struct core_live *live)
 
 static struct live_thread *thread_add(struct core_live *live, pid_t tid)
 {
+	if (!core_table_reserve(&live->tid_slots, &live->tid_cap, live->nthreads, sizeof(struct tid_slot)))
+		return NULL;
 	if (live->nthreads == live->threads_cap) {
 		size_t cap = live->threads_cap ? 2 * live->threads_cap : 64;
 		struct live_thread *t = realloc(live->threads, cap * sizeof(*t));
@@ -667,6 +678,10 @@ static struct live_thread *thread_add(struct core_live *live, pid_t tid)
 		live->threads = t;
 		live->threads_cap = cap;
 	}
+	size_t i = core_hash_slot((uint64_t)tid, live->tid_cap);
+	while (live->tid_slots[i].tid)
+		i = (i + 1) & (live->tid_cap - 1);
+	live->tid_slots[i] = (struct tid_slot){(uint64_t)tid, live->nthreads};
 	struct live_thread *t = &live->threads[live->nthreads++];
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
@@ -675,9 +690,12 @@ static struct live_thread *thread_add(struct core_live *live, pid_t tid)
 
 static struct live_thread *thread_find(struct core_live *live, pid_t tid)
 {
-	for (size_t i = 0; i < live->nthreads; i++)
-		if (live->threads[i].tid == tid)
-			return &live->threads[i];
+	if (!live->tid_cap)
+		return NULL;
+	for (size_t i = core_hash_slot((uint64_t)tid, live->tid_cap); live->tid_slots[i].tid;
+	     i = (i + 1) & (live->tid_cap - 1))
+		if (live->tid_slots[i].tid == (uint64_t)tid)
+			return &live->threads[live->tid_slots[i].index];
 	return NULL;
 }
 
@@ -763,39 +781,23 @@ static int seize_new_threads(struct core_live *live, struct core_error **err)
 	return added;
 }
 
-static struct live_thread *seized_thread(struct core_live *live, pid_t tid)
+/* Wait until seized thread T reports its stop, or its end (dropped with a
+ * warning).  Waiting on one thread id costs the kernel nothing for the
+ * other tracees; waiting on any walks them all, every time.  False when
+ * the deadline's timer interrupted the wait. */
+static bool wait_one_stopped(struct core_live *live, struct live_thread *t)
 {
-	struct live_thread *t = thread_find(live, tid);
-	return t && t->seized && !t->stopped && !t->gone ? t : NULL;
-}
-
-static bool all_stopped(const struct core_live *live)
-{
-	for (size_t i = 0; i < live->nthreads; i++) {
-		const struct live_thread *t = &live->threads[i];
-		if (t->seized && !t->stopped && !t->gone)
-			return false;
-	}
-	return true;
-}
-
-/* Wait until every seized thread reports its stop (the deadline's timer
- * interrupts the wait); a thread that exits is dropped with a warning.
- * False when the deadline came first. */
-static bool wait_stopped(struct core_live *live)
-{
-	while (!all_stopped(live)) {
+	while (!t->stopped && !t->gone) {
 		int st;
-		pid_t r = waitpid(-1, &st, __WALL);
-		if (r < 0) {
-			if (errno == EINTR && !live->detached)
-				continue;
-			return errno == ECHILD && all_stopped(live);
-		}
-		struct live_thread *t = seized_thread(live, r);
-		if (!t)
+		pid_t r = waitpid(t->tid, &st, __WALL);
+		if (r < 0 && errno == EINTR && !live->detached)
 			continue;
-		if (WIFSTOPPED(st)) {
+		if (r < 0 && errno != ECHILD)
+			return false;
+		if (r < 0) {   /* no longer a tracee of ours: it is gone */
+			t->gone = true;
+			live_warn(live, "thread %d exited while the process was being stopped: dropped", t->tid);
+		} else if (WIFSTOPPED(st)) {
 			t->stopped = true;
 			int event = st >> 16;
 			/* A signal-delivery stop holds the signal back: send it on. */
@@ -805,6 +807,23 @@ static bool wait_stopped(struct core_live *live)
 			live_warn(live, "thread %d exited while the process was being stopped: dropped", t->tid);
 		}
 	}
+	return true;
+}
+
+/* Wait until every seized thread reports its stop (the deadline's timer
+ * interrupts the wait).  The main thread last: when the process exits, its
+ * end is reported only once the other threads' ends have been collected.
+ * False when the deadline came first. */
+static bool wait_stopped(struct core_live *live)
+{
+	struct live_thread *main_thread = thread_find(live, live->pid);
+	for (size_t i = 0; i < live->nthreads && !live->detached; i++) {
+		struct live_thread *t = &live->threads[i];
+		if (t != main_thread && t->seized && !wait_one_stopped(live, t))
+			return false;
+	}
+	if (main_thread && main_thread->seized && !live->detached && !wait_one_stopped(live, main_thread))
+		return false;
 	return !live->detached;
 }
 
@@ -1197,6 +1216,7 @@ void core_live_destroy(struct core_live *live)
 		free(live->warnings[i]);
 	free(live->warnings);
 	free(live->threads);
+	free(live->tid_slots);
 	free(live->warm_pages);
 	free(live->auxv);
 	if (live->mem_fd >= 0)
