@@ -781,48 +781,59 @@ static int seize_new_threads(struct core_live *live, struct core_error **err)
 	return added;
 }
 
-/* Wait until seized thread T reports its stop, or its end (dropped with a
- * warning).  Waiting on one thread id costs the kernel nothing for the
- * other tracees; waiting on any walks them all, every time.  False when
- * the deadline's timer interrupted the wait. */
-static bool wait_one_stopped(struct core_live *live, struct live_thread *t)
+/* What waitpid said of seized thread T, not yet stopped: its stop, or its
+ * end (dropped with a warning); no STATUS: it is no tracee of ours any more. */
+static void take_wait_status(struct core_live *live, struct live_thread *t, const int *status)
+{
+	if (status && WIFSTOPPED(*status)) {
+		t->stopped = true;
+		int event = *status >> 16;
+		/* A signal-delivery stop holds the signal back: send it on. */
+		t->resume_sig = event == 0 && WSTOPSIG(*status) != SIGTRAP ? WSTOPSIG(*status) : 0;
+		return;
+	}
+	if (status && !WIFEXITED(*status) && !WIFSIGNALED(*status))
+		return;
+	t->gone = true;
+	live_warn(live, "thread %d exited while the process was being stopped: dropped", t->tid);
+}
+
+/* Wait for the events of WHO (a thread id, or -1: any tracee) until seized
+ * thread T has stopped or ended.  Waiting on one thread id costs the kernel
+ * nothing for the other tracees; waiting on any walks them all, every time.
+ * False when the deadline's timer interrupted the wait. */
+static bool wait_until_stopped(struct core_live *live, struct live_thread *t, pid_t who)
 {
 	while (!t->stopped && !t->gone) {
 		int st;
-		pid_t r = waitpid(t->tid, &st, __WALL);
+		pid_t r = waitpid(who, &st, __WALL);
 		if (r < 0 && errno == EINTR && !live->detached)
 			continue;
 		if (r < 0 && errno != ECHILD)
 			return false;
-		if (r < 0) {   /* no longer a tracee of ours: it is gone */
-			t->gone = true;
-			live_warn(live, "thread %d exited while the process was being stopped: dropped", t->tid);
-		} else if (WIFSTOPPED(st)) {
-			t->stopped = true;
-			int event = st >> 16;
-			/* A signal-delivery stop holds the signal back: send it on. */
-			t->resume_sig = event == 0 && WSTOPSIG(st) != SIGTRAP ? WSTOPSIG(st) : 0;
-		} else if (WIFEXITED(st) || WIFSIGNALED(st)) {
-			t->gone = true;
-			live_warn(live, "thread %d exited while the process was being stopped: dropped", t->tid);
-		}
+		struct live_thread *u = r < 0 ? t : thread_find(live, r);
+		if (u && u->seized && !u->stopped && !u->gone)
+			take_wait_status(live, u, r < 0 ? NULL : &st);
 	}
 	return true;
 }
 
 /* Wait until every seized thread reports its stop (the deadline's timer
- * interrupts the wait).  The main thread last: when the process exits, its
- * end is reported only once the other threads' ends have been collected.
- * False when the deadline came first. */
+ * interrupts the wait).  Each thread by its id, the main thread last and
+ * among the events of all: when the process exits, the main thread's end is
+ * reported only once every other thread's end has been collected, those of
+ * threads that had stopped before included.  False when the deadline came
+ * first. */
 static bool wait_stopped(struct core_live *live)
 {
 	struct live_thread *main_thread = thread_find(live, live->pid);
 	for (size_t i = 0; i < live->nthreads && !live->detached; i++) {
 		struct live_thread *t = &live->threads[i];
-		if (t != main_thread && t->seized && !wait_one_stopped(live, t))
+		if (t != main_thread && t->seized && !wait_until_stopped(live, t, t->tid))
 			return false;
 	}
-	if (main_thread && main_thread->seized && !live->detached && !wait_one_stopped(live, main_thread))
+	if (main_thread && main_thread->seized && !live->detached &&
+	    !wait_until_stopped(live, main_thread, -1))
 		return false;
 	return !live->detached;
 }
