@@ -50,6 +50,12 @@ struct live_thread {
 	uint64_t regs[CORE_REG_COUNT];
 };
 
+/* A thread's place in core_live.threads, found by its id (0: free slot). */
+struct tid_slot {
+	uint64_t tid;
+	size_t index;
+};
+
 /* A page read from the process; data NULL: unreadable there. */
 struct live_slot {
 	uint64_t addr;              /* page address + 1 (0: empty slot) */
@@ -71,6 +77,9 @@ struct core_live {
 	size_t auxv_len;
 	struct live_thread *threads;
 	size_t nthreads, threads_cap;
+	struct tid_slot *tid_slots; /* the threads by id: thousands of threads
+				       are looked up at every rescan */
+	size_t tid_cap;
 
 	struct live_slot *slots;
 	size_t nslots, used;
@@ -659,6 +668,8 @@ static void arm_timer(struct core_live *live)
 
 static struct live_thread *thread_add(struct core_live *live, pid_t tid)
 {
+	if (!core_table_reserve(&live->tid_slots, &live->tid_cap, live->nthreads, sizeof(struct tid_slot)))
+		return NULL;
 	if (live->nthreads == live->threads_cap) {
 		size_t cap = live->threads_cap ? 2 * live->threads_cap : 64;
 		struct live_thread *t = realloc(live->threads, cap * sizeof(*t));
@@ -667,6 +678,10 @@ static struct live_thread *thread_add(struct core_live *live, pid_t tid)
 		live->threads = t;
 		live->threads_cap = cap;
 	}
+	size_t i = core_hash_slot((uint64_t)tid, live->tid_cap);
+	while (live->tid_slots[i].tid)
+		i = (i + 1) & (live->tid_cap - 1);
+	live->tid_slots[i] = (struct tid_slot){(uint64_t)tid, live->nthreads};
 	struct live_thread *t = &live->threads[live->nthreads++];
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
@@ -675,9 +690,12 @@ static struct live_thread *thread_add(struct core_live *live, pid_t tid)
 
 static struct live_thread *thread_find(struct core_live *live, pid_t tid)
 {
-	for (size_t i = 0; i < live->nthreads; i++)
-		if (live->threads[i].tid == tid)
-			return &live->threads[i];
+	if (!live->tid_cap)
+		return NULL;
+	for (size_t i = core_hash_slot((uint64_t)tid, live->tid_cap); live->tid_slots[i].tid;
+	     i = (i + 1) & (live->tid_cap - 1))
+		if (live->tid_slots[i].tid == (uint64_t)tid)
+			return &live->threads[live->tid_slots[i].index];
 	return NULL;
 }
 
@@ -763,48 +781,60 @@ static int seize_new_threads(struct core_live *live, struct core_error **err)
 	return added;
 }
 
-static struct live_thread *seized_thread(struct core_live *live, pid_t tid)
+/* What waitpid said of seized thread T, not yet stopped: its stop, or its
+ * end (dropped with a warning); no STATUS: it is no tracee of ours any more. */
+static void take_wait_status(struct core_live *live, struct live_thread *t, const int *status)
 {
-	struct live_thread *t = thread_find(live, tid);
-	return t && t->seized && !t->stopped && !t->gone ? t : NULL;
+	if (status && WIFSTOPPED(*status)) {
+		t->stopped = true;
+		int event = *status >> 16;
+		/* A signal-delivery stop holds the signal back: send it on. */
+		t->resume_sig = event == 0 && WSTOPSIG(*status) != SIGTRAP ? WSTOPSIG(*status) : 0;
+		return;
+	}
+	if (status && !WIFEXITED(*status) && !WIFSIGNALED(*status))
+		return;
+	t->gone = true;
+	live_warn(live, "thread %d exited while the process was being stopped: dropped", t->tid);
 }
 
-static bool all_stopped(const struct core_live *live)
+/* Wait for the events of WHO (a thread id, or -1: any tracee) until seized
+ * thread T has stopped or ended.  Waiting on one thread id costs the kernel
+ * nothing for the other tracees; waiting on any walks them all, every time.
+ * False when the deadline's timer interrupted the wait. */
+static bool wait_until_stopped(struct core_live *live, struct live_thread *t, pid_t who)
 {
-	for (size_t i = 0; i < live->nthreads; i++) {
-		const struct live_thread *t = &live->threads[i];
-		if (t->seized && !t->stopped && !t->gone)
+	while (!t->stopped && !t->gone) {
+		int st;
+		pid_t r = waitpid(who, &st, __WALL);
+		if (r < 0 && errno == EINTR && !live->detached)
+			continue;
+		if (r < 0 && errno != ECHILD)
 			return false;
+		struct live_thread *u = r < 0 ? t : thread_find(live, r);
+		if (u && u->seized && !u->stopped && !u->gone)
+			take_wait_status(live, u, r < 0 ? NULL : &st);
 	}
 	return true;
 }
 
 /* Wait until every seized thread reports its stop (the deadline's timer
- * interrupts the wait); a thread that exits is dropped with a warning.
- * False when the deadline came first. */
+ * interrupts the wait).  Each thread by its id, the main thread last and
+ * among the events of all: when the process exits, the main thread's end is
+ * reported only once every other thread's end has been collected, those of
+ * threads that had stopped before included.  False when the deadline came
+ * first. */
 static bool wait_stopped(struct core_live *live)
 {
-	while (!all_stopped(live)) {
-		int st;
-		pid_t r = waitpid(-1, &st, __WALL);
-		if (r < 0) {
-			if (errno == EINTR && !live->detached)
-				continue;
-			return errno == ECHILD && all_stopped(live);
-		}
-		struct live_thread *t = seized_thread(live, r);
-		if (!t)
-			continue;
-		if (WIFSTOPPED(st)) {
-			t->stopped = true;
-			int event = st >> 16;
-			/* A signal-delivery stop holds the signal back: send it on. */
-			t->resume_sig = event == 0 && WSTOPSIG(st) != SIGTRAP ? WSTOPSIG(st) : 0;
-		} else if (WIFEXITED(st) || WIFSIGNALED(st)) {
-			t->gone = true;
-			live_warn(live, "thread %d exited while the process was being stopped: dropped", t->tid);
-		}
+	struct live_thread *main_thread = thread_find(live, live->pid);
+	for (size_t i = 0; i < live->nthreads && !live->detached; i++) {
+		struct live_thread *t = &live->threads[i];
+		if (t != main_thread && t->seized && !wait_until_stopped(live, t, t->tid))
+			return false;
 	}
+	if (main_thread && main_thread->seized && !live->detached &&
+	    !wait_until_stopped(live, main_thread, -1))
+		return false;
 	return !live->detached;
 }
 
@@ -1197,6 +1227,7 @@ void core_live_destroy(struct core_live *live)
 		free(live->warnings[i]);
 	free(live->warnings);
 	free(live->threads);
+	free(live->tid_slots);
 	free(live->warm_pages);
 	free(live->auxv);
 	if (live->mem_fd >= 0)
