@@ -9,6 +9,11 @@
 
 #include "../corefile/array.h"
 
+bool dbg_is_function_scope(int tag)
+{
+	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
+}
+
 /* The DIE DIE's abstract origin chain ends at after at most HOPS links, into
  * *ORIGIN; false when DIE has none. */
 static bool final_origin(Dwarf_Die *die, int hops, Dwarf_Die *origin)

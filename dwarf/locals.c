@@ -51,11 +51,6 @@ const char *dbg_die_name(Dwarf_Die *die)
 	return name;
 }
 
-static bool is_function_scope(int tag)
-{
-	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
-}
-
 static bool flag_set(Dwarf_Die *die, unsigned attr)
 {
 	Dwarf_Attribute a;
@@ -361,7 +356,7 @@ static bool level_blocks(const struct dbg_pc_info *info, size_t level, int *firs
 	size_t skip = info->nlevels - 1 - level, seen = 0;
 	int start = 0;
 	for (int i = 0; i < info->nscopes; i++) {
-		if (!is_function_scope(dwarf_tag(&info->scopes[i])))
+		if (!dbg_is_function_scope(dwarf_tag(&info->scopes[i])))
 			continue;
 		if (seen++ == skip) {
 			*first = start;

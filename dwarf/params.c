@@ -151,11 +151,6 @@ static bool level_fill(struct dbg_level *level, Dwarf_Die *die, Dwarf_Addr at,
 	return dbg_children_inherit(die, &how);
 }
 
-static bool is_function_scope(int tag)
-{
-	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
-}
-
 /* Levels from the scopes: the subprogram is [0], inlined levels count up
  * from it (outermost inline = 1), as an_frame.inline_depth does. */
 static bool info_levels(struct dbg_pc_info *info, Dwarf_Addr at)
@@ -164,7 +159,7 @@ static bool info_levels(struct dbg_pc_info *info, Dwarf_Addr at)
 	size_t nfn = 0;
 	for (int i = 0; i < info->nscopes && sub < 0; i++) {
 		int tag = dwarf_tag(&info->scopes[i]);
-		nfn += is_function_scope(tag);
+		nfn += dbg_is_function_scope(tag);
 		if (tag == DW_TAG_subprogram)
 			sub = i;
 	}
@@ -183,7 +178,7 @@ static bool info_levels(struct dbg_pc_info *info, Dwarf_Addr at)
 	info->has_entry = dbg_die_entry(sp, &info->entry);
 	size_t level = nfn;
 	for (int i = 0; i <= sub; i++) {
-		if (!is_function_scope(dwarf_tag(&info->scopes[i])))
+		if (!dbg_is_function_scope(dwarf_tag(&info->scopes[i])))
 			continue;
 		if (!level_fill(&info->levels[--level], &info->scopes[i], at, info))
 			return false;

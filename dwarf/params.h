@@ -198,6 +198,9 @@ const char *dbg_text_keep(struct dbg_args_out *out, const char *text);
  * of memory. */
 struct dbg_arg *dbg_args_out_locals(struct dbg_args_out *out, size_t n);
 
+/* A DIE of TAG is a function's scope: a subprogram or an inlined call. */
+bool dbg_is_function_scope(int tag);
+
 /* Which children of a function or block DIE dbg_children_inherit visits. */
 struct dbg_children {
 	int tag;                    /* only children of this tag; 0: all */
