@@ -1526,11 +1526,11 @@ static struct rep_stored_module *resym_stored_modules(const struct ch_resym *m, 
 
 /* A row is replaced only by one of its key, and 18.16 deletes none through
  * a Distributed table: past a recursion's run (GAP, STORED before) the
- * frames made again keep the indexes they were stored at, the run counting
- * as left out the inline levels that the frames before it gained, so that
- * every old row is replaced (SQLite's indexes, unless the frames before the
- * run or its cycle gained levels).  Frames before the run that now reach
- * past it keep the new gap. */
+ * first frame made again keeps the index it was stored at and the others
+ * follow it, the run no longer counting the inline levels gained before it
+ * and in its cycle, so that every old row is replaced (SQLite's indexes
+ * when none was gained).  Frames before the run that now reach past it
+ * keep the new gap. */
 static void keep_stored_indexes(struct an_index_gap *gap, const struct an_index_gap *stored)
 {
 	if (gap->at && gap->at <= stored->at + stored->left_out)
