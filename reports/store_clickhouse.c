@@ -1597,10 +1597,11 @@ static int resymbolize_table(struct rep_ch_store *st, struct ch_resym *m,
 			continue;
 		size_t end = rows_of_core(&m->cores[i], data, &cursor);
 		while (rc == 0 && cursor < end) {
-			int64_t owner = json_integer_value(json_array_get(json_array_get(data, cursor), 1));
+			json_t *row = json_array_get(data, cursor);
+			int64_t owner = json_integer_value(json_array_get(row, REP_FRAME_OWNER_COLUMN));
 			size_t to = cursor;
-			while (to < end &&
-			       json_integer_value(json_array_get(json_array_get(data, to), 1)) == owner)
+			while (to < end && json_integer_value(json_array_get(json_array_get(data, to),
+									     REP_FRAME_OWNER_COLUMN)) == owner)
 				to++;
 			rc = resymbolize_owner(st, m, fns, t, fields, ncols, data, cursor, to, i, owner,
 					       out);
