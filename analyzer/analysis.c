@@ -304,8 +304,19 @@ void an_analysis_destroy(struct analysis *an)
 
 size_t an_thread_frame_index(const struct an_thread *t, size_t i)
 {
+	const struct an_index_gap gap = an_thread_index_gap(t);
+	return an_index_gap_index(&gap, i);
+}
+
+struct an_index_gap an_thread_index_gap(const struct an_thread *t)
+{
 	const struct an_recursion *r = t->recursion;
-	return r && i >= r->first ? i + (r->last - r->first + 1) : i;
+	return r ? (struct an_index_gap){r->first, r->last - r->first + 1} : (struct an_index_gap){0, 0};
+}
+
+size_t an_index_gap_index(const struct an_index_gap *gap, size_t i)
+{
+	return gap && gap->at && i >= gap->at ? i + gap->left_out : i;
 }
 
 void an_recursion_destroy(struct an_recursion *r)

@@ -153,6 +153,20 @@ struct an_thread {
  * the frames it left out. */
 size_t an_thread_frame_index(const struct an_thread *t, size_t i);
 
+/* A recursion's run as a stack's indexes hold it, without the rest of
+ * an_recursion (stores keep only the indexes, reports/SCHEMA.md
+ * `frames.idx`): frames[at] and those after it have their position plus
+ * LEFT_OUT for index.  AT 0: nothing left out. */
+struct an_index_gap {
+	size_t at, left_out;
+};
+
+/* The gap of T's frames: at its recursion's first, or none. */
+struct an_index_gap an_thread_index_gap(const struct an_thread *t);
+
+/* The true index of frames[I] of a stack with GAP (NULL: none). */
+size_t an_index_gap_index(const struct an_index_gap *gap, size_t i);
+
 /* Free a recursion and what it owns; NULL is a no-op. */
 void an_recursion_destroy(struct an_recursion *r);
 

@@ -1,5 +1,6 @@
 #include "frames.h"
 #include "display.h"
+#include "recursion.h"
 #include "strpool.h"
 
 #include <stdlib.h>
@@ -173,6 +174,12 @@ struct redo {
 	bool drop;
 };
 
+/* How many frames a stored frame becomes, as an_frames_resymbolize copies. */
+static size_t made_of(const struct redo *r)
+{
+	return r->drop ? 0 : r->locs ? r->nlocs : 1;
+}
+
 /* Symbolize the frames of FRAMES that DEBUG_OF finds debug info for into
  * REDO; *TOTAL: how many frames there will be.  The number symbolized, or
  * -1 when out of memory. */
@@ -192,14 +199,33 @@ static int symbolize_stored(struct dbg_cache *cache, const struct an_frame *fram
 		if (f && dbg_file_symbolize_offset(cache, f, old->module, old->module_offset,
 						   old->activation, &redo[i].locs, &redo[i].nlocs))
 			return -1;
-		*total += redo[i].locs ? redo[i].nlocs : 1;   /* as an_frames_resymbolize copies */
+		*total += made_of(&redo[i]);
 		count += f != NULL;
 	}
 	return count;
 }
 
+/* GAP, of the stored FRAMES (N) that REDO makes again, moved to the new
+ * frames: past those made from the frames before it, and as long as the
+ * run's cycle made again times its count (the stored length when the cycle
+ * is not found), as an analysis with the debug info counts it. */
+static void move_gap(const struct an_frame *frames, size_t n, const struct redo *redo,
+		     struct an_index_gap *gap)
+{
+	size_t cycle = an_recursion_stored_cycle(frames, n, gap);
+	size_t at = 0, made = 0;
+	for (size_t i = 0; i < gap->at; i++) {
+		at += made_of(&redo[i]);
+		if (i >= gap->at - cycle)
+			made += made_of(&redo[i]);
+	}
+	if (cycle && made)
+		gap->left_out = gap->left_out / cycle * made;
+	gap->at = at;
+}
+
 int an_frames_resymbolize(struct dbg_cache *cache, struct an_frame **frames, size_t *n,
-			  an_stored_debug_fn *debug_of, void *ctx)
+			  struct an_index_gap *gap, an_stored_debug_fn *debug_of, void *ctx)
 {
 	struct redo *redo = calloc(*n ? *n : 1, sizeof(*redo));
 	struct an_frame_list list = {0};
@@ -207,6 +233,8 @@ int an_frames_resymbolize(struct dbg_cache *cache, struct an_frame **frames, siz
 	int count = redo ? symbolize_stored(cache, *frames, *n, debug_of, ctx, redo, &total) : -1;
 	if (count > 0 && !core_array_reserve(&list.frames, &list.cap, total, sizeof(*list.frames)))
 		count = -1;
+	if (count > 0 && gap && gap->at)
+		move_gap(*frames, *n, redo, gap);
 	for (size_t i = 0; count > 0 && i < *n; i++) {
 		struct an_frame *old = &(*frames)[i];
 		if (redo[i].locs) {

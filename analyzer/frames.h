@@ -54,11 +54,15 @@ typedef struct dbg_file *an_stored_debug_fn(void *ctx, const struct an_frame *fr
  * its kind, pc, activation, CFA and seam; the inline levels stored with it
  * are dropped, as they are made again.  Arguments and tail calls, which
  * need the core's registers and stack, stay unknown.  Other frames are
- * kept.  Returns how many stored frames were symbolized (when > 0, *FRAMES
- * and *N are the new list and the old one is freed), or -1 when out of
- * memory (*FRAMES unchanged). */
+ * kept.  *GAP (NULL: numbered 0 .. *N - 1), where the stored indexes jump
+ * over a recursion's run, moves with them: it stays between the same
+ * frames, and the run counts its cycle's frames made again times its count
+ * (an_recursion_stored_cycle()), so the new indexes are those an analysis
+ * with the debug info gives.  Returns how many stored frames were
+ * symbolized (when > 0, *FRAMES, *N and *GAP are the new ones and the old
+ * list is freed), or -1 when out of memory (all unchanged). */
 int an_frames_resymbolize(struct dbg_cache *cache, struct an_frame **frames, size_t *n,
-			  an_stored_debug_fn *debug_of, void *ctx);
+			  struct an_index_gap *gap, an_stored_debug_fn *debug_of, void *ctx);
 
 /* Move the list's frames into THREAD (which takes ownership). */
 void an_frames_move_to(struct an_frame_list *list, struct an_frame **frames, size_t *nframes);

@@ -138,3 +138,27 @@ nomem:
 	an_frames_list_deinit(&list);
 	return false;
 }
+
+/* Stored frames A and B are one place of a cycle: the same pc and level. */
+static bool same_place(const struct an_frame *a, const struct an_frame *b)
+{
+	return a->kind == b->kind && a->pc == b->pc && a->activation == b->activation &&
+	       a->inlined == b->inlined && a->inline_depth == b->inline_depth &&
+	       a->tailcall == b->tailcall;
+}
+
+size_t an_recursion_stored_cycle(const struct an_frame *frames, size_t n,
+				 const struct an_index_gap *gap)
+{
+	/* The cut kept two periods at least before the run and one after it. */
+	for (size_t l = 1; gap->at && 2 * l <= gap->at && gap->at + l <= n; l++) {
+		if (gap->left_out % l)
+			continue;
+		size_t i = gap->at - 2 * l;
+		while (i < gap->at && same_place(&frames[i], &frames[i + l]))
+			i++;
+		if (i == gap->at)
+			return l;
+	}
+	return 0;
+}

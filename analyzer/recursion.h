@@ -40,4 +40,12 @@ void an_recursion_compact(struct dbg_frame *frames, size_t *n, const struct an_r
 bool an_recursion_symbolize(struct an_thread *t, struct dbg_session *s, const struct dbg_frame *native,
 			    size_t n, const struct an_recursion_cut *cut);
 
+/* The cycle of a recursion's run left out of stored frames (GAP, the
+ * stack's indexes): how many of FRAMES (N) just before the run make one
+ * cycle, found as the shortest count that the frames repeat (at the same
+ * pcs and inline levels) twice before the run and once across it, and
+ * that divides the frames left out; 0 when there is none. */
+size_t an_recursion_stored_cycle(const struct an_frame *frames, size_t n,
+				 const struct an_index_gap *gap);
+
 #endif

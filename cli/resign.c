@@ -102,12 +102,12 @@ static struct dbg_file *frame_debug(void *ctx, const struct an_frame *frame)
 }
 
 static int resymbolize(void *ctx, const struct rep_stored_module *modules, size_t nmodules,
-		       struct an_frame **frames, size_t *n)
+		       struct an_frame **frames, size_t *n, struct an_index_gap *gap)
 {
 	struct resign *r = ctx;
 	r->modules = modules;
 	r->nmodules = nmodules;
-	return an_frames_resymbolize(r->cache, frames, n, frame_debug, r);
+	return an_frames_resymbolize(r->cache, frames, n, gap, frame_debug, r);
 }
 
 static int parse(int argc, char **argv, const char **db, const char **lists_dir,

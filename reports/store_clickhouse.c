@@ -546,10 +546,10 @@ static const char *const sframe_cols[NSFRAME_COLS] = {
 };
 
 /* The frames of thread, task or chain OWNER into ROWS, whose table has the
- * NCOLS columns NAMES.  A thread's (THREAD, else NULL) keep their true
- * index, which jumps past a recursion's run. */
+ * NCOLS columns NAMES.  They keep their true index, which jumps past a
+ * recursion's run (GAP; NULL: none). */
 static int add_frames(struct ch_rows *rows, const char *const *names, size_t ncols, const char *fp,
-		      size_t owner, const struct an_frame *fs, size_t n, const struct an_thread *thread)
+		      size_t owner, const struct an_frame *fs, size_t n, const struct an_index_gap *gap)
 {
 	for (size_t j = 0; j < n; j++) {
 		const struct an_frame *f = &fs[j];
@@ -557,7 +557,7 @@ static int add_frames(struct ch_rows *rows, const char *const *names, size_t nco
 		json_t *argv = args ? json_string(args) : f->has_args ? NULL : json_null();
 		free(args);
 		json_t *v[NFRAME_COLS] = {
-			json_string(fp), j_u64(owner), j_u64(thread ? an_thread_frame_index(thread, j) : j),
+			json_string(fp), j_u64(owner), j_u64(an_index_gap_index(gap, j)),
 			json_string(an_frame_kind_name(f->kind)), j_opt(!AN_FRAME_IS_RUNTIME(f), f->pc),
 			rep_json_text(f->function), j_opt(f->has_offset, f->offset),
 			rep_json_text(f->module), j_opt(f->has_module_offset, f->module_offset),
@@ -584,12 +584,13 @@ static int add_threads(struct rep_ch_store *st, const char *fp, const struct ana
 {
 	for (size_t i = 0; i < an->nthreads; i++) {
 		const struct an_thread *t = &an->threads[i];
+		const struct an_index_gap gap = an_thread_index_gap(t);
 		if (ROW(&st->rows[T_THREADS], thread_cols, json_string(fp), j_u64(i), j_int(t->tid),
 			j_int(t->crashing), j_u64(t->pc), j_u64(t->sp), j_u64(t->fp), j_u64(t->tp),
 			j_u64(t->nframes),
 			rep_json_text(t->unwind_error), j_opt(t->async_root != 0, t->async_root)) != 0 ||
 		    add_frames(&st->rows[T_FRAMES], frame_cols, NFRAME_COLS, fp, i, t->frames,
-			       t->nframes, t) != 0)
+			       t->nframes, &gap) != 0)
 			return -1;
 		if (t->async_root && ROW(&st->rows[T_ROOTS], root_cols, json_string(fp), j_u64(i),
 					 j_int(t->tid), j_u64(t->async_root)) != 0)
@@ -1207,18 +1208,16 @@ static int64_t crashing_task(const struct ch_core *c, int64_t thread, int64_t ti
  * ([fingerprint, owner's idx, kind, pc, function, module, module_offset],
  * ordered), its strings borrowed from the rows, into *OUT (reused). */
 static int crash_frames(const struct ch_core *c, int64_t owner, json_t *frames, size_t *cursor,
-			struct an_frame **out, size_t *n, size_t *cap, size_t *collapsed_at)
+			struct an_frame **out, size_t *n, size_t *cap, struct an_index_gap *gap)
 {
 	size_t end = rows_of_core(c, frames, cursor);
 	*n = 0;
-	*collapsed_at = 0;
+	*gap = (struct an_index_gap){0, 0};
 	for (; *cursor < end; (*cursor)++) {
 		json_t *row = json_array_get(frames, *cursor);
 		if (json_integer_value(json_array_get(row, 1)) != owner)
 			continue;
-		/* A recursion's run left out: the first jump of the indexes. */
-		if (!*collapsed_at && *n && json_integer_value(json_array_get(row, 7)) != (json_int_t)*n)
-			*collapsed_at = *n;
+		rep_index_gap_note(gap, *n, json_integer_value(json_array_get(row, 7)));
 		struct an_frame *f = core_array_push(out, n, cap, sizeof(*f));
 		if (!f)
 			return -1;
@@ -1319,12 +1318,12 @@ static int sign_batch(struct rep_ch *ch, struct ch_core *c, size_t first, size_t
 	for (size_t i = first; i < first + n; i++) {
 		int64_t tid, thread = crashing_thread(&c[i], r.threads, &r.tcur, &tid);
 		int64_t task = crashing_task(&c[i], thread, tid, r.tasks, &r.kcur);
-		size_t collapsed_at;
-		if ((task >= 0 ? crash_frames(&c[i], task, r.tframes, &r.kfcur, &f, &nf, &fcap, &collapsed_at)
-			       : crash_frames(&c[i], thread, r.frames, &r.fcur, &f, &nf, &fcap, &collapsed_at)) != 0)
+		struct an_index_gap gap;
+		if ((task >= 0 ? crash_frames(&c[i], task, r.tframes, &r.kfcur, &f, &nf, &fcap, &gap)
+			       : crash_frames(&c[i], thread, r.frames, &r.fcur, &f, &nf, &fcap, &gap)) != 0)
 			goto oom;
 		struct rep_stored_crash crash = {(int64_t)i, c[i].has_signal, c[i].signo,
-						 c[i].signal_name, f, nf, collapsed_at};
+						 c[i].signal_name, f, nf, gap.at};
 		if (sign(ctx, &crash, &c[i].new_signature, &c[i].new_hash) != 0)
 			goto oom;
 	}
@@ -1525,6 +1524,19 @@ static struct rep_stored_module *resym_stored_modules(const struct ch_resym *m, 
 	return mods;
 }
 
+/* A row is replaced only by one of its key, and 18.16 deletes none through
+ * a Distributed table: past a recursion's run (GAP, STORED before) the
+ * first frame made again keeps the index it was stored at and the others
+ * follow it, the run no longer counting the inline levels gained before it
+ * and in its cycle, so that every old row is replaced (SQLite's indexes
+ * when none was gained).  Frames before the run that now reach past it
+ * keep the new gap. */
+static void keep_stored_indexes(struct an_index_gap *gap, const struct an_index_gap *stored)
+{
+	if (gap->at && gap->at <= stored->at + stored->left_out)
+		gap->left_out = stored->at + stored->left_out - gap->at;
+}
+
 /* Symbolize again the frames of one owner: rows [FROM, TO) of DATA, all of
  * core CORE and owner OWNER; changed frames are added to table T's rows. */
 static int resymbolize_owner(struct rep_ch_store *st, struct ch_resym *m,
@@ -1536,20 +1548,26 @@ static int resymbolize_owner(struct rep_ch_store *st, struct ch_resym *m,
 	struct an_frame *f = calloc(to - from, sizeof(*f));
 	size_t n = 0, nmods = 0;
 	struct rep_stored_module *mods = resym_stored_modules(m, core, &nmods);
+	struct an_index_gap gap = {0, 0}, stored;
 	int k = f && mods ? 0 : -1;
-	for (size_t r = from; k == 0 && r < to; r++, n++)
-		k = frame_of_row(fields, nfields, json_array_get(data, r), &f[n]);
+	for (size_t r = from; k == 0 && r < to; r++, n++) {
+		json_t *row = json_array_get(data, r);
+		rep_index_gap_note(&gap, n, json_integer_value(json_array_get(row, REP_FRAME_INDEX_COLUMN)));
+		k = frame_of_row(fields, nfields, row, &f[n]);
+	}
+	stored = gap;
 	if (k == 0)
-		k = fns->resymbolize(fns->ctx, mods, nmods, &f, &n);
+		k = fns->resymbolize(fns->ctx, mods, nmods, &f, &n, &gap);
 	/* Symbolizing again never gives fewer frames than were stored (inline
 	 * levels are only made again), so the new rows replace every old one. */
+	keep_stored_indexes(&gap, &stored);
 	int side = t == T_FRAMES ? 0 : t == T_SFRAMES ? 1 : 2;
 	struct ch_owner_count *c = k > 0 ? core_array_push(&m->counts[side], &m->ncounts[side],
 							   &m->ccap[side], sizeof(*c)) : NULL;
 	static const char *const *const names[] = {frame_cols, sframe_cols, tframe_cols};
 	static const size_t ncols[] = {NFRAME_COLS, NSFRAME_COLS, NTFRAME_COLS};
 	if (k > 0 && (!c || add_frames(&st->rows[t], names[side], ncols[side],
-				       m->cores[core].fingerprint, (size_t)owner, f, n, NULL) != 0))
+				       m->cores[core].fingerprint, (size_t)owner, f, n, &gap) != 0))
 		k = -1;
 	if (k > 0) {
 		*c = (struct ch_owner_count){core, owner, (int64_t)n};
@@ -1579,10 +1597,11 @@ static int resymbolize_table(struct rep_ch_store *st, struct ch_resym *m,
 			continue;
 		size_t end = rows_of_core(&m->cores[i], data, &cursor);
 		while (rc == 0 && cursor < end) {
-			int64_t owner = json_integer_value(json_array_get(json_array_get(data, cursor), 1));
+			json_t *row = json_array_get(data, cursor);
+			int64_t owner = json_integer_value(json_array_get(row, REP_FRAME_OWNER_COLUMN));
 			size_t to = cursor;
-			while (to < end &&
-			       json_integer_value(json_array_get(json_array_get(data, to), 1)) == owner)
+			while (to < end && json_integer_value(json_array_get(json_array_get(data, to),
+									     REP_FRAME_OWNER_COLUMN)) == owner)
 				to++;
 			rc = resymbolize_owner(st, m, fns, t, fields, ncols, data, cursor, to, i, owner,
 					       out);

@@ -30,13 +30,16 @@ int rep_sqlite_frame_owners(struct rep_sqlite *st, enum rep_frames_table t, int6
 			    int64_t **owners, size_t *n);
 
 /* The frames of owner OWNER of core CORE in table T, innermost first, as
- * they were written: *FRAMES malloc'd (each an_frame_deinit()).  0, or -1. */
+ * they were written: *FRAMES malloc'd (each an_frame_deinit()), and *GAP,
+ * where their indexes jump over a recursion's run.  0, or -1. */
 int rep_sqlite_read_frames(struct rep_sqlite *st, enum rep_frames_table t, int64_t core,
-			   int64_t owner, struct an_frame **frames, size_t *n);
+			   int64_t owner, struct an_frame **frames, size_t *n,
+			   struct an_index_gap *gap);
 
-/* Replace those frames with FRAMES[0 .. N) and set the owner's nframes;
- * inside the caller's transaction.  0, or -1. */
+/* Replace those frames with FRAMES[0 .. N), indexed past GAP, and set the
+ * owner's nframes; inside the caller's transaction.  0, or -1. */
 int rep_sqlite_replace_frames(struct rep_sqlite *st, enum rep_frames_table t, int64_t core,
-			      int64_t owner, const struct an_frame *frames, size_t n);
+			      int64_t owner, const struct an_frame *frames, size_t n,
+			      const struct an_index_gap *gap);
 
 #endif

@@ -7,6 +7,7 @@
 #include "../corefile/array.h"
 #include "store_clickhouse.h"
 #include "store_internal.h"
+#include "store_rows.h"
 
 /* A core's row as the signing needs it. */
 struct resign_core {
@@ -25,7 +26,7 @@ struct resign {
 	size_t ncores, cap;
 	struct an_frame *f;         /* one core's frames at a time */
 	size_t nf, fcap;
-	size_t collapsed_at;        /* where their stored indexes jump, or 0 */
+	struct an_index_gap gap;    /* where their stored indexes jump */
 };
 
 static char *column_text(sqlite3_stmt *q, int c)
@@ -80,12 +81,10 @@ static int load_frames(struct resign *r, int64_t id)
 	sqlite3_stmt *q = r->frames;
 	int step, rc = 0;
 	frames_clear(r);
-	r->collapsed_at = 0;
+	r->gap = (struct an_index_gap){0, 0};
 	sqlite3_bind_int64(q, 1, id);
 	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
-		/* A recursion's run left out: the first jump of the indexes. */
-		if (!r->collapsed_at && r->nf && sqlite3_column_int64(q, 5) != (sqlite3_int64)r->nf)
-			r->collapsed_at = r->nf;
+		rep_index_gap_note(&r->gap, r->nf, sqlite3_column_int64(q, 5));
 		struct an_frame *f = core_array_push(&r->f, &r->nf, &r->fcap, sizeof(*f));
 		if (!f) {
 			rc = -1;
@@ -117,7 +116,7 @@ static int resign_core(struct resign *r, const struct resign_core *c, rep_sign_f
 	if (load_frames(r, c->id) != 0)
 		return -1;
 	struct rep_stored_crash crash = {c->id, c->has_signal, c->signo, c->signal_name, r->f, r->nf,
-					 r->collapsed_at};
+					 r->gap.at};
 	if (sign(ctx, &crash, &sig, &hash) != 0)
 		goto out;
 	if (c->hash && strcmp(c->hash, hash) == 0) {
@@ -256,10 +255,11 @@ static int resymbolize_table(struct resign *r, const struct rep_resign_fns *fns,
 	for (size_t i = 0; rc == 0 && i < nowners; i++) {
 		struct an_frame *f = NULL;
 		size_t n = 0;
+		struct an_index_gap gap;
 		int k = -1;
-		if (rep_sqlite_read_frames(r->st, t, core, owners[i], &f, &n) == 0)
-			k = fns->resymbolize(fns->ctx, mods, nmods, &f, &n);
-		if (k > 0 && rep_sqlite_replace_frames(r->st, t, core, owners[i], f, n) != 0)
+		if (rep_sqlite_read_frames(r->st, t, core, owners[i], &f, &n, &gap) == 0)
+			k = fns->resymbolize(fns->ctx, mods, nmods, &f, &n, &gap);
+		if (k > 0 && rep_sqlite_replace_frames(r->st, t, core, owners[i], f, n, &gap) != 0)
 			k = -1;
 		for (size_t j = 0; j < n; j++)
 			an_frame_deinit(&f[j]);

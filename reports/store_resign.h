@@ -52,9 +52,11 @@ typedef char *rep_debuginfo_fn(void *ctx, const char *build_id, const char *path
  * suspended chain's, innermost first, as rep_frame_set_field() reads them
  * back) that lie in MODULES (those of this core that DEBUGINFO found debug
  * info for): the number symbolized, and when > 0 *FRAMES and *N are the new
- * list (malloc'd, the old one freed); -1 when out of memory. */
+ * list (malloc'd, the old one freed) and *GAP, where their indexes jump
+ * over a recursion's run (at 0: nowhere), is theirs
+ * (an_frames_resymbolize()); -1 when out of memory. */
 typedef int rep_resymbolize_fn(void *ctx, const struct rep_stored_module *modules, size_t nmodules,
-			       struct an_frame **frames, size_t *n);
+			       struct an_frame **frames, size_t *n, struct an_index_gap *gap);
 
 /* What resigning asks of its caller. */
 struct rep_resign_fns {

@@ -113,6 +113,12 @@ char *rep_frame_args_json(const struct an_frame *f)
 	return f->has_args ? rep_vars_json(f->args, f->nargs) : NULL;
 }
 
+void rep_index_gap_note(struct an_index_gap *gap, size_t n, int64_t idx)
+{
+	if (!gap->at && n && idx > (int64_t)n)
+		*gap = (struct an_index_gap){n, (size_t)idx - n};
+}
+
 void rep_event_args_json(const struct an_event *e, char *buf, size_t len)
 {
 	size_t n = e->nargs < 12 ? e->nargs : 12, used = 0;

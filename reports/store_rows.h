@@ -60,6 +60,15 @@ enum rep_frame_field rep_frame_field_of(const char *column);
  * left alone.  0, or -1 when out of memory. */
 int rep_frame_set_field(struct an_frame *f, enum rep_frame_field field, const struct rep_cell *v);
 
+/* Every frames table's leading columns: its core's (core_id, or
+ * ClickHouse's fingerprint), its owner's idx, then its own idx. */
+enum { REP_FRAME_OWNER_COLUMN = 1, REP_FRAME_INDEX_COLUMN = 2 };
+
+/* Frame N (from 0) of a stack read back in order was stored at index IDX:
+ * the first jump of the indexes, where a recursion's run was left out, is
+ * noted in *GAP (zeroed before the first frame). */
+void rep_index_gap_note(struct an_index_gap *gap, size_t n, int64_t idx);
+
 /* The event's arguments as a JSON array of hex strings into BUF (LEN of at
  * least REP_EVENT_ARGS_MAX holds them all). */
 void rep_event_args_json(const struct an_event *e, char *buf, size_t len);

@@ -675,21 +675,13 @@ static int insert_frame(sqlite3_stmt *q, int64_t core, size_t owner, size_t idx,
 	return rc;
 }
 
+/* Frames keep their true index: past a recursion's run (GAP; NULL: none)
+ * it jumps, which is how a stored core still says where the run was. */
 static int insert_frames(sqlite3_stmt *q, int64_t core, size_t owner, const struct an_frame *f,
-			 size_t n)
+			 size_t n, const struct an_index_gap *gap)
 {
 	for (size_t j = 0; j < n; j++)
-		if (insert_frame(q, core, owner, j, &f[j]) != SQLITE_DONE)
-			return -1;
-	return 0;
-}
-
-/* A thread's frames keep their true index: past a recursion's run it
- * jumps, which is how a stored core still says where the run was. */
-static int insert_thread_frames(sqlite3_stmt *q, int64_t core, size_t owner, const struct an_thread *t)
-{
-	for (size_t j = 0; j < t->nframes; j++)
-		if (insert_frame(q, core, owner, an_thread_frame_index(t, j), &t->frames[j]) != SQLITE_DONE)
+		if (insert_frame(q, core, owner, an_index_gap_index(gap, j), &f[j]) != SQLITE_DONE)
 			return -1;
 	return 0;
 }
@@ -781,7 +773,8 @@ static int frame_of_row(sqlite3_stmt *q, const enum rep_frame_field *fields, str
 }
 
 int rep_sqlite_read_frames(struct rep_sqlite *st, enum rep_frames_table t, int64_t core,
-			   int64_t owner, struct an_frame **frames, size_t *n)
+			   int64_t owner, struct an_frame **frames, size_t *n,
+			   struct an_index_gap *gap)
 {
 	const enum rep_frame_field *fields = NULL;
 	sqlite3_stmt *q = frames_read_sql(st, t, &fields);
@@ -789,9 +782,11 @@ int rep_sqlite_read_frames(struct rep_sqlite *st, enum rep_frames_table t, int64
 	int step = SQLITE_ERROR;
 	*frames = NULL;
 	*n = 0;
+	*gap = (struct an_index_gap){0, 0};
 	sqlite3_bind_int64(q, 1, core);
 	sqlite3_bind_int64(q, 2, owner);
 	while (q && (step = sqlite3_step(q)) == SQLITE_ROW) {
+		rep_index_gap_note(gap, *n, sqlite3_column_int64(q, REP_FRAME_INDEX_COLUMN));
 		struct an_frame *f = core_array_push(frames, n, &cap, sizeof(**frames));
 		if (!f || frame_of_row(q, fields, f) != 0) {
 			step = SQLITE_NOMEM;
@@ -803,13 +798,14 @@ int rep_sqlite_read_frames(struct rep_sqlite *st, enum rep_frames_table t, int64
 }
 
 int rep_sqlite_replace_frames(struct rep_sqlite *st, enum rep_frames_table t, int64_t core,
-			      int64_t owner, const struct an_frame *frames, size_t n)
+			      int64_t owner, const struct an_frame *frames, size_t n,
+			      const struct an_index_gap *gap)
 {
 	sqlite3_stmt *del = frames_sql(st, t, FQ_DELETE);
 	sqlite3_stmt *count = frames_sql(st, t, FQ_COUNT_FRAMES);
 	const struct rep_value v[] = {v_int(core), v_int(owner), v_u64(n)};
 	return del && count && insert_row(del, v, 2) == SQLITE_DONE &&
-	       insert_frames(st->q[frame_tables[t].insert], core, (size_t)owner, frames, n) == 0 &&
+	       insert_frames(st->q[frame_tables[t].insert], core, (size_t)owner, frames, n, gap) == 0 &&
 	       insert_row(count, v, 3) == SQLITE_DONE ? 0 : -1;
 }
 
@@ -824,8 +820,9 @@ static int insert_threads(struct rep_sqlite *st, int64_t core, const struct anal
 		};
 		const struct rep_value root[] = {v_int(core), v_u64(i), v_int(t->tid),
 						 v_u64(t->async_root)};
+		const struct an_index_gap gap = an_thread_index_gap(t);
 		if (insert_row(st->q[Q_THREAD], v, NVALUES(v)) != SQLITE_DONE ||
-		    insert_thread_frames(st->q[Q_FRAME], core, i, t) != 0)
+		    insert_frames(st->q[Q_FRAME], core, i, t->frames, t->nframes, &gap) != 0)
 			return -1;
 		if (t->async_root && insert_row(st->q[Q_ROOT], root, NVALUES(root)) != SQLITE_DONE)
 			return -1;
@@ -851,7 +848,7 @@ static int insert_suspended(struct rep_sqlite *st, int64_t core, const struct an
 		const struct an_suspended *s = &an->suspended[i];
 		const struct rep_value v[] = {v_int(core), v_u64(i), v_u64(s->leaf), v_u64(s->nframes)};
 		if (insert_row(st->q[Q_SUSPENDED], v, NVALUES(v)) != SQLITE_DONE ||
-		    insert_frames(st->q[Q_SFRAME], core, i, s->frames, s->nframes) != 0)
+		    insert_frames(st->q[Q_SFRAME], core, i, s->frames, s->nframes, NULL) != 0)
 			return -1;
 	}
 	return 0;
@@ -871,7 +868,7 @@ static int insert_tasks(struct rep_sqlite *st, int64_t core, const struct analys
 			v_text(t->unwind_error),
 		};
 		if (insert_row(st->q[Q_TASK], v, NVALUES(v)) != SQLITE_DONE ||
-		    insert_frames(st->q[Q_TFRAME], core, i, t->frames, t->nframes) != 0)
+		    insert_frames(st->q[Q_TFRAME], core, i, t->frames, t->nframes, NULL) != 0)
 			return -1;
 	}
 	return 0;

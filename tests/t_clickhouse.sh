@@ -6,7 +6,8 @@
 # shard killed during an ingest loses nothing; a query that writes is
 # refused; resign gives SQLite's answer.  A bthread core among them: its
 # tasks and task frames, crash stack and signature (the crashing bthread's
-# frames, before and after resign) equal SQLite's.
+# frames, before and after resign) equal SQLite's; stack overflows' frames
+# symbolized again keep the jump over the recursion's run.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/store_lib.sh"
 source "$(dirname "$0")/clickhouse_lib.sh"
@@ -243,6 +244,38 @@ if BD=$(fixture_build bthread split 2>/dev/null) && c=$(fixture_core "$BD" 2>/de
 		  "$(store_q "$W/s6.db" "SELECT idx, nframes FROM tasks ORDER BY idx" | tr -d '"')" ]
 else
 	skip "clickhouse: no split-debug bthread core (task frames symbolized again left out)"
+fi
+
+# Stack overflows stored without their program's DWARF, then symbolized
+# again: the frames keep the jump over the recursion's run.  mutual gains no
+# inline level, so its indexes are SQLite's; inlined gains one a level, and
+# ClickHouse, which cannot delete a row, keeps the first frame past the run
+# at its stored index (every old row replaced), where SQLite moves it.
+if RD=$(fixture_build recursion split 2>/dev/null); then
+	mkdir "$W/rec"
+	for m in mutual inlined; do
+		c=$(ulimit -s 2048 && fixture_core "$RD" $m 2>/dev/null) && mv "$c" "$W/rec/core.$m" &&
+			rm -rf "$(dirname "$c")"
+	done
+	U7="clickhouse://127.0.0.1:${CH_HTTP[1]}/crashes7?cluster=$CH_CLUSTER_NAME"
+	"$ASYNCORE" store init --db "$U7" && "$ASYNCORE" store init --db "${U7/${CH_HTTP[1]}/${CH_HTTP[2]}}"
+	"$ASYNCORE" ingest --db "$U7" --quiet "$W/rec" 2>/dev/null
+	"$ASYNCORE" ingest --db "$W/s7.db" --quiet "$W/rec" 2>/dev/null
+	past="SELECT min(frame) FROM crash_stacks WHERE core LIKE '%inlined' AND frame > 100"
+	stored=$(chq "$U7" "$past")
+	"$ASYNCORE" resign --db "$W/s7.db" --debug-dir "$RD/debug" >/dev/null 2>&1
+	"$ASYNCORE" resign --db "$U7" --debug-dir "$RD/debug" >"$W/rec.ch" 2>&1
+	rs() { echo "SELECT $1 coalesce(function, '-'), coalesce(line, 0) FROM crash_stacks WHERE core LIKE '%$2' ORDER BY frame"; }
+	check "clickhouse: a collapsed stack symbolized again keeps its true indexes, as SQLite's ($(head -1 "$W/rec.ch"))" \
+		[ "$(ls "$W/rec" | wc -l)" = 2 -a "$(chq "$U7" "$(rs frame, mutual)" | tr -d '"')" = \
+		  "$(store_q "$W/s7.db" "$(rs frame, mutual)" | tr -d '"')" -a \
+		  "$(chq "$U7" "SELECT countIf(line > 0) FROM crash_stacks WHERE core LIKE '%mutual'")" -gt 0 ]
+	check "clickhouse: ... one row per frame where it gained inline levels, past the run from the stored index ($stored)" \
+		[ "$(chq "$U7" "SELECT count() FROM frames FINAL")" = "$(store_q "$W/s7.db" "SELECT count(*) FROM frames")" -a \
+		  "$(chq "$U7" "$(rs "" inlined)" | tr -d '"')" = "$(store_q "$W/s7.db" "$(rs "" inlined)" | tr -d '"')" -a \
+		  "$(chq "$U7" "$past")" = "$stored" -a "$(store_q "$W/s7.db" "$past")" -gt "${stored:-0}" ]
+else
+	skip "clickhouse: no split-debug recursion build (collapsed stacks symbolized again left out)"
 fi
 
 # A shard killed during an ingest, back within the retries: nothing lost.

@@ -77,7 +77,7 @@ check_case() {
 	fi
 	"$ASYNCORE" report "$core" "$PROG" >"$TMPD/$name.txt" 2>/dev/null
 	check "recursion: $name: text shows one line for the cycle with its count" \
-		grep -qE '^    \.\.\. #[0-9]+ \.\. #[0-9]+: [a-z]+( < [a-z]+)*, [0-9]+ times \.\.\.$' "$TMPD/$name.txt"
+		grep -qE '^    \.\.\. #[0-9]+ \.\. #[0-9]+: [a-z_]+( < [a-z_]+)*, [0-9]+ times \.\.\.$' "$TMPD/$name.txt"
 	check "recursion: $name: text shows the outermost frames down to $outermost" \
 		grep -qE "^#[0-9]{4,} +0x[0-9a-f]+ in _*$outermost " "$TMPD/$name.txt"
 	"$ASYNCORE" report "$core" "$PROG" --format html >"$TMPD/$name.html" 2>/dev/null
@@ -106,6 +106,7 @@ overflow_core direct8m 8192 direct && check_case direct8m "$TMPD/direct8m.core" 
 overflow_core direct2m 2048 direct && check_case direct2m "$TMPD/direct2m.core" "descend"
 overflow_core mutual_thread 8192 mutual thread && check_case mutual_thread "$TMPD/mutual_thread.core" "ping pong"
 overflow_core direct_thread 8192 direct thread && check_case direct_thread "$TMPD/direct_thread.core" "descend"
+overflow_core inlined2m 2048 inlined && check_case inlined2m "$TMPD/inlined2m.core" "climb climb_step"
 
 # have JSON...: every case's report is there (else a SKIP line: a core is missing).
 have_json() {
@@ -140,4 +141,46 @@ if have_json mutual2m; then
 		"$(jget "$TMPD/mutual2m.json" "j['threads'][0]['frames'][-1]['index']")"
 	"$ASYNCORE" resign --db "$DB" >/dev/null 2>&1
 	check "recursion: resign keeps the bucket" test "$(q "SELECT signature_hash FROM cores")" = "$hash"
+fi
+
+# resign --debug-dir: cores of the program built with its DWARF split off
+# (debug/prog.debug) are stored without it, then symbolized again.  The
+# stored frames keep the indexes the report with the debug info gives: the
+# jump over the run stays, moved by the inline levels gained before it, and
+# the run counts its cycle's new levels (inlined: climb_step, one a level).
+# The bucket is the one the report with the debug info signs.
+if fix_build recursion split; then
+	SPLIT=$FIX_DIR
+	FIX_DIR=$SPLIT overflow_core split_mutual 2048 mutual
+	FIX_DIR=$SPLIT overflow_core split_inlined 2048 inlined
+	FIX_DIR=$SPLIT overflow_core split_thread 8192 inlined thread
+	# stored_frames DB: the crashing thread's frames, "index function inlined line".
+	stored_frames() {
+		"$ASYNCORE" query --db "$1" --format csv "SELECT f.idx || ' ' || coalesce(f.function, '-')
+			|| ' ' || f.inlined || ' ' || coalesce(f.line, 0) AS frame FROM frames f JOIN threads t
+			ON t.core_id = f.core_id AND t.idx = f.thread_idx WHERE t.crashing ORDER BY f.idx" |
+			tail -n +2 | tr -d '"'
+	}
+	for name in split_mutual split_inlined split_thread; do
+		[ -s "$TMPD/$name.core" ] || continue
+		db=$TMPD/$name.db
+		"$ASYNCORE" report "$TMPD/$name.core" "$SPLIT/prog" --debug-dir "$SPLIT/debug" --format json \
+			>"$TMPD/$name.json" 2>/dev/null
+		jget "$TMPD/$name.json" "'\n'.join('%d %s %d %d' % (f['index'], f['function'] or '-', f['inlined'],
+			f['line'] or 0) for f in [t for t in j['threads'] if t['crashing']][0]['frames'])" \
+			>"$TMPD/$name.expect"
+		"$ASYNCORE" ingest --db "$db" --binary "$SPLIT/prog" --quiet "$TMPD/$name.core" >/dev/null 2>&1
+		check "recursion: $name: stored without the program's debug info (no line in it)" test "$(
+			"$ASYNCORE" query --db "$db" --format csv "SELECT count(*) FROM frames
+			WHERE module = '$SPLIT/prog' AND line IS NOT NULL" | tail -1)" = 0
+		"$ASYNCORE" resign --db "$db" --debug-dir "$SPLIT/debug" >"$TMPD/$name.resign" 2>&1
+		check "recursion: $name: resign --debug-dir symbolizes the frames again" \
+			grep -q '^debug info found for 1 modules' "$TMPD/$name.resign"
+		stored_frames "$db" >"$TMPD/$name.stored"
+		expect_lines "recursion: $name: after resign, the stored indexes are the report's with the debug info" \
+			"$TMPD/$name.expect" "$TMPD/$name.stored"
+		check "recursion: $name: ... and so is the signature" test \
+			"$("$ASYNCORE" query --db "$db" --format csv "SELECT signature FROM cores" | tail -1 | tr -d '"')" = \
+			"$(jget "$TMPD/$name.json" "j['signature']")"
+	done
 fi

@@ -1,5 +1,6 @@
 /* Unit tests for analyzer/recursion: the cycle of return addresses a long
- * walk repeats, and the cut that keeps whole periods on each side. */
+ * walk repeats, the cut that keeps whole periods on each side, and the
+ * cycle of stored frames found again at the jump of their indexes. */
 #include <stdlib.h>
 
 #include "../../analyzer/recursion.h"
@@ -85,9 +86,52 @@ static void test_no_cycle(void)
 	CHECK("no frames", !an_recursion_find(NULL, 0, &c));
 }
 
+/* Stored frames: an activation, PERIODS times the cycle of places PCS
+ * (an inline level where INLINED), the run left out, PERIODS times again,
+ * one frame of its own; GAP where the indexes jump. */
+static struct an_frame *stored(const uint64_t *pcs, const bool *inlined, size_t l, size_t periods,
+			       size_t *n, struct an_index_gap *gap)
+{
+	*n = 1 + 2 * periods * l + 1;
+	struct an_frame *f = calloc(*n, sizeof(*f));
+	f[0] = (struct an_frame){.pc = 0x9000, .activation = true};
+	for (size_t k = 1; k + 1 < *n; k++)
+		f[k] = (struct an_frame){.pc = pcs[(k - 1) % l], .inlined = inlined[(k - 1) % l],
+					 .inline_depth = inlined[(k - 1) % l]};
+	f[*n - 1].pc = 0x5000;
+	*gap = (struct an_index_gap){1 + periods * l, 0};
+	return f;
+}
+
+static void test_stored_cycle(void)
+{
+	static const uint64_t levels[] = {0x1010, 0x1010, 0x1020};
+	static const bool levels_inlined[] = {true, false, false};
+	static const uint64_t abaab[] = {0xa, 0xb, 0xa, 0xa, 0xb};
+	static const bool none[5];
+	size_t n;
+	struct an_index_gap gap;
+	struct an_frame *f = stored(levels, levels_inlined, 3, 2, &n, &gap);
+	gap.left_out = 3 * 1000;
+	CHECK("stored: a cycle of 3 frames, one an inline level",
+	      an_recursion_stored_cycle(f, n, &gap) == 3);
+	gap.left_out = 3 * 1000 + 1;
+	CHECK("stored: none whose count divides the frames left out",
+	      an_recursion_stored_cycle(f, n, &gap) == 0);
+	gap.at = 0;
+	CHECK("stored: no jump, no cycle", an_recursion_stored_cycle(f, n, &gap) == 0);
+	free(f);
+	f = stored(abaab, none, 5, 2, &n, &gap);
+	gap.left_out = 5 * 100;
+	CHECK("stored: a b a a b is one cycle of 5 (a b across the jump is not one of 2)",
+	      an_recursion_stored_cycle(f, n, &gap) == 5);
+	free(f);
+}
+
 int main(void)
 {
 	test_cycles();
 	test_no_cycle();
+	test_stored_cycle();
 	return unit_exit();
 }

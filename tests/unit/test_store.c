@@ -237,9 +237,10 @@ static char *found_prog(void *ctx, const char *build_id, const char *path)
 }
 
 /* A stand-in for the analyzer's symbolization: each frame in the one
- * module found becomes an inline level and its function. */
+ * module found becomes an inline level and its function, and a run left
+ * out at GAP (of frames like those around it) twice as many frames. */
 static int two_levels(void *ctx, const struct rep_stored_module *mods, size_t nmods,
-		      struct an_frame **frames, size_t *n)
+		      struct an_frame **frames, size_t *n, struct an_index_gap *gap)
 {
 	(void)ctx;
 	struct an_frame *out = calloc(2 * *n, sizeof(*out));
@@ -247,6 +248,8 @@ static int two_levels(void *ctx, const struct rep_stored_module *mods, size_t nm
 	int count = 0;
 	for (size_t i = 0; i < *n; i++) {
 		struct an_frame *f = &(*frames)[i];
+		if (gap->at && i == gap->at)
+			*gap = (struct an_index_gap){k, 2 * gap->left_out};
 		if (nmods != 1 || strcmp(f->module, mods[0].path) != 0) {
 			out[k++] = *f;
 			continue;
@@ -334,6 +337,39 @@ static void test_resymbolize(const char *dir)
 	rep_store_close(st);
 }
 
+/* A stored thread whose indexes jump over a recursion's run keeps the
+ * jump where the analyzer's symbolization moves it. */
+static void test_resymbolize_gap(const char *dir)
+{
+	char db[512], why[512];
+	struct rep_store *st = NULL;
+	struct rep_resign_result r;
+	int asked = 0;
+	const struct rep_resign_fns fns = {sign, found_prog, two_levels, &asked};
+	snprintf(db, sizeof(db), "%s/gap.db", dir);
+	struct analysis *an = stripped_analysis();
+	struct an_recursion *rec = calloc(1, sizeof(*rec));
+	*rec = (struct an_recursion){.first = 2, .last = 7, .repeats = 3};
+	an->threads[0].recursion = rec;
+	CHECK("gap: stored, past the run at its true index",
+	      rep_store_open(db, &st, why, sizeof(why)) == 0 &&
+	      rep_store_write(st, an, why, sizeof(why)) == REP_WRITE_STORED);
+	an_analysis_destroy(an);
+	sqlite3 *h;
+	sqlite3_open(db, &h);
+	CHECK("gap: stored indexes 0 1 8",
+	      unit_sql_long(h, "SELECT group_concat(idx, ' ') = '0 1 8' FROM (SELECT idx FROM frames"
+			       " WHERE thread_idx = 0 ORDER BY idx)") == 1);
+	CHECK("gap: resign", rep_store_resign(st, &fns, &r, why, sizeof(why)) == 0);
+	CHECK("gap: the jump moved with the frames, the run twice as long",
+	      unit_sql_long(h, "SELECT group_concat(idx || coalesce(function, '-'), ' ') = '0inner 1outer"
+			       " 2- 15inner 16outer' FROM (SELECT * FROM frames WHERE thread_idx = 0"
+			       " ORDER BY idx)") == 1 &&
+	      unit_sql_long(h, "SELECT nframes FROM threads WHERE idx = 0") == 5);
+	sqlite3_close(h);
+	rep_store_close(st);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/test_store.XXXXXX";
@@ -343,6 +379,7 @@ int main(void)
 	test_errors_by_path(dir);
 	test_invalid_utf8(dir);
 	test_resymbolize(dir);
+	test_resymbolize_gap(dir);
 	char cmd[600];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	CHECK("temporary directory removed", system(cmd) == 0);
