@@ -11,10 +11,10 @@ N=$(store_cores "$W/cores"); rc=$?
 if [ $rc -eq 77 ]; then skip "store kill: no fixture cores"; exit 0; fi
 [ $rc -eq 0 ] || { fail "store kill: building fixture cores"; exit 0; }
 
-# 600 more cores (copies of one with a distinct byte in its notes) make the
+# 1,000 more cores (copies of one with a distinct byte in its notes) make the
 # batch long enough to be killed in the middle.
-store_clone_cores "$W/cores/store_crash-segv-1.core" "$W/cores" 600 || { fail "store kill: cloning cores"; exit 0; }
-N=$((N + 600))
+store_clone_cores "$W/cores/store_crash-segv-1.core" "$W/cores" 1000 || { fail "store kill: cloning cores"; exit 0; }
+N=$((N + 1000))
 
 count() { sqlite3 "$DB" "SELECT count(*) FROM cores" 2>/dev/null || echo 0; }
 # core_name I: the name of the batch's core I (in the order ingest takes them).
@@ -61,8 +61,23 @@ half_written="SELECT c.id FROM cores c
     OR c.nframes != (SELECT count(*) FROM frames f WHERE f.core_id = c.id)
     OR c.nwarnings != (SELECT count(*) FROM warnings w WHERE w.core_id = c.id)
     OR c.nframes = 0"
+# hold_point +K: the core K past those already in (a timed kill may have
+# taken the batch anywhere), and never the batch's last two.
+hold_point() {
+	local at=$((prev + ${1#+}))
+	[ $at -le $((N - 2)) ] || at=$((N - 2))
+	echo "$at"
+}
 prev=0 ok=1
-for at in 0.02 0.1 40 150 0.3 300 450 $((N - 150)); do
+for at in 0.02 0.1 0.15 +20 +40 +40 +40 end; do
+	case $at in
+	+*) at=$(hold_point "$at") ;;
+	end) at=$((N - 150)); [ $at -gt $((prev + 2)) ] || at=$(hold_point +2) ;;
+	esac
+	if [ "$prev" -ge $((N - 2)) ]; then
+		fail "store kill: the timed kills left no core to hold ($prev of $N in)"
+		break
+	fi
 	kill_at "$at"
 	[ -f "$DB" ] || continue
 	ic=$(sqlite3 "$DB" "PRAGMA integrity_check" 2>&1)
