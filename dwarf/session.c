@@ -177,7 +177,9 @@ static struct core_error *report_modules(struct dbg_session *s)
 {
 	struct core *core = s->core;
 	const struct core_mapped_file *exe = core->auxv.phdr ? core_find_file(core, core->auxv.phdr) : NULL;
-	const char *executable = exe ? exe->path : core_executable(core);
+	/* The user's BINARY, once checked, is the executable: it may be the
+	 * build with debug info of the stripped file the core names. */
+	const char *executable = s->opts.binary ? s->opts.binary : exe ? exe->path : core_executable(core);
 	struct stat st;
 	if (executable && stat(executable, &st) == 0 && !S_ISREG(st.st_mode))
 		executable = NULL;  /* libdwfl would open it; see core_mapped_guard() */

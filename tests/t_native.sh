@@ -280,4 +280,24 @@ if fix_build native_moved; then
 		no_core native_noheader $?
 	fi
 fi
+
+# A stripped program crashed where it still lies, and the build it was
+# stripped from (the same build-id) is given: its symbols and DWARF name
+# the frames, as gdb's `gdb FULL CORE` does.
+if fix_build native_moved; then
+	orig=$TMPD/stripped; mkdir -p "$orig"
+	strip --strip-all -o "$orig/prog" "$FIX_DIR/prog"
+	if core=$(fixture_core "$orig" 2>"$TMPD/core.err"); then
+		FIX_RUNS+=("$(dirname "$core")")
+		run_case native_stripped-full "$core" "$FIX_DIR/prog" native_moved "" prog 0
+		got=$(jget "$TMPD/native_stripped-full.json" "[m['path'] for m in j['modules'] if m.get('build_id') == '$(build_id "$FIX_DIR/prog")']")
+		if [ "$got" = "[\"$FIX_DIR/prog\"]" ]; then
+			pass "native_stripped-full-module: the executable's module is the given build"
+		else
+			fail "native_stripped-full-module: $got"
+		fi
+	else
+		no_core native_stripped $?
+	fi
+fi
 exit 0
