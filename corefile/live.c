@@ -577,14 +577,17 @@ static void detach_threads(struct core_live *live)
 }
 
 /* Async-signal-safe: syscalls only. */
+/* Marked detached first: the deadline's timer may fire while the analysis
+ * detaches on seeing the same deadline, and its handler must not detach the
+ * threads again (a second PTRACE_DETACH fails as for a thread killed). */
 static void detach_now(struct core_live *live)
 {
 	if (live->detached)
 		return;
+	live->detached = 1;
 	if ((pid_t)syscall(SYS_gettid) == live->tracer_tid)
 		detach_threads(live);
 	clock_gettime(CLOCK_MONOTONIC, &live->stop_end);
-	live->detached = 1;
 }
 
 static void on_deadline(int sig)
