@@ -725,6 +725,55 @@ static const char *malloc_caller(const struct cause_ctx *c, long i)
 	return NULL;
 }
 
+/* ---- Rust panics ------------------------------------------------------ */
+
+static bool has_prefix(const char *name, const char *const *prefixes)
+{
+	for (; name && *prefixes; prefixes++)
+		if (strncmp(name, *prefixes, strlen(*prefixes)) == 0)
+			return true;
+	return false;
+}
+
+/* A frame of Rust's panic machinery (std's and core's, from the panic
+ * macro or an unwrap to the abort), or of the abort under it. */
+static bool in_panic_machinery(const char *name)
+{
+	static const char *const prefixes[] = {
+		"core::panicking::", "std::panicking::", "core::result::unwrap_failed",
+		"core::option::unwrap_failed", "core::option::expect_failed", "panic_abort::",
+		"panic_unwind::", "std::sys::backtrace::__rust_end_short_backtrace", "std::rt::",
+		"std::process::abort", "std::sys::pal::", "std::sys::abort_internal", "__rustc::",
+		"rust_begin_unwind", "rust_panic", "__rust_start_panic", NULL,
+	};
+	return has_prefix(name, prefixes);
+}
+
+/* A panic of a Rust program built with panic=abort (or one that could not
+ * unwind): the frames of std::panicking or core::panicking on the stack;
+ * the function that panicked is the first frame past them. */
+static int decide_rust_panic(struct cause_ctx *c)
+{
+	static const char *const entry[] = { "core::panicking::", "std::panicking::", NULL };
+	const struct an_thread *t = c->thread;
+	size_t i = 0;
+	while (t && i < t->nframes && !has_prefix(t->frames[i].function, entry))
+		i++;
+	if (!t || i == t->nframes)
+		return 0;
+	while (i < t->nframes && (!t->frames[i].function || in_panic_machinery(t->frames[i].function)))
+		i++;
+	if (i == t->nframes)
+		return set_summary(c->cause, AN_CAUSE_ABORT, "Rust panic") ? 1 : -1;
+	const struct an_frame *f = &t->frames[i];
+	const char *file = f->file ? strrchr(f->file, '/') : NULL;
+	file = file ? file + 1 : f->file;
+	if (file && f->line > 0)
+		return set_summary(c->cause, AN_CAUSE_ABORT, "Rust panic in %s at %s:%d", f->function, file,
+				   f->line) ? 1 : -1;
+	return set_summary(c->cause, AN_CAUSE_ABORT, "Rust panic in %s", f->function) ? 1 : -1;
+}
+
 static int decide_abort(struct cause_ctx *c)
 {
 	static const char *const stack_chk[] = { "__stack_chk_fail", NULL };
@@ -749,6 +798,9 @@ static int decide_abort(struct cause_ctx *c)
 	long at = frame_named(c, abort_fn);
 	if (msg)
 		return set_summary(c->cause, AN_CAUSE_ABORT, "%s", msg) ? 1 : -1;
+	int panic = decide_rust_panic(c);
+	if (panic)
+		return panic;
 	if (at < 0)
 		return 0;
 	const char *caller = caller_of(c, at);

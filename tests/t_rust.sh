@@ -78,5 +78,15 @@ for spec in legacy:panic legacy:segv legacy:panic:backtrace v0:panic v0:segv nod
 		"not [x for x in NAMES if MANGLED.search(x)]" \
 		"$debit in [f.get('function') for f in F]" \
 		"$settle in [f.get('function') for f in F]"
+	# A panic's cause names the function that panicked, and where, as the
+	# program's own panic message does (file and line; without DWARF the
+	# function only).
+	if [ "$how" = panic ]; then
+		at=$(sed -n "s/^thread '.*' .*panicked at \(.*\):\([0-9]*\):[0-9]*:$/\1:\2/p" \
+			"$(dirname "$FIX_CORE")/stderr" | head -1)
+		want="Rust panic in ${debit//\'/}"
+		[ "${variant%nodebug}" = "$variant" ] && want="$want at ${at##*/}"
+		expect "$n:cause" "$json" "J['cause']['kind'] == 'abort'" "J['cause']['summary'] == '$want'"
+	fi
 done
 exit 0
