@@ -889,8 +889,9 @@ bool dbg_eval_entry_reg(struct dbg_eval *ev, unsigned reg, uint64_t *value)
  * out, a tail-call frame where gdb restores one (FRAMES holds them); the
  * call its call site made must have gone to this very function (no chain
  * of tail calls is looked for in between: gdb's frames already show the
- * chain it is sure of), and the value is that site's parameter for REG,
- * evaluated in the caller. */
+ * chain it is sure of), a function that may reach itself by tail calls
+ * has no reliable entry value, and the value is that site's parameter for
+ * REG, evaluated in the caller. */
 static bool entry_reg_uncached(struct dbg_eval *ev, unsigned reg, uint64_t *value)
 {
 	if (ev->depth >= ENTRY_DEPTH_MAX || !ev->info->has_entry)
@@ -901,5 +902,5 @@ static bool entry_reg_uncached(struct dbg_eval *ev, unsigned reg, uint64_t *valu
 	return dbg_eval_init(&caller, ev->s, ev->frames, ev->nframes, ev->idx + 1, ev->depth + 1) &&
 	       caller.info->has_dwarf && find_call_site(&caller, &site) &&
 	       frame_call_target(&caller, &site, &target) && target == entry &&
-	       site_param_value(&caller, &site, reg, value);
+	       !dbg_tail_calls_itself(ev->s, entry) && site_param_value(&caller, &site, reg, value);
 }
