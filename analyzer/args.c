@@ -1,7 +1,7 @@
-/* Frame arguments for each thread: the real native frames of a run of
- * native frames are handed to dwarf/ together, innermost first, so that a
- * parameter known only at the caller's call site (DW_OP_entry_value) can be
- * resolved in the caller's frame. */
+/* Frame arguments for each thread: the real and tail-call frames of a run
+ * of native frames are handed to dwarf/ together, innermost first, so that
+ * a parameter known only at the caller's call site (DW_OP_entry_value) can
+ * be resolved in the caller's frame, the next one out as in gdb. */
 #include "args.h"
 
 #include <stdlib.h>
@@ -145,82 +145,96 @@ static bool frame_take(struct fill *c, struct an_frame *f, const struct dbg_arg 
 	return true;
 }
 
-/* A tail-call frame's arguments.  Its function left by a jump, so at that
- * jump the registers were what its callee found at entry: the registers the
- * unwinder recovered for the real caller CALLERS[0], whose stack pointer is
- * the CFA the tail frame shares; its pc is the jump's, and its stack pointer
- * is below the real caller's return address, as the jump left it (gdb's
- * dwarf2_tailcall_prev_register_first).  CALLERS [0..N) then serve as its
- * callers for entry values, as gdb reads them.  Its parameters are those of
- * the innermost function at the jump (F's inline_depth), @entry read where
- * the real function starts (gdb's get_frame_func): an inlined function's
- * location lists often do not reach back there, and then show none. */
-static bool fill_tailcall(struct fill *c, struct an_frame *f, const struct dbg_frame_regs *callers,
-			  size_t n)
+/* A tail-call frame restored between real frames (gdb's TAILCALL frame). */
+static bool is_tail_call(const struct an_frame *f)
 {
-	struct dbg_frame_regs *ctx = malloc((n + 1) * sizeof(*ctx));
-	const struct dbg_arg *dargs;
-	size_t nargs;
-	bool has;
-	if (!ctx)
-		return false;
-	ctx[0] = callers[0];
-	ctx[0].pc = f->pc;
-	ctx[0].activation = false;
-	/* The CFA is the stack pointer before the call pushed what it pushes. */
-	const struct core_arch *arch = dbg_session_core(c->s)->arch;
+	return f->kind == AN_FRAME_NATIVE && f->tailcall;
+}
+
+/* The registers of a tail-call frame at PC whose real caller is CALLER.
+ * Its function left by a jump, so at that jump the registers were what its
+ * callee found at entry: those the unwinder recovered for CALLER (gdb's
+ * tail-call frames take their caller's), but for its pc and its stack
+ * pointer, below CALLER's return address as the jump left it (gdb's
+ * dwarf2_tailcall_prev_register_first); its CFA is CALLER's stack pointer. */
+static void tail_call_regs(const struct core_arch *arch, uint64_t pc,
+			   const struct dbg_frame_regs *caller, struct dbg_frame_regs *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->pc = pc;
+	memcpy(out->regs, caller->regs, sizeof(out->regs));
+	out->regs_known = caller->regs_known;
 	unsigned sp = arch->dwarf_sp;
-	ctx[0].cfa = (callers[0].regs_known & (1u << sp)) ? callers[0].regs[sp] : 0;
-	if (ctx[0].cfa)
-		ctx[0].regs[sp] = ctx[0].cfa - arch->call_pushes;
-	ctx[0].entry_known = ctx[0].entry_failed = 0;
-	memcpy(ctx + 1, callers, n * sizeof(*ctx));
-	struct core_error *err = c->vars(c->s, ctx, n + 1, f->inline_depth, &dargs, &nargs, &has);
-	free(ctx);
-	if (err) {
-		core_error_destroy(err);
-		return false;
+	out->cfa = (caller->regs_known & (1u << sp)) ? caller->regs[sp] : 0;
+	if (out->cfa)
+		out->regs[sp] = out->cfa - arch->call_pushes;
+}
+
+/* Real frame F's registers into CTX[*N], and its registers for the
+ * tail-call frames waiting for it, CTX[*TAILS, *N): it is their caller.
+ * CTX[*TAILS - 1] is the real frame before it. */
+static void add_real(const struct core_arch *arch, const struct an_frame *f,
+		     struct dbg_frame_regs *ctx, size_t *n, size_t *tails)
+{
+	frame_regs(f, *tails ? &ctx[*tails - 1] : NULL, &ctx[*n]);
+	for (size_t k = *tails; k < *n; k++)
+		tail_call_regs(arch, ctx[k].pc, &ctx[*n], &ctx[k]);
+	*tails = ++*n;
+}
+
+/* CTX for frames [first, end) of a run: its real and tail-call frames,
+ * innermost first, each the caller of the one before it for entry values
+ * as gdb's frames are; then BEYOND.  REAL[i - first]: the index in CTX of
+ * frame i's context, an inline level's the next one out.  *NRUN: how many
+ * belong to the run's frames (tail-call frames with no real frame above
+ * them have none), *NCTX: with BEYOND. */
+static void run_contexts(const struct core_arch *arch, struct an_frame *frames, size_t first,
+			 size_t end, const struct an_frame *beyond, struct dbg_frame_regs *ctx,
+			 size_t *real, size_t *nrun, size_t *nctx)
+{
+	size_t n = 0, tails = 0;
+	for (size_t i = first; i < end; i++) {
+		real[i - first] = n;
+		if (is_tail_call(&frames[i]))
+			ctx[n++].pc = frames[i].pc;     /* its registers: its caller's */
+		else if (is_real_native(&frames[i]))
+			add_real(arch, &frames[i], ctx, &n, &tails);
 	}
-	return !has || frame_take(c, f, dargs, nargs);
+	*nrun = tails;
+	if (beyond && is_real_native(beyond)) {
+		add_real(arch, beyond, ctx, &n, &tails);
+		*nrun = n - 1;
+	}
+	*nctx = tails;
+	for (size_t i = end, next = *nrun; i-- > first;) {
+		if (is_real_native(&frames[i]) || is_tail_call(&frames[i]))
+			next = real[i - first];
+		else
+			real[i - first] = next;
+	}
 }
 
 /* Frames [first, end) of one run of native frames; BEYOND, when not NULL,
  * is the real caller of the last of them, not among them (nor filled).
- * CTX holds room for their real frames and BEYOND, REAL for one index per
+ * CTX holds room for their frames and BEYOND, REAL for one index per
  * frame. */
 static bool fill_run(struct fill *c, struct an_frame *frames, size_t first, size_t end,
 		     const struct an_frame *beyond, struct dbg_frame_regs *ctx, size_t *real)
 {
-	size_t n = 0;
-	for (size_t i = first; i < end; i++)
-		if (is_real_native(&frames[i])) {
-			frame_regs(&frames[i], n ? &ctx[n - 1] : NULL, &ctx[n]);
-			n++;
-		}
-	size_t nctx = n;
-	if (beyond && is_real_native(beyond))
-		frame_regs(beyond, n ? &ctx[n - 1] : NULL, &ctx[nctx++]);
-	/* REAL[i]: the index in CTX of the real frame an inline level i belongs
-	 * to (the next real frame at or after it; past the last, BEYOND, as the
-	 * tail calls between them do); nctx when there is none. */
-	size_t cur = n, next = n;
-	for (size_t i = end; i-- > first;) {
-		if (is_real_native(&frames[i]))
-			cur = --next;
-		real[i - first] = cur;
-	}
+	size_t nrun, nctx;
+	run_contexts(dbg_session_core(c->s)->arch, frames, first, end, beyond, ctx, real, &nrun,
+		     &nctx);
 	/* Outermost first: a callee's entry values are its caller's call-site
-	 * values, often the caller's own entry values, memoised by then. */
+	 * values, often the caller's own entry values, memoised by then.  A
+	 * tail-call frame shows the parameters of the innermost function at
+	 * its jump (its inline_depth), @entry read where the real function
+	 * starts (gdb's get_frame_func): an inlined function's location lists
+	 * often do not reach back there, and then show none. */
 	for (size_t i = end; i-- > first;) {
 		struct an_frame *f = &frames[i];
 		size_t r = real[i - first];
-		if (r < nctx && f->tailcall) {
-			if (!fill_tailcall(c, f, &ctx[r], nctx - r))
-				return false;
-			continue;
-		}
-		if (r >= n || f->kind != AN_FRAME_NATIVE || !f->regs_known || f->tailcall ||
-		    f->pc != ctx[r].pc)
+		if (r >= nrun || f->kind != AN_FRAME_NATIVE || f->pc != ctx[r].pc ||
+		    (!f->regs_known && !f->tailcall))
 			continue;
 		const struct dbg_arg *dargs;
 		size_t nargs;
@@ -258,8 +272,7 @@ static bool fill_stack(struct fill *c, struct an_frame *frames, size_t nframes,
 	for (size_t i = 0; i <= nframes && ok; i++) {
 		/* A run ends where the stack stops being native: an async frame
 		 * is no caller whose call site we can read.  Tail-call frames
-		 * stay inside the run: dwarf/ follows the chain of tail calls
-		 * from the real caller's call site itself. */
+		 * stay inside the run: each is its callee's caller. */
 		bool native = i < nframes && frames[i].kind == AN_FRAME_NATIVE;
 		if (native && i != seam)
 			continue;

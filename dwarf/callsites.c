@@ -10,7 +10,8 @@
  * frame's function, every chain of tail calls (call sites flagged
  * DW_AT_call_tail_call) from the called function to the inner frame's
  * function is searched, and the functions of the part common to all chains
- * become frames.
+ * become frames.  The same index answers whether a function may reach
+ * itself by tail calls, when gdb trusts none of its entry values.
  *
  * Call sites are indexed per CU on first use and kept in the cached file,
  * so a batch of cores reads each CU's call sites once. */
@@ -506,14 +507,56 @@ static struct core_error *tail_calls_locked(struct dbg_session *s, uint64_t call
 	return NULL;
 }
 
+/* gdb's func_verify_no_selftailcall: the functions the one entered at
+ * ENTRY reaches by tail calls (through functions that describe all theirs),
+ * each resolved as the chain search resolves them.  True when one of them
+ * tail-calls ENTRY again, or when a call or a function on the way cannot
+ * be resolved, or there are too many to be sure: gdb's search is
+ * exhaustive and the order it visits them in decides nothing. */
+static bool reaches_itself(struct search *x, uint64_t entry)
+{
+	uint64_t seen[MAX_VISITS];
+	size_t nseen = 0;
+	seen[nseen++] = entry;
+	for (size_t k = 0; k < nseen; k++) {
+		struct located loc;
+		const struct cs_func *fn = NULL;
+		if (locate(x, seen[k], &loc))
+			fn = func_at(loc.cu, seen[k] - loc.delta);
+		if (!fn)
+			return true;
+		for (size_t i = 0; i < fn->n; i++) {
+			uint64_t target;
+			if (!target_address(x, &loc.cu->tails[fn->first + i], loc.delta, &target) ||
+			    target == entry)
+				return true;
+			size_t j = 0;
+			while (j < nseen && seen[j] != target)
+				j++;
+			if (j < nseen)
+				continue;
+			if (nseen == MAX_VISITS)
+				return true;
+			seen[nseen++] = target;
+		}
+	}
+	return false;
+}
+
 /* ---- results per session ------------------------------------------------ */
 
 /* dbg_tail_calls' answers by (caller's return address, callee entry): the
  * same frame pairs recur in every thread of a core, and the answers are in
- * the core's addresses, so they are kept per session. */
+ * the core's addresses, so they are kept per session; so are
+ * dbg_tail_calls_itself's, by function entry. */
 struct tail_memo_entry {
 	uint64_t ra, callee;        /* ra 0: an empty slot */
 	size_t first, n;            /* the answer's pcs in memo->pcs */
+};
+
+struct self_memo_entry {
+	uint64_t entry;             /* first, as core_table_reserve wants; 0: empty */
+	bool itself;
 };
 
 struct dbg_tail_memo {
@@ -521,6 +564,8 @@ struct dbg_tail_memo {
 	size_t cap, used;
 	uint64_t *pcs;
 	size_t npcs, pcs_cap;
+	struct self_memo_entry *selves;
+	size_t selves_cap, nselves;
 };
 
 void dbg_tail_memo_destroy(struct dbg_tail_memo *memo)
@@ -529,7 +574,16 @@ void dbg_tail_memo_destroy(struct dbg_tail_memo *memo)
 		return;
 	free(memo->slots);
 	free(memo->pcs);
+	free(memo->selves);
 	free(memo);
+}
+
+/* The session's memo, made on first use; NULL on out-of-memory. */
+static struct dbg_tail_memo *memo_of(struct dbg_session *s)
+{
+	if (!s->tail_memo)
+		s->tail_memo = calloc(1, sizeof(*s->tail_memo));
+	return s->tail_memo;
 }
 
 static size_t memo_slot(const struct dbg_tail_memo *m, uint64_t ra, uint64_t callee)
@@ -572,9 +626,9 @@ static bool memo_grow(struct dbg_tail_memo *m)
 static bool memo_put(struct dbg_session *s, uint64_t ra, uint64_t callee, const uint64_t *pcs,
 		     size_t n)
 {
-	if (!s->tail_memo && !(s->tail_memo = calloc(1, sizeof(*s->tail_memo))))
+	struct dbg_tail_memo *m = memo_of(s);
+	if (!m)
 		return false;
-	struct dbg_tail_memo *m = s->tail_memo;
 	if (2 * (m->used + 1) > m->cap && !memo_grow(m))
 		return false;
 	if (!core_array_reserve(&m->pcs, &m->pcs_cap, m->npcs + n, sizeof(*m->pcs)))
@@ -607,4 +661,36 @@ struct core_error *dbg_tail_calls(struct dbg_session *s, uint64_t caller_ra, uin
 	if (!err && !memo_put(s, caller_ra, callee_entry, pcs, *n))
 		err = &core_error_nomem;
 	return err;
+}
+
+/* ENTRY's slot in M's table of dbg_tail_calls_itself answers (its capacity
+ * not 0): the one holding it, or the free one where it goes. */
+static struct self_memo_entry *self_slot(struct dbg_tail_memo *m, uint64_t entry)
+{
+	size_t i = core_hash_slot(entry, m->selves_cap);
+	while (m->selves[i].entry && m->selves[i].entry != entry)
+		i = (i + 1) & (m->selves_cap - 1);
+	return &m->selves[i];
+}
+
+bool dbg_tail_calls_itself(struct dbg_session *s, uint64_t entry)
+{
+	struct dbg_tail_memo *m = s->tail_memo;
+	const struct self_memo_entry *e = m && m->selves_cap ? self_slot(m, entry) : NULL;
+	if (e && e->entry)
+		return e->itself;
+	if (entry == 0)
+		return true;
+	struct search x = { .s = s };
+	dbg_lock(s);
+	bool itself = reaches_itself(&x, entry);
+	dbg_unlock(s);
+	if (x.nomem)
+		return true;    /* unsure, and not kept */
+	m = memo_of(s);
+	if (m && core_table_reserve(&m->selves, &m->selves_cap, m->nselves, sizeof(*m->selves))) {
+		*self_slot(m, entry) = (struct self_memo_entry){ entry, itself };
+		m->nselves++;
+	}
+	return itself;
 }

@@ -201,11 +201,12 @@ struct dbg_arg {
 /* The formal parameters of FRAMES[0] at inline level INLINE_DEPTH (0: the
  * real function, d: the d-th level inlined into it), in DWARF order,
  * evaluated against its registers and the core's memory.  FRAMES[1..NFRAMES)
- * are its callers (real frames, innermost first) for entry values; their
- * entry_* fields and memo memoise what was found for the next call.  *ARGS
- * is the session's until its next call (the strings, as long as the
- * session); *HAS_ARGS is false when no DWARF describes the frame's
- * function. */
+ * are its callers for entry values, innermost first, as gdb's frames are:
+ * real frames and the tail-call frames between them (dbg_tail_calls), each
+ * the caller of the one before it; their entry_* fields and memo memoise
+ * what was found for the next call.  *ARGS is the session's until its next
+ * call (the strings, as long as the session); *HAS_ARGS is false when no
+ * DWARF describes the frame's function. */
 struct core_error *dbg_frame_args(struct dbg_session *s, struct dbg_frame_regs *frames,
 				  size_t nframes, int inline_depth, const struct dbg_arg **args,
 				  size_t *nargs, bool *has_args);

@@ -225,6 +225,13 @@ void dbg_type_memo_destroy(struct dbg_type_memo *memo);
 void dbg_callsites_destroy(struct dbg_callsites *cs);
 void dbg_tail_memo_destroy(struct dbg_tail_memo *memo);
 
+/* Whether the function entered at runtime address ENTRY may call itself
+ * through tail calls, as gdb's func_verify_no_selftailcall decides before
+ * it trusts any of the function's entry values: true too when a tail call
+ * on the way, or a function it reaches, cannot be resolved without a frame
+ * (dwarf/callsites.c; memoised per session). */
+bool dbg_tail_calls_itself(struct dbg_session *s, uint64_t entry);
+
 /* What libdwfl's find_debuginfo callbacks do (dwarf/inflated.c): the
  * decompressed copy from CACHE's directory on disk, else the standard search
  * along CACHE's path (NULL: not known), for the module of F (NULL: a

@@ -115,9 +115,6 @@ struct dbg_eval {
 	struct dbg_file *f;
 	struct dbg_pc_info *info;
 	int depth;                  /* entry-value nesting */
-	struct dbg_tailchain *chain;    /* set: a function the stack does not
-					   hold (it tail-called), F[chain_pos] */
-	size_t chain_pos;
 };
 
 bool dbg_eval_init(struct dbg_eval *ev, struct dbg_session *s, struct dbg_frame_regs *frames,

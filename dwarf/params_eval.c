@@ -860,119 +860,6 @@ static bool site_param_value(struct dbg_eval *ctx, Dwarf_Die *site, unsigned reg
 	return true;
 }
 
-/* ---- tail calls ----
- * A caller's call site may name a function F0 that left by tail calls
- * (DW_AT_call_tail_call) F0 -> F1 -> ... -> callee; those functions are on
- * no stack.  As gdb does with its TAILCALL frames, an entry value of the
- * callee is read at the tail-call site in F(k-1), whose own entry values
- * come from the site in F(k-2), and so on up to the caller's call site. */
-#define TAIL_MAX 6
-
-struct dbg_tailchain {
-	struct dbg_eval caller;         /* the real caller, SITES[0] in it */
-	const struct dbg_eval *callee;  /* the frame whose entry is wanted */
-	Dwarf_Die sites[TAIL_MAX + 1];  /* SITES[j] calls F[j] */
-	struct dbg_eval fn[TAIL_MAX];   /* F[j]: module, file, pc info */
-	size_t n;                       /* F[0..n) tail-call down to the callee */
-};
-
-/* The subprogram DIE of the function entered at runtime address ENTRY. */
-static bool function_at(struct dbg_session *s, uint64_t entry, struct dbg_eval *fn, Dwarf_Die *sp)
-{
-	struct dbg_frame_regs fr = { .pc = entry, .activation = true };
-	if (!dbg_eval_init(fn, s, &fr, 1, 0, 0) || !fn->info->has_dwarf)
-		return false;
-	fn->frames = NULL;
-	fn->nframes = 0;
-	for (int i = 0; i < fn->info->nscopes; i++)
-		if (dwarf_tag(&fn->info->scopes[i]) == DW_TAG_subprogram) {
-			*sp = fn->info->scopes[i];
-			return true;
-		}
-	return false;
-}
-
-/* A DW_AT_call_tail_call site below DIE whose static target is TO. */
-static bool find_tail_site(struct dbg_eval *fn, Dwarf_Die *die, uint64_t to, Dwarf_Die *site,
-			   unsigned *budget)
-{
-	Dwarf_Die child;
-	if (dwarf_child(die, &child) != 0)
-		return false;
-	do {
-		if (*budget == 0)
-			return false;
-		(*budget)--;
-		Dwarf_Attribute a;
-		bool tail;
-		uint64_t target;
-		if (is_call_site(dwarf_tag(&child))) {
-			if ((dwarf_attr(&child, DW_AT_call_tail_call, &a) ||
-			     dwarf_attr(&child, DW_AT_GNU_tail_call, &a)) &&
-			    dwarf_formflag(&a, &tail) == 0 && tail &&
-			    !dwarf_hasattr(&child, DW_AT_call_target) &&
-			    !dwarf_hasattr(&child, DW_AT_GNU_call_site_target) &&
-			    call_site_target(fn, &child, &target) && target == to) {
-				*site = child;
-				return true;
-			}
-		} else if (dwarf_haschildren(&child) && find_tail_site(fn, &child, to, site, budget)) {
-			return true;
-		}
-	} while (dwarf_siblingof(&child, &child) == 0);
-	return false;
-}
-
-/* Functions F[j..] from F[j] (entered at FROM) by tail calls to TO. */
-static bool tail_path(struct dbg_tailchain *c, size_t j, uint64_t from, uint64_t to)
-{
-	Dwarf_Die sp;
-	if (j == TAIL_MAX || !function_at(c->caller.s, from, &c->fn[j], &sp))
-		return false;
-	unsigned budget = 1u << 16;
-	if (find_tail_site(&c->fn[j], &sp, to, &c->sites[j + 1], &budget)) {
-		c->n = j + 1;
-		return true;
-	}
-	/* One more level: a tail call to a function that tail-calls TO. */
-	Dwarf_Die child;
-	if (dwarf_child(&sp, &child) != 0)
-		return false;
-	do {
-		Dwarf_Attribute a;
-		bool tail;
-		uint64_t next;
-		if (is_call_site(dwarf_tag(&child)) &&
-		    (dwarf_attr(&child, DW_AT_call_tail_call, &a) ||
-		     dwarf_attr(&child, DW_AT_GNU_tail_call, &a)) &&
-		    dwarf_formflag(&a, &tail) == 0 && tail &&
-		    !dwarf_hasattr(&child, DW_AT_call_target) &&
-		    call_site_target(&c->fn[j], &child, &next) && next != from &&
-		    tail_path(c, j + 1, next, to)) {
-			c->sites[j + 1] = child;
-			return true;
-		}
-	} while (dwarf_siblingof(&child, &child) == 0);
-	return false;
-}
-
-/* The value REG had on entry to F[j] (j == n: the callee itself). */
-static bool chain_entry(struct dbg_tailchain *c, size_t j, unsigned reg, uint64_t *value)
-{
-	if (j == 0)
-		return site_param_value(&c->caller, &c->sites[0], reg, value);
-	/* F[j-1] is on no stack: it has the callee's registers (gdb's tail
-	 * call frames unwind nothing) and its own module for addresses. */
-	struct dbg_eval ctx = *c->callee;
-	ctx.m = c->fn[j - 1].m;
-	ctx.f = c->fn[j - 1].f;
-	ctx.info = c->fn[j - 1].info;
-	ctx.chain = c;
-	ctx.chain_pos = j - 1;
-	ctx.depth++;
-	return ctx.depth < ENTRY_DEPTH_MAX && site_param_value(&ctx, &c->sites[j], reg, value);
-}
-
 static bool entry_reg_uncached(struct dbg_eval *ev, unsigned reg, uint64_t *value);
 
 /* Memoised in the frame: every inline level and parameter of a frame, and
@@ -980,8 +867,6 @@ static bool entry_reg_uncached(struct dbg_eval *ev, unsigned reg, uint64_t *valu
  * failure is kept only when the nesting bound played no part in it. */
 bool dbg_eval_entry_reg(struct dbg_eval *ev, unsigned reg, uint64_t *value)
 {
-	if (ev->chain)
-		return chain_entry(ev->chain, ev->chain_pos, reg, value);
 	struct dbg_frame_regs *fr = &ev->frames[ev->idx];
 	uint32_t bit = reg < DBG_NREGS ? 1u << reg : 0;
 	if (bit && (fr->entry_known & bit)) {
@@ -1000,23 +885,22 @@ bool dbg_eval_entry_reg(struct dbg_eval *ev, unsigned reg, uint64_t *value)
 	return ok;
 }
 
+/* gdb's dwarf_expr_reg_to_entry_parameter: the caller is the next frame
+ * out, a tail-call frame where gdb restores one (FRAMES holds them); the
+ * call its call site made must have gone to this very function (no chain
+ * of tail calls is looked for in between: gdb's frames already show the
+ * chain it is sure of), a function that may reach itself by tail calls
+ * has no reliable entry value, and the value is that site's parameter for
+ * REG, evaluated in the caller. */
 static bool entry_reg_uncached(struct dbg_eval *ev, unsigned reg, uint64_t *value)
 {
 	if (ev->depth >= ENTRY_DEPTH_MAX || !ev->info->has_entry)
 		return false;
-	uint64_t callee_entry = dbg_eval_runtime(ev, ev->info->entry);
-	struct dbg_tailchain chain, *c = &chain;    /* most calls need only [0] */
-	c->n = 0;
-	uint64_t target;
-	bool ok = dbg_eval_init(&c->caller, ev->s, ev->frames, ev->nframes, ev->idx + 1,
-				     ev->depth + 1) &&
-		  c->caller.info->has_dwarf && find_call_site(&c->caller, &c->sites[0]) &&
-		  frame_call_target(&c->caller, &c->sites[0], &target);
-	if (ok && target != callee_entry)
-		ok = tail_path(c, 0, target, callee_entry);
-	if (ok) {
-		c->callee = ev;
-		ok = chain_entry(c, c->n, reg, value);
-	}
-	return ok;
+	uint64_t entry = dbg_eval_runtime(ev, ev->info->entry), target;
+	struct dbg_eval caller;
+	Dwarf_Die site;
+	return dbg_eval_init(&caller, ev->s, ev->frames, ev->nframes, ev->idx + 1, ev->depth + 1) &&
+	       caller.info->has_dwarf && find_call_site(&caller, &site) &&
+	       frame_call_target(&caller, &site, &target) && target == entry &&
+	       !dbg_tail_calls_itself(ev->s, entry) && site_param_value(&caller, &site, reg, value);
 }

@@ -47,6 +47,18 @@ for spec in abort1: threads4: native_o2: native_link:pie native_link:static nati
 		no_core "oracle-$case" $?
 	fi
 done
+# native_tailcall's other runs: main leaves by a jump to from_main (glibc
+# called main through a pointer, so gdb restores no tail-call frame and
+# reads no @entry value there); bounce may tail-call itself (gdb trusts
+# none of its entry values); two chains of tail calls lead to land (gdb
+# restores only their common part).
+for run in from-main bounce fork; do
+	if fix_core native_tailcall "" "$run"; then
+		oracle "native_tailcall-$run" "$FIX_DIR/prog" "$FIX_CORE"
+	else
+		no_core "oracle-native_tailcall-$run" $?
+	fi
+done
 if fix_gcore running; then
 	oracle running "$FIX_DIR/prog" "$FIX_CORE"
 else
