@@ -71,8 +71,15 @@ with_lock() {
 }
 
 # fixture_fresh SRC STAMP: the build STAMP is newer than every source file.
+# fixture_fresh SRC STAMP: no file of SRC, nor of the directories SRC/uses
+# names (one a line, relative to SRC: the sources a build shares with other
+# fixtures), is newer than STAMP.
 fixture_fresh() {
-	[ -f "$2" ] && [ -z "$(find "$1" -newer "$2" -type f | head -1)" ]
+	local src=$1 stamp=$2 dir
+	[ -f "$stamp" ] || return 1
+	for dir in "$src" $([ -f "$src/uses" ] && sed "s|^|$src/|" "$src/uses"); do
+		[ -z "$(find "$dir" -newer "$stamp" -type f | head -1)" ] || return 1
+	done
 }
 
 fixture_make() {

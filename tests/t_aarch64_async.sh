@@ -243,6 +243,23 @@ a64_cause() {
 	check_eq "aarch64 cause_c $mode: $kind, the access and the member decoded" "$kind ${want//@AT@/$at}" \
 		"$(jget "$j" "'%s %s' % (j['cause']['kind'], j['cause']['summary'])")"
 }
+# The C++ program's (PIE: gdb-multiarch does not relocate it in a qemu core):
+# the members at the offsets the x86_64 build's test checks with gdb, the
+# same under AAPCS64 (LP64, the same std::string); the causes named from the
+# stack as the x86_64 build's are.
+a64_cause_cxx() {
+	local mode=$1 want=$2 j=$TMPD/cause_cxx-$1.json
+	qemu_fixture cause_cxx "$mode" || return
+	aarch64_json "$j" "aarch64 cause_cxx $mode" "$CORE" "$FIX_DIR/prog" || return
+	check_eq "aarch64 cause_cxx $mode: the cause the x86_64 build gives" "$want" \
+		"$(jget "$j" "'%s: %s' % (j['cause']['kind'], j['cause']['summary'])")"
+}
+a64_cause_cxx null_read "null_dereference: read of this->balance at NULL + 0x28"
+a64_cause_cxx null_write "null_dereference: write of this->holds at NULL + 0x30"
+a64_cause_cxx null_base "null_dereference: read of this->created at NULL + 0x8"
+a64_cause_cxx pure "abort: pure virtual method called in Shape::describe() const"
+a64_cause_cxx terminate "abort: terminate called without an active exception: a joinable std::thread \
+destroyed or assigned to in main"
 a64_cause null_read null_dereference "read of s->bytes at NULL + @AT@"
 a64_cause null_write null_dereference "write of s->quota.limit at NULL + @AT@"
 a64_cause wild_read bad_access "read of s->bytes at @AT@ in session_bytes"
