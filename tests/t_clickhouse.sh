@@ -408,3 +408,29 @@ check "clickhouse: ... its module path as the JSON report has it (U+FFFD)" \
 "$ASYNCORE" query --db "$UK" "SELECT path FROM modules FINAL WHERE fingerprint = '$fp' AND idx = 0" >"$W/bytes.txt"
 check "clickhouse: ... query's table escapes the escape sequence" grep -qF '\x1b[2J' "$W/bytes.txt"
 
+
+# An aarch64 core (elfutils' kernel core, fixtures/aarch64) beside an x86_64
+# one: its machine, threads and frames stored as SQLite stores them (each
+# core inserted once: no FINAL, which this server's sorting refuses here).
+U8="clickhouse://127.0.0.1:${CH_HTTP[1]}/crashes8?cluster=$CH_CLUSTER_NAME"
+mkdir "$W/arch"
+bzip2 -dc "$ROOT/fixtures/aarch64/backtrace.aarch64.core.bz2" >"$W/arch/aarch64.core"
+bzip2 -dc "$ROOT/fixtures/aarch64/backtrace.aarch64.exec.bz2" >"$W/arch/backtrace-child"
+cp "$W/stripped/core.a" "$W/arch/x86_64.core" 2>/dev/null
+"$ASYNCORE" store init --db "$U8" && "$ASYNCORE" store init --db "${U8/${CH_HTTP[1]}/${CH_HTTP[2]}}"
+"$ASYNCORE" ingest --db "$U8" --quiet --binary "$W/arch/backtrace-child" "$W/arch/aarch64.core" 2>/dev/null
+"$ASYNCORE" ingest --db "$W/s8.db" --quiet --binary "$W/arch/backtrace-child" "$W/arch/aarch64.core" 2>/dev/null
+"$ASYNCORE" ingest --db "$U8" --quiet "$W/arch/x86_64.core" 2>/dev/null
+"$ASYNCORE" ingest --db "$W/s8.db" --quiet "$W/arch/x86_64.core" 2>/dev/null
+arch_q='SELECT arch, nthreads, nframes, signature FROM cores ORDER BY arch'
+ch8=$(chq "$U8" "$arch_q" | tr -d '"')
+sq8=$(store_q "$W/s8.db" "$arch_q" | tr -d '"')
+if [ "$ch8" = "$sq8" ] && [ "$(echo "$sq8" | cut -d, -f1 | paste -sd' ')" = "aarch64 x86_64" ]; then
+	pass "clickhouse: an aarch64 core beside an x86_64 one, stored as SQLite stores them"
+else
+	fail "clickhouse: an aarch64 core beside an x86_64 one: ClickHouse '$ch8', SQLite '$sq8'"
+fi
+stack8='SELECT frame, coalesce(function, '"'-'"'), coalesce(module, '"'-'"') FROM crash_stacks ORDER BY core, frame'
+check "clickhouse: ... the crash_stacks of both as SQLite's" \
+	[ "$(chq "$U8" "$stack8" | tr -d '"')" = "$(store_q "$W/s8.db" "$stack8" | tr -d '"')" -a \
+	  "$(store_q "$W/s8.db" "SELECT count(*) FROM crash_stacks WHERE function = 'sigusr2'")" = 1 ]
