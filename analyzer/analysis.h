@@ -208,6 +208,7 @@ struct an_task {
 	struct an_frame *frames;    /* innermost first, down to the runtime's entry */
 	size_t nframes;
 	char *unwind_error;         /* why its stack is missing or cut, or NULL */
+	bool has_locals;            /* its frames' locals were asked for (--locals) */
 };
 
 struct an_event {

@@ -305,10 +305,18 @@ bool an_args_fill(struct analysis *an, struct dbg_session *s)
 	return ok;
 }
 
+/* Whether TASK runs on thread T (NULL: none): its frames top T's stack, so
+ * --locals without "all" shows them with the crashing thread's. */
+static bool task_on_thread(const struct an_task *task, const struct an_thread *t)
+{
+	return t && task->state == AN_TASK_RUNNING && task->has_tid && task->tid == t->tid;
+}
+
 bool an_locals_fill(struct analysis *an, struct dbg_session *s, bool all_threads)
 {
 	struct fill c = { .s = s, .vars = dbg_frame_locals, .locals = true };
 	size_t crashing = an_crashing_thread(an);
+	const struct an_thread *crash = crashing < an->nthreads ? &an->threads[crashing] : NULL;
 	bool ok = true;
 	for (size_t i = 0; i < an->nthreads && ok; i++)
 		if (all_threads || i == crashing) {
@@ -316,6 +324,13 @@ bool an_locals_fill(struct analysis *an, struct dbg_session *s, bool all_threads
 					an->threads[i].recursion);
 			an->threads[i].has_locals = true;
 		}
+	for (size_t i = 0; i < an->ntasks && ok; i++) {
+		struct an_task *task = &an->tasks[i];
+		if (all_threads || task_on_thread(task, crash)) {
+			ok = fill_stack(&c, task->frames, task->nframes, NULL);
+			task->has_locals = true;
+		}
+	}
 	fill_deinit(&c);
 	return ok;
 }

@@ -12,8 +12,9 @@
 bool an_args_fill(struct analysis *an, struct dbg_session *s);
 
 /* The local variables (gdb's `bt full`) of the crashing thread's native
- * frames, or with ALL_THREADS of every thread's, into an_frame.locals.
- * Returns false on out-of-memory. */
+ * frames and of the task running on it (a bthread's frames top its stack),
+ * or with ALL_THREADS of every thread's and every task's, into
+ * an_frame.locals.  Returns false on out-of-memory. */
 bool an_locals_fill(struct analysis *an, struct dbg_session *s, bool all_threads);
 
 #endif

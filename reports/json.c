@@ -352,7 +352,7 @@ struct frame_writer {
 	struct text_memo places, args;
 	json_t *index, *cfa;
 	bool registers;
-	bool locals;                /* the frames' thread had its locals asked for */
+	bool locals;                /* the frames' thread or task had its locals asked for */
 	const char *arch;           /* names the registers */
 };
 
@@ -460,7 +460,7 @@ static int put_thread(struct frame_writer *w, const struct an_thread *t)
 					  "crashing", t->crashing, "registers", registers_object(t, w->arch)), true) ||
 		 put_recursion(b, t->recursion) ||
 		 put_text(b, "\"frames\":") || put_frames_of(w, t, t->frames, t->nframes);
-	w->locals = false;      /* suspended chains' and tasks' frames: none */
+	w->locals = false;      /* suspended chains' frames: none */
 	return rc || put_text(b, ",") ||
 	       put_members(b, json_pack("{s:o, s:o}",
 					"async_root", t->async_root ? jhex(t->async_root) : json_null(),
@@ -624,11 +624,13 @@ static int put_tasks(struct frame_writer *w, const struct analysis *an)
 	int rc = put_text(b, ",\"tasks\":[");
 	for (size_t i = 0; i < an->ntasks && rc == 0; i++) {
 		const struct an_task *t = &an->tasks[i];
+		w->locals = t->has_locals;
 		rc = (i && put_text(b, ",")) || put_text(b, "{") ||
 		     put_task_members(b, t) ||
 		     put_text(b, "\"frames\":") || put_frames(w, t->frames, t->nframes) ||
 		     put_text(b, "}");
 	}
+	w->locals = false;
 	return rc || put_text(b, "]") ? -1 : 0;
 }
 

@@ -12,16 +12,59 @@ static int state_rank(enum an_task_state s)
 	return s == AN_TASK_RUNNING ? 0 : s == AN_TASK_SUSPENDED ? 1 : s == AN_TASK_READY ? 2 : 3;
 }
 
-/* A hash of what makes two tasks one group: state, entry, wait kind, stack. */
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 0x100000001b3ULL;
+}
+
+static uint64_t text_hash(uint64_t h, const char *s)
+{
+	if (!s)
+		return mix(h, 0);
+	while (*s)
+		h = mix(h, (unsigned char)*s++);
+	return mix(h, 1);
+}
+
+/* A frame's locals (--locals) into H: a group shows its frames once, so
+ * tasks whose locals differ are not one group. */
+static uint64_t locals_hash(uint64_t h, const struct an_frame *f)
+{
+	if (!f->has_locals)
+		return h;
+	h = mix(h, f->nlocals);
+	for (size_t i = 0; i < f->nlocals; i++)
+		h = text_hash(text_hash(text_hash(h, f->locals[i].name), f->locals[i].type),
+			      f->locals[i].value);
+	return h;
+}
+
+static bool same_text(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static bool same_locals(const struct an_frame *a, const struct an_frame *b)
+{
+	if (a->has_locals != b->has_locals || a->nlocals != b->nlocals)
+		return false;
+	for (size_t i = 0; a->has_locals && i < a->nlocals; i++)
+		if (!same_text(a->locals[i].name, b->locals[i].name) ||
+		    !same_text(a->locals[i].type, b->locals[i].type) ||
+		    !same_text(a->locals[i].value, b->locals[i].value))
+			return false;
+	return true;
+}
+
+/* A hash of what makes two tasks one group: state, entry, wait kind, stack
+ * (and its locals, when asked for). */
 static uint64_t group_key(const struct an_task *t)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
-	uint64_t parts[3] = { (uint64_t)t->state, t->fn_address,
-			      t->wait_kind ? (uint64_t)(unsigned char)t->wait_kind[0] : 0 };
-	for (size_t i = 0; i < 3 + t->nframes; i++) {
-		uint64_t v = i < 3 ? parts[i] : t->frames[i - 3].pc;
-		h = (h ^ v) * 0x100000001b3ULL;
-	}
+	h = mix(mix(mix(h, (uint64_t)t->state), t->fn_address),
+		t->wait_kind ? (uint64_t)(unsigned char)t->wait_kind[0] : 0);
+	for (size_t i = 0; i < t->nframes; i++)
+		h = locals_hash(mix(h, t->frames[i].pc), &t->frames[i]);
 	return h;
 }
 
@@ -32,7 +75,7 @@ static bool same_group(const struct an_task *a, const struct an_task *b)
 	    (a->wait_kind && strcmp(a->wait_kind, b->wait_kind) != 0))
 		return false;
 	for (size_t i = 0; i < a->nframes; i++)
-		if (a->frames[i].pc != b->frames[i].pc)
+		if (a->frames[i].pc != b->frames[i].pc || !same_locals(&a->frames[i], &b->frames[i]))
 			return false;
 	return true;
 }

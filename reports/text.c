@@ -390,11 +390,14 @@ static void write_thread_with_task(FILE *out, const struct an_thread *t, const s
 	for (size_t i = 0; i < task->nframes; i++) {
 		bool mark = w->color && t->crashing && i == 0;
 		write_frame(out, w, &task->frames[i], i, SGR_CRASH(mark), SGR_OFF(mark));
+		write_locals(out, &task->frames[i]);
 	}
 	fprintf(out, "    %s---- worker frames (bthread scheduler) ----%s\n", SGR_SEAM(w->color),
 		SGR_OFF(w->color));
-	for (size_t i = 0; i < t->nframes; i++)
+	for (size_t i = 0; i < t->nframes; i++) {
 		write_frame(out, w, &t->frames[i], task->nframes + i, "", "");
+		write_locals(out, &t->frames[i]);
+	}
 }
 
 static void write_thread(FILE *out, const struct an_thread *t, const struct analysis *an, struct writer *w)

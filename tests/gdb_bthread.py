@@ -16,6 +16,10 @@ lines GDB_BTHREAD_BEGIN / GDB_BTHREAD_END:
 
     {"threads": [... as tests/gdb_frames.py ...],
      "contexts": {"0xCTX": [frames, as tests/gdb_frames.py's]}}
+
+With BTHREAD_LOCALS=1 every frame, the threads' and the contexts', also has
+its "locals" as gdb's `bt full` prints them (gdb_frames.bt_full_locals:
+[[name, value]], null where gdb has no symbol table).
 """
 import json
 import os
@@ -29,6 +33,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gdb_frames  # noqa: E402  (gdb's own module first)
 
 LIMIT = 64
+LOCALS = os.environ.get('BTHREAD_LOCALS') == '1'
 
 
 class FrameId:
@@ -93,6 +98,11 @@ def saved_stack(unwinder, ctx):
             f = f.older()
         except gdb.error:
             break
+    if LOCALS:      # `bt full` shows the selected thread's frame 0 first
+        locals_of = gdb_frames.bt_full_locals(LIMIT + 1)
+        for level, info in enumerate(frames, 1):
+            if level in locals_of:
+                info['locals'] = locals_of[level]
     unwinder.regs = None
     gdb.invalidate_cached_frames()
     return frames
@@ -103,7 +113,7 @@ def main():
     arch = gdb.selected_inferior().architecture().name()
     LAYOUT = LAYOUTS['aarch64' if arch.startswith('aarch64') else 'x86_64']
     truth = json.load(open(os.environ['BTHREAD_TRUTH']))
-    out = {'threads': gdb_frames.walk()['threads'], 'contexts': {}}
+    out = {'threads': gdb_frames.walk(LOCALS)['threads'], 'contexts': {}}
     # A thread whose newest frame is a real one: for an inline frame 0,
     # gdb asks the unwinders about the real frame under it instead.
     for t in gdb.selected_inferior().threads():

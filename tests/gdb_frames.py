@@ -113,7 +113,27 @@ def bt_lines():
     return out
 
 
-def walk():
+def bt_full_locals(limit=None):
+    """The locals of the selected thread's frames as gdb's `bt full` (of
+    LIMIT frames) prints them, by frame level: [[name, value]], [] for "No
+    locals.", None where gdb has no symbol table (tests/locals_compare.py
+    reads its lines, which needs tests/ on sys.path)."""
+    from locals_compare import read_line
+    frames, by_level = [], {}
+    try:
+        text = gdb.execute('bt full' + (' %d' % limit if limit else ''), to_string=True)
+    except gdb.error:
+        return {}
+    for line in text.splitlines():
+        if read_line(frames, line) and line.startswith('#'):
+            by_level[int(line[1:].split()[0])] = frames[-1]
+    return {level: None if f[1] is None else [list(v) for v in f[1]]
+            for level, f in by_level.items()}
+
+
+def walk(with_locals=False):
+    """Every thread's frames; WITH_LOCALS: each with its "locals" too
+    (bt_full_locals's, absent where `bt full` printed no frame)."""
     out = []
     inf = gdb.selected_inferior()
     try:
@@ -125,6 +145,7 @@ def walk():
         t.switch()
         frames = []
         lines = bt_lines()
+        locals_of = bt_full_locals(LIMIT) if with_locals else {}
         try:
             f = gdb.newest_frame()
         except gdb.error:
@@ -132,6 +153,8 @@ def walk():
         while f is not None and len(frames) < LIMIT:
             info = frame_info(f)
             info['args'] = args_of(lines.get(len(frames), ''), info['name'])
+            if len(frames) in locals_of:
+                info['locals'] = locals_of[len(frames)]
             frames.append(info)
             try:
                 f = f.older()

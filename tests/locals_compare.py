@@ -12,7 +12,9 @@ with gdb's values, except that a struct, union or array, or a reference to
 one (gdb prints it in full, "{...}" or a char array's string), is "..." in
 asyncore's, as frame arguments are with `set print frame-arguments scalars`.  "No locals." is an
 empty list; "No symbol table info available." is no list.
-Prints one line per difference and a summary; exit 1 on any difference."""
+Prints one line per difference and a summary; exit 1 on any difference.
+tests/gdb_frames.py reads `bt full` with read_line, tests/bthread_compare.py
+compares a frame's locals with locals_diff: the same rules."""
 import json
 import os
 import re
@@ -26,6 +28,27 @@ THREAD = re.compile(r'^Thread \d+ .*\(LWP (\d+)\)')
 LOCAL = re.compile(r'^        (\S+) = (.*)$')
 
 
+def read_line(frames, line):
+    """Fold one line of gdb's `bt full` into FRAMES ([function, locals] in
+    frame-level order): a frame's line opens its entry and its locals
+    ((name, value)) follow it; "No symbol table info available." makes them
+    None.  False for a line that is neither."""
+    m = FRAME.match(line)
+    if m:
+        frames.append([m.group(2), []])
+        return True
+    if not frames:
+        return False
+    if line.strip() == 'No symbol table info available.':
+        frames[-1][1] = None
+        return True
+    m = LOCAL.match(line)
+    if m and frames[-1][1] is not None:
+        frames[-1][1].append((m.group(1), m.group(2)))
+        return True
+    return False
+
+
 def gdb_threads(path, crashing_tid):
     """{tid: [(function, locals or None)]} from gdb's output."""
     threads, frames, tid = {}, None, crashing_tid
@@ -36,20 +59,10 @@ def gdb_threads(path, crashing_tid):
             tid = int(m.group(1))
             frames = threads[tid] = []
             continue
-        m = FRAME.match(line)
-        if m:
-            if frames is None:
-                frames = threads.setdefault(tid, [])
-            frames.append([m.group(2), []])
-            continue
-        if not frames:
-            continue
-        if line.strip() == 'No symbol table info available.':
-            frames[-1][1] = None
-            continue
-        m = LOCAL.match(line)
-        if m and frames[-1][1] is not None:
-            frames[-1][1].append((m.group(1), m.group(2)))
+        if frames is None and FRAME.match(line):
+            frames = threads.setdefault(tid, [])
+        if frames is not None:
+            read_line(frames, line)
     return threads
 
 
@@ -62,6 +75,20 @@ def expected(value):
 
 def base(name):
     return norm(name or '??')
+
+
+def locals_diff(mine, theirs):
+    """Why asyncore's locals of a frame (its "locals") differ from gdb's
+    THEIRS (read_line's), or None."""
+    if theirs is None:
+        return None if mine is None else 'gdb has no symbols, asyncore has locals'
+    if mine is None:
+        return 'gdb lists locals, asyncore none'
+    got = [(v['name'], v['value']) for v in mine]
+    want = [(n, expected(v)) for n, v in theirs]
+    if got != want:
+        return 'locals differ:\n      gdb      %s\n      asyncore %s' % (want, got)
+    return None
 
 
 def main():
@@ -92,19 +119,11 @@ def main():
                 problems.append('%s: asyncore\'s frame is %s' % (where, f.get('function')))
                 break
             frames_seen += 1
-            mine = f.get('locals')
-            if theirs is None:
-                if mine is not None:
-                    problems.append('%s: gdb has no symbols, asyncore has locals' % where)
-                continue
-            if mine is None:
-                problems.append('%s: gdb lists locals, asyncore none' % where)
-                continue
-            got = [(v['name'], v['value']) for v in mine]
-            want = [(n, expected(v)) for n, v in theirs]
-            locals_seen += len(want)
-            if got != want:
-                problems.append('%s:\n      gdb      %s\n      asyncore %s' % (where, want, got))
+            why = locals_diff(f.get('locals'), theirs)
+            if why:
+                problems.append('%s: %s' % (where, why))
+            elif theirs:
+                locals_seen += len(theirs)
     for p in problems:
         print('  ' + p)
     print('compared %d threads, %d frames, %d locals; %d differences' %
@@ -112,4 +131,5 @@ def main():
     sys.exit(1 if problems or not locals_seen else 0)
 
 
-main()
+if __name__ == '__main__':      # not when imported by tests/bthread_compare.py
+    main()

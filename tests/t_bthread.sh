@@ -4,7 +4,10 @@
 # butex, running on every worker and queued.  Each build's report is compared
 # with the truth the program wrote before crashing (ids, entry functions,
 # states, waits, OS threads) and its stacks with gdb's, unwound by gdb from
-# the same saved contexts (tests/gdb_bthread.py).  Builds: with DWARF,
+# the same saved contexts (tests/gdb_bthread.py); with DWARF, each frame's
+# --locals (the crashing bthread's and its thread's; with "all" every
+# bthread's and thread's) against gdb's `bt full` of the same frames, and
+# as the text and HTML reports show them.  Builds: with DWARF,
 # stripped (bRPC's documented offsets, confirmed by the slot invariant), and
 # `moved` (members at other offsets: found through DWARF only; stripped, no
 # bthreads and a warning).  Then damaged cores: each damage is a warning
@@ -28,20 +31,31 @@ compare_truth() {
 	fi
 }
 
-# gdb_oracle NAME PROG CORE TRUTH JSON: every stack against gdb's.
+# gdb_oracle NAME PROG CORE TRUTH JSON: every stack against gdb's, whose
+# view (each frame with its `bt full` locals) stays in $TMPD/gdb.json for
+# compare_stacks; none there when gdb is missing or printed nothing.
 gdb_oracle() {
 	local name=$1 prog=$2 core=$3 truth=$4 json=$5
+	rm -f "$TMPD/gdb.json"
 	command -v gdb >/dev/null || { skip "$name: no gdb"; return; }
 	# The settings of tests/fixlib.sh's gdb_frames: arguments are compared too.
-	BTHREAD_TRUTH=$truth LC_ALL=C gdb -batch -nx -iex 'set auto-load python-scripts off' \
+	BTHREAD_LOCALS=1 BTHREAD_TRUTH=$truth LC_ALL=C gdb -batch -nx -iex 'set auto-load python-scripts off' \
 		-ex 'set width 0' -ex 'set print frame-arguments scalars' \
 		-x "$ROOT/tests/gdb_bthread.py" "$prog" "$core" 2>/dev/null |
 		sed -n '/^GDB_BTHREAD_BEGIN$/,/^GDB_BTHREAD_END$/p' | sed '1d;$d' >"$TMPD/gdb.json"
 	if [ ! -s "$TMPD/gdb.json" ]; then
 		skip "$name: gdb printed nothing"; return
 	fi
-	if (cd "$ROOT/tests" && python3 "$CMP" stacks "$truth" "$json" "$TMPD/gdb.json") >"$TMPD/cmp" 2>&1; then
-		pass "$name"
+	compare_stacks "$name" "$truth" "$json"
+}
+
+# compare_stacks NAME TRUTH JSON [all|crashing]: JSON's stacks against
+# $TMPD/gdb.json's; with a --locals mode their locals too (the last line of
+# the comparison counts them).
+compare_stacks() {
+	local name=$1 truth=$2 json=$3 mode=${4:-}
+	if (cd "$ROOT/tests" && python3 "$CMP" stacks "$truth" "$json" "$TMPD/gdb.json" $mode) >"$TMPD/cmp" 2>&1; then
+		pass "$name${mode:+: $(tail -1 "$TMPD/cmp")}"
 	else
 		fail "$name: $(head -1 "$TMPD/cmp")"
 		tail -n +2 "$TMPD/cmp" | head -10 | cut -c1-300 | sed 's/^/    /'
@@ -113,8 +127,68 @@ variant() {
 	return 0
 }
 
+# locals_reports CORE PROG TRUTH: --locals and --locals all, each stack's
+# locals against gdb's `bt full` of the same frames (gdb_oracle's view of
+# this core), and as the text and HTML reports show them.
+locals_reports() {
+	local core=$1 prog=$2 truth=$3 mode
+	for mode in crashing all; do
+		asy_json "$TMPD/locals-$mode.json" "$core" "$prog" --locals "$mode"
+		if [ ! -s "$TMPD/gdb.json" ]; then
+			skip "bthread/dwarf --locals $mode: no gdb view of the core"
+		else
+			compare_stacks "bthread/dwarf --locals $mode: locals equal gdb's bt full" \
+				"$truth" "$TMPD/locals-$mode.json" "$mode"
+		fi
+	done
+	# Text: the crashing bthread's frames and its worker's have their
+	# locals; with "all", every bthread is a group of its own (their locals
+	# differ), its task_runner's `m` its TaskMeta.
+	"$ASYNCORE" report "$core" "$prog" --locals >"$TMPD/locals.text" 2>/dev/null
+	"$ASYNCORE" report "$core" "$prog" --locals all >"$TMPD/locals-all.text" 2>/dev/null
+	check "bthread/dwarf --locals text: the crashing bthread's and its worker's frames have their locals" \
+		python3 - "$truth" "$TMPD/locals.text" <<'PY'
+import json, re, sys
+truth, text = json.load(open(sys.argv[1])), open(sys.argv[2]).read()
+meta = [b['meta'] for b in truth['bthreads'] if b['id'] == truth['crashing']][0]
+crashing = re.search(r'^Thread \d+ \(crashing.*?(?=^Thread )', text, re.M | re.S).group(0)
+bthread, worker = crashing.split('---- worker frames')
+sys.exit(0 if re.search(r' in parse_header\(.*\n        i = 0\n        sum = 0\n', bthread)
+         and re.search(r' in bthread::TaskGroup::task_runner\(.*\n        m = %s\n' % meta, bthread)
+         and re.search(r'^        \w+ = ', worker, re.M) else 1)
+PY
+	local listed crashing
+	listed=$(sed -n '/^Bthreads (/,/^Modules:/p' "$TMPD/locals.text" | grep -c '^        [a-z_]* = ')
+	crashing=$(sed -n '/^bthread .* (crashing): /,/^$/p' "$TMPD/locals.text" | grep -c '^        [a-z_]* = ')
+	check "bthread/dwarf --locals text: among the bthreads, only the crashing one's $crashing locals" \
+		[ "$listed" = "$crashing" -a "$crashing" -gt 0 ]
+	check "bthread/dwarf --locals all text: each bthread alone, its task_runner's m its TaskMeta" \
+		python3 - "$truth" "$TMPD/locals-all.text" <<'PY'
+import json, re, sys
+truth, text = json.load(open(sys.argv[1])), open(sys.argv[2]).read()
+section = text[text.index('\nBthreads ('):text.index('\nModules:')]
+seen = {}
+for group in section.split('\n\n'):
+    m = re.match(r'bthread (0x[0-9a-f]+) ', group)
+    runner = re.search(r' in bthread::TaskGroup::task_runner\(.*\n        m = (0x[0-9a-f]+)\n', group + '\n')
+    if m and runner:
+        seen[m.group(1)] = runner.group(1)
+want = {b['id']: b['meta'] for b in truth['bthreads'] if b['state'] in ('suspended', 'running')}
+sys.exit(0 if seen == want else 1)
+PY
+	"$ASYNCORE" report "$core" "$prog" --format html --locals all >"$TMPD/locals.html" 2>/dev/null
+	check "bthread/dwarf --locals all html: every bthread's frames fold their locals" python3 - "$TMPD/locals.html" <<'PY'
+import sys
+page = open(sys.argv[1]).read()
+tasks = page[page.index('<section id="tasks">'):].split('</section>')[0].split('<details class="task"')[1:]
+stacks = [t for t in tasks if 'task_runner' in t]
+sys.exit(0 if stacks and all('<details class="locals">' in t for t in stacks) else 1)
+PY
+}
+
 if variant dwarf; then
 	text_report bthread/dwarf "$FIX_CORE" "$FIX_DIR/prog" "$TRUTH"
+	locals_reports "$FIX_CORE" "$FIX_DIR/prog" "$TRUTH"
 	DWARF_DIR=$FIX_DIR DWARF_CORE=$FIX_CORE DWARF_TRUTH=$TRUTH
 
 	# --no-tasks: the threads' own stacks, whole, as gdb unwinds them.

@@ -4,7 +4,8 @@
 # in 0xb0 bytes) and crashed under qemu-aarch64.  The report must hold the
 # truth the program wrote before crashing (ids, entry functions, states,
 # waits, OS threads) and each saved context's stack must be gdb-multiarch's,
-# unwound by gdb from the same saved registers (tests/gdb_bthread.py).
+# unwound by gdb from the same saved registers (tests/gdb_bthread.py), and
+# with --locals all each frame's locals gdb-multiarch's `bt full`.
 # qemu-user's cores save no thread pointer: a running bthread is matched to
 # the OS thread whose stack pointer lies on the bthread's stack.  Also built
 # as PIE, and stripped.
@@ -77,7 +78,7 @@ check "bthread-aarch64: every suspended bthread unwound down to task_runner" \
 check "bthread-aarch64: signature names the crashing bthread's frames" \
 	[ "$(jget "$JSON" 'j["signature"]')" = "SIGSEGV: parse_header < handle_request < crasher" ]
 
-LC_ALL=C BTHREAD_TRUTH=$TRUTH timeout 300 gdb-multiarch -batch -nx -iex 'set auto-load python-scripts off' \
+LC_ALL=C BTHREAD_LOCALS=1 BTHREAD_TRUTH=$TRUTH timeout 300 gdb-multiarch -batch -nx -iex 'set auto-load python-scripts off' \
 	-iex "set sysroot $SYSROOT" -ex 'set width 0' -ex 'set print frame-arguments scalars' \
 	-x "$ROOT/tests/gdb_bthread.py" "$FIX_DIR/prog" "$CORE" 2>/dev/null |
 	sed -n '/^GDB_BTHREAD_BEGIN$/,/^GDB_BTHREAD_END$/p' | sed '1d;$d' >"$TMPD/gdb.json"
@@ -87,6 +88,16 @@ elif (cd "$ROOT/tests" && python3 "$CMP" stacks "$TRUTH" "$JSON" "$TMPD/gdb.json
 	pass "bthread-aarch64: stacks equal gdb-multiarch's from the saved contexts"
 else
 	fail "bthread-aarch64: stacks differ from gdb-multiarch's: $(head -1 "$TMPD/cmp")"
+	tail -n +2 "$TMPD/cmp" | head -10 | cut -c1-300 | sed 's/^/    /'
+fi
+# --locals all: every bthread's and thread's locals, gdb-multiarch's `bt full`.
+asy_json "$TMPD/a64-locals.json" "$CORE" "$FIX_DIR/prog" --sysroot "$SYSROOT" --locals all
+if [ ! -s "$TMPD/gdb.json" ]; then
+	:   # failed above
+elif (cd "$ROOT/tests" && python3 "$CMP" stacks "$TRUTH" "$TMPD/a64-locals.json" "$TMPD/gdb.json" all) >"$TMPD/cmp" 2>&1; then
+	pass "bthread-aarch64 --locals all: locals equal gdb-multiarch's bt full: $(tail -1 "$TMPD/cmp")"
+else
+	fail "bthread-aarch64 --locals all: locals differ from gdb-multiarch's bt full: $(head -1 "$TMPD/cmp")"
 	tail -n +2 "$TMPD/cmp" | head -10 | cut -c1-300 | sed 's/^/    /'
 fi
 

@@ -1,5 +1,6 @@
 /* Unit tests for reports/taskgroups: bthreads that share a state, a wait
- * and a stack are one group; the groups come running first, then
+ * and a stack (and its locals, when asked for) are one group; the groups
+ * come running first, then
  * suspended (the largest first), ready, created; what each one does reads
  * as the reports print it. */
 #include "../../reports/taskgroups.h"
@@ -26,6 +27,27 @@ static struct an_task task(uint64_t id, enum an_task_state state, const char *wa
 	return t;
 }
 
+/* The groups of TASKS as "[ids] [ids]", into GOT. */
+static void group_ids(struct an_task *tasks, size_t n, char *got, size_t len)
+{
+	struct analysis an = { .tasks = tasks, .ntasks = n };
+	struct rep_task_groups g;
+	got[0] = '\0';
+	if (!CHECK("grouping", rep_task_groups_init(&g, &an)))
+		return;
+	for (size_t i = 0; i < g.n; i++) {
+		size_t at = strlen(got);
+		snprintf(got + at, len - at, "%s[", i ? " " : "");
+		for (size_t k = 0; k < g.v[i].n; k++) {
+			at = strlen(got);
+			snprintf(got + at, len - at, "%s%zx", k ? "," : "",
+				 (size_t)tasks[g.v[i].members[k]].id);
+		}
+		strncat(got, "]", len - strlen(got) - 1);
+	}
+	rep_task_groups_deinit(&g);
+}
+
 static void groups(void)
 {
 	struct an_task tasks[] = {
@@ -41,22 +63,10 @@ static void groups(void)
 		task(0x19, AN_TASK_READY, NULL, NULL, 0),
 	};
 	struct analysis an = { .tasks = tasks, .ntasks = sizeof(tasks) / sizeof(tasks[0]) };
-	struct rep_task_groups g;
-	if (!CHECK("grouping", rep_task_groups_init(&g, &an)))
-		return;
-	char got[256] = "";
-	for (size_t i = 0; i < g.n; i++) {
-		size_t at = strlen(got);
-		snprintf(got + at, sizeof(got) - at, "%s[", i ? " " : "");
-		for (size_t k = 0; k < g.v[i].n; k++) {
-			at = strlen(got);
-			snprintf(got + at, sizeof(got) - at, "%s%zx", k ? "," : "",
-				 (size_t)tasks[g.v[i].members[k]].id);
-		}
-		strncat(got, "]", sizeof(got) - strlen(got) - 1);
-	}
+	char got[256];
+	group_ids(tasks, an.ntasks, got, sizeof(got));
 	CHECK_STR("groups in the reports' order", got, "[15] [16] [11,14,17] [12] [13] [10,19] [18]");
-	rep_task_groups_deinit(&g);
+	struct rep_task_groups g;
 
 	char buf[160];
 	CHECK_STR("counts by state", rep_tasks_counts(&an, buf, sizeof(buf)),
@@ -96,9 +106,39 @@ static void doing(void)
 		  "suspended i");
 }
 
+/* With --locals a group shows its frames' locals once: tasks whose locals
+ * read differently are apart, equal texts at two addresses one group. */
+static void by_locals(void)
+{
+	char m1[] = "0x1000", m1_again[] = "0x1000", m2[] = "0x2000";
+	struct an_arg one[] = { { .name = "m", .type = "TaskMeta *", .value = m1 } };
+	struct an_arg same[] = { { .name = "m", .type = "TaskMeta *", .value = m1_again } };
+	struct an_arg other[] = { { .name = "m", .type = "TaskMeta *", .value = m2 } };
+	struct an_frame a[2] = { { .pc = 0x1000 }, { .pc = 0x2000 } }, b[2], c[2], none[2];
+	memcpy(b, a, sizeof(a));
+	memcpy(c, a, sizeof(a));
+	memcpy(none, a, sizeof(a));
+	a[1].locals = one;
+	b[1].locals = other;
+	c[1].locals = same;
+	a[1].nlocals = b[1].nlocals = c[1].nlocals = 1;
+	a[1].has_locals = b[1].has_locals = c[1].has_locals = true;
+	struct an_task tasks[] = {
+		task(0x21, AN_TASK_SUSPENDED, "butex", a, 2),
+		task(0x22, AN_TASK_SUSPENDED, "butex", b, 2),
+		task(0x23, AN_TASK_SUSPENDED, "butex", c, 2),
+		task(0x24, AN_TASK_SUSPENDED, "butex", none, 2),
+		task(0x25, AN_TASK_SUSPENDED, "butex", none, 2),
+	};
+	char got[128];
+	group_ids(tasks, sizeof(tasks) / sizeof(tasks[0]), got, sizeof(got));
+	CHECK_STR("locals part groups", got, "[21,23] [24,25] [22]");
+}
+
 int main(void)
 {
 	groups();
 	doing();
+	by_locals();
 	return unit_exit();
 }
