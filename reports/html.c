@@ -632,6 +632,9 @@ static void write_task_group(FILE *out, const struct analysis *an, const struct 
 		fputs("</p>\n", out);
 	}
 	rep_html_frames(out, t->frames, t->nframes, crashing);
+	if (g->n > 1 && !rep_task_group_same_args(an, g))
+		fprintf(out, "<p class=\"none\">the arguments shown are bthread %s's: the others' differ</p>\n",
+			rep_hex(h, t->id));
 	if (t->unwind_error) {
 		fputs("<p class=\"none\">", out);
 		rep_html_text(out, t->unwind_error, 0);

@@ -44,15 +44,36 @@ static bool same_text(const char *a, const char *b)
 	return a == b || (a && b && strcmp(a, b) == 0);
 }
 
+static bool same_vars(const struct an_arg *a, const struct an_arg *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!same_text(a[i].name, b[i].name) || !same_text(a[i].type, b[i].type) ||
+		    !same_text(a[i].value, b[i].value) || !same_text(a[i].entry_value, b[i].entry_value))
+			return false;
+	return true;
+}
+
 static bool same_locals(const struct an_frame *a, const struct an_frame *b)
 {
-	if (a->has_locals != b->has_locals || a->nlocals != b->nlocals)
-		return false;
-	for (size_t i = 0; a->has_locals && i < a->nlocals; i++)
-		if (!same_text(a->locals[i].name, b->locals[i].name) ||
-		    !same_text(a->locals[i].type, b->locals[i].type) ||
-		    !same_text(a->locals[i].value, b->locals[i].value))
-			return false;
+	return a->has_locals == b->has_locals && a->nlocals == b->nlocals &&
+	       (!a->has_locals || same_vars(a->locals, b->locals, a->nlocals));
+}
+
+static bool same_args(const struct an_frame *a, const struct an_frame *b)
+{
+	return a->has_args == b->has_args && a->nargs == b->nargs &&
+	       (a->args == b->args || same_vars(a->args, b->args, a->nargs));
+}
+
+bool rep_task_group_same_args(const struct analysis *an, const struct rep_task_group *g)
+{
+	const struct an_task *first = &an->tasks[g->members[0]];
+	for (size_t k = 1; k < g->n; k++) {
+		const struct an_task *t = &an->tasks[g->members[k]];
+		for (size_t i = 0; i < t->nframes && i < first->nframes; i++)
+			if (!same_args(&first->frames[i], &t->frames[i]))
+				return false;
+	}
 	return true;
 }
 

@@ -27,6 +27,10 @@ struct rep_task_groups {
 bool rep_task_groups_init(struct rep_task_groups *g, const struct analysis *an);
 void rep_task_groups_deinit(struct rep_task_groups *g);
 
+/* Whether every member of G has the arguments of its first member in each
+ * frame: a group shows its first member's frames, arguments included. */
+bool rep_task_group_same_args(const struct analysis *an, const struct rep_task_group *g);
+
 /* "15: 3 running, 10 suspended, 2 ready": how many tasks, by state (the
  * states none is in left out); into BUF. */
 const char *rep_tasks_counts(const struct analysis *an, char *buf, size_t len);

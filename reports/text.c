@@ -476,6 +476,8 @@ static void write_task_group(FILE *out, const struct analysis *an, const struct 
 		fputc('\n', out);
 	}
 	write_frames(out, t->frames, t->nframes, false, w);
+	if (g->n > 1 && !rep_task_group_same_args(an, g))
+		fprintf(out, "  (the arguments shown are bthread %s's: the others' differ)\n", rep_hex(h, t->id));
 	if (t->unwind_error)
 		fprintf(out, "  (%s)\n", esc(t->unwind_error));
 }

@@ -82,6 +82,18 @@ t = [b for b in json.load(open(sys.argv[1]))["bthreads"] if b["fn"] == "idle_wai
 print("%d bthreads suspended in butex wait on %s: idle_waiter(void*)" % (len(t), t[0]["address"]))
 ' "$truth")
 	check "$name: text groups the idle waiters" grep -qxF "$idle" "$TMPD/text"
+	# A group shows its first member's frames: when the members' arguments
+	# differ (the JSON lists each task), the text says whose they are.
+	local differ note
+	differ=$("$ASYNCORE" report "$core" "$prog" --format json 2>/dev/null | python3 -c '
+import json, sys
+t = sorted((b for b in json.load(sys.stdin)["tasks"] if b.get("fn") == "idle_waiter(void*)"),
+           key=lambda b: int(b["id"], 16))
+args = [[f.get("args") for f in b["frames"]] for b in t]
+print("%s %s" % (t[0]["id"], "differ" if any(a != args[0] for a in args) else "same"))')
+	note=$(grep -c "^  (the arguments shown are bthread ${differ% *}'s: the others' differ)$" "$TMPD/text")
+	check "$name: the idle waiters' group says whose arguments it shows exactly when theirs differ ($differ)" \
+		[ -n "$differ" -a "$note" = "$([ "${differ#* }" = differ ] && echo 1 || echo 0)" ]
 	check "$name: text shows the crashing thread running its bthread" \
 		grep -qE '^Thread [0-9]+ \(crashing, SIGSEGV\) running bthread 0x[0-9a-f]+ \(crasher\(void\*\)\):$' "$TMPD/text"
 	# The HTML page: the same groups, each a <details class="task">.
