@@ -303,6 +303,26 @@ struct fault_access {
 	char expr[EXPR_MAX];
 };
 
+/* The access through a register no variable is in, when the register was
+ * loaded from a member of what a variable points to: "s->next->len".
+ * DWARF says which variable the load's base register held at the load,
+ * or at the pc while that register kept its value. */
+static void describe_loaded_access(struct cause_ctx *c, const struct an_insn_op *op,
+				   struct fault_access *fa)
+{
+	uint64_t start, end;
+	struct an_load load;
+	if (!dbg_function_part(c->s, c->pc, &start, &end) ||
+	    !an_insn_last_load(c->core, c->s, start, end, c->pc, op->base, &load))
+		return;
+	if (load.base_kept &&
+	    dbg_loaded_access(c->s, c->pc, load.base, (uint64_t)load.disp, (uint64_t)op->disp,
+			      fa->expr, sizeof(fa->expr)))
+		return;
+	dbg_loaded_access(c->s, load.address, load.base, (uint64_t)load.disp, (uint64_t)op->disp,
+			  fa->expr, sizeof(fa->expr));
+}
+
 static void describe_fault_access(struct cause_ctx *c, uint64_t fault, struct fault_access *fa)
 {
 	const struct an_insn *insn = fault_insn(c);
@@ -319,9 +339,10 @@ static void describe_fault_access(struct cause_ctx *c, uint64_t fault, struct fa
 	if (!exact)
 		return;
 	fa->has_base = an_insn_base_value(insn, op, c->thread->regs, &fa->base_value);
-	if (c->s && op->base != AN_INSN_NONE && op->base != AN_INSN_PC && op->index == AN_INSN_NONE)
-		dbg_register_access(c->s, c->pc, op->base, (uint64_t)op->disp, fa->expr,
-				    sizeof(fa->expr));
+	if (c->s && op->base != AN_INSN_NONE && op->base != AN_INSN_PC && op->index == AN_INSN_NONE &&
+	    !dbg_register_access(c->s, c->pc, op->base, (uint64_t)op->disp, fa->expr,
+				 sizeof(fa->expr)))
+		describe_loaded_access(c, op, fa);
 }
 
 /* Linux maps nothing below vm.mmap_min_addr (64 KiB by default): a fault

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <gelf.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Capstone's 64-bit x86 registers by DWARF number (x86_64 psABI), the
@@ -223,6 +224,8 @@ static struct {
 			 cs_insn **insn);
 	void (*free)(cs_insn *insn, size_t count);
 	cs_err (*close)(csh *handle);
+	cs_err (*regs_access)(csh handle, const cs_insn *insn, cs_regs read, uint8_t *nread,
+			      cs_regs write, uint8_t *nwrite);
 } cs;
 static pthread_once_t cs_once = PTHREAD_ONCE_INIT;
 
@@ -235,7 +238,8 @@ static void cs_setup(void)
 	*(void **)&cs.disasm = dlsym(lib, "cs_disasm");
 	*(void **)&cs.free = dlsym(lib, "cs_free");
 	*(void **)&cs.close = dlsym(lib, "cs_close");
-	if (cs.option && cs.disasm && cs.free && cs.close)
+	*(void **)&cs.regs_access = dlsym(lib, "cs_regs_access");
+	if (cs.option && cs.disasm && cs.free && cs.close && cs.regs_access)
 		*(void **)&cs.open = dlsym(lib, "cs_open");   /* last: the library is usable */
 }
 
@@ -332,4 +336,159 @@ bool an_insn_base_value(const struct an_insn *insn, const struct an_insn_op *op,
 	if (op->type != AN_OP_MEM || op->segment || op->other_base)
 		return false;
 	return dwarf_value(insn->arch, op->base, regs, value);
+}
+
+/* x86_64's general registers by DWARF number with every part of each an
+ * instruction can write (writing eax zeroes the rest of rax). */
+static const unsigned x86_64_parts[16][4] = {
+	{ X86_REG_AL, X86_REG_AH, X86_REG_AX, X86_REG_EAX },
+	{ X86_REG_DL, X86_REG_DH, X86_REG_DX, X86_REG_EDX },
+	{ X86_REG_CL, X86_REG_CH, X86_REG_CX, X86_REG_ECX },
+	{ X86_REG_BL, X86_REG_BH, X86_REG_BX, X86_REG_EBX },
+	{ X86_REG_SIL, X86_REG_SI, X86_REG_ESI, X86_REG_RSI },
+	{ X86_REG_DIL, X86_REG_DI, X86_REG_EDI, X86_REG_RDI },
+	{ X86_REG_BPL, X86_REG_BP, X86_REG_EBP, X86_REG_RBP },
+	{ X86_REG_SPL, X86_REG_SP, X86_REG_ESP, X86_REG_RSP },
+	{ X86_REG_R8B, X86_REG_R8W, X86_REG_R8D, X86_REG_R8 },
+	{ X86_REG_R9B, X86_REG_R9W, X86_REG_R9D, X86_REG_R9 },
+	{ X86_REG_R10B, X86_REG_R10W, X86_REG_R10D, X86_REG_R10 },
+	{ X86_REG_R11B, X86_REG_R11W, X86_REG_R11D, X86_REG_R11 },
+	{ X86_REG_R12B, X86_REG_R12W, X86_REG_R12D, X86_REG_R12 },
+	{ X86_REG_R13B, X86_REG_R13W, X86_REG_R13D, X86_REG_R13 },
+	{ X86_REG_R14B, X86_REG_R14W, X86_REG_R14D, X86_REG_R14 },
+	{ X86_REG_R15B, X86_REG_R15W, X86_REG_R15D, X86_REG_R15 },
+};
+
+/* Whether Capstone's register R is DWARF register N of x86_64 or a part. */
+static bool x86_64_is_part(unsigned r, int n)
+{
+	if (r == x86_64_regs[n])
+		return true;
+	for (int i = 0; i < 4; i++)
+		if (x86_64_parts[n][i] == r)
+			return true;
+	return false;
+}
+
+static bool in_group(const cs_insn *ci, uint8_t group)
+{
+	for (uint8_t i = 0; i < ci->detail->groups_count; i++)
+		if (ci->detail->groups[i] == group)
+			return true;
+	return false;
+}
+
+/* Whether CI may change DWARF register N: a call or a system call may
+ * change any. */
+static bool writes_register(csh h, const cs_insn *ci, int n)
+{
+	cs_regs rd, wr;
+	uint8_t nrd, nwr;
+	if (in_group(ci, CS_GRP_CALL) || in_group(ci, CS_GRP_INT) ||
+	    cs.regs_access(h, ci, rd, &nrd, wr, &nwr) != CS_ERR_OK)
+		return true;
+	for (uint8_t i = 0; i < nwr; i++)
+		if (x86_64_is_part(wr[i], n))
+			return true;
+	return false;
+}
+
+/* The code of one function part, decoded whole. */
+struct part_code {
+	csh h;
+	cs_insn *ci;
+	size_t n;
+	size_t at_pc;               /* the index of the instruction at the pc */
+};
+
+static bool decode_part(struct core *core, struct dbg_session *s, uint64_t start, uint64_t end,
+			uint64_t pc, struct part_code *pc_out)
+{
+	enum { MAX_PART = 1 << 16 };
+	size_t len = end > start && end - start <= MAX_PART ? (size_t)(end - start) : 0;
+	uint8_t *buf = len ? malloc(len) : NULL;
+	bool ok = false;
+	pc_out->n = 0;
+	pc_out->ci = NULL;
+	if (buf && read_code(core, s, start, buf, len) == len) {
+		pc_out->n = cs.disasm(pc_out->h, buf, len, start, 0, &pc_out->ci);
+		const cs_insn *last = pc_out->n ? &pc_out->ci[pc_out->n - 1] : NULL;
+		ok = last && last->address + last->size == end;
+	}
+	free(buf);
+	for (size_t i = 0; ok && i < pc_out->n; i++)
+		if (pc_out->ci[i].address == pc) {
+			pc_out->at_pc = i;
+			return true;
+		}
+	return false;
+}
+
+/* Whether a direct branch of the code lands in (FROM, TO], or the code
+ * has an indirect jump (a target unknown). */
+static bool branch_into(const struct part_code *code, uint64_t from, uint64_t to)
+{
+	for (size_t i = 0; i < code->n; i++) {
+		const cs_insn *ci = &code->ci[i];
+		if (!in_group(ci, CS_GRP_JUMP))
+			continue;
+		const cs_x86 *x = &ci->detail->x86;
+		if (x->op_count != 1 || x->operands[0].type != X86_OP_IMM)
+			return true;
+		uint64_t target = (uint64_t)x->operands[0].imm;
+		if (target > from && target <= to)
+			return true;
+	}
+	return false;
+}
+
+/* `mov REG, qword ptr [BASE + DISP]`. */
+static bool plain_load(const struct insn_arch *ia, const cs_insn *ci, int reg,
+		       struct an_load *load)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	if (strcmp(ci->mnemonic, "mov") != 0 || x->op_count != 2)
+		return false;
+	const cs_x86_op *d = &x->operands[0], *m = &x->operands[1];
+	if (d->type != X86_OP_REG || dwarf_number(ia, d->reg) != reg || m->type != X86_OP_MEM ||
+	    m->size != 8 || m->mem.segment != X86_REG_INVALID || m->mem.index != X86_REG_INVALID)
+		return false;
+	load->base = dwarf_number(ia, m->mem.base);
+	load->disp = m->mem.disp;
+	load->address = ci->address;
+	return load->base >= 0;
+}
+
+/* The load that last wrote REG before the pc, when every path to the pc
+ * goes through it. */
+static bool find_load(const struct insn_arch *ia, const struct part_code *code, int reg,
+		      struct an_load *load)
+{
+	size_t i = code->at_pc;
+	while (i > 0 && !writes_register(code->h, &code->ci[i - 1], reg))
+		i--;
+	if (i == 0 || !plain_load(ia, &code->ci[i - 1], reg, load))
+		return false;
+	load->base_kept = load->base != reg;
+	for (size_t j = i; j < code->at_pc && load->base_kept; j++)
+		load->base_kept = !writes_register(code->h, &code->ci[j], load->base);
+	return !branch_into(code, load->address, code->ci[code->at_pc].address);
+}
+
+bool an_insn_last_load(struct core *core, struct dbg_session *s, uint64_t start, uint64_t end,
+		       uint64_t pc, int reg, struct an_load *load)
+{
+	const struct insn_arch *ia = insn_arch_of(core);
+	struct part_code code;
+	if (!ia || ia->machine != EM_X86_64 || reg < 0 || reg >= ia->nregs)
+		return false;
+	pthread_once(&cs_once, cs_setup);
+	if (!cs.open || cs.open(ia->cs_arch, ia->cs_mode, &code.h) != CS_ERR_OK)
+		return false;
+	bool found = cs.option(code.h, CS_OPT_DETAIL, CS_OPT_ON) == CS_ERR_OK &&
+		     decode_part(core, s, start, end, pc, &code) && find_load(ia, &code, reg, load);
+	if (code.ci)
+		cs.free(code.ci, code.n);
+	cs.close(&code.h);
+	return found;
 }

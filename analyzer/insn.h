@@ -69,4 +69,20 @@ bool an_insn_access_address(const struct an_insn *insn, const uint64_t *regs, ui
 bool an_insn_base_value(const struct an_insn *insn, const struct an_insn_op *op,
 			const uint64_t *regs, uint64_t *value);
 
+/* A plain load of a whole register: REG = [BASE + DISP] at ADDRESS. */
+struct an_load {
+	uint64_t address;
+	int base;                   /* DWARF number */
+	int64_t disp;
+	bool base_kept;             /* BASE (not REG) still holds its value at the pc */
+};
+
+/* The load that last wrote DWARF register REG before PC in the function
+ * part [START, END) holding PC, decoded whole from START: found only when
+ * it is a plain load, no direct branch of the part lands in (load, PC] and
+ * the part has no indirect jump (every path to PC goes through the load).
+ * x86_64 only. */
+bool an_insn_last_load(struct core *core, struct dbg_session *s, uint64_t start, uint64_t end,
+		       uint64_t pc, int reg, struct an_load *load);
+
 #endif

@@ -279,6 +279,18 @@ bool dbg_member_offset_near(struct dbg_session *s, const char *symbol, const cha
 bool dbg_register_access(struct dbg_session *s, uint64_t pc, int reg, uint64_t offset, char *buf,
 			 size_t len);
 
+/* The same for a register loaded from memory: REG held, at AT, a variable
+ * or parameter pointing to a record whose member at LOAD_OFFSET is a
+ * pointer to a record; what the access OFFSET bytes into that record
+ * touched: "s->next->len", "r.next->len" (a reference). */
+bool dbg_loaded_access(struct dbg_session *s, uint64_t at, int reg, uint64_t load_offset,
+		       uint64_t offset, char *buf, size_t len);
+
+/* The contiguous part of the function holding PC (an activation): its
+ * entry part or a NAME.cold part, [*START, *END), from DWARF, else the
+ * symbol table. */
+bool dbg_function_part(struct dbg_session *s, uint64_t pc, uint64_t *start, uint64_t *end);
+
 /* A C++ type's mangled name as std::type_info holds it ("St12out_of_range")
  * demangled ("std::out_of_range"); malloc'd (caller frees), a copy of NAME
  * when it does not demangle, NULL when NAME is NULL or memory ran out. */

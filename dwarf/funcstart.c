@@ -132,6 +132,64 @@ bool dbg_function_entry(struct dbg_session *s, uint64_t pc, bool activation, uin
 	return ok;
 }
 
+/* The range of DIE holding offline address ADDR (DWARF's, unbiased). */
+static bool range_holding(Dwarf_Die *die, Dwarf_Addr addr, Dwarf_Addr *start, Dwarf_Addr *end)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0)
+		if (lo <= addr && addr < hi) {
+			*start = lo;
+			*end = hi;
+			return true;
+		}
+	return false;
+}
+
+/* The same by the symbol table: the symbol holding ADDR (a NAME.cold part
+ * has one of its own). */
+static bool symbol_part(struct dbg_file *f, uint64_t addr, uint64_t *start, uint64_t *end)
+{
+	GElf_Off off;
+	GElf_Sym sym;
+	if (!dbg_file_addrinfo(f, addr, &off, &sym) || sym.st_size == 0 || off >= sym.st_size)
+		return false;
+	*start = addr - off;
+	*end = *start + sym.st_size;
+	return true;
+}
+
+static bool file_function_part(struct dbg_file *f, uint64_t addr, uint64_t *start, uint64_t *end)
+{
+	Dwarf_Die sub;
+	Dwarf_Addr dbias, lo, hi;
+	if (subprogram_at(f, addr, &sub, &dbias) && range_holding(&sub, addr - dbias, &lo, &hi)) {
+		*start = lo + dbias;
+		*end = hi + dbias;
+		return true;
+	}
+	return symbol_part(f, addr, start, end);
+}
+
+bool dbg_function_part(struct dbg_session *s, uint64_t pc, uint64_t *start, uint64_t *end)
+{
+	dbg_lock(s);
+	struct dbg_module_entry *m = dbg_module_for(s, pc);
+	struct dbg_file *f = m ? dbg_module_file(s, m) : NULL;
+	bool ok = false;
+	if (f) {
+		Dwarf_Addr fbias = 0;
+		dwfl_module_getelf(f->mod, &fbias);
+		ok = file_function_part(f, pc - m->bias + fbias, start, end);
+		if (ok) {
+			*start = *start - fbias + m->bias;
+			*end = *end - fbias + m->bias;
+		}
+	}
+	dbg_unlock(s);
+	return ok;
+}
+
 /* Whether an executable segment of the core lies in M. */
 static bool runs_code(struct dbg_session *s, struct dbg_module_entry *m)
 {

@@ -152,6 +152,15 @@ null null_read_cxx cause_cxx null_read       # this->balance in a member functio
 null null_write_cxx cause_cxx null_write
 null null_base_cxx cause_cxx null_base       # this->created, a member of the base class
 null null_union_c cause_c null_union         # m->body: a union's member is not named
+# A pointer loaded from a member, then dereferenced: no variable holds it.
+null null_loaded_c cause_c null_loaded       # o->account->limit
+null null_loaded_cxx cause_cxx null_loaded   # order.coupon->rate through a reference
+
+# A jump lands between the load and the access: the load may not be what
+# set the register on every path, so the access is not named.
+if crash null_loaded_jump_c cause_c null_loaded_jump null_dereference; then
+	same "cause-null_loaded_jump_c-summary" "$SUMMARY" "read at NULL + $(si_addr "$PROG" "$C")"
+fi
 
 # A write through a pointer to read-only data: not NULL, a bad access; gdb
 # says where and `p &EXPR` names the same address.

@@ -14,6 +14,8 @@ fi
 check "demo: crash in apply_discount, native then async frames" \
 	sh -c "grep -A8 'crashing, SIGSEGV' '$out/report' | tr '\n' ' ' |
 		grep -qE 'apply_discount.*price_order.*handle_order.*---- async frames ----.*serve_connection.*\\[async\\].*service_main'"
+check "demo: the cause names the member read through the loaded pointer" \
+	grep -qx 'cause:       null_dereference: read of order.coupon->rate at NULL + 0x8' "$out/report"
 check "demo: the recorder events lead up to the crash" \
 	grep -q 'orders: order 207: coupon (none), rate 0' "$out/report"
 check "demo: the suspended audit coroutine is listed" \
