@@ -359,11 +359,14 @@ static const unsigned x86_64_parts[16][4] = {
 	{ X86_REG_R15B, X86_REG_R15W, X86_REG_R15D, X86_REG_R15 },
 };
 
-/* Whether Capstone's register R is DWARF register N of x86_64 or a part. */
-static bool x86_64_is_part(unsigned r, int n)
+/* Whether Capstone's register R is DWARF register N or a part of it
+ * (aarch64: wN of xN, wsp of sp). */
+static bool register_part(const struct insn_arch *ia, unsigned r, int n)
 {
-	if (r == x86_64_regs[n])
+	if (r == ia->regs[n])
 		return true;
+	if (ia->machine == EM_AARCH64)
+		return n < 31 ? r == ARM64_REG_W0 + (unsigned)n : r == ARM64_REG_WSP;
 	for (int i = 0; i < 4; i++)
 		if (x86_64_parts[n][i] == r)
 			return true;
@@ -378,19 +381,40 @@ static bool in_group(const cs_insn *ci, uint8_t group)
 	return false;
 }
 
-/* Whether CI may change DWARF register N: a call or a system call may
- * change any. */
-static bool writes_register(csh h, const cs_insn *ci, int n)
+/* A call or a system call: it may change any register. */
+static bool calls_out(const struct insn_arch *ia, const cs_insn *ci)
+{
+	if (in_group(ci, CS_GRP_CALL) || in_group(ci, CS_GRP_INT))
+		return true;
+	return ia->machine == EM_AARCH64 &&
+	       (strcmp(ci->mnemonic, "bl") == 0 || strncmp(ci->mnemonic, "blr", 3) == 0 ||
+		strcmp(ci->mnemonic, "svc") == 0);
+}
+
+/* An aarch64 load or store with writeback ([xN, #8]!, [xN], #8) changes
+ * its base register; Capstone does not list it among those written. */
+static bool writes_back(const struct insn_arch *ia, const cs_insn *ci, int n)
+{
+	if (ia->machine != EM_AARCH64 || !ci->detail->arm64.writeback)
+		return false;
+	const cs_arm64 *a = &ci->detail->arm64;
+	for (uint8_t i = 0; i < a->op_count; i++)
+		if (a->operands[i].type == ARM64_OP_MEM && register_part(ia, a->operands[i].mem.base, n))
+			return true;
+	return false;
+}
+
+/* Whether CI may change DWARF register N. */
+static bool writes_register(const struct insn_arch *ia, csh h, const cs_insn *ci, int n)
 {
 	cs_regs rd, wr;
 	uint8_t nrd, nwr;
-	if (in_group(ci, CS_GRP_CALL) || in_group(ci, CS_GRP_INT) ||
-	    cs.regs_access(h, ci, rd, &nrd, wr, &nwr) != CS_ERR_OK)
+	if (calls_out(ia, ci) || cs.regs_access(h, ci, rd, &nrd, wr, &nwr) != CS_ERR_OK)
 		return true;
 	for (uint8_t i = 0; i < nwr; i++)
-		if (x86_64_is_part(wr[i], n))
+		if (register_part(ia, wr[i], n))
 			return true;
-	return false;
+	return writes_back(ia, ci, n);
 }
 
 /* The code of one function part, decoded whole. */
@@ -424,28 +448,62 @@ static bool decode_part(struct core *core, struct dbg_session *s, uint64_t start
 	return false;
 }
 
-/* Whether a direct branch of the code lands in (FROM, TO], or the code
- * has an indirect jump (a target unknown). */
-static bool branch_into(const struct part_code *code, uint64_t from, uint64_t to)
+/* Where the jump CI goes: false for an indirect one. */
+static bool jump_target(const struct insn_arch *ia, const cs_insn *ci, uint64_t *target)
+{
+	if (ia->machine == EM_AARCH64) {
+		const cs_arm64 *a = &ci->detail->arm64;
+		if (a->op_count == 0 || a->operands[a->op_count - 1].type != ARM64_OP_IMM)
+			return false;
+		*target = (uint64_t)a->operands[a->op_count - 1].imm;
+		return true;
+	}
+	const cs_x86 *x = &ci->detail->x86;
+	if (x->op_count != 1 || x->operands[0].type != X86_OP_IMM)
+		return false;
+	*target = (uint64_t)x->operands[0].imm;
+	return true;
+}
+
+/* Whether a direct jump of the code lands in (FROM, TO], or the code has
+ * an indirect one (its target unknown). */
+static bool branch_into(const struct insn_arch *ia, const struct part_code *code, uint64_t from,
+			uint64_t to)
 {
 	for (size_t i = 0; i < code->n; i++) {
 		const cs_insn *ci = &code->ci[i];
-		if (!in_group(ci, CS_GRP_JUMP))
+		uint64_t target;
+		if (!in_group(ci, CS_GRP_JUMP) || in_group(ci, CS_GRP_RET) || calls_out(ia, ci))
 			continue;
-		const cs_x86 *x = &ci->detail->x86;
-		if (x->op_count != 1 || x->operands[0].type != X86_OP_IMM)
-			return true;
-		uint64_t target = (uint64_t)x->operands[0].imm;
-		if (target > from && target <= to)
+		if (!jump_target(ia, ci, &target) || (target > from && target <= to))
 			return true;
 	}
 	return false;
 }
 
-/* `mov REG, qword ptr [BASE + DISP]`. */
+/* aarch64's `ldr xREG, [xBASE, #DISP]`. */
+static bool aarch64_load(const struct insn_arch *ia, const cs_insn *ci, int reg,
+			 struct an_load *load)
+{
+	const cs_arm64 *a = &ci->detail->arm64;
+	if (strcmp(ci->mnemonic, "ldr") != 0 || a->op_count != 2 || a->writeback)
+		return false;
+	const cs_arm64_op *d = &a->operands[0], *m = &a->operands[1];
+	if (d->type != ARM64_OP_REG || dwarf_number(ia, d->reg) != reg || m->type != ARM64_OP_MEM ||
+	    m->mem.index != ARM64_REG_INVALID)
+		return false;
+	load->base = dwarf_number(ia, m->mem.base);
+	load->disp = m->mem.disp;
+	load->address = ci->address;
+	return load->base >= 0;
+}
+
+/* `mov REG, qword ptr [BASE + DISP]`, aarch64's `ldr xREG, [xBASE, #DISP]`. */
 static bool plain_load(const struct insn_arch *ia, const cs_insn *ci, int reg,
 		       struct an_load *load)
 {
+	if (ia->machine == EM_AARCH64)
+		return aarch64_load(ia, ci, reg, load);
 	const cs_x86 *x = &ci->detail->x86;
 	if (strcmp(ci->mnemonic, "mov") != 0 || x->op_count != 2)
 		return false;
@@ -465,14 +523,14 @@ static bool find_load(const struct insn_arch *ia, const struct part_code *code, 
 		      struct an_load *load)
 {
 	size_t i = code->at_pc;
-	while (i > 0 && !writes_register(code->h, &code->ci[i - 1], reg))
+	while (i > 0 && !writes_register(ia, code->h, &code->ci[i - 1], reg))
 		i--;
 	if (i == 0 || !plain_load(ia, &code->ci[i - 1], reg, load))
 		return false;
 	load->base_kept = load->base != reg;
 	for (size_t j = i; j < code->at_pc && load->base_kept; j++)
-		load->base_kept = !writes_register(code->h, &code->ci[j], load->base);
-	return !branch_into(code, load->address, code->ci[code->at_pc].address);
+		load->base_kept = !writes_register(ia, code->h, &code->ci[j], load->base);
+	return !branch_into(ia, code, load->address, code->ci[code->at_pc].address);
 }
 
 bool an_insn_last_load(struct core *core, struct dbg_session *s, uint64_t start, uint64_t end,
@@ -480,7 +538,7 @@ bool an_insn_last_load(struct core *core, struct dbg_session *s, uint64_t start,
 {
 	const struct insn_arch *ia = insn_arch_of(core);
 	struct part_code code;
-	if (!ia || ia->machine != EM_X86_64 || reg < 0 || reg >= ia->nregs)
+	if (!ia || reg < 0 || reg >= ia->nregs)
 		return false;
 	pthread_once(&cs_once, cs_setup);
 	if (!cs.open || cs.open(ia->cs_arch, ia->cs_mode, &code.h) != CS_ERR_OK)

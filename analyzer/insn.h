@@ -80,8 +80,7 @@ struct an_load {
 /* The load that last wrote DWARF register REG before PC in the function
  * part [START, END) holding PC, decoded whole from START: found only when
  * it is a plain load, no direct branch of the part lands in (load, PC] and
- * the part has no indirect jump (every path to PC goes through the load).
- * x86_64 only. */
+ * the part has no indirect jump (every path to PC goes through the load). */
 bool an_insn_last_load(struct core *core, struct dbg_session *s, uint64_t start, uint64_t end,
 		       uint64_t pc, int reg, struct an_load *load);
 

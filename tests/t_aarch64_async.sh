@@ -263,3 +263,7 @@ destroyed or assigned to in main"
 a64_cause null_read null_dereference "read of s->bytes at NULL + @AT@"
 a64_cause null_write null_dereference "write of s->quota.limit at NULL + @AT@"
 a64_cause wild_read bad_access "read of s->bytes at @AT@ in session_bytes"
+a64_cause null_loaded null_dereference "read of o->account->limit at NULL + @AT@"
+a64_cause_cxx null_loaded "null_dereference: read of order.coupon->rate at NULL + 0x8"
+# A jump lands between the load and the access: not named.
+a64_cause null_loaded_jump null_dereference "read at NULL + 0x8"
