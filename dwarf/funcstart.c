@@ -114,20 +114,27 @@ bool dbg_file_function_entry(struct dbg_file *f, uint64_t addr, uint64_t *entry)
 	return symbol_entry(f, addr, entry);
 }
 
+/* The file of the module holding PC (the session locked), and *SHIFT, what
+ * turns a target address into the file's offline one; NULL when none. */
+static struct dbg_file *file_at(struct dbg_session *s, uint64_t pc, uint64_t *shift)
+{
+	struct dbg_module_entry *m = dbg_module_for(s, pc);
+	struct dbg_file *f = m ? dbg_module_file(s, m) : NULL;
+	Dwarf_Addr fbias = 0;
+	if (f)
+		dwfl_module_getelf(f->mod, &fbias);
+	*shift = f ? fbias - m->bias : 0;
+	return f;
+}
+
 bool dbg_function_entry(struct dbg_session *s, uint64_t pc, bool activation, uint64_t *entry)
 {
 	dbg_lock(s);
-	struct dbg_module_entry *m = dbg_module_for(s, pc);
-	struct dbg_file *f = m ? dbg_module_file(s, m) : NULL;
-	bool ok = false;
-	if (f) {
-		Dwarf_Addr fbias = 0;
-		dwfl_module_getelf(f->mod, &fbias);
-		uint64_t lookup = (activation ? pc : pc - 1) - m->bias + fbias;
-		ok = dbg_file_function_entry(f, lookup, entry);
-		if (ok)
-			*entry = *entry - fbias + m->bias;
-	}
+	uint64_t shift;
+	struct dbg_file *f = file_at(s, pc, &shift);
+	bool ok = f && dbg_file_function_entry(f, (activation ? pc : pc - 1) + shift, entry);
+	if (ok)
+		*entry -= shift;
 	dbg_unlock(s);
 	return ok;
 }
@@ -174,17 +181,12 @@ static bool file_function_part(struct dbg_file *f, uint64_t addr, uint64_t *star
 bool dbg_function_part(struct dbg_session *s, uint64_t pc, uint64_t *start, uint64_t *end)
 {
 	dbg_lock(s);
-	struct dbg_module_entry *m = dbg_module_for(s, pc);
-	struct dbg_file *f = m ? dbg_module_file(s, m) : NULL;
-	bool ok = false;
-	if (f) {
-		Dwarf_Addr fbias = 0;
-		dwfl_module_getelf(f->mod, &fbias);
-		ok = file_function_part(f, pc - m->bias + fbias, start, end);
-		if (ok) {
-			*start = *start - fbias + m->bias;
-			*end = *end - fbias + m->bias;
-		}
+	uint64_t shift;
+	struct dbg_file *f = file_at(s, pc, &shift);
+	bool ok = f && file_function_part(f, pc + shift, start, end);
+	if (ok) {
+		*start -= shift;
+		*end -= shift;
 	}
 	dbg_unlock(s);
 	return ok;
