@@ -281,20 +281,35 @@ static int sign(void *ctx, const struct rep_stored_crash *c, char **signature, c
 	return an_signature_of(&in, NULL, signature, hash);
 }
 
+/* A store DIR/NAME holding AN (then freed), or NULL; DB gets its path. */
+static struct rep_store *store_of(const char *dir, const char *name, struct analysis *an, char *db,
+				  size_t len)
+{
+	char why[512];
+	struct rep_store *st = NULL;
+	snprintf(db, len, "%s/%s", dir, name);
+	bool ok = rep_store_open(db, &st, why, sizeof(why)) == 0 &&
+		  rep_store_write(st, an, why, sizeof(why)) == REP_WRITE_STORED;
+	an_analysis_destroy(an);
+	if (!ok) {
+		rep_store_close(st);
+		return NULL;
+	}
+	return st;
+}
+
 /* The store's side of symbolizing stored frames again: rows rewritten
  * and renumbered, counts and debuginfo set, the rest kept, once. */
 static void test_resymbolize(const char *dir)
 {
 	char db[512], why[512];
-	struct rep_store *st = NULL;
 	struct rep_resign_result r;
 	int asked = 0;
 	const struct rep_resign_fns fns = {sign, found_prog, two_levels, &asked};
-	snprintf(db, sizeof(db), "%s/stripped.db", dir);
-	struct analysis *an = stripped_analysis();
-	CHECK("resymbolize: stored", rep_store_open(db, &st, why, sizeof(why)) == 0 &&
-				       rep_store_write(st, an, why, sizeof(why)) == REP_WRITE_STORED);
-	an_analysis_destroy(an);
+	struct rep_store *st = store_of(dir, "stripped.db", stripped_analysis(), db, sizeof(db));
+	CHECK("resymbolize: stored", st != NULL);
+	if (!st)
+		return;
 	CHECK("resymbolize: resign", rep_store_resign(st, &fns, &r, why, sizeof(why)) == 0);
 	CHECK("resymbolize: both modules asked about, one found", asked == 2 && r.modules_found == 1);
 	CHECK("resymbolize: 4 frames of 1 core", r.frames_symbolized == 4 && r.cores_symbolized == 1);
@@ -342,19 +357,17 @@ static void test_resymbolize(const char *dir)
 static void test_resymbolize_gap(const char *dir)
 {
 	char db[512], why[512];
-	struct rep_store *st = NULL;
 	struct rep_resign_result r;
 	int asked = 0;
 	const struct rep_resign_fns fns = {sign, found_prog, two_levels, &asked};
-	snprintf(db, sizeof(db), "%s/gap.db", dir);
 	struct analysis *an = stripped_analysis();
 	struct an_recursion *rec = calloc(1, sizeof(*rec));
 	*rec = (struct an_recursion){.first = 2, .last = 7, .repeats = 3};
 	an->threads[0].recursion = rec;
-	CHECK("gap: stored, past the run at its true index",
-	      rep_store_open(db, &st, why, sizeof(why)) == 0 &&
-	      rep_store_write(st, an, why, sizeof(why)) == REP_WRITE_STORED);
-	an_analysis_destroy(an);
+	struct rep_store *st = store_of(dir, "gap.db", an, db, sizeof(db));
+	CHECK("gap: stored, past the run at its true index", st != NULL);
+	if (!st)
+		return;
 	sqlite3 *h;
 	sqlite3_open(db, &h);
 	CHECK("gap: stored indexes 0 1 8",
