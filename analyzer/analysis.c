@@ -75,6 +75,36 @@ enum an_frame_kind an_frame_kind_parse(const char *name)
 	return AN_FRAME_NATIVE;
 }
 
+const char *an_frame_role_name(enum an_frame_role role)
+{
+	static const char *const names[] = {
+		[AN_FRAME_PLAIN] = NULL, [AN_FRAME_HANDLER] = "crash_handler",
+		[AN_FRAME_TRAMPOLINE] = "trampoline", [AN_FRAME_CRASH_SITE] = "crash_site",
+	};
+	return (unsigned)role < sizeof(names) / sizeof(names[0]) ? names[role] : NULL;
+}
+
+enum an_frame_role an_frame_role_parse(const char *name)
+{
+	static const enum an_frame_role roles[] = {
+		AN_FRAME_HANDLER, AN_FRAME_TRAMPOLINE, AN_FRAME_CRASH_SITE,
+	};
+	for (size_t i = 0; name && i < sizeof(roles) / sizeof(roles[0]); i++)
+		if (strcmp(name, an_frame_role_name(roles[i])) == 0)
+			return roles[i];
+	return AN_FRAME_PLAIN;
+}
+
+const char *an_handler_action_name(enum an_handler_action action)
+{
+	static const char *const names[] = {
+		[AN_HANDLER_RERAISED] = "re-raised", [AN_HANDLER_ABORTED] = "aborted",
+		[AN_HANDLER_EXITED] = "exited", [AN_HANDLER_FAULTED] = "faulted",
+		[AN_HANDLER_RUNNING] = "running",
+	};
+	return (unsigned)action < sizeof(names) / sizeof(names[0]) ? names[action] : "re-raised";
+}
+
 size_t an_crashing_thread(const struct analysis *an)
 {
 	for (size_t i = 0; i < an->nthreads; i++)
@@ -264,6 +294,7 @@ void an_analysis_destroy(struct analysis *an)
 	free(an->executable);
 	free(an->build_id);
 	free(an->abort_message);
+	free(an->caught.handler);
 	free(an->cause.summary);
 	free(an->cause.exception_type);
 	free(an->cause.exception_what);

@@ -27,6 +27,20 @@ const char *an_frame_kind_name(enum an_frame_kind kind);
  * NULL or any other text. */
 enum an_frame_kind an_frame_kind_parse(const char *name);
 
+/* What a native frame is to a crash a signal handler caught (DESIGN.md
+ * "Signal frames and crash handlers"): the signal trampoline (gdb's
+ * `<signal handler called>`), a frame of the crash handler (inside the
+ * trampoline whose signal frame holds the caught fault), the frame the
+ * fault interrupted.  Every trampoline is one, whatever its signal. */
+enum an_frame_role { AN_FRAME_PLAIN, AN_FRAME_HANDLER, AN_FRAME_TRAMPOLINE, AN_FRAME_CRASH_SITE };
+
+/* NULL (plain), "crash_handler", "trampoline", "crash_site": JSON's and the
+ * stores' frame role. */
+const char *an_frame_role_name(enum an_frame_role role);
+
+/* The role an_frame_role_name() names NAME; plain for NULL or any other. */
+enum an_frame_role an_frame_role_parse(const char *name);
+
 /* A frame a runtime description gave (script or label): no pc of its own. */
 #define AN_FRAME_IS_RUNTIME(f) ((f)->kind == AN_FRAME_SCRIPT || (f)->kind == AN_FRAME_LABEL)
 
@@ -92,6 +106,7 @@ struct an_frame {
 	char *runtime;              /* script/label: the description's name */
 	char *detail;               /* script/label: the description's detail, or NULL */
 	enum an_frame_kind kind;
+	enum an_frame_role role;
 	int line;                   /* 0 when unknown */
 	int inline_depth;           /* 0 for the real frame, >0 for inline levels;
 				       a tail call's: its innermost function's */
@@ -257,6 +272,40 @@ enum an_cause_kind {
 /* "stack_overflow", "null_dereference", ... as the JSON and the store say. */
 const char *an_cause_kind_name(enum an_cause_kind kind);
 
+/* What a crash handler did with the fault it caught. */
+enum an_handler_action {
+	AN_HANDLER_RERAISED, AN_HANDLER_ABORTED, AN_HANDLER_EXITED, AN_HANDLER_FAULTED,
+	AN_HANDLER_RUNNING
+};
+
+/* "re-raised", "aborted", "exited", "faulted" (it faulted in turn),
+ * "running" (a live process still inside it). */
+const char *an_handler_action_name(enum an_handler_action action);
+
+/* The fault a program's own signal handler caught (DESIGN.md "Signal frames
+ * and crash handlers"), read from the kernel's signal frame on the stack, or
+ * (re-raised on return) from the faulting instruction: the crash the cause
+ * and the signature speak of, where the core's signal is the handler's. */
+struct an_caught {
+	bool present;
+	int signo;
+	const char *signal_name;    /* static, NULL when unknown */
+	int code;
+	bool has_code;
+	const char *code_name;      /* static, NULL when unknown */
+	uint64_t fault_address;
+	bool has_fault_address;
+	int32_t tid;                /* the thread that faulted */
+	uint64_t site;              /* true frame index of the frame the fault
+				       interrupted (the crash site) */
+	bool on_return;             /* re-raised on return: no signal frame, the
+				       evidence is the faulting instruction */
+	uint64_t regs[AN_THREAD_NREGS];  /* the registers the fault interrupted
+					    (an_thread.regs' order) */
+	char *handler;              /* the handler's function, or NULL */
+	enum an_handler_action action;
+};
+
 struct an_cause {
 	enum an_cause_kind kind;
 	char *summary;              /* one line, malloc'd; NULL until decided */
@@ -309,6 +358,7 @@ struct analysis {
 	bool has_fault_address;
 	int32_t crashing_tid;
 	char *abort_message;        /* glibc's __abort_msg->msg, or NULL */
+	struct an_caught caught;    /* the fault a handler caught; !present: none */
 	struct an_cause cause;
 
 	struct an_module *modules;

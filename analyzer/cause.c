@@ -54,6 +54,17 @@ struct cause_ctx {
 	struct analysis *an;
 	struct an_cause *cause;
 	const struct an_thread *thread; /* the crashing one, or NULL */
+	/* The crash spoken of: the core's signal on the crashing thread, or
+	 * the fault a crash handler caught (an_caught) and the frames it
+	 * interrupted. */
+	bool has_signal, has_code, has_fault;
+	int signo, code;
+	const char *signal_name, *code_name;
+	uint64_t fault;
+	const uint64_t *regs;           /* thread registers at the fault */
+	const struct an_frame *frames;
+	size_t nframes;
+	int32_t tid;
 	uint64_t pc, sp;
 	struct an_insn insn;            /* the instruction at pc (fault_insn) */
 	int insn_state;                 /* 0: not decoded yet, 1: decoded, -1: none */
@@ -108,13 +119,11 @@ static bool name_in(const char *name, const char *const *names)
 	return false;
 }
 
-/* The index of the crashing thread's innermost frame named one of NAMES,
- * or -1. */
+/* The index of the innermost frame named one of NAMES, or -1. */
 static long frame_named(const struct cause_ctx *c, const char *const *names)
 {
-	const struct an_thread *t = c->thread;
-	for (size_t i = 0; t && i < t->nframes; i++)
-		if (name_in(t->frames[i].function, names))
+	for (size_t i = 0; i < c->nframes; i++)
+		if (name_in(c->frames[i].function, names))
 			return (long)i;
 	return -1;
 }
@@ -122,19 +131,18 @@ static long frame_named(const struct cause_ctx *c, const char *const *names)
 /* The function that called frame I (the next frame with a name), or NULL. */
 static const char *caller_of(const struct cause_ctx *c, long i)
 {
-	const struct an_thread *t = c->thread;
-	if (!t || i < 0 || (size_t)i >= t->nframes)
+	if (i < 0 || (size_t)i >= c->nframes)
 		return NULL;
-	const char *self = t->frames[i].function;
-	for (size_t k = (size_t)i + 1; k < t->nframes; k++)
-		if (t->frames[k].function && !(self && name_is(t->frames[k].function, self)))
-			return t->frames[k].function;
+	const char *self = c->frames[i].function;
+	for (size_t k = (size_t)i + 1; k < c->nframes; k++)
+		if (c->frames[k].function && !(self && name_is(c->frames[k].function, self)))
+			return c->frames[k].function;
 	return NULL;
 }
 
 static const char *innermost_function(const struct cause_ctx *c)
 {
-	return c->thread && c->thread->nframes ? c->thread->frames[0].function : NULL;
+	return c->nframes ? c->frames[0].function : NULL;
 }
 
 /* " in F" for the summaries, or "". */
@@ -209,7 +217,7 @@ static const char *stack_owner(const struct cause_ctx *c, const struct core_segm
 	uint64_t execfn = c->core->auxv.present ? c->core->auxv.execfn : 0;
 	if (execfn >= stack->vaddr && execfn - stack->vaddr < stack->memsz)
 		return "the main thread's";
-	snprintf(buf, len, "thread %d's", c->thread ? c->thread->tid : c->an->crashing_tid);
+	snprintf(buf, len, "thread %d's", c->tid);
 	return buf;
 }
 
@@ -221,12 +229,12 @@ static int decide_stack_overflow(struct cause_ctx *c)
 	uint64_t lo;
 	bool page;
 	stack_guard(c->core, stack, &lo, &page);
-	uint64_t fault = c->an->fault_address;
-	bool fault_in_guard = c->an->has_fault_address && fault >= lo && fault < stack->vaddr &&
+	uint64_t fault = c->fault;
+	bool fault_in_guard = c->has_fault && fault >= lo && fault < stack->vaddr &&
 			      fault + STACK_REACH >= c->sp;
 	/* sp alone is the evidence when the kernel could not say where the
 	 * fault was (it failed to push the signal frame: SI_KERNEL). */
-	bool sp_in_guard = !c->an->has_fault_address && c->sp >= lo && c->sp < stack->vaddr;
+	bool sp_in_guard = !c->has_fault && c->sp >= lo && c->sp < stack->vaddr;
 	if (!fault_in_guard && !sp_in_guard)
 		return 0;
 	char h[32], hs[32], owner[64], size[32];
@@ -332,13 +340,13 @@ static void describe_fault_access(struct cause_ctx *c, uint64_t fault, struct fa
 	if (!insn)
 		return;
 	bool exact;
-	const struct an_insn_op *op = an_insn_mem_operand(insn, c->thread->regs, fault, &exact);
+	const struct an_insn_op *op = an_insn_mem_operand(insn, c->regs, fault, &exact);
 	if (!op)
 		return;
 	fa->access = op->write ? "write" : op->read ? "read" : NULL;
 	if (!exact)
 		return;
-	fa->has_base = an_insn_base_value(insn, op, c->thread->regs, &fa->base_value);
+	fa->has_base = an_insn_base_value(insn, op, c->regs, &fa->base_value);
 	if (c->s && op->base != AN_INSN_NONE && op->base != AN_INSN_PC && op->index == AN_INSN_NONE &&
 	    !dbg_register_access(c->s, c->pc, op->base, (uint64_t)op->disp, fa->expr,
 				 sizeof(fa->expr)))
@@ -364,12 +372,12 @@ static bool through_null(uint64_t fault, const struct fault_access *fa)
  * names in the thread's registers. */
 static bool fault_address(struct cause_ctx *c, uint64_t *fault)
 {
-	if (c->an->has_fault_address) {
-		*fault = c->an->fault_address;
+	if (c->has_fault) {
+		*fault = c->fault;
 		return true;
 	}
 	const struct an_insn *insn = fault_insn(c);
-	return insn && an_insn_access_address(insn, c->thread->regs, fault);
+	return insn && an_insn_access_address(insn, c->regs, fault);
 }
 
 static int decide_null_dereference(struct cause_ctx *c)
@@ -399,15 +407,15 @@ static int decide_null_dereference(struct cause_ctx *c)
 static int decide_bad_access(struct cause_ctx *c)
 {
 	char h[32], fn[512], code[48] = "";
-	if (c->an->code_name)
-		snprintf(code, sizeof(code), " (%s)", c->an->code_name);
+	if (c->code_name)
+		snprintf(code, sizeof(code), " (%s)", c->code_name);
 	const char *in = in_function(innermost_function(c), fn, sizeof(fn));
 	uint64_t fault;
 	if (!fault_address(c, &fault)) {
 		const struct an_insn *insn = fault_insn(c);
 		bool decoded = insn != NULL;
 		return set_summary(c->cause, AN_CAUSE_BAD_ACCESS, "%s%s without a fault address%s%s%s%s",
-				   c->an->signal_name ? c->an->signal_name : "signal", code,
+				   c->signal_name ? c->signal_name : "signal", code,
 				   decoded ? " at `" : "", decoded ? insn->text : "",
 				   decoded ? "`" : "", in) ? 1 : -1;
 	}
@@ -440,8 +448,8 @@ static int decide_illegal_instruction(struct cause_ctx *c)
 	const struct an_insn *insn = fault_insn(c);
 	bool decoded = insn != NULL;
 	char h[32], fn[512], code[48] = "";
-	if (c->an->code_name)
-		snprintf(code, sizeof(code), " (%s)", c->an->code_name);
+	if (c->code_name)
+		snprintf(code, sizeof(code), " (%s)", c->code_name);
 	return set_summary(c->cause, AN_CAUSE_ILLEGAL_INSTRUCTION, "%s%s%s at %s%s%s",
 			   decoded ? "`" : "illegal instruction", decoded ? insn->text : "",
 			   decoded ? "`" : "", an_hex(h, c->pc), code,
@@ -457,8 +465,8 @@ static int decide_arithmetic(struct cause_ctx *c)
 		[FPE_FLTINV] = "invalid floating-point operation",
 		[FPE_FLTSUB] = "subscript out of range",
 	};
-	int code = c->an->code;
-	const char *w = c->an->has_code && code > 0 && (size_t)code < sizeof(what) / sizeof(what[0])
+	int code = c->code;
+	const char *w = c->has_code && code > 0 && (size_t)code < sizeof(what) / sizeof(what[0])
 		? what[code] : NULL;
 	const struct an_insn *insn = fault_insn(c);
 	bool decoded = insn != NULL;
@@ -737,12 +745,11 @@ static const char *malloc_caller(const struct cause_ctx *c, long i)
 		"__libc_malloc", "malloc", "__libc_realloc", "realloc", "__libc_calloc", "calloc",
 		"__libc_memalign", "_mid_memalign", "__libc_free_hook", NULL,
 	};
-	const struct an_thread *t = c->thread;
 	if (i < 0)
 		return NULL;
-	for (size_t k = (size_t)i; t && k < t->nframes; k++)
-		if (t->frames[k].function && !name_in(t->frames[k].function, allocator))
-			return t->frames[k].function;
+	for (size_t k = (size_t)i; k < c->nframes; k++)
+		if (c->frames[k].function && !name_in(c->frames[k].function, allocator))
+			return c->frames[k].function;
 	return NULL;
 }
 
@@ -776,17 +783,16 @@ static bool in_panic_machinery(const char *name)
 static int decide_rust_panic(struct cause_ctx *c)
 {
 	static const char *const entry[] = { "core::panicking::", "std::panicking::", NULL };
-	const struct an_thread *t = c->thread;
 	size_t i = 0;
-	while (t && i < t->nframes && !has_prefix(t->frames[i].function, entry))
+	while (i < c->nframes && !has_prefix(c->frames[i].function, entry))
 		i++;
-	if (!t || i == t->nframes)
+	if (i == c->nframes)
 		return 0;
-	while (i < t->nframes && (!t->frames[i].function || in_panic_machinery(t->frames[i].function)))
+	while (i < c->nframes && (!c->frames[i].function || in_panic_machinery(c->frames[i].function)))
 		i++;
-	if (i == t->nframes)
+	if (i == c->nframes)
 		return set_summary(c->cause, AN_CAUSE_ABORT, "Rust panic") ? 1 : -1;
-	const struct an_frame *f = &t->frames[i];
+	const struct an_frame *f = &c->frames[i];
 	const char *file = f->file ? strrchr(f->file, '/') : NULL;
 	file = file ? file + 1 : f->file;
 	if (file && f->line > 0)
@@ -836,16 +842,17 @@ static int decide_signal(struct cause_ctx *c)
 	const struct analysis *an = c->an;
 	const struct core_siginfo *si = &c->core->siginfo;
 	char code[48] = "", sender[64] = "", fn[512];
-	if (an->code_name)
-		snprintf(code, sizeof(code), " (%s)", an->code_name);
-	if (si->present && si->signo == an->signo && si->code <= 0 && si->sender_pid > 0) {
+	if (c->code_name)
+		snprintf(code, sizeof(code), " (%s)", c->code_name);
+	if (!an->caught.present && si->present && si->signo == an->signo && si->code <= 0 &&
+	    si->sender_pid > 0) {
 		if (an->has_pid && si->sender_pid == an->pid)
 			snprintf(sender, sizeof(sender), ", raised by the process itself");
 		else
 			snprintf(sender, sizeof(sender), ", sent by pid %d", si->sender_pid);
 	}
-	enum an_cause_kind kind = an->signo == SIGABRT ? AN_CAUSE_ABORT : AN_CAUSE_SIGNAL;
-	return set_summary(c->cause, kind, "%s%s%s%s", an->signal_name ? an->signal_name : "signal",
+	enum an_cause_kind kind = c->signo == SIGABRT ? AN_CAUSE_ABORT : AN_CAUSE_SIGNAL;
+	return set_summary(c->cause, kind, "%s%s%s%s", c->signal_name ? c->signal_name : "signal",
 			   code, sender, in_function(innermost_function(c), fn, sizeof(fn))) ? 1 : -1;
 }
 
@@ -853,16 +860,16 @@ static int decide_signal(struct cause_ctx *c)
  * nothing about memory or instructions. */
 static bool sent_by_process(const struct cause_ctx *c)
 {
-	return c->an->has_code && c->an->code <= 0;
+	return c->has_code && c->code <= 0;
 }
 
 static int decide(struct cause_ctx *c)
 {
-	if (!c->an->has_signal)
+	if (!c->has_signal)
 		return set_summary(c->cause, AN_CAUSE_SIGNAL,
 				   "no fatal signal: the process was dumped while running") ? 1 : -1;
 	int r = 0;
-	switch (c->an->signo) {
+	switch (c->signo) {
 	case SIGSEGV:
 	case SIGBUS:
 		if (!sent_by_process(c))
@@ -911,19 +918,118 @@ static void cause_reset(struct an_cause *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/* C speaks of the core's signal on the crashing thread. */
+static void view_core_signal(struct cause_ctx *c)
+{
+	const struct analysis *an = c->an;
+	size_t i = an_crashing_thread(an);
+	c->has_signal = an->has_signal;
+	c->signo = an->signo;
+	c->signal_name = an->signal_name;
+	c->has_code = an->has_code;
+	c->code = an->code;
+	c->code_name = an->code_name;
+	c->has_fault = an->has_fault_address;
+	c->fault = an->fault_address;
+	c->tid = an->crashing_tid;
+	if (i < an->nthreads) {
+		c->thread = &an->threads[i];
+		c->regs = c->thread->regs;
+		c->frames = c->thread->frames;
+		c->nframes = c->thread->nframes;
+		c->tid = c->thread->tid;
+		c->pc = c->thread->pc;
+		c->sp = c->thread->sp;
+	}
+}
+
+/* C speaks of the fault a crash handler caught: its siginfo, the registers
+ * it interrupted and the frames from the crash site out. */
+static void view_caught(struct cause_ctx *c)
+{
+	const struct an_caught *k = &c->an->caught;
+	const struct core_arch *arch = c->core->arch;
+	c->has_signal = true;
+	c->signo = k->signo;
+	c->signal_name = k->signal_name;
+	c->has_code = k->has_code;
+	c->code = k->code;
+	c->code_name = k->code_name;
+	c->has_fault = k->has_fault_address;
+	c->fault = k->fault_address;
+	c->tid = k->tid;
+	c->thread = an_thread_by_tid(c->an, k->tid);
+	c->regs = k->regs;
+	c->pc = k->regs[arch->reg_pc];
+	c->sp = k->regs[arch->reg_sp];
+	c->frames = NULL;
+	c->nframes = 0;
+	const struct an_thread *t = c->thread;
+	for (size_t i = 0; t && i < t->nframes; i++)
+		if (t->frames[i].role == AN_FRAME_CRASH_SITE) {
+			c->frames = &t->frames[i];
+			c->nframes = t->nframes - i;
+			break;
+		}
+}
+
+/* The crash site's function and "(file:line)" after the fault's summary,
+ * for kinds whose summary does not name where it happened. */
+static bool add_site(struct cause_ctx *c)
+{
+	enum an_cause_kind kind = c->cause->kind;
+	if (!c->nframes || !c->frames[0].function ||
+	    (kind != AN_CAUSE_NULL_DEREFERENCE && kind != AN_CAUSE_STACK_OVERFLOW))
+		return true;
+	const struct an_frame *f = &c->frames[0];
+	const char *file = f->file ? strrchr(f->file, '/') : NULL;
+	file = file ? file + 1 : f->file;
+	/* set_summary formats before it frees the summary it replaces */
+	const char *old = c->cause->summary;
+	return file && f->line > 0
+		? set_summary(c->cause, kind, "%s in %s (%s:%d)", old, f->function, file, f->line)
+		: set_summary(c->cause, kind, "%s in %s", old, f->function);
+}
+
+/* "; caught by H, which re-raised it" after the fault's summary. */
+static bool add_handler(struct cause_ctx *c)
+{
+	static const char *const did[] = {
+		[AN_HANDLER_RERAISED] = "which re-raised it", [AN_HANDLER_ABORTED] = "which aborted",
+		[AN_HANDLER_EXITED] = "which exited", [AN_HANDLER_FAULTED] = "which faulted in turn",
+		[AN_HANDLER_RUNNING] = "still running it",
+	};
+	const struct an_caught *k = &c->an->caught;
+	const char *what = (unsigned)k->action < sizeof(did) / sizeof(did[0]) ? did[k->action] : did[0];
+	const char *old = c->cause->summary;
+	return k->handler
+		? set_summary(c->cause, c->cause->kind, "%s; caught by %s, %s", old, k->handler, what)
+		: set_summary(c->cause, c->cause->kind, "%s; caught by the program's signal handler, %s",
+			      old, what);
+}
+
+static int decide_caught(struct cause_ctx *c)
+{
+	view_caught(c);
+	int r = decide(c);
+	if (r > 0 && (!add_site(c) || !add_handler(c)))
+		r = -1;
+	return r;
+}
+
 bool an_cause_decide(struct core *core, struct dbg_session *s, struct analysis *an)
 {
 	cause_reset(&an->cause);
 	struct cause_ctx c = { .core = core, .s = s, .an = an, .cause = &an->cause };
-	size_t i = an_crashing_thread(an);
-	if (i < an->nthreads) {
-		c.thread = &an->threads[i];
-		c.pc = c.thread->pc;
-		c.sp = c.thread->sp;
+	int r;
+	if (an->caught.present)
+		r = decide_caught(&c);
+	else if (core->snapshot.present)
+		r = set_hang(&an->cause, an, core->snapshot.paused_us, core->snapshot.taken_at) ? 1 : -1;
+	else {
+		view_core_signal(&c);
+		r = decide(&c);
 	}
-	int r = core->snapshot.present
-		? (set_hang(&an->cause, an, core->snapshot.paused_us, core->snapshot.taken_at) ? 1 : -1)
-		: decide(&c);
 	if (r < 0) {
 		cause_reset(&an->cause);
 		return false;
@@ -933,6 +1039,8 @@ bool an_cause_decide(struct core *core, struct dbg_session *s, struct analysis *
 
 bool an_cause_hang(struct analysis *an)
 {
+	if (an->caught.present && an->cause.summary)
+		return true;   /* stopped inside a crash handler: the fault it caught */
 	cause_reset(&an->cause);
 	if (set_hang(&an->cause, an, an->paused_us, an->taken_at))
 		return true;

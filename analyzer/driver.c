@@ -17,6 +17,7 @@
 #include "pthreads.h"
 #include "recorder.h"
 #include "recursion.h"
+#include "handler.h"
 #include "runtime.h"
 #include "signature.h"
 
@@ -316,7 +317,7 @@ struct core_error *an_analyze(struct core *core, const struct core_identity *id,
 		if (!opts->no_recorders)
 			an_recorders_recover(s, an);
 	}
-	if (!an_cause_decide(core, s, an)) {
+	if (!an_handler_find(core, s, an) || !an_cause_decide(core, s, an)) {
 		err = &core_error_nomem;
 		goto out;
 	}

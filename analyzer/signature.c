@@ -457,19 +457,30 @@ static const struct an_frame *crash_frames(const struct analysis *an, const stru
 	return t ? t->frames : NULL;
 }
 
+size_t an_signature_start(const struct an_frame *frames, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (frames[i].role == AN_FRAME_CRASH_SITE)
+			return i;
+	return 0;
+}
+
 void an_signature_compute(struct analysis *an, const struct an_signature_lists *lists)
 {
 	size_t nframes, collapsed_at;
 	size_t t = an_crashing_thread(an);
 	const struct an_frame *frames = crash_frames(an, t < an->nthreads ? &an->threads[t] : NULL,
 						     &nframes, &collapsed_at);
+	size_t start = an_signature_start(frames, nframes);
+	const struct an_caught *caught = &an->caught;
+	bool handled = caught->present && caught->signal_name;
 	struct an_signature_input in = {
-		.has_signal = an->has_signal,
-		.signo = an->signo,
-		.signal_name = an->has_signal ? an->signal_name : NULL,
-		.frames = frames,
-		.nframes = nframes,
-		.collapsed_at = collapsed_at,
+		.has_signal = handled || an->has_signal,
+		.signo = handled ? caught->signo : an->signo,
+		.signal_name = handled ? caught->signal_name : an->has_signal ? an->signal_name : NULL,
+		.frames = frames ? frames + start : NULL,
+		.nframes = nframes - start,
+		.collapsed_at = collapsed_at > start ? collapsed_at - start : 0,
 	};
 	free(an->signature);
 	free(an->signature_hash);

@@ -12,6 +12,9 @@
  * without counting (analyzer/siglists.h), and the first AN_SIGNATURE_FRAMES
  * counted names are joined after the signal name:
  *     "SIGSEGV: parse_header < read_request < handle_client < main"
+ * A crash a signal handler caught is signed from the frame the fault
+ * interrupted, with the caught signal's name (an_caught): the same bug with
+ * and without a handler is one bucket.
  * The signature is the logical call chain: how a frame was found (native,
  * async, inlined) is not in it, so a coroutine found on the stack in one
  * build and through its async chain in another is one bucket (the same
@@ -55,6 +58,11 @@ struct an_signature_input {
  * out-of-memory (both NULL). */
 int an_signature_of(const struct an_signature_input *in, const struct an_signature_lists *lists,
 		    char **signature, char **hash);
+
+/* Where a crashing thread's signature starts among its FRAMES: the frame a
+ * caught fault interrupted (role AN_FRAME_CRASH_SITE), so a crash handler's
+ * frames and its trampoline never enter it; 0 when there is none. */
+size_t an_signature_start(const struct an_frame *frames, size_t n);
 
 /* Compute an->signature and an->signature_hash (replacing any previous
  * values) from the crashing thread's frames with LISTS (NULL: built-in).

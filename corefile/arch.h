@@ -59,6 +59,12 @@ struct core_saved_context {
 	const struct core_saved_reg *regs;
 };
 
+/* A thread register (the table's numbering) a signal frame saved, at OFFSET
+ * from the trampoline frame's stack pointer. */
+struct core_sigframe_reg {
+	unsigned short reg, offset;
+};
+
 struct core_arch {
 	const char *name;           /* "x86_64", "aarch64": JSON core.arch */
 	uint16_t machine;           /* EM_X86_64, EM_AARCH64 */
@@ -110,14 +116,20 @@ struct core_arch {
 	 * the return address, then the pushed rbp), or where the frame's own
 	 * frame pointer points, anywhere in the frame (aarch64's x29). */
 	bool record_below_cfa;
-	/* A signal handler returns to a trampoline: where that code carries no
-	 * CFI (qemu-user's), a caller pc at these instruction words is a signal
-	 * frame, and the interrupted registers lie in the signal frame at its
-	 * stack pointer: DWARF registers 0 .. ndwarf_regs-1 from
-	 * sigframe_regs on, the pc at sigframe_pc.  No words: none. */
-	const uint32_t *sigreturn_code;
+	/* A signal handler returns to a trampoline, whose code is these bytes
+	 * (glibc's __restore_rt, the kernel's vDSO __kernel_rt_sigreturn,
+	 * qemu-user's page); at the trampoline frame's stack pointer lies the
+	 * kernel's signal frame (struct rt_sigframe): the siginfo at
+	 * sigframe_siginfo, the interrupted thread registers where
+	 * sigframe_regs says.  Where the trampoline carries no CFI (qemu-user's)
+	 * the unwinder takes the interrupted frame from there too. */
+	const uint8_t *sigreturn_code;
 	unsigned nsigreturn_code;
-	unsigned sigframe_regs, sigframe_pc;
+	unsigned sigframe_siginfo;
+	const struct core_sigframe_reg *sigframe_regs;
+	unsigned nsigframe_regs;
+	int undefined_insn_code;    /* the si_code of SIGILL for an undefined
+				       instruction (x86_64's ud2: ILL_ILLOPN) */
 	bool mapping_symbols;       /* ELF mapping symbols ($x, $d) mark code and
 				       data: no symbol lookup answers with one */
 	/* The return address RA without the bits pointer authentication
@@ -153,6 +165,25 @@ const struct core_arch *core_arch_for_machine(unsigned machine);
 /* The table named NAME ("x86_64", "aarch64"); x86_64's for NULL or an
  * unknown name (analyses stored before the architecture was recorded). */
 const struct core_arch *core_arch_by_name(const char *name);
+
+/* The kernel's signal frame as a handler's trampoline finds it: the siginfo
+ * it was given and the thread registers the signal interrupted. */
+struct core_sigframe {
+	int signo, code, errno_value;
+	uint64_t addr;              /* si_addr where the code carries one */
+	int32_t sender_pid;         /* si_pid for kill()-style codes */
+	uint64_t regs[CORE_MAX_REGS];   /* the arch's thread registers; those the
+					   frame does not save are 0 */
+	uint64_t known;             /* bit N: regs[N] was read */
+};
+
+/* Whether the code at PC is ARCH's signal return trampoline. */
+bool core_is_sigreturn(struct core *core, uint64_t pc);
+
+/* Read the signal frame of the trampoline frame whose stack pointer is SP
+ * into *OUT.  False when the core cannot give all of it; nothing in it is
+ * validated beyond being readable. */
+bool core_sigframe_read(struct core *core, uint64_t sp, struct core_sigframe *out);
 
 /* Name of thread register N, of DWARF register N ("?" past the table). */
 const char *core_arch_reg_name(const struct core_arch *arch, unsigned n);

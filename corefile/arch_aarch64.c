@@ -3,6 +3,7 @@
 #include "arch.h"
 
 #include <elf.h>
+#include <signal.h>
 
 #include "core.h"
 
@@ -40,15 +41,24 @@ static bool after_call(struct core *core, uint64_t ra)
 	       (insn & 0xfefff800u) == 0xd63f0800u;        /* BLRAA(Z), BLRAB(Z) */
 }
 
-/* rt_sigreturn: mov x8, #139; svc #0 (the kernel's vDSO, glibc, qemu). */
-static const uint32_t sigreturn_code[] = { 0xd2801168u, 0xd4000001u };
+/* rt_sigreturn: mov x8, #139; svc #0 (the kernel's vDSO, glibc, qemu),
+ * little-endian. */
+static const uint8_t sigreturn_code[] = { 0x68, 0x11, 0x80, 0xd2, 0x01, 0x00, 0x00, 0xd4 };
 
-/* struct rt_sigframe at the handler's stack pointer: siginfo (128 bytes),
- * then the ucontext, whose uc_mcontext (at 176: uc_flags, uc_link,
- * uc_stack, uc_sigmask and its padding to 128 bytes, aligned to 16) holds
- * fault_address, regs[31], sp, pc, pstate. */
-enum { SIGFRAME_MCONTEXT = 128 + 176, SIGFRAME_REGS = SIGFRAME_MCONTEXT + 8,
-       SIGFRAME_PC = SIGFRAME_REGS + 8 * 32 };
+/* struct rt_sigframe at the handler's stack pointer (arch/arm64/kernel/
+ * signal.c): siginfo (128 bytes), then the ucontext, whose uc_mcontext (at
+ * 176: uc_flags, uc_link, uc_stack, uc_sigmask and its padding to 128
+ * bytes, aligned to 16) holds fault_address, then regs[31], sp, pc, pstate:
+ * the thread registers 0..33 in order. */
+enum { SIGFRAME_MCONTEXT = 128 + 176, SIGFRAME_REGS = SIGFRAME_MCONTEXT + 8 };
+
+#define R(n) { n, SIGFRAME_REGS + 8 * (n) }
+static const struct core_sigframe_reg sigframe_regs[] = {
+	R(0), R(1), R(2), R(3), R(4), R(5), R(6), R(7), R(8), R(9), R(10), R(11),
+	R(12), R(13), R(14), R(15), R(16), R(17), R(18), R(19), R(20), R(21), R(22),
+	R(23), R(24), R(25), R(26), R(27), R(28), R(29), R(30), R(31), R(32), R(33),
+};
+#undef R
 
 /* Bits of a user-space code address that pointer authentication may hold
  * when the core does not say (no NT_ARM_PAC_MASK): those above a 48-bit
@@ -105,9 +115,11 @@ const struct core_arch core_arch_aarch64 = {
 	.frame_records = true,
 	.dwarf_lr = 30,
 	.sigreturn_code = sigreturn_code,
-	.nsigreturn_code = 2,
-	.sigframe_regs = SIGFRAME_REGS,
-	.sigframe_pc = SIGFRAME_PC,
+	.nsigreturn_code = sizeof(sigreturn_code),
+	.sigframe_siginfo = 0,
+	.sigframe_regs = sigframe_regs,
+	.nsigframe_regs = sizeof(sigframe_regs) / sizeof(sigframe_regs[0]),
+	.undefined_insn_code = ILL_ILLOPC,
 	.mapping_symbols = true,
 	.strip_ra = strip_ra,
 	.record_below_cfa = false,

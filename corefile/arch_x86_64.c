@@ -2,6 +2,7 @@
 #include "arch.h"
 
 #include <elf.h>
+#include <signal.h>
 
 #include "core.h"
 
@@ -66,6 +67,25 @@ static uint64_t strip_ra(const struct core *core, uint64_t ra)
 	return ra;
 }
 
+/* glibc's __restore_rt: mov $15, %rax; syscall (rt_sigreturn). */
+static const uint8_t sigreturn_code[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
+
+/* struct rt_sigframe { char *pretcode; struct ucontext uc; struct siginfo
+ * info; } (arch/x86/include/asm/sigframe.h): the handler returns through
+ * pretcode, so the trampoline frame's stack pointer is &uc.  The ucontext's
+ * uc_flags, uc_link and uc_stack (40 bytes) precede uc_mcontext, a struct
+ * sigcontext (256 bytes: r8..r15, rdi, rsi, rbp, rbx, rdx, rax, rcx, rsp,
+ * rip, eflags, ...), then uc_sigmask (8): the siginfo follows at 304. */
+enum { SIGFRAME_MCONTEXT = 40, SIGFRAME_SIGINFO = 304 };
+
+#define R(reg, n) { CORE_REG_##reg, SIGFRAME_MCONTEXT + 8 * (n) }
+static const struct core_sigframe_reg sigframe_regs[] = {
+	R(R8, 0), R(R9, 1), R(R10, 2), R(R11, 3), R(R12, 4), R(R13, 5), R(R14, 6),
+	R(R15, 7), R(RDI, 8), R(RSI, 9), R(RBP, 10), R(RBX, 11), R(RDX, 12), R(RAX, 13),
+	R(RCX, 14), R(RSP, 15), R(RIP, 16), R(EFLAGS, 17),
+};
+#undef R
+
 /* bRPC's bthread_jump_fcontext for linux x86_64 (src/bthread/context.cpp)
  * pushes rbp, rbx, r15, r14, r13, r12 below its return address and 8 bytes
  * of FPU control words (mxcsr, x87 cw) at the context pointer; the return
@@ -108,6 +128,12 @@ const struct core_arch core_arch_x86_64 = {
 	.pthread_size = 0x940, .pthread_list = 0x2c0, .pthread_tid = 0x2d0,
 	.pthread_specific = 0x510, .rtld_stack_used = 0x10a8, .rtld_stack_user = 0x10b8,
 	.tp_is_pthread = true,
+	.sigreturn_code = sigreturn_code,
+	.nsigreturn_code = sizeof(sigreturn_code),
+	.sigframe_siginfo = SIGFRAME_SIGINFO,
+	.sigframe_regs = sigframe_regs,
+	.nsigframe_regs = sizeof(sigframe_regs) / sizeof(sigframe_regs[0]),
+	.undefined_insn_code = ILL_ILLOPN,
 	.bthread_context = { .size = 0x40, .pc_offset = 0x38,
 			     .nregs = sizeof(bthread_regs) / sizeof(bthread_regs[0]),
 			     .regs = bthread_regs },

@@ -214,6 +214,10 @@ void core_warn(struct core *core, const char *fmt, ...) __attribute__((format(pr
  * positive code other than SI_KERNEL), not sent by kill() or the kernel. */
 bool core_signal_has_address(int signo, int code);
 
+/* Bytes of a siginfo_t, and its fields from D (that many bytes). */
+#define CORE_SIGINFO_SIZE 128
+void core_siginfo_parse(const unsigned char *d, struct core_siginfo *si);
+
 /* Name and si_code description of a signal ("SIGSEGV", "SEGV_MAPERR"). */
 const char *core_signal_name(int signo);
 const char *core_signal_code_name(int signo, int code);

@@ -136,13 +136,9 @@ static void parse_prpsinfo(struct core *core, const unsigned char *d, size_t len
 }
 
 /* siginfo_t: si_signo@0 si_errno@4 si_code@8, union @16. */
-static void parse_siginfo(struct core *core, const unsigned char *d, size_t len)
+void core_siginfo_parse(const unsigned char *d, struct core_siginfo *si)
 {
-	if (len < 128) {
-		core_warn(core, "NT_SIGINFO note of %zu bytes is too short; ignored", len);
-		return;
-	}
-	struct core_siginfo *si = &core->siginfo;
+	memset(si, 0, sizeof(*si));
 	si->present = true;
 	si->signo = (int)get_u32(d);
 	si->errno_value = (int)get_u32(d + 4);
@@ -153,6 +149,15 @@ static void parse_siginfo(struct core *core, const unsigned char *d, size_t len)
 		si->sender_pid = (int32_t)get_u32(d + 16);
 		si->sender_uid = get_u32(d + 20);
 	}
+}
+
+static void parse_siginfo(struct core *core, const unsigned char *d, size_t len)
+{
+	if (len < CORE_SIGINFO_SIZE) {
+		core_warn(core, "NT_SIGINFO note of %zu bytes is too short; ignored", len);
+		return;
+	}
+	core_siginfo_parse(d, &core->siginfo);
 }
 
 static void parse_auxv(struct core *core, const unsigned char *d, size_t len)

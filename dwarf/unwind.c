@@ -260,25 +260,21 @@ static bool leaf_caller(struct walk *w, const struct dbg_frame *f, struct resume
 static bool signal_caller(struct walk *w, const struct dbg_frame *f)
 {
 	const struct core_arch *arch = w->arch;
-	uint32_t code[4];
-	uint64_t regs[DBG_NREGS], pc;
-	size_t n = arch->nsigreturn_code;
-	if (f->activation || n == 0 || n > 4 || !f->has_sp || f->pc % 4 != 0 ||
-	    !core_read_bytes(w->s->core, f->pc, code, n * sizeof(code[0])) ||
-	    memcmp(code, arch->sigreturn_code, n * sizeof(code[0])) != 0)
-		return false;
-	if (!core_read_bytes(w->s->core, f->sp + arch->sigframe_regs, regs,
-			     arch->ndwarf_regs * sizeof(regs[0])) ||
-	    !core_read_u64(w->s->core, f->sp + arch->sigframe_pc, &pc) || pc == 0)
+	struct core_sigframe sf;
+	if (f->activation || !f->has_sp || !core_is_sigreturn(w->s->core, f->pc) ||
+	    !core_sigframe_read(w->s->core, f->sp, &sf) || sf.regs[arch->reg_pc] == 0)
 		return false;
 	struct resume *r = &w->pending;
 	memset(r, 0, sizeof(*r));
-	memcpy(r->regs, regs, arch->ndwarf_regs * sizeof(regs[0]));
-	r->known = arch->ndwarf_regs >= 32 ? UINT32_MAX : (1u << arch->ndwarf_regs) - 1;
-	r->pc = pc;
+	for (unsigned i = 0; i < arch->ndwarf_regs; i++)
+		if (sf.known & (1ull << arch->dwarf_regs[i])) {
+			r->regs[i] = sf.regs[arch->dwarf_regs[i]];
+			r->known |= 1u << i;
+		}
+	r->pc = sf.regs[arch->reg_pc];
 	r->interrupted = true;
 	if (arch->dwarf_pc >= 0)
-		r->regs[arch->dwarf_pc] = pc;
+		r->regs[arch->dwarf_pc] = r->pc;
 	w->has_pending = true;
 	return true;
 }
@@ -334,6 +330,17 @@ static bool along_the_stack(struct walk *w, Dwfl_Frame *state)
 	       w->n - w->s->opts.max_frames < st->memsz / 8;
 }
 
+/* Whether the frame libdwfl gives next, an ACTIVATION, is one a signal
+ * interrupted: the frame before it is the signal's trampoline.  (libdwfl
+ * also takes the trampoline itself for an activation.) */
+static bool interrupted_frame(struct walk *w, bool activation)
+{
+	if (!activation || w->n == 0)
+		return false;
+	const struct dbg_frame *prev = &w->frames[w->n - 1];
+	return prev->activation && core_is_sigreturn(w->s->core, prev->pc);
+}
+
 static int frame_cb(Dwfl_Frame *state, void *arg)
 {
 	struct walk *w = arg;
@@ -356,10 +363,12 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	f->pc = pc;
 	f->activation = activation;
 	/* In a caller, only callee-saved registers, rsp and rip mean anything:
-	 * libdw carries the others over as "same value". */
+	 * libdw carries the others over as "same value".  A frame a signal
+	 * interrupted (an activation past the first) has every register back
+	 * from the signal frame. */
 	const struct core_arch *arch = w->arch;
 	uint32_t all = arch->ndwarf_regs >= 32 ? UINT32_MAX : (1u << arch->ndwarf_regs) - 1;
-	uint32_t wanted = w->n > 0 ? arch->callee_saved : all;
+	uint32_t wanted = w->n == 0 || interrupted_frame(w, activation) ? all : arch->callee_saved;
 	for (unsigned r = 0; r < arch->ndwarf_regs; r++) {
 		Dwarf_Word v;
 		if ((wanted & (1u << r)) && dwfl_frame_reg(state, r, &v) == 0) {

@@ -97,6 +97,18 @@ static void set(json_t *o, const char *key, json_t *value)
 		json_failed = true;
 }
 
+/* "handled_by": the crash handler that caught the fault the cause speaks
+ * of, what it did, and the signal it caught; null when none did. */
+static json_t *handled_by_object(const struct an_caught *k)
+{
+	if (!k->present)
+		return json_null();
+	return json_pack("{s:o, s:s, s:o, s:o, s:o}", "function", jstr(k->handler), "action",
+			 an_handler_action_name(k->action), "signal", jstr(k->signal_name), "code",
+			 jstr(k->has_code ? k->code_name : NULL), "address",
+			 jhex_if(k->has_fault_address, k->fault_address));
+}
+
 /* "cause": {"kind", "summary"}, and what the kind found: "exception"
  * {"type", "what"} for an uncaught exception, "access" and "expression"
  * for a NULL dereference or another bad access. */
@@ -116,6 +128,7 @@ static json_t *cause_object(const struct analysis *an)
 		set(o, "access", jstr(c->access));
 		set(o, "expression", jstr(c->expression));
 	}
+	set(o, "handled_by", handled_by_object(&an->caught));
 	return o;
 }
 
@@ -210,7 +223,8 @@ static uint64_t place_hash(const struct an_frame *f)
 {
 	uint64_t n[] = { f->pc, f->offset, f->module_offset, (uint64_t)f->line,
 			 (uint64_t)f->inline_depth,
-			 (uint64_t)f->kind << 8 | f->has_offset << 3 | f->has_module_offset << 2 |
+			 (uint64_t)f->role << 16 | (uint64_t)f->kind << 8 | f->has_offset << 3 |
+			 f->has_module_offset << 2 |
 			 f->inlined << 1 | f->tailcall };
 	uint64_t h = hash_bytes(1469598103934665603ULL, n, sizeof(n));
 	/* A native or async frame's strings follow from its pc and inline
@@ -224,7 +238,8 @@ static uint64_t place_hash(const struct an_frame *f)
 
 static bool same_place(const struct an_frame *a, const struct an_frame *b)
 {
-	return a->kind == b->kind && a->pc == b->pc && a->has_offset == b->has_offset &&
+	return a->kind == b->kind && a->role == b->role && a->pc == b->pc &&
+	       a->has_offset == b->has_offset &&
 	       (!a->has_offset || a->offset == b->offset) &&
 	       a->has_module_offset == b->has_module_offset &&
 	       (!a->has_module_offset || a->module_offset == b->module_offset) &&
@@ -252,6 +267,8 @@ static json_t *place_object(const struct an_frame *f)
 	set(o, "inlined", json_boolean(f->inlined));
 	set(o, "inline_depth", json_integer(f->inline_depth));
 	set(o, "tailcall", json_boolean(f->tailcall));
+	/* null, or what the frame is to a crash a signal handler caught */
+	set(o, "role", jstr(an_frame_role_name(f->role)));
 	set(o, "runtime", jstr(f->runtime));    /* script/label: the description */
 	set(o, "detail", jstr(f->detail));
 	return o;

@@ -1,0 +1,336 @@
+/* Crash handlers: a program that catches its own fatal signal logs, then
+ * re-raises it or aborts, and its core's signal is the handler's.  Two
+ * shapes (DESIGN.md "Signal frames and crash handlers"):
+ * - re-raised at once: the stack runs the handler's frames, the signal
+ *   trampoline, then the interrupted frames; the kernel's signal frame at
+ *   the trampoline's stack pointer holds the caught siginfo and registers;
+ * - re-raised on return: the plain faulting stack, with a signal the
+ *   process sent itself; the instruction at the pc is the evidence.
+ * Everything read from a signal frame is checked before it is believed. */
+#include "handler.h"
+#include "insn.h"
+
+#include <elf.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Signals that end a program unless it catches them: a handler that
+ * caught one is a crash handler. */
+static bool is_crash_signal(int signo)
+{
+	switch (signo) {
+	case SIGSEGV:
+	case SIGBUS:
+	case SIGILL:
+	case SIGFPE:
+	case SIGTRAP:
+	case SIGSYS:
+	case SIGABRT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* si_code values the kernel or a sending process writes: SI_TKILL ..
+ * SI_USER, a fault's small positive code, SI_KERNEL. */
+static bool code_plausible(int code)
+{
+	return (code >= SI_TKILL && code <= 32) || code == SI_KERNEL;
+}
+
+/* Frame I may be a trampoline: libdwfl takes a trampoline and the frame it
+ * returns to for activations (their pcs exact), and qemu-user's, which has
+ * no CFI, returns to an activation. */
+static bool may_be_trampoline(const struct an_thread *t, size_t i)
+{
+	const struct an_frame *f = &t->frames[i];
+	if (f->kind != AN_FRAME_NATIVE || f->inlined || f->tailcall || f->pc == 0)
+		return false;
+	return f->activation || (i + 1 < t->nframes && t->frames[i + 1].activation);
+}
+
+/* Mark T's trampolines; returns how many. */
+static size_t mark_trampolines(struct core *core, struct an_thread *t)
+{
+	size_t n = 0;
+	for (size_t i = 1; i < t->nframes; i++)
+		if (may_be_trampoline(t, i) && core_is_sigreturn(core, t->frames[i].pc)) {
+			t->frames[i].role = AN_FRAME_TRAMPOLINE;
+			n++;
+		}
+	return n;
+}
+
+/* The stack pointer of trampoline frame I: its own, else the CFA of the
+ * handler frame it returns from. */
+static bool trampoline_sp(const struct core *core, const struct an_thread *t, size_t i, uint64_t *sp)
+{
+	if (an_frame_reg(&t->frames[i], core->arch->dwarf_sp, sp))
+		return true;
+	*sp = i > 0 ? t->frames[i - 1].cfa : 0;
+	return *sp != 0;
+}
+
+static bool executable_at(const struct core *core, uint64_t pc)
+{
+	const struct core_segment *seg = core_find_segment(core, pc);
+	return seg && (seg->flags & PF_X);
+}
+
+/* Why the signal frame SF of trampoline I cannot be believed, or NULL.
+ * The interrupted pc lies in code (or is the address a jump faulted at), and
+ * the frame the unwinder found past the trampoline resumes there. */
+static const char *sigframe_problem(const struct core *core, const struct an_thread *t, size_t i,
+				    const struct core_sigframe *sf)
+{
+	const struct core_arch *arch = core->arch;
+	uint64_t pc = sf->regs[arch->reg_pc], sp = sf->regs[arch->reg_sp];
+	if (!code_plausible(sf->code))
+		return "its siginfo's code is no signal code";
+	if (pc == 0 || (!executable_at(core, pc) && !(sf->signo == SIGSEGV && sf->addr == pc)))
+		return "its saved pc is in no code";
+	if (sp == 0 || sp % 8 != 0)
+		return "its saved stack pointer is not one";
+	const struct an_frame *next = i + 1 < t->nframes ? &t->frames[i + 1] : NULL;
+	if (next && next->kind == AN_FRAME_NATIVE && next->pc != pc)
+		return "the frame past it does not resume at its saved pc";
+	return NULL;
+}
+
+/* Set C from the signal frame SF (its siginfo and registers). */
+static void caught_from_sigframe(struct analysis *an, const struct core_sigframe *sf,
+				 struct an_caught *c)
+{
+	c->present = true;
+	c->signo = sf->signo;
+	c->signal_name = core_signal_name(sf->signo);
+	c->code = sf->code;
+	c->has_code = true;
+	c->code_name = core_signal_code_name(sf->signo, sf->code);
+	c->has_fault_address = core_signal_has_address(sf->signo, sf->code);
+	c->fault_address = c->has_fault_address ? sf->addr : 0;
+	for (unsigned r = 0; r < AN_THREAD_NREGS && r < CORE_MAX_REGS; r++)
+		c->regs[r] = sf->regs[r];
+	(void)an;
+}
+
+/* The frames of a handler that ends the program with these functions. */
+static bool handler_calls(const struct an_thread *t, size_t k, const char *const *names)
+{
+	for (size_t i = 0; i < k; i++) {
+		const char *f = t->frames[i].function;
+		for (const char *const *n = names; f && *n; n++)
+			if (strcmp(f, *n) == 0)
+				return true;
+	}
+	return false;
+}
+
+/* What the handler, whose frames are T's frames before K, did with the
+ * fault C it caught, by the core's own signal. */
+static enum an_handler_action handler_action(const struct core *core, const struct analysis *an,
+					     const struct an_thread *t, size_t k,
+					     const struct an_caught *c)
+{
+	static const char *const exits[] = { "_exit", "__GI__exit", "_Exit", "exit", "__GI_exit",
+					     "quick_exit", "__run_exit_handlers", NULL };
+	static const char *const aborts[] = { "abort", "__GI_abort", NULL };
+	if (core->live || core->snapshot.present || !an->has_signal)
+		return AN_HANDLER_RUNNING;
+	if (is_crash_signal(an->signo) && an->signo != SIGABRT && an->has_code && an->code > 0)
+		return AN_HANDLER_FAULTED;
+	if (handler_calls(t, k, exits))
+		return AN_HANDLER_EXITED;
+	if (an->signo == SIGABRT && (c->signo != SIGABRT || handler_calls(t, k, aborts)))
+		return AN_HANDLER_ABORTED;
+	return AN_HANDLER_RERAISED;
+}
+
+/* The handler's function from the frame the trampoline returns to: NULL
+ * when that is libc's re-raising itself, the handler having tail-called
+ * it (`signal(sig, SIG_DFL); raise(sig);` at its end). */
+static const char *handler_name(const char *fn)
+{
+	static const char *const reraise[] = {
+		"raise", "__GI_raise", "gsignal", "kill", "__kill", "__GI_kill", "tgkill", "pthread_kill",
+		"__pthread_kill", "__pthread_kill_internal", "__pthread_kill_implementation", "abort",
+		"__GI_abort", "_exit", "__GI__exit", "_Exit", "exit", NULL,
+	};
+	for (const char *const *n = reraise; fn && *n; n++)
+		if (strcmp(fn, *n) == 0)
+			return NULL;
+	return fn;
+}
+
+/* Mark the handler's frames (before K) and the crash site (after it). */
+static void mark_roles(struct an_thread *t, size_t k)
+{
+	for (size_t i = 0; i < k; i++)
+		if (t->frames[i].role != AN_FRAME_TRAMPOLINE)
+			t->frames[i].role = AN_FRAME_HANDLER;
+	if (k + 1 < t->nframes)
+		t->frames[k + 1].role = AN_FRAME_CRASH_SITE;
+}
+
+/* The outermost trampoline of T whose signal frame holds a crash signal
+ * the handler caught: sets AN->caught and T's roles.  Returns 1 when
+ * found, 0 when not, -1 when memory ran out. */
+static int caught_at_trampoline(struct core *core, struct analysis *an, struct an_thread *t)
+{
+	for (size_t k = t->nframes; k-- > 1;) {
+		if (t->frames[k].role != AN_FRAME_TRAMPOLINE)
+			continue;
+		struct core_sigframe sf;
+		uint64_t sp;
+		if (!trampoline_sp(core, t, k, &sp) || !core_sigframe_read(core, sp, &sf)) {
+			core_warn(core, "thread %d: the signal frame of frame %zu cannot be read", t->tid,
+				  an_thread_frame_index(t, k));
+			continue;
+		}
+		if (sf.signo <= 0 || sf.signo > 64) {
+			core_warn(core, "thread %d: the signal frame at 0x%llx names no signal (%d)",
+				  t->tid, (unsigned long long)sp, sf.signo);
+			continue;
+		}
+		if (!is_crash_signal(sf.signo))
+			continue;
+		const char *problem = sigframe_problem(core, t, k, &sf);
+		if (problem) {
+			core_warn(core, "thread %d: the signal frame at 0x%llx is not believed: %s", t->tid,
+				  (unsigned long long)sp, problem);
+			continue;
+		}
+		struct an_caught *c = &an->caught;
+		caught_from_sigframe(an, &sf, c);
+		c->tid = t->tid;
+		c->site = an_thread_frame_index(t, k + 1);
+		c->action = handler_action(core, an, t, k, c);
+		const char *fn = handler_name(t->frames[k - 1].function);
+		if (fn && !(c->handler = strdup(fn)))
+			return -1;
+		mark_roles(t, k);
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- re-raised on return --------------------------------------------- */
+
+/* The divisor of a division instruction INSN is zero in REGS. */
+static bool divides_by_zero(struct core *core, const struct an_insn *insn, const uint64_t *regs)
+{
+	if ((strcmp(insn->mnemonic, "div") != 0 && strcmp(insn->mnemonic, "idiv") != 0) ||
+	    insn->nops != 1)
+		return false;
+	const struct an_insn_op *op = &insn->ops[0];
+	uint64_t v, addr;
+	if (op->type == AN_OP_REG && op->reg >= 0 && (unsigned)op->reg < core->arch->ndwarf_regs)
+		return regs[core->arch->dwarf_regs[op->reg]] == 0;
+	if (op->type == AN_OP_MEM && an_insn_access_address(insn, regs, &addr) &&
+	    core_read_u64(core, addr, &v))
+		return v == 0;   /* the low bytes the operand's size reads are in it */
+	return false;
+}
+
+/* Whether the access of INSN at ADDR faults: below every mapping (a NULL
+ * pointer), in none, in one without access, or a write to one that is not
+ * writable.  Sets *CODE to SEGV_MAPERR or SEGV_ACCERR. */
+static bool access_faults(const struct core *core, const struct an_insn *insn, const uint64_t *regs,
+			  uint64_t addr, int *code)
+{
+	bool exact;
+	const struct an_insn_op *op = an_insn_mem_operand(insn, regs, addr, &exact);
+	const struct core_segment *seg = core_find_segment(core, addr);
+	*code = SEGV_MAPERR;
+	if (!seg || core->nsegments == 0 || addr < core->segments[0].vaddr)
+		return true;
+	*code = SEGV_ACCERR;
+	if (!(seg->flags & (PF_R | PF_W | PF_X)))
+		return true;
+	return op && op->write && !(seg->flags & PF_W);
+}
+
+/* The fault the instruction at T's pc makes with T's registers, for the
+ * signal SIGNO the process sent itself: into C.  False when the
+ * instruction would not fault. */
+static bool fault_of_instruction(struct core *core, struct dbg_session *s, const struct an_thread *t,
+				 int signo, struct an_caught *c)
+{
+	struct an_insn insn;
+	bool decoded = an_insn_decode(core, s, t->pc, 16, &insn, 1) == 1;
+	uint64_t addr = t->pc;
+	int code;
+	switch (signo) {
+	case SIGSEGV:
+	case SIGBUS:
+		if (!decoded || !an_insn_access_address(&insn, t->regs, &addr) ||
+		    !access_faults(core, &insn, t->regs, addr, &code))
+			return false;
+		if (signo == SIGBUS)
+			code = BUS_ADRERR;
+		break;
+	case SIGILL:
+		if (decoded && strcmp(insn.mnemonic, "ud2") != 0 && strcmp(insn.mnemonic, "ud1") != 0 &&
+		    strcmp(insn.mnemonic, "ud0") != 0 && strcmp(insn.mnemonic, "udf") != 0)
+			return false;
+		if (!decoded && !executable_at(core, t->pc))
+			return false;
+		code = core->arch->undefined_insn_code;
+		break;
+	case SIGFPE:
+		if (!decoded || !divides_by_zero(core, &insn, t->regs))
+			return false;
+		code = FPE_INTDIV;
+		break;
+	default:
+		return false;
+	}
+	c->signo = signo;
+	c->code = code;
+	c->fault_address = addr;
+	return true;
+}
+
+/* The re-raised-on-return shape on the crashing thread T of a core: a
+ * fault signal the process sent itself, stopped at an instruction that
+ * faults.  Returns 1 when found (AN->caught set), 0 when not. */
+static int caught_on_return(struct core *core, struct dbg_session *s, struct analysis *an,
+			    struct an_thread *t)
+{
+	const struct core_siginfo *si = &core->siginfo;
+	if (!an->has_signal || !an->has_code || an->code > 0 || !si->present || t->nframes == 0 ||
+	    t->frames[0].kind != AN_FRAME_NATIVE || (an->has_pid && si->sender_pid != an->pid))
+		return 0;
+	struct an_caught c = { .tid = t->tid, .on_return = true, .action = AN_HANDLER_RERAISED };
+	if (!fault_of_instruction(core, s, t, an->signo, &c))
+		return 0;
+	c.present = true;
+	c.signal_name = core_signal_name(c.signo);
+	c.has_code = true;
+	c.code_name = core_signal_code_name(c.signo, c.code);
+	c.has_fault_address = true;
+	c.site = 0;
+	memcpy(c.regs, t->regs, sizeof(c.regs));
+	an->caught = c;
+	t->frames[0].role = AN_FRAME_CRASH_SITE;
+	return 1;
+}
+
+bool an_handler_find(struct core *core, struct dbg_session *s, struct analysis *an)
+{
+	bool live = core->live || core->snapshot.present;
+	size_t crashing = an_crashing_thread(an);
+	int found = 0;
+	for (size_t i = 0; i < an->nthreads; i++) {
+		struct an_thread *t = &an->threads[i];
+		if (mark_trampolines(core, t) && found == 0 && (live || i == crashing))
+			found = caught_at_trampoline(core, an, t);
+		if (found < 0)
+			return false;
+	}
+	if (found == 0 && !live && crashing < an->nthreads)
+		found = caught_on_return(core, s, an, &an->threads[crashing]);
+	return found >= 0;
+}
