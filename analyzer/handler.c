@@ -218,22 +218,6 @@ static int caught_at_trampoline(struct core *core, struct analysis *an, struct a
 
 /* ---- re-raised on return --------------------------------------------- */
 
-/* The divisor of a division instruction INSN is zero in REGS. */
-static bool divides_by_zero(struct core *core, const struct an_insn *insn, const uint64_t *regs)
-{
-	if ((strcmp(insn->mnemonic, "div") != 0 && strcmp(insn->mnemonic, "idiv") != 0) ||
-	    insn->nops != 1)
-		return false;
-	const struct an_insn_op *op = &insn->ops[0];
-	uint64_t v, addr;
-	if (op->type == AN_OP_REG && op->reg >= 0 && (unsigned)op->reg < core->arch->ndwarf_regs)
-		return regs[core->arch->dwarf_regs[op->reg]] == 0;
-	if (op->type == AN_OP_MEM && an_insn_access_address(insn, regs, &addr) &&
-	    core_read_u64(core, addr, &v))
-		return v == 0;   /* the low bytes the operand's size reads are in it */
-	return false;
-}
-
 /* Whether the access of INSN at ADDR faults: below every mapping (a NULL
  * pointer), in none, in one without access, or a write to one that is not
  * writable.  Sets *CODE to SEGV_MAPERR or SEGV_ACCERR. */
@@ -280,7 +264,7 @@ static bool fault_of_instruction(struct core *core, struct dbg_session *s, const
 		code = core->arch->undefined_insn_code;
 		break;
 	case SIGFPE:
-		if (!decoded || !divides_by_zero(core, &insn, t->regs))
+		if (!decoded || !an_insn_divides_by_zero(&insn, core, t->regs))
 			return false;
 		code = FPE_INTDIV;
 		break;

@@ -80,17 +80,21 @@ static struct an_insn_op *new_operand(struct an_insn *out)
 		return NULL;
 	struct an_insn_op *op = &out->ops[out->nops++];
 	memset(op, 0, sizeof(*op));
-	op->reg = op->base = op->index = AN_INSN_NONE;
+	op->reg = op->base = op->index = op->low_of = AN_INSN_NONE;
 	return op;
 }
+
+static int low_part_of(unsigned reg);
 
 static void take_x86_64_operand(const struct insn_arch *ia, const cs_x86_op *o,
 				struct an_insn_op *op)
 {
+	op->size = o->size;
 	switch (o->type) {
 	case X86_OP_REG:
 		op->type = AN_OP_REG;
 		op->reg = dwarf_number(ia, o->reg);
+		op->low_of = low_part_of(o->reg);
 		break;
 	case X86_OP_IMM:
 		op->type = AN_OP_IMM;
@@ -358,6 +362,34 @@ static const unsigned x86_64_parts[16][4] = {
 	{ X86_REG_R14B, X86_REG_R14W, X86_REG_R14D, X86_REG_R14 },
 	{ X86_REG_R15B, X86_REG_R15W, X86_REG_R15D, X86_REG_R15 },
 };
+
+/* The DWARF number of the x86_64 register whose low bytes Capstone's REG
+ * is (al, ax, eax, rax of rax; not ah), or AN_INSN_NONE. */
+static int low_part_of(unsigned reg)
+{
+	for (int n = 0; n < 16; n++)
+		for (int i = 0; i < 4; i++)
+			if (x86_64_parts[n][i] == reg && !(n < 4 && i == 1))
+				return n;
+	return AN_INSN_NONE;
+}
+
+bool an_insn_divides_by_zero(const struct an_insn *insn, struct core *core, const uint64_t *regs)
+{
+	if ((strcmp(insn->mnemonic, "div") != 0 && strcmp(insn->mnemonic, "idiv") != 0) ||
+	    insn->nops != 1)
+		return false;
+	const struct an_insn_op *op = &insn->ops[0];
+	unsigned size = op->size && op->size < 8 ? op->size : 8;
+	uint64_t mask = size == 8 ? UINT64_MAX : (1ull << (8 * size)) - 1, v = 0, addr;
+	int reg = op->low_of != AN_INSN_NONE ? op->low_of : op->reg;
+	if (op->type == AN_OP_REG && reg >= 0)
+		return dwarf_value(insn->arch, reg, regs, &v) && (v & mask) == 0;
+	if (op->type == AN_OP_MEM && an_insn_access_address(insn, regs, &addr) &&
+	    core_read_bytes(core, addr, &v, size))
+		return (v & mask) == 0;
+	return false;
+}
 
 /* Whether Capstone's register R is DWARF register N or a part of it
  * (aarch64: wN of xN, wsp of sp). */

@@ -20,6 +20,10 @@ struct an_insn_op {
 	int reg;                    /* AN_OP_REG: DWARF number (x86_64: 0 rax .. 15 r15;
 				       aarch64: 0 x0 .. 30 x30, 31 sp), AN_INSN_PC,
 				       AN_INSN_NONE for any other register */
+	int low_of;                 /* AN_OP_REG: the DWARF number of the register
+				       whose low SIZE bytes it is (eax: rax), or
+				       AN_INSN_NONE */
+	unsigned size;              /* bytes the operand reads or writes */
 	int64_t imm;                /* AN_OP_IMM */
 	/* AN_OP_MEM: segment:[base + index * scale + disp] */
 	int base, index;            /* DWARF numbers or AN_INSN_PC, AN_INSN_NONE when
@@ -62,6 +66,10 @@ const struct an_insn_op *an_insn_mem_operand(const struct an_insn *insn, const u
 /* The address INSN's first memory operand names in REGS: where it
  * accessed memory.  False when it has none or REGS cannot say. */
 bool an_insn_access_address(const struct an_insn *insn, const uint64_t *regs, uint64_t *addr);
+
+/* Whether INSN is an integer division whose divisor is zero with the
+ * registers REGS (NT_PRSTATUS order) and the memory of CORE. */
+bool an_insn_divides_by_zero(const struct an_insn *insn, struct core *core, const uint64_t *regs);
 
 /* The value of the base register of OP (a memory operand of INSN) in REGS:
  * the pointer the access went through.  False when OP has no general

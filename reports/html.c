@@ -59,6 +59,8 @@ static const char style_sheet[] =
 	"li.frame.async{background:var(--asyncbg)}\n"
 	"li.frame.async .fn{color:var(--async)}\n"
 	"li.frame.tailcall .fn,li.frame.inlined .fn{font-style:italic}\n"
+	"li.frame.handler{opacity:.55}\n"
+	"li.frame.trampoline{opacity:.55;font-style:italic;color:var(--muted)}\n"
 	"li.recursion{background:var(--seambg);font:13px/1.6 ui-monospace,monospace;padding:2px 8px}\n"
 	"li.seam{background:var(--seambg);color:var(--seam);font:600 11px/1.6 system-ui,sans-serif;"
 	"letter-spacing:.06em;text-transform:uppercase;text-align:center}\n"
@@ -295,13 +297,22 @@ static void write_frame(FILE *out, const struct an_frame *f, size_t index, bool 
 		return;
 	}
 	const char *name = f->display ? f->display : f->function;
-	fprintf(out, "<li class=\"frame %s%s%s%s\"><span class=\"idx\">#%zu</span>",
+	if (f->role == AN_FRAME_TRAMPOLINE) {
+		/* gdb's words for it; the pc stays in the title */
+		fprintf(out, "<li class=\"frame native trampoline\" title=\"%s\"><span class=\"idx\">#%zu"
+			"</span>&lt;signal handler called&gt;</li>\n", rep_hex(h, f->pc), index);
+		return;
+	}
+	fprintf(out, "<li class=\"frame %s%s%s%s%s\"><span class=\"idx\">#%zu</span>",
 		f->kind == AN_FRAME_ASYNC ? "async" : "native", crash ? " crash" : "",
-		f->inlined ? " inlined" : "", f->tailcall ? " tailcall" : "", index);
+		f->inlined ? " inlined" : "", f->tailcall ? " tailcall" : "",
+		f->role == AN_FRAME_HANDLER ? " handler" : "", index);
 	element(out, "span class=\"fn\"", name ? name : "??");
 	write_args(out, f);
 	if (crash)
 		fputs("<span class=\"badge crash\">crashed here</span>", out);
+	if (f->role == AN_FRAME_HANDLER)
+		fputs("<span class=\"badge handler\">crash handler</span>", out);
 	if (f->kind == AN_FRAME_ASYNC)
 		fputs("<span class=\"badge async\">async</span>", out);
 	if (f->inlined)
@@ -350,18 +361,24 @@ static void write_frames_of(FILE *out, const struct an_thread *thread, const str
 {
 	const struct an_frame *prev = NULL;   /* seams only between native and async frames */
 	const struct an_recursion *rec = thread ? thread->recursion : NULL;
+	bool handled = false;
+	for (size_t i = 0; i < n && !handled; i++)
+		handled = frames[i].role == AN_FRAME_CRASH_SITE;
 	fputs("<ol class=\"frames\">\n", out);
 	for (size_t i = 0; i < n; i++) {
 		const struct an_frame *f = &frames[i];
 		if (rec && i == rec->first)
 			write_recursion(out, rec);
+		if (f->role == AN_FRAME_HANDLER && (i == 0 || frames[i - 1].role == AN_FRAME_PLAIN))
+			fputs("<li class=\"seam\">crash handler</li>\n", out);
 		if (!AN_FRAME_IS_RUNTIME(f)) {
 			if (f->seam || (prev && f->kind != prev->kind))
 				fprintf(out, "<li class=\"seam\">%s frames</li>\n",
 					f->kind == AN_FRAME_ASYNC ? "async" : "native");
 			prev = f;
 		}
-		write_frame(out, f, thread ? an_thread_frame_index(thread, i) : i, crashing && i == 0);
+		bool crash = crashing && (handled ? f->role == AN_FRAME_CRASH_SITE : i == 0);
+		write_frame(out, f, thread ? an_thread_frame_index(thread, i) : i, crash);
 	}
 	if (n == 0)
 		fputs("<li class=\"none\">(no frames)</li>\n", out);

@@ -43,6 +43,7 @@ const char *rep_hex(char buf[32], uint64_t value)
 #define SGR_CRASH(c) SGR(c, "1;31")
 #define SGR_SEAM(c) SGR(c, "36")
 #define SGR_WARN(c) SGR(c, "33")
+#define SGR_DIM(c) SGR(c, "2")
 #define SGR_OFF(c) SGR(c, "0")
 
 static const char *base_name(const char *path)
@@ -276,6 +277,12 @@ static void write_frame(FILE *out, struct writer *w, const struct an_frame *f, s
 	line_add(&l, "#", 1);
 	line_num(&l, index, 10);
 	line_add(&l, "    ", index < 10 ? 3 : index < 100 ? 2 : 1);    /* "%-3zu " */
+	if (f->role == AN_FRAME_TRAMPOLINE) {
+		line_str(&l, "<signal handler called>");     /* gdb's words */
+		line_str(&l, unmark);
+		line_end(&l);
+		return;
+	}
 	line_str(&l, rep_hex(h, f->pc));
 	line_add(&l, " in ", 4);
 	line_str(&l, name ? esc(name) : "??");
@@ -308,8 +315,26 @@ static void write_frame(FILE *out, struct writer *w, const struct an_frame *f, s
 		line_add(&l, "]", 1);
 	if (f->kind == AN_FRAME_ASYNC)
 		line_str(&l, " [async]");
+	if (f->role == AN_FRAME_CRASH_SITE)
+		line_str(&l, " [crash site]");
 	line_str(&l, unmark);
 	line_end(&l);
+}
+
+/* Whether FRAMES hold the site of a fault a crash handler caught. */
+static bool has_crash_site(const struct an_frame *frames, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (frames[i].role == AN_FRAME_CRASH_SITE)
+			return true;
+	return false;
+}
+
+/* The line that sets a crash handler's frames apart, before the first. */
+static void write_handler_seam(FILE *out, const struct an_frame *frames, size_t i, bool color)
+{
+	if (frames[i].role == AN_FRAME_HANDLER && (i == 0 || frames[i - 1].role == AN_FRAME_PLAIN))
+		fprintf(out, "    %s---- crash handler ----%s\n", SGR_SEAM(color), SGR_OFF(color));
 }
 
 /* The frame's local variables (--locals), one a line as gdb's `bt full`
@@ -343,19 +368,23 @@ static void write_frames_of(FILE *out, const struct an_thread *thread, const str
 {
 	const struct an_frame *prev = NULL;
 	const struct an_recursion *rec = thread ? thread->recursion : NULL;
+	bool handled = has_crash_site(frames, n);
 	for (size_t i = 0; i < n; i++) {
 		const struct an_frame *f = &frames[i];
 		if (rec && i == rec->first)
 			write_recursion(out, rec);
+		write_handler_seam(out, frames, i, w->color);
 		if (!AN_FRAME_IS_RUNTIME(f)) {
 			if (f->seam || (prev && f->kind != prev->kind))
 				fprintf(out, "    %s---- %s frames ----%s\n", SGR_SEAM(w->color),
 					f->kind == AN_FRAME_ASYNC ? "async" : "native", SGR_OFF(w->color));
 			prev = f;
 		}
-		bool mark = w->color && crashing && i == 0;
-		write_frame(out, w, f, thread ? an_thread_frame_index(thread, i) : i, SGR_CRASH(mark),
-			    SGR_OFF(mark));
+		/* the frame that faulted stands out; a crash handler's fade */
+		bool mark = w->color && crashing && (handled ? f->role == AN_FRAME_CRASH_SITE : i == 0);
+		bool dim = w->color && (f->role == AN_FRAME_HANDLER || f->role == AN_FRAME_TRAMPOLINE);
+		write_frame(out, w, f, thread ? an_thread_frame_index(thread, i) : i,
+			    mark ? SGR_CRASH(mark) : SGR_DIM(dim), SGR_OFF(mark || dim));
 		write_locals(out, f);
 	}
 }
