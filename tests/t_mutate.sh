@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The mutation test over whole cores (fuzz/mutate.c): MUTANTS (default
-# 1,000; `make soak` runs 100,000) damaged copies of ten fixture cores
+# 1,000; `make soak` runs 100,000) damaged copies of eleven fixture cores
 # (one of them aarch64's),
 # truncated at every structure boundary, with flipped notes and headers,
 # edge-value note sizes, pointer-like garbage in memory (stacks, recorder
 # rings, async roots, bthreads' TaskMetas and saved contexts, a described
-# runtime's stacks) and zeroed ranges, through the analysis (with arguments,
+# runtime's stacks, a crash handler's signal frame) and zeroed ranges, through the analysis (with arguments,
 # bthreads and runtime descriptions) and the text, JSON and HTML writers:
 # each must be analysed with a complete JSON document or be
 # unusable with a one-line reason; no crash, no sanitizer report, no leak,
@@ -48,6 +48,7 @@ base threads threads4
 base folly_c folly_c
 base args native_args
 base exception cause_cxx out_of_range   # an uncaught exception: the cause reads its object
+base handler handler_c nodefer null    # a crash handler's signal frame: the caught fault
 WHOLE=1 base bthread bthread           # its pool and TaskMetas are on the heap
 WHOLE=1 RUNTIMES=1 base runtime hostile_rt
 # The rings live in a segment the shrinking drops: the recorder core whole.
