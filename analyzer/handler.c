@@ -189,6 +189,9 @@ static int caught_at_trampoline(struct core *core, struct analysis *an, struct a
 				  an_thread_frame_index(t, k));
 			continue;
 		}
+		/* qemu-user writes no siginfo for a handler without SA_SIGINFO */
+		if (sf.signo == 0 && sf.code == 0)
+			continue;
 		if (sf.signo <= 0 || sf.signo > 64) {
 			core_warn(core, "thread %d: the signal frame at 0x%llx names no signal (%d)",
 				  t->tid, (unsigned long long)sp, sf.signo);
