@@ -128,26 +128,6 @@ static bool handler_calls(const struct an_thread *t, size_t k, const char *const
 	return false;
 }
 
-/* What the handler, whose frames are T's frames before K, did with the
- * fault C it caught, by the core's own signal. */
-static enum an_handler_action handler_action(const struct core *core, const struct analysis *an,
-					     const struct an_thread *t, size_t k,
-					     const struct an_caught *c)
-{
-	static const char *const exits[] = { "_exit", "__GI__exit", "_Exit", "exit", "__GI_exit",
-					     "quick_exit", "__run_exit_handlers", NULL };
-	static const char *const aborts[] = { "abort", "__GI_abort", NULL };
-	if (core->live || core->snapshot.present || !an->has_signal)
-		return AN_HANDLER_RUNNING;
-	if (is_crash_signal(an->signo) && an->signo != SIGABRT && an->has_code && an->code > 0)
-		return AN_HANDLER_FAULTED;
-	if (handler_calls(t, k, exits))
-		return AN_HANDLER_EXITED;
-	if (an->signo == SIGABRT && (c->signo != SIGABRT || handler_calls(t, k, aborts)))
-		return AN_HANDLER_ABORTED;
-	return AN_HANDLER_RERAISED;
-}
-
 /* The handler's function from the frame the trampoline returns to: NULL
  * when that is libc's re-raising itself, the handler having tail-called
  * it (`signal(sig, SIG_DFL); raise(sig);` at its end). */
@@ -164,6 +144,29 @@ static const char *handler_name(const char *fn)
 	return fn;
 }
 
+/* What the handler, whose frames are T's frames before K, did with the
+ * fault C it caught, by the core's own signal. */
+static enum an_handler_action handler_action(const struct core *core, const struct analysis *an,
+					     const struct an_thread *t, size_t k,
+					     const struct an_caught *c)
+{
+	static const char *const exits[] = { "_exit", "__GI__exit", "_Exit", "exit", "__GI_exit",
+					     "quick_exit", "__run_exit_handlers", NULL };
+	static const char *const aborts[] = { "abort", "__GI_abort", NULL };
+	if (core->live || core->snapshot.present || !an->has_signal)
+		return AN_HANDLER_RUNNING;
+	/* the handler faulted in turn: the kernel's signal (a core without a
+	 * siginfo, qemu-user's: none of libc's ways to send one on top) */
+	bool sent = an->has_code ? an->code <= 0 : k > 0 && !handler_name(t->frames[0].function);
+	if (is_crash_signal(an->signo) && an->signo != SIGABRT && !sent)
+		return AN_HANDLER_FAULTED;
+	if (handler_calls(t, k, exits))
+		return AN_HANDLER_EXITED;
+	if (an->signo == SIGABRT && (c->signo != SIGABRT || handler_calls(t, k, aborts)))
+		return AN_HANDLER_ABORTED;
+	return AN_HANDLER_RERAISED;
+}
+
 /* Mark the handler's frames (before K) and the crash site (after it). */
 static void mark_roles(struct an_thread *t, size_t k)
 {
@@ -174,10 +177,57 @@ static void mark_roles(struct an_thread *t, size_t k)
 		t->frames[k + 1].role = AN_FRAME_CRASH_SITE;
 }
 
+static bool fault_of_instruction(struct core *core, struct dbg_session *s, const uint64_t *regs,
+				 int signo, struct an_caught *c);
+static bool access_faults(const struct core *core, uint64_t addr, bool write, int *code);
+
+/* A page fault whose instruction Capstone cannot decode (AVX-512's, in
+ * glibc's string functions): believed when the trap address faults as its
+ * error code says (bit 1: a write) and the program went on to die of that
+ * same signal or an abort, or is still in the handler. */
+static bool trap_fault_believed(struct core *core, struct dbg_session *s, const struct analysis *an,
+				const struct core_sigframe *sf, int signo, bool at_trap_addr)
+{
+	struct an_insn insn;
+	int code;
+	bool live = core->live || core->snapshot.present;
+	return at_trap_addr && an_insn_decode(core, s, sf->regs[core->arch->reg_pc], 16, &insn, 1) == 0 &&
+	       access_faults(core, sf->trap_addr, (sf->err & 2) != 0, &code) &&
+	       (live || (an->has_signal && (an->signo == signo || an->signo == SIGABRT)));
+}
+
+/* A signal frame without a siginfo (x86_64's kernel writes none for a
+ * handler without SA_SIGINFO, as faulthandler installs it): the siginfo of
+ * the hardware trap its sigcontext records, believed only when the
+ * interrupted instruction faults that way with the saved registers (the
+ * trap number of an asynchronous signal's frame is a stale one). */
+static bool siginfo_from_trap(struct core *core, struct dbg_session *s, const struct analysis *an,
+			      struct core_sigframe *sf)
+{
+	const struct core_arch *arch = core->arch;
+	int signo, code;
+	bool at_trap_addr;
+	struct an_caught c = { 0 };
+	if (!sf->has_trap || !arch->trap_signal ||
+	    !arch->trap_signal(sf->trapno, sf->err, &signo, &code, &at_trap_addr))
+		return false;
+	if (fault_of_instruction(core, s, sf->regs, signo, &c)) {
+		if (at_trap_addr && c.fault_address != sf->trap_addr)
+			return false;
+	} else if (!trap_fault_believed(core, s, an, sf, signo, at_trap_addr)) {
+		return false;
+	}
+	sf->signo = signo;
+	sf->code = code;
+	sf->addr = at_trap_addr ? sf->trap_addr : sf->regs[arch->reg_pc];
+	return true;
+}
+
 /* The outermost trampoline of T whose signal frame holds a crash signal
  * the handler caught: sets AN->caught and T's roles.  Returns 1 when
  * found, 0 when not, -1 when memory ran out. */
-static int caught_at_trampoline(struct core *core, struct analysis *an, struct an_thread *t)
+static int caught_at_trampoline(struct core *core, struct dbg_session *s, struct analysis *an,
+				struct an_thread *t)
 {
 	for (size_t k = t->nframes; k-- > 1;) {
 		if (t->frames[k].role != AN_FRAME_TRAMPOLINE)
@@ -189,8 +239,9 @@ static int caught_at_trampoline(struct core *core, struct analysis *an, struct a
 				  an_thread_frame_index(t, k));
 			continue;
 		}
-		/* qemu-user writes no siginfo for a handler without SA_SIGINFO */
-		if (sf.signo == 0 && sf.code == 0)
+		/* no siginfo: a handler without SA_SIGINFO (x86_64's kernel and
+		 * qemu-user write none for it) */
+		if (sf.signo == 0 && sf.code == 0 && !siginfo_from_trap(core, s, an, &sf))
 			continue;
 		if (sf.signo <= 0 || sf.signo > 64) {
 			core_warn(core, "thread %d: the signal frame at 0x%llx names no signal (%d)",
@@ -221,14 +272,11 @@ static int caught_at_trampoline(struct core *core, struct analysis *an, struct a
 
 /* ---- re-raised on return --------------------------------------------- */
 
-/* Whether the access of INSN at ADDR faults: below every mapping (a NULL
- * pointer), in none, in one without access, or a write to one that is not
- * writable.  Sets *CODE to SEGV_MAPERR or SEGV_ACCERR. */
-static bool access_faults(const struct core *core, const struct an_insn *insn, const uint64_t *regs,
-			  uint64_t addr, int *code)
+/* Whether an access at ADDR (a WRITE or not) faults: below every mapping
+ * (a NULL pointer), in none, in one without access, or a write to one that
+ * is not writable.  Sets *CODE to SEGV_MAPERR or SEGV_ACCERR. */
+static bool access_faults(const struct core *core, uint64_t addr, bool write, int *code)
 {
-	bool exact;
-	const struct an_insn_op *op = an_insn_mem_operand(insn, regs, addr, &exact);
 	const struct core_segment *seg = core_find_segment(core, addr);
 	*code = SEGV_MAPERR;
 	if (!seg || core->nsegments == 0 || addr < core->segments[0].vaddr)
@@ -236,24 +284,33 @@ static bool access_faults(const struct core *core, const struct an_insn *insn, c
 	*code = SEGV_ACCERR;
 	if (!(seg->flags & (PF_R | PF_W | PF_X)))
 		return true;
-	return op && op->write && !(seg->flags & PF_W);
+	return write && !(seg->flags & PF_W);
 }
 
-/* The fault the instruction at T's pc makes with T's registers, for the
- * signal SIGNO the process sent itself: into C.  False when the
- * instruction would not fault. */
-static bool fault_of_instruction(struct core *core, struct dbg_session *s, const struct an_thread *t,
+/* Whether INSN's access at ADDR with REGS writes. */
+static bool insn_writes(const struct an_insn *insn, const uint64_t *regs, uint64_t addr)
+{
+	bool exact;
+	const struct an_insn_op *op = an_insn_mem_operand(insn, regs, addr, &exact);
+	return op && op->write;
+}
+
+/* The fault the instruction at the pc of the thread registers REGS makes
+ * with them, for the signal SIGNO: into C.  False when the instruction
+ * would not fault. */
+static bool fault_of_instruction(struct core *core, struct dbg_session *s, const uint64_t *regs,
 				 int signo, struct an_caught *c)
 {
 	struct an_insn insn;
-	bool decoded = an_insn_decode(core, s, t->pc, 16, &insn, 1) == 1;
-	uint64_t addr = t->pc;
+	uint64_t pc = regs[core->arch->reg_pc];
+	bool decoded = an_insn_decode(core, s, pc, 16, &insn, 1) == 1;
+	uint64_t addr = pc;
 	int code;
 	switch (signo) {
 	case SIGSEGV:
 	case SIGBUS:
-		if (!decoded || !an_insn_access_address(&insn, t->regs, &addr) ||
-		    !access_faults(core, &insn, t->regs, addr, &code))
+		if (!decoded || !an_insn_access_address(&insn, regs, &addr) ||
+		    !access_faults(core, addr, insn_writes(&insn, regs, addr), &code))
 			return false;
 		if (signo == SIGBUS)
 			code = BUS_ADRERR;
@@ -262,12 +319,12 @@ static bool fault_of_instruction(struct core *core, struct dbg_session *s, const
 		if (decoded && strcmp(insn.mnemonic, "ud2") != 0 && strcmp(insn.mnemonic, "ud1") != 0 &&
 		    strcmp(insn.mnemonic, "ud0") != 0 && strcmp(insn.mnemonic, "udf") != 0)
 			return false;
-		if (!decoded && !executable_at(core, t->pc))
+		if (!decoded && !executable_at(core, pc))
 			return false;
 		code = core->arch->undefined_insn_code;
 		break;
 	case SIGFPE:
-		if (!decoded || !an_insn_divides_by_zero(&insn, core, t->regs))
+		if (!decoded || !an_insn_divides_by_zero(&insn, core, regs))
 			return false;
 		code = FPE_INTDIV;
 		break;
@@ -291,7 +348,7 @@ static int caught_on_return(struct core *core, struct dbg_session *s, struct ana
 	    t->frames[0].kind != AN_FRAME_NATIVE || (an->has_pid && si->sender_pid != an->pid))
 		return 0;
 	struct an_caught c = { .tid = t->tid, .on_return = true, .action = AN_HANDLER_RERAISED };
-	if (!fault_of_instruction(core, s, t, an->signo, &c))
+	if (!fault_of_instruction(core, s, t->regs, an->signo, &c))
 		return 0;
 	c.present = true;
 	c.signal_name = core_signal_name(c.signo);
@@ -313,7 +370,7 @@ bool an_handler_find(struct core *core, struct dbg_session *s, struct analysis *
 	for (size_t i = 0; i < an->nthreads; i++) {
 		struct an_thread *t = &an->threads[i];
 		if (mark_trampolines(core, t) && found == 0 && (live || i == crashing))
-			found = caught_at_trampoline(core, an, t);
+			found = caught_at_trampoline(core, s, an, t);
 		if (found < 0)
 			return false;
 	}

@@ -62,5 +62,9 @@ bool core_sigframe_read(struct core *core, uint64_t sp, struct core_sigframe *ou
 			return false;
 		out->known |= 1ull << r->reg;
 	}
+	out->has_trap = arch->sigframe_trapno &&
+			core_read_u64(core, sp + arch->sigframe_trapno, &out->trapno) &&
+			core_read_u64(core, sp + arch->sigframe_err, &out->err) &&
+			core_read_u64(core, sp + arch->sigframe_trap_addr, &out->trap_addr);
 	return true;
 }

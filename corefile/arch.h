@@ -128,6 +128,14 @@ struct core_arch {
 	unsigned sigframe_siginfo;
 	const struct core_sigframe_reg *sigframe_regs;
 	unsigned nsigframe_regs;
+	/* A handler installed without SA_SIGINFO gets no siginfo from x86_64's
+	 * kernel; its sigcontext still holds the hardware trap (trapno, error
+	 * code, cr2) at these offsets from the trampoline's stack pointer
+	 * (sigframe_trap 0: none), which trap_signal turns into the signal,
+	 * si_code and whether the fault address is the trap address (cr2) or
+	 * the pc. */
+	unsigned sigframe_trapno, sigframe_err, sigframe_trap_addr;
+	bool (*trap_signal)(uint64_t trapno, uint64_t err, int *signo, int *code, bool *at_trap_addr);
 	int undefined_insn_code;    /* the si_code of SIGILL for an undefined
 				       instruction (x86_64's ud2: ILL_ILLOPN) */
 	bool mapping_symbols;       /* ELF mapping symbols ($x, $d) mark code and
@@ -175,6 +183,8 @@ struct core_sigframe {
 	uint64_t regs[CORE_MAX_REGS];   /* the arch's thread registers; those the
 					   frame does not save are 0 */
 	uint64_t known;             /* bit N: regs[N] was read */
+	bool has_trap;              /* the sigcontext's hardware trap was read */
+	uint64_t trapno, err, trap_addr;
 };
 
 /* Whether the code at PC is ARCH's signal return trampoline. */

@@ -86,6 +86,36 @@ static const struct core_sigframe_reg sigframe_regs[] = {
 };
 #undef R
 
+/* sigcontext's err, trapno and cr2 (after rip, eflags and the segment
+ * words). */
+enum { SIGFRAME_ERR = SIGFRAME_MCONTEXT + 152, SIGFRAME_TRAPNO = SIGFRAME_MCONTEXT + 160,
+       SIGFRAME_CR2 = SIGFRAME_MCONTEXT + 176 };
+
+/* The signal the kernel sends for a user-mode trap (arch/x86/kernel/traps.c
+ * and mm/fault.c): #DE divide error, #UD invalid opcode (at the pc), #PF
+ * page fault (at cr2; error code bit 0: the page was present). */
+static bool trap_signal(uint64_t trapno, uint64_t err, int *signo, int *code, bool *at_trap_addr)
+{
+	*at_trap_addr = false;
+	switch (trapno) {
+	case 0:
+		*signo = SIGFPE;
+		*code = FPE_INTDIV;
+		return true;
+	case 6:
+		*signo = SIGILL;
+		*code = ILL_ILLOPN;
+		return true;
+	case 14:
+		*signo = SIGSEGV;
+		*code = (err & 1) ? SEGV_ACCERR : SEGV_MAPERR;
+		*at_trap_addr = true;
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* bRPC's bthread_jump_fcontext for linux x86_64 (src/bthread/context.cpp)
  * pushes rbp, rbx, r15, r14, r13, r12 below its return address and 8 bytes
  * of FPU control words (mxcsr, x87 cw) at the context pointer; the return
@@ -133,6 +163,10 @@ const struct core_arch core_arch_x86_64 = {
 	.sigframe_siginfo = SIGFRAME_SIGINFO,
 	.sigframe_regs = sigframe_regs,
 	.nsigframe_regs = sizeof(sigframe_regs) / sizeof(sigframe_regs[0]),
+	.sigframe_trapno = SIGFRAME_TRAPNO,
+	.sigframe_err = SIGFRAME_ERR,
+	.sigframe_trap_addr = SIGFRAME_CR2,
+	.trap_signal = trap_signal,
 	.undefined_insn_code = ILL_ILLOPN,
 	.bthread_context = { .size = 0x40, .pc_offset = 0x38,
 			     .nregs = sizeof(bthread_regs) / sizeof(bthread_regs[0]),

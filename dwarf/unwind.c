@@ -368,7 +368,9 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	 * from the signal frame. */
 	const struct core_arch *arch = w->arch;
 	uint32_t all = arch->ndwarf_regs >= 32 ? UINT32_MAX : (1u << arch->ndwarf_regs) - 1;
-	uint32_t wanted = w->n == 0 || interrupted_frame(w, activation) ? all : arch->callee_saved;
+	bool resumed_interrupted = w->resume_pc && w->resume_activation;   /* signal_caller's */
+	uint32_t wanted = w->n == 0 || resumed_interrupted || interrupted_frame(w, activation)
+		? all : arch->callee_saved;
 	for (unsigned r = 0; r < arch->ndwarf_regs; r++) {
 		Dwarf_Word v;
 		if ((wanted & (1u << r)) && dwfl_frame_reg(state, r, &v) == 0) {
