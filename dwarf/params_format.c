@@ -375,6 +375,19 @@ static char *cxx_physname(struct dbg_session *s, uint64_t entry, char *name)
 	return full;
 }
 
+/* A function-scope static's symbol is its name and ".N" (GCC's "buf.1");
+ * gdb names it as the source does. */
+static void strip_static_suffix(char *name)
+{
+	char *dot = strrchr(name, '.');
+	if (!dot || dot == name || !dot[1])
+		return;
+	for (const char *p = dot + 1; *p; p++)
+		if (*p < '0' || *p > '9')
+			return;
+	*dot = '\0';
+}
+
 /* " <symbol+offset>" for an address inside a symbol, as gdb's
  * print_address_symbolic (data symbols without a size are not used). */
 static char *symbol_text(struct dbg_session *s, uint64_t addr)
@@ -394,6 +407,8 @@ static char *symbol_text(struct dbg_session *s, uint64_t addr)
 	char *d = dbg_demangle(name);
 	if (!d)
 		return NULL;
+	if (GELF_ST_BIND(sym.st_info) == STB_LOCAL && GELF_ST_TYPE(sym.st_info) == STT_OBJECT)
+		strip_static_suffix(d);
 	if (GELF_ST_TYPE(sym.st_info) == STT_FUNC && !(name[0] == '_' && name[1] == 'Z'))
 		d = cxx_physname(s, addr - off, d);
 	struct dbg_text b = { 0 };
