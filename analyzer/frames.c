@@ -66,6 +66,7 @@ static bool append_levels(struct an_frame_list *list, const struct an_frame *pla
 		f->regs = an_regs_share(place->regs);
 		f->regs_known = place->regs_known;
 		f->seam = place->seam && i == 0;
+		f->role = place->role;   /* a stored frame made again keeps it */
 	}
 	return true;
 }

@@ -4,6 +4,7 @@
  * from the stored frames, with the analyzer's own signature function and
  * the lists given. */
 #include "cli.h"
+#include "resign.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -40,18 +41,25 @@ struct resign {
 	size_t nmodules;
 };
 
+struct an_signature_input cli_stored_signature_input(const struct rep_stored_crash *c)
+{
+	size_t start = an_signature_start(c->frames, c->nframes);
+	bool caught = c->caught_signal_name != NULL;
+	return (struct an_signature_input){
+		.has_signal = caught || c->has_signal,
+		.signo = caught ? c->caught_signo : c->signo,
+		.signal_name = caught ? c->caught_signal_name : c->signal_name,
+		.frames = c->frames ? c->frames + start : NULL,
+		.nframes = c->nframes - start,
+		.collapsed_at = c->collapsed_at > start ? c->collapsed_at - start : 0,
+	};
+}
+
 /* The analyzer's signature of a core the store read back. */
 static int sign_stored(void *ctx, const struct rep_stored_crash *c, char **signature, char **hash)
 {
 	struct resign *r = ctx;
-	const struct an_signature_input in = {
-		.has_signal = c->has_signal,
-		.signo = c->signo,
-		.signal_name = c->signal_name,
-		.frames = c->frames,
-		.nframes = c->nframes,
-		.collapsed_at = c->collapsed_at,
-	};
+	const struct an_signature_input in = cli_stored_signature_input(c);
 	return an_signature_of(&in, r->lists, signature, hash);
 }
 

@@ -194,6 +194,7 @@ static void frame_from_row(struct an_frame *f, json_t *q)
 	rep_frame_args_parse(f, col_text(q, 12));
 	f->runtime = an_strdup(col_text(q, 13));
 	f->detail = an_strdup(col_text(q, 14));
+	f->role = an_frame_role_parse(col_text(q, 15));
 }
 
 /* The crashing thread's frames of core ID (SQLite: its id; ClickHouse:
@@ -202,11 +203,12 @@ static int write_example_stack(FILE *out, struct rep_reader *r, const char *id)
 {
 	static const struct page_sql sql = {
 		"SELECT f.kind, f.pc, f.function, f.function_offset, f.module, f.module_offset, f.file,"
-		" f.line, f.inlined, f.seam, f.tailcall, f.display, f.args, f.runtime, f.detail"
+		" f.line, f.inlined, f.seam, f.tailcall, f.display, f.args, f.runtime, f.detail, f.role"
 		" FROM frames f JOIN threads t ON t.core_id = f.core_id AND t.idx = f.thread_idx"
 		" WHERE f.core_id = ?1 AND t.crashing = 1 ORDER BY f.idx LIMIT 200",
 		"SELECT kind, pc, function, function_offset, module, module_offset, file, line, inlined,"
-		" seam, tailcall, display, args FROM %2$s.frames FINAL WHERE fingerprint = %1$s AND"
+		" seam, tailcall, display, args, runtime, detail, role FROM %2$s.frames FINAL"
+		" WHERE fingerprint = %1$s AND"
 		" thread_idx GLOBAL IN (SELECT idx FROM %2$s.threads FINAL WHERE fingerprint = %1$s"
 		" AND crashing = 1) ORDER BY idx LIMIT 200"};
 	_Static_assert(EXAMPLE_MAX_FRAMES == 200, "the queries' LIMIT");

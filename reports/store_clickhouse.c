@@ -57,7 +57,7 @@ static const struct ch_table_def ch_tables[T_COUNT] = {
 		       " async_root Nullable(Int64)", "fingerprint, idx", NULL, "fingerprint"},
 	[T_FRAMES] = {"frames", "fingerprint String, thread_idx Int64, idx Int64, " FRAME_COLUMNS
 		      ", activation UInt8, cfa Nullable(Int64), seam UInt8, runtime Nullable(String),"
-		      " detail Nullable(String)",
+		      " detail Nullable(String), role Nullable(String)",
 		      "fingerprint, thread_idx, idx", NULL, "fingerprint"},
 	[T_ROOTS] = {"async_roots", "fingerprint String, thread_idx Int64, tid Int64, address Int64",
 		     "fingerprint, thread_idx", NULL, "fingerprint"},
@@ -72,7 +72,7 @@ static const struct ch_table_def ch_tables[T_COUNT] = {
 		     " fn_address Nullable(Int64), address Int64, nframes Int64,"
 		     " unwind_error Nullable(String)", "fingerprint, idx", NULL, "fingerprint"},
 	[T_TFRAMES] = {"task_frames", "fingerprint String, task_idx Int64, idx Int64, " FRAME_COLUMNS
-		       ", activation UInt8, cfa Nullable(Int64), seam UInt8",
+		       ", activation UInt8, cfa Nullable(Int64), seam UInt8, role Nullable(String)",
 		       "fingerprint, task_idx, idx", NULL, "fingerprint"},
 	[T_RECORDERS] = {"recorders", "fingerprint String, idx Int64, name Nullable(String),"
 			 " layout Nullable(String), address Nullable(Int64), size Nullable(Int64),"
@@ -98,7 +98,11 @@ static const struct ch_table_def ch_tables[T_COUNT] = {
 		     " async_key Nullable(Int64), nthreads Int64, nframes Int64, nwarnings Int64,"
 		     " boot_id Nullable(String), coredump_uid Nullable(Int64), unit Nullable(String),"
 		     " cmdline Nullable(String), cause_kind Nullable(String),"
-		     " cause_summary Nullable(String), version UInt64, arch String DEFAULT 'x86_64'",
+		     " cause_summary Nullable(String), version UInt64, arch String DEFAULT 'x86_64',"
+		     " caught_signal Nullable(Int64), caught_signal_name Nullable(String),"
+		     " caught_code Nullable(Int64), caught_code_name Nullable(String),"
+		     " caught_address Nullable(Int64), handled_by Nullable(String),"
+		     " handler_action Nullable(String)",
 		     "fingerprint", "version",
 		     "fingerprint"},
 	[T_ERRORS] = {"ingest_errors", "ident String, fingerprint Nullable(String), path String,"
@@ -339,20 +343,56 @@ out:
 	return rc;
 }
 
-/* A store made before cores had `arch` gets it: its cores are x86_64 (the
- * only machine asyncore read then).  The column is last, as in ch_tables. */
-static int add_arch_column(struct rep_ch *ch, char *why, size_t whylen)
+/* The columns added to a table after stores were made without them, in
+ * the order they were added: each is last of its table in ch_tables at
+ * the time, so ALTER TABLE's ADD COLUMN (which appends) leaves an older
+ * store with the columns of a new one, in their order.  A store made
+ * before cores had `arch` held x86_64 cores only (the only machine read
+ * then); the crash-handler columns are NULL for every core stored before
+ * them, as in SQLite's migration to version 8. */
+static const struct {
+	const char *table, *column, *type;
+} ch_added_columns[] = {
+	{"cores", "arch", "String DEFAULT 'x86_64'"},
+	{"cores", "caught_signal", "Nullable(Int64)"},
+	{"cores", "caught_signal_name", "Nullable(String)"},
+	{"cores", "caught_code", "Nullable(Int64)"},
+	{"cores", "caught_code_name", "Nullable(String)"},
+	{"cores", "caught_address", "Nullable(Int64)"},
+	{"cores", "handled_by", "Nullable(String)"},
+	{"cores", "handler_action", "Nullable(String)"},
+	{"frames", "role", "Nullable(String)"},
+	{"task_frames", "role", "Nullable(String)"},
+};
+
+/* Column K of ch_added_columns added to the table TABLE SUFFIX ("_local"
+ * or "", the Distributed one) when it lacks it. */
+static int add_column(struct rep_ch *ch, size_t k, const char *suffix, char *why, size_t whylen)
 {
-	static const char *const tables[] = { "cores_local", "cores" };
-	for (size_t i = rep_ch_cluster(ch) ? 0 : 1; i < 2; i++) {
-		bool has = false;
-		if (has_column(ch, tables[i], "arch", &has, why, whylen) != 0)
-			return -1;
-		if (!has && ddl(ch, printf_sql("ALTER TABLE %s.%s ADD COLUMN arch String DEFAULT"
-					       " 'x86_64'", rep_ch_database(ch), tables[i]), why,
-				whylen) != 0)
-			return -1;
-	}
+	char *table = printf_sql("%s%s", ch_added_columns[k].table, suffix);
+	bool has = false;
+	int rc = -1;
+	if (!table)
+		snprintf(why, whylen, "out of memory");
+	else if (has_column(ch, table, ch_added_columns[k].column, &has, why, whylen) == 0)
+		rc = has ? 0 : ddl(ch, printf_sql("ALTER TABLE %s.%s ADD COLUMN %s %s",
+						  rep_ch_database(ch), table,
+						  ch_added_columns[k].column, ch_added_columns[k].type),
+				   why, whylen);
+	free(table);
+	return rc;
+}
+
+/* A store made before some of the columns gets them, on the local and
+ * the Distributed tables of this shard. */
+static int add_columns(struct rep_ch *ch, char *why, size_t whylen)
+{
+	static const char *const suffixes[] = {"_local", ""};
+	size_t n = sizeof(ch_added_columns) / sizeof(ch_added_columns[0]);
+	for (size_t i = rep_ch_cluster(ch) ? 0 : 1; i < 2; i++)
+		for (size_t k = 0; k < n; k++)
+			if (add_column(ch, k, suffixes[i], why, whylen) != 0)
+				return -1;
 	return 0;
 }
 
@@ -368,7 +408,7 @@ int rep_ch_store_init(const char *url, char *why, size_t whylen)
 	for (int t = 0; t < T_COUNT; t++)
 		if (create_table(ch, &ch_tables[t], why, whylen) != 0)
 			goto out;
-	if (add_arch_column(ch, why, whylen) != 0)
+	if (add_columns(ch, why, whylen) != 0)
 		goto out;
 	if (create_view(ch, "crash_stacks", crash_stacks_sql, true, why, whylen) != 0 ||
 	    create_view(ch, "last_events", last_events_sql, true, why, whylen) != 0 ||
@@ -497,12 +537,14 @@ static const char *const core_cols[] = {
 	"analyzer_version", "executable", "build_id", "pid", "uid", "signal", "signal_name", "code",
 	"code_name", "fault_address", "crashing_tid", "abort_message", "signature", "signature_hash",
 	"async_key", "nthreads", "nframes", "nwarnings", "boot_id", "coredump_uid", "unit", "cmdline",
-	"cause_kind", "cause_summary", "version", "arch",
+	"cause_kind", "cause_summary", "version", "arch", "caught_signal", "caught_signal_name",
+	"caught_code", "caught_code_name", "caught_address", "handled_by", "handler_action",
 };
 
 static int add_core(struct rep_ch_store *st, const struct analysis *an)
 {
 	char now[32];
+	const struct rep_caught_columns c = rep_core_caught(an);
 	rep_store_time((int64_t)time(NULL), now);
 	return ROW(&st->rows[T_CORES], core_cols,
 		   rep_json_text(an->core_fingerprint), rep_json_text(an->core_sha256),
@@ -520,7 +562,10 @@ static int add_core(struct rep_ch_store *st, const struct analysis *an)
 		   rep_json_text(an->unit), rep_json_text(an->cmdline),
 		   rep_json_text(an->cause.summary ? an_cause_kind_name(an->cause.kind) : NULL),
 		   rep_json_text(an->cause.summary), j_u64(next_version(st)),
-		   rep_json_text(rep_core_arch(an)));
+		   rep_json_text(rep_core_arch(an)), j_opt(c.has_signal, (uint64_t)c.signal),
+		   rep_json_text(c.signal_name), j_opt(c.has_code, (uint64_t)c.code),
+		   rep_json_text(c.code_name), j_opt(c.has_address, c.address),
+		   rep_json_text(c.handled_by), rep_json_text(c.action));
 }
 
 /* A frame's columns: a thread's frames have all of them, a task's the
@@ -530,14 +575,14 @@ static int add_core(struct rep_ch_store *st, const struct analysis *an)
 static const char *const frame_cols[] = {
 	"fingerprint", "thread_idx", "idx", "kind", "pc", "function", "function_offset", "module",
 	"module_offset", "file", "line", "inlined", "inline_depth", "tailcall", "display", "args",
-	"activation", "cfa", "seam", "runtime", "detail",
+	"activation", "cfa", "seam", "role", "runtime", "detail",
 };
-enum { NFRAME_COLS = sizeof(frame_cols) / sizeof(frame_cols[0]), NTFRAME_COLS = 19, NSFRAME_COLS = 16 };
+enum { NFRAME_COLS = sizeof(frame_cols) / sizeof(frame_cols[0]), NTFRAME_COLS = 20, NSFRAME_COLS = 16 };
 
 static const char *const tframe_cols[NTFRAME_COLS] = {
 	"fingerprint", "task_idx", "idx", "kind", "pc", "function", "function_offset", "module",
 	"module_offset", "file", "line", "inlined", "inline_depth", "tailcall", "display", "args",
-	"activation", "cfa", "seam",
+	"activation", "cfa", "seam", "role",
 };
 
 static const char *const sframe_cols[NSFRAME_COLS] = {
@@ -564,7 +609,8 @@ static int add_frames(struct ch_rows *rows, const char *const *names, size_t nco
 			rep_json_text(f->file), j_opt(f->line > 0, (uint64_t)f->line), j_int(f->inlined),
 			j_int(f->inline_depth), j_int(f->tailcall), rep_json_text(f->display), argv,
 			j_int(f->activation), j_opt(f->cfa != 0, f->cfa), j_int(f->seam),
-			rep_json_text(f->runtime), rep_json_text(f->detail),
+			rep_json_text(an_frame_role_name(f->role)), rep_json_text(f->runtime),
+			rep_json_text(f->detail),
 		};
 		for (size_t k = ncols; k < NFRAME_COLS; k++)
 			json_decref(v[k]);
@@ -1047,6 +1093,8 @@ struct ch_core {
 	int signo;
 	char *signal_name;
 	char *old_hash, *new_hash, *new_signature;   /* hashes may be NULL */
+	int caught_signo;
+	char *caught_signal_name;   /* NULL: no handler caught the crash */
 	bool has_tid;
 	int64_t crashing_tid;
 	bool resymbolized;          /* frames were symbolized again: NFRAMES is its count */
@@ -1070,7 +1118,8 @@ static int load_ch_cores(struct rep_ch *ch, struct ch_core **cores, size_t *n, c
 	/* version is read too: 18.16 fails a FINAL that reads no version
 	 * column on a shard whose table holds one part */
 	char *sql = printf_sql("SELECT fingerprint, signal, signal_name, signature_hash, crashing_tid,"
-			       " version FROM %s.cores FINAL ORDER BY fingerprint", rep_ch_database(ch));
+			       " caught_signal, caught_signal_name, version FROM %s.cores FINAL"
+			       " ORDER BY fingerprint", rep_ch_database(ch));
 	json_t *res = NULL, *row;
 	size_t cap = 0, i;
 	int rc = -1;
@@ -1087,8 +1136,11 @@ static int load_ch_cores(struct rep_ch *ch, struct ch_core **cores, size_t *n, c
 		c->old_hash = dup_cell(row, 3);
 		c->has_tid = !cell_null(row, 4);
 		c->crashing_tid = json_integer_value(json_array_get(row, 4));
+		c->caught_signo = (int)json_integer_value(json_array_get(row, 5));
+		c->caught_signal_name = dup_cell(row, 6);
 		if (!c->fingerprint || (!cell_null(row, 2) && !c->signal_name) ||
-		    (!cell_null(row, 3) && !c->old_hash))
+		    (!cell_null(row, 3) && !c->old_hash) ||
+		    (!cell_null(row, 6) && !c->caught_signal_name))
 			goto oom;
 	}
 	rc = 0;
@@ -1205,8 +1257,9 @@ static int64_t crashing_task(const struct ch_core *c, int64_t thread, int64_t ti
 }
 
 /* The frames of thread or task OWNER of core C from FRAMES rows
- * ([fingerprint, owner's idx, kind, pc, function, module, module_offset],
- * ordered), its strings borrowed from the rows, into *OUT (reused). */
+ * ([fingerprint, owner's idx, kind, pc, function, module, module_offset,
+ * idx, role], ordered), its strings borrowed from the rows, into *OUT
+ * (reused). */
 static int crash_frames(const struct ch_core *c, int64_t owner, json_t *frames, size_t *cursor,
 			struct an_frame **out, size_t *n, size_t *cap, struct an_index_gap *gap)
 {
@@ -1228,6 +1281,7 @@ static int crash_frames(const struct ch_core *c, int64_t owner, json_t *frames, 
 		f->module = (char *)json_string_value(json_array_get(row, 5));
 		f->has_module_offset = !cell_null(row, 6);
 		f->module_offset = (uint64_t)json_integer_value(json_array_get(row, 6));
+		f->role = an_frame_role_parse(json_string_value(json_array_get(row, 8)));
 	}
 	return 0;
 }
@@ -1270,7 +1324,7 @@ static int sign_rows_load(struct rep_ch *ch, const char *list, struct sign_rows 
 		snprintf(why, whylen, "out of memory");
 		return -1;
 	}
-	const char *frame_columns = "kind, pc, function, module, module_offset, idx";
+	const char *frame_columns = "kind, pc, function, module, module_offset, idx, role";
 	char *fcols = printf_sql("fingerprint, thread_idx, %s", frame_columns);
 	char *tfcols = printf_sql("fingerprint, task_idx, %s", frame_columns);
 	r->threads = select_in(ch, "fingerprint, idx, tid, crashing", "threads", list, "1",
@@ -1322,8 +1376,12 @@ static int sign_batch(struct rep_ch *ch, struct ch_core *c, size_t first, size_t
 		if ((task >= 0 ? crash_frames(&c[i], task, r.tframes, &r.kfcur, &f, &nf, &fcap, &gap)
 			       : crash_frames(&c[i], thread, r.frames, &r.fcur, &f, &nf, &fcap, &gap)) != 0)
 			goto oom;
-		struct rep_stored_crash crash = {(int64_t)i, c[i].has_signal, c[i].signo,
-						 c[i].signal_name, f, nf, gap.at};
+		const struct rep_stored_crash crash = {
+			.id = (int64_t)i, .has_signal = c[i].has_signal, .signo = c[i].signo,
+			.signal_name = c[i].signal_name, .frames = f, .nframes = nf,
+			.collapsed_at = gap.at, .caught_signo = c[i].caught_signo,
+			.caught_signal_name = c[i].caught_signal_name,
+		};
 		if (sign(ctx, &crash, &c[i].new_signature, &c[i].new_hash) != 0)
 			goto oom;
 	}
@@ -1841,6 +1899,7 @@ out:
 	for (size_t i = 0; i < n; i++) {
 		free(c[i].fingerprint);
 		free(c[i].signal_name);
+		free(c[i].caught_signal_name);
 		free(c[i].old_hash);
 		free(c[i].new_hash);
 		free(c[i].new_signature);

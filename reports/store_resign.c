@@ -16,6 +16,8 @@ struct resign_core {
 	int signo;
 	char *signal_name;
 	char *hash;                 /* the stored signature_hash, or NULL */
+	int caught_signo;
+	char *caught_signal_name;   /* NULL: no handler caught the crash */
 };
 
 struct resign {
@@ -40,13 +42,15 @@ static bool column_missing(sqlite3_stmt *q, int c, const char *copy)
 	return sqlite3_column_type(q, c) != SQLITE_NULL && !copy;
 }
 
-/* Every core's id, signal and hash, before anything is rewritten. */
+/* Every core's id, signal, hash and caught signal, before anything is
+ * rewritten. */
 static int load_cores(struct resign *r)
 {
 	sqlite3_stmt *q = NULL;
 	int rc = -1, step;
-	if (sqlite3_prepare_v2(r->db, "SELECT id, signal, signal_name, signature_hash FROM cores"
-				      " ORDER BY id", -1, &q, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(r->db, "SELECT id, signal, signal_name, signature_hash, caught_signal,"
+				      " caught_signal_name FROM cores ORDER BY id", -1, &q,
+			       NULL) != SQLITE_OK)
 		return -1;
 	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
 		struct resign_core *c = core_array_push(&r->cores, &r->ncores, &r->cap, sizeof(*c));
@@ -57,7 +61,10 @@ static int load_cores(struct resign *r)
 		c->signo = sqlite3_column_int(q, 1);
 		c->signal_name = column_text(q, 2);
 		c->hash = column_text(q, 3);
-		if (column_missing(q, 2, c->signal_name) || column_missing(q, 3, c->hash))
+		c->caught_signo = sqlite3_column_int(q, 4);
+		c->caught_signal_name = column_text(q, 5);
+		if (column_missing(q, 2, c->signal_name) || column_missing(q, 3, c->hash) ||
+		    column_missing(q, 5, c->caught_signal_name))
 			goto out;
 	}
 	rc = step == SQLITE_DONE ? 0 : -1;
@@ -96,6 +103,7 @@ static int load_frames(struct resign *r, int64_t id)
 		f->module = column_text(q, 3);
 		f->has_module_offset = sqlite3_column_type(q, 4) != SQLITE_NULL;
 		f->module_offset = (uint64_t)sqlite3_column_int64(q, 4);
+		f->role = an_frame_role_parse((const char *)sqlite3_column_text(q, 6));
 		if (column_missing(q, 2, f->function) || column_missing(q, 3, f->module)) {
 			rc = -1;
 			break;
@@ -115,8 +123,12 @@ static int resign_core(struct resign *r, const struct resign_core *c, rep_sign_f
 	int rc = -1;
 	if (load_frames(r, c->id) != 0)
 		return -1;
-	struct rep_stored_crash crash = {c->id, c->has_signal, c->signo, c->signal_name, r->f, r->nf,
-					 r->gap.at};
+	const struct rep_stored_crash crash = {
+		.id = c->id, .has_signal = c->has_signal, .signo = c->signo,
+		.signal_name = c->signal_name, .frames = r->f, .nframes = r->nf,
+		.collapsed_at = r->gap.at, .caught_signo = c->caught_signo,
+		.caught_signal_name = c->caught_signal_name,
+	};
 	if (sign(ctx, &crash, &sig, &hash) != 0)
 		goto out;
 	if (c->hash && strcmp(c->hash, hash) == 0) {
@@ -356,11 +368,11 @@ static const char frames_sql[] =
 	"   t.tid = (SELECT crashing_tid FROM cores WHERE id = ?1) DESC, t.idx LIMIT 1),"
 	" k AS (SELECT k.idx FROM tasks k, t WHERE k.core_id = ?1 AND k.state = 'running'"
 	"   AND k.tid = t.tid AND k.nframes > 0 ORDER BY k.idx LIMIT 1)"
-	" SELECT kind, pc, function, module, module_offset, idx FROM ("
-	"   SELECT f.kind, f.pc, f.function, f.module, f.module_offset, f.idx FROM task_frames f"
-	"   WHERE f.core_id = ?1 AND f.task_idx = (SELECT idx FROM k)"
+	" SELECT kind, pc, function, module, module_offset, idx, role FROM ("
+	"   SELECT f.kind, f.pc, f.function, f.module, f.module_offset, f.idx, f.role"
+	"   FROM task_frames f WHERE f.core_id = ?1 AND f.task_idx = (SELECT idx FROM k)"
 	"   UNION ALL"
-	"   SELECT f.kind, f.pc, f.function, f.module, f.module_offset, f.idx FROM frames f"
+	"   SELECT f.kind, f.pc, f.function, f.module, f.module_offset, f.idx, f.role FROM frames f"
 	"   WHERE f.core_id = ?1 AND f.thread_idx = (SELECT idx FROM t)"
 	"     AND NOT EXISTS (SELECT 1 FROM k))"
 	" ORDER BY idx";
@@ -416,6 +428,7 @@ out:
 	for (size_t i = 0; i < r.ncores; i++) {
 		free(r.cores[i].signal_name);
 		free(r.cores[i].hash);
+		free(r.cores[i].caught_signal_name);
 	}
 	free(r.cores);
 	return rc;

@@ -15,9 +15,12 @@
 #include "../analyzer/analysis.h"
 #include "store.h"
 
-/* One stored core as its signature is computed: the signal and the
- * crashing thread's frames (kind, function, module, module_offset and pc
- * filled; borrowed for the call). */
+/* One stored core as its signature is computed: the signal, the fault a
+ * crash handler caught, and the crashing thread's frames (kind, function,
+ * module, module_offset, pc and role filled; borrowed for the call), all
+ * of them: where the signature starts among them (an_signature_start(),
+ * the caught fault's crash site) is the signing function's to find, as
+ * an_signature_compute() finds it. */
 struct rep_stored_crash {
 	int64_t id;
 	bool has_signal;
@@ -27,6 +30,10 @@ struct rep_stored_crash {
 	size_t nframes;
 	size_t collapsed_at;        /* > 0: the stored indexes jump before
 				       frames[collapsed_at] (a recursion's run) */
+	int caught_signo;           /* cores.caught_signal */
+	const char *caught_signal_name;   /* cores.caught_signal_name: NULL when
+					     no handler caught the crash (or its
+					     signal has no name) */
 };
 
 /* Sign C: 0 with *SIGNATURE and *HASH (malloc'd; the store frees them), or

@@ -30,6 +30,19 @@ const char *rep_core_arch(const struct analysis *an)
 	return an->arch ? an->arch : "x86_64";
 }
 
+struct rep_caught_columns rep_core_caught(const struct analysis *an)
+{
+	const struct an_caught *c = &an->caught;
+	if (!c->present)
+		return (struct rep_caught_columns){0};
+	return (struct rep_caught_columns){
+		.has_signal = true, .signal = c->signo, .signal_name = c->signal_name,
+		.has_code = c->has_code, .code = c->code, .code_name = c->code_name,
+		.has_address = c->has_fault_address, .address = c->fault_address,
+		.handled_by = c->handler, .action = an_handler_action_name(c->action),
+	};
+}
+
 /* A text being made in memory, appended to as jansson's output is. */
 struct text_buf {
 	char *s;
@@ -170,7 +183,7 @@ int rep_frame_args_parse(struct an_frame *f, const char *text)
 static const char *const field_columns[] = {
 	"kind", "pc", "cfa", "function", "module", "file", "display", "runtime", "detail",
 	"function_offset", "module_offset", "line", "inline_depth", "inlined", "tailcall",
-	"activation", "seam", "args",
+	"activation", "seam", "args", "role",
 };
 
 enum rep_frame_field rep_frame_field_of(const char *column)
@@ -246,6 +259,9 @@ int rep_frame_set_field(struct an_frame *f, enum rep_frame_field field, const st
 		break;
 	case REP_FIELD_ARGS:
 		return f->has_args ? 0 : rep_frame_args_parse(f, s);
+	case REP_FIELD_ROLE:
+		f->role = an_frame_role_parse(s);
+		break;
 	default:
 		break;
 	}

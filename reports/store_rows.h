@@ -22,6 +22,21 @@ size_t rep_total_frames(const struct analysis *an);
 /* The cores.arch of AN: its architecture's name ("x86_64", "aarch64"). */
 const char *rep_core_arch(const struct analysis *an);
 
+/* The columns of cores that hold the fault a crash handler caught
+ * (analysis.h: an_caught), as both stores write them: each unknown (has_*
+ * false, text NULL) when no handler caught the crash. */
+struct rep_caught_columns {
+	bool has_signal, has_code, has_address;
+	int64_t signal, code;
+	uint64_t address;
+	const char *signal_name, *code_name;
+	const char *handled_by;     /* the handler's function */
+	const char *action;         /* an_handler_action_name() */
+};
+
+/* The caught columns of AN. */
+struct rep_caught_columns rep_core_caught(const struct analysis *an);
+
 /* The frame's arguments as JSON text, the one encoding of the JSON report
  * and both stores ([{"name","type","value","entry_value","entry_equal"}],
  * compact, strings made valid UTF-8), or NULL when it has none or on
@@ -52,12 +67,13 @@ enum rep_frame_field {
 	REP_FIELD_MODULE, REP_FIELD_FILE, REP_FIELD_DISPLAY, REP_FIELD_RUNTIME, REP_FIELD_DETAIL,
 	REP_FIELD_FUNCTION_OFFSET, REP_FIELD_MODULE_OFFSET, REP_FIELD_LINE, REP_FIELD_INLINE_DEPTH,
 	REP_FIELD_INLINED, REP_FIELD_TAILCALL, REP_FIELD_ACTIVATION, REP_FIELD_SEAM, REP_FIELD_ARGS,
+	REP_FIELD_ROLE,
 };
 enum rep_frame_field rep_frame_field_of(const char *column);
 
 /* Set FIELD of F (the columns rep_frame_args_json() and the writers fill,
- * "args" parsed back from its JSON text) to V, strings copied; NONE is
- * left alone.  0, or -1 when out of memory. */
+ * "args" parsed back from its JSON text, "role" from its name) to V,
+ * strings copied; NONE is left alone.  0, or -1 when out of memory. */
 int rep_frame_set_field(struct an_frame *f, enum rep_frame_field field, const struct rep_cell *v);
 
 /* Every frames table's leading columns: its core's (core_id, or

@@ -361,6 +361,19 @@ static const char *const rep_migrations[] = {
 	 * stored before */
 	"ALTER TABLE cores ADD COLUMN arch TEXT NOT NULL DEFAULT 'x86_64';"
 	"CREATE INDEX cores_arch ON cores(arch);",
+	/* 8: crashes a program's own signal handler caught (DESIGN.md "Signal
+	 * frames and crash handlers"): each frame's role, NULL for a plain
+	 * frame; the caught fault and its handler, NULL when no handler caught
+	 * the crash (every core stored before) */
+	"ALTER TABLE frames ADD COLUMN role TEXT;"
+	"ALTER TABLE task_frames ADD COLUMN role TEXT;"
+	"ALTER TABLE cores ADD COLUMN caught_signal INTEGER;"
+	"ALTER TABLE cores ADD COLUMN caught_signal_name TEXT;"
+	"ALTER TABLE cores ADD COLUMN caught_code INTEGER;"
+	"ALTER TABLE cores ADD COLUMN caught_code_name TEXT;"
+	"ALTER TABLE cores ADD COLUMN caught_address INTEGER;"
+	"ALTER TABLE cores ADD COLUMN handled_by TEXT;"
+	"ALTER TABLE cores ADD COLUMN handler_action TEXT;",
 };
 
 const char *rep_store_migration(int version)
@@ -380,17 +393,19 @@ static const char *const rep_queries[Q_COUNT] = {
 		   " analysed_at, analyzer_version, executable, build_id, pid, uid, signal, signal_name,"
 		   " code, code_name, fault_address, crashing_tid, abort_message, signature,"
 		   " signature_hash, async_key, nthreads, nframes, nwarnings, boot_id, coredump_uid,"
-		   " unit, cmdline, cause_kind, cause_summary, arch) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
-		   " ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24,"
-		   " ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32)"
+		   " unit, cmdline, cause_kind, cause_summary, arch, caught_signal, caught_signal_name,"
+		   " caught_code, caught_code_name, caught_address, handled_by, handler_action) VALUES"
+		   " (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,"
+		   " ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36,"
+		   " ?37, ?38, ?39)"
 		   " ON CONFLICT (fingerprint) DO NOTHING",
 	[Q_MODULE] = "INSERT INTO modules VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[Q_THREAD] = "INSERT INTO threads VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
 	[Q_FRAME] = "INSERT INTO frames (core_id, thread_idx, idx, kind, pc, function,"
 		    " function_offset, module, module_offset, file, line, inlined, inline_depth,"
-		    " tailcall, display, args, activation, cfa, seam, runtime, detail) VALUES (?1, ?2,"
-		    " ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,"
-		    " ?21)",
+		    " tailcall, display, args, activation, cfa, seam, role, runtime, detail) VALUES (?1,"
+		    " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,"
+		    " ?20, ?21, ?22)",
 	[Q_ROOT] = "INSERT INTO async_roots VALUES (?1, ?2, ?3, ?4)",
 	[Q_SUSPENDED] = "INSERT INTO suspended VALUES (?1, ?2, ?3, ?4)",
 	[Q_SFRAME] = "INSERT INTO suspended_frames (core_id, chain_idx, idx, kind, pc, function,"
@@ -408,8 +423,8 @@ static const char *const rep_queries[Q_COUNT] = {
 		   " ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
 	[Q_TFRAME] = "INSERT INTO task_frames (core_id, task_idx, idx, kind, pc, function,"
 		     " function_offset, module, module_offset, file, line, inlined, inline_depth,"
-		     " tailcall, display, args, activation, cfa, seam) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
-		     " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+		     " tailcall, display, args, activation, cfa, seam, role) VALUES (?1, ?2, ?3, ?4, ?5,"
+		     " ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
 	[Q_ERROR] = "INSERT INTO ingest_errors (ident, fingerprint, path, size, reason, attempts,"
 		    " first_at, last_at) VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?6)"
 		    " ON CONFLICT (ident) DO UPDATE SET path = excluded.path, reason = excluded.reason,"
@@ -632,6 +647,7 @@ static int insert_core(struct rep_sqlite *st, const struct analysis *an)
 {
 	char now[32];
 	rep_store_time((int64_t)time(NULL), now);
+	const struct rep_caught_columns c = rep_core_caught(an);
 	const struct rep_value v[] = {
 		v_text(an->core_fingerprint), v_text(an->core_sha256), v_text(an->core_path),
 		v_u64(an->core_file_size), v_u64(an->core_size), v_text(an->crashed_at), v_text(now),
@@ -646,13 +662,16 @@ static int insert_core(struct rep_sqlite *st, const struct analysis *an)
 		v_opt(an->has_coredump_uid, an->coredump_uid), v_text(an->unit), v_text(an->cmdline),
 		v_text(an->cause.summary ? an_cause_kind_name(an->cause.kind) : NULL),
 		v_text(an->cause.summary), v_text(rep_core_arch(an)),
+		v_opt(c.has_signal, (uint64_t)c.signal), v_text(c.signal_name),
+		v_opt(c.has_code, (uint64_t)c.code), v_text(c.code_name),
+		v_opt(c.has_address, c.address), v_text(c.handled_by), v_text(c.action),
 	};
 	return insert_row(st->q[Q_CORE], v, NVALUES(v));
 }
 
 /* A frame of a thread, a task or a suspended chain: Q's statement takes
  * the leading columns of the list below (a suspended chain's frames have no
- * unwinder columns, only a thread's have runtime ones). */
+ * unwinder columns and no role, only a thread's have runtime ones). */
 static int insert_frame(sqlite3_stmt *q, int64_t core, size_t owner, size_t idx,
 			const struct an_frame *f)
 {
@@ -667,7 +686,7 @@ static int insert_frame(sqlite3_stmt *q, int64_t core, size_t owner, size_t idx,
 		v_opt(f->line > 0, (uint64_t)f->line), v_int(f->inlined), v_int(f->inline_depth),
 		v_int(f->tailcall), v_text(f->display), v_text(args),
 		v_int(f->activation), v_opt(f->cfa != 0, f->cfa), v_int(f->seam),
-		v_text(f->runtime), v_text(f->detail),
+		v_text(an_frame_role_name(f->role)), v_text(f->runtime), v_text(f->detail),
 	};
 	size_t ncolumns = (size_t)sqlite3_bind_parameter_count(q);
 	int rc = insert_row(q, v, ncolumns < NVALUES(v) ? ncolumns : NVALUES(v));

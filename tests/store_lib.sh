@@ -6,6 +6,12 @@
 #                          changes) and prints how many cores it holds;
 #                          returns 77 when no core can be had.
 # store_q DB SQL           one value from the database (read-only query).
+# store_handler_cores DIR  fills DIR with cores of fixtures/handler_c: one
+#                          NULL write caught by handlers of three shapes
+#                          (nodefer, abort, redis) and uncaught (none), one
+#                          stack overflow caught (nodefer) and not (none),
+#                          named SHAPE-BUG.core; returns 77 when none can be
+#                          had.
 
 # name mode count: the cores of the standard batch, per fixture program.
 STORE_BATCH="store_crash:segv:9 store_crash:abort:9 store_crash:fpe:9 store_crash:deep:9
@@ -80,4 +86,16 @@ for i in range(count):
     data[where:where + 12] = b" #%010d" % i
     open("%s/clone-%05d.core" % (out, i), "wb").write(data)
 PY
+}
+
+store_handler_cores() {
+	local out=$1 dir spec shape bug core
+	dir=$(fixture_build handler_c 2>/dev/null) || return 77
+	mkdir -p "$out"
+	for spec in nodefer:null abort:null redis:null none:null nodefer:overflow none:overflow; do
+		IFS=: read -r shape bug <<<"$spec"
+		core=$(fixture_core "$dir" "$shape" "$bug" 2>/dev/null) || return 77
+		mv "$core" "$out/$shape-$bug.core"
+		rm -rf "$(dirname "$core")"
+	done
 }

@@ -293,7 +293,12 @@ if [ -f "$CORES/abort.core" ] && [ -f "$CORES/assert.core" ]; then
 	"$ASYNCORE" ingest --db "$OLD" --quiet "$CORES/abort.core" >/dev/null 2>&1
 	sqlite3 "$OLD" "DROP INDEX cores_cause_kind; ALTER TABLE cores DROP COLUMN cause_kind;
 		ALTER TABLE cores DROP COLUMN cause_summary; DROP INDEX cores_arch;
-		ALTER TABLE cores DROP COLUMN arch; PRAGMA user_version = 5;"
+		ALTER TABLE cores DROP COLUMN arch; ALTER TABLE frames DROP COLUMN role;
+		ALTER TABLE task_frames DROP COLUMN role; ALTER TABLE cores DROP COLUMN caught_signal;
+		ALTER TABLE cores DROP COLUMN caught_signal_name; ALTER TABLE cores DROP COLUMN caught_code;
+		ALTER TABLE cores DROP COLUMN caught_code_name; ALTER TABLE cores DROP COLUMN caught_address;
+		ALTER TABLE cores DROP COLUMN handled_by; ALTER TABLE cores DROP COLUMN handler_action;
+		PRAGMA user_version = 5;"
 	"$ASYNCORE" ingest --db "$OLD" --quiet "$CORES/assert.core" >/dev/null 2>"$TMPD/old.err"
 	same "cause-store-migrated" "$("$ASYNCORE" query --db "$OLD" --format csv \
 		"select coalesce(cause_kind, 'NULL') from cores order by id" | tail -n +2 | tr '\n' ' ')" \

@@ -112,6 +112,35 @@ done
 check "clickhouse: store init adds cores.arch to an older store (exit $rc)" [ $rc -eq 0 ]
 check "clickhouse: ... its $N cores are x86_64" \
 	[ "$(chq "$U2" "SELECT arch, count() FROM cores FINAL GROUP BY arch")" = "x86_64,$N" ]
+# A store made before the crash-handler columns: store init adds the frames'
+# role and the caught fault's columns of cores (NULL for the cores stored
+# then) to the local and the Distributed tables of each shard.
+CAUGHT="caught_signal caught_signal_name caught_code caught_code_name caught_address handled_by handler_action"
+added=0
+for i in 1 2; do
+	for t in cores frames task_frames cores_local frames_local task_frames_local; do
+		cols=role; [ "${t%_local}" = cores ] && cols=$CAUGHT
+		for c in $cols; do
+			ch_q $i "ALTER TABLE crashes.$t DROP COLUMN $c" >/dev/null &&
+				added=$((added + 1)) || fail "clickhouse: dropping $t.$c on shard $i"
+		done
+	done
+done
+"$ASYNCORE" store init --db "$U1" 2>"$W/err" && "$ASYNCORE" store init --db "$U2" 2>>"$W/err"; rc=$?
+in_list=$(printf "'%s'," $CAUGHT)
+have=0
+for i in 1 2; do
+	have=$((have + $(ch_q $i "SELECT count() FROM system.columns WHERE database = 'crashes' AND
+		((table IN ('cores', 'cores_local') AND name IN (${in_list%,})) OR
+		 (table IN ('frames', 'frames_local', 'task_frames', 'task_frames_local') AND name = 'role'))")))
+done
+check "clickhouse: store init adds frames.role, task_frames.role and the caught columns to an older store ($have of $added, exit $rc)" \
+	[ $rc -eq 0 -a "$added" = 36 -a "$have" = 36 ]
+check "clickhouse: ... NULL for its $N cores and their frames" \
+	[ "$(chq "$U2" "SELECT countIf(isNull(caught_signal) AND isNull(caught_signal_name) AND
+		isNull(caught_code) AND isNull(caught_code_name) AND isNull(caught_address) AND
+		isNull(handled_by) AND isNull(handler_action)) AS n FROM cores FINAL")" = "$N" -a \
+	  "$(chq "$U2" "SELECT count() FROM frames FINAL WHERE isNotNull(role)")" = 0 ]
 check "clickhouse: query --format json gives numbers" \
 	bash -c '"$1" query --db "$2" --format json "SELECT count() AS n FROM cores FINAL" | python3 -c "import json,sys; assert json.load(sys.stdin) == [{\"n\": $3}]"' \
 	_ "$ASYNCORE" "$U2" "$N"
@@ -276,6 +305,47 @@ if RD=$(fixture_build recursion split 2>/dev/null); then
 		  "$(chq "$U7" "$past")" = "$stored" -a "$(store_q "$W/s7.db" "$past")" -gt "${stored:-0}" ]
 else
 	skip "clickhouse: no split-debug recursion build (collapsed stacks symbolized again left out)"
+fi
+
+# Crashes a program's own signal handler caught (fixtures/handler_c), as
+# SQLite stores them: the caught fault, the handler, the frames' roles and
+# the signatures (the same bug caught or not, one bucket); resign reads the
+# roles and the caught signal back and signs each as ingest did.
+if store_handler_cores "$W/handler"; then
+	U9="clickhouse://127.0.0.1:${CH_HTTP[1]}/crashes9?cluster=$CH_CLUSTER_NAME"
+	"$ASYNCORE" store init --db "$U9" && "$ASYNCORE" store init --db "${U9/${CH_HTTP[1]}/${CH_HTTP[2]}}"
+	"$ASYNCORE" ingest --db "$U9" --quiet "$W/handler" 2>/dev/null
+	"$ASYNCORE" ingest --db "$W/s9.db" --quiet "$W/handler" 2>/dev/null
+	caught_cols="signal, caught_signal, caught_signal_name, caught_code, caught_code_name,
+		caught_address, handled_by, handler_action, signature, signature_hash"
+	caught_q="SELECT core, $caught_cols FROM (SELECT fingerprint, version, replaceAll(path,
+		'$W/handler/', '') AS core, $caught_cols FROM cores FINAL) ORDER BY core"
+	caught_s="SELECT replace(path, '$W/handler/', '') AS core, $caught_cols FROM cores ORDER BY core"
+	check "clickhouse: caught faults and their handlers as SQLite's ($(chq "$U9" "SELECT countIf(isNotNull(handled_by)) FROM cores FINAL") of 6 caught)" \
+		[ "$(chq "$U9" "$caught_q" | tr -d '"')" = "$(store_q "$W/s9.db" "$caught_s" | tr -d '"')" -a \
+		  "$(chq "$U9" "SELECT uniqExact(signature_hash) FROM cores FINAL")" = 2 -a \
+		  "$(chq "$U9" "SELECT countIf(isNotNull(handled_by)) FROM cores FINAL")" = 4 ]
+	roles_c="SELECT core, frame, ifNull(role, '-') FROM (SELECT fingerprint, thread_idx, idx AS frame,
+		role FROM frames FINAL) ALL INNER JOIN (SELECT fingerprint, replaceAll(path, '$W/handler/', '')
+		AS core FROM cores FINAL) USING fingerprint ORDER BY core, thread_idx, frame"
+	roles_q="SELECT core, frame, coalesce(role, '-') FROM (SELECT replace(c.path, '$W/handler/', '')
+		AS core, f.thread_idx, f.idx AS frame, f.role AS role FROM frames f JOIN cores c ON
+		c.id = f.core_id) ORDER BY core, thread_idx, frame"
+	check "clickhouse: ... the frames' roles as SQLite's ($(chq "$U9" "SELECT count() FROM frames FINAL WHERE isNotNull(role)") with one)" \
+		[ "$(chq "$U9" "$roles_c" | tr -d '"')" = "$(store_q "$W/s9.db" "$roles_q" | tr -d '"')" -a \
+		  "$(chq "$U9" "SELECT countIf(role = 'crash_site') FROM frames FINAL")" = 4 ]
+	"$ASYNCORE" resign --db "$U9" >"$W/resign9.ch" 2>&1; rc=$?
+	check "clickhouse: ... resign signs them as ingest did ($(head -1 "$W/resign9.ch"))" \
+		[ $rc -eq 0 -a -n "$(grep "^resigned 6 cores, 0 signatures changed" "$W/resign9.ch")" ]
+	mkdir -p "$W/lists9"
+	printf '@defaults\nsettle\n' >"$W/lists9/skip"
+	"$ASYNCORE" resign --db "$W/s9.db" --signature-lists "$W/lists9" >"$W/resign9.sqlite" 2>&1
+	"$ASYNCORE" resign --db "$U9" --signature-lists "$W/lists9" >"$W/resign9.ch" 2>&1
+	check "clickhouse: ... with other lists, as SQLite's resign ($(head -1 "$W/resign9.ch"))" \
+		[ "$(chq "$U9" "$caught_q" | tr -d '"')" = "$(store_q "$W/s9.db" "$caught_s" | tr -d '"')" -a \
+		  "$(cat "$W/resign9.sqlite")" = "$(cat "$W/resign9.ch")" ]
+else
+	skip "clickhouse: no fixtures/handler_c cores (crash handlers left out)"
 fi
 
 # A shard killed during an ingest, back within the retries: nothing lost.

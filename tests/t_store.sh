@@ -103,3 +103,55 @@ check "store: top lists every bucket" [ "$(tail -n +3 "$W/top" | wc -l)" = "$(st
 check "store: top shows counts and an example core" grep -qE '^9 +SIGSEGV: store_parse_header .*store_crash-segv-[0-9]\.core' "$W/top"
 first=$("$ASYNCORE" top --db "$DB" --format csv | sed -n 2p | cut -d, -f1)
 check "store: top is most frequent first" [ "$first" = "$(store_q "$DB" "SELECT max(n) FROM (SELECT count(*) n FROM cores GROUP BY signature_hash)")" ]
+
+# Crashes a program's own signal handler caught (fixtures/handler_c): the
+# same bug caught by handlers that re-raise or abort and not caught at all
+# is one bucket; each caught fault is the one the uncaught core shows, the
+# handler and what it did are named, the frames have their roles (the
+# handler's, the trampoline, the crash site: the uncaught core's first
+# frame); resign signs them again as ingest did.
+if store_handler_cores "$W/handler"; then
+	HDB=$W/handler.db
+	"$ASYNCORE" ingest --db "$HDB" --quiet "$W/handler" 2>"$W/herr"; rc=$?
+	hq() { store_q "$HDB" "$1"; }
+	check "store: handler cores ingested (exit $rc)" [ $rc -eq 0 -a "$(hq "SELECT count(*) FROM cores")" = 6 ]
+	check "store: caught or not, one bucket per bug" \
+		[ "$(hq "SELECT count(DISTINCT signature_hash) FROM cores WHERE path LIKE '%-null.core'")" = 1 -a \
+		  "$(hq "SELECT count(DISTINCT signature_hash) FROM cores WHERE path LIKE '%-overflow.core'")" = 1 ]
+	plain="(SELECT signal, code_name, fault_address FROM cores WHERE path LIKE '%/none-null.core')"
+	check "store: each caught NULL write is the uncaught core's fault (signal, code, address)" \
+		[ "$(hq "SELECT count(*) FROM cores c, $plain p WHERE c.path NOT LIKE '%/none-%' AND
+			c.path LIKE '%-null.core' AND c.caught_signal = p.signal AND
+			c.caught_code_name = p.code_name AND c.caught_address = p.fault_address")" = 3 ]
+	got=$(hq "SELECT replace(replace(path, '$W/handler/', ''), '.core', '') || ' ' || signal_name || ' ' ||
+		coalesce(handled_by, '-') || ' ' || coalesce(handler_action, '-') AS x FROM cores ORDER BY path" |
+		tr '\n' ',')
+	want="abort-null SIGABRT on_fatal aborted,nodefer-null SIGSEGV on_fatal re-raised,"
+	want="${want}nodefer-overflow SIGSEGV on_fatal re-raised,none-null SIGSEGV - -,"
+	want="${want}none-overflow SIGSEGV - -,redis-null SIGSEGV on_fatal re-raised,"
+	check "store: the handler and what it did ($got)" [ "$got" = "$want" ]
+	check "store: an uncaught core has no caught columns and no frame roles" \
+		[ "$(hq "SELECT count(*) FROM cores WHERE path LIKE '%/none-%' AND coalesce(caught_signal,
+			caught_signal_name, caught_code, caught_code_name, caught_address, handled_by,
+			handler_action) IS NULL AND NOT EXISTS (SELECT 1 FROM frames f WHERE f.core_id = cores.id
+			AND f.role IS NOT NULL)")" = 2 ]
+	roles="SELECT group_concat(coalesce(role, '-'), ' ') AS roles FROM (SELECT f.role FROM frames f
+		JOIN cores c ON c.id = f.core_id JOIN threads t ON t.core_id = c.id AND t.idx = f.thread_idx
+		AND t.crashing WHERE c.path LIKE"
+	check "store: the frames' roles: the handler's, the trampoline, the crash site, then plain" \
+		bash -c '[[ "$1" =~ ^(crash_handler\ )+trampoline\ crash_site(\ -)+$ ]]' _ \
+		"$(hq "$roles '%/abort-null.core' ORDER BY f.idx)")"
+	site="SELECT group_concat(DISTINCT f.function) FROM frames f JOIN threads t ON t.core_id = f.core_id
+		AND t.idx = f.thread_idx AND t.crashing WHERE"
+	check "store: every caught core's crash site is the uncaught core's first frame" \
+		[ "$(hq "$site f.role = 'crash_site' AND f.core_id IN (SELECT id FROM cores WHERE path LIKE '%-null.core')")" = \
+		  "$(hq "$site f.idx = 0 AND f.core_id = (SELECT id FROM cores WHERE path LIKE '%/none-null.core')")" ]
+	sqlite3 "$HDB" "SELECT path, signature, signature_hash FROM cores ORDER BY path" >"$W/hsig.before"
+	sqlite3 "$HDB" "UPDATE cores SET signature = 'stale', signature_hash = '0'"
+	"$ASYNCORE" resign --db "$HDB" >"$W/hresign" 2>&1; rc=$?
+	sqlite3 "$HDB" "SELECT path, signature, signature_hash FROM cores ORDER BY path" >"$W/hsig.after"
+	check "store: resign signs caught crashes as ingest did ($(head -1 "$W/hresign"))" \
+		[ $rc -eq 0 -a "$(cat "$W/hsig.before")" = "$(cat "$W/hsig.after")" ]
+else
+	skip "store: no fixtures/handler_c cores (crash handlers left out)"
+fi

@@ -72,11 +72,19 @@ fi
 check "store schema: the fixture cores are x86_64 (cores.arch)" \
 	[ "$(store_q "$DB" "SELECT group_concat(DISTINCT arch) FROM cores")" = x86_64 ]
 
+# The columns schema version 8 added (crashes a program's own signal
+# handler caught): dropped, they make a store of version 7.
+DROP8="ALTER TABLE frames DROP COLUMN role; ALTER TABLE task_frames DROP COLUMN role;"
+for c in caught_signal caught_signal_name caught_code caught_code_name caught_address handled_by \
+	handler_action; do
+	DROP8="$DROP8 ALTER TABLE cores DROP COLUMN $c;"
+done
+
 # A store of schema version 6 (no cores.arch) is migrated by the next
 # ingest: its cores were x86_64, the only machine stored then.
 sqlite3 "$DB" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null
 cp "$DB" "$W/v6.db"
-sqlite3 "$W/v6.db" "DROP INDEX cores_arch; ALTER TABLE cores DROP COLUMN arch; PRAGMA user_version = 6;"
+sqlite3 "$W/v6.db" "$DROP8 DROP INDEX cores_arch; ALTER TABLE cores DROP COLUMN arch; PRAGMA user_version = 6;"
 n6=$(store_q "$W/v6.db" "SELECT count(*) FROM cores")
 "$ASYNCORE" ingest --db "$W/v6.db" --quiet "$W/cores" >/dev/null 2>"$W/err"; rc=$?
 check "store schema: a version 6 store is migrated to $v" \
@@ -85,6 +93,45 @@ check "store schema: its $n6 cores are x86_64 after the migration" \
 	[ "$(store_q "$W/v6.db" "SELECT count(*) FROM cores WHERE arch = 'x86_64'")" = "$n6" ]
 check "store schema: cores.arch is indexed after the migration" \
 	[ "$(store_q "$W/v6.db" "SELECT count(*) FROM sqlite_schema WHERE name = 'cores_arch'")" = 1 ]
+
+# A store of schema version 7 (no frame roles, no caught fault) is migrated
+# by the next ingest: every row is kept as it was, the new columns are NULL
+# (no handler caught a crash stored before), and resign gives every core
+# the signature it had.
+cp "$DB" "$W/v7.db"
+sqlite3 "$W/v7.db" "$DROP8 PRAGMA user_version = 7;"
+tables="cores modules threads frames async_roots suspended suspended_frames tasks task_frames
+	recorders recorder_events warnings ingest_errors"
+declare -A cols7   # each table's columns in version 7
+for t in $tables; do
+	cols7[$t]=$(sqlite3 "$W/v7.db" "SELECT group_concat(name, ', ') FROM pragma_table_info('$t')")
+done
+rows() {   # rows DB: every row of every table, in the columns of version 7
+	local t
+	for t in $tables; do
+		echo "== $t"
+		sqlite3 "$1" "SELECT ${cols7[$t]} FROM $t ORDER BY 1, 2, 3"
+	done
+}
+rows "$W/v7.db" >"$W/v7.rows"
+n7=$(store_q "$W/v7.db" "SELECT count(*) FROM cores")
+"$ASYNCORE" ingest --db "$W/v7.db" --quiet "$W/cores" >/dev/null 2>"$W/err"; rc=$?
+check "store schema: a version 7 store is migrated to $v" \
+	[ $rc -eq 0 -a "$(store_q "$W/v7.db" "PRAGMA user_version")" = "$v" ]
+rows "$W/v7.db" >"$W/v8.rows"
+check "store schema: ... every row of every table kept ($n7 cores, $(wc -l <"$W/v7.rows") lines)" \
+	bash -c '[ "$1" -gt 0 ] && cmp -s "$2" "$3"' _ "$n7" "$W/v7.rows" "$W/v8.rows"
+check "store schema: ... frames.role and task_frames.role added, NULL" \
+	[ "$(store_q "$W/v7.db" "SELECT (SELECT count(*) FROM frames WHERE role IS NULL) =
+		(SELECT count(*) FROM frames) AND (SELECT count(*) FROM task_frames WHERE role IS NULL) =
+		(SELECT count(*) FROM task_frames) AS ok")" = 1 ]
+check "store schema: ... the caught columns added, NULL for its $n7 cores" \
+	[ "$(store_q "$W/v7.db" "SELECT count(*) FROM cores WHERE caught_signal IS NULL AND
+		caught_signal_name IS NULL AND caught_code IS NULL AND caught_code_name IS NULL AND
+		caught_address IS NULL AND handled_by IS NULL AND handler_action IS NULL")" = "$n7" ]
+"$ASYNCORE" resign --db "$W/v7.db" >"$W/resign" 2>"$W/err"; rc=$?
+check "store schema: ... resign gives its cores the signatures they had ($(cat "$W/resign"))" \
+	[ $rc -eq 0 -a -n "$(grep "^resigned $n7 cores, 0 signatures changed" "$W/resign")" ]
 
 sqlite3 "$DB" "PRAGMA user_version = 99"
 "$ASYNCORE" ingest --db "$DB" "$W/cores" >/dev/null 2>"$W/err"; rc=$?

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "../../analyzer/signature.h"
+#include "../../cli/resign.h"
+#include "../../reports/store_internal.h"
 #include "../../reports/store_resign.h"
 #include "../../reports/store_sqlite.h"
 #include "../../reports/store.h"
@@ -104,6 +106,11 @@ static void test_store(const char *dir)
 	       unit_sql_long(h, "SELECT printf('%x', fault_address) = 'ffffffffff600000' FROM cores") == 1);
 	CHECK("error attempts", unit_sql_long(h, "SELECT attempts FROM ingest_errors") == 2);
 	CHECK("async root", unit_sql_long(h, "SELECT count(*) FROM async_roots") == 1);
+	CHECK("no handler caught it: the caught columns are NULL, the frames have no role",
+	       unit_sql_long(h, "SELECT count(*) FROM cores WHERE coalesce(caught_signal,"
+				" caught_signal_name, caught_code, caught_code_name, caught_address,"
+				" handled_by, handler_action) IS NULL") == 1 &&
+	       unit_sql_long(h, "SELECT count(*) FROM frames WHERE role IS NOT NULL") == 0);
 	CHECK("schema version", unit_sql_long(h, "PRAGMA user_version") == REP_SCHEMA_VERSION);
 	CHECK("wal", unit_sql_long(h, "SELECT journal_mode = 'wal' FROM pragma_journal_mode") == 1);
 	sqlite3_exec(h, "PRAGMA user_version = 99", NULL, NULL, NULL);
@@ -272,11 +279,10 @@ static int two_levels(void *ctx, const struct rep_stored_module *mods, size_t nm
 	return count;
 }
 
+/* resign's own signing (cli/resign.c) with the built-in lists. */
 static int sign(void *ctx, const struct rep_stored_crash *c, char **signature, char **hash)
 {
-	const struct an_signature_input in = {.has_signal = c->has_signal, .signo = c->signo,
-					      .signal_name = c->signal_name, .frames = c->frames,
-					      .nframes = c->nframes};
+	const struct an_signature_input in = cli_stored_signature_input(c);
 	(void)ctx;
 	return an_signature_of(&in, NULL, signature, hash);
 }
@@ -383,6 +389,313 @@ static void test_resymbolize_gap(const char *dir)
 	rep_store_close(st);
 }
 
+
+/* ---- Crashes a program's own signal handler caught ------------------- */
+
+/* A frame of a stack built by hand: its function and its role. */
+struct role_frame {
+	const char *function;
+	enum an_frame_role role;
+};
+
+/* N frames of SPEC, in /usr/bin/prog at offsets 0x100, 0x110, ... */
+static struct an_frame *role_frames(const struct role_frame *spec, size_t n)
+{
+	struct an_frame *f = calloc(n, sizeof(*f));
+	for (size_t i = 0; f && i < n; i++) {
+		f[i].function = strdup(spec[i].function);
+		f[i].role = spec[i].role;
+		f[i].module = strdup("/usr/bin/prog");
+		f[i].module_offset = 0x100 + 0x10 * i;
+		f[i].has_module_offset = true;
+		f[i].pc = 0x1000 + f[i].module_offset;
+		f[i].activation = i == 0;
+	}
+	return f;
+}
+
+/* A core whose SIGABRT is its handler's abort(): FINGERPRINT, one crashing
+ * thread (tid 77) and the SIGSEGV at 0x10 the handler on_fatal_signal
+ * caught.  The frames are the caller's to add. */
+static struct analysis *handled_core(const char *fingerprint)
+{
+	struct analysis *an = an_analysis_create();
+	an->core_path = strdup(fingerprint);
+	an->core_fingerprint = strdup(fingerprint);
+	an->has_signal = true;
+	an->signo = SIGABRT;
+	an->signal_name = "SIGABRT";
+	an->has_code = true;
+	an->code = -6;
+	an->code_name = "SI_TKILL";
+	an->crashing_tid = 77;
+	an->caught = (struct an_caught){
+		.present = true, .signo = SIGSEGV, .signal_name = "SIGSEGV", .has_code = true,
+		.code = 1, .code_name = "SEGV_MAPERR", .has_fault_address = true, .fault_address = 0x10,
+		.tid = 77, .site = 4, .handler = strdup("on_fatal_signal"), .action = AN_HANDLER_ABORTED,
+	};
+	an->nthreads = 1;
+	an->threads = calloc(1, sizeof(*an->threads));
+	an->threads[0].tid = 77;
+	an->threads[0].crashing = true;
+	return an;
+}
+
+/* The handler's frames (abort() inside it), the trampoline, then the
+ * frames the fault interrupted: the crash site first. */
+static const struct role_frame handled_stack[] = {
+	{"raise", AN_FRAME_HANDLER}, {"abort", AN_FRAME_HANDLER},
+	{"on_fatal_signal", AN_FRAME_HANDLER}, {"__restore_rt", AN_FRAME_TRAMPOLINE},
+	{"parse_header", AN_FRAME_CRASH_SITE}, {"dispatch", AN_FRAME_PLAIN}, {"main", AN_FRAME_PLAIN},
+};
+#define NHANDLED (sizeof(handled_stack) / sizeof(handled_stack[0]))
+
+/* Caught on the thread's own stack; a suspended bthread with a handler's
+ * frame too (task_frames.role). */
+static struct analysis *caught_on_thread(void)
+{
+	struct analysis *an = handled_core("0c01");
+	an->threads[0].frames = role_frames(handled_stack, NHANDLED);
+	an->threads[0].nframes = NHANDLED;
+	an->ntasks = 1;
+	an->tasks = calloc(1, sizeof(*an->tasks));
+	an->tasks[0].runtime = "bthread";
+	an->tasks[0].state = AN_TASK_SUSPENDED;
+	an->tasks[0].frames = role_frames(handled_stack + 2, 3);
+	an->tasks[0].nframes = 3;
+	an_signature_compute(an, NULL);
+	return an;
+}
+
+/* Caught in the bthread the thread was running: the bthread's frames
+ * carry the roles and are signed, the worker's are plain. */
+static struct analysis *caught_in_bthread(void)
+{
+	static const struct role_frame worker[] = {{"bthread_run", AN_FRAME_PLAIN},
+						   {"start_thread", AN_FRAME_PLAIN}};
+	struct analysis *an = handled_core("0c02");
+	an->threads[0].frames = role_frames(worker, 2);
+	an->threads[0].nframes = 2;
+	an->ntasks = 1;
+	an->tasks = calloc(1, sizeof(*an->tasks));
+	an->tasks[0].runtime = "bthread";
+	an->tasks[0].state = AN_TASK_RUNNING;
+	an->tasks[0].has_tid = true;
+	an->tasks[0].tid = 77;
+	an->tasks[0].frames = role_frames(handled_stack, NHANDLED);
+	an->tasks[0].nframes = NHANDLED;
+	an_signature_compute(an, NULL);
+	return an;
+}
+
+/* A stack overflow caught on an alternate stack: the handler's frame and
+ * the trampoline, then a recursion whose run was left out before
+ * frames[6], its cycle on both sides (the signature's collapsed_at is
+ * relative to the crash site). */
+static struct analysis *caught_overflow(void)
+{
+	static const struct role_frame stack[] = {
+		{"on_fatal_signal", AN_FRAME_HANDLER}, {"__restore_rt", AN_FRAME_TRAMPOLINE},
+		{"pong", AN_FRAME_CRASH_SITE}, {"ping", AN_FRAME_PLAIN}, {"pong", AN_FRAME_PLAIN},
+		{"ping", AN_FRAME_PLAIN}, {"pong", AN_FRAME_PLAIN}, {"ping", AN_FRAME_PLAIN},
+		{"start_recursion", AN_FRAME_PLAIN}, {"main", AN_FRAME_PLAIN},
+	};
+	struct analysis *an = handled_core("0c03");
+	an->caught.site = 2;
+	an->threads[0].frames = role_frames(stack, 10);
+	an->threads[0].nframes = 10;
+	an->threads[0].recursion = calloc(1, sizeof(struct an_recursion));
+	*an->threads[0].recursion = (struct an_recursion){.first = 6, .last = 205, .repeats = 100};
+	an_signature_compute(an, NULL);
+	return an;
+}
+
+/* Column 0 of SQL's first row, FP bound to ?1, into BUF ("" when none). */
+static const char *sql_text(sqlite3 *h, const char *sql, const char *fp, char *buf, size_t len)
+{
+	sqlite3_stmt *q = NULL;
+	buf[0] = '\0';
+	if (sqlite3_prepare_v2(h, sql, -1, &q, NULL) == SQLITE_OK &&
+	    sqlite3_bind_text(q, 1, fp, -1, SQLITE_STATIC) == SQLITE_OK &&
+	    sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
+		snprintf(buf, len, "%s", (const char *)sqlite3_column_text(q, 0));
+	sqlite3_finalize(q);
+	return buf;
+}
+
+/* The roles of FRAMES (N), "-" for a plain frame, space-separated. */
+static const char *roles_of(const struct an_frame *frames, size_t n, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && used < len; i++) {
+		const char *name = an_frame_role_name(frames[i].role);
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? " " : "", name ? name : "-");
+	}
+	return buf;
+}
+
+static const char handled_roles[] =
+	"crash_handler crash_handler crash_handler trampoline crash_site - -";
+
+/* The roles of core FP's frames as SQLite holds them (TABLE, owner
+ * column OWNER = 0). */
+static const char *stored_roles(sqlite3 *h, const char *table, const char *owner, const char *fp,
+				char *buf, size_t len)
+{
+	char sql[512];
+	snprintf(sql, sizeof(sql), "SELECT group_concat(coalesce(role, '-'), ' ') FROM (SELECT f.role"
+		 " FROM %s f JOIN cores c ON c.id = f.core_id WHERE c.fingerprint = ?1 AND f.%s = 0"
+		 " ORDER BY f.idx)", table, owner);
+	return sql_text(h, sql, fp, buf, len);
+}
+
+/* Roles and caught columns as SQL reads them. */
+static void check_caught_rows(sqlite3 *h)
+{
+	char buf[256];
+	CHECK_STR("caught: the thread's frames keep their roles",
+		  stored_roles(h, "frames", "thread_idx", "0c01", buf, sizeof(buf)), handled_roles);
+	CHECK_STR("caught: a task's frames keep theirs (task_frames.role)",
+		  stored_roles(h, "task_frames", "task_idx", "0c01", buf, sizeof(buf)),
+		  "crash_handler trampoline crash_site");
+	CHECK_STR("caught: the caught fault and its handler on cores",
+		  sql_text(h, "SELECT caught_signal || ' ' || caught_signal_name || ' ' || caught_code"
+			      " || ' ' || caught_code_name || ' ' || printf('0x%x', caught_address)"
+			      " || ' ' || handled_by || ' ' || handler_action || ' ' || signal_name"
+			      " FROM cores WHERE fingerprint = ?1", "0c01", buf, sizeof(buf)),
+		  "11 SIGSEGV 1 SEGV_MAPERR 0x10 on_fatal_signal aborted SIGABRT");
+	CHECK_STR("caught: the signature starts at the crash site, with the caught signal",
+		  sql_text(h, "SELECT signature FROM cores WHERE fingerprint = ?1", "0c01", buf,
+			   sizeof(buf)), "SIGSEGV: parse_header < dispatch < main");
+}
+
+/* Roles as the store reads frames back for resign (rep_frame_set_field). */
+static void check_caught_read_back(const char *db)
+{
+	char why[512], buf[256];
+	struct rep_sqlite *sq = NULL;
+	struct an_frame *f = NULL;
+	size_t n = 0;
+	struct an_index_gap gap;
+	if (!CHECK("caught: the store opens again", rep_sqlite_open(db, &sq, why, sizeof(why)) == 0))
+		return;
+	sqlite3 *h = rep_sqlite_db(sq);
+	int64_t id = unit_sql_long(h, "SELECT id FROM cores WHERE fingerprint = '0c01'");
+	CHECK("caught: the thread's frames read back",
+	      rep_sqlite_read_frames(sq, REP_FRAMES_THREAD, id, 0, &f, &n, &gap) == 0 && n == NHANDLED);
+	CHECK_STR("caught: ... with their roles", roles_of(f, n, buf, sizeof(buf)), handled_roles);
+	for (size_t i = 0; i < n; i++)
+		an_frame_deinit(&f[i]);
+	free(f);
+	rep_sqlite_close(sq);
+}
+
+/* The expected signature and hash of each core, taken before the
+ * analyses are freed. */
+struct expected {
+	char fp[8], signature[256], hash[32];
+};
+
+static void expect(struct expected *e, const struct analysis *an)
+{
+	snprintf(e->fp, sizeof(e->fp), "%s", an->core_fingerprint);
+	snprintf(e->signature, sizeof(e->signature), "%s", an->signature ? an->signature : "?");
+	snprintf(e->hash, sizeof(e->hash), "%s", an->signature_hash ? an->signature_hash : "?");
+}
+
+/* Every stored signature made stale, then resign: each is again the one
+ * an_signature_compute() gave the analysis. */
+static void check_caught_resign(struct rep_store *st, sqlite3 *h, const struct expected *e,
+				size_t n)
+{
+	char why[512], buf[256], name[512];
+	struct rep_resign_result r;
+	const struct rep_resign_fns fns = {sign, NULL, NULL, NULL};
+	sqlite3_exec(h, "UPDATE cores SET signature = 'stale', signature_hash = '0'", NULL, NULL, NULL);
+	CHECK("caught: resign", rep_store_resign(st, &fns, &r, why, sizeof(why)) == 0 &&
+				r.changed == n);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "caught: resign signs %.7s as the analysis was (%.255s)", e[i].fp,
+			 e[i].signature);
+		CHECK_STR(name, sql_text(h, "SELECT signature FROM cores WHERE fingerprint = ?1", e[i].fp,
+					 buf, sizeof(buf)), e[i].signature);
+		snprintf(name, sizeof(name), "caught: ... and %.7s's hash", e[i].fp);
+		CHECK_STR(name, sql_text(h, "SELECT signature_hash FROM cores WHERE fingerprint = ?1",
+					 e[i].fp, buf, sizeof(buf)), e[i].hash);
+	}
+	CHECK("caught: a second resign changes nothing",
+	      rep_store_resign(st, &fns, &r, why, sizeof(why)) == 0 && r.changed == 0);
+}
+
+/* Crashes a handler caught: roles and caught columns stored and read back,
+ * and resign signs them as the analyzer does. */
+static void test_caught(const char *dir)
+{
+	char db[512], why[512];
+	struct analysis *an[] = {caught_on_thread(), caught_in_bthread(), caught_overflow()};
+	enum { N = sizeof(an) / sizeof(an[0]) };
+	struct expected e[N];
+	struct rep_store *st = NULL;
+	snprintf(db, sizeof(db), "%s/caught.db", dir);
+	bool ok = rep_store_open(db, &st, why, sizeof(why)) == 0;
+	for (size_t i = 0; i < N; i++) {
+		expect(&e[i], an[i]);
+		ok = ok && rep_store_write(st, an[i], why, sizeof(why)) == REP_WRITE_STORED;
+		an_analysis_destroy(an[i]);
+	}
+	CHECK_STR("caught: in a bthread, signed from its crash site", e[1].signature,
+		  "SIGSEGV: parse_header < dispatch < main");
+	CHECK("caught: a recursion caught on an alternate stack is signed by its cycle",
+	      strstr(e[2].signature, "SIGSEGV: recursion ") == e[2].signature);
+	if (!CHECK("caught: stored", ok)) {
+		printf("    %s\n", why);
+		rep_store_close(st);
+		return;
+	}
+	sqlite3 *h;
+	sqlite3_open(db, &h);
+	check_caught_rows(h);
+	check_caught_read_back(db);
+	check_caught_resign(st, h, e, N);
+	sqlite3_close(h);
+	rep_store_close(st);
+}
+
+/* Symbolizing stored frames again keeps their roles (the store reads them
+ * back and writes them again), and resign still starts at the crash site. */
+static void test_caught_resymbolize(const char *dir)
+{
+	char db[512], why[512], buf[256];
+	struct rep_resign_result r;
+	int asked = 0;
+	const struct rep_resign_fns fns = {sign, found_prog, two_levels, &asked};
+	struct analysis *an = caught_on_thread();
+	an->nmodules = 1;
+	an->modules = calloc(1, sizeof(*an->modules));
+	an->modules[0] = (struct an_module){strdup("/usr/bin/prog"), 0x1000, 0x2000, strdup("b1"),
+					    NULL, false};
+	struct rep_store *st = store_of(dir, "caught_resym.db", an, db, sizeof(db));
+	if (!CHECK("caught resymbolize: stored", st != NULL))
+		return;
+	CHECK("caught resymbolize: resign", rep_store_resign(st, &fns, &r, why, sizeof(why)) == 0 &&
+					    r.frames_symbolized == NHANDLED + 3);
+	sqlite3 *h;
+	sqlite3_open(db, &h);
+	CHECK_STR("caught resymbolize: each frame's two levels keep its role",
+		  stored_roles(h, "frames", "thread_idx", "0c01", buf, sizeof(buf)),
+		  "crash_handler crash_handler crash_handler crash_handler crash_handler crash_handler"
+		  " trampoline trampoline crash_site crash_site - - - -");
+	CHECK_STR("caught resymbolize: the task's too",
+		  stored_roles(h, "task_frames", "task_idx", "0c01", buf, sizeof(buf)),
+		  "crash_handler crash_handler trampoline trampoline crash_site crash_site");
+	CHECK_STR("caught resymbolize: signed from the crash site, with the caught signal",
+		  sql_text(h, "SELECT signature FROM cores WHERE fingerprint = ?1", "0c01", buf,
+			   sizeof(buf)), "SIGSEGV: inner < outer < inner < outer < inner");
+	sqlite3_close(h);
+	rep_store_close(st);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/test_store.XXXXXX";
@@ -393,6 +706,8 @@ int main(void)
 	test_invalid_utf8(dir);
 	test_resymbolize(dir);
 	test_resymbolize_gap(dir);
+	test_caught(dir);
+	test_caught_resymbolize(dir);
 	char cmd[600];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	CHECK("temporary directory removed", system(cmd) == 0);
