@@ -76,6 +76,21 @@ $(BUILD)/unit/data/many_symbols.so: tests/unit/data/many_symbols.sh
 	sh $< 30000 > $(BUILD)/unit/data/many_symbols.s
 	$(CC) -shared -nostdlib -o $@ $(BUILD)/unit/data/many_symbols.s
 
+# The Go program test_gopclntab reads and runs, and its -s -w build; when
+# go is missing they are not built and the test skips.
+GO_UNIT_DATA := $(BUILD)/unit/data/gopcln $(BUILD)/unit/data/gopcln.stripped
+GO_BUILD = if command -v go >/dev/null; then \
+		GOCACHE=$(abspath $(BUILD))/go-cache GOFLAGS= go build $(1) -o $@ $<; \
+	else echo "go not found: $@ not built"; fi
+
+$(BUILD)/unit/data/gopcln: tests/unit/data/gopcln.go
+	@mkdir -p $(dir $@)
+	@$(call GO_BUILD,)
+
+$(BUILD)/unit/data/gopcln.stripped: tests/unit/data/gopcln.go
+	@mkdir -p $(dir $@)
+	@$(call GO_BUILD,-ldflags='-s -w')
+
 $(BUILD)/unit/data/cpython311_lines.txt: tests/unit/data/cpython311_lines.txt
 	@mkdir -p $(dir $@)
 	cp $< $@
@@ -102,7 +117,7 @@ $(BUILD)/unit/json_ok: tests/unit/json_ok.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -ljansson
 
-unit: $(UNIT_BINS) $(UNIT_DATA) $(HOOKS_PROGRAM) $(BUILD)/unit/json_ok
+unit: $(UNIT_BINS) $(UNIT_DATA) $(GO_UNIT_DATA) $(HOOKS_PROGRAM) $(BUILD)/unit/json_ok
 
 # The libFuzzer harnesses built with the project's compiler and a plain
 # main() (fuzz/replay.c), to replay the corpora and crashers under
@@ -110,7 +125,7 @@ unit: $(UNIT_BINS) $(UNIT_DATA) $(HOOKS_PROGRAM) $(BUILD)/unit/json_ok
 # tests/t_mutate.sh run them.  (fuzz/build.sh builds the harnesses with
 # clang and libFuzzer for `make fuzz`.)
 FUZZ_TARGETS := fuzz_core fuzz_notes fuzz_segments fuzz_folly fuzz_recorder fuzz_recfmt \
-	fuzz_bthread fuzz_runtime fuzz_rtdesc fuzz_args
+	fuzz_bthread fuzz_runtime fuzz_rtdesc fuzz_args fuzz_gopclntab
 FUZZ_TOOLS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz-replay/%) $(BUILD)/fuzz-replay/mutate
 FUZZ_SUPPORT := fuzz/patch.c
 

@@ -266,7 +266,10 @@ static void frames_free(struct an_frame *frames, size_t n)
 
 const char *an_task_state_name(enum an_task_state state)
 {
-	static const char *const names[] = { "running", "ready", "suspended", "created" };
+	static const char *const names[] = {
+		"running", "ready", "suspended", "created", "runnable", "syscall", "waiting", "preempted",
+		"idle"
+	};
 	return (unsigned)state < sizeof(names) / sizeof(names[0]) ? names[state] : "?";
 }
 
@@ -295,6 +298,9 @@ void an_analysis_destroy(struct analysis *an)
 	free(an->build_id);
 	free(an->abort_message);
 	free(an->caught.handler);
+	free(an->go.message);
+	free(an->go.value_type);
+	free(an->go.signal_line);
 	free(an->cause.summary);
 	free(an->cause.exception_type);
 	free(an->cause.exception_what);

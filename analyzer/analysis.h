@@ -200,18 +200,31 @@ struct an_suspended {
 	size_t nframes;
 };
 
-/* A user-space task of a runtime (DESIGN.md "Tasks"): a bRPC bthread. */
-enum an_task_state { AN_TASK_RUNNING, AN_TASK_READY, AN_TASK_SUSPENDED, AN_TASK_CREATED };
+/* A user-space task of a runtime (DESIGN.md "Tasks"): a bRPC bthread or a
+ * goroutine.  bthreads are running, ready, suspended or created; goroutines
+ * running, runnable, syscall, waiting, preempted or idle (the runtime's
+ * words). */
+enum an_task_state {
+	AN_TASK_RUNNING, AN_TASK_READY, AN_TASK_SUSPENDED, AN_TASK_CREATED,
+	AN_TASK_RUNNABLE, AN_TASK_SYSCALL, AN_TASK_WAITING, AN_TASK_PREEMPTED, AN_TASK_IDLE
+};
 
-/* "running", "ready", "suspended", "created". */
+/* "running", "ready", "suspended", "created", "runnable", "syscall",
+ * "waiting", "preempted", "idle". */
 const char *an_task_state_name(enum an_task_state state);
 
 struct an_task {
-	const char *runtime;        /* static: "bthread" */
-	uint64_t id;                /* as the runtime prints it (bthread_t) */
-	uint64_t address;           /* of its TaskMeta */
+	const char *runtime;        /* static: "bthread", "go" */
+	uint64_t id;                /* as the runtime prints it (bthread_t, goid) */
+	uint64_t address;           /* of its TaskMeta, its g */
 	enum an_task_state state;
-	const char *wait_kind;      /* static: "sleep", "join", "butex"; NULL: not waiting */
+	const char *wait_kind;      /* static or the analysis's pooled string:
+				       "sleep", "join", "butex"; a goroutine's
+				       wait reason ("chan receive"); NULL: not
+				       waiting */
+	uint64_t wait_since;        /* seconds it has waited */
+	bool has_wait_since;
+	bool locked;                /* a goroutine locked to its OS thread */
 	uint64_t wait_address;      /* the butex waited on */
 	bool has_wait_address;
 	uint64_t wait_target;       /* join: the id of the task joined */
@@ -220,6 +233,12 @@ struct an_task {
 	bool has_tid;
 	uint64_t fn_address;        /* entry function */
 	char *fn;                   /* its name; NULL when unknown */
+	const char *created_by;     /* the function that started it (a goroutine's
+				       go statement), pooled; NULL: unknown */
+	const char *created_file;   /* its file and line, pooled; NULL: unknown */
+	int created_line;
+	uint64_t created_pc;        /* the go statement's return address */
+	bool has_created_pc;
 	struct an_frame *frames;    /* innermost first, down to the runtime's entry */
 	size_t nframes;
 	char *unwind_error;         /* why its stack is missing or cut, or NULL */
@@ -306,6 +325,24 @@ struct an_caught {
 	enum an_handler_action action;
 };
 
+/* A Go program's own account of its death (analyzer/gopanic.c): the panic
+ * or fatal error the runtime printed, read back from memory. */
+struct an_go_crash {
+	bool present;
+	bool fatal;                 /* a fatal error (throw), not a panic */
+	char *message;              /* "panic: runtime error: index out of range [5]
+				       with length 3", "fatal error: concurrent map
+				       writes" (the runtime's first line) */
+	char *value_type;           /* a panic's value's Go type ("runtime.boundsError",
+				       "*errors.errorString"), or NULL */
+	char *signal_line;          /* "[signal SIGSEGV: segmentation violation
+				       code=0x1 addr=0x0 pc=0x487d0c]", or NULL */
+	int signo;                  /* the signal the panic comes from, 0: none */
+	uint64_t sigcode, sigaddr, sigpc;
+	uint64_t goid;              /* the panicking (or throwing) goroutine */
+	bool has_goid;
+};
+
 struct an_cause {
 	enum an_cause_kind kind;
 	char *summary;              /* one line, malloc'd; NULL until decided */
@@ -359,6 +396,7 @@ struct analysis {
 	int32_t crashing_tid;
 	char *abort_message;        /* glibc's __abort_msg->msg, or NULL */
 	struct an_caught caught;    /* the fault a handler caught; !present: none */
+	struct an_go_crash go;      /* a Go program's panic or fatal error */
 	struct an_cause cause;
 
 	struct an_module *modules;

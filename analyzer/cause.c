@@ -1017,12 +1017,68 @@ static int decide_caught(struct cause_ctx *c)
 	return r;
 }
 
+/* The kind of a Go program's panic or fatal error. */
+static enum an_cause_kind go_kind(const struct an_go_crash *g)
+{
+	if (g->fatal)
+		return strstr(g->message, "stack overflow") ? AN_CAUSE_STACK_OVERFLOW : AN_CAUSE_ABORT;
+	switch (g->signo) {
+	case 0: return AN_CAUSE_UNCAUGHT_EXCEPTION;
+	case SIGSEGV:
+	case SIGBUS: return g->sigaddr < 0x1000 ? AN_CAUSE_NULL_DEREFERENCE : AN_CAUSE_BAD_ACCESS;
+	case SIGFPE: return AN_CAUSE_ARITHMETIC;
+	case SIGILL: return AN_CAUSE_ILLEGAL_INSTRUCTION;
+	default: return AN_CAUSE_SIGNAL;
+	}
+}
+
+/* A Go program's cause: the runtime's own first line (and its signal
+ * line), then the frame that faulted or panicked. */
+static int decide_go(struct cause_ctx *c)
+{
+	const struct an_go_crash *g = &c->an->go;
+	enum an_cause_kind kind = go_kind(g);
+	const struct an_frame *site = NULL;
+	const struct an_thread *t = c->an->nthreads ? &c->an->threads[an_crashing_thread(c->an)] : NULL;
+	for (size_t i = 0; i < c->an->ntasks && !site; i++) {
+		const struct an_task *task = &c->an->tasks[i];
+		if (g->has_goid && task->id == g->goid && task->runtime && strcmp(task->runtime, "go") == 0)
+			for (size_t j = 0; j < task->nframes && !site; j++)
+				if (task->frames[j].role == AN_FRAME_CRASH_SITE)
+					site = &task->frames[j];
+	}
+	for (size_t j = 0; t && j < t->nframes && !site; j++)
+		if (t->frames[j].role == AN_FRAME_CRASH_SITE)
+			site = &t->frames[j];
+	const char *sig = g->signal_line ? g->signal_line : "";
+	const char *file = site && site->file ? strrchr(site->file, '/') : NULL;
+	file = file ? file + 1 : site ? site->file : NULL;
+	bool ok;
+	if (site && site->function && file && site->line > 0)
+		ok = set_summary(c->cause, kind, "%s%s%s in %s (%s:%d)", g->message, *sig ? " " : "", sig,
+				 site->function, file, site->line);
+	else if (site && site->function)
+		ok = set_summary(c->cause, kind, "%s%s%s in %s", g->message, *sig ? " " : "", sig,
+				 site->function);
+	else
+		ok = set_summary(c->cause, kind, "%s%s%s", g->message, *sig ? " " : "", sig);
+	if (ok && kind == AN_CAUSE_UNCAUGHT_EXCEPTION) {
+		const char *what = strncmp(g->message, "panic: ", 7) == 0 ? g->message + 7 : g->message;
+		c->cause->exception_type = an_strdup(g->value_type ? g->value_type : "panic");
+		c->cause->exception_what = an_strdup(what);
+		ok = c->cause->exception_type && c->cause->exception_what;
+	}
+	return ok ? 1 : -1;
+}
+
 bool an_cause_decide(struct core *core, struct dbg_session *s, struct analysis *an)
 {
 	cause_reset(&an->cause);
 	struct cause_ctx c = { .core = core, .s = s, .an = an, .cause = &an->cause };
 	int r;
-	if (an->caught.present)
+	if (an->go.present && an->go.message)
+		r = decide_go(&c);
+	else if (an->caught.present)
 		r = decide_caught(&c);
 	else if (core->snapshot.present)
 		r = set_hang(&an->cause, an, core->snapshot.paused_us, core->snapshot.taken_at) ? 1 : -1;

@@ -10,6 +10,7 @@
 #include "abortmsg.h"
 #include "cause.h"
 #include "bthread.h"
+#include "goroutine.h"
 #include "args.h"
 #include "../corefile/journal.h"
 #include "folly.h"
@@ -156,10 +157,7 @@ static struct core_error *unwind_all(struct analysis *an, struct dbg_session *s,
 		struct core_error *err = dbg_unwind_thread(s, i, &stacks[i], &nstacks[i], &stop);
 		if (err)
 			return err;
-		if (stop) {
-			an->threads[i].unwind_error = stop;
-			core_warn(dbg_session_core(s), "thread %d: %s", an->threads[i].tid, stop);
-		}
+		an->threads[i].unwind_error = stop;   /* a warning once the walk is final */
 	}
 	return NULL;
 }
@@ -167,7 +165,7 @@ static struct core_error *unwind_all(struct analysis *an, struct dbg_session *s,
 /* A walk that went past --max-frames along its stack (dwarf/unwind.c): a
  * recursion is cut to its kept frames (CUT), anything else to MAX frames
  * with a warning, as if the walk had stopped there. */
-static bool bound_walk(struct an_thread *t, struct core *core, struct dbg_frame *frames, size_t *n,
+static bool bound_walk(struct an_thread *t, struct dbg_frame *frames, size_t *n,
 		       size_t max, struct an_recursion_cut *cut)
 {
 	memset(cut, 0, sizeof(*cut));
@@ -185,10 +183,7 @@ static bool bound_walk(struct an_thread *t, struct core *core, struct dbg_frame 
 	*n = max;
 	if (t->unwind_error)
 		return true;
-	if (!(t->unwind_error = strdup(why)))
-		return false;
-	core_warn(core, "thread %d: %s", t->tid, why);
-	return true;
+	return (t->unwind_error = strdup(why)) != NULL;
 }
 
 static bool symbolize_native(struct an_thread *t, struct dbg_session *s,
@@ -239,7 +234,7 @@ static struct core_error *analyze_stacks(struct analysis *an, struct dbg_session
 	if (err)
 		goto out;
 	for (size_t i = 0; i < an->nthreads; i++)
-		if (!bound_walk(&an->threads[i], dbg_session_core(s), stacks[i], &nstacks[i], max, &cuts[i])) {
+		if (!bound_walk(&an->threads[i], stacks[i], &nstacks[i], max, &cuts[i])) {
 			err = &core_error_nomem;
 			goto out;
 		}
@@ -257,6 +252,14 @@ static struct core_error *analyze_stacks(struct analysis *an, struct dbg_session
 		free(stacks[i]);
 		stacks[i] = NULL;
 	}
+	if (!an_go_analyze(s, an, !opts->no_tasks)) {
+		err = &core_error_nomem;
+		goto out;
+	}
+	for (size_t i = 0; i < an->nthreads; i++)
+		if (an->threads[i].unwind_error)
+			core_warn(dbg_session_core(s), "thread %d: %s", an->threads[i].tid,
+				  an->threads[i].unwind_error);
 	if (!opts->no_tasks)
 		an_bthread_analyze(s, an);
 	if (!opts->no_args && !an_args_fill(an, s))

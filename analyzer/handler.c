@@ -369,12 +369,13 @@ bool an_handler_find(struct core *core, struct dbg_session *s, struct analysis *
 	int found = 0;
 	for (size_t i = 0; i < an->nthreads; i++) {
 		struct an_thread *t = &an->threads[i];
-		if (mark_trampolines(core, t) && found == 0 && (live || i == crashing))
+		/* A Go program's own handler is its runtime's: the cause is its panic. */
+		if (mark_trampolines(core, t) && found == 0 && !an->go.present && (live || i == crashing))
 			found = caught_at_trampoline(core, s, an, t);
 		if (found < 0)
 			return false;
 	}
-	if (found == 0 && !live && crashing < an->nthreads)
+	if (found == 0 && !live && !an->go.present && crashing < an->nthreads)
 		found = caught_on_return(core, s, an, &an->threads[crashing]);
 	return found >= 0;
 }

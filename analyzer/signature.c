@@ -1,5 +1,7 @@
 #include "signature.h"
 
+#include "../corefile/core.h"
+
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -482,6 +484,14 @@ void an_signature_compute(struct analysis *an, const struct an_signature_lists *
 		.nframes = nframes - start,
 		.collapsed_at = collapsed_at > start ? collapsed_at - start : 0,
 	};
+	/* A Go program dies by its runtime's abort whatever killed it: the
+	 * signal its panic came from, or what the runtime printed, says it. */
+	if (an->go.present) {
+		in.has_signal = true;
+		in.signo = an->go.signo;
+		in.signal_name = an->go.signo ? core_signal_name(an->go.signo)
+				 : an->go.fatal ? "fatal error" : "panic";
+	}
 	free(an->signature);
 	free(an->signature_hash);
 	if (an_signature_of(&in, lists, &an->signature, &an->signature_hash) != 0)

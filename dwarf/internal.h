@@ -50,6 +50,8 @@ struct dbg_file {
 	uint64_t tls_memsz, tls_align;
 	bool debuginfod;            /* the DWARF came from a debuginfod server */
 	int debuginfod_error;       /* errno of a failed debuginfod lookup, or 0 */
+	const struct dbg_gotab *gotab;  /* a Go program's own table (gopclntab.h) */
+	bool gotab_checked;
 };
 
 /* A decompressed copy of a debug file to write into the on-disk cache. */

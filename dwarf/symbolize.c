@@ -1,6 +1,7 @@
 /* Symbolization: function + offset, source line, inline levels, demangled
  * names.  Results are memoised per file address in the cached file. */
 #include "internal.h"
+#include "gopclntab.h"
 
 #include <dwarf.h>
 #include <stdlib.h>
@@ -345,6 +346,61 @@ static void name_real_frame(struct dbg_file *f, uint64_t addr, uint64_t raw,
 	}
 }
 
+/* F's Go table (its offline addresses), NULL when F is no Go program. */
+static const struct dbg_gotab *file_gotab(struct dbg_file *f)
+{
+	if (!f->gotab_checked) {
+		f->gotab_checked = true;
+		f->gotab = f->path ? dbg_gotab_for_file(f->path, 0, NULL) : NULL;
+	}
+	return f->gotab;
+}
+
+enum { GO_MAX_LEVELS = 64 };
+
+/* A Go function's code: named, placed and inlined by the runtime's own
+ * table, as its tracebacks print it (a stripped Go program keeps only
+ * that table).  *OUT as symbolize_uncached's; false when ADDR is no Go
+ * function's. */
+static bool go_locations(struct dbg_file *f, uint64_t addr, uint64_t raw, struct dbg_location **out,
+			 size_t *nout, bool *nomem)
+{
+	const struct dbg_gotab *t = file_gotab(f);
+	struct dbg_gofunc fn;
+	struct dbg_goframe frames[GO_MAX_LEVELS];
+	/* The runtime's rule (traceback.go): a return address's function is
+	 * the one holding it, its line the one before it unless it is the
+	 * entry. */
+	if (!t || !dbg_gotab_func(t, raw, &fn)) {
+		*nomem = false;
+		return false;
+	}
+	uint64_t at = addr != raw && raw > fn.entry ? raw - 1 : raw;
+	size_t n = dbg_gotab_frames(t, &fn, at, frames, GO_MAX_LEVELS);
+	struct dbg_location *locs = n ? calloc(n, sizeof(*locs)) : NULL;
+	*nomem = n && !locs;
+	for (size_t i = 0; locs && i < n; i++) {
+		struct dbg_location *l = &locs[i];
+		l->function = strdup(frames[i].function);
+		l->file = frames[i].line > 0 ? strdup(frames[i].file) : NULL;
+		l->line = frames[i].line;
+		l->inlined = i + 1 < n;
+		l->inline_depth = (int)(n - 1 - i);
+		if (!l->function || (frames[i].line > 0 && !l->file)) {
+			dbg_locations_free(locs, n);
+			*nomem = true;
+			return false;
+		}
+	}
+	if (!locs)
+		return false;
+	locs[n - 1].offset = raw - fn.entry;
+	locs[n - 1].has_offset = true;
+	*out = locs;
+	*nout = n;
+	return true;
+}
+
 /* Symbolize offline address ADDR (already pc-1 for callers); RAW is the
  * offline address of the pc itself, for the function offset. */
 static struct core_error *symbolize_uncached(struct dbg_file *f, uint64_t addr, uint64_t raw,
@@ -354,6 +410,11 @@ static struct core_error *symbolize_uncached(struct dbg_file *f, uint64_t addr, 
 	struct subprogram sp = { 0 };
 	char *file = NULL;
 	int line = 0;
+	bool nomem;
+	if (go_locations(f, addr, raw, out, nout, &nomem))
+		return NULL;
+	if (nomem)
+		return &core_error_nomem;
 	if (dbg_file_has_dwarf(f) && !add_inline_levels(f, addr, &l, &file, &line, &sp))
 		goto nomem;
 	struct dbg_location *real = loc_push(&l);

@@ -508,18 +508,42 @@ static int put_scalar_value(struct out_buffer *b, json_t *value)
 	return rc ? -1 : 0;
 }
 
-/* "wait": {"kind", "address"[, "target"]}, null when the task waits for
- * nothing known. */
+static bool is_goroutine(const struct an_task *t)
+{
+	return t->runtime && strcmp(t->runtime, "go") == 0;
+}
+
+/* "wait": {"kind", "address"[, "target"]} (a goroutine's also "since"),
+ * null when the task waits for nothing known. */
 static int put_task_wait(struct out_buffer *b, const struct an_task *t)
 {
 	if (!t->wait_kind)
 		return put_text(b, "null");
-	return put_text(b, "{\"kind\":") || put_scalar_value(b, json_string_nocheck(t->wait_kind)) ||
+	return put_text(b, "{\"kind\":") || put_scalar_value(b, jstr(t->wait_kind)) ||
 	       put_text(b, ",\"address\":") ||
 	       put_scalar_value(b, jhex_if(t->has_wait_address, t->wait_address)) ||
 	       (t->has_wait_target &&
 		(put_text(b, ",\"target\":") || put_scalar_value(b, jhex(t->wait_target)))) ||
+	       (is_goroutine(t) &&
+		(put_text(b, ",\"since\":") ||
+		 put_scalar_value(b, t->has_wait_since ? json_integer((json_int_t)t->wait_since)
+						       : json_null()))) ||
 	       put_text(b, "}") ? -1 : 0;
+}
+
+/* A goroutine's ",\"created_by\":{function, file, line}" (null: unknown)
+ * and ",\"locked\"" (locked to its OS thread). */
+static int put_goroutine_members(struct out_buffer *b, const struct an_task *t)
+{
+	if (!is_goroutine(t))
+		return 0;
+	json_t *by = t->created_by
+		? json_pack("{s:o, s:o, s:o}", "function", jstr(t->created_by), "file",
+			    jstr(t->created_file),
+			    "line", t->created_line > 0 ? json_integer(t->created_line) : json_null())
+		: json_null();
+	return put_text(b, ",\"created_by\":") || put_scalar_value(b, by) ||
+	       put_text(b, ",\"locked\":") || put_scalar_value(b, json_boolean(t->locked)) ? -1 : 0;
 }
 
 /* A task's members other than its frames, each followed by a comma;
@@ -527,7 +551,8 @@ static int put_task_wait(struct out_buffer *b, const struct an_task *t)
 static int put_task_members(struct out_buffer *b, const struct an_task *t)
 {
 	return put_text(b, "\"runtime\":") || put_scalar_value(b, json_string_nocheck(t->runtime)) ||
-	       put_text(b, ",\"id\":") || put_scalar_value(b, jhex(t->id)) ||
+	       put_text(b, ",\"id\":") ||
+	       put_scalar_value(b, is_goroutine(t) ? json_integer((json_int_t)t->id) : jhex(t->id)) ||
 	       put_text(b, ",\"state\":") ||
 	       put_scalar_value(b, json_string_nocheck(an_task_state_name(t->state))) ||
 	       put_text(b, ",\"wait\":") || put_task_wait(b, t) ||
@@ -538,7 +563,7 @@ static int put_task_members(struct out_buffer *b, const struct an_task *t)
 	       put_scalar_value(b, t->fn_address ? jhex(t->fn_address) : json_null()) ||
 	       put_text(b, ",\"address\":") || put_scalar_value(b, jhex(t->address)) ||
 	       put_text(b, ",\"unwind_error\":") || put_scalar_value(b, jstr(t->unwind_error)) ||
-	       put_text(b, ",") ? -1 : 0;
+	       put_goroutine_members(b, t) || put_text(b, ",") ? -1 : 0;
 }
 
 static json_t *event_object(const struct an_event *e)

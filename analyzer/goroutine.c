@@ -1,0 +1,607 @@
+/* Go programs: the runtime's goroutines (runtime.allgs) and OS threads
+ * (runtime.allm), each goroutine's state, wait reason, creator and stack,
+ * and the OS threads' stacks walked as the runtime walks them.
+ *
+ * Layouts come from DWARF when the binary has it, else from the table of
+ * the binary's Go version (1.19); a version without a table and without
+ * DWARF gives a warning and no goroutines, never wrong ones.  Everything
+ * read from the core is untrusted: counts are bounded and every g is
+ * checked before it is listed. */
+#include "goroutine.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frames.h"
+#include "golang.h"
+#include "strpool.h"
+#include "../corefile/array.h"
+
+enum {
+	MAX_GOROUTINES = 1 << 22,
+	MAX_MS = 1 << 14,
+	MAX_WAIT_REASONS = 256,
+	MAX_WAIT_REASON_LEN = 64,
+	MAX_FUNC_NAME = 1024,
+	MIN_STACK = 512,            /* a goroutine's stack is at least this */
+	MAX_STACK = 1 << 30,        /* and at most the runtime's maxstacksize */
+};
+
+bool go_read(struct go_runtime *rt, uint64_t addr, void *buf, size_t n)
+{
+	return addr && core_read_bytes(rt->core, addr, buf, n);
+}
+
+bool go_read_word(struct go_runtime *rt, uint64_t addr, uint64_t *value)
+{
+	return addr && core_read_u64(rt->core, addr, value);
+}
+
+bool go_func(struct go_runtime *rt, uint64_t pc, struct dbg_gofunc *f)
+{
+	return pc >= rt->text_start && pc < rt->text_end && dbg_gotab_func(rt->tab, pc, f);
+}
+
+/* ---- layouts ---------------------------------------------------------- */
+
+struct go_field {
+	const char *type, *member;
+	size_t at;                  /* offsetof(struct go_layout, ...) */
+	uint64_t v119;              /* Go 1.19's offset on 64-bit machines */
+};
+
+#define F(type, member, field, v) { type, member, offsetof(struct go_layout, field), v }
+static const struct go_field go_fields[] = {
+	F("runtime.g", "stack.lo", g_stack_lo, 0), F("runtime.g", "stack.hi", g_stack_hi, 8),
+	F("runtime.g", "_panic", g_panic, 32), F("runtime.g", "m", g_m, 48),
+	F("runtime.g", "sched.sp", g_sched_sp, 56), F("runtime.g", "sched.pc", g_sched_pc, 64),
+	F("runtime.g", "sched.lr", g_sched_lr, 96), F("runtime.g", "sched.bp", g_sched_bp, 104),
+	F("runtime.g", "syscallsp", g_syscallsp, 112), F("runtime.g", "syscallpc", g_syscallpc, 120),
+	F("runtime.g", "atomicstatus", g_status, 144), F("runtime.g", "goid", g_goid, 152),
+	F("runtime.g", "waitsince", g_waitsince, 168), F("runtime.g", "waitreason", g_waitreason, 176),
+	F("runtime.g", "lockedm", g_lockedm, 232), F("runtime.g", "sig", g_sig, 240),
+	F("runtime.g", "sigcode0", g_sigcode0, 272), F("runtime.g", "sigcode1", g_sigcode1, 280),
+	F("runtime.g", "sigpc", g_sigpc, 288), F("runtime.g", "gopc", g_gopc, 296),
+	F("runtime.g", "startpc", g_startpc, 312),
+	F("runtime.m", "g0", m_g0, 0), F("runtime.m", "procid", m_procid, 72),
+	F("runtime.m", "gsignal", m_gsignal, 80), F("runtime.m", "curg", m_curg, 192),
+	F("runtime.m", "alllink", m_alllink, 336),
+	F("runtime._panic", "arg", p_arg, 8), F("runtime._panic", "link", p_link, 24),
+	F("runtime._panic", "recovered", p_recovered, 48),
+	F("runtime._panic", "aborted", p_aborted, 49),
+	F("runtime._type", "size", t_size, 0), F("runtime._type", "kind", t_kind, 23),
+	F("runtime._type", "str", t_str, 40),
+};
+#undef F
+
+static void layout_set(struct go_layout *L, const struct go_field *f, uint64_t v)
+{
+	memcpy((char *)L + f->at, &v, sizeof(v));
+}
+
+/* The layout from DWARF, every member of it; false when one is missing. */
+static bool layout_from_dwarf(struct go_runtime *rt)
+{
+	for (size_t i = 0; i < sizeof(go_fields) / sizeof(go_fields[0]); i++) {
+		uint64_t off, size;
+		if (!dbg_member_find(rt->s, go_fields[i].type, go_fields[i].member, &off, &size))
+			return false;
+		layout_set(&rt->L, &go_fields[i], off);
+		if (go_fields[i].at == offsetof(struct go_layout, g_waitreason))
+			rt->L.waitreason_size = size;
+	}
+	return rt->L.waitreason_size >= 1 && rt->L.waitreason_size <= 8;
+}
+
+/* The major.minor of VERSION ("go1.19.8" -> 119); 0 when unknown. */
+static int version_number(const char *version)
+{
+	unsigned major, minor;
+	if (!version || sscanf(version, "go%u.%u", &major, &minor) != 2 || major != 1)
+		return 0;
+	return (int)(major * 100 + minor);
+}
+
+static bool layout_from_version(struct go_runtime *rt)
+{
+	if (version_number(rt->version) != 119)
+		return false;
+	for (size_t i = 0; i < sizeof(go_fields) / sizeof(go_fields[0]); i++)
+		layout_set(&rt->L, &go_fields[i], go_fields[i].v119);
+	rt->L.waitreason_size = 1;
+	return true;
+}
+
+/* ---- wait reasons ----------------------------------------------------- */
+
+/* Go 1.19's waitReasonStrings, for a binary whose symbols are gone. */
+static const char *const wait_reasons_119[] = {
+	"", "GC assist marking", "IO wait", "chan receive (nil chan)", "chan send (nil chan)",
+	"dumping heap", "garbage collection", "garbage collection scan", "panicwait", "select",
+	"select (no cases)", "GC assist wait", "GC sweep wait", "GC scavenge wait", "chan receive",
+	"chan send", "finalizer wait", "force gc (idle)", "semacquire", "sleep", "sync.Cond.Wait",
+	"timer goroutine (idle)", "trace reader (blocked)", "wait for GC cycle", "GC worker (idle)",
+	"preempted", "debug call",
+};
+
+static bool add_wait_reason(struct go_runtime *rt, const char *text, size_t *cap)
+{
+	char *copy = strdup(text);
+	if (!copy || !core_array_reserve(&rt->wait_reasons, cap, rt->nwait_reasons + 1,
+					 sizeof(*rt->wait_reasons))) {
+		free(copy);
+		return false;
+	}
+	rt->wait_reasons[rt->nwait_reasons++] = copy;
+	return true;
+}
+
+/* runtime.waitReasonStrings, a [N]string, read from the core. */
+static bool wait_reasons_from_symbol(struct go_runtime *rt)
+{
+	uint64_t addr, size, cap = 0;
+	if (!dbg_find_symbol(rt->s, "runtime.waitReasonStrings", &addr, &size) || size % 16 ||
+	    size / 16 > MAX_WAIT_REASONS)
+		return false;
+	size_t caps = 0;
+	for (uint64_t i = 0; i < size / 16; i++) {
+		uint64_t str[2];
+		char text[MAX_WAIT_REASON_LEN + 1] = "";
+		if (!go_read(rt, addr + i * 16, str, sizeof(str)) || str[1] > MAX_WAIT_REASON_LEN ||
+		    (str[1] && !dbg_read_module_bytes(rt->s, str[0], text, str[1])))
+			return false;
+		text[str[1]] = '\0';
+		if (!add_wait_reason(rt, text, &caps))
+			return false;
+	}
+	(void)cap;
+	return rt->nwait_reasons > 0;
+}
+
+static void wait_reasons_load(struct go_runtime *rt)
+{
+	if (wait_reasons_from_symbol(rt))
+		return;
+	for (size_t i = 0; i < rt->nwait_reasons; i++)
+		free(rt->wait_reasons[i]);
+	rt->nwait_reasons = 0;
+	if (version_number(rt->version) != 119)
+		return;
+	size_t cap = 0;
+	for (size_t i = 0; i < sizeof(wait_reasons_119) / sizeof(wait_reasons_119[0]); i++)
+		if (!add_wait_reason(rt, wait_reasons_119[i], &cap))
+			return;
+}
+
+/* ---- goroutines ------------------------------------------------------- */
+
+static uint64_t word_at(const unsigned char *p, uint64_t off)
+{
+	uint64_t v;
+	memcpy(&v, p + off, sizeof(v));
+	return v;
+}
+
+static uint32_t u32_at(const unsigned char *p, uint64_t off)
+{
+	uint32_t v;
+	memcpy(&v, p + off, sizeof(v));
+	return v;
+}
+
+/* The bytes of a g a layout reads: up to its last member read, plus one. */
+static uint64_t g_span(const struct go_layout *L)
+{
+	uint64_t end = L->g_startpc + 8;
+	if (L->g_sigpc + 8 > end)
+		end = L->g_sigpc + 8;
+	return end;
+}
+
+/* Whether the g read into P looks like one: a stack of a sane size, a
+ * status the runtime has, a goid. */
+static bool g_plausible(const struct go_g *g)
+{
+	uint64_t size = g->stack_hi - g->stack_lo;
+	bool dead = g->status == GO_DEAD;
+	if (g->status > GO_PREEMPTED || g->status == 5 || g->status == 7)
+		return false;
+	/* A dead g may have given its stack back. */
+	if (!dead && (g->stack_hi <= g->stack_lo || size < MIN_STACK || size > MAX_STACK))
+		return false;
+	return g->goid > 0 || dead || g->status == GO_IDLE;
+}
+
+static bool g_read(struct go_runtime *rt, uint64_t addr, struct go_g *g)
+{
+	const struct go_layout *L = &rt->L;
+	uint64_t span = g_span(L);
+	unsigned char buf[1024];
+	if (span > sizeof(buf) || !go_read(rt, addr, buf, span))
+		return false;
+	uint32_t reason = 0;
+	memcpy(&reason, buf + L->g_waitreason, L->waitreason_size < 4 ? L->waitreason_size : 4);
+	*g = (struct go_g){
+		.addr = addr, .goid = word_at(buf, L->g_goid),
+		.status = u32_at(buf, L->g_status) & ~(uint32_t)GO_SCAN,
+		.stack_lo = word_at(buf, L->g_stack_lo), .stack_hi = word_at(buf, L->g_stack_hi),
+		.m = word_at(buf, L->g_m), .lockedm = word_at(buf, L->g_lockedm),
+		.sched_sp = word_at(buf, L->g_sched_sp), .sched_pc = word_at(buf, L->g_sched_pc),
+		.sched_lr = word_at(buf, L->g_sched_lr), .sched_bp = word_at(buf, L->g_sched_bp),
+		.syscallsp = word_at(buf, L->g_syscallsp), .syscallpc = word_at(buf, L->g_syscallpc),
+		.waitsince = word_at(buf, L->g_waitsince), .waitreason = reason,
+		.gopc = word_at(buf, L->g_gopc), .startpc = word_at(buf, L->g_startpc),
+		.panic = word_at(buf, L->g_panic), .sig = u32_at(buf, L->g_sig),
+		.sigcode0 = word_at(buf, L->g_sigcode0), .sigcode1 = word_at(buf, L->g_sigcode1),
+		.sigpc = word_at(buf, L->g_sigpc),
+	};
+	return g_plausible(g);
+}
+
+/* Where allgs is and how many it holds: the slice, else allgptr/allglen. */
+static bool allgs_find(struct go_runtime *rt, uint64_t *array, uint64_t *len)
+{
+	uint64_t addr, size, slice[3];
+	if (dbg_find_symbol(rt->s, "runtime.allgs", &addr, &size) && go_read(rt, addr, slice, 24) &&
+	    slice[1] <= slice[2]) {
+		*array = slice[0];
+		*len = slice[1];
+		return true;
+	}
+	uint64_t lenaddr;
+	return dbg_find_symbol(rt->s, "runtime.allgptr", &addr, &size) &&
+	       dbg_find_symbol(rt->s, "runtime.allglen", &lenaddr, &size) &&
+	       go_read_word(rt, addr, array) && go_read_word(rt, lenaddr, len);
+}
+
+static int g_order(const void *a, const void *b)
+{
+	const struct go_g *x = a, *y = b;
+	return x->goid < y->goid ? -1 : x->goid > y->goid;
+}
+
+/* Read the N gs of ARRAY; each one that cannot be read or lies is a
+ * warning and left out. */
+static bool allgs_read(struct go_runtime *rt, uint64_t array, uint64_t n)
+{
+	if (n > MAX_GOROUTINES) {
+		core_warn(rt->core, "Go: runtime.allgs holds %" PRIu64 " goroutines; the first %d read",
+			  n, MAX_GOROUTINES);
+		n = MAX_GOROUTINES;
+	}
+	uint64_t *ptrs = n ? malloc(n * sizeof(*ptrs)) : NULL;
+	if (n && (!ptrs || !go_read(rt, array, ptrs, n * sizeof(*ptrs)))) {
+		core_warn(rt->core, "Go: runtime.allgs at 0x%" PRIx64 " (%" PRIu64 " goroutines) is not in the core",
+			  array, n);
+		free(ptrs);
+		return false;
+	}
+	rt->gs = n ? calloc(n, sizeof(*rt->gs)) : NULL;
+	size_t bad = 0;
+	for (uint64_t i = 0; rt->gs && i < n; i++) {
+		struct go_g *g = &rt->gs[rt->ngs];
+		if (g_read(rt, ptrs[i], g))
+			rt->ngs++;
+		else if (bad++ < 8)
+			core_warn(rt->core, "Go: allgs[%" PRIu64 "] = 0x%" PRIx64 " is no goroutine", i, ptrs[i]);
+	}
+	free(ptrs);
+	if (bad > 8)
+		core_warn(rt->core, "Go: %zu entries of runtime.allgs are no goroutine", bad);
+	qsort(rt->gs, rt->ngs, sizeof(*rt->gs), g_order);
+	return rt->gs || !n;
+}
+
+struct go_g *go_g_by_id(struct go_runtime *rt, uint64_t goid)
+{
+	struct go_g key = {.goid = goid};
+	return bsearch(&key, rt->gs, rt->ngs, sizeof(*rt->gs), g_order);
+}
+
+struct go_g *go_g_at(struct go_runtime *rt, uint64_t g)
+{
+	for (size_t i = 0; g && i < rt->ngs; i++)
+		if (rt->gs[i].addr == g)
+			return &rt->gs[i];
+	return NULL;
+}
+
+/* ---- Ms --------------------------------------------------------------- */
+
+struct go_m *go_m_at(struct go_runtime *rt, uint64_t m)
+{
+	for (size_t i = 0; m && i < rt->nms; i++)
+		if (rt->ms[i].addr == m)
+			return &rt->ms[i];
+	return NULL;
+}
+
+struct go_m *go_m_of_thread(struct go_runtime *rt, int32_t tid)
+{
+	for (size_t i = 0; i < rt->nms; i++)
+		if (rt->ms[i].procid == (uint64_t)(int64_t)tid)
+			return &rt->ms[i];
+	return NULL;
+}
+
+static bool m_add(struct go_runtime *rt, uint64_t addr, size_t *cap)
+{
+	const struct go_layout *L = &rt->L;
+	if (go_m_at(rt, addr) || rt->nms >= MAX_MS)
+		return true;
+	struct go_m m = {.addr = addr};
+	if (!go_read_word(rt, addr + L->m_g0, &m.g0) || !go_read_word(rt, addr + L->m_procid, &m.procid) ||
+	    !go_read_word(rt, addr + L->m_gsignal, &m.gsignal) ||
+	    !go_read_word(rt, addr + L->m_curg, &m.curg))
+		return false;
+	if (m.g0) {
+		go_read_word(rt, m.g0 + L->g_stack_lo, &m.g0_lo);
+		go_read_word(rt, m.g0 + L->g_stack_hi, &m.g0_hi);
+		go_read_word(rt, m.g0 + L->g_sched_sp, &m.g0_sched_sp);
+	}
+	if (!core_array_reserve(&rt->ms, cap, rt->nms + 1, sizeof(*rt->ms)))
+		return false;
+	rt->ms[rt->nms++] = m;
+	return true;
+}
+
+/* runtime.allm's list, and the Ms goroutines name (all a stripped binary
+ * has). */
+static void ms_read(struct go_runtime *rt)
+{
+	size_t cap = 0;
+	uint64_t addr, size, m = 0;
+	if (dbg_find_symbol(rt->s, "runtime.allm", &addr, &size))
+		go_read_word(rt, addr, &m);
+	for (size_t n = 0; m && n < MAX_MS; n++) {
+		if (!m_add(rt, m, &cap)) {
+			core_warn(rt->core, "Go: the M at 0x%" PRIx64 " in runtime.allm is not in the core", m);
+			break;
+		}
+		if (!go_read_word(rt, m + rt->L.m_alllink, &m))
+			break;
+	}
+	for (size_t i = 0; i < rt->ngs; i++) {
+		if (rt->gs[i].m)
+			m_add(rt, rt->gs[i].m, &cap);
+		if (rt->gs[i].lockedm)
+			m_add(rt, rt->gs[i].lockedm, &cap);
+	}
+}
+
+/* ---- tasks ------------------------------------------------------------ */
+
+static enum an_task_state task_state(uint32_t status)
+{
+	switch (status) {
+	case GO_RUNNABLE: return AN_TASK_RUNNABLE;
+	case GO_RUNNING: return AN_TASK_RUNNING;
+	case GO_SYSCALL: return AN_TASK_SYSCALL;
+	case GO_PREEMPTED: return AN_TASK_PREEMPTED;
+	case GO_IDLE: return AN_TASK_IDLE;
+	default: return AN_TASK_WAITING;   /* waiting, copystack */
+	}
+}
+
+static const char *pooled(struct go_runtime *rt, const char *s)
+{
+	int nomem = 0;
+	return an_strpool_intern(rt->an->strings, s, &nomem);
+}
+
+/* The runtime's word for G's wait, as goroutineheader prints it. */
+static const char *wait_word(struct go_runtime *rt, const struct go_g *g)
+{
+	if (g->status == GO_COPYSTACK)
+		return "copystack";
+	if (g->status != GO_WAITING)
+		return NULL;
+	if (g->waitreason == 0)
+		return "waiting";
+	if (g->waitreason < rt->nwait_reasons)
+		return pooled(rt, rt->wait_reasons[g->waitreason]);
+	return rt->nwait_reasons ? "unknown wait reason" : NULL;
+}
+
+/* "created by": the function of the go statement, and its line as the
+ * runtime prints it (at the call, one before the return address). */
+static void fill_created_by(struct go_runtime *rt, const struct go_g *g, struct an_task *t)
+{
+	struct dbg_gofunc f;
+	/* The runtime names no creator for the main goroutine. */
+	if (g->goid == 1 || !g->gopc || !go_func(rt, g->gopc, &f))
+		return;
+	const char *file = NULL;
+	int line = 0;
+	t->created_by = pooled(rt, f.name);
+	if (dbg_gotab_line(rt->tab, &f, g->gopc > f.entry ? g->gopc - 1 : g->gopc, &file, &line)) {
+		t->created_file = pooled(rt, file);
+		t->created_line = line;
+	}
+	t->created_pc = g->gopc;
+	t->has_created_pc = true;
+}
+
+static void fill_task(struct go_runtime *rt, const struct go_g *g, struct an_task *t)
+{
+	struct dbg_gofunc f;
+	t->runtime = "go";
+	t->id = g->goid;
+	t->address = g->addr;
+	t->state = task_state(g->status);
+	t->wait_kind = wait_word(rt, g);
+	t->locked = g->lockedm != 0;
+	t->fn_address = g->startpc;
+	if (g->startpc && go_func(rt, g->startpc, &f))
+		t->fn = strdup(f.name);
+	fill_created_by(rt, g, t);
+	struct go_m *m = (g->status == GO_RUNNING || g->status == GO_SYSCALL) ? go_m_at(rt, g->m) : NULL;
+	if (m && m->procid && an_thread_by_tid(rt->an, (int32_t)m->procid)) {
+		t->tid = (int32_t)m->procid;
+		t->has_tid = true;
+	}
+}
+
+/* A goroutine's frames, made from the walk's. */
+static void task_frames(struct go_runtime *rt, struct an_task *t, struct dbg_frame *native, size_t n)
+{
+	struct an_frame_list list = {.pool = rt->an->strings};
+	if (!an_frames_append_native(&list, rt->s, native, n)) {
+		an_frames_list_deinit(&list);
+		return;
+	}
+	an_frames_move_to(&list, &t->frames, &t->nframes);
+}
+
+/* The frames of a goroutine some core thread runs: those of the thread's
+ * walk from the first on the goroutine's own stack (and the C frames of a
+ * cgo call just above them). */
+static bool frames_from_thread(struct go_runtime *rt, const struct go_g *g, struct an_task *t,
+			       struct dbg_frame **walks, size_t *nwalks, size_t *goroutine_at)
+{
+	if (!t->has_tid)
+		return false;
+	for (size_t i = 0; i < rt->an->nthreads; i++)
+		if (rt->an->threads[i].tid == t->tid && walks[i] && goroutine_at[i] < nwalks[i]) {
+			task_frames(rt, t, walks[i] + goroutine_at[i], nwalks[i] - goroutine_at[i]);
+			(void)g;
+			return true;
+		}
+	return false;
+}
+
+static void goroutine_frames(struct go_runtime *rt, const struct go_g *g, struct an_task *t,
+			     struct dbg_frame **walks, size_t *nwalks, size_t *goroutine_at)
+{
+	if (frames_from_thread(rt, g, t, walks, nwalks, goroutine_at))
+		return;
+	if (g->status == GO_RUNNING) {
+		t->unwind_error = strdup("running on an OS thread the core does not hold");
+		return;
+	}
+	struct dbg_frame *frames = NULL;
+	size_t n = 0;
+	char *why = NULL;
+	if (go_walk_parked(rt, g, &frames, &n, &why))
+		task_frames(rt, t, frames, n);
+	free(frames);
+	t->unwind_error = why;
+}
+
+static bool build_tasks(struct go_runtime *rt, struct dbg_frame **walks, size_t *nwalks,
+			size_t *goroutine_at)
+{
+	struct analysis *an = rt->an;
+	size_t live = 0;
+	for (size_t i = 0; i < rt->ngs; i++)
+		live += rt->gs[i].status != GO_DEAD;
+	if (!live)
+		return true;
+	struct an_task *tasks = realloc(an->tasks, (an->ntasks + live) * sizeof(*tasks));
+	if (!tasks)
+		return false;
+	an->tasks = tasks;
+	for (size_t i = 0; i < rt->ngs; i++) {
+		const struct go_g *g = &rt->gs[i];
+		if (g->status == GO_DEAD)
+			continue;
+		struct an_task *t = &an->tasks[an->ntasks++];
+		*t = (struct an_task){0};
+		fill_task(rt, g, t);
+		goroutine_frames(rt, g, t, walks, nwalks, goroutine_at);
+	}
+	return true;
+}
+
+/* ---- threads ---------------------------------------------------------- */
+
+/* Replace each thread's frames by its walk as the runtime walks it. */
+static bool threads_rewalk(struct go_runtime *rt, struct dbg_frame **walks, size_t *nwalks,
+			   size_t *goroutine_at)
+{
+	for (size_t i = 0; i < rt->an->nthreads; i++) {
+		struct an_thread *t = &rt->an->threads[i];
+		char *why = NULL;
+		goroutine_at[i] = SIZE_MAX;
+		if (!go_walk_thread(rt, i, &walks[i], &nwalks[i], &goroutine_at[i], &why) || t->recursion) {
+			free(why);
+			continue;
+		}
+		struct an_frame_list list = {.pool = rt->an->strings};
+		if (!an_frames_append_native(&list, rt->s, walks[i], nwalks[i])) {
+			an_frames_list_deinit(&list);
+			free(why);
+			return false;
+		}
+		for (size_t j = 0; j < t->nframes; j++)
+			an_frame_deinit(&t->frames[j]);
+		free(t->frames);
+		t->frames = NULL;
+		t->nframes = 0;
+		an_frames_move_to(&list, &t->frames, &t->nframes);
+		free(t->unwind_error);
+		t->unwind_error = why;
+	}
+	return true;
+}
+
+/* ---- finding the runtime ---------------------------------------------- */
+
+static bool runtime_open(struct go_runtime *rt)
+{
+	rt->tab = dbg_session_gotab(rt->s, &rt->version);
+	if (!rt->tab)
+		return false;
+	rt->arm64 = rt->an->arch && strcmp(rt->an->arch, "aarch64") == 0;
+	dbg_gotab_text(rt->tab, &rt->text_start, &rt->text_end);
+	if (!layout_from_dwarf(rt) && !layout_from_version(rt)) {
+		core_warn(rt->core, "Go %s: no DWARF and no known layout of its runtime; no goroutines listed",
+			  rt->version ? rt->version : "of unknown version");
+		return false;
+	}
+	wait_reasons_load(rt);
+	uint64_t array = 0, n = 0;
+	if (!allgs_find(rt, &array, &n)) {
+		core_warn(rt->core, "Go: runtime.allgs not found; no goroutines listed");
+		return false;
+	}
+	if (!allgs_read(rt, array, n))
+		return false;
+	ms_read(rt);
+	return true;
+}
+
+static void runtime_close(struct go_runtime *rt)
+{
+	free(rt->version);
+	free(rt->gs);
+	free(rt->ms);
+	for (size_t i = 0; i < rt->nwait_reasons; i++)
+		free(rt->wait_reasons[i]);
+	free(rt->wait_reasons);
+}
+
+bool an_go_analyze(struct dbg_session *s, struct analysis *an, bool tasks)
+{
+	struct go_runtime rt = {.s = s, .core = dbg_session_core(s), .an = an};
+	bool ok = true;
+	if (runtime_open(&rt)) {
+		size_t n = an->nthreads;
+		struct dbg_frame **walks = calloc(n ? n : 1, sizeof(*walks));
+		size_t *nwalks = calloc(n ? n : 1, sizeof(*nwalks));
+		size_t *goroutine_at = calloc(n ? n : 1, sizeof(*goroutine_at));
+		ok = walks && nwalks && goroutine_at && threads_rewalk(&rt, walks, nwalks, goroutine_at) &&
+		     (!tasks || build_tasks(&rt, walks, nwalks, goroutine_at));
+		if (ok)
+			go_crash_read(&rt);
+		for (size_t i = 0; walks && i < n; i++)
+			free(walks[i]);
+		free(walks);
+		free(nwalks);
+		free(goroutine_at);
+	}
+	runtime_close(&rt);
+	return ok;
+}
