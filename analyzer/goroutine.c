@@ -9,6 +9,7 @@
  * checked before it is listed. */
 #include "goroutine.h"
 
+#include <elf.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,14 +30,16 @@ enum {
 	MAX_STACK = 1 << 30,        /* and at most the runtime's maxstacksize */
 };
 
+/* The core's bytes, else the binary's for its constant data (a panic's
+ * type and string are often there, and qemu-user's cores leave them out). */
 bool go_read(struct go_runtime *rt, uint64_t addr, void *buf, size_t n)
 {
-	return addr && core_read_bytes(rt->core, addr, buf, n);
+	return addr && dbg_read_module_bytes(rt->s, addr, buf, n);
 }
 
 bool go_read_word(struct go_runtime *rt, uint64_t addr, uint64_t *value)
 {
-	return addr && core_read_u64(rt->core, addr, value);
+	return go_read(rt, addr, value, sizeof(*value));
 }
 
 bool go_func(struct go_runtime *rt, uint64_t pc, struct dbg_gofunc *f)
@@ -241,7 +244,7 @@ static bool g_read(struct go_runtime *rt, uint64_t addr, struct go_g *g)
 }
 
 /* Where allgs is and how many it holds: the slice, else allgptr/allglen. */
-static bool allgs_find(struct go_runtime *rt, uint64_t *array, uint64_t *len)
+static bool allgs_by_symbol(struct go_runtime *rt, uint64_t *array, uint64_t *len)
 {
 	uint64_t addr, size, slice[3];
 	if (dbg_find_symbol(rt->s, "runtime.allgs", &addr, &size) && go_read(rt, addr, slice, 24) &&
@@ -254,6 +257,67 @@ static bool allgs_find(struct go_runtime *rt, uint64_t *array, uint64_t *len)
 	return dbg_find_symbol(rt->s, "runtime.allgptr", &addr, &size) &&
 	       dbg_find_symbol(rt->s, "runtime.allglen", &lenaddr, &size) &&
 	       go_read_word(rt, addr, array) && go_read_word(rt, lenaddr, len);
+}
+
+/* Whether the slice {ARRAY, LEN, CAP} is allgs: the main goroutine
+ * first (the first g the runtime makes), then gs of distinct goids. */
+static bool looks_like_allgs(struct go_runtime *rt, const uint64_t slice[3])
+{
+	enum { CHECKED = 16 };
+	uint64_t n = slice[1], ptrs[CHECKED], goids[CHECKED];
+	if (!n || n > slice[2] || slice[2] > MAX_GOROUTINES || slice[0] % 8)
+		return false;
+	size_t k = n < CHECKED ? (size_t)n : CHECKED;
+	if (!go_read(rt, slice[0], ptrs, k * sizeof(*ptrs)))
+		return false;
+	for (size_t i = 0; i < k; i++) {
+		struct go_g g;
+		if (ptrs[i] % 8 || !g_read(rt, ptrs[i], &g) || (i == 0 && g.goid != 1))
+			return false;
+		goids[i] = g.goid;
+		for (size_t j = 0; j < i; j++)
+			if (goids[j] == g.goid && g.status != GO_DEAD)
+				return false;
+	}
+	return true;
+}
+
+/* A stripped program's allgs: the slice in the executable's writable
+ * data that holds its goroutines. */
+static bool allgs_by_scan(struct go_runtime *rt, uint64_t *array, uint64_t *len)
+{
+	const struct dbg_module_info *main = NULL;
+	for (size_t i = 0; i < dbg_module_count(rt->s) && !main; i++)
+		if (dbg_module_get(rt->s, i)->is_main)
+			main = dbg_module_get(rt->s, i);
+	for (size_t i = 0; main && i < rt->core->nsegments; i++) {
+		const struct core_segment *seg = &rt->core->segments[i];
+		if (!(seg->flags & PF_W) || seg->vaddr < main->start || seg->vaddr >= main->end ||
+		    seg->memsz > (64u << 20))
+			continue;
+		unsigned char *bytes = malloc(seg->memsz);
+		if (!bytes || !go_read(rt, seg->vaddr, bytes, seg->memsz)) {
+			free(bytes);
+			continue;
+		}
+		for (uint64_t at = 0; at + 24 <= seg->memsz; at += 8) {
+			uint64_t slice[3];
+			memcpy(slice, bytes + at, sizeof(slice));
+			if (looks_like_allgs(rt, slice)) {
+				*array = slice[0];
+				*len = slice[1];
+				free(bytes);
+				return true;
+			}
+		}
+		free(bytes);
+	}
+	return false;
+}
+
+static bool allgs_find(struct go_runtime *rt, uint64_t *array, uint64_t *len)
+{
+	return allgs_by_symbol(rt, array, len) || allgs_by_scan(rt, array, len);
 }
 
 static int g_order(const void *a, const void *b)
@@ -458,17 +522,30 @@ static void task_frames(struct go_runtime *rt, struct an_task *t, struct dbg_fra
 /* The frames of a goroutine some core thread runs: those of the thread's
  * walk from the first on the goroutine's own stack (and the C frames of a
  * cgo call just above them). */
+/* Whether the walk's frames begin in C (a cgo call's), not in Go. */
+static bool starts_in_c(struct go_runtime *rt, const struct dbg_frame *frames, size_t n)
+{
+	struct dbg_gofunc f;
+	return n && !go_func(rt, frames[0].pc, &f);
+}
+
 static bool frames_from_thread(struct go_runtime *rt, const struct go_g *g, struct an_task *t,
 			       struct dbg_frame **walks, size_t *nwalks, size_t *goroutine_at)
 {
 	if (!t->has_tid)
 		return false;
-	for (size_t i = 0; i < rt->an->nthreads; i++)
-		if (rt->an->threads[i].tid == t->tid && walks[i] && goroutine_at[i] < nwalks[i]) {
-			task_frames(rt, t, walks[i] + goroutine_at[i], nwalks[i] - goroutine_at[i]);
-			(void)g;
-			return true;
-		}
+	for (size_t i = 0; i < rt->an->nthreads; i++) {
+		if (rt->an->threads[i].tid != t->tid || !walks[i] || goroutine_at[i] >= nwalks[i])
+			continue;
+		struct dbg_frame *frames = walks[i] + goroutine_at[i];
+		size_t n = nwalks[i] - goroutine_at[i];
+		/* In a system call the runtime shows where it entered it
+		 * (syscallpc), the thread's walk only adds a cgo call's C. */
+		if (g->status == GO_SYSCALL && !starts_in_c(rt, frames, n))
+			return false;
+		task_frames(rt, t, frames, n);
+		return true;
+	}
 	return false;
 }
 

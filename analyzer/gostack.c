@@ -295,7 +295,10 @@ static bool go_step(struct walk *w, struct go_state *st, const struct dbg_gofunc
 	if (role == ROLE_CGOCALLBACK && w->g)
 		callback_c_frames(w, st);
 	bool switched = next.sp != fp;
-	if (!switched && next.sp <= st->sp) {
+	/* arm64: a frame of no size returns through the link register with
+	 * the stack pointer it had. */
+	bool leaf = w->rt->arm64 && delta == 0 && next.pc != st->pc;
+	if (!switched && (next.sp < st->sp || (next.sp == st->sp && !leaf))) {
 		walk_stop(w, "the stack does not grow at pc 0x%" PRIx64, st->pc);
 		return false;
 	}

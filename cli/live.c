@@ -57,17 +57,29 @@ static struct analysis *warm_up(struct core_live *live, const struct an_options 
 	return an;
 }
 
+/* Whether WARM lists tasks other than goroutines. */
+static bool has_other_tasks(const struct analysis *warm)
+{
+	for (size_t i = 0; i < warm->ntasks; i++)
+		if (!warm->tasks[i].runtime || strcmp(warm->tasks[i].runtime, "go") != 0)
+			return true;
+	return false;
+}
+
 /* Whether the analysis must run while the process is stopped: when it
- * follows structures (async stacks, tasks, runtimes' frames, recorder
+ * follows structures (async stacks, bthreads, runtimes' frames, recorder
  * rings) that may have moved since the warm-up, or when the warm-up did not
  * know where a thread was (running user code: what its frames point to was
  * not read).  Otherwise what it needs is the stacks, read whole above each
  * stack pointer, and the pages the warm-up read: the process goes on at
- * once and the analysis runs after. */
+ * once and the analysis runs after.  A Go program's goroutines are such
+ * pages (allgs, each g, each parked stack from its saved stack pointer): a
+ * goroutine made or moved since the warm-up reads as missing, never as
+ * another moment's. */
 static bool needs_stopped_analysis(const struct core_live *live, const struct analysis *warm)
 {
-	if (!warm || !core_live_warm_all_threads(live) || (warm->async_key_found && warm->async_key != 0xffffffffu) || warm->ntasks ||
-	    warm->nrecorders || warm->nsuspended)
+	if (!warm || !core_live_warm_all_threads(live) || (warm->async_key_found && warm->async_key != 0xffffffffu) ||
+	    has_other_tasks(warm) || warm->nrecorders || warm->nsuspended)
 		return true;
 	for (size_t i = 0; i < warm->nthreads; i++)
 		for (size_t k = 0; k < warm->threads[i].nframes; k++)

@@ -1,7 +1,7 @@
 /* The HTML crash page of one analysis (DESIGN.md "HTML"): the header and
  * abort message, the crashing thread first, the recorder timeline as an SVG
- * chart, the other threads collapsed, suspended chains, bthreads, modules and
- * warnings.  Written from struct analysis only; every string that came from
+ * chart, the other threads collapsed, suspended chains, bthreads,
+ * goroutines, modules and warnings.  Written from struct analysis only; every string that came from
  * the core or a binary goes through rep_html_text(). */
 #include "html.h"
 #include "report.h"
@@ -456,8 +456,10 @@ static void write_nav(FILE *out, const struct analysis *an)
 	fputs("<a href=\"#threads\">other threads</a>", out);
 	if (an->nsuspended)
 		fputs("<a href=\"#suspended\">suspended coroutines</a>", out);
-	if (an->ntasks)
+	if (rep_tasks_count(an, "go") < an->ntasks)
 		fputs("<a href=\"#tasks\">bthreads</a>", out);
+	if (rep_tasks_count(an, "go"))
+		fputs("<a href=\"#goroutines\">goroutines</a>", out);
 	fputs("<a href=\"#modules\">modules</a>", out);
 	if (an->nwarnings)
 		fprintf(out, "<a href=\"#warnings\">warnings (%zu)</a>", an->nwarnings);
@@ -531,8 +533,13 @@ static void write_crashing_thread(FILE *out, const struct analysis *an)
 		fprintf(out, "<h2>Thread %d <span class=\"n\">(crashing, ", t->tid);
 		rep_html_text(out, an->signal_name ? an->signal_name : "signal", 0);
 		fprintf(out, "%s", t->async_root ? ", async stack" : "");
-		const struct an_task *task = rep_task_running_on(an, t->tid);
+		/* a goroutine's frames are already the thread's */
+		const struct an_task *go = rep_goroutine_on(an, t->tid);
+		const struct an_task *task = go ? NULL : rep_task_running_on(an, t->tid);
 		char h[32];
+		if (go)
+			fprintf(out, ", running <a href=\"#goroutine-%" PRIu64 "\">goroutine %" PRIu64 "</a>%s",
+				go->id, go->id, go->state == AN_TASK_SYSCALL ? " in syscall" : "");
 		if (task)
 			fprintf(out, ", running bthread %s", rep_hex(h, task->id));
 		fputs(")</span></h2>\n", out);
@@ -555,11 +562,15 @@ static void write_crashing_thread(FILE *out, const struct analysis *an)
 }
 
 /* The summary line of a collapsed thread: its innermost named frame. */
-static void write_thread_summary(FILE *out, const struct an_thread *t)
+static void write_thread_summary(FILE *out, const struct an_thread *t, const struct analysis *an)
 {
+	const struct an_task *go = rep_goroutine_on(an, t->tid);
 	fprintf(out, "<summary>Thread %d", t->tid);
 	if (t->async_root)
 		fputs(" <span class=\"badge async\">async stack</span>", out);
+	if (go)
+		fprintf(out, " <span class=\"muted\">running goroutine %" PRIu64 "%s</span>", go->id,
+			go->state == AN_TASK_SYSCALL ? " in syscall" : "");
 	for (size_t k = 0; k < t->nframes; k++) {
 		const char *name = t->frames[k].display ? t->frames[k].display : t->frames[k].function;
 		if (name) {
@@ -591,7 +602,7 @@ static void write_other_threads(FILE *out, const struct analysis *an, bool all_t
 		if (t->crashing)
 			continue;
 		fputs("<details class=\"thread\">", out);
-		write_thread_summary(out, t);
+		write_thread_summary(out, t, an);
 		write_frames_of(out, t, t->frames, t->nframes, false);
 		fputs("</details>\n", out);
 	}
@@ -660,22 +671,114 @@ static void write_task_group(FILE *out, const struct analysis *an, const struct 
 	fputs("</details>\n", out);
 }
 
-/* Tasks of user-space runtimes (DESIGN.md "Tasks": bRPC bthreads), those
- * that share a state, a wait and a stack once. */
+/* "created by F at FILE:LINE" under a goroutine's frames. */
+static void write_go_created(FILE *out, const struct an_task *t)
+{
+	if (!t->created_by)
+		return;
+	fputs("<p class=\"none\">created by <span class=\"mono\">", out);
+	rep_html_text(out, t->created_by, 0);
+	fputs("</span>", out);
+	if (t->created_file) {
+		fputs(" at <span class=\"mono\">", out);
+		rep_html_path(out, t->created_file);
+		fprintf(out, ":%d</span>", t->created_line);
+	}
+	fputs("</p>\n", out);
+}
+
+/* The ids of a group of goroutines, each an anchor the thread headers link to. */
+static void write_go_ids(FILE *out, const struct analysis *an, const struct rep_task_group *g)
+{
+	enum { MAX_IDS = 64 };
+	fputs("<p class=\"none\">ids:", out);
+	for (size_t i = 0; i < g->n && i < MAX_IDS; i++)
+		fprintf(out, " <span id=\"goroutine-%" PRIu64 "\">%" PRIu64 "</span>",
+			an->tasks[g->members[i]].id, an->tasks[g->members[i]].id);
+	if (g->n > MAX_IDS)
+		fprintf(out, " ... and %zu more", g->n - MAX_IDS);
+	fputs("</p>\n", out);
+}
+
+/* One group of goroutines as a <details class="goroutine">: "goroutine 19
+ * [chan receive]" (or "3 goroutines [...]" and their ids), the start
+ * function, the frames once and "created by"; the crashing one open. */
+static void write_go_group(FILE *out, const struct analysis *an, const struct rep_task_group *g)
+{
+	const struct an_task *t = &an->tasks[g->members[0]];
+	char status[160];
+	bool crashing = t->has_tid && an->has_signal && t->tid == an->crashing_tid;
+	fprintf(out, "<details class=\"goroutine\"%s", crashing ? " open" : "");
+	if (g->n == 1)
+		fprintf(out, " id=\"goroutine-%" PRIu64 "\"><summary>goroutine %" PRIu64, t->id, t->id);
+	else
+		fprintf(out, "><summary>%zu goroutines", g->n);
+	fputs(" <span class=\"muted\">[", out);
+	rep_html_text(out, rep_go_status(an, g, status, sizeof(status)), 0);
+	fputs("]</span> ", out);
+	rep_html_text(out, t->fn ? t->fn : "??", 120);
+	if (t->has_tid)
+		fprintf(out, " <span class=\"muted\">on thread %" PRId32 "%s</span>", t->tid,
+			crashing ? " (crashing)" : "");
+	fprintf(out, " <span class=\"muted\">(%zu frames)</span></summary>\n", t->nframes);
+	if (g->n > 1)
+		write_go_ids(out, an, g);
+	rep_html_frames(out, t->frames, t->nframes, crashing);
+	write_go_created(out, t);
+	if (g->n > 1 && !rep_task_group_same_args(an, g))
+		fprintf(out, "<p class=\"none\">the arguments shown are goroutine %" PRIu64 "'s: the "
+			"others' differ</p>\n", t->id);
+	if (t->unwind_error) {
+		fputs("<p class=\"none\">", out);
+		rep_html_text(out, t->unwind_error, 0);
+		fputs("</p>\n", out);
+	}
+	fputs("</details>\n", out);
+}
+
+/* The groups of G whose tasks are goroutines (GO) or not. */
+static void write_groups(FILE *out, const struct analysis *an, const struct rep_task_groups *g, bool go)
+{
+	for (size_t i = 0; i < g->n; i++) {
+		if (rep_task_is_go(&an->tasks[g->v[i].members[0]]) != go)
+			continue;
+		if (go)
+			write_go_group(out, an, &g->v[i]);
+		else
+			write_task_group(out, an, &g->v[i]);
+	}
+}
+
+/* Tasks of user-space runtimes (DESIGN.md "Tasks": bRPC bthreads,
+ * goroutines), a section per runtime, those that share a state, a wait and
+ * a stack once. */
 static void write_tasks(FILE *out, const struct analysis *an)
 {
 	char counts[160];
+	size_t ngo = rep_tasks_count(an, "go");
 	if (an->ntasks == 0)
 		return;
-	fprintf(out, "<section id=\"tasks\">\n<h2>Bthreads <span class=\"n\">(%s)</span></h2>\n",
-		rep_tasks_counts(an, counts, sizeof(counts)));
 	struct rep_task_groups groups;
-	if (!rep_task_groups_init(&groups, an))
-		fputs("<p class=\"none\">(out of memory grouping them)</p>\n", out);
-	for (size_t i = 0; i < groups.n; i++)
-		write_task_group(out, an, &groups.v[i]);
+	bool grouped = rep_task_groups_init(&groups, an);
+	for (int go = 0; go < 2; go++) {
+		if (go ? !ngo : ngo == an->ntasks)
+			continue;
+		if (go)
+			fprintf(out, "<section id=\"goroutines\">\n<h2>Goroutines <span class=\"n\">(%s)"
+				"</span></h2>\n", rep_tasks_counts_of(an, "go", counts, sizeof(counts)));
+		else
+			fprintf(out, "<section id=\"tasks\">\n<h2>Bthreads <span class=\"n\">(%s)</span></h2>\n",
+				rep_tasks_counts_of(an, ngo ? "bthread" : NULL, counts, sizeof(counts)));
+		if (!grouped)
+			fputs("<p class=\"none\">(out of memory grouping them)</p>\n", out);
+		if (go && groups.n > 1)
+			fputs("<p class=\"tools\"><button data-details=\"open\" data-class=\"goroutine\">"
+			      "expand all</button> <button data-details=\"close\" data-class=\"goroutine\">"
+			      "collapse all</button></p>\n", out);
+		write_groups(out, an, &groups, go);
+		fputs("</section>\n", out);
+	}
 	rep_task_groups_deinit(&groups);
-	fputs("</section>\n", out);
 }
 
 /* Horizontal position of timeline entry I in [X0, X1]: by timestamp when

@@ -6,10 +6,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The order the reports show states in. */
+/* The order the reports show states in: bthreads' first, then those only
+ * goroutines have (AN_TASK_RUNNING is both's). */
+static const enum an_task_state state_order[] = {
+	AN_TASK_RUNNING, AN_TASK_SUSPENDED, AN_TASK_READY, AN_TASK_CREATED, AN_TASK_SYSCALL,
+	AN_TASK_RUNNABLE, AN_TASK_PREEMPTED, AN_TASK_WAITING, AN_TASK_IDLE
+};
+enum { NSTATES = sizeof(state_order) / sizeof(state_order[0]) };
+
 static int state_rank(enum an_task_state s)
 {
-	return s == AN_TASK_RUNNING ? 0 : s == AN_TASK_SUSPENDED ? 1 : s == AN_TASK_READY ? 2 : 3;
+	for (int i = 0; i < NSTATES; i++)
+		if (state_order[i] == s)
+			return i;
+	return NSTATES;
+}
+
+static bool is_go(const struct an_task *t)
+{
+	return t->runtime && strcmp(t->runtime, "go") == 0;
 }
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -77,11 +92,27 @@ bool rep_task_group_same_args(const struct analysis *an, const struct rep_task_g
 	return true;
 }
 
+/* A goroutine's part of its group's key: what its header and "created by"
+ * line show, and its frames by function and line (as the runtime prints
+ * them; the pcs of two calls on one line may differ). */
+static uint64_t go_key(uint64_t h, const struct an_task *t)
+{
+	h = text_hash(text_hash(mix(mix(h, t->locked), (uint64_t)t->created_line), t->created_by),
+		      t->created_file);
+	h = text_hash(text_hash(h, t->wait_kind), t->fn);
+	for (size_t i = 0; i < t->nframes; i++)
+		h = locals_hash(mix(text_hash(h, t->frames[i].function), (uint64_t)t->frames[i].line),
+				&t->frames[i]);
+	return h;
+}
+
 /* A hash of what makes two tasks one group: state, entry, wait kind, stack
  * (and its locals, when asked for). */
 static uint64_t group_key(const struct an_task *t)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
+	if (is_go(t))
+		return go_key(mix(text_hash(h, "go"), (uint64_t)t->state), t);
 	h = mix(mix(mix(h, (uint64_t)t->state), t->fn_address),
 		t->wait_kind ? (uint64_t)(unsigned char)t->wait_kind[0] : 0);
 	for (size_t i = 0; i < t->nframes; i++)
@@ -89,8 +120,33 @@ static uint64_t group_key(const struct an_task *t)
 	return h;
 }
 
+static bool same_go_frames(const struct an_task *a, const struct an_task *b)
+{
+	for (size_t i = 0; i < a->nframes; i++) {
+		const struct an_frame *x = &a->frames[i], *y = &b->frames[i];
+		if (x->line != y->line || x->inlined != y->inlined || !same_text(x->function, y->function) ||
+		    !same_locals(x, y))
+			return false;
+	}
+	return true;
+}
+
+/* Goroutines: the same words in "goroutine N [...]", the same frames, and
+ * the same "created by" (wait times may differ: the header gives their
+ * range). */
+static bool same_go_group(const struct an_task *a, const struct an_task *b)
+{
+	return is_go(b) && a->state == b->state && a->state != AN_TASK_RUNNING &&
+	       a->locked == b->locked && a->nframes == b->nframes && a->created_line == b->created_line &&
+	       same_text(a->wait_kind, b->wait_kind) && same_text(a->fn, b->fn) &&
+	       same_text(a->created_by, b->created_by) && same_text(a->created_file, b->created_file) &&
+	       same_go_frames(a, b);
+}
+
 static bool same_group(const struct an_task *a, const struct an_task *b)
 {
+	if (is_go(a) || is_go(b))
+		return is_go(a) && same_go_group(a, b);
 	if (a->state != b->state || a->state == AN_TASK_RUNNING || a->fn_address != b->fn_address ||
 	    a->nframes != b->nframes || (a->wait_kind == NULL) != (b->wait_kind == NULL) ||
 	    (a->wait_kind && strcmp(a->wait_kind, b->wait_kind) != 0))
@@ -195,24 +251,89 @@ static void append(char *buf, size_t len, size_t *at, const char *fmt, ...)
 		*at = *at + (size_t)n < len ? *at + (size_t)n : len;
 }
 
-const char *rep_tasks_counts(const struct analysis *an, char *buf, size_t len)
+static bool of_runtime(const struct an_task *t, const char *runtime)
 {
-	static const enum an_task_state order[] = { AN_TASK_RUNNING, AN_TASK_SUSPENDED, AN_TASK_READY,
-						    AN_TASK_CREATED };
+	return !runtime || (t->runtime && strcmp(t->runtime, runtime) == 0);
+}
+
+size_t rep_tasks_count(const struct analysis *an, const char *runtime)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < an->ntasks; i++)
+		n += of_runtime(&an->tasks[i], runtime);
+	return n;
+}
+
+const char *rep_tasks_counts_of(const struct analysis *an, const char *runtime, char *buf,
+				size_t len)
+{
 	size_t at = 0;
 	if (len)
 		buf[0] = '\0';
-	append(buf, len, &at, "%zu:", an->ntasks);
+	append(buf, len, &at, "%zu:", rep_tasks_count(an, runtime));
 	const char *sep = " ";
-	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
+	for (size_t k = 0; k < NSTATES; k++) {
 		size_t n = 0;
 		for (size_t i = 0; i < an->ntasks; i++)
-			n += an->tasks[i].state == order[k];
+			n += an->tasks[i].state == state_order[k] && of_runtime(&an->tasks[i], runtime);
 		if (n) {
-			append(buf, len, &at, "%s%zu %s", sep, n, an_task_state_name(order[k]));
+			append(buf, len, &at, "%s%zu %s", sep, n, an_task_state_name(state_order[k]));
 			sep = ", ";
 		}
 	}
+	return buf;
+}
+
+const char *rep_tasks_counts(const struct analysis *an, char *buf, size_t len)
+{
+	return rep_tasks_counts_of(an, NULL, buf, len);
+}
+
+bool rep_task_is_go(const struct an_task *t)
+{
+	return is_go(t);
+}
+
+const struct an_task *rep_goroutine_on(const struct analysis *an, int32_t tid)
+{
+	for (size_t i = 0; i < an->ntasks; i++)
+		if (is_go(&an->tasks[i]) && an->tasks[i].has_tid && an->tasks[i].tid == tid)
+			return &an->tasks[i];
+	return NULL;
+}
+
+/* The least and most whole minutes G's members have waited. */
+static void wait_minutes(const struct analysis *an, const struct rep_task_group *g, uint64_t *least,
+			 uint64_t *most)
+{
+	*least = UINT64_MAX;
+	*most = 0;
+	for (size_t i = 0; i < g->n; i++) {
+		const struct an_task *t = &an->tasks[g->members[i]];
+		uint64_t m = t->has_wait_since ? t->wait_since / 60 : 0;
+		*least = m < *least ? m : *least;
+		*most = m > *most ? m : *most;
+	}
+}
+
+const char *rep_go_status(const struct analysis *an, const struct rep_task_group *g, char *buf,
+			  size_t len)
+{
+	const struct an_task *t = &an->tasks[g->members[0]];
+	uint64_t least, most;
+	size_t at = 0;
+	if (len)
+		buf[0] = '\0';
+	bool waiting = t->state == AN_TASK_WAITING && t->wait_kind;
+	append(buf, len, &at, "%s", waiting ? t->wait_kind : an_task_state_name(t->state));
+	wait_minutes(an, g, &least, &most);
+	/* the runtime counts minutes for a waiting goroutine only */
+	if (t->state == AN_TASK_WAITING && most >= 1 && least == most)
+		append(buf, len, &at, ", %" PRIu64 " minutes", most);
+	else if (t->state == AN_TASK_WAITING && most >= 1)
+		append(buf, len, &at, ", %" PRIu64 "~%" PRIu64 " minutes", least, most);
+	if (t->locked)
+		append(buf, len, &at, ", locked to thread");
 	return buf;
 }
 

@@ -1,7 +1,7 @@
-/* The tasks of an analysis (bRPC bthreads) as the reports show them: those
- * that share a state, a wait and a stack once, as a thread-dump tool does
- * ("10000 bthreads suspended in butex wait on 0x...").  Shared by the text
- * and HTML writers. */
+/* The tasks of an analysis (bRPC bthreads, goroutines) as the reports show
+ * them: those that share a state, a wait and a stack once, as a thread-dump
+ * tool does ("10000 bthreads suspended in butex wait on 0x...", "3
+ * goroutines [chan receive]").  Shared by the text and HTML writers. */
 #ifndef REPORTS_TASKGROUPS_H
 #define REPORTS_TASKGROUPS_H
 
@@ -17,7 +17,9 @@ struct rep_task_group {
 
 struct rep_task_groups {
 	struct rep_task_group *v;   /* running first (each alone), then suspended,
-				       ready, created; the largest group first */
+				       ready, created (bthreads), syscall,
+				       runnable, preempted, waiting, idle
+				       (goroutines); the largest group first */
 	size_t n;
 	size_t *members;            /* storage the groups point into */
 };
@@ -34,6 +36,26 @@ bool rep_task_group_same_args(const struct analysis *an, const struct rep_task_g
 /* "15: 3 running, 10 suspended, 2 ready": how many tasks, by state (the
  * states none is in left out); into BUF. */
 const char *rep_tasks_counts(const struct analysis *an, char *buf, size_t len);
+
+/* The same, of the tasks of RUNTIME ("bthread", "go") only; NULL: all. */
+const char *rep_tasks_counts_of(const struct analysis *an, const char *runtime, char *buf,
+				size_t len);
+
+/* How many tasks of RUNTIME AN has; NULL: all. */
+size_t rep_tasks_count(const struct analysis *an, const char *runtime);
+
+/* Whether T is a goroutine. */
+bool rep_task_is_go(const struct an_task *t);
+
+/* The goroutine on the thread with TID (running, or in a syscall there), or
+ * NULL.  Its frames are already in the thread's. */
+const struct an_task *rep_goroutine_on(const struct analysis *an, int32_t tid);
+
+/* What the Go runtime prints between the brackets of "goroutine N [...]"
+ * for G's goroutines: the wait reason or the state, the minutes waited
+ * (their range when the members differ), "locked to thread"; into BUF. */
+const char *rep_go_status(const struct analysis *an, const struct rep_task_group *g, char *buf,
+			  size_t len);
 
 /* The task running on the thread with TID (whose frames are the top of that
  * thread's stack), or NULL. */

@@ -429,15 +429,27 @@ static void write_thread_with_task(FILE *out, const struct an_thread *t, const s
 	}
 }
 
+/* " running goroutine 1 (runtime.main)", " ... in syscall". */
+static void write_goroutine_on(FILE *out, const struct an_task *g)
+{
+	fprintf(out, " running goroutine %" PRIu64 " (%s)%s", g->id, g->fn ? esc(g->fn) : "??",
+		g->state == AN_TASK_SYSCALL ? " in syscall" : "");
+}
+
 static void write_thread(FILE *out, const struct an_thread *t, const struct analysis *an, struct writer *w)
 {
-	const struct an_task *task = rep_task_running_on(an, t->tid);
+	/* A goroutine's frames are already the thread's: its walk follows the
+	 * runtime's stack switches. */
+	const struct an_task *go = rep_goroutine_on(an, t->tid);
+	const struct an_task *task = go ? NULL : rep_task_running_on(an, t->tid);
 	fprintf(out, "\nThread %d", t->tid);
 	if (t->crashing) {
 		fprintf(out, " (crashing, %s)", an->signal_name ? esc(an->signal_name) : "signal");
 	}
 	if (t->async_root)
 		fprintf(out, " (async stack)");
+	if (go)
+		write_goroutine_on(out, go);
 	if (task)
 		fprintf(out, " running bthread 0x%" PRIx64 " (%s)", task->id, task->fn ? esc(task->fn) : "??");
 	fprintf(out, ":\n");
@@ -479,12 +491,29 @@ static void write_suspended(FILE *out, const struct analysis *an, struct writer 
 	}
 }
 
+/* The ids of G (at most MAX_IDS, then how many more), in hex or decimal. */
+static void write_group_ids(FILE *out, const struct analysis *an, const struct rep_task_group *g,
+			    bool hex)
+{
+	enum { MAX_IDS = 16 };
+	char h[32];
+	for (size_t i = 0; i < g->n && i < MAX_IDS; i++) {
+		uint64_t id = an->tasks[g->members[i]].id;
+		if (hex)
+			fprintf(out, " %s", rep_hex(h, id));
+		else
+			fprintf(out, " %" PRIu64, id);
+	}
+	if (g->n > MAX_IDS)
+		fprintf(out, " ... and %zu more", g->n - MAX_IDS);
+	fputc('\n', out);
+}
+
 /* One group of bthreads: the one, or how many with their ids, what they do,
  * their entry function, and their frames once. */
 static void write_task_group(FILE *out, const struct analysis *an, const struct rep_task_group *g,
 			     struct writer *w)
 {
-	enum { MAX_IDS = 16 };
 	const struct an_task *t = &an->tasks[g->members[0]];
 	char h[32], doing[160];
 	if (g->n == 1)
@@ -498,11 +527,7 @@ static void write_task_group(FILE *out, const struct analysis *an, const struct 
 		same_address ? "" : " (and other addresses)", t->fn ? esc(t->fn) : "??");
 	if (g->n > 1) {
 		fprintf(out, "  ids:");
-		for (size_t i = 0; i < g->n && i < MAX_IDS; i++)
-			fprintf(out, " %s", rep_hex(h, an->tasks[g->members[i]].id));
-		if (g->n > MAX_IDS)
-			fprintf(out, " ... and %zu more", g->n - MAX_IDS);
-		fputc('\n', out);
+		write_group_ids(out, an, g, true);
 	}
 	write_frames(out, t->frames, t->nframes, false, w);
 	if (g->n > 1 && !rep_task_group_same_args(an, g))
@@ -511,18 +536,71 @@ static void write_task_group(FILE *out, const struct analysis *an, const struct 
 		fprintf(out, "  (%s)\n", esc(t->unwind_error));
 }
 
-/* "Bthreads (15: 3 running, 10 suspended, 2 ready):", then each group. */
+/* "goroutine 19 [chan receive, 5 minutes]:" for each member of G, each with
+ * its own minutes, as the runtime's header: a goroutine is found by its id
+ * in a report as in the runtime's dump. */
+static void write_go_headers(FILE *out, const struct analysis *an, const struct rep_task_group *g)
+{
+	char status[160];
+	for (size_t i = 0; i < g->n; i++) {
+		struct rep_task_group one = { .members = &g->members[i], .n = 1 };
+		fprintf(out, "goroutine %" PRIu64 " [%s]:\n", an->tasks[g->members[i]].id,
+			esc(rep_go_status(an, &one, status, sizeof(status))));
+	}
+}
+
+/* One group of goroutines as the Go runtime prints one: "goroutine 19
+ * [chan receive]:" (a group: "3 goroutines [chan receive]: 27 28 29" over
+ * their headers), the frames once, "created by F at FILE:LINE". */
+static void write_go_group(FILE *out, const struct analysis *an, const struct rep_task_group *g,
+			   struct writer *w)
+{
+	const struct an_task *t = &an->tasks[g->members[0]];
+	char status[160];
+	fputc('\n', out);
+	if (g->n > 1) {
+		fprintf(out, "%zu goroutines [%s]:", g->n, esc(rep_go_status(an, g, status, sizeof(status))));
+		write_group_ids(out, an, g, false);
+	}
+	write_go_headers(out, an, g);
+	bool crashing = t->has_tid && an->has_signal && t->tid == an->crashing_tid;
+	write_frames(out, t->frames, t->nframes, crashing, w);
+	if (t->created_by) {
+		fprintf(out, "created by %s", esc(t->created_by));
+		if (t->created_file)
+			fprintf(out, " at %s:%d", esc(t->created_file), t->created_line);
+		fputc('\n', out);
+	}
+	if (g->n > 1 && !rep_task_group_same_args(an, g))
+		fprintf(out, "  (the arguments shown are goroutine %" PRIu64 "'s: the others' differ)\n",
+			t->id);
+	if (t->unwind_error)
+		fprintf(out, "  (%s)\n", esc(t->unwind_error));
+}
+
+/* "Bthreads (15: 3 running, 10 suspended, 2 ready):", then each group;
+ * "Goroutines (18: 1 running, ...)" the same way. */
 static void write_tasks(FILE *out, const struct analysis *an, struct writer *w)
 {
 	char counts[160];
 	if (an->ntasks == 0)
 		return;
-	fprintf(out, "\nBthreads (%s):\n", rep_tasks_counts(an, counts, sizeof(counts)));
 	struct rep_task_groups groups;
-	if (!rep_task_groups_init(&groups, an))
+	bool grouped = rep_task_groups_init(&groups, an);
+	size_t nbthreads = rep_tasks_count(an, "bthread"), ngo = rep_tasks_count(an, "go");
+	if (nbthreads || !ngo)
+		fprintf(out, "\nBthreads (%s):\n",
+			rep_tasks_counts_of(an, ngo ? "bthread" : NULL, counts, sizeof(counts)));
+	if (!grouped)
 		fprintf(out, "  (out of memory grouping them)\n");
 	for (size_t i = 0; i < groups.n; i++)
-		write_task_group(out, an, &groups.v[i], w);
+		if (!rep_task_is_go(&an->tasks[groups.v[i].members[0]]))
+			write_task_group(out, an, &groups.v[i], w);
+	if (ngo)
+		fprintf(out, "\nGoroutines (%s):\n", rep_tasks_counts_of(an, "go", counts, sizeof(counts)));
+	for (size_t i = 0; i < groups.n; i++)
+		if (rep_task_is_go(&an->tasks[groups.v[i].members[0]]))
+			write_go_group(out, an, &groups.v[i], w);
 	rep_task_groups_deinit(&groups);
 }
 

@@ -2,7 +2,8 @@
  * and a stack (and its locals, when asked for) are one group; the groups
  * come running first, then
  * suspended (the largest first), ready, created; what each one does reads
- * as the reports print it. */
+ * as the reports print it.  Goroutines group as the Go runtime prints them
+ * alike, and their "goroutine N [...]" brackets read as the runtime's. */
 #include "../../reports/taskgroups.h"
 
 #include <stdio.h>
@@ -135,10 +136,93 @@ static void by_locals(void)
 	CHECK_STR("locals part groups", got, "[21,23] [24,25] [22]");
 }
 
+static struct an_frame go_recv[2] = { { .pc = 0x439556, .function = "runtime.gopark", .line = 363 },
+				       { .pc = 0x4d3ee5, .function = "main.receiver", .line = 56 } };
+/* the same calls by function and line, another pc */
+static struct an_frame go_recv2[2] = { { .pc = 0x439557, .function = "runtime.gopark", .line = 363 },
+				        { .pc = 0x4d3ee6, .function = "main.receiver", .line = 56 } };
+static struct an_frame go_main[1] = { { .pc = 0x4d3eac, .function = "main.main", .line = 52 } };
+
+static struct an_task goroutine(uint64_t id, enum an_task_state state, const char *wait,
+				struct an_frame *frames, size_t n, const char *created_by, int line)
+{
+	return (struct an_task){ .runtime = "go", .id = id, .state = state, .wait_kind = wait,
+				 .fn = "main.receiver", .frames = frames, .nframes = n,
+				 .created_by = created_by, .created_file = "/src/main.go",
+				 .created_line = line };
+}
+
+/* The bracket of "goroutine N [...]" for the group of TASKS[0, N). */
+static const char *status_of(struct an_task *tasks, size_t n, char *buf, size_t len)
+{
+	size_t members[8];
+	for (size_t i = 0; i < n; i++)
+		members[i] = i;
+	struct analysis an = { .tasks = tasks, .ntasks = n };
+	struct rep_task_group g = { .members = members, .n = n };
+	return rep_go_status(&an, &g, buf, len);
+}
+
+/* Goroutines group as the Go runtime would print them alike: state, wait
+ * reason, frames by function and line, and the same "created by". */
+static void go_groups(void)
+{
+	struct an_task tasks[] = {
+		goroutine(1, AN_TASK_RUNNING, NULL, go_main, 1, NULL, 0),
+		goroutine(19, AN_TASK_WAITING, "chan receive", go_recv, 2, "main.start", 241),
+		goroutine(27, AN_TASK_WAITING, "chan receive", go_recv, 2, "main.workers", 96),
+		goroutine(28, AN_TASK_WAITING, "chan receive", go_recv2, 2, "main.workers", 96),
+		goroutine(29, AN_TASK_WAITING, "chan receive", go_recv, 2, "main.workers", 96),
+		goroutine(30, AN_TASK_WAITING, "chan send", go_recv, 2, "main.workers", 96),
+		goroutine(31, AN_TASK_WAITING, "chan receive", go_recv, 2, "main.workers", 96),
+		goroutine(32, AN_TASK_SYSCALL, NULL, go_recv, 2, "main.workers", 96),
+		goroutine(33, AN_TASK_RUNNABLE, NULL, go_recv, 2, "main.workers", 96),
+	};
+	tasks[6].locked = true;     /* "locked to thread": another header */
+	tasks[0].tid = 7;
+	tasks[0].has_tid = true;
+	struct analysis an = { .tasks = tasks, .ntasks = sizeof(tasks) / sizeof(tasks[0]) };
+	char got[256], buf[160];
+	group_ids(tasks, an.ntasks, got, sizeof(got));
+	CHECK_STR("goroutine groups", got, "[1] [20] [21] [1b,1c,1d] [13] [1e] [1f]");
+	CHECK_STR("goroutine counts", rep_tasks_counts_of(&an, "go", buf, sizeof(buf)),
+		  "9: 1 running, 1 syscall, 1 runnable, 6 waiting");
+	CHECK_STR("no bthreads", rep_tasks_counts_of(&an, "bthread", buf, sizeof(buf)), "0:");
+	CHECK("goroutines counted", rep_tasks_count(&an, "go") == 9 && rep_tasks_count(&an, NULL) == 9);
+	CHECK("the thread's goroutine", rep_goroutine_on(&an, 7) == &tasks[0] && !rep_goroutine_on(&an, 8));
+	CHECK("a goroutine is go, a bthread not", rep_task_is_go(&tasks[0]) && !rep_task_is_go(&(struct an_task){
+		.runtime = "bthread" }));
+}
+
+static void go_status(void)
+{
+	char buf[160];
+	struct an_task one[] = { goroutine(19, AN_TASK_WAITING, "select", go_recv, 2, NULL, 0) };
+	CHECK_STR("wait reason", status_of(one, 1, buf, sizeof(buf)), "select");
+	one[0].has_wait_since = true;
+	one[0].wait_since = 59;
+	CHECK_STR("under a minute: none", status_of(one, 1, buf, sizeof(buf)), "select");
+	one[0].wait_since = 5 * 60 + 30;
+	one[0].locked = true;
+	CHECK_STR("minutes, locked", status_of(one, 1, buf, sizeof(buf)), "select, 5 minutes, locked to thread");
+	struct an_task two[] = { one[0], one[0] };
+	two[1].wait_since = 2 * 60;
+	CHECK_STR("a group's range of minutes", status_of(two, 2, buf, sizeof(buf)),
+		  "select, 2~5 minutes, locked to thread");
+	struct an_task running[] = { goroutine(1, AN_TASK_RUNNING, NULL, go_main, 1, NULL, 0) };
+	CHECK_STR("running", status_of(running, 1, buf, sizeof(buf)), "running");
+	struct an_task sys[] = { goroutine(2, AN_TASK_SYSCALL, NULL, go_main, 1, NULL, 0) };
+	sys[0].has_wait_since = true;
+	sys[0].wait_since = 600;
+	CHECK_STR("syscall: minutes of a waiting one only", status_of(sys, 1, buf, sizeof(buf)), "syscall");
+}
+
 int main(void)
 {
 	groups();
 	doing();
 	by_locals();
+	go_groups();
+	go_status();
 	return unit_exit();
 }
