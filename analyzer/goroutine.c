@@ -508,20 +508,36 @@ static void fill_task(struct go_runtime *rt, const struct go_g *g, struct an_tas
 	}
 }
 
+/* Symbolize a Go walk's N frames into LIST: C frames as any native frame
+ * (with the tail calls between them), Go frames without: Go's compiler
+ * makes no tail calls, and looking for them costs a search of DWARF's call
+ * sites per frame. */
+static bool append_walk(struct go_runtime *rt, struct an_frame_list *list, const struct dbg_frame *native,
+			size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct dbg_gofunc f;
+		bool ok = go_func(rt, native[i].pc, &f)
+			? an_frames_append_pc(list, rt->s, native[i].pc, native[i].activation, AN_FRAME_NATIVE,
+					      &native[i], false)
+			: an_frames_append_native_range(list, rt->s, native, n, i, i + 1);
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
 /* A goroutine's frames, made from the walk's. */
 static void task_frames(struct go_runtime *rt, struct an_task *t, struct dbg_frame *native, size_t n)
 {
 	struct an_frame_list list = {.pool = rt->an->strings};
-	if (!an_frames_append_native(&list, rt->s, native, n)) {
+	if (!append_walk(rt, &list, native, n)) {
 		an_frames_list_deinit(&list);
 		return;
 	}
 	an_frames_move_to(&list, &t->frames, &t->nframes);
 }
 
-/* The frames of a goroutine some core thread runs: those of the thread's
- * walk from the first on the goroutine's own stack (and the C frames of a
- * cgo call just above them). */
 /* Whether the walk's frames begin in C (a cgo call's), not in Go. */
 static bool starts_in_c(struct go_runtime *rt, const struct dbg_frame *frames, size_t n)
 {
@@ -607,7 +623,7 @@ static bool threads_rewalk(struct go_runtime *rt, struct dbg_frame **walks, size
 			continue;
 		}
 		struct an_frame_list list = {.pool = rt->an->strings};
-		if (!an_frames_append_native(&list, rt->s, walks[i], nwalks[i])) {
+		if (!append_walk(rt, &list, walks[i], nwalks[i])) {
 			an_frames_list_deinit(&list);
 			free(why);
 			return false;
