@@ -167,7 +167,8 @@ static void mark_panic_site(struct go_runtime *rt, const struct go_g *g)
 	struct an_task *task = task_of(rt, g->goid);
 	if (task)
 		mark_site(task->frames, task->nframes, last_named(task->frames, task->nframes, inner, NULL));
-	struct an_thread *t = task && task->has_tid ? an_thread_by_tid(rt->an, task->tid) : NULL;
+	const struct go_m *m = go_m_at(rt, g->m);
+	struct an_thread *t = m ? an_thread_by_tid(rt->an, (int32_t)m->procid) : NULL;
 	if (t)
 		mark_site(t->frames, t->nframes, last_named(t->frames, t->nframes, inner, NULL));
 }

@@ -419,7 +419,7 @@ static void ms_read(struct go_runtime *rt)
 	uint64_t addr, size, m = 0;
 	if (dbg_find_symbol(rt->s, "runtime.allm", &addr, &size))
 		go_read_word(rt, addr, &m);
-	for (size_t n = 0; m && n < MAX_MS; n++) {
+	for (size_t n = 0; m && n < MAX_MS && !go_m_at(rt, m); n++) {   /* a cycle ends it */
 		if (!m_add(rt, m, &cap)) {
 			core_warn(rt->core, "Go: the M at 0x%" PRIx64 " in runtime.allm is not in the core", m);
 			break;

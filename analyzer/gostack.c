@@ -294,6 +294,11 @@ static bool go_step(struct walk *w, struct go_state *st, const struct dbg_gofunc
 	}
 	if (role == ROLE_CGOCALLBACK && w->g)
 		callback_c_frames(w, st);
+	/* A parked goroutine's frames are all on its own stack. */
+	if (w->g && next.sp > w->g->stack_hi) {
+		walk_stop(w, "a caller's stack pointer 0x%" PRIx64 " lies past the goroutine's stack", next.sp);
+		return false;
+	}
 	bool switched = next.sp != fp;
 	/* arm64: a frame of no size returns through the link register with
 	 * the stack pointer it had. */
