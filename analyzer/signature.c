@@ -215,11 +215,19 @@ static void strip_cpu_variant(char *s)
 	}
 }
 
+/* A Go function's name: a method's receiver ("sync.(*Mutex).Lock") or the
+ * runtime's generated code ("type..eq.[2]interface {}") is part of it, not
+ * a parameter list or a return type.  C and C++ names never hold ".(". */
+static bool is_go_name(const char *s)
+{
+	return strstr(s, ".(") || strncmp(s, "type..", 6) == 0;
+}
+
 char *an_signature_normalize(const char *name)
 {
 	char *s = strdup(name ? name : "");
-	if (!s)
-		return NULL;
+	if (!s || is_go_name(s))
+		return s;
 	strip_bracket_tags(s);
 	remove_all(s, "(anonymous namespace)::");
 	remove_all(s, "{anonymous}::");
@@ -467,6 +475,39 @@ size_t an_signature_start(const struct an_frame *frames, size_t n)
 	return 0;
 }
 
+struct an_crash_signals an_crash_signals_of(const struct analysis *an)
+{
+	const struct an_caught *caught = &an->caught;
+	struct an_crash_signals s = {
+		.has_signal = an->has_signal, .signo = an->signo, .signal_name = an->signal_name,
+		.caught_signo = caught->signo,
+		.caught_signal_name = caught->present ? caught->signal_name : NULL,
+	};
+	if (an->go.present) {
+		s.go_crash = an->go.fatal ? "fatal error" : "panic";
+		s.go_signo = an->go.signo;
+		s.go_signal_name = an->go.signo ? core_signal_name(an->go.signo) : NULL;
+	}
+	return s;
+}
+
+void an_signature_set_signal(struct an_signature_input *in, const struct an_crash_signals *s)
+{
+	if (s->go_crash) {
+		in->has_signal = true;
+		in->signo = s->go_signo;
+		in->signal_name = s->go_signo ? s->go_signal_name : s->go_crash;
+	} else if (s->caught_signal_name) {
+		in->has_signal = true;
+		in->signo = s->caught_signo;
+		in->signal_name = s->caught_signal_name;
+	} else {
+		in->has_signal = s->has_signal;
+		in->signo = s->signo;
+		in->signal_name = s->has_signal ? s->signal_name : NULL;
+	}
+}
+
 void an_signature_compute(struct analysis *an, const struct an_signature_lists *lists)
 {
 	size_t nframes, collapsed_at;
@@ -474,24 +515,13 @@ void an_signature_compute(struct analysis *an, const struct an_signature_lists *
 	const struct an_frame *frames = crash_frames(an, t < an->nthreads ? &an->threads[t] : NULL,
 						     &nframes, &collapsed_at);
 	size_t start = an_signature_start(frames, nframes);
-	const struct an_caught *caught = &an->caught;
-	bool handled = caught->present && caught->signal_name;
+	const struct an_crash_signals signals = an_crash_signals_of(an);
 	struct an_signature_input in = {
-		.has_signal = handled || an->has_signal,
-		.signo = handled ? caught->signo : an->signo,
-		.signal_name = handled ? caught->signal_name : an->has_signal ? an->signal_name : NULL,
 		.frames = frames ? frames + start : NULL,
 		.nframes = nframes - start,
 		.collapsed_at = collapsed_at > start ? collapsed_at - start : 0,
 	};
-	/* A Go program dies by its runtime's abort whatever killed it: the
-	 * signal its panic came from, or what the runtime printed, says it. */
-	if (an->go.present) {
-		in.has_signal = true;
-		in.signo = an->go.signo;
-		in.signal_name = an->go.signo ? core_signal_name(an->go.signo)
-				 : an->go.fatal ? "fatal error" : "panic";
-	}
+	an_signature_set_signal(&in, &signals);
 	free(an->signature);
 	free(an->signature_hash);
 	if (an_signature_of(&in, lists, &an->signature, &an->signature_hash) != 0)

@@ -50,6 +50,30 @@ struct an_signature_input {
 				       left out just before frames[collapsed_at] */
 };
 
+/* The three signals a signature may start with, as an analysis holds them
+ * or as a store reads them back (strings borrowed). */
+struct an_crash_signals {
+	bool has_signal;            /* the core's own */
+	int signo;
+	const char *signal_name;
+	int caught_signo;           /* a crash handler caught */
+	const char *caught_signal_name;   /* NULL: no handler caught the crash
+					     (or its signal has no name) */
+	const char *go_crash;       /* a Go program's "panic" or "fatal error";
+				       NULL: no Go crash */
+	int go_signo;               /* the signal the Go crash came from, 0: none */
+	const char *go_signal_name; /* NULL: none, or a signal without a name */
+};
+
+/* The crash signals of AN (its strings borrowed). */
+struct an_crash_signals an_crash_signals_of(const struct analysis *an);
+
+/* Set IN's signal (has_signal, signo, signal_name, borrowed from S) to the
+ * one its signature starts with: a Go crash's signal, or "panic" or
+ * "fatal error" (the runtime aborts whatever killed the program), else the
+ * signal a crash handler caught, else the core's. */
+void an_signature_set_signal(struct an_signature_input *in, const struct an_crash_signals *s);
+
 /* Logical frames a recursion's cycle may have, at most. */
 #define AN_SIGNATURE_MAX_CYCLE 128
 

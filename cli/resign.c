@@ -44,15 +44,13 @@ struct resign {
 struct an_signature_input cli_stored_signature_input(const struct rep_stored_crash *c)
 {
 	size_t start = an_signature_start(c->frames, c->nframes);
-	bool caught = c->caught_signal_name != NULL;
-	return (struct an_signature_input){
-		.has_signal = caught || c->has_signal,
-		.signo = caught ? c->caught_signo : c->signo,
-		.signal_name = caught ? c->caught_signal_name : c->signal_name,
+	struct an_signature_input in = {
 		.frames = c->frames ? c->frames + start : NULL,
 		.nframes = c->nframes - start,
 		.collapsed_at = c->collapsed_at > start ? c->collapsed_at - start : 0,
 	};
+	an_signature_set_signal(&in, &c->signals);
+	return in;
 }
 
 /* The analyzer's signature of a core the store read back. */

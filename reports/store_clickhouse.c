@@ -47,6 +47,12 @@ struct ch_table_def {
 	" file Nullable(String), line Nullable(Int64), inlined UInt8, inline_depth Int64," \
 	" tailcall UInt8, display Nullable(String), args Nullable(String)"
 
+/* A task's state: bthreads' words, then goroutines' (appended: adding an
+ * Enum's values changes only a table's metadata). */
+#define TASK_STATE_TYPE \
+	"Enum8('running' = 1, 'ready' = 2, 'suspended' = 3, 'created' = 4, 'runnable' = 5," \
+	" 'syscall' = 6, 'waiting' = 7, 'preempted' = 8, 'idle' = 9)"
+
 static const struct ch_table_def ch_tables[T_COUNT] = {
 	[T_MODULES] = {"modules", "fingerprint String, idx Int64, path Nullable(String),"
 		       " start_addr Nullable(Int64), end_addr Nullable(Int64), build_id Nullable(String),"
@@ -66,11 +72,14 @@ static const struct ch_table_def ch_tables[T_COUNT] = {
 	[T_SFRAMES] = {"suspended_frames", "fingerprint String, chain_idx Int64, idx Int64, "
 		       FRAME_COLUMNS, "fingerprint, chain_idx, idx", NULL, "fingerprint"},
 	[T_TASKS] = {"tasks", "fingerprint String, idx Int64, runtime String, task_id Int64,"
-		     " state Enum8('running' = 1, 'ready' = 2, 'suspended' = 3, 'created' = 4),"
+		     " state " TASK_STATE_TYPE ","
 		     " wait_kind Nullable(String), wait_address Nullable(Int64),"
 		     " wait_target Nullable(Int64), tid Nullable(Int64), fn Nullable(String),"
 		     " fn_address Nullable(Int64), address Int64, nframes Int64,"
-		     " unwind_error Nullable(String)", "fingerprint, idx", NULL, "fingerprint"},
+		     " unwind_error Nullable(String), created_by Nullable(String),"
+		     " created_file Nullable(String), created_line Nullable(Int64),"
+		     " wait_since Nullable(Int64), locked UInt8 DEFAULT 0", "fingerprint, idx", NULL,
+		     "fingerprint"},
 	[T_TFRAMES] = {"task_frames", "fingerprint String, task_idx Int64, idx Int64, " FRAME_COLUMNS
 		       ", activation UInt8, cfa Nullable(Int64), seam UInt8, role Nullable(String)",
 		       "fingerprint, task_idx, idx", NULL, "fingerprint"},
@@ -102,7 +111,9 @@ static const struct ch_table_def ch_tables[T_COUNT] = {
 		     " caught_signal Nullable(Int64), caught_signal_name Nullable(String),"
 		     " caught_code Nullable(Int64), caught_code_name Nullable(String),"
 		     " caught_address Nullable(Int64), handled_by Nullable(String),"
-		     " handler_action Nullable(String)",
+		     " handler_action Nullable(String), go_crash Nullable(String),"
+		     " go_signal Nullable(Int64), go_signal_name Nullable(String),"
+		     " go_message Nullable(String)",
 		     "fingerprint", "version",
 		     "fingerprint"},
 	[T_ERRORS] = {"ingest_errors", "ident String, fingerprint Nullable(String), path String,"
@@ -209,12 +220,12 @@ static int create_table(struct rep_ch *ch, const struct ch_table_def *t, char *w
 	"SELECT fingerprint, idx AS thread_idx, tid FROM %1$s.threads%2$s FINAL WHERE crashing = 1"
 #define RUNNING_TASKS_SQL \
 	"SELECT fingerprint, assumeNotNull(tid) AS tid, idx AS task_idx, nframes AS task_nframes" \
-	" FROM %1$s.tasks%2$s FINAL WHERE state = 'running' AND isNotNull(tid)"
+	" FROM %1$s.tasks%2$s FINAL WHERE state = 'running' AND isNotNull(tid) AND runtime != 'go'"
 #define CORE_NAMES_SQL "SELECT fingerprint, path, signature_hash FROM %1$s.cores%2$s FINAL"
 
 /* As SQLite's: the crashing thread's frames; when it was running a
  * bthread, that bthread's frames first, then the thread's, numbered as one
- * stack. */
+ * stack (a goroutine's are already the thread's). */
 static const char crash_stacks_sql[] =
 	"SELECT fingerprint, path AS core, signature_hash, idx AS frame, kind, " PC_HEX " AS pc,"
 	" function, file, line, module, inline_depth, CAST(NULL AS Nullable(String)) AS runtime,"
@@ -349,7 +360,9 @@ out:
  * store with the columns of a new one, in their order.  A store made
  * before cores had `arch` held x86_64 cores only (the only machine read
  * then); the crash-handler columns are NULL for every core stored before
- * them, as in SQLite's migration to version 8. */
+ * them, as in SQLite's migration to version 8; the goroutine columns of
+ * tasks NULL (locked 0), and the Go crash columns of cores NULL, as in its
+ * migration to version 9. */
 static const struct {
 	const char *table, *column, *type;
 } ch_added_columns[] = {
@@ -363,6 +376,15 @@ static const struct {
 	{"cores", "handler_action", "Nullable(String)"},
 	{"frames", "role", "Nullable(String)"},
 	{"task_frames", "role", "Nullable(String)"},
+	{"tasks", "created_by", "Nullable(String)"},
+	{"tasks", "created_file", "Nullable(String)"},
+	{"tasks", "created_line", "Nullable(Int64)"},
+	{"tasks", "wait_since", "Nullable(Int64)"},
+	{"tasks", "locked", "UInt8 DEFAULT 0"},
+	{"cores", "go_crash", "Nullable(String)"},
+	{"cores", "go_signal", "Nullable(Int64)"},
+	{"cores", "go_signal_name", "Nullable(String)"},
+	{"cores", "go_message", "Nullable(String)"},
 };
 
 /* Column K of ch_added_columns added to the table TABLE SUFFIX ("_local"
@@ -383,16 +405,41 @@ static int add_column(struct rep_ch *ch, size_t k, const char *suffix, char *why
 	return rc;
 }
 
+/* tasks SUFFIX made before goroutines: its state takes their words too.
+ * A type already wide enough is left alone. */
+static int widen_task_state(struct rep_ch *ch, const char *suffix, char *why, size_t whylen)
+{
+	char *db = rep_ch_quote(rep_ch_database(ch)), *reply = NULL;
+	char *sql = db ? printf_sql("SELECT count() FROM system.columns WHERE database = %s AND"
+				    " table = 'tasks%s' AND name = 'state' AND"
+				    " position(type, 'waiting') = 0", db, suffix) : NULL;
+	int rc = -1;
+	if (!sql)
+		snprintf(why, whylen, "out of memory");
+	else if (rep_ch_run_retry(ch, sql, NULL, 0, NULL, why, whylen) == 0 &&
+		 rep_ch_run(ch, sql, NULL, 0, NULL, &reply, why, whylen) == 0)
+		rc = reply[0] == '0' ? 0 : ddl(ch, printf_sql("ALTER TABLE %s.tasks%s MODIFY COLUMN state "
+							   TASK_STATE_TYPE, rep_ch_database(ch), suffix),
+					       why, whylen);
+	free(reply);
+	free(sql);
+	free(db);
+	return rc;
+}
+
 /* A store made before some of the columns gets them, on the local and
  * the Distributed tables of this shard. */
 static int add_columns(struct rep_ch *ch, char *why, size_t whylen)
 {
 	static const char *const suffixes[] = {"_local", ""};
 	size_t n = sizeof(ch_added_columns) / sizeof(ch_added_columns[0]);
-	for (size_t i = rep_ch_cluster(ch) ? 0 : 1; i < 2; i++)
+	for (size_t i = rep_ch_cluster(ch) ? 0 : 1; i < 2; i++) {
 		for (size_t k = 0; k < n; k++)
 			if (add_column(ch, k, suffixes[i], why, whylen) != 0)
 				return -1;
+		if (widen_task_state(ch, suffixes[i], why, whylen) != 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -539,12 +586,14 @@ static const char *const core_cols[] = {
 	"async_key", "nthreads", "nframes", "nwarnings", "boot_id", "coredump_uid", "unit", "cmdline",
 	"cause_kind", "cause_summary", "version", "arch", "caught_signal", "caught_signal_name",
 	"caught_code", "caught_code_name", "caught_address", "handled_by", "handler_action",
+	"go_crash", "go_signal", "go_signal_name", "go_message",
 };
 
 static int add_core(struct rep_ch_store *st, const struct analysis *an)
 {
 	char now[32];
 	const struct rep_caught_columns c = rep_core_caught(an);
+	const struct rep_go_columns g = rep_core_go(an);
 	rep_store_time((int64_t)time(NULL), now);
 	return ROW(&st->rows[T_CORES], core_cols,
 		   rep_json_text(an->core_fingerprint), rep_json_text(an->core_sha256),
@@ -565,7 +614,9 @@ static int add_core(struct rep_ch_store *st, const struct analysis *an)
 		   rep_json_text(rep_core_arch(an)), j_opt(c.has_signal, (uint64_t)c.signal),
 		   rep_json_text(c.signal_name), j_opt(c.has_code, (uint64_t)c.code),
 		   rep_json_text(c.code_name), j_opt(c.has_address, c.address),
-		   rep_json_text(c.handled_by), rep_json_text(c.action));
+		   rep_json_text(c.handled_by), rep_json_text(c.action), rep_json_text(g.crash),
+		   j_opt(g.has_signal, (uint64_t)g.signal), rep_json_text(g.signal_name),
+		   rep_json_text(g.message));
 }
 
 /* A frame's columns: a thread's frames have all of them, a task's the
@@ -679,6 +730,7 @@ static int add_modules_suspended_warnings(struct rep_ch_store *st, const char *f
 static const char *const task_cols[] = {
 	"fingerprint", "idx", "runtime", "task_id", "state", "wait_kind", "wait_address",
 	"wait_target", "tid", "fn", "fn_address", "address", "nframes", "unwind_error",
+	"created_by", "created_file", "created_line", "wait_since", "locked",
 };
 
 static int add_tasks(struct rep_ch_store *st, const char *fp, const struct analysis *an)
@@ -692,7 +744,10 @@ static int add_tasks(struct rep_ch_store *st, const char *fp, const struct analy
 			j_opt(t->has_wait_target, t->wait_target),
 			j_opt(t->has_tid, (uint64_t)(int64_t)t->tid), rep_json_text(t->fn),
 			j_opt(t->fn_address != 0, t->fn_address), j_u64(t->address), j_u64(t->nframes),
-			rep_json_text(t->unwind_error)) != 0 ||
+			rep_json_text(t->unwind_error), rep_json_text(t->created_by),
+			rep_json_text(t->created_file),
+			j_opt(t->created_file && t->created_line > 0, (uint64_t)t->created_line),
+			j_opt(t->has_wait_since, t->wait_since), json_integer(t->locked)) != 0 ||
 		    add_frames(&st->rows[T_TFRAMES], tframe_cols, NTFRAME_COLS, fp, i, t->frames,
 			       t->nframes, NULL) != 0)
 			return -1;
@@ -1095,6 +1150,9 @@ struct ch_core {
 	char *old_hash, *new_hash, *new_signature;   /* hashes may be NULL */
 	int caught_signo;
 	char *caught_signal_name;   /* NULL: no handler caught the crash */
+	char *go_crash;             /* NULL: no Go crash */
+	int go_signo;
+	char *go_signal_name;
 	bool has_tid;
 	int64_t crashing_tid;
 	bool resymbolized;          /* frames were symbolized again: NFRAMES is its count */
@@ -1118,8 +1176,8 @@ static int load_ch_cores(struct rep_ch *ch, struct ch_core **cores, size_t *n, c
 	/* version is read too: 18.16 fails a FINAL that reads no version
 	 * column on a shard whose table holds one part */
 	char *sql = printf_sql("SELECT fingerprint, signal, signal_name, signature_hash, crashing_tid,"
-			       " caught_signal, caught_signal_name, version FROM %s.cores FINAL"
-			       " ORDER BY fingerprint", rep_ch_database(ch));
+			       " caught_signal, caught_signal_name, go_crash, go_signal, go_signal_name,"
+			       " version FROM %s.cores FINAL ORDER BY fingerprint", rep_ch_database(ch));
 	json_t *res = NULL, *row;
 	size_t cap = 0, i;
 	int rc = -1;
@@ -1138,9 +1196,13 @@ static int load_ch_cores(struct rep_ch *ch, struct ch_core **cores, size_t *n, c
 		c->crashing_tid = json_integer_value(json_array_get(row, 4));
 		c->caught_signo = (int)json_integer_value(json_array_get(row, 5));
 		c->caught_signal_name = dup_cell(row, 6);
+		c->go_crash = dup_cell(row, 7);
+		c->go_signo = (int)json_integer_value(json_array_get(row, 8));
+		c->go_signal_name = dup_cell(row, 9);
 		if (!c->fingerprint || (!cell_null(row, 2) && !c->signal_name) ||
 		    (!cell_null(row, 3) && !c->old_hash) ||
-		    (!cell_null(row, 6) && !c->caught_signal_name))
+		    (!cell_null(row, 6) && !c->caught_signal_name) ||
+		    (!cell_null(row, 7) && !c->go_crash) || (!cell_null(row, 9) && !c->go_signal_name))
 			goto oom;
 	}
 	rc = 0;
@@ -1351,6 +1413,16 @@ static void sign_rows_free(struct sign_rows *r)
 		json_decref(r->res[i]);
 }
 
+/* The signals of stored core C (its strings borrowed). */
+static struct an_crash_signals stored_signals(const struct ch_core *c)
+{
+	return (struct an_crash_signals){
+		.has_signal = c->has_signal, .signo = c->signo, .signal_name = c->signal_name,
+		.caught_signo = c->caught_signo, .caught_signal_name = c->caught_signal_name,
+		.go_crash = c->go_crash, .go_signo = c->go_signo, .go_signal_name = c->go_signal_name,
+	};
+}
+
 /* Sign cores [FIRST, FIRST + N) with SIGN from their stored frames: the
  * crashing thread's, or those of the bthread it was running (as
  * an_signature_compute() and SQLite's resign choose them). */
@@ -1377,10 +1449,8 @@ static int sign_batch(struct rep_ch *ch, struct ch_core *c, size_t first, size_t
 			       : crash_frames(&c[i], thread, r.frames, &r.fcur, &f, &nf, &fcap, &gap)) != 0)
 			goto oom;
 		const struct rep_stored_crash crash = {
-			.id = (int64_t)i, .has_signal = c[i].has_signal, .signo = c[i].signo,
-			.signal_name = c[i].signal_name, .frames = f, .nframes = nf,
-			.collapsed_at = gap.at, .caught_signo = c[i].caught_signo,
-			.caught_signal_name = c[i].caught_signal_name,
+			.id = (int64_t)i, .signals = stored_signals(&c[i]), .frames = f,
+			.nframes = nf, .collapsed_at = gap.at,
 		};
 		if (sign(ctx, &crash, &c[i].new_signature, &c[i].new_hash) != 0)
 			goto oom;
@@ -1900,6 +1970,8 @@ out:
 		free(c[i].fingerprint);
 		free(c[i].signal_name);
 		free(c[i].caught_signal_name);
+		free(c[i].go_crash);
+		free(c[i].go_signal_name);
 		free(c[i].old_hash);
 		free(c[i].new_hash);
 		free(c[i].new_signature);

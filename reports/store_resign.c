@@ -18,6 +18,9 @@ struct resign_core {
 	char *hash;                 /* the stored signature_hash, or NULL */
 	int caught_signo;
 	char *caught_signal_name;   /* NULL: no handler caught the crash */
+	char *go_crash;             /* NULL: no Go crash */
+	int go_signo;
+	char *go_signal_name;
 };
 
 struct resign {
@@ -42,15 +45,14 @@ static bool column_missing(sqlite3_stmt *q, int c, const char *copy)
 	return sqlite3_column_type(q, c) != SQLITE_NULL && !copy;
 }
 
-/* Every core's id, signal, hash and caught signal, before anything is
- * rewritten. */
+/* Every core's id, signals and hash, before anything is rewritten. */
 static int load_cores(struct resign *r)
 {
 	sqlite3_stmt *q = NULL;
 	int rc = -1, step;
 	if (sqlite3_prepare_v2(r->db, "SELECT id, signal, signal_name, signature_hash, caught_signal,"
-				      " caught_signal_name FROM cores ORDER BY id", -1, &q,
-			       NULL) != SQLITE_OK)
+				      " caught_signal_name, go_crash, go_signal, go_signal_name"
+				      " FROM cores ORDER BY id", -1, &q, NULL) != SQLITE_OK)
 		return -1;
 	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
 		struct resign_core *c = core_array_push(&r->cores, &r->ncores, &r->cap, sizeof(*c));
@@ -63,8 +65,12 @@ static int load_cores(struct resign *r)
 		c->hash = column_text(q, 3);
 		c->caught_signo = sqlite3_column_int(q, 4);
 		c->caught_signal_name = column_text(q, 5);
+		c->go_crash = column_text(q, 6);
+		c->go_signo = sqlite3_column_int(q, 7);
+		c->go_signal_name = column_text(q, 8);
 		if (column_missing(q, 2, c->signal_name) || column_missing(q, 3, c->hash) ||
-		    column_missing(q, 5, c->caught_signal_name))
+		    column_missing(q, 5, c->caught_signal_name) || column_missing(q, 6, c->go_crash) ||
+		    column_missing(q, 8, c->go_signal_name))
 			goto out;
 	}
 	rc = step == SQLITE_DONE ? 0 : -1;
@@ -124,10 +130,13 @@ static int resign_core(struct resign *r, const struct resign_core *c, rep_sign_f
 	if (load_frames(r, c->id) != 0)
 		return -1;
 	const struct rep_stored_crash crash = {
-		.id = c->id, .has_signal = c->has_signal, .signo = c->signo,
-		.signal_name = c->signal_name, .frames = r->f, .nframes = r->nf,
-		.collapsed_at = r->gap.at, .caught_signo = c->caught_signo,
-		.caught_signal_name = c->caught_signal_name,
+		.id = c->id, .frames = r->f, .nframes = r->nf, .collapsed_at = r->gap.at,
+		.signals = {
+			.has_signal = c->has_signal, .signo = c->signo, .signal_name = c->signal_name,
+			.caught_signo = c->caught_signo, .caught_signal_name = c->caught_signal_name,
+			.go_crash = c->go_crash, .go_signo = c->go_signo,
+			.go_signal_name = c->go_signal_name,
+		},
 	};
 	if (sign(ctx, &crash, &sig, &hash) != 0)
 		goto out;
@@ -429,6 +438,8 @@ out:
 		free(r.cores[i].signal_name);
 		free(r.cores[i].hash);
 		free(r.cores[i].caught_signal_name);
+		free(r.cores[i].go_crash);
+		free(r.cores[i].go_signal_name);
 	}
 	free(r.cores);
 	return rc;

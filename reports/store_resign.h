@@ -13,27 +13,24 @@
 #include <stdint.h>
 
 #include "../analyzer/analysis.h"
+#include "../analyzer/signature.h"
 #include "store.h"
 
-/* One stored core as its signature is computed: the signal, the fault a
- * crash handler caught, and the crashing thread's frames (kind, function,
- * module, module_offset, pc and role filled; borrowed for the call), all
- * of them: where the signature starts among them (an_signature_start(),
- * the caught fault's crash site) is the signing function's to find, as
- * an_signature_compute() finds it. */
+/* One stored core as its signature is computed: its signals (the core's,
+ * the one a crash handler caught, a Go crash's: cores.signal ...
+ * go_signal_name) and the crashing thread's frames (kind, function, module,
+ * module_offset, pc and role filled; borrowed for the call), all of them:
+ * the signature's signal (an_signature_set_signal()) and where it starts
+ * among the frames (an_signature_start(), the caught fault's crash site)
+ * are the signing function's to find, as an_signature_compute() finds
+ * them. */
 struct rep_stored_crash {
 	int64_t id;
-	bool has_signal;
-	int signo;
-	const char *signal_name;    /* NULL when the store has none */
+	struct an_crash_signals signals;   /* strings borrowed for the call */
 	const struct an_frame *frames;
 	size_t nframes;
 	size_t collapsed_at;        /* > 0: the stored indexes jump before
 				       frames[collapsed_at] (a recursion's run) */
-	int caught_signo;           /* cores.caught_signal */
-	const char *caught_signal_name;   /* cores.caught_signal_name: NULL when
-					     no handler caught the crash (or its
-					     signal has no name) */
 };
 
 /* Sign C: 0 with *SIGNATURE and *HASH (malloc'd; the store frees them), or

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../analyzer/signature.h"
 #include "bytes.h"
 
 void rep_store_time(int64_t t, char out[32])
@@ -40,6 +41,17 @@ struct rep_caught_columns rep_core_caught(const struct analysis *an)
 		.has_code = c->has_code, .code = c->code, .code_name = c->code_name,
 		.has_address = c->has_fault_address, .address = c->fault_address,
 		.handled_by = c->handler, .action = an_handler_action_name(c->action),
+	};
+}
+
+struct rep_go_columns rep_core_go(const struct analysis *an)
+{
+	const struct an_crash_signals s = an_crash_signals_of(an);
+	if (!s.go_crash)
+		return (struct rep_go_columns){0};
+	return (struct rep_go_columns){
+		.crash = s.go_crash, .has_signal = s.go_signo != 0, .signal = s.go_signo,
+		.signal_name = s.go_signal_name, .message = an->go.message,
 	};
 }
 

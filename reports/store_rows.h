@@ -37,6 +37,21 @@ struct rep_caught_columns {
 /* The caught columns of AN. */
 struct rep_caught_columns rep_core_caught(const struct analysis *an);
 
+/* The columns of cores that hold a Go program's crash (analysis.h:
+ * an_go_crash), as both stores write them: all unknown (crash NULL) when
+ * it is none.  The names are an_crash_signals_of()'s, so resign reads back
+ * what the analysis signed with. */
+struct rep_go_columns {
+	const char *crash;          /* "panic", "fatal error" */
+	bool has_signal;
+	int64_t signal;
+	const char *signal_name;
+	const char *message;        /* the runtime's first line */
+};
+
+/* The Go columns of AN. */
+struct rep_go_columns rep_core_go(const struct analysis *an);
+
 /* The frame's arguments as JSON text, the one encoding of the JSON report
  * and both stores ([{"name","type","value","entry_value","entry_equal"}],
  * compact, strings made valid UTF-8), or NULL when it has none or on

@@ -374,6 +374,68 @@ static const char *const rep_migrations[] = {
 	"ALTER TABLE cores ADD COLUMN caught_address INTEGER;"
 	"ALTER TABLE cores ADD COLUMN handled_by TEXT;"
 	"ALTER TABLE cores ADD COLUMN handler_action TEXT;",
+	/* 9: goroutines (DESIGN.md "Go programs"): the runtime's own states (a
+	 * CHECK constraint, so tasks is rebuilt as in 5), where each was
+	 * created, how long it has waited, whether it is locked to its thread;
+	 * a crashing thread's goroutine is already in its frames, so
+	 * crash_stacks splices bthreads only; a Go program's panic or fatal
+	 * error on cores (its core's signal is always the runtime's SIGABRT,
+	 * so resign needs the panic's to sign as the analysis did) */
+	"PRAGMA legacy_alter_table = ON;"
+	"DROP VIEW crash_stacks;"
+	"CREATE TABLE tasks_new ("
+	"  core_id INTEGER NOT NULL REFERENCES cores(id) ON DELETE CASCADE,"
+	"  idx INTEGER NOT NULL,"
+	"  runtime TEXT NOT NULL,"
+	"  task_id INTEGER NOT NULL,"
+	"  state TEXT NOT NULL CHECK (state IN ('running', 'ready', 'suspended', 'created',"
+	"    'runnable', 'syscall', 'waiting', 'preempted', 'idle')),"
+	"  wait_kind TEXT,"
+	"  wait_address INTEGER,"
+	"  wait_target INTEGER,"
+	"  tid INTEGER,"
+	"  fn TEXT,"
+	"  fn_address INTEGER,"
+	"  address INTEGER NOT NULL,"
+	"  nframes INTEGER NOT NULL,"
+	"  unwind_error TEXT,"
+	"  created_by TEXT,"
+	"  created_file TEXT,"
+	"  created_line INTEGER,"
+	"  wait_since INTEGER,"
+	"  locked INTEGER NOT NULL DEFAULT 0,"
+	"  PRIMARY KEY (core_id, idx)) WITHOUT ROWID;"
+	"INSERT INTO tasks_new (core_id, idx, runtime, task_id, state, wait_kind, wait_address,"
+	"  wait_target, tid, fn, fn_address, address, nframes, unwind_error)"
+	"  SELECT core_id, idx, runtime, task_id, state, wait_kind, wait_address, wait_target, tid,"
+	"         fn, fn_address, address, nframes, unwind_error FROM tasks;"
+	"DROP TABLE tasks;"
+	"ALTER TABLE tasks_new RENAME TO tasks;"
+	"CREATE INDEX tasks_state ON tasks(core_id, state);"
+	"CREATE VIEW crash_stacks AS"
+	"  SELECT c.id AS core_id, c.path AS core, c.signature_hash, f.idx AS frame, f.kind,"
+	"         printf('0x%x', f.pc) AS pc, f.function, f.file, f.line, f.module, f.inline_depth,"
+	"         NULL AS runtime, NULL AS detail"
+	"  FROM cores c"
+	"  JOIN threads t ON t.core_id = c.id AND t.crashing"
+	"  JOIN tasks k ON k.core_id = c.id AND k.state = 'running' AND k.tid = t.tid"
+	"    AND k.runtime <> 'go'"
+	"  JOIN task_frames f ON f.core_id = c.id AND f.task_idx = k.idx"
+	"  UNION ALL"
+	"  SELECT c.id, c.path, c.signature_hash,"
+	"         f.idx + coalesce((SELECT k.nframes FROM tasks k WHERE k.core_id = c.id"
+	"                           AND k.state = 'running' AND k.tid = t.tid"
+	"                           AND k.runtime <> 'go'), 0),"
+	"         f.kind, CASE WHEN f.pc IS NOT NULL THEN printf('0x%x', f.pc) END, f.function,"
+	"         f.file, f.line, f.module, f.inline_depth, f.runtime, f.detail"
+	"  FROM cores c"
+	"  JOIN threads t ON t.core_id = c.id AND t.crashing"
+	"  JOIN frames f ON f.core_id = c.id AND f.thread_idx = t.idx;"
+	"PRAGMA legacy_alter_table = OFF;"
+	"ALTER TABLE cores ADD COLUMN go_crash TEXT;"
+	"ALTER TABLE cores ADD COLUMN go_signal INTEGER;"
+	"ALTER TABLE cores ADD COLUMN go_signal_name TEXT;"
+	"ALTER TABLE cores ADD COLUMN go_message TEXT;",
 };
 
 const char *rep_store_migration(int version)
@@ -394,10 +456,11 @@ static const char *const rep_queries[Q_COUNT] = {
 		   " code, code_name, fault_address, crashing_tid, abort_message, signature,"
 		   " signature_hash, async_key, nthreads, nframes, nwarnings, boot_id, coredump_uid,"
 		   " unit, cmdline, cause_kind, cause_summary, arch, caught_signal, caught_signal_name,"
-		   " caught_code, caught_code_name, caught_address, handled_by, handler_action) VALUES"
+		   " caught_code, caught_code_name, caught_address, handled_by, handler_action, go_crash,"
+		   " go_signal, go_signal_name, go_message) VALUES"
 		   " (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,"
 		   " ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36,"
-		   " ?37, ?38, ?39)"
+		   " ?37, ?38, ?39, ?40, ?41, ?42, ?43)"
 		   " ON CONFLICT (fingerprint) DO NOTHING",
 	[Q_MODULE] = "INSERT INTO modules VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[Q_THREAD] = "INSERT INTO threads VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
@@ -419,8 +482,9 @@ static const char *const rep_queries[Q_COUNT] = {
 	[Q_WARNING] = "INSERT INTO warnings VALUES (?1, ?2, ?3)",
 	[Q_CLEAR_ERROR] = "DELETE FROM ingest_errors WHERE fingerprint = ?1 OR ident = 'path:' || ?2",
 	[Q_TASK] = "INSERT INTO tasks (core_id, idx, runtime, task_id, state, wait_kind, wait_address,"
-		   " wait_target, tid, fn, fn_address, address, nframes, unwind_error) VALUES (?1, ?2,"
-		   " ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+		   " wait_target, tid, fn, fn_address, address, nframes, unwind_error, created_by,"
+		   " created_file, created_line, wait_since, locked) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
+		   " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
 	[Q_TFRAME] = "INSERT INTO task_frames (core_id, task_idx, idx, kind, pc, function,"
 		     " function_offset, module, module_offset, file, line, inlined, inline_depth,"
 		     " tailcall, display, args, activation, cfa, seam, role) VALUES (?1, ?2, ?3, ?4, ?5,"
@@ -648,6 +712,7 @@ static int insert_core(struct rep_sqlite *st, const struct analysis *an)
 	char now[32];
 	rep_store_time((int64_t)time(NULL), now);
 	const struct rep_caught_columns c = rep_core_caught(an);
+	const struct rep_go_columns g = rep_core_go(an);
 	const struct rep_value v[] = {
 		v_text(an->core_fingerprint), v_text(an->core_sha256), v_text(an->core_path),
 		v_u64(an->core_file_size), v_u64(an->core_size), v_text(an->crashed_at), v_text(now),
@@ -665,6 +730,8 @@ static int insert_core(struct rep_sqlite *st, const struct analysis *an)
 		v_opt(c.has_signal, (uint64_t)c.signal), v_text(c.signal_name),
 		v_opt(c.has_code, (uint64_t)c.code), v_text(c.code_name),
 		v_opt(c.has_address, c.address), v_text(c.handled_by), v_text(c.action),
+		v_text(g.crash), v_opt(g.has_signal, (uint64_t)g.signal), v_text(g.signal_name),
+		v_text(g.message),
 	};
 	return insert_row(st->q[Q_CORE], v, NVALUES(v));
 }
@@ -884,7 +951,9 @@ static int insert_tasks(struct rep_sqlite *st, int64_t core, const struct analys
 			v_opt(t->has_wait_target, t->wait_target),
 			v_opt(t->has_tid, (uint64_t)(int64_t)t->tid), v_text(t->fn),
 			v_opt(t->fn_address != 0, t->fn_address), v_u64(t->address), v_u64(t->nframes),
-			v_text(t->unwind_error),
+			v_text(t->unwind_error), v_text(t->created_by), v_text(t->created_file),
+			v_opt(t->created_file && t->created_line > 0, (uint64_t)t->created_line),
+			v_opt(t->has_wait_since, t->wait_since), v_int(t->locked),
 		};
 		if (insert_row(st->q[Q_TASK], v, NVALUES(v)) != SQLITE_DONE ||
 		    insert_frames(st->q[Q_TFRAME], core, i, t->frames, t->nframes, NULL) != 0)

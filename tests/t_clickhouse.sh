@@ -141,6 +141,54 @@ check "clickhouse: ... NULL for its $N cores and their frames" \
 		isNull(caught_code) AND isNull(caught_code_name) AND isNull(caught_address) AND
 		isNull(handled_by) AND isNull(handler_action)) AS n FROM cores FINAL")" = "$N" -a \
 	  "$(chq "$U2" "SELECT count() FROM frames FINAL WHERE isNotNull(role)")" = 0 ]
+# A store made before goroutines: store init adds the goroutine columns of
+# tasks (NULL, locked 0, for the tasks stored then), widens its state to
+# the goroutines' words and adds the Go crash columns of cores (NULL), on the
+# local and the Distributed tables of each shard.
+GOCOLS="created_by created_file created_line wait_since locked"
+GOCORE="go_crash go_signal go_signal_name go_message"
+OLDSTATE="Enum8('running' = 1, 'ready' = 2, 'suspended' = 3, 'created' = 4)"
+for i in 1 2; do
+	for t in cores cores_local; do
+		for c in $GOCORE; do
+			ch_q $i "ALTER TABLE crashes.$t DROP COLUMN $c" >/dev/null ||
+				fail "clickhouse: dropping $t.$c on shard $i"
+		done
+	done
+	for t in tasks tasks_local; do
+		for c in $GOCOLS; do
+			ch_q $i "ALTER TABLE crashes.$t DROP COLUMN $c" >/dev/null ||
+				fail "clickhouse: dropping $t.$c on shard $i"
+		done
+		ch_q $i "ALTER TABLE crashes.$t MODIFY COLUMN state $OLDSTATE" >/dev/null ||
+			fail "clickhouse: narrowing $t.state on shard $i"
+	done
+done
+"$ASYNCORE" store init --db "$U1" 2>"$W/err" && "$ASYNCORE" store init --db "$U2" 2>>"$W/err"; rc=$?
+in_list=$(printf "'%s'," $GOCOLS)
+have=0; wide=0
+for i in 1 2; do
+	have=$((have + $(ch_q $i "SELECT count() FROM system.columns WHERE database = 'crashes' AND
+		table IN ('tasks', 'tasks_local') AND name IN (${in_list%,})")))
+	wide=$((wide + $(ch_q $i "SELECT count() FROM system.columns WHERE database = 'crashes' AND
+		table IN ('tasks', 'tasks_local') AND name = 'state' AND position(type, 'waiting') > 0")))
+done
+check "clickhouse: store init adds the goroutine columns of tasks and widens its state ($have of 20, $wide of 4, exit $rc)" \
+	[ $rc -eq 0 -a "$have" = 20 -a "$wide" = 4 ]
+check "clickhouse: ... NULL (locked 0) for the tasks stored then" \
+	[ "$(chq "$U2" "SELECT count() FROM tasks FINAL WHERE isNotNull(created_by) OR
+		isNotNull(created_file) OR isNotNull(created_line) OR isNotNull(wait_since) OR
+		locked != 0")" = 0 ]
+in_list=$(printf "'%s'," $GOCORE)
+have=0
+for i in 1 2; do
+	have=$((have + $(ch_q $i "SELECT count() FROM system.columns WHERE database = 'crashes' AND
+		table IN ('cores', 'cores_local') AND name IN (${in_list%,})")))
+done
+check "clickhouse: store init adds the Go crash columns of cores ($have of 16)" [ "$have" = 16 ]
+check "clickhouse: ... NULL for its $N cores" \
+	[ "$(chq "$U2" "SELECT countIf(isNull(go_crash) AND isNull(go_signal) AND
+		isNull(go_signal_name) AND isNull(go_message)) FROM cores FINAL")" = "$N" ]
 check "clickhouse: query --format json gives numbers" \
 	bash -c '"$1" query --db "$2" --format json "SELECT count() AS n FROM cores FINAL" | python3 -c "import json,sys; assert json.load(sys.stdin) == [{\"n\": $3}]"' \
 	_ "$ASYNCORE" "$U2" "$N"
@@ -347,6 +395,49 @@ if store_handler_cores "$W/handler"; then
 else
 	skip "clickhouse: no fixtures/handler_c cores (crash handlers left out)"
 fi
+
+# Go crashes: their core's signal is the runtime's SIGABRT, the Go crash
+# columns say what killed them.  Two stored cores made Go crashes (a
+# fatal error, a panic from SIGBUS) on both stores, their signatures
+# stale: resign signs them as the analysis does, as SQLite's resign.
+U10="clickhouse://127.0.0.1:${CH_HTTP[1]}/crashes10?cluster=$CH_CLUSTER_NAME"
+"$ASYNCORE" store init --db "$U10" && "$ASYNCORE" store init --db "${U10/${CH_HTTP[1]}/${CH_HTTP[2]}}"
+two=$(ls "$W/cores" | LC_ALL=C sort | head -2 | sed "s|^|$W/cores/|")
+"$ASYNCORE" ingest --db "$U10" --quiet $two 2>/dev/null
+"$ASYNCORE" ingest --db "$W/s10.db" --quiet $two 2>/dev/null
+fatal=$(ls "$W/cores" | LC_ALL=C sort | head -1)
+is_fatal="CASE WHEN path LIKE '%$fatal' THEN"
+declare -A go_set=(
+	[go_crash]="$is_fatal 'fatal error' ELSE 'panic' END"
+	[go_signal]="$is_fatal NULL ELSE 7 END"
+	[go_signal_name]="$is_fatal NULL ELSE 'SIGBUS' END"
+	[go_message]="$is_fatal 'fatal error: concurrent map writes' ELSE 'panic: bus error' END"
+	[signal]=6 [signal_name]="'SIGABRT'" [signature]="'stale'" [signature_hash]="'0'"
+)
+set_list=
+for c in "${!go_set[@]}"; do set_list="$set_list, $c = ${go_set[$c]}"; done
+sqlite3 "$W/s10.db" "UPDATE cores SET ${set_list#, }"
+# Each shard's cores written again, a newer version of each row.
+for i in 1 2; do
+	cols= sel=
+	for c in $(ch_q $i "SELECT name FROM system.columns WHERE database = 'crashes10' AND
+			table = 'cores_local'"); do
+		e=${go_set[$c]:-$c}
+		[ "$c" = version ] && e="version + 1"
+		cols="$cols, $c" sel="$sel, $e"
+	done
+	ch_q $i "INSERT INTO crashes10.cores_local (${cols#, }) SELECT ${sel#, }
+		FROM crashes10.cores_local FINAL" >/dev/null ||
+		fail "clickhouse: making shard $i's cores Go crashes"
+done
+"$ASYNCORE" resign --db "$W/s10.db" >"$W/resign10.sqlite" 2>&1
+"$ASYNCORE" resign --db "$U10" >"$W/resign10.ch" 2>&1; rc=$?
+go_cols="go_crash, go_signal, go_signal_name, go_message, signature, signature_hash"
+got=$(chq "$U10" "SELECT $go_cols FROM (SELECT fingerprint, version, $go_cols FROM cores FINAL)
+	ORDER BY go_crash" | tr -d '"')
+check "clickhouse: resign signs Go crashes with their panic's signal or the runtime's word ($(head -1 "$W/resign10.ch"))" \
+	[ $rc -eq 0 -a "$got" = "$(store_q "$W/s10.db" "SELECT $go_cols FROM cores ORDER BY go_crash" | tr -d '"')" -a \
+	  "$(echo "$got" | cut -d, -f5 | cut -d: -f1 | tr '\n' ' ')" = "fatal error SIGBUS " ]
 
 # A shard killed during an ingest, back within the retries: nothing lost.
 # The worker that takes the batch's last core is held there (the hooks

@@ -43,6 +43,10 @@ static void test_normalize(void)
 		{"<main::Ledger>::debit", "main::Ledger::debit"},
 		{"<alloc::boxed::Box<dyn core::ops::function::FnOnce<(), Output = ()>> as "
 		 "core::ops::function::FnOnce<()>>::call_once", "alloc::boxed::Box::call_once"},
+		{"sync.(*Mutex).Lock", "sync.(*Mutex).Lock"},
+		{"internal/poll.(*FD).Read", "internal/poll.(*FD).Read"},
+		{"main.start.func3", "main.start.func3"},
+		{"type..eq.[2]interface {}", "type..eq.[2]interface {}"},
 		{"", "??"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -605,27 +605,27 @@ static void expect(struct expected *e, const struct analysis *an)
 }
 
 /* Every stored signature made stale, then resign: each is again the one
- * an_signature_compute() gave the analysis. */
-static void check_caught_resign(struct rep_store *st, sqlite3 *h, const struct expected *e,
-				size_t n)
+ * an_signature_compute() gave the analysis (WHAT names the checks). */
+static void check_resign(const char *what, struct rep_store *st, sqlite3 *h,
+			 const struct expected *e, size_t n)
 {
 	char why[512], buf[256], name[512];
 	struct rep_resign_result r;
 	const struct rep_resign_fns fns = {sign, NULL, NULL, NULL};
 	sqlite3_exec(h, "UPDATE cores SET signature = 'stale', signature_hash = '0'", NULL, NULL, NULL);
-	CHECK("caught: resign", rep_store_resign(st, &fns, &r, why, sizeof(why)) == 0 &&
-				r.changed == n);
+	snprintf(name, sizeof(name), "%s: resign", what);
+	CHECK(name, rep_store_resign(st, &fns, &r, why, sizeof(why)) == 0 && r.changed == n);
 	for (size_t i = 0; i < n; i++) {
-		snprintf(name, sizeof(name), "caught: resign signs %.7s as the analysis was (%.255s)", e[i].fp,
-			 e[i].signature);
+		snprintf(name, sizeof(name), "%s: resign signs %.7s as the analysis was (%.255s)", what,
+			 e[i].fp, e[i].signature);
 		CHECK_STR(name, sql_text(h, "SELECT signature FROM cores WHERE fingerprint = ?1", e[i].fp,
 					 buf, sizeof(buf)), e[i].signature);
-		snprintf(name, sizeof(name), "caught: ... and %.7s's hash", e[i].fp);
+		snprintf(name, sizeof(name), "%s: ... and %.7s's hash", what, e[i].fp);
 		CHECK_STR(name, sql_text(h, "SELECT signature_hash FROM cores WHERE fingerprint = ?1",
 					 e[i].fp, buf, sizeof(buf)), e[i].hash);
 	}
-	CHECK("caught: a second resign changes nothing",
-	      rep_store_resign(st, &fns, &r, why, sizeof(why)) == 0 && r.changed == 0);
+	snprintf(name, sizeof(name), "%s: a second resign changes nothing", what);
+	CHECK(name, rep_store_resign(st, &fns, &r, why, sizeof(why)) == 0 && r.changed == 0);
 }
 
 /* Crashes a handler caught: roles and caught columns stored and read back,
@@ -657,7 +657,7 @@ static void test_caught(const char *dir)
 	sqlite3_open(db, &h);
 	check_caught_rows(h);
 	check_caught_read_back(db);
-	check_caught_resign(st, h, e, N);
+	check_resign("caught", st, h, e, N);
 	sqlite3_close(h);
 	rep_store_close(st);
 }
@@ -696,6 +696,138 @@ static void test_caught_resymbolize(const char *dir)
 	rep_store_close(st);
 }
 
+/* ---- Go programs' panics and fatal errors ---------------------------- */
+
+/* A Go program's crash FINGERPRINT: its core's SIGABRT is the runtime's
+ * abort; the panic came from SIGNO (0: none), or it is a fatal error. */
+static struct analysis *go_core(const char *fingerprint, int signo, bool fatal, const char *message)
+{
+	static const struct role_frame stack[] = {
+		{"main.applyDiscount", AN_FRAME_PLAIN}, {"main.checkout", AN_FRAME_PLAIN},
+		{"main.main", AN_FRAME_PLAIN}, {"runtime.main", AN_FRAME_PLAIN},
+	};
+	struct analysis *an = handled_core(fingerprint);
+	an->caught = (struct an_caught){0};
+	an->go = (struct an_go_crash){.present = true, .fatal = fatal, .signo = signo,
+				      .message = strdup(message)};
+	an->threads[0].frames = role_frames(stack, 4);
+	an->threads[0].nframes = 4;
+	an_signature_compute(an, NULL);
+	return an;
+}
+
+/* The Go columns of cores as SQL reads them. */
+static void check_go_rows(sqlite3 *h)
+{
+	static const char sql[] = "SELECT go_crash || ' ' || coalesce(go_signal, '-') || ' '"
+				  " || coalesce(go_signal_name, '-') || ' ' || signal_name || ': '"
+				  " || go_message FROM cores WHERE fingerprint = ?1";
+	char buf[256];
+	CHECK_STR("go: a panic from a signal on cores", sql_text(h, sql, "60a1", buf, sizeof(buf)),
+		  "panic 11 SIGSEGV SIGABRT: panic: runtime error: invalid memory address or nil"
+		  " pointer dereference");
+	CHECK_STR("go: a panic of the program's own", sql_text(h, sql, "60a2", buf, sizeof(buf)),
+		  "panic - - SIGABRT: panic: out of stock");
+	CHECK_STR("go: a fatal error", sql_text(h, sql, "60a3", buf, sizeof(buf)),
+		  "fatal error - - SIGABRT: fatal error: concurrent map writes");
+	CHECK("go: a crash of no Go program has NULL Go columns",
+	      unit_sql_long(h, "SELECT count(*) FROM cores WHERE coalesce(go_crash, go_signal,"
+			       " go_signal_name, go_message) IS NULL") == 1);
+}
+
+/* Go crashes stored, then resigned: each keeps the signature the analysis
+ * gave it, its panic's signal or the runtime's word, not SIGABRT. */
+static void test_go(const char *dir)
+{
+	char db[512], why[512];
+	struct analysis *an[] = {
+		go_core("60a1", SIGSEGV, false, "panic: runtime error: invalid memory address or nil"
+						" pointer dereference"),
+		go_core("60a2", 0, false, "panic: out of stock"),
+		go_core("60a3", 0, true, "fatal error: concurrent map writes"),
+		caught_on_thread(),
+	};
+	enum { N = sizeof(an) / sizeof(an[0]) };
+	struct expected e[N];
+	struct rep_store *st = NULL;
+	snprintf(db, sizeof(db), "%s/go.db", dir);
+	bool ok = rep_store_open(db, &st, why, sizeof(why)) == 0;
+	for (size_t i = 0; i < N; i++) {
+		expect(&e[i], an[i]);
+		ok = ok && rep_store_write(st, an[i], why, sizeof(why)) == REP_WRITE_STORED;
+		an_analysis_destroy(an[i]);
+	}
+	CHECK_STR("go: signed with the panic's signal", e[0].signature,
+		  "SIGSEGV: main.applyDiscount < main.checkout < main.main < runtime.main");
+	CHECK_STR("go: ... or \"panic\"", e[1].signature,
+		  "panic: main.applyDiscount < main.checkout < main.main < runtime.main");
+	CHECK_STR("go: ... or \"fatal error\"", e[2].signature,
+		  "fatal error: main.applyDiscount < main.checkout < main.main < runtime.main");
+	if (!CHECK("go: stored", ok)) {
+		printf("    %s\n", why);
+		rep_store_close(st);
+		return;
+	}
+	sqlite3 *h;
+	sqlite3_open(db, &h);
+	check_go_rows(h);
+	check_resign("go", st, h, e, N);
+	sqlite3_close(h);
+	rep_store_close(st);
+}
+
+/* A database of schema 8 (before the Go columns) holding one core, its
+ * signature stale; false when it cannot be made. */
+static bool version8_database(const char *db)
+{
+	sqlite3 *h;
+	bool ok = sqlite3_open(db, &h) == SQLITE_OK;
+	for (int v = 1; ok && v <= 8; v++)
+		ok = sqlite3_exec(h, rep_store_migration(v), NULL, NULL, NULL) == SQLITE_OK;
+	ok = ok && sqlite3_exec(h, "PRAGMA user_version = 8;"
+			       "INSERT INTO cores (fingerprint, path, size, analysed_at, analyzer_version,"
+			       " signal, signal_name, signature, signature_hash, nthreads, nframes,"
+			       " nwarnings) VALUES ('0008', '/tmp/old', 1, 'now', 'x', 6, 'SIGABRT',"
+			       " 'stale', '0', 1, 1, 0);"
+			       "INSERT INTO threads (core_id, idx, tid, crashing, nframes)"
+			       " VALUES (1, 0, 7, 1, 1);"
+			       "INSERT INTO frames (core_id, thread_idx, idx, kind, pc, activation,"
+			       " function, inlined, inline_depth, seam, tailcall) VALUES (1, 0, 0,"
+			       " 'native', 4096, 1, 'old_function', 0, 0, 0, 0)",
+			       NULL, NULL, NULL) == SQLITE_OK;
+	sqlite3_close(h);
+	return ok;
+}
+
+/* A store of schema 8 gets the Go columns, NULL for its cores, and
+ * resigns them as before. */
+static void test_go_migration(const char *dir)
+{
+	char db[512], why[512], buf[256];
+	struct rep_store *st = NULL;
+	struct rep_resign_result r;
+	const struct rep_resign_fns fns = {sign, NULL, NULL, NULL};
+	snprintf(db, sizeof(db), "%s/v8.db", dir);
+	if (!CHECK("go migration: a version 8 store", version8_database(db)))
+		return;
+	bool opened = rep_store_open(db, &st, why, sizeof(why)) == 0;
+	CHECK("go migration: it opens", opened);
+	CHECK("go migration: resign", opened && rep_store_resign(st, &fns, &r, why, sizeof(why)) == 0 &&
+				      r.changed == 1);
+	rep_store_close(st);
+	sqlite3 *h;
+	sqlite3_open(db, &h);
+	CHECK("go migration: migrated to the current version",
+	      unit_sql_long(h, "PRAGMA user_version") == REP_SCHEMA_VERSION);
+	CHECK("go migration: the Go columns added, NULL",
+	      unit_sql_long(h, "SELECT count(*) FROM cores WHERE coalesce(go_crash, go_signal,"
+			       " go_signal_name, go_message) IS NULL") == 1);
+	CHECK_STR("go migration: signed with the core's signal, as before",
+		  sql_text(h, "SELECT signature FROM cores WHERE fingerprint = ?1", "0008", buf,
+			   sizeof(buf)), "SIGABRT: old_function");
+	sqlite3_close(h);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/test_store.XXXXXX";
@@ -708,6 +840,8 @@ int main(void)
 	test_resymbolize_gap(dir);
 	test_caught(dir);
 	test_caught_resymbolize(dir);
+	test_go(dir);
+	test_go_migration(dir);
 	char cmd[600];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	CHECK("temporary directory removed", system(cmd) == 0);
