@@ -642,28 +642,33 @@ static bool threads_rewalk(struct go_runtime *rt, struct dbg_frame **walks, size
 
 /* ---- finding the runtime ---------------------------------------------- */
 
-static bool runtime_open(struct go_runtime *rt)
+/* How much of a Go program's runtime asyncore can read. */
+enum go_known { GO_NONE, GO_CODE, GO_RUNTIME };
+
+/* Its table, which names and walks its frames, and when the layouts and
+ * allgs are known, its goroutines and Ms. */
+static enum go_known runtime_open(struct go_runtime *rt)
 {
 	rt->tab = dbg_session_gotab(rt->s, &rt->version);
 	if (!rt->tab)
-		return false;
+		return GO_NONE;
 	rt->arm64 = rt->an->arch && strcmp(rt->an->arch, "aarch64") == 0;
 	dbg_gotab_text(rt->tab, &rt->text_start, &rt->text_end);
 	if (!layout_from_dwarf(rt) && !layout_from_version(rt)) {
 		core_warn(rt->core, "Go %s: no DWARF and no known layout of its runtime; no goroutines listed",
 			  rt->version ? rt->version : "of unknown version");
-		return false;
+		return GO_CODE;
 	}
 	wait_reasons_load(rt);
 	uint64_t array = 0, n = 0;
 	if (!allgs_find(rt, &array, &n)) {
 		core_warn(rt->core, "Go: runtime.allgs not found; no goroutines listed");
-		return false;
+		return GO_CODE;
 	}
 	if (!allgs_read(rt, array, n))
-		return false;
+		return GO_CODE;
 	ms_read(rt);
-	return true;
+	return GO_RUNTIME;
 }
 
 static void runtime_close(struct go_runtime *rt)
@@ -680,13 +685,14 @@ bool an_go_analyze(struct dbg_session *s, struct analysis *an, bool tasks)
 {
 	struct go_runtime rt = {.s = s, .core = dbg_session_core(s), .an = an};
 	bool ok = true;
-	if (runtime_open(&rt)) {
+	enum go_known known = runtime_open(&rt);
+	if (known != GO_NONE) {
 		size_t n = an->nthreads;
 		struct dbg_frame **walks = calloc(n ? n : 1, sizeof(*walks));
 		size_t *nwalks = calloc(n ? n : 1, sizeof(*nwalks));
 		size_t *goroutine_at = calloc(n ? n : 1, sizeof(*goroutine_at));
 		ok = walks && nwalks && goroutine_at && threads_rewalk(&rt, walks, nwalks, goroutine_at) &&
-		     (!tasks || build_tasks(&rt, walks, nwalks, goroutine_at));
+		     (!tasks || known != GO_RUNTIME || build_tasks(&rt, walks, nwalks, goroutine_at));
 		if (ok)
 			go_crash_read(&rt);
 		for (size_t i = 0; walks && i < n; i++)
