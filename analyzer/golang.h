@@ -78,8 +78,7 @@ struct go_runtime {
 bool go_read(struct go_runtime *rt, uint64_t addr, void *buf, size_t n);
 bool go_read_word(struct go_runtime *rt, uint64_t addr, uint64_t *value);
 
-/* RT's goroutine of id GOID, or at address G; NULL when none. */
-struct go_g *go_g_by_id(struct go_runtime *rt, uint64_t goid);
+/* RT's goroutine at address G; NULL when none. */
 struct go_g *go_g_at(struct go_runtime *rt, uint64_t g);
 
 /* RT's M at address M, or whose OS thread is TID; NULL when none. */

@@ -176,7 +176,7 @@ static void mark_panic_site(struct go_runtime *rt, const struct go_g *g)
 /* The message of the fatal error thrown from the frame of runtime.throw
  * (or fatal) at FRAMES[I]: the closure it passed to systemstack is on its
  * frame, its function's entry followed by the string. */
-static char *thrown_message(struct go_runtime *rt, const struct an_frame *frames, size_t n, size_t i)
+static char *thrown_message(struct go_runtime *rt, const struct an_frame *frames, size_t i)
 {
 	struct dbg_gofunc fn;
 	char name[64];
@@ -192,7 +192,6 @@ static char *thrown_message(struct go_runtime *rt, const struct an_frame *frames
 		}
 	if (!lo || hi <= lo || hi - lo > 4096)
 		return NULL;
-	(void)n;
 	for (uint64_t at = lo; at + 24 <= hi; at += 8) {
 		uint64_t w;
 		if (go_read_word(rt, at, &w) && w == fn.entry)
@@ -213,7 +212,7 @@ static bool read_fatal(struct go_runtime *rt)
 			const char *fn = t->frames[i].function;
 			if (!fn || (strcmp(fn, "runtime.throw") != 0 && strcmp(fn, "runtime.fatal") != 0))
 				continue;
-			char *text = thrown_message(rt, t->frames, t->nframes, i);
+			char *text = thrown_message(rt, t->frames, i);
 			if (!text)
 				continue;
 			an->go.present = an->go.fatal = true;

@@ -144,7 +144,7 @@ static bool add_wait_reason(struct go_runtime *rt, const char *text, size_t *cap
 /* runtime.waitReasonStrings, a [N]string, read from the core. */
 static bool wait_reasons_from_symbol(struct go_runtime *rt)
 {
-	uint64_t addr, size, cap = 0;
+	uint64_t addr, size;
 	if (!dbg_find_symbol(rt->s, "runtime.waitReasonStrings", &addr, &size) || size % 16 ||
 	    size / 16 > MAX_WAIT_REASONS)
 		return false;
@@ -159,7 +159,6 @@ static bool wait_reasons_from_symbol(struct go_runtime *rt)
 		if (!add_wait_reason(rt, text, &caps))
 			return false;
 	}
-	(void)cap;
 	return rt->nwait_reasons > 0;
 }
 
@@ -356,12 +355,6 @@ static bool allgs_read(struct go_runtime *rt, uint64_t array, uint64_t n)
 		core_warn(rt->core, "Go: %zu entries of runtime.allgs are no goroutine", bad);
 	qsort(rt->gs, rt->ngs, sizeof(*rt->gs), g_order);
 	return rt->gs || !n;
-}
-
-struct go_g *go_g_by_id(struct go_runtime *rt, uint64_t goid)
-{
-	struct go_g key = {.goid = goid};
-	return bsearch(&key, rt->gs, rt->ngs, sizeof(*rt->gs), g_order);
 }
 
 struct go_g *go_g_at(struct go_runtime *rt, uint64_t g)

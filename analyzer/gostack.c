@@ -170,10 +170,10 @@ static bool signal_return(struct walk *w, const struct go_state *st, struct go_s
 	return next->pc != 0;
 }
 
-/* The caller of Go frame ST of function F whose frame ends at FP (the
+/* The caller of Go frame ST, DELTA bytes deep, whose frame ends at FP (the
  * caller's stack pointer), as gentraceback finds it. */
-static bool go_caller(struct walk *w, const struct go_state *st, const struct dbg_gofunc *f,
-		      int64_t delta, uint64_t fp, struct go_state *next)
+static bool go_caller(struct walk *w, const struct go_state *st, int64_t delta, uint64_t fp,
+		      struct go_state *next)
 {
 	uint64_t ra;
 	if (!w->rt->arm64) {
@@ -197,7 +197,6 @@ static bool go_caller(struct walk *w, const struct go_state *st, const struct db
 			has_bp = go_read_word(w->rt, st->sp - 8, &bp);
 		*next = (struct go_state){.pc = ra, .sp = fp, .bp = bp, .has_bp = has_bp};
 	}
-	(void)f;
 	return ra != 0;
 }
 
@@ -238,7 +237,7 @@ static void callback_c_frames(struct walk *w, const struct go_state *st)
 	struct go_state on_g0 = {.pc = st->pc, .sp = m->g0_sched_sp};
 	uint64_t fp = on_g0.sp + (uint64_t)delta + (w->rt->arm64 ? 0 : 8);
 	struct go_state next;
-	if (!go_caller(w, &on_g0, &f, delta, fp, &next))
+	if (!go_caller(w, &on_g0, delta, fp, &next))
 		return;
 	/* crosscall2, the C-callable entry, then its C callers. */
 	struct dbg_gofunc entry;
@@ -251,7 +250,7 @@ static void callback_c_frames(struct walk *w, const struct go_state *st)
 		return;
 	struct go_state c;
 	uint64_t efp = next.sp + (uint64_t)edelta + (w->rt->arm64 ? 0 : 8);
-	if (go_caller(w, &next, &entry, edelta, efp, &c) && !in_go(w->rt, c.pc, NULL))
+	if (go_caller(w, &next, edelta, efp, &c) && !in_go(w->rt, c.pc, NULL))
 		c_frames(w, &c);
 	w->frames[before].cfa = efp;
 }
@@ -286,7 +285,7 @@ static bool go_step(struct walk *w, struct go_state *st, const struct dbg_gofunc
 				  target->sched_lr);
 	} else if (role == ROLE_MCALL || role == ROLE_ASMCGOCALL || role == ROLE_MORESTACK) {
 		return false;          /* nothing to switch to: the g0's own top */
-	} else if (!go_caller(w, st, f, delta, fp, &next)) {
+	} else if (!go_caller(w, st, delta, fp, &next)) {
 		walk_stop(w, "no caller found for frame at pc 0x%" PRIx64, st->pc);
 		return false;
 	} else if (role == ROLE_INJECTED) {
