@@ -63,7 +63,12 @@ static char *panic_value(struct go_runtime *rt, uint64_t p)
 static char *panic_message(struct go_runtime *rt, uint64_t p)
 {
 	char *message = NULL;
+	uint64_t first = p;
 	for (int n = 0; p && n < MAX_PANICS; n++) {
+		if (n && p == first) {
+			core_warn(rt->core, "Go: the _panic chain at 0x%" PRIx64 " comes back to itself", first);
+			break;
+		}
 		uint8_t flags[2] = {0, 0};
 		go_read(rt, p + rt->L.p_recovered, flags, sizeof(flags));
 		if (!message) {

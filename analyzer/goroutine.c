@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "addrset.h"
 #include "frames.h"
 #include "golang.h"
 #include "strpool.h"
@@ -29,6 +30,9 @@ enum {
 	MIN_STACK = 512,            /* a goroutine's stack is at least this */
 	MAX_STACK = 1 << 30,        /* and at most the runtime's maxstacksize */
 };
+
+#define MAX_GOID (1ull << 48)
+#define MAX_CUT_WARNINGS 8
 
 /* The core's bytes, else the binary's for its constant data (a panic's
  * type and string are often there, and qemu-user's cores leave them out). */
@@ -213,7 +217,8 @@ static bool g_plausible(const struct go_g *g)
 	/* A dead g may have given its stack back. */
 	if (!dead && (g->stack_hi <= g->stack_lo || size < MIN_STACK || size > MAX_STACK))
 		return false;
-	return g->goid > 0 || dead || g->status == GO_IDLE;
+	/* goids count up from 1, one per goroutine ever started. */
+	return dead || (g->goid > 0 && g->goid < MAX_GOID);
 }
 
 static bool g_read(struct go_runtime *rt, uint64_t addr, struct go_g *g)
@@ -245,11 +250,20 @@ static bool g_read(struct go_runtime *rt, uint64_t addr, struct go_g *g)
 /* Where allgs is and how many it holds: the slice, else allgptr/allglen. */
 static bool allgs_by_symbol(struct go_runtime *rt, uint64_t *array, uint64_t *len)
 {
-	uint64_t addr, size, slice[3];
+	uint64_t addr, size, slice[3], glen;
 	if (dbg_find_symbol(rt->s, "runtime.allgs", &addr, &size) && go_read(rt, addr, slice, 24) &&
 	    slice[1] <= slice[2]) {
 		*array = slice[0];
 		*len = slice[1];
+		/* allglen follows allgs' length (allgadd): a length that
+		 * disagrees with it is damage, the shorter is read. */
+		if (dbg_find_symbol(rt->s, "runtime.allglen", &addr, &size) && go_read_word(rt, addr, &glen) &&
+		    glen != *len) {
+			core_warn(rt->core, "Go: runtime.allgs holds %" PRIu64 " goroutines, runtime.allglen says %"
+				  PRIu64 "; the first %" PRIu64 " read", *len, glen, glen < *len ? glen : *len);
+			if (glen < *len)
+				*len = glen;
+		}
 		return true;
 	}
 	uint64_t lenaddr;
@@ -281,27 +295,20 @@ static bool looks_like_allgs(struct go_runtime *rt, const uint64_t slice[3])
 	return true;
 }
 
-/* A stripped program's allgs: the slice in the executable's writable
- * data that holds its goroutines. */
-static bool allgs_by_scan(struct go_runtime *rt, uint64_t *array, uint64_t *len)
+/* The allgs in [START, END), read in chunks (a chunk the core lacks is
+ * passed over). */
+static bool scan_for_allgs(struct go_runtime *rt, uint64_t start, uint64_t end, uint64_t *array,
+			   uint64_t *len)
 {
-	const struct dbg_module_info *main = NULL;
-	for (size_t i = 0; i < dbg_module_count(rt->s) && !main; i++)
-		if (dbg_module_get(rt->s, i)->is_main)
-			main = dbg_module_get(rt->s, i);
-	for (size_t i = 0; main && i < rt->core->nsegments; i++) {
-		const struct core_segment *seg = &rt->core->segments[i];
-		if (!(seg->flags & PF_W) || seg->vaddr < main->start || seg->vaddr >= main->end ||
-		    seg->memsz > (64u << 20))
+	enum { CHUNK = 64 << 10 };
+	unsigned char *bytes = malloc(CHUNK + 16);
+	for (uint64_t at = start & ~7ull; bytes && at < end; at += CHUNK) {
+		size_t n = end - at < CHUNK + 16 ? (size_t)(end - at) : CHUNK + 16;
+		if (n < 24 || !go_read(rt, at, bytes, n))
 			continue;
-		unsigned char *bytes = malloc(seg->memsz);
-		if (!bytes || !go_read(rt, seg->vaddr, bytes, seg->memsz)) {
-			free(bytes);
-			continue;
-		}
-		for (uint64_t at = 0; at + 24 <= seg->memsz; at += 8) {
+		for (size_t off = 0; off + 24 <= n && off < CHUNK; off += 8) {
 			uint64_t slice[3];
-			memcpy(slice, bytes + at, sizeof(slice));
+			memcpy(slice, bytes + off, sizeof(slice));
 			if (looks_like_allgs(rt, slice)) {
 				*array = slice[0];
 				*len = slice[1];
@@ -309,7 +316,29 @@ static bool allgs_by_scan(struct go_runtime *rt, uint64_t *array, uint64_t *len)
 				return true;
 			}
 		}
-		free(bytes);
+	}
+	free(bytes);
+	return false;
+}
+
+/* A stripped program's allgs: the slice in its data that holds its
+ * goroutines, where its moduledata says its data is, else in the core's
+ * writable segments of the executable. */
+static bool allgs_by_scan(struct go_runtime *rt, uint64_t *array, uint64_t *len)
+{
+	uint64_t start, end;
+	if (dbg_gotab_data(rt->tab, &start, &end) && end - start <= (256u << 20))
+		return scan_for_allgs(rt, start, end, array, len);
+	const struct dbg_module_info *main = NULL;
+	for (size_t i = 0; i < dbg_module_count(rt->s) && !main; i++)
+		if (dbg_module_get(rt->s, i)->is_main)
+			main = dbg_module_get(rt->s, i);
+	for (size_t i = 0; main && i < rt->core->nsegments; i++) {
+		const struct core_segment *seg = &rt->core->segments[i];
+		if ((seg->flags & PF_W) && seg->vaddr >= main->start && seg->vaddr < main->end &&
+		    seg->memsz <= (256u << 20) &&
+		    scan_for_allgs(rt, seg->vaddr, seg->vaddr + seg->memsz, array, len))
+			return true;
 	}
 	return false;
 }
@@ -327,6 +356,27 @@ static int g_order(const void *a, const void *b)
 
 /* Read the N gs of ARRAY; each one that cannot be read or lies is a
  * warning and left out. */
+/* Drop the gs of RT that repeat a goid (sorted by goid): a length that
+ * lies reads past the array, where an old copy names the same gs. */
+static void drop_repeated(struct go_runtime *rt)
+{
+	size_t kept = 0, dropped = 0;
+	for (size_t i = 0; i < rt->ngs; i++) {
+		bool repeat = kept && rt->gs[kept - 1].goid == rt->gs[i].goid &&
+			      rt->gs[i].status != GO_DEAD && rt->gs[kept - 1].status != GO_DEAD;
+		if (repeat)
+			dropped++;
+		else
+			rt->gs[kept++] = rt->gs[i];
+	}
+	rt->ngs = kept;
+	if (dropped)
+		core_warn(rt->core, "Go: %zu entries of runtime.allgs repeat another goroutine's id; left out",
+			  dropped);
+}
+
+/* Read the N gs of ARRAY; each one that cannot be read or lies is a
+ * warning and left out, and so is a g listed twice. */
 static bool allgs_read(struct go_runtime *rt, uint64_t array, uint64_t n)
 {
 	if (n > MAX_GOROUTINES) {
@@ -342,18 +392,26 @@ static bool allgs_read(struct go_runtime *rt, uint64_t array, uint64_t n)
 		return false;
 	}
 	rt->gs = n ? calloc(n, sizeof(*rt->gs)) : NULL;
-	size_t bad = 0;
+	struct an_addr_set seen = {0};
+	size_t bad = 0, twice = 0;
 	for (uint64_t i = 0; rt->gs && i < n; i++) {
 		struct go_g *g = &rt->gs[rt->ngs];
-		if (g_read(rt, ptrs[i], g))
+		int added = an_addr_set_add(&seen, ptrs[i]);
+		if (added == 0)
+			twice++;
+		else if (added > 0 && g_read(rt, ptrs[i], g))
 			rt->ngs++;
-		else if (bad++ < 8)
+		else if (added > 0 && bad++ < 8)
 			core_warn(rt->core, "Go: allgs[%" PRIu64 "] = 0x%" PRIx64 " is no goroutine", i, ptrs[i]);
 	}
+	an_addr_set_deinit(&seen);
 	free(ptrs);
 	if (bad > 8)
 		core_warn(rt->core, "Go: %zu entries of runtime.allgs are no goroutine", bad);
+	if (twice)
+		core_warn(rt->core, "Go: runtime.allgs lists %zu goroutines twice", twice);
 	qsort(rt->gs, rt->ngs, sizeof(*rt->gs), g_order);
+	drop_repeated(rt);
 	return rt->gs || !n;
 }
 
@@ -412,7 +470,11 @@ static void ms_read(struct go_runtime *rt)
 	uint64_t addr, size, m = 0;
 	if (dbg_find_symbol(rt->s, "runtime.allm", &addr, &size))
 		go_read_word(rt, addr, &m);
-	for (size_t n = 0; m && n < MAX_MS && !go_m_at(rt, m); n++) {   /* a cycle ends it */
+	for (size_t n = 0; m && n < MAX_MS; n++) {
+		if (go_m_at(rt, m)) {
+			core_warn(rt->core, "Go: runtime.allm's list comes back to the M at 0x%" PRIx64, m);
+			break;
+		}
 		if (!m_add(rt, m, &cap)) {
 			core_warn(rt->core, "Go: the M at 0x%" PRIx64 " in runtime.allm is not in the core", m);
 			break;
@@ -589,6 +651,7 @@ static bool build_tasks(struct go_runtime *rt, struct dbg_frame **walks, size_t 
 	if (!tasks)
 		return false;
 	an->tasks = tasks;
+	size_t cut = 0;
 	for (size_t i = 0; i < rt->ngs; i++) {
 		const struct go_g *g = &rt->gs[i];
 		if (g->status == GO_DEAD)
@@ -597,7 +660,11 @@ static bool build_tasks(struct go_runtime *rt, struct dbg_frame **walks, size_t 
 		*t = (struct an_task){0};
 		fill_task(rt, g, t);
 		goroutine_frames(rt, g, t, walks, nwalks, goroutine_at);
+		if (t->unwind_error && cut++ < MAX_CUT_WARNINGS)
+			core_warn(rt->core, "Go: goroutine %" PRIu64 ": %s", t->id, t->unwind_error);
 	}
+	if (cut > MAX_CUT_WARNINGS)
+		core_warn(rt->core, "Go: %zu goroutines' stacks are cut short", cut);
 	return true;
 }
 

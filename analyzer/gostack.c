@@ -433,10 +433,17 @@ bool go_walk_parked(struct go_runtime *rt, const struct go_g *g, struct dbg_fram
 	else
 		resume_at(&st, g->sched_pc, g->sched_sp, g->sched_bp, g->sched_lr);
 	st.innermost = true;
+	*frames = NULL;
+	*nframes = 0;
 	if (!st.pc || !on_stack(st.sp, g->stack_lo, g->stack_hi + 1)) {
 		*stop_reason = strdup("its saved context lies outside its stack");
-		*frames = NULL;
-		*nframes = 0;
+		return false;
+	}
+	/* A goroutine parks, and enters a system call, in Go code. */
+	if (!in_go(rt, st.pc, NULL)) {
+		char buf[96];
+		snprintf(buf, sizeof(buf), "its saved pc 0x%" PRIx64 " is in no Go function", st.pc);
+		*stop_reason = strdup(buf);
 		return false;
 	}
 	walk_from(&w, st);

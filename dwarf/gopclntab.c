@@ -45,6 +45,7 @@ struct dbg_gotab {
 	const uint8_t *fdata;
 	size_t fdata_len;
 	uint64_t fdata_addr, gofunc;
+	uint64_t data_start, data_end;  /* moduledata's [noptrdata, enoptrbss); 0: unknown */
 };
 
 /* ---- bounded reads -------------------------------------------------- */
@@ -248,6 +249,15 @@ void dbg_gotab_relocate(struct dbg_gotab *t, uint64_t bias)
 int dbg_gotab_layout(const struct dbg_gotab *t)
 {
 	return t->layout;
+}
+
+bool dbg_gotab_data(const struct dbg_gotab *t, uint64_t *start, uint64_t *end)
+{
+	if (!t->data_start || t->data_end <= t->data_start)
+		return false;
+	*start = t->data_start + t->bias;
+	*end = t->data_end + t->bias;
+	return true;
 }
 
 void dbg_gotab_text(const struct dbg_gotab *t, uint64_t *start, uint64_t *end)
@@ -661,6 +671,7 @@ struct gofile {
 	int fd;
 	Elf *elf;
 	struct dbg_gotab *tab;      /* NULL: no Go program */
+	const char *problem;        /* why a .gopclntab the file has is unusable */
 	char *version;
 	struct gofile *next;
 };
@@ -761,11 +772,12 @@ static struct dbg_gotab *scan_segments(Elf *elf, struct seg *found)
 	return NULL;
 }
 
-enum { MD_TEXT = 22, MD_GOFUNC_118 = 38, MD_GOFUNC_120 = 40 };   /* moduledata words */
+/* moduledata words */
+enum { MD_TEXT = 22, MD_NOPTRDATA = 24, MD_ENOPTRBSS = 31, MD_GOFUNC_118 = 38, MD_GOFUNC_120 = 40 };
 
 /* runtime.firstmoduledata: the words that point at the table and at its
- * function names; its text and gofunc. */
-static bool find_moduledata(Elf *elf, const struct dbg_gotab *t, uint64_t *text, uint64_t *gofunc)
+ * function names; its text and gofunc, and where its data lies (into T). */
+static bool find_moduledata(Elf *elf, struct dbg_gotab *t, uint64_t *text, uint64_t *gofunc)
 {
 	size_t phnum, ps = t->ptrsize, gofunc_word = t->layout >= 120 ? MD_GOFUNC_120 : MD_GOFUNC_118;
 	struct seg s;
@@ -780,6 +792,8 @@ static bool find_moduledata(Elf *elf, const struct dbg_gotab *t, uint64_t *text,
 				continue;
 			*text = word_at(p + MD_TEXT * ps, ps);
 			*gofunc = t->layout == 116 ? 0 : word_at(p + gofunc_word * ps, ps);
+			t->data_start = word_at(p + MD_NOPTRDATA * ps, ps);
+			t->data_end = word_at(p + MD_ENOPTRBSS * ps, ps);
 			return true;
 		}
 	}
@@ -811,7 +825,7 @@ static void gofile_load(struct gofile *g)
 	if (!g->elf || elf_kind(g->elf) != ELF_K_ELF)
 		return;
 	if (elf_section(g->elf, ".gopclntab", &tab))
-		g->tab = dbg_gotab_parse(tab.bytes, tab.len, tab.vaddr, 0, NULL);
+		g->tab = dbg_gotab_parse(tab.bytes, tab.len, tab.vaddr, 0, &g->problem);
 	else
 		g->tab = scan_segments(g->elf, &tab);
 	if (!g->tab)
@@ -868,15 +882,14 @@ static struct gofile *gofile_open(const char *path, uint64_t bias)
 	return g;
 }
 
-const struct dbg_gotab *dbg_gotab_for_file(const char *path, uint64_t bias, char **version)
+/* The registry's entry of PATH at BIAS, read on first use; NULL when the
+ * file cannot be read.  Called with gofiles_lock held. */
+static struct gofile *gofile_get(const char *path, uint64_t bias)
 {
 	struct stat st;
 	struct gofile *g;
-	if (version)
-		*version = NULL;
 	if (!path || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
 		return NULL;
-	pthread_mutex_lock(&gofiles_lock);
 	for (g = gofiles; g && !same_file(g, path, &st, bias); g = g->next)
 		;
 	if (!g) {
@@ -886,6 +899,15 @@ const struct dbg_gotab *dbg_gotab_for_file(const char *path, uint64_t bias, char
 			gofiles = g;
 		}
 	}
+	return g;
+}
+
+const struct dbg_gotab *dbg_gotab_for_file(const char *path, uint64_t bias, char **version)
+{
+	if (version)
+		*version = NULL;
+	pthread_mutex_lock(&gofiles_lock);
+	struct gofile *g = gofile_get(path, bias);
 	if (g && version && g->version)
 		*version = strdup(g->version);
 	pthread_mutex_unlock(&gofiles_lock);
@@ -898,8 +920,18 @@ const struct dbg_gotab *dbg_session_gotab(struct dbg_session *s, char **version)
 		*version = NULL;
 	for (size_t i = 0; s && i < s->nmodules; i++) {
 		struct dbg_module_entry *m = &s->modules[i];
-		if (m->info.is_main)
-			return dbg_gotab_for_file(m->info.path, m->bias, version);
+		if (!m->info.is_main)
+			continue;
+		pthread_mutex_lock(&gofiles_lock);
+		struct gofile *g = gofile_get(m->info.path, m->bias);
+		const struct dbg_gotab *tab = g ? g->tab : NULL;
+		if (g && version && g->version)
+			*version = strdup(g->version);
+		if (g && !tab && g->problem)
+			core_warn(s->core, "%s: its Go symbol table (.gopclntab) is unusable (%s): no Go "
+				  "frames named by it, no goroutines", m->info.path, g->problem);
+		pthread_mutex_unlock(&gofiles_lock);
+		return tab;
 	}
 	return NULL;
 }

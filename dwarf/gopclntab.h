@@ -93,6 +93,10 @@ struct dbg_gofunc {
  * and its last one's end (moduledata's minpc, maxpc). */
 void dbg_gotab_text(const struct dbg_gotab *t, uint64_t *start, uint64_t *end);
 
+/* The program's data and bss, [*START, *END) (moduledata's noptrdata ..
+ * enoptrbss), where the runtime's variables are; false when unknown. */
+bool dbg_gotab_data(const struct dbg_gotab *t, uint64_t *start, uint64_t *end);
+
 /* How many functions T has. */
 size_t dbg_gotab_count(const struct dbg_gotab *t);
 /* Function I of T (0 .. count-1), in address order. */

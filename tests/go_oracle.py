@@ -68,6 +68,30 @@ runtime's traceback: gcore of a live process).
 `cause`: asyncore's cause summary contains the runtime's message.
 `text`: the text report has a line `goroutine N [HEADER]:` for every
 goroutine, HEADER the runtime's (less its `, N minutes`).
+
+    go_oracle.py crash CRASH kind|site|signature RUNTIME.json ASYNCORE.json
+    go_oracle.py text-cause TEXT_REPORT ASYNCORE.json
+    go_oracle.py tasks-equal A.json B.json
+
+`crash`: what go_shop's crash CRASH (its argument: nil, many, index,
+error, string, custom, mapwrites, deadlock) must give.  `kind`: the cause's
+kind (nil: null_dereference; index, error, string, custom:
+uncaught_exception; deadlock, mapwrites: abort).  `site`: the frame with
+role crash_site: for a panic or a throw on a goroutine, exactly one frame
+of exactly one task, the goroutine the runtime printed first (running), its
+function the first of that goroutine's frames the runtime printed that is
+not the runtime's (main.applyDiscount, main.lookup, main.checkout, the
+closure main.checkout.func1) and its callers the runtime's (when two goroutines threw at once, either
+of them); for deadlock
+(the runtime's checkdead on a thread's system stack, no goroutine
+running) no task has one and the crashing thread's is runtime.checkdead,
+its callers those of the runtime's `runtime stack:`.  `signature`: starts
+with the prefix (SIGSEGV, panic, fatal error), the site and its caller:
+`SIGSEGV: main.applyDiscount < main.checkout`.
+`text-cause`: the text report's first line is `cause:` then the JSON's
+`KIND: SUMMARY`.
+`tasks-equal`: the two reports' `tasks` are equal (a live report and its
+snapshot's): the first difference, exit 1.
 """
 import json
 import re
@@ -577,6 +601,172 @@ def cmd_text(args):
     return 0
 
 
+# What each crash of fixtures/go_shop gives: the cause's kind, the
+# signature's prefix and the crash site's function.
+CRASHES = {
+    'nil': ('null_dereference', 'SIGSEGV', 'main.applyDiscount'),
+    'many': ('null_dereference', 'SIGSEGV', 'main.applyDiscount'),
+    'index': ('uncaught_exception', 'panic', 'main.lookup'),
+    'error': ('uncaught_exception', 'panic', 'main.checkout'),
+    'string': ('uncaught_exception', 'panic', 'main.checkout'),
+    'custom': ('uncaught_exception', 'panic', 'main.checkout'),
+    'mapwrites': ('abort', 'fatal error', 'main.checkout.func1'),
+    'deadlock': ('abort', 'fatal error', 'runtime.checkdead'),
+}
+
+
+# The runtime's functions that panic or throw, as its traceback names them.
+THROWS = {'panic', 'runtime.fatal', 'runtime.throw', 'runtime.fatalthrow', 'runtime.fatalpanic'}
+
+
+def is_runtime_frame(fn):
+    return fn == 'panic' or fn.startswith('runtime.')
+
+
+def site_frames(aj, rj, crash):
+    """(asyncore's frames from the crash site on, the runtime's from the
+    same function on, where) or a string saying what is wrong."""
+    want = CRASHES[crash][2]
+    in_tasks = [(t, i) for t in aj.get('tasks') or [] for i, f in enumerate(t['frames'])
+                if f.get('role') == 'crash_site']
+    if crash == 'deadlock':
+        if in_tasks:
+            return 'goroutine %s has a crash_site frame (%s); no goroutine runs at a deadlock' % (
+                in_tasks[0][0]['id'], in_tasks[0][0]['frames'][in_tasks[0][1]].get('function'))
+        th = [t for t in aj['threads'] if t['tid'] == aj.get('crashing_tid')]
+        if not th:
+            return 'no crashing thread %s' % aj.get('crashing_tid')
+        frames = th[0]['frames']
+        sites = [i for i, f in enumerate(frames) if f.get('role') == 'crash_site']
+        if len(sites) != 1:
+            return 'the crashing thread has %d crash_site frames' % len(sites)
+        rt = [f['function'] for f in rj['runtime_stack']]
+        where = 'thread %s' % th[0]['tid']
+    else:
+        if len(in_tasks) != 1:
+            return '%d crash_site frames in tasks (%s), not 1' % (
+                len(in_tasks), ', '.join('goroutine %s' % t['id'] for t, _ in in_tasks))
+        task, i = in_tasks[0]
+        first = rj['goroutines'][0] if rj['goroutines'] else None
+        if not first or first['state'] != 'running':
+            return 'the runtime printed no running goroutine first'
+        # Two goroutines may throw at once (both map writers see the
+        # other's write): the runtime prints `fatal error` twice and each
+        # of them in runtime.fatal; the one that killed the process may be
+        # either.
+        throwing = [g for g in rj['goroutines'] if g['state'] == 'running' and
+                    any(f['function'] in THROWS for f in g['frames'])] or [first]
+        found = [g for g in throwing if g['id'] == task['id']]
+        if not found:
+            return 'the crash site is in goroutine %s, the runtime\'s panicking goroutine is %s' % (
+                task['id'], ' or '.join(str(g['id']) for g in throwing))
+        first = found[0]
+        frames, sites = task['frames'], [i]
+        rt = [f['function'] for f in first['frames']]
+        where = 'goroutine %s' % task['id']
+    mine = [f.get('function') for f in frames[sites[0]:]]
+    if mine[0] != want:
+        return '%s: crash site %s, not %s' % (where, mine[0], want)
+    if crash != 'deadlock':
+        runtime_site = next((f for f in rt if not is_runtime_frame(f)), None)
+        if runtime_site != want:
+            return 'the runtime\'s first frame not its own is %s, not %s' % (runtime_site, want)
+    if want not in rt:
+        return 'the runtime printed no %s' % want
+    theirs = rt[rt.index(want):]
+    return mine, theirs, where
+
+
+def cmd_crash(args):
+    crash, aspect = args[0], args[1]
+    rj = json.load(open(args[2]))
+    aj = json.load(open(args[3]))
+    if crash not in CRASHES:
+        print('no crash %r' % crash)
+        return 1
+    kind, prefix, site = CRASHES[crash]
+    cause = aj.get('cause') or {}
+    if aspect == 'kind':
+        if cause.get('kind') != kind:
+            print('cause kind %r, not %r (%s)' % (cause.get('kind'), kind, cause.get('summary')))
+            return 1
+        print('cause kind %s' % kind)
+        return 0
+    got = site_frames(aj, rj, crash)
+    if isinstance(got, str):
+        print(got)
+        return 1
+    mine, theirs, where = got
+    if aspect == 'site':
+        if mine != theirs:
+            print('%s: from the crash site %s, the runtime %s' % (where, ' < '.join(map(str, mine)),
+                                                                  ' < '.join(theirs)))
+            return 1
+        print('%s: crash site %s, then %s as the runtime printed them'
+              % (where, site, ' < '.join(mine[1:4]) + (' ...' if len(mine) > 4 else '')))
+        return 0
+    if aspect == 'signature':
+        sig = aj.get('signature') or ''
+        want = '%s: %s' % (prefix, ' < '.join(mine[:2]))
+        if not (sig == want or sig.startswith(want + ' <')):
+            print('signature %r does not start %r' % (sig, want))
+            return 1
+        print('signature %s' % sig)
+        return 0
+    print('no aspect %r' % aspect)
+    return 1
+
+
+def cmd_text_cause(args):
+    lines = open(args[0], errors='replace').read().split('\n')
+    aj = json.load(open(args[1]))
+    cause = aj.get('cause') or {}
+    want = '%s: %s' % (cause.get('kind'), cause.get('summary'))
+    first = lines[0] if lines else ''
+    m = re.match(r'^cause:\s+(.*)$', first)
+    if not m or m.group(1) != want:
+        print('first line %r, the JSON\'s cause %r' % (first[:200], want[:200]))
+        return 1
+    print('%s' % first[:120])
+    return 0
+
+
+def diff_json(a, b, path):
+    if type(a) != type(b):
+        return '%s: %r against %r' % (path, a, b)
+    if isinstance(a, dict):
+        for k in list(a) + [k for k in b if k not in a]:
+            if k not in a or k not in b:
+                return '%s.%s only in %s' % (path, k, 'the first' if k in a else 'the second')
+            d = diff_json(a[k], b[k], '%s.%s' % (path, k))
+            if d:
+                return d
+        return None
+    if isinstance(a, list):
+        for i, (x, y) in enumerate(zip(a, b)):
+            d = diff_json(x, y, '%s[%d]' % (path, i))
+            if d:
+                return d
+        if len(a) != len(b):
+            return '%s: %d against %d entries' % (path, len(a), len(b))
+        return None
+    return None if a == b else '%s: %r against %r' % (path, a, b)
+
+
+def cmd_tasks_equal(args):
+    a = json.load(open(args[0])).get('tasks') or []
+    b = json.load(open(args[1])).get('tasks') or []
+    if not a:
+        print('no tasks in %s' % args[0])
+        return 1
+    d = diff_json(a, b, 'tasks')
+    if d:
+        print(d[:400])
+        return 1
+    print('%d tasks, %d frames equal' % (len(a), sum(len(t['frames']) for t in a)))
+    return 0
+
+
 def main(argv):
     if len(argv) < 2:
         sys.exit(__doc__)
@@ -597,6 +787,12 @@ def main(argv):
         return cmd_cause(args)
     if cmd == 'text' and len(args) == 2:
         return cmd_text(args)
+    if cmd == 'crash' and len(args) == 4:
+        return cmd_crash(args)
+    if cmd == 'text-cause' and len(args) == 2:
+        return cmd_text_cause(args)
+    if cmd == 'tasks-equal' and len(args) == 2:
+        return cmd_tasks_equal(args)
     sys.exit(__doc__)
 
 

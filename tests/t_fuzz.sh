@@ -9,8 +9,9 @@
 # Then every harness replays its corpus, fixtures/fuzz/corpus/MODE, and the
 # crashers, built with the suite's own compiler and flags (fuzz/replay.c;
 # under `make asan` / `make ubsan` with the sanitizer): notes, segments,
-# recfmt and core (raw) alone; folly, recorder, bthread and args over a fresh
-# core of the folly_cpp, recorder, bthread and native_args fixtures; runtime
+# recfmt, core (raw) and gopclntab (a Go symbol table) alone; folly,
+# recorder, bthread and args over a fresh core of the folly_cpp, recorder,
+# bthread and native_args fixtures; runtime
 # and rtdesc over a fresh core of hostile_rt, with its descriptions.
 #
 # fixtures/fuzz/NAME.core   a crasher core, used as is
@@ -122,7 +123,7 @@ replay_corpus() {
 	REPLAY_TIMEOUT=900 replay "fuzz corpus $name" env "$@" "$bin" $inputs
 }
 
-for mode in notes segments recfmt core; do
+for mode in notes segments recfmt core gopclntab; do
 	if [ -d "$CORPUS/$mode" ]; then
 		replay_corpus "$mode" "fuzz_$mode" "$CORPUS/$mode"
 	else

@@ -11,6 +11,11 @@
 # (cgo, DWARF), stripped (-s -w: pclntab only; delve cannot read it), nocgo
 # (the runtime detects a deadlock only without cgo); 10,000 parked
 # goroutines; a live process dumped by gcore (delve only: no traceback).
+# For each crash also its cause's kind, its crash site (the frame with role
+# crash_site: in the goroutine the runtime printed first, or for a
+# deadlock on the crashing thread's system stack) with the runtime's
+# callers, its signature's first words (go_oracle.py crash), and the text
+# report's first line against the JSON's cause.
 source "$(dirname "$0")/lib.sh"
 source "$ROOT/tests/fixlib.sh"
 
@@ -38,7 +43,7 @@ oracle() {
 # every check on its core.
 go_case() {
 	local name=go/$1 variant=$2; shift 2
-	local rc=0
+	local crash=$1 rc=0
 	fix_core go_shop "$variant" "$@" || rc=$?
 	[ $rc -eq 1 ] && return
 	[ $rc -ne 0 ] && { no_core "$name" $rc; return; }
@@ -60,8 +65,12 @@ go_case() {
 	fi
 	oracle "$name: goroutines as the runtime printed them" compare "$rt" "$asy"
 	oracle "$name: cause is the runtime's" cause "$rt" "$asy"
+	oracle "$name: cause kind" crash "$crash" kind "$rt" "$asy"
+	oracle "$name: crash site" crash "$crash" site "$rt" "$asy"
+	oracle "$name: signature's first words" crash "$crash" signature "$rt" "$asy"
 	"$ASYNCORE" report "$FIX_CORE" "$FIX_DIR/prog" >"$run/text" 2>/dev/null
 	oracle "$name: text report's goroutine headers" text "$rt" "$run/text"
+	oracle "$name: text report's first line is the JSON's cause" text-cause "$run/text" "$asy"
 	if [ "$variant" = stripped ]; then
 		: # delve reads DWARF only
 	elif [ $HAVE_DLV -eq 0 ]; then
