@@ -119,6 +119,26 @@ core_pattern_is_local() {
 	[ -n "$p" ] && [ "${p:0:1}" != "|" ] && [ "${p:0:1}" != "/" ]
 }
 
+# The kernel's core_pattern and core_pipe_limit, as a test that changes them
+# (a script with "# run: alone") found them: core_pattern_save keeps them in
+# $CORE_PATTERN_SAVED before the change; core_pattern_restore puts them back
+# and forgets them (tests/run calls it at its start and end too, so a test
+# that died cannot leave the machine changed).
+CORE_PATTERN_SAVED=$(dirname "$BUILD_FIX")/core_pattern.saved
+core_pattern_save() {
+	[ -f "$CORE_PATTERN_SAVED" ] && return 0   # the first saved state is the machine's
+	{ cat /proc/sys/kernel/core_pattern && cat /proc/sys/kernel/core_pipe_limit; } \
+		>"$CORE_PATTERN_SAVED.tmp" 2>/dev/null && mv "$CORE_PATTERN_SAVED.tmp" "$CORE_PATTERN_SAVED"
+}
+core_pattern_restore() {
+	[ -f "$CORE_PATTERN_SAVED" ] || return 0
+	local pattern limit
+	{ IFS= read -r pattern && IFS= read -r limit; } <"$CORE_PATTERN_SAVED"
+	printf '%s\n' "$pattern" >/proc/sys/kernel/core_pattern 2>/dev/null &&
+		printf '%s\n' "$limit" >/proc/sys/kernel/core_pipe_limit 2>/dev/null &&
+		rm -f "$CORE_PATTERN_SAVED"
+}
+
 fixture_core() {
 	local dir=$1; shift
 	local run=$dir/run-$$-$RANDOM
