@@ -42,6 +42,9 @@ static enum go_role role_of(const struct dbg_gofunc *f)
 /* Where a walk is: a frame's pc and stack pointer, and what it knows of
  * the frame pointer and (arm64) the link register. */
 struct go_state {
+	uint64_t regs[DBG_NREGS];   /* every register, where a thread stopped or a
+				       signal interrupted it (regs_known) */
+	uint32_t regs_known;
 	uint64_t pc, sp, bp, lr;
 	bool activation;            /* the pc is exact: no pc-1 for its line */
 	bool innermost;             /* the stack's first frame: arm64's lr is live */
@@ -77,7 +80,9 @@ static bool push(struct walk *w, const struct go_state *st, uint64_t cfa)
 		return false;
 	struct dbg_frame *f = &w->frames[w->n++];
 	*f = (struct dbg_frame){.pc = st->pc, .activation = st->activation, .cfa = cfa,
-				.sp = st->sp, .has_sp = true, .fp = st->bp, .has_fp = st->has_bp};
+				.sp = st->sp, .has_sp = true, .fp = st->bp, .has_fp = st->has_bp,
+				.regs_known = st->regs_known};
+	memcpy(f->regs, st->regs, sizeof(f->regs));
 	f->regs[w->arch->dwarf_sp] = st->sp;
 	f->regs_known |= 1u << w->arch->dwarf_sp;
 	if (st->has_bp) {
@@ -152,6 +157,16 @@ static void resume_at(struct go_state *next, uint64_t pc, uint64_t sp, uint64_t 
 				  .has_lr = lr != 0};
 }
 
+/* THREAD_REGS (a thread's registers, the core's numbering) by DWARF
+ * number into ST. */
+static void take_registers(const struct core_arch *a, const uint64_t *thread_regs, struct go_state *st)
+{
+	for (unsigned n = 0; n < a->ndwarf_regs && n < DBG_NREGS; n++) {
+		st->regs[n] = thread_regs[a->dwarf_regs[n]];
+		st->regs_known |= 1u << n;
+	}
+}
+
 /* The kernel's signal frame at the trampoline whose stack pointer is ST's:
  * the registers the signal interrupted. */
 static bool signal_return(struct walk *w, const struct go_state *st, struct go_state *next)
@@ -167,6 +182,7 @@ static bool signal_return(struct walk *w, const struct go_state *st, struct go_s
 		next->lr = sf.regs[CORE_A64_X30];
 		next->has_lr = true;
 	}
+	take_registers(a, sf.regs, next);
 	return next->pc != 0;
 }
 
@@ -369,6 +385,7 @@ static struct go_state thread_state(struct walk *w, const struct an_thread *t)
 		st.lr = t->regs[CORE_A64_X30];
 		st.has_lr = true;
 	}
+	take_registers(w->arch, t->regs, &st);
 	return st;
 }
 

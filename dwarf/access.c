@@ -27,7 +27,7 @@ static bool die_in_register(Dwarf_Die *die, Dwarf_Addr at, int reg)
 	Dwarf_Attribute loc;
 	Dwarf_Op *ops;
 	size_t n;
-	return dwarf_attr_integrate(die, DW_AT_location, &loc) &&
+	return dbg_location_attr(die, DW_AT_location, &loc) &&
 	       dwarf_getlocation_addr(&loc, at, &ops, &n, 1) == 1 && location_is_register(ops, n, reg);
 }
 

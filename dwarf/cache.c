@@ -63,6 +63,7 @@ static void file_destroy(struct dbg_file *f)
 	dbg_prefix_matches_destroy(f->prefixes, f->nprefixes);
 	dbg_callsites_destroy(f->callsites);
 	dbg_funcmap_destroy(f->funcmap);
+	dbg_cuindex_destroy(f->cus);
 	free(f->build_id);
 	free(f->path);
 	free(f->debuginfo);

@@ -374,7 +374,7 @@ static bool locate(struct search *x, uint64_t addr, struct located *loc)
 		return false;
 	Dwarf_Addr fbias = 0, dbias = 0;
 	dwfl_module_getelf(f->mod, &fbias);
-	Dwarf_Die *cudie = dwfl_module_addrdie(f->mod, addr - m->bias + fbias, &dbias);
+	Dwarf_Die *cudie = dbg_file_addrdie(f, addr - m->bias + fbias, &dbias);
 	if (!cudie)
 		return false;
 	loc->cu = file_cu(f, cudie);

@@ -64,7 +64,7 @@ static bool subprogram_at(struct dbg_file *f, uint64_t addr, Dwarf_Die *sub, Dwa
 {
 	if (!dbg_file_has_dwarf(f))
 		return false;
-	Dwarf_Die *cudie = dwfl_module_addrdie(f->mod, addr, dbias);
+	Dwarf_Die *cudie = dbg_file_addrdie(f, addr, dbias);
 	if (!cudie)
 		return false;
 	if (dbg_funcmap_find(f, cudie, addr - *dbias, sub))

@@ -44,6 +44,7 @@ struct dbg_file {
 	struct dbg_callsites *callsites;   /* DWARF call sites, indexed per CU on first use */
 	struct dbg_param_memo *params;  /* formal parameters by address */
 	struct dbg_funcmap *funcmap;    /* per CU: code address -> subprogram */
+	struct dbg_cuindex *cus;        /* code address -> the units .debug_aranges omits */
 	struct dbg_lines *lines;        /* line tables of the CUs in use */
 	struct dbg_cache *cache;        /* that holds this file */
 	bool tls_known;
@@ -164,6 +165,10 @@ char *dbg_inflated_path(const char *build_id, char **dir);
 /* Load F's DWARF on first use; true when it has any. */
 bool dbg_file_has_dwarf(struct dbg_file *f);
 
+/* F's Go table (gopclntab.h), at F's offline addresses; NULL when F is no
+ * Go program. */
+const struct dbg_gotab *dbg_file_gotab(struct dbg_file *f);
+
 /* Where F's DWARF is (or would be found), without loading it; NULL if none.
  * Borrowed from F. */
 const char *dbg_file_debuginfo_path(struct dbg_cache *cache, struct dbg_file *f);
@@ -177,6 +182,13 @@ const char *dbg_file_addrinfo(struct dbg_file *f, GElf_Addr addr, GElf_Off *off,
 /* Symbolize file address ADDR in F (memoised). LOCS are copies the caller frees. */
 struct core_error *dbg_file_symbolize(struct dbg_file *f, uint64_t addr, bool activation,
 				      struct dbg_location **locs, size_t *nlocs);
+
+/* The unit (CU DIE) whose code holds offline address ADDR of F, for units
+ * .debug_aranges lists (libdwfl's dwfl_module_addrdie) and for those it
+ * does not (their own ranges, dwarf/cuindex.c); *DBIAS as
+ * dwfl_module_addrdie's.  Borrowed from F; NULL when no unit holds ADDR. */
+Dwarf_Die *dbg_file_addrdie(struct dbg_file *f, uint64_t addr, Dwarf_Addr *dbias);
+void dbg_cuindex_destroy(struct dbg_cuindex *x);
 
 /* The scopes at offline address ADDR of F, innermost first, following the
  * concrete chain of inlined instances (not their abstract definitions):
@@ -307,6 +319,13 @@ bool dbg_file_find_symbol(struct dbg_file *f, const char *name, uint64_t *addr);
 /* DIE's name, also through DW_AT_abstract_origin / DW_AT_specification
  * (borrowed from libdw), or NULL. */
 const char *dbg_die_name(Dwarf_Die *die);
+
+/* DIE's attribute NAME holding a location (DW_AT_location, DW_AT_frame_base),
+ * also through DW_AT_abstract_origin, into *ATTR.  A DWARF 4 unit may hold
+ * one as a block (Go's do, "1 byte block: 9c"), which gdb reads as an
+ * expression but libdw takes for no location: such a block whose bytes read
+ * the same as an expression is given to libdw as one (DW_FORM_exprloc). */
+bool dbg_location_attr(Dwarf_Die *die, unsigned name, Dwarf_Attribute *attr);
 
 /* Whether TAG is a struct, class or union (dwarf/layout.c). */
 bool dbg_is_record(int tag);

@@ -74,6 +74,18 @@ static bool memo_grow(struct dbg_param_memo *m)
 	return true;
 }
 
+bool dbg_location_attr(Dwarf_Die *die, unsigned name, Dwarf_Attribute *attr)
+{
+	if (!dwarf_attr_integrate(die, name, attr))
+		return false;
+	/* DW_FORM_exprloc's length is a ULEB128, DW_FORM_block's too, and
+	 * DW_FORM_block1's byte is one when below 0x80. */
+	unsigned form = dwarf_whatform(attr);
+	if (form == DW_FORM_block || (form == DW_FORM_block1 && attr->valp && *attr->valp < 0x80))
+		attr->form = DW_FORM_exprloc;
+	return true;
+}
+
 void dbg_param_resolve(struct dbg_param *p, Dwarf_Die *die, Dwarf_Addr at, bool at_known,
 		       Dwarf_Addr entry, bool has_entry)
 {
@@ -81,7 +93,7 @@ void dbg_param_resolve(struct dbg_param *p, Dwarf_Die *die, Dwarf_Addr at, bool 
 	p->name = dbg_die_name(die);
 	p->has_type = dwarf_attr_integrate(die, DW_AT_type, &a) && dwarf_formref_die(&a, &p->type);
 	p->has_const = dwarf_attr_integrate(die, DW_AT_const_value, &p->cval) != NULL;
-	p->has_loc = dwarf_attr_integrate(die, DW_AT_location, &p->loc) != NULL;
+	p->has_loc = dbg_location_attr(die, DW_AT_location, &p->loc);
 	p->artificial = dwarf_attr_integrate(die, DW_AT_artificial, &a) != NULL;
 	if (p->has_loc && at_known) {
 		Dwarf_Op *ops;
@@ -171,7 +183,7 @@ static bool info_levels(struct dbg_pc_info *info, Dwarf_Addr at)
 		return false;
 	info->nlevels = nfn;
 	Dwarf_Die *sp = &info->scopes[sub];
-	info->has_frame_base = dwarf_attr_integrate(sp, DW_AT_frame_base, &info->frame_base) != NULL;
+	info->has_frame_base = dbg_location_attr(sp, DW_AT_frame_base, &info->frame_base);
 	/* Where @entry values are looked up: the subprogram's entry (for a
 	 * subprogram, gdb's block entry pc: DW_AT_low_pc, else the first of
 	 * DW_AT_ranges). */

@@ -282,8 +282,10 @@ static bool frame_base(struct machine *m)
 	struct dbg_eval *ev = m->ev;
 	Dwarf_Op *ops;
 	size_t n;
+	/* At the pc: a frame base may be a location list, or (Go's DWARF 4)
+	 * a block that dwarf_getlocation takes for no expression. */
 	if (!ev->info->has_frame_base || m->attr == &ev->info->frame_base ||
-	    dwarf_getlocation(&ev->info->frame_base, &ops, &n) != 0)
+	    dwarf_getlocation_addr(&ev->info->frame_base, ev->info->at, &ops, &n, 1) != 1)
 		return false;
 	struct dbg_loc base;
 	dbg_eval_location(ev, &ev->info->frame_base, ops, n, &base);

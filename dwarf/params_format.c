@@ -4,6 +4,7 @@
  * character pointers (200 elements, repeats over 10 folded), enums by name
  * or as `(A | B)` for flag enums, aggregates as "...". */
 #include "params.h"
+#include "gopclntab.h"
 
 #include <dwarf.h>
 #include <inttypes.h>
@@ -388,6 +389,59 @@ static void strip_static_suffix(char *name)
 	*dot = '\0';
 }
 
+/* A data symbol's name as gdb (13) prints it.  gdb gives a minimal symbol
+ * that no other language demangles to Ada when Ada's decoding changes it,
+ * and prints that decoding (ada-lang.c's ada_decode): a compiler's suffix,
+ * "." and letters after the last dot, goes in brackets, "__" in the rest
+ * becomes ".", and a rest that starts with '_' or '<', holds "___", or
+ * decodes to an upper-case letter or a space is left alone.  Go's package
+ * names are such: "runtime.sched" prints as "runtime[sched]", "runtime.m0"
+ * as it is.  Only this part of the GNAT decoding is done here.  NAME is
+ * replaced (malloc'd) or kept; false on out-of-memory. */
+static bool gdb_data_name(char **name)
+{
+	const char *n = *name;
+	const char *dot = strrchr(n, '.');
+	if (!dot || dot == n || !dot[1] || n[0] == '_' || n[0] == '<' || strstr(n, "___"))
+		return true;
+	for (const char *p = dot + 1; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+			return true;
+	for (const char *p = n; p < dot; p++)
+		if (*p == ' ' || (*p >= 'A' && *p <= 'Z'))
+			return true;
+	struct dbg_text b = { 0 };
+	for (const char *p = n; p < dot; p++) {
+		bool sep = p[0] == '_' && p[1] == '_' && p + 2 < dot;
+		sb_add(&b, sep ? "." : p, 1);
+		p += sep;
+	}
+	sb_printf(&b, "[%s]", dot + 1);
+	char *out = sb_take(&b);
+	if (!out)
+		return false;
+	free(*name);
+	*name = out;
+	return true;
+}
+
+/* A Go function's name where its symbol's differs (an assembly function's
+ * ABI wrapper is "runtime.raise.abi0" in the symbol table): gdb names the
+ * function DWARF starts there, which is the runtime's own name.  NAME
+ * (malloc'd) is replaced or kept; NULL stays NULL. */
+static char *go_name(struct dbg_file *f, uint64_t entry, char *name)
+{
+	const struct dbg_gotab *t = name ? dbg_file_gotab(f) : NULL;
+	struct dbg_gofunc fn;
+	if (!t || !dbg_gotab_func(t, entry, &fn) || fn.entry != entry || strcmp(fn.name, name) == 0)
+		return name;
+	char *go = strdup(fn.name);
+	if (!go)
+		return name;
+	free(name);
+	return go;
+}
+
 /* " <symbol+offset>" for an address inside a symbol, as gdb's
  * print_address_symbolic (data symbols without a size are not used). */
 static char *symbol_text(struct dbg_session *s, uint64_t addr)
@@ -409,8 +463,13 @@ static char *symbol_text(struct dbg_session *s, uint64_t addr)
 		return NULL;
 	if (GELF_ST_BIND(sym.st_info) == STB_LOCAL && GELF_ST_TYPE(sym.st_info) == STT_OBJECT)
 		strip_static_suffix(d);
+	if (GELF_ST_TYPE(sym.st_info) != STT_FUNC && !(name[0] == '_' && name[1] == 'Z') &&
+	    !gdb_data_name(&d)) {
+		free(d);
+		return NULL;
+	}
 	if (GELF_ST_TYPE(sym.st_info) == STT_FUNC && !(name[0] == '_' && name[1] == 'Z'))
-		d = cxx_physname(s, addr - off, d);
+		d = go_name(f, addr - m->bias + fbias - off, cxx_physname(s, addr - off, d));
 	struct dbg_text b = { 0 };
 	if (off)
 		sb_printf(&b, " <%s+%" PRIu64 ">", d, (uint64_t)off);

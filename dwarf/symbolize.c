@@ -245,7 +245,7 @@ int dbg_file_scopes(struct dbg_file *f, uint64_t addr, Dwarf_Die **cudie, Dwarf_
 		    Dwarf_Die **scopes)
 {
 	*scopes = NULL;
-	*cudie = dwfl_module_addrdie(f->mod, addr, dbias);
+	*cudie = dbg_file_addrdie(f, addr, dbias);
 	if (!*cudie)
 		return 0;
 	Dwarf_Die sub;
@@ -346,8 +346,7 @@ static void name_real_frame(struct dbg_file *f, uint64_t addr, uint64_t raw,
 	}
 }
 
-/* F's Go table (its offline addresses), NULL when F is no Go program. */
-static const struct dbg_gotab *file_gotab(struct dbg_file *f)
+const struct dbg_gotab *dbg_file_gotab(struct dbg_file *f)
 {
 	if (!f->gotab_checked) {
 		f->gotab_checked = true;
@@ -365,7 +364,7 @@ enum { GO_MAX_LEVELS = 64 };
 static bool go_locations(struct dbg_file *f, uint64_t addr, uint64_t raw, struct dbg_location **out,
 			 size_t *nout, bool *nomem)
 {
-	const struct dbg_gotab *t = file_gotab(f);
+	const struct dbg_gotab *t = dbg_file_gotab(f);
 	struct dbg_gofunc fn;
 	struct dbg_goframe frames[GO_MAX_LEVELS];
 	/* The runtime's rule (traceback.go): a return address's function is
