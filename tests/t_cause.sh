@@ -298,6 +298,8 @@ if [ -f "$CORES/abort.core" ] && [ -f "$CORES/assert.core" ]; then
 		ALTER TABLE cores DROP COLUMN caught_signal_name; ALTER TABLE cores DROP COLUMN caught_code;
 		ALTER TABLE cores DROP COLUMN caught_code_name; ALTER TABLE cores DROP COLUMN caught_address;
 		ALTER TABLE cores DROP COLUMN handled_by; ALTER TABLE cores DROP COLUMN handler_action;
+		ALTER TABLE cores DROP COLUMN go_crash; ALTER TABLE cores DROP COLUMN go_signal;
+		ALTER TABLE cores DROP COLUMN go_signal_name; ALTER TABLE cores DROP COLUMN go_message;
 		PRAGMA user_version = 5;"
 	"$ASYNCORE" ingest --db "$OLD" --quiet "$CORES/assert.core" >/dev/null 2>"$TMPD/old.err"
 	same "cause-store-migrated" "$("$ASYNCORE" query --db "$OLD" --format csv \
