@@ -16,6 +16,7 @@
 #              tree), each also used on the hostile_rt seed core
 #   args       fuzz_args, patches over the native_args seed core's registers
 #              and stacks, with arguments
+#   gopclntab  fuzz_gopclntab over Go's runtime symbol table (pclntab) bytes
 #   patch-BASE fuzz_core, patches over the seed core BASE (static, dyn, dyn2,
 #              recorder, elfe, folly_cpp(-small), folly_c(-small), bthread)
 # The corpus of each mode but patch-BASE is fixtures/fuzz/corpus/MODE:
@@ -30,7 +31,7 @@ FIX=$ROOT/fixtures/fuzz/corpus
 SECS=${1:-300}; shift || true
 MODES=("$@")
 [ ${#MODES[@]} -gt 0 ] || MODES=(notes segments recfmt core folly recorder bthread runtime rtdesc
-	args patch-dyn2 patch-static patch-bthread)
+	args gopclntab patch-dyn2 patch-static patch-bthread)
 [ -x "$OUT/fuzz_notes" ] || "$ROOT/fuzz/build.sh" >/dev/null
 [ -f "$OUT/seeds/hostile_rt.core" ] || "$ROOT/fuzz/make-seeds.sh" >/dev/null
 mkdir -p "$OUT/artifacts"
@@ -91,6 +92,7 @@ for mode in "${MODES[@]}"; do
 	rtdesc)   bin=fuzz_rtdesc; len=4096; fixture=$FIX/rtdesc; base=$OUT/seeds/hostile_rt.core
 		  seed_descriptions "$corpus" ;;
 	args)     bin=fuzz_args; len=512; fixture=$FIX/args; base=$OUT/seeds/native_args.core ;;
+	gopclntab) bin=fuzz_gopclntab; len=65536; fixture=$FIX/gopclntab ;;
 	patch-*)  bin=fuzz_core; len=512; base=$OUT/seeds/${mode#patch-}.core ;;
 	*)        echo "unknown mode $mode" >&2; exit 2 ;;
 	esac
