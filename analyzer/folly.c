@@ -497,6 +497,34 @@ static bool dead_stack(const struct folly_ctx *c, const struct core_segment *seg
 	return false;
 }
 
+/* The cookie's plausible leaves in [AT, END) of SEG.  The scan's reads are
+ * not recorded for a minicore: only the leaves it looks at are. */
+static void scan_run(struct folly_ctx *c, const struct core_segment *seg, uint64_t at, uint64_t end,
+		     uint64_t *buf, uint64_t cookie, uint64_t cookie_sym, struct an_addr_set *leaves)
+{
+	for (uint64_t base = at; base < end; base += SCAN_CHUNK) {
+		uint64_t len = end - base < SCAN_CHUNK ? end - base : SCAN_CHUNK;
+		if (len < 8)
+			break;
+		struct core_writer *recorder = core_record_pause(c->core);
+		struct core_error *err = core_read(c->core, base, buf, len & ~7ull);
+		core_record_resume(c->core, recorder);
+		if (err) {
+			core_error_destroy(err);
+			continue;
+		}
+		for (uint64_t w = 0; w < len / 8; w++) {
+			uint64_t addr = base + 8 * w;
+			if (buf[w] != cookie || addr == cookie_sym || addr < c->lay.frame_root ||
+			    dead_stack(c, seg, addr))
+				continue;
+			uint64_t frame = addr - c->lay.frame_root;
+			if (leaf_plausible(c, frame, cookie))
+				add_leaf(c, leaves, frame);
+		}
+	}
+}
+
 /* Release builds only mark the leaves: scan the dumped writable memory for
  * frames whose stackRoot is the cookie. */
 static void leaves_from_scan(struct folly_ctx *c, uint64_t cookie, uint64_t cookie_sym,
@@ -509,26 +537,9 @@ static void leaves_from_scan(struct folly_ctx *c, uint64_t cookie, uint64_t cook
 		const struct core_segment *seg = &c->core->segments[si];
 		if (!(seg->flags & PF_W) || seg->vaddr % 8 != 0)
 			continue;
-		for (uint64_t off = 0; off < seg->filesz; off += SCAN_CHUNK) {
-			uint64_t len = seg->filesz - off < SCAN_CHUNK ? seg->filesz - off : SCAN_CHUNK;
-			uint64_t base = seg->vaddr + off;
-			if (len < 8)
-				break;
-			struct core_error *err = core_read(c->core, base, buf, len & ~7ull);
-			if (err) {
-				core_error_destroy(err);
-				continue;
-			}
-			for (uint64_t w = 0; w < len / 8; w++) {
-				uint64_t at = base + 8 * w;
-				if (buf[w] != cookie || at == cookie_sym || at < c->lay.frame_root ||
-				    dead_stack(c, seg, at))
-					continue;
-				uint64_t frame = at - c->lay.frame_root;
-				if (leaf_plausible(c, frame, cookie))
-					add_leaf(c, leaves, frame);
-			}
-		}
+		uint64_t at = seg->vaddr, end;
+		for (; core_saved_next(c->core, seg, &at, &end); at = end)
+			scan_run(c, seg, at, end, buf, cookie, cookie_sym, leaves);
 	}
 	free(buf);
 }

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zstd.h>
 
 #include "../analyzer/cause.h"
 #include "../reports/report.h"
@@ -259,71 +258,15 @@ static bool parse_snapshot_args(struct snapshot_args *a, int argc, char **argv)
 	return true;
 }
 
-static bool ends_with(const char *s, const char *suffix)
+/* Write LIVE's core to PATH (compressed when it ends in .zst). */
+static struct core_error *write_snapshot(struct core_live *live, const char *path)
 {
-	size_t n = strlen(s), k = strlen(suffix);
-	return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
-/* Copy IN (from its start) to OUT compressed with zstd; 0 or -1. */
-static int compress_to(FILE *in, FILE *out)
-{
-	ZSTD_CCtx *cctx = ZSTD_createCCtx();
-	size_t in_cap = ZSTD_CStreamInSize(), out_cap = ZSTD_CStreamOutSize();
-	void *ibuf = malloc(in_cap), *obuf = malloc(out_cap);
-	int rc = -1;
-	if (!cctx || !ibuf || !obuf || fseek(in, 0, SEEK_SET) != 0)
-		goto out;
-	ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, 3);
-	for (;;) {
-		size_t got = fread(ibuf, 1, in_cap, in);
-		if (ferror(in))
-			goto out;
-		bool last = got < in_cap;
-		ZSTD_inBuffer input = {ibuf, got, 0};
-		bool done = false;
-		while (!done) {
-			ZSTD_outBuffer output = {obuf, out_cap, 0};
-			size_t left = ZSTD_compressStream2(cctx, &output, &input, last ? ZSTD_e_end : ZSTD_e_continue);
-			if (ZSTD_isError(left) || fwrite(obuf, 1, output.pos, out) != output.pos)
-				goto out;
-			done = last ? left == 0 : input.pos == input.size;
-		}
-		if (last)
-			break;
-	}
-	rc = 0;
-out:
-	free(ibuf);
-	free(obuf);
-	ZSTD_freeCCtx(cctx);
-	return rc;
-}
-
-/* Write LIVE's core to PATH, compressed when it ends in .zst. */
-static int write_snapshot(struct core_live *live, const char *path)
-{
-	FILE *out = fopen(path, "wb");
-	if (!out)
-		return -1;
-	int rc;
-	if (ends_with(path, ".zst")) {
-		FILE *tmp = tmpfile();
-		rc = tmp && core_live_write_core(live, tmp) == 0 ? compress_to(tmp, out) : -1;
-		if (tmp)
-			fclose(tmp);
-	} else {
-		rc = core_live_write_core(live, out);
-	}
-	int e = errno;
-	if (fclose(out) != 0 && rc == 0) {
-		rc = -1;
-		e = errno;
-	}
-	if (rc != 0)
-		unlink(path);
-	errno = e;
-	return rc;
+	struct core_writer *w = NULL;
+	struct core_error *err = core_live_writer(live, &w);
+	if (!err)
+		err = core_writer_save(w, core_live_read_kept, live, path, NULL);
+	core_writer_destroy(w);
+	return err;
 }
 
 int cli_snapshot(int argc, char **argv)
@@ -346,8 +289,10 @@ int cli_snapshot(int argc, char **argv)
 	}
 	int rc = an->nwarnings ? CLI_EXIT_WARNINGS : CLI_EXIT_OK;
 	rep_warnings_write(stderr, an);
-	if (write_snapshot(live, a.output) != 0) {
-		fprintf(stderr, "asyncore: %s: cannot write the snapshot: %s\n", a.output, strerror(errno));
+	err = write_snapshot(live, a.output);
+	if (err) {
+		fprintf(stderr, "asyncore: cannot write the snapshot: %s\n", err->message);
+		core_error_destroy(err);
 		rc = CLI_EXIT_UNUSABLE;
 	} else {
 		fprintf(stderr, "asyncore: process %d: %zu threads, %llu KiB read, stopped for %llu.%03llu ms: %s\n",

@@ -14,7 +14,7 @@
 /* Stop process PID (at most MAX_PAUSE_MS; 0: no bound), analyse it with
  * OPTS while it is stopped, let it go, and return the analysis in *AN (the
  * caller destroys it) and the process's target in *LIVE (the caller
- * destroys it; it holds what was read, for core_live_write_core()).  FIRST_TID,
+ * destroys it; it holds what was read, for core_live_writer()).  FIRST_TID,
  * when nonzero, is the thread to put first (the one a signature is built
  * from; default the main thread).  Errors are one line, for exit 2. */
 struct core_error *cli_live_analyze(pid_t pid, unsigned max_pause_ms, pid_t first_tid,

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "array.h"
+#include "corewrite.h"
 #include "decompress.h"
 #include "identity.h"
 #include "image.h"
@@ -109,10 +110,41 @@ fail:
 	return err;
 }
 
+static void segment_range(const void *elem, uint64_t *start, uint64_t *end)
+{
+	const struct core_segment *seg = elem;
+	*start = seg->vaddr;
+	*end = seg->memsz > UINT64_MAX - seg->vaddr ? UINT64_MAX : seg->vaddr + seg->memsz;
+}
+
 static int segment_cmp(const void *a, const void *b)
 {
 	const struct core_segment *x = a, *y = b;
 	return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
+}
+
+/* A minicore: its PT_LOADs become the pieces it kept, and its segments
+ * those of the core it was cut from, so that whatever looks at mappings
+ * sees the source's.  A segment starting with a piece holds it as its
+ * saved bytes, as the kernel's first page of an ELF mapping. */
+static void use_layout(struct core *core)
+{
+	core->pieces = core->segments;
+	core->npieces = core->nsegments;
+	core->segments = core->layout;
+	core->nsegments = core->nlayout;
+	core->layout = NULL;
+	core->nlayout = 0;
+	qsort(core->segments, core->nsegments, sizeof(*core->segments), segment_cmp);
+	for (size_t i = 0; i < core->nsegments; i++) {
+		struct core_segment *seg = &core->segments[i];
+		const struct core_segment *p = core_range_find(core->pieces, core->npieces, sizeof(*p),
+							       seg->vaddr, segment_range);
+		if (p && p->vaddr == seg->vaddr) {
+			seg->offset = p->offset;
+			seg->filesz = p->filesz < seg->memsz ? p->filesz : seg->memsz;
+		}
+	}
 }
 
 /* Read the program headers: PT_LOAD into the segment index, PT_NOTE parsed. */
@@ -150,6 +182,8 @@ static struct core_error *index_segments(struct core *core, size_t phnum)
 	if (!have_notes)
 		return core_error_create(CORE_ERROR_FORMAT, "%s: core has no notes", core->path);
 	qsort(core->segments, core->nsegments, sizeof(*core->segments), segment_cmp);
+	if (core->layout)
+		use_layout(core);
 	return NULL;
 }
 
@@ -322,18 +356,14 @@ void core_close(struct core *core)
 		free(core->warnings[i]);
 	free(core->warnings);
 	free(core->segments);
+	free(core->layout);
+	free(core->pieces);
+	core_writer_destroy(core->recorder);
 	free(core->threads);
 	free(core->auxv.execfn_string);
 	free(core->sysroot);
 	free(core->path);
 	free(core);
-}
-
-static void segment_range(const void *elem, uint64_t *start, uint64_t *end)
-{
-	const struct core_segment *seg = elem;
-	*start = seg->vaddr;
-	*end = seg->memsz > UINT64_MAX - seg->vaddr ? UINT64_MAX : seg->vaddr + seg->memsz;
 }
 
 const struct core_segment *core_find_segment(const struct core *core, uint64_t addr)
@@ -362,6 +392,49 @@ const struct core_mapped_file *core_find_file(const struct core *core, uint64_t 
 	return NULL;
 }
 
+/* Note that LEN bytes at ADDR were served from the core itself. */
+static void record(const struct core *core, uint64_t addr, size_t len)
+{
+	if (core->recorder && len)
+		core_writer_keep(core->recorder, addr, len);
+}
+
+/* Up to LEN bytes at ADDR from a minicore's kept pieces; 0 when none
+ * holds ADDR. */
+static size_t read_piece(const struct core *core, uint64_t addr, unsigned char *buf, size_t len)
+{
+	const struct core_segment *p = core_range_find(core->pieces, core->npieces, sizeof(*p), addr,
+						       segment_range);
+	if (!p || addr - p->vaddr >= p->filesz)
+		return 0;
+	uint64_t rel = addr - p->vaddr;
+	size_t n = len < p->filesz - rel ? len : (size_t)(p->filesz - rel);
+	return core_image_read(core->image, p->offset + rel, buf, n) ? n : 0;
+}
+
+/* Past a segment's saved bytes: a minicore's pieces, else the mapped
+ * file, else zeros for anonymous memory the kernel did not save.  Zeros
+ * are not recorded: a minicore gives them the same way, and a piece of
+ * them would read as saved. */
+static size_t read_unsaved(struct core *core, const struct core_segment *seg, uint64_t addr,
+			   unsigned char *buf, size_t n)
+{
+	size_t got = core->pieces ? read_piece(core, addr, buf, n) : 0;
+	if (got) {
+		record(core, addr, got);
+		return got;
+	}
+	size_t from_file = core_mapped_read(core, addr, buf, n);
+	if (from_file)
+		return from_file;
+	if (seg->flags & CORE_SEGMENT_TRUNCATED)
+		return 0;
+	if (core_find_file(core, addr))
+		return 0;
+	memset(buf, 0, n);  /* anonymous memory never written */
+	return n;
+}
+
 /* Copy what one segment (or its backing file) holds at ADDR; returns the
  * number of bytes served, 0 on a fault. */
 static size_t read_chunk(struct core *core, uint64_t addr, unsigned char *buf, size_t len)
@@ -387,18 +460,12 @@ static size_t read_chunk(struct core *core, uint64_t addr, unsigned char *buf, s
 		uint64_t saved = seg->filesz - rel;
 		if (n > saved)
 			n = (size_t)saved;
-		return core_image_read(core->image, seg->offset + rel, buf, n) ? n : 0;
+		if (!core_image_read(core->image, seg->offset + rel, buf, n))
+			return 0;
+		record(core, addr, n);
+		return n;
 	}
-	/* Past p_filesz: the kernel did not save these bytes. */
-	size_t from_file = core_mapped_read(core, addr, buf, n);
-	if (from_file)
-		return from_file;
-	if (seg->flags & CORE_SEGMENT_TRUNCATED)
-		return 0;
-	if (core_find_file(core, addr))
-		return 0;
-	memset(buf, 0, n);  /* anonymous memory never written */
-	return n;
+	return read_unsaved(core, seg, addr, buf, n);
 }
 
 /* The one bounded-read loop: how many of LEN bytes at ADDR were read before
@@ -449,17 +516,82 @@ bool core_read_saved(const struct core *core, uint64_t addr, void *buf, size_t l
 	unsigned char *p = buf;
 	while (len > 0) {
 		const struct core_segment *seg = core_find_segment(core, addr);
-		if (!seg || addr - seg->vaddr >= seg->filesz)
+		if (!seg)
 			return false;
-		uint64_t rel = addr - seg->vaddr;
-		uint64_t saved = seg->filesz - rel;
-		size_t n = len < saved ? len : (size_t)saved;
-		if (!core_image_read(core->image, seg->offset + rel, p, n))
-			return false;  /* a truncated core */
+		size_t n;
+		if (addr - seg->vaddr < seg->filesz) {
+			uint64_t rel = addr - seg->vaddr;
+			uint64_t saved = seg->filesz - rel;
+			n = len < saved ? len : (size_t)saved;
+			if (!core_image_read(core->image, seg->offset + rel, p, n))
+				return false;  /* a truncated core */
+		} else if (!core->pieces || !(n = read_piece(core, addr, p, len))) {
+			return false;
+		}
+		record(core, addr, n);
 		p += n;
 		addr += n;
 		len -= n;
 	}
+	return true;
+}
+
+struct core_error *core_record_start(struct core *core)
+{
+	if (core->live || core->recorder)
+		return NULL;
+	struct core_error *err = core_writer_create(core->arch->machine, &core->recorder);
+	if (err)
+		return err;
+	/* What the open read, read again to be recorded. */
+	char buf[4096];
+	if (core->auxv.execfn)
+		core_read_string(core, core->auxv.execfn, buf, sizeof(buf));
+	return NULL;
+}
+
+struct core_writer *core_record_pause(struct core *core)
+{
+	struct core_writer *recorder = core->recorder;
+	core->recorder = NULL;
+	return recorder;
+}
+
+void core_record_resume(struct core *core, struct core_writer *recorder)
+{
+	core->recorder = recorder;
+}
+
+/* The first piece ending after ADDR (pieces are sorted, disjoint). */
+static const struct core_segment *piece_after(const struct core *core, uint64_t addr)
+{
+	size_t lo = 0, hi = core->npieces;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct core_segment *p = &core->pieces[mid];
+		if (p->vaddr + p->filesz <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < core->npieces ? &core->pieces[lo] : NULL;
+}
+
+bool core_saved_next(const struct core *core, const struct core_segment *seg, uint64_t *at,
+		     uint64_t *end)
+{
+	uint64_t seg_end = seg->vaddr + seg->memsz;
+	uint64_t from = *at < seg->vaddr ? seg->vaddr : *at;
+	if (from < seg->vaddr + seg->filesz) {
+		*at = from;
+		*end = seg->vaddr + seg->filesz;
+		return true;
+	}
+	const struct core_segment *p = core->pieces ? piece_after(core, from) : NULL;
+	if (!p || p->vaddr >= seg_end)
+		return false;
+	*at = p->vaddr > from ? p->vaddr : from;
+	*end = p->vaddr + p->filesz < seg_end ? p->vaddr + p->filesz : seg_end;
 	return true;
 }
 

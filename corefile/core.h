@@ -82,6 +82,14 @@ struct core_snapshot {
 	char taken_at[32];          /* NUL-terminated; empty when unknown */
 };
 
+/* A minicore (minicore.h) says which core it was cut from and that core's
+ * segments (owner CORE_NOTE_OWNER).  SOURCE desc: the source's fingerprint,
+ * 64 hex digits.  LAYOUT desc: per segment u64 vaddr, memsz, flags. */
+#define CORE_NOTE_SOURCE 2u
+#define CORE_NOTE_LAYOUT 3u
+
+struct core_writer;             /* corewrite.h */
+
 struct core {
 	char *path;                 /* as given to core_open */
 	uint64_t file_size;         /* size of the file as given (compressed or not) */
@@ -114,6 +122,16 @@ struct core {
 	struct core_file_cache *file_cache;
 	struct core_sha256_job *sha256_job;   /* identity.h: being computed, or NULL */
 	struct core_live *live;     /* a process read live (borrowed), or NULL */
+
+	/* A minicore: segments is its source's layout; its own PT_LOADs, the
+	 * bytes it kept, are pieces (sorted by vaddr). */
+	char source_fingerprint[65];        /* "" when not a minicore */
+	struct core_segment *layout;        /* from the note, until indexed */
+	size_t nlayout;
+	struct core_segment *pieces;
+	size_t npieces;
+	struct core_writer *recorder;       /* pages reads were served from the
+					       core itself, when recording */
 };
 
 /* Thread T's pc, stack pointer and frame pointer (by the table's roles). */
@@ -170,6 +188,26 @@ bool core_read_saved(const struct core *core, uint64_t addr, void *buf, size_t l
  * or SIZE is less than a note header or more than CORE_SAVED_NOTES_MAX. */
 bool core_saved_build_id(const struct core *core, uint64_t at, uint64_t size,
 			 unsigned char id[CORE_BUILD_ID_MAX], size_t *len);
+
+/* From now on, note every byte of memory a read serves from the core
+ * itself (its saved bytes, not zeros of unsaved memory nor a mapped file) in core->recorder,
+ * whose pages a minicore keeps (minicore.h).  The reads the open made are
+ * made again.  A no-op for a live process. */
+struct core_error *core_record_start(struct core *core);
+
+/* A search of memory (a scan for a marker word) reads much and keeps
+ * little: what it reads is not recorded between core_record_pause(),
+ * which returns the recorder, and core_record_resume() with it.  A
+ * minicore scanned with core_saved_next() finds what its core did: every
+ * hit the analysis then looked at was recorded. */
+struct core_writer *core_record_pause(struct core *core);
+void core_record_resume(struct core *core, struct core_writer *recorder);
+
+/* The next run of SEG's bytes the core saved, from *AT (SEG's vaddr for
+ * the first) on: [*AT, *END).  False when there is none left.  A
+ * minicore's runs are the pieces it kept. */
+bool core_saved_next(const struct core *core, const struct core_segment *seg, uint64_t *at,
+		     uint64_t *end);
 
 /* Convenience: true when the 8-byte word at ADDR was read into *VALUE. */
 bool core_read_u64(struct core *core, uint64_t addr, uint64_t *value);

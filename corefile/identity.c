@@ -59,6 +59,10 @@ static void hash_notes(struct core_sha256 *ctx, const struct core *core)
 
 static void fingerprint(const struct core *core, char hex[65])
 {
+	if (core->source_fingerprint[0]) {   /* a minicore is its source's crash */
+		memcpy(hex, core->source_fingerprint, 65);
+		return;
+	}
 	struct core_sha256 ctx;
 	uint64_t sz = core->data_size;
 	unsigned char le[8];

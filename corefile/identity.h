@@ -9,7 +9,9 @@
  * The notes alone differ between any two crashes (pid, registers, fault
  * address); the samples catch cores rewritten in place.  A core and its
  * .zst/.xz/.gz copy share one fingerprint.  Cheap on multi-GB cores: it
- * reads about 64 KiB beyond the notes.  reports/SCHEMA.md documents it. */
+ * reads about 64 KiB beyond the notes.  reports/SCHEMA.md documents it.
+ * A minicore's fingerprint is that of the core it was cut from (its
+ * CORE_NOTE_SOURCE note), so both are one crash. */
 #ifndef COREFILE_IDENTITY_H
 #define COREFILE_IDENTITY_H
 

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "corewrite.h"
 #include "identity.h"
 #include "strlist.h"
 
@@ -1302,58 +1303,17 @@ const char *core_live_file_path(struct core_live *live, const char *recorded)
 
 /* ---- writing a core -------------------------------------------------- */
 
-struct note_buf {
-	unsigned char *data;
-	size_t len, cap;
-	bool failed;
-};
-
-static void note_put(struct note_buf *b, const void *src, size_t len)
-{
-	size_t padded = (len + 3) & ~(size_t)3;
-	if (b->failed || b->len + padded > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		while (b->len + padded > cap)
-			cap *= 2;
-		unsigned char *p = b->failed ? NULL : realloc(b->data, cap);
-		if (!p) {
-			b->failed = true;
-			return;
-		}
-		b->data = p;
-		b->cap = cap;
-	}
-	memcpy(b->data + b->len, src, len);
-	memset(b->data + b->len + len, 0, padded - len);
-	b->len += padded;
-}
-
-static void note_add_owned(struct note_buf *b, const char *owner, uint32_t type, const void *desc,
-			   size_t len)
-{
-	Elf64_Nhdr nh = {.n_namesz = (Elf64_Word)strlen(owner) + 1, .n_descsz = (Elf64_Word)len,
-			 .n_type = type};
-	note_put(b, &nh, sizeof(nh));
-	note_put(b, owner, nh.n_namesz);
-	note_put(b, desc, len);
-}
-
-static void note_add(struct note_buf *b, uint32_t type, const void *desc, size_t len)
-{
-	note_add_owned(b, "CORE", type, desc, len);
-}
-
 /* What marks the file as a snapshot of a running process (core.h). */
-static void note_snapshot(struct note_buf *b, const struct core_live *live)
+static void note_snapshot(struct core_writer *w, const struct core_live *live)
 {
 	unsigned char desc[8 + sizeof(((struct core_snapshot *)0)->taken_at)] = {0};
 	uint64_t paused = core_live_paused_us(live);
 	memcpy(desc, &paused, 8);
 	memcpy(desc + 8, live->taken_at, strnlen(live->taken_at, sizeof(desc) - 9));
-	note_add_owned(b, CORE_NOTE_OWNER, CORE_NOTE_SNAPSHOT, desc, sizeof(desc));
+	core_writer_add_note(w, CORE_NOTE_OWNER, CORE_NOTE_SNAPSHOT, desc, sizeof(desc));
 }
 
-static void note_prstatus(struct note_buf *b, const struct core_live *live, const struct live_thread *t)
+static void note_prstatus(struct core_writer *w, const struct core_live *live, const struct live_thread *t)
 {
 	struct elf_prstatus pr;
 	memset(&pr, 0, sizeof(pr));
@@ -1363,10 +1323,10 @@ static void note_prstatus(struct note_buf *b, const struct core_live *live, cons
 	pr.pr_sid = live->sid;
 	_Static_assert(sizeof(pr.pr_reg) == sizeof(t->regs), "user_regs_struct is NT_PRSTATUS's");
 	memcpy(&pr.pr_reg, t->regs, sizeof(t->regs));
-	note_add(b, NT_PRSTATUS, &pr, sizeof(pr));
+	core_writer_add_note(w, "CORE", NT_PRSTATUS, &pr, sizeof(pr));
 }
 
-static void note_prpsinfo(struct note_buf *b, const struct core_live *live)
+static void note_prpsinfo(struct core_writer *w, const struct core_live *live)
 {
 	struct elf_prpsinfo ps;
 	memset(&ps, 0, sizeof(ps));
@@ -1382,11 +1342,11 @@ static void note_prpsinfo(struct note_buf *b, const struct core_live *live)
 	ps.pr_sid = live->sid;
 	memcpy(ps.pr_fname, live->comm, strnlen(live->comm, sizeof(ps.pr_fname)));
 	memcpy(ps.pr_psargs, live->args, strnlen(live->args, sizeof(ps.pr_psargs)));
-	note_add(b, NT_PRPSINFO, &ps, sizeof(ps));
+	core_writer_add_note(w, "CORE", NT_PRPSINFO, &ps, sizeof(ps));
 }
 
 /* NT_FILE: count, page size, {start, end, offset in pages}, then names. */
-static void note_files(struct note_buf *b, const struct core_live *live)
+static bool note_files(struct core_writer *w, const struct core_live *live)
 {
 	uint64_t count = 0;
 	size_t names = 0;
@@ -1397,10 +1357,8 @@ static void note_files(struct note_buf *b, const struct core_live *live)
 		}
 	size_t len = 16 + count * 24 + names;
 	unsigned char *d = malloc(len);
-	if (!d) {
-		b->failed = true;
-		return;
-	}
+	if (!d)
+		return false;
 	uint64_t page = PAGE;
 	memcpy(d, &count, 8);
 	memcpy(d + 8, &page, 8);
@@ -1417,131 +1375,73 @@ static void note_files(struct note_buf *b, const struct core_live *live)
 		memcpy(name, m->path, n);
 		name += n;
 	}
-	note_add(b, NT_FILE, d, len);
+	core_writer_add_note(w, "CORE", NT_FILE, d, len);
 	free(d);
+	return true;
 }
 
 /* The threads' status, the main thread first (a report signs it). */
-static struct core_error *build_notes(const struct core_live *live, struct note_buf *b)
+static bool add_notes(struct core_writer *w, const struct core_live *live)
 {
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < live->nthreads; i++) {
 			const struct live_thread *t = &live->threads[i];
 			if (!t->gone && t->regs_known && (pass == 0) == (t->tid == live->first_tid))
-				note_prstatus(b, live, t);
+				note_prstatus(w, live, t);
 		}
-	note_prpsinfo(b, live);
-	note_snapshot(b, live);
-	note_add(b, NT_AUXV, live->auxv, live->auxv_len);
-	note_files(b, live);
-	return b->failed ? &core_error_nomem : NULL;
+	note_prpsinfo(w, live);
+	note_snapshot(w, live);
+	core_writer_add_note(w, "CORE", NT_AUXV, live->auxv, live->auxv_len);
+	return note_files(w, live);
 }
 
-static int page_cmp(const void *a, const void *b)
+struct core_error *core_live_writer(const struct core_live *live, struct core_writer **out)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* The readable pages kept, sorted. */
-static uint64_t *kept_pages(const struct core_live *live, size_t *n)
-{
-	uint64_t *pages = malloc((live->used ? live->used : 1) * sizeof(*pages));
-	if (!pages)
-		return NULL;
-	size_t k = 0;
+	struct core_writer *w = NULL;
+	struct core_error *err = core_writer_create(EM_X86_64, &w);
+	if (err)
+		return err;
+	if (!add_notes(w, live))
+		goto nomem;
+	for (size_t i = 0; i < live->nmaps; i++)
+		core_writer_add_region(w, live->maps[i].start, live->maps[i].end, live->maps[i].flags);
 	for (size_t i = 0; i < live->nslots; i++)
 		if (live->slots[i].addr && live->slots[i].data)
-			pages[k++] = live->slots[i].addr - 1;
-	qsort(pages, k, sizeof(*pages), page_cmp);
-	*n = k;
-	return pages;
+			core_writer_keep(w, live->slots[i].addr - 1, PAGE);
+	*out = w;
+	return NULL;
+nomem:
+	core_writer_destroy(w);
+	return &core_error_nomem;
 }
 
-/* Runs of consecutive pages in one mapping become one PT_LOAD each. */
-static size_t count_runs(const struct core_live *live, const uint64_t *pages, size_t n)
+bool core_live_read_kept(void *live, uint64_t addr, void *buf, size_t len)
 {
-	size_t runs = 0;
-	for (size_t i = 0; i < n; i++)
-		if (i == 0 || pages[i] != pages[i - 1] + PAGE ||
-		    map_for(live, pages[i]) != map_for(live, pages[i - 1]))
-			runs++;
-	return runs;
-}
-
-static bool write_all(FILE *out, const void *p, size_t len)
-{
-	return len == 0 || fwrite(p, 1, len, out) == len;
+	const struct core_live *l = live;
+	unsigned char *out = buf;
+	for (size_t done = 0; done < len;) {
+		uint64_t page = PAGE_DOWN(addr + done);
+		const struct live_slot *s = slot_find(l, page);
+		if (!s || !s->data)
+			return false;
+		size_t at = (size_t)(addr + done - page), n = PAGE - at < len - done ? PAGE - at : len - done;
+		memcpy(out + done, s->data + at, n);
+		done += n;
+	}
+	return true;
 }
 
 int core_live_write_core(struct core_live *live, FILE *out)
 {
-	struct note_buf notes = {0};
-	size_t npages = 0;
-	uint64_t *pages = NULL;
-	int rc = -1;
-	struct core_error *err = build_notes(live, &notes);
-	if (err || !(pages = kept_pages(live, &npages))) {
-		errno = ENOMEM;
-		goto out;
-	}
-	size_t runs = count_runs(live, pages, npages);
-	size_t phnum = 1 + runs;
-	Elf64_Ehdr eh;
-	memset(&eh, 0, sizeof(eh));
-	memcpy(eh.e_ident, ELFMAG, SELFMAG);
-	eh.e_ident[EI_CLASS] = ELFCLASS64;
-	eh.e_ident[EI_DATA] = ELFDATA2LSB;
-	eh.e_ident[EI_VERSION] = EV_CURRENT;
-	eh.e_ident[EI_OSABI] = ELFOSABI_NONE;
-	eh.e_type = ET_CORE;
-	eh.e_machine = EM_X86_64;
-	eh.e_version = EV_CURRENT;
-	eh.e_phoff = sizeof(eh);
-	eh.e_ehsize = sizeof(eh);
-	eh.e_phentsize = sizeof(Elf64_Phdr);
-	eh.e_phnum = phnum < PN_XNUM ? (Elf64_Half)phnum : PN_XNUM;
-	if (phnum >= PN_XNUM) {
-		errno = EFBIG;   /* would need the section-header escape */
-		goto out;
-	}
-	uint64_t notes_off = sizeof(eh) + phnum * sizeof(Elf64_Phdr);
-	uint64_t data_off = (notes_off + notes.len + PAGE - 1) & ~(uint64_t)(PAGE - 1);
-	if (!write_all(out, &eh, sizeof(eh)))
-		goto out;
-	Elf64_Phdr ph = {.p_type = PT_NOTE, .p_offset = notes_off, .p_filesz = notes.len, .p_align = 4};
-	if (!write_all(out, &ph, sizeof(ph)))
-		goto out;
-	uint64_t off = data_off;
-	for (size_t i = 0; i < npages;) {
-		size_t j = i + 1;
-		const struct live_map *m = map_for(live, pages[i]);
-		while (j < npages && pages[j] == pages[j - 1] + PAGE && map_for(live, pages[j]) == m)
-			j++;
-		Elf64_Phdr load = {
-			.p_type = PT_LOAD, .p_offset = off, .p_vaddr = pages[i],
-			.p_filesz = (j - i) * PAGE, .p_memsz = (j - i) * PAGE,
-			.p_flags = m ? m->flags : PF_R, .p_align = PAGE,
-		};
-		if (!write_all(out, &load, sizeof(load)))
-			goto out;
-		off += load.p_filesz;
-		i = j;
-	}
-	if (!write_all(out, notes.data, notes.len))
-		goto out;
-	static const unsigned char zeros[PAGE];
-	if (!write_all(out, zeros, (size_t)(data_off - notes_off - notes.len)))
-		goto out;
-	for (size_t i = 0; i < npages; i++) {
-		const struct live_slot *s = slot_find(live, pages[i]);
-		if (!write_all(out, s->data, PAGE))
-			goto out;
-	}
-	rc = fflush(out) == 0 ? 0 : -1;
-out:
-	free(notes.data);
-	free(pages);
+	struct core_writer *w = NULL;
+	struct core_error *err = core_live_writer(live, &w);
+	if (!err)
+		err = core_writer_write(w, core_live_read_kept, live, out);
+	core_writer_destroy(w);
+	int rc = err ? -1 : 0;
+	if (err)
+		errno = err->kind == CORE_ERROR_NOMEM ? ENOMEM : EIO;
+	core_error_destroy(err);
 	return rc;
 }
 

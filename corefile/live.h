@@ -11,8 +11,9 @@
  * (process_vm_readv, else /proc/PID/mem) and kept; once it is detached
  * (core_live_detach(), --max-pause running out, SIGINT/SIGTERM), only the
  * kept pages and read-only file pages are served, so the analysis sees the
- * process as it was while stopped.  core_live_write_core() writes those
- * pages as an ELF core that gdb and asyncore read.
+ * process as it was while stopped.  core_live_writer() writes those
+ * pages as an ELF core that gdb and asyncore read
+ * (through corewrite.h).
  *
  * A process is never left stopped: every path detaches, a process that was
  * stopped (SIGSTOP) before stays stopped, and if asyncore dies the kernel
@@ -26,6 +27,7 @@
 #include <sys/types.h>
 
 #include "core.h"
+#include "corewrite.h"
 
 struct core_live;
 
@@ -79,8 +81,14 @@ pid_t core_live_pid(const struct core_live *live);
 /* Bytes of the process's memory kept (what a snapshot writes). */
 uint64_t core_live_bytes_kept(const struct core_live *live);
 
-/* Write what was read (threads' registers, psinfo, auxv, mapped files, the
- * pages read) as an ELF core to OUT.  0, or -1 with errno set. */
+/* A writer (corewrite.h) of what was read: threads' registers, psinfo,
+ * auxv, mapped files and the snapshot note, the process's mappings, the
+ * pages read.  Its pages are read through core_live_read_kept(LIVE).
+ * *OUT is owned by the caller. */
+struct core_error *core_live_writer(const struct core_live *live, struct core_writer **out);
+bool core_live_read_kept(void *live, uint64_t addr, void *buf, size_t len);
+
+/* That core written to OUT.  0, or -1 with errno set. */
 int core_live_write_core(struct core_live *live, FILE *out);
 
 /* Write thread TID first in the core (the one a report signs); by

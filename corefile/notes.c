@@ -243,12 +243,47 @@ static void parse_snapshot(struct core *core, const unsigned char *desc, size_t 
 	sn->present = true;
 }
 
+/* A minicore's source fingerprint (core.h): 64 lower-case hex digits. */
+static void parse_source(struct core *core, const unsigned char *desc, size_t dlen)
+{
+	if (dlen < 64 || core->source_fingerprint[0])
+		return;
+	for (size_t i = 0; i < 64; i++)
+		if (!strchr("0123456789abcdef", desc[i]) || !desc[i])
+			return;
+	memcpy(core->source_fingerprint, desc, 64);
+	core->source_fingerprint[64] = '\0';
+}
+
+/* A minicore's source segments (core.h); a malformed list is ignored. */
+static struct core_error *parse_layout(struct core *core, const unsigned char *desc, size_t dlen)
+{
+	size_t n = dlen / 24;
+	if (core->layout || n == 0 || dlen % 24)
+		return NULL;
+	core->layout = calloc(n, sizeof(*core->layout));
+	if (!core->layout)
+		return &core_error_nomem;
+	for (size_t i = 0; i < n; i++) {
+		struct core_segment *seg = &core->layout[i];
+		seg->vaddr = get_u64(desc + 24 * i);
+		seg->memsz = get_u64(desc + 24 * i + 8);
+		seg->flags = (uint32_t)get_u64(desc + 24 * i + 16) & (PF_R | PF_W | PF_X);
+	}
+	core->nlayout = n;
+	return NULL;
+}
+
 static struct core_error *parse_one(struct core *core, uint32_t type, const char *name,
 				    const unsigned char *desc, size_t dlen)
 {
 	if (strcmp(name, CORE_NOTE_OWNER) == 0) {
 		if (type == CORE_NOTE_SNAPSHOT)
 			parse_snapshot(core, desc, dlen);
+		else if (type == CORE_NOTE_SOURCE)
+			parse_source(core, desc, dlen);
+		else if (type == CORE_NOTE_LAYOUT)
+			return parse_layout(core, desc, dlen);
 		return NULL;
 	}
 	bool is_core = strcmp(name, "CORE") == 0;
@@ -321,7 +356,7 @@ static enum note_fit note_place(const unsigned char *h, size_t off, size_t len,
 static bool wanted(const struct core *core, uint32_t type, const char *name)
 {
 	if (strcmp(name, CORE_NOTE_OWNER) == 0)
-		return type == CORE_NOTE_SNAPSHOT;
+		return type == CORE_NOTE_SNAPSHOT || type == CORE_NOTE_SOURCE || type == CORE_NOTE_LAYOUT;
 	bool is_core = strcmp(name, "CORE") == 0;
 	if (!is_core && strcmp(name, "LINUX") != 0)
 		return false;
