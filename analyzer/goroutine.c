@@ -552,6 +552,15 @@ static void fill_task(struct go_runtime *rt, const struct go_g *g, struct an_tas
 	t->state = task_state(g->status);
 	t->wait_kind = wait_word(rt, g);
 	t->locked = g->lockedm != 0;
+	/* waitsince is the runtime's nanotime (CLOCK_MONOTONIC), stamped when
+	 * a collection scanned the goroutine's stack; "now" is known only of a
+	 * process stopped live. */
+	uint64_t now;
+	if ((g->status == GO_WAITING || g->status == GO_SYSCALL) && g->waitsince &&
+	    core_stopped_at(rt->core, &now) && now >= g->waitsince) {
+		t->wait_since = (now - g->waitsince) / 1000000000u;
+		t->has_wait_since = true;
+	}
 	t->fn_address = g->startpc;
 	if (g->startpc && go_func(rt, g->startpc, &f))
 		t->fn = strdup(f.name);

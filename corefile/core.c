@@ -600,6 +600,13 @@ bool core_read_u64(struct core *core, uint64_t addr, uint64_t *value)
 	return core_read_bytes(core, addr, value, sizeof(*value));
 }
 
+bool core_stopped_at(const struct core *core, uint64_t *ns)
+{
+	*ns = core->live ? core_live_stopped_ns(core->live)
+			 : core->snapshot.present ? core->snapshot.monotonic_ns : 0;
+	return *ns != 0;
+}
+
 bool core_read_u32(struct core *core, uint64_t addr, uint32_t *value)
 {
 	return core_read_bytes(core, addr, value, sizeof(*value));

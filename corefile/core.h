@@ -73,13 +73,15 @@ struct core_live;               /* live.h: a running process */
 /* A core that `asyncore snapshot` wrote of a running process: its note
  * (owner "ASYNCORE", type CORE_NOTE_SNAPSHOT) says so, how long the process
  * was stopped and when.  Desc: u64 paused_us, then taken_at, ISO 8601 UTC,
- * NUL-padded to 32 bytes. */
+ * NUL-padded to 32 bytes, then (when the desc is that long) u64 the
+ * CLOCK_MONOTONIC nanoseconds at the stop. */
 #define CORE_NOTE_OWNER "ASYNCORE"
 #define CORE_NOTE_SNAPSHOT 1u
 struct core_snapshot {
 	bool present;
 	uint64_t paused_us;
 	char taken_at[32];          /* NUL-terminated; empty when unknown */
+	uint64_t monotonic_ns;      /* CLOCK_MONOTONIC at the stop; 0: unknown */
 };
 
 /* A minicore (minicore.h) says which core it was cut from and that core's
@@ -211,6 +213,11 @@ bool core_saved_next(const struct core *core, const struct core_segment *seg, ui
 
 /* Convenience: true when the 8-byte word at ADDR was read into *VALUE. */
 bool core_read_u64(struct core *core, uint64_t addr, uint64_t *value);
+
+/* CLOCK_MONOTONIC's nanoseconds when a live process (or the snapshot of
+ * one) was stopped, the clock its runtime stamps waits with; false for a
+ * crash's core, which does not say. */
+bool core_stopped_at(const struct core *core, uint64_t *ns);
 bool core_read_u32(struct core *core, uint64_t addr, uint32_t *value);
 
 /* Read a NUL-terminated string of at most MAX-1 bytes at ADDR into BUF.

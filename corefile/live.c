@@ -1239,6 +1239,13 @@ void core_live_destroy(struct core_live *live)
 	free(live);
 }
 
+uint64_t core_live_stopped_ns(const struct core_live *live)
+{
+	return live->stopped ? (uint64_t)live->stop_start.tv_sec * 1000000000u +
+				       (uint64_t)live->stop_start.tv_nsec
+			     : 0;
+}
+
 uint64_t core_live_paused_us(const struct core_live *live)
 {
 	if (!live->stopped)
@@ -1306,10 +1313,12 @@ const char *core_live_file_path(struct core_live *live, const char *recorded)
 /* What marks the file as a snapshot of a running process (core.h). */
 static void note_snapshot(struct core_writer *w, const struct core_live *live)
 {
-	unsigned char desc[8 + sizeof(((struct core_snapshot *)0)->taken_at)] = {0};
-	uint64_t paused = core_live_paused_us(live);
+	enum { TAKEN_AT = sizeof(((struct core_snapshot *)0)->taken_at) };
+	unsigned char desc[8 + TAKEN_AT + 8] = {0};
+	uint64_t paused = core_live_paused_us(live), stopped = core_live_stopped_ns(live);
 	memcpy(desc, &paused, 8);
-	memcpy(desc + 8, live->taken_at, strnlen(live->taken_at, sizeof(desc) - 9));
+	memcpy(desc + 8, live->taken_at, strnlen(live->taken_at, TAKEN_AT - 1));
+	memcpy(desc + 8 + TAKEN_AT, &stopped, 8);
 	core_writer_add_note(w, CORE_NOTE_OWNER, CORE_NOTE_SNAPSHOT, desc, sizeof(desc));
 }
 

@@ -72,6 +72,9 @@ void core_live_destroy(struct core_live *live);
 /* How long the process was stopped, in microseconds (so far, while it is). */
 uint64_t core_live_paused_us(const struct core_live *live);
 
+/* CLOCK_MONOTONIC's nanoseconds when the stop began; 0 before it. */
+uint64_t core_live_stopped_ns(const struct core_live *live);
+
 /* When the process was stopped, ISO 8601 UTC with microseconds.  Borrowed. */
 const char *core_live_taken_at(const struct core_live *live);
 

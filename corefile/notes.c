@@ -240,6 +240,8 @@ static void parse_snapshot(struct core *core, const unsigned char *desc, size_t 
 	memcpy(&sn->paused_us, desc, 8);
 	memcpy(sn->taken_at, desc + 8, sizeof(sn->taken_at));
 	sn->taken_at[sizeof(sn->taken_at) - 1] = '\0';
+	if (dlen >= 8 + sizeof(sn->taken_at) + 8)
+		memcpy(&sn->monotonic_ns, desc + 8 + sizeof(sn->taken_at), 8);
 	sn->present = true;
 }
 

@@ -48,8 +48,9 @@ state() { sed -n 's/^State:\t\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null; }
 live_case() {
 	local name=go-live/$1 variant=$2
 	fix_build go_shop "$variant" || return
-	local prog=$FIX_DIR/prog run
+	local prog=$FIX_DIR/prog run started
 	run=$(mktemp -d "$TMPD/run-XXXX")
+	started=$(date +%s)
 	# The runtime prints its dump on SIGQUIT then aborts: no core of that.
 	# Started by a subshell of its own, whose wait takes the news of its
 	# death by a signal (the script's shell would print it).
@@ -83,6 +84,15 @@ live_case() {
 		pass "$name: report --pid: exit $rc, $n goroutines, stopped $paused us (paused_us)"
 	else
 		fail "$name: report --pid: exit $rc, '$n' goroutines: $(head -2 "$run/live.err" | tr '\n' ' ')"
+	fi
+	# The program ran a collection once parked: each parked goroutine's
+	# wait is stamped, and it has waited no longer than the program ran.
+	local ran=$(( $(date +%s) - started + 1 )) since
+	since=$(jget "$run/live.json" "sorted(set(str(t['wait']['since']) for t in j['tasks'] if t['state'] == 'waiting' and (t['fn'] or '').startswith('main.')))")
+	if [ -n "$since" ] && [ "$(jget "$run/live.json" "all(isinstance(t['wait']['since'], int) and 0 <= t['wait']['since'] <= $ran for t in j['tasks'] if t['state'] == 'waiting' and (t['fn'] or '').startswith('main.'))")" = True ]; then
+		pass "$name: each parked goroutine's wait.since is known, within the program's $ran s ($since)"
+	else
+		fail "$name: wait.since of the parked goroutines: $since (the program ran $ran s)"
 	fi
 	local st; st=$(state "$pid")
 	if kill -0 "$pid" 2>/dev/null && [ -n "$st" ] && [ "$st" != T ] && [ "$st" != t ] && [ "$st" != Z ]; then
