@@ -7,6 +7,7 @@
 
 #include "analyzer/analysis.h"
 #include "cli/cli.h"
+#include "cli/collect.h"
 #include "cli/live.h"
 #include "cli/minicore.h"
 #include "cli/options.h"
@@ -42,6 +43,8 @@ int main(int argc, char **argv)
 		return cli_snapshot(argc - 2, argv + 2);
 	if (strcmp(cmd, "minicore") == 0)
 		return cli_minicore(argc - 2, argv + 2);
+	if (strcmp(cmd, "collect") == 0)
+		return cli_collect(argc - 2, argv + 2);
 	if (strcmp(cmd, "runtimes") == 0)
 		return cli_runtimes(argc - 2, argv + 2);
 	return cli_report(argc - 1, argv + 1);

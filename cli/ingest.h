@@ -88,6 +88,19 @@ struct ingest_tally {
 void ingest_worker_main(const struct ingest_opts *o, int sock, pid_t supervisor)
 	__attribute__((noreturn));
 
+struct an_options;
+struct analysis;
+struct rep_store;
+
+/* The analysis options a worker uses for each core of O (pointers
+ * borrowed from O); `collect` analyses its one core with the same. */
+void ingest_analysis_options(const struct ingest_opts *o, struct an_options *out);
+
+/* Write AN to ST as a worker does: INGEST_STORED, INGEST_PRESENT, or
+ * INGEST_FAILED with the reason in WHY. */
+enum ingest_outcome ingest_write(struct rep_store *st, const struct analysis *an, char *why,
+				 size_t whylen);
+
 /* Run the batch of O on O->jobs workers, filling T.  Returns 0, or -1 when
  * no worker could be started (reported). */
 int ingest_supervise(const struct ingest_opts *o, struct ingest_tally *t);

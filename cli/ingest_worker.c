@@ -51,6 +51,33 @@ static bool record_failure(struct worker *w, const char *path, const struct core
 	return false;
 }
 
+void ingest_analysis_options(const struct ingest_opts *o, struct an_options *out)
+{
+	*out = (struct an_options){0};
+	out->dbg.binary = o->binary;
+	out->dbg.sysroot = o->sysroot;
+	out->dbg.debug_dirs = o->debug_dirs;
+	out->dbg.ndebug_dirs = o->ndebug_dirs;
+	out->signature_lists = o->signature_lists;
+	out->journal = o->journal;
+	out->journal_dir = o->journal_dir;
+	out->runtimes = o->runtimes;
+}
+
+enum ingest_outcome ingest_write(struct rep_store *st, const struct analysis *an, char *why,
+				 size_t whylen)
+{
+	switch (rep_store_write(st, an, why, whylen)) {
+	case REP_WRITE_STORED:
+		return INGEST_STORED;
+	case REP_WRITE_DUPLICATE:
+		return INGEST_PRESENT;
+	case REP_WRITE_FAILED:
+		break;
+	}
+	return INGEST_FAILED;
+}
+
 /* What one core leaves to free once the supervisor is told how it went:
  * telling it first keeps the time between a core's write and the word
  * that it is written short (a worker that dies in between costs a core
@@ -72,16 +99,8 @@ static void analyse_and_store(struct worker *w, struct job *j, struct core_ident
 			      struct ingest_msg *m)
 {
 	const struct ingest_opts *o = w->opts;
-	struct an_options aopts = {0};
-	char why[512];
-	aopts.dbg.binary = o->binary;
-	aopts.dbg.sysroot = o->sysroot;
-	aopts.dbg.debug_dirs = o->debug_dirs;
-	aopts.dbg.ndebug_dirs = o->ndebug_dirs;
-	aopts.signature_lists = o->signature_lists;
-	aopts.journal = o->journal;
-	aopts.journal_dir = o->journal_dir;
-	aopts.runtimes = o->runtimes;
+	struct an_options aopts;
+	ingest_analysis_options(o, &aopts);
 	if (o->sha256)
 		core_identity_add_sha256(j->core);
 	struct core_error *err = an_analyze(j->core, id, &aopts, w->cache, &j->an);
@@ -100,18 +119,7 @@ static void analyse_and_store(struct worker *w, struct job *j, struct core_ident
 	j->core = NULL;
 	struct ingest_msg writing = {.kind = INGEST_MSG_WRITING, .index = m->index};
 	tell(w, &writing);
-	switch (rep_store_write(w->store, j->an, why, sizeof(why))) {
-	case REP_WRITE_STORED:
-		m->outcome = INGEST_STORED;
-		break;
-	case REP_WRITE_DUPLICATE:
-		m->outcome = INGEST_PRESENT;
-		break;
-	case REP_WRITE_FAILED:
-		snprintf(m->reason, sizeof(m->reason), "%s", why);
-		m->outcome = INGEST_FAILED;
-		break;
-	}
+	m->outcome = ingest_write(w->store, j->an, m->reason, sizeof(m->reason));
 }
 
 /* One core: open, fingerprint (told to the supervisor, so a death from here
