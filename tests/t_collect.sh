@@ -164,22 +164,22 @@ fi
 
 # --- --install / --uninstall against a stand-in for /proc/sys/kernel --------
 if have_hooks; then
+	# The kernel keeps 127 characters of core_pattern: the store and the
+	# directory get short paths, as /var/lib/asyncore's are.
+	SHORT=$(mktemp -d /tmp/ac.XXXX)
+	FIX_RUNS+=("$SHORT")
 	S=$T/sysctl; mkdir -p "$S"
 	COREDUMP='|/lib/systemd/systemd-coredump %P %u %g %s %t %c %h'
 	echo "$COREDUMP" >"$S/core_pattern"; echo 0 >"$S/core_pipe_limit"
-	D=$T/i
-	out=$(cd "$T" && ASYNCORE_TEST_SYSCTL=$S "$ASYNCORE_HOOKS" collect --install --db c.db --dir "$D" \
+	D=$SHORT/i
+	out=$(cd "$SHORT" && ASYNCORE_TEST_SYSCTL=$S "$ASYNCORE_HOOKS" collect --install --db c.db --dir "$D" \
 		--keep full 2>&1); rc=$?
-	want="|$ASYNCORE_HOOKS collect --db $T/c.db --dir $D --keep full %P %i %s %t %E"
-	if [ $rc = 2 ] && [[ $out == *"kernel keeps 127"* ]]; then
-		skip "install: this tree's path makes core_pattern too long: $out"
-	else
-		check "install: exit 0" [ $rc = 0 ]
-	fi
+	want="|$ASYNCORE_HOOKS collect --db $SHORT/c.db --dir $D --keep full %P %i %s %t %E"
+	check "install: exit 0 ($out)" [ $rc = 0 ]
 	[ $rc = 0 ] && check "install: core_pattern runs this program with absolute paths" \
 		[ "$(cat "$S/core_pattern")" = "$want" ]
 	[ $rc = 0 ] && check "install: core_pipe_limit 16" [ "$(cat "$S/core_pipe_limit")" = 16 ]
-	ASYNCORE_TEST_SYSCTL=$S "$ASYNCORE_HOOKS" collect --install --db "$T/c.db" --dir "$D" >/dev/null 2>&1
+	ASYNCORE_TEST_SYSCTL=$S "$ASYNCORE_HOOKS" collect --install --db "$SHORT/c.db" --dir "$D" >/dev/null 2>&1
 	ASYNCORE_TEST_SYSCTL=$S "$ASYNCORE_HOOKS" collect --uninstall --dir "$D" >/dev/null 2>&1; rc=$?
 	check "uninstall (after two installs): systemd-coredump's pattern back" \
 		[ $rc = 0 ] && [ "$(cat "$S/core_pattern")" = "$COREDUMP" ]
@@ -192,7 +192,7 @@ if have_hooks; then
 	check "install: a pattern past the kernel's 127 characters is refused" \
 		[ $rc = 2 ] && grep -q 'kernel keeps 127' "$T/err" && [ "$(cat "$S/core_pattern")" = "$COREDUMP" ]
 	echo 16 >"$S/core_pipe_limit"
-	ASYNCORE_TEST_SYSCTL=$S "$ASYNCORE_HOOKS" collect --install --db "$T/c.db" --dir "$D" >/dev/null 2>&1
+	ASYNCORE_TEST_SYSCTL=$S "$ASYNCORE_HOOKS" collect --install --db "$SHORT/c.db" --dir "$D" >/dev/null 2>&1
 	ASYNCORE_TEST_SYSCTL=$S "$ASYNCORE_HOOKS" collect --uninstall --dir "$D" >/dev/null 2>&1
 	check "install/uninstall: a non-zero core_pipe_limit is left as it was" [ "$(cat "$S/core_pipe_limit")" = 16 ]
 fi
