@@ -39,6 +39,8 @@ int main(int argc, char **argv)
 		return cli_resign(argc - 2, argv + 2);
 	if (strcmp(cmd, "store") == 0)
 		return cli_store(argc - 2, argv + 2);
+	if (strcmp(cmd, "serve") == 0)
+		return cli_serve(argc - 2, argv + 2);
 	if (strcmp(cmd, "snapshot") == 0)
 		return cli_snapshot(argc - 2, argv + 2);
 	if (strcmp(cmd, "minicore") == 0)

@@ -31,6 +31,10 @@ int cli_resign(int argc, char **argv);
  * idempotently, per shard). */
 int cli_store(int argc, char **argv);
 
+/* `asyncore serve --db FILE|URL [--listen HOST:PORT]`: the store in a
+ * browser, read-only, until SIGINT or SIGTERM. */
+int cli_serve(int argc, char **argv);
+
 /* `asyncore runtimes [--runtime FILE]...`: the runtime descriptions a
  * report would use (name and file), then the search path. */
 int cli_runtimes(int argc, char **argv);

@@ -25,6 +25,13 @@ static const char style_sheet[] =
 	"font:15px/1.45 system-ui,-apple-system,\"Segoe UI\",Roboto,\"DejaVu Sans\",\"Liberation Sans\",sans-serif}\n"
 	"main{max-width:1240px;margin:0 auto;padding:18px 22px 32px}\n"
 	"a{color:var(--link)}\n"
+	"a.fnlink{color:inherit;text-decoration:none}a.fnlink:hover{text-decoration:underline}\n"
+	"nav.site{display:flex;flex-wrap:wrap;gap:8px 18px;align-items:center;margin:0 0 14px}\n"
+	"nav.site input[type=search]{min-width:16em}\n"
+	"form.filters{display:flex;flex-wrap:wrap;gap:6px 12px;margin:10px 0 0;font-size:13px}\n"
+	"form.filters label{color:var(--muted)}\n"
+	".sort{margin:8px 0 0;font-size:13px;color:var(--muted)}\n"
+	".sort a.on{font-weight:700}\n"
 	"code,.mono{font-family:var(--mono);font-size:.92em}\n"
 	"header.top{background:var(--card);border:1px solid var(--line);border-left:6px solid var(--crash);"
 	"border-radius:8px;padding:14px 18px}\n"
@@ -177,6 +184,38 @@ static void element(FILE *out, const char *open, const char *text)
 	fprintf(out, "</%.*s>", name_len, open);
 }
 
+/* Per thread: a server writes pages on several at once. */
+static _Thread_local bool link_functions;
+
+void rep_html_link_functions(bool on)
+{
+	link_functions = on;
+}
+
+void rep_html_url_query(FILE *out, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		    strchr("-._~", *p))
+			fputc(*p, out);
+		else
+			fprintf(out, "%%%02X", *p);
+	}
+}
+
+/* A frame's function name, linked to its search when pages link them. */
+static void function_name(FILE *out, const char *shown, const char *function)
+{
+	if (link_functions && function) {
+		fputs("<a class=\"fnlink\" href=\"/search?q=", out);
+		rep_html_url_query(out, function);
+		fputs("\">", out);
+	}
+	element(out, "span class=\"fn\"", shown);
+	if (link_functions && function)
+		fputs("</a>", out);
+}
+
 void rep_html_begin(FILE *out, const char *title)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -259,7 +298,7 @@ static void write_runtime_frame(FILE *out, const struct an_frame *f, size_t inde
 {
 	fprintf(out, "<li class=\"frame %s\"><span class=\"idx\">#%zu</span>", an_frame_kind_name(f->kind),
 		index);
-	element(out, "span class=\"fn\"", f->function ? f->function : "??");
+	function_name(out, f->function ? f->function : "??", f->function);
 	element(out, "span class=\"badge runtime\"", f->runtime ? f->runtime : "runtime");
 	if (f->kind == AN_FRAME_LABEL)
 		fputs("<span class=\"badge\">label</span>", out);
@@ -307,7 +346,7 @@ static void write_frame(FILE *out, const struct an_frame *f, size_t index, bool 
 		f->kind == AN_FRAME_ASYNC ? "async" : "native", crash ? " crash" : "",
 		f->inlined ? " inlined" : "", f->tailcall ? " tailcall" : "",
 		f->role == AN_FRAME_HANDLER ? " handler" : "", index);
-	element(out, "span class=\"fn\"", name ? name : "??");
+	function_name(out, name ? name : "??", f->function);
 	write_args(out, f);
 	if (crash)
 		fputs("<span class=\"badge crash\">crashed here</span>", out);

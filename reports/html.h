@@ -5,8 +5,11 @@
 #ifndef REPORTS_HTML_H
 #define REPORTS_HTML_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
+
+#include "buckets.h"
 
 #include "../analyzer/analysis.h"
 
@@ -35,11 +38,49 @@ void rep_html_end(FILE *out);
  * seam.  CRASHING marks frame 0 as the crashing frame. */
 void rep_html_frames(FILE *out, const struct an_frame *frames, size_t n, bool crashing);
 
+/* On the calling thread, whether the pages written next link each frame's
+ * function to a search for it (/search?q=NAME: serve's pages; a file on
+ * its own links nothing outside itself).  Off until set. */
+void rep_html_link_functions(bool on);
+
+/* S percent-encoded for a URL's query (only unreserved characters left as
+ * they are, so the result needs no further escaping in an attribute). */
+void rep_html_url_query(FILE *out, const char *s);
+
 struct rep_reader;
 
 /* The bucket page of the store R reads: the LIMIT most frequent signatures
  * of its top_signatures view.  Returns 0, or -1 (with a line on stderr when
  * the store failed). */
 int rep_html_top(FILE *out, struct rep_reader *r, long limit);
+
+/* How the bucket page is written: served (each bucket linked to
+ * /bucket/HASH, with FILTER's form and sort links) or a file on its own,
+ * with or without each bucket's example stack. */
+struct rep_bucket_page {
+	bool served;
+	bool example_stacks;
+	const struct rep_bucket_filter *filter;
+};
+
+/* The bucket page of BUCKETS (rep_buckets_read()'s) and TOTALS: the one
+ * writer of `top --format html` and serve's /.  0, or -1. */
+int rep_html_buckets(FILE *out, struct rep_reader *r, json_t *buckets,
+		     const struct rep_bucket_totals *totals, const struct rep_bucket_page *p);
+
+/* Parts of one bucket B (an object of rep_buckets_read()): its cause, its
+ * facts (first and last seen, hash, executables, architectures), its
+ * builds with their counts, its crashes per day (SVG). */
+void rep_html_bucket_cause(FILE *out, json_t *b);
+void rep_html_bucket_facts(FILE *out, json_t *b);
+void rep_html_bucket_builds(FILE *out, json_t *b);
+void rep_html_bucket_chart(FILE *out, json_t *b);
+
+/* The crashing thread's frames of the stored core FINGERPRINT.  0, or -1
+ * when the store failed (reported). */
+int rep_html_example_stack(FILE *out, struct rep_reader *r, const char *fingerprint);
+
+/* A served page's navigation: the buckets and a search box holding QUERY. */
+void rep_html_site_nav(FILE *out, const char *query);
 
 #endif

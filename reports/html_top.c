@@ -1,8 +1,12 @@
-/* The HTML bucket page of a store (`asyncore top --format html`): one
- * article per crash signature, most frequent first, with its count, first
- * and last seen, the executables and build-ids it hit, a chart of crashes
- * per day and the crashing stack of its most recent core.  Everything read
- * from the store came from cores and goes through rep_html_text(). */
+/* The HTML bucket page of a store: one article per crash signature with
+ * its count, first and last seen, cause, executables, builds and
+ * architectures, a chart of crashes per day and (in a file) the crashing
+ * stack of its most recent core.  `top --format html` and serve's / are
+ * this one writer (reports/buckets.h reads the data); served, it links
+ * each bucket to /bucket/HASH and adds the filters and sort links.
+ * Everything read from the store came from cores and goes through
+ * rep_html_text(). */
+#include "buckets.h"
 #include "html.h"
 #include "reader.h"
 #include "report.h"
@@ -18,7 +22,6 @@
  * of an example stack. */
 enum { CHART_MAX_DAYS = 120, CHART_MIN_DAYS = 14, EXAMPLE_MAX_FRAMES = 200 };
 
-/* Cell C of ROW: text (NULL for null) and integer. */
 static const char *col_text(json_t *row, size_t c)
 {
 	return json_string_value(json_array_get(row, c));
@@ -34,33 +37,14 @@ static bool col_null(json_t *row, size_t c)
 	return json_is_null(json_array_get(row, c));
 }
 
-/* Each query of the page in both stores' SQL: SQLite's with ?1 for the
- * parameter, ClickHouse's with %1$s (a literal) and %2$s the database.  In
- * ClickHouse every read is through FINAL, and a NULL hash matches NULL as
- * SQLite's IS does. */
-struct page_sql {
-	const char *sqlite, *clickhouse;
-};
-
-#define CH_HASH_IS "(signature_hash = %1$s OR (isNull(signature_hash) AND isNull(%1$s)))"
-
-/* The rows of Q for PARAM (NULL when the store failed, reported). */
-static json_t *page_rows(struct rep_reader *r, const struct page_sql *q, const char *param)
+static const char *field_text(json_t *obj, const char *field)
 {
-	json_t *rows = NULL;
-	char *sql = NULL;
-	if (!rep_reader_clickhouse(r)) {
-		rep_reader_rows(r, q->sqlite, param, &rows);
-		return rows;
-	}
-	/* the database first, so the parameter stays %1$s for the reader */
-	if (asprintf(&sql, q->clickhouse, "%1$s", rep_reader_database(r)) < 0) {
-		fprintf(stderr, "asyncore: out of memory\n");
-		return NULL;
-	}
-	rep_reader_rows(r, sql, param, &rows);
-	free(sql);
-	return rows;
+	return json_string_value(json_object_get(obj, field));
+}
+
+static long long field_int(json_t *obj, const char *field)
+{
+	return json_integer_value(json_object_get(obj, field));
 }
 
 /* Days since the epoch of "YYYY-MM-DD..."; -1 when it is not a date. */
@@ -83,39 +67,48 @@ static void day_text(char buf[16], long day)
 	strftime(buf, 16, "%Y-%m-%d", &tm);
 }
 
-/* Crashes per day of one bucket as an SVG bar chart, a bar per day from the
- * first crash to the last (the last CHART_MAX_DAYS of them). */
-static int write_day_chart(FILE *out, struct rep_reader *r, const char *hash)
+/* DAYS ({"day", "count"}, oldest first) into COUNTS, a window of the last
+ * CHART_MAX_DAYS days; *FIRST and *LAST the window's (-1: no day). */
+static void day_counts(json_t *days, long counts[CHART_MAX_DAYS], long *first, long *last)
 {
-	static const struct page_sql sql = {
-		"SELECT substr(coalesce(crashed_at, analysed_at), 1, 10) AS day, count(*)"
-		" FROM cores WHERE signature_hash IS ?1 GROUP BY day ORDER BY day",
-		"SELECT substring(ifNull(crashed_at, analysed_at), 1, 10) AS day, count()"
-		" FROM %2$s.cores FINAL WHERE " CH_HASH_IS " GROUP BY day ORDER BY day"};
-	long counts[CHART_MAX_DAYS] = {0}, first = -1, last = -1, peak = 1;
-	json_t *rows = page_rows(r, &sql, hash), *q;
+	json_t *d;
 	size_t k;
-	if (!rows)
-		return -1;
-	/* Rows come oldest first: keep a window of the last CHART_MAX_DAYS days. */
-	json_array_foreach(rows, k, q) {
-		long day = day_number(col_text(q, 0));
-		if (day < 0 || day <= last)
+	*first = *last = -1;
+	json_array_foreach(days, k, d) {
+		long day = day_number(field_text(d, "day"));
+		if (day < 0 || day <= *last)
 			continue;
-		if (first < 0)
-			first = day;
-		if (day - first >= CHART_MAX_DAYS) {
-			long shift = day - first - CHART_MAX_DAYS + 1;
+		if (*first < 0)
+			*first = day;
+		if (day - *first >= CHART_MAX_DAYS) {
+			long shift = day - *first - CHART_MAX_DAYS + 1;
 			for (long i = 0; i < CHART_MAX_DAYS; i++)
 				counts[i] = i + shift < CHART_MAX_DAYS ? counts[i + shift] : 0;
-			first += shift;
+			*first += shift;
 		}
-		counts[day - first] = (long)col_int(q, 1);
-		last = day;
+		counts[day - *first] = (long)field_int(d, "count");
+		*last = day;
 	}
-	json_decref(rows);
+}
+
+static void chart_bar(FILE *out, double x, double w, double h, const char *label, long n)
+{
+	fprintf(out, "<rect class=\"bar%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">"
+		"<title>%s: %ld crash%s</title></rect>\n", strcmp(label, "undated") ? "" : " undated", x,
+		90 - h, w, h, label, n, n == 1 ? "" : "es");
+}
+
+/* Crashes per day of bucket B as an SVG bar chart, a bar per day from the
+ * first crash to the last (the last CHART_MAX_DAYS of them), and one grey
+ * bar for the cores without a crash time. */
+void rep_html_bucket_chart(FILE *out, json_t *b)
+{
+	long counts[CHART_MAX_DAYS] = {0}, first, last, peak = 1, undated = (long)field_int(b, "undated");
+	day_counts(json_object_get(b, "days"), counts, &first, &last);
+	if (first < 0 && !undated)
+		return;
 	if (first < 0)
-		return 0;
+		first = last = 0;
 	/* At least two weeks, ending on the last crash: one bar is not a trend. */
 	long ndays = last - first + 1, pad = ndays < CHART_MIN_DAYS ? CHART_MIN_DAYS - ndays : 0;
 	memmove(counts + pad, counts, (size_t)ndays * sizeof(*counts));
@@ -124,54 +117,51 @@ static int write_day_chart(FILE *out, struct rep_reader *r, const char *hash)
 	ndays += pad;
 	for (long i = 0; i < ndays; i++)
 		peak = counts[i] > peak ? counts[i] : peak;
-	const double width = 600, height = 110, top = 16, bottom = 90, left = 30, right = 590;
-	double slot = (right - left) / (double)ndays;
+	peak = undated > peak ? undated : peak;
+	const double top = 16, bottom = 90, left = 30, right = undated ? 550 : 590;
+	double slot = (right - left) / (double)ndays, w = slot > 3 ? slot * 0.8 : slot;
 	char d[16];
 	fprintf(out, "<div class=\"chart days\"><div class=\"caption\">crashes per day (peak %ld)</div>"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
-		"aria-label=\"crashes per day\">\n", peak, width, height);
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 600 110\" role=\"img\" "
+		"aria-label=\"crashes per day\">\n", peak);
 	fprintf(out, "<line class=\"axis\" x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\"/>\n", left,
 		bottom, right, bottom);
 	for (long i = 0; i < ndays; i++) {
 		if (!counts[i])
 			continue;
-		double h = (bottom - top) * (double)counts[i] / (double)peak;
-		double w = slot > 3 ? slot * 0.8 : slot;
 		day_text(d, first + i);
-		fprintf(out, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">"
-			"<title>%s: %ld crash%s</title></rect>\n", left + slot * (double)i, bottom - h, w, h, d,
-			counts[i], counts[i] == 1 ? "" : "es");
+		chart_bar(out, left + slot * (double)i, w, (bottom - top) * (double)counts[i] / (double)peak, d,
+			  counts[i]);
 	}
-	day_text(d, first);
-	fprintf(out, "<text x=\"%.0f\" y=\"106\">%s</text>", left, d);
-	day_text(d, last);
-	fprintf(out, "<text x=\"%.0f\" y=\"106\" text-anchor=\"end\">%s</text>\n</svg></div>\n", right, d);
-	return 0;
+	if (undated) {
+		chart_bar(out, 566, 24, (bottom - top) * (double)undated / (double)peak, "undated", undated);
+		fputs("<text x=\"578\" y=\"106\" text-anchor=\"middle\">?</text>", out);
+	}
+	if (last > 0 || !undated) {
+		day_text(d, first);
+		fprintf(out, "<text x=\"%.0f\" y=\"106\">%s</text>", left, d);
+		day_text(d, last);
+		fprintf(out, "<text x=\"%.0f\" y=\"106\" text-anchor=\"end\">%s</text>", right, d);
+	}
+	fputs("\n</svg></div>\n", out);
 }
 
-static int write_builds(FILE *out, struct rep_reader *r, const char *hash)
+void rep_html_bucket_builds(FILE *out, json_t *b)
 {
-	static const struct page_sql sql = {
-		"SELECT executable, build_id, count(*) AS n FROM cores WHERE signature_hash IS ?1"
-		" GROUP BY executable, build_id ORDER BY n DESC, executable LIMIT 20",
-		"SELECT executable, build_id, count() AS n FROM %2$s.cores FINAL WHERE " CH_HASH_IS
-		" GROUP BY executable, build_id ORDER BY n DESC, executable NULLS FIRST LIMIT 20"};
-	json_t *rows = page_rows(r, &sql, hash), *q;
+	json_t *q;
 	size_t k;
-	if (!rows)
-		return -1;
 	fputs("<div class=\"scroll\"><table class=\"builds\"><tr><th>executable</th><th>build-id</th>"
-	      "<th class=\"num\">cores</th></tr>\n", out);
-	json_array_foreach(rows, k, q) {
+	      "<th>first seen</th><th class=\"num\">cores</th></tr>\n", out);
+	json_array_foreach(json_object_get(b, "builds"), k, q) {
 		fputs("<tr><td class=\"mono\">", out);
-		rep_html_path(out, col_text(q, 0) ? col_text(q, 0) : "?");
+		rep_html_path(out, field_text(q, "executable") ? field_text(q, "executable") : "?");
 		fputs("</td><td class=\"mono\">", out);
-		rep_html_text(out, col_text(q, 1) ? col_text(q, 1) : "?", 0);
-		fprintf(out, "</td><td class=\"num\">%lld</td></tr>\n", col_int(q, 2));
+		rep_html_text(out, field_text(q, "build_id") ? field_text(q, "build_id") : "?", 0);
+		fputs("</td><td class=\"mono\">", out);
+		rep_html_text(out, field_text(q, "first_seen") ? field_text(q, "first_seen") : "undated", 0);
+		fprintf(out, "</td><td class=\"num\">%lld</td></tr>\n", field_int(q, "count"));
 	}
 	fputs("</table></div>\n", out);
-	json_decref(rows);
-	return 0;
 }
 
 static void frame_from_row(struct an_frame *f, json_t *q)
@@ -197,25 +187,25 @@ static void frame_from_row(struct an_frame *f, json_t *q)
 	f->role = an_frame_role_parse(col_text(q, 15));
 }
 
-/* The crashing thread's frames of core ID (SQLite: its id; ClickHouse:
- * its fingerprint), as the crash page shows them. */
-static int write_example_stack(FILE *out, struct rep_reader *r, const char *id)
+int rep_html_example_stack(FILE *out, struct rep_reader *r, const char *fingerprint)
 {
-	static const struct page_sql sql = {
+	static const char sqlite[] =
 		"SELECT f.kind, f.pc, f.function, f.function_offset, f.module, f.module_offset, f.file,"
 		" f.line, f.inlined, f.seam, f.tailcall, f.display, f.args, f.runtime, f.detail, f.role"
 		" FROM frames f JOIN threads t ON t.core_id = f.core_id AND t.idx = f.thread_idx"
-		" WHERE f.core_id = ?1 AND t.crashing = 1 ORDER BY f.idx LIMIT 200",
+		" WHERE f.core_id = (SELECT id FROM cores WHERE fingerprint = ?1) AND t.crashing = 1"
+		" ORDER BY f.idx LIMIT 200";
+	static const char clickhouse[] =
 		"SELECT kind, pc, function, function_offset, module, module_offset, file, line, inlined,"
-		" seam, tailcall, display, args, runtime, detail, role FROM %2$s.frames FINAL"
+		" seam, tailcall, display, args, runtime, detail, role FROM frames FINAL"
 		" WHERE fingerprint = %1$s AND"
-		" thread_idx GLOBAL IN (SELECT idx FROM %2$s.threads FINAL WHERE fingerprint = %1$s"
-		" AND crashing = 1) ORDER BY idx LIMIT 200"};
+		" thread_idx GLOBAL IN (SELECT idx FROM threads FINAL WHERE fingerprint = %1$s"
+		" AND crashing = 1) ORDER BY idx LIMIT 200";
 	_Static_assert(EXAMPLE_MAX_FRAMES == 200, "the queries' LIMIT");
 	struct an_frame *frames = calloc(EXAMPLE_MAX_FRAMES, sizeof(*frames));
-	json_t *rows = frames ? page_rows(r, &sql, id) : NULL, *q;
+	json_t *rows = NULL, *q;
 	size_t n = 0, k;
-	if (!rows) {
+	if (!frames || rep_reader_rows(r, rep_reader_clickhouse(r) ? clickhouse : sqlite, fingerprint, &rows) != 0) {
 		free(frames);
 		return -1;
 	}
@@ -231,149 +221,236 @@ static int write_example_stack(FILE *out, struct rep_reader *r, const char *id)
 }
 
 /* The bucket's most recent core: its path, abort message and stack. */
-static int write_example(FILE *out, struct rep_reader *r, const char *hash, bool open)
+static int write_example(FILE *out, struct rep_reader *r, json_t *b, bool open)
 {
-	static const struct page_sql sql = {
-		"SELECT CAST(id AS TEXT), path, abort_message FROM cores WHERE signature_hash IS ?1"
-		" ORDER BY coalesce(crashed_at, analysed_at) DESC, id DESC LIMIT 1",
-		"SELECT fingerprint, path, abort_message FROM %2$s.cores FINAL WHERE " CH_HASH_IS
-		" ORDER BY ifNull(crashed_at, analysed_at) DESC, analysed_at DESC, path DESC LIMIT 1"};
-	json_t *rows = page_rows(r, &sql, hash), *q;
-	int rc = 0;
-	if (!rows)
-		return -1;
-	if ((q = json_array_get(rows, 0))) {
-		fprintf(out, "<details class=\"example\"%s><summary>example stack <span class=\"muted\">",
-			open ? " open" : "");
-		rep_html_path(out, col_text(q, 1));
-		fputs("</span></summary>\n", out);
-		if (col_text(q, 2)) {
-			fputs("<p class=\"abort\"><b>Abort message:</b> ", out);
-			rep_html_text(out, col_text(q, 2), 0);
-			fputs("</p>\n", out);
-		}
-		rc = write_example_stack(out, r, col_text(q, 0));
-		fputs("</details>\n", out);
+	const char *fp = field_text(b, "example_core");
+	int rc;
+	if (!fp)
+		return 0;
+	fprintf(out, "<details class=\"example\"%s><summary>example stack <span class=\"muted\">",
+		open ? " open" : "");
+	rep_html_path(out, field_text(b, "example_path"));
+	fputs("</span></summary>\n", out);
+	if (field_text(b, "abort_message")) {
+		fputs("<p class=\"abort\"><b>Abort message:</b> ", out);
+		rep_html_text(out, field_text(b, "abort_message"), 0);
+		fputs("</p>\n", out);
 	}
-	json_decref(rows);
+	rc = rep_html_example_stack(out, r, fp);
+	fputs("</details>\n", out);
 	return rc;
 }
 
-/* The architectures of a bucket's cores, most cores first: "x86_64 (3),
- * aarch64 (1)". */
-static int write_arches(FILE *out, struct rep_reader *r, const char *hash)
+/* "x86_64 (3), aarch64 (1)": the architectures of a bucket's cores. */
+static void write_arches(FILE *out, json_t *b)
 {
-	static const struct page_sql sql = {
-		"SELECT arch, count(*) AS n FROM cores WHERE signature_hash IS ?1"
-		" GROUP BY arch ORDER BY n DESC, arch",
-		"SELECT arch, count() AS n FROM %2$s.cores FINAL WHERE " CH_HASH_IS
-		" GROUP BY arch ORDER BY n DESC, arch"};
-	json_t *rows = page_rows(r, &sql, hash), *q;
+	json_t *q;
 	size_t k;
-	if (!rows)
-		return -1;
 	fputs("<dt>arch</dt><dd class=\"arch\">", out);
-	json_array_foreach(rows, k, q) {
+	json_array_foreach(json_object_get(b, "arches"), k, q) {
 		fputs(k ? ", " : "", out);
-		rep_html_text(out, col_text(q, 0) ? col_text(q, 0) : "?", 0);
-		fprintf(out, " (%lld)", col_int(q, 1));
+		rep_html_text(out, field_text(q, "arch") ? field_text(q, "arch") : "?", 0);
+		fprintf(out, " (%lld)", field_int(q, "count"));
 	}
 	fputs("</dd>", out);
-	json_decref(rows);
-	return 0;
 }
 
-/* One bucket: the current row of the top_signatures query Q. */
-static int write_bucket(FILE *out, struct rep_reader *r, json_t *q, size_t rank)
+static void write_executables(FILE *out, json_t *b)
 {
-	const char *hash = col_text(q, 0);
-	fprintf(out, "<article class=\"bucket\" id=\"bucket-%zu\">\n<h2><span class=\"count\">%lld</span>"
-		"<span class=\"signature\">", rank, col_int(q, 2));
-	rep_html_text(out, col_text(q, 1) ? col_text(q, 1) : "(no signature)", 0);
-	fputs("</span></h2>\n<dl class=\"facts\"><dt>first seen</dt><dd>", out);
-	rep_html_text(out, col_text(q, 3), 0);
-	fputs("</dd><dt>last seen</dt><dd>", out);
-	rep_html_text(out, col_text(q, 4), 0);
-	fputs("</dd><dt>signature hash</dt><dd>", out);
-	rep_html_text(out, hash, 0);
+	json_t *e;
+	size_t k;
+	fputs("<dt>executables</dt><dd>", out);
+	json_array_foreach(json_object_get(b, "executables"), k, e) {
+		fputs(k ? ", " : "", out);
+		rep_html_path(out, json_string_value(e) ? json_string_value(e) : "?");
+	}
 	fputs("</dd>", out);
-	int rc = write_arches(out, r, hash);
-	fputs("</dl>\n<div class=\"cols\"><div>\n", out);
-	if (rc == 0)
-		rc = write_builds(out, r, hash);
+}
+
+void rep_html_bucket_cause(FILE *out, json_t *b)
+{
+	if (!field_text(b, "cause_kind"))
+		return;
+	fputs("<p class=\"cause\"><b>", out);
+	rep_html_text(out, field_text(b, "cause_kind"), 0);
+	fputs(":</b> ", out);
+	rep_html_text(out, field_text(b, "cause_summary"), 0);
+	fputs("</p>\n", out);
+}
+
+void rep_html_bucket_facts(FILE *out, json_t *b)
+{
+	fputs("<dl class=\"facts\"><dt>first seen</dt><dd>", out);
+	rep_html_text(out, field_text(b, "first_seen") ? field_text(b, "first_seen") : "no crash time", 0);
+	fputs("</dd><dt>last seen</dt><dd>", out);
+	rep_html_text(out, field_text(b, "last_seen") ? field_text(b, "last_seen") : "no crash time", 0);
+	if (field_int(b, "undated"))
+		fprintf(out, " (%lld without a crash time)", field_int(b, "undated"));
+	fputs("</dd><dt>signature hash</dt><dd>", out);
+	rep_html_text(out, field_text(b, "hash"), 0);
+	fputs("</dd>", out);
+	write_executables(out, b);
+	write_arches(out, b);
+	fputs("</dl>\n", out);
+}
+
+/* One bucket B, the RANK-th. */
+static int write_bucket(FILE *out, struct rep_reader *r, json_t *b, size_t rank,
+			const struct rep_bucket_page *p)
+{
+	const char *hash = field_text(b, "hash");
+	fprintf(out, "<article class=\"bucket\" id=\"bucket-%zu\">\n<h2><span class=\"count\">%lld</span>",
+		rank, field_int(b, "count"));
+	if (p->served && hash) {   /* a hash is 16 hex digits: no escaping to do, done anyway */
+		fputs("<a href=\"/bucket/", out);
+		rep_html_url_query(out, hash);
+		fputs("\">", out);
+	}
+	fputs("<span class=\"signature\">", out);
+	rep_html_text(out, field_text(b, "signature") ? field_text(b, "signature") : "(no signature)", 0);
+	fputs(p->served && hash ? "</span></a></h2>\n" : "</span></h2>\n", out);
+	rep_html_bucket_cause(out, b);
+	rep_html_bucket_facts(out, b);
+	fputs("<div class=\"cols\"><div>\n", out);
+	rep_html_bucket_builds(out, b);
 	fputs("</div><div>\n", out);
-	if (rc == 0)
-		rc = write_day_chart(out, r, hash);
+	rep_html_bucket_chart(out, b);
 	fputs("</div></div>\n", out);
-	if (rc == 0)
-		rc = write_example(out, r, hash, rank == 1);
+	int rc = p->example_stacks ? write_example(out, r, b, rank == 1) : 0;
 	fputs("</article>\n", out);
 	return rc;
 }
 
 /* "N cores in M buckets, from FIRST to LAST" under the title. */
-static int write_totals(FILE *out, struct rep_reader *r)
+static void write_totals(FILE *out, const struct rep_bucket_totals *t)
 {
-	static const struct page_sql sql = {
-		"SELECT count(*), count(DISTINCT signature_hash), min(coalesce(crashed_at, analysed_at)),"
-		" max(coalesce(crashed_at, analysed_at)) FROM cores",
-		"SELECT count(), uniqExact(signature_hash),"
-		" if(count() = 0, NULL, min(ifNull(crashed_at, analysed_at))),"
-		" if(count() = 0, NULL, max(ifNull(crashed_at, analysed_at))) FROM %2$s.cores FINAL"};
-	json_t *rows = page_rows(r, &sql, NULL), *q;
-	if (!rows)
-		return -1;
-	if ((q = json_array_get(rows, 0))) {
-		fprintf(out, "<p class=\"sub\">%lld cores in %lld buckets", col_int(q, 0), col_int(q, 1));
-		if (col_text(q, 2)) {
-			fputs(", from ", out);
-			rep_html_text(out, col_text(q, 2), 0);
-			fputs(" to ", out);
-			rep_html_text(out, col_text(q, 3), 0);
-		}
-		fputs("</p>\n", out);
+	fprintf(out, "<p class=\"sub\">%lld cores in %lld buckets", t->cores, t->buckets);
+	if (t->first[0]) {
+		fputs(", from ", out);
+		rep_html_text(out, t->first, 0);
+		fputs(" to ", out);
+		rep_html_text(out, t->last, 0);
 	}
+	if (t->undated)
+		fprintf(out, " (%lld without a crash time)", t->undated);
+	fputs("</p>\n", out);
+}
+
+/* One text input of the filter form, its value the request's (escaped). */
+static void filter_input(FILE *out, const char *name, const char *label, const char *value,
+			 const char *type)
+{
+	fprintf(out, "<label>%s <input type=\"%s\" name=\"%s\" value=\"", label, type, name);
+	rep_html_text(out, value ? value : "", 200);
+	fputs("\"></label>\n", out);
+}
+
+static void write_filters(FILE *out, const struct rep_bucket_filter *f)
+{
+	fputs("<form class=\"filters\" method=\"get\" action=\"/\">\n", out);
+	filter_input(out, "executable", "executable", f->executable, "text");
+	filter_input(out, "build_id", "build-id", f->build_id, "text");
+	filter_input(out, "cause", "cause kind", f->cause_kind, "text");
+	filter_input(out, "from", "from", f->from, "date");
+	filter_input(out, "to", "to", f->to, "date");
+	fputs("<button type=\"submit\">filter</button> <a href=\"/\">clear</a>\n</form>\n", out);
+}
+
+static const char *const sort_names[] = {"count", "first", "last", "signature"};
+
+/* The filter's own parameters, for the sort links (values percent-encoded). */
+static void filter_query(FILE *out, const struct rep_bucket_filter *f)
+{
+	const char *names[] = {"executable", "build_id", "cause", "from", "to"};
+	const char *values[] = {f->executable, f->build_id, f->cause_kind, f->from, f->to};
+	for (size_t i = 0; i < 5; i++)
+		if (values[i] && *values[i]) {
+			fprintf(out, "&amp;%s=", names[i]);
+			rep_html_url_query(out, values[i]);
+		}
+}
+
+static void write_sort_links(FILE *out, const struct rep_bucket_filter *f)
+{
+	fputs("<p class=\"sort\">sort by", out);
+	for (int s = REP_SORT_COUNT; s <= REP_SORT_SIGNATURE; s++) {
+		bool on = f->sort == (enum rep_bucket_sort)s;
+		/* a second click on the current key turns its order round */
+		bool asc = on ? !f->ascending : s == REP_SORT_SIGNATURE;
+		fprintf(out, " <a%s href=\"/?sort=%s&amp;order=%s", on ? " class=\"on\"" : "", sort_names[s],
+			asc ? "asc" : "desc");
+		filter_query(out, f);
+		fprintf(out, "\">%s%s</a>", sort_names[s], on ? (f->ascending ? " &uarr;" : " &darr;") : "");
+	}
+	fputs("</p>\n", out);
+}
+
+void rep_html_site_nav(FILE *out, const char *query)
+{
+	fputs("<nav class=\"site\"><a href=\"/\">buckets</a>"
+	      "<form method=\"get\" action=\"/search\"><input type=\"search\" name=\"q\" value=\"", out);
+	rep_html_text(out, query ? query : "", 200);
+	fputs("\" placeholder=\"function, module, file, signature, build-id\"> "
+	      "<button type=\"submit\">search</button></form></nav>\n", out);
+}
+
+int rep_html_buckets(FILE *out, struct rep_reader *r, json_t *buckets,
+		     const struct rep_bucket_totals *totals, const struct rep_bucket_page *p)
+{
+	json_t *b;
+	size_t k;
+	int rc = 0;
+	rep_html_begin(out, "asyncore: crash buckets");
+	if (p->served)
+		rep_html_site_nav(out, NULL);
+	fputs("<header class=\"top quiet\">\n<h1>Crash buckets</h1>\n", out);
+	write_totals(out, totals);
+	if (p->served && p->filter) {
+		write_filters(out, p->filter);
+		write_sort_links(out, p->filter);
+	}
+	fputs("</header>\n", out);
+	json_array_foreach(buckets, k, b)
+		if (rc == 0)
+			rc = write_bucket(out, r, b, k + 1, p);
+	if (json_array_size(buckets) == 0)
+		fputs(totals->cores ? "<p class=\"none\">No bucket matches.</p>\n"
+				    : "<p class=\"none\">The store holds no core.</p>\n", out);
+	rep_html_end(out);
+	return rc == 0 && !ferror(out) ? 0 : -1;
+}
+
+/* top's buckets are its view's, in its order (the text and JSON formats'). */
+static json_t *top_hashes(struct rep_reader *r, long limit)
+{
+	char sql[128];
+	json_t *rows = NULL, *hashes = json_array(), *q;
+	size_t k;
+	snprintf(sql, sizeof(sql), "SELECT signature_hash FROM top_signatures LIMIT %ld", limit);
+	if (!hashes || rep_reader_rows(r, sql, NULL, &rows) != 0) {
+		json_decref(hashes);
+		return NULL;
+	}
+	json_array_foreach(rows, k, q)
+		json_array_append(hashes, json_array_get(q, 0));
 	json_decref(rows);
-	return 0;
+	return hashes;
 }
 
 int rep_html_top(FILE *out, struct rep_reader *r, long limit)
 {
-	static const struct page_sql sql = {
-		"SELECT signature_hash, signature, cores, first_seen, last_seen FROM top_signatures"
-		" LIMIT CAST(?1 AS INTEGER)",
-		"SELECT signature_hash, signature, cores, first_seen, last_seen FROM %2$s.top_signatures"
-		" LIMIT %1$s"};
-	char limit_text[32];
-	snprintf(limit_text, sizeof(limit_text), "%ld", limit);
-	json_t *rows, *q;
-	size_t rank = 0, k;
-	int rc = 0;
-	if (!rep_reader_clickhouse(r)) {
-		rows = page_rows(r, &sql, limit_text);
-	} else {   /* LIMIT takes a number, not a string literal */
-		char *text = NULL;
-		rows = NULL;
-		if (asprintf(&text, "SELECT signature_hash, signature, cores, first_seen, last_seen"
-			     " FROM %s.top_signatures LIMIT %ld", rep_reader_database(r), limit) >= 0) {
-			rep_reader_rows(r, text, NULL, &rows);
-			free(text);
-		}
+	const struct rep_bucket_filter all = {0};
+	const struct rep_bucket_page page = {.example_stacks = true};
+	struct rep_bucket_totals totals;
+	json_t *buckets = NULL, *hashes = top_hashes(r, limit);
+	int rc = -1;
+	if (hashes && rep_buckets_read(r, &all, &buckets, &totals) == 0) {
+		rep_buckets_order_as(buckets, hashes);
+		while (json_array_size(buckets) > json_array_size(hashes))
+			json_array_remove(buckets, json_array_size(buckets) - 1);
+		rc = rep_html_buckets(out, r, buckets, &totals, &page);
 	}
-	if (!rows)
-		return -1;
-	rep_html_begin(out, "asyncore: crash buckets");
-	fputs("<header class=\"top quiet\">\n<h1>Crash buckets</h1>\n", out);
-	rc = write_totals(out, r);
-	fputs("</header>\n", out);
-	json_array_foreach(rows, k, q) {
-		if (rc != 0)
-			break;
-		rc = write_bucket(out, r, q, ++rank);
-	}
-	if (rank == 0)
-		fputs("<p class=\"none\">The store holds no core.</p>\n", out);
-	json_decref(rows);
-	rep_html_end(out);
-	return rc == 0 && !ferror(out) ? 0 : -1;
+	json_decref(hashes);
+	json_decref(buckets);
+	return rc;
 }

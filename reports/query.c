@@ -485,14 +485,15 @@ const char *rep_reader_database(const struct rep_reader *r)
 	return r->ch ? rep_ch_database(r->ch) : "main";
 }
 
-static int sqlite_rows(sqlite3 *db, const char *sql, const char *param, json_t *rows)
+static int sqlite_rows(sqlite3 *db, const char *sql, const char *const *params, size_t n,
+		       json_t *rows)
 {
 	sqlite3_stmt *q = NULL;
 	int step, rc = -1;
 	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK)
 		goto out;
-	if (sqlite3_bind_parameter_count(q) > 0)
-		sqlite3_bind_text(q, 1, param, -1, SQLITE_TRANSIENT);
+	for (int i = 1; i <= sqlite3_bind_parameter_count(q); i++)
+		sqlite3_bind_text(q, i, (size_t)i <= n ? params[i - 1] : NULL, -1, SQLITE_TRANSIENT);
 	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
 		json_t *row = json_array();
 		for (int c = 0; row && c < sqlite3_column_count(q); c++)
@@ -511,14 +512,48 @@ out:
 	return rc;
 }
 
-static int ch_rows(struct rep_ch *ch, const char *sql, const char *param, json_t *rows)
+/* SQL with each %N$s replaced by PARAMS[N - 1] as a quoted literal (NULL:
+ * NULL) and %% by %; NULL when out of memory or SQL names a parameter it
+ * was not given. */
+static char *ch_bind(const char *sql, const char *const *params, size_t n)
 {
-	char *literal = param ? rep_ch_quote(param) : strdup("NULL"), *text = NULL, why[512];
+	char *text = NULL, *lit;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	bool ok = out != NULL;
+	for (const char *p = sql; ok && *p; p++) {
+		if (p[0] == '%' && p[1] == '%') {
+			fputc('%', out);
+			p++;
+		} else if (p[0] == '%' && p[1] >= '1' && p[1] <= '9' && p[2] == '$' && p[3] == 's') {
+			size_t k = (size_t)(p[1] - '1');
+			lit = k < n && params[k] ? rep_ch_quote(params[k]) : strdup("NULL");
+			ok = k < n && lit;
+			if (lit)
+				fputs(lit, out);
+			free(lit);
+			p += 3;
+		} else {
+			fputc(*p, out);
+		}
+	}
+	if (out && fclose(out) != 0)
+		ok = false;
+	if (!ok) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+static int ch_rows(struct rep_ch *ch, const char *sql, const char *const *params, size_t n,
+		   json_t *rows)
+{
+	char *text = ch_bind(sql, params, n), why[512];
 	json_t *res = NULL, *row;
 	size_t i;
 	int rc = -1;
-	if (!literal || asprintf(&text, sql, literal) < 0) {
-		text = NULL;
+	if (!text) {
 		snprintf(why, sizeof(why), "out of memory");
 		goto out;
 	}
@@ -545,17 +580,22 @@ out:
 		rep_say(stderr, "top", why);
 	json_decref(res);
 	free(text);
-	free(literal);
 	return rc;
 }
 
 int rep_reader_rows(struct rep_reader *r, const char *sql, const char *param, json_t **rows)
 {
+	return rep_reader_rows_n(r, sql, &param, 1, rows);
+}
+
+int rep_reader_rows_n(struct rep_reader *r, const char *sql, const char *const *params, size_t n,
+		      json_t **rows)
+{
 	if (!(*rows = json_array())) {
 		fprintf(stderr, "asyncore: out of memory\n");
 		return -1;
 	}
-	int rc = r->ch ? ch_rows(r->ch, sql, param, *rows) : sqlite_rows(r->db, sql, param, *rows);
+	int rc = r->ch ? ch_rows(r->ch, sql, params, n, *rows) : sqlite_rows(r->db, sql, params, n, *rows);
 	if (rc != 0) {
 		json_decref(*rows);
 		*rows = NULL;

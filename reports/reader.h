@@ -29,4 +29,13 @@ const char *rep_reader_database(const struct rep_reader *r);
  * real, string or null; json_decref()), or -1 with the reason on stderr. */
 int rep_reader_rows(struct rep_reader *r, const char *sql, const char *param, json_t **rows);
 
+/* Most parameters rep_reader_rows_n() binds. */
+#define REP_READER_MAX_PARAMS 9
+
+/* rep_reader_rows() with N parameters PARAMS[0 .. N) (each NULL: SQL NULL):
+ * SQLite's ?1 .. ?N, ClickHouse's %1$s .. %N$s (each a quoted literal; %%
+ * a percent sign).  Never spliced as SQL text in either store. */
+int rep_reader_rows_n(struct rep_reader *r, const char *sql, const char *const *params, size_t n,
+		      json_t **rows);
+
 #endif

@@ -1,0 +1,342 @@
+/* The served pages: a bucket, a core, a search, and the same as JSON (the
+ * bucket list is html_top.c's writer).  Lists are bounded: a page never
+ * grows with the store. */
+#include "pages.h"
+#include "html.h"
+#include "reader.h"
+#include "report.h"
+#include "store_load.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Rows shown at most: a bucket's cores, a search's cores and buckets. */
+enum { PAGE_MAX_CORES = 500, SEARCH_MAX_CORES = 200, SEARCH_MAX_BUCKETS = 100 };
+
+static int json_page(FILE *out, json_t *doc)
+{
+	int rc = doc && json_dumpf(doc, out, JSON_INDENT(1) | JSON_ENSURE_ASCII) == 0 ? 200 : 500;
+	fputc('\n', out);
+	json_decref(doc);
+	return rc;
+}
+
+/* ROWS (arrays) as objects with the keys NAMES. */
+static json_t *objects(json_t *rows, const char *const *names, size_t n)
+{
+	json_t *list = json_array(), *q;
+	size_t k;
+	json_array_foreach(rows, k, q) {
+		json_t *o = json_object();
+		for (size_t c = 0; c < n; c++)
+			json_object_set(o, names[c], json_array_get(q, c));
+		json_array_append_new(list, o);
+	}
+	return list;
+}
+
+static const char *text_of(json_t *o, const char *field)
+{
+	return json_string_value(json_object_get(o, field));
+}
+
+/* A link to a core, the fingerprint percent-encoded. */
+static void core_link(FILE *out, const char *fp, const char *label)
+{
+	fputs("<a class=\"core\" href=\"/core/", out);
+	rep_html_url_query(out, fp);
+	fputs("\">", out);
+	rep_html_text(out, label, 0);
+	fputs("</a>", out);
+}
+
+static void bucket_link(FILE *out, const char *hash, const char *signature)
+{
+	if (hash) {
+		fputs("<a href=\"/bucket/", out);
+		rep_html_url_query(out, hash);
+		fputs("\">", out);
+	}
+	fputs("<span class=\"signature mono\">", out);
+	rep_html_text(out, signature ? signature : "(no signature)", 0);
+	fputs(hash ? "</span></a>" : "</span>", out);
+}
+
+int rep_page_buckets(FILE *out, struct rep_reader *r, const struct rep_bucket_filter *f, bool json)
+{
+	struct rep_bucket_totals totals;
+	const struct rep_bucket_page page = {.served = true, .filter = f};
+	json_t *buckets = NULL;
+	if (rep_buckets_read(r, f, &buckets, &totals) != 0)
+		return 500;
+	if (json)
+		return json_page(out, buckets);
+	int rc = rep_html_buckets(out, r, buckets, &totals, &page) == 0 ? 200 : 500;
+	json_decref(buckets);
+	return rc;
+}
+
+/* Column names of a bucket's cores (the JSON keys). */
+static const char *const core_names[] = {"id", "crashed_at", "executable", "boot_id", "pid", "build_id",
+					 "cause_kind", "cause_summary", "arch"};
+
+static json_t *bucket_cores(struct rep_reader *r, const char *hash)
+{
+	static const char sqlite[] =
+		"SELECT fingerprint, crashed_at, executable, boot_id, pid, build_id, cause_kind, cause_summary,"
+		" arch FROM cores WHERE signature_hash = ?1 ORDER BY crashed_at DESC, id DESC LIMIT 500";
+	static const char clickhouse[] =
+		"SELECT fingerprint, crashed_at, executable, boot_id, pid, build_id, cause_kind, cause_summary,"
+		" arch FROM cores FINAL WHERE signature_hash = %1$s"
+		" ORDER BY crashed_at DESC NULLS LAST, analysed_at DESC, path LIMIT 500";
+	_Static_assert(PAGE_MAX_CORES == 500, "the queries' LIMIT");
+	json_t *rows = NULL, *list;
+	if (rep_reader_rows(r, rep_reader_clickhouse(r) ? clickhouse : sqlite, hash, &rows) != 0)
+		return NULL;
+	list = objects(rows, core_names, sizeof(core_names) / sizeof(core_names[0]));
+	json_decref(rows);
+	return list;
+}
+
+/* The time a core crashed, or what stands for an unknown one. */
+static const char *when(json_t *c)
+{
+	return text_of(c, "crashed_at") ? text_of(c, "crashed_at") : "no crash time";
+}
+
+static void write_core_rows(FILE *out, json_t *cores)
+{
+	json_t *c;
+	size_t k;
+	fputs("<div class=\"scroll\"><table class=\"cores\"><tr><th>crashed at</th><th>executable</th>"
+	      "<th class=\"num\">pid</th><th>build-id</th><th>cause</th></tr>\n", out);
+	json_array_foreach(cores, k, c) {
+		fputs("<tr><td class=\"mono\">", out);
+		core_link(out, text_of(c, "id"), when(c));
+		fputs("</td><td class=\"mono\">", out);
+		rep_html_path(out, text_of(c, "executable") ? text_of(c, "executable") : "?");
+		if (text_of(c, "boot_id")) {
+			fputs(" <span class=\"muted\">boot ", out);
+			rep_html_text(out, text_of(c, "boot_id"), 12);
+			fputs("</span>", out);
+		}
+		fprintf(out, "</td><td class=\"num\">%lld</td><td class=\"mono\">",
+			(long long)json_integer_value(json_object_get(c, "pid")));
+		rep_html_text(out, text_of(c, "build_id") ? text_of(c, "build_id") : "?", 0);
+		fputs("</td><td>", out);
+		rep_html_text(out, text_of(c, "cause_kind"), 0);
+		if (text_of(c, "cause_summary")) {
+			fputs(": ", out);
+			rep_html_text(out, text_of(c, "cause_summary"), 200);
+		}
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</table></div>\n", out);
+}
+
+static int bucket_html(FILE *out, struct rep_reader *r, json_t *b, json_t *cores)
+{
+	char title[128];
+	snprintf(title, sizeof(title), "asyncore: bucket %.20s", text_of(b, "hash"));
+	rep_html_begin(out, title);
+	rep_html_site_nav(out, NULL);
+	fprintf(out, "<header class=\"top\">\n<h1><span class=\"count\">%lld</span> ",
+		(long long)json_integer_value(json_object_get(b, "count")));
+	fputs("<span class=\"signature\">", out);
+	rep_html_text(out, text_of(b, "signature") ? text_of(b, "signature") : "(no signature)", 0);
+	fputs("</span></h1>\n", out);
+	rep_html_bucket_cause(out, b);
+	rep_html_bucket_facts(out, b);
+	fputs("</header>\n<section id=\"cores\">\n", out);
+	fprintf(out, "<h2>Cores <span class=\"n\">(newest first%s)</span></h2>\n",
+		json_array_size(cores) == PAGE_MAX_CORES ? ", the first 500" : "");
+	write_core_rows(out, cores);
+	fputs("</section>\n<section id=\"builds\">\n<h2>Cores per build <span class=\"n\">(oldest first)"
+	      "</span></h2>\n", out);
+	rep_html_bucket_builds(out, b);
+	fputs("</section>\n<section id=\"trend\">\n<h2>Crashes per day</h2>\n", out);
+	rep_html_bucket_chart(out, b);
+	fputs("</section>\n<section id=\"example\">\n<h2>Example stack <span class=\"n\">(the most "
+	      "recent core)</span></h2>\n", out);
+	int rc = text_of(b, "example_core") ? rep_html_example_stack(out, r, text_of(b, "example_core")) : 0;
+	fputs("</section>\n", out);
+	rep_html_end(out);
+	return rc == 0 ? 200 : 500;
+}
+
+int rep_page_bucket(FILE *out, struct rep_reader *r, const char *hash, bool json)
+{
+	const struct rep_bucket_filter f = {.hash = hash};
+	struct rep_bucket_totals totals;
+	json_t *buckets = NULL, *cores = NULL, *b;
+	int rc = 500;
+	if (rep_buckets_read(r, &f, &buckets, &totals) != 0)
+		return 500;
+	if (!(b = json_array_get(buckets, 0))) {
+		rc = 404;
+		rep_page_error(out, 404, "no such bucket", json);
+		goto out;
+	}
+	if (!(cores = bucket_cores(r, hash)))
+		goto out;
+	if (json) {
+		json_object_set(b, "cores", cores);
+		rc = json_page(out, json_incref(b));
+	} else {
+		rc = bucket_html(out, r, b, cores);
+	}
+out:
+	json_decref(cores);
+	json_decref(buckets);
+	return rc;
+}
+
+int rep_page_core(FILE *out, struct rep_reader *r, const char *id, bool json)
+{
+	struct rep_stored_core *c = NULL;
+	int found = rep_stored_core_load(r, id, &c), rc;
+	if (found != 0) {
+		if (found == 1)
+			rep_page_error(out, 404, "no such core", json);
+		return found == 1 ? 404 : 500;
+	}
+	if (json) {
+		const struct rep_json_options opts = {.all_threads = true};
+		rc = rep_json_write(out, c->an, &opts) == 0 ? 200 : 500;
+	} else {
+		rc = rep_html_write(out, c->an, true) == 0 ? 200 : 500;
+	}
+	rep_stored_core_destroy(c);
+	return rc;
+}
+
+/* Cores matching ?1 (%1$s): a stored frame's function, module or file, or
+ * the core's signature, cause, executable or build-id. */
+#define SQLITE_MATCH \
+	" WHERE id IN (SELECT core_id FROM frames WHERE instr(function, ?1) > 0 OR instr(module, ?1) > 0" \
+	" OR instr(file, ?1) > 0) OR instr(signature, ?1) > 0 OR instr(cause_summary, ?1) > 0" \
+	" OR instr(cause_kind, ?1) > 0 OR instr(executable, ?1) > 0 OR instr(build_id, ?1) > 0"
+#define CH_MATCH \
+	" WHERE fingerprint GLOBAL IN (SELECT fingerprint FROM frames FINAL" \
+	" WHERE position(ifNull(function, ''), %1$s) > 0 OR position(ifNull(module, ''), %1$s) > 0" \
+	" OR position(ifNull(file, ''), %1$s) > 0) OR position(ifNull(signature, ''), %1$s) > 0" \
+	" OR position(ifNull(cause_summary, ''), %1$s) > 0 OR position(ifNull(cause_kind, ''), %1$s) > 0" \
+	" OR position(ifNull(executable, ''), %1$s) > 0 OR position(ifNull(build_id, ''), %1$s) > 0"
+
+static const char *const hit_names[] = {"id", "crashed_at", "executable", "build_id", "hash", "signature",
+					"cause_kind", "cause_summary"};
+static const char *const hit_bucket_names[] = {"hash", "signature", "count", "last_seen"};
+
+static json_t *search_rows(struct rep_reader *r, const char *query, bool buckets)
+{
+	static const char *const sql[2][2] = {
+		{"SELECT fingerprint, crashed_at, executable, build_id, signature_hash, signature, cause_kind,"
+		 " cause_summary FROM cores" SQLITE_MATCH " ORDER BY crashed_at DESC, id DESC LIMIT 200",
+		 "SELECT fingerprint, crashed_at, executable, build_id, signature_hash, signature, cause_kind,"
+		 " cause_summary FROM cores FINAL" CH_MATCH
+		 " ORDER BY crashed_at DESC NULLS LAST, analysed_at DESC, path LIMIT 200"},
+		{"SELECT signature_hash, max(signature), count(*) AS n, max(crashed_at) FROM cores" SQLITE_MATCH
+		 " GROUP BY signature_hash ORDER BY n DESC, signature_hash LIMIT 100",
+		 "SELECT signature_hash, any(signature), count() AS n, max(crashed_at) FROM cores FINAL" CH_MATCH
+		 " GROUP BY signature_hash ORDER BY n DESC, signature_hash LIMIT 100"},
+	};
+	_Static_assert(SEARCH_MAX_CORES == 200 && SEARCH_MAX_BUCKETS == 100, "the queries' LIMIT");
+	json_t *rows = NULL, *list;
+	if (rep_reader_rows(r, sql[buckets][rep_reader_clickhouse(r)], query, &rows) != 0)
+		return NULL;
+	list = buckets ? objects(rows, hit_bucket_names, 4) : objects(rows, hit_names, 8);
+	json_decref(rows);
+	return list;
+}
+
+static void write_hit_buckets(FILE *out, json_t *buckets)
+{
+	json_t *b;
+	size_t k;
+	fprintf(out, "<section id=\"buckets\">\n<h2>Buckets <span class=\"n\">(%zu)</span></h2>\n"
+		"<div class=\"scroll\"><table class=\"buckets\"><tr><th class=\"num\">cores</th>"
+		"<th>signature</th><th>last seen</th></tr>\n", json_array_size(buckets));
+	json_array_foreach(buckets, k, b) {
+		fprintf(out, "<tr><td class=\"num\">%lld</td><td>",
+			(long long)json_integer_value(json_object_get(b, "count")));
+		bucket_link(out, text_of(b, "hash"), text_of(b, "signature"));
+		fputs("</td><td class=\"mono\">", out);
+		rep_html_text(out, text_of(b, "last_seen") ? text_of(b, "last_seen") : "no crash time", 0);
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</table></div>\n</section>\n", out);
+}
+
+static void write_hit_cores(FILE *out, json_t *cores)
+{
+	json_t *c;
+	size_t k;
+	fprintf(out, "<section id=\"cores\">\n<h2>Cores <span class=\"n\">(%zu%s, newest first)</span></h2>\n"
+		"<div class=\"scroll\"><table class=\"cores\"><tr><th>crashed at</th><th>executable</th>"
+		"<th>build-id</th><th>signature</th></tr>\n", json_array_size(cores),
+		json_array_size(cores) == SEARCH_MAX_CORES ? ", the first" : "");
+	json_array_foreach(cores, k, c) {
+		fputs("<tr><td class=\"mono\">", out);
+		core_link(out, text_of(c, "id"), when(c));
+		fputs("</td><td class=\"mono\">", out);
+		rep_html_path(out, text_of(c, "executable") ? text_of(c, "executable") : "?");
+		fputs("</td><td class=\"mono\">", out);
+		rep_html_text(out, text_of(c, "build_id") ? text_of(c, "build_id") : "?", 0);
+		fputs("</td><td>", out);
+		bucket_link(out, text_of(c, "hash"), text_of(c, "signature"));
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</table></div>\n</section>\n", out);
+}
+
+int rep_page_search(FILE *out, struct rep_reader *r, const char *query, bool json)
+{
+	json_t *buckets = NULL, *cores = NULL;
+	bool asked = query && *query;
+	int rc = 500;
+	if (asked && (!(buckets = search_rows(r, query, true)) || !(cores = search_rows(r, query, false))))
+		goto out;
+	if (json) {
+		rc = json_page(out, json_pack("{s:s, s:O, s:O}", "query", query ? query : "", "buckets",
+					      buckets ? buckets : json_array(), "cores", cores ? cores : json_array()));
+		goto out;
+	}
+	rep_html_begin(out, "asyncore: search");
+	rep_html_site_nav(out, query);
+	fputs("<header class=\"top quiet\">\n<h1>Search</h1>\n<p class=\"sub\">", out);
+	if (asked) {
+		fputs("crashes whose frames, signature, cause, executable or build-id hold <code>", out);
+		rep_html_text(out, query, 0);
+		fputs("</code>", out);
+	} else {
+		fputs("a function, module or source file, a signature, cause, executable or build-id", out);
+	}
+	fputs("</p>\n</header>\n", out);
+	if (asked) {
+		write_hit_buckets(out, buckets);
+		write_hit_cores(out, cores);
+	}
+	rep_html_end(out);
+	rc = ferror(out) ? 500 : 200;
+out:
+	json_decref(buckets);
+	json_decref(cores);
+	return rc;
+}
+
+void rep_page_error(FILE *out, int status, const char *why, bool json)
+{
+	if (json) {
+		json_page(out, json_pack("{s:s, s:i}", "error", why, "status", status));
+		return;
+	}
+	char title[64];
+	snprintf(title, sizeof(title), "asyncore: %d", status);
+	rep_html_begin(out, title);
+	rep_html_site_nav(out, NULL);
+	fprintf(out, "<header class=\"top quiet\">\n<h1>%d</h1>\n<p class=\"sub\">", status);
+	rep_html_text(out, why, 0);
+	fputs("</p>\n</header>\n", out);
+	rep_html_end(out);
+}
