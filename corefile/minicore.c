@@ -106,6 +106,48 @@ static void keep_stacks(struct core_writer *w, const struct core *core)
 	}
 }
 
+#define STRING_MAX 4096u            /* bytes of a name kept, at most */
+#define LINK_MAP_MAX 4096u          /* objects followed on r_debug's list */
+
+/* The saved string at ADDR, up to its NUL or STRING_MAX bytes. */
+static void keep_string(struct core_writer *w, const struct core *core, uint64_t addr)
+{
+	char c[256];
+	for (uint64_t at = addr; at - addr < STRING_MAX && at >= addr;) {
+		size_t n = PAGE - (size_t)(at % PAGE);
+		if (n > sizeof(c))
+			n = sizeof(c);
+		if (!core_read_saved(core, at, c, n))
+			return;
+		keep_saved(w, core, at, at + n);
+		if (memchr(c, 0, n))
+			return;
+		at += n;
+	}
+}
+
+/* The name DT_SONAME gives in the dynamic section saved at [AT, AT+SIZE)
+ * of the object loaded with BIAS: libdwfl names a module by it when
+ * neither NT_FILE nor the link map does. */
+static void keep_soname(struct core_writer *w, const struct core *core, uint64_t at, uint64_t size,
+			uint64_t bias)
+{
+	uint64_t strtab = 0, soname = 0;
+	for (uint64_t off = 0; off + sizeof(Elf64_Dyn) <= size; off += sizeof(Elf64_Dyn)) {
+		Elf64_Dyn d;
+		if (!core_read_saved(core, at + off, &d, sizeof(d)))
+			return;
+		if (d.d_tag == DT_STRTAB)
+			strtab = d.d_un.d_ptr;
+		else if (d.d_tag == DT_SONAME)
+			soname = d.d_un.d_val;
+	}
+	if (!strtab || !soname)
+		return;
+	keep_string(w, core, strtab + soname);          /* relocated in place */
+	keep_string(w, core, strtab + bias + soname);   /* or not (a vDSO's) */
+}
+
 /* The saved ELF header page of the file mapped at START, and its notes and
  * dynamic section where saved: libdwfl finds modules by them, reading the
  * core's segments itself. */
@@ -132,17 +174,92 @@ static void keep_module(struct core_writer *w, const struct core *core, uint64_t
 		uint64_t at = bias + ph[i].p_vaddr;
 		if (at >= bias)
 			keep_saved(w, core, at, at + ph[i].p_memsz);
+		/* libdwfl looks for the notes at their file offset from START */
+		if (ph[i].p_filesz > MODULE_NOTES_MAX)
+			continue;
+		if (ph[i].p_type == PT_NOTE && ph[i].p_offset <= MODULE_NOTES_MAX)
+			keep_saved(w, core, start + ph[i].p_offset, start + ph[i].p_offset + ph[i].p_filesz);
+		if (ph[i].p_type == PT_DYNAMIC && at >= bias)
+			keep_soname(w, core, at, ph[i].p_filesz, bias);
+	}
+}
+
+/* The address of r_debug from the executable's DT_DEBUG, as libdwfl finds
+ * it: the program headers at AT_PHDR (from the file where the core did not
+ * save them), PT_PHDR for the bias, PT_DYNAMIC where saved.  0 when none. */
+static uint64_t keep_r_debug_address(struct core_writer *w, struct core *core)
+{
+	const struct core_auxv *a = &core->auxv;
+	if (!a->phdr || a->phent != sizeof(Elf64_Phdr) || a->phnum == 0 || a->phnum > 256)
+		return 0;
+	Elf64_Phdr ph[256];
+	size_t len = a->phnum * sizeof(*ph);
+	keep_saved(w, core, a->phdr, a->phdr + len);
+	if (!core_read_bytes(core, a->phdr, ph, len))
+		return 0;
+	uint64_t dyn = 0, dynsz = 0, bias = 0;
+	for (size_t i = 0; i < a->phnum; i++) {
+		if (ph[i].p_type == PT_PHDR)
+			bias = a->phdr - ph[i].p_vaddr;
+		else if (ph[i].p_type == PT_DYNAMIC) {
+			dyn = ph[i].p_vaddr;
+			dynsz = ph[i].p_filesz;
+		}
+	}
+	if (!dynsz || dynsz > MODULE_NOTES_MAX)
+		return 0;
+	dyn += bias;
+	keep_saved(w, core, dyn, dyn + dynsz);
+	for (uint64_t off = 0; off + sizeof(Elf64_Dyn) <= dynsz; off += sizeof(Elf64_Dyn)) {
+		Elf64_Dyn d;
+		if (!core_read_saved(core, dyn + off, &d, sizeof(d)))
+			return 0;
+		if (d.d_tag == DT_DEBUG)
+			return d.d_un.d_ptr;
+	}
+	return 0;
+}
+
+/* The dynamic linker's list of loaded objects (r_debug.r_map), its nodes
+ * and their names: libdwfl reads them from the core's segments itself and
+ * names modules by them before NT_FILE. */
+static void keep_link_map(struct core_writer *w, struct core *core)
+{
+	uint64_t r_debug = keep_r_debug_address(w, core), lm;
+	if (!r_debug || r_debug > UINT64_MAX - 16)
+		return;
+	keep_saved(w, core, r_debug + 8, r_debug + 16);
+	if (!core_read_saved(core, r_debug + 8, &lm, sizeof(lm)))
+		return;
+	/* A list that loops is followed once round (Brent's cycle test). */
+	uint64_t seen = 0;
+	for (unsigned n = 0; lm && lm != seen && n < LINK_MAP_MAX && lm <= UINT64_MAX - 32; n++) {
+		if ((n & (n - 1)) == 0)
+			seen = lm;
+		uint64_t node[4];   /* l_addr, l_name, l_ld, l_next */
+		keep_saved(w, core, lm, lm + sizeof(node));
+		if (!core_read_saved(core, lm, node, sizeof(node)))
+			return;
+		if (node[2] && node[1])
+			keep_string(w, core, node[1]);
+		lm = node[3];
 	}
 }
 
 /* The vDSO, in no file: libdwfl finds it by AT_SYSINFO_EHDR in memory. */
 #define VDSO_MAX (64u << 10)
 
-static void keep_modules(struct core_writer *w, const struct core *core)
+/* What libdwfl reads to list the modules: the link map, and the ELF
+ * headers at the start of each segment (of each file NT_FILE lists, and
+ * of any other mapping that starts with one). */
+static void keep_modules(struct core_writer *w, struct core *core)
 {
+	keep_link_map(w, core);
 	for (size_t i = 0; i < core->nfiles; i++)
 		if (core->files[i].offset == 0)
 			keep_module(w, core, core->files[i].start);
+	for (size_t i = 0; i < core->nsegments; i++)
+		keep_module(w, core, core->segments[i].vaddr);
 	const struct core_segment *vdso = core->auxv.sysinfo_ehdr ? core_find_segment(core, core->auxv.sysinfo_ehdr)
 								    : NULL;
 	if (vdso && vdso->memsz <= VDSO_MAX)

@@ -12,9 +12,11 @@
  *     pages, executable ranges) sees the core's;
  *   - PT_LOADs of the pages the recorded reads were served from the core's
  *     saved bytes (what it did not save reads as zeros or from the mapped
- *     file in both), the first page of each mapped ELF file the core saved (where
- *     libdwfl finds modules), and each thread's stack from its stack
- *     pointer to the end of its mapping, at most CORE_MINICORE_STACK bytes.
+ *     file in both), what libdwfl reads of the core itself to list modules
+ *     (the first page of each mapped ELF file the core saved, its notes and
+ *     dynamic section; the dynamic linker's link map and its names), and
+ *     each thread's stack from its stack pointer to the end of its
+ *     mapping, at most CORE_MINICORE_STACK bytes.
  * Pages read from mapped files (text, read-only data) stay out: they are
  * read from the files again, found by path or build-id.  A minicore of a
  * minicore is a minicore of the same source. */

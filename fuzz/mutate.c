@@ -24,7 +24,9 @@
  * too).  Each must end as `asyncore report` would end: analysed (exit 0, or
  * 1 with warnings) with a complete JSON document, a text report and an HTML
  * page, or unusable
- * (exit 2) with a one-line reason; never a crash, a sanitizer report, a
+ * (exit 2) with a one-line reason (one in MINICORE_EVERY analysed mutants
+ * also through its minicore, which must be written and analysed as any
+ * core); never a crash, a sanitizer report, a
  * leak, or a mutant that takes more than the time limit (in CPU time, or
  * ten times it in all).  The mutants run in
  * a child process per chunk, sharing its debug-info cache as an ingest
@@ -44,11 +46,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../corefile/minicore.h"
 #include "../reports/report.h"
 #include "patch.h"
 
 #define MAX_BASES 16
 #define CHUNK 250               /* mutants per child process */
+#define MINICORE_EVERY 4        /* one mutant in that many is cut to its minicore too */
 
 enum kind { K_TRUNCATE, K_FLIP_NOTES, K_FLIP_HEADERS, K_NOTE_SIZES, K_POINTERS, K_ZERO, NKINDS };
 static const char *const kind_names[NKINDS] = {
@@ -391,19 +395,29 @@ static bool complete_json(const struct analysis *an, char *why, size_t whylen)
 	return ok;
 }
 
-static enum outcome analyse(struct base *b, struct dbg_cache *cache, char *why, size_t whylen)
+/* Analyse the core at PATH (recording its reads when RECORD) and check the
+ * writers; *CORE_OUT (when not NULL) keeps the open core for a minicore. */
+static enum outcome analyse_path(const char *path, struct base *b, struct dbg_cache *cache,
+				 struct core **core_out, char *fingerprint, char *why, size_t whylen)
 {
-	char path[64];
 	struct an_options opts = {.runtimes = b->runtimes};
 	struct analysis *an = NULL;
 	struct core *core = NULL;
 	struct core_identity id;
-	struct core_error *err = core_open(fz_base_path(&b->core, path, sizeof(path)), &core);
+	struct core_error *err = core_open(path, &core);
 	if (!err) {
 		core_identity(core, &id);
-		err = an_analyze(core, &id, &opts, cache, &an);
+		if (core_out)
+			err = core_record_start(core);
+		if (!err)
+			err = an_analyze(core, &id, &opts, cache, &an);
 	}
-	core_close(core);
+	if (!err && core_out) {
+		*core_out = core;
+		snprintf(fingerprint, 65, "%s", id.fingerprint);
+	} else {
+		core_close(core);
+	}
 	if (err) {
 		bool one_line = err->message[0] && !strchr(err->message, '\n');
 		if (!one_line)
@@ -424,6 +438,44 @@ static enum outcome analyse(struct base *b, struct dbg_cache *cache, char *why, 
 	}
 	an_analysis_destroy(an);
 	return o;
+}
+
+/* The minicore of a mutant CORE (analysed, recording) must be written,
+ * and analysed in turn as any core is. */
+static enum outcome check_minicore(struct core *core, const char *fingerprint, struct base *b,
+				   struct dbg_cache *cache, char *why, size_t whylen)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/asyncore-mutate-%d.minicore", (int)getpid());
+	struct core_error *err = core_minicore_save(core, fingerprint, path, NULL, NULL);
+	core_close(core);
+	if (err) {
+		snprintf(why, whylen, "the minicore could not be written: %.400s", err->message);
+		core_error_destroy(err);
+		return O_FAILED;
+	}
+	enum outcome o = analyse_path(path, b, cache, NULL, NULL, why, whylen);
+	unlink(path);
+	if (o == O_UNUSABLE) {
+		snprintf(why, whylen, "the minicore of an analysed core is unusable");
+		o = O_FAILED;
+	}
+	return o;
+}
+
+/* Mutant B through the analysis and the writers; every MINICORE_EVERY-th
+ * also through its minicore (MINICORE). */
+static enum outcome analyse(struct base *b, struct dbg_cache *cache, bool minicore, char *why,
+			    size_t whylen)
+{
+	char path[64], fingerprint[65] = "";
+	struct core *core = NULL;
+	enum outcome o = analyse_path(fz_base_path(&b->core, path, sizeof(path)), b, cache,
+				      minicore ? &core : NULL, fingerprint, why, whylen);
+	if (!core)
+		return o;
+	enum outcome m = check_minicore(core, fingerprint, b, cache, why, whylen);
+	return m == O_FAILED ? m : o;
 }
 
 static void describe(uint64_t k, char *buf, size_t len)
@@ -448,7 +500,7 @@ static void run_chunk(uint64_t first, uint64_t end)
 		s->started_cpu_ns = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 		s->started_ns = now_ns();
 		struct base *b = make_mutant(k, &kind, desc, sizeof(desc));
-		enum outcome o = analyse(b, cache, why, sizeof(why));
+		enum outcome o = analyse(b, cache, k % MINICORE_EVERY == 0, why, sizeof(why));
 		fz_base_restore(&b->core);
 		if (__lsan_do_recoverable_leak_check && __lsan_do_recoverable_leak_check()) {
 			snprintf(why, sizeof(why), "memory leaked (LeakSanitizer's report above)");

@@ -21,6 +21,7 @@ def walk(x, y, p):
             walk(u, v, p + [i])
     elif x != y:
         diffs.append('/'.join(map(str, p)) + ': %r != %r' % (str(x)[:80], str(y)[:80]))
+walk(a, b, [])
 for d in diffs[:20]:
     print(d)
 sys.exit(1 if diffs else 0)

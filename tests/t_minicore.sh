@@ -85,6 +85,16 @@ fixture handler_c handler_c "" none null
 fixture toyvm toyvm linked -- --runtime "$ROOT/fixtures/toyvm/toy-tls.json"
 fixture go_shop go_shop "" nil
 
+# A described runtime's hostile stacks, with every description: modules
+# named from the dynamic linker's link map, not NT_FILE.
+if fix_core hostile_rt ""; then
+	rt=()
+	for f in "$FIX_DIR"/*.json; do rt+=(--runtime "$f"); done
+	check hostile_rt "$FIX_CORE" "$FIX_DIR/prog" "${rt[@]}"
+else
+	no_core hostile_rt $?
+fi
+
 # CPython: its runtime description is found in share/ without --runtime.
 if fix_build cpython "" && core=$(fixture_core "$FIX_DIR" crash.py 2>"$TMPD/core.err"); then
 	FIX_RUNS+=("$(dirname "$core")")
