@@ -80,7 +80,7 @@ fixture folly_c folly_c ""
 fixture folly_cpp folly_cpp ""
 fixture bthread bthread ""
 fixture recorder recorder ""
-fixture cause_cxx cause_cxx ""
+fixture cause_cxx cause_cxx "" out_of_range   # an uncaught exception: its object
 fixture handler_c handler_c "" none null
 fixture toyvm toyvm linked -- --runtime "$ROOT/fixtures/toyvm/toy-tls.json"
 fixture go_shop go_shop "" nil
