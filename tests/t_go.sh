@@ -18,26 +18,13 @@
 # report's first line against the JSON's cause.
 source "$(dirname "$0")/lib.sh"
 source "$ROOT/tests/fixlib.sh"
+source "$ROOT/tests/go_lib.sh"
 
 have_asyncore || { fail "go: no asyncore at $ASYNCORE (run make)"; exit 0; }
-test_dep go golang-go "$TMPD/apt-go.log" || { skip "go: no Go toolchain (golang-go)"; exit 0; }
+go_deps go
 test_dep dlv delve "$TMPD/apt-delve.log"
 HAVE_DLV=0; command -v dlv >/dev/null && HAVE_DLV=1
 
-ORACLE=$ROOT/tests/go_oracle.py
-export GOTRACEBACK=crash
-
-# oracle NAME SUBCOMMAND ARGS...: PASS with the oracle's last line, or FAIL
-# with its first (the first difference) and a few more.
-oracle() {
-	local name=$1; shift
-	if python3 "$ORACLE" "$@" >"$TMPD/cmp" 2>&1; then
-		pass "$name: $(grep -v '^  note: ' "$TMPD/cmp" | tail -1)"
-	else
-		fail "$name: $(head -1 "$TMPD/cmp" | cut -c1-300)"
-		tail -n +2 "$TMPD/cmp" | head -12 | cut -c1-300 | sed 's/^/    /'
-	fi
-}
 
 # go_case NAME VARIANT ARGS...: crash the build VARIANT with ARGS and run
 # every check on its core.

@@ -9,24 +9,13 @@
 # (-s -w) has only the runtime's pclntab.
 source "$(dirname "$0")/lib.sh"
 source "$ROOT/tests/fixlib.sh"
+source "$ROOT/tests/go_lib.sh"
 source "$ROOT/tests/aarch64_lib.sh"
 
 have_asyncore || { fail "go-aarch64: no asyncore at $ASYNCORE (run make)"; exit 0; }
-test_dep go golang-go "$TMPD/apt-go.log" || { skip "go-aarch64: no Go toolchain (golang-go)"; exit 0; }
+go_deps go-aarch64
 aarch64_deps go-aarch64
 
-ORACLE=$ROOT/tests/go_oracle.py
-export GOTRACEBACK=crash
-
-oracle() {
-	local name=$1; shift
-	if python3 "$ORACLE" "$@" >"$TMPD/cmp" 2>&1; then
-		pass "$name: $(grep -v '^  note: ' "$TMPD/cmp" | tail -1)"
-	else
-		fail "$name: $(head -1 "$TMPD/cmp" | cut -c1-300)"
-		tail -n +2 "$TMPD/cmp" | head -12 | cut -c1-300 | sed 's/^/    /'
-	fi
-}
 
 # arm_case VARIANT CRASH: build VARIANT crashed with CRASH under qemu.
 arm_case() {

@@ -9,11 +9,11 @@
 # main.applyDiscount and main.checkout are among those compared.
 source "$(dirname "$0")/lib.sh"
 source "$ROOT/tests/fixlib.sh"
+source "$ROOT/tests/go_lib.sh"
 
 have_asyncore || { fail "go-args: no asyncore at $ASYNCORE (run make)"; exit 0; }
-test_dep go golang-go "$TMPD/apt-go.log" || { skip "go-args: no Go toolchain (golang-go)"; exit 0; }
+go_deps go-args
 command -v gdb >/dev/null || { skip "go-args: no gdb"; exit 0; }
-export GOTRACEBACK=crash
 
 rc=0
 fix_core go_shop "" nil || rc=$?

@@ -16,10 +16,10 @@
 # else valgrind.
 source "$(dirname "$0")/lib.sh"
 source "$ROOT/tests/fixlib.sh"
+source "$ROOT/tests/go_lib.sh"
 
 have_asyncore || { fail "go-bad: no asyncore at $ASYNCORE (run make)"; exit 0; }
-test_dep go golang-go "$TMPD/apt-go.log" || { skip "go-bad: no Go toolchain (golang-go)"; exit 0; }
-export GOTRACEBACK=crash
+go_deps go-bad
 
 rc=0; fix_core go_shop "" nil || rc=$?
 [ $rc -eq 1 ] && exit 0

@@ -11,10 +11,10 @@
 # `make bench` measures it.
 source "$(dirname "$0")/lib.sh"
 source "$ROOT/tests/fixlib.sh"
+source "$ROOT/tests/go_lib.sh"
 
 have_asyncore || { fail "go-live: no asyncore at $ASYNCORE (run make)"; exit 0; }
-test_dep go golang-go "$TMPD/apt-go.log" || { skip "go-live: no Go toolchain (golang-go)"; exit 0; }
-ORACLE=$ROOT/tests/go_oracle.py
+go_deps go-live
 
 LIVE_PIDS=()
 live_cleanup() {
@@ -28,18 +28,6 @@ live_cleanup() {
 }
 trap live_cleanup EXIT
 trap 'exit 130' INT TERM
-
-# oracle NAME SUBCOMMAND ARGS...: PASS with the oracle's last line, or FAIL
-# with its first (the first difference) and a few more.
-oracle() {
-	local name=$1; shift
-	if python3 "$ORACLE" "$@" >"$TMPD/cmp" 2>&1; then
-		pass "$name: $(grep -v '^  note: ' "$TMPD/cmp" | tail -1)"
-	else
-		fail "$name: $(head -1 "$TMPD/cmp" | cut -c1-300)"
-		tail -n +2 "$TMPD/cmp" | head -12 | cut -c1-300 | sed 's/^/    /'
-	fi
-}
 
 # state PID: the State letter of /proc/PID/status ("" when gone).
 state() { sed -n 's/^State:\t\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null; }
