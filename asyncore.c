@@ -27,6 +27,11 @@ int main(int argc, char **argv)
 		printf("asyncore %s\n", AN_VERSION);
 		return CLI_EXIT_OK;
 	}
+	/* `asyncore COMMAND --help` too: the command's options are in it. */
+	if (argc == 3 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
+		cli_usage(stdout);
+		return CLI_EXIT_OK;
+	}
 	if (strcmp(cmd, "report") == 0)
 		return cli_report(argc - 2, argv + 2);
 	if (strcmp(cmd, "ingest") == 0)

@@ -7,7 +7,7 @@ _asyncore()
 	cmd=
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		report|snapshot|ingest|query|top|resign|store|runtimes) cmd=${COMP_WORDS[i]}; break ;;
+		report|snapshot|minicore|collect|ingest|query|top|resign|store|serve|runtimes) cmd=${COMP_WORDS[i]}; break ;;
 		esac
 	done
 	case $prev in
@@ -21,9 +21,10 @@ _asyncore()
 	--threads) COMPREPLY=($(compgen -W "crashing all" -- "$cur")); return ;;
 	--color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
 	--recorder-format) COMPREPLY=($(compgen -W "library" -- "$cur")); return ;;
-	--sysroot|--debug-dir|--signature-lists) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	--sysroot|--debug-dir|--signature-lists|--dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	--keep) COMPREPLY=($(compgen -W "mini full none" -- "$cur")); return ;;
 	--db|--binary|--runtime|-o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	--jobs|-j|--limit|--max-frames|--recorder-tail|--timeout|--max-memory|--max-pause|--thread) return ;;
+	--jobs|-j|--limit|--max-frames|--recorder-tail|--timeout|--max-memory|--max-pause|--thread|--max-size|--listen) return ;;
 	--pid) COMPREPLY=($(compgen -W "$(ps -e -o pid= 2>/dev/null)" -- "$cur")); return ;;
 	--journal-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	esac
@@ -38,6 +39,11 @@ _asyncore()
 		runtimes) COMPREPLY=($(compgen -W "--runtime" -- "$cur")) ;;
 		snapshot) COMPREPLY=($(compgen -W "--output --max-pause --thread --sysroot --debug-dir --runtime
 			--no-async --no-recorders --no-tasks --no-args" -- "$cur")) ;;
+		minicore) COMPREPLY=($(compgen -W "--output --sysroot --debug-dir --runtime --max-frames
+			--no-async --no-recorders --no-tasks --no-args --no-locals" -- "$cur")) ;;
+		collect) COMPREPLY=($(compgen -W "--db --dir --keep --max-size --timeout --install
+			--uninstall" -- "$cur")) ;;
+		serve) COMPREPLY=($(compgen -W "--db --listen" -- "$cur")) ;;
 		*) COMPREPLY=($(compgen -W "--format --threads --recorder-tail --recorder-format --sysroot
 			--debug-dir --max-frames --no-async --no-recorders --no-args --no-tasks --frame-registers
 			--locals --color --signature-lists --runtime --max-memory --timeout --sha256 --pid --max-pause --thread
@@ -46,7 +52,8 @@ _asyncore()
 		return
 	fi
 	if [[ -z $cmd && $COMP_CWORD -eq 1 ]]; then
-		COMPREPLY=($(compgen -W "report snapshot ingest query top resign store runtimes" -- "$cur")
+		COMPREPLY=($(compgen -W "report snapshot minicore collect ingest query top resign store serve
+			runtimes" -- "$cur")
 			$(compgen -f -- "$cur"))
 	elif [[ $cmd == store ]]; then
 		COMPREPLY=($(compgen -W "init" -- "$cur"))
