@@ -19,13 +19,15 @@
 #include "../reports/html.h"
 #include "../reports/reader.h"
 #include "options.h"
+#include "test_hooks.h"
 
 /* Bounds of what one client can ask: threads answering at once,
  * connections held, seconds a connection may idle, bytes of a request
- * (its line and headers), bytes of a query's text. */
+ * (its line and headers), bytes of a query's text, milliseconds one query
+ * of the store may run (past it the page is a 503, the thread free). */
 enum {
 	SERVE_THREADS = 8, SERVE_CONNECTIONS = 256, SERVE_IDLE_SECONDS = 15,
-	SERVE_REQUEST_BYTES = 32 * 1024, SERVE_QUERY_BYTES = 256
+	SERVE_REQUEST_BYTES = 32 * 1024, SERVE_QUERY_BYTES = 256, SERVE_QUERY_MS = 5000
 };
 
 /* Each pool thread's reader, opened on its first request. */
@@ -40,8 +42,10 @@ static void reader_free(void *r)
 static struct rep_reader *thread_reader(void)
 {
 	struct rep_reader *r = pthread_getspecific(reader_key);
-	if (!r && rep_reader_open(serve_db, &r) == 0)
+	if (!r && rep_reader_open(serve_db, &r) == 0) {
+		rep_reader_set_time_limit(r, test_hook_query_limit(SERVE_QUERY_MS));
 		pthread_setspecific(reader_key, r);
+	}
 	return r;
 }
 
@@ -185,7 +189,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		body = NULL;
 		if (!(out = open_memstream(&body, &len)))
 			return MHD_NO;
-		rep_page_error(out, 500, "the store failed: see the server's log", json);
+		if (thread_reader() && rep_reader_timed_out(thread_reader()))
+			status = 503;
+		rep_page_error(out, status, status == 503 ? "the store took too long: try a narrower question"
+							  : "the store failed: see the server's log", json);
 	}
 	if (fclose(out) != 0) {
 		free(body);

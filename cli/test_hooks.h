@@ -5,11 +5,20 @@
 #define CLI_TEST_HOOKS_H
 
 #ifdef ASYNCORE_TEST_HOOKS
+/* The bound of a served query in milliseconds: MS, or the test's
+ * ASYNCORE_TEST_QUERY_MS (0: every query stopped at its first check). */
+long test_hook_query_limit(long ms);
+
 /* An ingest worker that took core PATH (open, its identity told to the
  * supervisor, not yet looked up in the store): waits there when the test
  * asked for it. */
 void test_hook_analysing(const char *path);
 #else
+static inline long test_hook_query_limit(long ms)
+{
+	return ms;
+}
+
 static inline void test_hook_analysing(const char *path)
 {
 	(void)path;

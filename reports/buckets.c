@@ -12,36 +12,42 @@
 /* The groups' columns: 0 hash, 1 signature, 2 executable, 3 build_id,
  * 4 arch, 5 day, 6 count, 7 first, 8 last, 9 example key, 10 fingerprint,
  * 11 cause_kind, 12 cause_summary, 13 path, 14 abort_message.  SQLite
- * takes the bare columns from the row of max(); ClickHouse says argMax. */
+ * reads them from bucket_days (kept by the store's triggers; '' there is
+ * NULL) and each shown bucket's example afterwards, by index; ClickHouse
+ * says argMax.  A crash's time is crashed_at, else the file's mtime. */
 static const char sqlite_groups[] =
-	"SELECT signature_hash, max(signature), executable, build_id, arch,"
-	" substr(crashed_at, 1, 10) AS day, count(*), min(crashed_at), max(crashed_at),"
-	" max(coalesce(crashed_at, '') || ' ' || printf('%%012d', id)) AS ex, fingerprint, cause_kind,"
-	" cause_summary, path, abort_message FROM cores%s"
+	"SELECT nullif(signature_hash, ''), max(signature), nullif(executable, ''), nullif(build_id, ''),"
+	" arch, day, sum(cores), min(first_at), max(last_at) FROM bucket_days%s"
 	" GROUP BY signature_hash, executable, build_id, arch, day ORDER BY signature_hash";
+#define CH_SEEN "ifNull(crashed_at, file_mtime)"
+#define CH_KEY "concat(ifNull(" CH_SEEN ", ''), ' ', analysed_at, ' ', path)"
 static const char ch_groups[] =
 	"SELECT signature_hash, any(signature), executable, build_id, arch,"
-	" substring(ifNull(crashed_at, ''), 1, 10) AS day, count(), min(crashed_at), max(crashed_at),"
-	" max(concat(ifNull(crashed_at, ''), ' ', analysed_at, ' ', path)) AS ex,"
-	" argMax(fingerprint, concat(ifNull(crashed_at, ''), ' ', analysed_at, ' ', path)),"
-	" argMax(cause_kind, concat(ifNull(crashed_at, ''), ' ', analysed_at, ' ', path)),"
-	" argMax(cause_summary, concat(ifNull(crashed_at, ''), ' ', analysed_at, ' ', path)),"
-	" argMax(path, concat(ifNull(crashed_at, ''), ' ', analysed_at, ' ', path)),"
-	" argMax(abort_message, concat(ifNull(crashed_at, ''), ' ', analysed_at, ' ', path))"
+	" substring(ifNull(" CH_SEEN ", ''), 1, 10) AS day, count(), min(" CH_SEEN "), max(" CH_SEEN "),"
+	" max(" CH_KEY ") AS ex, argMax(fingerprint, " CH_KEY "), argMax(cause_kind, " CH_KEY "),"
+	" argMax(cause_summary, " CH_KEY "), argMax(path, " CH_KEY "), argMax(abort_message, " CH_KEY ")"
 	" FROM cores FINAL%s"
 	" GROUP BY signature_hash, executable, build_id, arch, day ORDER BY signature_hash";
+
+/* A bucket's most recent core among those F takes (SQLite; the same
+ * parameters as the groups, ?6 the bucket's hash). */
+static const char sqlite_example[] =
+	"SELECT fingerprint, cause_kind, cause_summary, path, abort_message FROM cores"
+	" WHERE signature_hash IS ?6%s ORDER BY coalesce(crashed_at, file_mtime) DESC, id DESC LIMIT 1";
 
 /* The conditions of a filter, each with its parameter's number; only
  * those given are in the query (the values are bound, never written in). */
 static const struct condition {
-	const char *sqlite, *clickhouse;
+	const char *sqlite, *clickhouse, *sqlite_core;
 } conditions[] = {
-	{"instr(executable, ?1) > 0", "position(ifNull(executable, ''), %1$s) > 0"},
-	{"build_id = ?2", "build_id = %2$s"},
-	{"cause_kind = ?3", "cause_kind = %3$s"},
-	{"crashed_at >= ?4", "ifNull(crashed_at, '') >= %4$s"},
-	{"substr(crashed_at, 1, 10) <= ?5", "crashed_at IS NOT NULL AND substring(crashed_at, 1, 10) <= %5$s"},
-	{"signature_hash = ?6", "signature_hash = %6$s"},
+	{"instr(executable, ?1) > 0", "position(ifNull(executable, ''), %1$s) > 0",
+	 "instr(executable, ?1) > 0"},
+	{"build_id = ?2", "build_id = %2$s", "build_id = ?2"},
+	{"cause_kind = ?3", "cause_kind = %3$s", "cause_kind = ?3"},
+	{"day >= ?4", "ifNull(" CH_SEEN ", '') >= %4$s", "coalesce(crashed_at, file_mtime) >= ?4"},
+	{"day <> '' AND day <= ?5", CH_SEEN " IS NOT NULL AND substring(" CH_SEEN ", 1, 10) <= %5$s",
+	 "substr(coalesce(crashed_at, file_mtime), 1, 10) <= ?5"},
+	{"signature_hash = ?6", "signature_hash = %6$s", NULL},
 };
 
 static bool given(const char *s)
@@ -49,18 +55,20 @@ static bool given(const char *s)
 	return s && *s;
 }
 
-/* " WHERE ..." of F's conditions into BUF ("" when none). */
-static void where_clause(const struct rep_bucket_filter *f, bool ch, char *buf, size_t len)
+/* The query STORE says of F's conditions into BUF: " WHERE ..." of the
+ * groups (0: SQLite's, 1: ClickHouse's), " AND ..." of a core (2). */
+static void where_clause(const struct rep_bucket_filter *f, int store, char *buf, size_t len)
 {
 	const char *values[] = {f->executable, f->build_id, f->cause_kind, f->from, f->to, f->hash};
 	size_t used = 0;
 	buf[0] = '\0';
 	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
-		if (!given(values[i]))
+		const struct condition *c = &conditions[i];
+		const char *cond = store == 0 ? c->sqlite : store == 1 ? c->clickhouse : c->sqlite_core;
+		if (!given(values[i]) || !cond)
 			continue;
 		used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s",
-					 used ? " AND " : " WHERE ",
-					 ch ? conditions[i].clickhouse : conditions[i].sqlite);
+					 used || store == 2 ? " AND " : " WHERE ", cond);
 	}
 }
 
@@ -165,7 +173,8 @@ static void add_group(json_t *b, json_t *q)
 	add_count(build, n);
 	keep_time(build, "first_seen", text(q, 7), true);
 	add_count(entry(json_object_get(b, "arches"), "arch", text(q, 4)), n);
-	note_example(b, q);
+	if (json_array_size(q) > 9)
+		note_example(b, q);
 }
 
 static int day_cmp(const void *a, const void *b)
@@ -259,6 +268,30 @@ static void totals_add(struct rep_bucket_totals *t, json_t *q)
 		snprintf(t->last, sizeof(t->last), "%s", last);
 }
 
+/* Each bucket of LIST its example: the most recent core F takes, one
+ * indexed query per bucket shown (SQLite's groups carry none). */
+static int sqlite_examples(struct rep_reader *r, const struct rep_bucket_filter *f, json_t *list)
+{
+	static const char *const fields[] = {"example_core", "cause_kind", "cause_summary", "example_path",
+					     "abort_message"};
+	char where[512], sql[1024];
+	json_t *b, *rows;
+	size_t k;
+	where_clause(f, 2, where, sizeof(where));
+	snprintf(sql, sizeof(sql), sqlite_example, where);
+	json_array_foreach(list, k, b) {
+		const char *params[] = {f->executable, f->build_id, f->cause_kind, f->from, f->to,
+					json_string_value(json_object_get(b, "hash"))};
+		if (rep_reader_rows_n(r, sql, params, 6, &rows) != 0)
+			return -1;
+		json_t *row = json_array_get(rows, 0);
+		for (size_t i = 0; i < 5; i++)
+			json_object_set_new(b, fields[i], row ? json_incref(json_array_get(row, i)) : json_null());
+		json_decref(rows);
+	}
+	return 0;
+}
+
 int rep_buckets_read(struct rep_reader *r, const struct rep_bucket_filter *f, json_t **out,
 		     struct rep_bucket_totals *totals)
 {
@@ -268,7 +301,7 @@ int rep_buckets_read(struct rep_reader *r, const struct rep_bucket_filter *f, js
 	char where[512], sql[2048];
 	json_t *rows = NULL, *q, *b = NULL, *list = json_array();
 	size_t k;
-	where_clause(f, ch, where, sizeof(where));
+	where_clause(f, ch ? 1 : 0, where, sizeof(where));
 	snprintf(sql, sizeof(sql), ch ? ch_groups : sqlite_groups, where);
 	if (!list || rep_reader_rows_n(r, sql, params, 6, &rows) != 0) {
 		json_decref(list);
@@ -294,6 +327,10 @@ int rep_buckets_read(struct rep_reader *r, const struct rep_bucket_filter *f, js
 	pthread_mutex_unlock(&sort_lock);
 	while (f->limit > 0 && json_array_size(list) > (size_t)f->limit)
 		json_array_remove(list, json_array_size(list) - 1);
+	if (!ch && sqlite_examples(r, f, list) != 0) {
+		json_decref(list);
+		return -1;
+	}
 	*out = list;
 	return 0;
 }

@@ -1,8 +1,9 @@
 /* The crash buckets of a store as data: what `top --format html` and
  * serve's / (and /api/buckets, /bucket/HASH) show, read in one pass over
  * the cores that match a filter.  A crash's time is when it crashed
- * (cores.crashed_at); a core without one is counted but undated (the store
- * keeps no other crash time, and the ingest time is not one). */
+ * (cores.crashed_at), else its core file's modification time (file_mtime);
+ * a core with neither is counted but undated (the ingest time is no crash
+ * time). */
 #ifndef REPORTS_BUCKETS_H
 #define REPORTS_BUCKETS_H
 

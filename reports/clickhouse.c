@@ -22,6 +22,8 @@ struct rep_ch {
 	char *cluster;              /* NULL: one server */
 	char *url;                  /* as given, for messages */
 	bool transient;             /* the last failure may pass on retrying */
+	long limit_ms;              /* a reader's bound per query; < 0: none */
+	bool timed_out;             /* the last query passed it */
 };
 
 /* The HTTP answer being received. */
@@ -132,6 +134,7 @@ int rep_ch_open(const char *url, struct rep_ch **out, char *why, size_t whylen)
 		snprintf(why, whylen, "out of memory");
 		return -1;
 	}
+	ch->limit_ms = -1;
 	if (parse_url(ch, url, why, whylen) != 0)
 		goto fail;
 	pthread_once(&curl_once, curl_setup);
@@ -166,6 +169,16 @@ void rep_ch_close(struct rep_ch *ch)
 const char *rep_ch_database(const struct rep_ch *ch)
 {
 	return ch->database;
+}
+
+void rep_ch_set_time_limit(struct rep_ch *ch, long ms)
+{
+	ch->limit_ms = ms >= 0 ? ms : -1;
+}
+
+bool rep_ch_timed_out(const struct rep_ch *ch)
+{
+	return ch->timed_out;
 }
 
 const char *rep_ch_cluster(const struct rep_ch *ch)
@@ -251,8 +264,13 @@ int rep_ch_run(struct rep_ch *ch, const char *sql, const char *data, size_t len,
 	curl.setopt(c, CURLOPT_WRITEDATA, &b);
 	curl.setopt(c, CURLOPT_CONNECTTIMEOUT, CH_CONNECT_TIMEOUT_S);
 	curl.setopt(c, CURLOPT_NOSIGNAL, 1L);
+	/* the server stops the query at its bound; the wait for its answer
+	 * ends a second later whatever the server does */
+	if (ch->limit_ms >= 0)
+		curl.setopt(c, CURLOPT_TIMEOUT_MS, ch->limit_ms + 1000L);
 	CURLcode cc = curl.perform(c);
 	ch->transient = true;
+	ch->timed_out = cc == CURLE_OPERATION_TIMEDOUT;
 	if (cc != CURLE_OK) {
 		snprintf(why, whylen, "%s: %s", ch->url, curl.strerror(cc));
 		goto out;
@@ -261,6 +279,7 @@ int rep_ch_run(struct rep_ch *ch, const char *sql, const char *data, size_t len,
 	if (status != 200) {
 		server_message(b.data, status, why, whylen);
 		ch->transient = transient_error(b.data);
+		ch->timed_out = b.data && strncmp(b.data, "Code: 159,", 10) == 0;   /* TIMEOUT_EXCEEDED */
 		goto out;
 	}
 	if (reply) {
@@ -305,9 +324,10 @@ int rep_ch_select(struct rep_ch *ch, const char *sql, bool readonly, json_t **ou
 	char *reply = NULL, *settings = NULL;
 	json_error_t err;
 	/* the URL's database is the default one of a reader's own SQL */
+	long limit_s = ch->limit_ms < 0 ? 0 : ch->limit_ms < 1000 ? 1 : (ch->limit_ms + 999) / 1000;
 	if (asprintf(&settings, "database=%s&default_format=JSONCompact"
-		     "&output_format_json_quote_64bit_integers=0%s", ch->database,
-		     readonly ? "&readonly=1" : "") < 0) {
+		     "&output_format_json_quote_64bit_integers=0%s&max_execution_time=%ld", ch->database,
+		     readonly ? "&readonly=1" : "", readonly ? limit_s : 0L) < 0) {
 		snprintf(why, whylen, "out of memory");
 		return -1;
 	}

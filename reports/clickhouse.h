@@ -28,6 +28,15 @@ void rep_ch_close(struct rep_ch *ch);
 const char *rep_ch_database(const struct rep_ch *ch);
 const char *rep_ch_cluster(const struct rep_ch *ch);
 
+/* Bound each of CH's reads (rep_ch_select() with READONLY) to MS
+ * milliseconds (< 0: no bound, the default): the server stops it
+ * (max_execution_time, whole seconds, at least one) and the wait for its
+ * answer ends a second after MS. */
+void rep_ch_set_time_limit(struct rep_ch *ch, long ms);
+
+/* True when CH's last statement failed by passing its time bound. */
+bool rep_ch_timed_out(const struct rep_ch *ch);
+
 /* Run SQL once.  With DATA (LEN bytes) the statement goes in the URL and
  * DATA is the body (an INSERT's rows); SETTINGS ("name=value&...", may be
  * NULL) are added to the URL.  Returns 0 with the server's answer in

@@ -84,12 +84,13 @@ static const char *const core_names[] = {"id", "crashed_at", "executable", "boot
 static json_t *bucket_cores(struct rep_reader *r, const char *hash)
 {
 	static const char sqlite[] =
-		"SELECT fingerprint, crashed_at, executable, boot_id, pid, build_id, cause_kind, cause_summary,"
-		" arch FROM cores WHERE signature_hash = ?1 ORDER BY crashed_at DESC, id DESC LIMIT 500";
+		"SELECT fingerprint, coalesce(crashed_at, file_mtime), executable, boot_id, pid, build_id,"
+		" cause_kind, cause_summary, arch FROM cores WHERE signature_hash = ?1"
+		" ORDER BY coalesce(crashed_at, file_mtime) DESC, id DESC LIMIT 500";
 	static const char clickhouse[] =
-		"SELECT fingerprint, crashed_at, executable, boot_id, pid, build_id, cause_kind, cause_summary,"
-		" arch FROM cores FINAL WHERE signature_hash = %1$s"
-		" ORDER BY crashed_at DESC NULLS LAST, analysed_at DESC, path LIMIT 500";
+		"SELECT fingerprint, ifNull(crashed_at, file_mtime) AS seen, executable, boot_id, pid, build_id,"
+		" cause_kind, cause_summary, arch FROM cores FINAL WHERE signature_hash = %1$s"
+		" ORDER BY seen DESC NULLS LAST, analysed_at DESC, path LIMIT 500";
 	_Static_assert(PAGE_MAX_CORES == 500, "the queries' LIMIT");
 	json_t *rows = NULL, *list;
 	if (rep_reader_rows(r, rep_reader_clickhouse(r) ? clickhouse : sqlite, hash, &rows) != 0)
@@ -211,16 +212,28 @@ int rep_page_core(FILE *out, struct rep_reader *r, const char *id, bool json)
 	return rc;
 }
 
-/* Cores matching ?1 (%1$s): a stored frame's function, module or file, or
- * the core's signature, cause, executable or build-id. */
-#define SQLITE_MATCH \
-	" WHERE id IN (SELECT core_id FROM frames WHERE instr(function, ?1) > 0 OR instr(module, ?1) > 0" \
-	" OR instr(file, ?1) > 0) OR instr(signature, ?1) > 0 OR instr(cause_summary, ?1) > 0" \
-	" OR instr(cause_kind, ?1) > 0 OR instr(executable, ?1) > 0 OR instr(build_id, ?1) > 0"
+/* Cores matching ?1 (%1$s): a stored frame's function, module or file (a
+ * thread's or a task's), or the core's signature, cause, executable or
+ * build-id.  SQLite looks the text up in the few distinct names first
+ * (search_names, bucket_days), then the cores holding them by index. */
+#define SQLITE_HITS \
+	"WITH n AS MATERIALIZED (SELECT name FROM search_names WHERE instr(name, ?1) > 0)," \
+	" b AS MATERIALIZED (SELECT nullif(signature_hash, '') AS h, nullif(executable, '') AS e," \
+	"  nullif(build_id, '') AS i, nullif(cause_kind, '') AS k, instr(signature, ?1) > 0 AS s," \
+	"  instr(executable, ?1) > 0 AS se, instr(build_id, ?1) > 0 AS si, instr(cause_kind, ?1) > 0 AS sk" \
+	"  FROM bucket_days)," \
+	" hit(id) AS (SELECT core_id FROM search_terms WHERE name IN n" \
+	"  UNION SELECT id FROM cores WHERE cause_summary IN n" \
+	"  UNION SELECT id FROM cores WHERE signature_hash IN (SELECT h FROM b WHERE s)" \
+	"  UNION SELECT id FROM cores WHERE executable IN (SELECT e FROM b WHERE se)" \
+	"  UNION SELECT id FROM cores WHERE build_id IN (SELECT i FROM b WHERE si)" \
+	"  UNION SELECT id FROM cores WHERE cause_kind IN (SELECT k FROM b WHERE sk)) "
+#define CH_FRAMES_MATCH(table) \
+	" SELECT fingerprint FROM " table " FINAL WHERE position(ifNull(function, ''), %1$s) > 0" \
+	" OR position(ifNull(module, ''), %1$s) > 0 OR position(ifNull(file, ''), %1$s) > 0"
 #define CH_MATCH \
-	" WHERE fingerprint GLOBAL IN (SELECT fingerprint FROM frames FINAL" \
-	" WHERE position(ifNull(function, ''), %1$s) > 0 OR position(ifNull(module, ''), %1$s) > 0" \
-	" OR position(ifNull(file, ''), %1$s) > 0) OR position(ifNull(signature, ''), %1$s) > 0" \
+	" WHERE fingerprint GLOBAL IN (" CH_FRAMES_MATCH("frames") " UNION ALL" CH_FRAMES_MATCH("task_frames") ")" \
+	" OR position(ifNull(signature, ''), %1$s) > 0" \
 	" OR position(ifNull(cause_summary, ''), %1$s) > 0 OR position(ifNull(cause_kind, ''), %1$s) > 0" \
 	" OR position(ifNull(executable, ''), %1$s) > 0 OR position(ifNull(build_id, ''), %1$s) > 0"
 
@@ -231,14 +244,17 @@ static const char *const hit_bucket_names[] = {"hash", "signature", "count", "la
 static json_t *search_rows(struct rep_reader *r, const char *query, bool buckets)
 {
 	static const char *const sql[2][2] = {
-		{"SELECT fingerprint, crashed_at, executable, build_id, signature_hash, signature, cause_kind,"
-		 " cause_summary FROM cores" SQLITE_MATCH " ORDER BY crashed_at DESC, id DESC LIMIT 200",
-		 "SELECT fingerprint, crashed_at, executable, build_id, signature_hash, signature, cause_kind,"
-		 " cause_summary FROM cores FINAL" CH_MATCH
-		 " ORDER BY crashed_at DESC NULLS LAST, analysed_at DESC, path LIMIT 200"},
-		{"SELECT signature_hash, max(signature), count(*) AS n, max(crashed_at) FROM cores" SQLITE_MATCH
+		{SQLITE_HITS "SELECT fingerprint, coalesce(crashed_at, file_mtime) AS seen, executable,"
+		 " build_id, signature_hash, signature, cause_kind, cause_summary FROM cores"
+		 " WHERE id IN hit ORDER BY seen DESC, id DESC LIMIT 200",
+		 "SELECT fingerprint, ifNull(crashed_at, file_mtime) AS seen, executable, build_id,"
+		 " signature_hash, signature, cause_kind, cause_summary FROM cores FINAL" CH_MATCH
+		 " ORDER BY seen DESC NULLS LAST, analysed_at DESC, path LIMIT 200"},
+		{SQLITE_HITS "SELECT signature_hash, max(signature), count(*) AS n,"
+		 " max(coalesce(crashed_at, file_mtime)) FROM cores WHERE id IN hit"
 		 " GROUP BY signature_hash ORDER BY n DESC, signature_hash LIMIT 100",
-		 "SELECT signature_hash, any(signature), count() AS n, max(crashed_at) FROM cores FINAL" CH_MATCH
+		 "SELECT signature_hash, any(signature), count() AS n, max(ifNull(crashed_at, file_mtime))"
+		 " FROM cores FINAL" CH_MATCH
 		 " GROUP BY signature_hash ORDER BY n DESC, signature_hash LIMIT 100"},
 	};
 	_Static_assert(SEARCH_MAX_CORES == 200 && SEARCH_MAX_BUCKETS == 100, "the queries' LIMIT");

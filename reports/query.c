@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "clickhouse.h"
 #include "html.h"
@@ -441,12 +442,58 @@ int rep_top(const char *db, long limit, enum rep_format format)
 struct rep_reader {
 	sqlite3 *db;
 	struct rep_ch *ch;
+	long limit_ms;              /* each query's bound; < 0: none */
+	struct timespec deadline;   /* the SQLite query's, while it runs */
+	bool timed_out;             /* the last query passed its bound */
 };
+
+/* SQLite's progress callback: non-zero stops the query (SQLITE_INTERRUPT). */
+static int past_deadline(void *arg)
+{
+	struct rep_reader *r = arg;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	r->timed_out = now.tv_sec > r->deadline.tv_sec ||
+		       (now.tv_sec == r->deadline.tv_sec && now.tv_nsec >= r->deadline.tv_nsec);
+	return r->timed_out;
+}
+
+void rep_reader_set_time_limit(struct rep_reader *r, long ms)
+{
+	bool on = ms >= 0;
+	r->limit_ms = on ? ms : -1;
+	if (r->ch)
+		rep_ch_set_time_limit(r->ch, r->limit_ms);
+	else
+		sqlite3_progress_handler(r->db, !on ? 0 : ms == 0 ? 1 : 1000, on ? past_deadline : NULL, r);
+}
+
+bool rep_reader_timed_out(const struct rep_reader *r)
+{
+	return r->ch ? rep_ch_timed_out(r->ch) : r->timed_out;
+}
+
+/* The deadline of a query starting now. */
+static void start_clock(struct rep_reader *r)
+{
+	r->timed_out = false;
+	if (r->limit_ms < 0)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &r->deadline);
+	r->deadline.tv_sec += r->limit_ms / 1000;
+	r->deadline.tv_nsec += (r->limit_ms % 1000) * 1000000L;
+	if (r->deadline.tv_nsec >= 1000000000L) {
+		r->deadline.tv_sec++;
+		r->deadline.tv_nsec -= 1000000000L;
+	}
+}
 
 int rep_reader_open(const char *db, struct rep_reader **out)
 {
 	struct rep_reader *r = calloc(1, sizeof(*r));
 	char why[512];
+	if (r)
+		r->limit_ms = -1;
 	int rc;
 	if (!r) {
 		fprintf(stderr, "asyncore: out of memory\n");
@@ -595,6 +642,7 @@ int rep_reader_rows_n(struct rep_reader *r, const char *sql, const char *const *
 		fprintf(stderr, "asyncore: out of memory\n");
 		return -1;
 	}
+	start_clock(r);
 	int rc = r->ch ? ch_rows(r->ch, sql, params, n, *rows) : sqlite_rows(r->db, sql, params, n, *rows);
 	if (rc != 0) {
 		json_decref(*rows);

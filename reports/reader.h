@@ -17,6 +17,15 @@ int rep_reader_open(const char *db, struct rep_reader **out);
 /* Close R; NULL is a no-op. */
 void rep_reader_close(struct rep_reader *r);
 
+/* Bound each of R's queries to MS milliseconds from its start (MS < 0: no
+ * bound, the default; 0: stopped at its first check): SQLite's query is
+ * interrupted, ClickHouse's stopped by the server (in whole seconds, at
+ * least one) and its answer awaited a second longer at most. */
+void rep_reader_set_time_limit(struct rep_reader *r, long ms);
+
+/* True when R's last query failed by passing its bound. */
+bool rep_reader_timed_out(const struct rep_reader *r);
+
 /* True when R reads ClickHouse (its SQL is ClickHouse's dialect). */
 bool rep_reader_clickhouse(const struct rep_reader *r);
 

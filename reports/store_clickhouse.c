@@ -113,7 +113,7 @@ static const struct ch_table_def ch_tables[T_COUNT] = {
 		     " caught_address Nullable(Int64), handled_by Nullable(String),"
 		     " handler_action Nullable(String), go_crash Nullable(String),"
 		     " go_signal Nullable(Int64), go_signal_name Nullable(String),"
-		     " go_message Nullable(String)",
+		     " go_message Nullable(String), file_mtime Nullable(String)",
 		     "fingerprint", "version",
 		     "fingerprint"},
 	[T_ERRORS] = {"ingest_errors", "ident String, fingerprint Nullable(String), path String,"
@@ -266,11 +266,11 @@ static const char last_events_sql[] =
 	"  GROUP BY fingerprint)"
 	" ARRAY JOIN ev AS e, arrayEnumerate(ev) AS recency";
 
-/* A core's first sighting (crash time, else ingest time) and its program
+/* A core's crash time (crashed_at, else the file's mtime) and its program
  * (the executable's file name). */
 #define SEEN_SQL \
 	"SELECT signature_hash, signature, path, analysed_at, build_id," \
-	" ifNull(crashed_at, analysed_at) AS seen_at," \
+	" ifNull(crashed_at, file_mtime) AS seen_at," \
 	" ifNull(replaceRegexpOne(executable, '^.*/', ''), '') AS program FROM %1$s.cores FINAL"
 #define BUILDS_SQL \
 	"SELECT program, ifNull(build_id, '') AS bid, min(seen_at) AS first_at FROM (" SEEN_SQL ")" \
@@ -362,7 +362,7 @@ out:
  * then); the crash-handler columns are NULL for every core stored before
  * them, as in SQLite's migration to version 8; the goroutine columns of
  * tasks NULL (locked 0), and the Go crash columns of cores NULL, as in its
- * migration to version 9. */
+ * migration to version 9; the core file's mtime NULL, as in 10. */
 static const struct {
 	const char *table, *column, *type;
 } ch_added_columns[] = {
@@ -385,6 +385,7 @@ static const struct {
 	{"cores", "go_signal", "Nullable(Int64)"},
 	{"cores", "go_signal_name", "Nullable(String)"},
 	{"cores", "go_message", "Nullable(String)"},
+	{"cores", "file_mtime", "Nullable(String)"},
 };
 
 /* Column K of ch_added_columns added to the table TABLE SUFFIX ("_local"
@@ -586,12 +587,12 @@ static const char *const core_cols[] = {
 	"async_key", "nthreads", "nframes", "nwarnings", "boot_id", "coredump_uid", "unit", "cmdline",
 	"cause_kind", "cause_summary", "version", "arch", "caught_signal", "caught_signal_name",
 	"caught_code", "caught_code_name", "caught_address", "handled_by", "handler_action",
-	"go_crash", "go_signal", "go_signal_name", "go_message",
+	"go_crash", "go_signal", "go_signal_name", "go_message", "file_mtime",
 };
 
 static int add_core(struct rep_ch_store *st, const struct analysis *an)
 {
-	char now[32];
+	char now[32], mtime[32];
 	const struct rep_caught_columns c = rep_core_caught(an);
 	const struct rep_go_columns g = rep_core_go(an);
 	rep_store_time((int64_t)time(NULL), now);
@@ -616,7 +617,7 @@ static int add_core(struct rep_ch_store *st, const struct analysis *an)
 		   rep_json_text(c.code_name), j_opt(c.has_address, c.address),
 		   rep_json_text(c.handled_by), rep_json_text(c.action), rep_json_text(g.crash),
 		   j_opt(g.has_signal, (uint64_t)g.signal), rep_json_text(g.signal_name),
-		   rep_json_text(g.message));
+		   rep_json_text(g.message), rep_json_text(rep_core_file_mtime(an, mtime)));
 }
 
 /* A frame's columns: a thread's frames have all of them, a task's the

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "../analyzer/signature.h"
@@ -16,6 +17,15 @@ void rep_store_time(int64_t t, char out[32])
 	struct tm tm;
 	if (!gmtime_r(&tt, &tm) || strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
 		snprintf(out, 32, "unknown");
+}
+
+const char *rep_core_file_mtime(const struct analysis *an, char out[32])
+{
+	struct stat sb;
+	if (!an->core_path || stat(an->core_path, &sb) != 0)
+		return NULL;
+	rep_store_time((int64_t)sb.st_mtime, out);
+	return out;
 }
 
 size_t rep_total_frames(const struct analysis *an)

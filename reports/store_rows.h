@@ -16,6 +16,11 @@
 /* T (seconds since the epoch) as ISO 8601 UTC, "2024-05-01T12:00:00Z". */
 void rep_store_time(int64_t t, char out[32]);
 
+/* The modification time of AN's core file as ISO 8601 UTC into OUT (the
+ * crash time of a core whose name does not say it): OUT, or NULL when the
+ * file cannot be read (a core given on a pipe). */
+const char *rep_core_file_mtime(const struct analysis *an, char out[32]);
+
 /* Frames of every thread of AN. */
 size_t rep_total_frames(const struct analysis *an);
 

@@ -291,7 +291,12 @@ same "cause-store-summary" "$got" "$(jget "$TMPD/out_of_range.json" "j['cause'][
 if [ -f "$CORES/abort.core" ] && [ -f "$CORES/assert.core" ]; then
 	OLD=$TMPD/old.db
 	"$ASYNCORE" ingest --db "$OLD" --quiet "$CORES/abort.core" >/dev/null 2>&1
-	sqlite3 "$OLD" "DROP INDEX cores_cause_kind; ALTER TABLE cores DROP COLUMN cause_kind;
+	sqlite3 "$OLD" "DROP TRIGGER cores_bucket_add; DROP TRIGGER cores_bucket_drop;
+		DROP TRIGGER cores_bucket_move; DROP TRIGGER frames_search; DROP TRIGGER task_frames_search;
+		DROP TRIGGER search_terms_name; DROP TABLE bucket_days; DROP TABLE search_terms;
+		DROP TABLE search_names; DROP VIEW top_signatures; DROP INDEX cores_seen;
+		DROP INDEX cores_cause_summary; ALTER TABLE cores DROP COLUMN file_mtime;
+		DROP INDEX cores_cause_kind; ALTER TABLE cores DROP COLUMN cause_kind;
 		ALTER TABLE cores DROP COLUMN cause_summary; DROP INDEX cores_arch;
 		ALTER TABLE cores DROP COLUMN arch; ALTER TABLE frames DROP COLUMN role;
 		ALTER TABLE task_frames DROP COLUMN role; ALTER TABLE cores DROP COLUMN caught_signal;

@@ -22,13 +22,13 @@ stop_server() {
 trap 'stop_server; ch_cluster_stop; fix_cleanup' EXIT
 
 # The cores, each copied under a systemd-coredump name (a crash time a
-# day apart) but the first, which keeps none.
+# day apart) but the first, whose name says none: its time is its file's.
 CORES=$TMPD/cores
 mkdir -p "$CORES"
 n=0
 add_core() {   # add_core CORE COMM
 	local usec=$(( (1714521600 + n * 86400) * 1000000 ))
-	if [ $n -eq 0 ]; then cp "$1" "$CORES/core-undated"
+	if [ $n -eq 0 ]; then cp "$1" "$CORES/core-undated" && touch -d 2024-04-30T12:00:00Z "$CORES/core-undated"
 	else cp "$1" "$CORES/core.$2.1000.0123456789abcdef0123456789abcdef.$((4000 + n)).$usec"; fi
 	n=$((n + 1))
 }
@@ -93,7 +93,12 @@ check "serve: a bucket's first and last seen are crash times, never the ingest t
 import json, sys
 for b in json.load(open(sys.argv[1])):
     for t in (b["first_seen"], b["last_seen"]):
-        assert t is None or t.startswith("2024-05"), t' "$TMPD/buckets.json"
+        assert t is None or t.startswith(("2024-05", "2024-04-30")), t' "$TMPD/buckets.json"
+check "serve: a core without crashed_at is dated by its file's mtime, not undated" python3 -c '
+import json, sys
+b = json.load(open(sys.argv[1]))
+assert sum(x["undated"] for x in b) == 0, b
+assert min(x["first_seen"] for x in b) == "2024-04-30T12:00:00Z", b' "$TMPD/buckets.json"
 check "serve: / links to every bucket" bash -c \
 	"[ \$(grep -o 'href=\"/bucket/[0-9a-f]*\"' '$TMPD/index.html' | sort -u | wc -l) = $NBUCKETS ]"
 
@@ -158,6 +163,21 @@ get "/core/$FP" "$TMPD/c.html" >/dev/null
 link=$(grep -o 'href="/search?q=[^"]*"' "$TMPD/c.html" | head -1 | sed 's/href="//; s/"$//')
 check "serve: a frame's function links to its search, which answers" \
 	test -n "$link" -a "$(get "$link" "$TMPD/s2.html")" = 200
+# A task's frames (a bthread's, a goroutine's) are searched as a thread's
+# are: a function only a task's frames hold finds its core.
+task_found() {   # task_found EXE-SUFFIX
+	local fp fn
+	fp=$(fp_of "$1")
+	fn=$(sqlite3 "$DB" "SELECT f.function FROM task_frames f JOIN cores c ON c.id = f.core_id
+		WHERE c.fingerprint = '$fp' AND f.function IS NOT NULL AND f.function NOT IN
+		(SELECT function FROM frames WHERE function IS NOT NULL) ORDER BY f.task_idx, f.idx LIMIT 1")
+	[ -n "$fn" ] && python3 -c '
+import json, sys, urllib.parse, urllib.request
+d = json.load(urllib.request.urlopen(sys.argv[1] + "/api/search?q=" + urllib.parse.quote(sys.argv[2])))
+assert any(c["id"] == sys.argv[3] for c in d["cores"]), d' "$BASE" "$fn" "$fp"
+}
+check "serve: a search finds a function only a bthread's frames hold" task_found bthread/prog
+[ $HAVE_GO = 1 ] && check "serve: a search finds a function only a goroutine's frames hold" task_found go_shop/prog
 BID=$(sqlite3 "$DB" "SELECT build_id FROM cores WHERE executable LIKE '%coredump_stripped-v2/prog' LIMIT 1")
 check "serve: a build-id finds its cores" bash -c \
 	"[ \$(curl -s '$BASE/api/search?q=$BID' | python3 -c 'import json,sys; print(len(json.load(sys.stdin)[\"cores\"]))') = 2 ]"
@@ -269,6 +289,24 @@ for i in $(seq 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; do
 wait "$SERVER_PID"; rc=$?
 SERVER_PID=
 check "serve: SIGTERM stops it cleanly (exit $rc, says so)" bash -c "[ $rc = 0 ] && grep -q 'stopped by SIGTERM' '$TMPD/serve.err'"
+
+# A query past its bound is a 503 and the thread goes on: the test build
+# bounds every query to 0 ms (each stopped at its first check).
+if have_hooks; then
+	plain=$ASYNCORE ASYNCORE=$ASYNCORE_HOOKS
+	export ASYNCORE_TEST_QUERY_MS=0
+	start_server "$DB"
+	ASYNCORE=$plain
+	unset ASYNCORE_TEST_QUERY_MS
+	h=$(sqlite3 "$DB" "SELECT signature_hash FROM cores LIMIT 1")
+	check "serve: a query past its bound is a 503, page and JSON" test \
+		"$(status "$BASE/search?q=main")/$(status "$BASE/")/$(status "$BASE/api/bucket/$h")" = 503/503/503
+	check "serve: ... and the server answers again after it" test \
+		"$(curl -s "$BASE/api/buckets" | python3 -c 'import json,sys; print(json.load(sys.stdin)["status"])')" = 503
+	stop_server
+else
+	skip "serve: no test build at $ASYNCORE_HOOKS (the 503 of a query past its bound)"
+fi
 
 # The same routes on ClickHouse.
 if [ "${SERVE_CLICKHOUSE:-1}" = 1 ] && ch_available "$TMPD/apt-ch.log" && ch_cluster_start "$TMPD/ch" 1; then

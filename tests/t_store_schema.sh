@@ -90,6 +90,15 @@ done
 for c in go_crash go_signal go_signal_name go_message; do
 	DROP9="$DROP9 ALTER TABLE cores DROP COLUMN $c;"
 done
+# What schema version 10 added (the file's mtime, the served pages'
+# tables, their triggers and indexes): dropped, they make a store of
+# version 9 (its top_signatures view goes too: it reads file_mtime; the
+# migration makes it again).
+DROP10="DROP TRIGGER cores_bucket_add; DROP TRIGGER cores_bucket_drop; DROP TRIGGER cores_bucket_move;
+	DROP TRIGGER frames_search; DROP TRIGGER task_frames_search; DROP TRIGGER search_terms_name;
+	DROP TABLE bucket_days; DROP TABLE search_terms; DROP TABLE search_names; DROP VIEW top_signatures;
+	DROP INDEX cores_seen; DROP INDEX cores_cause_summary; ALTER TABLE cores DROP COLUMN file_mtime;"
+DROP9="$DROP10 $DROP9"
 DROP8="$DROP9 $DROP8"
 
 # A store of schema version 6 (no cores.arch) is migrated by the next
@@ -173,6 +182,28 @@ check "store schema: ... the Go crash columns added, NULL for its $n8 cores" \
 "$ASYNCORE" resign --db "$W/v8.db" >"$W/resign" 2>"$W/err"; rc=$?
 check "store schema: ... resign gives the version 8 store's cores the signatures they had ($(cat "$W/resign"))" \
 	[ $rc -eq 0 -a -n "$(grep "^resigned $n8 cores, 0 signatures changed" "$W/resign")" ]
+
+# A store of schema version 9 (no file_mtime, no bucket_days or search
+# tables) is migrated by the next ingest: its cores keep no file time
+# (NULL), bucket_days counts every core, the search tables hold every
+# frame's names, and a core stored after it has its file's mtime.
+cp "$DB" "$W/v9.db"
+sqlite3 "$W/v9.db" "$DROP10 PRAGMA user_version = 9;"
+n9=$(store_q "$W/v9.db" "SELECT count(*) FROM cores")
+sqlite3 "$W/v9.db" "PRAGMA foreign_keys = ON; DELETE FROM cores WHERE id = (SELECT max(id) FROM cores)"
+"$ASYNCORE" ingest --db "$W/v9.db" --quiet "$W/cores" >/dev/null 2>"$W/err"; rc=$?
+check "store schema: a version 9 store is migrated to $v" \
+	[ $rc -eq 0 -a "$(store_q "$W/v9.db" "PRAGMA user_version")" = "$v" ]
+check "store schema: ... bucket_days counts its $n9 cores, by bucket as cores does" \
+	[ "$(store_q "$W/v9.db" "SELECT (SELECT sum(cores) FROM bucket_days) = $n9 AND NOT EXISTS (
+		SELECT signature_hash, count(*) FROM cores GROUP BY 1 EXCEPT SELECT nullif(signature_hash, ''),
+		sum(cores) FROM bucket_days GROUP BY 1) AS ok")" = 1 ]
+check "store schema: ... search_terms holds every frame's names" \
+	[ "$(store_q "$W/v9.db" "SELECT count(*) FROM (SELECT function, core_id FROM frames WHERE function IS NOT NULL
+		UNION SELECT file, core_id FROM task_frames WHERE file IS NOT NULL
+		EXCEPT SELECT name, core_id FROM search_terms)")" = 0 ]
+check "store schema: ... only the core stored after it has its file's mtime" \
+	[ "$(store_q "$W/v9.db" "SELECT count(file_mtime) FROM cores")" = 1 ]
 
 # Go programs (fixtures/go_shop, when Go is installed): the core's signal is
 # the runtime's SIGABRT; the Go crash columns say what killed it, and resign
