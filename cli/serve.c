@@ -6,6 +6,7 @@
 #include "cli.h"
 
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -29,6 +30,52 @@ enum {
 	SERVE_THREADS = 8, SERVE_CONNECTIONS = 256, SERVE_IDLE_SECONDS = 15,
 	SERVE_REQUEST_BYTES = 32 * 1024, SERVE_QUERY_BYTES = 256, SERVE_QUERY_MS = 5000
 };
+
+/* libmicrohttpd is opened with dlopen() by serve alone: linked in, it and
+ * the TLS libraries it loads would cost every other command their start-up
+ * and some MB of resident memory. */
+static struct {
+	struct MHD_Daemon *(*start_daemon)(unsigned int flags, uint16_t port,
+					  MHD_AcceptPolicyCallback apc, void *apc_cls,
+					  MHD_AccessHandlerCallback dh, void *dh_cls, ...);
+	void (*stop_daemon)(struct MHD_Daemon *d);
+	const union MHD_DaemonInfo *(*get_daemon_info)(struct MHD_Daemon *d,
+							enum MHD_DaemonInfoType type, ...);
+	const char *(*lookup_connection_value)(struct MHD_Connection *c, enum MHD_ValueKind kind,
+					       const char *key);
+	struct MHD_Response *(*create_response_from_buffer)(size_t size, void *buffer,
+							    enum MHD_ResponseMemoryMode mode);
+	enum MHD_Result (*add_response_header)(struct MHD_Response *r, const char *header,
+					       const char *content);
+	enum MHD_Result (*queue_response)(struct MHD_Connection *c, unsigned int status,
+					  struct MHD_Response *r);
+	void (*destroy_response)(struct MHD_Response *r);
+} mhd;
+
+/* Open libmicrohttpd; false (with the reason said) when it cannot be. */
+static bool mhd_open(void)
+{
+	void *lib = dlopen("libmicrohttpd.so.12", RTLD_NOW);
+	if (!lib) {
+		cli_error("serve", "libmicrohttpd cannot be loaded (%s): install Debian's libmicrohttpd12",
+			  dlerror());
+		return false;
+	}
+	*(void **)&mhd.start_daemon = dlsym(lib, "MHD_start_daemon");
+	*(void **)&mhd.stop_daemon = dlsym(lib, "MHD_stop_daemon");
+	*(void **)&mhd.get_daemon_info = dlsym(lib, "MHD_get_daemon_info");
+	*(void **)&mhd.lookup_connection_value = dlsym(lib, "MHD_lookup_connection_value");
+	*(void **)&mhd.create_response_from_buffer = dlsym(lib, "MHD_create_response_from_buffer");
+	*(void **)&mhd.add_response_header = dlsym(lib, "MHD_add_response_header");
+	*(void **)&mhd.queue_response = dlsym(lib, "MHD_queue_response");
+	*(void **)&mhd.destroy_response = dlsym(lib, "MHD_destroy_response");
+	if (mhd.start_daemon && mhd.stop_daemon && mhd.get_daemon_info && mhd.lookup_connection_value &&
+	    mhd.create_response_from_buffer && mhd.add_response_header && mhd.queue_response &&
+	    mhd.destroy_response)
+		return true;
+	cli_error("serve", "libmicrohttpd.so.12 lacks a function serve calls");
+	return false;
+}
 
 /* Each pool thread's reader, opened on its first request. */
 static const char *serve_db;
@@ -66,7 +113,7 @@ static bool is_date(const char *s)
 /* A query argument of the request, NULL when absent or empty. */
 static const char *arg(struct MHD_Connection *c, const char *name)
 {
-	const char *v = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, name);
+	const char *v = mhd.lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, name);
 	return v && *v ? v : NULL;
 }
 
@@ -139,19 +186,19 @@ static int route(struct MHD_Connection *c, const char *url, FILE *out, bool *jso
  * script and style, load nothing, and be framed by nobody. */
 static void add_headers(struct MHD_Response *resp, bool json)
 {
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+	mhd.add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
 				json ? "application/json" : "text/html; charset=utf-8");
-	MHD_add_response_header(resp, "Content-Security-Policy",
+	mhd.add_response_header(resp, "Content-Security-Policy",
 				"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
 				"img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
-	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
-	MHD_add_response_header(resp, "Cache-Control", "no-store");
+	mhd.add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	mhd.add_response_header(resp, "Referrer-Policy", "no-referrer");
+	mhd.add_response_header(resp, "Cache-Control", "no-store");
 }
 
 static enum MHD_Result answer(struct MHD_Connection *c, int status, char *body, size_t len, bool json)
 {
-	struct MHD_Response *resp = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	struct MHD_Response *resp = mhd.create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
 	enum MHD_Result rc;
 	if (!resp) {
 		free(body);
@@ -159,9 +206,9 @@ static enum MHD_Result answer(struct MHD_Connection *c, int status, char *body, 
 	}
 	add_headers(resp, json);
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-	rc = MHD_queue_response(c, (unsigned)status, resp);
-	MHD_destroy_response(resp);
+		mhd.add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	rc = mhd.queue_response(c, (unsigned)status, resp);
+	mhd.destroy_response(resp);
 	return rc;
 }
 
@@ -278,7 +325,7 @@ static bool store_readable(const char *db)
 
 static struct MHD_Daemon *start(const struct sockaddr_storage *sa, bool v6)
 {
-	return MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0),
+	return mhd.start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0),
 				0, NULL, NULL, on_request, NULL,
 				MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)sa,
 				MHD_OPTION_THREAD_POOL_SIZE, (unsigned)SERVE_THREADS,
@@ -302,7 +349,7 @@ int cli_serve(int argc, char **argv)
 		cli_error("serve", "--listen %s: not HOST:PORT (an IPv4 address, localhost or [IPv6])", listen);
 		return CLI_EXIT_UNUSABLE;
 	}
-	if (!store_readable(db))
+	if (!store_readable(db) || !mhd_open())
 		return CLI_EXIT_UNUSABLE;
 	serve_db = db;
 	pthread_key_create(&reader_key, reader_free);
@@ -316,14 +363,14 @@ int cli_serve(int argc, char **argv)
 		cli_error("serve", "cannot listen on %s", listen);
 		return CLI_EXIT_UNUSABLE;
 	}
-	const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	const union MHD_DaemonInfo *info = mhd.get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
 	char host[64];
 	snprintf(host, sizeof(host), "%.*s", (int)(strrchr(listen, ':') - listen), listen);
 	printf("asyncore: serving %s at http://%s:%u/ (read-only; SIGINT or SIGTERM stops)\n", db, host,
 	       info ? (unsigned)info->port : 0);
 	fflush(stdout);
 	sigwait(&stop, &sig);
-	MHD_stop_daemon(d);
+	mhd.stop_daemon(d);
 	fprintf(stderr, "asyncore: serve: stopped by %s\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
 	return CLI_EXIT_OK;
 }
