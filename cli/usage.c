@@ -79,7 +79,7 @@ static const char usage_text[] =
 	"  --journal                 read each systemd-coredump core's journal entry (unit, command line)\n"
 	"  --journal-dir DIR         the journal files in DIR instead of the system journal\n"
 	"\n"
-	"top: per crash bucket its count, first and last seen (crash time, else ingest time), crashes\n"
+	"top: per crash bucket its count, first and last seen (crash time, else the core file's), crashes\n"
 	"  in the last 7 days, new (1: only in the newest build of its executable), the build-ids\n"
 	"resign: symbolize again the stored frames of modules whose debug info was found since they\n"
 	"  were stored, recompute every stored signature from the stored frames (one transaction)\n"
