@@ -52,18 +52,37 @@ const char *an_frame_kind_name(enum an_frame_kind kind)
 	return "native";
 }
 
+/* The index of NAME among the N NAMES (each enum value's name, NULL for one
+ * without), DFLT for NULL or a name none has: how each _parse() below reads
+ * its _name() back. */
+static int name_index(const char *const *names, size_t n, const char *name, int dflt)
+{
+	for (size_t i = 0; name && i < n; i++)
+		if (names[i] && strcmp(names[i], name) == 0)
+			return (int)i;
+	return dflt;
+}
+
+static const char *const cause_kind_names[] = {
+	[AN_CAUSE_SIGNAL] = "signal", [AN_CAUSE_STACK_OVERFLOW] = "stack_overflow",
+	[AN_CAUSE_NULL_DEREFERENCE] = "null_dereference", [AN_CAUSE_BAD_JUMP] = "bad_jump",
+	[AN_CAUSE_UNCAUGHT_EXCEPTION] = "uncaught_exception", [AN_CAUSE_ASSERTION] = "assertion",
+	[AN_CAUSE_ABORT] = "abort", [AN_CAUSE_STACK_SMASHING] = "stack_smashing",
+	[AN_CAUSE_HEAP_CORRUPTION] = "heap_corruption", [AN_CAUSE_BAD_ACCESS] = "bad_access",
+	[AN_CAUSE_ILLEGAL_INSTRUCTION] = "illegal_instruction",
+	[AN_CAUSE_ARITHMETIC] = "arithmetic", [AN_CAUSE_HANG] = "hang",
+};
+
 const char *an_cause_kind_name(enum an_cause_kind kind)
 {
-	static const char *const names[] = {
-		[AN_CAUSE_SIGNAL] = "signal", [AN_CAUSE_STACK_OVERFLOW] = "stack_overflow",
-		[AN_CAUSE_NULL_DEREFERENCE] = "null_dereference", [AN_CAUSE_BAD_JUMP] = "bad_jump",
-		[AN_CAUSE_UNCAUGHT_EXCEPTION] = "uncaught_exception", [AN_CAUSE_ASSERTION] = "assertion",
-		[AN_CAUSE_ABORT] = "abort", [AN_CAUSE_STACK_SMASHING] = "stack_smashing",
-		[AN_CAUSE_HEAP_CORRUPTION] = "heap_corruption", [AN_CAUSE_BAD_ACCESS] = "bad_access",
-		[AN_CAUSE_ILLEGAL_INSTRUCTION] = "illegal_instruction",
-		[AN_CAUSE_ARITHMETIC] = "arithmetic", [AN_CAUSE_HANG] = "hang",
-	};
-	return (unsigned)kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "signal";
+	size_t n = sizeof(cause_kind_names) / sizeof(cause_kind_names[0]);
+	return (unsigned)kind < n ? cause_kind_names[kind] : "signal";
+}
+
+enum an_cause_kind an_cause_kind_parse(const char *name)
+{
+	size_t n = sizeof(cause_kind_names) / sizeof(cause_kind_names[0]);
+	return (enum an_cause_kind)name_index(cause_kind_names, n, name, AN_CAUSE_SIGNAL);
 }
 
 enum an_frame_kind an_frame_kind_parse(const char *name)
@@ -75,34 +94,39 @@ enum an_frame_kind an_frame_kind_parse(const char *name)
 	return AN_FRAME_NATIVE;
 }
 
+static const char *const frame_role_names[] = {
+	[AN_FRAME_PLAIN] = NULL, [AN_FRAME_HANDLER] = "crash_handler",
+	[AN_FRAME_TRAMPOLINE] = "trampoline", [AN_FRAME_CRASH_SITE] = "crash_site",
+};
+
 const char *an_frame_role_name(enum an_frame_role role)
 {
-	static const char *const names[] = {
-		[AN_FRAME_PLAIN] = NULL, [AN_FRAME_HANDLER] = "crash_handler",
-		[AN_FRAME_TRAMPOLINE] = "trampoline", [AN_FRAME_CRASH_SITE] = "crash_site",
-	};
-	return (unsigned)role < sizeof(names) / sizeof(names[0]) ? names[role] : NULL;
+	size_t n = sizeof(frame_role_names) / sizeof(frame_role_names[0]);
+	return (unsigned)role < n ? frame_role_names[role] : NULL;
 }
 
 enum an_frame_role an_frame_role_parse(const char *name)
 {
-	static const enum an_frame_role roles[] = {
-		AN_FRAME_HANDLER, AN_FRAME_TRAMPOLINE, AN_FRAME_CRASH_SITE,
-	};
-	for (size_t i = 0; name && i < sizeof(roles) / sizeof(roles[0]); i++)
-		if (strcmp(name, an_frame_role_name(roles[i])) == 0)
-			return roles[i];
-	return AN_FRAME_PLAIN;
+	size_t n = sizeof(frame_role_names) / sizeof(frame_role_names[0]);
+	return (enum an_frame_role)name_index(frame_role_names, n, name, AN_FRAME_PLAIN);
 }
+
+static const char *const handler_action_names[] = {
+	[AN_HANDLER_RERAISED] = "re-raised", [AN_HANDLER_ABORTED] = "aborted",
+	[AN_HANDLER_EXITED] = "exited", [AN_HANDLER_FAULTED] = "faulted",
+	[AN_HANDLER_RUNNING] = "running",
+};
 
 const char *an_handler_action_name(enum an_handler_action action)
 {
-	static const char *const names[] = {
-		[AN_HANDLER_RERAISED] = "re-raised", [AN_HANDLER_ABORTED] = "aborted",
-		[AN_HANDLER_EXITED] = "exited", [AN_HANDLER_FAULTED] = "faulted",
-		[AN_HANDLER_RUNNING] = "running",
-	};
-	return (unsigned)action < sizeof(names) / sizeof(names[0]) ? names[action] : "re-raised";
+	size_t n = sizeof(handler_action_names) / sizeof(handler_action_names[0]);
+	return (unsigned)action < n ? handler_action_names[action] : "re-raised";
+}
+
+enum an_handler_action an_handler_action_parse(const char *name)
+{
+	size_t n = sizeof(handler_action_names) / sizeof(handler_action_names[0]);
+	return (enum an_handler_action)name_index(handler_action_names, n, name, AN_HANDLER_RERAISED);
 }
 
 size_t an_crashing_thread(const struct analysis *an)
@@ -264,13 +288,20 @@ static void frames_free(struct an_frame *frames, size_t n)
 	free(frames);
 }
 
+static const char *const task_state_names[] = {
+	"running", "ready", "suspended", "created", "runnable", "syscall", "waiting", "preempted", "idle"
+};
+
 const char *an_task_state_name(enum an_task_state state)
 {
-	static const char *const names[] = {
-		"running", "ready", "suspended", "created", "runnable", "syscall", "waiting", "preempted",
-		"idle"
-	};
-	return (unsigned)state < sizeof(names) / sizeof(names[0]) ? names[state] : "?";
+	size_t n = sizeof(task_state_names) / sizeof(task_state_names[0]);
+	return (unsigned)state < n ? task_state_names[state] : "?";
+}
+
+enum an_task_state an_task_state_parse(const char *name)
+{
+	size_t n = sizeof(task_state_names) / sizeof(task_state_names[0]);
+	return (enum an_task_state)name_index(task_state_names, n, name, AN_TASK_SUSPENDED);
 }
 
 static void recorder_deinit(struct an_recorder *r)

@@ -213,6 +213,10 @@ enum an_task_state {
  * "waiting", "preempted", "idle". */
 const char *an_task_state_name(enum an_task_state state);
 
+/* The state an_task_state_name() names NAME (a store's column); suspended
+ * for NULL or any other text. */
+enum an_task_state an_task_state_parse(const char *name);
+
 struct an_task {
 	const char *runtime;        /* static: "bthread", "go" */
 	uint64_t id;                /* as the runtime prints it (bthread_t, goid) */
@@ -291,6 +295,9 @@ enum an_cause_kind {
 /* "stack_overflow", "null_dereference", ... as the JSON and the store say. */
 const char *an_cause_kind_name(enum an_cause_kind kind);
 
+/* The kind an_cause_kind_name() names NAME; signal for NULL or any other. */
+enum an_cause_kind an_cause_kind_parse(const char *name);
+
 /* What a crash handler did with the fault it caught. */
 enum an_handler_action {
 	AN_HANDLER_RERAISED, AN_HANDLER_ABORTED, AN_HANDLER_EXITED, AN_HANDLER_FAULTED,
@@ -300,6 +307,10 @@ enum an_handler_action {
 /* "re-raised", "aborted", "exited", "faulted" (it faulted in turn),
  * "running" (a live process still inside it). */
 const char *an_handler_action_name(enum an_handler_action action);
+
+/* The action an_handler_action_name() names NAME; re-raised for NULL or any
+ * other. */
+enum an_handler_action an_handler_action_parse(const char *name);
 
 /* The fault a program's own signal handler caught (DESIGN.md "Signal frames
  * and crash handlers"), read from the kernel's signal frame on the stack, or

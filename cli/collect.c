@@ -20,9 +20,9 @@
 #include <systemd/sd-journal.h>
 #include <time.h>
 #include <unistd.h>
-#include <zstd.h>
 
 #include "../analyzer/driver.h"
+#include "../corefile/corewrite.h"
 #include "../corefile/identity.h"
 #include "../corefile/minicore.h"
 #include "../reports/store.h"
@@ -161,8 +161,7 @@ static uint64_t read_core(struct collector *c)
 
 /* ---- names ------------------------------------------------------------ */
 
-/* The first line of PATH into BUF (no newline); false when unreadable. */
-static bool read_line(const char *path, char *buf, size_t len)
+bool collect_read_line(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "re");
 	bool ok = f && fgets(buf, (int)len, f);
@@ -179,7 +178,7 @@ static void comm_of(const struct crash *cr, char *out, size_t len)
 {
 	char path[64], comm[64] = "";
 	snprintf(path, sizeof(path), "/proc/%ld/comm", cr->pid);
-	if (!read_line(path, comm, sizeof(comm)) || !comm[0]) {
+	if (!collect_read_line(path, comm, sizeof(comm)) || !comm[0]) {
 		const char *slash = strrchr(cr->exe, '/');
 		snprintf(comm, sizeof(comm), "%.63s", slash ? slash + 1 : cr->exe);
 	}
@@ -197,7 +196,7 @@ static void boot_id(char out[33])
 {
 	char raw[64] = "";
 	size_t n = 0;
-	read_line("/proc/sys/kernel/random/boot_id", raw, sizeof(raw));
+	collect_read_line("/proc/sys/kernel/random/boot_id", raw, sizeof(raw));
 	for (const char *p = raw; *p && n < 32; p++)
 		if (*p != '-')
 			out[n++] = *p;
@@ -237,32 +236,12 @@ static uint32_t proc_uid(long pid)
 static int compress_file(const char *in, const char *out)
 {
 	char tmp[PATH_MAX];
-	size_t icap = ZSTD_CStreamInSize(), ocap = ZSTD_CStreamOutSize();
-	void *ibuf = malloc(icap), *obuf = malloc(ocap);
-	ZSTD_CCtx *cctx = ZSTD_createCCtx();
 	FILE *fi = fopen(in, "re"), *fo = NULL;
 	int rc = -1;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", out);
-	if (!ibuf || !obuf || !cctx || !fi || !(fo = fopen(tmp, "we")))
+	if (!fi || !(fo = fopen(tmp, "we")))
 		goto out;
-	ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, 1);
-	for (bool last = false; !last;) {
-		size_t got = fread(ibuf, 1, icap, fi);
-		if (ferror(fi))
-			goto out;
-		last = got < icap;
-		ZSTD_inBuffer input = {ibuf, got, 0};
-		for (bool done = false; !done;) {
-			ZSTD_outBuffer output = {obuf, ocap, 0};
-			size_t left = ZSTD_compressStream2(cctx, &output, &input, last ? ZSTD_e_end : ZSTD_e_continue);
-			if (ZSTD_isError(left) || fwrite(obuf, 1, output.pos, fo) != output.pos) {
-				errno = ZSTD_isError(left) ? EIO : errno;
-				goto out;
-			}
-			done = last ? left == 0 : input.pos == input.size;
-		}
-	}
-	rc = fflush(fo) == 0 && fsync(fileno(fo)) == 0 ? 0 : -1;
+	rc = core_zstd_compress(fi, fo, 1) == 0 && fsync(fileno(fo)) == 0 ? 0 : -1;
 out:
 	if (fo && fclose(fo) != 0)
 		rc = -1;
@@ -272,9 +251,6 @@ out:
 		rc = -1;
 	if (rc != 0)
 		unlink(tmp);
-	ZSTD_freeCCtx(cctx);
-	free(ibuf);
-	free(obuf);
 	return rc;
 }
 

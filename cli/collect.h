@@ -14,6 +14,7 @@
 #define CLI_COLLECT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum collect_keep { COLLECT_KEEP_MINI, COLLECT_KEEP_FULL, COLLECT_KEEP_NONE };
@@ -39,5 +40,8 @@ int cli_collect(int argc, char **argv);
  * O->dir.  --uninstall puts them back.  0, or 2 with the reason on stderr. */
 int collect_install(const struct collect_opts *o);
 int collect_uninstall(const struct collect_opts *o);
+
+/* The first line of PATH into BUF (no newline); false when unreadable. */
+bool collect_read_line(const char *path, char *buf, size_t len);
 
 #endif

@@ -34,13 +34,8 @@ static bool read_value(const char *name, char *buf, size_t len)
 {
 	char path[PATH_MAX];
 	snprintf(path, sizeof(path), "%s/%s", sysctl_dir(), name);
-	FILE *f = fopen(path, "re");
-	bool ok = f && fgets(buf, (int)len, f);
-	if (f)
-		fclose(f);
-	if (ok)
-		buf[strcspn(buf, "\n")] = '\0';
-	else
+	bool ok = collect_read_line(path, buf, len);
+	if (!ok)
 		fprintf(stderr, "asyncore: collect: cannot read %s: %s\n", path, strerror(errno));
 	return ok;
 }

@@ -319,8 +319,7 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-/* Compress IN (from its start) into OUT; 0 or -1. */
-static int compress_to(FILE *in, FILE *out)
+int core_zstd_compress(FILE *in, FILE *out, int level)
 {
 	ZSTD_CCtx *cctx = ZSTD_createCCtx();
 	size_t in_cap = ZSTD_CStreamInSize(), out_cap = ZSTD_CStreamOutSize();
@@ -328,7 +327,7 @@ static int compress_to(FILE *in, FILE *out)
 	int rc = -1;
 	if (!cctx || !ibuf || !obuf || fseek(in, 0, SEEK_SET) != 0)
 		goto out;
-	ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, 3);
+	ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
 	for (;;) {
 		size_t got = fread(ibuf, 1, in_cap, in);
 		if (ferror(in))
@@ -366,7 +365,7 @@ static struct core_error *write_maybe_compressed(struct core_writer *w, core_wri
 	if (!tmp)
 		return core_error_create(CORE_ERROR_IO, "cannot create a temporary file: %s", strerror(errno));
 	struct core_error *err = core_writer_write(w, read, ctx, tmp);
-	if (!err && compress_to(tmp, out) != 0)
+	if (!err && core_zstd_compress(tmp, out, 3) != 0)
 		err = core_error_create(CORE_ERROR_IO, "cannot compress the core: %s", strerror(errno));
 	fclose(tmp);
 	return err;

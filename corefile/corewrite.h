@@ -71,4 +71,8 @@ struct core_error *core_writer_write(struct core_writer *w, core_writer_read_fn 
 struct core_error *core_writer_save(struct core_writer *w, core_writer_read_fn *read, void *ctx,
 				    const char *path, uint64_t *size);
 
+/* Compress the file IN (from its start) into OUT (from its position) as
+ * one zstd frame at LEVEL, OUT flushed; 0 or -1 (errno). */
+int core_zstd_compress(FILE *in, FILE *out, int level);
+
 #endif

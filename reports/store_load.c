@@ -75,22 +75,6 @@ static const char core_columns[] =
 	" arch, caught_signal, caught_signal_name, caught_code, caught_code_name, caught_address,"
 	" handled_by, handler_action, go_crash, go_signal, go_signal_name, go_message";
 
-static enum an_cause_kind cause_kind_parse(const char *name)
-{
-	for (int k = AN_CAUSE_SIGNAL; name && k <= AN_CAUSE_HANG; k++)
-		if (strcmp(an_cause_kind_name((enum an_cause_kind)k), name) == 0)
-			return (enum an_cause_kind)k;
-	return AN_CAUSE_SIGNAL;
-}
-
-static enum an_handler_action handler_action_parse(const char *name)
-{
-	for (int k = AN_HANDLER_RERAISED; name && k <= AN_HANDLER_RUNNING; k++)
-		if (strcmp(an_handler_action_name((enum an_handler_action)k), name) == 0)
-			return (enum an_handler_action)k;
-	return AN_HANDLER_RERAISED;
-}
-
 static void load_caught(struct rep_stored_core *c, json_t *q)
 {
 	struct an_caught *k = &c->an->caught;
@@ -105,7 +89,7 @@ static void load_caught(struct rep_stored_core *c, json_t *q)
 	k->has_fault_address = !cell_null(q, 31);
 	k->fault_address = (uint64_t)cell_int(q, 31);
 	k->handler = cell_dup(q, 32);
-	k->action = handler_action_parse(cell_text(q, 33));
+	k->action = an_handler_action_parse(cell_text(q, 33));
 	k->tid = c->an->crashing_tid;
 }
 
@@ -154,7 +138,7 @@ static void load_core_row(struct rep_stored_core *c, json_t *q)
 	an->signature_hash = cell_dup(q, 22);
 	an->async_key_found = !cell_null(q, 23);
 	an->async_key = (uint32_t)cell_int(q, 23);
-	an->cause.kind = cause_kind_parse(cell_text(q, 24));
+	an->cause.kind = an_cause_kind_parse(cell_text(q, 24));
 	an->cause.summary = cell_dup(q, 25);
 	an->arch = cell_text(q, 26) && strcmp(cell_text(q, 26), "aarch64") == 0 ? "aarch64" : "x86_64";
 	load_caught(c, q);
@@ -270,6 +254,39 @@ static int load_frames(struct rep_reader *r, const char *fp, const struct frame_
 	return rc;
 }
 
+/* A table whose rows own stacks (threads, tasks, suspended chains): its
+ * rows for the core, by idx, and a zeroed stack for each, for load_frames()
+ * to fill and the caller to hand to its owners. */
+struct owners {
+	json_t *rows;
+	size_t n;
+	struct stack *stacks;       /* n + 1 */
+};
+
+/* O for TABLE's COLUMNS, and the caller's array for the owners: n + 1
+ * zeroed elements of SIZE (caller frees); NULL (nothing to close) when
+ * they cannot be read. */
+static void *owners_open(struct owners *o, struct rep_reader *r, const char *fp, const char *table,
+			 const char *columns, size_t size)
+{
+	void *owners = NULL;
+	o->rows = table_rows(r, fp, table, columns, "idx");
+	o->n = json_array_size(o->rows);
+	o->stacks = o->rows ? calloc(o->n + 1, sizeof(*o->stacks)) : NULL;
+	if (o->stacks && (owners = calloc(o->n + 1, size)))
+		return owners;
+	free(o->stacks);
+	json_decref(o->rows);
+	return NULL;
+}
+
+/* O's rows and stacks (their frames belong to whoever took them). */
+static void owners_close(struct owners *o)
+{
+	free(o->stacks);
+	json_decref(o->rows);
+}
+
 /* The name a recursion's cycle shows for F. */
 static const char *cycle_name(const struct an_frame *f)
 {
@@ -309,17 +326,14 @@ static struct an_recursion *recursion_of(const struct stack *s)
 
 static int load_threads(struct rep_reader *r, struct analysis *an, const char *fp)
 {
-	json_t *rows = table_rows(r, fp, "threads", "tid, crashing, rip, rsp, rbp, fs_base, unwind_error, async_root",
-				  "idx"), *q;
-	size_t n, k;
-	int rc = -1;
-	if (!rows)
+	struct owners o;
+	json_t *q;
+	size_t k;
+	if (!(an->threads = owners_open(&o, r, fp, "threads",
+					"tid, crashing, rip, rsp, rbp, fs_base, unwind_error, async_root",
+					sizeof(*an->threads))))
 		return -1;
-	n = json_array_size(rows);
-	struct stack *stacks = calloc(n + 1, sizeof(*stacks));
-	if (!stacks || !(an->threads = calloc(n + 1, sizeof(*an->threads))))
-		goto out;
-	json_array_foreach(rows, k, q) {
+	json_array_foreach(o.rows, k, q) {
 		struct an_thread *t = &an->threads[an->nthreads++];
 		t->tid = (int32_t)cell_int(q, 0);
 		t->crashing = cell_int(q, 1) != 0;
@@ -331,25 +345,15 @@ static int load_threads(struct rep_reader *r, struct analysis *an, const char *f
 		t->unwind_error = cell_dup(q, 6);
 		t->async_root = (uint64_t)cell_int(q, 7);
 	}
-	rc = load_frames(r, fp, &thread_frames, stacks, n);
-	for (size_t i = 0; i < n; i++) {
-		an->threads[i].frames = stacks[i].frames;
-		an->threads[i].nframes = stacks[i].n;
+	int rc = load_frames(r, fp, &thread_frames, o.stacks, o.n);
+	for (size_t i = 0; i < o.n; i++) {
+		an->threads[i].frames = o.stacks[i].frames;
+		an->threads[i].nframes = o.stacks[i].n;
 		if (rc == 0)
-			an->threads[i].recursion = recursion_of(&stacks[i]);
+			an->threads[i].recursion = recursion_of(&o.stacks[i]);
 	}
-out:
-	free(stacks);
-	json_decref(rows);
+	owners_close(&o);
 	return rc;
-}
-
-static enum an_task_state task_state_parse(const char *name)
-{
-	for (int k = AN_TASK_RUNNING; name && k <= AN_TASK_IDLE; k++)
-		if (strcmp(an_task_state_name((enum an_task_state)k), name) == 0)
-			return (enum an_task_state)k;
-	return AN_TASK_SUSPENDED;
 }
 
 static void task_of_row(struct rep_stored_core *c, struct an_task *t, json_t *q)
@@ -357,7 +361,7 @@ static void task_of_row(struct rep_stored_core *c, struct an_task *t, json_t *q)
 	t->runtime = keep(c, cell_text(q, 0) ? cell_text(q, 0) : "bthread");
 	const char *id = cell_text(q, 1);
 	t->id = id ? strtoull(id, NULL, 0) : 0;
-	t->state = task_state_parse(cell_text(q, 2));
+	t->state = an_task_state_parse(cell_text(q, 2));
 	t->wait_kind = keep(c, cell_text(q, 3));
 	t->has_wait_address = !cell_null(q, 4);
 	t->wait_address = (uint64_t)cell_int(q, 4);
@@ -380,52 +384,40 @@ static void task_of_row(struct rep_stored_core *c, struct an_task *t, json_t *q)
 static int load_tasks(struct rep_reader *r, struct rep_stored_core *c, const char *fp)
 {
 	struct analysis *an = c->an;
-	json_t *rows = table_rows(r, fp, "tasks",
-				  "runtime, task_id, state, wait_kind, wait_address, wait_target, tid, fn,"
-				  " fn_address, address, unwind_error, created_by, created_file, created_line,"
-				  " wait_since, locked", "idx"), *q;
-	size_t n, k;
-	int rc = -1;
-	if (!rows)
+	struct owners o;
+	json_t *q;
+	size_t k;
+	if (!(an->tasks = owners_open(&o, r, fp, "tasks",
+				      "runtime, task_id, state, wait_kind, wait_address, wait_target, tid, fn,"
+				      " fn_address, address, unwind_error, created_by, created_file, created_line,"
+				      " wait_since, locked", sizeof(*an->tasks))))
 		return -1;
-	n = json_array_size(rows);
-	struct stack *stacks = calloc(n + 1, sizeof(*stacks));
-	if (!stacks || !(an->tasks = calloc(n + 1, sizeof(*an->tasks))))
-		goto out;
-	json_array_foreach(rows, k, q)
+	json_array_foreach(o.rows, k, q)
 		task_of_row(c, &an->tasks[an->ntasks++], q);
-	rc = n ? load_frames(r, fp, &task_frames, stacks, n) : 0;
-	for (size_t i = 0; i < n; i++) {
-		an->tasks[i].frames = stacks[i].frames;
-		an->tasks[i].nframes = stacks[i].n;
+	int rc = o.n ? load_frames(r, fp, &task_frames, o.stacks, o.n) : 0;
+	for (size_t i = 0; i < o.n; i++) {
+		an->tasks[i].frames = o.stacks[i].frames;
+		an->tasks[i].nframes = o.stacks[i].n;
 	}
-out:
-	free(stacks);
-	json_decref(rows);
+	owners_close(&o);
 	return rc;
 }
 
 static int load_suspended(struct rep_reader *r, struct analysis *an, const char *fp)
 {
-	json_t *rows = table_rows(r, fp, "suspended", "leaf", "idx"), *q;
-	size_t n, k;
-	int rc = -1;
-	if (!rows)
+	struct owners o;
+	json_t *q;
+	size_t k;
+	if (!(an->suspended = owners_open(&o, r, fp, "suspended", "leaf", sizeof(*an->suspended))))
 		return -1;
-	n = json_array_size(rows);
-	struct stack *stacks = calloc(n + 1, sizeof(*stacks));
-	if (!stacks || !(an->suspended = calloc(n + 1, sizeof(*an->suspended))))
-		goto out;
-	json_array_foreach(rows, k, q)
+	json_array_foreach(o.rows, k, q)
 		an->suspended[an->nsuspended++].leaf = (uint64_t)cell_int(q, 0);
-	rc = n ? load_frames(r, fp, &chain_frames, stacks, n) : 0;
-	for (size_t i = 0; i < n; i++) {
-		an->suspended[i].frames = stacks[i].frames;
-		an->suspended[i].nframes = stacks[i].n;
+	int rc = o.n ? load_frames(r, fp, &chain_frames, o.stacks, o.n) : 0;
+	for (size_t i = 0; i < o.n; i++) {
+		an->suspended[i].frames = o.stacks[i].frames;
+		an->suspended[i].nframes = o.stacks[i].n;
 	}
-out:
-	free(stacks);
-	json_decref(rows);
+	owners_close(&o);
 	return rc;
 }
 

@@ -19,6 +19,30 @@
 #define REP_BUSY_TIMEOUT_MS 5000
 #define REP_RETRY_SECONDS 300
 
+/* Schema 10's bucket_days: the row of each group of cores (one bucket's
+ * cores of one program, build, architecture and cause on one day), grouped
+ * by its first six columns: the table's fill and its triggers' recount. */
+#define BUCKET_DAYS_ROW \
+	"    SELECT ifnull(signature_hash, ''), ifnull(executable, ''), ifnull(build_id, ''), arch," \
+	"           ifnull(cause_kind, ''), ifnull(substr(coalesce(crashed_at, file_mtime), 1, 10), '')," \
+	"           max(signature), count(*), min(coalesce(crashed_at, file_mtime))," \
+	"           max(coalesce(crashed_at, file_mtime))"
+
+/* In a trigger on cores: the group of bucket_days of ROW (OLD or NEW)
+ * counted again from cores, gone when no core is left in it. */
+#define BUCKET_DAYS_RECOUNT(ROW) \
+	"  DELETE FROM bucket_days WHERE signature_hash = ifnull(" ROW ".signature_hash, '')" \
+	"    AND executable = ifnull(" ROW ".executable, '') AND build_id = ifnull(" ROW ".build_id, '')" \
+	"    AND arch = " ROW ".arch AND cause_kind = ifnull(" ROW ".cause_kind, '')" \
+	"    AND day = ifnull(substr(coalesce(" ROW ".crashed_at, " ROW ".file_mtime), 1, 10), '');" \
+	"  INSERT INTO bucket_days" \
+	BUCKET_DAYS_ROW \
+	"    FROM cores WHERE signature_hash IS " ROW ".signature_hash AND executable IS " ROW ".executable" \
+	"      AND build_id IS " ROW ".build_id AND arch = " ROW ".arch AND cause_kind IS " ROW ".cause_kind" \
+	"      AND substr(coalesce(crashed_at, file_mtime), 1, 10)" \
+	"          IS substr(coalesce(" ROW ".crashed_at, " ROW ".file_mtime), 1, 10)" \
+	"    GROUP BY 1, 2, 3, 4, 5, 6;"
+
 /* Migrations: entry V-1 takes the schema from version V-1 to V.  Keep this
  * in step with reports/SCHEMA.md; never edit a released entry, add one. */
 static const char *const rep_migrations[] = {
@@ -458,10 +482,7 @@ static const char *const rep_migrations[] = {
 	"  last_at TEXT,"
 	"  PRIMARY KEY (signature_hash, executable, build_id, arch, cause_kind, day)) WITHOUT ROWID;"
 	"INSERT INTO bucket_days"
-	"  SELECT ifnull(signature_hash, ''), ifnull(executable, ''), ifnull(build_id, ''), arch,"
-	"         ifnull(cause_kind, ''), ifnull(substr(coalesce(crashed_at, file_mtime), 1, 10), '') AS d,"
-	"         max(signature), count(*), min(coalesce(crashed_at, file_mtime)),"
-	"         max(coalesce(crashed_at, file_mtime))"
+	BUCKET_DAYS_ROW
 	"  FROM cores GROUP BY 1, 2, 3, 4, 5, 6;"
 	"CREATE TABLE search_terms ("
 	"  name TEXT NOT NULL,"
@@ -489,20 +510,7 @@ static const char *const rep_migrations[] = {
 	"  INSERT OR IGNORE INTO search_names SELECT NEW.cause_summary WHERE NEW.cause_summary IS NOT NULL;"
 	"END;"
 	"CREATE TRIGGER cores_bucket_drop AFTER DELETE ON cores BEGIN"
-	"  DELETE FROM bucket_days WHERE signature_hash = ifnull(OLD.signature_hash, '')"
-	"    AND executable = ifnull(OLD.executable, '') AND build_id = ifnull(OLD.build_id, '')"
-	"    AND arch = OLD.arch AND cause_kind = ifnull(OLD.cause_kind, '')"
-	"    AND day = ifnull(substr(coalesce(OLD.crashed_at, OLD.file_mtime), 1, 10), '');"
-	"  INSERT INTO bucket_days"
-	"    SELECT ifnull(signature_hash, ''), ifnull(executable, ''), ifnull(build_id, ''), arch,"
-	"           ifnull(cause_kind, ''), ifnull(substr(coalesce(crashed_at, file_mtime), 1, 10), ''),"
-	"           max(signature), count(*), min(coalesce(crashed_at, file_mtime)),"
-	"           max(coalesce(crashed_at, file_mtime))"
-	"    FROM cores WHERE signature_hash IS OLD.signature_hash AND executable IS OLD.executable"
-	"      AND build_id IS OLD.build_id AND arch = OLD.arch AND cause_kind IS OLD.cause_kind"
-	"      AND substr(coalesce(crashed_at, file_mtime), 1, 10)"
-	"          IS substr(coalesce(OLD.crashed_at, OLD.file_mtime), 1, 10)"
-	"    GROUP BY 1, 2, 3, 4, 5, 6;"
+	BUCKET_DAYS_RECOUNT("OLD")
 	"  DELETE FROM search_terms WHERE core_id = OLD.id;"
 	"END;"
 	/* an update that moves a core (resign) is a delete and an insert */
@@ -513,34 +521,8 @@ static const char *const rep_migrations[] = {
 	"    OR OLD.arch IS NOT NEW.arch OR OLD.cause_kind IS NOT NEW.cause_kind"
 	"    OR OLD.cause_summary IS NOT NEW.cause_summary OR OLD.crashed_at IS NOT NEW.crashed_at"
 	"    OR OLD.file_mtime IS NOT NEW.file_mtime BEGIN"
-	"  DELETE FROM bucket_days WHERE signature_hash = ifnull(OLD.signature_hash, '')"
-	"    AND executable = ifnull(OLD.executable, '') AND build_id = ifnull(OLD.build_id, '')"
-	"    AND arch = OLD.arch AND cause_kind = ifnull(OLD.cause_kind, '')"
-	"    AND day = ifnull(substr(coalesce(OLD.crashed_at, OLD.file_mtime), 1, 10), '');"
-	"  INSERT INTO bucket_days"
-	"    SELECT ifnull(signature_hash, ''), ifnull(executable, ''), ifnull(build_id, ''), arch,"
-	"           ifnull(cause_kind, ''), ifnull(substr(coalesce(crashed_at, file_mtime), 1, 10), ''),"
-	"           max(signature), count(*), min(coalesce(crashed_at, file_mtime)),"
-	"           max(coalesce(crashed_at, file_mtime))"
-	"    FROM cores WHERE signature_hash IS OLD.signature_hash AND executable IS OLD.executable"
-	"      AND build_id IS OLD.build_id AND arch = OLD.arch AND cause_kind IS OLD.cause_kind"
-	"      AND substr(coalesce(crashed_at, file_mtime), 1, 10)"
-	"          IS substr(coalesce(OLD.crashed_at, OLD.file_mtime), 1, 10)"
-	"    GROUP BY 1, 2, 3, 4, 5, 6;"
-	"  DELETE FROM bucket_days WHERE signature_hash = ifnull(NEW.signature_hash, '')"
-	"    AND executable = ifnull(NEW.executable, '') AND build_id = ifnull(NEW.build_id, '')"
-	"    AND arch = NEW.arch AND cause_kind = ifnull(NEW.cause_kind, '')"
-	"    AND day = ifnull(substr(coalesce(NEW.crashed_at, NEW.file_mtime), 1, 10), '');"
-	"  INSERT INTO bucket_days"
-	"    SELECT ifnull(signature_hash, ''), ifnull(executable, ''), ifnull(build_id, ''), arch,"
-	"           ifnull(cause_kind, ''), ifnull(substr(coalesce(crashed_at, file_mtime), 1, 10), ''),"
-	"           max(signature), count(*), min(coalesce(crashed_at, file_mtime)),"
-	"           max(coalesce(crashed_at, file_mtime))"
-	"    FROM cores WHERE signature_hash IS NEW.signature_hash AND executable IS NEW.executable"
-	"      AND build_id IS NEW.build_id AND arch = NEW.arch AND cause_kind IS NEW.cause_kind"
-	"      AND substr(coalesce(crashed_at, file_mtime), 1, 10)"
-	"          IS substr(coalesce(NEW.crashed_at, NEW.file_mtime), 1, 10)"
-	"    GROUP BY 1, 2, 3, 4, 5, 6;"
+	BUCKET_DAYS_RECOUNT("OLD")
+	BUCKET_DAYS_RECOUNT("NEW")
 	"  INSERT OR IGNORE INTO search_names SELECT NEW.cause_summary WHERE NEW.cause_summary IS NOT NULL;"
 	"END;"
 	"CREATE TRIGGER frames_search AFTER INSERT ON frames BEGIN"

@@ -12,24 +12,29 @@ Options: --strip-params drops C++ parameter lists ("f(int)" -> "f");
 """
 import json, re, sys
 
-def strip_params(name):
-    if name is None:
-        return name
+def opening_paren(text, close):
+    """The index of the '(' that the ')' at CLOSE in TEXT closes, or None
+    when none does."""
     depth = 0
-    # drop a trailing balanced "(...)" and any cv/ref qualifiers after it
-    m = re.search(r'\)\s*(const|volatile|&|&&|\s)*$', name)
-    if not m:
-        return name
-    end = m.start()
-    for i in range(end, -1, -1):
-        c = name[i]
+    for i in range(close, -1, -1):
+        c = text[i]
         if c == ')':
             depth += 1
         elif c == '(':
             depth -= 1
             if depth == 0:
-                return name[:i]
-    return name
+                return i
+    return None
+
+def strip_params(name):
+    if name is None:
+        return name
+    # drop a trailing balanced "(...)" and any cv/ref qualifiers after it
+    m = re.search(r'\)\s*(const|volatile|&|&&|\s)*$', name)
+    if not m:
+        return name
+    i = opening_paren(name, m.start())
+    return name if i is None else name[:i]
 
 def seq(frames, strip):
     out = []

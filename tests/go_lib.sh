@@ -23,3 +23,16 @@ oracle() {
 		tail -n +2 "$TMPD/cmp" | head -12 | cut -c1-300 | sed 's/^/    /'
 	fi
 }
+
+# oracle_crash NAME CRASH RT ASY: asyncore's JSON report ASY of a fixture
+# crash CRASH (go_oracle.py crash) against the runtime's traceback RT (its
+# `runtime` reading): the goroutines, the cause, its kind, the crash site and
+# the signature.
+oracle_crash() {
+	local name=$1 crash=$2 rt=$3 asy=$4
+	oracle "$name: goroutines as the runtime printed them" compare "$rt" "$asy"
+	oracle "$name: cause is the runtime's" cause "$rt" "$asy"
+	oracle "$name: cause kind" crash "$crash" kind "$rt" "$asy"
+	oracle "$name: crash site" crash "$crash" site "$rt" "$asy"
+	oracle "$name: signature's first words" crash "$crash" signature "$rt" "$asy"
+}

@@ -100,6 +100,9 @@ import sys
 import tempfile
 import os
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from frames import opening_paren  # noqa: E402
+
 # ---------------------------------------------------------------- runtime
 
 FRAME_AT = re.compile(r'^\t(.*?):(\d+)(?: \+(0x[0-9a-f]+))?'
@@ -115,16 +118,8 @@ def split_call(line):
     arguments are the last balanced parenthesis group."""
     if not line.endswith(')'):
         return None
-    depth = 0
-    for i in range(len(line) - 1, -1, -1):
-        c = line[i]
-        if c == ')':
-            depth += 1
-        elif c == '(':
-            depth -= 1
-            if depth == 0:
-                return line[:i], line[i + 1:-1]
-    return None
+    i = opening_paren(line, len(line) - 1)
+    return None if i is None else (line[:i], line[i + 1:-1])
 
 
 def parse_header(text):

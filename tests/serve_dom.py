@@ -12,66 +12,11 @@ KIND "search": EXPECT the query; at least one bucket and core found.
 All: the page's own inline script only, nothing loaded from elsewhere
 (links stay on the server), no event handler, no markup a core injected
 (body has no data-pwned)."""
-import html.parser
+import os
 import sys
 
-
-class Node:
-    def __init__(self, tag, attrs, parent):
-        self.tag, self.attrs, self.parent, self.children = tag, dict(attrs), parent, []
-
-    def text(self):
-        return "".join(c if isinstance(c, str) else c.text() for c in self.children)
-
-    def classes(self):
-        return (self.attrs.get("class") or "").split()
-
-    def walk(self):
-        yield self
-        for c in self.children:
-            if isinstance(c, Node):
-                yield from c.walk()
-
-    def find(self, tag=None, cls=None):
-        return [n for n in self.walk() if (tag is None or n.tag == tag) and (cls is None or cls in n.classes())]
-
-
-VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
-
-
-class Builder(html.parser.HTMLParser):
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.root = Node("#root", [], None)
-        self.cur = self.root
-
-    def handle_starttag(self, tag, attrs):
-        node = Node(tag, attrs, self.cur)
-        self.cur.children.append(node)
-        if tag not in VOID:
-            self.cur = node
-
-    def handle_startendtag(self, tag, attrs):
-        self.cur.children.append(Node(tag, attrs, self.cur))
-
-    def handle_endtag(self, tag):
-        n = self.cur
-        while n is not self.root and n.tag != tag:
-            n = n.parent
-        if n is not self.root:
-            self.cur = n.parent
-
-    def handle_data(self, data):
-        self.cur.children.append(data)
-
-
-failed = False
-
-
-def check(name, ok, detail=""):
-    global failed
-    failed |= not ok
-    print(("PASS: " if ok else "FAIL: ") + name + ("" if ok or not detail else ": " + str(detail)[:300]))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from dom import check, finish, load  # noqa: E402
 
 
 def common(kind, root, body):
@@ -127,10 +72,8 @@ def search(root, q):
     check("serve search: buckets and cores found", hrefs(root, "/bucket/") and hrefs(root, "/core/"))
 
 
-kind, dom = sys.argv[1], open(sys.argv[2], encoding="utf-8").read()
-b = Builder()
-b.feed(dom)
-bodies = b.root.find("body")
-common(kind, b.root, bodies[0] if bodies else None)
-{"buckets": buckets, "bucket": bucket, "core": core, "search": search}[kind](b.root, *sys.argv[3:])
-sys.exit(1 if failed else 0)
+kind = sys.argv[1]
+root, body = load(sys.argv[2])
+common(kind, root, body)
+{"buckets": buckets, "bucket": bucket, "core": core, "search": search}[kind](root, *sys.argv[3:])
+finish()

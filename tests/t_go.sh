@@ -50,11 +50,7 @@ go_case() {
 		fail "$name: asyncore exited $ASY_RC without JSON: $(tail -2 "$asy.err" | tr '\n' ' ' | cut -c1-300)"
 		return
 	fi
-	oracle "$name: goroutines as the runtime printed them" compare "$rt" "$asy"
-	oracle "$name: cause is the runtime's" cause "$rt" "$asy"
-	oracle "$name: cause kind" crash "$crash" kind "$rt" "$asy"
-	oracle "$name: crash site" crash "$crash" site "$rt" "$asy"
-	oracle "$name: signature's first words" crash "$crash" signature "$rt" "$asy"
+	oracle_crash "$name" "$crash" "$rt" "$asy"
 	"$ASYNCORE" report "$FIX_CORE" "$FIX_DIR/prog" >"$run/text" 2>/dev/null
 	oracle "$name: text report's goroutine headers" text "$rt" "$run/text"
 	oracle "$name: text report's first line is the JSON's cause" text-cause "$run/text" "$asy"

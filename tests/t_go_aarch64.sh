@@ -39,11 +39,7 @@ arm_case() {
 		fail "$name: asyncore exited $ASY_RC: $(tail -2 "$asy.err" | tr '\n' ' ' | cut -c1-300)"
 		return
 	fi
-	oracle "$name: goroutines as the runtime printed them" compare "$rt" "$asy"
-	oracle "$name: cause is the runtime's" cause "$rt" "$asy"
-	oracle "$name: cause kind" crash "$crash" kind "$rt" "$asy"
-	oracle "$name: crash site" crash "$crash" site "$rt" "$asy"
-	oracle "$name: signature's first words" crash "$crash" signature "$rt" "$asy"
+	oracle_crash "$name" "$crash" "$rt" "$asy"
 }
 
 for crash in nil index error mapwrites; do

@@ -6,36 +6,11 @@
 # report, and screenshots at 1280x900 and 390x844 must not be blank.
 source "$(dirname "$0")/lib.sh"
 source "$ROOT/tests/fixlib.sh"
+source "$ROOT/tests/chromium_lib.sh"
 
 have_asyncore || { fail "html: no asyncore at $ASYNCORE (run make)"; exit 0; }
 test_dep chromium chromium "$TMPD/apt.log" ||
 	{ skip "html: chromium could not be installed: $(tail -1 "$TMPD/apt.log")"; exit 0; }
-
-# browser OUT ARGS... URL: headless Chromium with a private profile and no
-# network of its own; stdout into OUT.
-browser() {
-	local out=$1; shift
-	local profile; profile=$(mktemp -d)
-	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-		--disable-background-networking --disable-component-update --disable-sync \
-		--user-data-dir="$profile" "$@" >"$out" 2>"$out.err"
-	local rc=$?
-	rm -rf "$profile"
-	return $rc
-}
-
-# screenshots NAME PAGE: 1280x900 and 390x844, each with more than a few
-# colours and no colour covering nearly all of it.
-screenshots() {
-	local name=$1 page=$2 size
-	for size in 1280,900 390,844; do
-		local png=$TMPD/$name-${size%,*}.png
-		browser "$TMPD/shot.out" --screenshot="$png" --window-size=$size "file://$page"
-		read -r w h colours dominant < <(python3 "$ROOT/tests/png_colors.py" "$png" 2>/dev/null)
-		check "html: $name screenshot at ${size/,/x} is not blank ($colours colours, ${dominant}% one colour)" \
-			test "${w}x$h" = "${size/,/x}" -a "${colours:-0}" -gt 20 -a "${dominant:-100}" -lt 95
-	done
-}
 
 fix_build html_page || exit 0
 EVIL='evil"><img src=x onerror="document.body.dataset.pwned=1"><script>document.body.dataset.pwned=2<'
@@ -58,7 +33,7 @@ check "html: the raw page holds the core's markup only escaped" \
 
 if browser "$TMPD/page.dom" --dump-dom "file://$TMPD/page.html" && [ -s "$TMPD/page.dom" ]; then
 	python3 "$ROOT/tests/html_dom.py" report "$TMPD/page.dom" "$TMPD/page.json"
-	screenshots report "$TMPD/page.html"
+	screenshots html report "file://$TMPD/page.html"
 else
 	fail "html: chromium did not load the report page: $(tail -2 "$TMPD/page.dom.err")"
 fi
@@ -74,7 +49,7 @@ if browser "$TMPD/top.dom" --dump-dom "file://$TMPD/top.html" && [ -s "$TMPD/top
 		"SELECT coalesce(signature_hash, ''), arch, count(*) FROM cores GROUP BY 1, 2" |
 		python3 "$ROOT/tests/bucket_arches.py" >"$TMPD/arches.json"
 	python3 "$ROOT/tests/html_dom.py" top "$TMPD/top.dom" "$TMPD/top.json" "$TMPD/arches.json"
-	screenshots top "$TMPD/top.html"
+	screenshots html top "file://$TMPD/top.html"
 else
 	fail "html: chromium did not load the bucket page: $(tail -2 "$TMPD/top.dom.err")"
 fi

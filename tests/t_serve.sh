@@ -10,6 +10,7 @@
 source "$(dirname "$0")/lib.sh"
 source "$ROOT/tests/fixlib.sh"
 source "$ROOT/tests/clickhouse_lib.sh"
+source "$ROOT/tests/chromium_lib.sh"
 
 have_asyncore || { fail "serve: no asyncore at $ASYNCORE (run make)"; exit 0; }
 test_dep curl curl "$TMPD/apt.log" || { skip "serve: curl could not be installed"; exit 0; }
@@ -247,26 +248,6 @@ codes=$(xargs -P 64 -n 1 curl -s -g --max-time 30 -o /dev/null -w '%{http_code}\
 check "serve: 64 requests at once all answer 200 ($codes)" test "$(echo $codes)" = "64 200"
 
 # Headless Chromium: DOM and screenshots of each kind of page.
-browser() {
-	local out=$1; shift
-	local profile; profile=$(mktemp -d)
-	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-		--disable-background-networking --disable-component-update --disable-sync \
-		--user-data-dir="$profile" "$@" >"$out" 2>"$out.err"
-	local rc=$?
-	rm -rf "$profile"
-	return $rc
-}
-screenshots() {
-	local name=$1 url=$2 size
-	for size in 1280,900 390,844; do
-		local png=$TMPD/$name-${size%,*}.png
-		browser "$TMPD/shot.out" --screenshot="$png" --window-size=$size "$url"
-		read -r w h colours dominant < <(python3 "$ROOT/tests/png_colors.py" "$png" 2>/dev/null)
-		check "serve: $name screenshot at ${size/,/x} is not blank ($colours colours, ${dominant}% one colour)" \
-			test "${w}x$h" = "${size/,/x}" -a "${colours:-0}" -gt 20 -a "${dominant:-100}" -lt 95
-	done
-}
 if test_dep chromium chromium "$TMPD/apt.log"; then
 	RH=$(sqlite3 "$DB" "SELECT signature_hash FROM cores WHERE fingerprint = '$FP'")
 	RN=$(sqlite3 "$DB" "SELECT count(*) FROM cores WHERE signature_hash = '$RH'")
@@ -274,7 +255,7 @@ if test_dep chromium chromium "$TMPD/apt.log"; then
 		IFS='|' read -r kind path expect <<<"$page"
 		if browser "$TMPD/$kind.dom" --dump-dom "$BASE$path" && [ -s "$TMPD/$kind.dom" ]; then
 			python3 "$ROOT/tests/serve_dom.py" "$kind" "$TMPD/$kind.dom" "$expect"
-			screenshots "$kind" "$BASE$path"
+			screenshots serve "$kind" "$BASE$path"
 		else
 			fail "serve: chromium did not load $path: $(tail -2 "$TMPD/$kind.dom.err")"
 		fi

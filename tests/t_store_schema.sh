@@ -101,15 +101,34 @@ DROP10="DROP TRIGGER cores_bucket_add; DROP TRIGGER cores_bucket_drop; DROP TRIG
 DROP9="$DROP10 $DROP9"
 DROP8="$DROP9 $DROP8"
 
+# old_store N DROP: $W/vN.db, a copy of $DB made a store of schema version
+# N by DROP (SQL that undoes what the versions after N added).
+old_store() {
+	cp "$DB" "$W/v$1.db"
+	sqlite3 "$W/v$1.db" "$2 PRAGMA user_version = $1;"
+}
+
+# migrated N: the next ingest into $W/vN.db brings it to version $v.
+migrated() {
+	"$ASYNCORE" ingest --db "$W/v$1.db" --quiet "$W/cores" >/dev/null 2>"$W/err"; rc=$?
+	check "store schema: a version $1 store is migrated to $v" \
+		[ $rc -eq 0 -a "$(store_q "$W/v$1.db" "PRAGMA user_version")" = "$v" ]
+}
+
+# resign_keeps N CORES WHOSE: resign of $W/vN.db gives its CORES cores
+# (WHOSE, as the check names them) the signatures they had.
+resign_keeps() {
+	"$ASYNCORE" resign --db "$W/v$1.db" >"$W/resign" 2>"$W/err"; rc=$?
+	check "store schema: ... resign gives $3 the signatures they had ($(cat "$W/resign"))" \
+		[ $rc -eq 0 -a -n "$(grep "^resigned $2 cores, 0 signatures changed" "$W/resign")" ]
+}
+
 # A store of schema version 6 (no cores.arch) is migrated by the next
 # ingest: its cores were x86_64, the only machine stored then.
 sqlite3 "$DB" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null
-cp "$DB" "$W/v6.db"
-sqlite3 "$W/v6.db" "$DROP8 DROP INDEX cores_arch; ALTER TABLE cores DROP COLUMN arch; PRAGMA user_version = 6;"
+old_store 6 "$DROP8 DROP INDEX cores_arch; ALTER TABLE cores DROP COLUMN arch;"
 n6=$(store_q "$W/v6.db" "SELECT count(*) FROM cores")
-"$ASYNCORE" ingest --db "$W/v6.db" --quiet "$W/cores" >/dev/null 2>"$W/err"; rc=$?
-check "store schema: a version 6 store is migrated to $v" \
-	[ $rc -eq 0 -a "$(store_q "$W/v6.db" "PRAGMA user_version")" = "$v" ]
+migrated 6
 check "store schema: its $n6 cores are x86_64 after the migration" \
 	[ "$(store_q "$W/v6.db" "SELECT count(*) FROM cores WHERE arch = 'x86_64'")" = "$n6" ]
 check "store schema: cores.arch is indexed after the migration" \
@@ -119,8 +138,7 @@ check "store schema: cores.arch is indexed after the migration" \
 # by the next ingest: every row is kept as it was, the new columns are NULL
 # (no handler caught a crash stored before), and resign gives every core
 # the signature it had.
-cp "$DB" "$W/v7.db"
-sqlite3 "$W/v7.db" "$DROP8 PRAGMA user_version = 7;"
+old_store 7 "$DROP8"
 tables="cores modules threads frames async_roots suspended suspended_frames tasks task_frames
 	recorders recorder_events warnings ingest_errors"
 declare -A cols7   # each table's columns in version 7
@@ -136,9 +154,7 @@ rows() {   # rows DB: every row of every table, in the columns of version 7
 }
 rows "$W/v7.db" >"$W/v7.rows"
 n7=$(store_q "$W/v7.db" "SELECT count(*) FROM cores")
-"$ASYNCORE" ingest --db "$W/v7.db" --quiet "$W/cores" >/dev/null 2>"$W/err"; rc=$?
-check "store schema: a version 7 store is migrated to $v" \
-	[ $rc -eq 0 -a "$(store_q "$W/v7.db" "PRAGMA user_version")" = "$v" ]
+migrated 7
 rows "$W/v7.db" >"$W/v8.rows"
 check "store schema: ... every row of every table kept ($n7 cores, $(wc -l <"$W/v7.rows") lines)" \
 	bash -c '[ "$1" -gt 0 ] && cmp -s "$2" "$3"' _ "$n7" "$W/v7.rows" "$W/v8.rows"
@@ -150,21 +166,16 @@ check "store schema: ... the caught columns added, NULL for its $n7 cores" \
 	[ "$(store_q "$W/v7.db" "SELECT count(*) FROM cores WHERE caught_signal IS NULL AND
 		caught_signal_name IS NULL AND caught_code IS NULL AND caught_code_name IS NULL AND
 		caught_address IS NULL AND handled_by IS NULL AND handler_action IS NULL")" = "$n7" ]
-"$ASYNCORE" resign --db "$W/v7.db" >"$W/resign" 2>"$W/err"; rc=$?
-check "store schema: ... resign gives its cores the signatures they had ($(cat "$W/resign"))" \
-	[ $rc -eq 0 -a -n "$(grep "^resigned $n7 cores, 0 signatures changed" "$W/resign")" ]
+resign_keeps 7 "$n7" "its cores"
 
 # A store of schema version 8 (no goroutine or Go crash columns) is
 # migrated by the next ingest: its tasks kept, the new columns NULL (locked
 # 0), a goroutine's state is then accepted, and resign gives its cores the
 # signatures they had.
-cp "$DB" "$W/v8.db"
-sqlite3 "$W/v8.db" "$DROP9 PRAGMA user_version = 8;"
+old_store 8 "$DROP9"
 cols8=$(sqlite3 "$W/v8.db" "SELECT group_concat(name, ', ') FROM pragma_table_info('tasks')")
 sqlite3 "$W/v8.db" "SELECT $cols8 FROM tasks ORDER BY 1, 2" >"$W/v8.tasks"
-"$ASYNCORE" ingest --db "$W/v8.db" --quiet "$W/cores" >/dev/null 2>"$W/err"; rc=$?
-check "store schema: a version 8 store is migrated to $v" \
-	[ $rc -eq 0 -a "$(store_q "$W/v8.db" "PRAGMA user_version")" = "$v" ]
+migrated 8
 check "store schema: ... its tasks kept" \
 	cmp -s "$W/v8.tasks" <(sqlite3 "$W/v8.db" "SELECT $cols8 FROM tasks ORDER BY 1, 2")
 check "store schema: ... the goroutine columns added, NULL (locked 0)" \
@@ -179,21 +190,16 @@ n8=$(store_q "$W/v8.db" "SELECT count(*) FROM cores")
 check "store schema: ... the Go crash columns added, NULL for its $n8 cores" \
 	[ "$(store_q "$W/v8.db" "SELECT count(*) FROM cores WHERE go_crash IS NULL AND
 		go_signal IS NULL AND go_signal_name IS NULL AND go_message IS NULL")" = "$n8" ]
-"$ASYNCORE" resign --db "$W/v8.db" >"$W/resign" 2>"$W/err"; rc=$?
-check "store schema: ... resign gives the version 8 store's cores the signatures they had ($(cat "$W/resign"))" \
-	[ $rc -eq 0 -a -n "$(grep "^resigned $n8 cores, 0 signatures changed" "$W/resign")" ]
+resign_keeps 8 "$n8" "the version 8 store's cores"
 
 # A store of schema version 9 (no file_mtime, no bucket_days or search
 # tables) is migrated by the next ingest: its cores keep no file time
 # (NULL), bucket_days counts every core, the search tables hold every
 # frame's names, and a core stored after it has its file's mtime.
-cp "$DB" "$W/v9.db"
-sqlite3 "$W/v9.db" "$DROP10 PRAGMA user_version = 9;"
+old_store 9 "$DROP10"
 n9=$(store_q "$W/v9.db" "SELECT count(*) FROM cores")
 sqlite3 "$W/v9.db" "PRAGMA foreign_keys = ON; DELETE FROM cores WHERE id = (SELECT max(id) FROM cores)"
-"$ASYNCORE" ingest --db "$W/v9.db" --quiet "$W/cores" >/dev/null 2>"$W/err"; rc=$?
-check "store schema: a version 9 store is migrated to $v" \
-	[ $rc -eq 0 -a "$(store_q "$W/v9.db" "PRAGMA user_version")" = "$v" ]
+migrated 9
 check "store schema: ... bucket_days counts its $n9 cores, by bucket as cores does" \
 	[ "$(store_q "$W/v9.db" "SELECT (SELECT sum(cores) FROM bucket_days) = $n9 AND NOT EXISTS (
 		SELECT signature_hash, count(*) FROM cores GROUP BY 1 EXCEPT SELECT nullif(signature_hash, ''),

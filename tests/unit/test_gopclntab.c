@@ -176,7 +176,11 @@ static void check_group(const struct dbg_gotab *t, struct tb_frame *fr, size_t n
 	struct tb_frame *real = &fr[n - 1];
 	/* The runtime prints runtime.gopanic as "panic". */
 	const char *name = strcmp(real->name, "panic") == 0 ? "runtime.gopanic" : real->name;
-	bool trap = callee && strcmp(callee->name, "runtime.sigpanic") == 0;
+	/* A call the runtime injected (a fault's sigpanic, an asynchronous
+	 * preemption) returns to the interrupted pc itself: no pc-1. */
+	bool trap = callee && (strcmp(callee->name, "runtime.sigpanic") == 0 ||
+			       strcmp(callee->name, "runtime.asyncPreempt") == 0 ||
+			       strcmp(callee->name, "runtime.debugCallV2") == 0);
 	struct dbg_gofunc f;
 	if (!dbg_gotab_func(t, real->pc, &f) || f.entry + real->off != real->pc) {
 		tb_bad(st, "%s: no function at 0x%" PRIx64, name, real->pc);
