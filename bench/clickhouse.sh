@@ -62,18 +62,7 @@ SELECT fingerprint || '-' || n, sha256, path || '-' || n, file_size, size, crash
   analyzer_version, executable, build_id, pid, uid, signal, signal_name, code, code_name, fault_address,
   crashing_tid, abort_message, signature, signature_hash, async_key, nthreads, nframes, nwarnings, boot_id,
   coredump_uid, unit, cmdline FROM cores, k" || exit 1
-replicate() {
-	local db=$1 cols
-	cols=$(ch_q 1 "SELECT arrayStringConcat(groupArray(name), ', ') FROM system.columns
-	               WHERE database = '$db' AND table = 'cores'")
-	local fp="concat(fingerprint, '-', toString(n)), " path="concat(path, '-', toString(n)), "
-	cols=${cols/fingerprint, /$fp}
-	cols=${cols/path, /$path}
-	ch_q 1 "INSERT INTO $db.cores SELECT $cols FROM $db.cores FINAL ARRAY JOIN arrayMap(x -> x + 1, range($((COPIES - 1)))) AS n
-	        " insert_distributed_sync=1 || exit 1
-}
-replicate one
-replicate two
+ch_replicate 1 one "$COPIES" && ch_replicate 1 two "$COPIES" || exit 1
 
 timed_top() {
 	local start end n

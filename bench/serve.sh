@@ -2,7 +2,7 @@
 # `asyncore serve` over 100,000 stored cores, on SQLite and on one
 # ClickHouse server: the ClickHouse bench's synthetic store (bench/ingest.sh's
 # 1,000 cores ingested, their cores rows replicated 100 times with new
-# fingerprints, as bench/clickhouse.sh does), each copy given a crash time
+# fingerprints, tests/clickhouse_lib.sh's ch_replicate), each copy given a crash time
 # (one day per copy) so the trends have days to count.  Times of /, a
 # bucket, a search and a core page (the median of 7 requests after one to
 # warm up, measured by curl), against 200 ms (the lists) and 100 ms (a core).
@@ -44,15 +44,9 @@ NAMES=("SQLite")
 if ch_available "$W/apt.log" && ch_cluster_start "$W/ch" 1; then
 	U="clickhouse://127.0.0.1:${CH_HTTP[1]}/bench"
 	"$ASYNCORE" store init --db "$U" && "$ASYNCORE" ingest --db "$U" --jobs 2 --quiet "$CORES" 2>/dev/null || exit 1
-	cols=$(ch_q 1 "SELECT arrayStringConcat(groupArray(name), ', ') FROM system.columns
-	               WHERE database = 'bench' AND table = 'cores'")
-	local_fp="concat(fingerprint, '-', toString(n)), " local_path="concat(path, '-', toString(n)), "
-	local_at="formatDateTime(toDateTime(1714521600 + n * 86400 + (ifNull(pid, 0) % 1000), 'UTC'), '%Y-%m-%dT%H:%M:%SZ'), "
-	cols=${cols/fingerprint, /$local_fp}
-	cols=${cols/path, /$local_path}
-	cols=${cols/crashed_at, /$local_at}
-	ch_q 1 "INSERT INTO bench.cores SELECT $cols FROM bench.cores FINAL
-	        ARRAY JOIN arrayMap(x -> x + 1, range($((COPIES - 1)))) AS n" || exit 1
+	ch_replicate 1 bench "$COPIES" \
+		"formatDateTime(toDateTime(1714521600 + n * 86400 + (ifNull(pid, 0) % 1000), 'UTC'), '%Y-%m-%dT%H:%M:%SZ')" ||
+		exit 1
 	DBS+=("$U")
 	NAMES+=("ClickHouse")
 else

@@ -29,6 +29,24 @@ static const char ch_groups[] =
 	" FROM cores FINAL%s"
 	" GROUP BY signature_hash, executable, build_id, arch, day ORDER BY signature_hash";
 
+/* ClickHouse's groups from bucket_days (kept by a view as cores rows
+ * arrive, reports/store_clickhouse.c: '' there is NULL, the example's
+ * nullable fields come with a mask), the last column whether that table
+ * holds every core in one group only.  It does unless a core's rows
+ * differ in group (a resign whose older rows are not merged away yet):
+ * then the groups are read from cores. */
+#define CH_EX "argMaxMerge(ex)"
+#define CH_EX_NULLABLE(i, bit) \
+	"if(bitAnd(tupleElement(" CH_EX ", 6), " #bit ") = 0, tupleElement(" CH_EX ", " #i "), NULL)"
+static const char ch_agg_groups[] =
+	"SELECT nullIf(hash, ''), nullIf(maxMerge(sig), ''), nullIf(exe, ''), nullIf(build, ''), arch, day,"
+	" uniqExactMerge(n), nullIf(minMerge(first_at), ''), nullIf(maxMerge(last_at), ''),"
+	" maxMerge(ex_key), tupleElement(" CH_EX ", 1), " CH_EX_NULLABLE(2, 1) ", " CH_EX_NULLABLE(3, 2) ","
+	" tupleElement(" CH_EX ", 4), " CH_EX_NULLABLE(5, 4) ","
+	" (SELECT sum(c) = uniqExactMerge(s) FROM (SELECT uniqExactMerge(n) AS c, uniqExactMergeState(n) AS s"
+	"   FROM bucket_days GROUP BY hash, exe, build, arch, cause, day))"
+	" FROM bucket_days%s GROUP BY hash, exe, build, arch, day ORDER BY hash";
+
 /* A bucket's most recent core among those F takes (SQLite; the same
  * parameters as the groups, ?6 the bucket's hash). */
 static const char sqlite_example[] =
@@ -38,16 +56,17 @@ static const char sqlite_example[] =
 /* The conditions of a filter, each with its parameter's number; only
  * those given are in the query (the values are bound, never written in). */
 static const struct condition {
-	const char *sqlite, *clickhouse, *sqlite_core;
+	const char *sqlite, *clickhouse, *sqlite_core, *clickhouse_agg;
 } conditions[] = {
 	{"instr(executable, ?1) > 0", "position(ifNull(executable, ''), %1$s) > 0",
-	 "instr(executable, ?1) > 0"},
-	{"build_id = ?2", "build_id = %2$s", "build_id = ?2"},
-	{"cause_kind = ?3", "cause_kind = %3$s", "cause_kind = ?3"},
-	{"day >= ?4", "ifNull(" CH_SEEN ", '') >= %4$s", "coalesce(crashed_at, file_mtime) >= ?4"},
+	 "instr(executable, ?1) > 0", "position(exe, %1$s) > 0"},
+	{"build_id = ?2", "build_id = %2$s", "build_id = ?2", "build = %2$s"},
+	{"cause_kind = ?3", "cause_kind = %3$s", "cause_kind = ?3", "cause = %3$s"},
+	{"day >= ?4", "ifNull(" CH_SEEN ", '') >= %4$s", "coalesce(crashed_at, file_mtime) >= ?4",
+	 "day >= %4$s"},
 	{"day <> '' AND day <= ?5", CH_SEEN " IS NOT NULL AND substring(" CH_SEEN ", 1, 10) <= %5$s",
-	 "substr(coalesce(crashed_at, file_mtime), 1, 10) <= ?5"},
-	{"signature_hash = ?6", "signature_hash = %6$s", NULL},
+	 "substr(coalesce(crashed_at, file_mtime), 1, 10) <= ?5", "day <> '' AND day <= %5$s"},
+	{"signature_hash = ?6", "signature_hash = %6$s", NULL, "hash = %6$s"},
 };
 
 static bool given(const char *s)
@@ -56,7 +75,8 @@ static bool given(const char *s)
 }
 
 /* The query STORE says of F's conditions into BUF: " WHERE ..." of the
- * groups (0: SQLite's, 1: ClickHouse's), " AND ..." of a core (2). */
+ * groups (0: SQLite's, 1: ClickHouse's from cores, 3: from bucket_days),
+ * " AND ..." of a core (2). */
 static void where_clause(const struct rep_bucket_filter *f, int store, char *buf, size_t len)
 {
 	const char *values[] = {f->executable, f->build_id, f->cause_kind, f->from, f->to, f->hash};
@@ -64,7 +84,8 @@ static void where_clause(const struct rep_bucket_filter *f, int store, char *buf
 	buf[0] = '\0';
 	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
 		const struct condition *c = &conditions[i];
-		const char *cond = store == 0 ? c->sqlite : store == 1 ? c->clickhouse : c->sqlite_core;
+		const char *cond = store == 0 ? c->sqlite : store == 1 ? c->clickhouse
+				 : store == 2 ? c->sqlite_core : c->clickhouse_agg;
 		if (!given(values[i]) || !cond)
 			continue;
 		used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s",
@@ -298,16 +319,27 @@ int rep_buckets_read(struct rep_reader *r, const struct rep_bucket_filter *f, js
 	static pthread_mutex_t sort_lock = PTHREAD_MUTEX_INITIALIZER;
 	const char *params[] = {f->executable, f->build_id, f->cause_kind, f->from, f->to, f->hash};
 	bool ch = rep_reader_clickhouse(r);
-	char where[512], sql[2048];
+	char where[512], sql[4096];
 	json_t *rows = NULL, *q, *b = NULL, *list = json_array();
 	size_t k;
-	where_clause(f, ch ? 1 : 0, where, sizeof(where));
-	snprintf(sql, sizeof(sql), ch ? ch_groups : sqlite_groups, where);
+	where_clause(f, ch ? 3 : 0, where, sizeof(where));
+	snprintf(sql, sizeof(sql), ch ? ch_agg_groups : sqlite_groups, where);
 	if (!list || rep_reader_rows_n(r, sql, params, 6, &rows) != 0) {
 		json_decref(list);
 		return -1;
 	}
 	memset(totals, 0, sizeof(*totals));
+	q = json_array_get(rows, 0);
+	totals->one_bucket = ch && q && json_integer_value(json_array_get(q, 15)) == 1;
+	if (ch && q && !totals->one_bucket) {
+		json_decref(rows);
+		where_clause(f, 1, where, sizeof(where));
+		snprintf(sql, sizeof(sql), ch_groups, where);
+		if (rep_reader_rows_n(r, sql, params, 6, &rows) != 0) {
+			json_decref(list);
+			return -1;
+		}
+	}
 	json_array_foreach(rows, k, q) {
 		if (!b || !json_equal(json_object_get(b, "hash"), json_array_get(q, 0))) {
 			b = bucket_new(q);

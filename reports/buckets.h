@@ -32,6 +32,10 @@ struct rep_bucket_filter {
 struct rep_bucket_totals {
 	long long cores, buckets, undated;
 	char first[40], last[40];
+	/* ClickHouse: every stored row of a core is in its one bucket (no
+	 * core moved and left an older row behind), so a bucket's rows are
+	 * read without FINAL */
+	bool one_bucket;
 };
 
 /* The buckets of F as a JSON array (json_decref()), each object with

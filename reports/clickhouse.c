@@ -323,9 +323,12 @@ int rep_ch_select(struct rep_ch *ch, const char *sql, bool readonly, json_t **ou
 {
 	char *reply = NULL, *settings = NULL;
 	json_error_t err;
-	/* the URL's database is the default one of a reader's own SQL */
+	/* the URL's database is the default one of a reader's own SQL; an IN
+	 * (not GLOBAL IN) over Distributed tables runs on each shard over its
+	 * own tables (a core's rows are all on one shard), and over one
+	 * server's it is the primary key's, which GLOBAL IN is not */
 	long limit_s = ch->limit_ms < 0 ? 0 : ch->limit_ms < 1000 ? 1 : (ch->limit_ms + 999) / 1000;
-	if (asprintf(&settings, "database=%s&default_format=JSONCompact"
+	if (asprintf(&settings, "database=%s&default_format=JSONCompact&distributed_product_mode=local"
 		     "&output_format_json_quote_64bit_integers=0%s&max_execution_time=%ld", ch->database,
 		     readonly ? "&readonly=1" : "", readonly ? limit_s : 0L) < 0) {
 		snprintf(why, whylen, "out of memory");

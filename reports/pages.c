@@ -81,20 +81,41 @@ int rep_page_buckets(FILE *out, struct rep_reader *r, const struct rep_bucket_fi
 static const char *const core_names[] = {"id", "crashed_at", "executable", "boot_id", "pid", "build_id",
 					 "cause_kind", "cause_summary", "arch"};
 
-static json_t *bucket_cores(struct rep_reader *r, const char *hash)
+/* A bucket's newest cores.  ClickHouse's FINAL over every core is most of a
+ * page's time there: when each core's rows are all in its bucket (ONE),
+ * the newest 1,000 rows of the bucket name its newest cores and each one's
+ * newest row is read without FINAL; a bucket whose rows are mostly copies
+ * (fewer than the page's out of COUNT) is read with FINAL, as is any
+ * bucket when ONE is false. */
+static json_t *bucket_cores(struct rep_reader *r, const char *hash, json_int_t count, bool one)
 {
 	static const char sqlite[] =
 		"SELECT fingerprint, coalesce(crashed_at, file_mtime), executable, boot_id, pid, build_id,"
 		" cause_kind, cause_summary, arch FROM cores WHERE signature_hash = ?1"
 		" ORDER BY coalesce(crashed_at, file_mtime) DESC, id DESC LIMIT 500";
+	static const char clickhouse_newest[] =
+		"SELECT fingerprint, t.1, t.2, t.3, t.4, t.5, t.6, t.7, t.8 FROM"
+		" (SELECT fingerprint, argMax((ifNull(crashed_at, file_mtime), executable, boot_id, pid, build_id,"
+		"   cause_kind, cause_summary, arch, analysed_at, path), version) AS t FROM cores"
+		"  PREWHERE fingerprint IN (SELECT fingerprint FROM cores WHERE signature_hash = %1$s"
+		"   ORDER BY ifNull(crashed_at, file_mtime) DESC NULLS LAST, analysed_at DESC, path LIMIT 1000)"
+		"  GROUP BY fingerprint)"
+		" ORDER BY t.1 DESC NULLS LAST, t.9 DESC, t.10 LIMIT 500";
 	static const char clickhouse[] =
 		"SELECT fingerprint, ifNull(crashed_at, file_mtime) AS seen, executable, boot_id, pid, build_id,"
 		" cause_kind, cause_summary, arch FROM cores FINAL WHERE signature_hash = %1$s"
 		" ORDER BY seen DESC NULLS LAST, analysed_at DESC, path LIMIT 500";
 	_Static_assert(PAGE_MAX_CORES == 500, "the queries' LIMIT");
 	json_t *rows = NULL, *list;
-	if (rep_reader_rows(r, rep_reader_clickhouse(r) ? clickhouse : sqlite, hash, &rows) != 0)
+	bool ch = rep_reader_clickhouse(r);
+	if (rep_reader_rows(r, !ch ? sqlite : one ? clickhouse_newest : clickhouse, hash, &rows) != 0)
 		return NULL;
+	if (ch && one && json_array_size(rows) < PAGE_MAX_CORES &&
+	    (json_int_t)json_array_size(rows) < count) {
+		json_decref(rows);
+		if (rep_reader_rows(r, clickhouse, hash, &rows) != 0)
+			return NULL;
+	}
 	list = objects(rows, core_names, sizeof(core_names) / sizeof(core_names[0]));
 	json_decref(rows);
 	return list;
@@ -179,7 +200,8 @@ int rep_page_bucket(FILE *out, struct rep_reader *r, const char *hash, bool json
 		rep_page_error(out, 404, "no such bucket", json);
 		goto out;
 	}
-	if (!(cores = bucket_cores(r, hash)))
+	if (!(cores = bucket_cores(r, hash, json_integer_value(json_object_get(b, "count")),
+				   totals.one_bucket)))
 		goto out;
 	if (json) {
 		json_object_set(b, "cores", cores);
@@ -228,14 +250,24 @@ int rep_page_core(FILE *out, struct rep_reader *r, const char *id, bool json)
 	"  UNION SELECT id FROM cores WHERE executable IN (SELECT e FROM b WHERE se)" \
 	"  UNION SELECT id FROM cores WHERE build_id IN (SELECT i FROM b WHERE si)" \
 	"  UNION SELECT id FROM cores WHERE cause_kind IN (SELECT k FROM b WHERE sk)) "
-#define CH_FRAMES_MATCH(table) \
-	" SELECT fingerprint FROM " table " FINAL WHERE position(ifNull(function, ''), %1$s) > 0" \
-	" OR position(ifNull(module, ''), %1$s) > 0 OR position(ifNull(file, ''), %1$s) > 0"
+/* ClickHouse: the cores that may match, found in the few names and
+ * buckets (search_names, search_terms and bucket_days, kept by views), and
+ * of those the current rows (FINAL) that match: a frame's name, or the
+ * core's own columns. */
+#define CH_NAMES "(SELECT name FROM search_names WHERE position(name, %1$s) > 0)"
+#define CH_FRAME_HITS "(SELECT fingerprint FROM search_terms WHERE name IN " CH_NAMES ")"
+#define CH_AGG_HITS(col, key) \
+	" OR " col " IN (SELECT " key " FROM bucket_days WHERE position(" key ", %1$s) > 0)"
 #define CH_MATCH \
-	" WHERE fingerprint GLOBAL IN (" CH_FRAMES_MATCH("frames") " UNION ALL" CH_FRAMES_MATCH("task_frames") ")" \
+	" WHERE fingerprint IN (" CH_FRAME_HITS " UNION ALL SELECT fingerprint FROM cores" \
+	"  WHERE signature_hash IN (SELECT hash FROM bucket_days GROUP BY hash" \
+	"   HAVING position(maxMerge(sig), %1$s) > 0)" \
+	"  " CH_AGG_HITS("executable", "exe") CH_AGG_HITS("build_id", "build") CH_AGG_HITS("cause_kind", "cause") \
+	"  OR cause_summary IN " CH_NAMES ")" \
+	" AND (fingerprint IN " CH_FRAME_HITS \
 	" OR position(ifNull(signature, ''), %1$s) > 0" \
 	" OR position(ifNull(cause_summary, ''), %1$s) > 0 OR position(ifNull(cause_kind, ''), %1$s) > 0" \
-	" OR position(ifNull(executable, ''), %1$s) > 0 OR position(ifNull(build_id, ''), %1$s) > 0"
+	" OR position(ifNull(executable, ''), %1$s) > 0 OR position(ifNull(build_id, ''), %1$s) > 0)"
 
 static const char *const hit_names[] = {"id", "crashed_at", "executable", "build_id", "hash", "signature",
 					"cause_kind", "cause_summary"};

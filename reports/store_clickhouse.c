@@ -444,6 +444,212 @@ static int add_columns(struct rep_ch *ch, char *why, size_t whylen)
 	return 0;
 }
 
+/* ---- What the served pages read ---------------------------------------
+ *
+ * FINAL over every core costs a page most of its time, so the pages read
+ * aggregates that materialized views keep as rows arrive, each exact however
+ * often a row is written again (an ingest retried, a resign): bucket_days
+ * counts a group's distinct fingerprints and keeps min/max/argMax, which a
+ * second copy of a row leaves unchanged; search_names and search_terms hold
+ * names, a second copy of which is the same name.  Only a core whose rows
+ * differ in group (resign changed its signature) is in two groups: the
+ * reader checks for that (every fingerprint in one group) and then reads
+ * cores itself, until the old row is merged away and bucket_days counted
+ * again (resign on one server, `store init` on each shard).  Group
+ * columns are '' for NULL: 18.16 keys no Nullable; the example's nullable
+ * fields travel as text with a mask, as an argMax of a tuple holding
+ * Nullable crashes 18.16 when stored. */
+#define AGG_SEEN "ifNull(crashed_at, file_mtime)"
+#define AGG_KEY "concat(ifNull(" AGG_SEEN ", ''), ' ', analysed_at, ' ', path)"
+static const char bucket_days_columns[] =
+	"hash String, exe String, build String, arch String, cause String, day String,"
+	" sig AggregateFunction(max, String), n AggregateFunction(uniqExact, String),"
+	" first_at AggregateFunction(min, String), last_at AggregateFunction(max, String),"
+	" ex_key AggregateFunction(max, String),"
+	" ex AggregateFunction(argMax, Tuple(String, String, String, String, String, UInt8), String)";
+#define BUCKET_DAYS_KEY "hash, exe, build, arch, cause, day"
+/* %1$s the cores table (or a subquery of it when backfilling). */
+static const char bucket_days_sql[] =
+	"SELECT ifNull(signature_hash, '') AS hash, ifNull(executable, '') AS exe,"
+	" ifNull(build_id, '') AS build, arch, ifNull(cause_kind, '') AS cause,"
+	" substring(ifNull(" AGG_SEEN ", ''), 1, 10) AS day, maxState(signature) AS sig,"
+	" uniqExactState(fingerprint) AS n, minState(" AGG_SEEN ") AS first_at,"
+	" maxState(" AGG_SEEN ") AS last_at, maxState(" AGG_KEY ") AS ex_key,"
+	" argMaxState((fingerprint, ifNull(cause_kind, ''), ifNull(cause_summary, ''), path,"
+	"   ifNull(abort_message, ''), toUInt8(isNull(cause_kind) + 2 * isNull(cause_summary)"
+	"   + 4 * isNull(abort_message))), " AGG_KEY ") AS ex"
+	" FROM %1$s GROUP BY " BUCKET_DAYS_KEY;
+#define TERMS_OF(cols) "arrayJoin(arrayFilter(x -> x != '', [" cols "]))"
+#define FRAME_NAMES TERMS_OF("ifNull(function, ''), ifNull(module, ''), ifNull(file, '')")
+
+/* The materialized views, each named after the table it fills, on the
+ * table SOURCE of this server (_local on a cluster's shard). */
+struct ch_view_def {
+	const char *name, *source, *sql;    /* sql: %1$s the source table */
+};
+static const struct ch_view_def ch_views[] = {
+	{"bucket_days_mv", "cores", bucket_days_sql},
+	{"search_terms_frames_mv", "frames", "SELECT DISTINCT " FRAME_NAMES " AS name, fingerprint FROM %1$s"},
+	{"search_terms_task_frames_mv", "task_frames",
+	 "SELECT DISTINCT " FRAME_NAMES " AS name, fingerprint FROM %1$s"},
+	{"search_names_frames_mv", "frames", "SELECT DISTINCT " FRAME_NAMES " AS name FROM %1$s"},
+	{"search_names_task_frames_mv", "task_frames", "SELECT DISTINCT " FRAME_NAMES " AS name FROM %1$s"},
+	{"search_names_cores_mv", "cores",
+	 "SELECT DISTINCT assumeNotNull(cause_summary) AS name FROM %1$s WHERE isNotNull(cause_summary)"},
+};
+
+static const struct {
+	const char *name, *columns, *engine, *order;
+} ch_aggregates[] = {
+	{"bucket_days", bucket_days_columns, "AggregatingMergeTree", BUCKET_DAYS_KEY},
+	{"search_terms", "name String, fingerprint String", "ReplacingMergeTree", "name, fingerprint"},
+	{"search_names", "name String", "ReplacingMergeTree", "name"},
+};
+
+/* The aggregate a view fills: its name up to "_frames_mv", "_cores_mv"... */
+static const char *view_target(const struct ch_view_def *v)
+{
+	for (size_t i = 0; i < sizeof(ch_aggregates) / sizeof(ch_aggregates[0]); i++)
+		if (strncmp(v->name, ch_aggregates[i].name, strlen(ch_aggregates[i].name)) == 0)
+			return ch_aggregates[i].name;
+	return NULL;
+}
+
+/* The first line of SQL's answer (a number, 0 when empty) in *V. */
+static int ask_number(struct rep_ch *ch, char *sql, long long *v, char *why, size_t whylen)
+{
+	char *reply = NULL;
+	int rc = -1;
+	if (!sql)
+		snprintf(why, whylen, "out of memory");
+	else if (rep_ch_run_retry(ch, sql, NULL, 0, NULL, why, whylen) == 0 &&
+		 rep_ch_run(ch, sql, NULL, 0, NULL, &reply, why, whylen) == 0) {
+		*v = atoll(reply);
+		rc = 0;
+	}
+	free(reply);
+	free(sql);
+	return rc;
+}
+
+/* Whether this server's bucket_days holds every fingerprint in one group. */
+static int bucket_days_exact(struct rep_ch *ch, const char *table, bool *exact, char *why,
+			     size_t whylen)
+{
+	long long ok = 0;
+	if (ask_number(ch, printf_sql("SELECT sum(c) = uniqExactMerge(s) FROM (SELECT uniqExactMerge(n)"
+				      " AS c, uniqExactMergeState(n) AS s FROM %s.%s GROUP BY "
+				      BUCKET_DAYS_KEY ")", rep_ch_database(ch), table), &ok, why,
+		       whylen) != 0)
+		return -1;
+	*exact = ok == 1;
+	return 0;
+}
+
+/* Fill this server's aggregate TABLE with what its views make of every
+ * stored row (not FINAL: a core whose rows disagree on its group must show
+ * in bucket_days as such), those of versions from SINCE only when SINCE > 0
+ * (cores). */
+static int backfill(struct rep_ch *ch, const char *target, const char *table, long long since,
+		    char *why, size_t whylen)
+{
+	const char *db = rep_ch_database(ch), *suffix = rep_ch_cluster(ch) ? "_local" : "";
+	for (size_t i = 0; i < sizeof(ch_views) / sizeof(ch_views[0]); i++) {
+		const struct ch_view_def *v = &ch_views[i];
+		if (strcmp(view_target(v), target) != 0)
+			continue;
+		char *src = since > 0 ? printf_sql("(SELECT * FROM %s.%s%s WHERE version >= %lld)", db,
+						   v->source, suffix, since)
+				      : printf_sql("%s.%s%s", db, v->source, suffix);
+		char *body = src ? printf_sql(v->sql, src) : NULL;
+		int rc = body ? ddl(ch, printf_sql("INSERT INTO %s.%s %s", db, table, body), why, whylen)
+			      : (snprintf(why, whylen, "out of memory"), -1);
+		free(src);
+		free(body);
+		if (rc != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* This server's bucket_days counted again from cores, once its replaced
+ * rows are merged away, into a new table that then takes its name; the
+ * rows written meanwhile (which went to the old one) are added again
+ * after.  A merge that does not happen leaves the table inexact, as it
+ * was, and the pages reading cores instead. */
+static int bucket_days_rebuild(struct rep_ch *ch, char *why, size_t whylen)
+{
+	const char *db = rep_ch_database(ch), *suffix = rep_ch_cluster(ch) ? "_local" : "";
+	long long since = 0;
+	char next[64], old[64], live[64];
+	snprintf(live, sizeof(live), "bucket_days%s", suffix);
+	snprintf(next, sizeof(next), "bucket_days%s_next", suffix);
+	snprintf(old, sizeof(old), "bucket_days%s_old", suffix);
+	if (ddl(ch, printf_sql("OPTIMIZE TABLE %s.cores%s FINAL", db, suffix), why, whylen) != 0 ||
+	    ddl(ch, printf_sql("DROP TABLE IF EXISTS %s.%s", db, next), why, whylen) != 0 ||
+	    ddl(ch, printf_sql("DROP TABLE IF EXISTS %s.%s", db, old), why, whylen) != 0 ||
+	    ddl(ch, printf_sql("CREATE TABLE %s.%s AS %s.bucket_days%s", db, next, db, suffix), why,
+		whylen) != 0 ||
+	    ask_number(ch, printf_sql("SELECT max(version) FROM %s.cores%s", db, suffix), &since, why,
+		       whylen) != 0 ||
+	    backfill(ch, "bucket_days", next, 0, why, whylen) != 0 ||
+	    ddl(ch, printf_sql("RENAME TABLE %1$s.bucket_days%2$s TO %1$s.%3$s, %1$s.%4$s TO"
+			       " %1$s.bucket_days%2$s", db, suffix, old, next), why, whylen) != 0 ||
+	    backfill(ch, "bucket_days", live, since ? since : 1, why, whylen) != 0)
+		return -1;
+	return ddl(ch, printf_sql("DROP TABLE IF EXISTS %s.%s", db, old), why, whylen);
+}
+
+/* The aggregates and their views, made when missing and filled from what
+ * is stored; a bucket_days left inexact (a resign on a cluster) counted
+ * again. */
+static int create_aggregates(struct rep_ch *ch, char *why, size_t whylen)
+{
+	const char *db = rep_ch_database(ch), *cluster = rep_ch_cluster(ch);
+	const char *suffix = cluster ? "_local" : "";
+	size_t nagg = sizeof(ch_aggregates) / sizeof(ch_aggregates[0]);
+	bool made[sizeof(ch_aggregates) / sizeof(ch_aggregates[0])];
+	for (size_t i = 0; i < nagg; i++) {
+		long long there = 0;
+		if (ask_number(ch, printf_sql("EXISTS TABLE %s.%s%s", db, ch_aggregates[i].name, suffix),
+			       &there, why, whylen) != 0 ||
+		    ddl(ch, printf_sql("CREATE TABLE IF NOT EXISTS %s.%s%s (%s) ENGINE = %s ORDER BY (%s)", db,
+				       ch_aggregates[i].name, suffix, ch_aggregates[i].columns,
+				       ch_aggregates[i].engine, ch_aggregates[i].order), why, whylen) != 0 ||
+		    (cluster && ddl(ch, printf_sql("CREATE TABLE IF NOT EXISTS %s.%s AS %s.%s_local ENGINE ="
+						   " Distributed(%s, %s, %s_local)", db, ch_aggregates[i].name,
+						   db, ch_aggregates[i].name, cluster, db,
+						   ch_aggregates[i].name), why, whylen) != 0))
+			return -1;
+		made[i] = !there;
+	}
+	for (size_t i = 0; i < sizeof(ch_views) / sizeof(ch_views[0]); i++) {
+		const struct ch_view_def *v = &ch_views[i];
+		char *src = printf_sql("%s.%s%s", db, v->source, suffix);
+		char *body = src ? printf_sql(v->sql, src) : NULL;
+		int rc = body ? ddl(ch, printf_sql("CREATE MATERIALIZED VIEW IF NOT EXISTS %s.%s TO %s.%s%s AS %s",
+						   db, v->name, db, view_target(v), suffix, body), why, whylen)
+			      : (snprintf(why, whylen, "out of memory"), -1);
+		free(src);
+		free(body);
+		if (rc != 0)
+			return -1;
+	}
+	/* made before its views: what they missed is added (twice is once) */
+	for (size_t i = 0; i < nagg; i++) {
+		char table[64];
+		bool exact = true;
+		snprintf(table, sizeof(table), "%s%s", ch_aggregates[i].name, suffix);
+		if (made[i] && backfill(ch, ch_aggregates[i].name, table, 0, why, whylen) != 0)
+			return -1;
+		if (!made[i] && strcmp(ch_aggregates[i].name, "bucket_days") == 0 &&
+		    (bucket_days_exact(ch, table, &exact, why, whylen) != 0 ||
+		     (!exact && bucket_days_rebuild(ch, why, whylen) != 0)))
+			return -1;
+	}
+	return 0;
+}
+
 int rep_ch_store_init(const char *url, char *why, size_t whylen)
 {
 	struct rep_ch *ch = NULL;
@@ -460,7 +666,8 @@ int rep_ch_store_init(const char *url, char *why, size_t whylen)
 		goto out;
 	if (create_view(ch, "crash_stacks", crash_stacks_sql, true, why, whylen) != 0 ||
 	    create_view(ch, "last_events", last_events_sql, true, why, whylen) != 0 ||
-	    create_view(ch, "top_signatures", top_signatures_sql, false, why, whylen) != 0)
+	    create_view(ch, "top_signatures", top_signatures_sql, false, why, whylen) != 0 ||
+	    create_aggregates(ch, why, whylen) != 0)
 		goto out;
 	rc = 0;
 out:
@@ -1964,6 +2171,11 @@ int rep_ch_store_resign(struct rep_ch_store *st, const struct rep_resign_fns *fn
 		snprintf(why, whylen, "out of memory");
 		goto out;
 	}
+	/* a core that changed bucket is in two of bucket_days' groups until
+	 * its old row is merged away; a cluster's shards are each counted
+	 * again by their `store init` */
+	if (out->changed && !rep_ch_cluster(st->ch) && bucket_days_rebuild(st->ch, why, whylen) != 0)
+		goto out;
 	rc = 0;
 out:
 	rep_found_modules_free(&found);

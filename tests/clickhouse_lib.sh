@@ -15,6 +15,12 @@
 # ch_cluster_stop          stops every server started (call it from a trap).
 # ch_q I SQL [SETTINGS]    the result of SQL on server I (TabSeparated), with
 #                          SETTINGS ("name=value&...") in the URL.
+# ch_replicate I DB COPIES [AT]
+#                          DB.cores's rows (through server I) made COPIES
+#                          times as many, copy n (1 .. COPIES-1) with "-n"
+#                          after its fingerprint and path and, given AT (an
+#                          expression of n), crashed_at AT: the benches'
+#                          synthetic stores.
 #
 # The config is the least a server needs: listen on 127.0.0.1 only, HTTP and
 # native TCP ports, its own paths, a user "default" without password and the
@@ -191,4 +197,15 @@ ch_cluster_stop() {
 
 ch_q() {
 	curl -sS --fail-with-body "http://127.0.0.1:${CH_HTTP[$1]}/?${3:-}" --data-binary "$2"
+}
+
+ch_replicate() {
+	local cols fp="concat(fingerprint, '-', toString(n)), " path="concat(path, '-', toString(n)), "
+	cols=$(ch_q "$1" "SELECT arrayStringConcat(groupArray(name), ', ') FROM system.columns
+	                  WHERE database = '$2' AND table = 'cores'") || return 1
+	cols=${cols/fingerprint, /$fp}
+	cols=${cols/path, /$path}
+	[ -z "${4:-}" ] || cols=${cols/crashed_at, /$4, }
+	ch_q "$1" "INSERT INTO $2.cores SELECT $cols FROM $2.cores FINAL
+	           ARRAY JOIN arrayMap(x -> x + 1, range($(($3 - 1)))) AS n" insert_distributed_sync=1
 }

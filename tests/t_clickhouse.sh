@@ -4,7 +4,8 @@
 # asyncore_test.  Ingest through one shard, read through the other; the
 # buckets equal SQLite's on the same cores; a re-ingest changes nothing; a
 # shard killed during an ingest loses nothing; a query that writes is
-# refused; resign gives SQLite's answer.  A bthread core among them: its
+# refused; resign gives SQLite's answer, and the served buckets' counts stay
+# SQLite's after a core's row is written again or moved.  A bthread core among them: its
 # tasks and task frames, crash stack and signature (the crashing bthread's
 # frames, before and after resign) equal SQLite's; stack overflows' frames
 # symbolized again keep the jump over the recursion's run.
@@ -253,6 +254,39 @@ check "clickhouse: a DROP through query is refused" [ $rc -eq 2 ]
 check "clickhouse: nothing was written" [ "$(ch_q 1 "SELECT count() FROM crashes.cores WHERE fingerprint = 'x'")" = 0 -a \
 	"$(ch_q 1 "EXISTS TABLE crashes.frames_local")" = 1 ]
 
+# The served bucket list (bucket_days, kept by views) against SQLite's when
+# a core's row is written again: a retried batch's second copy, a resign
+# that moves cores (read exactly until each shard's store init counts its
+# bucket_days again).
+api_buckets() {   # api_buckets DB OUT
+	local port pid n
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	"$ASYNCORE" serve --db "$1" --listen "127.0.0.1:$port" >"$W/serve.out" 2>"$W/serve.err" &
+	pid=$!
+	for n in $(seq 100); do grep -q http "$W/serve.out" && break; sleep 0.1; done
+	curl -s "http://127.0.0.1:$port/api/buckets" >"$2"
+	kill $pid; wait $pid 2>/dev/null
+}
+same_buckets() {
+	api_buckets "$DB" "$W/api.sqlite"
+	api_buckets "$U1" "$W/api.ch"
+	python3 -c '
+import json, sys
+key = lambda b: (b["hash"], b["count"], b["first_seen"], b["last_seen"], sorted(d["day"] + "=" + str(d["count"]) for d in b["days"]))
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert len(a) > 1 and sorted(map(key, a)) == sorted(map(key, b)), (a, b)' "$W/api.sqlite" "$W/api.ch"
+}
+one_group() {   # every core in one group of shard I's bucket_days
+	ch_q "$1" "SELECT sum(c) = uniqExactMerge(s) FROM (SELECT uniqExactMerge(n) AS c, uniqExactMergeState(n) AS s
+	           FROM crashes.bucket_days_local GROUP BY hash, exe, build, arch, cause, day)"
+}
+cols=$(ch_q 1 "SELECT arrayStringConcat(groupArray(name), ', ') FROM system.columns
+               WHERE database = 'crashes' AND table = 'cores'")
+ch_q 1 "INSERT INTO crashes.cores SELECT ${cols/version, /version + 1, } FROM crashes.cores FINAL" \
+	insert_distributed_sync=1
+check "clickhouse: the served buckets' counts after a core's row is written again equal SQLite's" same_buckets
+check "clickhouse: ... read from bucket_days (each core in one group)" [ "$(one_group 1)/$(one_group 2)" = 1/1 ]
+
 # Resign: the same summary as SQLite's, and the same buckets after.
 mkdir "$W/lists"
 printf '@defaults\nstore_dispatch\nstore_parse_header\nparse_header\n' >"$W/lists/skip"
@@ -264,6 +298,12 @@ check "clickhouse: resign reports what SQLite's does ($(cat "$W/resign.ch"))" cm
 "$ASYNCORE" top --db "$U1" --format csv >"$W/top2.ch"
 check "clickhouse: top after resign equals SQLite's" cmp -s "$W/top2.sqlite" "$W/top2.ch"
 check "clickhouse: resign changed the buckets" bash -c '! cmp -s "$1" "$2"' _ "$W/top.ch" "$W/top2.ch"
+check "clickhouse: the served buckets' counts after resign equal SQLite's" same_buckets
+check "clickhouse: ... a moved core is in two groups of bucket_days until then" [ "$(one_group 1)$(one_group 2)" != 11 ]
+"$ASYNCORE" store init --db "$U1" >/dev/null 2>&1 && "$ASYNCORE" store init --db "$U2" >/dev/null 2>&1
+check "clickhouse: store init on each shard counts bucket_days again after resign" \
+	[ "$(one_group 1)/$(one_group 2)" = 1/1 ]
+check "clickhouse: ... and the served buckets' counts still equal SQLite's" same_buckets
 [ -n "$BTHREAD" ] &&
 	check "clickhouse: resign signs the bthread core with the bthread's frames, as SQLite's" \
 		[ "$(bsig "$U2")" = "$(store_q "$DB" "SELECT signature, signature_hash FROM cores WHERE path LIKE '%.$BTHREAD.%'")" -a \

@@ -6,7 +6,8 @@
 # page and API route, the links from / to every core, search, 404 and 405,
 # escaping, 64 requests at once, the store left unchanged, a clean stop on
 # SIGTERM; headless Chromium on each kind of page (tests/serve_dom.py and
-# screenshots); the routes again on ClickHouse when its server is there.
+# screenshots); the routes again on ClickHouse when its server is there, and
+# its buckets after a resign that moves cores.
 source "$(dirname "$0")/lib.sh"
 source "$ROOT/tests/fixlib.sh"
 source "$ROOT/tests/clickhouse_lib.sh"
@@ -311,6 +312,27 @@ assert a == b, [k for k in a if a[k] != b.get(k)]' "$TMPD/rec-store.json" "$TMPD
 		check "serve clickhouse: unknown core 404, POST 405" \
 			test "$(status "$BASE/core/0123abcd")/$(status -X POST "$BASE/")" = 404/405
 		stop_server
+		# A resign that moves cores on both stores: the buckets served
+		# from ClickHouse's bucket_days, counted again by the resign, are
+		# still SQLite's.
+		top=$(sqlite3 "$DB" "SELECT signature FROM cores WHERE signature LIKE '%: % < %' LIMIT 1" |
+			sed 's/^[^:]*: //; s/ < .*//')
+		mkdir -p "$TMPD/lists" && printf '@defaults\n%s\n' "$top" >"$TMPD/lists/skip"
+		"$ASYNCORE" resign --db "$DB" --signature-lists "$TMPD/lists" >/dev/null 2>&1
+		"$ASYNCORE" resign --db "$U" --signature-lists "$TMPD/lists" >"$TMPD/resign.ch" 2>&1
+		start_server "$DB" && get /api/buckets "$TMPD/buckets2.json" >/dev/null
+		stop_server
+		start_server "$U" && get /api/buckets "$TMPD/ch-buckets2.json" >/dev/null
+		stop_server
+		check "serve clickhouse: after a resign that moves cores ($(cat "$TMPD/resign.ch")), /api/buckets equals SQLite's" python3 -c '
+import json, sys
+key = lambda b: (b["hash"], b["count"], b["first_seen"], b["last_seen"], b["example_core"])
+a, b, old = (json.load(open(f)) for f in sys.argv[1:])
+assert sorted(map(key, a)) == sorted(map(key, b)) and sorted(map(key, a)) != sorted(map(key, old)), (a, b)' \
+			"$TMPD/buckets2.json" "$TMPD/ch-buckets2.json" "$TMPD/buckets.json"
+		check "serve clickhouse: ... read from bucket_days, each core in one group again" test "$(ch_q 1 \
+			"SELECT sum(c) = uniqExactMerge(s) FROM (SELECT uniqExactMerge(n) AS c, uniqExactMergeState(n) AS s
+			 FROM serve.bucket_days GROUP BY hash, exe, build, arch, cause, day)")" = 1
 	else
 		fail "serve clickhouse: the server did not start: $(tail -2 "$TMPD/serve.err")"
 	fi
