@@ -156,12 +156,6 @@ static const char *in_function(const char *f, char *buf, size_t len)
 
 /* ---- mappings ------------------------------------------------------- */
 
-static bool executable_at(const struct core *core, uint64_t pc)
-{
-	const struct core_segment *seg = core_find_segment(core, pc);
-	return seg && (seg->flags & PF_X);
-}
-
 /* The crashing thread's stack: the writable mapping holding sp, else (sp
  * ran out of it) the first writable mapping above sp within the gap. */
 static const struct core_segment *stack_mapping(const struct core *core, uint64_t sp)
@@ -256,7 +250,7 @@ static int decide_stack_overflow(struct cause_ctx *c)
 static bool call_return_address(struct cause_ctx *c, uint64_t *ra)
 {
 	static const size_t call_sizes[] = { 2, 3, 5, 6, 7 };
-	if (!core_read_u64(c->core, c->sp, ra) || !executable_at(c->core, *ra))
+	if (!core_read_u64(c->core, c->sp, ra) || !core_is_executable(c->core, *ra))
 		return false;
 	for (size_t i = 0; i < sizeof(call_sizes) / sizeof(call_sizes[0]); i++) {
 		struct an_insn insn;
@@ -287,7 +281,7 @@ static char *function_at(struct cause_ctx *c, uint64_t ra)
 
 static int decide_bad_jump(struct cause_ctx *c)
 {
-	if (!c->thread || executable_at(c->core, c->pc))
+	if (!c->thread || core_is_executable(c->core, c->pc))
 		return 0;
 	uint64_t ra;
 	char *from = call_return_address(c, &ra) ? function_at(c, ra) : NULL;
@@ -443,7 +437,7 @@ static int decide_memory_fault(struct cause_ctx *c)
 
 static int decide_illegal_instruction(struct cause_ctx *c)
 {
-	if (c->thread && !executable_at(c->core, c->pc))
+	if (c->thread && !core_is_executable(c->core, c->pc))
 		return decide_bad_jump(c);
 	const struct an_insn *insn = fault_insn(c);
 	bool decoded = insn != NULL;

@@ -73,12 +73,6 @@ static bool trampoline_sp(const struct core *core, const struct an_thread *t, si
 	return *sp != 0;
 }
 
-static bool executable_at(const struct core *core, uint64_t pc)
-{
-	const struct core_segment *seg = core_find_segment(core, pc);
-	return seg && (seg->flags & PF_X);
-}
-
 /* Why the signal frame SF of trampoline I cannot be believed, or NULL.
  * The interrupted pc lies in code (or is the address a jump faulted at), and
  * the frame the unwinder found past the trampoline resumes there. */
@@ -89,7 +83,7 @@ static const char *sigframe_problem(const struct core *core, const struct an_thr
 	uint64_t pc = sf->regs[arch->reg_pc], sp = sf->regs[arch->reg_sp];
 	if (!code_plausible(sf->code))
 		return "its siginfo's code is no signal code";
-	if (pc == 0 || (!executable_at(core, pc) && !(sf->signo == SIGSEGV && sf->addr == pc)))
+	if (pc == 0 || (!core_is_executable(core, pc) && !(sf->signo == SIGSEGV && sf->addr == pc)))
 		return "its saved pc is in no code";
 	if (sp == 0 || sp % 8 != 0)
 		return "its saved stack pointer is not one";
@@ -100,8 +94,7 @@ static const char *sigframe_problem(const struct core *core, const struct an_thr
 }
 
 /* Set C from the signal frame SF (its siginfo and registers). */
-static void caught_from_sigframe(struct analysis *an, const struct core_sigframe *sf,
-				 struct an_caught *c)
+static void caught_from_sigframe(const struct core_sigframe *sf, struct an_caught *c)
 {
 	c->present = true;
 	c->signo = sf->signo;
@@ -113,7 +106,6 @@ static void caught_from_sigframe(struct analysis *an, const struct core_sigframe
 	c->fault_address = c->has_fault_address ? sf->addr : 0;
 	for (unsigned r = 0; r < AN_THREAD_NREGS && r < CORE_MAX_REGS; r++)
 		c->regs[r] = sf->regs[r];
-	(void)an;
 }
 
 /* The frames of a handler that ends the program with these functions. */
@@ -257,7 +249,7 @@ static int caught_at_trampoline(struct core *core, struct dbg_session *s, struct
 			continue;
 		}
 		struct an_caught *c = &an->caught;
-		caught_from_sigframe(an, &sf, c);
+		caught_from_sigframe(&sf, c);
 		c->tid = t->tid;
 		c->site = an_thread_frame_index(t, k + 1);
 		c->action = handler_action(core, an, t, k, c);
@@ -319,7 +311,7 @@ static bool fault_of_instruction(struct core *core, struct dbg_session *s, const
 		if (decoded && strcmp(insn.mnemonic, "ud2") != 0 && strcmp(insn.mnemonic, "ud1") != 0 &&
 		    strcmp(insn.mnemonic, "ud0") != 0 && strcmp(insn.mnemonic, "udf") != 0)
 			return false;
-		if (!decoded && !executable_at(core, pc))
+		if (!decoded && !core_is_executable(core, pc))
 			return false;
 		code = core->arch->undefined_insn_code;
 		break;

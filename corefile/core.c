@@ -372,6 +372,12 @@ const struct core_segment *core_find_segment(const struct core *core, uint64_t a
 			       segment_range);
 }
 
+bool core_is_executable(const struct core *core, uint64_t addr)
+{
+	const struct core_segment *seg = core_find_segment(core, addr);
+	return seg && (seg->flags & PF_X);
+}
+
 static void file_range(const void *elem, uint64_t *start, uint64_t *end)
 {
 	const struct core_mapped_file *f = elem;

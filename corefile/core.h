@@ -239,6 +239,9 @@ bool core_is_readable(struct core *core, uint64_t addr, size_t len);
 /* The segment holding ADDR, or NULL (binary search). */
 const struct core_segment *core_find_segment(const struct core *core, uint64_t addr);
 
+/* True when ADDR lies in an executable (PF_X) segment of the core. */
+bool core_is_executable(const struct core *core, uint64_t addr);
+
 /* The NT_FILE entry holding ADDR, or NULL. */
 const struct core_mapped_file *core_find_file(const struct core *core, uint64_t addr);
 

@@ -1,6 +1,7 @@
 # What the aarch64 test scripts share: the cross toolchain, qemu-user and
-# gdb-multiarch (installed when missing), qemu's cores of a fixture, and
-# gdb-multiarch's frames.  Sourced after lib.sh.
+# gdb-multiarch (installed when missing), qemu's cores of a fixture,
+# gdb-multiarch's frames, and the words an ELF file holds.  Sourced after
+# lib.sh.
 SYSROOT=/usr/aarch64-linux-gnu
 
 # aarch64_deps NAME: install what the scripts need; when that fails, SKIP
@@ -12,9 +13,7 @@ aarch64_deps() {
 	test_dep qemu-aarch64 qemu-user "$TMPD/apt3.log" || ok=0
 	test_dep gdb-multiarch gdb-multiarch "$TMPD/apt4.log" || ok=0
 	if [ ! -e "$SYSROOT/lib/libc.so.6" ]; then
-		local sudo=; [ "$(id -u)" -ne 0 ] && sudo=sudo
-		$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libc6-dev-arm64-cross \
-			>"$TMPD/apt5.log" 2>&1
+		apt_install "$TMPD/apt5.log" libc6-dev-arm64-cross
 		[ -e "$SYSROOT/lib/libc.so.6" ] || ok=0
 	fi
 	if [ $ok -eq 0 ]; then
@@ -48,4 +47,22 @@ gdb_multiarch_frames() {
 		-x "$ROOT/tests/gdb_frames.py" "$1" "$2" 2>/dev/null |
 		sed -n '/^GDB_FRAMES_BEGIN$/,/^GDB_FRAMES_END$/p' | sed '1d;$d' >"$3"
 	[ -s "$3" ]
+}
+
+# elf_word FILE ADDRESS SIZE: the SIZE-byte (4 or 8) little-endian word at
+# ADDRESS (hex) of the ELF64 FILE (a program or a core), read from the
+# PT_LOAD whose file bytes hold it, in hex; nothing when none does.
+elf_word() {
+	python3 - "$@" <<'PY'
+import struct, sys
+data = open(sys.argv[1], 'rb').read()
+addr, size = int(sys.argv[2], 16), int(sys.argv[3])
+phoff, = struct.unpack_from('<Q', data, 32)
+phentsize, phnum = struct.unpack_from('<HH', data, 54)
+for i in range(phnum):
+    p_type, _, p_offset, p_vaddr, _, p_filesz = struct.unpack_from('<IIQQQQ', data, phoff + i * phentsize)
+    if p_type == 1 and p_vaddr <= addr and addr + size <= p_vaddr + p_filesz:
+        print('0x%x' % struct.unpack_from('<Q' if size == 8 else '<I', data, p_offset + addr - p_vaddr)[0])
+        break
+PY
 }

@@ -17,36 +17,11 @@ check_eq() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: expected '$2', g
 
 CRASH="lib_store store_to visit lib_walk lib_walk lib_walk lib_walk compute relay"
 # read_u64 CORE ADDRESS: the word the core saved at ADDRESS (hex), or nothing.
-read_u64() {
-	python3 - "$1" "$2" <<'PY'
-import struct, sys
-data = open(sys.argv[1], 'rb').read()
-addr = int(sys.argv[2], 16)
-phoff, = struct.unpack_from('<Q', data, 32)
-phentsize, phnum = struct.unpack_from('<HH', data, 54)
-for i in range(phnum):
-    p_type, _, p_offset, p_vaddr, _, p_filesz = struct.unpack_from('<IIQQQQ', data, phoff + i * phentsize)
-    if p_type == 1 and p_vaddr <= addr and addr + 8 <= p_vaddr + p_filesz:
-        print('0x%x' % struct.unpack_from('<Q', data, p_offset + addr - p_vaddr)[0])
-PY
-}
+read_u64() { elf_word "$1" "$2" 8; }
 
 # after_svc FILE OFFSET: true when the instruction before file address OFFSET
 # (hex) of ELF FILE is svc #0, as at a pc a signal interrupted in a syscall.
-after_svc() {
-	python3 - "$1" "$2" <<'PY'
-import struct, sys
-data = open(sys.argv[1], 'rb').read()
-addr = int(sys.argv[2], 16) - 4
-phoff, = struct.unpack_from('<Q', data, 32)
-phentsize, phnum = struct.unpack_from('<HH', data, 54)
-for i in range(phnum):
-    p_type, _, p_offset, p_vaddr, _, p_filesz = struct.unpack_from('<IIQQQQ', data, phoff + i * phentsize)
-    if p_type == 1 and p_vaddr <= addr < p_vaddr + p_filesz:
-        sys.exit(0 if struct.unpack_from('<I', data, p_offset + addr - p_vaddr)[0] == 0xd4000001 else 1)
-sys.exit(1)
-PY
-}
+after_svc() { [ "$(elf_word "$1" "$(printf '0x%x' $(($2 - 4)))" 4)" = 0xd4000001 ]; }
 
 for v in nopie pie pac signal; do
 	fix_build aarch64_native "$v" || continue

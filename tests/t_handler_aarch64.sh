@@ -22,7 +22,7 @@
 #
 # Oracles: the program's own log line ("fatal signal 11 (Segmentation fault)
 # code 1 at 0x8", what the handler received), and gdb-multiarch on the same
-# core (tests/gdb_sigframe_aarch64.py: its frames, `<signal handler called>`
+# core (tests/gdb_sigframe.py: its frames, `<signal handler called>`
 # where its sigtramp unwinder recognises the trampoline, and the signal frame
 # read at that frame's sp), for the non-PIE build (gdb-multiarch 13 does not
 # relocate a PIE executable from a qemu-user core: the PIE build must give
@@ -37,21 +37,7 @@ source "$ROOT/tests/fixlib.sh"
 have_asyncore || { fail "handler-aarch64: no asyncore at $ASYNCORE (run make)"; exit 0; }
 source "$ROOT/tests/aarch64_lib.sh"
 
-# The cross compiler, qemu-user, gdb-multiarch and the target's libc, each
-# installed when missing; a SKIP names the package that could not be.
-for dep in aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu qemu-aarch64:qemu-user gdb-multiarch:gdb-multiarch; do
-	if ! test_dep "${dep%%:*}" "${dep#*:}" "$TMPD/apt-${dep#*:}.log"; then
-		skip "handler-aarch64: ${dep#*:} is not installed (no ${dep%%:*}) and could not be: $(tail -1 "$TMPD/apt-${dep#*:}.log" 2>/dev/null)"
-		exit 0
-	fi
-done
-if [ ! -e "$SYSROOT/lib/libc.so.6" ]; then
-	apt_install "$TMPD/apt-libc.log" libc6-dev-arm64-cross
-	if [ ! -e "$SYSROOT/lib/libc.so.6" ]; then
-		skip "handler-aarch64: libc6-dev-arm64-cross is not installed (no $SYSROOT/lib/libc.so.6) and could not be"
-		exit 0
-	fi
-fi
+aarch64_deps handler-aarch64
 
 OUTS=$TMPD/out
 mkdir -p "$OUTS"
@@ -81,10 +67,10 @@ crash() {
 	return 0
 }
 
-# gdb_sigframe PROG CORE OUT: tests/gdb_sigframe_aarch64.py's JSON into OUT.
+# gdb_sigframe PROG CORE OUT: tests/gdb_sigframe.py's JSON into OUT.
 gdb_sigframe() {
 	LC_ALL=C timeout 120 gdb-multiarch -batch -nx -iex 'set auto-load python-scripts off' \
-		-iex "set sysroot $SYSROOT" -x "$ROOT/tests/gdb_sigframe_aarch64.py" "$1" "$2" 2>/dev/null |
+		-iex "set sysroot $SYSROOT" -x "$ROOT/tests/gdb_sigframe.py" "$1" "$2" 2>/dev/null |
 		sed -n '/^GDB_SIGFRAME_BEGIN$/,/^GDB_SIGFRAME_END$/p' | sed '1d;$d' >"$3"
 	[ -s "$3" ]
 }
@@ -92,23 +78,17 @@ gdb_sigframe() {
 # access PROG PC: "read" or "write", what the load or store instruction at
 # PC (hex) of the non-PIE ELF PROG does; nothing when it is neither.
 access() {
-	python3 - "$1" "$2" <<'PY'
-import struct, sys
-data = open(sys.argv[1], 'rb').read()
-addr = int(sys.argv[2], 16)
-phoff, = struct.unpack_from('<Q', data, 32)
-phentsize, phnum = struct.unpack_from('<HH', data, 54)
-for i in range(phnum):
-    p_type, _, p_offset, p_vaddr, _, p_filesz = struct.unpack_from('<IIQQQQ', data, phoff + i * phentsize)
-    if p_type == 1 and p_vaddr <= addr < p_vaddr + p_filesz:
-        w, = struct.unpack_from('<I', data, p_offset + addr - p_vaddr)
-        if (w & 0x3a000000) == 0x28000000:          # load/store pair: L is bit 22
-            print('read' if w >> 22 & 1 else 'write')
-        elif (w & 0x3b000000) == 0x39000000 or (w & 0x3b000000) == 0x38000000:
-            # load/store register (unsigned immediate, imm9, register offset):
-            # opc (bits 23:22) 00 stores, anything else loads
-            print('write' if (w >> 22 & 3) == 0 else 'read')
-PY
+	local w
+	w=$(elf_word "$1" "$2" 4)
+	[ -n "$w" ] || return 0
+	if (( (w & 0x3a000000) == 0x28000000 )); then     # load/store pair: L is bit 22
+		(( w >> 22 & 1 )) && echo read || echo write
+	elif (( (w & 0x3b000000) == 0x39000000 || (w & 0x3b000000) == 0x38000000 )); then
+		# load/store register (unsigned immediate, imm9, register offset):
+		# opc (bits 23:22) 00 stores, anything else loads
+		(( (w >> 22 & 3) == 0 )) && echo write || echo read
+	fi
+	return 0
 }
 
 # roles NAME JSON: every frame of the crashing thread has a role of the
