@@ -75,6 +75,9 @@ print([c["id"] for c in json.load(sys.stdin)["cores"] if "-" not in c["id"]][0])
 	printf '%s\t%s\t/\t%s\n' "${NAMES[$i]}" "$n" "$(ms "$B/")" >>"$RESULTS"
 	printf '%s\t%s\t/bucket\t%s\n' "${NAMES[$i]}" "$n" "$(ms "$B/bucket/$hash")" >>"$RESULTS"
 	printf '%s\t%s\t/search\t%s\n' "${NAMES[$i]}" "$n" "$(ms "$B/search?q=Ledger")" >>"$RESULTS"
+	# A term in the crashing frame of half the cores, and one in nearly all.
+	printf '%s\t%s\t/search (half)\t%s\n' "${NAMES[$i]}" "$n" "$(ms "$B/search?q=validate")" >>"$RESULTS"
+	printf '%s\t%s\t/search (all)\t%s\n' "${NAMES[$i]}" "$n" "$(ms "$B/search?q=main")" >>"$RESULTS"
 	printf '%s\t%s\t/core\t%s\n' "${NAMES[$i]}" "$n" "$(ms "$B/core/$core")" >>"$RESULTS"
 	kill $PID; wait $PID 2>/dev/null; PID=
 done
