@@ -273,25 +273,70 @@ static const char *const hit_names[] = {"id", "crashed_at", "executable", "build
 					"cause_kind", "cause_summary"};
 static const char *const hit_bucket_names[] = {"hash", "signature", "count", "last_seen"};
 
+/* SQLite's answers without a set of every matching core: the names and
+ * hashes a search matches (n, sh), the groups of bucket_days matching by
+ * their own columns (all of their cores match: g), and of the cores a name
+ * holds (search_terms, cause_summary) those outside such a group. */
+#define SQLITE_SETS \
+	"WITH n AS MATERIALIZED (SELECT name FROM search_names WHERE instr(name, ?1) > 0)," \
+	" sh AS MATERIALIZED (SELECT DISTINCT signature_hash AS h FROM bucket_days" \
+	"  WHERE signature_hash <> '' AND instr(signature, ?1) > 0)," \
+	" g AS MATERIALIZED (SELECT signature_hash AS h, signature AS sig, cores, last_at FROM bucket_days" \
+	"  WHERE signature_hash IN sh OR instr(executable, ?1) > 0 OR instr(build_id, ?1) > 0" \
+	"   OR instr(cause_kind, ?1) > 0) "
+/* A core of cores (C) matching by its own columns. */
+#define SQLITE_OWN(C) \
+	"(" C ".signature_hash IN sh OR instr(" C ".executable, ?1) > 0 OR instr(" C ".build_id, ?1) > 0" \
+	" OR instr(" C ".cause_kind, ?1) > 0)"
+#define SQLITE_BUCKETS \
+	SQLITE_SETS ", rest AS (SELECT ifnull(c.signature_hash, '') AS h, c.signature AS sig, 1 AS cores," \
+	"  coalesce(c.crashed_at, c.file_mtime) AS last_at FROM cores c" \
+	"  WHERE c.id IN (SELECT core_id FROM search_terms WHERE name IN n" \
+	"   UNION SELECT id FROM cores WHERE cause_summary IN n) AND NOT " SQLITE_OWN("c") ")" \
+	"SELECT nullif(h, '') AS hash, max(sig), sum(cores) AS n, max(last_at) FROM" \
+	" (SELECT * FROM g UNION ALL SELECT * FROM rest)" \
+	" GROUP BY h ORDER BY n DESC, hash LIMIT 100"
+/* How many cores may match, up to a bound: a broad search (the bound
+ * reached) walks the cores newest first, a narrow one looks them up. */
+#define SQLITE_BROAD_AT 2000
+#define SQLITE_CANDIDATES \
+	SQLITE_SETS "SELECT (SELECT ifnull(sum(cores), 0) FROM g)" \
+	" + (SELECT count(*) FROM (SELECT 1 FROM search_terms WHERE name IN n LIMIT 2000))" \
+	" + (SELECT count(*) FROM (SELECT 1 FROM cores WHERE cause_summary IN n LIMIT 2000))"
+#define SQLITE_CORE_COLUMNS \
+	"SELECT fingerprint, coalesce(crashed_at, file_mtime) AS seen, executable," \
+	" build_id, signature_hash, signature, cause_kind, cause_summary FROM cores"
+#define SQLITE_CORES_BROAD \
+	SQLITE_SETS SQLITE_CORE_COLUMNS " WHERE " SQLITE_OWN("cores") " OR cause_summary IN n" \
+	" OR EXISTS (SELECT 1 FROM search_terms t WHERE t.core_id = cores.id AND t.name IN n)" \
+	" ORDER BY seen DESC, id DESC LIMIT 200"
+_Static_assert(SQLITE_BROAD_AT == 2000, "SQLITE_CANDIDATES' LIMIT");
+
 static json_t *search_rows(struct rep_reader *r, const char *query, bool buckets)
 {
 	static const char *const sql[2][2] = {
-		{SQLITE_HITS "SELECT fingerprint, coalesce(crashed_at, file_mtime) AS seen, executable,"
-		 " build_id, signature_hash, signature, cause_kind, cause_summary FROM cores"
-		 " WHERE id IN hit ORDER BY seen DESC, id DESC LIMIT 200",
+		{SQLITE_HITS SQLITE_CORE_COLUMNS " WHERE id IN hit ORDER BY seen DESC, id DESC LIMIT 200",
 		 "SELECT fingerprint, ifNull(crashed_at, file_mtime) AS seen, executable, build_id,"
 		 " signature_hash, signature, cause_kind, cause_summary FROM cores FINAL" CH_MATCH
 		 " ORDER BY seen DESC NULLS LAST, analysed_at DESC, path LIMIT 200"},
-		{SQLITE_HITS "SELECT signature_hash, max(signature), count(*) AS n,"
-		 " max(coalesce(crashed_at, file_mtime)) FROM cores WHERE id IN hit"
-		 " GROUP BY signature_hash ORDER BY n DESC, signature_hash LIMIT 100",
+		{SQLITE_BUCKETS,
 		 "SELECT signature_hash, any(signature), count() AS n, max(ifNull(crashed_at, file_mtime))"
 		 " FROM cores FINAL" CH_MATCH
 		 " GROUP BY signature_hash ORDER BY n DESC, signature_hash LIMIT 100"},
 	};
 	_Static_assert(SEARCH_MAX_CORES == 200 && SEARCH_MAX_BUCKETS == 100, "the queries' LIMIT");
 	json_t *rows = NULL, *list;
-	if (rep_reader_rows(r, sql[buckets][rep_reader_clickhouse(r)], query, &rows) != 0)
+	const char *q = sql[buckets][rep_reader_clickhouse(r)];
+	if (!buckets && !rep_reader_clickhouse(r)) {
+		if (rep_reader_rows(r, SQLITE_CANDIDATES, query, &rows) != 0)
+			return NULL;
+		json_int_t n = json_integer_value(json_array_get(json_array_get(rows, 0), 0));
+		json_decref(rows);
+		rows = NULL;
+		if (n >= SQLITE_BROAD_AT)
+			q = SQLITE_CORES_BROAD;
+	}
+	if (rep_reader_rows(r, q, query, &rows) != 0)
 		return NULL;
 	list = buckets ? objects(rows, hit_bucket_names, 4) : objects(rows, hit_names, 8);
 	json_decref(rows);

@@ -566,6 +566,9 @@ static const char *const rep_migrations[] = {
 	"           AS example_core"
 	"  FROM seen s GROUP BY s.signature_hash"
 	"  ORDER BY cores DESC, last_seen DESC, s.signature_hash;",
+	/* 11: the cores newest first by index (a broad search walks them and
+	 * stops at the page's newest matching cores) */
+	"CREATE INDEX cores_seen_at ON cores(coalesce(crashed_at, file_mtime), id);",
 };
 
 const char *rep_store_migration(int version)

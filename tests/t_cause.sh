@@ -291,7 +291,7 @@ same "cause-store-summary" "$got" "$(jget "$TMPD/out_of_range.json" "j['cause'][
 if [ -f "$CORES/abort.core" ] && [ -f "$CORES/assert.core" ]; then
 	OLD=$TMPD/old.db
 	"$ASYNCORE" ingest --db "$OLD" --quiet "$CORES/abort.core" >/dev/null 2>&1
-	sqlite3 "$OLD" "DROP TRIGGER cores_bucket_add; DROP TRIGGER cores_bucket_drop;
+	sqlite3 "$OLD" "DROP INDEX cores_seen_at; DROP TRIGGER cores_bucket_add; DROP TRIGGER cores_bucket_drop;
 		DROP TRIGGER cores_bucket_move; DROP TRIGGER frames_search; DROP TRIGGER task_frames_search;
 		DROP TRIGGER search_terms_name; DROP TABLE bucket_days; DROP TABLE search_terms;
 		DROP TABLE search_names; DROP VIEW top_signatures; DROP INDEX cores_seen;

@@ -157,6 +157,7 @@ check "serve: /search?q=$FN answers 200" test "$(get "/search?q=$FN" "$TMPD/sear
 check "serve: the search finds the bucket and the core" \
 	bash -c "grep -q 'href=\"/core/$FP\"' '$TMPD/search.html' && grep -q 'href=\"/bucket/' '$TMPD/search.html'"
 get "/api/search?q=$FN" "$TMPD/search.json" >/dev/null
+get "/api/search?q=main" "$TMPD/search-main.json" >/dev/null
 check "serve: /api/search lists the core" python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -272,6 +273,53 @@ wait "$SERVER_PID"; rc=$?
 SERVER_PID=
 check "serve: SIGTERM stops it cleanly (exit $rc, says so)" bash -c "[ $rc = 0 ] && grep -q 'stopped by SIGTERM' '$TMPD/serve.err'"
 
+# A broad search (more candidates than the page looks up one by one: the
+# cores walked newest first) lists the buckets and newest cores a plain
+# query over cores and their frames gives: the store's cores copied (with
+# their frames and tasks' frames) until more than 3,000 hold "main".
+BROAD=$TMPD/broad.db
+cp "$DB" "$BROAD"
+copies=$(( 3000 / NCORES + 1 ))
+ccols=$(sqlite3 "$BROAD" "SELECT group_concat(name, ', ') FROM pragma_table_info('cores')
+	WHERE name NOT IN ('id', 'fingerprint', 'path', 'crashed_at')")
+fcols() { sqlite3 "$BROAD" "SELECT group_concat(name, ', ') FROM pragma_table_info('$1') WHERE name <> 'core_id'"; }
+sqlite3 "$BROAD" "WITH RECURSIVE k(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM k WHERE n < $copies)
+	INSERT INTO cores (fingerprint, path, crashed_at, $ccols)
+	SELECT fingerprint || '-' || n, path || '-' || n,
+	  strftime('%Y-%m-%dT%H:%M:%SZ', 1714521600 + n * 3600 + id, 'unixepoch'), $ccols FROM cores, k;
+	INSERT INTO frames (core_id, $(fcols frames)) SELECT c.id, $(fcols frames | sed 's/\([a-z_]*\)/f.\1/g')
+	  FROM cores c JOIN cores o ON c.fingerprint GLOB o.fingerprint || '-*' JOIN frames f ON f.core_id = o.id
+	  WHERE instr(o.fingerprint, '-') = 0;
+	INSERT INTO task_frames (core_id, $(fcols task_frames)) SELECT c.id, $(fcols task_frames | sed 's/\([a-z_]*\)/f.\1/g')
+	  FROM cores c JOIN cores o ON c.fingerprint GLOB o.fingerprint || '-*' JOIN task_frames f ON f.core_id = o.id
+	  WHERE instr(o.fingerprint, '-') = 0;"
+PLAIN="WITH hit AS (SELECT * FROM cores c WHERE instr(c.signature, 'main') > 0
+	  OR instr(c.cause_summary, 'main') > 0 OR instr(c.cause_kind, 'main') > 0
+	  OR instr(c.executable, 'main') > 0 OR instr(c.build_id, 'main') > 0
+	  OR EXISTS (SELECT 1 FROM frames f WHERE f.core_id = c.id AND (instr(f.function, 'main') > 0
+	    OR instr(f.module, 'main') > 0 OR instr(f.file, 'main') > 0))
+	  OR EXISTS (SELECT 1 FROM task_frames f WHERE f.core_id = c.id AND (instr(f.function, 'main') > 0
+	    OR instr(f.module, 'main') > 0 OR instr(f.file, 'main') > 0)))"
+sqlite3 -separator ' ' "$BROAD" "$PLAIN SELECT ifnull(signature_hash, '-'), count(*) AS n,
+	max(coalesce(crashed_at, file_mtime)) FROM hit GROUP BY signature_hash ORDER BY n DESC, signature_hash LIMIT 100" \
+	>"$TMPD/broad-buckets.want"
+sqlite3 "$BROAD" "$PLAIN SELECT fingerprint FROM hit ORDER BY coalesce(crashed_at, file_mtime) DESC, id DESC LIMIT 200" \
+	>"$TMPD/broad-cores.want"
+nhit=$(sqlite3 "$BROAD" "$PLAIN SELECT count(*) FROM hit")
+start_server "$BROAD"
+curl -s "$BASE/api/search?q=main" >"$TMPD/broad.json"
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+with open(sys.argv[2], "w") as b:
+    for x in d["buckets"]: print(x["hash"] or "-", x["count"], x["last_seen"] or "", file=b)
+with open(sys.argv[3], "w") as c:
+    for x in d["cores"]: print(x["id"], file=c)' "$TMPD/broad.json" "$TMPD/broad-buckets.got" "$TMPD/broad-cores.got"
+stop_server
+check "serve: a broad search ($nhit of $(sqlite3 "$BROAD" "SELECT count(*) FROM cores") cores) lists the buckets a plain query gives" \
+	bash -c "[ $nhit -ge 2000 ] && [ -s '$TMPD/broad-buckets.want' ] && cmp -s '$TMPD/broad-buckets.want' '$TMPD/broad-buckets.got'"
+check "serve: ... and its newest 200 cores" \
+	bash -c "[ \$(wc -l <'$TMPD/broad-cores.want') = 200 ] && cmp -s '$TMPD/broad-cores.want' '$TMPD/broad-cores.got'"
+
 # A query past its bound is a 503 and the thread goes on: the test build
 # bounds every query to 0 ms (each stopped at its first check).
 if have_hooks; then
@@ -303,6 +351,17 @@ a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 assert sorted(map(key, a)) == sorted(map(key, b)), (a, b)' "$TMPD/buckets.json" "$TMPD/ch-buckets.json"
 		check "serve clickhouse: / , a bucket, a core and a search answer 200" test \
 			"$(status "$BASE/")/$(status "$BASE/bucket/$RH")/$(status "$BASE/core/$FP")/$(status "$BASE/search?q=$FN")" = 200/200/200/200
+		get "/api/search?q=$FN" "$TMPD/ch-search.json" >/dev/null
+		get "/api/search?q=main" "$TMPD/ch-search-main.json" >/dev/null
+		check "serve clickhouse: /api/search (a function, and main) equals SQLite's buckets and cores" python3 -c '
+import json, sys
+key = lambda b: (b["hash"], b["count"], b["last_seen"])
+for a, b in ((sys.argv[1], sys.argv[2]), (sys.argv[3], sys.argv[4])):
+    a, b = json.load(open(a)), json.load(open(b))
+    assert a["buckets"] and a["cores"], a
+    assert sorted(map(key, a["buckets"])) == sorted(map(key, b["buckets"])), (a["buckets"], b["buckets"])
+    assert sorted(c["id"] for c in a["cores"]) == sorted(c["id"] for c in b["cores"])' \
+			"$TMPD/search.json" "$TMPD/ch-search.json" "$TMPD/search-main.json" "$TMPD/ch-search-main.json"
 		get "/api/core/$FP" "$TMPD/ch-core.json" >/dev/null
 		check "serve clickhouse: a core's JSON equals the SQLite store's" python3 -c '
 import json, sys

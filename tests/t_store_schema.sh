@@ -98,6 +98,10 @@ DROP10="DROP TRIGGER cores_bucket_add; DROP TRIGGER cores_bucket_drop; DROP TRIG
 	DROP TRIGGER frames_search; DROP TRIGGER task_frames_search; DROP TRIGGER search_terms_name;
 	DROP TABLE bucket_days; DROP TABLE search_terms; DROP TABLE search_names; DROP VIEW top_signatures;
 	DROP INDEX cores_seen; DROP INDEX cores_cause_summary; ALTER TABLE cores DROP COLUMN file_mtime;"
+# What schema version 11 added (the index of cores by crash time, newest
+# first for a broad search): dropped, it makes a store of version 10.
+DROP11="DROP INDEX cores_seen_at;"
+DROP10="$DROP11 $DROP10"
 DROP9="$DROP10 $DROP9"
 DROP8="$DROP9 $DROP8"
 
@@ -210,6 +214,13 @@ check "store schema: ... search_terms holds every frame's names" \
 		EXCEPT SELECT name, core_id FROM search_terms)")" = 0 ]
 check "store schema: ... only the core stored after it has its file's mtime" \
 	[ "$(store_q "$W/v9.db" "SELECT count(file_mtime) FROM cores")" = 1 ]
+
+# A store of schema version 10 (no cores_seen_at) is migrated by the next
+# ingest: the index is made over the cores it holds.
+old_store 10 "$DROP11"
+migrated 10
+check "store schema: ... the version 10 store has cores_seen_at" \
+	[ "$(store_q "$W/v10.db" "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'cores_seen_at'")" = 1 ]
 
 # Go programs (fixtures/go_shop, when Go is installed): the core's signal is
 # the runtime's SIGABRT; the Go crash columns say what killed it, and resign
