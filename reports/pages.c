@@ -269,6 +269,58 @@ int rep_page_core(FILE *out, struct rep_reader *r, const char *id, bool json)
 	" OR position(ifNull(cause_summary, ''), %1$s) > 0 OR position(ifNull(cause_kind, ''), %1$s) > 0" \
 	" OR position(ifNull(executable, ''), %1$s) > 0 OR position(ifNull(build_id, ''), %1$s) > 0)"
 
+/* ClickHouse without FINAL over every matching core, as SQLite does it:
+ * the groups of bucket_days matching by their own columns (hash by its
+ * signature, executable, build-id, cause: every core of such a group
+ * matches) give their counts, and of the cores a name holds (search_terms,
+ * cause_summary) only those outside such a group are read (FINAL, their
+ * fingerprints and "outside" in PREWHERE, before the versions merge: the
+ * versions of a core in one group agree on its group's columns).  The newest 200
+ * cores are those a name holds and the group-matching ones from the day
+ * (CH_CUTOFF) whence the matching groups hold 200 (none: NULL, no group
+ * matching, no core's own columns match).  Right while
+ * bucket_days holds every core in one group (CH_EXACT, as the bucket
+ * page checks; asked only when a group matches: the buckets' last column
+ * says how many did), else read again by CH_MATCH over cores FINAL. */
+#define CH_EXACT \
+	"SELECT sum(c) = uniqExactMerge(s) FROM (SELECT uniqExactMerge(n) AS c, uniqExactMergeState(n) AS s" \
+	" FROM bucket_days GROUP BY hash, exe, build, arch, cause, day)"
+#define CH_SIG_HASHES \
+	"(SELECT hash FROM bucket_days WHERE hash <> '' GROUP BY hash HAVING position(maxMerge(sig), %1$s) > 0)"
+#define CH_GROUP_OWN \
+	"(hash IN " CH_SIG_HASHES " OR position(exe, %1$s) > 0 OR position(build, %1$s) > 0" \
+	" OR position(cause, %1$s) > 0)"
+#define CH_CORE_OWN \
+	"(ifNull(signature_hash, '') IN " CH_SIG_HASHES " OR position(ifNull(executable, ''), %1$s) > 0" \
+	" OR position(ifNull(build_id, ''), %1$s) > 0 OR position(ifNull(cause_kind, ''), %1$s) > 0)"
+#define CH_NAME_HITS \
+	" PREWHERE fingerprint IN (" CH_FRAME_HITS " UNION ALL SELECT fingerprint FROM cores" \
+	"  WHERE cause_summary IN " CH_NAMES ") AND NOT " CH_CORE_OWN \
+	" WHERE (fingerprint IN " CH_FRAME_HITS " OR position(ifNull(cause_summary, ''), %1$s) > 0)"
+#define CH_AGG_BUCKETS \
+	"SELECT nullIf(h, ''), nullIf(max(s), ''), sum(c) AS k, nullIf(max(l), ''), sum(g) FROM" \
+	" (SELECT hash AS h, maxMerge(sig) AS s, uniqExactMerge(n) AS c, maxMerge(last_at) AS l," \
+	"  toUInt64(1) AS g FROM bucket_days WHERE " CH_GROUP_OWN " GROUP BY hash" \
+	"  UNION ALL SELECT ifNull(signature_hash, '') AS h, max(ifNull(signature, '')) AS s, count() AS c," \
+	"  max(ifNull(ifNull(crashed_at, file_mtime), '')) AS l, toUInt64(0) AS g FROM cores FINAL" CH_NAME_HITS \
+	"  GROUP BY h)" \
+	" GROUP BY h ORDER BY k DESC, h LIMIT 100"
+#define CH_CUTOFF \
+	"(SELECT if(arraySum(ns) = 0, NULL, if(arraySum(ns) < 200, ''," \
+	"  ds[arrayFirstIndex(x -> x >= 200, arrayCumSum(ns))])) FROM" \
+	" (SELECT groupArray(day) AS ds, groupArray(c) AS ns FROM (SELECT day, uniqExactMerge(n) AS c" \
+	"  FROM bucket_days WHERE day <> '' AND " CH_GROUP_OWN " GROUP BY day ORDER BY day DESC)))"
+#define CH_AGG_CORES \
+	"SELECT fingerprint, ifNull(crashed_at, file_mtime) AS seen, executable, build_id," \
+	" signature_hash, signature, cause_kind, cause_summary FROM cores FINAL" \
+	" PREWHERE fingerprint IN (SELECT fingerprint FROM cores WHERE (fingerprint IN " CH_FRAME_HITS \
+	"  OR cause_summary IN " CH_NAMES ") AND NOT " CH_CORE_OWN " UNION ALL SELECT fingerprint FROM cores" \
+	"  PREWHERE ifNull(ifNull(crashed_at, file_mtime), '') >= " CH_CUTOFF " WHERE " CH_CORE_OWN ")" \
+	" WHERE (fingerprint IN " CH_FRAME_HITS " OR position(ifNull(cause_summary, ''), %1$s) > 0" \
+	" OR " CH_CORE_OWN ")" \
+	" ORDER BY seen DESC NULLS LAST, analysed_at DESC, path LIMIT 200"
+_Static_assert(SEARCH_MAX_CORES == 200, "CH_CUTOFF's 200");
+
 static const char *const hit_names[] = {"id", "crashed_at", "executable", "build_id", "hash", "signature",
 					"cause_kind", "cause_summary"};
 static const char *const hit_bucket_names[] = {"hash", "signature", "count", "last_seen"};
@@ -312,7 +364,33 @@ static const char *const hit_bucket_names[] = {"hash", "signature", "count", "la
 	" ORDER BY seen DESC, id DESC LIMIT 200"
 _Static_assert(SQLITE_BROAD_AT == 2000, "SQLITE_CANDIDATES' LIMIT");
 
-static json_t *search_rows(struct rep_reader *r, const char *query, bool buckets)
+/* ClickHouse's buckets of QUERY by CH_AGG_BUCKETS in *LIST, and whether
+ * they and CH_AGG_CORES are right (no group matched, or every core is in
+ * one group) in *EXACT. */
+static int ch_agg_buckets(struct rep_reader *r, const char *query, json_t **list, bool *exact)
+{
+	json_t *rows = NULL, *row, *check = NULL;
+	bool grouped = false;
+	size_t k;
+	if (rep_reader_rows(r, CH_AGG_BUCKETS, query, &rows) != 0)
+		return -1;
+	json_array_foreach(rows, k, row)
+		grouped |= json_integer_value(json_array_get(row, 4)) > 0;
+	*exact = true;
+	if (grouped) {
+		if (rep_reader_rows(r, CH_EXACT, query, &check) != 0) {
+			json_decref(rows);
+			return -1;
+		}
+		*exact = json_integer_value(json_array_get(json_array_get(check, 0), 0)) == 1;
+		json_decref(check);
+	}
+	*list = *exact ? objects(rows, hit_bucket_names, 4) : NULL;
+	json_decref(rows);
+	return 0;
+}
+
+static json_t *search_rows(struct rep_reader *r, const char *query, bool buckets, bool ch_exact)
 {
 	static const char *const sql[2][2] = {
 		{SQLITE_HITS SQLITE_CORE_COLUMNS " WHERE id IN hit ORDER BY seen DESC, id DESC LIMIT 200",
@@ -327,6 +405,8 @@ static json_t *search_rows(struct rep_reader *r, const char *query, bool buckets
 	_Static_assert(SEARCH_MAX_CORES == 200 && SEARCH_MAX_BUCKETS == 100, "the queries' LIMIT");
 	json_t *rows = NULL, *list;
 	const char *q = sql[buckets][rep_reader_clickhouse(r)];
+	if (ch_exact)
+		q = buckets ? CH_AGG_BUCKETS : CH_AGG_CORES;
 	if (!buckets && !rep_reader_clickhouse(r)) {
 		if (rep_reader_rows(r, SQLITE_CANDIDATES, query, &rows) != 0)
 			return NULL;
@@ -388,7 +468,11 @@ int rep_page_search(FILE *out, struct rep_reader *r, const char *query, bool jso
 	json_t *buckets = NULL, *cores = NULL;
 	bool asked = query && *query;
 	int rc = 500;
-	if (asked && (!(buckets = search_rows(r, query, true)) || !(cores = search_rows(r, query, false))))
+	bool exact = false;
+	if (asked && rep_reader_clickhouse(r) && ch_agg_buckets(r, query, &buckets, &exact) != 0)
+		goto out;
+	if (asked && ((!buckets && !(buckets = search_rows(r, query, true, exact))) ||
+		      !(cores = search_rows(r, query, false, exact))))
 		goto out;
 	if (json) {
 		rc = json_page(out, json_pack("{s:s, s:O, s:O}", "query", query ? query : "", "buckets",

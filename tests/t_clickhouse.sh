@@ -276,6 +276,25 @@ key = lambda b: (b["hash"], b["count"], b["first_seen"], b["last_seen"], sorted(
 a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 assert len(a) > 1 and sorted(map(key, a)) == sorted(map(key, b)), (a, b)' "$W/api.sqlite" "$W/api.ch"
 }
+same_search() {   # same_search TERM: /api/search's buckets and cores on both stores
+	local port pid n db
+	for db in "$DB" "$U1"; do
+		port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+		"$ASYNCORE" serve --db "$db" --listen "127.0.0.1:$port" >"$W/serve.out" 2>"$W/serve.err" &
+		pid=$!
+		for n in $(seq 100); do grep -q http "$W/serve.out" && break; sleep 0.1; done
+		curl -s "http://127.0.0.1:$port/api/search?q=$1" >"$W/search.$([ "$db" = "$DB" ] && echo sqlite || echo ch)"
+		kill $pid; wait $pid 2>/dev/null
+	done
+	python3 -c '
+import json, sys
+key = lambda b: (b["hash"], b["count"], b["last_seen"])
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert a["buckets"] and a["cores"], a
+assert sorted(map(key, a["buckets"])) == sorted(map(key, b["buckets"])), (a["buckets"], b["buckets"])
+assert sorted(c["id"] for c in a["cores"]) == sorted(c["id"] for c in b["cores"]), (a["cores"], b["cores"])' \
+		"$W/search.sqlite" "$W/search.ch"
+}
 one_group() {   # every core in one group of shard I's bucket_days
 	ch_q "$1" "SELECT sum(c) = uniqExactMerge(s) FROM (SELECT uniqExactMerge(n) AS c, uniqExactMergeState(n) AS s
 	           FROM crashes.bucket_days_local GROUP BY hash, exe, build, arch, cause, day)"
@@ -300,10 +319,12 @@ check "clickhouse: top after resign equals SQLite's" cmp -s "$W/top2.sqlite" "$W
 check "clickhouse: resign changed the buckets" bash -c '! cmp -s "$1" "$2"' _ "$W/top.ch" "$W/top2.ch"
 check "clickhouse: the served buckets' counts after resign equal SQLite's" same_buckets
 check "clickhouse: ... a moved core is in two groups of bucket_days until then" [ "$(one_group 1)$(one_group 2)" != 11 ]
+check "clickhouse: ... and a search for a moved core's signature finds what SQLite's does" same_search store
 "$ASYNCORE" store init --db "$U1" >/dev/null 2>&1 && "$ASYNCORE" store init --db "$U2" >/dev/null 2>&1
 check "clickhouse: store init on each shard counts bucket_days again after resign" \
 	[ "$(one_group 1)/$(one_group 2)" = 1/1 ]
 check "clickhouse: ... and the served buckets' counts still equal SQLite's" same_buckets
+check "clickhouse: ... and its searches too" same_search store
 [ -n "$BTHREAD" ] &&
 	check "clickhouse: resign signs the bthread core with the bthread's frames, as SQLite's" \
 		[ "$(bsig "$U2")" = "$(store_q "$DB" "SELECT signature, signature_hash FROM cores WHERE path LIKE '%.$BTHREAD.%'")" -a \
