@@ -16,12 +16,13 @@ struct go_layout {
 		g_sched_bp, g_syscallsp, g_syscallpc, g_status, g_goid, g_waitsince, g_waitreason,
 		g_lockedm, g_sig, g_sigcode0, g_sigcode1, g_sigpc, g_gopc, g_startpc;
 	/* runtime.m */
-	uint64_t m_g0, m_procid, m_gsignal, m_curg, m_alllink;
+	uint64_t m_g0, m_procid, m_curg, m_alllink;
 	/* runtime._panic */
-	uint64_t p_arg, p_link, p_recovered, p_aborted;
+	uint64_t p_arg, p_link, p_recovered;
 	/* runtime._type */
-	uint64_t t_size, t_kind, t_str;
+	uint64_t t_kind;
 	uint64_t waitreason_size;   /* bytes of g.waitreason (1 in 1.19) */
+	uint64_t g_bytes;           /* bytes of a g the members above lie in */
 };
 
 /* The goroutine statuses (runtime2.go); _Gscan is a bit over them. */
@@ -51,7 +52,7 @@ struct go_g {
 /* One M (an OS thread of the runtime). */
 struct go_m {
 	uint64_t addr;
-	uint64_t g0, gsignal, curg;
+	uint64_t g0, curg;
 	uint64_t procid;            /* the OS thread id */
 	uint64_t g0_lo, g0_hi;      /* g0's stack */
 	uint64_t g0_sched_sp;

@@ -69,11 +69,11 @@ static char *panic_message(struct go_runtime *rt, uint64_t p)
 			core_warn(rt->core, "Go: the _panic chain at 0x%" PRIx64 " comes back to itself", first);
 			break;
 		}
-		uint8_t flags[2] = {0, 0};
-		go_read(rt, p + rt->L.p_recovered, flags, sizeof(flags));
+		uint8_t recovered = 0;
+		go_read(rt, p + rt->L.p_recovered, &recovered, 1);
 		if (!message) {
 			char *value = panic_value(rt, p);
-			if (value && asprintf(&message, "panic: %s%s", value, flags[0] ? " [recovered]" : "") < 0)
+			if (value && asprintf(&message, "panic: %s%s", value, recovered ? " [recovered]" : "") < 0)
 				message = NULL;
 			if (!value && asprintf(&message, "panic: (a value that is not a string)") < 0)
 				message = NULL;

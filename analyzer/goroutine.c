@@ -32,6 +32,7 @@ enum {
 };
 
 #define MAX_GOID (1ull << 48)
+#define G_MAX_BYTES 1024        /* a g's members lie in its first bytes */
 #define MAX_CUT_WARNINGS 8
 
 /* The core's bytes, else the binary's for its constant data (a panic's
@@ -73,13 +74,11 @@ static const struct go_field go_fields[] = {
 	F("runtime.g", "sigpc", g_sigpc, 288), F("runtime.g", "gopc", g_gopc, 296),
 	F("runtime.g", "startpc", g_startpc, 312),
 	F("runtime.m", "g0", m_g0, 0), F("runtime.m", "procid", m_procid, 72),
-	F("runtime.m", "gsignal", m_gsignal, 80), F("runtime.m", "curg", m_curg, 192),
+	F("runtime.m", "curg", m_curg, 192),
 	F("runtime.m", "alllink", m_alllink, 336),
 	F("runtime._panic", "arg", p_arg, 8), F("runtime._panic", "link", p_link, 24),
 	F("runtime._panic", "recovered", p_recovered, 48),
-	F("runtime._panic", "aborted", p_aborted, 49),
-	F("runtime._type", "size", t_size, 0), F("runtime._type", "kind", t_kind, 23),
-	F("runtime._type", "str", t_str, 40),
+	F("runtime._type", "kind", t_kind, 23),
 };
 #undef F
 
@@ -119,6 +118,21 @@ static bool layout_from_version(struct go_runtime *rt)
 		layout_set(&rt->L, &go_fields[i], go_fields[i].v119);
 	rt->L.waitreason_size = 1;
 	return true;
+}
+
+/* Where the members of a g end, every one of them (read as up to a word)
+ * inside the bytes g_read reads: a layout from a binary's DWARF is as
+ * untrusted as the core. */
+static bool layout_bounded(struct go_layout *L)
+{
+	L->g_bytes = 0;
+	for (size_t i = 0; i < sizeof(go_fields) / sizeof(go_fields[0]); i++) {
+		uint64_t off;
+		memcpy(&off, (const char *)L + go_fields[i].at, sizeof(off));
+		if (strcmp(go_fields[i].type, "runtime.g") == 0 && off + 8 > L->g_bytes)
+			L->g_bytes = off + 8;
+	}
+	return L->g_bytes <= G_MAX_BYTES;
 }
 
 /* ---- wait reasons ----------------------------------------------------- */
@@ -197,15 +211,6 @@ static uint32_t u32_at(const unsigned char *p, uint64_t off)
 	return v;
 }
 
-/* The bytes of a g a layout reads: up to its last member read, plus one. */
-static uint64_t g_span(const struct go_layout *L)
-{
-	uint64_t end = L->g_startpc + 8;
-	if (L->g_sigpc + 8 > end)
-		end = L->g_sigpc + 8;
-	return end;
-}
-
 /* Whether the g read into P looks like one: a stack of a sane size, a
  * status the runtime has, a goid. */
 static bool g_plausible(const struct go_g *g)
@@ -224,9 +229,8 @@ static bool g_plausible(const struct go_g *g)
 static bool g_read(struct go_runtime *rt, uint64_t addr, struct go_g *g)
 {
 	const struct go_layout *L = &rt->L;
-	uint64_t span = g_span(L);
-	unsigned char buf[1024];
-	if (span > sizeof(buf) || !go_read(rt, addr, buf, span))
+	unsigned char buf[G_MAX_BYTES];
+	if (!go_read(rt, addr, buf, L->g_bytes))
 		return false;
 	uint32_t reason = 0;
 	memcpy(&reason, buf + L->g_waitreason, L->waitreason_size < 4 ? L->waitreason_size : 4);
@@ -304,12 +308,16 @@ static bool scan_for_allgs(struct go_runtime *rt, uint64_t start, uint64_t end, 
 	unsigned char *bytes = malloc(CHUNK + 16);
 	for (uint64_t at = start & ~7ull; bytes && at < end; at += CHUNK) {
 		size_t n = end - at < CHUNK + 16 ? (size_t)(end - at) : CHUNK + 16;
-		if (n < 24 || !go_read(rt, at, bytes, n))
+		/* what a minicore keeps of the scan is the slice it finds */
+		struct core_writer *recorder = core_record_pause(rt->core);
+		bool read = n >= 24 && go_read(rt, at, bytes, n);
+		core_record_resume(rt->core, recorder);
+		if (!read)
 			continue;
 		for (size_t off = 0; off + 24 <= n && off < CHUNK; off += 8) {
 			uint64_t slice[3];
 			memcpy(slice, bytes + off, sizeof(slice));
-			if (looks_like_allgs(rt, slice)) {
+			if (looks_like_allgs(rt, slice) && go_read(rt, at + off, slice, sizeof(slice))) {
 				*array = slice[0];
 				*len = slice[1];
 				free(bytes);
@@ -448,7 +456,6 @@ static bool m_add(struct go_runtime *rt, uint64_t addr, size_t *cap)
 		return true;
 	struct go_m m = {.addr = addr};
 	if (!go_read_word(rt, addr + L->m_g0, &m.g0) || !go_read_word(rt, addr + L->m_procid, &m.procid) ||
-	    !go_read_word(rt, addr + L->m_gsignal, &m.gsignal) ||
 	    !go_read_word(rt, addr + L->m_curg, &m.curg))
 		return false;
 	if (m.g0) {
@@ -723,7 +730,7 @@ static enum go_known runtime_open(struct go_runtime *rt)
 		return GO_NONE;
 	rt->arm64 = rt->an->arch && strcmp(rt->an->arch, "aarch64") == 0;
 	dbg_gotab_text(rt->tab, &rt->text_start, &rt->text_end);
-	if (!layout_from_dwarf(rt) && !layout_from_version(rt)) {
+	if ((!layout_from_dwarf(rt) && !layout_from_version(rt)) || !layout_bounded(&rt->L)) {
 		core_warn(rt->core, "Go %s: no DWARF and no known layout of its runtime; no goroutines listed",
 			  rt->version ? rt->version : "of unknown version");
 		return GO_CODE;

@@ -55,6 +55,7 @@ struct walk {
 	struct go_runtime *rt;
 	const struct core_arch *arch;
 	const struct go_m *m;       /* the thread's M (thread walks), or NULL */
+	const struct go_g *curg;    /* the goroutine that M runs, or NULL */
 	const struct go_g *g;       /* the goroutine walked (parked walks), or NULL */
 	struct dbg_frame *frames;
 	size_t n, cap;
@@ -146,9 +147,9 @@ static bool on_stack(uint64_t sp, uint64_t lo, uint64_t hi)
 /* The goroutine an M's g0 switches to, when ST is on that g0's stack. */
 static const struct go_g *switch_target(struct walk *w, const struct go_state *st)
 {
-	if (!w->m || !w->m->curg || !on_stack(st->sp, w->m->g0_lo, w->m->g0_hi))
+	if (!w->curg || !on_stack(st->sp, w->m->g0_lo, w->m->g0_hi))
 		return NULL;
-	return go_g_at(w->rt, w->m->curg);
+	return w->curg;
 }
 
 static void resume_at(struct go_state *next, uint64_t pc, uint64_t sp, uint64_t bp, uint64_t lr)
@@ -355,7 +356,7 @@ static void walk_from(struct walk *w, struct go_state st)
  * runs, and the C frames (of a cgo call) just above it. */
 static size_t goroutine_start(struct walk *w)
 {
-	const struct go_g *g = w->m && w->m->curg ? go_g_at(w->rt, w->m->curg) : NULL;
+	const struct go_g *g = w->curg;
 	if (!g)
 		return w->n;
 	size_t at = w->n;
@@ -424,6 +425,7 @@ bool go_walk_thread(struct go_runtime *rt, size_t t, struct dbg_frame **frames, 
 {
 	const struct an_thread *th = &rt->an->threads[t];
 	struct walk w = {.rt = rt, .arch = rt->core->arch, .m = go_m_of_thread(rt, th->tid)};
+	w.curg = w.m ? go_g_at(rt, w.m->curg) : NULL;
 	struct go_state st;
 	struct dbg_gofunc f;
 	if (go_func(rt, th->pc, &f) || core_is_sigreturn(rt->core, th->pc))

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +86,19 @@ static void absolute_db(const char *db, char *out, size_t len)
 		out[0] = '\0';     /* too long: refused as a pattern */
 }
 
+
+/* Append to OUT (LEN bytes) at *K what FMT says; *K counts what would be
+ * written, past LEN too (OUT then holds a cut text), so one check at the
+ * end says whether it all fitted. */
+static void append(char *out, size_t len, size_t *k, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(*k < len ? out + *k : NULL, *k < len ? len - *k : 0, fmt, ap);
+	va_end(ap);
+	*k += n > 0 ? (size_t)n : 0;
+}
+
 /* The kernel splits core_pattern at spaces and expands '%'. */
 static bool fits_pattern(const char *what, const char *s)
 {
@@ -108,16 +122,17 @@ static bool build_pattern(const struct collect_opts *o, const char *dir, char *o
 	absolute_db(o->db, db, sizeof(db));
 	if (!fits_pattern("the program's path", self) || !fits_pattern("--db", db) || !fits_pattern("--dir", dir))
 		return false;
-	int k = snprintf(out, len, "|%s collect --db %s --dir %s", self, db, dir);
+	size_t k = 0;
+	append(out, len, &k, "|%s collect --db %s --dir %s", self, db, dir);
 	if (o->keep_name)
-		k += snprintf(out + k, len - (size_t)k, " --keep %s", o->keep_name);
+		append(out, len, &k, " --keep %s", o->keep_name);
 	if (o->max_size_arg && fits_pattern("--max-size", o->max_size_arg))
-		k += snprintf(out + k, len - (size_t)k, " --max-size %s", o->max_size_arg);
+		append(out, len, &k, " --max-size %s", o->max_size_arg);
 	if (o->timeout_given)
-		k += snprintf(out + k, len - (size_t)k, " --timeout %u", o->timeout);
-	k += snprintf(out + k, len - (size_t)k, " %%P %%i %%s %%t %%E");
+		append(out, len, &k, " --timeout %u", o->timeout);
+	append(out, len, &k, " %%P %%i %%s %%t %%E");
 	if (k > PATTERN_MAX) {
-		fprintf(stderr, "asyncore: collect: the core_pattern would be %d characters, the kernel keeps %d: "
+		fprintf(stderr, "asyncore: collect: the core_pattern would be %zu characters, the kernel keeps %d: "
 			"use shorter paths\n", k, PATTERN_MAX);
 		return false;
 	}

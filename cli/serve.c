@@ -25,10 +25,12 @@
 /* Bounds of what one client can ask: threads answering at once,
  * connections held, seconds a connection may idle, bytes of a request
  * (its line and headers), bytes of a query's text, milliseconds one query
- * of the store may run (past it the page is a 503, the thread free). */
+ * of the store may run (past it the page is a 503, the thread free),
+ * buckets a page shows. */
 enum {
 	SERVE_THREADS = 8, SERVE_CONNECTIONS = 256, SERVE_IDLE_SECONDS = 15,
-	SERVE_REQUEST_BYTES = 32 * 1024, SERVE_QUERY_BYTES = 256, SERVE_QUERY_MS = 5000
+	SERVE_REQUEST_BYTES = 32 * 1024, SERVE_QUERY_BYTES = 256, SERVE_QUERY_MS = 5000,
+	SERVE_MAX_BUCKETS = 1000
 };
 
 /* libmicrohttpd is opened with dlopen() by serve alone: linked in, it and
@@ -142,7 +144,9 @@ static bool bucket_filter(struct MHD_Connection *c, struct rep_bucket_filter *f)
 	if (limit) {
 		if (!made_of(limit, "0123456789", 5))
 			return false;
-		f->limit = atol(limit) > 0 ? atol(limit) : 1;
+		long n = atol(limit);
+		/* each bucket shown costs queries: a page shows a bounded number */
+		f->limit = n < 1 ? 1 : n > SERVE_MAX_BUCKETS ? SERVE_MAX_BUCKETS : n;
 	}
 	return true;
 }
@@ -160,7 +164,7 @@ static int route(struct MHD_Connection *c, const char *url, FILE *out, bool *jso
 		rep_page_error(out, 503, "the store cannot be read", *json);
 		return 503;
 	}
-	rep_html_link_functions(true);
+	rep_html_link_functions(true);   /* a thread's own switch: this one serves pages */
 	if ((!*json && strcmp(rest, "/") == 0) || (*json && strcmp(rest, "/buckets") == 0)) {
 		if (bucket_filter(c, &f))
 			return rep_page_buckets(out, r, &f, *json);

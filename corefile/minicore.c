@@ -20,7 +20,7 @@ static uint32_t le32(const unsigned char *p)
 /* The notes of one PT_NOTE of LEN bytes, but a minicore's own. */
 static void copy_notes(struct core_writer *w, const unsigned char *d, size_t len)
 {
-	for (size_t off = 0; len - off >= 12;) {
+	for (size_t off = 0; off + 12 <= len;) {   /* a cut last padding may pass LEN */
 		uint32_t namesz = le32(d + off), descsz = le32(d + off + 4), type = le32(d + off + 8);
 		size_t name_off = off + 12, desc_off = name_off + ((namesz + 3u) & ~3u);
 		if (namesz > len - name_off || desc_off > len || descsz > len - desc_off)

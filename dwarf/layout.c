@@ -389,7 +389,7 @@ static bool near_lookup(struct dbg_session *s, const char *symbol, const char *t
 		return false;
 	Dwarf_Addr fbias = 0, dbias;
 	dwfl_module_getelf(f->mod, &fbias);
-	Dwarf_Die *cu = dwfl_module_addrdie(f->mod, addr - m->bias + fbias, &dbias);
+	Dwarf_Die *cu = dbg_file_addrdie(f, addr - m->bias + fbias, &dbias);
 	return memo_lookup(f, type, member, cu, value, size);
 }
 
