@@ -65,7 +65,7 @@ for i in "${!DBS[@]}"; do
 	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 	"$ASYNCORE" serve --db "${DBS[$i]}" --listen "127.0.0.1:$port" >"$W/serve.out" 2>"$W/serve.err" &
 	PID=$!
-	for t in $(seq 100); do grep -q http "$W/serve.out" && break; sleep 0.1; done
+	serve_listening "$W/serve.out" $PID
 	B=http://127.0.0.1:$port
 	hash=$(curl -s "$B/api/buckets" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["hash"])')
 	core=$(curl -s "$B/api/search?q=main" | python3 -c 'import json,sys

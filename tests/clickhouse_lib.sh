@@ -209,3 +209,16 @@ ch_replicate() {
 	ch_q "$1" "INSERT INTO $2.cores SELECT $cols FROM $2.cores FINAL
 	           ARRAY JOIN arrayMap(x -> x + 1, range($(($3 - 1)))) AS n" insert_distributed_sync=1
 }
+
+# serve_listening OUT PID: until `asyncore serve` (PID) has said where it
+# listens in OUT, or is gone; the bound only keeps a broken build from
+# hanging the script (a loaded machine may take long to start it).
+serve_listening() {
+	local n
+	for n in $(seq 3000); do
+		grep -q http "$1" && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}

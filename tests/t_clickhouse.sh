@@ -263,7 +263,7 @@ api_buckets() {   # api_buckets DB OUT
 	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 	"$ASYNCORE" serve --db "$1" --listen "127.0.0.1:$port" >"$W/serve.out" 2>"$W/serve.err" &
 	pid=$!
-	for n in $(seq 100); do grep -q http "$W/serve.out" && break; sleep 0.1; done
+	serve_listening "$W/serve.out" $pid
 	curl -s "http://127.0.0.1:$port/api/buckets" >"$2"
 	kill $pid; wait $pid 2>/dev/null
 }
@@ -282,7 +282,7 @@ same_search() {   # same_search TERM: /api/search's buckets and cores on both st
 		port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 		"$ASYNCORE" serve --db "$db" --listen "127.0.0.1:$port" >"$W/serve.out" 2>"$W/serve.err" &
 		pid=$!
-		for n in $(seq 100); do grep -q http "$W/serve.out" && break; sleep 0.1; done
+		serve_listening "$W/serve.out" $pid
 		curl -s "http://127.0.0.1:$port/api/search?q=$1" >"$W/search.$([ "$db" = "$DB" ] && echo sqlite || echo ch)"
 		kill $pid; wait $pid 2>/dev/null
 	done
