@@ -222,3 +222,18 @@ serve_listening() {
 	done
 	return 1
 }
+
+# serve_start DB OUT: `asyncore serve --db DB` on a free loopback port, its
+# output in OUT; sets SERVE_PID and SERVE_PORT.  A port taken between the
+# choice and the bind (tests run in parallel) is chosen again.
+serve_start() {
+	local try
+	for try in 1 2 3 4 5; do
+		SERVE_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+		"$ASYNCORE" serve --db "$1" --listen "127.0.0.1:$SERVE_PORT" >"$2" 2>"$2.err" &
+		SERVE_PID=$!
+		serve_listening "$2" $SERVE_PID && return 0
+		wait $SERVE_PID 2>/dev/null
+	done
+	return 1
+}

@@ -259,13 +259,9 @@ check "clickhouse: nothing was written" [ "$(ch_q 1 "SELECT count() FROM crashes
 # that moves cores (read exactly until each shard's store init counts its
 # bucket_days again).
 api_buckets() {   # api_buckets DB OUT
-	local port pid n
-	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-	"$ASYNCORE" serve --db "$1" --listen "127.0.0.1:$port" >"$W/serve.out" 2>"$W/serve.err" &
-	pid=$!
-	serve_listening "$W/serve.out" $pid
-	curl -s "http://127.0.0.1:$port/api/buckets" >"$2"
-	kill $pid; wait $pid 2>/dev/null
+	serve_start "$1" "$W/serve.out" || { cat "$W/serve.out.err" >&2; return 1; }
+	curl -s "http://127.0.0.1:$SERVE_PORT/api/buckets" >"$2"
+	kill $SERVE_PID; wait $SERVE_PID 2>/dev/null
 }
 same_buckets() {
 	api_buckets "$DB" "$W/api.sqlite"
@@ -277,14 +273,11 @@ a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 assert len(a) > 1 and sorted(map(key, a)) == sorted(map(key, b)), (a, b)' "$W/api.sqlite" "$W/api.ch"
 }
 same_search() {   # same_search TERM: /api/search's buckets and cores on both stores
-	local port pid n db
+	local db
 	for db in "$DB" "$U1"; do
-		port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-		"$ASYNCORE" serve --db "$db" --listen "127.0.0.1:$port" >"$W/serve.out" 2>"$W/serve.err" &
-		pid=$!
-		serve_listening "$W/serve.out" $pid
-		curl -s "http://127.0.0.1:$port/api/search?q=$1" >"$W/search.$([ "$db" = "$DB" ] && echo sqlite || echo ch)"
-		kill $pid; wait $pid 2>/dev/null
+		serve_start "$db" "$W/serve.out" || { cat "$W/serve.out.err" >&2; return 1; }
+		curl -s "http://127.0.0.1:$SERVE_PORT/api/search?q=$1" >"$W/search.$([ "$db" = "$DB" ] && echo sqlite || echo ch)"
+		kill $SERVE_PID; wait $SERVE_PID 2>/dev/null
 	done
 	python3 -c '
 import json, sys
