@@ -234,57 +234,66 @@ int rep_page_core(FILE *out, struct rep_reader *r, const char *id, bool json)
 	return rc;
 }
 
-/* Cores matching ?1 (%1$s): a stored frame's function, module or file (a
- * thread's or a task's), or the core's signature, cause, executable or
- * build-id.  SQLite looks the text up in the few distinct names first
- * (search_names, bucket_days), then the cores holding them by index. */
-#define SQLITE_HITS \
-	"WITH n AS MATERIALIZED (SELECT name FROM search_names WHERE instr(name, ?1) > 0)," \
-	" b AS MATERIALIZED (SELECT nullif(signature_hash, '') AS h, nullif(executable, '') AS e," \
-	"  nullif(build_id, '') AS i, nullif(cause_kind, '') AS k, instr(signature, ?1) > 0 AS s," \
-	"  instr(executable, ?1) > 0 AS se, instr(build_id, ?1) > 0 AS si, instr(cause_kind, ?1) > 0 AS sk" \
-	"  FROM bucket_days)," \
-	" hit(id) AS (SELECT core_id FROM search_terms WHERE name IN n" \
-	"  UNION SELECT id FROM cores WHERE cause_summary IN n" \
-	"  UNION SELECT id FROM cores WHERE signature_hash IN (SELECT h FROM b WHERE s)" \
-	"  UNION SELECT id FROM cores WHERE executable IN (SELECT e FROM b WHERE se)" \
-	"  UNION SELECT id FROM cores WHERE build_id IN (SELECT i FROM b WHERE si)" \
-	"  UNION SELECT id FROM cores WHERE cause_kind IN (SELECT k FROM b WHERE sk)) "
-/* ClickHouse: the cores that may match, found in the few names and
- * buckets (search_names, search_terms and bucket_days, kept by views), and
- * of those the current rows (FINAL) that match: a frame's name, or the
- * core's own columns. */
-#define CH_NAMES "(SELECT name FROM search_names WHERE position(name, %1$s) > 0)"
-#define CH_FRAME_HITS "(SELECT fingerprint FROM search_terms WHERE name IN " CH_NAMES ")"
-#define CH_AGG_HITS(col, key) \
-	" OR " col " IN (SELECT " key " FROM bucket_days WHERE position(" key ", %1$s) > 0)"
-#define CH_MATCH \
-	" WHERE fingerprint IN (" CH_FRAME_HITS " UNION ALL SELECT fingerprint FROM cores" \
-	"  WHERE signature_hash IN (SELECT hash FROM bucket_days GROUP BY hash" \
-	"   HAVING position(maxMerge(sig), %1$s) > 0)" \
-	"  " CH_AGG_HITS("executable", "exe") CH_AGG_HITS("build_id", "build") CH_AGG_HITS("cause_kind", "cause") \
-	"  OR cause_summary IN " CH_NAMES ")" \
-	" AND (fingerprint IN " CH_FRAME_HITS \
-	" OR position(ifNull(signature, ''), %1$s) > 0" \
-	" OR position(ifNull(cause_summary, ''), %1$s) > 0 OR position(ifNull(cause_kind, ''), %1$s) > 0" \
-	" OR position(ifNull(executable, ''), %1$s) > 0 OR position(ifNull(build_id, ''), %1$s) > 0)"
+/* A search matches its text (?1, %1$s) against a stored frame's function,
+ * module or file (a thread's or a task's), the cause summary, and the
+ * core's signature, executable, build-id and cause kind.  It never reads
+ * every matching core: the text is looked up in the few distinct names
+ * (search_names), which give the term sets holding them (term_names:
+ * reports/store_rows.h); the cores of those sets are counted per bucket
+ * and day in set_days, and the cores matching by their own columns are
+ * whole groups of bucket_days.  A core of such a group is counted there,
+ * its set's count taken only outside them, so no core counts twice. */
 
-/* ClickHouse without FINAL over every matching core, as SQLite does it:
- * the groups of bucket_days matching by their own columns (hash by its
- * signature, executable, build-id, cause: every core of such a group
- * matches) give their counts, and of the cores a name holds (search_terms,
- * cause_summary) only those outside such a group are read (FINAL, their
- * fingerprints and "outside" in PREWHERE, before the versions merge: the
- * versions of a core in one group agree on its group's columns).  The newest 200
- * cores are those a name holds and the group-matching ones from the day
- * (CH_CUTOFF) whence the matching groups hold 200 (none: NULL, no group
- * matching, no core's own columns match).  Right while
- * bucket_days holds every core in one group (CH_EXACT, as the bucket
- * page checks; asked only when a group matches: the buckets' last column
- * says how many did), else read again by CH_MATCH over cores FINAL. */
-#define CH_EXACT \
-	"SELECT sum(c) = uniqExactMerge(s) FROM (SELECT uniqExactMerge(n) AS c, uniqExactMergeState(n) AS s" \
-	" FROM bucket_days GROUP BY hash, exe, build, arch, cause, day)"
+/* SQLite's sets: the names (n), the term sets holding one (ts), the
+ * hashes whose signature matches (sh) and the groups of bucket_days
+ * matching by their own columns (g). */
+#define SQLITE_SETS \
+	"WITH n AS MATERIALIZED (SELECT name FROM search_names WHERE instr(name, ?1) > 0)," \
+	" ts AS MATERIALIZED (SELECT DISTINCT term_set FROM term_names WHERE name IN n)," \
+	" sh AS MATERIALIZED (SELECT DISTINCT signature_hash AS h FROM bucket_days" \
+	"  WHERE signature_hash <> '' AND instr(signature, ?1) > 0)," \
+	" g AS MATERIALIZED (SELECT signature_hash AS h, cores, last_at FROM bucket_days" \
+	"  WHERE " SQLITE_OWN("bucket_days") ") "
+/* A row of C (cores, or a group of bucket_days or set_days: '' for NULL)
+ * matching by its own columns. */
+#define SQLITE_OWN(C) \
+	"(ifnull(" C ".signature_hash, '') IN sh OR instr(ifnull(" C ".executable, ''), ?1) > 0" \
+	" OR instr(ifnull(" C ".build_id, ''), ?1) > 0 OR instr(ifnull(" C ".cause_kind, ''), ?1) > 0)"
+#define SQLITE_BUCKETS \
+	SQLITE_SETS ", rest AS (SELECT signature_hash AS h, cores, last_at FROM set_days" \
+	"  WHERE term_set IN ts AND NOT " SQLITE_OWN("set_days") ")" \
+	"SELECT nullif(h, '') AS hash, (SELECT max(signature) FROM bucket_days b WHERE b.signature_hash = h)," \
+	" sum(cores) AS n, max(last_at) FROM (SELECT * FROM g UNION ALL SELECT * FROM rest)" \
+	" GROUP BY h ORDER BY n DESC, hash LIMIT 100"
+/* How many cores match: a broad search (at least SQLITE_BROAD_AT) walks
+ * the cores newest first and stops at the page's last, a narrow one looks
+ * them up by set and group. */
+#define SQLITE_BROAD_AT 2000
+#define SQLITE_CANDIDATES \
+	SQLITE_SETS "SELECT (SELECT ifnull(sum(cores), 0) FROM g)" \
+	" + (SELECT ifnull(sum(cores), 0) FROM set_days WHERE term_set IN ts)"
+#define SQLITE_CORE_COLUMNS \
+	"SELECT fingerprint, coalesce(crashed_at, file_mtime) AS seen, executable," \
+	" build_id, signature_hash, signature, cause_kind, cause_summary FROM cores"
+#define SQLITE_CORES_NARROW \
+	SQLITE_SETS ", hit(id) AS (SELECT id FROM cores WHERE term_set IN ts" \
+	"  UNION SELECT id FROM cores WHERE signature_hash IN sh" \
+	"  UNION SELECT id FROM cores WHERE executable IN (SELECT executable FROM bucket_days" \
+	"   WHERE instr(executable, ?1) > 0)" \
+	"  UNION SELECT id FROM cores WHERE build_id IN (SELECT build_id FROM bucket_days" \
+	"   WHERE instr(build_id, ?1) > 0)" \
+	"  UNION SELECT id FROM cores WHERE cause_kind IN (SELECT cause_kind FROM bucket_days" \
+	"   WHERE instr(cause_kind, ?1) > 0)) " \
+	SQLITE_CORE_COLUMNS " WHERE id IN hit ORDER BY seen DESC, id DESC LIMIT 200"
+#define SQLITE_CORES_BROAD \
+	SQLITE_SETS SQLITE_CORE_COLUMNS " WHERE term_set IN ts OR " SQLITE_OWN("cores") \
+	" ORDER BY seen DESC, id DESC LIMIT 200"
+
+/* ClickHouse's sets, as SQLite's: names, term sets, signature hashes, and
+ * a group of bucket_days or set_days (CH_GROUP_OWN) or a core (CH_CORE_OWN)
+ * matching by its own columns. */
+#define CH_NAMES "(SELECT name FROM search_names WHERE position(name, %1$s) > 0)"
+#define CH_SETS "(SELECT DISTINCT term_set FROM term_names WHERE name IN " CH_NAMES ")"
 #define CH_SIG_HASHES \
 	"(SELECT hash FROM bucket_days WHERE hash <> '' GROUP BY hash HAVING position(maxMerge(sig), %1$s) > 0)"
 #define CH_GROUP_OWN \
@@ -293,109 +302,70 @@ int rep_page_core(FILE *out, struct rep_reader *r, const char *id, bool json)
 #define CH_CORE_OWN \
 	"(ifNull(signature_hash, '') IN " CH_SIG_HASHES " OR position(ifNull(executable, ''), %1$s) > 0" \
 	" OR position(ifNull(build_id, ''), %1$s) > 0 OR position(ifNull(cause_kind, ''), %1$s) > 0)"
-#define CH_NAME_HITS \
-	" PREWHERE fingerprint IN (" CH_FRAME_HITS " UNION ALL SELECT fingerprint FROM cores" \
-	"  WHERE cause_summary IN " CH_NAMES ") AND NOT " CH_CORE_OWN \
-	" WHERE (fingerprint IN " CH_FRAME_HITS " OR position(ifNull(cause_summary, ''), %1$s) > 0)"
+/* Whether bucket_days and set_days hold every core in one group: a core
+ * whose rows disagree on its group (resign changed it, and its old row is
+ * not yet merged away) would count twice, and the pages then read the
+ * current rows of cores themselves (CH_MATCH, FINAL). */
+#define CH_ONE_GROUP(table, key) \
+	"(SELECT sum(c) = uniqExactMerge(s) FROM (SELECT uniqExactMerge(n) AS c," \
+	" uniqExactMergeState(n) AS s FROM " table " GROUP BY " key "))"
+#define CH_EXACT \
+	"SELECT " CH_ONE_GROUP("bucket_days", "hash, exe, build, arch, cause, day") " AND " \
+	CH_ONE_GROUP("set_days", "term_set, hash, exe, build, arch, cause, day")
 #define CH_AGG_BUCKETS \
-	"SELECT nullIf(h, ''), nullIf(max(s), ''), sum(c) AS k, nullIf(max(l), ''), sum(g) FROM" \
-	" (SELECT hash AS h, maxMerge(sig) AS s, uniqExactMerge(n) AS c, maxMerge(last_at) AS l," \
-	"  toUInt64(1) AS g FROM bucket_days WHERE " CH_GROUP_OWN " GROUP BY hash" \
-	"  UNION ALL SELECT ifNull(signature_hash, '') AS h, max(ifNull(signature, '')) AS s, count() AS c," \
-	"  max(ifNull(ifNull(crashed_at, file_mtime), '')) AS l, toUInt64(0) AS g FROM cores FINAL" CH_NAME_HITS \
-	"  GROUP BY h)" \
-	" GROUP BY h ORDER BY k DESC, h LIMIT 100"
+	"SELECT nullIf(h, ''), nullIf(max(s), ''), sum(c) AS k, nullIf(max(l), '') FROM" \
+	" (SELECT hash AS h, maxMerge(sig) AS s, uniqExactMerge(n) AS c, maxMerge(last_at) AS l" \
+	"  FROM bucket_days WHERE " CH_GROUP_OWN " GROUP BY hash" \
+	"  UNION ALL SELECT hash AS h, '' AS s, uniqExactMerge(n) AS c, maxMerge(last_at) AS l" \
+	"  FROM set_days WHERE term_set IN " CH_SETS " AND NOT " CH_GROUP_OWN " GROUP BY hash" \
+	"  UNION ALL SELECT hash AS h, maxMerge(sig) AS s, toUInt64(0) AS c, '' AS l FROM bucket_days" \
+	"  WHERE hash IN (SELECT hash FROM set_days WHERE term_set IN " CH_SETS ") GROUP BY hash)" \
+	" GROUP BY h HAVING k > 0 ORDER BY k DESC, h LIMIT 100"
+/* The day from which the matching cores number 200 ('': fewer, undated
+ * ones too; NULL: none match), from both aggregates' days. */
 #define CH_CUTOFF \
 	"(SELECT if(arraySum(ns) = 0, NULL, if(arraySum(ns) < 200, ''," \
 	"  ds[arrayFirstIndex(x -> x >= 200, arrayCumSum(ns))])) FROM" \
-	" (SELECT groupArray(day) AS ds, groupArray(c) AS ns FROM (SELECT day, uniqExactMerge(n) AS c" \
-	"  FROM bucket_days WHERE day <> '' AND " CH_GROUP_OWN " GROUP BY day ORDER BY day DESC)))"
-#define CH_AGG_CORES \
+	" (SELECT groupArray(day) AS ds, groupArray(c) AS ns FROM (SELECT day, sum(c) AS c FROM" \
+	"  (SELECT day, uniqExactMerge(n) AS c FROM bucket_days WHERE " CH_GROUP_OWN " GROUP BY day" \
+	"   UNION ALL SELECT day, uniqExactMerge(n) AS c FROM set_days" \
+	"   WHERE term_set IN " CH_SETS " AND NOT " CH_GROUP_OWN " GROUP BY day)" \
+	"  GROUP BY day ORDER BY day DESC)))"
+#define CH_CORE_COLUMNS \
 	"SELECT fingerprint, ifNull(crashed_at, file_mtime) AS seen, executable, build_id," \
-	" signature_hash, signature, cause_kind, cause_summary FROM cores FINAL" \
-	" PREWHERE fingerprint IN (SELECT fingerprint FROM cores WHERE (fingerprint IN " CH_FRAME_HITS \
-	"  OR cause_summary IN " CH_NAMES ") AND NOT " CH_CORE_OWN " UNION ALL SELECT fingerprint FROM cores" \
-	"  PREWHERE ifNull(ifNull(crashed_at, file_mtime), '') >= " CH_CUTOFF " WHERE " CH_CORE_OWN ")" \
-	" WHERE (fingerprint IN " CH_FRAME_HITS " OR position(ifNull(cause_summary, ''), %1$s) > 0" \
-	" OR " CH_CORE_OWN ")" \
+	" signature_hash, signature, cause_kind, cause_summary FROM cores FINAL"
+#define CH_AGG_CORES \
+	CH_CORE_COLUMNS " PREWHERE fingerprint IN (SELECT fingerprint FROM cores" \
+	"  PREWHERE ifNull(ifNull(crashed_at, file_mtime), '') >= " CH_CUTOFF \
+	"  WHERE term_set IN " CH_SETS " OR " CH_CORE_OWN ")" \
+	" WHERE term_set IN " CH_SETS " OR " CH_CORE_OWN \
 	" ORDER BY seen DESC NULLS LAST, analysed_at DESC, path LIMIT 200"
+#define CH_MATCH \
+	" WHERE term_set IN " CH_SETS " OR position(ifNull(cause_summary, ''), %1$s) > 0" \
+	" OR position(ifNull(signature, ''), %1$s) > 0 OR position(ifNull(cause_kind, ''), %1$s) > 0" \
+	" OR position(ifNull(executable, ''), %1$s) > 0 OR position(ifNull(build_id, ''), %1$s) > 0"
 _Static_assert(SEARCH_MAX_CORES == 200, "CH_CUTOFF's 200");
 
 static const char *const hit_names[] = {"id", "crashed_at", "executable", "build_id", "hash", "signature",
 					"cause_kind", "cause_summary"};
 static const char *const hit_bucket_names[] = {"hash", "signature", "count", "last_seen"};
 
-/* SQLite's answers without a set of every matching core: the names and
- * hashes a search matches (n, sh), the groups of bucket_days matching by
- * their own columns (all of their cores match: g), and of the cores a name
- * holds (search_terms, cause_summary) those outside such a group. */
-#define SQLITE_SETS \
-	"WITH n AS MATERIALIZED (SELECT name FROM search_names WHERE instr(name, ?1) > 0)," \
-	" sh AS MATERIALIZED (SELECT DISTINCT signature_hash AS h FROM bucket_days" \
-	"  WHERE signature_hash <> '' AND instr(signature, ?1) > 0)," \
-	" g AS MATERIALIZED (SELECT signature_hash AS h, signature AS sig, cores, last_at FROM bucket_days" \
-	"  WHERE signature_hash IN sh OR instr(executable, ?1) > 0 OR instr(build_id, ?1) > 0" \
-	"   OR instr(cause_kind, ?1) > 0) "
-/* A core of cores (C) matching by its own columns. */
-#define SQLITE_OWN(C) \
-	"(" C ".signature_hash IN sh OR instr(" C ".executable, ?1) > 0 OR instr(" C ".build_id, ?1) > 0" \
-	" OR instr(" C ".cause_kind, ?1) > 0)"
-#define SQLITE_BUCKETS \
-	SQLITE_SETS ", rest AS (SELECT ifnull(c.signature_hash, '') AS h, c.signature AS sig, 1 AS cores," \
-	"  coalesce(c.crashed_at, c.file_mtime) AS last_at FROM cores c" \
-	"  WHERE c.id IN (SELECT core_id FROM search_terms WHERE name IN n" \
-	"   UNION SELECT id FROM cores WHERE cause_summary IN n) AND NOT " SQLITE_OWN("c") ")" \
-	"SELECT nullif(h, '') AS hash, max(sig), sum(cores) AS n, max(last_at) FROM" \
-	" (SELECT * FROM g UNION ALL SELECT * FROM rest)" \
-	" GROUP BY h ORDER BY n DESC, hash LIMIT 100"
-/* How many cores may match, up to a bound: a broad search (the bound
- * reached) walks the cores newest first, a narrow one looks them up. */
-#define SQLITE_BROAD_AT 2000
-#define SQLITE_CANDIDATES \
-	SQLITE_SETS "SELECT (SELECT ifnull(sum(cores), 0) FROM g)" \
-	" + (SELECT count(*) FROM (SELECT 1 FROM search_terms WHERE name IN n LIMIT 2000))" \
-	" + (SELECT count(*) FROM (SELECT 1 FROM cores WHERE cause_summary IN n LIMIT 2000))"
-#define SQLITE_CORE_COLUMNS \
-	"SELECT fingerprint, coalesce(crashed_at, file_mtime) AS seen, executable," \
-	" build_id, signature_hash, signature, cause_kind, cause_summary FROM cores"
-#define SQLITE_CORES_BROAD \
-	SQLITE_SETS SQLITE_CORE_COLUMNS " WHERE " SQLITE_OWN("cores") " OR cause_summary IN n" \
-	" OR EXISTS (SELECT 1 FROM search_terms t WHERE t.core_id = cores.id AND t.name IN n)" \
-	" ORDER BY seen DESC, id DESC LIMIT 200"
-_Static_assert(SQLITE_BROAD_AT == 2000, "SQLITE_CANDIDATES' LIMIT");
-
-/* ClickHouse's buckets of QUERY by CH_AGG_BUCKETS in *LIST, and whether
- * they and CH_AGG_CORES are right (no group matched, or every core is in
- * one group) in *EXACT. */
-static int ch_agg_buckets(struct rep_reader *r, const char *query, json_t **list, bool *exact)
+/* Whether ClickHouse's aggregates answer the search exactly (CH_EXACT). */
+static int ch_exact(struct rep_reader *r, const char *query, bool *exact)
 {
-	json_t *rows = NULL, *row, *check = NULL;
-	bool grouped = false;
-	size_t k;
-	if (rep_reader_rows(r, CH_AGG_BUCKETS, query, &rows) != 0)
+	json_t *check = NULL;
+	if (rep_reader_rows(r, CH_EXACT, query, &check) != 0)
 		return -1;
-	json_array_foreach(rows, k, row)
-		grouped |= json_integer_value(json_array_get(row, 4)) > 0;
-	*exact = true;
-	if (grouped) {
-		if (rep_reader_rows(r, CH_EXACT, query, &check) != 0) {
-			json_decref(rows);
-			return -1;
-		}
-		*exact = json_integer_value(json_array_get(json_array_get(check, 0), 0)) == 1;
-		json_decref(check);
-	}
-	*list = *exact ? objects(rows, hit_bucket_names, 4) : NULL;
-	json_decref(rows);
+	*exact = json_integer_value(json_array_get(json_array_get(check, 0), 0)) == 1;
+	json_decref(check);
 	return 0;
 }
 
-static json_t *search_rows(struct rep_reader *r, const char *query, bool buckets, bool ch_exact)
+/* The search's buckets (BUCKETS) or newest cores, as JSON objects. */
+static json_t *search_rows(struct rep_reader *r, const char *query, bool buckets, bool exact)
 {
 	static const char *const sql[2][2] = {
-		{SQLITE_HITS SQLITE_CORE_COLUMNS " WHERE id IN hit ORDER BY seen DESC, id DESC LIMIT 200",
-		 "SELECT fingerprint, ifNull(crashed_at, file_mtime) AS seen, executable, build_id,"
-		 " signature_hash, signature, cause_kind, cause_summary FROM cores FINAL" CH_MATCH
+		{SQLITE_CORES_NARROW, CH_CORE_COLUMNS CH_MATCH
 		 " ORDER BY seen DESC NULLS LAST, analysed_at DESC, path LIMIT 200"},
 		{SQLITE_BUCKETS,
 		 "SELECT signature_hash, any(signature), count() AS n, max(ifNull(crashed_at, file_mtime))"
@@ -405,7 +375,7 @@ static json_t *search_rows(struct rep_reader *r, const char *query, bool buckets
 	_Static_assert(SEARCH_MAX_CORES == 200 && SEARCH_MAX_BUCKETS == 100, "the queries' LIMIT");
 	json_t *rows = NULL, *list;
 	const char *q = sql[buckets][rep_reader_clickhouse(r)];
-	if (ch_exact)
+	if (rep_reader_clickhouse(r) && exact)
 		q = buckets ? CH_AGG_BUCKETS : CH_AGG_CORES;
 	if (!buckets && !rep_reader_clickhouse(r)) {
 		if (rep_reader_rows(r, SQLITE_CANDIDATES, query, &rows) != 0)
@@ -469,9 +439,9 @@ int rep_page_search(FILE *out, struct rep_reader *r, const char *query, bool jso
 	bool asked = query && *query;
 	int rc = 500;
 	bool exact = false;
-	if (asked && rep_reader_clickhouse(r) && ch_agg_buckets(r, query, &buckets, &exact) != 0)
+	if (asked && rep_reader_clickhouse(r) && ch_exact(r, query, &exact) != 0)
 		goto out;
-	if (asked && ((!buckets && !(buckets = search_rows(r, query, true, exact))) ||
+	if (asked && (!(buckets = search_rows(r, query, true, exact)) ||
 		      !(cores = search_rows(r, query, false, exact))))
 		goto out;
 	if (json) {

@@ -22,11 +22,12 @@
  * before it answers, so an answer means the rows are on their shard. */
 #define CH_INSERT_SETTINGS "insert_distributed_sync=1"
 
-/* The tables, in the order a batch is written: children first, `cores`
- * last (a core is stored once its cores row is), ingest_errors after. */
+/* The tables, in the order a batch is written: children first, then the
+ * names of the cores' term sets, `cores` last (a core is stored once its
+ * cores row is), ingest_errors after. */
 enum ch_table {
 	T_MODULES, T_THREADS, T_FRAMES, T_ROOTS, T_SUSPENDED, T_SFRAMES, T_TASKS, T_TFRAMES,
-	T_RECORDERS, T_EVENTS, T_WARNINGS, T_CORES, T_ERRORS, T_COUNT
+	T_RECORDERS, T_EVENTS, T_WARNINGS, T_TERMS, T_CORES, T_ERRORS, T_COUNT
 };
 
 struct ch_table_def {
@@ -96,6 +97,10 @@ static const struct ch_table_def ch_tables[T_COUNT] = {
 		      "fingerprint, recorder_idx, idx", NULL, "fingerprint"},
 	[T_WARNINGS] = {"warnings", "fingerprint String, idx Int64, message String", "fingerprint, idx",
 			NULL, "fingerprint"},
+	/* each term set's names (store_rows.h), once however many cores hold
+	 * it: written through T, a set's rows on the shard its key picks;
+	 * `store init` writes its shard's own (fill_term_sets()) */
+	[T_TERMS] = {"term_names", "name String, term_set String", "name, term_set", NULL, "term_set"},
 	[T_CORES] = {"cores", "fingerprint String, sha256 Nullable(String), path String,"
 		     " file_size Nullable(Int64), size Int64, crashed_at Nullable(String),"
 		     " analysed_at String, analyzer_version String, executable Nullable(String),"
@@ -113,7 +118,8 @@ static const struct ch_table_def ch_tables[T_COUNT] = {
 		     " caught_address Nullable(Int64), handled_by Nullable(String),"
 		     " handler_action Nullable(String), go_crash Nullable(String),"
 		     " go_signal Nullable(Int64), go_signal_name Nullable(String),"
-		     " go_message Nullable(String), file_mtime Nullable(String)",
+		     " go_message Nullable(String), file_mtime Nullable(String),"
+		     " term_set String DEFAULT ''",
 		     "fingerprint", "version",
 		     "fingerprint"},
 	[T_ERRORS] = {"ingest_errors", "ident String, fingerprint Nullable(String), path String,"
@@ -127,6 +133,21 @@ struct ch_rows {
 	size_t len, cap, count;
 };
 
+/* Term sets whose names are stored, or in the batch: a set's names are
+ * written once, not with each core holding it.  An open-addressing table
+ * (corefile/array.h) of at most CH_KNOWN_SETS, then forgotten at once (a set
+ * written again is the same rows); forgotten too when a batch is lost. */
+#define CH_KNOWN_SETS 8192
+struct ch_set_slot {
+	uint64_t hash;              /* the key's first 64 bits; the slot is free when all zero */
+	char key[REP_TERM_SET_KEY];
+};
+
+struct ch_known_sets {
+	struct ch_set_slot *slots;
+	size_t cap, used;
+};
+
 /* A core of the batch, for reporting it when the batch fails. */
 struct ch_pending {
 	char *path;
@@ -137,6 +158,9 @@ struct ch_pending {
 struct rep_ch_store {
 	struct rep_ch *ch;
 	struct ch_rows rows[T_COUNT];
+	struct ch_known_sets known;
+	const char *local;          /* "_local": write and read this shard's own tables
+				     * (store init on a cluster); NULL: through T */
 	struct ch_pending *pending;
 	size_t npending, cap;
 	size_t nerrors;             /* ingest_errors rows in the batch */
@@ -153,6 +177,55 @@ static uint64_t next_version(struct rep_ch_store *st)
 	uint64_t v = (uint64_t)tv.tv_sec * 1000000u + (uint64_t)tv.tv_usec;
 	st->last_version = v > st->last_version ? v : st->last_version + 1;
 	return st->last_version;
+}
+
+/* ---- Term sets known ------------------------------------------------ */
+
+/* The first 64 bits of KEY (hex digits). */
+static uint64_t set_hash(const char *key)
+{
+	uint64_t h = 0;
+	for (size_t i = 0; i < 16 && key[i]; i++)
+		h = h << 4 | (uint64_t)(key[i] >= 'a' ? key[i] - 'a' + 10 : key[i] - '0');
+	return h;
+}
+
+/* The slot of KEY (hash H) in S: its own, or the free one it would take. */
+static struct ch_set_slot *set_slot(const struct ch_known_sets *s, const char *key, uint64_t h)
+{
+	size_t i = core_hash_slot(h, s->cap);
+	while (s->slots[i].key[0] && strcmp(s->slots[i].key, key) != 0)
+		i = (i + 1) & (s->cap - 1);
+	return &s->slots[i];
+}
+
+static bool set_known(const struct ch_known_sets *s, const char *key)
+{
+	return s->cap && set_slot(s, key, set_hash(key))->key[0];
+}
+
+static void sets_forget(struct ch_known_sets *s)
+{
+	if (s->slots)
+		memset(s->slots, 0, s->cap * sizeof(*s->slots));
+	s->used = 0;
+}
+
+/* KEY's names are stored, or in the batch.  Best effort: out of memory,
+ * it is not remembered (and written again). */
+static void set_remember(struct ch_known_sets *s, const char *key)
+{
+	if (set_known(s, key))
+		return;
+	if (s->used >= CH_KNOWN_SETS)
+		sets_forget(s);
+	if (!core_table_reserve(&s->slots, &s->cap, s->used, sizeof(*s->slots)))
+		return;
+	const uint64_t h = set_hash(key);
+	struct ch_set_slot *e = set_slot(s, key, h);
+	e->hash = h;
+	snprintf(e->key, sizeof(e->key), "%s", key);
+	s->used++;
 }
 
 /* "db.name" with the store's database. */
@@ -362,7 +435,8 @@ out:
  * then); the crash-handler columns are NULL for every core stored before
  * them, as in SQLite's migration to version 8; the goroutine columns of
  * tasks NULL (locked 0), and the Go crash columns of cores NULL, as in its
- * migration to version 9; the core file's mtime NULL, as in 10. */
+ * migration to version 9; the core file's mtime NULL, as in 10; the term
+ * set '' (none yet), which `store init` then fills (fill_term_sets()). */
 static const struct {
 	const char *table, *column, *type;
 } ch_added_columns[] = {
@@ -386,6 +460,7 @@ static const struct {
 	{"cores", "go_signal_name", "Nullable(String)"},
 	{"cores", "go_message", "Nullable(String)"},
 	{"cores", "file_mtime", "Nullable(String)"},
+	{"cores", "term_set", "String DEFAULT ''"},
 };
 
 /* Column K of ch_added_columns added to the table TABLE SUFFIX ("_local"
@@ -450,11 +525,13 @@ static int add_columns(struct rep_ch *ch, char *why, size_t whylen)
  * aggregates that materialized views keep as rows arrive, each exact however
  * often a row is written again (an ingest retried, a resign): bucket_days
  * counts a group's distinct fingerprints and keeps min/max/argMax, which a
- * second copy of a row leaves unchanged; search_names and search_terms hold
- * names, a second copy of which is the same name.  Only a core whose rows
- * differ in group (resign changed its signature) is in two groups: the
+ * second copy of a row leaves unchanged; set_days does the same per term
+ * set (a search reads the sets holding a name in term_names, which the
+ * writer fills, then their groups here); search_names holds names, a second
+ * copy of which is the same name.  Only a core whose rows differ in group
+ * (resign changed its signature or its term set) is in two groups: the
  * reader checks for that (every fingerprint in one group) and then reads
- * cores itself, until the old row is merged away and bucket_days counted
+ * cores itself, until the old row is merged away and the aggregate counted
  * again (resign on one server, `store init` on each shard).  Group
  * columns are '' for NULL: 18.16 keys no Nullable; the example's nullable
  * fields travel as text with a mask, as an argMax of a tuple holding
@@ -468,17 +545,29 @@ static const char bucket_days_columns[] =
 	" ex_key AggregateFunction(max, String),"
 	" ex AggregateFunction(argMax, Tuple(String, String, String, String, String, UInt8), String)";
 #define BUCKET_DAYS_KEY "hash, exe, build, arch, cause, day"
+/* A cores row's group of BUCKET_DAYS_KEY. */
+#define BUCKET_DAYS_GROUP \
+	"ifNull(signature_hash, '') AS hash, ifNull(executable, '') AS exe," \
+	" ifNull(build_id, '') AS build, arch, ifNull(cause_kind, '') AS cause," \
+	" substring(ifNull(" AGG_SEEN ", ''), 1, 10) AS day"
 /* %1$s the cores table (or a subquery of it when backfilling). */
 static const char bucket_days_sql[] =
-	"SELECT ifNull(signature_hash, '') AS hash, ifNull(executable, '') AS exe,"
-	" ifNull(build_id, '') AS build, arch, ifNull(cause_kind, '') AS cause,"
-	" substring(ifNull(" AGG_SEEN ", ''), 1, 10) AS day, maxState(signature) AS sig,"
+	"SELECT " BUCKET_DAYS_GROUP ", maxState(signature) AS sig,"
 	" uniqExactState(fingerprint) AS n, minState(" AGG_SEEN ") AS first_at,"
 	" maxState(" AGG_SEEN ") AS last_at, maxState(" AGG_KEY ") AS ex_key,"
 	" argMaxState((fingerprint, ifNull(cause_kind, ''), ifNull(cause_summary, ''), path,"
 	"   ifNull(abort_message, ''), toUInt8(isNull(cause_kind) + 2 * isNull(cause_summary)"
 	"   + 4 * isNull(abort_message))), " AGG_KEY ") AS ex"
 	" FROM %1$s GROUP BY " BUCKET_DAYS_KEY;
+/* bucket_days' groups per term set: the cores of each (n) and the last one
+ * (last_at), as bucket_days counts them. */
+static const char set_days_columns[] =
+	"term_set String, hash String, exe String, build String, arch String, cause String,"
+	" day String, n AggregateFunction(uniqExact, String), last_at AggregateFunction(max, String)";
+#define SET_DAYS_KEY "term_set, " BUCKET_DAYS_KEY
+static const char set_days_sql[] =
+	"SELECT term_set, " BUCKET_DAYS_GROUP ", uniqExactState(fingerprint) AS n,"
+	" maxState(" AGG_SEEN ") AS last_at FROM %1$s GROUP BY " SET_DAYS_KEY;
 #define TERMS_OF(cols) "arrayJoin(arrayFilter(x -> x != '', [" cols "]))"
 #define FRAME_NAMES TERMS_OF("ifNull(function, ''), ifNull(module, ''), ifNull(file, '')")
 
@@ -489,21 +578,34 @@ struct ch_view_def {
 };
 static const struct ch_view_def ch_views[] = {
 	{"bucket_days_mv", "cores", bucket_days_sql},
-	{"search_terms_frames_mv", "frames", "SELECT DISTINCT " FRAME_NAMES " AS name, fingerprint FROM %1$s"},
-	{"search_terms_task_frames_mv", "task_frames",
-	 "SELECT DISTINCT " FRAME_NAMES " AS name, fingerprint FROM %1$s"},
+	{"set_days_mv", "cores", set_days_sql},
 	{"search_names_frames_mv", "frames", "SELECT DISTINCT " FRAME_NAMES " AS name FROM %1$s"},
 	{"search_names_task_frames_mv", "task_frames", "SELECT DISTINCT " FRAME_NAMES " AS name FROM %1$s"},
 	{"search_names_cores_mv", "cores",
 	 "SELECT DISTINCT assumeNotNull(cause_summary) AS name FROM %1$s WHERE isNotNull(cause_summary)"},
 };
 
+/* COUNTS: the aggregate counts cores (n, a uniqExact of fingerprints) in
+ * groups of ORDER, each core in one group when it is exact. */
 static const struct {
 	const char *name, *columns, *engine, *order;
+	bool counts;
 } ch_aggregates[] = {
-	{"bucket_days", bucket_days_columns, "AggregatingMergeTree", BUCKET_DAYS_KEY},
-	{"search_terms", "name String, fingerprint String", "ReplacingMergeTree", "name, fingerprint"},
-	{"search_names", "name String", "ReplacingMergeTree", "name"},
+	{"bucket_days", bucket_days_columns, "AggregatingMergeTree", BUCKET_DAYS_KEY, true},
+	{"set_days", set_days_columns, "AggregatingMergeTree", SET_DAYS_KEY, true},
+	{"search_names", "name String", "ReplacingMergeTree", "name", false},
+};
+
+/* What stores made before term sets held and a store no longer has: the
+ * views first, then the tables they filled (and, with a cluster, the
+ * shard's local table under the Distributed one). */
+static const struct {
+	const char *name;
+	bool local;
+} ch_dropped[] = {
+	{"search_terms_frames_mv", false},
+	{"search_terms_task_frames_mv", false},
+	{"search_terms", true},
 };
 
 /* The aggregate a view fills: its name up to "_frames_mv", "_cores_mv"... */
@@ -532,15 +634,15 @@ static int ask_number(struct rep_ch *ch, char *sql, long long *v, char *why, siz
 	return rc;
 }
 
-/* Whether this server's bucket_days holds every fingerprint in one group. */
-static int bucket_days_exact(struct rep_ch *ch, const char *table, bool *exact, char *why,
-			     size_t whylen)
+/* Whether this server's TABLE, an aggregate counting cores in groups of
+ * KEY, holds every fingerprint in one group. */
+static int counts_exact(struct rep_ch *ch, const char *table, const char *key, bool *exact,
+			char *why, size_t whylen)
 {
 	long long ok = 0;
 	if (ask_number(ch, printf_sql("SELECT sum(c) = uniqExactMerge(s) FROM (SELECT uniqExactMerge(n)"
-				      " AS c, uniqExactMergeState(n) AS s FROM %s.%s GROUP BY "
-				      BUCKET_DAYS_KEY ")", rep_ch_database(ch), table), &ok, why,
-		       whylen) != 0)
+				      " AS c, uniqExactMergeState(n) AS s FROM %s.%s GROUP BY %s)",
+				      rep_ch_database(ch), table, key), &ok, why, whylen) != 0)
 		return -1;
 	*exact = ok == 1;
 	return 0;
@@ -572,37 +674,85 @@ static int backfill(struct rep_ch *ch, const char *target, const char *table, lo
 	return 0;
 }
 
-/* This server's bucket_days counted again from cores, once its replaced
- * rows are merged away, into a new table that then takes its name; the
- * rows written meanwhile (which went to the old one) are added again
- * after.  A merge that does not happen leaves the table inexact, as it
- * was, and the pages reading cores instead. */
-static int bucket_days_rebuild(struct rep_ch *ch, char *why, size_t whylen)
+/* This server's aggregate NAME (one that counts cores: bucket_days,
+ * set_days) counted again from cores, whose replaced rows the caller had
+ * merged away, into a new table that then takes its name; the rows written
+ * meanwhile (which went to the old one) are added again after. */
+static int aggregate_rebuild(struct rep_ch *ch, const char *name, char *why, size_t whylen)
 {
 	const char *db = rep_ch_database(ch), *suffix = rep_ch_cluster(ch) ? "_local" : "";
 	long long since = 0;
-	char next[64], old[64], live[64];
-	snprintf(live, sizeof(live), "bucket_days%s", suffix);
-	snprintf(next, sizeof(next), "bucket_days%s_next", suffix);
-	snprintf(old, sizeof(old), "bucket_days%s_old", suffix);
-	if (ddl(ch, printf_sql("OPTIMIZE TABLE %s.cores%s FINAL", db, suffix), why, whylen) != 0 ||
-	    ddl(ch, printf_sql("DROP TABLE IF EXISTS %s.%s", db, next), why, whylen) != 0 ||
+	char next[96], old[96], live[96];
+	snprintf(live, sizeof(live), "%s%s", name, suffix);
+	snprintf(next, sizeof(next), "%s%s_next", name, suffix);
+	snprintf(old, sizeof(old), "%s%s_old", name, suffix);
+	if (ddl(ch, printf_sql("DROP TABLE IF EXISTS %s.%s", db, next), why, whylen) != 0 ||
 	    ddl(ch, printf_sql("DROP TABLE IF EXISTS %s.%s", db, old), why, whylen) != 0 ||
-	    ddl(ch, printf_sql("CREATE TABLE %s.%s AS %s.bucket_days%s", db, next, db, suffix), why,
-		whylen) != 0 ||
+	    ddl(ch, printf_sql("CREATE TABLE %s.%s AS %s.%s", db, next, db, live), why, whylen) != 0 ||
 	    ask_number(ch, printf_sql("SELECT max(version) FROM %s.cores%s", db, suffix), &since, why,
 		       whylen) != 0 ||
-	    backfill(ch, "bucket_days", next, 0, why, whylen) != 0 ||
-	    ddl(ch, printf_sql("RENAME TABLE %1$s.bucket_days%2$s TO %1$s.%3$s, %1$s.%4$s TO"
-			       " %1$s.bucket_days%2$s", db, suffix, old, next), why, whylen) != 0 ||
-	    backfill(ch, "bucket_days", live, since ? since : 1, why, whylen) != 0)
+	    backfill(ch, name, next, 0, why, whylen) != 0 ||
+	    ddl(ch, printf_sql("RENAME TABLE %1$s.%2$s TO %1$s.%3$s, %1$s.%4$s TO %1$s.%2$s", db, live,
+			       old, next), why, whylen) != 0 ||
+	    backfill(ch, name, live, since ? since : 1, why, whylen) != 0)
 		return -1;
 	return ddl(ch, printf_sql("DROP TABLE IF EXISTS %s.%s", db, old), why, whylen);
 }
 
+/* This server's aggregates NAMES[0 .. N) counted again from cores, once
+ * its replaced rows are merged away.  A merge that does not happen leaves
+ * them inexact, as they were, and the pages reading cores instead. */
+static int aggregates_rebuild(struct rep_ch *ch, const char *const *names, size_t n, char *why,
+			      size_t whylen)
+{
+	if (n == 0)
+		return 0;
+	if (ddl(ch, printf_sql("OPTIMIZE TABLE %s.cores%s FINAL", rep_ch_database(ch),
+			       rep_ch_cluster(ch) ? "_local" : ""), why, whylen) != 0)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (aggregate_rebuild(ch, names[i], why, whylen) != 0)
+			return -1;
+	return 0;
+}
+
+/* This server's aggregates that count cores, counted again when one holds
+ * a core in two groups (a resign on a cluster, term sets filled). */
+static int aggregates_recount(struct rep_ch *ch, char *why, size_t whylen)
+{
+	const char *suffix = rep_ch_cluster(ch) ? "_local" : "";
+	const char *inexact[sizeof(ch_aggregates) / sizeof(ch_aggregates[0])];
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof(ch_aggregates) / sizeof(ch_aggregates[0]); i++) {
+		char table[64];
+		bool exact = true;
+		if (!ch_aggregates[i].counts)
+			continue;
+		snprintf(table, sizeof(table), "%s%s", ch_aggregates[i].name, suffix);
+		if (counts_exact(ch, table, ch_aggregates[i].order, &exact, why, whylen) != 0)
+			return -1;
+		if (!exact)
+			inexact[n++] = ch_aggregates[i].name;
+	}
+	return aggregates_rebuild(ch, inexact, n, why, whylen);
+}
+
+/* The views and tables of ch_dropped, gone. */
+static int drop_old(struct rep_ch *ch, char *why, size_t whylen)
+{
+	const char *db = rep_ch_database(ch);
+	for (size_t i = 0; i < sizeof(ch_dropped) / sizeof(ch_dropped[0]); i++)
+		if (ddl(ch, printf_sql("DROP TABLE IF EXISTS %s.%s", db, ch_dropped[i].name), why,
+			whylen) != 0 ||
+		    (ch_dropped[i].local && rep_ch_cluster(ch) &&
+		     ddl(ch, printf_sql("DROP TABLE IF EXISTS %s.%s_local", db, ch_dropped[i].name), why,
+			 whylen) != 0))
+			return -1;
+	return 0;
+}
+
 /* The aggregates and their views, made when missing and filled from what
- * is stored; a bucket_days left inexact (a resign on a cluster) counted
- * again. */
+ * is stored (those left inexact are counted again by aggregates_recount()). */
 static int create_aggregates(struct rep_ch *ch, char *why, size_t whylen)
 {
 	const char *db = rep_ch_database(ch), *cluster = rep_ch_cluster(ch);
@@ -638,17 +788,14 @@ static int create_aggregates(struct rep_ch *ch, char *why, size_t whylen)
 	/* made before its views: what they missed is added (twice is once) */
 	for (size_t i = 0; i < nagg; i++) {
 		char table[64];
-		bool exact = true;
 		snprintf(table, sizeof(table), "%s%s", ch_aggregates[i].name, suffix);
 		if (made[i] && backfill(ch, ch_aggregates[i].name, table, 0, why, whylen) != 0)
-			return -1;
-		if (!made[i] && strcmp(ch_aggregates[i].name, "bucket_days") == 0 &&
-		    (bucket_days_exact(ch, table, &exact, why, whylen) != 0 ||
-		     (!exact && bucket_days_rebuild(ch, why, whylen) != 0)))
 			return -1;
 	}
 	return 0;
 }
+
+static int fill_term_sets(struct rep_ch *ch, bool all, char *why, size_t whylen);
 
 int rep_ch_store_init(const char *url, char *why, size_t whylen)
 {
@@ -656,18 +803,27 @@ int rep_ch_store_init(const char *url, char *why, size_t whylen)
 	int rc = -1;
 	if (rep_ch_open(url, &ch, why, whylen) != 0)
 		return -1;
+	long long had_terms = 0;
 	if (ddl(ch, printf_sql("CREATE DATABASE IF NOT EXISTS %s", rep_ch_database(ch)), why,
-		whylen) != 0)
+		whylen) != 0 ||
+	    ask_number(ch, printf_sql("EXISTS TABLE %s.%s%s", rep_ch_database(ch),
+				      ch_tables[T_TERMS].name, rep_ch_cluster(ch) ? "_local" : ""),
+		       &had_terms, why, whylen) != 0)
 		goto out;
 	for (int t = 0; t < T_COUNT; t++)
 		if (create_table(ch, &ch_tables[t], why, whylen) != 0)
 			goto out;
-	if (add_columns(ch, why, whylen) != 0)
+	if (add_columns(ch, why, whylen) != 0 || drop_old(ch, why, whylen) != 0)
 		goto out;
+	/* cores stored before term sets get theirs (every core of the shard
+	 * when its term_names is new), then each aggregate holding a core in
+	 * two groups is counted again */
 	if (create_view(ch, "crash_stacks", crash_stacks_sql, true, why, whylen) != 0 ||
 	    create_view(ch, "last_events", last_events_sql, true, why, whylen) != 0 ||
 	    create_view(ch, "top_signatures", top_signatures_sql, false, why, whylen) != 0 ||
-	    create_aggregates(ch, why, whylen) != 0)
+	    create_aggregates(ch, why, whylen) != 0 ||
+	    fill_term_sets(ch, had_terms != 1, why, whylen) != 0 ||
+	    aggregates_recount(ch, why, whylen) != 0)
 		goto out;
 	rc = 0;
 out:
@@ -794,10 +950,64 @@ static const char *const core_cols[] = {
 	"async_key", "nthreads", "nframes", "nwarnings", "boot_id", "coredump_uid", "unit", "cmdline",
 	"cause_kind", "cause_summary", "version", "arch", "caught_signal", "caught_signal_name",
 	"caught_code", "caught_code_name", "caught_address", "handled_by", "handler_action",
-	"go_crash", "go_signal", "go_signal_name", "go_message", "file_mtime",
+	"go_crash", "go_signal", "go_signal_name", "go_message", "file_mtime", "term_set",
 };
 
-static int add_core(struct rep_ch_store *st, const struct analysis *an)
+static const char *const term_cols[] = {"name", "term_set"};
+
+/* The term_names rows of the set KEY, its N names, into the batch unless
+ * its names are known to be stored or in the batch already. */
+static int add_term_names(struct rep_ch_store *st, const char *const *names, size_t n,
+			  const char *key)
+{
+	if (set_known(&st->known, key))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (ROW(&st->rows[T_TERMS], term_cols, rep_json_text(names[i]), json_string(key)) != 0)
+			return -1;
+	return 0;
+}
+
+/* AN's term set into KEY, its names (unless known) into the batch.  The set
+ * is named after the names as the store holds them (rep_utf8()), as
+ * fill_term_sets() reads them back. */
+static int add_terms(struct rep_ch_store *st, const struct analysis *an, char key[REP_TERM_SET_KEY])
+{
+	const char **names = NULL;
+	char **owned = NULL;
+	size_t n = 0, nowned = 0, cap = 0;
+	int rc = -1;
+	if (rep_core_terms(an, &names, &n) != 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		char *copy = NULL;
+		const char *valid = rep_utf8(names[i], &copy);
+		if (!valid)
+			goto out;
+		if (copy) {
+			char **slot = core_array_push(&owned, &nowned, &cap, sizeof(*owned));
+			if (!slot) {
+				free(copy);
+				goto out;
+			}
+			*slot = copy;
+		}
+		names[i] = valid;
+	}
+	if (nowned)   /* made valid: their order and repeats again */
+		rep_terms_unique(names, &n);
+	rep_term_set_key(names, n, key);
+	rc = add_term_names(st, names, n, key);
+out:
+	for (size_t i = 0; i < nowned; i++)
+		free(owned[i]);
+	free(owned);
+	free(names);
+	return rc;
+}
+
+static int add_core(struct rep_ch_store *st, const struct analysis *an,
+		    const char key[REP_TERM_SET_KEY])
 {
 	char now[32], mtime[32];
 	const struct rep_caught_columns c = rep_core_caught(an);
@@ -824,7 +1034,8 @@ static int add_core(struct rep_ch_store *st, const struct analysis *an)
 		   rep_json_text(c.code_name), j_opt(c.has_address, c.address),
 		   rep_json_text(c.handled_by), rep_json_text(c.action), rep_json_text(g.crash),
 		   j_opt(g.has_signal, (uint64_t)g.signal), rep_json_text(g.signal_name),
-		   rep_json_text(g.message), rep_json_text(rep_core_file_mtime(an, mtime)));
+		   rep_json_text(g.message), rep_json_text(rep_core_file_mtime(an, mtime)),
+		   json_string(key));
 }
 
 /* A frame's columns: a thread's frames have all of them, a task's the
@@ -1179,7 +1390,7 @@ static int insert_rows(struct rep_ch_store *st, enum ch_table t, char *why, size
 	struct ch_rows *r = &st->rows[t];
 	if (r->count == 0)
 		return 0;
-	char *table = table_name(st->ch, ch_tables[t].name, ""), *sql = NULL;
+	char *table = table_name(st->ch, ch_tables[t].name, st->local ? st->local : ""), *sql = NULL;
 	int rc = -1;
 	if (table)
 		sql = printf_sql("INSERT INTO %s FORMAT JSONEachRow", table);
@@ -1210,6 +1421,7 @@ static void report_lost(struct rep_ch_store *st, const char *reason)
 		add_error(st, &id, reason, false, false, why, sizeof(why));
 	}
 	st->lost += st->npending;
+	sets_forget(&st->known);   /* the batch's sets were not written */
 	/* one try: the store just failed the retries */
 	char *table = table_name(st->ch, "ingest_errors", ""), *sql = NULL;
 	struct ch_rows *r = &st->rows[T_ERRORS];
@@ -1264,6 +1476,7 @@ static enum rep_write_result ch_write(void *backend, const struct analysis *an, 
 		}
 	}
 	size_t marks[T_COUNT], counts[T_COUNT];
+	char key[REP_TERM_SET_KEY];
 	for (int t = 0; t < T_COUNT; t++)
 		marks[t] = st->rows[t].len, counts[t] = st->rows[t].count;
 	if (st->npending < st->cap) {
@@ -1274,8 +1487,8 @@ static enum rep_write_result ch_write(void *backend, const struct analysis *an, 
 	}
 	if (!p || !p->path || !p->fingerprint || add_threads(st, fp, an) != 0 ||
 	    add_modules_suspended_warnings(st, fp, an) != 0 || add_tasks(st, fp, an) != 0 ||
-	    add_recorders(st, fp, an) != 0 ||
-	    add_core(st, an) != 0) {
+	    add_recorders(st, fp, an) != 0 || add_terms(st, an, key) != 0 ||
+	    add_core(st, an, key) != 0) {
 		for (int t = 0; t < T_COUNT; t++)   /* none of this core's rows stay */
 			st->rows[t].len = marks[t], st->rows[t].count = counts[t];
 		if (p) {
@@ -1286,6 +1499,7 @@ static enum rep_write_result ch_write(void *backend, const struct analysis *an, 
 		return REP_WRITE_FAILED;
 	}
 	st->npending++;
+	set_remember(&st->known, key);
 	if (st->npending >= REP_CH_BATCH_CORES || batch_bytes(st) >= CH_BATCH_BYTES)
 		flush(st);   /* a failure is reported and counted by rep_store_close() */
 	return REP_WRITE_STORED;
@@ -1325,6 +1539,7 @@ static size_t ch_close(void *backend)
 	size_t lost = st->lost;
 	for (int t = 0; t < T_COUNT; t++)
 		free(st->rows[t].data);
+	free(st->known.slots);
 	pending_clear(st);
 	free(st->pending);
 	rep_ch_close(st->ch);
@@ -1365,6 +1580,8 @@ struct ch_core {
 	int64_t crashing_tid;
 	bool resymbolized;          /* frames were symbolized again: NFRAMES is its count */
 	int64_t nframes;
+	char old_set[REP_TERM_SET_KEY];   /* its term set: stored ('': none yet) */
+	char new_set[REP_TERM_SET_KEY];   /* and read again from its rows ('': not read) */
 };
 
 static char *dup_cell(json_t *row, size_t i)
@@ -1385,7 +1602,8 @@ static int load_ch_cores(struct rep_ch *ch, struct ch_core **cores, size_t *n, c
 	 * column on a shard whose table holds one part */
 	char *sql = printf_sql("SELECT fingerprint, signal, signal_name, signature_hash, crashing_tid,"
 			       " caught_signal, caught_signal_name, go_crash, go_signal, go_signal_name,"
-			       " version FROM %s.cores FINAL ORDER BY fingerprint", rep_ch_database(ch));
+			       " term_set, version FROM %s.cores FINAL ORDER BY fingerprint",
+			       rep_ch_database(ch));
 	json_t *res = NULL, *row;
 	size_t cap = 0, i;
 	int rc = -1;
@@ -1407,6 +1625,8 @@ static int load_ch_cores(struct rep_ch *ch, struct ch_core **cores, size_t *n, c
 		c->go_crash = dup_cell(row, 7);
 		c->go_signo = (int)json_integer_value(json_array_get(row, 8));
 		c->go_signal_name = dup_cell(row, 9);
+		const char *set = json_string_value(json_array_get(row, 10));
+		snprintf(c->old_set, sizeof(c->old_set), "%s", set ? set : "");
 		if (!c->fingerprint || (!cell_null(row, 2) && !c->signal_name) ||
 		    (!cell_null(row, 3) && !c->old_hash) ||
 		    (!cell_null(row, 6) && !c->caught_signal_name) ||
@@ -1702,9 +1922,13 @@ typedef int ch_patch_fn(void *ctx, json_t *row);
 static int rewrite_rows(struct rep_ch_store *st, enum ch_table t, const char *list,
 			ch_patch_fn *patch, void *ctx, char *why, size_t whylen)
 {
-	json_t *res = NULL, *row;
-	json_t *data = select_in(st->ch, "*", ch_tables[t].name, list, NULL, ch_tables[t].order, &res,
-				 why, whylen);
+	json_t *res = NULL, *row, *data = NULL;
+	char *table = printf_sql("%s%s", ch_tables[t].name, st->local ? st->local : "");
+	if (table)
+		data = select_in(st->ch, "*", table, list, NULL, ch_tables[t].order, &res, why, whylen);
+	else
+		snprintf(why, whylen, "out of memory");
+	free(table);
 	json_t *meta = json_object_get(res, "meta");
 	size_t i;
 	int rc = data ? 0 : -1;
@@ -1726,6 +1950,73 @@ static int rewrite_rows(struct rep_ch_store *st, enum ch_table t, const char *li
 		rc = insert_rows(st, t, why, whylen);
 	st->rows[t].len = st->rows[t].count = 0;
 	json_decref(res);
+	return rc;
+}
+
+/* ---- Term sets read again --- */
+
+/* The term sets of the cores [FIRST, FIRST + N) of C that PICK picks (NULL:
+ * all), from what is stored of them as add_terms() makes them at ingest:
+ * the names of their frames and task frames, and their cause summary.  Each
+ * one's key into its new_set; the names of the sets not known yet written
+ * to term_names. */
+static int stored_term_sets(struct rep_ch_store *st, struct ch_core *c, size_t first, size_t n,
+			    bool (*pick)(const struct ch_core *), char *why, size_t whylen)
+{
+	char *list = fingerprint_list(c, first, n, pick), *sql = NULL;
+	json_t *res = NULL, *data;
+	const char **names = NULL;
+	size_t cap = 0, cursor = 0;
+	int rc = -1;
+	if (list && !*list) {
+		free(list);
+		return 0;
+	}
+	if (list)
+		sql = printf_sql("SELECT fingerprint, groupUniqArray(name) FROM"
+				 " (SELECT fingerprint, " FRAME_NAMES " AS name FROM %1$s.frames%2$s FINAL"
+				 "   WHERE fingerprint IN (%3$s)"
+				 "  UNION ALL SELECT fingerprint, " FRAME_NAMES " AS name"
+				 "   FROM %1$s.task_frames%2$s FINAL WHERE fingerprint IN (%3$s)"
+				 "  UNION ALL SELECT fingerprint, assumeNotNull(cause_summary) AS name FROM"
+				 "   (SELECT fingerprint, cause_summary, version FROM %1$s.cores%2$s FINAL"
+				 "     WHERE fingerprint IN (%3$s)) WHERE isNotNull(cause_summary))"
+				 " GROUP BY fingerprint ORDER BY fingerprint", rep_ch_database(st->ch),
+				 st->local ? st->local : "", list);
+	if (!sql)
+		goto oom;
+	if (rep_ch_select(st->ch, sql, false, &res, why, whylen) != 0)
+		goto out;
+	data = json_object_get(res, "data");
+	for (size_t i = first; i < first + n; i++) {
+		if (pick && !pick(&c[i]))
+			continue;
+		size_t end = rows_of_core(&c[i], data, &cursor), k = 0;
+		json_t *got = cursor < end ? json_array_get(json_array_get(data, cursor), 1) : NULL;
+		if (!core_array_reserve(&names, &cap, json_array_size(got) + 1, sizeof(*names)))
+			goto oom;
+		for (size_t j = 0; j < json_array_size(got); j++)
+			if (json_string_value(json_array_get(got, j)))
+				names[k++] = json_string_value(json_array_get(got, j));
+		rep_terms_unique(names, &k);
+		rep_term_set_key(names, k, c[i].new_set);
+		if (add_term_names(st, names, k, c[i].new_set) != 0)
+			goto oom;
+		set_remember(&st->known, c[i].new_set);
+		cursor = end;
+	}
+	rc = insert_rows(st, T_TERMS, why, whylen);
+	goto out;
+oom:
+	snprintf(why, whylen, "reading term sets: out of memory");
+out:
+	if (rc != 0)
+		sets_forget(&st->known);   /* their names may not be written */
+	st->rows[T_TERMS].len = st->rows[T_TERMS].count = 0;
+	free(names);
+	json_decref(res);
+	free(sql);
+	free(list);
 	return rc;
 }
 
@@ -2043,11 +2334,24 @@ static bool hash_changed(const struct ch_core *c)
 	return !c->old_hash || strcmp(c->old_hash, c->new_hash) != 0;
 }
 
-/* Whether C's cores row is written again: its signature or its frame count
- * changed. */
+/* Whether C's term set was read again and differs from the stored one. */
+static bool set_changed(const struct ch_core *c)
+{
+	return c->new_set[0] && strcmp(c->old_set, c->new_set) != 0;
+}
+
+/* Whether C's term set is read again: its frames changed, or it has none
+ * yet (stored by an older asyncore after `store init`). */
+static bool set_stale(const struct ch_core *c)
+{
+	return c->resymbolized || !c->old_set[0];
+}
+
+/* Whether C's cores row is written again: its signature, its frame count
+ * or its term set changed. */
 static bool needs_rewrite(const struct ch_core *c)
 {
-	return c->new_hash && (hash_changed(c) || c->resymbolized);
+	return (c->new_hash && (hash_changed(c) || c->resymbolized)) || set_changed(c);
 }
 
 /* The signing of a batch, for rewriting its cores rows. */
@@ -2057,8 +2361,9 @@ struct ch_signed {
 	size_t first, n;
 };
 
-/* A cores row whose signature or frame count changed: both, and a newer
- * version (it replaces the stored row). */
+/* A cores row whose signature, frame count or term set changed: the new
+ * ones (a signature when it was signed, the others when read again), and a
+ * newer version (it replaces the stored row). */
 static int patch_core(void *ctx, json_t *row)
 {
 	struct ch_signed *b = ctx;
@@ -2067,9 +2372,11 @@ static int patch_core(void *ctx, json_t *row)
 	const struct ch_core *c = i == SIZE_MAX ? NULL : &b->cores[i];
 	if (!c || !needs_rewrite(c))
 		return 0;
-	if (json_object_set_new(row, "signature", rep_json_text(c->new_signature)) != 0 ||
-	    json_object_set_new(row, "signature_hash", rep_json_text(c->new_hash)) != 0 ||
+	if ((c->new_hash &&
+	     (json_object_set_new(row, "signature", rep_json_text(c->new_signature)) != 0 ||
+	      json_object_set_new(row, "signature_hash", rep_json_text(c->new_hash)) != 0)) ||
 	    (c->resymbolized && json_object_set_new(row, "nframes", json_integer(c->nframes)) != 0) ||
+	    (c->new_set[0] && json_object_set_new(row, "term_set", json_string(c->new_set)) != 0) ||
 	    json_object_set_new(row, "version", j_u64(next_version(b->st))) != 0)
 		return -1;
 	return 1;
@@ -2089,6 +2396,79 @@ static int rewrite_batch(struct rep_ch_store *st, struct ch_core *c, size_t firs
 	for (size_t i = first; rc == 0 && i < first + n; i++)
 		*changed += hash_changed(&c[i]);
 	free(list);
+	return rc;
+}
+
+static void ch_cores_free(struct ch_core *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(c[i].fingerprint);
+		free(c[i].signal_name);
+		free(c[i].caught_signal_name);
+		free(c[i].go_crash);
+		free(c[i].go_signal_name);
+		free(c[i].old_hash);
+		free(c[i].new_hash);
+		free(c[i].new_signature);
+	}
+	free(c);
+}
+
+/* Store init: the cores of this server (a cluster's shard: all the rows of
+ * its cores are here) stored without a term set (ALL: every one, its
+ * term_names being new) get one from what is stored of them, its names
+ * into term_names and their cores rows written again with it.  Written to
+ * the shard's own tables: the cluster's other shards may not have term
+ * sets yet.  The aggregates then hold those cores in two groups until
+ * aggregates_recount(). */
+static int fill_term_sets(struct rep_ch *ch, bool all, char *why, size_t whylen)
+{
+	struct rep_ch_store st = {.ch = ch, .local = rep_ch_cluster(ch) ? "_local" : NULL};
+	char *sql = printf_sql("SELECT fingerprint, argMax(term_set, version) AS s FROM %s.cores%s"
+			       " GROUP BY fingerprint%s ORDER BY fingerprint", rep_ch_database(ch),
+			       st.local ? st.local : "", all ? "" : " HAVING s = ''");
+	json_t *res = NULL, *row;
+	struct ch_core *c = NULL;
+	size_t n = 0, cap = 0, i;
+	int rc = -1;
+	if (!sql)
+		goto oom;
+	if (rep_ch_select(ch, sql, false, &res, why, whylen) != 0)
+		goto out;
+	json_array_foreach(json_object_get(res, "data"), i, row) {
+		struct ch_core *e = core_array_push(&c, &n, &cap, sizeof(*e));
+		const char *set = json_string_value(json_array_get(row, 1));
+		if (!e || !(e->fingerprint = dup_cell(row, 0)))
+			goto oom;
+		snprintf(e->old_set, sizeof(e->old_set), "%s", set ? set : "");
+	}
+	json_decref(res);
+	res = NULL;
+	for (size_t first = 0; first < n; first += CH_RESIGN_BATCH) {
+		size_t k = n - first < CH_RESIGN_BATCH ? n - first : CH_RESIGN_BATCH;
+		struct ch_signed b = {&st, c, first, k};
+		if (stored_term_sets(&st, c, first, k, NULL, why, whylen) != 0)
+			goto out;
+		char *list = fingerprint_list(c, first, k, set_changed);
+		int written = list && *list ? rewrite_rows(&st, T_CORES, list, patch_core, &b, why,
+							   whylen) : 0;
+		if (!list)
+			goto oom;
+		free(list);
+		if (written != 0)
+			goto out;
+	}
+	rc = 0;
+	goto out;
+oom:
+	snprintf(why, whylen, "filling term sets: out of memory");
+out:
+	json_decref(res);
+	ch_cores_free(c, n);
+	for (int t = 0; t < T_COUNT; t++)
+		free(st.rows[t].data);
+	free(st.known.slots);
+	free(sql);
 	return rc;
 }
 
@@ -2161,6 +2541,7 @@ int rep_ch_store_resign(struct rep_ch_store *st, const struct rep_resign_fns *fn
 		size_t k = n - first < CH_RESIGN_BATCH ? n - first : CH_RESIGN_BATCH;
 		if ((fns->debuginfo &&
 		     resymbolize_batch(st, c, first, k, fns, &found, out, why, whylen) != 0) ||
+		    stored_term_sets(st, c, first, k, set_stale, why, whylen) != 0 ||
 		    sign_batch(st->ch, c, first, k, fns->sign, fns->ctx, why, whylen) != 0 ||
 		    rewrite_batch(st, c, first, k, &out->changed, why, whylen) != 0)
 			goto out;
@@ -2171,24 +2552,22 @@ int rep_ch_store_resign(struct rep_ch_store *st, const struct rep_resign_fns *fn
 		snprintf(why, whylen, "out of memory");
 		goto out;
 	}
-	/* a core that changed bucket is in two of bucket_days' groups until
-	 * its old row is merged away; a cluster's shards are each counted
-	 * again by their `store init` */
-	if (out->changed && !rep_ch_cluster(st->ch) && bucket_days_rebuild(st->ch, why, whylen) != 0)
+	/* a core that changed bucket (or term set) is in two of bucket_days'
+	 * (set_days') groups until its old row is merged away; a cluster's
+	 * shards are each counted again by their `store init` */
+	size_t sets = 0, nstale = 0;
+	const char *stale[2];
+	for (size_t i = 0; i < n; i++)
+		sets += set_changed(&c[i]);
+	if (out->changed)
+		stale[nstale++] = "bucket_days";
+	if (out->changed || sets)
+		stale[nstale++] = "set_days";
+	if (!rep_ch_cluster(st->ch) && aggregates_rebuild(st->ch, stale, nstale, why, whylen) != 0)
 		goto out;
 	rc = 0;
 out:
 	rep_found_modules_free(&found);
-	for (size_t i = 0; i < n; i++) {
-		free(c[i].fingerprint);
-		free(c[i].signal_name);
-		free(c[i].caught_signal_name);
-		free(c[i].go_crash);
-		free(c[i].go_signal_name);
-		free(c[i].old_hash);
-		free(c[i].new_hash);
-		free(c[i].new_signature);
-	}
-	free(c);
+	ch_cores_free(c, n);
 	return rc;
 }

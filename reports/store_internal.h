@@ -42,4 +42,9 @@ int rep_sqlite_replace_frames(struct rep_sqlite *st, enum rep_frames_table t, in
 			      int64_t owner, const struct an_frame *frames, size_t n,
 			      const struct an_index_gap *gap);
 
+/* Core CORE's term set (reports/store_rows.h) taken again from its stored
+ * rows after its frames changed, its names added to term_names; inside the
+ * caller's transaction.  0, or -1. */
+int rep_sqlite_retally_terms(struct rep_sqlite *st, int64_t core);
+
 #endif

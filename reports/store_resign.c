@@ -343,6 +343,8 @@ static int resymbolize_core(struct resign *r, const struct rep_resign_fns *fns,
 		rc = set_debuginfo(r, m, rows, n);
 	if (rc == 0 && frames > 0)
 		rc = count_frames(r, rows[0].core);
+	if (rc == 0 && frames > 0)
+		rc = rep_sqlite_retally_terms(r->st, rows[0].core);
 	free(mods);
 	out->frames_symbolized += frames;
 	out->cores_symbolized += frames > 0;

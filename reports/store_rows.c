@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "../analyzer/signature.h"
+#include "../corefile/sha256.h"
 #include "bytes.h"
 
 void rep_store_time(int64_t t, char out[32])
@@ -34,6 +35,67 @@ size_t rep_total_frames(const struct analysis *an)
 	for (size_t i = 0; i < an->nthreads; i++)
 		n += an->threads[i].nframes;
 	return n;
+}
+
+static int cmp_term(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+void rep_terms_unique(const char **v, size_t *n)
+{
+	size_t k = 0;
+	qsort(v, *n, sizeof(*v), cmp_term);
+	for (size_t i = 0; i < *n; i++)
+		if (v[i][0] && (k == 0 || strcmp(v[k - 1], v[i]) != 0))
+			v[k++] = v[i];
+	*n = k;
+}
+
+/* The names of frames F[0 .. N) appended to V at *K. */
+static void frame_terms(const struct an_frame *f, size_t n, const char **v, size_t *k)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *const names[] = {f[i].function, f[i].module, f[i].file};
+		for (size_t j = 0; j < 3; j++)
+			if (names[j])
+				v[(*k)++] = names[j];
+	}
+}
+
+int rep_core_terms(const struct analysis *an, const char ***names, size_t *n)
+{
+	size_t cap = 1;
+	for (size_t i = 0; i < an->nthreads; i++)
+		cap += 3 * an->threads[i].nframes;
+	for (size_t i = 0; i < an->ntasks; i++)
+		cap += 3 * an->tasks[i].nframes;
+	const char **v = malloc(cap * sizeof(*v));
+	size_t k = 0;
+	if (!v)
+		return -1;
+	for (size_t i = 0; i < an->nthreads; i++)
+		frame_terms(an->threads[i].frames, an->threads[i].nframes, v, &k);
+	for (size_t i = 0; i < an->ntasks; i++)
+		frame_terms(an->tasks[i].frames, an->tasks[i].nframes, v, &k);
+	if (an->cause.summary)
+		v[k++] = an->cause.summary;
+	rep_terms_unique(v, &k);
+	*names = v;
+	*n = k;
+	return 0;
+}
+
+void rep_term_set_key(const char *const *names, size_t n, char key[REP_TERM_SET_KEY])
+{
+	struct core_sha256 ctx;
+	char hex[65];
+	core_sha256_init(&ctx);
+	for (size_t i = 0; i < n; i++)
+		core_sha256_update(&ctx, names[i], strlen(names[i]) + 1);
+	core_sha256_final(&ctx, hex);
+	memcpy(key, hex, REP_TERM_SET_KEY - 1);
+	key[REP_TERM_SET_KEY - 1] = '\0';
 }
 
 const char *rep_core_arch(const struct analysis *an)

@@ -113,4 +113,27 @@ void rep_event_args_json(const struct an_event *e, char *buf, size_t len);
  * when the core could not be read (caller frees; NULL: out of memory). */
 char *rep_error_ident(const struct rep_core_id *id);
 
+/* ---- Term sets: what a search matches by name ---------------------------
+ *
+ * A core's search names are the distinct function, module and file of
+ * every thread's and task's frame, and its cause summary.  Cores holding
+ * the same names share one term set, named by rep_term_set_key(): the
+ * stores keep each set's names once (term_names) and count cores per set
+ * and bucket (set_days), so a search over many cores reads the few sets
+ * holding a name, never every core holding it. */
+
+/* Room for a term set's key: 32 hex digits and a NUL. */
+#define REP_TERM_SET_KEY 33
+
+/* The search names of AN (borrowed from it), sorted and distinct, in
+ * *NAMES (caller frees the array); -1 on out-of-memory. */
+int rep_core_terms(const struct analysis *an, const char ***names, size_t *n);
+
+/* Sort V[0 .. *N) and drop repeats and empty names, *N their count. */
+void rep_terms_unique(const char **v, size_t *n);
+
+/* The key of the term set of N names sorted and distinct: the first 128
+ * bits of SHA-256 over each name and its NUL, in hex. */
+void rep_term_set_key(const char *const *names, size_t n, char key[REP_TERM_SET_KEY]);
+
 #endif

@@ -43,6 +43,44 @@
 	"          IS substr(coalesce(" ROW ".crashed_at, " ROW ".file_mtime), 1, 10)" \
 	"    GROUP BY 1, 2, 3, 4, 5, 6;"
 
+/* Schema 12's set_days: the cores of one term set (reports/store_rows.h)
+ * in one group of bucket_days.  SEEN is a crash time, as everywhere. */
+#define SEEN(ROW) "coalesce(" ROW "crashed_at, " ROW "file_mtime)"
+#define SET_DAYS_ROW \
+	"    SELECT term_set, ifnull(signature_hash, ''), ifnull(executable, ''), ifnull(build_id, '')," \
+	"           arch, ifnull(cause_kind, ''), ifnull(substr(" SEEN("") ", 1, 10), ''), count(*)," \
+	"           max(" SEEN("") ")"
+
+/* In a trigger on cores: the group of set_days of ROW counted again from
+ * cores, by index (cores_term_set): that set's cores of that bucket on
+ * that day, or undated. */
+#define SET_DAYS_RECOUNT(ROW) \
+	"  DELETE FROM set_days WHERE term_set = " ROW ".term_set" \
+	"    AND signature_hash = ifnull(" ROW ".signature_hash, '')" \
+	"    AND executable = ifnull(" ROW ".executable, '') AND build_id = ifnull(" ROW ".build_id, '')" \
+	"    AND arch = " ROW ".arch AND cause_kind = ifnull(" ROW ".cause_kind, '')" \
+	"    AND day = ifnull(substr(" SEEN(ROW ".") ", 1, 10), '');" \
+	"  INSERT INTO set_days" \
+	SET_DAYS_ROW \
+	"    FROM cores WHERE term_set = " ROW ".term_set AND signature_hash IS " ROW ".signature_hash" \
+	"      AND ((" SEEN("") " >= substr(" SEEN(ROW ".") ", 1, 10)" \
+	"            AND " SEEN("") " < substr(" SEEN(ROW ".") ", 1, 10) || '~')" \
+	"           OR (" SEEN("") " IS NULL AND " SEEN(ROW ".") " IS NULL))" \
+	"      AND executable IS " ROW ".executable AND build_id IS " ROW ".build_id" \
+	"      AND arch = " ROW ".arch AND cause_kind IS " ROW ".cause_kind" \
+	"    GROUP BY 1, 2, 3, 4, 5, 6, 7;"
+
+/* Schema 12's names of each stored core, as rep_core_terms() takes them
+ * from an analysis: a migration's and resign's term sets. */
+#define CORE_TERMS \
+	"SELECT core_id, function AS name FROM frames WHERE function <> ''" \
+	" UNION SELECT core_id, module FROM frames WHERE module <> ''" \
+	" UNION SELECT core_id, file FROM frames WHERE file <> ''" \
+	" UNION SELECT core_id, function FROM task_frames WHERE function <> ''" \
+	" UNION SELECT core_id, module FROM task_frames WHERE module <> ''" \
+	" UNION SELECT core_id, file FROM task_frames WHERE file <> ''" \
+	" UNION SELECT id, cause_summary FROM cores WHERE cause_summary <> ''"
+
 /* Migrations: entry V-1 takes the schema from version V-1 to V.  Keep this
  * in step with reports/SCHEMA.md; never edit a released entry, add one. */
 static const char *const rep_migrations[] = {
@@ -569,6 +607,67 @@ static const char *const rep_migrations[] = {
 	/* 11: the cores newest first by index (a broad search walks them and
 	 * stops at the page's newest matching cores) */
 	"CREATE INDEX cores_seen_at ON cores(coalesce(crashed_at, file_mtime), id);",
+	/* 12: term sets (reports/store_rows.h) instead of search_terms: a
+	 * search reads the sets holding a name (term_names) and their cores
+	 * per bucket and day (set_days, kept by triggers), never each core
+	 * holding it; the names of cores already stored taken from their rows */
+	"ALTER TABLE cores ADD COLUMN term_set TEXT;"
+	"CREATE INDEX cores_term_set ON cores(term_set, signature_hash, coalesce(crashed_at, file_mtime));"
+	"CREATE TABLE term_names ("
+	"  name TEXT NOT NULL,"
+	"  term_set TEXT NOT NULL,"
+	"  PRIMARY KEY (name, term_set)) WITHOUT ROWID;"
+	"CREATE TABLE set_days ("
+	"  term_set TEXT NOT NULL,"
+	"  signature_hash TEXT NOT NULL,"
+	"  executable TEXT NOT NULL,"
+	"  build_id TEXT NOT NULL,"
+	"  arch TEXT NOT NULL,"
+	"  cause_kind TEXT NOT NULL,"
+	"  day TEXT NOT NULL,"
+	"  cores INTEGER NOT NULL,"
+	"  last_at TEXT,"
+	"  PRIMARY KEY (term_set, signature_hash, executable, build_id, arch, cause_kind, day))"
+	"  WITHOUT ROWID;"
+	"CREATE TEMP TABLE core_sets (core_id INTEGER PRIMARY KEY, term_set TEXT);"
+	"INSERT INTO core_sets SELECT core_id, asyncore_term_set(name)"
+	"  FROM (" CORE_TERMS ") GROUP BY core_id;"
+	"UPDATE cores SET term_set = (SELECT s.term_set FROM core_sets s WHERE s.core_id = cores.id);"
+	"INSERT OR IGNORE INTO term_names SELECT DISTINCT t.name, c.term_set"
+	"  FROM (" CORE_TERMS ") t JOIN cores c ON c.id = t.core_id;"
+	"DROP TABLE core_sets;"
+	"INSERT INTO set_days"
+	SET_DAYS_ROW
+	"  FROM cores WHERE term_set IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6, 7;"
+	"DROP TRIGGER frames_search;"
+	"DROP TRIGGER task_frames_search;"
+	"DROP TRIGGER search_terms_name;"
+	"DROP TRIGGER cores_bucket_drop;"
+	"DROP TABLE search_terms;"
+	"CREATE TRIGGER cores_bucket_drop AFTER DELETE ON cores BEGIN"
+	BUCKET_DAYS_RECOUNT("OLD")
+	"END;"
+	"CREATE TRIGGER term_names_name AFTER INSERT ON term_names BEGIN"
+	"  INSERT OR IGNORE INTO search_names VALUES (NEW.name);"
+	"END;"
+	"CREATE TRIGGER cores_set_add AFTER INSERT ON cores WHEN NEW.term_set IS NOT NULL BEGIN"
+	"  INSERT INTO set_days VALUES (NEW.term_set, ifnull(NEW.signature_hash, ''),"
+	"    ifnull(NEW.executable, ''), ifnull(NEW.build_id, ''), NEW.arch, ifnull(NEW.cause_kind, ''),"
+	"    ifnull(substr(" SEEN("NEW.") ", 1, 10), ''), 1, " SEEN("NEW.") ")"
+	"  ON CONFLICT DO UPDATE SET cores = cores + 1, last_at = max(last_at, excluded.last_at);"
+	"END;"
+	"CREATE TRIGGER cores_set_drop AFTER DELETE ON cores WHEN OLD.term_set IS NOT NULL BEGIN"
+	SET_DAYS_RECOUNT("OLD")
+	"END;"
+	"CREATE TRIGGER cores_set_move AFTER UPDATE OF term_set, signature_hash, executable, build_id,"
+	"  arch, cause_kind, crashed_at, file_mtime ON cores"
+	"  WHEN OLD.term_set IS NOT NEW.term_set OR OLD.signature_hash IS NOT NEW.signature_hash"
+	"    OR OLD.executable IS NOT NEW.executable OR OLD.build_id IS NOT NEW.build_id"
+	"    OR OLD.arch IS NOT NEW.arch OR OLD.cause_kind IS NOT NEW.cause_kind"
+	"    OR OLD.crashed_at IS NOT NEW.crashed_at OR OLD.file_mtime IS NOT NEW.file_mtime BEGIN"
+	SET_DAYS_RECOUNT("OLD")
+	SET_DAYS_RECOUNT("NEW")
+	"END;",
 };
 
 const char *rep_store_migration(int version)
@@ -579,7 +678,7 @@ const char *rep_store_migration(int version)
 
 enum {
 	Q_HAS, Q_CORE, Q_MODULE, Q_THREAD, Q_FRAME, Q_ROOT, Q_SUSPENDED, Q_SFRAME, Q_RECORDER,
-	Q_EVENT, Q_WARNING, Q_CLEAR_ERROR, Q_ERROR, Q_TASK, Q_TFRAME, Q_COUNT
+	Q_EVENT, Q_WARNING, Q_CLEAR_ERROR, Q_ERROR, Q_TASK, Q_TFRAME, Q_TERM, Q_COUNT
 };
 
 static const char *const rep_queries[Q_COUNT] = {
@@ -590,10 +689,10 @@ static const char *const rep_queries[Q_COUNT] = {
 		   " signature_hash, async_key, nthreads, nframes, nwarnings, boot_id, coredump_uid,"
 		   " unit, cmdline, cause_kind, cause_summary, arch, caught_signal, caught_signal_name,"
 		   " caught_code, caught_code_name, caught_address, handled_by, handler_action, go_crash,"
-		   " go_signal, go_signal_name, go_message, file_mtime) VALUES"
+		   " go_signal, go_signal_name, go_message, file_mtime, term_set) VALUES"
 		   " (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,"
 		   " ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36,"
-		   " ?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44)"
+		   " ?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44, ?45)"
 		   " ON CONFLICT (fingerprint) DO NOTHING",
 	[Q_MODULE] = "INSERT INTO modules VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[Q_THREAD] = "INSERT INTO threads VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
@@ -622,6 +721,7 @@ static const char *const rep_queries[Q_COUNT] = {
 		     " function_offset, module, module_offset, file, line, inlined, inline_depth,"
 		     " tailcall, display, args, activation, cfa, seam, role) VALUES (?1, ?2, ?3, ?4, ?5,"
 		     " ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
+	[Q_TERM] = "INSERT OR IGNORE INTO term_names VALUES (?1, ?2)",
 	[Q_ERROR] = "INSERT INTO ingest_errors (ident, fingerprint, path, size, reason, attempts,"
 		    " first_at, last_at) VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?6)"
 		    " ON CONFLICT (ident) DO UPDATE SET path = excluded.path, reason = excluded.reason,"
@@ -668,6 +768,57 @@ static int exec_retry(sqlite3 *db, const char *sql)
 static void set_why(char *why, size_t whylen, const char *what, sqlite3 *db)
 {
 	snprintf(why, whylen, "%s: %s", what, db ? sqlite3_errmsg(db) : "out of memory");
+}
+
+/* asyncore_term_set(name): the aggregate giving rep_term_set_key() of its
+ * names (any order, repeats and empty ones ignored), NULL for none: the
+ * term sets of stored rows (schema 12's migration, resign). */
+struct term_set_agg {
+	char **names;
+	size_t n, cap;
+};
+
+static void term_set_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	struct term_set_agg *a = sqlite3_aggregate_context(ctx, sizeof(*a));
+	const char *name = (const char *)sqlite3_value_text(argv[0]);
+	if (!a) {
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	if (!name || !name[0])
+		return;
+	char *copy = strdup(name);
+	char **slot = copy ? core_array_push(&a->names, &a->n, &a->cap, sizeof(*slot)) : NULL;
+	if (!slot) {
+		free(copy);
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	*slot = copy;
+}
+
+static void term_set_final(sqlite3_context *ctx)
+{
+	struct term_set_agg *a = sqlite3_aggregate_context(ctx, 0);
+	size_t n = a ? a->n : 0;
+	const char **v = n ? malloc(n * sizeof(*v)) : NULL;
+	char key[REP_TERM_SET_KEY];
+	if (n && !v)
+		sqlite3_result_error_nomem(ctx);
+	for (size_t i = 0; v && i < n; i++)
+		v[i] = a->names[i];
+	if (v) {
+		rep_terms_unique(v, &n);
+		rep_term_set_key(v, n, key);
+		sqlite3_result_text(ctx, key, -1, SQLITE_TRANSIENT);
+	}
+	free(v);
+	for (size_t i = 0; a && i < a->n; i++)
+		free(a->names[i]);
+	if (a)
+		free(a->names);
 }
 
 /* Apply the migrations this database lacks, in one transaction. */
@@ -745,6 +896,11 @@ int rep_sqlite_open(const char *path, struct rep_sqlite **out, char *why, size_t
 	    exec_retry(st->db, "PRAGMA synchronous = NORMAL") != SQLITE_OK ||
 	    exec_retry(st->db, "PRAGMA wal_autocheckpoint = 8000") != SQLITE_OK ||
 	    exec_retry(st->db, "PRAGMA foreign_keys = ON") != SQLITE_OK) {
+		set_why(why, whylen, path, st->db);
+		goto fail;
+	}
+	if (sqlite3_create_function_v2(st->db, "asyncore_term_set", 1, SQLITE_UTF8, NULL, NULL,
+				       term_set_step, term_set_final, NULL) != SQLITE_OK) {
 		set_why(why, whylen, path, st->db);
 		goto fail;
 	}
@@ -840,7 +996,8 @@ static int insert_row(sqlite3_stmt *q, const struct rep_value *v, size_t n)
 	return rc;
 }
 
-static int insert_core(struct rep_sqlite *st, const struct analysis *an)
+/* AN's cores row, in term set TERM_SET (NULL: it holds no names). */
+static int insert_core(struct rep_sqlite *st, const struct analysis *an, const char *term_set)
 {
 	char now[32], mtime[32];
 	rep_store_time((int64_t)time(NULL), now);
@@ -864,7 +1021,7 @@ static int insert_core(struct rep_sqlite *st, const struct analysis *an)
 		v_opt(c.has_code, (uint64_t)c.code), v_text(c.code_name),
 		v_opt(c.has_address, c.address), v_text(c.handled_by), v_text(c.action),
 		v_text(g.crash), v_opt(g.has_signal, (uint64_t)g.signal), v_text(g.signal_name),
-		v_text(g.message), v_text(rep_core_file_mtime(an, mtime)),
+		v_text(g.message), v_text(rep_core_file_mtime(an, mtime)), v_text(term_set),
 	};
 	return insert_row(st->q[Q_CORE], v, NVALUES(v));
 }
@@ -1028,6 +1185,25 @@ int rep_sqlite_replace_frames(struct rep_sqlite *st, enum rep_frames_table t, in
 	       insert_row(count, v, 3) == SQLITE_DONE ? 0 : -1;
 }
 
+int rep_sqlite_retally_terms(struct rep_sqlite *st, int64_t core)
+{
+	static const char *const sql[] = {
+		"UPDATE cores SET term_set = (SELECT asyncore_term_set(name) FROM (" CORE_TERMS ")"
+		" WHERE core_id = ?1) WHERE id = ?1",
+		"INSERT OR IGNORE INTO term_names SELECT DISTINCT t.name, c.term_set FROM (" CORE_TERMS ") t"
+		" JOIN cores c ON c.id = t.core_id WHERE t.core_id = ?1",
+	};
+	for (size_t i = 0; i < sizeof(sql) / sizeof(sql[0]); i++) {
+		sqlite3_stmt *q = NULL;
+		int ok = sqlite3_prepare_v2(st->db, sql[i], -1, &q, NULL) == SQLITE_OK &&
+			 sqlite3_bind_int64(q, 1, core) == SQLITE_OK && sqlite3_step(q) == SQLITE_DONE;
+		sqlite3_finalize(q);
+		if (!ok)
+			return -1;
+	}
+	return 0;
+}
+
 static int insert_threads(struct rep_sqlite *st, int64_t core, const struct analysis *an)
 {
 	for (size_t i = 0; i < an->nthreads; i++) {
@@ -1154,6 +1330,17 @@ static int insert_children(struct rep_sqlite *st, int64_t core, const struct ana
 	return insert_row(st->q[Q_CLEAR_ERROR], clear, NVALUES(clear)) == SQLITE_DONE ? 0 : -1;
 }
 
+/* The names of term set KEY, each once in the store. */
+static int insert_terms(struct rep_sqlite *st, const char *const *names, size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct rep_value v[] = {v_text(names[i]), v_text(key)};
+		if (insert_row(st->q[Q_TERM], v, NVALUES(v)) != SQLITE_DONE)
+			return -1;
+	}
+	return 0;
+}
+
 enum rep_write_result rep_sqlite_write(struct rep_sqlite *st, const struct analysis *an, char *why,
 				      size_t whylen)
 {
@@ -1165,18 +1352,31 @@ enum rep_write_result rep_sqlite_write(struct rep_sqlite *st, const struct analy
 		snprintf(why, whylen, "the analysis has no core fingerprint");
 		return REP_WRITE_FAILED;
 	}
-	if (insert_core(st, an) != SQLITE_DONE)
+	const char **names = NULL;
+	size_t nnames = 0;
+	char key[REP_TERM_SET_KEY];
+	if (rep_core_terms(an, &names, &nnames) != 0) {
+		snprintf(why, whylen, "out of memory");
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		return REP_WRITE_FAILED;
+	}
+	rep_term_set_key(names, nnames, key);
+	if (insert_core(st, an, nnames ? key : NULL) != SQLITE_DONE)
 		goto fail;
 	if (sqlite3_changes(st->db) == 0) {
+		free(names);
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 		return REP_WRITE_DUPLICATE;
 	}
-	if (insert_children(st, sqlite3_last_insert_rowid(st->db), an) != 0)
+	if (insert_children(st, sqlite3_last_insert_rowid(st->db), an) != 0 ||
+	    insert_terms(st, names, nnames, key) != 0)
 		goto fail;
 	if (exec_retry(st->db, "COMMIT") != SQLITE_OK)
 		goto fail;
+	free(names);
 	return REP_WRITE_STORED;
 fail:
+	free(names);
 	set_why(why, whylen, "writing the core", st->db);
 	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 	return REP_WRITE_FAILED;

@@ -15,7 +15,7 @@
 #include "store.h"
 
 /* Schema version this program writes (PRAGMA user_version). */
-#define REP_SCHEMA_VERSION 11
+#define REP_SCHEMA_VERSION 12
 
 /* The SQL that takes a database from schema VERSION - 1 to VERSION (1 ..
  * REP_SCHEMA_VERSION), or NULL: for tests that build an older database. */

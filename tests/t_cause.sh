@@ -291,10 +291,11 @@ same "cause-store-summary" "$got" "$(jget "$TMPD/out_of_range.json" "j['cause'][
 if [ -f "$CORES/abort.core" ] && [ -f "$CORES/assert.core" ]; then
 	OLD=$TMPD/old.db
 	"$ASYNCORE" ingest --db "$OLD" --quiet "$CORES/abort.core" >/dev/null 2>&1
-	sqlite3 "$OLD" "DROP INDEX cores_seen_at; DROP TRIGGER cores_bucket_add; DROP TRIGGER cores_bucket_drop;
-		DROP TRIGGER cores_bucket_move; DROP TRIGGER frames_search; DROP TRIGGER task_frames_search;
-		DROP TRIGGER search_terms_name; DROP TABLE bucket_days; DROP TABLE search_terms;
-		DROP TABLE search_names; DROP VIEW top_signatures; DROP INDEX cores_seen;
+	sqlite3 "$OLD" "DROP TRIGGER cores_set_add; DROP TRIGGER cores_set_drop; DROP TRIGGER cores_set_move;
+		DROP TRIGGER term_names_name; DROP TABLE set_days; DROP TABLE term_names;
+		DROP INDEX cores_term_set; ALTER TABLE cores DROP COLUMN term_set;
+		DROP INDEX cores_seen_at; DROP TRIGGER cores_bucket_add; DROP TRIGGER cores_bucket_drop;
+		DROP TRIGGER cores_bucket_move; DROP TABLE bucket_days; DROP TABLE search_names; DROP VIEW top_signatures; DROP INDEX cores_seen;
 		DROP INDEX cores_cause_summary; ALTER TABLE cores DROP COLUMN file_mtime;
 		DROP INDEX cores_cause_kind; ALTER TABLE cores DROP COLUMN cause_kind;
 		ALTER TABLE cores DROP COLUMN cause_summary; DROP INDEX cores_arch;

@@ -649,3 +649,112 @@ stack8='SELECT frame, coalesce(function, '"'-'"'), coalesce(module, '"'-'"') FRO
 check "clickhouse: ... the crash_stacks of both as SQLite's" \
 	[ "$(chq "$U8" "$stack8" | tr -d '"')" = "$(store_q "$W/s8.db" "$stack8" | tr -d '"')" -a \
 	  "$(store_q "$W/s8.db" "SELECT count(*) FROM crash_stacks WHERE function = 'sigusr2'")" = 1 ]
+
+# Term sets (reports/store_rows.h): each core's term set names its search
+# names (its frames' and task frames' functions, modules and files, its
+# cause summary), term_names holds each set's names, set_days counts each
+# set's cores as bucket_days counts a bucket's.  After the ingests, store
+# init on a store made before term sets, and a resign that symbolizes
+# frames again: every core has a set whose names are its own, and set_days
+# counts what cores FINAL holds, each core in one group.
+core_names() {   # core_names DB: each core's search names, from its stored rows
+	local names="arrayJoin(arrayFilter(x -> x != '', [ifNull(function, ''), ifNull(module, ''), ifNull(file, '')]))"
+	echo "SELECT fingerprint, arraySort(groupUniqArray(name)) AS names FROM
+		(SELECT fingerprint, $names AS name FROM $1.frames FINAL
+		 UNION ALL SELECT fingerprint, $names AS name FROM $1.task_frames FINAL
+		 UNION ALL SELECT fingerprint, s AS name FROM (SELECT fingerprint, ifNull(cause_summary, '') AS s,
+		   version FROM $1.cores FINAL) WHERE s != '')
+		GROUP BY fingerprint"
+}
+term_sets() {   # term_sets DB: "SETS CORES WRONG", a set wrong when it is '', its cores' names differ or term_names has others
+	ch_q 1 "SELECT count(), sum(cores), countIf(term_set = '' OR variants != 1 OR core_names != stored) FROM
+		(SELECT term_set, uniqExact(arrayStringConcat(names, '\n')) AS variants, any(names) AS core_names,
+		  count() AS cores FROM
+		  (SELECT fingerprint, term_set FROM (SELECT fingerprint, term_set, version FROM $1.cores FINAL))
+		  GLOBAL ANY LEFT JOIN ($(core_names "$1")) USING fingerprint
+		 GROUP BY term_set)
+		GLOBAL ANY LEFT JOIN (SELECT term_set, arraySort(groupUniqArray(name)) AS stored FROM $1.term_names
+		 GROUP BY term_set) USING term_set" | tr '\t' ' '
+}
+set_days_wrong() {   # set_days_wrong DB: groups whose count or last crash set_days and cores FINAL disagree on
+	local key="term_set, hash, exe, build, arch, cause, day" seen="ifNull(ifNull(crashed_at, file_mtime), '')"
+	ch_q 1 "SELECT count() FROM (SELECT $key FROM
+		(SELECT $key, uniqExactMerge(n) AS c, maxMerge(last_at) AS l FROM $1.set_days GROUP BY $key
+		 UNION ALL
+		 SELECT term_set, ifNull(signature_hash, '') AS hash, ifNull(executable, '') AS exe,
+		  ifNull(build_id, '') AS build, arch, ifNull(cause_kind, '') AS cause, substring($seen, 1, 10) AS day,
+		  count() AS c, max($seen) AS l FROM (SELECT * FROM $1.cores FINAL) GROUP BY $key)
+		GROUP BY $key, c, l HAVING count() != 2)"
+}
+counted_once() {   # counted_once I TABLE: every core in one group of server I's set_days TABLE
+	ch_q "$1" "SELECT sum(c) = uniqExactMerge(s) FROM (SELECT uniqExactMerge(n) AS c, uniqExactMergeState(n) AS s
+	           FROM $2 GROUP BY term_set, hash, exe, build, arch, cause, day)"
+}
+sets=$(term_sets crashes)
+check "clickhouse: every core has a term set whose names term_names holds, its own ($sets: sets, cores, wrong)" \
+	[ "${sets#* }" = "$N 0" -a "${sets%% *}" -gt 1 ]
+check "clickhouse: ... set_days counts each set's cores as cores FINAL holds them, each core once on each shard" \
+	[ "$(set_days_wrong crashes)/$(counted_once 1 crashes.set_days_local)/$(counted_once 2 crashes.set_days_local)" = 0/1/1 ]
+
+# A store made before term sets: its cores without term_set, no term_names
+# and set_days, its search_terms (the index they replace) there.
+U11="clickhouse://127.0.0.1:${CH_HTTP[1]}/crashes11?cluster=$CH_CLUSTER_NAME"
+"$ASYNCORE" store init --db "$U11" && "$ASYNCORE" store init --db "${U11/${CH_HTTP[1]}/${CH_HTTP[2]}}"
+"$ASYNCORE" ingest --db "$U11" --quiet "$W/cores" 2>/dev/null
+sets_q="SELECT fingerprint, term_set FROM (SELECT fingerprint, term_set, version FROM crashes11.cores FINAL) ORDER BY fingerprint"
+ch_q 1 "$sets_q" >"$W/sets.ingest"
+for i in 1 2; do
+	for t in set_days_mv set_days set_days_local term_names term_names_local; do
+		ch_q $i "DROP TABLE crashes11.$t" >/dev/null || fail "clickhouse: dropping crashes11.$t on shard $i"
+	done
+	for t in cores cores_local; do
+		ch_q $i "ALTER TABLE crashes11.$t DROP COLUMN term_set" >/dev/null ||
+			fail "clickhouse: dropping crashes11.$t.term_set on shard $i"
+	done
+	{ ch_q $i "CREATE TABLE crashes11.search_terms_local (name String, fingerprint String)
+		ENGINE = ReplacingMergeTree ORDER BY (name, fingerprint)" &&
+	  ch_q $i "CREATE TABLE crashes11.search_terms AS crashes11.search_terms_local
+		ENGINE = Distributed($CH_CLUSTER_NAME, crashes11, search_terms_local)" &&
+	  ch_q $i "CREATE MATERIALIZED VIEW crashes11.search_terms_frames_mv TO crashes11.search_terms_local AS
+		SELECT DISTINCT assumeNotNull(function) AS name, fingerprint FROM crashes11.frames_local
+		WHERE isNotNull(function)"; } >/dev/null || fail "clickhouse: making shard $i's search_terms"
+done
+"$ASYNCORE" store init --db "$U11" 2>"$W/err" && "$ASYNCORE" store init --db "${U11/${CH_HTTP[1]}/${CH_HTTP[2]}}" 2>>"$W/err"; rc=$?
+[ $rc -eq 0 ] || sed 's/^/    /' "$W/err"
+ch_q 1 "$sets_q" >"$W/sets.init"
+same=$(cmp -s "$W/sets.ingest" "$W/sets.init" && echo same)
+check "clickhouse: store init gives the cores of a store made before term sets the sets ingest gives them (exit $rc)" \
+	[ $rc -eq 0 -a "$(wc -l <"$W/sets.ingest")" = "$N" -a "$same" = same ]
+sets=$(term_sets crashes11)
+check "clickhouse: ... term_names holds their names ($sets)" [ "${sets#* }" = "$N 0" ]
+check "clickhouse: ... set_days counts them as cores FINAL holds them, each core once on each shard" \
+	[ "$(set_days_wrong crashes11)/$(counted_once 1 crashes11.set_days_local)/$(counted_once 2 crashes11.set_days_local)" = 0/1/1 ]
+check "clickhouse: ... search_terms and its view are gone from both shards" \
+	[ "$(ch_q 1 "SELECT count() FROM system.tables WHERE database = 'crashes11' AND name LIKE 'search_terms%'")/$(
+	     ch_q 2 "SELECT count() FROM system.tables WHERE database = 'crashes11' AND name LIKE 'search_terms%'")" = 0/0 ]
+
+# Resign symbolizing frames again: the cores get the sets of their new
+# names; on one server resign counts set_days again, on a cluster each
+# shard's store init does.
+if [ -n "$D" ]; then
+	U13="clickhouse://127.0.0.1:${CH_HTTP[1]}/crashes13"
+	"$ASYNCORE" store init --db "$U13"
+	"$ASYNCORE" ingest --db "$U13" --quiet "$W/stripped" 2>/dev/null
+	sets_q="SELECT fingerprint, term_set FROM (SELECT fingerprint, term_set, version FROM crashes13.cores FINAL) ORDER BY fingerprint"
+	ch_q 1 "$sets_q" >"$W/sets13.before"
+	"$ASYNCORE" resign --db "$U13" --debug-dir "$D/debug" >"$W/resign13" 2>&1; rc=$?
+	ch_q 1 "$sets_q" >"$W/sets13.after"
+	moved=$(paste "$W/sets13.before" "$W/sets13.after" | awk '$1 == $3 && $2 != $4' | wc -l)
+	check "clickhouse: resign gives the 3 cores whose frames it symbolizes again new term sets ($moved; $(head -1 "$W/resign13"))" \
+		[ $rc -eq 0 -a "$moved" = 3 ]
+	sets=$(term_sets crashes13)
+	check "clickhouse: ... term_names holds their names ($sets)" [ "${sets#* }" = "3 0" ]
+	check "clickhouse: ... on one server, resign counts set_days again: as cores FINAL holds them, each core once" \
+		[ "$(set_days_wrong crashes13)/$(counted_once 1 crashes13.set_days)" = 0/1 ]
+	check "clickhouse: ... on a cluster, a core given a new set is in two groups of set_days until store init" \
+		[ "$(counted_once 1 crashes5.set_days_local)$(counted_once 2 crashes5.set_days_local)" != 11 ]
+	"$ASYNCORE" store init --db "$U5" && "$ASYNCORE" store init --db "${U5/${CH_HTTP[1]}/${CH_HTTP[2]}}"
+	sets=$(term_sets crashes5)
+	check "clickhouse: ... then each shard's set_days counts them as cores FINAL holds them ($sets)" \
+		[ "${sets#* }/$(set_days_wrong crashes5)/$(counted_once 1 crashes5.set_days_local)/$(counted_once 2 crashes5.set_days_local)" = "3 0/0/1/1" ]
+fi

@@ -101,6 +101,31 @@ DROP10="DROP TRIGGER cores_bucket_add; DROP TRIGGER cores_bucket_drop; DROP TRIG
 # What schema version 11 added (the index of cores by crash time, newest
 # first for a broad search): dropped, it makes a store of version 10.
 DROP11="DROP INDEX cores_seen_at;"
+# What schema version 12 added (term sets): dropped, and version 10's
+# search_terms made again with its triggers, it makes a store of version 11.
+TERMS10="SELECT function AS name, core_id FROM frames WHERE function IS NOT NULL
+	UNION SELECT module, core_id FROM frames WHERE module IS NOT NULL
+	UNION SELECT file, core_id FROM frames WHERE file IS NOT NULL
+	UNION SELECT function, core_id FROM task_frames WHERE function IS NOT NULL
+	UNION SELECT module, core_id FROM task_frames WHERE module IS NOT NULL
+	UNION SELECT file, core_id FROM task_frames WHERE file IS NOT NULL"
+DROP12="DROP TRIGGER cores_set_add; DROP TRIGGER cores_set_drop; DROP TRIGGER cores_set_move;
+	DROP TRIGGER term_names_name; DROP TRIGGER cores_bucket_drop; DROP TABLE set_days;
+	DROP TABLE term_names; DROP INDEX cores_term_set; ALTER TABLE cores DROP COLUMN term_set;
+	CREATE TABLE search_terms (name TEXT NOT NULL, core_id INTEGER NOT NULL,
+	  PRIMARY KEY (name, core_id)) WITHOUT ROWID;
+	INSERT INTO search_terms $TERMS10;
+	CREATE TRIGGER cores_bucket_drop AFTER DELETE ON cores BEGIN
+	  DELETE FROM search_terms WHERE core_id = OLD.id; END;
+	CREATE TRIGGER frames_search AFTER INSERT ON frames BEGIN
+	  INSERT OR IGNORE INTO search_terms SELECT v, NEW.core_id FROM (SELECT NEW.function AS v
+	  UNION SELECT NEW.module UNION SELECT NEW.file) WHERE v IS NOT NULL; END;
+	CREATE TRIGGER task_frames_search AFTER INSERT ON task_frames BEGIN
+	  INSERT OR IGNORE INTO search_terms SELECT v, NEW.core_id FROM (SELECT NEW.function AS v
+	  UNION SELECT NEW.module UNION SELECT NEW.file) WHERE v IS NOT NULL; END;
+	CREATE TRIGGER search_terms_name AFTER INSERT ON search_terms BEGIN
+	  INSERT OR IGNORE INTO search_names VALUES (NEW.name); END;"
+DROP11="$DROP12 $DROP11"
 DROP10="$DROP11 $DROP10"
 DROP9="$DROP10 $DROP9"
 DROP8="$DROP9 $DROP8"
@@ -110,6 +135,26 @@ DROP8="$DROP9 $DROP8"
 old_store() {
 	cp "$DB" "$W/v$1.db"
 	sqlite3 "$W/v$1.db" "$2 PRAGMA user_version = $1;"
+}
+
+# terms_exact N: in $W/vN.db, each core's term set holds exactly the names
+# of its frames, its tasks' frames and its cause, and set_days counts each
+# core once, in its set and group.
+terms_exact() {
+	local names="SELECT * FROM (SELECT name, core_id FROM ($TERMS10) WHERE name <> ''
+		UNION SELECT cause_summary, id FROM cores WHERE cause_summary <> '')"
+	local held="SELECT n.name, c.id FROM cores c JOIN term_names n ON n.term_set = c.term_set"
+	check "store schema: ... each core's term set holds its frames' and cause's names, no other" \
+		[ "$(store_q "$W/v$1.db" "SELECT (SELECT count(*) FROM ($names EXCEPT $held))
+			+ (SELECT count(*) FROM ($held EXCEPT $names)) AS n")" = 0 ]
+	local groups="SELECT term_set, ifnull(signature_hash, ''), ifnull(executable, ''),
+		ifnull(build_id, ''), arch, ifnull(cause_kind, ''),
+		ifnull(substr(coalesce(crashed_at, file_mtime), 1, 10), ''), count(*),
+		max(coalesce(crashed_at, file_mtime)) FROM cores WHERE term_set IS NOT NULL
+		GROUP BY 1, 2, 3, 4, 5, 6, 7"
+	check "store schema: ... set_days counts each core once, by set and group" \
+		[ "$(store_q "$W/v$1.db" "SELECT (SELECT count(*) FROM ($groups EXCEPT SELECT * FROM set_days))
+			+ (SELECT count(*) FROM (SELECT * FROM set_days EXCEPT $groups)) AS n")" = 0 ]
 }
 
 # migrated N: the next ingest into $W/vN.db brings it to version $v.
@@ -208,10 +253,7 @@ check "store schema: ... bucket_days counts its $n9 cores, by bucket as cores do
 	[ "$(store_q "$W/v9.db" "SELECT (SELECT sum(cores) FROM bucket_days) = $n9 AND NOT EXISTS (
 		SELECT signature_hash, count(*) FROM cores GROUP BY 1 EXCEPT SELECT nullif(signature_hash, ''),
 		sum(cores) FROM bucket_days GROUP BY 1) AS ok")" = 1 ]
-check "store schema: ... search_terms holds every frame's names" \
-	[ "$(store_q "$W/v9.db" "SELECT count(*) FROM (SELECT function, core_id FROM frames WHERE function IS NOT NULL
-		UNION SELECT file, core_id FROM task_frames WHERE file IS NOT NULL
-		EXCEPT SELECT name, core_id FROM search_terms)")" = 0 ]
+terms_exact 9
 check "store schema: ... only the core stored after it has its file's mtime" \
 	[ "$(store_q "$W/v9.db" "SELECT count(file_mtime) FROM cores")" = 1 ]
 
@@ -221,6 +263,21 @@ old_store 10 "$DROP11"
 migrated 10
 check "store schema: ... the version 10 store has cores_seen_at" \
 	[ "$(store_q "$W/v10.db" "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'cores_seen_at'")" = 1 ]
+
+# A store of schema version 11 (search_terms, no term sets) is migrated by
+# the next ingest: each core's term set is taken from its rows, the same
+# set the analysis gave a core ingested since.
+old_store 12 ""
+terms_exact 12
+old_store 11 "$DROP12"
+migrated 11
+terms_exact 11
+check "store schema: ... the migration's term sets are those ingest gives" \
+	[ "$(sqlite3 "$W/v11.db" "ATTACH '$DB' AS fresh; SELECT count(*) FROM cores c
+		JOIN fresh.cores f USING (fingerprint) WHERE c.term_set IS NOT f.term_set")" = 0 ]
+sqlite3 "$W/v11.db" "UPDATE cores SET signature_hash = 'moved' WHERE id = (SELECT min(id) FROM cores);
+	PRAGMA foreign_keys = ON; DELETE FROM cores WHERE id = (SELECT max(id) FROM cores)"
+terms_exact 11
 
 # Go programs (fixtures/go_shop, when Go is installed): the core's signal is
 # the runtime's SIGABRT; the Go crash columns say what killed it, and resign
