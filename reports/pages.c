@@ -259,19 +259,33 @@ int rep_page_core(FILE *out, struct rep_reader *r, const char *id, bool json)
 #define SQLITE_OWN(C) \
 	"(ifnull(" C ".signature_hash, '') IN sh OR instr(ifnull(" C ".executable, ''), ?1) > 0" \
 	" OR instr(ifnull(" C ".build_id, ''), ?1) > 0 OR instr(ifnull(" C ".cause_kind, ''), ?1) > 0)"
-#define SQLITE_BUCKETS \
-	SQLITE_SETS ", rest AS (SELECT signature_hash AS h, cores, last_at FROM set_days" \
-	"  WHERE term_set IN ts AND NOT " SQLITE_OWN("set_days") ")" \
+/* The buckets, from the groups matching by their own columns and the
+ * cores of the matching sets outside them: the sets looked up by name
+ * (ts) when few, else every group of set_days tested by index, which
+ * costs at most a row per core instead of sorting a set per core. */
+#define SQLITE_REST_FEW \
+	"rest AS (SELECT signature_hash AS h, cores, last_at FROM set_days" \
+	"  WHERE term_set IN ts AND NOT " SQLITE_OWN("set_days") ")"
+#define SQLITE_REST_MANY \
+	"rest AS (SELECT signature_hash AS h, cores, last_at FROM set_days" \
+	"  WHERE EXISTS (SELECT 1 FROM term_names t WHERE t.name IN n AND t.term_set = set_days.term_set)" \
+	"  AND NOT " SQLITE_OWN("set_days") ")"
+#define SQLITE_BUCKETS(REST) \
+	SQLITE_SETS ", " REST \
 	"SELECT nullif(h, '') AS hash, (SELECT max(signature) FROM bucket_days b WHERE b.signature_hash = h)," \
 	" sum(cores) AS n, max(last_at) FROM (SELECT * FROM g UNION ALL SELECT * FROM rest)" \
 	" GROUP BY h ORDER BY n DESC, hash LIMIT 100"
-/* How many cores match: a broad search (at least SQLITE_BROAD_AT) walks
- * the cores newest first and stops at the page's last, a narrow one looks
- * them up by set and group. */
+/* Whether the names are held by many sets: SQLITE_MANY_SETS or more. */
+#define SQLITE_MANY_SETS 20000
+#define SQLITE_SET_ROWS \
+	"WITH n AS MATERIALIZED (SELECT name FROM search_names WHERE instr(name, ?1) > 0)" \
+	" SELECT count(*) >= 20000 FROM (SELECT 1 FROM term_names WHERE name IN n LIMIT 20000)"
+_Static_assert(SQLITE_MANY_SETS == 20000, "SQLITE_SET_ROWS' bound");
+/* A broad search (its buckets count at least SQLITE_BROAD_AT cores, or
+ * fill the page) walks the cores newest first and stops at the page's
+ * last, testing each core's set by index; a narrow one looks them up by
+ * set and group. */
 #define SQLITE_BROAD_AT 2000
-#define SQLITE_CANDIDATES \
-	SQLITE_SETS "SELECT (SELECT ifnull(sum(cores), 0) FROM g)" \
-	" + (SELECT ifnull(sum(cores), 0) FROM set_days WHERE term_set IN ts)"
 #define SQLITE_CORE_COLUMNS \
 	"SELECT fingerprint, coalesce(crashed_at, file_mtime) AS seen, executable," \
 	" build_id, signature_hash, signature, cause_kind, cause_summary FROM cores"
@@ -286,7 +300,8 @@ int rep_page_core(FILE *out, struct rep_reader *r, const char *id, bool json)
 	"   WHERE instr(cause_kind, ?1) > 0)) " \
 	SQLITE_CORE_COLUMNS " WHERE id IN hit ORDER BY seen DESC, id DESC LIMIT 200"
 #define SQLITE_CORES_BROAD \
-	SQLITE_SETS SQLITE_CORE_COLUMNS " WHERE term_set IN ts OR " SQLITE_OWN("cores") \
+	SQLITE_SETS SQLITE_CORE_COLUMNS " WHERE " SQLITE_OWN("cores") \
+	" OR EXISTS (SELECT 1 FROM term_names t WHERE t.name IN n AND t.term_set = cores.term_set)" \
 	" ORDER BY seen DESC, id DESC LIMIT 200"
 
 /* ClickHouse's sets, as SQLite's: names, term sets, signature hashes, and
@@ -303,15 +318,30 @@ int rep_page_core(FILE *out, struct rep_reader *r, const char *id, bool json)
 	"(ifNull(signature_hash, '') IN " CH_SIG_HASHES " OR position(ifNull(executable, ''), %1$s) > 0" \
 	" OR position(ifNull(build_id, ''), %1$s) > 0 OR position(ifNull(cause_kind, ''), %1$s) > 0)"
 /* Whether bucket_days and set_days hold every core in one group: a core
- * whose rows disagree on its group (resign changed it, and its old row is
- * not yet merged away) would count twice, and the pages then read the
- * current rows of cores themselves (CH_MATCH, FINAL). */
-#define CH_ONE_GROUP(table, key) \
-	"(SELECT sum(c) = uniqExactMerge(s) FROM (SELECT uniqExactMerge(n) AS c," \
-	" uniqExactMergeState(n) AS s FROM " table " GROUP BY " key "))"
+ * whose rows disagree on its group (resign or store init changed it, and
+ * its old row is not yet merged away) would count twice, and the pages
+ * then read the current rows of cores themselves (CH_MATCH, FINAL).  The
+ * writers say when that may be so in aggregate_marks (reports/
+ * store_clickhouse.c, "Marks"): exact when each shard's newest "rebuilt"
+ * mark is at or after the newest other mark of its own or of every shard
+ * (''), a store without marks being exact.  The shards are those of the
+ * cluster the Distributed aggregate_marks reads (system.clusters), or one
+ * server's only, ''. */
+#define CH_MARKS_MADE \
+	"SELECT count() FROM system.tables WHERE database = currentDatabase() AND name = 'aggregate_marks'"
+#define CH_SHARDS \
+	"(SELECT groupUniqArray(toString(shard_num)) FROM system.clusters WHERE cluster =" \
+	" (SELECT extract(engine_full, '^Distributed.([[:alnum:]_]+)') FROM system.tables" \
+	"  WHERE database = currentDatabase() AND name = 'aggregate_marks'))"
+/* A shard without marks is behind only when there is a mark for every
+ * shard (18.16 drops the columns a lambda alone reads: none here). */
 #define CH_EXACT \
-	"SELECT " CH_ONE_GROUP("bucket_days", "hash, exe, build, arch, cause, day") " AND " \
-	CH_ONE_GROUP("set_days", "term_set, hash, exe, build, arch, cause, day")
+	"WITH " CH_SHARDS " AS listed, if(empty(listed), [''], listed) AS shards," \
+	" (SELECT maxIf(at, kind != 'rebuilt' AND shard = '') FROM aggregate_marks) AS every" \
+	" SELECT countIf(has(shards, shard) AND r < greatest(d, every)) = 0" \
+	" AND (every = 0 OR countIf(has(shards, shard)) = length(shards)) FROM" \
+	" (SELECT shard, maxIf(at, kind = 'rebuilt') AS r, maxIf(at, kind != 'rebuilt') AS d" \
+	"  FROM aggregate_marks GROUP BY shard)"
 #define CH_AGG_BUCKETS \
 	"SELECT nullIf(h, ''), nullIf(max(s), ''), sum(c) AS k, nullIf(max(l), '') FROM" \
 	" (SELECT hash AS h, maxMerge(sig) AS s, uniqExactMerge(n) AS c, maxMerge(last_at) AS l" \
@@ -350,24 +380,48 @@ static const char *const hit_names[] = {"id", "crashed_at", "executable", "build
 					"cause_kind", "cause_summary"};
 static const char *const hit_bucket_names[] = {"hash", "signature", "count", "last_seen"};
 
-/* Whether ClickHouse's aggregates answer the search exactly (CH_EXACT). */
+/* Whether ClickHouse's aggregates answer the search exactly (CH_EXACT).  A
+ * store made before the marks (store init makes them), or whose marks a
+ * shard cannot give (not given its own by store init yet), is read from
+ * cores. */
 static int ch_exact(struct rep_reader *r, const char *query, bool *exact)
 {
 	json_t *check = NULL;
-	if (rep_reader_rows(r, CH_EXACT, query, &check) != 0)
+	*exact = false;
+	if (rep_reader_rows(r, CH_MARKS_MADE, query, &check) != 0)
 		return -1;
+	bool made = json_integer_value(json_array_get(json_array_get(check, 0), 0)) == 1;
+	json_decref(check);
+	check = NULL;
+	if (!made)
+		return 0;
+	if (rep_reader_rows(r, CH_EXACT, query, &check) != 0)
+		return rep_reader_timed_out(r) ? -1 : 0;
 	*exact = json_integer_value(json_array_get(json_array_get(check, 0), 0)) == 1;
 	json_decref(check);
 	return 0;
 }
 
-/* The search's buckets (BUCKETS) or newest cores, as JSON objects. */
-static json_t *search_rows(struct rep_reader *r, const char *query, bool buckets, bool exact)
+/* Whether SQLite's search of BUCKETS (its buckets) is broad. */
+static bool sqlite_broad(json_t *buckets)
+{
+	json_int_t n = 0;
+	json_t *b;
+	size_t k;
+	json_array_foreach(buckets, k, b)
+		n += json_integer_value(json_object_get(b, "count"));
+	return n >= SQLITE_BROAD_AT || json_array_size(buckets) >= SEARCH_MAX_BUCKETS;
+}
+
+/* The search's buckets (BUCKETS) or newest cores, as JSON objects; BROAD:
+ * the search is broad (sqlite_broad()). */
+static json_t *search_rows(struct rep_reader *r, const char *query, bool buckets, bool exact,
+			   bool broad)
 {
 	static const char *const sql[2][2] = {
 		{SQLITE_CORES_NARROW, CH_CORE_COLUMNS CH_MATCH
 		 " ORDER BY seen DESC NULLS LAST, analysed_at DESC, path LIMIT 200"},
-		{SQLITE_BUCKETS,
+		{SQLITE_BUCKETS(SQLITE_REST_FEW),
 		 "SELECT signature_hash, any(signature), count() AS n, max(ifNull(crashed_at, file_mtime))"
 		 " FROM cores FINAL" CH_MATCH
 		 " GROUP BY signature_hash ORDER BY n DESC, signature_hash LIMIT 100"},
@@ -377,14 +431,15 @@ static json_t *search_rows(struct rep_reader *r, const char *query, bool buckets
 	const char *q = sql[buckets][rep_reader_clickhouse(r)];
 	if (rep_reader_clickhouse(r) && exact)
 		q = buckets ? CH_AGG_BUCKETS : CH_AGG_CORES;
-	if (!buckets && !rep_reader_clickhouse(r)) {
-		if (rep_reader_rows(r, SQLITE_CANDIDATES, query, &rows) != 0)
+	if (!buckets && !rep_reader_clickhouse(r) && broad)
+		q = SQLITE_CORES_BROAD;
+	if (buckets && !rep_reader_clickhouse(r)) {
+		if (rep_reader_rows(r, SQLITE_SET_ROWS, query, &rows) != 0)
 			return NULL;
-		json_int_t n = json_integer_value(json_array_get(json_array_get(rows, 0), 0));
+		if (json_integer_value(json_array_get(json_array_get(rows, 0), 0)) == 1)
+			q = SQLITE_BUCKETS(SQLITE_REST_MANY);
 		json_decref(rows);
 		rows = NULL;
-		if (n >= SQLITE_BROAD_AT)
-			q = SQLITE_CORES_BROAD;
 	}
 	if (rep_reader_rows(r, q, query, &rows) != 0)
 		return NULL;
@@ -441,8 +496,8 @@ int rep_page_search(FILE *out, struct rep_reader *r, const char *query, bool jso
 	bool exact = false;
 	if (asked && rep_reader_clickhouse(r) && ch_exact(r, query, &exact) != 0)
 		goto out;
-	if (asked && (!(buckets = search_rows(r, query, true, exact)) ||
-		      !(cores = search_rows(r, query, false, exact))))
+	if (asked && (!(buckets = search_rows(r, query, true, exact, false)) ||
+		      !(cores = search_rows(r, query, false, exact, sqlite_broad(buckets)))))
 		goto out;
 	if (json) {
 		rc = json_page(out, json_pack("{s:s, s:O, s:O}", "query", query ? query : "", "buckets",

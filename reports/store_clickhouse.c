@@ -168,13 +168,19 @@ struct rep_ch_store {
 	uint64_t last_version;
 };
 
+/* Microseconds since the epoch. */
+static uint64_t wall_us(void)
+{
+	struct timeval tv;
+	gettimeofday(&tv, NULL);
+	return (uint64_t)tv.tv_sec * 1000000u + (uint64_t)tv.tv_usec;
+}
+
 /* Microseconds since the epoch, strictly increasing within the store: the
  * version that makes a newer cores or ingest_errors row replace an older. */
 static uint64_t next_version(struct rep_ch_store *st)
 {
-	struct timeval tv;
-	gettimeofday(&tv, NULL);
-	uint64_t v = (uint64_t)tv.tv_sec * 1000000u + (uint64_t)tv.tv_usec;
+	uint64_t v = wall_us();
 	st->last_version = v > st->last_version ? v : st->last_version + 1;
 	return st->last_version;
 }
@@ -529,13 +535,13 @@ static int add_columns(struct rep_ch *ch, char *why, size_t whylen)
  * set (a search reads the sets holding a name in term_names, which the
  * writer fills, then their groups here); search_names holds names, a second
  * copy of which is the same name.  Only a core whose rows differ in group
- * (resign changed its signature or its term set) is in two groups: the
- * reader checks for that (every fingerprint in one group) and then reads
- * cores itself, until the old row is merged away and the aggregate counted
- * again (resign on one server, `store init` on each shard).  Group
- * columns are '' for NULL: 18.16 keys no Nullable; the example's nullable
- * fields travel as text with a mask, as an argMax of a tuple holding
- * Nullable crashes 18.16 when stored. */
+ * (resign changed its signature or its term set) is in two groups, until
+ * the old row is merged away and the aggregate counted again (resign on
+ * one server, `store init` on each shard): aggregate_marks says when that
+ * may be so ("Marks" below), and the reader then reads cores itself.
+ * Group columns are '' for NULL: 18.16 keys no Nullable; the example's
+ * nullable fields travel as text with a mask, as an argMax of a tuple
+ * holding Nullable crashes 18.16 when stored. */
 #define AGG_SEEN "ifNull(crashed_at, file_mtime)"
 #define AGG_KEY "concat(ifNull(" AGG_SEEN ", ''), ' ', analysed_at, ' ', path)"
 static const char bucket_days_columns[] =
@@ -716,25 +722,226 @@ static int aggregates_rebuild(struct rep_ch *ch, const char *const *names, size_
 	return 0;
 }
 
-/* This server's aggregates that count cores, counted again when one holds
- * a core in two groups (a resign on a cluster, term sets filled). */
-static int aggregates_recount(struct rep_ch *ch, char *why, size_t whylen)
+/* ---- Marks: whether the aggregates are exact ------------------------
+ *
+ * Whether bucket_days and set_days hold every core in one group is known
+ * for sure only by merging all their states (counts_exact()), which on a
+ * large store costs a search more than its page's whole time; the few rows
+ * of aggregate_marks say it instead.  Only a cores row written again with
+ * another group makes an aggregate inexact, and only resign and store
+ * init's term-set fill write one: before its first such row each records
+ * that the aggregates may be inexact from then on ("rewriting": resign, for
+ * every shard, shard ''; "filling": the fill, for its own shard), and
+ * resign once more after its last ("rewritten").  When a shard's
+ * aggregates are found exact again (counts_exact(), after
+ * aggregates_rebuild() when need be), a "rebuilt" mark of that shard says
+ * they are as of the newest mark read before they were checked; found
+ * inexact still (a merge that did not happen), an "inexact" mark of the
+ * shard says so.  A search takes the aggregates as exact when every
+ * shard's newest "rebuilt" is at or after the newest mark that concerns it
+ * (reports/pages.c); a store without marks is exact (store init built its
+ * aggregates).  A shard is its shard_num in system.clusters (is_local) on
+ * a cluster, '' on one server.
+ *
+ * The values are ordered without trusting the hosts' clocks to agree: a
+ * mark that may make aggregates inexact takes the writer's version clock
+ * (next_version()), or one more than the newest mark there is when that
+ * clock is behind; resign reads the marks again once its mark is written
+ * and writes it again above any written meanwhile, so its mark is above
+ * whatever a rebuild read before it (a rebuild that ran while it was
+ * being written is not taken for one after it).  A "rebuilt" mark takes
+ * no clock of its own: it copies the newest mark it read, so a skewed
+ * clock only makes the values jump, never a shard look exact.  While
+ * resign's newest mark is "rewriting" (a resign running, or one that
+ * died: the next to complete closes it) no rebuild is marked, as it may
+ * miss the rows written after it.
+ *
+ * On a cluster resign's marks go through the Distributed table (resign
+ * needs every shard), a shard's own to its table (store init runs while
+ * another shard may have none yet); store init reads them through the
+ * Distributed table, or from its shard's table alone when another shard's
+ * cannot be read, which can only leave its shard looking inexact. */
+static const struct ch_table_def marks_table = {
+	"aggregate_marks", "kind String, shard String, at UInt64", "kind, shard", "at", "shard",
+};
+
+/* The marks as shard SHARD sees them: the newest that may have left its
+ * aggregates inexact (DIRTY: its own and every shard's), its newest
+ * "rebuilt", the newest of any kind, and whether resign's newest is
+ * "rewriting" (OPEN). */
+struct ch_marks {
+	uint64_t dirty, rebuilt, newest;
+	bool open;
+};
+
+/* The marks of SHARD from this server's table (LOCAL) or every shard's. */
+static int marks_read(struct rep_ch *ch, const char *shard, bool local, struct ch_marks *m,
+		      char *why, size_t whylen)
+{
+	char *q = rep_ch_quote(shard);
+	char *sql = q ? printf_sql("SELECT maxIf(at, kind != 'rebuilt' AND shard IN ('', %2$s)),"
+				   " maxIf(at, kind = 'rebuilt' AND shard = %2$s), max(at),"
+				   " argMaxIf(kind, at, kind IN ('rewriting', 'rewritten')) = 'rewriting'"
+				   " FROM %1$s.%3$s%4$s", rep_ch_database(ch), q, marks_table.name,
+				   local && rep_ch_cluster(ch) ? "_local" : "") : NULL;
+	json_t *res = NULL, *row;
+	int rc = -1;
+	if (!sql)
+		snprintf(why, whylen, "out of memory");
+	/* every shard's once (a shard without the table yet fails at once, as
+	 * a transient error retried would for seconds), this one's with retries */
+	else if (rep_ch_select(ch, sql, !local && rep_ch_cluster(ch), &res, why, whylen) == 0) {
+		row = json_array_get(json_object_get(res, "data"), 0);
+		m->dirty = (uint64_t)json_integer_value(json_array_get(row, 0));
+		m->rebuilt = (uint64_t)json_integer_value(json_array_get(row, 1));
+		m->newest = (uint64_t)json_integer_value(json_array_get(row, 2));
+		m->open = json_integer_value(json_array_get(row, 3)) == 1;
+		rc = 0;
+	}
+	json_decref(res);
+	free(sql);
+	free(q);
+	return rc;
+}
+
+/* Mark KIND of SHARD, value AT, into this server's table (LOCAL) or
+ * through the Distributed one. */
+static int mark_write(struct rep_ch *ch, const char *kind, const char *shard, uint64_t at,
+		      bool local, char *why, size_t whylen)
+{
+	char *q = rep_ch_quote(shard);
+	char *sql = q ? printf_sql("INSERT INTO %s.%s%s (kind, shard, at) VALUES ('%s', %s, %llu)",
+				   rep_ch_database(ch), marks_table.name,
+				   local && rep_ch_cluster(ch) ? "_local" : "", kind, q,
+				   (unsigned long long)at) : NULL;
+	int rc = sql ? rep_ch_run_retry(ch, sql, NULL, 0, CH_INSERT_SETTINGS, why, whylen)
+		     : (snprintf(why, whylen, "out of memory"), -1);
+	free(sql);
+	free(q);
+	return rc;
+}
+
+/* Record, before the first cores row written again with another group,
+ * that the aggregates may be inexact from now: resign's KIND for every
+ * shard, or the fill's ("filling") for this server's SHARD only (LOCAL).
+ * NOW is the writer's version clock. */
+static int mark_inexact(struct rep_ch *ch, const char *kind, const char *shard, bool local,
+			uint64_t now, char *why, size_t whylen)
+{
+	struct ch_marks m;
+	uint64_t at = now;
+	for (int tries = 0; tries < 4; tries++) {
+		if (marks_read(ch, shard, local, &m, why, whylen) != 0)
+			return -1;
+		if (tries > 0 && m.newest <= at)
+			return 0;   /* none newer meanwhile */
+		at = m.newest < at ? at : m.newest + 1;
+		if (mark_write(ch, kind, shard, at, local, why, whylen) != 0)
+			return -1;
+		if (local)
+			return 0;   /* this shard's: only its own store init writes them */
+	}
+	return 0;
+}
+
+/* This server's shard in the marks: '' on one server; on a cluster its
+ * shard_num in system.clusters, *KNOWN false (and '') when it is none of
+ * the cluster's shards there. */
+static int this_shard(struct rep_ch *ch, char shard[24], bool *known, char *why, size_t whylen)
+{
+	const char *cluster = rep_ch_cluster(ch);
+	json_t *res = NULL, *row;
+	shard[0] = '\0';
+	*known = true;
+	if (!cluster)
+		return 0;
+	char *sql = printf_sql("SELECT toString(min(shard_num)), count() FROM system.clusters"
+			       " WHERE cluster = '%s' AND is_local = 1", cluster);   /* a plain name */
+	int rc = -1;
+	if (!sql)
+		snprintf(why, whylen, "out of memory");
+	else if (rep_ch_select(ch, sql, false, &res, why, whylen) == 0) {
+		row = json_array_get(json_object_get(res, "data"), 0);
+		*known = json_integer_value(json_array_get(row, 1)) > 0;
+		if (*known)
+			snprintf(shard, 24, "%s", json_string_value(json_array_get(row, 0)) ?
+				 json_string_value(json_array_get(row, 0)) : "");
+		rc = 0;
+	}
+	json_decref(res);
+	free(sql);
+	return rc;
+}
+
+/* Whether each of this server's aggregates that count cores (SUFFIX: its
+ * tables' suffix) holds every core in one group: those that do not into
+ * INEXACT[0 .. *N), of those in ONLY (NULL: all). */
+static int aggregates_inexact(struct rep_ch *ch, const char *const *only, size_t nonly,
+			      const char **inexact, size_t *n, char *why, size_t whylen)
 {
 	const char *suffix = rep_ch_cluster(ch) ? "_local" : "";
-	const char *inexact[sizeof(ch_aggregates) / sizeof(ch_aggregates[0])];
-	size_t n = 0;
+	*n = 0;
 	for (size_t i = 0; i < sizeof(ch_aggregates) / sizeof(ch_aggregates[0]); i++) {
 		char table[64];
-		bool exact = true;
-		if (!ch_aggregates[i].counts)
+		bool exact = true, asked = !only;
+		for (size_t k = 0; k < nonly; k++)
+			asked = asked || strcmp(only[k], ch_aggregates[i].name) == 0;
+		if (!ch_aggregates[i].counts || !asked)
 			continue;
 		snprintf(table, sizeof(table), "%s%s", ch_aggregates[i].name, suffix);
 		if (counts_exact(ch, table, ch_aggregates[i].order, &exact, why, whylen) != 0)
 			return -1;
 		if (!exact)
-			inexact[n++] = ch_aggregates[i].name;
+			inexact[(*n)++] = ch_aggregates[i].name;
 	}
-	return aggregates_rebuild(ch, inexact, n, why, whylen);
+	return 0;
+}
+
+/* This server's aggregates that count cores, counted again when one holds
+ * a core in two groups (a resign, term sets filled), then marked exact as
+ * of the newest mark read before they were checked, unless a resign is
+ * rewriting.  SHARD: this server's in the marks (KNOWN false: none, and
+ * nothing is marked).  WHO says what runs it in a note. */
+static int aggregates_recount(struct rep_ch *ch, const char *shard, bool known, const char *who,
+			      char *why, size_t whylen)
+{
+	const char *inexact[sizeof(ch_aggregates) / sizeof(ch_aggregates[0])];
+	const char *left[sizeof(ch_aggregates) / sizeof(ch_aggregates[0])];
+	size_t n = 0, nleft = 0;
+	struct ch_marks m;
+	char note[256];
+	/* before anything is counted: a mark written later is newer; another
+	 * shard's unreadable (no table there yet), this one's marks alone,
+	 * which are never newer than every shard's */
+	if (marks_read(ch, shard, false, &m, why, whylen) != 0 &&
+	    (!rep_ch_cluster(ch) || marks_read(ch, shard, true, &m, why, whylen) != 0))
+		return -1;
+	if (aggregates_inexact(ch, NULL, 0, inexact, &n, why, whylen) != 0 ||
+	    aggregates_rebuild(ch, inexact, n, why, whylen) != 0 ||
+	    (n && aggregates_inexact(ch, inexact, n, left, &nleft, why, whylen) != 0))
+		return -1;
+	if (nleft) {   /* a merge that did not happen: readers must read cores */
+		snprintf(note, sizeof(note), "%s still holds a core in two groups (its old row not"
+			 " merged away): the served searches read cores until store init runs again",
+			 left[0]);
+		rep_say(stderr, who, note);
+		return known ? mark_inexact(ch, "inexact", shard, true, wall_us(), why, whylen) : 0;
+	}
+	if (m.dirty == 0 || m.rebuilt >= m.dirty)
+		return 0;   /* nothing to mark, or marked so already */
+	if (m.open || !known) {
+		if (m.open)
+			snprintf(note, sizeof(note), "a resign is rewriting cores, or ended before it"
+				 " finished: the served searches read cores until a resign completes and"
+				 " store init runs again");
+		else
+			snprintf(note, sizeof(note), "this server is none of cluster %s's shards in"
+				 " system.clusters (is_local): its aggregates are not marked exact",
+				 rep_ch_cluster(ch));
+		rep_say(stderr, who, note);
+		return 0;
+	}
+	return mark_write(ch, "rebuilt", shard, m.dirty, true, why, whylen);
 }
 
 /* The views and tables of ch_dropped, gone. */
@@ -795,7 +1002,8 @@ static int create_aggregates(struct rep_ch *ch, char *why, size_t whylen)
 	return 0;
 }
 
-static int fill_term_sets(struct rep_ch *ch, bool all, char *why, size_t whylen);
+static int fill_term_sets(struct rep_ch *ch, bool all, const char *shard, char *why,
+			  size_t whylen);
 
 int rep_ch_store_init(const char *url, char *why, size_t whylen)
 {
@@ -813,17 +1021,21 @@ int rep_ch_store_init(const char *url, char *why, size_t whylen)
 	for (int t = 0; t < T_COUNT; t++)
 		if (create_table(ch, &ch_tables[t], why, whylen) != 0)
 			goto out;
-	if (add_columns(ch, why, whylen) != 0 || drop_old(ch, why, whylen) != 0)
+	char shard[24];
+	bool known;
+	if (create_table(ch, &marks_table, why, whylen) != 0 ||
+	    this_shard(ch, shard, &known, why, whylen) != 0 ||
+	    add_columns(ch, why, whylen) != 0 || drop_old(ch, why, whylen) != 0)
 		goto out;
 	/* cores stored before term sets get theirs (every core of the shard
 	 * when its term_names is new), then each aggregate holding a core in
-	 * two groups is counted again */
+	 * two groups is counted again, and the shard's aggregates marked exact */
 	if (create_view(ch, "crash_stacks", crash_stacks_sql, true, why, whylen) != 0 ||
 	    create_view(ch, "last_events", last_events_sql, true, why, whylen) != 0 ||
 	    create_view(ch, "top_signatures", top_signatures_sql, false, why, whylen) != 0 ||
 	    create_aggregates(ch, why, whylen) != 0 ||
-	    fill_term_sets(ch, had_terms != 1, why, whylen) != 0 ||
-	    aggregates_recount(ch, why, whylen) != 0)
+	    fill_term_sets(ch, had_terms != 1, shard, why, whylen) != 0 ||
+	    aggregates_recount(ch, shard, known, "store init", why, whylen) != 0)
 		goto out;
 	rc = 0;
 out:
@@ -2347,6 +2559,13 @@ static bool set_stale(const struct ch_core *c)
 	return c->resymbolized || !c->old_set[0];
 }
 
+/* Whether C's cores row is written again in another group of the
+ * aggregates: its signature or its term set changed. */
+static bool moves_group(const struct ch_core *c)
+{
+	return (c->new_hash && hash_changed(c)) || set_changed(c);
+}
+
 /* Whether C's cores row is written again: its signature, its frame count
  * or its term set changed. */
 static bool needs_rewrite(const struct ch_core *c)
@@ -2420,8 +2639,10 @@ static void ch_cores_free(struct ch_core *c, size_t n)
  * into term_names and their cores rows written again with it.  Written to
  * the shard's own tables: the cluster's other shards may not have term
  * sets yet.  The aggregates then hold those cores in two groups until
- * aggregates_recount(). */
-static int fill_term_sets(struct rep_ch *ch, bool all, char *why, size_t whylen)
+ * aggregates_recount(): marked so for SHARD (this server's) before the
+ * first is written. */
+static int fill_term_sets(struct rep_ch *ch, bool all, const char *shard, char *why,
+			  size_t whylen)
 {
 	struct rep_ch_store st = {.ch = ch, .local = rep_ch_cluster(ch) ? "_local" : NULL};
 	char *sql = printf_sql("SELECT fingerprint, argMax(term_set, version) AS s FROM %s.cores%s"
@@ -2431,6 +2652,7 @@ static int fill_term_sets(struct rep_ch *ch, bool all, char *why, size_t whylen)
 	struct ch_core *c = NULL;
 	size_t n = 0, cap = 0, i;
 	int rc = -1;
+	bool marked = false;
 	if (!sql)
 		goto oom;
 	if (rep_ch_select(ch, sql, false, &res, why, whylen) != 0)
@@ -2450,8 +2672,13 @@ static int fill_term_sets(struct rep_ch *ch, bool all, char *why, size_t whylen)
 		if (stored_term_sets(&st, c, first, k, NULL, why, whylen) != 0)
 			goto out;
 		char *list = fingerprint_list(c, first, k, set_changed);
-		int written = list && *list ? rewrite_rows(&st, T_CORES, list, patch_core, &b, why,
-							   whylen) : 0;
+		int written = 0;
+		if (list && *list && !marked) {
+			written = mark_inexact(ch, "filling", shard, true, next_version(&st), why, whylen);
+			marked = written == 0;
+		}
+		if (list && *list && written == 0)
+			written = rewrite_rows(&st, T_CORES, list, patch_core, &b, why, whylen);
 		if (!list)
 			goto oom;
 		free(list);
@@ -2532,9 +2759,20 @@ int rep_ch_store_resign(struct rep_ch_store *st, const struct rep_resign_fns *fn
 {
 	struct rep_found_modules found = {0};
 	struct ch_core *c = NULL;
+	struct ch_marks m;
 	size_t n = 0;
 	int rc = -1;
+	bool marked = false;   /* "rewriting" written: "rewritten" follows */
+	long long made = 0;
 	memset(out, 0, sizeof(*out));
+	if (ask_number(st->ch, printf_sql("EXISTS TABLE %s.%s", rep_ch_database(st->ch),
+					  marks_table.name), &made, why, whylen) != 0)
+		goto out;
+	if (made != 1) {
+		snprintf(why, whylen, "%s: a store of an older asyncore: run asyncore store init on it"
+			 " (on every shard) first", rep_ch_database(st->ch));
+		goto out;
+	}
 	if (load_ch_cores(st->ch, &c, &n, why, whylen) != 0)
 		goto out;
 	for (size_t first = 0; first < n; first += CH_RESIGN_BATCH) {
@@ -2542,8 +2780,16 @@ int rep_ch_store_resign(struct rep_ch_store *st, const struct rep_resign_fns *fn
 		if ((fns->debuginfo &&
 		     resymbolize_batch(st, c, first, k, fns, &found, out, why, whylen) != 0) ||
 		    stored_term_sets(st, c, first, k, set_stale, why, whylen) != 0 ||
-		    sign_batch(st->ch, c, first, k, fns->sign, fns->ctx, why, whylen) != 0 ||
-		    rewrite_batch(st, c, first, k, &out->changed, why, whylen) != 0)
+		    sign_batch(st->ch, c, first, k, fns->sign, fns->ctx, why, whylen) != 0)
+			goto out;
+		for (size_t i = first; i < first + k && !marked; i++)
+			if (moves_group(&c[i])) {
+				if (mark_inexact(st->ch, "rewriting", "", false, next_version(st), why,
+						 whylen) != 0)
+					goto out;
+				marked = true;
+			}
+		if (rewrite_batch(st, c, first, k, &out->changed, why, whylen) != 0)
 			goto out;
 	}
 	out->modules_found = rep_found_count(&found);
@@ -2553,20 +2799,25 @@ int rep_ch_store_resign(struct rep_ch_store *st, const struct rep_resign_fns *fn
 		goto out;
 	}
 	/* a core that changed bucket (or term set) is in two of bucket_days'
-	 * (set_days') groups until its old row is merged away; a cluster's
-	 * shards are each counted again by their `store init` */
-	size_t sets = 0, nstale = 0;
-	const char *stale[2];
-	for (size_t i = 0; i < n; i++)
-		sets += set_changed(&c[i]);
-	if (out->changed)
-		stale[nstale++] = "bucket_days";
-	if (out->changed || sets)
-		stale[nstale++] = "set_days";
-	if (!rep_ch_cluster(st->ch) && aggregates_rebuild(st->ch, stale, nstale, why, whylen) != 0)
+	 * (set_days') groups until its old row is merged away: its rows all
+	 * written, "rewritten" (closing too the "rewriting" of a resign that
+	 * died); one server's aggregates are counted again now, a cluster's
+	 * shards' by their `store init` */
+	bool moved = marked;
+	if (marks_read(st->ch, "", false, &m, why, whylen) != 0 ||
+	    ((moved || m.open) &&
+	     mark_inexact(st->ch, "rewritten", "", false, next_version(st), why, whylen) != 0))
+		goto out;
+	marked = false;
+	if (!rep_ch_cluster(st->ch) && (moved || m.open || m.rebuilt < m.dirty) &&
+	    aggregates_recount(st->ch, "", true, "resign", why, whylen) != 0)
 		goto out;
 	rc = 0;
 out:
+	if (marked) {   /* failed: no more rows of this resign, but the aggregates stay inexact */
+		char ignored[256];
+		mark_inexact(st->ch, "rewritten", "", false, next_version(st), ignored, sizeof(ignored));
+	}
 	rep_found_modules_free(&found);
 	ch_cores_free(c, n);
 	return rc;

@@ -15,12 +15,12 @@
 # ch_cluster_stop          stops every server started (call it from a trap).
 # ch_q I SQL [SETTINGS]    the result of SQL on server I (TabSeparated), with
 #                          SETTINGS ("name=value&...") in the URL.
-# ch_replicate I DB COPIES [AT]
+# ch_replicate I DB COPIES [AT [SET]]
 #                          DB.cores's rows (through server I) made COPIES
 #                          times as many, copy n (1 .. COPIES-1) with "-n"
 #                          after its fingerprint and path and, given AT (an
-#                          expression of n), crashed_at AT: the benches'
-#                          synthetic stores.
+#                          expression of n), crashed_at AT, and given SET,
+#                          term_set SET: the benches' synthetic stores.
 #
 # The config is the least a server needs: listen on 127.0.0.1 only, HTTP and
 # native TCP ports, its own paths, a user "default" without password and the
@@ -206,6 +206,7 @@ ch_replicate() {
 	cols=${cols/fingerprint, /$fp}
 	cols=${cols/path, /$path}
 	[ -z "${4:-}" ] || cols=${cols/crashed_at, /$4, }
+	[ -z "${5:-}" ] || cols=${cols/term_set/$5}
 	ch_q "$1" "INSERT INTO $2.cores SELECT $cols FROM $2.cores FINAL
 	           ARRAY JOIN arrayMap(x -> x + 1, range($(($3 - 1)))) AS n" insert_distributed_sync=1
 }

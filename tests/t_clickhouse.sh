@@ -294,8 +294,10 @@ one_group() {   # every core in one group of shard I's bucket_days
 }
 cols=$(ch_q 1 "SELECT arrayStringConcat(groupArray(name), ', ') FROM system.columns
                WHERE database = 'crashes' AND table = 'cores'")
-ch_q 1 "INSERT INTO crashes.cores SELECT ${cols/version, /version + 1, } FROM crashes.cores FINAL" \
-	insert_distributed_sync=1
+ch_q 1 "INSERT INTO crashes.cores SELECT ${cols/, version, /, version + 1, } FROM crashes.cores FINAL" \
+	insert_distributed_sync=1 >"$W/rewrite.out" 2>&1
+check "clickhouse: every core's row written again (version + 1)" \
+	[ -z "$(cat "$W/rewrite.out")" -a "$(ch_q 1 "SELECT count() = 2 * uniqExact(fingerprint) FROM crashes.cores")" = 1 ]
 check "clickhouse: the served buckets' counts after a core's row is written again equal SQLite's" same_buckets
 check "clickhouse: ... read from bucket_days (each core in one group)" [ "$(one_group 1)/$(one_group 2)" = 1/1 ]
 
@@ -757,4 +759,137 @@ if [ -n "$D" ]; then
 	sets=$(term_sets crashes5)
 	check "clickhouse: ... then each shard's set_days counts them as cores FINAL holds them ($sets)" \
 		[ "${sets#* }/$(set_days_wrong crashes5)/$(counted_once 1 crashes5.set_days_local)/$(counted_once 2 crashes5.set_days_local)" = "3 0/0/1/1" ]
+fi
+
+# The marks (aggregate_marks, reports/store_clickhouse.c): a served search
+# takes the aggregates as exact only when each shard's newest "rebuilt"
+# mark is at or after the newest mark that may have left them inexact
+# (resign's "rewriting" and "rewritten", for every shard), without merging
+# their states.  A resign on the cluster that moves cores: marked inexact,
+# and a search served reads cores (SQLite's answer) until store init has
+# run on each shard.
+marks_exact() {   # marks_exact DB SHARDS: 1 when DB's marks say its aggregates are exact on SHARDS (['1','2'], or [''])
+	ch_q 1 "WITH $2 AS shards, (SELECT maxIf(at, kind != 'rebuilt' AND shard = '') FROM $1.aggregate_marks) AS every
+		SELECT countIf(has(shards, shard) AND r < greatest(d, every)) = 0
+		 AND (every = 0 OR countIf(has(shards, shard)) = length(shards)) FROM
+		 (SELECT shard, maxIf(at, kind = 'rebuilt') AS r, maxIf(at, kind != 'rebuilt') AS d
+		  FROM $1.aggregate_marks GROUP BY shard)"
+}
+same_search_in() {   # same_search_in SQLITE URL TERM: /api/search's buckets and cores on both stores
+	local db out
+	for db in "$1" "$2"; do
+		out=$W/search.$([ "$db" = "$1" ] && echo sqlite || echo ch)
+		serve_start "$db" "$W/serve.out" || { cat "$W/serve.out.err" >&2; return 1; }
+		curl -s "http://127.0.0.1:$SERVE_PORT/api/search?q=$3" >"$out"
+		kill $SERVE_PID; wait $SERVE_PID 2>/dev/null
+	done
+	python3 -c '
+import json, sys
+key = lambda b: (b["hash"], b["count"], b["last_seen"])
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert a["buckets"] and a["cores"], a
+assert sorted(map(key, a["buckets"])) == sorted(map(key, b["buckets"])), (a["buckets"], b["buckets"])
+assert sorted(c["id"] for c in a["cores"]) == sorted(c["id"] for c in b["cores"]), (a["cores"], b["cores"])' \
+		"$W/search.sqlite" "$W/search.ch"
+}
+check "clickhouse: marks: the cluster's aggregates counted again by each shard's store init are marked exact" \
+	[ "$(marks_exact crashes "['1','2']")/$(ch_q 1 "SELECT uniqExact(shard) FROM crashes.aggregate_marks WHERE kind = 'rebuilt'")" = 1/2 ]
+printf '@defaults\nstore_dispatch\n' >"$W/lists/skip"
+"$ASYNCORE" resign --db "$DB" --signature-lists "$W/lists" >"$W/resign3.sqlite" 2>&1
+"$ASYNCORE" resign --db "$U2" --signature-lists "$W/lists" >"$W/resign3.ch" 2>&1; rc=$?
+check "clickhouse: ... a resign moving cores back ($(head -1 "$W/resign3.ch")) marks them inexact, in two groups until store init" \
+	[ $rc -eq 0 -a "$(cat "$W/resign3.sqlite")" = "$(cat "$W/resign3.ch")" -a \
+	  "$(marks_exact crashes "['1','2']")" = 0 -a "$(one_group 1)$(one_group 2)" != 11 -a \
+	  "$(ch_q 1 "SELECT argMax(kind, at) FROM crashes.aggregate_marks")" = rewritten ]
+check "clickhouse: ... a search served then gives SQLite's buckets and cores" same_search store
+"$ASYNCORE" store init --db "$U1" >/dev/null 2>&1
+check "clickhouse: ... store init on one shard: still inexact (the other's are)" \
+	[ "$(marks_exact crashes "['1','2']")/$(marks_exact crashes "['1']")/$(one_group 1)" = 0/1/1 ]
+check "clickhouse: ... a search served then gives SQLite's" same_search store
+"$ASYNCORE" store init --db "$U2" >/dev/null 2>&1
+check "clickhouse: ... store init on both: exact, each core in one group" \
+	[ "$(marks_exact crashes "['1','2']")/$(one_group 1)/$(one_group 2)" = 1/1/1 ]
+check "clickhouse: ... and a search served from the aggregates gives SQLite's" same_search store
+check "clickhouse: ... its marks read without an error" bash -c '! grep -v "stopped by SIGTERM" "$1"' _ "$W/serve.out.err"
+
+# A resign that died rewriting (its "rewriting" the newest mark): store init
+# counts the aggregates again but does not mark them exact (rows the resign
+# wrote after would be missed), and says so; the next resign to complete
+# closes it ("rewritten"), then store init marks them.
+at=$(ch_q 1 "SELECT max(at) + 1 FROM crashes.aggregate_marks")
+ch_q 1 "INSERT INTO crashes.aggregate_marks VALUES ('rewriting', '', $at)" insert_distributed_sync=1 ||
+	fail "clickhouse: writing a rewriting mark"
+"$ASYNCORE" store init --db "$U1" 2>"$W/err.open" && "$ASYNCORE" store init --db "$U2" 2>>"$W/err.open"; rc=$?
+check "clickhouse: ... a resign's open \"rewriting\": store init (exit $rc) does not mark the aggregates exact, and says why" \
+	[ $rc -eq 0 -a "$(marks_exact crashes "['1','2']")" = 0 -a "$(grep -c "a resign is rewriting cores" "$W/err.open")" = 2 ]
+check "clickhouse: ... a search served then gives SQLite's" same_search store
+"$ASYNCORE" resign --db "$U1" --signature-lists "$W/lists" >"$W/resign4.ch" 2>&1; rc=$?
+check "clickhouse: ... a resign moving nothing ($(head -1 "$W/resign4.ch")) closes it" \
+	[ $rc -eq 0 -a "$(ch_q 1 "SELECT argMax(kind, at) FROM crashes.aggregate_marks WHERE kind != 'rebuilt'")" = rewritten ]
+"$ASYNCORE" store init --db "$U1" 2>"$W/err.open" && "$ASYNCORE" store init --db "$U2" 2>>"$W/err.open"; rc=$?
+check "clickhouse: ... then store init on both marks them exact (exit $rc)" \
+	[ $rc -eq 0 -a "$(marks_exact crashes "['1','2']")" = 1 -a ! -s "$W/err.open" ]
+
+# A store made before the marks: searches read cores until store init makes
+# the table (a cluster's shards each their own, the first while the other
+# has none yet: its search reads cores meanwhile).
+for i in 1 2; do
+	ch_q $i "DROP TABLE crashes.aggregate_marks" >/dev/null && ch_q $i "DROP TABLE crashes.aggregate_marks_local" >/dev/null ||
+		fail "clickhouse: dropping shard $i's aggregate_marks"
+done
+check "clickhouse: a cluster store made before the marks: a search served gives SQLite's" same_search store
+"$ASYNCORE" resign --db "$U1" --signature-lists "$W/lists" >"$W/resign5.ch" 2>&1; rc=$?
+check "clickhouse: ... resign refuses it until store init ($(head -1 "$W/resign5.ch"))" \
+	[ $rc -ne 0 -a -n "$(grep "run asyncore store init" "$W/resign5.ch")" ]
+"$ASYNCORE" store init --db "$U1" 2>"$W/err"; rc=$?
+check "clickhouse: ... store init on one shard (exit $rc)" [ $rc -eq 0 -a ! -s "$W/err" ]
+check "clickhouse: ... a search served meanwhile gives SQLite's" same_search store
+"$ASYNCORE" store init --db "$U2" 2>"$W/err"; rc=$?
+check "clickhouse: ... store init on the other (exit $rc): exact" \
+	[ $rc -eq 0 -a "$(marks_exact crashes "['1','2']")" = 1 ]
+check "clickhouse: ... a search served then gives SQLite's" same_search store
+
+# The marks are what a search trusts: a cores row written again in another
+# bucket behind their back (not by resign) is counted from the aggregates,
+# in both buckets, until store init counts them again.
+bucket_total() { python3 -c 'import json, sys; print(sum(b["count"] for b in json.load(open(sys.argv[1]))["buckets"]))' "$1"; }
+fp=$(ch_q 1 "SELECT any(fingerprint) FROM crashes.cores_local WHERE position(signature, 'store') > 0")
+h=$(ch_q 1 "SELECT signature_hash FROM (SELECT fingerprint, signature_hash, version FROM crashes.cores_local FINAL) WHERE fingerprint = '$fp'")
+cols=$(ch_q 1 "SELECT arrayStringConcat(groupArray(name), ', ') FROM system.columns
+               WHERE database = 'crashes' AND table = 'cores_local'")
+cols=${cols/, version, /, version + 1, }
+behind() {   # behind HASH: shard 1's cores row of $fp written again with HASH
+	local hash="'$1'"
+	ch_q 1 "INSERT INTO crashes.cores_local SELECT ${cols/, signature_hash, /, $hash, } FROM
+		(SELECT * FROM crashes.cores_local FINAL) WHERE fingerprint = '$fp'"
+}
+behind "$h-behind" || fail "clickhouse: writing a cores row behind the marks' back"
+same_search store 2>/dev/null
+check "clickhouse: a cores row moved behind the marks' back: a search served counts it twice, from the aggregates ($(bucket_total "$W/search.sqlite") + 1 = $(bucket_total "$W/search.ch"))" \
+	[ -n "$fp" -a $(($(bucket_total "$W/search.sqlite") + 1)) = "$(bucket_total "$W/search.ch")" ]
+behind "$h" || fail "clickhouse: writing a cores row behind the marks' back"
+"$ASYNCORE" store init --db "$U1" 2>"$W/err"; rc=$?
+check "clickhouse: ... moved back, store init (exit $rc) counts them again: SQLite's" \
+	[ $rc -eq 0 -a "$(one_group 1)/$(marks_exact crashes "['1','2']")" = 1/1 ]
+check "clickhouse: ... a search served then gives SQLite's" same_search store
+
+# store init filling a store's term sets (crashes11, made before them):
+# each shard marked its own aggregates inexact first ("filling"), then
+# exact once counted again.
+check "clickhouse: marks: store init filling term sets marked each shard's aggregates inexact, then exact" \
+	[ "$(ch_q 1 "SELECT uniqExactIf(shard, kind = 'filling'), uniqExactIf(shard, kind = 'rebuilt')
+		FROM crashes11.aggregate_marks" | tr '\t' ' ')/$(marks_exact crashes11 "['1','2']")" = "2 2/1" ]
+
+# One server: resign moving cores counts the aggregates again and marks them
+# exact itself.
+if [ -n "$D" ]; then
+	check "clickhouse: marks on one server: resign moving cores marked its aggregates exact after counting them again" \
+		[ "$(marks_exact crashes13 "['']")/$(ch_q 1 "SELECT countIf(kind = 'rewritten') > 0 AND
+			countIf(kind = 'rebuilt') > 0 FROM crashes13.aggregate_marks")" = 1/1 ]
+	check "clickhouse: ... a search served gives SQLite's" same_search_in "$W/s5.db" "$U13" put_word
+	ch_q 1 "DROP TABLE crashes13.aggregate_marks" >/dev/null || fail "clickhouse: dropping crashes13.aggregate_marks"
+	check "clickhouse: ... made before the marks: a search served gives SQLite's" same_search_in "$W/s5.db" "$U13" put_word
+	"$ASYNCORE" store init --db "$U13" 2>"$W/err"; rc=$?
+	check "clickhouse: ... store init makes them again (exit $rc)" \
+		[ $rc -eq 0 -a "$(ch_q 1 "EXISTS TABLE crashes13.aggregate_marks")" = 1 -a "$(marks_exact crashes13 "['']")" = 1 ]
 fi
