@@ -230,7 +230,7 @@ serve_listening() {
 serve_start() {
 	local try
 	for try in 1 2 3 4 5; do
-		SERVE_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+		SERVE_PORT=$(ch_free_ports 1)   # below the ephemeral range, as the servers' ports
 		"$ASYNCORE" serve --db "$1" --listen "127.0.0.1:$SERVE_PORT" >"$2" 2>"$2.err" &
 		SERVE_PID=$!
 		serve_listening "$2" $SERVE_PID && return 0

@@ -276,7 +276,8 @@ same_search() {   # same_search TERM: /api/search's buckets and cores on both st
 	local db
 	for db in "$DB" "$U1"; do
 		serve_start "$db" "$W/serve.out" || { cat "$W/serve.out.err" >&2; return 1; }
-		curl -s "http://127.0.0.1:$SERVE_PORT/api/search?q=$1" >"$W/search.$([ "$db" = "$DB" ] && echo sqlite || echo ch)"
+		curl -sS "http://127.0.0.1:$SERVE_PORT/api/search?q=$1" >"$W/search.$([ "$db" = "$DB" ] && echo sqlite || echo ch)" ||
+			{ echo "serve of $db on port $SERVE_PORT:" >&2; cat "$W/serve.out" "$W/serve.out.err" >&2; }
 		kill $SERVE_PID; wait $SERVE_PID 2>/dev/null
 	done
 	python3 -c '
@@ -780,7 +781,8 @@ same_search_in() {   # same_search_in SQLITE URL TERM: /api/search's buckets and
 	for db in "$1" "$2"; do
 		out=$W/search.$([ "$db" = "$1" ] && echo sqlite || echo ch)
 		serve_start "$db" "$W/serve.out" || { cat "$W/serve.out.err" >&2; return 1; }
-		curl -s "http://127.0.0.1:$SERVE_PORT/api/search?q=$3" >"$out"
+		curl -sS "http://127.0.0.1:$SERVE_PORT/api/search?q=$3" >"$out" ||
+			{ echo "serve of $db on port $SERVE_PORT:" >&2; cat "$W/serve.out" "$W/serve.out.err" >&2; }
 		kill $SERVE_PID; wait $SERVE_PID 2>/dev/null
 	done
 	python3 -c '
