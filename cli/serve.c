@@ -19,6 +19,7 @@
 #include "../reports/pages.h"
 #include "../reports/html.h"
 #include "../reports/reader.h"
+#include "../reports/store_sqlite.h"
 #include "options.h"
 #include "test_hooks.h"
 
@@ -313,6 +314,23 @@ static bool parse_serve_args(int argc, char **argv, const char **db, const char 
 	return true;
 }
 
+/* Whether SQLite store R has the schema the pages read: serve opens it
+ * read-only, so an older one is not migrated here. */
+static bool schema_current(struct rep_reader *r, const char *db)
+{
+	json_t *rows = NULL;
+	if (rep_reader_rows(r, "PRAGMA user_version", NULL, &rows) != 0)
+		return false;
+	json_int_t v = json_integer_value(json_array_get(json_array_get(rows, 0), 0));
+	json_decref(rows);
+	if (v >= REP_SCHEMA_VERSION)
+		return true;
+	cli_error("serve", "%s: a store of schema version %lld, older than this asyncore's (%d): run"
+		  " asyncore store init --db %s to bring it up to date", db, (long long)v,
+		  REP_SCHEMA_VERSION, db);
+	return false;
+}
+
 /* The store is opened once before listening, so a wrong --db fails now. */
 static bool store_readable(const char *db)
 {
@@ -321,7 +339,8 @@ static bool store_readable(const char *db)
 	if (rep_reader_open(db, &r) != 0)
 		return false;
 	bool ok = rep_reader_rows(r, rep_reader_clickhouse(r) ? "SELECT count() FROM cores"
-							      : "SELECT count(*) FROM cores", NULL, &rows) == 0;
+							      : "SELECT count(*) FROM cores", NULL, &rows) == 0 &&
+		  (rep_reader_clickhouse(r) || schema_current(r, db));
 	json_decref(rows);
 	rep_reader_close(r);
 	return ok;

@@ -273,6 +273,15 @@ wait "$SERVER_PID"; rc=$?
 SERVER_PID=
 check "serve: SIGTERM stops it cleanly (exit $rc, says so)" bash -c "[ $rc = 0 ] && grep -q 'stopped by SIGTERM' '$TMPD/serve.err'"
 
+# A store of an older schema (serve opens it read-only: it is not migrated
+# here, and its pages would lack the tables they read) is refused before
+# listening, saying what brings it up to date.
+OLD=$TMPD/old.db
+cp "$DB" "$OLD" && sqlite3 "$OLD" "PRAGMA user_version = 11"
+"$ASYNCORE" serve --db "$OLD" --listen "127.0.0.1:$(free_port)" >/dev/null 2>"$TMPD/old.err"; rc=$?
+check "serve: a store of an older schema is refused, saying what to run (exit $rc: $(head -c 120 "$TMPD/old.err"))" \
+	bash -c "[ $rc = 2 ] && grep -q 'schema version 11, older .* run asyncore store init --db' '$TMPD/old.err'"
+
 # A broad search (more candidates than the page looks up one by one: the
 # cores walked newest first) lists the buckets and newest cores a plain
 # query over cores and their frames gives: the store's cores copied (with
