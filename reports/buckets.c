@@ -31,10 +31,9 @@ static const char ch_groups[] =
 
 /* ClickHouse's groups from bucket_days (kept by a view as cores rows
  * arrive, reports/store_clickhouse.c: '' there is NULL, the example's
- * nullable fields come with a mask), the last column whether that table
- * holds every core in one group only.  It does unless a core's rows
- * differ in group (a resign whose older rows are not merged away yet):
- * then the groups are read from cores. */
+ * nullable fields come with a mask), read while that table holds every
+ * core in one group only (rep_reader_aggregates_exact()); otherwise (a
+ * resign whose older rows are not merged away yet) from cores. */
 #define CH_EX "argMaxMerge(ex)"
 #define CH_EX_NULLABLE(i, bit) \
 	"if(bitAnd(tupleElement(" CH_EX ", 6), " #bit ") = 0, tupleElement(" CH_EX ", " #i "), NULL)"
@@ -42,9 +41,7 @@ static const char ch_agg_groups[] =
 	"SELECT nullIf(hash, ''), nullIf(maxMerge(sig), ''), nullIf(exe, ''), nullIf(build, ''), arch, day,"
 	" uniqExactMerge(n), nullIf(minMerge(first_at), ''), nullIf(maxMerge(last_at), ''),"
 	" maxMerge(ex_key), tupleElement(" CH_EX ", 1), " CH_EX_NULLABLE(2, 1) ", " CH_EX_NULLABLE(3, 2) ","
-	" tupleElement(" CH_EX ", 4), " CH_EX_NULLABLE(5, 4) ","
-	" (SELECT sum(c) = uniqExactMerge(s) FROM (SELECT uniqExactMerge(n) AS c, uniqExactMergeState(n) AS s"
-	"   FROM bucket_days GROUP BY hash, exe, build, arch, cause, day))"
+	" tupleElement(" CH_EX ", 4), " CH_EX_NULLABLE(5, 4)
 	" FROM bucket_days%s GROUP BY hash, exe, build, arch, day ORDER BY hash";
 
 /* A bucket's most recent core among those F takes (SQLite; the same
@@ -321,24 +318,19 @@ int rep_buckets_read(struct rep_reader *r, const struct rep_bucket_filter *f, js
 	bool ch = rep_reader_clickhouse(r);
 	char where[512], sql[4096];
 	json_t *rows = NULL, *q, *b = NULL, *list = json_array();
+	bool exact = false;
 	size_t k;
-	where_clause(f, ch ? 3 : 0, where, sizeof(where));
-	snprintf(sql, sizeof(sql), ch ? ch_agg_groups : sqlite_groups, where);
-	if (!list || rep_reader_rows_n(r, sql, params, 6, &rows) != 0) {
+	memset(totals, 0, sizeof(*totals));
+	if (!list || (ch && rep_reader_aggregates_exact(r, &exact) != 0)) {
 		json_decref(list);
 		return -1;
 	}
-	memset(totals, 0, sizeof(*totals));
-	q = json_array_get(rows, 0);
-	totals->one_bucket = ch && q && json_integer_value(json_array_get(q, 15)) == 1;
-	if (ch && q && !totals->one_bucket) {
-		json_decref(rows);
-		where_clause(f, 1, where, sizeof(where));
-		snprintf(sql, sizeof(sql), ch_groups, where);
-		if (rep_reader_rows_n(r, sql, params, 6, &rows) != 0) {
-			json_decref(list);
-			return -1;
-		}
+	totals->one_bucket = exact;
+	where_clause(f, !ch ? 0 : exact ? 3 : 1, where, sizeof(where));
+	snprintf(sql, sizeof(sql), !ch ? sqlite_groups : exact ? ch_agg_groups : ch_groups, where);
+	if (rep_reader_rows_n(r, sql, params, 6, &rows) != 0) {
+		json_decref(list);
+		return -1;
 	}
 	json_array_foreach(rows, k, q) {
 		if (!b || !json_equal(json_object_get(b, "hash"), json_array_get(q, 0))) {

@@ -317,31 +317,6 @@ _Static_assert(SQLITE_MANY_SETS == 20000, "SQLITE_SET_ROWS' bound");
 #define CH_CORE_OWN \
 	"(ifNull(signature_hash, '') IN " CH_SIG_HASHES " OR position(ifNull(executable, ''), %1$s) > 0" \
 	" OR position(ifNull(build_id, ''), %1$s) > 0 OR position(ifNull(cause_kind, ''), %1$s) > 0)"
-/* Whether bucket_days and set_days hold every core in one group: a core
- * whose rows disagree on its group (resign or store init changed it, and
- * its old row is not yet merged away) would count twice, and the pages
- * then read the current rows of cores themselves (CH_MATCH, FINAL).  The
- * writers say when that may be so in aggregate_marks (reports/
- * store_clickhouse.c, "Marks"): exact when each shard's newest "rebuilt"
- * mark is at or after the newest other mark of its own or of every shard
- * (''), a store without marks being exact.  The shards are those of the
- * cluster the Distributed aggregate_marks reads (system.clusters), or one
- * server's only, ''. */
-#define CH_MARKS_MADE \
-	"SELECT count() FROM system.tables WHERE database = currentDatabase() AND name = 'aggregate_marks'"
-#define CH_SHARDS \
-	"(SELECT groupUniqArray(toString(shard_num)) FROM system.clusters WHERE cluster =" \
-	" (SELECT extract(engine_full, '^Distributed.([[:alnum:]_]+)') FROM system.tables" \
-	"  WHERE database = currentDatabase() AND name = 'aggregate_marks'))"
-/* A shard without marks is behind only when there is a mark for every
- * shard (18.16 drops the columns a lambda alone reads: none here). */
-#define CH_EXACT \
-	"WITH " CH_SHARDS " AS listed, if(empty(listed), [''], listed) AS shards," \
-	" (SELECT maxIf(at, kind != 'rebuilt' AND shard = '') FROM aggregate_marks) AS every" \
-	" SELECT countIf(has(shards, shard) AND r < greatest(d, every)) = 0" \
-	" AND (every = 0 OR countIf(has(shards, shard)) = length(shards)) FROM" \
-	" (SELECT shard, maxIf(at, kind = 'rebuilt') AS r, maxIf(at, kind != 'rebuilt') AS d" \
-	"  FROM aggregate_marks GROUP BY shard)"
 #define CH_AGG_BUCKETS \
 	"SELECT nullIf(h, ''), nullIf(max(s), ''), sum(c) AS k, nullIf(max(l), '') FROM" \
 	" (SELECT hash AS h, maxMerge(sig) AS s, uniqExactMerge(n) AS c, maxMerge(last_at) AS l" \
@@ -379,28 +354,6 @@ _Static_assert(SEARCH_MAX_CORES == 200, "CH_CUTOFF's 200");
 static const char *const hit_names[] = {"id", "crashed_at", "executable", "build_id", "hash", "signature",
 					"cause_kind", "cause_summary"};
 static const char *const hit_bucket_names[] = {"hash", "signature", "count", "last_seen"};
-
-/* Whether ClickHouse's aggregates answer the search exactly (CH_EXACT).  A
- * store made before the marks (store init makes them), or whose marks a
- * shard cannot give (not given its own by store init yet), is read from
- * cores. */
-static int ch_exact(struct rep_reader *r, const char *query, bool *exact)
-{
-	json_t *check = NULL;
-	*exact = false;
-	if (rep_reader_rows(r, CH_MARKS_MADE, query, &check) != 0)
-		return -1;
-	bool made = json_integer_value(json_array_get(json_array_get(check, 0), 0)) == 1;
-	json_decref(check);
-	check = NULL;
-	if (!made)
-		return 0;
-	if (rep_reader_rows(r, CH_EXACT, query, &check) != 0)
-		return rep_reader_timed_out(r) ? -1 : 0;
-	*exact = json_integer_value(json_array_get(json_array_get(check, 0), 0)) == 1;
-	json_decref(check);
-	return 0;
-}
 
 /* Whether SQLite's search of BUCKETS (its buckets) is broad. */
 static bool sqlite_broad(json_t *buckets)
@@ -494,7 +447,7 @@ int rep_page_search(FILE *out, struct rep_reader *r, const char *query, bool jso
 	bool asked = query && *query;
 	int rc = 500;
 	bool exact = false;
-	if (asked && rep_reader_clickhouse(r) && ch_exact(r, query, &exact) != 0)
+	if (asked && rep_reader_clickhouse(r) && rep_reader_aggregates_exact(r, &exact) != 0)
 		goto out;
 	if (asked && (!(buckets = search_rows(r, query, true, exact, false)) ||
 		      !(cores = search_rows(r, query, false, exact, sqlite_broad(buckets)))))

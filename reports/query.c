@@ -650,3 +650,50 @@ int rep_reader_rows_n(struct rep_reader *r, const char *sql, const char *const *
 	}
 	return rc;
 }
+
+/* Whether bucket_days and set_days hold every core in one group: a core
+ * whose rows disagree on its group (resign or store init changed it, and
+ * its old row is not yet merged away) would count twice, and the pages
+ * then read the current rows of cores themselves (FINAL).  The
+ * writers say when that may be so in aggregate_marks (reports/
+ * store_clickhouse.c, "Marks"): exact when each shard's newest "rebuilt"
+ * mark is at or after the newest other mark of its own or of every shard
+ * (''), a store without marks being exact.  The shards are those of the
+ * cluster the Distributed aggregate_marks reads (system.clusters), or one
+ * server's only, ''. */
+#define CH_MARKS_MADE \
+	"SELECT count() FROM system.tables WHERE database = currentDatabase() AND name = 'aggregate_marks'"
+#define CH_SHARDS \
+	"(SELECT groupUniqArray(toString(shard_num)) FROM system.clusters WHERE cluster =" \
+	" (SELECT extract(engine_full, '^Distributed.([[:alnum:]_]+)') FROM system.tables" \
+	"  WHERE database = currentDatabase() AND name = 'aggregate_marks'))"
+/* A shard without marks is behind only when there is a mark for every
+ * shard (18.16 drops the columns a lambda alone reads: none here). */
+#define CH_EXACT \
+	"WITH " CH_SHARDS " AS listed, if(empty(listed), [''], listed) AS shards," \
+	" (SELECT maxIf(at, kind != 'rebuilt' AND shard = '') FROM aggregate_marks) AS every" \
+	" SELECT countIf(has(shards, shard) AND r < greatest(d, every)) = 0" \
+	" AND (every = 0 OR countIf(has(shards, shard)) = length(shards)) FROM" \
+	" (SELECT shard, maxIf(at, kind = 'rebuilt') AS r, maxIf(at, kind != 'rebuilt') AS d" \
+	"  FROM aggregate_marks GROUP BY shard)"
+/* Whether ClickHouse's aggregates answer exactly (CH_EXACT).  A
+ * store made before the marks (store init makes them), or whose marks a
+ * shard cannot give (not given its own by store init yet), is read from
+ * cores. */
+int rep_reader_aggregates_exact(struct rep_reader *r, bool *exact)
+{
+	json_t *check = NULL;
+	*exact = false;
+	if (rep_reader_rows(r, CH_MARKS_MADE, NULL, &check) != 0)
+		return -1;
+	bool made = json_integer_value(json_array_get(json_array_get(check, 0), 0)) == 1;
+	json_decref(check);
+	check = NULL;
+	if (!made)
+		return 0;
+	if (rep_reader_rows(r, CH_EXACT, NULL, &check) != 0)
+		return rep_reader_timed_out(r) ? -1 : 0;
+	*exact = json_integer_value(json_array_get(json_array_get(check, 0), 0)) == 1;
+	json_decref(check);
+	return 0;
+}
