@@ -56,21 +56,18 @@ check "serve: the store holds the $n cores ($NCORES)" test "$NCORES" = "$n"
 NBUCKETS=$(sqlite3 "$DB" "SELECT count(DISTINCT signature_hash) FROM cores")
 DB_SUM=$(sha256sum <"$DB")
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+free_port() { ch_free_ports 1; }   # below the ephemeral range, where clients take theirs
 
-# start_server DB: serve DB on a free loopback port; sets BASE.
+# start_server DB: serve DB on a free loopback port (chosen again when
+# another program took it first), once it says where it listens; sets
+# BASE, its error output in serve.err.
 start_server() {
-	local port i
-	port=$(free_port)
-	"$ASYNCORE" serve --db "$1" --listen "127.0.0.1:$port" >"$TMPD/serve.out" 2>"$TMPD/serve.err" &
-	SERVER_PID=$!
-	for i in $(seq 100); do
-		grep -q "http://127.0.0.1:$port/" "$TMPD/serve.out" 2>/dev/null && break
-		kill -0 "$SERVER_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	BASE=http://127.0.0.1:$port
-	grep -q "serving .* at $BASE/" "$TMPD/serve.out"
+	local rc=0
+	serve_start "$1" "$TMPD/serve.out" || rc=1
+	cp "$TMPD/serve.out.err" "$TMPD/serve.err" 2>/dev/null
+	SERVER_PID=$SERVE_PID
+	BASE=http://127.0.0.1:$SERVE_PORT
+	[ $rc = 0 ] && grep -q "serving .* at $BASE/" "$TMPD/serve.out"
 }
 
 # get PATH OUT: the body into OUT; prints the status.
@@ -271,7 +268,7 @@ kill -TERM "$SERVER_PID"
 for i in $(seq 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
 wait "$SERVER_PID"; rc=$?
 SERVER_PID=
-check "serve: SIGTERM stops it cleanly (exit $rc, says so)" bash -c "[ $rc = 0 ] && grep -q 'stopped by SIGTERM' '$TMPD/serve.err'"
+check "serve: SIGTERM stops it cleanly (exit $rc, says so)" bash -c "[ $rc = 0 ] && grep -q 'stopped by SIGTERM' '$TMPD/serve.out.err'"
 
 # A store of an older schema (serve opens it read-only: it is not migrated
 # here, and its pages would lack the tables they read) is refused before
