@@ -678,7 +678,7 @@ const char *rep_store_migration(int version)
 
 enum {
 	Q_HAS, Q_CORE, Q_MODULE, Q_THREAD, Q_FRAME, Q_ROOT, Q_SUSPENDED, Q_SFRAME, Q_RECORDER,
-	Q_EVENT, Q_WARNING, Q_CLEAR_ERROR, Q_ERROR, Q_TASK, Q_TFRAME, Q_TERM, Q_COUNT
+	Q_EVENT, Q_WARNING, Q_CLEAR_ERROR, Q_ERROR, Q_TASK, Q_TFRAME, Q_TERM, Q_SET_STORED, Q_COUNT
 };
 
 static const char *const rep_queries[Q_COUNT] = {
@@ -722,6 +722,8 @@ static const char *const rep_queries[Q_COUNT] = {
 		     " tailcall, display, args, activation, cfa, seam, role) VALUES (?1, ?2, ?3, ?4, ?5,"
 		     " ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
 	[Q_TERM] = "INSERT OR IGNORE INTO term_names VALUES (?1, ?2)",
+	/* a set some core holds has its names stored with that core */
+	[Q_SET_STORED] = "SELECT 1 FROM cores WHERE term_set = ?1 LIMIT 1",
 	[Q_ERROR] = "INSERT INTO ingest_errors (ident, fingerprint, path, size, reason, attempts,"
 		    " first_at, last_at) VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?6)"
 		    " ON CONFLICT (ident) DO UPDATE SET path = excluded.path, reason = excluded.reason,"
@@ -1330,10 +1332,12 @@ static int insert_children(struct rep_sqlite *st, int64_t core, const struct ana
 	return insert_row(st->q[Q_CLEAR_ERROR], clear, NVALUES(clear)) == SQLITE_DONE ? 0 : -1;
 }
 
-/* The names of term set KEY, each once in the store. */
-static int insert_terms(struct rep_sqlite *st, const char *const *names, size_t n, const char *key)
+/* The names of term set KEY, each once in the store: none to write when
+ * another core holds the set (STORED). */
+static int insert_terms(struct rep_sqlite *st, const char *const *names, size_t n, const char *key,
+			bool stored)
 {
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; !stored && i < n; i++) {
 		const struct rep_value v[] = {v_text(names[i]), v_text(key)};
 		if (insert_row(st->q[Q_TERM], v, NVALUES(v)) != SQLITE_DONE)
 			return -1;
@@ -1361,6 +1365,8 @@ enum rep_write_result rep_sqlite_write(struct rep_sqlite *st, const struct analy
 		return REP_WRITE_FAILED;
 	}
 	rep_term_set_key(names, nnames, key);
+	const struct rep_value set[] = {v_text(key)};
+	bool stored = nnames == 0 || insert_row(st->q[Q_SET_STORED], set, 1) == SQLITE_ROW;
 	if (insert_core(st, an, nnames ? key : NULL) != SQLITE_DONE)
 		goto fail;
 	if (sqlite3_changes(st->db) == 0) {
@@ -1369,7 +1375,7 @@ enum rep_write_result rep_sqlite_write(struct rep_sqlite *st, const struct analy
 		return REP_WRITE_DUPLICATE;
 	}
 	if (insert_children(st, sqlite3_last_insert_rowid(st->db), an) != 0 ||
-	    insert_terms(st, names, nnames, key) != 0)
+	    insert_terms(st, names, nnames, key, stored) != 0)
 		goto fail;
 	if (exec_retry(st->db, "COMMIT") != SQLITE_OK)
 		goto fail;

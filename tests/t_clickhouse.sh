@@ -272,11 +272,12 @@ key = lambda b: (b["hash"], b["count"], b["first_seen"], b["last_seen"], sorted(
 a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 assert len(a) > 1 and sorted(map(key, a)) == sorted(map(key, b)), (a, b)' "$W/api.sqlite" "$W/api.ch"
 }
-same_search() {   # same_search TERM: /api/search's buckets and cores on both stores
-	local db
-	for db in "$DB" "$U1"; do
+same_search_in() {   # same_search_in SQLITE URL TERM: /api/search's buckets and cores on both stores
+	local db out
+	for db in "$1" "$2"; do
+		out=$W/search.$([ "$db" = "$1" ] && echo sqlite || echo ch)
 		serve_start "$db" "$W/serve.out" || { cat "$W/serve.out.err" >&2; return 1; }
-		curl -sS "http://127.0.0.1:$SERVE_PORT/api/search?q=$1" >"$W/search.$([ "$db" = "$DB" ] && echo sqlite || echo ch)" ||
+		curl -sS "http://127.0.0.1:$SERVE_PORT/api/search?q=$3" >"$out" ||
 			{ echo "serve of $db on port $SERVE_PORT:" >&2; cat "$W/serve.out" "$W/serve.out.err" >&2; }
 		kill $SERVE_PID; wait $SERVE_PID 2>/dev/null
 	done
@@ -288,6 +289,9 @@ assert a["buckets"] and a["cores"], a
 assert sorted(map(key, a["buckets"])) == sorted(map(key, b["buckets"])), (a["buckets"], b["buckets"])
 assert sorted(c["id"] for c in a["cores"]) == sorted(c["id"] for c in b["cores"]), (a["cores"], b["cores"])' \
 		"$W/search.sqlite" "$W/search.ch"
+}
+same_search() {   # same_search TERM: /api/search's buckets and cores on both stores
+	same_search_in "$DB" "$U1" "$1"
 }
 one_group() {   # every core in one group of shard I's bucket_days
 	ch_q "$1" "SELECT sum(c) = uniqExactMerge(s) FROM (SELECT uniqExactMerge(n) AS c, uniqExactMergeState(n) AS s
@@ -775,24 +779,6 @@ marks_exact() {   # marks_exact DB SHARDS: 1 when DB's marks say its aggregates 
 		 AND (every = 0 OR countIf(has(shards, shard)) = length(shards)) FROM
 		 (SELECT shard, maxIf(at, kind = 'rebuilt') AS r, maxIf(at, kind != 'rebuilt') AS d
 		  FROM $1.aggregate_marks GROUP BY shard)"
-}
-same_search_in() {   # same_search_in SQLITE URL TERM: /api/search's buckets and cores on both stores
-	local db out
-	for db in "$1" "$2"; do
-		out=$W/search.$([ "$db" = "$1" ] && echo sqlite || echo ch)
-		serve_start "$db" "$W/serve.out" || { cat "$W/serve.out.err" >&2; return 1; }
-		curl -sS "http://127.0.0.1:$SERVE_PORT/api/search?q=$3" >"$out" ||
-			{ echo "serve of $db on port $SERVE_PORT:" >&2; cat "$W/serve.out" "$W/serve.out.err" >&2; }
-		kill $SERVE_PID; wait $SERVE_PID 2>/dev/null
-	done
-	python3 -c '
-import json, sys
-key = lambda b: (b["hash"], b["count"], b["last_seen"])
-a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-assert a["buckets"] and a["cores"], a
-assert sorted(map(key, a["buckets"])) == sorted(map(key, b["buckets"])), (a["buckets"], b["buckets"])
-assert sorted(c["id"] for c in a["cores"]) == sorted(c["id"] for c in b["cores"]), (a["cores"], b["cores"])' \
-		"$W/search.sqlite" "$W/search.ch"
 }
 check "clickhouse: marks: the cluster's aggregates counted again by each shard's store init are marked exact" \
 	[ "$(marks_exact crashes "['1','2']")/$(ch_q 1 "SELECT uniqExact(shard) FROM crashes.aggregate_marks WHERE kind = 'rebuilt'")" = 1/2 ]
