@@ -33,21 +33,33 @@ UNIT_DATA := $(BUILD)/unit/data/unit_fixture $(BUILD)/unit/data/unit_fixture.str
 	$(BUILD)/unit/data/cpython311_lines.txt $(BUILD)/unit/data/many_symbols.so
 PROGRAM ?= asyncore
 
-.PHONY: all deps check demo bench asan ubsan clean unit install uninstall fuzz fuzz-tools soak
+.PHONY: all deps test-deps check demo bench asan ubsan clean unit install uninstall fuzz fuzz-tools soak
 
 all: deps $(PROGRAM)
 
-# Install the Debian packages the project needs when any is missing.
-deps:
-	@missing=""; for p in $(DEB_PKGS); do \
+# apt_missing PACKAGES EXTRA: install those of PACKAGES (plus the shell
+# words EXTRA adds to $missing) that are not installed.
+apt_missing = missing=""; for p in $(1); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
 	done; \
-	command -v rustc >/dev/null || [ -x "$$HOME/.cargo/bin/rustc" ] || missing="$$missing rustc"; \
+	$(2) \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null || exit 1; \
 	fi
+
+# Install the Debian packages the project needs when any is missing.
+deps:
+	@$(call apt_missing,$(DEB_PKGS),command -v rustc >/dev/null || [ -x "$$HOME/.cargo/bin/rustc" ] || missing="$$missing rustc";)
+
+# What the test suite builds before it runs needs these (the Go program
+# test_gopclntab reads); the tests install the rest they use themselves.
+# A failed install is no build failure: what needs it is not built and its
+# test skips, saying why.
+TEST_DEB_PKGS := golang-go
+test-deps:
+	@($(call apt_missing,$(TEST_DEB_PKGS),)) || echo "test-deps: installing $(TEST_DEB_PKGS) failed"
 
 $(PROGRAM): $(OBJDIR)/asyncore.o $(LIB_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -82,6 +94,8 @@ GO_UNIT_DATA := $(BUILD)/unit/data/gopcln $(BUILD)/unit/data/gopcln.stripped
 GO_BUILD = if command -v go >/dev/null; then \
 		GOCACHE=$(abspath $(BUILD))/go-cache GOFLAGS= go build $(1) -o $@ $<; \
 	else echo "go not found: $@ not built"; fi
+
+$(GO_UNIT_DATA): | test-deps
 
 $(BUILD)/unit/data/gopcln: tests/unit/data/gopcln.go
 	@mkdir -p $(dir $@)

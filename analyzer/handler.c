@@ -215,6 +215,79 @@ static bool siginfo_from_trap(struct core *core, struct dbg_session *s, const st
 	return true;
 }
 
+/* Whether the siginfo of the signal frame SF agrees with what cannot be
+ * stale: the trap its sigcontext records when the interrupted instruction
+ * faults that way (TRAP, NULL when it does not), else that instruction.  A
+ * handler installed without SA_SIGINFO (faulthandler's) gets no siginfo:
+ * the area holds whatever its stack held before. */
+static bool siginfo_agrees(struct core *core, struct dbg_session *s, const struct core_sigframe *sf,
+			   const struct core_sigframe *trap)
+{
+	if (sf->signo <= 0 || sf->signo > 64 || !code_plausible(sf->code))
+		return false;
+	bool with_addr = core_signal_has_address(sf->signo, sf->code);
+	if (trap)
+		return sf->code > 0 && (sf->signo == trap->signo || (trap->signo == SIGSEGV && sf->signo == SIGBUS)) &&
+		       (!with_addr || sf->addr == trap->addr);
+	if (sf->code <= 0 || !is_crash_signal(sf->signo))
+		return true;
+	/* the trap and the siginfo, two records, name one fault (an implicit
+	 * access such as a call's push into a guard page decodes to none) */
+	const struct core_arch *arch = core->arch;
+	int tsig, tcode;
+	bool at_trap_addr;
+	if (sf->has_trap && arch->trap_signal &&
+	    arch->trap_signal(sf->trapno, sf->err, &tsig, &tcode, &at_trap_addr))
+		return (tsig == sf->signo || (tsig == SIGSEGV && sf->signo == SIGBUS)) &&
+		       (!with_addr || !at_trap_addr || sf->addr == sf->trap_addr);
+	struct an_caught c = { 0 };
+	struct an_insn insn;
+	uint64_t addr;
+	switch (sf->signo) {
+	case SIGSEGV:
+	case SIGBUS:
+		if (!with_addr)
+			return fault_of_instruction(core, s, sf->regs, SIGSEGV, &c);
+		return an_insn_decode(core, s, sf->regs[arch->reg_pc], 16, &insn, 1) == 1 &&
+		       an_insn_access_address(&insn, sf->regs, &addr) && addr == sf->addr;
+	case SIGILL:
+	case SIGFPE:
+		return fault_of_instruction(core, s, sf->regs, sf->signo, &c);
+	default:
+		return true;
+	}
+}
+
+/* The crash signal the signal frame SF at SP of thread TID caught, into
+ * SF: its siginfo where that agrees with the evidence, else the trap's.
+ * False (with a warning when SF claims one) when it caught none. */
+static bool sigframe_signal(struct core *core, struct dbg_session *s, const struct analysis *an, int tid,
+			    uint64_t sp, struct core_sigframe *sf)
+{
+	struct core_sigframe trap = *sf;
+	bool from_trap = siginfo_from_trap(core, s, an, &trap);
+	if (!siginfo_agrees(core, s, sf, from_trap ? &trap : NULL)) {
+		if (from_trap) {
+			*sf = trap;
+		} else if (sf->signo > 0 && sf->signo <= 64 && code_plausible(sf->code)) {
+			core_warn(core, "thread %d: the signal frame at 0x%llx is not believed: its siginfo (%s) "
+				  "does not agree with the interrupted instruction", tid, (unsigned long long)sp,
+				  core_signal_name(sf->signo));
+			return false;
+		} else if (sf->signo > 0 && sf->signo <= 64) {
+			core_warn(core, "thread %d: the signal frame at 0x%llx is not believed: its siginfo's "
+				  "code is no signal code (%d)", tid, (unsigned long long)sp, sf->code);
+			return false;
+		} else {
+			if (sf->signo != 0 || sf->code != 0)
+				core_warn(core, "thread %d: the signal frame at 0x%llx names no signal (%d)", tid,
+					  (unsigned long long)sp, sf->signo);
+			return false;
+		}
+	}
+	return is_crash_signal(sf->signo);
+}
+
 /* The outermost trampoline of T whose signal frame holds a crash signal
  * the handler caught: sets AN->caught and T's roles.  Returns 1 when
  * found, 0 when not, -1 when memory ran out. */
@@ -231,16 +304,7 @@ static int caught_at_trampoline(struct core *core, struct dbg_session *s, struct
 				  an_thread_frame_index(t, k));
 			continue;
 		}
-		/* no siginfo: a handler without SA_SIGINFO (x86_64's kernel and
-		 * qemu-user write none for it) */
-		if (sf.signo == 0 && sf.code == 0 && !siginfo_from_trap(core, s, an, &sf))
-			continue;
-		if (sf.signo <= 0 || sf.signo > 64) {
-			core_warn(core, "thread %d: the signal frame at 0x%llx names no signal (%d)",
-				  t->tid, (unsigned long long)sp, sf.signo);
-			continue;
-		}
-		if (!is_crash_signal(sf.signo))
+		if (!sigframe_signal(core, s, an, t->tid, sp, &sf))
 			continue;
 		const char *problem = sigframe_problem(core, t, k, &sf);
 		if (problem) {

@@ -4,6 +4,7 @@
     go_oracle.py runtime STDERR                 the runtime's traceback as JSON
     go_oracle.py delve PROG CORE [TIMEOUT]      delve's goroutines as JSON
     go_oracle.py compare RUNTIME.json ASYNCORE.json [DELVE.json]
+    go_oracle.py compare-later RUNTIME.json ASYNCORE.json
     go_oracle.py delve-compare DELVE.json ASYNCORE.json
     go_oracle.py cause RUNTIME.json ASYNCORE.json
     go_oracle.py text RUNTIME.json TEXT_REPORT
@@ -63,6 +64,11 @@ frames up to it are listed as differing around cgo, not failed.  Prints
 the first difference first (then the others), exit 1; else one line
 counting what matched, exit 0.
 
+`compare-later`: `compare` of a runtime dump taken after asyncore read a
+live process: the goroutines the runtime created for itself (created by
+runtime.*: the scavenger, the GC's workers) park and wake on their own
+between the two readings, so only the program's goroutines are compared.
+
 `delve-compare`: only the comparison with delve (a core without the
 runtime's traceback: gcore of a live process).
 `cause`: asyncore's cause summary contains the runtime's message.
@@ -91,7 +97,8 @@ with the prefix (SIGSEGV, panic, fatal error), the site and its caller:
 `text-cause`: the text report's first line is `cause:` then the JSON's
 `KIND: SUMMARY`.
 `tasks-equal`: the two reports' `tasks` are equal (a live report and its
-snapshot's): the first difference, exit 1.
+snapshot's, two moments: the runtime's own goroutines left out): the first
+difference, exit 1.
 """
 import json
 import re
@@ -370,10 +377,24 @@ def fmt_frame(k):
     return '%s %s:%s%s' % (k[0], k[1], k[2], ' [inlined]' if len(k) > 3 and k[3] else '')
 
 
-def compare_runtime(rj, aj, stats):
+def runtime_own(created_by_function):
+    """A goroutine the runtime started for itself (the scavenger, the GC's
+    workers, finalizers): it wakes and parks on its own schedule."""
+    return (created_by_function or '').startswith('runtime.')
+
+
+def compare_runtime(rj, aj, stats, later=False):
+    """With LATER, the runtime's dump was taken after asyncore's reading:
+    the runtime's own goroutines may have moved since (or started), so only
+    the program's goroutines, which stay parked, are compared."""
     diffs = []
     tasks = go_tasks(aj)
     want = {str(g['id']): g for g in rj['goroutines']}
+    if later:
+        want = {i: g for i, g in want.items()
+                if not runtime_own((g['created_by'] or {}).get('function'))}
+        tasks = {i: t for i, t in tasks.items()
+                 if not runtime_own((t.get('created_by') or {}).get('function'))}
     if not tasks:
         return ['no Go tasks in asyncore\'s report (runtime printed %d goroutines)' % len(want)]
     for i in sorted(set(want) - set(tasks), key=int):
@@ -526,14 +547,14 @@ def compare_delve(dj, aj, stats):
     return diffs, notes
 
 
-def cmd_compare(args):
+def cmd_compare(args, later=False):
     rj = json.load(open(args[0])) if args[0] != '-' else None
     aj = json.load(open(args[1]))
     dj = json.load(open(args[2])) if len(args) > 2 else None
     diffs, notes, summary = [], [], ''
     if rj is not None:
         rs = {'goroutines': 0, 'frames': 0, 'pcs': 0}
-        diffs = compare_runtime(rj, aj, rs)
+        diffs = compare_runtime(rj, aj, rs, later)
         summary = 'runtime: %d goroutines, %d frames, %d pcs matched' % (rs['goroutines'], rs['frames'], rs['pcs'])
     if dj is not None:
         ds = {'goroutines': 0, 'frames': 0, 'line_quirks': 0, 'view_differ': set()}
@@ -756,9 +777,16 @@ def without_since(tasks):
     return tasks
 
 
+def program_tasks(tasks):
+    """TASKS less the goroutines the runtime created for itself: two
+    readings of a live process are two moments, and those move between."""
+    return [t for t in tasks if not (t.get('runtime') == 'go' and
+                                     runtime_own((t.get('created_by') or {}).get('function')))]
+
+
 def cmd_tasks_equal(args):
-    a = without_since(json.load(open(args[0])).get('tasks') or [])
-    b = without_since(json.load(open(args[1])).get('tasks') or [])
+    a = program_tasks(without_since(json.load(open(args[0])).get('tasks') or []))
+    b = program_tasks(without_since(json.load(open(args[1])).get('tasks') or []))
     if not a:
         print('no tasks in %s' % args[0])
         return 1
@@ -784,6 +812,8 @@ def main(argv):
         return 0
     if cmd == 'compare' and len(args) in (2, 3):
         return cmd_compare(args)
+    if cmd == 'compare-later' and len(args) == 2:
+        return cmd_compare(args, later=True)
     if cmd == 'delve-compare' and len(args) == 2:
         return cmd_compare(['-', args[1], args[0]])
     if cmd == 'cause' and len(args) == 2:

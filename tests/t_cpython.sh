@@ -91,6 +91,29 @@ check "runtimes: cpython listed from an installed share/asyncore/runtimes" \
 check "runtimes --runtime FILE: the file given listed first" \
 	[ "$(head -1 "$W/runtimes-given" | awk '{print $1}')" = toy ]
 
+# stale_siginfo REPORT: faulthandler installs its handler without SA_SIGINFO,
+# so the siginfo area of its signal frame holds whatever its alternate stack
+# held before.  The core of REPORT with that area made the garbage a used
+# stack leaves gives the same cause: the caught fault, from the sigcontext's
+# trap and the interrupted instruction, without a warning.
+stale_siginfo() {
+	local sp want
+	# the crashing thread comes first; the trampoline's stack pointer is the
+	# CFA of the frame it returns from
+	sp=$(json_get "$1" '[f["cfa"] for f, g in zip(j["threads"][0]["frames"], j["threads"][0]["frames"][1:]) if g["role"] == "trampoline"][0]')
+	want=$(json_get "$1" 'j["cause"]["kind"] + " " + j["cause"]["summary"]')
+	check "crash: the cause is the caught NULL read (the siginfo area clean)" \
+		grep -q '^null_dereference ' <<<"$want"
+	python3 "$ROOT/tests/corrupt_core.py" "$CORE" "$W/stale.core" poke \
+		"$sp+304=0x97888000978880:8" "$sp+312=0x55d0c2a1e4f0:8" "$sp+320=0x7f3a9c0012a0:8" 2>"$W/poke.err" ||
+		{ fail "crash stale siginfo: cannot patch the core: $(cat "$W/poke.err")"; return; }
+	report "crash stale siginfo" "$W/stale.json" "$W/stale.core"
+	check "crash stale siginfo: the same cause ($want)" \
+		[ "$(json_get "$W/stale.json" 'j["cause"]["kind"] + " " + j["cause"]["summary"]')" = "$want" ]
+	check "crash stale siginfo: no warning" [ -z "$(warnings "$W/stale.json")" ]
+	rm -f "$W/stale.core"
+}
+
 # ---- Debian's python3.11: crash.py ------------------------------------------------
 
 if py_core "" crash.py; then
@@ -103,6 +126,7 @@ if py_core "" crash.py; then
 				[ "$(json_get "$W/crash-inst.json" 'j["threads"]')" = "$(json_get "$out" 'j["threads"]')" ]
 		"$ASYNCORE" "$CORE" >"$W/crash.txt" 2>/dev/null
 		check "crash text: [cpython] frames" grep -qE '^#[0-9]+ +\[cpython\] gamma \(crash\.py:41\)  -- /.*/crash\.py:41$' "$W/crash.txt"
+		stale_siginfo "$out"
 	fi
 	# DWARF: every member by name from python3.11-dbg's debug file
 	out=$W/crash-dwarf.json

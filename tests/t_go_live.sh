@@ -119,7 +119,7 @@ live_case() {
 		fail "$name: no goroutine dump on SIGQUIT: $(head -3 "$run/stderr" | tr '\n' ' ')"
 		return
 	fi
-	oracle "$name: goroutines as the runtime dumped them on SIGQUIT afterwards" compare "$run/rt.json" "$run/live.json"
+	oracle "$name: the program's goroutines as the runtime dumped them on SIGQUIT afterwards" compare-later "$run/rt.json" "$run/live.json"
 }
 
 live_case default ""

@@ -27,7 +27,7 @@ fi
 # the plain kind, no handled_by, and a warning matching WARNING.
 lie() {
 	local name=$1 poke=$2 want=$3 out=$TMPD/$1.core j=$TMPD/$1.json
-	python3 "$ROOT/tests/corrupt_core.py" "$HCORE" "$out" poke "$poke" ||
+	python3 "$ROOT/tests/corrupt_core.py" "$HCORE" "$out" poke $poke ||
 		{ fail "handler-bad-$name: cannot write the core"; return; }
 	asy_json "$j" "$out" "$PROG"
 	if [ "$ASY_JSON_OK" -ne 0 ] || [ "$ASY_RC" -gt 1 ]; then
@@ -39,9 +39,35 @@ lie() {
 	check "handler-bad-$name-warned" test -n "$(jget "$j" "[w for w in j['warnings'] if '$want' in w][0]")"
 }
 
+# trusted NAME POKE: a siginfo that lies is not believed, but the trap the
+# sigcontext records (trap number, error code, fault address) agrees with
+# the interrupted instruction: the caught fault is still the cause, with
+# no warning (faulthandler's frames hold no siginfo at all, only what its
+# stack held before).
+trusted() {
+	local name=$1 poke=$2 out=$TMPD/$1.core j=$TMPD/$1.json
+	python3 "$ROOT/tests/corrupt_core.py" "$HCORE" "$out" poke $poke ||
+		{ fail "handler-bad-$name: cannot write the core"; return; }
+	asy_json "$j" "$out" "$PROG"
+	if [ "$ASY_JSON_OK" -ne 0 ] || [ "$ASY_RC" -gt 1 ]; then
+		fail "handler-bad-$name: asyncore exited $ASY_RC: $(head -2 "$j.err")"
+		return
+	fi
+	check "handler-bad-$name-trap-kind" test "$(jget "$j" "j['cause']['kind']")" = null_dereference
+	check "handler-bad-$name-trap-handled" test "$(jget "$j" "j['cause']['handled_by'] is not None")" = True
+	check "handler-bad-$name-trap-no-warning" test "$(jget "$j" "[w for w in j['warnings'] if 'signal frame' in w]")" = "[]"
+}
+
 x=$(printf '0x%x' $((sp)))
-lie no-signal "$x+304=99:4" "names no signal"
-lie bad-code "$x+312=0x7777:4" "code is no signal code"
+# The sigcontext's trap number (x86_64: mcontext + 160) and fault address
+# (cr2, + 176) beside the siginfo (at 304).
+notrap="$x+200=99 $x+216=0x4141"
+trusted no-signal-trap "$x+304=99:4"
+trusted bad-code-trap "$x+312=0x7777:4"
+trusted other-signal-trap "$x+304=10:4"
+lie no-signal "$x+304=99:4 $notrap" "names no signal"
+lie bad-code "$x+312=0x7777:4 $notrap" "code is no signal code"
+lie disagrees "$x+320=0x4141:8 $notrap" "does not agree with the interrupted instruction"
 lie pc-in-no-code "$x+168=0x4141414141" "saved pc is in no code"
 lie pc-not-the-next-frames "$x+168=$(printf '0x%x' $((sp + 64)))" "not believed"
 
