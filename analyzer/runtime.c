@@ -23,7 +23,7 @@
 #include "rtclaims.h"
 #include "rtdecode.h"
 #include "tsd.h"
-#include "../corefile/array.h"
+#include "../base/array.h"
 
 #define STRING_LIMIT 1024u          /* bytes of one string read from the core */
 #define BYTES_LIMIT 65536u          /* bytes of one counted string a decoder reads */
@@ -430,7 +430,7 @@ struct core_error *an_runtime_session_open(const struct an_runtimes *set, struct
 		struct core_error *err = resolve_stack(s, &r);
 		if (!err)
 			err = resolve_entry(s, &r);
-		struct resolved *slot = err ? NULL : core_array_push(&rs->v, &rs->n, &rs->cap,
+		struct resolved *slot = err ? NULL : base_array_push(&rs->v, &rs->n, &rs->cap,
 								     sizeof(*rs->v));
 		if (!err && !slot)
 			err = &core_error_nomem;
@@ -831,7 +831,7 @@ static void add_entry(struct walk *w, uint64_t addr, const unsigned char *buf)
 	for (size_t i = 0; i < d->nkinds && !kind; i++)
 		if (entry_matches(w, addr, buf, &d->kinds[i].match))
 			kind = &d->kinds[i];
-	struct entry *e = core_array_push(&w->v, &w->n, &w->cap, sizeof(*w->v));
+	struct entry *e = base_array_push(&w->v, &w->n, &w->cap, sizeof(*w->v));
 	if (!e) {
 		w->nomem = true;
 		return;
@@ -1028,7 +1028,7 @@ static size_t native_owners(const struct an_thread *t, unsigned dwarf_sp, struct
 		prev_cfa = f->cfa;
 		if (sp == 0 || (n > 0 && sp < v[n - 1].sp))
 			continue;
-		struct owner *o = core_array_push(&v, &n, &cap, sizeof(*v));
+		struct owner *o = base_array_push(&v, &n, &cap, sizeof(*v));
 		if (!o)
 			break;
 		*o = (struct owner){ .frame = i, .sp = sp, .end = f->cfa > sp ? f->cfa : sp };
@@ -1418,7 +1418,7 @@ static void list_walk(struct an_runtime_session *rs, const struct resolved *r, c
 				  context, OBJECTS_LIMIT);
 			out->full = true;
 		} else {
-			uint64_t *slot = core_array_push(&out->v, &out->n, &out->cap, sizeof(*out->v));
+			uint64_t *slot = base_array_push(&out->v, &out->n, &out->cap, sizeof(*out->v));
 			if (!slot)
 				break;
 			*slot = at;
