@@ -17,7 +17,7 @@
 #define AN_VERSION "0.2.0"
 
 /* Native frames come from the unwinder, async ones from folly's chains,
- * script and label frames from a runtime description (analyzer/runtime.c). */
+ * script and label frames from a runtime description (analyzer/runtime*.c). */
 enum an_frame_kind { AN_FRAME_NATIVE, AN_FRAME_ASYNC, AN_FRAME_SCRIPT, AN_FRAME_LABEL };
 
 /* "native", "async", "script" or "label". */
