@@ -21,7 +21,7 @@ LDLIBS  += $(PKG_LIBS) -liberty -lpthread -lm
 
 BUILD   ?= build
 OBJDIR  := $(BUILD)/obj
-MODULES := corefile dwarf analyzer reports cli
+MODULES := base corefile dwarf analyzer reports cli
 LIB_SRCS := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(OBJDIR)/%.o)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../corefile/array.h"
+#include "../base/array.h"
 
 static size_t slot_of(const struct an_addr_set *set, uint64_t a)
 {
@@ -40,7 +40,7 @@ int an_addr_set_add(struct an_addr_set *set, uint64_t a)
 {
 	if (an_addr_set_has(set, a))
 		return 0;
-	if (!core_array_reserve(&set->v, &set->cap, set->n + 1, sizeof(*set->v)) || (2 * (set->n + 1) > set->nslots && !rehash(set)))
+	if (!base_array_reserve(&set->v, &set->cap, set->n + 1, sizeof(*set->v)) || (2 * (set->n + 1) > set->nslots && !rehash(set)))
 		return -1;
 	set->v[set->n++] = a;
 	if (a == 0)

@@ -1,6 +1,5 @@
 #include "analysis.h"
 #include "strpool.h"
-#include "../corefile/strlist.h"
 #include "../dwarf/dwarf.h"
 
 #include <stdlib.h>
@@ -143,16 +142,6 @@ size_t an_crashing_thread(const struct analysis *an)
 char *an_strdup(const char *s)
 {
 	return s ? strdup(s) : NULL;
-}
-
-const char *an_hex(char buf[32], uint64_t value)
-{
-	return core_hex(buf, value);
-}
-
-char *an_digits(char *end, uint64_t value, unsigned base)
-{
-	return core_digits(end, value, base);
 }
 
 void an_frame_deinit(struct an_frame *frame)

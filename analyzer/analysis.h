@@ -17,7 +17,7 @@
 #define AN_VERSION "0.2.0"
 
 /* Native frames come from the unwinder, async ones from folly's chains,
- * script and label frames from a runtime description (analyzer/runtime.c). */
+ * script and label frames from a runtime description (analyzer/runtime*.c). */
 enum an_frame_kind { AN_FRAME_NATIVE, AN_FRAME_ASYNC, AN_FRAME_SCRIPT, AN_FRAME_LABEL };
 
 /* "native", "async", "script" or "label". */
@@ -479,14 +479,5 @@ bool an_frame_reg(const struct an_frame *f, unsigned n, uint64_t *value);
 
 /* strdup that accepts NULL. */
 char *an_strdup(const char *s);
-
-/* VALUE as "0x" and lower-case hex digits into BUF; returns BUF (the one
- * formatting of corefile/strlist.h, for the writers). */
-const char *an_hex(char buf[32], uint64_t value);
-
-/* The digits of VALUE in BASE (10 or 16), ending just before END with 20
- * bytes of room before it; returns where they start (corefile/strlist.h's
- * core_digits, for the writers). */
-char *an_digits(char *end, uint64_t value, unsigned base);
 
 #endif

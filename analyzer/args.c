@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../corefile/array.h"
+#include "../base/array.h"
 
 /* A frame that stands for itself on the stack (not an inline level, not
  * restored from call-site information). */
@@ -37,7 +37,7 @@ static void frame_regs(const struct an_frame *f, const struct dbg_frame_regs *in
 
 /* A block of arguments made in this fill, for frames with the same. */
 struct made {
-	uint64_t hash;              /* first: corefile/array.h's tables */
+	uint64_t hash;              /* first: base/array.h's tables */
 	struct an_arg *args;        /* held by a frame, borrowed here */
 	struct dbg_arg *from;       /* what dwarf/ lent for it (its strings live
 				       as long as the session) */
@@ -86,7 +86,7 @@ static bool same_args(const struct dbg_arg *x, const struct dbg_arg *a, size_t n
 
 static struct made *made_slot(struct fill *c, uint64_t h, const struct dbg_arg *a, size_t n)
 {
-	for (size_t i = core_hash_slot(h, c->made_cap);; i = (i + 1) & (c->made_cap - 1)) {
+	for (size_t i = base_hash_slot(h, c->made_cap);; i = (i + 1) & (c->made_cap - 1)) {
 		struct made *m = &c->made[i];
 		if (!m->args || (m->hash == h && m->n == n && same_args(m->from, a, n)))
 			return m;
@@ -116,7 +116,7 @@ static struct an_arg *args_pack(struct fill *c, const struct dbg_arg *dargs, siz
 static bool frame_take(struct fill *c, struct an_frame *f, const struct dbg_arg *dargs, size_t n)
 {
 	uint64_t h = args_hash(dargs, n);
-	struct made *m = core_table_reserve(&c->made, &c->made_cap, c->nmade, sizeof(*c->made))
+	struct made *m = base_table_reserve(&c->made, &c->made_cap, c->nmade, sizeof(*c->made))
 			 ? made_slot(c, h, dargs, n) : NULL;
 	struct an_arg *block;
 	if (m && m->args) {

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "frames.h"
-#include "../corefile/array.h"
+#include "../base/array.h"
 
 #define POOL "butil::ResourcePool<bthread::TaskMeta>"
 #define SYM_NGROUP "_ZN5butil12ResourcePoolIN7bthread8TaskMetaEE7_ngroupE"
@@ -278,7 +278,7 @@ static void add_item(struct bt_ctx *c, uint64_t slot, uint64_t addr, const unsig
 	c->ngood++;
 	if (c->nitems >= MAX_ITEMS)
 		return;
-	if (!core_array_reserve(&c->items, &c->cap, c->nitems + 1, sizeof(*c->items)))
+	if (!base_array_reserve(&c->items, &c->cap, c->nitems + 1, sizeof(*c->items)))
 		return;
 	struct bt_item *it = &c->items[c->nitems];
 	memset(it, 0, sizeof(*it));
@@ -563,7 +563,7 @@ static void read_group(struct bt_ctx *c, uint64_t addr)
 			running = NULL;
 		}
 	}
-	if (!core_array_reserve(&c->groups, &c->gcap, c->ngroups + 1, sizeof(*c->groups)))
+	if (!base_array_reserve(&c->groups, &c->gcap, c->ngroups + 1, sizeof(*c->groups)))
 		return;
 	if (running)
 		running->group = (int)c->ngroups;

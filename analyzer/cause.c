@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/strlist.h"
+
 enum {
 	STACK_GAP = 1 << 20,        /* the kernel's stack_guard_gap (256 pages) */
 	STACK_REACH = 64 << 10,     /* how far below sp a frame's accesses go */
@@ -237,10 +239,10 @@ static int decide_stack_overflow(struct cause_ctx *c)
 	size_text(stack->memsz, size, sizeof(size));
 	bool ok = fault_in_guard
 		? set_summary(c->cause, AN_CAUSE_STACK_OVERFLOW,
-			      "fault at %s %s below %s stack (%s, sp %s)", an_hex(h, fault), where,
-			      whose, size, an_hex(hs, c->sp))
+			      "fault at %s %s below %s stack (%s, sp %s)", base_hex(h, fault), where,
+			      whose, size, base_hex(hs, c->sp))
 		: set_summary(c->cause, AN_CAUSE_STACK_OVERFLOW,
-			      "sp %s %s below %s stack (%s)", an_hex(hs, c->sp), where, whose, size);
+			      "sp %s %s below %s stack (%s)", base_hex(hs, c->sp), where, whose, size);
 	return ok ? 1 : -1;
 }
 
@@ -288,9 +290,9 @@ static int decide_bad_jump(struct cause_ctx *c)
 	char h[32], hr[32];
 	bool ok = from ? set_summary(c->cause, AN_CAUSE_BAD_JUMP,
 				     "pc %s is in no executable mapping, called from %s (return address %s)",
-				     an_hex(h, c->pc), from, an_hex(hr, ra))
+				     base_hex(h, c->pc), from, base_hex(hr, ra))
 		       : set_summary(c->cause, AN_CAUSE_BAD_JUMP, "pc %s is in no executable mapping",
-				     an_hex(h, c->pc));
+				     base_hex(h, c->pc));
 	free(from);
 	return ok ? 1 : -1;
 }
@@ -390,7 +392,7 @@ static int decide_null_dereference(struct cause_ctx *c)
 	uint64_t off = fault;
 	char at[48], h[32];
 	if (off)
-		snprintf(at, sizeof(at), "NULL + %s", an_hex(h, off));
+		snprintf(at, sizeof(at), "NULL + %s", base_hex(h, off));
 	else
 		snprintf(at, sizeof(at), "NULL");
 	return set_summary(c->cause, AN_CAUSE_NULL_DEREFERENCE, "%s%s%s at %s",
@@ -420,7 +422,7 @@ static int decide_bad_access(struct cause_ctx *c)
 		return -1;
 	return set_summary(c->cause, AN_CAUSE_BAD_ACCESS, "%s%s%s at %s%s%s",
 			   fa.access ? fa.access : "access", fa.expr[0] ? " of " : "", fa.expr,
-			   an_hex(h, fault), code, in) ? 1 : -1;
+			   base_hex(h, fault), code, in) ? 1 : -1;
 }
 
 static int decide_memory_fault(struct cause_ctx *c)
@@ -446,7 +448,7 @@ static int decide_illegal_instruction(struct cause_ctx *c)
 		snprintf(code, sizeof(code), " (%s)", c->code_name);
 	return set_summary(c->cause, AN_CAUSE_ILLEGAL_INSTRUCTION, "%s%s%s at %s%s%s",
 			   decoded ? "`" : "illegal instruction", decoded ? insn->text : "",
-			   decoded ? "`" : "", an_hex(h, c->pc), code,
+			   decoded ? "`" : "", base_hex(h, c->pc), code,
 			   in_function(innermost_function(c), fn, sizeof(fn))) ? 1 : -1;
 }
 

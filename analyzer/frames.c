@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../corefile/array.h"
+#include "../base/array.h"
 
 static struct an_frame *list_push(struct an_frame_list *list)
 {
-	return core_array_push(&list->frames, &list->n, &list->cap, sizeof(*list->frames));
+	return base_array_push(&list->frames, &list->n, &list->cap, sizeof(*list->frames));
 }
 
 /* Give F the names *FUNCTION, *MODULE and *FILE (malloc'd): moved into F
@@ -86,7 +86,7 @@ bool an_frames_append_pc(struct an_frame_list *list, struct dbg_session *s, uint
 	}
 	bool ok = !dbg_symbolize(s, pc, activation, &locs, &nlocs);
 	if (ok) {
-		ok = core_array_reserve(&list->frames, &list->cap, list->n + nlocs,
+		ok = base_array_reserve(&list->frames, &list->cap, list->n + nlocs,
 					sizeof(*list->frames)) &&
 		     append_levels(list, &place, locs, nlocs);
 		dbg_locations_free(locs, nlocs);
@@ -232,7 +232,7 @@ int an_frames_resymbolize(struct dbg_cache *cache, struct an_frame **frames, siz
 	struct an_frame_list list = {0};
 	size_t total = 0;
 	int count = redo ? symbolize_stored(cache, *frames, *n, debug_of, ctx, redo, &total) : -1;
-	if (count > 0 && !core_array_reserve(&list.frames, &list.cap, total, sizeof(*list.frames)))
+	if (count > 0 && !base_array_reserve(&list.frames, &list.cap, total, sizeof(*list.frames)))
 		count = -1;
 	if (count > 0 && gap && gap->at)
 		move_gap(*frames, *n, redo, gap);
@@ -262,7 +262,7 @@ int an_frames_resymbolize(struct dbg_cache *cache, struct an_frame **frames, siz
 void an_frames_move_to(struct an_frame_list *list, struct an_frame **frames, size_t *nframes)
 {
 	/* A report keeps every thread's frames: no room left over from doubling. */
-	core_array_shrink(&list->frames, &list->cap, list->n, sizeof(*list->frames));
+	base_array_shrink(&list->frames, &list->cap, list->n, sizeof(*list->frames));
 	*frames = list->frames;
 	*nframes = list->n;
 	list->frames = NULL;

@@ -19,7 +19,7 @@
 #include "frames.h"
 #include "golang.h"
 #include "strpool.h"
-#include "../corefile/array.h"
+#include "../base/array.h"
 
 enum {
 	MAX_GOROUTINES = 1 << 22,
@@ -150,7 +150,7 @@ static const char *const wait_reasons_119[] = {
 static bool add_wait_reason(struct go_runtime *rt, const char *text, size_t *cap)
 {
 	char *copy = strdup(text);
-	if (!copy || !core_array_reserve(&rt->wait_reasons, cap, rt->nwait_reasons + 1,
+	if (!copy || !base_array_reserve(&rt->wait_reasons, cap, rt->nwait_reasons + 1,
 					 sizeof(*rt->wait_reasons))) {
 		free(copy);
 		return false;
@@ -463,7 +463,7 @@ static bool m_add(struct go_runtime *rt, uint64_t addr, size_t *cap)
 		go_read_word(rt, m.g0 + L->g_stack_hi, &m.g0_hi);
 		go_read_word(rt, m.g0 + L->g_sched_sp, &m.g0_sched_sp);
 	}
-	if (!core_array_reserve(&rt->ms, cap, rt->nms + 1, sizeof(*rt->ms)))
+	if (!base_array_reserve(&rt->ms, cap, rt->nms + 1, sizeof(*rt->ms)))
 		return false;
 	rt->ms[rt->nms++] = m;
 	return true;

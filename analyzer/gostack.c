@@ -12,7 +12,7 @@
 
 #include "golang.h"
 #include "../corefile/arch.h"
-#include "../corefile/array.h"
+#include "../base/array.h"
 
 enum { MAX_GO_FRAMES = 4096, MAX_FRAME = 1 << 24 };
 
@@ -77,7 +77,7 @@ static bool push(struct walk *w, const struct go_state *st, uint64_t cfa)
 		walk_stop(w, "more than %" PRIu64 " frames", MAX_GO_FRAMES);
 		return false;
 	}
-	if (!core_array_reserve(&w->frames, &w->cap, w->n + 1, sizeof(*w->frames)))
+	if (!base_array_reserve(&w->frames, &w->cap, w->n + 1, sizeof(*w->frames)))
 		return false;
 	struct dbg_frame *f = &w->frames[w->n++];
 	*f = (struct dbg_frame){.pc = st->pc, .activation = st->activation, .cfa = cfa,
@@ -127,7 +127,7 @@ static void c_frames(struct walk *w, const struct go_state *st)
 	size_t keep = 0;
 	while (keep < n && !in_go(w->rt, frames[keep].pc, NULL))
 		keep++;
-	if (!err && core_array_reserve(&w->frames, &w->cap, w->n + keep, sizeof(*w->frames))) {
+	if (!err && base_array_reserve(&w->frames, &w->cap, w->n + keep, sizeof(*w->frames))) {
 		memcpy(w->frames + w->n, frames, keep * sizeof(*frames));
 		w->n += keep;
 	}

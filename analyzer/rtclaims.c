@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "../corefile/array.h"
+#include "../base/array.h"
 
 bool an_rt_claims_object(const struct an_rt_claims *c, size_t desc, uint64_t obj)
 {
@@ -36,7 +36,7 @@ bool an_rt_claims_add(struct an_rt_claims *c, size_t desc, uint64_t obj, int32_t
 			an_addr_set_deinit(&cl.entries);
 			return false;
 		}
-	struct an_rt_claim *slot = core_array_push(&c->v, &c->n, &c->cap, sizeof(*c->v));
+	struct an_rt_claim *slot = base_array_push(&c->v, &c->n, &c->cap, sizeof(*c->v));
 	if (!slot) {
 		an_addr_set_deinit(&cl.entries);
 		return false;

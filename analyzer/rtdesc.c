@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../corefile/array.h"
+#include "../base/array.h"
 #include "../corefile/core.h"
 
 #define DESC_FILE_LIMIT (1u << 20)
@@ -1114,7 +1114,7 @@ struct core_error *an_runtimes_load(struct an_runtimes *set, const char *path, b
 		desc_deinit(&d);
 		return p.err;
 	}
-	struct an_rt_desc *slot = core_array_push(&set->v, &set->n, &set->cap, sizeof(*set->v));
+	struct an_rt_desc *slot = base_array_push(&set->v, &set->n, &set->cap, sizeof(*set->v));
 	if (!slot) {
 		desc_deinit(&d);
 		return &core_error_nomem;

@@ -5,7 +5,7 @@
  * A description is parsed and checked once, when it is loaded, and is
  * read-only afterwards: one set serves every analysis of a batch, on any
  * thread.  What depends on the program (member offsets from its DWARF, the
- * root's address) is resolved per analysis by analyzer/runtime.c. */
+ * root's address) is resolved per analysis by analyzer/runtime_resolve.c. */
 #ifndef ANALYZER_RTDESC_H
 #define ANALYZER_RTDESC_H
 

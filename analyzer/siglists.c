@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../corefile/array.h"
+#include "../base/array.h"
 
 /* Frames that never explain a crash: the machinery of aborting, asserting,
  * raising signals, throwing, and starting processes or threads. */
@@ -80,7 +80,7 @@ static int add_entry(struct an_signature_lists *l, enum an_siglist which, const 
 	char *anchored = NULL;
 	if (asprintf(&anchored, "^(%s)$", text) < 0)
 		return REG_ESPACE;
-	struct siglist_entry *e = core_array_push(&l->entries[which], &l->n[which], &l->cap[which],
+	struct siglist_entry *e = base_array_push(&l->entries[which], &l->n[which], &l->cap[which],
 						  sizeof(*e));
 	int rc = e ? regcomp(&e->re, anchored, REG_EXTENDED | REG_NOSUB) : REG_ESPACE;
 	free(anchored);

@@ -9,7 +9,7 @@
  * one starts, every worker is reaped. */
 #include "ingest.h"
 
-#include "../corefile/array.h"
+#include "../base/array.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -259,7 +259,7 @@ static void death_reason(const struct supervisor *sv, const struct slot *s, int 
 static int add_loss(struct supervisor *sv, uint32_t index, bool has_id, const char *fingerprint,
 		    uint64_t file_size, const char *reason, bool maybe_stored)
 {
-	struct loss *l = core_array_push(&sv->losses, &sv->nlosses, &sv->caplosses, sizeof(*sv->losses));
+	struct loss *l = base_array_push(&sv->losses, &sv->nlosses, &sv->caplosses, sizeof(*sv->losses));
 	if (!l)
 		return -1;
 	*l = (struct loss){.index = index, .has_id = has_id, .file_size = file_size,
@@ -422,7 +422,7 @@ static void track_held(struct slot *s, const struct ingest_msg *m)
 {
 	bool accepted = m->outcome == INGEST_STORED || m->outcome == INGEST_FAILED;
 	struct held_core *h = accepted && m->held > 0
-				      ? core_array_push(&s->held, &s->nheld, &s->capheld, sizeof(*s->held))
+				      ? base_array_push(&s->held, &s->nheld, &s->capheld, sizeof(*s->held))
 				      : NULL;
 	if (h) {
 		*h = (struct held_core){.index = m->index, .stored = m->outcome == INGEST_STORED,

@@ -11,7 +11,7 @@
 
 #include "../analyzer/frames.h"
 #include "../analyzer/signature.h"
-#include "../corefile/array.h"
+#include "../base/array.h"
 #include "../dwarf/dwarf.h"
 #include "../reports/store_resign.h"
 #include "options.h"
@@ -83,7 +83,7 @@ static char *find_debuginfo(void *ctx, const char *build_id, const char *path)
 	}
 	if (!f || file_of(r, build_id))
 		return f ? strdup(dbg_file_debuginfo(f)) : NULL;
-	struct found_file *ff = core_array_push(&r->files, &r->nfiles, &r->cap, sizeof(*ff));
+	struct found_file *ff = base_array_push(&r->files, &r->nfiles, &r->cap, sizeof(*ff));
 	char *debuginfo = ff ? strdup(dbg_file_debuginfo(f)) : NULL;
 	if (ff && (!debuginfo || !(ff->build_id = strdup(build_id)))) {
 		r->nfiles--;   /* not found after all: out of memory */

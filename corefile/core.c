@@ -10,13 +10,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "array.h"
+#include "../base/array.h"
+#include "../base/strlist.h"
 #include "corewrite.h"
 #include "decompress.h"
 #include "identity.h"
 #include "image.h"
 #include "live.h"
-#include "strlist.h"
 #include "mapped.h"
 #include "notes.h"
 
@@ -45,7 +45,7 @@ void core_warn(struct core *core, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	core_strlist_vappend(&core->warnings, &core->nwarnings, fmt, ap);
+	base_strlist_vappend(&core->warnings, &core->nwarnings, fmt, ap);
 	va_end(ap);
 }
 
@@ -138,7 +138,7 @@ static void use_layout(struct core *core)
 	qsort(core->segments, core->nsegments, sizeof(*core->segments), segment_cmp);
 	for (size_t i = 0; i < core->nsegments; i++) {
 		struct core_segment *seg = &core->segments[i];
-		const struct core_segment *p = core_range_find(core->pieces, core->npieces, sizeof(*p),
+		const struct core_segment *p = base_range_find(core->pieces, core->npieces, sizeof(*p),
 							       seg->vaddr, segment_range);
 		if (p && p->vaddr == seg->vaddr) {
 			seg->offset = p->offset;
@@ -368,7 +368,7 @@ void core_close(struct core *core)
 
 const struct core_segment *core_find_segment(const struct core *core, uint64_t addr)
 {
-	return core_range_find(core->segments, core->nsegments, sizeof(*core->segments), addr,
+	return base_range_find(core->segments, core->nsegments, sizeof(*core->segments), addr,
 			       segment_range);
 }
 
@@ -390,7 +390,7 @@ const struct core_mapped_file *core_find_file(const struct core *core, uint64_t 
 	/* Called on every read the core did not save: binary search the
 	 * kernel's sorted list; a crafted unsorted one is searched in full. */
 	if (core->files_sorted)
-		return core_range_find(core->files, core->nfiles, sizeof(*core->files), addr,
+		return base_range_find(core->files, core->nfiles, sizeof(*core->files), addr,
 				       file_range);
 	for (size_t i = 0; i < core->nfiles; i++)
 		if (addr >= core->files[i].start && addr < core->files[i].end)
@@ -409,7 +409,7 @@ static void record(const struct core *core, uint64_t addr, size_t len)
  * holds ADDR. */
 static size_t read_piece(const struct core *core, uint64_t addr, unsigned char *buf, size_t len)
 {
-	const struct core_segment *p = core_range_find(core->pieces, core->npieces, sizeof(*p), addr,
+	const struct core_segment *p = base_range_find(core->pieces, core->npieces, sizeof(*p), addr,
 						       segment_range);
 	if (!p || addr - p->vaddr >= p->filesz)
 		return 0;

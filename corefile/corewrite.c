@@ -7,7 +7,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "array.h"
+#include "../base/array.h"
 
 #define PAGE CORE_WRITE_PAGE
 #define PAGE_DOWN(a) ((a) & ~(uint64_t)(PAGE - 1))
@@ -58,7 +58,7 @@ void core_writer_destroy(struct core_writer *w)
 static void notes_put(struct core_writer *w, const void *src, size_t len)
 {
 	size_t padded = (len + 3) & ~(size_t)3;
-	if (w->failed || !core_array_reserve(&w->notes, &w->notes_cap, w->notes_len + padded, 1)) {
+	if (w->failed || !base_array_reserve(&w->notes, &w->notes_cap, w->notes_len + padded, 1)) {
 		w->failed = true;
 		return;
 	}
@@ -84,7 +84,7 @@ void core_writer_add_note(struct core_writer *w, const char *owner, uint32_t typ
 
 void core_writer_add_region(struct core_writer *w, uint64_t start, uint64_t end, uint32_t flags)
 {
-	struct writer_region *r = core_array_push(&w->regions, &w->nregions, &w->regions_cap, sizeof(*r));
+	struct writer_region *r = base_array_push(&w->regions, &w->nregions, &w->regions_cap, sizeof(*r));
 	if (!r) {
 		w->failed = true;
 		return;
@@ -98,7 +98,7 @@ static struct writer_page *page_slot(const struct core_writer *w, uint64_t page)
 {
 	if (!w->pages_cap)
 		return NULL;
-	for (size_t i = core_hash_slot(page + 1, w->pages_cap);; i = (i + 1) & (w->pages_cap - 1))
+	for (size_t i = base_hash_slot(page + 1, w->pages_cap);; i = (i + 1) & (w->pages_cap - 1))
 		if (w->pages[i].key == 0 || w->pages[i].key == page + 1)
 			return &w->pages[i];
 }
@@ -111,7 +111,7 @@ static void keep_page(struct core_writer *w, uint64_t page)
 	struct writer_page *s = page_slot(w, page);
 	if (s && s->key)
 		return;
-	if (!core_table_reserve(&w->pages, &w->pages_cap, w->npages, sizeof(*w->pages))) {
+	if (!base_table_reserve(&w->pages, &w->pages_cap, w->npages, sizeof(*w->pages))) {
 		w->failed = true;
 		return;
 	}
@@ -173,7 +173,7 @@ static void region_range(const void *elem, uint64_t *start, uint64_t *end)
 
 static const struct writer_region *region_of(const struct core_writer *w, uint64_t addr)
 {
-	return core_range_find(w->regions, w->nregions, sizeof(*w->regions), addr, region_range);
+	return base_range_find(w->regions, w->nregions, sizeof(*w->regions), addr, region_range);
 }
 
 /* The kept pages, sorted. */
@@ -206,7 +206,7 @@ static struct writer_run *page_runs(const struct core_writer *w, const uint64_t 
 		size_t j = i + 1;
 		while (j < w->npages && pages[j] == pages[j - 1] + PAGE && region_of(w, pages[j]) == r)
 			j++;
-		struct writer_run *run = core_array_push(&runs, &n, &cap, sizeof(*run));
+		struct writer_run *run = base_array_push(&runs, &n, &cap, sizeof(*run));
 		if (!run) {
 			free(runs);
 			return NULL;

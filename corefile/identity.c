@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../base/sha256.h"
 #include "image.h"
-#include "sha256.h"
 
 #define FP_HEAD 4096
 #define FP_BLOCK 4096
@@ -21,7 +21,7 @@
 
 /* Hash [OFF, OFF+LEN) of the decompressed core, clipped to its end (a
  * part that cannot be read hashes as missing). */
-static void hash_range(struct core_sha256 *ctx, const struct core *core, uint64_t off, uint64_t len)
+static void hash_range(struct base_sha256 *ctx, const struct core *core, uint64_t off, uint64_t len)
 {
 	unsigned char buf[1 << 16];
 	if (off >= core->data_size)
@@ -32,14 +32,14 @@ static void hash_range(struct core_sha256 *ctx, const struct core *core, uint64_
 		size_t n = len < sizeof(buf) ? (size_t)len : sizeof(buf);
 		if (!core_image_read(core->image, off, buf, n))
 			return;
-		core_sha256_update(ctx, buf, n);
+		base_sha256_update(ctx, buf, n);
 		off += n;
 		len -= n;
 	}
 }
 
 /* The program header table and the PT_NOTE segments, within budget. */
-static void hash_notes(struct core_sha256 *ctx, const struct core *core)
+static void hash_notes(struct base_sha256 *ctx, const struct core *core)
 {
 	GElf_Ehdr eh;
 	size_t phnum;
@@ -63,26 +63,26 @@ static void fingerprint(const struct core *core, char hex[65])
 		memcpy(hex, core->source_fingerprint, 65);
 		return;
 	}
-	struct core_sha256 ctx;
+	struct base_sha256 ctx;
 	uint64_t sz = core->data_size;
 	unsigned char le[8];
 	for (int i = 0; i < 8; i++)
 		le[i] = (unsigned char)(sz >> (8 * i));
-	core_sha256_init(&ctx);
-	core_sha256_update(&ctx, "asyncore-core-fp2", 18);   /* scheme version */
-	core_sha256_update(&ctx, le, sizeof(le));
+	base_sha256_init(&ctx);
+	base_sha256_update(&ctx, "asyncore-core-fp2", 18);   /* scheme version */
+	base_sha256_update(&ctx, le, sizeof(le));
 	hash_range(&ctx, core, 0, FP_HEAD);
 	hash_notes(&ctx, core);
 	for (uint64_t k = 1; k <= FP_SAMPLES; k++)
 		hash_range(&ctx, core, sz / (FP_SAMPLES + 1) * k / FP_BLOCK * FP_BLOCK, FP_BLOCK);
 	if (sz > FP_BLOCK)
 		hash_range(&ctx, core, sz - FP_BLOCK, FP_BLOCK);
-	core_sha256_final(&ctx, hex);
+	base_sha256_final(&ctx, hex);
 }
 
 /* Hash LEN bytes of FD from OFF; false (errno set) on a read error.  A file
  * that ends early ends the hash there, as reading it to its end would. */
-static bool hash_data(struct core_sha256 *ctx, int fd, uint64_t off, uint64_t len, bool *at_end)
+static bool hash_data(struct base_sha256 *ctx, int fd, uint64_t off, uint64_t len, bool *at_end)
 {
 	unsigned char buf[1 << 16];
 	while (len > 0) {
@@ -96,7 +96,7 @@ static bool hash_data(struct core_sha256 *ctx, int fd, uint64_t off, uint64_t le
 			*at_end = true;
 			return true;
 		}
-		core_sha256_update(ctx, buf, (size_t)got);
+		base_sha256_update(ctx, buf, (size_t)got);
 		off += (uint64_t)got;
 		len -= (uint64_t)got;
 	}
@@ -105,12 +105,12 @@ static bool hash_data(struct core_sha256 *ctx, int fd, uint64_t off, uint64_t le
 
 /* Zeros, for the holes of a sparse file: a core is mostly holes, and
  * hashing them from here spares reading them. */
-static void hash_zeros(struct core_sha256 *ctx, uint64_t len)
+static void hash_zeros(struct base_sha256 *ctx, uint64_t len)
 {
 	static const unsigned char zeros[1 << 16];
 	while (len > 0) {
 		size_t n = len < sizeof(zeros) ? (size_t)len : sizeof(zeros);
-		core_sha256_update(ctx, zeros, n);
+		base_sha256_update(ctx, zeros, n);
 		len -= n;
 	}
 }
@@ -132,14 +132,14 @@ static void next_data(int fd, uint64_t off, uint64_t size, uint64_t *data, uint6
 
 bool core_file_sha256(const char *path, char hex[65])
 {
-	struct core_sha256 ctx;
+	struct base_sha256 ctx;
 	struct stat st;
 	int fd = core_open_regular(path);
 	if (fd < 0)
 		return false;
 	bool ok = fstat(fd, &st) == 0, at_end = false;
 	uint64_t size = ok ? (uint64_t)st.st_size : 0, off = 0;
-	core_sha256_init(&ctx);
+	base_sha256_init(&ctx);
 	while (ok && !at_end && off < size) {
 		uint64_t data, hole;
 		next_data(fd, off, size, &data, &hole);
@@ -154,7 +154,7 @@ bool core_file_sha256(const char *path, char hex[65])
 	close(fd);
 	errno = saved;
 	if (ok)
-		core_sha256_final(&ctx, hex);
+		base_sha256_final(&ctx, hex);
 	return ok;
 }
 

@@ -1,5 +1,4 @@
 #include "live.h"
-#include "array.h"
 
 #include <dirent.h>
 #include <elf.h>
@@ -20,9 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../base/array.h"
+#include "../base/strlist.h"
 #include "corewrite.h"
 #include "identity.h"
-#include "strlist.h"
 
 #define PAGE 4096u
 #define PAGE_DOWN(a) ((a) & ~(uint64_t)(PAGE - 1))
@@ -118,9 +118,9 @@ static void live_warn(struct core_live *live, const char *fmt, ...)
 	va_list ap;
 	va_start(ap, fmt);
 	if (live->core)
-		core_strlist_vappend(&live->core->warnings, &live->core->nwarnings, fmt, ap);
+		base_strlist_vappend(&live->core->warnings, &live->core->nwarnings, fmt, ap);
 	else
-		core_strlist_vappend(&live->warnings, &live->nwarnings, fmt, ap);
+		base_strlist_vappend(&live->warnings, &live->nwarnings, fmt, ap);
 	va_end(ap);
 }
 
@@ -398,7 +398,7 @@ static void map_range(const void *elem, uint64_t *start, uint64_t *end)
 
 static const struct live_map *map_for(const struct core_live *live, uint64_t addr)
 {
-	return core_range_find(live->maps, live->nmaps, sizeof(*live->maps), addr, map_range);
+	return base_range_find(live->maps, live->nmaps, sizeof(*live->maps), addr, map_range);
 }
 
 static bool is_file_map(const struct live_map *m)
@@ -439,11 +439,11 @@ static size_t fetch(struct core_live *live, uint64_t addr, void *buf, size_t len
 	return done;
 }
 
-/* The page cache is corefile's open-addressing table (array.h), keyed by
+/* The page cache is the base's open-addressing table (base/array.h), keyed by
  * the page's address + 1 (0 marks a free slot). */
 static size_t slot_index(const struct core_live *live, uint64_t page)
 {
-	return core_hash_slot(page + 1, live->nslots);
+	return base_hash_slot(page + 1, live->nslots);
 }
 
 static struct live_slot *slot_find(const struct core_live *live, uint64_t page)
@@ -468,7 +468,7 @@ static bool slot_put(struct core_live *live, uint64_t page, const unsigned char 
 		live->cache_full = true;
 		return false;
 	}
-	if (!core_table_reserve(&live->slots, &live->nslots, live->used, sizeof(*live->slots)))
+	if (!base_table_reserve(&live->slots, &live->nslots, live->used, sizeof(*live->slots)))
 		return false;
 	unsigned char *copy = NULL;
 	if (data) {
@@ -672,7 +672,7 @@ static void arm_timer(struct core_live *live)
 
 static struct live_thread *thread_add(struct core_live *live, pid_t tid)
 {
-	if (!core_table_reserve(&live->tid_slots, &live->tid_cap, live->nthreads, sizeof(struct tid_slot)))
+	if (!base_table_reserve(&live->tid_slots, &live->tid_cap, live->nthreads, sizeof(struct tid_slot)))
 		return NULL;
 	if (live->nthreads == live->threads_cap) {
 		size_t cap = live->threads_cap ? 2 * live->threads_cap : 64;
@@ -682,7 +682,7 @@ static struct live_thread *thread_add(struct core_live *live, pid_t tid)
 		live->threads = t;
 		live->threads_cap = cap;
 	}
-	size_t i = core_hash_slot((uint64_t)tid, live->tid_cap);
+	size_t i = base_hash_slot((uint64_t)tid, live->tid_cap);
 	while (live->tid_slots[i].tid)
 		i = (i + 1) & (live->tid_cap - 1);
 	live->tid_slots[i] = (struct tid_slot){(uint64_t)tid, live->nthreads};
@@ -696,7 +696,7 @@ static struct live_thread *thread_find(struct core_live *live, pid_t tid)
 {
 	if (!live->tid_cap)
 		return NULL;
-	for (size_t i = core_hash_slot((uint64_t)tid, live->tid_cap); live->tid_slots[i].tid;
+	for (size_t i = base_hash_slot((uint64_t)tid, live->tid_cap); live->tid_slots[i].tid;
 	     i = (i + 1) & (live->tid_cap - 1))
 		if (live->tid_slots[i].tid == (uint64_t)tid)
 			return &live->threads[live->tid_slots[i].index];

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../corefile/array.h"
+#include "../base/array.h"
 
 /* Both entries begin with their address (count_upto). */
 struct addr_entry {
@@ -118,7 +118,7 @@ static bool range_add_label(struct addr_range *r, Dwfl_Module *mod, int i, uint6
 	GElf_Addr again;
 	GElf_Word shndx = SHN_UNDEF;
 	if (!dwfl_module_getsym_info(mod, i, &sym, &again, &shndx, NULL, NULL) ||
-	    !core_array_reserve(&r->labels, &r->labels_cap, r->nlabels + 1, sizeof(*r->labels)))
+	    !base_array_reserve(&r->labels, &r->labels_cap, r->nlabels + 1, sizeof(*r->labels)))
 		return false;
 	/* libdwfl's shndx: the section's, or -1 for one not allocated. */
 	r->labels[r->nlabels++] = (struct addr_label){ .value = value, .sym = i,
@@ -131,7 +131,7 @@ static bool range_add(struct addr_range *r, Dwfl_Module *mod, int i, const GElf_
 {
 	if (sym->st_size == 0)
 		return range_add_label(r, mod, i, value);
-	if (!core_array_reserve(&r->v, &r->cap, r->n + 1, sizeof(*r->v)))
+	if (!base_array_reserve(&r->v, &r->cap, r->n + 1, sizeof(*r->v)))
 		return false;
 	r->v[r->n++] = (struct addr_entry){ .value = value, .size = sym->st_size, .sym = i };
 	return true;
@@ -139,7 +139,7 @@ static bool range_add(struct addr_range *r, Dwfl_Module *mod, int i, const GElf_
 
 static void range_finish(struct addr_range *r)
 {
-	core_array_shrink(&r->v, &r->cap, r->n, sizeof(*r->v));
+	base_array_shrink(&r->v, &r->cap, r->n, sizeof(*r->v));
 	if (r->n)
 		qsort(r->v, r->n, sizeof(*r->v), addr_entry_cmp);
 	for (size_t k = 0; k < r->n; k++) {
@@ -147,7 +147,7 @@ static void range_finish(struct addr_range *r)
 		uint64_t end = e->size > UINT64_MAX - e->value ? UINT64_MAX : e->value + e->size;
 		e->end_max = k && r->v[k - 1].end_max > end ? r->v[k - 1].end_max : end;
 	}
-	core_array_shrink(&r->labels, &r->labels_cap, r->nlabels, sizeof(*r->labels));
+	base_array_shrink(&r->labels, &r->labels_cap, r->nlabels, sizeof(*r->labels));
 	if (r->nlabels)
 		qsort(r->labels, r->nlabels, sizeof(*r->labels), addr_label_cmp);
 }
@@ -305,7 +305,7 @@ static bool read_sections(struct dbg_addrindex *x, Dwfl_Module *mod)
 			return false;
 		if (!(sh.sh_flags & SHF_ALLOC))
 			continue;
-		if (!core_array_reserve(&x->sections, &cap, x->nsections + 1, sizeof(*x->sections)))
+		if (!base_array_reserve(&x->sections, &cap, x->nsections + 1, sizeof(*x->sections)))
 			return false;
 		x->sections[x->nsections++] = (struct alloc_section){
 			.start = sh.sh_addr + bias, .end = sh.sh_addr + bias + sh.sh_size,

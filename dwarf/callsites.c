@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../corefile/array.h"
+#include "../base/array.h"
 
 /* Nesting of DIEs followed inside a CU: DWARF is untrusted input. */
 #define MAX_DIE_DEPTH 64
@@ -189,7 +189,7 @@ static void add_site(struct cu_build *b, Dwarf_Die *die, struct cs_fn *fn)
 	struct cs_site site = { .ret = ret, .func = fn->entry };
 	site_target(die, &site);
 	struct cs_cu *cu = b->cu;
-	if (!core_array_reserve(&cu->sites, &b->sites_cap, cu->nsites + 1, sizeof(site))) {
+	if (!base_array_reserve(&cu->sites, &b->sites_cap, cu->nsites + 1, sizeof(site))) {
 		b->nomem = true;
 		return;
 	}
@@ -199,7 +199,7 @@ static void add_site(struct cu_build *b, Dwarf_Die *die, struct cs_fn *fn)
 	if (!(own_flag(die, DW_AT_call_tail_call) || own_flag(die, DW_AT_GNU_tail_call)) ||
 	    !lists_tails(fn))
 		return;
-	if (!core_array_reserve(&cu->tails, &b->tails_cap, cu->ntails + 1, sizeof(site))) {
+	if (!base_array_reserve(&cu->tails, &b->tails_cap, cu->ntails + 1, sizeof(site))) {
 		b->nomem = true;
 		return;
 	}
@@ -214,7 +214,7 @@ static void index_function(struct cu_build *b, Dwarf_Die *die, int depth)
 	if (!dbg_die_entry(die, &fn.entry))
 		return;
 	struct cs_cu *cu = b->cu;
-	if (!core_array_reserve(&cu->funcs, &b->funcs_cap, cu->nfuncs + 1, sizeof(*cu->funcs))) {
+	if (!base_array_reserve(&cu->funcs, &b->funcs_cap, cu->nfuncs + 1, sizeof(*cu->funcs))) {
 		b->nomem = true;
 		return;
 	}
@@ -311,9 +311,9 @@ static struct cs_cu *cu_index(Dwarf_Die *cudie)
 		cu_destroy(b.cu);
 		return NULL;
 	}
-	core_array_shrink(&b.cu->sites, &b.sites_cap, b.cu->nsites, sizeof(*b.cu->sites));
-	core_array_shrink(&b.cu->tails, &b.tails_cap, b.cu->ntails, sizeof(*b.cu->tails));
-	core_array_shrink(&b.cu->funcs, &b.funcs_cap, b.cu->nfuncs, sizeof(*b.cu->funcs));
+	base_array_shrink(&b.cu->sites, &b.sites_cap, b.cu->nsites, sizeof(*b.cu->sites));
+	base_array_shrink(&b.cu->tails, &b.tails_cap, b.cu->ntails, sizeof(*b.cu->tails));
+	base_array_shrink(&b.cu->funcs, &b.funcs_cap, b.cu->nfuncs, sizeof(*b.cu->funcs));
 	cu_finish(b.cu);
 	return b.cu;
 }
@@ -335,7 +335,7 @@ static struct cs_cu *file_cu(struct dbg_file *f, Dwarf_Die *cudie)
 	}
 	if (lo < cs->n && cs->cus[lo]->offset == off)
 		return cs->cus[lo];
-	if (!core_array_reserve(&cs->cus, &cs->cap, cs->n + 1, sizeof(*cs->cus)))
+	if (!base_array_reserve(&cs->cus, &cs->cap, cs->n + 1, sizeof(*cs->cus)))
 		return NULL;
 	struct cs_cu *cu = cu_index(cudie);
 	if (!cu)
@@ -555,7 +555,7 @@ struct tail_memo_entry {
 };
 
 struct self_memo_entry {
-	uint64_t entry;             /* first, as core_table_reserve wants; 0: empty */
+	uint64_t entry;             /* first, as base_table_reserve wants; 0: empty */
 	bool itself;
 };
 
@@ -631,7 +631,7 @@ static bool memo_put(struct dbg_session *s, uint64_t ra, uint64_t callee, const 
 		return false;
 	if (2 * (m->used + 1) > m->cap && !memo_grow(m))
 		return false;
-	if (!core_array_reserve(&m->pcs, &m->pcs_cap, m->npcs + n, sizeof(*m->pcs)))
+	if (!base_array_reserve(&m->pcs, &m->pcs_cap, m->npcs + n, sizeof(*m->pcs)))
 		return false;
 	if (n)
 		memcpy(m->pcs + m->npcs, pcs, n * sizeof(*pcs));
@@ -667,7 +667,7 @@ struct core_error *dbg_tail_calls(struct dbg_session *s, uint64_t caller_ra, uin
  * not 0): the one holding it, or the free one where it goes. */
 static struct self_memo_entry *self_slot(struct dbg_tail_memo *m, uint64_t entry)
 {
-	size_t i = core_hash_slot(entry, m->selves_cap);
+	size_t i = base_hash_slot(entry, m->selves_cap);
 	while (m->selves[i].entry && m->selves[i].entry != entry)
 		i = (i + 1) & (m->selves_cap - 1);
 	return &m->selves[i];
@@ -688,7 +688,7 @@ bool dbg_tail_calls_itself(struct dbg_session *s, uint64_t entry)
 	if (x.nomem)
 		return true;    /* unsure, and not kept */
 	m = memo_of(s);
-	if (m && core_table_reserve(&m->selves, &m->selves_cap, m->nselves, sizeof(*m->selves))) {
+	if (m && base_table_reserve(&m->selves, &m->selves_cap, m->nselves, sizeof(*m->selves))) {
 		*self_slot(m, entry) = (struct self_memo_entry){ entry, itself };
 		m->nselves++;
 	}

@@ -19,7 +19,7 @@
 #include <dwarf.h>
 #include <stdlib.h>
 
-#include "../corefile/array.h"
+#include "../base/array.h"
 
 struct cu_span {
 	Dwarf_Addr start, end;      /* DWARF addresses */
@@ -98,10 +98,10 @@ static bool add_unit(struct dbg_cuindex *x, Dwarf_Die *cudie)
 	while ((off = dwarf_ranges(cudie, off, &base, &start, &end)) > 0) {
 		if (start >= end)
 			continue;
-		if (!any && !core_array_reserve(&x->units, &x->units_cap, x->nunits + 1,
+		if (!any && !base_array_reserve(&x->units, &x->units_cap, x->nunits + 1,
 						sizeof(*x->units)))
 			return false;
-		struct cu_span *s = core_array_push(&x->spans, &x->nspans, &x->spans_cap,
+		struct cu_span *s = base_array_push(&x->spans, &x->nspans, &x->spans_cap,
 						    sizeof(*x->spans));
 		if (!s)
 			return false;
@@ -128,8 +128,8 @@ static void finish(struct dbg_cuindex *x)
 			x->spans[kept++] = s;
 	}
 	x->nspans = kept;
-	core_array_shrink(&x->spans, &x->spans_cap, x->nspans, sizeof(*x->spans));
-	core_array_shrink(&x->units, &x->units_cap, x->nunits, sizeof(*x->units));
+	base_array_shrink(&x->spans, &x->spans_cap, x->nspans, sizeof(*x->spans));
+	base_array_shrink(&x->units, &x->units_cap, x->nunits, sizeof(*x->units));
 }
 
 static struct dbg_cuindex *cuindex_build(Dwarf *dw)
@@ -170,7 +170,7 @@ Dwarf_Die *dbg_file_addrdie(struct dbg_file *f, uint64_t addr, Dwarf_Addr *dbias
 		return dwfl_module_addrdie(f->mod, addr, dbias);
 	if (!f->cus && !(f->cus = cuindex_build(dw)))
 		return NULL;
-	const struct cu_span *s = core_range_find(f->cus->spans, f->cus->nspans, sizeof(*s),
+	const struct cu_span *s = base_range_find(f->cus->spans, f->cus->nspans, sizeof(*s),
 						  addr - *dbias, span_range);
 	return s ? &f->cus->units[s->unit] : NULL;
 }

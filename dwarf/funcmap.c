@@ -11,7 +11,7 @@
 #include <dwarf.h>
 #include <stdlib.h>
 
-#include "../corefile/array.h"
+#include "../base/array.h"
 
 struct fn_range {
 	Dwarf_Addr start, end;      /* DWARF addresses */
@@ -46,7 +46,7 @@ static bool add_ranges(struct cu_map *m, Dwarf_Die *die)
 	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0) {
 		if (start >= end)
 			continue;
-		struct fn_range *r = core_array_push(&m->v, &m->n, &m->cap, sizeof(*m->v));
+		struct fn_range *r = base_array_push(&m->v, &m->n, &m->cap, sizeof(*m->v));
 		if (!r)
 			return false;
 		*r = (struct fn_range){ .start = start, .end = end, .die = dwarf_dieoffset(die) };
@@ -96,7 +96,7 @@ static void sort_ranges(struct cu_map *m)
 		if (!kept || m->v[i].start >= m->v[kept - 1].end)
 			m->v[kept++] = m->v[i];
 	m->n = kept;
-	core_array_shrink(&m->v, &m->cap, m->n, sizeof(*m->v));
+	base_array_shrink(&m->v, &m->cap, m->n, sizeof(*m->v));
 }
 
 static struct cu_map *cu_map_get(struct dbg_file *f, Dwarf_Die *cudie)
@@ -108,7 +108,7 @@ static struct cu_map *cu_map_get(struct dbg_file *f, Dwarf_Die *cudie)
 	for (size_t i = 0; i < fm->n; i++)
 		if (fm->v[i].cu == cu)
 			return &fm->v[i];
-	struct cu_map *m = core_array_push(&fm->v, &fm->n, &fm->cap, sizeof(*fm->v));
+	struct cu_map *m = base_array_push(&fm->v, &fm->n, &fm->cap, sizeof(*fm->v));
 	if (!m)
 		return NULL;
 	m->cu = cu;
@@ -124,6 +124,6 @@ static struct cu_map *cu_map_get(struct dbg_file *f, Dwarf_Die *cudie)
 bool dbg_funcmap_find(struct dbg_file *f, Dwarf_Die *cudie, Dwarf_Addr addr, Dwarf_Die *sub)
 {
 	struct cu_map *m = cu_map_get(f, cudie);
-	const struct fn_range *r = m ? core_range_find(m->v, m->n, sizeof(*m->v), addr, range_of) : NULL;
+	const struct fn_range *r = m ? base_range_find(m->v, m->n, sizeof(*m->v), addr, range_of) : NULL;
 	return r && dwarf_offdie(dwarf_cu_getdwarf(cudie->cu), r->die, sub) != NULL;
 }

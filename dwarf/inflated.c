@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../corefile/array.h"
+#include "../base/array.h"
 
 static char *cache_dir(void)
 {
@@ -165,7 +165,7 @@ static bool copy_pending(const struct dbg_cache *cache, const char *path)
 static void defer_copy(struct dbg_cache *cache, int fd, char *dir, char *path)
 {
 	int kept = cache && !copy_pending(cache, path) ? dup(fd) : -1;
-	if (kept < 0 || !core_array_reserve(&cache->copies, &cache->copies_cap, cache->ncopies + 1,
+	if (kept < 0 || !base_array_reserve(&cache->copies, &cache->copies_cap, cache->ncopies + 1,
 					    sizeof(*cache->copies))) {
 		if (kept >= 0)
 			close(kept);

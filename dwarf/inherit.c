@@ -7,7 +7,7 @@
 #include <dwarf.h>
 #include <stdlib.h>
 
-#include "../corefile/array.h"
+#include "../base/array.h"
 
 bool dbg_is_function_scope(int tag)
 {
@@ -57,7 +57,7 @@ static bool own_children(Dwarf_Die *die, const struct dbg_children *how, struct 
 		if (!how->visit(how->ctx, &c))
 			return false;
 		if (final_origin(&c, how->hops, &origin) && seen->n < how->max_seen) {
-			Dwarf_Off *slot = core_array_push(&seen->v, &seen->n, &seen->cap, sizeof(*seen->v));
+			Dwarf_Off *slot = base_array_push(&seen->v, &seen->n, &seen->cap, sizeof(*seen->v));
 			if (!slot)
 				return false;
 			*slot = dwarf_dieoffset(&origin);

@@ -13,7 +13,7 @@
 
 #include <stdlib.h>
 
-#include "../corefile/array.h"
+#include "../base/array.h"
 
 /* Rows kept of the units used before the one decoded: about 2 MB. */
 #define ROWS_BUDGET 30000u
@@ -117,7 +117,7 @@ static struct unit_lines *unit_get(struct dbg_file *f, Dwarf_Die *cudie)
 			lines->v[i].used = lines->clock;
 			return &lines->v[i];
 		}
-	if (!core_array_reserve(&lines->v, &lines->cap, lines->n + 1, sizeof(*lines->v)))
+	if (!base_array_reserve(&lines->v, &lines->cap, lines->n + 1, sizeof(*lines->v)))
 		return NULL;
 	trim(lines);
 	struct unit_lines u = { .cu = cu, .used = lines->clock };

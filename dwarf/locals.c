@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../corefile/array.h"
+#include "../base/array.h"
 
 /* Bounds: DWARF from a binary is untrusted. */
 #define MAX_SYMBOLS 4096        /* symbols of one block, locals of one level */
@@ -109,7 +109,7 @@ static struct sym *syms_add(struct syms *out, Dwarf_Die *die, const char *name, 
 {
 	if (out->n == MAX_SYMBOLS)
 		return NULL;
-	struct sym *s = core_array_push(&out->v, &out->n, &out->cap, sizeof(*out->v));
+	struct sym *s = base_array_push(&out->v, &out->n, &out->cap, sizeof(*out->v));
 	if (!s) {
 		out->nomem = true;
 		return NULL;
@@ -307,7 +307,7 @@ static void local_add(struct locals_build *lb, struct sym *sym)
 	struct dbg_level *level = lb->level;
 	if (level->nparams == MAX_SYMBOLS)
 		return;
-	struct dbg_param *p = core_array_push(&level->params, &level->nparams, &lb->cap,
+	struct dbg_param *p = base_array_push(&level->params, &level->nparams, &lb->cap,
 					      sizeof(*level->params));
 	if (!p) {
 		lb->nomem = true;

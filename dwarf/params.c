@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../corefile/array.h"
+#include "../base/array.h"
 
 /* A bound on parameters per function: DWARF from a binary is untrusted. */
 #define MAX_PARAMS 256
@@ -51,7 +51,7 @@ void dbg_param_memo_destroy(struct dbg_param_memo *memo)
 
 static struct param_slot *memo_slot(struct dbg_param_memo *m, uint64_t key)
 {
-	for (size_t i = core_hash_slot(key, m->cap);; i = (i + 1) & (m->cap - 1))
+	for (size_t i = base_hash_slot(key, m->cap);; i = (i + 1) & (m->cap - 1))
 		if (!m->slots[i].info || m->slots[i].key == key)
 			return &m->slots[i];
 }
@@ -260,7 +260,7 @@ struct dbg_pc_info *dbg_pc_info_get(struct dbg_session *s, uint64_t pc, bool act
  * session the printer is a function of these (the core does not change),
  * and frames repeat the same few values, so each is printed once. */
 struct value_slot {
-	uint64_t hash;                  /* first: corefile/array.h's tables */
+	uint64_t hash;                  /* first: base/array.h's tables */
 	const struct dbg_vtype *vt;     /* NULL: a free slot */
 	struct dbg_loc loc;
 	const char *text;               /* in the texts' chunks */
@@ -326,7 +326,7 @@ static bool same_value(const struct value_slot *v, uint64_t h, const struct dbg_
 static struct value_slot *value_slot(struct dbg_args_out *out, uint64_t h,
 				     const struct dbg_vtype *vt, const struct dbg_loc *loc)
 {
-	for (size_t i = core_hash_slot(h, out->values_cap);; i = (i + 1) & (out->values_cap - 1))
+	for (size_t i = base_hash_slot(h, out->values_cap);; i = (i + 1) & (out->values_cap - 1))
 		if (!out->values[i].vt || same_value(&out->values[i], h, vt, loc))
 			return &out->values[i];
 }
@@ -353,7 +353,7 @@ const char *dbg_value_text(struct dbg_eval *ev, struct dbg_args_out *out,
 			   const struct dbg_vtype *vt, const struct dbg_loc *loc)
 {
 	uint64_t h = value_hash(vt, loc);
-	if (!core_table_reserve(&out->values, &out->values_cap, out->nvalues, sizeof(*out->values)))
+	if (!base_table_reserve(&out->values, &out->values_cap, out->nvalues, sizeof(*out->values)))
 		return NULL;
 	struct value_slot *v = value_slot(out, h, vt, loc);
 	if (v->vt)

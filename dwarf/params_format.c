@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../corefile/strlist.h"
+#include "../base/strlist.h"
 
 #define TYPE_DEPTH_MAX 32
 #define PRINT_ELEMENTS 200          /* gdb's `print elements` */
@@ -71,7 +71,7 @@ static void sb_printf(struct dbg_text *b, const char *fmt, ...)
  * without printf's machinery (a fifth of the cost of a frame's arguments). */
 static void sb_unsigned(struct dbg_text *b, const char *prefix, uint64_t v, unsigned base)
 {
-	char tmp[CORE_DIGITS_MAX], *d = core_digits(tmp + sizeof(tmp), v, base);
+	char tmp[BASE_DIGITS_MAX], *d = base_digits(tmp + sizeof(tmp), v, base);
 	size_t plen = strlen(prefix), n = (size_t)(tmp + sizeof(tmp) - d);
 	if (!sb_reserve(b, plen + n))
 		return;

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../corefile/array.h"
+#include "../base/array.h"
 #include "../corefile/mapped.h"
-#include "../corefile/strlist.h"
+#include "../base/strlist.h"
 #include "unwind.h"
 
 /* libdwfl's find_elf callback has no user argument; sessions run one at a
@@ -355,7 +355,7 @@ static void module_range(const void *elem, uint64_t *start, uint64_t *end)
 struct dbg_module_entry *dbg_module_for(struct dbg_session *s, uint64_t pc)
 {
 	/* The entries are sorted by start and do not overlap. */
-	return (struct dbg_module_entry *)core_range_find(s->modules, s->nmodules,
+	return (struct dbg_module_entry *)base_range_find(s->modules, s->nmodules,
 							  sizeof(*s->modules), pc, module_range);
 }
 

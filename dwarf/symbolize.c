@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../corefile/array.h"
+#include "../base/array.h"
 
 struct memo_entry {
 	uint64_t key;               /* file address << 1 | activation */
@@ -53,7 +53,7 @@ static struct memo_entry *memo_find(struct dbg_memo *m, uint64_t key)
 {
 	if (!m || !m->cap)
 		return NULL;
-	for (size_t i = core_hash_slot(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
+	for (size_t i = base_hash_slot(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
 		if (!m->slots[i].used)
 			return NULL;
 		if (m->slots[i].key == key)
@@ -70,7 +70,7 @@ static bool memo_grow(struct dbg_memo *m)
 	for (size_t i = 0; i < m->cap; i++) {
 		if (!m->slots[i].used)
 			continue;
-		size_t j = core_hash_slot(m->slots[i].key, cap);
+		size_t j = base_hash_slot(m->slots[i].key, cap);
 		while (slots[j].used)
 			j = (j + 1) & (cap - 1);
 		slots[j] = m->slots[i];
@@ -90,7 +90,7 @@ static bool memo_put(struct dbg_file *f, uint64_t key, struct dbg_location *locs
 	struct dbg_memo *m = f->memo;
 	if (!m || (2 * (m->n + 1) > m->cap && !memo_grow(m)))
 		return false;
-	size_t i = core_hash_slot(key, m->cap);
+	size_t i = base_hash_slot(key, m->cap);
 	while (m->slots[i].used)
 		i = (i + 1) & (m->cap - 1);
 	m->slots[i] = (struct memo_entry){ .key = key, .locs = locs, .nlocs = n, .used = true };
@@ -157,7 +157,7 @@ struct loc_list {
 
 static struct dbg_location *loc_push(struct loc_list *l)
 {
-	return core_array_push(&l->v, &l->n, &l->cap, sizeof(*l->v));
+	return base_array_push(&l->v, &l->n, &l->cap, sizeof(*l->v));
 }
 
 /* Inline levels at ADDR (innermost first), each with the file:line inside

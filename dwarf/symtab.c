@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../corefile/array.h"
+#include "../base/array.h"
 
 /* Length of a symbol name without its default version ("pthread_join" of
  * "pthread_join@@GLIBC_2.34", as .symtab spells it): the dynamic linker
@@ -176,7 +176,7 @@ static struct dbg_symindex *symindex_build(Dwfl_Module *mod)
 		keys++;
 		if (!name[unversioned_len(name)])
 			continue;
-		if (!core_array_reserve(&aliases, &aliases_cap, naliases + 1, sizeof(*aliases)))
+		if (!base_array_reserve(&aliases, &aliases_cap, naliases + 1, sizeof(*aliases)))
 			goto fail;
 		aliases[naliases++] = (uint32_t)i;
 	}
@@ -288,7 +288,7 @@ static bool prefix_matches(Dwfl_Module *mod, const char *prefix, int **out, size
 		if (!name || strncmp(name, prefix, plen) != 0 || sym.st_shndx == SHN_UNDEF ||
 		    GELF_ST_TYPE(sym.st_info) == STT_TLS)
 			continue;
-		complete = core_array_reserve(out, &cap, *nout + 1, sizeof(**out));
+		complete = base_array_reserve(out, &cap, *nout + 1, sizeof(**out));
 		if (complete)
 			(*out)[(*nout)++] = i;
 	}
@@ -322,7 +322,7 @@ static const struct dbg_prefix_matches *file_prefix_matches(struct dbg_file *f, 
 			return &f->prefixes[i];
 	struct dbg_prefix_matches m = { .prefix = strdup(prefix) };
 	if (!m.prefix || !prefix_matches(f->mod, prefix, &m.syms, &m.n) ||
-	    !core_array_reserve(&f->prefixes, &f->prefixes_cap, f->nprefixes + 1,
+	    !base_array_reserve(&f->prefixes, &f->prefixes_cap, f->nprefixes + 1,
 				sizeof(*f->prefixes))) {
 		free(m.prefix);
 		free(m.syms);

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../corefile/array.h"
+#include "../base/array.h"
 
 /* The thread argument libdwfl carries is the core_thread itself. */
 static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
@@ -164,7 +164,7 @@ static bool seen_before(const struct walk *w, uint64_t pc, uint64_t sp)
 /* A zeroed slot for the next frame (not yet counted in w->n), or NULL. */
 static struct dbg_frame *push_frame(struct walk *w)
 {
-	if (!core_array_reserve(&w->frames, &w->cap, w->n + 1, sizeof(*w->frames))) {
+	if (!base_array_reserve(&w->frames, &w->cap, w->n + 1, sizeof(*w->frames))) {
 		w->nomem = true;
 		return NULL;
 	}
@@ -520,7 +520,7 @@ static struct core_error *finish_walk(struct walk *w, const struct core_thread *
 	fill_cfa(w);
 	/* Every thread's frames are kept until the report is made: give back
 	 * the room the doubling left. */
-	core_array_shrink(&w->frames, &w->cap, w->n, sizeof(*w->frames));
+	base_array_shrink(&w->frames, &w->cap, w->n, sizeof(*w->frames));
 	*frames = w->frames;
 	*nframes = w->n;
 	*stop_reason_out = w->stop;

@@ -12,10 +12,10 @@ CC=${FUZZ_CC:-clang}
 SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined"
 CFLAGS="-std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Wshadow -Wvla $(pkg-config --cflags $PKGS)"
 objs=()
-for src in "$ROOT"/{corefile,dwarf,analyzer,reports}/*.c; do
+for src in "$ROOT"/{base,corefile,dwarf,analyzer,reports}/*.c; do
 	rel=${src#$ROOT/}
 	obj=$OUT/obj/${rel//\//_}.o
-	if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ -n "$(find "$ROOT"/{corefile,dwarf,analyzer,reports} -name '*.h' -newer "$obj" | head -1)" ]; then
+	if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ -n "$(find "$ROOT"/{base,corefile,dwarf,analyzer,reports} -name '*.h' -newer "$obj" | head -1)" ]; then
 		# At most FUZZ_JOBS compilers at once (default 2: a shared machine).
 		while [ "$(jobs -rp | wc -l)" -ge "${FUZZ_JOBS:-2}" ]; do wait -n; done
 		$CC $CFLAGS $SAN -c -o "$obj" "$src" &

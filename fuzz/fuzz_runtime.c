@@ -1,5 +1,5 @@
 /* libFuzzer harness for the stacks that runtime descriptions describe
- * (analyzer/runtime.c): patches (fuzz/patch.h) over a base core
+ * (analyzer/runtime*.c): patches (fuzz/patch.h) over a base core
  * (ASYNCORE_FUZZ_BASE, the hostile_rt or toyvm fixture) analysed with the
  * descriptions named in ASYNCORE_FUZZ_RUNTIMES ("FILE:FILE..."), written
  * over the threads' stacks (the anchors) and the writable segments that

@@ -11,6 +11,8 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "../base/strlist.h"
+
 /* Events drawn in the timeline chart (the most recent ones) and listed in
  * its table: a ring of many thousands would make a page nobody can read. */
 enum { CHART_MAX_EVENTS = 2000, TABLE_MAX_EVENTS = 50 };
@@ -339,7 +341,7 @@ static void write_frame(FILE *out, const struct an_frame *f, size_t index, bool 
 	if (f->role == AN_FRAME_TRAMPOLINE) {
 		/* gdb's words for it; the pc stays in the title */
 		fprintf(out, "<li class=\"frame native trampoline\" title=\"%s\"><span class=\"idx\">#%zu"
-			"</span>&lt;signal handler called&gt;</li>\n", rep_hex(h, f->pc), index);
+			"</span>&lt;signal handler called&gt;</li>\n", base_hex(h, f->pc), index);
 		return;
 	}
 	fprintf(out, "<li class=\"frame %s%s%s%s%s\"><span class=\"idx\">#%zu</span>",
@@ -373,7 +375,7 @@ static void write_frame(FILE *out, const struct an_frame *f, size_t index, bool 
 			fprintf(out, "+0x%" PRIx64, f->module_offset);
 		fputs("]</span> ", out);
 	}
-	fprintf(out, "<span class=\"pc\">%s", rep_hex(h, f->pc));
+	fprintf(out, "<span class=\"pc\">%s", base_hex(h, f->pc));
 	if (f->has_offset && !f->inlined)
 		fprintf(out, " (+0x%" PRIx64 ")", f->offset);
 	fputs("</span></div>", out);
@@ -555,7 +557,7 @@ static void write_registers(FILE *out, const struct an_thread *t, const char *ar
 	char h[32];
 	fputs("<details class=\"regs\"><summary>registers</summary><div class=\"scroll\"><table><tr>", out);
 	for (unsigned r = 0; r < t->nregs; r++) {
-		fprintf(out, "<td class=\"mono\">%s %s</td>", an_thread_reg_name(arch, r), rep_hex(h, t->regs[r]));
+		fprintf(out, "<td class=\"mono\">%s %s</td>", an_thread_reg_name(arch, r), base_hex(h, t->regs[r]));
 		if (r % 4 == 3 && r + 1 < t->nregs)
 			fputs("</tr><tr>", out);
 	}
@@ -580,7 +582,7 @@ static void write_crashing_thread(FILE *out, const struct analysis *an)
 			fprintf(out, ", running <a href=\"#goroutine-%" PRIu64 "\">goroutine %" PRIu64 "</a>%s",
 				go->id, go->id, go->state == AN_TASK_SYSCALL ? " in syscall" : "");
 		if (task)
-			fprintf(out, ", running bthread %s", rep_hex(h, task->id));
+			fprintf(out, ", running bthread %s", base_hex(h, task->id));
 		fputs(")</span></h2>\n", out);
 		if (task) {
 			/* The top of its stack is the bthread's, the worker's under it. */
@@ -660,7 +662,7 @@ static void write_suspended(FILE *out, const struct analysis *an)
 	for (size_t i = 0; i < an->nsuspended; i++) {
 		const struct an_suspended *s = &an->suspended[i];
 		fprintf(out, "<details class=\"chain\"%s><summary>chain at %s", i == 0 ? " open" : "",
-			rep_hex(h, s->leaf));
+			base_hex(h, s->leaf));
 		if (s->nframes && (s->frames[0].display || s->frames[0].function)) {
 			fputs(" <span class=\"muted\">in</span> ", out);
 			rep_html_text(out, s->frames[0].display ? s->frames[0].display : s->frames[0].function,
@@ -684,7 +686,7 @@ static void write_task_group(FILE *out, const struct analysis *an, const struct 
 	bool crashing = t->state == AN_TASK_RUNNING && an->has_signal && t->tid == an->crashing_tid;
 	fprintf(out, "<details class=\"task\"%s><summary>", crashing ? " open" : "");
 	if (g->n == 1)
-		fprintf(out, "bthread %s", rep_hex(h, t->id));
+		fprintf(out, "bthread %s", base_hex(h, t->id));
 	else
 		fprintf(out, "%zu bthreads", g->n);
 	fprintf(out, " <span class=\"muted\">%s</span> ", rep_task_doing(t, an, doing, sizeof(doing)));
@@ -693,7 +695,7 @@ static void write_task_group(FILE *out, const struct analysis *an, const struct 
 	if (g->n > 1) {
 		fputs("<p class=\"none\">ids:", out);
 		for (size_t i = 0; i < g->n && i < MAX_IDS; i++)
-			fprintf(out, " %s", rep_hex(h, an->tasks[g->members[i]].id));
+			fprintf(out, " %s", base_hex(h, an->tasks[g->members[i]].id));
 		if (g->n > MAX_IDS)
 			fprintf(out, " ... and %zu more", g->n - MAX_IDS);
 		fputs("</p>\n", out);
@@ -701,7 +703,7 @@ static void write_task_group(FILE *out, const struct analysis *an, const struct 
 	rep_html_frames(out, t->frames, t->nframes, crashing);
 	if (g->n > 1 && !rep_task_group_same_args(an, g))
 		fprintf(out, "<p class=\"none\">the arguments shown are bthread %s's: the others' differ</p>\n",
-			rep_hex(h, t->id));
+			base_hex(h, t->id));
 	if (t->unwind_error) {
 		fputs("<p class=\"none\">", out);
 		rep_html_text(out, t->unwind_error, 0);
@@ -950,7 +952,7 @@ static void write_modules(FILE *out, const struct analysis *an)
 		fputs("<td class=\"mono\">", out);
 		rep_html_path(out, m->path ? m->path : "?");
 		fputs("</td>", out);
-		fprintf(out, "<td class=\"mono\">%s-%s</td>", rep_hex(a, m->start), rep_hex(b, m->end));
+		fprintf(out, "<td class=\"mono\">%s-%s</td>", base_hex(a, m->start), base_hex(b, m->end));
 		element(out, "td class=\"mono\"", m->build_id);
 		if (m->debuginfo) {
 			fputs("<td class=\"mono\">", out);

@@ -7,13 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/strlist.h"
 #include "bytes.h"
 #include "store_rows.h"
 
 static json_t *jhex(uint64_t v)
 {
 	char h[32];
-	return json_string_nocheck(rep_hex(h, v));
+	return json_string_nocheck(base_hex(h, v));
 }
 
 /* Bytes from a core or a binary as a JSON string (reports/bytes.h): each
@@ -400,7 +401,7 @@ static int put_frame(struct frame_writer *w, const struct an_frame *f, size_t in
 	const char *place = memo_text(&w->places, f), *args = memo_text(&w->args, f);
 	char h[32];
 	if (!place || !args || json_integer_set(w->index, (json_int_t)index) != 0 ||
-	    (f->cfa && json_string_set_nocheck(w->cfa, rep_hex(h, f->cfa)) != 0))
+	    (f->cfa && json_string_set_nocheck(w->cfa, base_hex(h, f->cfa)) != 0))
 		return -1;
 	int rc = put_text(b, "{\"index\":") || put_value(b, w->index, 0) || put_text(b, ",") ||
 		 put_text(b, place) || put_text(b, ",\"cfa\":") ||

@@ -42,7 +42,7 @@ static const char *text_of(json_t *o, const char *field)
 }
 
 /* A link to a core, the fingerprint percent-encoded. */
-static void core_link(FILE *out, const char *fp, const char *label)
+static void link_to_core(FILE *out, const char *fp, const char *label)
 {
 	fputs("<a class=\"core\" href=\"/core/", out);
 	rep_html_url_query(out, fp);
@@ -78,8 +78,8 @@ int rep_page_buckets(FILE *out, struct rep_reader *r, const struct rep_bucket_fi
 }
 
 /* Column names of a bucket's cores (the JSON keys). */
-static const char *const core_names[] = {"id", "crashed_at", "executable", "boot_id", "pid", "build_id",
-					 "cause_kind", "cause_summary", "arch"};
+static const char *const bucket_core_keys[] = {"id", "crashed_at", "executable", "boot_id", "pid", "build_id",
+					       "cause_kind", "cause_summary", "arch"};
 
 /* A bucket's newest cores.  ClickHouse's FINAL over every core is most of a
  * page's time there: when each core's rows are all in its bucket (ONE),
@@ -116,7 +116,7 @@ static json_t *bucket_cores(struct rep_reader *r, const char *hash, json_int_t c
 		if (rep_reader_rows(r, clickhouse, hash, &rows) != 0)
 			return NULL;
 	}
-	list = objects(rows, core_names, sizeof(core_names) / sizeof(core_names[0]));
+	list = objects(rows, bucket_core_keys, sizeof(bucket_core_keys) / sizeof(bucket_core_keys[0]));
 	json_decref(rows);
 	return list;
 }
@@ -135,7 +135,7 @@ static void write_core_rows(FILE *out, json_t *cores)
 	      "<th class=\"num\">pid</th><th>build-id</th><th>cause</th></tr>\n", out);
 	json_array_foreach(cores, k, c) {
 		fputs("<tr><td class=\"mono\">", out);
-		core_link(out, text_of(c, "id"), when(c));
+		link_to_core(out, text_of(c, "id"), when(c));
 		fputs("</td><td class=\"mono\">", out);
 		rep_html_path(out, text_of(c, "executable") ? text_of(c, "executable") : "?");
 		if (text_of(c, "boot_id")) {
@@ -429,7 +429,7 @@ static void write_hit_cores(FILE *out, json_t *cores)
 		json_array_size(cores) == SEARCH_MAX_CORES ? ", the first" : "");
 	json_array_foreach(cores, k, c) {
 		fputs("<tr><td class=\"mono\">", out);
-		core_link(out, text_of(c, "id"), when(c));
+		link_to_core(out, text_of(c, "id"), when(c));
 		fputs("</td><td class=\"mono\">", out);
 		rep_html_path(out, text_of(c, "executable") ? text_of(c, "executable") : "?");
 		fputs("</td><td class=\"mono\">", out);

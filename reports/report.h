@@ -44,7 +44,4 @@ void rep_warnings_write(FILE *err, const struct analysis *an);
  * and address) into BUF; returns BUF ("" when nothing is known). */
 const char *rep_signal_detail(const struct analysis *an, char *buf, size_t len);
 
-/* Hex rendering helpers shared by the writers: "0x..." into BUF. */
-const char *rep_hex(char buf[32], uint64_t value);
-
 #endif

@@ -10,7 +10,7 @@
 #include <sys/time.h>
 #include <time.h>
 
-#include "../corefile/array.h"
+#include "../base/array.h"
 #include "clickhouse.h"
 #include "store_rows.h"
 #include "bytes.h"
@@ -135,7 +135,7 @@ struct ch_rows {
 
 /* Term sets whose names are stored, or in the batch: a set's names are
  * written once, not with each core holding it.  An open-addressing table
- * (corefile/array.h) of at most CH_KNOWN_SETS, then forgotten at once (a set
+ * (base/array.h) of at most CH_KNOWN_SETS, then forgotten at once (a set
  * written again is the same rows); forgotten too when a batch is lost. */
 #define CH_KNOWN_SETS 8192
 struct ch_set_slot {
@@ -199,7 +199,7 @@ static uint64_t set_hash(const char *key)
 /* The slot of KEY (hash H) in S: its own, or the free one it would take. */
 static struct ch_set_slot *set_slot(const struct ch_known_sets *s, const char *key, uint64_t h)
 {
-	size_t i = core_hash_slot(h, s->cap);
+	size_t i = base_hash_slot(h, s->cap);
 	while (s->slots[i].key[0] && strcmp(s->slots[i].key, key) != 0)
 		i = (i + 1) & (s->cap - 1);
 	return &s->slots[i];
@@ -225,7 +225,7 @@ static void set_remember(struct ch_known_sets *s, const char *key)
 		return;
 	if (s->used >= CH_KNOWN_SETS)
 		sets_forget(s);
-	if (!core_table_reserve(&s->slots, &s->cap, s->used, sizeof(*s->slots)))
+	if (!base_table_reserve(&s->slots, &s->cap, s->used, sizeof(*s->slots)))
 		return;
 	const uint64_t h = set_hash(key);
 	struct ch_set_slot *e = set_slot(s, key, h);
@@ -300,7 +300,7 @@ static int create_table(struct rep_ch *ch, const struct ch_table_def *t, char *w
 #define RUNNING_TASKS_SQL \
 	"SELECT fingerprint, assumeNotNull(tid) AS tid, idx AS task_idx, nframes AS task_nframes" \
 	" FROM %1$s.tasks%2$s FINAL WHERE state = 'running' AND isNotNull(tid) AND runtime != 'go'"
-#define CORE_NAMES_SQL "SELECT fingerprint, path, signature_hash FROM %1$s.cores%2$s FINAL"
+#define CORES_NAMES_SQL "SELECT fingerprint, path, signature_hash FROM %1$s.cores%2$s FINAL"
 
 /* As SQLite's: the crashing thread's frames; when it was running a
  * bthread, that bthread's frames first, then the thread's, numbered as one
@@ -315,7 +315,7 @@ static const char crash_stacks_sql[] =
 	" (SELECT fingerprint, task_idx, path, signature_hash FROM"
 	"   (SELECT fingerprint, task_idx FROM (" CRASHING_THREADS_SQL ")"
 	"     ALL INNER JOIN (" RUNNING_TASKS_SQL ") USING (fingerprint, tid))"
-	"   ALL INNER JOIN (" CORE_NAMES_SQL ") USING fingerprint)"
+	"   ALL INNER JOIN (" CORES_NAMES_SQL ") USING fingerprint)"
 	" USING (fingerprint, task_idx)"
 	" UNION ALL"
 	" SELECT fingerprint, path AS core, signature_hash, idx + task_nframes AS frame, kind,"
@@ -326,7 +326,7 @@ static const char crash_stacks_sql[] =
 	" (SELECT fingerprint, thread_idx, task_nframes, path, signature_hash FROM"
 	"   (SELECT fingerprint, thread_idx, task_nframes FROM (" CRASHING_THREADS_SQL ")"
 	"     ANY LEFT JOIN (" RUNNING_TASKS_SQL ") USING (fingerprint, tid))"
-	"   ALL INNER JOIN (" CORE_NAMES_SQL ") USING fingerprint)"
+	"   ALL INNER JOIN (" CORES_NAMES_SQL ") USING fingerprint)"
 	" USING (fingerprint, thread_idx)";
 
 static const char last_events_sql[] =
@@ -1155,7 +1155,7 @@ static int add_values(struct ch_rows *rows, const char *const *names, size_t nco
 	return add_row(rows, row_of(names, values, ncols < n ? ncols : n));
 }
 
-static const char *const core_cols[] = {
+static const char *const cores_cols[] = {
 	"fingerprint", "sha256", "path", "file_size", "size", "crashed_at", "analysed_at",
 	"analyzer_version", "executable", "build_id", "pid", "uid", "signal", "signal_name", "code",
 	"code_name", "fault_address", "crashing_tid", "abort_message", "signature", "signature_hash",
@@ -1197,7 +1197,7 @@ static int add_terms(struct rep_ch_store *st, const struct analysis *an, char ke
 		if (!valid)
 			goto out;
 		if (copy) {
-			char **slot = core_array_push(&owned, &nowned, &cap, sizeof(*owned));
+			char **slot = base_array_push(&owned, &nowned, &cap, sizeof(*owned));
 			if (!slot) {
 				free(copy);
 				goto out;
@@ -1225,7 +1225,7 @@ static int add_core(struct rep_ch_store *st, const struct analysis *an,
 	const struct rep_caught_columns c = rep_core_caught(an);
 	const struct rep_go_columns g = rep_core_go(an);
 	rep_store_time((int64_t)time(NULL), now);
-	return ROW(&st->rows[T_CORES], core_cols,
+	return ROW(&st->rows[T_CORES], cores_cols,
 		   rep_json_text(an->core_fingerprint), rep_json_text(an->core_sha256),
 		   rep_json_text(an->core_path ? an->core_path : ""), j_u64(an->core_file_size),
 		   j_u64(an->core_size), rep_json_text(an->crashed_at), rep_json_text(now),
@@ -1822,7 +1822,7 @@ static int load_ch_cores(struct rep_ch *ch, struct ch_core **cores, size_t *n, c
 	if (!sql || rep_ch_select(ch, sql, false, &res, why, whylen) != 0)
 		goto out;
 	json_array_foreach(json_object_get(res, "data"), i, row) {
-		struct ch_core *c = core_array_push(cores, n, &cap, sizeof(*c));
+		struct ch_core *c = base_array_push(cores, n, &cap, sizeof(*c));
 		if (!c)
 			goto oom;
 		c->fingerprint = dup_cell(row, 0);
@@ -1973,7 +1973,7 @@ static int crash_frames(const struct ch_core *c, int64_t owner, json_t *frames, 
 		if (json_integer_value(json_array_get(row, 1)) != owner)
 			continue;
 		rep_index_gap_note(gap, *n, json_integer_value(json_array_get(row, 7)));
-		struct an_frame *f = core_array_push(out, n, cap, sizeof(*f));
+		struct an_frame *f = base_array_push(out, n, cap, sizeof(*f));
 		if (!f)
 			return -1;
 		memset(f, 0, sizeof(*f));
@@ -2205,7 +2205,7 @@ static int stored_term_sets(struct rep_ch_store *st, struct ch_core *c, size_t f
 			continue;
 		size_t end = rows_of_core(&c[i], data, &cursor), k = 0;
 		json_t *got = cursor < end ? json_array_get(json_array_get(data, cursor), 1) : NULL;
-		if (!core_array_reserve(&names, &cap, json_array_size(got) + 1, sizeof(*names)))
+		if (!base_array_reserve(&names, &cap, json_array_size(got) + 1, sizeof(*names)))
 			goto oom;
 		for (size_t j = 0; j < json_array_size(got); j++)
 			if (json_string_value(json_array_get(got, j)))
@@ -2299,7 +2299,7 @@ static int load_module_rows(struct rep_ch_store *st, struct ch_resym *m,
 			if (!build_id || !path || (k != SIZE_MAX && !m->found->v[k].debuginfo))
 				continue;
 			if (k == SIZE_MAX ||
-			    !(r = core_array_push(&m->rows, &m->nrows, &m->rcap, sizeof(*r)))) {
+			    !(r = base_array_push(&m->rows, &m->nrows, &m->rcap, sizeof(*r)))) {
 				snprintf(why, whylen, "out of memory");
 				rc = -1;
 				break;
@@ -2401,7 +2401,7 @@ static int resymbolize_owner(struct rep_ch_store *st, struct ch_resym *m,
 	 * levels are only made again), so the new rows replace every old one. */
 	keep_stored_indexes(&gap, &stored);
 	int side = t == T_FRAMES ? 0 : t == T_SFRAMES ? 1 : 2;
-	struct ch_owner_count *c = k > 0 ? core_array_push(&m->counts[side], &m->ncounts[side],
+	struct ch_owner_count *c = k > 0 ? base_array_push(&m->counts[side], &m->ncounts[side],
 							   &m->ccap[side], sizeof(*c)) : NULL;
 	static const char *const *const names[] = {frame_cols, sframe_cols, tframe_cols};
 	static const size_t ncols[] = {NFRAME_COLS, NSFRAME_COLS, NTFRAME_COLS};
@@ -2658,7 +2658,7 @@ static int fill_term_sets(struct rep_ch *ch, bool all, const char *shard, char *
 	if (rep_ch_select(ch, sql, false, &res, why, whylen) != 0)
 		goto out;
 	json_array_foreach(json_object_get(res, "data"), i, row) {
-		struct ch_core *e = core_array_push(&c, &n, &cap, sizeof(*e));
+		struct ch_core *e = base_array_push(&c, &n, &cap, sizeof(*e));
 		const char *set = json_string_value(json_array_get(row, 1));
 		if (!e || !(e->fingerprint = dup_cell(row, 0)))
 			goto oom;

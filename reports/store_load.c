@@ -67,8 +67,8 @@ static json_t *table_rows(struct rep_reader *r, const char *fp, const char *tabl
 	return rows;
 }
 
-enum { CORE_COLUMNS = 38 };
-static const char core_columns[] =
+enum { CORES_COLUMNS = 38 };
+static const char cores_columns[] =
 	"path, file_size, size, fingerprint, sha256, crashed_at, boot_id, coredump_uid, unit, cmdline,"
 	" executable, build_id, pid, uid, signal, signal_name, code, code_name, fault_address,"
 	" crashing_tid, abort_message, signature, signature_hash, async_key, cause_kind, cause_summary,"
@@ -537,7 +537,7 @@ int rep_stored_core_load(struct rep_reader *r, const char *fingerprint, struct r
 	int rc = -1;
 	if (!c || !(c->an = an_analysis_create()))
 		goto out;
-	snprintf(sql, sizeof(sql), "SELECT %s FROM cores%s", core_columns,
+	snprintf(sql, sizeof(sql), "SELECT %s FROM cores%s", cores_columns,
 		 rep_reader_clickhouse(r) ? " FINAL WHERE fingerprint = %1$s LIMIT 1"
 					  : " WHERE fingerprint = ?1");
 	if (rep_reader_rows(r, sql, fingerprint, &rows) != 0)
@@ -546,7 +546,7 @@ int rep_stored_core_load(struct rep_reader *r, const char *fingerprint, struct r
 		rc = 1;
 		goto out;
 	}
-	_Static_assert(CORE_COLUMNS == 38, "core_columns");
+	_Static_assert(CORES_COLUMNS == 38, "cores_columns");
 	load_core_row(c, json_array_get(rows, 0));
 	if (load_modules(r, c->an, fingerprint) == 0 && load_threads(r, c->an, fingerprint) == 0 &&
 	    load_tasks(r, c, fingerprint) == 0 && load_suspended(r, c->an, fingerprint) == 0 &&

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../corefile/array.h"
+#include "../base/array.h"
 #include "store_clickhouse.h"
 #include "store_internal.h"
 #include "store_rows.h"
@@ -55,7 +55,7 @@ static int load_cores(struct resign *r)
 				      " FROM cores ORDER BY id", -1, &q, NULL) != SQLITE_OK)
 		return -1;
 	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
-		struct resign_core *c = core_array_push(&r->cores, &r->ncores, &r->cap, sizeof(*c));
+		struct resign_core *c = base_array_push(&r->cores, &r->ncores, &r->cap, sizeof(*c));
 		if (!c)
 			goto out;
 		c->id = sqlite3_column_int64(q, 0);
@@ -98,7 +98,7 @@ static int load_frames(struct resign *r, int64_t id)
 	sqlite3_bind_int64(q, 1, id);
 	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
 		rep_index_gap_note(&r->gap, r->nf, sqlite3_column_int64(q, 5));
-		struct an_frame *f = core_array_push(&r->f, &r->nf, &r->fcap, sizeof(*f));
+		struct an_frame *f = base_array_push(&r->f, &r->nf, &r->fcap, sizeof(*f));
 		if (!f) {
 			rc = -1;
 			break;
@@ -202,7 +202,7 @@ size_t rep_found_module(struct rep_found_modules *m, const struct rep_resign_fns
 	for (size_t i = 0; i < m->n; i++)
 		if (strcmp(m->v[i].build_id, build_id) == 0 && strcmp(m->v[i].path, path) == 0)
 			return i;
-	struct rep_found *f = core_array_push(&m->v, &m->n, &m->cap, sizeof(*f));
+	struct rep_found *f = base_array_push(&m->v, &m->n, &m->cap, sizeof(*f));
 	if (!f)
 		return SIZE_MAX;
 	f->build_id = strdup(build_id);
@@ -253,7 +253,7 @@ static int load_module_rows(struct resign *r, const struct rep_resign_fns *fns, 
 			break;
 		if (!m->found.v[k].debuginfo)
 			continue;
-		struct module_row *row = core_array_push(&m->rows, &m->nrows, &m->rcap, sizeof(*row));
+		struct module_row *row = base_array_push(&m->rows, &m->nrows, &m->rcap, sizeof(*row));
 		if (!row)
 			break;
 		*row = (struct module_row){sqlite3_column_int64(q, 0), sqlite3_column_int64(q, 1), k,

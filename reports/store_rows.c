@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "../analyzer/signature.h"
-#include "../corefile/sha256.h"
+#include "../base/sha256.h"
 #include "bytes.h"
 
 void rep_store_time(int64_t t, char out[32])
@@ -88,12 +88,12 @@ int rep_core_terms(const struct analysis *an, const char ***names, size_t *n)
 
 void rep_term_set_key(const char *const *names, size_t n, char key[REP_TERM_SET_KEY])
 {
-	struct core_sha256 ctx;
+	struct base_sha256 ctx;
 	char hex[65];
-	core_sha256_init(&ctx);
+	base_sha256_init(&ctx);
 	for (size_t i = 0; i < n; i++)
-		core_sha256_update(&ctx, names[i], strlen(names[i]) + 1);
-	core_sha256_final(&ctx, hex);
+		base_sha256_update(&ctx, names[i], strlen(names[i]) + 1);
+	base_sha256_final(&ctx, hex);
 	memcpy(key, hex, REP_TERM_SET_KEY - 1);
 	key[REP_TERM_SET_KEY - 1] = '\0';
 }

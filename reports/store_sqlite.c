@@ -2,7 +2,7 @@
 #include "store_internal.h"
 #include "store_rows.h"
 
-#include "../corefile/array.h"
+#include "../base/array.h"
 
 #include <errno.h>
 #include <sqlite3.h>
@@ -72,7 +72,7 @@
 
 /* Schema 12's names of each stored core, as rep_core_terms() takes them
  * from an analysis: a migration's and resign's term sets. */
-#define CORE_TERMS \
+#define STORED_CORE_TERMS \
 	"SELECT core_id, function AS name FROM frames WHERE function <> ''" \
 	" UNION SELECT core_id, module FROM frames WHERE module <> ''" \
 	" UNION SELECT core_id, file FROM frames WHERE file <> ''" \
@@ -631,10 +631,10 @@ static const char *const rep_migrations[] = {
 	"  WITHOUT ROWID;"
 	"CREATE TEMP TABLE core_sets (core_id INTEGER PRIMARY KEY, term_set TEXT);"
 	"INSERT INTO core_sets SELECT core_id, asyncore_term_set(name)"
-	"  FROM (" CORE_TERMS ") GROUP BY core_id;"
+	"  FROM (" STORED_CORE_TERMS ") GROUP BY core_id;"
 	"UPDATE cores SET term_set = (SELECT s.term_set FROM core_sets s WHERE s.core_id = cores.id);"
 	"INSERT OR IGNORE INTO term_names SELECT DISTINCT t.name, c.term_set"
-	"  FROM (" CORE_TERMS ") t JOIN cores c ON c.id = t.core_id;"
+	"  FROM (" STORED_CORE_TERMS ") t JOIN cores c ON c.id = t.core_id;"
 	"DROP TABLE core_sets;"
 	"INSERT INTO set_days"
 	SET_DAYS_ROW
@@ -792,7 +792,7 @@ static void term_set_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	if (!name || !name[0])
 		return;
 	char *copy = strdup(name);
-	char **slot = copy ? core_array_push(&a->names, &a->n, &a->cap, sizeof(*slot)) : NULL;
+	char **slot = copy ? base_array_push(&a->names, &a->n, &a->cap, sizeof(*slot)) : NULL;
 	if (!slot) {
 		free(copy);
 		sqlite3_result_error_nomem(ctx);
@@ -1111,7 +1111,7 @@ int rep_sqlite_frame_owners(struct rep_sqlite *st, enum rep_frames_table t, int6
 	*n = 0;
 	sqlite3_bind_int64(q, 1, core);
 	while (q && (step = sqlite3_step(q)) == SQLITE_ROW) {
-		int64_t *o = core_array_push(owners, n, &cap, sizeof(**owners));
+		int64_t *o = base_array_push(owners, n, &cap, sizeof(**owners));
 		if (!o)
 			break;
 		*o = sqlite3_column_int64(q, 0);
@@ -1165,7 +1165,7 @@ int rep_sqlite_read_frames(struct rep_sqlite *st, enum rep_frames_table t, int64
 	sqlite3_bind_int64(q, 2, owner);
 	while (q && (step = sqlite3_step(q)) == SQLITE_ROW) {
 		rep_index_gap_note(gap, *n, sqlite3_column_int64(q, REP_FRAME_INDEX_COLUMN));
-		struct an_frame *f = core_array_push(frames, n, &cap, sizeof(**frames));
+		struct an_frame *f = base_array_push(frames, n, &cap, sizeof(**frames));
 		if (!f || frame_of_row(q, fields, f) != 0) {
 			step = SQLITE_NOMEM;
 			break;
@@ -1190,9 +1190,9 @@ int rep_sqlite_replace_frames(struct rep_sqlite *st, enum rep_frames_table t, in
 int rep_sqlite_retally_terms(struct rep_sqlite *st, int64_t core)
 {
 	static const char *const sql[] = {
-		"UPDATE cores SET term_set = (SELECT asyncore_term_set(name) FROM (" CORE_TERMS ")"
+		"UPDATE cores SET term_set = (SELECT asyncore_term_set(name) FROM (" STORED_CORE_TERMS ")"
 		" WHERE core_id = ?1) WHERE id = ?1",
-		"INSERT OR IGNORE INTO term_names SELECT DISTINCT t.name, c.term_set FROM (" CORE_TERMS ") t"
+		"INSERT OR IGNORE INTO term_names SELECT DISTINCT t.name, c.term_set FROM (" STORED_CORE_TERMS ") t"
 		" JOIN cores c ON c.id = t.core_id WHERE t.core_id = ?1",
 	};
 	for (size_t i = 0; i < sizeof(sql) / sizeof(sql[0]); i++) {

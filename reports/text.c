@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/strlist.h"
 #include "bytes.h"
 
 /* Escaped copies of the strings of one report (reports/bytes.h), freed when
@@ -29,13 +30,8 @@ const char *rep_signal_detail(const struct analysis *an, char *buf, size_t len)
 	else if (an->has_code)
 		used += (size_t)snprintf(buf, len, ", code %d", an->code);
 	if (an->has_fault_address && used < len)
-		snprintf(buf + used, len - used, ", fault address %s", rep_hex(h, an->fault_address));
+		snprintf(buf + used, len - used, ", fault address %s", base_hex(h, an->fault_address));
 	return buf;
-}
-
-const char *rep_hex(char buf[32], uint64_t value)
-{
-	return an_hex(buf, value);
 }
 
 /* SGR sequences, or "" when the report is not coloured. */
@@ -129,7 +125,7 @@ static void line_str(struct line *l, const char *s)
 
 static void line_num(struct line *l, uint64_t v, unsigned base)
 {
-	char tmp[20], *d = an_digits(tmp + sizeof(tmp), v, base);
+	char tmp[BASE_DIGITS_MAX], *d = base_digits(tmp + sizeof(tmp), v, base);
 	line_add(l, d, (size_t)(tmp + sizeof(tmp) - d));
 }
 
@@ -283,7 +279,7 @@ static void write_frame(FILE *out, struct writer *w, const struct an_frame *f, s
 		line_end(&l);
 		return;
 	}
-	line_str(&l, rep_hex(h, f->pc));
+	line_str(&l, base_hex(h, f->pc));
 	line_add(&l, " in ", 4);
 	line_str(&l, name ? esc(name) : "??");
 	if (f->has_args)
@@ -401,11 +397,11 @@ static void write_frames(FILE *out, const struct an_frame *frames, size_t n, boo
 static void write_registers(FILE *out, const struct an_thread *t, const char *arch)
 {
 	char a[32], b[32], c[32], d[32];
-	fprintf(out, "  %s %s  %s %s  %s %s", an_reg_role_name(arch, AN_ROLE_PC), rep_hex(a, t->pc),
-		an_reg_role_name(arch, AN_ROLE_SP), rep_hex(b, t->sp),
-		an_reg_role_name(arch, AN_ROLE_FP), rep_hex(c, t->fp));
+	fprintf(out, "  %s %s  %s %s  %s %s", an_reg_role_name(arch, AN_ROLE_PC), base_hex(a, t->pc),
+		an_reg_role_name(arch, AN_ROLE_SP), base_hex(b, t->sp),
+		an_reg_role_name(arch, AN_ROLE_FP), base_hex(c, t->fp));
 	if (t->has_tp)
-		fprintf(out, "  %s %s", an_reg_role_name(arch, AN_ROLE_TP), rep_hex(d, t->tp));
+		fprintf(out, "  %s %s", an_reg_role_name(arch, AN_ROLE_TP), base_hex(d, t->tp));
 	fputc('\n', out);
 }
 
@@ -486,7 +482,7 @@ static void write_suspended(FILE *out, const struct analysis *an, struct writer 
 	char h[32];
 	fprintf(out, "\nSuspended coroutines (%zu):\n", an->nsuspended);
 	for (size_t i = 0; i < an->nsuspended; i++) {
-		fprintf(out, "\nSuspended chain at %s:\n", rep_hex(h, an->suspended[i].leaf));
+		fprintf(out, "\nSuspended chain at %s:\n", base_hex(h, an->suspended[i].leaf));
 		write_frames(out, an->suspended[i].frames, an->suspended[i].nframes, false, w);
 	}
 }
@@ -500,7 +496,7 @@ static void write_group_ids(FILE *out, const struct analysis *an, const struct r
 	for (size_t i = 0; i < g->n && i < MAX_IDS; i++) {
 		uint64_t id = an->tasks[g->members[i]].id;
 		if (hex)
-			fprintf(out, " %s", rep_hex(h, id));
+			fprintf(out, " %s", base_hex(h, id));
 		else
 			fprintf(out, " %" PRIu64, id);
 	}
@@ -517,7 +513,7 @@ static void write_task_group(FILE *out, const struct analysis *an, const struct 
 	const struct an_task *t = &an->tasks[g->members[0]];
 	char h[32], doing[160];
 	if (g->n == 1)
-		fprintf(out, "\nbthread %s", rep_hex(h, t->id));
+		fprintf(out, "\nbthread %s", base_hex(h, t->id));
 	else
 		fprintf(out, "\n%zu bthreads", g->n);
 	bool same_address = true;
@@ -531,7 +527,7 @@ static void write_task_group(FILE *out, const struct analysis *an, const struct 
 	}
 	write_frames(out, t->frames, t->nframes, false, w);
 	if (g->n > 1 && !rep_task_group_same_args(an, g))
-		fprintf(out, "  (the arguments shown are bthread %s's: the others' differ)\n", rep_hex(h, t->id));
+		fprintf(out, "  (the arguments shown are bthread %s's: the others' differ)\n", base_hex(h, t->id));
 	if (t->unwind_error)
 		fprintf(out, "  (%s)\n", esc(t->unwind_error));
 }
@@ -610,7 +606,7 @@ static void write_modules(FILE *out, const struct analysis *an)
 	fprintf(out, "\nModules:\n");
 	for (size_t i = 0; i < an->nmodules; i++) {
 		const struct an_module *m = &an->modules[i];
-		fprintf(out, "  %s-%s %s", rep_hex(a, m->start), rep_hex(b, m->end),
+		fprintf(out, "  %s-%s %s", base_hex(a, m->start), base_hex(b, m->end),
 			m->path ? esc(m->path) : "?");
 		if (!m->debuginfo)
 			fprintf(out, "  (no debug info)\n");

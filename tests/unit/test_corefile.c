@@ -1,5 +1,4 @@
 /* Unit tests for corefile/: note parsing and segment reads on crafted buffers. */
-#include "../../corefile/array.h"
 #include "../../corefile/core.h"
 #include "../../corefile/image.h"
 #include "../../corefile/notes.h"
@@ -364,41 +363,6 @@ static void test_saved_build_id(void)
 	craft_notes_free(&b);
 }
 
-/* An open-addressing table grown by core_table_reserve keeps every entry
- * findable from core_hash_slot, colliding hashes and hash 0 included. */
-static void test_table(void)
-{
-	struct entry {
-		uint64_t hash;
-		uint64_t value;         /* nonzero: an entry is never all zero */
-	} *slots = NULL;
-	size_t cap = 0, used = 0;
-	bool ok = true;
-	for (uint64_t i = 1; i <= 1000 && ok; i++) {
-		uint64_t h = i % 7 == 0 ? 0 : i % 5 == 0 ? 42 : i * 0x9e3779b97f4a7c15ULL;
-		ok = core_table_reserve(&slots, &cap, used, sizeof(*slots)) && 2 * (used + 1) <= cap;
-		size_t j = ok ? core_hash_slot(h, cap) : 0;
-		while (ok && slots[j].value)
-			j = (j + 1) & (cap - 1);
-		if (ok) {
-			slots[j] = (struct entry){ .hash = h, .value = i };
-			used++;
-		}
-	}
-	size_t found = 0;
-	for (uint64_t i = 1; i <= 1000 && ok; i++) {
-		uint64_t h = i % 7 == 0 ? 0 : i % 5 == 0 ? 42 : i * 0x9e3779b97f4a7c15ULL;
-		for (size_t j = core_hash_slot(h, cap); slots[j].value; j = (j + 1) & (cap - 1))
-			if (slots[j].value == i && slots[j].hash == h) {
-				found++;
-				break;
-			}
-	}
-	CHECK("table: every entry found after growing", ok && found == 1000 &&
-	      (cap & (cap - 1)) == 0 && cap >= 2000);
-	free(slots);
-}
-
 static void test_signal_names(void)
 {
 	CHECK("signal names", strcmp(core_signal_name(11), "SIGSEGV") == 0 &&
@@ -482,7 +446,6 @@ int main(void)
 	test_bad_notes();
 	test_image();
 	test_notes_at();
-	test_table();
 	test_segments();
 	test_saved_build_id();
 	test_signal_names();

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../corefile/array.h"
+#include "../../base/array.h"
 #include "../../dwarf/internal.h"
 #include "craft.h"
 #include "data/unit_fixture.h"
@@ -528,7 +528,7 @@ static void check_lines(const char *label, const char *path, size_t budget, size
 			for (size_t i = 0; i < nlines; i += step) {
 				Dwarf_Addr a;
 				if (dwarf_lineaddr(dwarf_onesrcline(lines, i), &a) != 0 ||
-				    !core_array_reserve(&addrs, &cap, n + 1, sizeof(*addrs)))
+				    !base_array_reserve(&addrs, &cap, n + 1, sizeof(*addrs)))
 					continue;
 				addrs[n++] = a + bias;
 			}

@@ -1,7 +1,7 @@
-/* Unit tests for corefile/identity and corefile/sha256: the FIPS 180-4
+/* Unit tests for corefile/identity and base/sha256: the FIPS 180-4
  * SHA-256 vectors, and systemd-coredump file names. */
 #include "../../corefile/identity.h"
-#include "../../corefile/sha256.h"
+#include "../../base/sha256.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,11 +13,11 @@
 
 static void sha256_of(const void *data, size_t len, size_t repeat, char hex[65])
 {
-	struct core_sha256 ctx;
-	core_sha256_init(&ctx);
+	struct base_sha256 ctx;
+	base_sha256_init(&ctx);
 	for (size_t i = 0; i < repeat; i++)
-		core_sha256_update(&ctx, data, len);
-	core_sha256_final(&ctx, hex);
+		base_sha256_update(&ctx, data, len);
+	base_sha256_final(&ctx, hex);
 }
 
 static void test_sha256_vectors(void)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool core_strlist_vappend(char ***list, size_t *n, const char *fmt, va_list ap)
+bool base_strlist_vappend(char ***list, size_t *n, const char *fmt, va_list ap)
 {
 	char buf[768];
 	vsnprintf(buf, sizeof(buf), fmt, ap);
@@ -22,7 +22,7 @@ bool core_strlist_vappend(char ***list, size_t *n, const char *fmt, va_list ap)
 	return true;
 }
 
-char *core_digits(char *end, uint64_t value, unsigned base)
+char *base_digits(char *end, uint64_t value, unsigned base)
 {
 	do {
 		*--end = "0123456789abcdef"[base == 16 ? value & 15 : value % 10];
@@ -31,9 +31,9 @@ char *core_digits(char *end, uint64_t value, unsigned base)
 	return end;
 }
 
-const char *core_hex(char buf[32], uint64_t value)
+const char *base_hex(char buf[32], uint64_t value)
 {
-	char tmp[CORE_DIGITS_MAX], *d = core_digits(tmp + sizeof(tmp), value, 16);
+	char tmp[BASE_DIGITS_MAX], *d = base_digits(tmp + sizeof(tmp), value, 16);
 	size_t n = (size_t)(tmp + sizeof(tmp) - d);
 	buf[0] = '0';
 	buf[1] = 'x';

@@ -1,7 +1,7 @@
 /* A growable list of owned strings, as the warning lists of every layer
  * use, and the digits of the numbers every layer prints. */
-#ifndef COREFILE_STRLIST_H
-#define COREFILE_STRLIST_H
+#ifndef BASE_STRLIST_H
+#define BASE_STRLIST_H
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -11,18 +11,18 @@
 /* Format FMT/AP and append the result to *LIST (*N entries), unless an equal
  * string is already there.  The list owns its strings (free each, then the
  * array).  Returns false on out-of-memory (the list is unchanged). */
-bool core_strlist_vappend(char ***list, size_t *n, const char *fmt, va_list ap);
+bool base_strlist_vappend(char ***list, size_t *n, const char *fmt, va_list ap);
 
-/* The most digits core_digits() writes (2^64 - 1 in decimal). */
-#define CORE_DIGITS_MAX 20
+/* The most digits base_digits() writes (2^64 - 1 in decimal). */
+#define BASE_DIGITS_MAX 20
 
 /* The digits of VALUE in BASE (10 or 16, lower case), written so that they
- * end just before END, which has CORE_DIGITS_MAX bytes of room before it;
+ * end just before END, which has BASE_DIGITS_MAX bytes of room before it;
  * returns where they start (no NUL).  Formatted by hand: reports print a
  * few numbers for every frame of thousands of stacks. */
-char *core_digits(char *end, uint64_t value, unsigned base);
+char *base_digits(char *end, uint64_t value, unsigned base);
 
 /* VALUE as "0x" and lower-case hex digits into BUF; returns BUF. */
-const char *core_hex(char buf[32], uint64_t value);
+const char *base_hex(char buf[32], uint64_t value);
 
 #endif

@@ -2,17 +2,17 @@
 
 #include <stdio.h>
 
-void core_sha256_init(struct core_sha256 *ctx)
+void base_sha256_init(struct base_sha256 *ctx)
 {
 	sha256_init(&ctx->nettle);
 }
 
-void core_sha256_update(struct core_sha256 *ctx, const void *data, size_t len)
+void base_sha256_update(struct base_sha256 *ctx, const void *data, size_t len)
 {
 	sha256_update(&ctx->nettle, len, data);
 }
 
-void core_sha256_final(struct core_sha256 *ctx, char hex[65])
+void base_sha256_final(struct base_sha256 *ctx, char hex[65])
 {
 	uint8_t digest[SHA256_DIGEST_SIZE];
 	sha256_digest(&ctx->nettle, sizeof(digest), digest);

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool core_array_reserve(void *pitems, size_t *cap, size_t need, size_t elem)
+bool base_array_reserve(void *pitems, size_t *cap, size_t need, size_t elem)
 {
 	if (need <= *cap)
 		return true;
@@ -25,7 +25,7 @@ bool core_array_reserve(void *pitems, size_t *cap, size_t need, size_t elem)
 	return true;
 }
 
-void core_array_shrink(void *pitems, size_t *cap, size_t n, size_t elem)
+void base_array_shrink(void *pitems, size_t *cap, size_t n, size_t elem)
 {
 	if (n == 0 || n >= *cap)
 		return;
@@ -38,9 +38,9 @@ void core_array_shrink(void *pitems, size_t *cap, size_t n, size_t elem)
 	}
 }
 
-void *core_array_push(void *pitems, size_t *n, size_t *cap, size_t elem)
+void *base_array_push(void *pitems, size_t *n, size_t *cap, size_t elem)
 {
-	if (*n == SIZE_MAX || !core_array_reserve(pitems, cap, *n + 1, elem))
+	if (*n == SIZE_MAX || !base_array_reserve(pitems, cap, *n + 1, elem))
 		return NULL;
 	unsigned char *items;
 	memcpy(&items, pitems, sizeof(items));
@@ -49,7 +49,7 @@ void *core_array_push(void *pitems, size_t *n, size_t *cap, size_t elem)
 	return slot;
 }
 
-size_t core_hash_slot(uint64_t key, size_t cap)
+size_t base_hash_slot(uint64_t key, size_t cap)
 {
 	key ^= key >> 33;
 	key *= 0xff51afd7ed558ccdULL;
@@ -65,7 +65,7 @@ static bool all_zero(const unsigned char *p, size_t n)
 	return true;
 }
 
-bool core_table_reserve(void *pslots, size_t *cap, size_t used, size_t elem)
+bool base_table_reserve(void *pslots, size_t *cap, size_t used, size_t elem)
 {
 	unsigned char **slots = pslots;
 	if (2 * (used + 1) <= *cap)
@@ -80,7 +80,7 @@ bool core_table_reserve(void *pslots, size_t *cap, size_t used, size_t elem)
 			continue;
 		uint64_t hash;
 		memcpy(&hash, e, sizeof(hash));
-		size_t j = core_hash_slot(hash, ncap);
+		size_t j = base_hash_slot(hash, ncap);
 		while (!all_zero(fresh + j * elem, elem))
 			j = (j + 1) & (ncap - 1);
 		memcpy(fresh + j * elem, e, elem);
@@ -91,8 +91,8 @@ bool core_table_reserve(void *pslots, size_t *cap, size_t used, size_t elem)
 	return true;
 }
 
-const void *core_range_find(const void *base, size_t n, size_t size, uint64_t key,
-			    core_range_fn *range)
+const void *base_range_find(const void *base, size_t n, size_t size, uint64_t key,
+			    base_range_fn *range)
 {
 	const unsigned char *b = base;
 	size_t lo = 0, hi = n;
