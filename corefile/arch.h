@@ -59,6 +59,13 @@ struct core_saved_context {
 	const struct core_saved_reg *regs;
 };
 
+/* A thread register (the table's numbering) of SIZE bytes (8, 4 or 2) at
+ * OFFSET in a minidump's thread context. */
+struct core_context_reg {
+	unsigned short reg, offset;
+	unsigned char size;
+};
+
 /* A thread register (the table's numbering) a signal frame saved, at OFFSET
  * from the trampoline frame's stack pointer. */
 struct core_sigframe_reg {
@@ -162,6 +169,18 @@ struct core_arch {
 	 * ADRP/ADD (aarch64's R_AARCH64_TLSDESC), 0: none read. */
 	uint32_t tlsdesc_reloc;
 	struct core_saved_context bthread_context;  /* bthread_jump_fcontext's */
+
+	/* A minidump's thread context (Breakpad's minidump_cpu_*.h): its
+	 * SystemInfo processor_architecture, the CPU bit its context_flags
+	 * carry at context_flags_offset, the registers it holds, and the
+	 * fewest bytes that hold them (writers cut the rest: lldb's x86_64
+	 * contexts are 720 bytes of Breakpad's 1232). */
+	uint16_t minidump_cpu;
+	uint32_t minidump_context_flag;
+	unsigned minidump_context_flags_offset;
+	const struct core_context_reg *minidump_regs;
+	unsigned nminidump_regs;
+	unsigned minidump_context_min;
 };
 
 extern const struct core_arch core_arch_x86_64;

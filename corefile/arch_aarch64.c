@@ -87,6 +87,16 @@ static const struct core_saved_reg bthread_regs[] = {
 	{ 77, 0x28 }, { 78, 0x30 }, { 79, 0x38 },
 };
 
+/* MDRawContextARM64 (Crashpad's is the same): context_flags @0, cpsr @4,
+ * then x0..x30, sp and pc, 8 bytes each from @8. */
+#define X(n) { n, 8 + 8 * (n), 8 }
+static const struct core_context_reg minidump_regs[] = {
+	X(0), X(1), X(2), X(3), X(4), X(5), X(6), X(7), X(8), X(9), X(10), X(11), X(12),
+	X(13), X(14), X(15), X(16), X(17), X(18), X(19), X(20), X(21), X(22), X(23), X(24),
+	X(25), X(26), X(27), X(28), X(29), X(30), X(31), X(32), { CORE_A64_PSTATE, 4, 4 },
+};
+#undef X
+
 const struct core_arch core_arch_aarch64 = {
 	.name = "aarch64",
 	.machine = EM_AARCH64,
@@ -135,4 +145,10 @@ const struct core_arch core_arch_aarch64 = {
 	.bthread_context = { .size = 0xb0, .pc_offset = 0xa0,
 			     .nregs = sizeof(bthread_regs) / sizeof(bthread_regs[0]),
 			     .regs = bthread_regs },
+	.minidump_cpu = 12,                      /* PROCESSOR_ARCHITECTURE_ARM64 */
+	.minidump_context_flag = 0x00400000,     /* MD_CONTEXT_ARM64 */
+	.minidump_context_flags_offset = 0,
+	.minidump_regs = minidump_regs,
+	.nminidump_regs = sizeof(minidump_regs) / sizeof(minidump_regs[0]),
+	.minidump_context_min = 272,
 };

@@ -124,6 +124,19 @@ static const struct core_saved_reg bthread_regs[] = {
 	{ 12, 0x08 }, { 13, 0x10 }, { 14, 0x18 }, { 15, 0x20 }, { 3, 0x28 }, { 6, 0x30 },
 };
 
+/* MDRawContextAMD64: the segment registers and eflags after the register
+ * home area and context_flags (@48), the integer registers from rax (@120)
+ * in Windows' order, then rip (@248). */
+#define C(reg, off, size) { CORE_REG_##reg, off, size }
+static const struct core_context_reg minidump_regs[] = {
+	C(CS, 56, 2), C(DS, 58, 2), C(ES, 60, 2), C(FS, 62, 2), C(GS, 64, 2), C(SS, 66, 2),
+	C(EFLAGS, 68, 4), C(RAX, 120, 8), C(RCX, 128, 8), C(RDX, 136, 8), C(RBX, 144, 8),
+	C(RSP, 152, 8), C(RBP, 160, 8), C(RSI, 168, 8), C(RDI, 176, 8), C(R8, 184, 8),
+	C(R9, 192, 8), C(R10, 200, 8), C(R11, 208, 8), C(R12, 216, 8), C(R13, 224, 8),
+	C(R14, 232, 8), C(R15, 240, 8), C(RIP, 248, 8),
+};
+#undef C
+
 const struct core_arch core_arch_x86_64 = {
 	.name = "x86_64",
 	.machine = EM_X86_64,
@@ -171,4 +184,10 @@ const struct core_arch core_arch_x86_64 = {
 	.bthread_context = { .size = 0x40, .pc_offset = 0x38,
 			     .nregs = sizeof(bthread_regs) / sizeof(bthread_regs[0]),
 			     .regs = bthread_regs },
+	.minidump_cpu = 9,                       /* PROCESSOR_ARCHITECTURE_AMD64 */
+	.minidump_context_flag = 0x00100000,     /* MD_CONTEXT_AMD64 */
+	.minidump_context_flags_offset = 48,
+	.minidump_regs = minidump_regs,
+	.nminidump_regs = sizeof(minidump_regs) / sizeof(minidump_regs[0]),
+	.minidump_context_min = 256,
 };

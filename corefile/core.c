@@ -1,4 +1,5 @@
 #include "core.h"
+#include "minidump.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -101,6 +102,18 @@ static struct core_error *open_image(struct core *core, const char *path)
 						"decompression (%llu bytes)", path, (unsigned long long)size);
 			goto fail;
 		}
+		if (pread(fd, head, sizeof(head), 0) != (ssize_t)sizeof(head)) {
+			err = core_error_create(CORE_ERROR_IO, "%s: cannot read: %s", path, strerror(errno));
+			goto fail;
+		}
+	}
+	if (core_is_minidump(head, sizeof(head))) {
+		int elf_fd;
+		err = core_minidump_convert(core, fd, size, &elf_fd, &size);
+		close(fd);
+		if (err)
+			return err;
+		fd = elf_fd;
 	}
 	core->data_size = (size_t)size;
 	core->image = core_image_create(fd, size);

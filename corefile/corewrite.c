@@ -82,6 +82,32 @@ void core_writer_add_note(struct core_writer *w, const char *owner, uint32_t typ
 	notes_put(w, desc, len);
 }
 
+void core_writer_add_files(struct core_writer *w, const struct core_write_file *files, size_t n)
+{
+	size_t names = 0;
+	for (size_t i = 0; i < n; i++)
+		names += strlen(files[i].path) + 1;
+	size_t len = 16 + n * 24 + names;
+	unsigned char *d = malloc(len);
+	if (!d) {
+		w->failed = true;
+		return;
+	}
+	uint64_t count = n, page = PAGE;
+	memcpy(d, &count, 8);
+	memcpy(d + 8, &page, 8);
+	char *name = (char *)d + 16 + n * 24;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t e[3] = { files[i].start, files[i].end, files[i].offset / PAGE };
+		memcpy(d + 16 + i * 24, e, sizeof(e));
+		size_t k = strlen(files[i].path) + 1;
+		memcpy(name, files[i].path, k);
+		name += k;
+	}
+	core_writer_add_note(w, "CORE", NT_FILE, d, len);
+	free(d);
+}
+
 void core_writer_add_region(struct core_writer *w, uint64_t start, uint64_t end, uint32_t flags)
 {
 	struct writer_region *r = base_array_push(&w->regions, &w->nregions, &w->regions_cap, sizeof(*r));

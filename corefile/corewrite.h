@@ -43,6 +43,16 @@ void core_writer_destroy(struct core_writer *w);
 void core_writer_add_note(struct core_writer *w, const char *owner, uint32_t type, const void *desc,
 			  size_t len);
 
+/* A file the target maps: [START, END) from byte OFFSET of PATH. */
+struct core_write_file {
+	uint64_t start, end, offset;
+	const char *path;
+};
+
+/* Append the NT_FILE note of the N FILES the target maps (page offsets in
+ * CORE_WRITE_PAGE units, as the kernel writes them). */
+void core_writer_add_files(struct core_writer *w, const struct core_write_file *files, size_t n);
+
 /* A mapping of the target, [START, END) with PF_R | PF_W | PF_X FLAGS.
  * Regions are added in any order and must not overlap. */
 void core_writer_add_region(struct core_writer *w, uint64_t start, uint64_t end, uint32_t flags);

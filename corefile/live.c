@@ -1,4 +1,5 @@
 #include "live.h"
+#include "procmaps.h"
 
 #include <dirent.h>
 #include <elf.h>
@@ -345,14 +346,8 @@ static struct core_error *parse_maps(struct core_live *live)
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
-		unsigned long long start, end, off, inode;
-		char perms[8];
-		unsigned maj, min;
-		int used = 0;
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off, &maj, &min,
-			   &inode, &used) < 7 || end <= start)
-			continue;
-		if (start >= 0xffffffffff600000ull)   /* [vsyscall]: not the process's memory */
+		struct core_maps_line ml;
+		if (!core_maps_line_parse(line, &ml))
 			continue;
 		if (live->nmaps == cap) {
 			cap = cap ? 2 * cap : 64;
@@ -365,23 +360,21 @@ static struct core_error *parse_maps(struct core_live *live)
 		}
 		struct live_map *m = &live->maps[live->nmaps++];
 		memset(m, 0, sizeof(*m));
-		m->start = start;
-		m->end = end;
-		m->offset = off;
-		m->flags = (perms[0] == 'r' ? PF_R : 0) | (perms[1] == 'w' ? PF_W : 0) |
-			   (perms[2] == 'x' ? PF_X : 0);
-		m->shared = perms[3] == 's';
-		m->dev_major = maj;
-		m->dev_minor = min;
-		m->inode = inode;
-		const char *name = line + used;
-		if (*name) {
-			m->path = strdup(name);
+		m->start = ml.start;
+		m->end = ml.end;
+		m->offset = ml.offset;
+		m->flags = ml.flags;
+		m->shared = ml.shared;
+		m->dev_major = ml.dev_major;
+		m->dev_minor = ml.dev_minor;
+		m->inode = ml.inode;
+		if (*ml.path) {
+			m->path = strdup(ml.path);
 			if (!m->path) {
 				err = &core_error_nomem;
 				break;
 			}
-			if (name[0] == '/' && inode != 0)
+			if (ml.path[0] == '/' && ml.inode != 0)
 				m->host = host_path(live, m);
 		}
 	}
@@ -1354,38 +1347,20 @@ static void note_prpsinfo(struct core_writer *w, const struct core_live *live)
 	core_writer_add_note(w, "CORE", NT_PRPSINFO, &ps, sizeof(ps));
 }
 
-/* NT_FILE: count, page size, {start, end, offset in pages}, then names. */
+/* NT_FILE: the mappings of files. */
 static bool note_files(struct core_writer *w, const struct core_live *live)
 {
-	uint64_t count = 0;
-	size_t names = 0;
-	for (size_t i = 0; i < live->nmaps; i++)
-		if (is_file_map(&live->maps[i])) {
-			count++;
-			names += strlen(live->maps[i].path) + 1;
-		}
-	size_t len = 16 + count * 24 + names;
-	unsigned char *d = malloc(len);
-	if (!d)
+	struct core_write_file *files = calloc(live->nmaps ? live->nmaps : 1, sizeof(*files));
+	if (!files)
 		return false;
-	uint64_t page = PAGE;
-	memcpy(d, &count, 8);
-	memcpy(d + 8, &page, 8);
-	size_t k = 0;
-	char *name = (char *)d + 16 + count * 24;
+	size_t n = 0;
 	for (size_t i = 0; i < live->nmaps; i++) {
 		const struct live_map *m = &live->maps[i];
-		if (!is_file_map(m))
-			continue;
-		uint64_t e[3] = {m->start, m->end, m->offset / PAGE};
-		memcpy(d + 16 + k * 24, e, sizeof(e));
-		k++;
-		size_t n = strlen(m->path) + 1;
-		memcpy(name, m->path, n);
-		name += n;
+		if (is_file_map(m))
+			files[n++] = (struct core_write_file){ m->start, m->end, m->offset, m->path };
 	}
-	core_writer_add_note(w, "CORE", NT_FILE, d, len);
-	free(d);
+	core_writer_add_files(w, files, n);
+	free(files);
 	return true;
 }
 

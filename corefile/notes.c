@@ -489,10 +489,10 @@ struct core_error *core_parse_notes_at(struct core *core, struct core_image *img
 	return err;
 }
 
-/* The GNU build-id among the LEN bytes of NOTES into ID[0, *LEN). */
-static void find_build_id(const unsigned char *notes, size_t len, unsigned char *id,
-			  size_t *id_len)
+void core_notes_build_id(const unsigned char *notes, size_t len, unsigned char id[CORE_BUILD_ID_MAX],
+			 size_t *id_len)
 {
+	*id_len = 0;
 	for (size_t off = 0; off + 12 <= len;) {
 		struct note_place n;
 		if (note_place(notes + off, off, len, &n) != NOTE_FITS)
@@ -517,7 +517,7 @@ bool core_saved_build_id(const struct core *core, uint64_t at, uint64_t size,
 	unsigned char *notes = malloc((size_t)size);
 	bool saved = notes && core_read_saved(core, at, notes, (size_t)size);
 	if (saved)
-		find_build_id(notes, (size_t)size, id, len);
+		core_notes_build_id(notes, (size_t)size, id, len);
 	free(notes);
 	return saved;
 }

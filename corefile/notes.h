@@ -9,6 +9,11 @@
  * CORE; returns an error only on out-of-memory. */
 struct core_error *core_parse_notes(struct core *core, const unsigned char *buf, size_t len);
 
+/* The GNU build-id among the LEN bytes of the ELF notes at NOTES into
+ * ID[0, *ID_LEN); *ID_LEN is 0 when they hold none. */
+void core_notes_build_id(const unsigned char *notes, size_t len, unsigned char id[CORE_BUILD_ID_MAX],
+			 size_t *id_len);
+
 struct core_image;
 
 /* The same for the LEN bytes of notes at file offset OFF of IMG, read
