@@ -140,7 +140,7 @@ unit: $(UNIT_BINS) $(UNIT_DATA) $(GO_UNIT_DATA) $(HOOKS_PROGRAM) $(BUILD)/unit/j
 # tests/t_mutate.sh run them.  (fuzz/build.sh builds the harnesses with
 # clang and libFuzzer for `make fuzz`.)
 FUZZ_TARGETS := fuzz_core fuzz_notes fuzz_segments fuzz_folly fuzz_recorder fuzz_recfmt \
-	fuzz_bthread fuzz_runtime fuzz_rtdesc fuzz_args fuzz_gopclntab
+	fuzz_bthread fuzz_runtime fuzz_rtdesc fuzz_args fuzz_gopclntab fuzz_minidump
 FUZZ_TOOLS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz-replay/%) $(BUILD)/fuzz-replay/mutate
 FUZZ_SUPPORT := fuzz/patch.c
 

@@ -33,6 +33,7 @@ struct core_writer {
 	size_t pages_cap, npages;
 	uint64_t last_key;          /* the page kept last: reads come in runs */
 	bool failed;                /* out of memory while adding */
+	bool whole_regions;         /* unkept parts of regions as PT_LOADs without bytes */
 };
 
 struct core_error *core_writer_create(uint16_t machine, struct core_writer **out)
@@ -244,6 +245,48 @@ static struct writer_run *page_runs(const struct core_writer *w, const uint64_t 
 	return runs ? runs : calloc(1, sizeof(*runs));
 }
 
+void core_writer_whole_regions(struct core_writer *w)
+{
+	w->whole_regions = true;
+}
+
+/* A part of a region no kept page lies in: a PT_LOAD without bytes. */
+struct writer_hole {
+	uint64_t start, end;
+	uint32_t flags;
+};
+
+/* The parts of the regions that RUNS (of the sorted PAGES) leave out. */
+static struct writer_hole *region_holes(const struct core_writer *w, const uint64_t *pages,
+					const struct writer_run *runs, size_t nruns, size_t *nholes)
+{
+	struct writer_hole *holes = NULL;
+	size_t n = 0, cap = 0, j = 0;
+	for (size_t i = 0; i < w->nregions && w->whole_regions; i++) {
+		const struct writer_region *r = &w->regions[i];
+		uint64_t at = r->start;
+		if (r->flags & PF_W)
+			continue;
+		while (j < nruns && pages[runs[j].first] < r->start)
+			j++;
+		for (; at < r->end; j++) {
+			uint64_t run = j < nruns && pages[runs[j].first] < r->end ? pages[runs[j].first] : r->end;
+			struct writer_hole *h = run > at ? base_array_push(&holes, &n, &cap, sizeof(*h)) : NULL;
+			if (run > at && !h) {
+				free(holes);
+				return NULL;
+			}
+			if (h)
+				*h = (struct writer_hole){ at, run, r->flags };
+			if (run == r->end)
+				break;
+			at = run + (uint64_t)runs[j].count * PAGE;
+		}
+	}
+	*nholes = n;
+	return holes ? holes : calloc(1, sizeof(*holes));
+}
+
 /* ---- writing ----------------------------------------------------------- */
 
 static bool write_all(FILE *out, const void *p, size_t len)
@@ -268,24 +311,33 @@ static void fill_ehdr(const struct core_writer *w, Elf64_Ehdr *eh, size_t phnum)
 	eh->e_phnum = (Elf64_Half)phnum;
 }
 
+/* The PT_NOTE, then the PT_LOADs of the runs and the holes by address. */
 static bool write_headers(const struct core_writer *w, FILE *out, const uint64_t *pages,
-			  const struct writer_run *runs, size_t nruns, uint64_t data_off)
+			  const struct writer_run *runs, size_t nruns, const struct writer_hole *holes,
+			  size_t nholes, uint64_t data_off)
 {
 	Elf64_Ehdr eh;
-	fill_ehdr(w, &eh, 1 + nruns);
-	uint64_t notes_off = sizeof(eh) + (1 + nruns) * sizeof(Elf64_Phdr);
+	fill_ehdr(w, &eh, 1 + nruns + nholes);
+	uint64_t notes_off = sizeof(eh) + (1 + nruns + nholes) * sizeof(Elf64_Phdr);
 	Elf64_Phdr ph = {.p_type = PT_NOTE, .p_offset = notes_off, .p_filesz = w->notes_len, .p_align = 4};
 	if (!write_all(out, &eh, sizeof(eh)) || !write_all(out, &ph, sizeof(ph)))
 		return false;
 	uint64_t off = data_off;
-	for (size_t i = 0; i < nruns; i++) {
-		uint64_t size = (uint64_t)runs[i].count * PAGE;
-		Elf64_Phdr load = {.p_type = PT_LOAD, .p_offset = off, .p_vaddr = pages[runs[i].first],
-				   .p_filesz = size, .p_memsz = size, .p_flags = runs[i].flags,
-				   .p_align = PAGE};
+	for (size_t i = 0, k = 0; i < nruns || k < nholes;) {
+		Elf64_Phdr load = {.p_type = PT_LOAD, .p_offset = off, .p_align = PAGE};
+		if (k < nholes && (i == nruns || holes[k].start < pages[runs[i].first])) {
+			load.p_vaddr = holes[k].start;
+			load.p_memsz = holes[k].end - holes[k].start;
+			load.p_flags = holes[k++].flags;
+		} else {
+			uint64_t size = (uint64_t)runs[i].count * PAGE;
+			load.p_vaddr = pages[runs[i].first];
+			load.p_filesz = load.p_memsz = size;
+			load.p_flags = runs[i++].flags;
+			off += size;
+		}
 		if (!write_all(out, &load, sizeof(load)))
 			return false;
-		off += size;
 	}
 	return true;
 }
@@ -311,27 +363,29 @@ struct core_error *core_writer_write(struct core_writer *w, core_writer_read_fn 
 		qsort(w->regions, w->nregions, sizeof(*w->regions), region_cmp);
 		w->regions_sorted = true;
 	}
-	size_t nruns = 0;
+	size_t nruns = 0, nholes = 0;
 	uint64_t *pages = sorted_pages(w);
 	struct writer_run *runs = pages ? page_runs(w, pages, &nruns) : NULL;
+	struct writer_hole *holes = runs ? region_holes(w, pages, runs, nruns, &nholes) : NULL;
 	struct core_error *err = NULL;
-	if (!runs) {
+	if (!holes) {
 		err = &core_error_nomem;
 		goto out;
 	}
-	if (1 + nruns >= PN_XNUM) {   /* would need the section-header escape */
+	if (1 + nruns + nholes >= PN_XNUM) {   /* would need the section-header escape */
 		err = core_error_create(CORE_ERROR_OTHER, "%zu runs of memory: more than an ELF core's "
-					"program headers can list", nruns);
+					"program headers can list", nruns + nholes);
 		goto out;
 	}
-	uint64_t notes_off = sizeof(Elf64_Ehdr) + (1 + nruns) * sizeof(Elf64_Phdr);
+	uint64_t notes_off = sizeof(Elf64_Ehdr) + (1 + nruns + nholes) * sizeof(Elf64_Phdr);
 	uint64_t data_off = (notes_off + w->notes_len + PAGE - 1) & ~(uint64_t)(PAGE - 1);
 	static const unsigned char zeros[PAGE];
-	if (!write_headers(w, out, pages, runs, nruns, data_off) || !write_all(out, w->notes, w->notes_len) ||
+	if (!write_headers(w, out, pages, runs, nruns, holes, nholes, data_off) || !write_all(out, w->notes, w->notes_len) ||
 	    !write_all(out, zeros, (size_t)(data_off - notes_off - w->notes_len)) ||
 	    !write_pages(out, pages, w->npages, read, ctx) || fflush(out) != 0)
 		err = core_error_create(CORE_ERROR_IO, "cannot write the core: %s", strerror(errno));
 out:
+	free(holes);
 	free(runs);
 	free(pages);
 	return err;

@@ -57,6 +57,13 @@ void core_writer_add_files(struct core_writer *w, const struct core_write_file *
  * Regions are added in any order and must not overlap. */
 void core_writer_add_region(struct core_writer *w, uint64_t start, uint64_t end, uint32_t flags);
 
+/* Write every read-only region whole, as the kernel does: the parts no
+ * kept page lies in as PT_LOADs without bytes, which a reader takes from
+ * the mapped file (a minidump's code and read-only data), not only the
+ * kept runs.  A writable region's unkept parts stay out: what it held is
+ * unknown. */
+void core_writer_whole_regions(struct core_writer *w);
+
 /* Keep the pages holding [ADDR, ADDR + LEN). */
 void core_writer_keep(struct core_writer *w, uint64_t addr, uint64_t len);
 

@@ -757,6 +757,7 @@ static struct core_error *md_write(struct md *m, int *out_fd, uint64_t *out_size
 		goto out;
 	}
 	core_writer_add_files(w, files, nfiles);
+	core_writer_whole_regions(w);
 	add_regions(m, w);
 	for (size_t i = 0; i < m->nranges; i++)
 		core_writer_keep(w, m->ranges[i].addr, m->ranges[i].len);

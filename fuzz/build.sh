@@ -25,7 +25,7 @@ done
 wait
 $CC $CFLAGS $SAN -c -o "$OUT/obj/fuzz_patch.o" "$ROOT/fuzz/patch.c"
 for h in fuzz_core fuzz_notes fuzz_segments fuzz_folly fuzz_recorder fuzz_recfmt fuzz_bthread \
-	fuzz_runtime fuzz_rtdesc fuzz_args fuzz_gopclntab; do
+	fuzz_runtime fuzz_rtdesc fuzz_args fuzz_gopclntab fuzz_minidump; do
 	$CC $CFLAGS $SAN -c -o "$OUT/obj/$h.o" "$ROOT/fuzz/$h.c"
 	$CC -fsanitize=fuzzer,address,undefined -o "$OUT/$h" "$OUT/obj/$h.o" "$OUT/obj/fuzz_patch.o" \
 		"${objs[@]}" $(pkg-config --libs $PKGS) -liberty -lpthread

@@ -17,6 +17,7 @@
 #   args       fuzz_args, patches over the native_args seed core's registers
 #              and stacks, with arguments
 #   gopclntab  fuzz_gopclntab over Go's runtime symbol table (pclntab) bytes
+#   minidump   fuzz_minidump over whole small minidumps (fuzz/minidump_seed.py)
 #   patch-BASE fuzz_core, patches over the seed core BASE (static, dyn, dyn2,
 #              recorder, elfe, folly_cpp(-small), folly_c(-small), bthread)
 # The corpus of each mode but patch-BASE is fixtures/fuzz/corpus/MODE:
@@ -31,7 +32,7 @@ FIX=$ROOT/fixtures/fuzz/corpus
 SECS=${1:-300}; shift || true
 MODES=("$@")
 [ ${#MODES[@]} -gt 0 ] || MODES=(notes segments recfmt core folly recorder bthread runtime rtdesc
-	args gopclntab patch-dyn2 patch-static patch-bthread)
+	args gopclntab minidump patch-dyn2 patch-static patch-bthread)
 [ -x "$OUT/fuzz_notes" ] || "$ROOT/fuzz/build.sh" >/dev/null
 [ -f "$OUT/seeds/hostile_rt.core" ] || "$ROOT/fuzz/make-seeds.sh" >/dev/null
 mkdir -p "$OUT/artifacts"
@@ -93,6 +94,7 @@ for mode in "${MODES[@]}"; do
 		  seed_descriptions "$corpus" ;;
 	args)     bin=fuzz_args; len=512; fixture=$FIX/args; base=$OUT/seeds/native_args.core ;;
 	gopclntab) bin=fuzz_gopclntab; len=65536; fixture=$FIX/gopclntab ;;
+	minidump) bin=fuzz_minidump; len=32768; fixture=$FIX/minidump ;;
 	patch-*)  bin=fuzz_core; len=512; base=$OUT/seeds/${mode#patch-}.core ;;
 	*)        echo "unknown mode $mode" >&2; exit 2 ;;
 	esac

@@ -123,7 +123,7 @@ replay_corpus() {
 	REPLAY_TIMEOUT=900 replay "fuzz corpus $name" env "$@" "$bin" $inputs
 }
 
-for mode in notes segments recfmt core gopclntab; do
+for mode in notes segments recfmt core gopclntab minidump; do
 	if [ -d "$CORPUS/$mode" ]; then
 		replay_corpus "$mode" "fuzz_$mode" "$CORPUS/$mode"
 	else

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Minidumps (DESIGN.md "Minidumps"): fixtures/minidump_c crashed once under
+# lldb, which saves its minidump (Debian's lldb: `process save-core
+# --plugin-name=minidump --style stack`), and once with core dumps on, for
+# the kernel's core.  The minidump's report is the core's: cause, signal,
+# signature, every thread's frames; one crash, one bucket in a store.  Then
+# damaged copies: a clear error or partial results, never a crash.
+. "$(dirname "$0")/lib.sh"
+. "$ROOT/tests/fixlib.sh"
+
+have_asyncore || { skip "minidump: no asyncore binary"; exit 0; }
+if ! test_dep lldb lldb "$TMPD/apt.log"; then
+	skip "minidump: lldb (which writes the minidumps) cannot be installed: $(tail -1 "$TMPD/apt.log")"
+	exit 0
+fi
+
+fix_core minidump_c; rc=$?
+[ $rc -eq 0 ] || { no_core minidump $rc; exit 0; }
+PROG=$FIX_DIR/prog CORE=$FIX_CORE DMP=$TMPD/crash.dmp
+
+# lldb stops at the fault; -k runs its commands once the process crashed.
+(cd "$TMPD" && timeout 300 lldb -b -o run \
+	-k "process save-core --plugin-name=minidump --style stack $DMP" "$PROG" \
+	</dev/null >"$TMPD/lldb.out" 2>&1)
+if [ ! -s "$DMP" ]; then
+	fail "minidump: lldb wrote no minidump: $(grep -v '^$' "$TMPD/lldb.out" | tail -3 | tr '\n' ' ')"
+	exit 0
+fi
+
+asy_json "$TMPD/core.json" "$CORE" "$PROG"
+asy_json "$TMPD/dmp.json" "$DMP" "$PROG"
+if [ "$ASY_JSON_OK" -ne 0 ] || [ "$ASY_RC" -gt 1 ]; then
+	fail "minidump: asyncore exited $ASY_RC: $(head -2 "$TMPD/dmp.json.err" | tr '\n' ' ')"
+	exit 0
+fi
+if python3 "$ROOT/tests/minidump_compare.py" "$TMPD/core.json" "$TMPD/dmp.json" >"$TMPD/cmp" 2>&1; then
+	pass "minidump: lldb's minidump gives the core's report: $(tail -1 "$TMPD/cmp")"
+else
+	fail "minidump: lldb's minidump against the core: $(head -3 "$TMPD/cmp" | tr '\n' ' ')"
+fi
+check "minidump: the cause is the caught NULL read ($(jget "$TMPD/dmp.json" "j['cause']['summary']"))" \
+	test "$(jget "$TMPD/dmp.json" "j['cause']['kind']")" = null_dereference
+check "minidump: five threads" test "$(jget "$TMPD/dmp.json" "len(j['threads'])")" = 5
+check "minidump: core.path and core.file_size are the minidump's" \
+	test "$(jget "$TMPD/dmp.json" "j['core']['path'] + ' ' + str(j['core']['file_size'])")" = "$DMP $(stat -c %s "$DMP")"
+check "minidump: the process's pid and executable from its streams" \
+	test "$(jget "$TMPD/dmp.json" "str(j['core']['pid'] > 0) + ' ' + j['core']['executable']")" = "True $PROG"
+check "minidump: lldb's exception record without si_code said in a warning" \
+	test -n "$(jget "$TMPD/dmp.json" "[w for w in j['warnings'] if 'names signal 11 alone' in w][0]")"
+
+# Without the binary: the module list names it, its build-id agrees.
+"$ASYNCORE" "$DMP" >"$TMPD/dmp.txt" 2>"$TMPD/dmp.txt.err"; rc=$?
+"$ASYNCORE" "$CORE" >"$TMPD/core.txt" 2>/dev/null
+check "minidump: asyncore FILE.dmp (exit $rc) opens with the core's cause line" \
+	test "$(head -1 "$TMPD/dmp.txt")" = "$(head -1 "$TMPD/core.txt")" -a $rc -le 1
+
+# One crash, one bucket.
+DB=$TMPD/store.db
+"$ASYNCORE" ingest --db "$DB" "$CORE" "$DMP" >"$TMPD/ingest.out" 2>&1; rc=$?
+check "minidump: ingest takes the core and the minidump (exit $rc)" test $rc -le 1
+check "minidump: ... as two cores in one bucket" \
+	test "$("$ASYNCORE" query --db "$DB" --format csv "SELECT count(*) || ' ' || count(DISTINCT signature_hash) FROM cores" | tail -1)" = "2 1"
+
+# damage CASE: a damaged copy gives a report (exit 0/1, JSON) or a one-line
+# error (exit 2), never a crash.
+damage() {
+	local case=$1 out=$TMPD/$1.dmp
+	python3 "$ROOT/tests/minidump_damage.py" "$DMP" "$out" "$case" || { fail "minidump-bad-$case: cannot write it"; return; }
+	"$ASYNCORE" report "$out" "$PROG" --format json >"$TMPD/$case.json" 2>"$TMPD/$case.err"
+	local rc=$?
+	if [ $rc -le 1 ] && json_ok "$TMPD/$case.json"; then
+		pass "minidump-bad-$case: partial results (exit $rc, $(jget "$TMPD/$case.json" "len(j['threads'])") threads, $(jget "$TMPD/$case.json" "len(j['warnings'])") warnings)"
+	elif [ $rc -eq 2 ] && [ "$(wc -l <"$TMPD/$case.err")" -eq 1 ]; then
+		pass "minidump-bad-$case: refused: $(cat "$TMPD/$case.err")"
+	else
+		fail "minidump-bad-$case: exit $rc: $(head -3 "$TMPD/$case.err" | tr '\n' ' ')"
+	fi
+	rm -f "$out"
+}
+for case in truncated header directory stream memory count overlap cpu context; do damage "$case"; done
+check "minidump-bad-memory: the stack past the end is warned" \
+	grep -q 'lies past the end of the file' "$TMPD/memory.err"
+check "minidump-bad-context: a context too short is warned" grep -q 'is no x86_64 context' "$TMPD/context.err"
+check "minidump-bad-overlap: overlapping ranges are warned" grep -q 'memory ranges overlap' "$TMPD/overlap.err"
+rm -f "$DMP"
+exit 0
