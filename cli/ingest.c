@@ -51,8 +51,15 @@ static bool is_db_file(const char *dir, const char *name, const char *db)
 		strcmp(real + n, "-journal") == 0);
 }
 
-/* Add the regular files of DIR (not hidden, sorted) to the batch. */
-static int add_dir(struct ingest_opts *o, const char *dir)
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* Add the regular files of DIR (not hidden, sorted, ending in SUFFIX when
+ * it is not NULL) to the batch. */
+static int add_files(struct ingest_opts *o, const char *dir, const char *suffix)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -67,7 +74,8 @@ static int add_dir(struct ingest_opts *o, const char *dir)
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || is_db_file(dir, e->d_name, o->db))
+		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || is_db_file(dir, e->d_name, o->db) ||
+		    (suffix && !ends_with(e->d_name, suffix)))
 			continue;
 		if (!push_path(o, realpath(path, real) ? real : path)) {
 			closedir(d);
@@ -76,6 +84,32 @@ static int add_dir(struct ingest_opts *o, const char *dir)
 	}
 	closedir(d);
 	qsort(o->paths + first, o->npaths - first, sizeof(*o->paths), cmp_str);
+	return 0;
+}
+
+/* Whether DIR/NAME is a file (IS_DIR false) or a directory. */
+static bool dir_has(const char *dir, const char *name, bool is_dir)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return stat(path, &st) == 0 && (is_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
+}
+
+/* The cores of DIR: its regular files; of a Crashpad database (its
+ * settings.dat beside completed/ and pending/), the minidumps of those
+ * two, not its own files. */
+static int add_dir(struct ingest_opts *o, const char *dir)
+{
+	static const char *const reports[] = { "completed", "pending" };
+	if (!dir_has(dir, "settings.dat", false) || !dir_has(dir, "completed", true))
+		return add_files(o, dir, NULL);
+	for (size_t i = 0; i < 2; i++) {
+		char sub[PATH_MAX];
+		snprintf(sub, sizeof(sub), "%s/%s", dir, reports[i]);
+		if (dir_has(dir, reports[i], true) && add_files(o, sub, ".dmp") != 0)
+			return -1;
+	}
 	return 0;
 }
 

@@ -61,6 +61,21 @@ check "minidump: ingest takes the core and the minidump (exit $rc)" test $rc -le
 check "minidump: ... as two cores in one bucket" \
 	test "$("$ASYNCORE" query --db "$DB" --format csv "SELECT count(*) || ' ' || count(DISTINCT signature_hash) FROM cores" | tail -1)" = "2 1"
 
+# A Crashpad database: its reports are the minidumps of completed/ and
+# pending/ (new/ holds those being written); its own files are no cores.
+CP=$TMPD/crashpad
+mkdir -p "$CP/completed" "$CP/pending" "$CP/new" "$CP/attachments"
+printf 'settings' >"$CP/settings.dat"
+printf 'metadata' >"$CP/metadata"
+ln "$DMP" "$CP/completed/8f2b6c1e-0a1d-4c55-9a55-1f0c1d2e3f40.dmp"
+printf 'MDMP' >"$CP/new/5d1f7a3c-half-written.dmp"
+printf 'meta' >"$CP/completed/8f2b6c1e-0a1d-4c55-9a55-1f0c1d2e3f40.meta"
+"$ASYNCORE" ingest --db "$TMPD/cp.db" "$CP" >"$TMPD/cp.out" 2>&1; rc=$?
+check "minidump: ingest of a Crashpad database (exit $rc) stores its completed report, nothing else" \
+	test $rc -eq 0 -a "$("$ASYNCORE" query --db "$TMPD/cp.db" --format csv "SELECT count(*) || ' ' || signature_hash FROM cores" | tail -1)" = \
+	"1 $(jget "$TMPD/dmp.json" "j['signature_hash']")"
+rm -rf "$CP"
+
 # damage CASE: a damaged copy gives a report (exit 0/1, JSON) or a one-line
 # error (exit 2), never a crash.
 damage() {
