@@ -217,28 +217,34 @@ static uint64_t *sorted_pages(const struct core_writer *w)
 	return pages;
 }
 
-/* One PT_LOAD: pages [FIRST, FIRST + COUNT) of the sorted list. */
+/* One PT_LOAD: pages [FIRST, FIRST + COUNT) of the sorted list; ZERO:
+ * pages that are all zero bytes, written without them. */
 struct writer_run {
 	size_t first, count;
 	uint32_t flags;
+	bool zero;
 };
 
-/* Runs of consecutive pages in one region. */
-static struct writer_run *page_runs(const struct core_writer *w, const uint64_t *pages, size_t *nruns)
+/* Runs of consecutive pages in one region, all zero (ZERO[i], NULL: none
+ * is) or none. */
+static struct writer_run *page_runs(const struct core_writer *w, const uint64_t *pages, const bool *zero,
+				    size_t *nruns)
 {
 	struct writer_run *runs = NULL;
 	size_t n = 0, cap = 0;
 	for (size_t i = 0; i < w->npages;) {
 		const struct writer_region *r = region_of(w, pages[i]);
+		bool z = zero && zero[i];
 		size_t j = i + 1;
-		while (j < w->npages && pages[j] == pages[j - 1] + PAGE && region_of(w, pages[j]) == r)
+		while (j < w->npages && pages[j] == pages[j - 1] + PAGE && region_of(w, pages[j]) == r &&
+		       (zero && zero[j]) == z)
 			j++;
 		struct writer_run *run = base_array_push(&runs, &n, &cap, sizeof(*run));
 		if (!run) {
 			free(runs);
 			return NULL;
 		}
-		*run = (struct writer_run){i, j - i, r ? r->flags : PF_R};
+		*run = (struct writer_run){i, j - i, r ? r->flags : PF_R, z};
 		i = j;
 	}
 	*nruns = n;
@@ -287,6 +293,20 @@ static struct writer_hole *region_holes(const struct core_writer *w, const uint6
 	return holes ? holes : calloc(1, sizeof(*holes));
 }
 
+/* Which of the sorted kept PAGES are all zero bytes, read once through
+ * READ: a whole stack of which a few pages are used costs their bytes
+ * alone. */
+static bool *zero_pages(const struct core_writer *w, const uint64_t *pages, core_writer_read_fn *read,
+			void *ctx)
+{
+	static const unsigned char zeros[PAGE];
+	unsigned char buf[PAGE];
+	bool *zero = calloc(w->npages ? w->npages : 1, sizeof(*zero));
+	for (size_t i = 0; zero && i < w->npages; i++)
+		zero[i] = !read(ctx, pages[i], buf, PAGE) || memcmp(buf, zeros, PAGE) == 0;
+	return zero;
+}
+
 /* ---- writing ----------------------------------------------------------- */
 
 static bool write_all(FILE *out, const void *p, size_t len)
@@ -332,9 +352,10 @@ static bool write_headers(const struct core_writer *w, FILE *out, const uint64_t
 		} else {
 			uint64_t size = (uint64_t)runs[i].count * PAGE;
 			load.p_vaddr = pages[runs[i].first];
-			load.p_filesz = load.p_memsz = size;
+			load.p_memsz = size;
+			load.p_filesz = runs[i].zero ? 0 : size;
 			load.p_flags = runs[i++].flags;
-			off += size;
+			off += load.p_filesz;
 		}
 		if (!write_all(out, &load, sizeof(load)))
 			return false;
@@ -342,10 +363,13 @@ static bool write_headers(const struct core_writer *w, FILE *out, const uint64_t
 	return true;
 }
 
-static bool write_pages(FILE *out, const uint64_t *pages, size_t n, core_writer_read_fn *read, void *ctx)
+static bool write_pages(FILE *out, const uint64_t *pages, const bool *zero, size_t n,
+			core_writer_read_fn *read, void *ctx)
 {
 	unsigned char buf[PAGE];
 	for (size_t i = 0; i < n; i++) {
+		if (zero && zero[i])
+			continue;
 		if (!read(ctx, pages[i], buf, PAGE))
 			memset(buf, 0, PAGE);
 		if (!write_all(out, buf, PAGE))
@@ -365,7 +389,8 @@ struct core_error *core_writer_write(struct core_writer *w, core_writer_read_fn 
 	}
 	size_t nruns = 0, nholes = 0;
 	uint64_t *pages = sorted_pages(w);
-	struct writer_run *runs = pages ? page_runs(w, pages, &nruns) : NULL;
+	bool *zero = pages && w->whole_regions ? zero_pages(w, pages, read, ctx) : NULL;
+	struct writer_run *runs = pages && (zero || !w->whole_regions) ? page_runs(w, pages, zero, &nruns) : NULL;
 	struct writer_hole *holes = runs ? region_holes(w, pages, runs, nruns, &nholes) : NULL;
 	struct core_error *err = NULL;
 	if (!holes) {
@@ -382,9 +407,10 @@ struct core_error *core_writer_write(struct core_writer *w, core_writer_read_fn 
 	static const unsigned char zeros[PAGE];
 	if (!write_headers(w, out, pages, runs, nruns, holes, nholes, data_off) || !write_all(out, w->notes, w->notes_len) ||
 	    !write_all(out, zeros, (size_t)(data_off - notes_off - w->notes_len)) ||
-	    !write_pages(out, pages, w->npages, read, ctx) || fflush(out) != 0)
+	    !write_pages(out, pages, zero, w->npages, read, ctx) || fflush(out) != 0)
 		err = core_error_create(CORE_ERROR_IO, "cannot write the core: %s", strerror(errno));
 out:
+	free(zero);
 	free(holes);
 	free(runs);
 	free(pages);

@@ -61,7 +61,8 @@ void core_writer_add_region(struct core_writer *w, uint64_t start, uint64_t end,
  * kept page lies in as PT_LOADs without bytes, which a reader takes from
  * the mapped file (a minidump's code and read-only data), not only the
  * kept runs.  A writable region's unkept parts stay out: what it held is
- * unknown. */
+ * unknown.  Kept pages that are all zero bytes are written without them
+ * too (they read as zeros). */
 void core_writer_whole_regions(struct core_writer *w);
 
 /* Keep the pages holding [ADDR, ADDR + LEN). */
