@@ -443,6 +443,10 @@ static size_t read_unsaved(struct core *core, const struct core_segment *seg, ui
 		record(core, addr, got);
 		return got;
 	}
+	if (core->held_only && (seg->flags & PF_W)) {
+		memset(buf, 0, n);  /* a page of zeros the source held */
+		return n;
+	}
 	size_t from_file = core_mapped_read(core, addr, buf, n);
 	if (from_file)
 		return from_file;
@@ -471,7 +475,7 @@ static size_t read_chunk(struct core *core, uint64_t addr, unsigned char *buf, s
 	if (!seg && (seg = core_find_segment(core, addr)) != NULL)
 		core->last_segment = (size_t)(seg - core->segments);
 	if (!seg)
-		return core_mapped_read(core, addr, buf, len);
+		return core->held_only ? 0 : core_mapped_read(core, addr, buf, len);
 	uint64_t rel = addr - seg->vaddr;
 	uint64_t in_seg = seg->memsz - rel;
 	size_t n = len < in_seg ? len : (size_t)in_seg;

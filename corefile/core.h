@@ -90,6 +90,12 @@ struct core_snapshot {
 #define CORE_NOTE_SOURCE 2u
 #define CORE_NOTE_LAYOUT 3u
 
+/* A core whose source kept only some of the memory (a minidump): the note
+ * (owner CORE_NOTE_OWNER, no desc) says that memory of a writable mapping
+ * the core does not hold is unknown, not its file's, and that a writable
+ * segment's bytes past p_filesz are zeros the source held. */
+#define CORE_NOTE_HELD 4u
+
 struct core_writer;             /* corewrite.h */
 
 struct core {
@@ -127,6 +133,7 @@ struct core {
 
 	/* A minicore: segments is its source's layout; its own PT_LOADs, the
 	 * bytes it kept, are pieces (sorted by vaddr). */
+	bool held_only;             /* CORE_NOTE_HELD */
 	char source_fingerprint[65];        /* "" when not a minicore */
 	struct core_segment *layout;        /* from the note, until indexed */
 	size_t nlayout;

@@ -546,15 +546,15 @@ out:
 	return ok;
 }
 
-/* The files the process mapped: from LinuxMaps, else the module list.  A
- * writable mapping is left out: what it held is not what the file holds,
- * and a minidump that did not keep it does not say. */
+/* The files the process mapped: from LinuxMaps, else the module list.
+ * (What a writable mapping held is not its file's: the core's
+ * CORE_NOTE_HELD says so.) */
 static size_t mapped_files(const struct md *m, struct core_write_file *out)
 {
 	size_t n = 0;
 	if (m->nmaps > 0) {
 		for (size_t i = 0; i < m->nmaps; i++)
-			if (m->maps[i].path[0] == '/' && m->maps[i].inode != 0 && !(m->maps[i].flags & PF_W))
+			if (m->maps[i].path[0] == '/' && m->maps[i].inode != 0)
 				out[n++] = (struct core_write_file){ m->maps[i].start, m->maps[i].end,
 								     m->maps[i].offset, m->maps[i].path };
 		return n;
@@ -690,6 +690,7 @@ static bool add_notes(struct md *m, struct core_writer *w)
 	note_psinfo(m, w);
 	if (m->auxv_len)
 		core_writer_add_note(w, "CORE", NT_AUXV, m->auxv, m->auxv_len);
+	core_writer_add_note(w, CORE_NOTE_OWNER, CORE_NOTE_HELD, "", 0);
 	return true;
 }
 

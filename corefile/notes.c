@@ -286,6 +286,8 @@ static struct core_error *parse_one(struct core *core, uint32_t type, const char
 			parse_source(core, desc, dlen);
 		else if (type == CORE_NOTE_LAYOUT)
 			return parse_layout(core, desc, dlen);
+		else if (type == CORE_NOTE_HELD)
+			core->held_only = true;
 		return NULL;
 	}
 	bool is_core = strcmp(name, "CORE") == 0;
@@ -358,7 +360,8 @@ static enum note_fit note_place(const unsigned char *h, size_t off, size_t len,
 static bool wanted(const struct core *core, uint32_t type, const char *name)
 {
 	if (strcmp(name, CORE_NOTE_OWNER) == 0)
-		return type == CORE_NOTE_SNAPSHOT || type == CORE_NOTE_SOURCE || type == CORE_NOTE_LAYOUT;
+		return type == CORE_NOTE_SNAPSHOT || type == CORE_NOTE_SOURCE || type == CORE_NOTE_LAYOUT ||
+		       type == CORE_NOTE_HELD;
 	bool is_core = strcmp(name, "CORE") == 0;
 	if (!is_core && strcmp(name, "LINUX") != 0)
 		return false;

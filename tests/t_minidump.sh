@@ -48,6 +48,35 @@ check "minidump: the process's pid and executable from its streams" \
 check "minidump: lldb's exception record without si_code said in a warning" \
 	test -n "$(jget "$TMPD/dmp.json" "[w for w in j['warnings'] if 'names signal 11 alone' in w][0]")"
 
+# breakpad NAME CORE BINARY: the minidump Breakpad's client writes of CORE's
+# crash (tests/core_to_minidump.py: its 1232-byte AMD64 or 912-byte ARM64
+# contexts, si_code and fault address, CodeView build-ids) gives CORE's report.
+breakpad() {
+	local name=$1 core=$2 bin=$3
+	python3 "$ROOT/tests/core_to_minidump.py" "$core" "$TMPD/$name.dmp" ||
+		{ fail "minidump $name: cannot write the minidump"; return; }
+	asy_json "$TMPD/$name-core.json" "$core" "$bin"
+	asy_json "$TMPD/$name.json" "$TMPD/$name.dmp" "$bin"
+	if python3 "$ROOT/tests/minidump_compare.py" "$TMPD/$name-core.json" "$TMPD/$name.json" >"$TMPD/cmp" 2>&1; then
+		pass "minidump $name: Breakpad's minidump of the core's crash gives its report: $(tail -1 "$TMPD/cmp")"
+	else
+		fail "minidump $name: Breakpad's minidump against the core: $(head -3 "$TMPD/cmp" | tr '\n' ' ')"
+	fi
+	rm -f "$TMPD/$name.dmp"
+}
+breakpad breakpad-x86_64 "$CORE" "$PROG"
+check "minidump breakpad-x86_64: with si_code and the fault address, no warning" \
+	test "$(jget "$TMPD/breakpad-x86_64.json" "j['warnings']")" = "[]"
+if test_dep bzip2 bzip2 "$TMPD/apt-bz.log" &&
+	bzip2 -dc "$ROOT/fixtures/aarch64/backtrace.aarch64.core.bz2" >"$TMPD/a64.core" &&
+	bzip2 -dc "$ROOT/fixtures/aarch64/backtrace.aarch64.exec.bz2" >"$TMPD/a64.exec"; then
+	breakpad breakpad-aarch64 "$TMPD/a64.core" "$TMPD/a64.exec"
+	check "minidump breakpad-aarch64: core.arch aarch64" \
+		test "$(jget "$TMPD/breakpad-aarch64.json" "j['core']['arch']")" = aarch64
+else
+	fail "minidump breakpad-aarch64: cannot decompress fixtures/aarch64's core"
+fi
+
 # Without the binary: the module list names it, its build-id agrees.
 "$ASYNCORE" "$DMP" >"$TMPD/dmp.txt" 2>"$TMPD/dmp.txt.err"; rc=$?
 "$ASYNCORE" "$CORE" >"$TMPD/core.txt" 2>/dev/null
