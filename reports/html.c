@@ -7,6 +7,7 @@
 #include "report.h"
 #include "taskgroups.h"
 #include "bytes.h"
+#include "source.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -61,6 +62,12 @@ static const char style_sheet[] =
 	"li.frame .arg .v{color:#0d47a1}\n"
 	"li.frame .loc{color:var(--muted);padding-left:2.8em;overflow-wrap:anywhere}\n"
 	"li.frame .src{color:var(--fg)}\n"
+	".context{margin:4px 0 2px 2.8em;padding:2px 0;background:var(--card);border:1px solid var(--line);"
+	"border-radius:4px;font-size:12px;overflow-x:auto}\n"
+	".context .sl{white-space:pre;padding:0 8px 0 0}\n"
+	".context .ln{display:inline-block;min-width:3.2em;padding-right:10px;text-align:right;"
+	"color:var(--muted);user-select:none}\n"
+	".context .sl.cur{background:#fff3c4;font-weight:600}\n"
 	"li.frame.crash{background:var(--crashbg);box-shadow:inset 4px 0 var(--crash)}\n"
 	"li.frame.crash .fn{color:var(--crash)}\n"
 	"li.frame.async{background:var(--asyncbg)}\n"
@@ -187,6 +194,9 @@ static void element(FILE *out, const char *open, const char *text)
 /* Per thread: a server writes pages on several at once. */
 static _Thread_local bool link_functions;
 
+/* The source files of the page being written; NULL: no source lines. */
+static _Thread_local struct rep_sources *html_sources;
+
 void rep_html_link_functions(bool on)
 {
 	link_functions = on;
@@ -307,6 +317,26 @@ static void write_runtime_frame(FILE *out, const struct an_frame *f, size_t inde
 	fputs("</li>\n", out);
 }
 
+/* Lines around the frame's own (SOURCE_AROUND each side), that line
+ * marked, when its file is readable. */
+static void write_source(FILE *out, const struct an_frame *f)
+{
+	enum { SOURCE_AROUND = 2 };
+	if (!f->file || !rep_source_line(html_sources, f->file, f->line))
+		return;
+	fputs("<div class=\"context\">", out);
+	for (int n = f->line > SOURCE_AROUND ? f->line - SOURCE_AROUND : 1; n <= f->line + SOURCE_AROUND; n++) {
+		const char *text = rep_source_line(html_sources, f->file, n);
+		if (!text)
+			break;
+		fprintf(out, "<div class=\"sl%s\"><span class=\"ln\">%d</span><code>",
+			n == f->line ? " cur" : "", n);
+		rep_html_text(out, text, 0);
+		fputs("</code></div>", out);
+	}
+	fputs("</div>", out);
+}
+
 /* The frame's local variables (--locals), folded: name, type, value. */
 static void write_locals(FILE *out, const struct an_frame *f)
 {
@@ -377,6 +407,7 @@ static void write_frame(FILE *out, const struct an_frame *f, size_t index, bool 
 	if (f->has_offset && !f->inlined)
 		fprintf(out, " (+0x%" PRIx64 ")", f->offset);
 	fputs("</span></div>", out);
+	write_source(out, f);
 	write_locals(out, f);
 	fputs("</li>\n", out);
 }
@@ -987,19 +1018,22 @@ static void page_title(char *buf, size_t size, const struct analysis *an)
 		snprintf(buf + strlen(buf), size - strlen(buf), " (pid %d)", an->pid);
 }
 
-int rep_html_write(FILE *out, const struct analysis *an, bool all_threads)
+int rep_html_write(FILE *out, const struct analysis *an, const struct rep_html_options *opts)
 {
 	char title[512];
+	html_sources = opts->source ? rep_sources_create() : NULL;
 	page_title(title, sizeof(title), an);
 	rep_html_begin(out, title);
 	write_header(out, an);
 	write_crashing_thread(out, an);
 	write_timeline(out, an);
-	write_other_threads(out, an, all_threads);
+	write_other_threads(out, an, opts->all_threads);
 	write_suspended(out, an);
 	write_tasks(out, an);
 	write_modules(out, an);
 	write_warnings(out, an);
 	rep_html_end(out);
+	rep_sources_destroy(html_sources);
+	html_sources = NULL;
 	return ferror(out) ? -1 : 0;
 }

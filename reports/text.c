@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bytes.h"
+#include "source.h"
 
 /* Escaped copies of the strings of one report (reports/bytes.h), freed when
  * it is written. */
@@ -209,6 +210,7 @@ struct args_memo {
 struct writer {
 	bool color;
 	struct args_memo *memo;     /* NULL: none could be had */
+	struct rep_sources *sources;    /* NULL: no source lines */
 };
 
 static void args_memo_destroy(struct args_memo *m)
@@ -259,8 +261,8 @@ static void write_runtime_frame(struct line *l, const struct an_frame *f, size_t
 }
 
 /* Frame INDEX's line, between MARK and UNMARK (colours), to OUT. */
-static void write_frame(FILE *out, struct writer *w, const struct an_frame *f, size_t index,
-			const char *mark, const char *unmark)
+static void write_frame_line(FILE *out, struct writer *w, const struct an_frame *f, size_t index,
+			     const char *mark, const char *unmark)
 {
 	struct line l;      /* the buffer is not cleared: 4 KiB per frame */
 	char h[32];
@@ -319,6 +321,25 @@ static void write_frame(FILE *out, struct writer *w, const struct an_frame *f, s
 		line_str(&l, " [crash site]");
 	line_str(&l, unmark);
 	line_end(&l);
+}
+
+/* The frame's source line under it, as gdb's `frame` prints it:
+ *     42	  return order.coupon->rate; */
+static void write_source(FILE *out, struct writer *w, const struct an_frame *f)
+{
+	if (AN_FRAME_IS_RUNTIME(f) || f->role == AN_FRAME_TRAMPOLINE)
+		return;
+	const char *text = rep_source_line(w->sources, f->file, f->line);
+	if (text)
+		fprintf(out, "    %d\t%s\n", f->line, esc(text));
+}
+
+/* Frame INDEX's line and its source line. */
+static void write_frame(FILE *out, struct writer *w, const struct an_frame *f, size_t index,
+			const char *mark, const char *unmark)
+{
+	write_frame_line(out, w, f, index, mark, unmark);
+	write_source(out, w, f);
 }
 
 /* Whether FRAMES hold the site of a fault a crash handler caught. */
@@ -624,7 +645,8 @@ static void write_modules(FILE *out, const struct analysis *an)
 
 int rep_text_write(FILE *out, const struct analysis *an, const struct rep_text_options *opts)
 {
-	struct writer w = { .color = opts->color, .memo = calloc(1, sizeof(*w.memo)) };
+	struct writer w = { .color = opts->color, .memo = calloc(1, sizeof(*w.memo)),
+			    .sources = opts->source ? rep_sources_create() : NULL };
 	write_header(out, an);
 	write_async_state(out, an);
 	for (size_t i = 0; i < an->nthreads; i++)
@@ -647,6 +669,7 @@ int rep_text_write(FILE *out, const struct analysis *an, const struct rep_text_o
 				SGR_OFF(opts->color));
 	}
 	args_memo_destroy(w.memo);
+	rep_sources_destroy(w.sources);
 	bool failed = text_esc.failed;
 	rep_escaper_clear(&text_esc);
 	return failed || ferror(out) ? -1 : 0;

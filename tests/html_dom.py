@@ -50,6 +50,15 @@ def report(root, body, j):
     src = first.find("span", "src")[0].text() if first and first.find("span", "src") else ""
     check("report: frame 0 shows its source file and line (%s:%s)" % (f0["file"], f0["line"]),
           src == "%s:%d" % (f0["file"], f0["line"]), src)
+    cur = [(l.find("span", "ln")[0].text(), l.find("code")[0].text()) for l in first.find("div", "sl")
+           if "cur" in l.classes()] if first else []
+    if os.path.isfile(f0["file"]):
+        lines = open(f0["file"], encoding="utf-8", errors="replace").read().split("\n")
+        want = [(str(f0["line"]), lines[f0["line"] - 1].expandtabs(8).rstrip())]
+    else:
+        want = []
+    check("report: frame 0 shows its source line, marked, as its file holds it (%s)" % want,
+          cur == want and len(first.find("div", "sl")) == (5 if want else 0), cur)
     dots = root.find("circle", "ev")
     check("report: the timeline draws every event (%d)" % len(j["timeline"]), len(dots) == len(j["timeline"]),
           len(dots))
