@@ -25,6 +25,7 @@ static const char style_sheet[] =
 	"body{margin:0;background:var(--bg);color:var(--fg);"
 	"font:15px/1.45 system-ui,-apple-system,\"Segoe UI\",Roboto,\"DejaVu Sans\",\"Liberation Sans\",sans-serif}\n"
 	"main{max-width:1240px;margin:0 auto;padding:18px 22px 32px}\n"
+	"main.wide{max-width:1840px}\n"
 	"a{color:var(--link)}\n"
 	"a.fnlink{color:inherit;text-decoration:none}a.fnlink:hover{text-decoration:underline}\n"
 	"nav.site{display:flex;flex-wrap:wrap;gap:8px 18px;align-items:center;margin:0 0 14px}\n"
@@ -133,6 +134,22 @@ static const char style_sheet[] =
 	"article.bucket .count{font-size:1.6em;color:var(--crash);min-width:2ch}\n"
 	"article.bucket .signature{font-family:var(--mono);font-size:.9em;overflow-wrap:anywhere}\n"
 	".cols{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:14px;margin-top:10px}\n"
+	"table.buckets{table-layout:fixed;min-width:980px}\n"
+	"table.buckets col.c-count{width:64px}table.buckets col.c-trend{width:110px}"
+	"table.buckets col.c-cause{width:27%}table.buckets col.c-where{width:13%}"
+	"table.buckets col.c-seen{width:136px}\n"
+	"table.buckets th{padding:5px 8px}table.buckets th a{color:inherit}table.buckets th a.on{color:var(--link)}\n"
+	"table.buckets td{padding:3px 8px;line-height:18px;vertical-align:middle;white-space:nowrap;"
+	"overflow:hidden;text-overflow:ellipsis}\n"
+	"table.buckets tbody tr:hover td{background:#f1f5fb}\n"
+	"table.buckets .count{font-weight:700;color:var(--crash)}\n"
+	"table.buckets .cause{font-size:inherit;margin:0}table.buckets td.cause{font-weight:normal}\n"
+	"table.buckets td.cause b{color:var(--crash);font-weight:600}\n"
+	"table.buckets td.sig{font-family:var(--mono);font-size:12.5px}\n"
+	"table.buckets td.sig a{text-decoration:none}table.buckets td.sig a:hover{text-decoration:underline}\n"
+	"table.buckets td.where,table.buckets td.seen{color:var(--muted);font-size:12.5px}\n"
+	"table.buckets td.trend{padding:2px 8px}svg.spark{display:block}svg .spark{fill:#1976d2}\n"
+	"h2.details{margin-top:28px}\n"
 	"@media (max-width:700px){main{padding:10px}body{font-size:14px}h1{font-size:1.2em}"
 	"ol.frames>li{font-size:12px;padding:6px 8px}li.frame .loc{padding-left:0}"
 	"dl.facts{grid-template-columns:1fr;gap:0}dl.facts dt{margin-top:6px}"
@@ -226,14 +243,24 @@ static void function_name(FILE *out, const char *shown, const char *function)
 		fputs("</a>", out);
 }
 
-void rep_html_begin(FILE *out, const char *title)
+static void begin(FILE *out, const char *title, const char *main_tag)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	      "<meta name=\"generator\" content=\"asyncore " AN_VERSION "\">\n", out);
 	element(out, "title", title);
-	fprintf(out, "\n<style>\n%s</style>\n<script>\n%s</script>\n</head>\n<body>\n<main>\n",
-		style_sheet, script);
+	fprintf(out, "\n<style>\n%s</style>\n<script>\n%s</script>\n</head>\n<body>\n%s\n",
+		style_sheet, script, main_tag);
+}
+
+void rep_html_begin(FILE *out, const char *title)
+{
+	begin(out, title, "<main>");
+}
+
+void rep_html_begin_wide(FILE *out, const char *title)
+{
+	begin(out, title, "<main class=\"wide\">");
 }
 
 void rep_html_end(FILE *out)
