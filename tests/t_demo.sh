@@ -61,3 +61,18 @@ shown = [(int(l.find("span", "ln")[0].text()), l.find("code")[0].text(), "cur" i
 want = [(k, lines[k - 1], k == n) for k in range(n - 2, n + 3)]
 assert shown == want, (shown, want)
 PY
+
+# The README's example is this report: its frame and source lines are the
+# report's, the checkout's path left out (addresses and ids differ by run).
+check "demo: the README's example report is the demo's, with paths from the checkout" python3 - \
+	"$ROOT/README.md" "$out/report" "$ROOT/" <<'PY'
+import re, sys
+readme, report, root = open(sys.argv[1]).read(), open(sys.argv[2]).read(), sys.argv[3]
+example = readme.split("## A first crash report", 1)[1].split("```\n", 2)[1]
+def shape(line):
+    return re.sub(r"0x[0-9a-f]+", "0x?", line)
+wanted = [shape(l) for l in example.split("\n") if re.match(r"#\d|    \d+\t|cause:", l)]
+got = {shape(l.replace(root, "")) for l in report.split("\n")}
+missing = [l for l in wanted if l not in got]
+assert len(wanted) >= 10 and not missing and root not in example, missing
+PY
