@@ -1,6 +1,7 @@
 /* Source lines for the text and HTML reports, from the files the frames'
  * debug info names.  Each file is read whole the first time a frame asks
- * for it and indexed by line; a file that cannot be read is remembered as
+ * for it and indexed by line, each line made once (the threads of a
+ * process share their code); a file that cannot be read is remembered as
  * such, so it is tried once. */
 #include "source.h"
 
@@ -26,6 +27,7 @@ struct source_file {
 	size_t size;
 	uint32_t *starts;           /* each line's first byte */
 	size_t nlines;
+	char **shown;               /* each line as shown, made when first asked */
 };
 
 struct rep_sources {
@@ -48,6 +50,9 @@ void rep_sources_destroy(struct rep_sources *s)
 		free(s->files[i].path);
 		free(s->files[i].text);
 		free(s->files[i].starts);
+		for (size_t k = 0; s->files[i].shown && k < s->files[i].nlines; k++)
+			free(s->files[i].shown[k]);
+		free(s->files[i].shown);
 	}
 	free(s);
 }
@@ -94,7 +99,8 @@ static bool index_lines(struct source_file *f)
 		if (f->text[i] == '\n')
 			f->starts[k++] = (uint32_t)(i + 1);
 	f->nlines = n;
-	return true;
+	f->shown = calloc(n ? n : 1, sizeof(*f->shown));
+	return f->shown != NULL;
 }
 
 static void source_open(struct rep_sources *s, struct source_file *f)
@@ -103,7 +109,9 @@ static void source_open(struct rep_sources *s, struct source_file *f)
 	f->text = read_whole(f->path, room < FILE_MAX ? room : FILE_MAX, &f->size);
 	if (f->text && !index_lines(f)) {
 		free(f->text);
+		free(f->starts);
 		f->text = NULL;
+		f->starts = NULL;
 	}
 	if (f->text)
 		s->total += f->size;
@@ -130,7 +138,7 @@ static struct source_file *source_file(struct rep_sources *s, const char *path)
 	return f;
 }
 
-/* Bytes [FROM, TO) of F into S->line as rep_source_line() describes. */
+/* Bytes [FROM, TO) into S->line as rep_source_line() describes. */
 static const char *shown_line(struct rep_sources *s, const char *from, const char *to)
 {
 	size_t out = 0;
@@ -168,9 +176,13 @@ const char *rep_source_line(struct rep_sources *s, const char *path, int line)
 	struct source_file *f = source_file(s, path);
 	if (!f || !f->text || (size_t)line > f->nlines)
 		return NULL;
+	char **shown = &f->shown[line - 1];
+	if (*shown)
+		return *shown;
 	const char *from = f->text + f->starts[line - 1];
 	const char *to = (size_t)line < f->nlines ? f->text + f->starts[line] : f->text + f->size;
 	if (to > from && to[-1] == '\n')
 		to--;
-	return shown_line(s, from, to);
+	*shown = strdup(shown_line(s, from, to));
+	return *shown;
 }

@@ -20,8 +20,8 @@ void rep_sources_destroy(struct rep_sources *s);
  * as gdb looks for them): tabs expanded, trailing blanks and a carriage
  * return dropped, at most REP_SOURCE_LINE_MAX bytes (cut at a character's
  * start, then "...").  NULL when S is NULL, PATH is not a readable regular
- * file within the size bound, or has no such line.  The text is S's, valid
- * until the next call. */
+ * file within the size bound, has no such line, or memory ran out.  The
+ * text is S's, the same pointer for the same line, until S is destroyed. */
 const char *rep_source_line(struct rep_sources *s, const char *path, int line);
 
 #endif

@@ -4,6 +4,7 @@
 #include "taskgroups.h"
 
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -207,10 +208,15 @@ struct args_memo {
 	struct text text[ARGS_MEMO];
 };
 
+/* Source lines escaped, by the line's text (reports/source.h gives one
+ * pointer per line): the threads of a process show the same lines. */
+#define SOURCE_MEMO 256
+
 struct writer {
 	bool color;
 	struct args_memo *memo;     /* NULL: none could be had */
 	struct rep_sources *sources;    /* NULL: no source lines */
+	const char *source_line[SOURCE_MEMO], *source_escaped[SOURCE_MEMO];
 };
 
 static void args_memo_destroy(struct args_memo *m)
@@ -330,8 +336,21 @@ static void write_source(FILE *out, struct writer *w, const struct an_frame *f)
 	if (AN_FRAME_IS_RUNTIME(f) || f->role == AN_FRAME_TRAMPOLINE)
 		return;
 	const char *text = rep_source_line(w->sources, f->file, f->line);
-	if (text)
-		fprintf(out, "    %d\t%s\n", f->line, esc(text));
+	if (!text)
+		return;
+	size_t slot = ((uintptr_t)text >> 4) % SOURCE_MEMO;
+	if (w->source_line[slot] != text) {
+		w->source_line[slot] = text;
+		w->source_escaped[slot] = esc(text);
+	}
+	struct line l;
+	l.out = out;
+	l.len = 0;
+	line_add(&l, "    ", 4);
+	line_num(&l, (uint64_t)f->line, 10);
+	line_add(&l, "\t", 1);
+	line_str(&l, w->source_escaped[slot]);
+	line_end(&l);
 }
 
 /* Frame INDEX's line and its source line. */
