@@ -246,29 +246,42 @@ static int write_example(FILE *out, struct rep_reader *r, json_t *b, bool open)
 	return rc;
 }
 
-/* "x86_64 (3), aarch64 (1)": the architectures of a bucket's cores. */
-static void write_arches(FILE *out, json_t *b)
+/* How write_list() writes each item. */
+enum list_item { ITEM_TEXT, ITEM_PATH, ITEM_FILE_NAME };
+
+/* Bucket B's array FIELD, comma-separated: each item a string, or with KEY
+ * an object's string KEY ("?" when none), written as HOW says; with COUNTS,
+ * each object's count after it. */
+static void write_list(FILE *out, json_t *b, const char *field, const char *key, enum list_item how,
+		       bool counts)
 {
 	json_t *q;
 	size_t k;
-	fputs("<dt>arch</dt><dd class=\"arch\">", out);
-	json_array_foreach(json_object_get(b, "arches"), k, q) {
+	json_array_foreach(json_object_get(b, field), k, q) {
+		const char *s = json_string_value(key ? json_object_get(q, key) : q);
+		const char *slash = s ? strrchr(s, '/') : NULL;
 		fputs(k ? ", " : "", out);
-		rep_html_text(out, field_text(q, "arch") ? field_text(q, "arch") : "?", 0);
-		fprintf(out, " (%lld)", field_int(q, "count"));
+		if (how == ITEM_PATH)
+			rep_html_path(out, s ? s : "?");
+		else
+			rep_html_text(out, how == ITEM_FILE_NAME && slash ? slash + 1 : s ? s : "?", 0);
+		if (counts)
+			fprintf(out, " (%lld)", field_int(q, "count"));
 	}
+}
+
+/* "x86_64 (3), aarch64 (1)": the architectures of a bucket's cores. */
+static void write_arches(FILE *out, json_t *b)
+{
+	fputs("<dt>arch</dt><dd class=\"arch\">", out);
+	write_list(out, b, "arches", "arch", ITEM_TEXT, true);
 	fputs("</dd>", out);
 }
 
 static void write_executables(FILE *out, json_t *b)
 {
-	json_t *e;
-	size_t k;
 	fputs("<dt>executables</dt><dd>", out);
-	json_array_foreach(json_object_get(b, "executables"), k, e) {
-		fputs(k ? ", " : "", out);
-		rep_html_path(out, json_string_value(e) ? json_string_value(e) : "?");
-	}
+	write_list(out, b, "executables", NULL, ITEM_PATH, false);
 	fputs("</dd>", out);
 }
 
@@ -376,26 +389,14 @@ static void write_seen(FILE *out, const char *t)
 /* The executables' file names and the architectures, the paths on hover. */
 static void write_where(FILE *out, json_t *b)
 {
-	json_t *e;
-	size_t k;
+	size_t nbuilds = json_array_size(json_object_get(b, "builds"));
 	fputs("<td class=\"where\" title=\"", out);
-	json_array_foreach(json_object_get(b, "executables"), k, e) {
-		fputs(k ? ", " : "", out);
-		rep_html_text(out, json_string_value(e) ? json_string_value(e) : "?", 0);
-	}
-	fprintf(out, " (%zu build%s)\">", json_array_size(json_object_get(b, "builds")),
-		json_array_size(json_object_get(b, "builds")) == 1 ? "" : "s");
-	json_array_foreach(json_object_get(b, "executables"), k, e) {
-		const char *path = json_string_value(e) ? json_string_value(e) : "?";
-		const char *slash = strrchr(path, '/');
-		fputs(k ? ", " : "", out);
-		rep_html_text(out, slash ? slash + 1 : path, 0);
-	}
-	json_array_foreach(json_object_get(b, "arches"), k, e) {
-		fputs(k ? ", " : " <span class=\"arch\">", out);
-		rep_html_text(out, field_text(e, "arch") ? field_text(e, "arch") : "?", 0);
-	}
-	fputs(json_array_size(json_object_get(b, "arches")) ? "</span></td>" : "</td>", out);
+	write_list(out, b, "executables", NULL, ITEM_TEXT, false);
+	fprintf(out, " (%zu build%s)\">", nbuilds, nbuilds == 1 ? "" : "s");
+	write_list(out, b, "executables", NULL, ITEM_FILE_NAME, false);
+	fputs(" <span class=\"arch\">", out);
+	write_list(out, b, "arches", "arch", ITEM_TEXT, false);
+	fputs("</span></td>", out);
 }
 
 /* Bucket B's row, the RANK-th: count, trend, cause, signature (linked to
