@@ -46,6 +46,10 @@ no_source_same() {
 		grep -v $'^    [0-9]*\t' "$out/report" | sed -n '/^cause:/,$p' | diff -q - "$out/plain"
 }
 check "demo: --no-source leaves the source lines out, and nothing else" no_source_same
+"$ASYNCORE" report "$core" "$out/demo/demo" --format json >"$out/a.json" 2>/dev/null
+"$ASYNCORE" report "$core" "$out/demo/demo" --format json --no-source >"$out/b.json" 2>/dev/null
+check "demo: the JSON report carries no source lines (the same with --no-source)" \
+	sh -c "cmp -s '$out/a.json' '$out/b.json' && grep -q 'demo.cpp' '$out/a.json' && ! grep -q 'order.coupon->rate;' '$out/a.json'"
 "$ASYNCORE" report "$core" "$out/demo/demo" --format html >"$out/page.html" 2>/dev/null
 check "demo: the HTML page marks frame 0's line among the two before and after it" python3 - \
 	"$out/page.html" "$ROOT/fixtures/demo/demo.cpp" 42 "$ROOT/tests" <<'PY'
