@@ -152,7 +152,11 @@ static const char style_sheet[] =
 	"@media (max-width:700px){main{padding:10px}body{font-size:14px}h1{font-size:1.2em}"
 	"ol.frames>li{font-size:12px;padding:6px 8px}li.frame .loc{padding-left:0}"
 	"dl.facts{grid-template-columns:1fr;gap:0}dl.facts dt{margin-top:6px}"
-	".cols{grid-template-columns:1fr}article.bucket{padding:10px}}\n";
+	".cols{grid-template-columns:1fr}article.bucket{padding:10px}"
+	"table.buckets{min-width:0;table-layout:auto}table.buckets colgroup{display:none}"
+	"table.buckets .trend,table.buckets .where,table.buckets .seen:nth-last-child(2){display:none}"
+	"table.buckets td{white-space:normal;overflow-wrap:break-word}table.buckets .cause{display:none}"
+	".context{margin-left:0}}\n";
 
 /* Buttons that open or close every thread, and a click on a timeline event
  * that shows its row in the event table. */

@@ -8,6 +8,7 @@ right], ...]}, the layout boxes of the elements SELECTOR matches, in CSS
 pixels from the viewport's top left.  Exit 1 with a line on stderr when the
 browser fails or does not answer within 90 s."""
 import base64
+import fcntl
 import json
 import os
 import select
@@ -20,13 +21,21 @@ import time
 DEADLINE = time.monotonic() + 90
 
 
+def above_4(fd):
+    """FD moved above 4, so that dup2() onto 3 and 4 copies it (a dup2 onto
+    itself would keep its close-on-exec flag, or clobber the other pipe)."""
+    high = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
+    os.close(fd)
+    return high
+
+
 class Browser:
     def __init__(self, width, height):
         self.profile = tempfile.mkdtemp()
-        to_r, self.to_w = os.pipe()
-        self.from_r, from_w = os.pipe()
+        to_r, self.to_w = map(above_4, os.pipe())
+        self.from_r, from_w = map(above_4, os.pipe())
 
-        def pipes():   # the protocol's descriptors, as Chromium expects them
+        def pipes():   # the protocol's descriptors, as Chromium expects them (inheritable)
             os.dup2(to_r, 3)
             os.dup2(from_w, 4)
 
