@@ -19,6 +19,7 @@ enum report_option {
 	O_FORMAT, O_THREADS, O_RECORDER_TAIL, O_RECORDER_FORMAT, O_SYSROOT, O_DEBUG_DIR,
 	O_MAX_FRAMES, O_NO_ASYNC, O_NO_RECORDERS, O_NO_ARGS, O_COLOR, O_SIGNATURE_LISTS, O_NO_TASKS,
 	O_FRAME_REGISTERS, O_RUNTIME, O_MAX_MEMORY, O_TIMEOUT, O_LOCALS, O_SHA256, O_PID, O_MAX_PAUSE, O_THREAD,
+	O_NO_SOURCE,
 };
 
 /* --locals [crashing|all]: whose frames' local variables are shown. */
@@ -36,6 +37,7 @@ static const struct cli_option report_options[] = {
 	{"--no-recorders", false, O_NO_RECORDERS},
 	{"--no-args", false, O_NO_ARGS},
 	{"--no-tasks", false, O_NO_TASKS},
+	{"--no-source", false, O_NO_SOURCE},
 	{"--color", true, O_COLOR},
 	{"--signature-lists", true, O_SIGNATURE_LISTS},
 	{"--frame-registers", false, O_FRAME_REGISTERS},
@@ -61,6 +63,7 @@ struct report_args {
 	bool library_dump;
 	bool frame_registers;
 	bool sha256;                /* --sha256: hash the whole file (JSON core.sha256) */
+	bool no_source;             /* --no-source: no source lines in text and HTML */
 	enum color_mode color;
 	size_t recorder_tail;
 	struct an_options an;
@@ -124,6 +127,9 @@ static bool apply_option(struct report_args *a, int id, const char *v)
 		return true;
 	case O_NO_TASKS:
 		a->an.no_tasks = true;
+		return true;
+	case O_NO_SOURCE:
+		a->no_source = true;
 		return true;
 	case O_COLOR:
 		if ((k = cli_choice("--color", v, colors)) < 0)
@@ -248,10 +254,13 @@ static int write_report(const struct report_args *a, const struct analysis *an)
 				      &(struct rep_json_options){.all_threads = a->all_threads,
 								 .frame_registers = a->frame_registers});
 	if (a->format == FORMAT_HTML)
-		return rep_html_write(stdout, an, a->all_threads);
+		return rep_html_write(stdout, an,
+				      &(struct rep_html_options){.all_threads = a->all_threads,
+								 .source = !a->no_source});
 	struct rep_text_options topts = {.all_threads = a->all_threads,
 					 .recorder_tail = a->recorder_tail,
-					 .color = use_color(a->color)};
+					 .color = use_color(a->color),
+					 .source = !a->no_source};
 	return rep_text_write(stdout, an, &topts);
 }
 

@@ -41,6 +41,7 @@ static const char usage_text[] =
 	"  --locals [crashing|all]   each frame's local variables, as gdb's bt full (the crashing\n"
 	"                            thread's and its bthread's; all: every thread's and bthread's)\n"
 	"  --no-tasks                do not list runtimes' tasks (bRPC bthreads, Go goroutines)\n"
+	"  --no-source               text and HTML: do not show the frames' source lines\n"
 	"  --frame-registers         JSON: each frame's recovered registers too\n"
 	"  --color auto|always|never colour the text report (auto: on a terminal, unless NO_COLOR)\n"
 	"  --signature-lists DIR     signature lists from DIR/skip and DIR/prefix (also ingest, resign)\n"

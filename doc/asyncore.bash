@@ -45,7 +45,7 @@ _asyncore()
 			--uninstall" -- "$cur")) ;;
 		serve) COMPREPLY=($(compgen -W "--db --listen" -- "$cur")) ;;
 		*) COMPREPLY=($(compgen -W "--format --threads --recorder-tail --recorder-format --sysroot
-			--debug-dir --max-frames --no-async --no-recorders --no-args --no-tasks --frame-registers
+			--debug-dir --max-frames --no-async --no-recorders --no-args --no-tasks --no-source --frame-registers
 			--locals --color --signature-lists --runtime --max-memory --timeout --sha256 --pid --max-pause --thread
 			--help --version" -- "$cur")) ;;
 		esac

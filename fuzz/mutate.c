@@ -426,13 +426,14 @@ static enum outcome analyse_path(const char *path, struct base *b, struct dbg_ca
 		return one_line ? O_UNUSABLE : O_FAILED;
 	}
 	enum outcome o = an->nwarnings ? O_WARNINGS : O_OK;
-	struct rep_text_options text = {.all_threads = true, .recorder_tail = 50};
+	struct rep_text_options text = {.all_threads = true, .recorder_tail = 50, .source = true};
+	struct rep_html_options html = {.all_threads = true, .source = true};
 	if (!complete_json(an, why, whylen))
 		o = O_FAILED;
 	else if (rep_text_write(g.devnull, an, &text) != 0) {
 		snprintf(why, whylen, "the text writer failed");
 		o = O_FAILED;
-	} else if (rep_html_write(g.devnull, an, true) != 0 || fflush(g.devnull) != 0) {
+	} else if (rep_html_write(g.devnull, an, &html) != 0 || fflush(g.devnull) != 0) {
 		snprintf(why, whylen, "the HTML writer failed");
 		o = O_FAILED;
 	}

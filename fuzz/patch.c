@@ -273,7 +273,7 @@ void fz_analyze_path(const char *path, const struct an_options *opts, struct dbg
 			an->nthreads, an->nrecorders, an->nwarnings, an->signature ? an->signature : "-");
 	rep_json_write(devnull, an,
 		       &(struct rep_json_options){.all_threads = true, .frame_registers = true});
-	struct rep_text_options text = {.all_threads = true, .recorder_tail = 50};
+	struct rep_text_options text = {.all_threads = true, .recorder_tail = 50, .source = true};
 	rep_text_write(devnull, an, &text);
 	fflush(devnull);
 	an_analysis_destroy(an);

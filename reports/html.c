@@ -7,6 +7,7 @@
 #include "report.h"
 #include "taskgroups.h"
 #include "bytes.h"
+#include "source.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -26,14 +27,13 @@ static const char style_sheet[] =
 	"body{margin:0;background:var(--bg);color:var(--fg);"
 	"font:15px/1.45 system-ui,-apple-system,\"Segoe UI\",Roboto,\"DejaVu Sans\",\"Liberation Sans\",sans-serif}\n"
 	"main{max-width:1240px;margin:0 auto;padding:18px 22px 32px}\n"
+	"main.wide{max-width:1840px}\n"
 	"a{color:var(--link)}\n"
 	"a.fnlink{color:inherit;text-decoration:none}a.fnlink:hover{text-decoration:underline}\n"
 	"nav.site{display:flex;flex-wrap:wrap;gap:8px 18px;align-items:center;margin:0 0 14px}\n"
 	"nav.site input[type=search]{min-width:16em}\n"
 	"form.filters{display:flex;flex-wrap:wrap;gap:6px 12px;margin:10px 0 0;font-size:13px}\n"
 	"form.filters label{color:var(--muted)}\n"
-	".sort{margin:8px 0 0;font-size:13px;color:var(--muted)}\n"
-	".sort a.on{font-weight:700}\n"
 	"code,.mono{font-family:var(--mono);font-size:.92em}\n"
 	"header.top{background:var(--card);border:1px solid var(--line);border-left:6px solid var(--crash);"
 	"border-radius:8px;padding:14px 18px}\n"
@@ -63,6 +63,12 @@ static const char style_sheet[] =
 	"li.frame .arg .v{color:#0d47a1}\n"
 	"li.frame .loc{color:var(--muted);padding-left:2.8em;overflow-wrap:anywhere}\n"
 	"li.frame .src{color:var(--fg)}\n"
+	".context{margin:4px 0 2px 2.8em;padding:2px 0;background:var(--card);border:1px solid var(--line);"
+	"border-radius:4px;font-size:12px;overflow-x:auto}\n"
+	".context .sl{white-space:pre;padding:0 8px 0 0}\n"
+	".context .ln{display:inline-block;min-width:3.2em;padding-right:10px;text-align:right;"
+	"color:var(--muted);user-select:none}\n"
+	".context .sl.cur{background:#fff3c4;font-weight:600}\n"
 	"li.frame.crash{background:var(--crashbg);box-shadow:inset 4px 0 var(--crash)}\n"
 	"li.frame.crash .fn{color:var(--crash)}\n"
 	"li.frame.async{background:var(--asyncbg)}\n"
@@ -128,10 +134,31 @@ static const char style_sheet[] =
 	"article.bucket .count{font-size:1.6em;color:var(--crash);min-width:2ch}\n"
 	"article.bucket .signature{font-family:var(--mono);font-size:.9em;overflow-wrap:anywhere}\n"
 	".cols{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:14px;margin-top:10px}\n"
+	"table.buckets{table-layout:fixed;min-width:980px}\n"
+	"table.buckets col.c-count{width:64px}table.buckets col.c-trend{width:110px}"
+	"table.buckets col.c-cause{width:27%}table.buckets col.c-where{width:13%}"
+	"table.buckets col.c-seen{width:136px}\n"
+	"table.buckets th{padding:5px 8px}table.buckets th a{color:inherit}\n"
+	"table.buckets th a.on{color:var(--link);font-weight:700}\n"
+	"table.buckets td{padding:3px 8px;line-height:18px;vertical-align:middle;white-space:nowrap;"
+	"overflow:hidden;text-overflow:ellipsis}\n"
+	"table.buckets tbody tr:hover td{background:#f1f5fb}\n"
+	"table.buckets .count{font-weight:700;color:var(--crash)}\n"
+	"table.buckets .cause{font-size:inherit;margin:0}table.buckets td.cause{font-weight:normal}\n"
+	"table.buckets td.cause b{color:var(--crash);font-weight:600}\n"
+	"table.buckets td.sig{font-family:var(--mono);font-size:12.5px}\n"
+	"table.buckets td.sig a{text-decoration:none}table.buckets td.sig a:hover{text-decoration:underline}\n"
+	"table.buckets td.where,table.buckets td.seen{color:var(--muted);font-size:12.5px}\n"
+	"table.buckets td.trend{padding:2px 8px}svg.spark{display:block}svg .spark{fill:#1976d2}\n"
+	"h2.details{margin-top:28px}\n"
 	"@media (max-width:700px){main{padding:10px}body{font-size:14px}h1{font-size:1.2em}"
 	"ol.frames>li{font-size:12px;padding:6px 8px}li.frame .loc{padding-left:0}"
 	"dl.facts{grid-template-columns:1fr;gap:0}dl.facts dt{margin-top:6px}"
-	".cols{grid-template-columns:1fr}article.bucket{padding:10px}}\n";
+	".cols{grid-template-columns:1fr}article.bucket{padding:10px}"
+	"table.buckets{min-width:0;table-layout:auto}table.buckets colgroup{display:none}"
+	"table.buckets .trend,table.buckets .where,table.buckets .seen:nth-last-child(2){display:none}"
+	"table.buckets td{white-space:normal;overflow-wrap:break-word}table.buckets .cause{display:none}"
+	".context{margin-left:0}}\n";
 
 /* Buttons that open or close every thread, and a click on a timeline event
  * that shows its row in the event table. */
@@ -189,6 +216,9 @@ static void element(FILE *out, const char *open, const char *text)
 /* Per thread: a server writes pages on several at once. */
 static _Thread_local bool link_functions;
 
+/* The source files of the page being written; NULL: no source lines. */
+static _Thread_local struct rep_sources *html_sources;
+
 void rep_html_link_functions(bool on)
 {
 	link_functions = on;
@@ -218,14 +248,24 @@ static void function_name(FILE *out, const char *shown, const char *function)
 		fputs("</a>", out);
 }
 
-void rep_html_begin(FILE *out, const char *title)
+static void begin(FILE *out, const char *title, const char *main_tag)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	      "<meta name=\"generator\" content=\"asyncore " AN_VERSION "\">\n", out);
 	element(out, "title", title);
-	fprintf(out, "\n<style>\n%s</style>\n<script>\n%s</script>\n</head>\n<body>\n<main>\n",
-		style_sheet, script);
+	fprintf(out, "\n<style>\n%s</style>\n<script>\n%s</script>\n</head>\n<body>\n%s\n",
+		style_sheet, script, main_tag);
+}
+
+void rep_html_begin(FILE *out, const char *title)
+{
+	begin(out, title, "<main>");
+}
+
+void rep_html_begin_wide(FILE *out, const char *title)
+{
+	begin(out, title, "<main class=\"wide\">");
 }
 
 void rep_html_end(FILE *out)
@@ -309,6 +349,26 @@ static void write_runtime_frame(FILE *out, const struct an_frame *f, size_t inde
 	fputs("</li>\n", out);
 }
 
+/* Lines around the frame's own (SOURCE_AROUND each side), that line
+ * marked, when its file is readable. */
+static void write_source(FILE *out, const struct an_frame *f)
+{
+	enum { SOURCE_AROUND = 2 };
+	if (!f->file || !rep_source_line(html_sources, f->file, f->line))
+		return;
+	fputs("<div class=\"context\">", out);
+	for (int n = f->line > SOURCE_AROUND ? f->line - SOURCE_AROUND : 1; n <= f->line + SOURCE_AROUND; n++) {
+		const char *text = rep_source_line(html_sources, f->file, n);
+		if (!text)
+			break;
+		fprintf(out, "<div class=\"sl%s\"><span class=\"ln\">%d</span><code>",
+			n == f->line ? " cur" : "", n);
+		rep_html_text(out, text, 0);
+		fputs("</code></div>", out);
+	}
+	fputs("</div>", out);
+}
+
 /* The frame's local variables (--locals), folded: name, type, value. */
 static void write_locals(FILE *out, const struct an_frame *f)
 {
@@ -379,6 +439,7 @@ static void write_frame(FILE *out, const struct an_frame *f, size_t index, bool 
 	if (f->has_offset && !f->inlined)
 		fprintf(out, " (+0x%" PRIx64 ")", f->offset);
 	fputs("</span></div>", out);
+	write_source(out, f);
 	write_locals(out, f);
 	fputs("</li>\n", out);
 }
@@ -989,19 +1050,22 @@ static void page_title(char *buf, size_t size, const struct analysis *an)
 		snprintf(buf + strlen(buf), size - strlen(buf), " (pid %d)", an->pid);
 }
 
-int rep_html_write(FILE *out, const struct analysis *an, bool all_threads)
+int rep_html_write(FILE *out, const struct analysis *an, const struct rep_html_options *opts)
 {
 	char title[512];
+	html_sources = opts->source ? rep_sources_create() : NULL;
 	page_title(title, sizeof(title), an);
 	rep_html_begin(out, title);
 	write_header(out, an);
 	write_crashing_thread(out, an);
 	write_timeline(out, an);
-	write_other_threads(out, an, all_threads);
+	write_other_threads(out, an, opts->all_threads);
 	write_suspended(out, an);
 	write_tasks(out, an);
 	write_modules(out, an);
 	write_warnings(out, an);
 	rep_html_end(out);
+	rep_sources_destroy(html_sources);
+	html_sources = NULL;
 	return ferror(out) ? -1 : 0;
 }

@@ -29,6 +29,9 @@ void rep_html_path(FILE *out, const char *path);
  * and the script. */
 void rep_html_begin(FILE *out, const char *title);
 
+/* The same with a wider <main>, for a table that needs the screen. */
+void rep_html_begin_wide(FILE *out, const char *title);
+
 /* Close what rep_html_begin() opened, with a footer naming the version. */
 void rep_html_end(FILE *out);
 

@@ -1,9 +1,11 @@
-/* The HTML bucket page of a store: one article per crash signature with
- * its count, first and last seen, cause, executables, builds and
- * architectures, a chart of crashes per day and (in a file) the crashing
- * stack of its most recent core.  `top --format html` and serve's / are
- * this one writer (reports/buckets.h reads the data); served, it links
- * each bucket to /bucket/HASH and adds the filters and sort links.
+/* The HTML bucket page of a store: a table with a row per crash signature
+ * (its count, a sparkline of its last days, cause, signature, executables,
+ * first and last seen), dense enough to scan thirty at once.  `top
+ * --format html` and serve's / are this one writer (reports/buckets.h
+ * reads the data); served, each row links to /bucket/HASH and the page
+ * adds the filters and sort links; a file on its own follows the table
+ * with each bucket's builds, chart of crashes per day and the crashing
+ * stack of its most recent core.
  * Everything read from the store came from cores and goes through
  * rep_html_text(). */
 #include "buckets.h"
@@ -21,6 +23,9 @@
 /* Days drawn in a bucket's chart (the most recent ones), and frames shown
  * of an example stack. */
 enum { CHART_MAX_DAYS = 120, CHART_MIN_DAYS = 14, EXAMPLE_MAX_FRAMES = 200 };
+
+/* Days of a row's sparkline, ending on the store's last crash day. */
+enum { SPARK_DAYS = 30 };
 
 static const char *col_text(json_t *row, size_t c)
 {
@@ -241,29 +246,42 @@ static int write_example(FILE *out, struct rep_reader *r, json_t *b, bool open)
 	return rc;
 }
 
-/* "x86_64 (3), aarch64 (1)": the architectures of a bucket's cores. */
-static void write_arches(FILE *out, json_t *b)
+/* How write_list() writes each item. */
+enum list_item { ITEM_TEXT, ITEM_PATH, ITEM_FILE_NAME };
+
+/* Bucket B's array FIELD, comma-separated: each item a string, or with KEY
+ * an object's string KEY ("?" when none), written as HOW says; with COUNTS,
+ * each object's count after it. */
+static void write_list(FILE *out, json_t *b, const char *field, const char *key, enum list_item how,
+		       bool counts)
 {
 	json_t *q;
 	size_t k;
-	fputs("<dt>arch</dt><dd class=\"arch\">", out);
-	json_array_foreach(json_object_get(b, "arches"), k, q) {
+	json_array_foreach(json_object_get(b, field), k, q) {
+		const char *s = json_string_value(key ? json_object_get(q, key) : q);
+		const char *slash = s ? strrchr(s, '/') : NULL;
 		fputs(k ? ", " : "", out);
-		rep_html_text(out, field_text(q, "arch") ? field_text(q, "arch") : "?", 0);
-		fprintf(out, " (%lld)", field_int(q, "count"));
+		if (how == ITEM_PATH)
+			rep_html_path(out, s ? s : "?");
+		else
+			rep_html_text(out, how == ITEM_FILE_NAME && slash ? slash + 1 : s ? s : "?", 0);
+		if (counts)
+			fprintf(out, " (%lld)", field_int(q, "count"));
 	}
+}
+
+/* "x86_64 (3), aarch64 (1)": the architectures of a bucket's cores. */
+static void write_arches(FILE *out, json_t *b)
+{
+	fputs("<dt>arch</dt><dd class=\"arch\">", out);
+	write_list(out, b, "arches", "arch", ITEM_TEXT, true);
 	fputs("</dd>", out);
 }
 
 static void write_executables(FILE *out, json_t *b)
 {
-	json_t *e;
-	size_t k;
 	fputs("<dt>executables</dt><dd>", out);
-	json_array_foreach(json_object_get(b, "executables"), k, e) {
-		fputs(k ? ", " : "", out);
-		rep_html_path(out, json_string_value(e) ? json_string_value(e) : "?");
-	}
+	write_list(out, b, "executables", NULL, ITEM_PATH, false);
 	fputs("</dd>", out);
 }
 
@@ -294,21 +312,16 @@ void rep_html_bucket_facts(FILE *out, json_t *b)
 	fputs("</dl>\n", out);
 }
 
-/* One bucket B, the RANK-th. */
+/* Bucket B in detail, the RANK-th: what a file on its own shows below
+ * the table, where a served page links to /bucket/HASH instead. */
 static int write_bucket(FILE *out, struct rep_reader *r, json_t *b, size_t rank,
 			const struct rep_bucket_page *p)
 {
-	const char *hash = field_text(b, "hash");
 	fprintf(out, "<article class=\"bucket\" id=\"bucket-%zu\">\n<h2><span class=\"count\">%lld</span>",
 		rank, field_int(b, "count"));
-	if (p->served && hash) {   /* a hash is 16 hex digits: no escaping to do, done anyway */
-		fputs("<a href=\"/bucket/", out);
-		rep_html_url_query(out, hash);
-		fputs("\">", out);
-	}
 	fputs("<span class=\"signature\">", out);
 	rep_html_text(out, field_text(b, "signature") ? field_text(b, "signature") : "(no signature)", 0);
-	fputs(p->served && hash ? "</span></a></h2>\n" : "</span></h2>\n", out);
+	fputs("</span></h2>\n", out);
 	rep_html_bucket_cause(out, b);
 	rep_html_bucket_facts(out, b);
 	fputs("<div class=\"cols\"><div>\n", out);
@@ -319,6 +332,107 @@ static int write_bucket(FILE *out, struct rep_reader *r, json_t *b, size_t rank,
 	int rc = p->example_stacks ? write_example(out, r, b, rank == 1) : 0;
 	fputs("</article>\n", out);
 	return rc;
+}
+
+/* Crashes per day of bucket B in the SPARK_DAYS days that end on END (a
+ * day number), as a sparkline: the same axis for every row. */
+static void write_sparkline(FILE *out, json_t *b, long end)
+{
+	long counts[SPARK_DAYS] = {0}, peak = 1, total = 0;
+	json_t *d;
+	size_t k;
+	json_array_foreach(json_object_get(b, "days"), k, d) {
+		long i = day_number(field_text(d, "day")) - (end - SPARK_DAYS + 1);
+		if (end >= 0 && i >= 0 && i < SPARK_DAYS)
+			counts[i] += (long)field_int(d, "count");
+	}
+	for (long i = 0; i < SPARK_DAYS; i++) {
+		peak = counts[i] > peak ? counts[i] : peak;
+		total += counts[i];
+	}
+	fprintf(out, "<svg class=\"spark\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"18\" "
+		"viewBox=\"0 0 %d 18\" role=\"img\" aria-label=\"%ld crash%s in the last %d days\">",
+		3 * SPARK_DAYS, 3 * SPARK_DAYS, total, total == 1 ? "" : "es", SPARK_DAYS);
+	fprintf(out, "<line class=\"axis\" x1=\"0\" y1=\"17.5\" x2=\"%d\" y2=\"17.5\"/>", 3 * SPARK_DAYS);
+	char day[16];
+	for (long i = 0; i < SPARK_DAYS; i++) {
+		if (!counts[i])
+			continue;
+		double h = 1 + 15.0 * (double)counts[i] / (double)peak;
+		day_text(day, end - SPARK_DAYS + 1 + i);
+		fprintf(out, "<rect class=\"spark\" x=\"%ld\" y=\"%.1f\" width=\"2\" height=\"%.1f\">"
+			"<title>%s: %ld crash%s</title></rect>", 3 * i, 17 - h, h, day, counts[i],
+			counts[i] == 1 ? "" : "es");
+	}
+	fputs("</svg>", out);
+}
+
+/* "2024-05-07 12:00" of a crash time T ("2024-05-07T12:00:00Z"), the whole
+ * time on hover. */
+static void write_seen(FILE *out, const char *t)
+{
+	if (!t) {
+		fputs("<td class=\"seen none\">undated</td>", out);
+		return;
+	}
+	fputs("<td class=\"seen\" title=\"", out);
+	rep_html_text(out, t, 0);
+	fputs("\">", out);
+	char shown[17];
+	snprintf(shown, sizeof(shown), "%s", t);
+	if (strlen(shown) > 10 && shown[10] == 'T')
+		shown[10] = ' ';
+	rep_html_text(out, shown, 0);
+	fputs("</td>", out);
+}
+
+/* The executables' file names and the architectures, the paths on hover. */
+static void write_where(FILE *out, json_t *b)
+{
+	size_t nbuilds = json_array_size(json_object_get(b, "builds"));
+	fputs("<td class=\"where\" title=\"", out);
+	write_list(out, b, "executables", NULL, ITEM_TEXT, false);
+	fprintf(out, " (%zu build%s)\">", nbuilds, nbuilds == 1 ? "" : "s");
+	write_list(out, b, "executables", NULL, ITEM_FILE_NAME, false);
+	fputs(" <span class=\"arch\">", out);
+	write_list(out, b, "arches", "arch", ITEM_TEXT, false);
+	fputs("</span></td>", out);
+}
+
+/* Bucket B's row, the RANK-th: count, trend, cause, signature (linked to
+ * its page when served, else to its part below), where, first and last
+ * seen. */
+static void write_row(FILE *out, json_t *b, size_t rank, long end, const struct rep_bucket_page *p)
+{
+	const char *hash = field_text(b, "hash"), *sig = field_text(b, "signature");
+	fprintf(out, "<tr class=\"bucket\" id=\"row-%zu\"><td class=\"num\"><span class=\"count\">%lld</span>"
+		"</td><td class=\"trend\">", rank, field_int(b, "count"));
+	write_sparkline(out, b, end);
+	fputs("</td><td class=\"cause\" title=\"", out);
+	rep_html_text(out, field_text(b, "cause_summary"), 0);
+	fputs("\">", out);
+	if (field_text(b, "cause_kind")) {
+		fputs("<b>", out);
+		rep_html_text(out, field_text(b, "cause_kind"), 0);
+		fputs("</b> ", out);
+		rep_html_text(out, field_text(b, "cause_summary"), 0);
+	}
+	fputs("</td><td class=\"sig\" title=\"", out);
+	rep_html_text(out, sig ? sig : "(no signature)", 0);
+	if (p->served && hash) {   /* a hash is 16 hex digits: no escaping to do, done anyway */
+		fputs("\"><a href=\"/bucket/", out);
+		rep_html_url_query(out, hash);
+		fputs("\">", out);
+	} else {
+		fprintf(out, "\"><a href=\"#bucket-%zu\">", rank);
+	}
+	fputs("<span class=\"signature\">", out);
+	rep_html_text(out, sig ? sig : "(no signature)", 0);
+	fputs("</span></a></td>", out);
+	write_where(out, b);
+	write_seen(out, field_text(b, "first_seen"));
+	write_seen(out, field_text(b, "last_seen"));
+	fputs("</tr>\n", out);
 }
 
 /* "N cores in M buckets, from FIRST to LAST" under the title. */
@@ -370,19 +484,46 @@ static void filter_query(FILE *out, const struct rep_bucket_filter *f)
 		}
 }
 
-static void write_sort_links(FILE *out, const struct rep_bucket_filter *f)
+/* A column's heading; served, a link that sorts by it (a second click on
+ * the current key turns its order round). */
+static void write_heading(FILE *out, const char *label, int sort, const char *cls,
+			  const struct rep_bucket_page *p)
 {
-	fputs("<p class=\"sort\">sort by", out);
-	for (int s = REP_SORT_COUNT; s <= REP_SORT_SIGNATURE; s++) {
-		bool on = f->sort == (enum rep_bucket_sort)s;
-		/* a second click on the current key turns its order round */
-		bool asc = on ? !f->ascending : s == REP_SORT_SIGNATURE;
-		fprintf(out, " <a%s href=\"/?sort=%s&amp;order=%s", on ? " class=\"on\"" : "", sort_names[s],
-			asc ? "asc" : "desc");
-		filter_query(out, f);
-		fprintf(out, "\">%s%s</a>", sort_names[s], on ? (f->ascending ? " &uarr;" : " &darr;") : "");
+	fprintf(out, "<th class=\"%s\">", cls);
+	if (sort < 0 || !p->served || !p->filter) {
+		fprintf(out, "%s</th>", label);
+		return;
 	}
-	fputs("</p>\n", out);
+	const struct rep_bucket_filter *f = p->filter;
+	bool on = f->sort == (enum rep_bucket_sort)sort;
+	bool asc = on ? !f->ascending : sort == REP_SORT_SIGNATURE;
+	fprintf(out, "<a%s href=\"/?sort=%s&amp;order=%s", on ? " class=\"on\"" : "", sort_names[sort],
+		asc ? "asc" : "desc");
+	filter_query(out, f);
+	fprintf(out, "\">%s%s</a></th>", label, on ? (f->ascending ? " &uarr;" : " &darr;") : "");
+}
+
+/* The buckets as a table a team scans, a row each. */
+static void write_table(FILE *out, json_t *buckets, const struct rep_bucket_totals *totals,
+			const struct rep_bucket_page *p)
+{
+	json_t *b;
+	size_t k;
+	long end = day_number(totals->last);
+	fputs("<div class=\"scroll\"><table class=\"buckets\"><colgroup><col class=\"c-count\">"
+	      "<col class=\"c-trend\"><col class=\"c-cause\"><col class=\"c-sig\"><col class=\"c-where\">"
+	      "<col class=\"c-seen\"><col class=\"c-seen\"></colgroup>\n<thead><tr>", out);
+	write_heading(out, "count", REP_SORT_COUNT, "num", p);
+	fprintf(out, "<th class=\"trend\">%d days</th>", SPARK_DAYS);
+	write_heading(out, "cause", -1, "cause", p);
+	write_heading(out, "signature", REP_SORT_SIGNATURE, "sig", p);
+	write_heading(out, "executable", -1, "where", p);
+	write_heading(out, "first seen", REP_SORT_FIRST, "seen", p);
+	write_heading(out, "last seen", REP_SORT_LAST, "seen", p);
+	fputs("</tr></thead>\n<tbody>\n", out);
+	json_array_foreach(buckets, k, b)
+		write_row(out, b, k + 1, end, p);
+	fputs("</tbody></table></div>\n", out);
 }
 
 void rep_html_site_nav(FILE *out, const char *query)
@@ -400,18 +541,20 @@ int rep_html_buckets(FILE *out, struct rep_reader *r, json_t *buckets,
 	json_t *b;
 	size_t k;
 	int rc = 0;
-	rep_html_begin(out, "asyncore: crash buckets");
+	rep_html_begin_wide(out, "asyncore: crash buckets");
 	if (p->served)
 		rep_html_site_nav(out, NULL);
 	fputs("<header class=\"top quiet\">\n<h1>Crash buckets</h1>\n", out);
 	write_totals(out, totals);
-	if (p->served && p->filter) {
+	if (p->served && p->filter)
 		write_filters(out, p->filter);
-		write_sort_links(out, p->filter);
-	}
 	fputs("</header>\n", out);
+	if (json_array_size(buckets))
+		write_table(out, buckets, totals, p);
+	if (!p->served && json_array_size(buckets))
+		fputs("<h2 class=\"details\">Each bucket</h2>\n", out);
 	json_array_foreach(buckets, k, b)
-		if (rc == 0)
+		if (rc == 0 && !p->served)
 			rc = write_bucket(out, r, b, k + 1, p);
 	if (json_array_size(buckets) == 0)
 		fputs(totals->cores ? "<p class=\"none\">No bucket matches.</p>\n"

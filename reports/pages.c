@@ -228,7 +228,9 @@ int rep_page_core(FILE *out, struct rep_reader *r, const char *id, bool json)
 		const struct rep_json_options opts = {.all_threads = true};
 		rc = rep_json_write(out, c->an, &opts) == 0 ? 200 : 500;
 	} else {
-		rc = rep_html_write(out, c->an, true) == 0 ? 200 : 500;
+		/* no source lines: the paths are the core's, the files would be the server's */
+		const struct rep_html_options opts = {.all_threads = true};
+		rc = rep_html_write(out, c->an, &opts) == 0 ? 200 : 500;
 	}
 	rep_stored_core_destroy(c);
 	return rc;

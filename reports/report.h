@@ -11,6 +11,7 @@ struct rep_text_options {
 	bool all_threads;           /* false: the crashing thread only */
 	size_t recorder_tail;       /* recorder events shown before the crash */
 	bool color;                 /* ANSI colour: crashing frame, seams, warnings */
+	bool source;                /* each frame's source line, where its file is readable */
 };
 
 /* Print the crash report a person reads top-down, every string from the
@@ -30,11 +31,18 @@ struct rep_json_options {
  * caller says so. */
 int rep_json_write(FILE *out, const struct analysis *an, const struct rep_json_options *opts);
 
-/* Print the crash page (DESIGN.md "HTML"): one self-contained HTML file;
- * ALL_THREADS false leaves the other threads out.  Strings from the core or
- * a binary are made valid UTF-8 and escaped for HTML.  Returns 0, or -1 when
- * it could not be written in full (errno says why). */
-int rep_html_write(FILE *out, const struct analysis *an, bool all_threads);
+struct rep_html_options {
+	bool all_threads;           /* false: the crashing thread only */
+	bool source;                /* each frame's source lines, where its file is
+				       readable (never for a served page: the paths
+				       are the core's, the files the server's) */
+};
+
+/* Print the crash page (DESIGN.md "HTML"): one self-contained HTML file.
+ * Strings from the core or a binary, and source lines, are made valid
+ * UTF-8 and escaped for HTML.  Returns 0, or -1 when it could not be
+ * written in full (errno says why). */
+int rep_html_write(FILE *out, const struct analysis *an, const struct rep_html_options *opts);
 
 /* Print each warning as one "asyncore: warning: ..." line (for stderr, so
  * a refused binary is seen even when the report goes to a file). */

@@ -4,11 +4,13 @@
 #include "taskgroups.h"
 
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../base/strlist.h"
 #include "bytes.h"
+#include "source.h"
 
 /* Escaped copies of the strings of one report (reports/bytes.h), freed when
  * it is written. */
@@ -202,9 +204,15 @@ struct args_memo {
 	struct text text[ARGS_MEMO];
 };
 
+/* Source lines escaped, by the line's text (reports/source.h gives one
+ * pointer per line): the threads of a process show the same lines. */
+#define SOURCE_MEMO 256
+
 struct writer {
 	bool color;
 	struct args_memo *memo;     /* NULL: none could be had */
+	struct rep_sources *sources;    /* NULL: no source lines */
+	const char *source_line[SOURCE_MEMO], *source_escaped[SOURCE_MEMO];
 };
 
 static void args_memo_destroy(struct args_memo *m)
@@ -255,8 +263,8 @@ static void write_runtime_frame(struct line *l, const struct an_frame *f, size_t
 }
 
 /* Frame INDEX's line, between MARK and UNMARK (colours), to OUT. */
-static void write_frame(FILE *out, struct writer *w, const struct an_frame *f, size_t index,
-			const char *mark, const char *unmark)
+static void write_frame_line(FILE *out, struct writer *w, const struct an_frame *f, size_t index,
+			     const char *mark, const char *unmark)
 {
 	struct line l;      /* the buffer is not cleared: 4 KiB per frame */
 	char h[32];
@@ -315,6 +323,38 @@ static void write_frame(FILE *out, struct writer *w, const struct an_frame *f, s
 		line_str(&l, " [crash site]");
 	line_str(&l, unmark);
 	line_end(&l);
+}
+
+/* The frame's source line under it, as gdb's `frame` prints it:
+ *     42	  return order.coupon->rate; */
+static void write_source(FILE *out, struct writer *w, const struct an_frame *f)
+{
+	if (AN_FRAME_IS_RUNTIME(f) || f->role == AN_FRAME_TRAMPOLINE)
+		return;
+	const char *text = rep_source_line(w->sources, f->file, f->line);
+	if (!text)
+		return;
+	size_t slot = ((uintptr_t)text >> 4) % SOURCE_MEMO;
+	if (w->source_line[slot] != text) {
+		w->source_line[slot] = text;
+		w->source_escaped[slot] = esc(text);
+	}
+	struct line l;
+	l.out = out;
+	l.len = 0;
+	line_add(&l, "    ", 4);
+	line_num(&l, (uint64_t)f->line, 10);
+	line_add(&l, "\t", 1);
+	line_str(&l, w->source_escaped[slot]);
+	line_end(&l);
+}
+
+/* Frame INDEX's line and its source line. */
+static void write_frame(FILE *out, struct writer *w, const struct an_frame *f, size_t index,
+			const char *mark, const char *unmark)
+{
+	write_frame_line(out, w, f, index, mark, unmark);
+	write_source(out, w, f);
 }
 
 /* Whether FRAMES hold the site of a fault a crash handler caught. */
@@ -620,7 +660,8 @@ static void write_modules(FILE *out, const struct analysis *an)
 
 int rep_text_write(FILE *out, const struct analysis *an, const struct rep_text_options *opts)
 {
-	struct writer w = { .color = opts->color, .memo = calloc(1, sizeof(*w.memo)) };
+	struct writer w = { .color = opts->color, .memo = calloc(1, sizeof(*w.memo)),
+			    .sources = opts->source ? rep_sources_create() : NULL };
 	write_header(out, an);
 	write_async_state(out, an);
 	for (size_t i = 0; i < an->nthreads; i++)
@@ -643,6 +684,7 @@ int rep_text_write(FILE *out, const struct analysis *an, const struct rep_text_o
 				SGR_OFF(opts->color));
 	}
 	args_memo_destroy(w.memo);
+	rep_sources_destroy(w.sources);
 	bool failed = text_esc.failed;
 	rep_escaper_clear(&text_esc);
 	return failed || ferror(out) ? -1 : 0;

@@ -6,7 +6,8 @@ KIND "report": DOM of `report --format html`, JSON the same core's
 `report --format json` (the oracle): the crashing function, the signal, the
 source file, every timeline event with its message, the modules' paths.
 KIND "top": DOM of `top --format html` [ARCHES], JSON the rows of
-`top --format json`: one bucket per row with its count and signature;
+`top --format json`: a table row per bucket with its count, signature and
+sparkline, then each bucket in detail (its chart, stack);
 ARCHES (optional, a JSON object: signature_hash -> "x86_64 (2), aarch64 (1)",
 from the store's cores) the architectures each bucket must show.
 Both: nothing from outside the file, no markup injected by a core."""
@@ -50,6 +51,15 @@ def report(root, body, j):
     src = first.find("span", "src")[0].text() if first and first.find("span", "src") else ""
     check("report: frame 0 shows its source file and line (%s:%s)" % (f0["file"], f0["line"]),
           src == "%s:%d" % (f0["file"], f0["line"]), src)
+    cur = [(l.find("span", "ln")[0].text(), l.find("code")[0].text()) for l in first.find("div", "sl")
+           if "cur" in l.classes()] if first else []
+    if os.path.isfile(f0["file"]):
+        lines = open(f0["file"], encoding="utf-8", errors="replace").read().split("\n")
+        want = [(str(f0["line"]), lines[f0["line"] - 1].expandtabs(8).rstrip())]
+    else:
+        want = []
+    check("report: frame 0 shows its source line, marked, as its file holds it (%s)" % want,
+          cur == want and len(first.find("div", "sl")) == (5 if want else 0), cur)
     dots = root.find("circle", "ev")
     check("report: the timeline draws every event (%d)" % len(j["timeline"]), len(dots) == len(j["timeline"]),
           len(dots))
@@ -76,8 +86,17 @@ def report(root, body, j):
 
 def top(root, body, rows):
     arches = json.load(open(sys.argv[4])) if len(sys.argv) > 4 else None
+    table = root.find("tr", "bucket")
+    check("top: a table row per signature (%d)" % len(rows), len(table) == len(rows), len(table))
+    for t, r in zip(table, rows):
+        count = t.find("span", "count")[0].text()
+        sig = t.find("span", "signature")[0].text()
+        spark = sum(int(x.find("title")[0].text().split(": ")[1].split()[0]) for x in t.find("rect", "spark"))
+        check("top: row of %s has its count, signature and a sparkline of its crashes" % r["signature_hash"],
+              count == str(r["count"]) and sig == r["signature"] and 0 < spark <= r["count"]
+              and t.find("svg", "spark"), (count, sig, spark))
     buckets = root.find("article", "bucket")
-    check("top: one bucket per signature (%d)" % len(rows), len(buckets) == len(rows), len(buckets))
+    check("top: each bucket in detail below the table (%d)" % len(rows), len(buckets) == len(rows), len(buckets))
     for b, r in zip(buckets, rows):
         count = b.find("span", "count")[0].text()
         sig = b.find("span", "signature")[0].text()

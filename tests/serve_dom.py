@@ -3,8 +3,9 @@
 answered, as headless Chromium built it (--dump-dom), one "PASS: ..." or
 "FAIL: ..." line each.
 
-KIND "buckets": EXPECT the number of buckets; every bucket is an article
-with a count, a signature linked to /bucket/HASH and a chart.
+KIND "buckets": EXPECT the number of buckets; every bucket is a table row
+with a count, a sparkline, a signature linked to /bucket/HASH, its cause and
+its first and last seen.
 KIND "bucket": EXPECT the number of cores; a row per core linked to
 /core/ID, an example stack whose functions link to /search.
 KIND "core": EXPECT the crashing function; the crash page of the report.
@@ -38,12 +39,14 @@ def hrefs(root, prefix):
 
 
 def buckets(root, n):
-    arts = root.find("article", "bucket")
-    check("serve buckets: one article per bucket (%s)" % n, len(arts) == int(n), len(arts))
-    check("serve buckets: each bucket links to its page",
-          all(a.find("a") and a.find("a")[0].attrs["href"].startswith("/bucket/") for a in arts))
-    check("serve buckets: each bucket has a count and a trend chart",
-          all(a.find("span", "count") and a.find("svg") for a in arts))
+    rows = root.find("tr", "bucket")
+    check("serve buckets: a table row per bucket (%s)" % n, len(rows) == int(n), len(rows))
+    check("serve buckets: no bucket in detail on the list (that is /bucket/HASH)", not root.find("article", "bucket"))
+    check("serve buckets: each row's signature links to its bucket's page",
+          all(r.find("td", "sig")[0].find("a")[0].attrs["href"].startswith("/bucket/") for r in rows))
+    check("serve buckets: each row has a count, a trend sparkline, cause, first and last seen",
+          all(r.find("span", "count") and r.find("svg", "spark") and r.find("td", "cause")
+              and len(r.find("td", "seen")) == 2 for r in rows))
     check("serve buckets: the filters and sort links are there",
           root.find("form", "filters") and len(hrefs(root, "/?sort=")) == 4)
 

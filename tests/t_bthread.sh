@@ -165,8 +165,9 @@ truth, text = json.load(open(sys.argv[1])), open(sys.argv[2]).read()
 meta = [b['meta'] for b in truth['bthreads'] if b['id'] == truth['crashing']][0]
 crashing = re.search(r'^Thread \d+ \(crashing.*?(?=^Thread )', text, re.M | re.S).group(0)
 bthread, worker = crashing.split('---- worker frames')
-sys.exit(0 if re.search(r' in parse_header\(.*\n        i = 0\n        sum = 0\n', bthread)
-         and re.search(r' in bthread::TaskGroup::task_runner\(.*\n        m = %s\n' % meta, bthread)
+src = r'(?:    \d+\t.*\n)?'   # the frame's source line, where its file is readable
+sys.exit(0 if re.search(r' in parse_header\(.*\n' + src + r'        i = 0\n        sum = 0\n', bthread)
+         and re.search(r' in bthread::TaskGroup::task_runner\(.*\n' + src + r'        m = %s\n' % meta, bthread)
          and re.search(r'^        \w+ = ', worker, re.M) else 1)
 PY
 	local listed crashing
@@ -182,7 +183,8 @@ section = text[text.index('\nBthreads ('):text.index('\nModules:')]
 seen = {}
 for group in section.split('\n\n'):
     m = re.match(r'bthread (0x[0-9a-f]+) ', group)
-    runner = re.search(r' in bthread::TaskGroup::task_runner\(.*\n        m = (0x[0-9a-f]+)\n', group + '\n')
+    runner = re.search(r' in bthread::TaskGroup::task_runner\(.*\n(?:    \d+\t.*\n)?        m = (0x[0-9a-f]+)\n',
+                       group + '\n')
     if m and runner:
         seen[m.group(1)] = runner.group(1)
 want = {b['id']: b['meta'] for b in truth['bthreads'] if b['state'] in ('suspended', 'running')}

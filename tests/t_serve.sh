@@ -133,6 +133,15 @@ check "serve: the bthread core's page lists its bthreads" core_has bthread/prog 
 check "serve: the recorder core's page draws its timeline" core_has recorder/prog 'id="timeline-chart"'
 check "serve: the stripped core's page names module@offset frames" core_has coredump_stripped-v1/prog 'class="mod"'
 [ $HAVE_GO = 1 ] && check "serve: the Go core's page lists its goroutines" core_has go_shop/prog 'id="goroutines"'
+# The server reads no file a core names: its report page shows source lines
+# (the fixture's source is here), the served page none.
+no_served_source() {
+	local fp; fp=$(fp_of folly_c/prog)
+	"$ASYNCORE" report "$(sqlite3 "$DB" "SELECT path FROM cores WHERE fingerprint = '$fp'")" --format html \
+		2>/dev/null | grep -q 'class="context"' &&
+		core_has folly_c/prog 'id="crashing"' && ! grep -q 'class="context"' "$TMPD/c.html"
+}
+check "serve: a core's page shows no source lines from the server's files" no_served_source
 FP=$(fp_of recorder/prog)
 "$ASYNCORE" report "$(sqlite3 "$DB" "SELECT path FROM cores WHERE fingerprint = '$FP'")" --format json \
 	>"$TMPD/rec.json" 2>/dev/null

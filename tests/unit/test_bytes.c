@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../reports/bytes.h"
 #include "../../reports/report.h"
@@ -181,23 +182,70 @@ static bool clean_text(const char *text, size_t len, bool tabs)
 	return ok;
 }
 
-/* The output of WRITER (0: text, 1: JSON, 2: HTML) over AN into *TEXT. */
-static int write_with(int writer, const struct analysis *an, char **text, size_t *len)
+/* The output of WRITER (0: text, 1: JSON, 2: HTML) over AN into *TEXT,
+ * with source lines when SOURCE. */
+static int write_source_with(int writer, const struct analysis *an, bool source, char **text, size_t *len)
 {
 	FILE *f = open_memstream(text, len);
 	int rc = -1;
 	if (!f)
 		return -1;
 	if (writer == 0) {
-		struct rep_text_options o = {.all_threads = true, .recorder_tail = 10};
+		struct rep_text_options o = {.all_threads = true, .recorder_tail = 10, .source = source};
 		rc = rep_text_write(f, an, &o);
 		rep_warnings_write(f, an);
 	} else if (writer == 1) {
 		rc = rep_json_write(f, an, &(struct rep_json_options){.all_threads = true});
 	} else {
-		rc = rep_html_write(f, an, true);
+		rc = rep_html_write(f, an, &(struct rep_html_options){.all_threads = true, .source = source});
 	}
 	return fclose(f) == 0 ? rc : -1;
+}
+
+static int write_with(int writer, const struct analysis *an, char **text, size_t *len)
+{
+	return write_source_with(writer, an, false, text, len);
+}
+
+/* A source file of hostile lines, named by the first frame: the text and
+ * HTML reports show its lines escaped. */
+static void test_source_lines(void)
+{
+	char path[] = "/tmp/test_bytes_src.XXXXXX";
+	int fd = mkstemp(path);
+	FILE *src = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!src) {
+		CHECK("source: a scratch file", false);
+		return;
+	}
+	fputs("one " HOSTILE "\ntwo\nthree " HOSTILE "\n", src);
+	fclose(src);
+	struct analysis *an = hostile_analysis();
+	struct an_frame *f = &an->threads[0].frames[0];
+	free(f->file);
+	f->file = strdup(path);
+	f->line = 3;
+	char *text = NULL;
+	size_t len = 0;
+	CHECK("source: text written", write_source_with(0, an, true, &text, &len) == 0);
+	CHECK("source: text clean", clean_text(text, len, true));
+	CHECK("source: text shows the frame's line escaped, under it",
+	      text && strstr(text, "\n    3\tthree x\\xff\\x1b[2J\\u009b31m<b>&\n") != NULL);
+	free(text);
+	text = NULL;
+	CHECK("source: html written", write_source_with(2, an, true, &text, &len) == 0);
+	CHECK("source: html clean", clean_text(text, len, true));
+	CHECK("source: html marks the frame's line, escaped, after the two before it",
+	      text && strstr(text, "<span class=\"ln\">1</span><code>one x\xef\xbf\xbd\xef\xbf\xbd") &&
+	      strstr(text, "<div class=\"sl cur\"><span class=\"ln\">3</span><code>three "
+			   "x\xef\xbf\xbd\xef\xbf\xbd[2J\xef\xbf\xbd" "31m&lt;b&gt;&amp;</code>") != NULL);
+	free(text);
+	text = NULL;
+	CHECK("source: none without the option", write_with(2, an, &text, &len) == 0 && text &&
+	      !strstr(text, "class=\"context\""));
+	free(text);
+	an_analysis_destroy(an);
+	unlink(path);
 }
 
 static void test_writers(void)
@@ -244,5 +292,6 @@ int main(void)
 	test_json();
 	test_escape();
 	test_writers();
+	test_source_lines();
 	return unit_exit();
 }
