@@ -145,7 +145,7 @@ static enum an_handler_action handler_action(const struct core *core, const stru
 	static const char *const exits[] = { "_exit", "__GI__exit", "_Exit", "exit", "__GI_exit",
 					     "quick_exit", "__run_exit_handlers", NULL };
 	static const char *const aborts[] = { "abort", "__GI_abort", NULL };
-	if (core->live || core->snapshot.present || !an->has_signal)
+	if (core_read_running(core) || !an->has_signal)
 		return AN_HANDLER_RUNNING;
 	/* the handler faulted in turn: the kernel's signal (a core without a
 	 * siginfo, qemu-user's: none of libc's ways to send one on top) */
@@ -182,7 +182,7 @@ static bool trap_fault_believed(struct core *core, struct dbg_session *s, const 
 {
 	struct an_insn insn;
 	int code;
-	bool live = core->live || core->snapshot.present;
+	bool live = core_read_running(core);
 	return at_trap_addr && an_insn_decode(core, s, sf->regs[core->arch->reg_pc], 16, &insn, 1) == 0 &&
 	       access_faults(core, sf->trap_addr, (sf->err & 2) != 0, &code) &&
 	       (live || (an->has_signal && (an->signo == signo || an->signo == SIGABRT)));
@@ -420,7 +420,7 @@ static int caught_on_return(struct core *core, struct dbg_session *s, struct ana
 
 bool an_handler_find(struct core *core, struct dbg_session *s, struct analysis *an)
 {
-	bool live = core->live || core->snapshot.present;
+	bool live = core_read_running(core);
 	size_t crashing = an_crashing_thread(an);
 	int found = 0;
 	for (size_t i = 0; i < an->nthreads; i++) {

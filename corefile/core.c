@@ -17,7 +17,6 @@
 #include "decompress.h"
 #include "identity.h"
 #include "image.h"
-#include "live.h"
 #include "mapped.h"
 #include "notes.h"
 
@@ -328,7 +327,8 @@ fail:
 	return err;
 }
 
-struct core_error *core_open_live(const char *name, int fd, struct core_live *live, struct core **out)
+struct core_error *core_open_reader(const char *name, int fd, const struct core_reader *reader,
+				    struct core **out)
 {
 	*out = NULL;
 	struct stat st;
@@ -338,7 +338,7 @@ struct core_error *core_open_live(const char *name, int fd, struct core_live *li
 		free(core);
 		return &core_error_nomem;
 	}
-	core->live = live;
+	core->reader = *reader;
 	core->path = strdup(name);
 	core->file_size = core->data_size = (uint64_t)st.st_size;
 	core->image = core_image_create(fd, (uint64_t)st.st_size);
@@ -357,7 +357,8 @@ void core_close(struct core *core)
 		return;
 	char sha256[65];
 	core_identity_wait_sha256(core, sha256);
-	core_live_core_closed(core->live, core);
+	if (core->reader.ops && core->reader.ops->closed)
+		core->reader.ops->closed(core->reader.ctx, core);
 	core_mapped_deinit(core);
 	if (core->elf)
 		elf_end(core->elf);
@@ -462,8 +463,8 @@ static size_t read_unsaved(struct core *core, const struct core_segment *seg, ui
  * number of bytes served, 0 on a fault. */
 static size_t read_chunk(struct core *core, uint64_t addr, unsigned char *buf, size_t len)
 {
-	if (core->live)
-		return core_live_read(core->live, addr, buf, len);
+	if (core->reader.ops)
+		return core->reader.ops->read(core->reader.ctx, addr, buf, len);
 	/* Reads come in runs over one stack or one structure: try the segment
 	 * of the last read before searching thousands. */
 	const struct core_segment *seg = NULL;
@@ -534,8 +535,8 @@ bool core_pointer_ok(struct core *core, uint64_t addr, size_t len, size_t align)
 
 bool core_read_saved(const struct core *core, uint64_t addr, void *buf, size_t len)
 {
-	if (core->live)
-		return core_live_read(core->live, addr, buf, len) == len;
+	if (core->reader.ops)
+		return core->reader.ops->read(core->reader.ctx, addr, buf, len) == len;
 	unsigned char *p = buf;
 	while (len > 0) {
 		const struct core_segment *seg = core_find_segment(core, addr);
@@ -561,7 +562,7 @@ bool core_read_saved(const struct core *core, uint64_t addr, void *buf, size_t l
 
 struct core_error *core_record_start(struct core *core)
 {
-	if (core->live || core->recorder)
+	if (core->reader.ops || core->recorder)
 		return NULL;
 	struct core_error *err = core_writer_create(core->arch->machine, &core->recorder);
 	if (err)
@@ -625,9 +626,14 @@ bool core_read_u64(struct core *core, uint64_t addr, uint64_t *value)
 
 bool core_stopped_at(const struct core *core, uint64_t *ns)
 {
-	*ns = core->live ? core_live_stopped_ns(core->live)
-			 : core->snapshot.present ? core->snapshot.monotonic_ns : 0;
+	*ns = core->reader.ops && core->reader.ops->stopped_ns ? core->reader.ops->stopped_ns(core->reader.ctx)
+	      : core->snapshot.present ? core->snapshot.monotonic_ns : 0;
 	return *ns != 0;
+}
+
+bool core_read_running(const struct core *core)
+{
+	return core->reader.ops || core->snapshot.present;
 }
 
 bool core_read_u32(struct core *core, uint64_t addr, uint32_t *value)

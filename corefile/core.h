@@ -17,6 +17,7 @@
 
 #include "arch.h"
 #include "error.h"
+#include "reader.h"
 
 struct core_thread {
 	int32_t tid;
@@ -68,7 +69,6 @@ struct core_segment {
 struct core_file_cache;         /* opened backing files for unsaved pages */
 struct core_image;              /* the core's bytes by file offset (image.h) */
 struct core_sha256_job;         /* identity.h */
-struct core_live;               /* live.h: a running process */
 
 /* A core that `asyncore snapshot` wrote of a running process: its note
  * (owner "ASYNCORE", type CORE_NOTE_SNAPSHOT) says so, how long the process
@@ -129,7 +129,7 @@ struct core {
 	char *sysroot;              /* prefix for NT_FILE paths, or NULL */
 	struct core_file_cache *file_cache;
 	struct core_sha256_job *sha256_job;   /* identity.h: being computed, or NULL */
-	struct core_live *live;     /* a process read live (borrowed), or NULL */
+	struct core_reader reader;  /* where memory comes from, when not the segments */
 
 	/* A minicore: segments is its source's layout; its own PT_LOADs, the
 	 * bytes it kept, are pieces (sorted by vaddr). */
@@ -157,10 +157,15 @@ bool core_thread_tp(const struct core *core, const struct core_thread *t, uint64
  * not ET_CORE, notes unreadable). */
 struct core_error *core_open(const char *path, struct core **out);
 
-/* Open the core written at FD (taken over) for the process LIVE, whose
- * memory it reads through LIVE instead of its segments; NAME stands for
- * the path (corefile/live.c). */
-struct core_error *core_open_live(const char *name, int fd, struct core_live *live, struct core **out);
+/* Open the core written at FD (taken over), whose memory is read through
+ * READER instead of its segments (a running process: corefile/live.c);
+ * NAME stands for the path. */
+struct core_error *core_open_reader(const char *name, int fd, const struct core_reader *reader,
+				    struct core **out);
+
+/* Whether the target was read while it ran: a live process, or the
+ * snapshot of one. */
+bool core_read_running(const struct core *core);
 
 /* Release the core; NULL is a no-op. */
 void core_close(struct core *core);

@@ -1429,6 +1429,35 @@ int core_live_write_core(struct core_live *live, FILE *out)
 	return rc;
 }
 
+/* The core's reader (reader.h): the process's memory, its files' host
+ * paths, its stop. */
+static size_t reader_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	return core_live_read(ctx, addr, buf, len);
+}
+
+static const char *reader_file_path(void *ctx, const char *recorded)
+{
+	return core_live_file_path(ctx, recorded);
+}
+
+static uint64_t reader_stopped_ns(const void *ctx)
+{
+	return core_live_stopped_ns(ctx);
+}
+
+static void reader_closed(void *ctx, const struct core *core)
+{
+	core_live_core_closed(ctx, core);
+}
+
+static const struct core_reader_ops live_reader = {
+	.read = reader_read,
+	.file_path = reader_file_path,
+	.stopped_ns = reader_stopped_ns,
+	.closed = reader_closed,
+};
+
 /* ---- the core over the process ---------------------------------------- */
 
 struct core_error *core_live_open_core(struct core_live *live, struct core **out)
@@ -1455,7 +1484,8 @@ struct core_error *core_live_open_core(struct core_live *live, struct core **out
 	}
 	char name[64];
 	snprintf(name, sizeof(name), "process %d", (int)live->pid);
-	struct core_error *err = core_open_live(name, fd, live, out);
+	struct core_reader reader = { &live_reader, live };
+	struct core_error *err = core_open_reader(name, fd, &reader, out);
 	if (err)
 		return err;
 	live->core = *out;

@@ -101,15 +101,14 @@ bool core_live_first_thread(struct core_live *live, pid_t tid);
 /* True when the process exited while it was stopped (reads failed). */
 bool core_live_gone(const struct core_live *live);
 
-/* For corefile/core.c: CORE, opened over LIVE, is being closed (LIVE's
- * warnings no longer go to it). */
+/* CORE, opened over LIVE, is being closed (LIVE's warnings no longer go
+ * to it). */
 void core_live_core_closed(struct core_live *live, const struct core *core);
 
-/* For corefile/core.c: up to LEN bytes at ADDR; the bytes served, 0 on a
- * fault. */
+/* Up to LEN bytes at ADDR; the bytes served, 0 on a fault. */
 size_t core_live_read(struct core_live *live, uint64_t addr, void *buf, size_t len);
 
-/* For corefile/mapped.c: where the file the process maps as RECORDED is
+/* Where the file the process maps as RECORDED is
  * read on this host: the path itself when it is the same file, else
  * through /proc/PID/root or /proc/PID/map_files; NULL when unknown.
  * Borrowed. */

@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "image.h"
-#include "live.h"
 
 enum backing_state { BACKING_UNTRIED, BACKING_OK, BACKING_MISSING, BACKING_MISMATCH };
 
@@ -285,8 +284,8 @@ size_t core_mapped_read(struct core *core, uint64_t addr, void *buf, size_t len)
 
 const char *core_mapped_resolve(struct core *core, const char *recorded_path)
 {
-	if (core->live) {
-		const char *host = core_live_file_path(core->live, recorded_path);
+	if (core->reader.ops && core->reader.ops->file_path) {
+		const char *host = core->reader.ops->file_path(core->reader.ctx, recorded_path);
 		if (host)
 			return host;
 	}
