@@ -316,6 +316,11 @@ void an_analysis_destroy(struct analysis *an)
 	free(an->cmdline);
 	free(an->executable);
 	free(an->build_id);
+	for (size_t i = 0; i < an->nannotations; i++) {
+		free(an->annotations[i].name);
+		free(an->annotations[i].value);
+	}
+	free(an->annotations);
 	free(an->abort_message);
 	free(an->caught.handler);
 	free(an->go.message);

@@ -384,6 +384,11 @@ struct analysis {
 	char *cmdline;              /* the journal's COREDUMP_CMDLINE, or NULL */
 	char *executable;
 	char *build_id;             /* main executable's build-id, hex */
+	struct an_annotation {
+		char *name, *value;
+	} *annotations;             /* what the program said of itself
+				       (Crashpad's annotations), in its order */
+	size_t nannotations;
 	int32_t pid;
 	bool has_pid;
 	uint32_t uid;

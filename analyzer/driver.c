@@ -22,6 +22,21 @@
 #include "runtime.h"
 #include "signature.h"
 
+static bool copy_annotations(struct analysis *an, const struct core *core)
+{
+	if (!core->nannotations)
+		return true;
+	an->annotations = calloc(core->nannotations, sizeof(*an->annotations));
+	if (!an->annotations)
+		return false;
+	an->nannotations = core->nannotations;   /* the unfilled ones are NULL */
+	for (size_t i = 0; i < core->nannotations; i++)
+		if (!(an->annotations[i].name = strdup(core->annotations[i].name)) ||
+		    !(an->annotations[i].value = strdup(core->annotations[i].value)))
+			return false;
+	return true;
+}
+
 static bool fill_identity(struct analysis *an, struct core *core, const struct core_identity *id)
 {
 	an->core_path = strdup(core->path);
@@ -45,7 +60,8 @@ static bool fill_identity(struct analysis *an, struct core *core, const struct c
 		an->pid = core->threads[0].tid;
 		an->has_pid = true;
 	}
-	return an->core_path && an->core_fingerprint && (!id->crashed_at[0] || an->crashed_at) && (!id->has_coredump_name || an->boot_id);
+	return an->core_path && an->core_fingerprint && (!id->crashed_at[0] || an->crashed_at) &&
+	       (!id->has_coredump_name || an->boot_id) && copy_annotations(an, core);
 }
 
 /* The unit and command line systemd-coredump logged with the core, its

@@ -366,6 +366,11 @@ void core_close(struct core *core)
 	for (size_t i = 0; i < core->nfiles; i++)
 		free(core->files[i].path);
 	free(core->files);
+	for (size_t i = 0; i < core->nannotations; i++) {
+		free(core->annotations[i].name);
+		free(core->annotations[i].value);
+	}
+	free(core->annotations);
 	for (size_t i = 0; i < core->nwarnings; i++)
 		free(core->warnings[i]);
 	free(core->warnings);

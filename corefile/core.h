@@ -96,6 +96,15 @@ struct core_snapshot {
  * segment's bytes past p_filesz are zeros the source held. */
 #define CORE_NOTE_HELD 4u
 
+/* What the crashed program said of itself, as name and value pairs
+ * (Crashpad's annotations): desc, each name then its value, NUL-ended. */
+#define CORE_NOTE_ANNOTATIONS 5u
+#define CORE_ANNOTATIONS_MAX 1000u      /* pairs kept, at most */
+
+struct core_annotation {
+	char *name, *value;
+};
+
 struct core_writer;             /* corewrite.h */
 
 struct core {
@@ -134,6 +143,8 @@ struct core {
 	/* A minicore: segments is its source's layout; its own PT_LOADs, the
 	 * bytes it kept, are pieces (sorted by vaddr). */
 	bool held_only;             /* CORE_NOTE_HELD */
+	struct core_annotation *annotations;   /* CORE_NOTE_ANNOTATIONS */
+	size_t nannotations;
 	char source_fingerprint[65];        /* "" when not a minicore */
 	struct core_segment *layout;        /* from the note, until indexed */
 	size_t nlayout;

@@ -28,7 +28,7 @@ enum md_stream {
 	STREAM_THREADS = 3, STREAM_MODULES = 4, STREAM_MEMORY = 5, STREAM_EXCEPTION = 6,
 	STREAM_SYSTEM_INFO = 7, STREAM_MEMORY64 = 9, STREAM_MISC_INFO = 15,
 	STREAM_PROC_STATUS = 0x47670004, STREAM_CMD_LINE = 0x47670006, STREAM_AUXV = 0x47670008,
-	STREAM_MAPS = 0x47670009,
+	STREAM_MAPS = 0x47670009, STREAM_CRASHPAD = 0x43500001,
 };
 
 /* Bytes of the target at [addr, addr + len): the minidump's own, or a page
@@ -80,6 +80,8 @@ struct md {
 	char name[16], args[80];
 	const unsigned char *auxv;
 	size_t auxv_len;
+	unsigned char *annotations;  /* CORE_NOTE_ANNOTATIONS's desc */
+	size_t annotations_len, annotations_cap, nannotations;
 };
 
 static uint16_t get16(const unsigned char *p) { uint16_t v; memcpy(&v, p, 2); return v; }
@@ -392,6 +394,126 @@ static bool read_maps(struct md *m)
 	return true;
 }
 
+/* ---- Crashpad's annotations ----------------------------------------- */
+
+#define ANNOTATION_MAX 4096u          /* bytes of a name or value kept */
+
+/* MinidumpUTF8String at RVA: its bytes and length (bounded), or NULL. */
+static const char *utf8_at(const struct md *m, uint32_t rva, uint32_t *len)
+{
+	const unsigned char *p = md_at(m, rva, 4);
+	*len = p ? get32(p) : 0;
+	if (*len > ANNOTATION_MAX)
+		*len = ANNOTATION_MAX;
+	return p && md_at(m, (uint64_t)rva + 4, *len) ? (const char *)p + 4 : NULL;
+}
+
+/* One more name and value: "PREFIX: NAME" when PREFIX is not NULL. */
+static bool add_annotation(struct md *m, const char *prefix, const char *name, uint32_t name_len,
+			   const char *value, uint32_t value_len)
+{
+	if (m->nannotations >= CORE_ANNOTATIONS_MAX)
+		return true;
+	size_t plen = prefix ? strlen(prefix) + 2 : 0, need = plen + name_len + 1 + value_len + 1;
+	if (!base_array_reserve(&m->annotations, &m->annotations_cap, m->annotations_len + need, 1))
+		return false;
+	char *o = (char *)m->annotations + m->annotations_len;
+	if (prefix)
+		o += sprintf(o, "%s: ", prefix);
+	for (uint32_t i = 0; i < name_len; i++)
+		*o++ = name[i] ? name[i] : ' ';
+	*o++ = '\0';
+	for (uint32_t i = 0; i < value_len; i++)
+		*o++ = value[i] ? value[i] : ' ';
+	*o++ = '\0';
+	m->annotations_len = (size_t)((unsigned char *)o - m->annotations);
+	m->nannotations++;
+	return true;
+}
+
+/* A MinidumpSimpleStringDictionary at LOC (its size, RVA). */
+static bool read_dictionary(struct md *m, const unsigned char *loc, const char *prefix)
+{
+	uint32_t size = get32(loc), rva = get32(loc + 4);
+	const unsigned char *d = size >= 4 ? md_at(m, rva, size) : NULL;
+	if (!d)
+		return true;
+	uint64_t n = md_count(m, "annotation", get32(d), size, 4, 8);
+	for (uint64_t i = 0; i < n; i++) {
+		uint32_t klen, vlen;
+		const char *k = utf8_at(m, get32(d + 4 + 8 * i), &klen), *v = utf8_at(m, get32(d + 8 + 8 * i), &vlen);
+		if (k && v && !add_annotation(m, prefix, k, klen, v, vlen))
+			return false;
+	}
+	return true;
+}
+
+/* A MinidumpAnnotationList at LOC: {name RVA, type, reserved, value RVA},
+ * the strings (type 1) of them. */
+static bool read_annotation_objects(struct md *m, const unsigned char *loc, const char *prefix)
+{
+	uint32_t size = get32(loc), rva = get32(loc + 4);
+	const unsigned char *d = size >= 4 ? md_at(m, rva, size) : NULL;
+	if (!d)
+		return true;
+	uint64_t n = md_count(m, "annotation object", get32(d), size, 4, 12);
+	for (uint64_t i = 0; i < n; i++) {
+		const unsigned char *e = d + 4 + 12 * i;
+		uint32_t klen, vlen;
+		const char *k = utf8_at(m, get32(e), &klen), *v = utf8_at(m, get32(e + 8), &vlen);
+		if (get16(e + 4) == 1 && k && v && !add_annotation(m, prefix, k, klen, v, vlen))
+			return false;
+	}
+	return true;
+}
+
+/* The file name of module I, for its annotations' names. */
+static const char *module_label(const struct md *m, uint32_t i)
+{
+	const char *name = i < m->nmodules && m->modules[i].name ? m->modules[i].name : "?";
+	const char *slash = strrchr(name, '/');
+	return slash ? slash + 1 : name;
+}
+
+/* Crashpad's MinidumpCrashpadInfo: the process's simple annotations, then
+ * each module's (MinidumpModuleCrashpadInfo: its list annotations, simple
+ * annotations and annotation objects), named after the module. */
+static bool read_crashpad(struct md *m)
+{
+	const unsigned char *p;
+	uint32_t len;
+	if (!md_stream(m, STREAM_CRASHPAD, &p, &len) || len < 52)
+		return true;
+	if (!read_dictionary(m, p + 36, NULL))
+		return false;
+	uint32_t size = get32(p + 44), rva = get32(p + 48);
+	const unsigned char *list = size >= 4 ? md_at(m, rva, size) : NULL;
+	uint64_t n = list ? md_count(m, "module annotation", get32(list), size, 4, 12) : 0;
+	for (uint64_t i = 0; i < n; i++) {
+		const unsigned char *link = list + 4 + 12 * i;
+		uint32_t msize = get32(link + 4);
+		const unsigned char *mi = md_at(m, get32(link + 8), msize);
+		const char *label = module_label(m, get32(link));
+		if (!mi || msize < 20)
+			continue;
+		uint32_t lsize = get32(mi + 4);
+		const unsigned char *l = lsize >= 4 ? md_at(m, get32(mi + 8), lsize) : NULL;
+		uint64_t nl = l ? md_count(m, "list annotation", get32(l), lsize, 4, 4) : 0;
+		for (uint64_t k = 0; k < nl; k++) {
+			uint32_t vlen;
+			char index[24];
+			const char *v = utf8_at(m, get32(l + 4 + 4 * k), &vlen);
+			snprintf(index, sizeof(index), "[%llu]", (unsigned long long)k);
+			if (v && !add_annotation(m, label, index, (uint32_t)strlen(index), v, vlen))
+				return false;
+		}
+		if (!read_dictionary(m, mi + 12, label) ||
+		    (msize >= 28 && !read_annotation_objects(m, mi + 20, label)))
+			return false;
+	}
+	return true;
+}
+
 /* ---- memory ------------------------------------------------------------ */
 
 static int range_cmp(const void *a, const void *b)
@@ -691,6 +813,9 @@ static bool add_notes(struct md *m, struct core_writer *w)
 	if (m->auxv_len)
 		core_writer_add_note(w, "CORE", NT_AUXV, m->auxv, m->auxv_len);
 	core_writer_add_note(w, CORE_NOTE_OWNER, CORE_NOTE_HELD, "", 0);
+	if (m->nannotations)
+		core_writer_add_note(w, CORE_NOTE_OWNER, CORE_NOTE_ANNOTATIONS, m->annotations,
+				     m->annotations_len);
 	return true;
 }
 
@@ -732,6 +857,8 @@ static struct core_error *md_read(struct md *m)
 		return &core_error_nomem;
 	read_exception(m);
 	read_process(m);
+	if (!read_crashpad(m))
+		return &core_error_nomem;
 	if (m->nthreads == 0)
 		return core_error_create(CORE_ERROR_FORMAT, "%s: the minidump holds no thread list",
 					 m->core->path);
@@ -803,6 +930,7 @@ static void md_deinit(struct md *m)
 	free(m->ranges);
 	free(m->maps);
 	free(m->maps_text);
+	free(m->annotations);
 }
 
 struct core_error *core_minidump_convert(struct core *core, int fd, uint64_t size, int *out_fd,

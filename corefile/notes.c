@@ -1,4 +1,6 @@
 #include "notes.h"
+
+#include "../base/array.h"
 #include "image.h"
 
 #include <elf.h>
@@ -276,6 +278,29 @@ static struct core_error *parse_layout(struct core *core, const unsigned char *d
 	return NULL;
 }
 
+/* CORE_NOTE_ANNOTATIONS: name and value strings in turn, each NUL-ended;
+ * a pair cut by the end of the note is dropped. */
+static struct core_error *parse_annotations(struct core *core, const unsigned char *desc, size_t dlen)
+{
+	if (core->annotations) {
+		core_warn(core, "annotations note repeated; ignored");
+		return NULL;
+	}
+	size_t cap = 0;
+	for (size_t at = 0; at < dlen && core->nannotations < CORE_ANNOTATIONS_MAX;) {
+		const unsigned char *name = desc + at, *end = memchr(name, '\0', dlen - at);
+		const unsigned char *value = end ? end + 1 : NULL;
+		const unsigned char *vend = value && value < desc + dlen ? memchr(value, '\0', (size_t)(desc + dlen - value)) : NULL;
+		if (!vend)
+			break;
+		struct core_annotation *a = base_array_push(&core->annotations, &core->nannotations, &cap, sizeof(*a));
+		if (!a || !(a->name = strdup((const char *)name)) || !(a->value = strdup((const char *)value)))
+			return &core_error_nomem;
+		at = (size_t)(vend + 1 - desc);
+	}
+	return NULL;
+}
+
 static struct core_error *parse_one(struct core *core, uint32_t type, const char *name,
 				    const unsigned char *desc, size_t dlen)
 {
@@ -288,6 +313,8 @@ static struct core_error *parse_one(struct core *core, uint32_t type, const char
 			return parse_layout(core, desc, dlen);
 		else if (type == CORE_NOTE_HELD)
 			core->held_only = true;
+		else if (type == CORE_NOTE_ANNOTATIONS)
+			return parse_annotations(core, desc, dlen);
 		return NULL;
 	}
 	bool is_core = strcmp(name, "CORE") == 0;
@@ -361,7 +388,7 @@ static bool wanted(const struct core *core, uint32_t type, const char *name)
 {
 	if (strcmp(name, CORE_NOTE_OWNER) == 0)
 		return type == CORE_NOTE_SNAPSHOT || type == CORE_NOTE_SOURCE || type == CORE_NOTE_LAYOUT ||
-		       type == CORE_NOTE_HELD;
+		       type == CORE_NOTE_HELD || type == CORE_NOTE_ANNOTATIONS;
 	bool is_core = strcmp(name, "CORE") == 0;
 	if (!is_core && strcmp(name, "LINUX") != 0)
 		return false;

@@ -535,6 +535,16 @@ static void fact(FILE *out, const char *name, const char *value, bool path)
 	fputs("</dd>\n", out);
 }
 
+/* One annotation of the program's own as a fact: its name, its value. */
+static void annotation_fact(FILE *out, const struct an_annotation *a)
+{
+	fputs("<dt class=\"annotation\">", out);
+	rep_html_text(out, a->name, 0);
+	fputs("</dt><dd>", out);
+	rep_html_text(out, a->value, 0);
+	fputs("</dd>\n", out);
+}
+
 /* Under the title: "SEGV_MAPERR, fault address 0x10 · thread 7 · pid 7". */
 static void write_subtitle(FILE *out, const struct analysis *an)
 {
@@ -601,6 +611,8 @@ static void write_header(FILE *out, const struct analysis *an)
 		fact(out, "core size", buf, false);
 	}
 	fact(out, "crashed at", an->crashed_at, false);
+	for (size_t i = 0; i < an->nannotations; i++)
+		annotation_fact(out, &an->annotations[i]);
 	fact(out, "signature", an->signature, false);
 	fact(out, "signature hash", an->signature_hash, false);
 	fputs("</dl>\n", out);

@@ -41,9 +41,23 @@ static json_t *jhex_if(bool known, uint64_t v)
 	return known ? jhex(v) : json_null();
 }
 
+/* The program's annotations as an object, names made valid UTF-8 as
+ * every string is; a repeated name keeps its last value. */
+static json_t *annotations_object(const struct analysis *an)
+{
+	json_t *o = json_object();
+	for (size_t i = 0; o && i < an->nannotations; i++) {
+		json_t *name = jstr(an->annotations[i].name);
+		if (!name || json_object_set_new(o, json_string_value(name), jstr(an->annotations[i].value)) != 0)
+			json_failed = true;
+		json_decref(name);
+	}
+	return o;
+}
+
 static json_t *identity_object(const struct analysis *an)
 {
-	return json_pack("{s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+	return json_pack("{s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 		"path", jstr(an->core_path),
 		"file_size", (json_int_t)an->core_file_size,
 		"size", (json_int_t)an->core_size,
@@ -54,7 +68,8 @@ static json_t *identity_object(const struct analysis *an)
 		"build_id", jstr(an->build_id),
 		"pid", an->has_pid ? json_integer(an->pid) : json_null(),
 		"uid", an->has_uid ? json_integer(an->uid) : json_null(),
-		"arch", jstr(an->arch));
+		"arch", jstr(an->arch),
+		"annotations", annotations_object(an));
 }
 
 /* A running process read live: its pid, when and how long it was stopped. */

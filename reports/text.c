@@ -66,6 +66,10 @@ static void write_header(FILE *out, const struct analysis *an)
 		fprintf(out, "build-id:    %s\n", esc(an->build_id));
 	if (an->has_pid && !an->live)
 		fprintf(out, "pid:         %d\n", an->pid);
+	for (size_t i = 0; i < an->nannotations; i++) {
+		fprintf(out, "annotation:  %s = ", esc(an->annotations[i].name));
+		fprintf(out, "%s\n", esc(an->annotations[i].value));
+	}
 	if (!an->has_signal && an->live) {
 		fprintf(out, "signal:      none (a running process, read live)\n");
 		return;

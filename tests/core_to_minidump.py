@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The minidump Breakpad's Linux client would write of an ELF core's crash.
 
-    core_to_minidump.py CORE OUT
+    core_to_minidump.py CORE OUT [NAME=VALUE...]
 
 Breakpad's layout (src/google_breakpad/common/minidump_format.h): its
 1232-byte MDRawContextAMD64 or 912-byte MDRawContextARM64 for every thread
@@ -12,6 +12,12 @@ mapped from offset 0 (NT_FILE) with each one's build-id in a CodeView
 "BpEL" record (from the ELF notes the core saved), LinuxMaps from the
 segments and NT_FILE, and LinuxAuxv.  The thread pointer goes in each
 thread's teb, as Crashpad writes it.  x86_64 and aarch64 cores.
+
+NAME=VALUE pairs go into Crashpad's MinidumpCrashpadInfo stream: a NAME
+"MODULE:NAME" as the simple annotation of the module whose path ends in
+MODULE (a NAME "MODULE:@NAME" as its annotation object, "MODULE:[]" its list
+annotation), any other as the process's (crashpad/minidump/
+minidump_extensions.h).
 """
 import struct
 import sys
@@ -127,6 +133,42 @@ def context(machine, regs, tp):
     return bytes(c), regs[31], regs[32]
 
 
+def utf8(w, text):
+    b = text.encode('utf-8', 'surrogateescape')
+    return w.put(struct.pack('<I', len(b)) + b + b'\0')
+
+
+def dictionary(w, pairs):
+    body = struct.pack('<I', len(pairs)) + b''.join(struct.pack('<II', utf8(w, k), utf8(w, v)) for k, v in pairs)
+    return struct.pack('<II', len(body), w.put(body))
+
+
+def crashpad(w, modules, specs):
+    process, per_module = [], {}
+    for spec in specs:
+        name, value = spec.split('=', 1)
+        mod, sep, key = name.partition(':')
+        if not sep:
+            process.append((name, value))
+            continue
+        idx = [i for i, f in enumerate(modules) if f[3].endswith(mod)][0]
+        per_module.setdefault(idx, []).append((key, value))
+    links = []
+    for idx, pairs in sorted(per_module.items()):
+        simple = [(k, v) for k, v in pairs if not k.startswith('@') and k != '[]']
+        lists = [v for k, v in pairs if k == '[]']
+        objects = [(k[1:], v) for k, v in pairs if k.startswith('@')]
+        lbody = struct.pack('<I', len(lists)) + b''.join(struct.pack('<I', utf8(w, v)) for v in lists)
+        obody = struct.pack('<I', len(objects)) + b''.join(
+            struct.pack('<IHHI', utf8(w, k), 1, 0, utf8(w, v)) for k, v in objects)
+        info = struct.pack('<I', 1) + struct.pack('<II', len(lbody), w.put(lbody)) + dictionary(w, simple) + \
+            struct.pack('<II', len(obody), w.put(obody))
+        links.append(struct.pack('<III', idx, len(info), w.put(info)))
+    mlist = struct.pack('<I', len(links)) + b''.join(links)
+    w.stream(0x43500001, struct.pack('<I', 1) + b'\0' * 32 + dictionary(w, process) +
+             struct.pack('<II', len(mlist), w.put(mlist)) + struct.pack('<IQ', 0, 0))
+
+
 def main(argv):
     core = Core(argv[1])
     m = core.machine
@@ -199,6 +241,8 @@ def main(argv):
     if auxv:
         w.stream(0x47670008, auxv)
     w.stream(15, struct.pack('<III', 24, 1, pid) + b'\0' * 12)
+    if len(argv) > 3:
+        crashpad(w, [f for f in files if f[2] == 0], argv[3:])
     open(argv[2], 'wb').write(w.bytes())
 
 

@@ -77,6 +77,23 @@ else
 	fail "minidump breakpad-aarch64: cannot decompress fixtures/aarch64's core"
 fi
 
+# Crashpad's annotations (the process's, a module's simple, list and object
+# annotations), bytes that are no UTF-8 among them: shown, never dropped.
+python3 "$ROOT/tests/core_to_minidump.py" "$CORE" "$TMPD/ann.dmp" 'channel=beta' $'build=7\xff' \
+	'prog:plugin=cart' 'prog:@gpu=none' 'prog:[]=warm start' ||
+	fail "minidump annotations: cannot write the minidump"
+asy_json "$TMPD/ann.json" "$TMPD/ann.dmp" "$PROG"
+check "minidump annotations: core.annotations holds every one, in order" \
+	test "$(jget "$TMPD/ann.json" "ascii(list(j['core']['annotations'].items()))")" = \
+	"[('channel', 'beta'), ('build', '7\ufffd'), ('prog: [0]', 'warm start'), ('prog: plugin', 'cart'), ('prog: gpu', 'none')]"
+"$ASYNCORE" "$TMPD/ann.dmp" "$PROG" >"$TMPD/ann.txt" 2>/dev/null
+check "minidump annotations: the text report's header lists them" grep -qx 'annotation:  prog: plugin = cart' "$TMPD/ann.txt"
+"$ASYNCORE" report "$TMPD/ann.dmp" "$PROG" --format html >"$TMPD/ann.html" 2>/dev/null
+check "minidump annotations: the HTML page's facts list them" \
+	grep -q '<dt class="annotation">prog: gpu</dt><dd>none</dd>' "$TMPD/ann.html"
+check "minidump annotations: a core has none" test "$(jget "$TMPD/core.json" "j['core']['annotations']")" = "{}"
+rm -f "$TMPD/ann.dmp"
+
 # Without the binary: the module list names it, its build-id agrees.
 "$ASYNCORE" "$DMP" >"$TMPD/dmp.txt" 2>"$TMPD/dmp.txt.err"; rc=$?
 "$ASYNCORE" "$CORE" >"$TMPD/core.txt" 2>/dev/null
