@@ -371,6 +371,9 @@ void core_close(struct core *core)
 		free(core->annotations[i].value);
 	}
 	free(core->annotations);
+	for (size_t i = 0; i < core->nmodules; i++)
+		free(core->modules[i].path);
+	free(core->modules);
 	for (size_t i = 0; i < core->nwarnings; i++)
 		free(core->warnings[i]);
 	free(core->warnings);

@@ -75,6 +75,8 @@ struct core_sha256_job;         /* identity.h */
  * was stopped and when.  Desc: u64 paused_us, then taken_at, ISO 8601 UTC,
  * NUL-padded to 32 bytes, then (when the desc is that long) u64 the
  * CLOCK_MONOTONIC nanoseconds at the stop. */
+#define CORE_BUILD_ID_MAX 64u           /* bytes of a build-id kept, at most */
+
 #define CORE_NOTE_OWNER "ASYNCORE"
 #define CORE_NOTE_SNAPSHOT 1u
 struct core_snapshot {
@@ -103,6 +105,20 @@ struct core_snapshot {
 
 struct core_annotation {
 	char *name, *value;
+};
+
+/* The objects the target had loaded, as its source lists them where the
+ * core need not hold their ELF headers (a minidump's module list): desc,
+ * per object u64 start, u64 end, u32 build-id length, the build-id, then
+ * its path, NUL-ended. */
+#define CORE_NOTE_MODULES 6u
+#define CORE_MODULES_MAX 100000u
+
+struct core_module {
+	uint64_t start, end;
+	unsigned char build_id[CORE_BUILD_ID_MAX];
+	size_t build_id_len;
+	char *path;
 };
 
 struct core_writer;             /* corewrite.h */
@@ -145,6 +161,8 @@ struct core {
 	bool held_only;             /* CORE_NOTE_HELD */
 	struct core_annotation *annotations;   /* CORE_NOTE_ANNOTATIONS */
 	size_t nannotations;
+	struct core_module *modules;           /* CORE_NOTE_MODULES */
+	size_t nmodules;
 	char source_fingerprint[65];        /* "" when not a minicore */
 	struct core_segment *layout;        /* from the note, until indexed */
 	size_t nlayout;
@@ -203,7 +221,6 @@ bool core_read_bytes(struct core *core, uint64_t addr, void *buf, size_t len);
  * to judge whether a file on disk is the one that ran. */
 bool core_read_saved(const struct core *core, uint64_t addr, void *buf, size_t len);
 
-#define CORE_BUILD_ID_MAX 64u           /* bytes of a build-id kept, at most */
 #define CORE_SAVED_NOTES_MAX 65536u     /* bytes of a PT_NOTE searched, at most */
 
 /* The GNU build-id (NT_GNU_BUILD_ID, owner "GNU") among the notes the core

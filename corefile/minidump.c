@@ -798,6 +798,47 @@ static void note_psinfo(struct md *m, struct core_writer *w)
 	core_writer_add_note(w, "CORE", NT_PRPSINFO, ps, sizeof(ps));
 }
 
+/* Where module MOD ends: the last of the mappings of its file that follow
+ * its base (LinuxMaps; lldb's module sizes cover part of an image), else
+ * its size. */
+static uint64_t module_end(const struct md *m, const struct md_module *mod)
+{
+	uint64_t end = mod->size <= UINT64_MAX - mod->base ? mod->base + mod->size : UINT64_MAX;
+	for (size_t i = 0; mod->name && i < m->nmaps; i++)
+		if (m->maps[i].start >= mod->base && m->maps[i].end > end && strcmp(m->maps[i].path, mod->name) == 0)
+			end = m->maps[i].end;
+	return end;
+}
+
+/* CORE_NOTE_MODULES: every module with a path, its extent and build-id. */
+static bool note_modules(struct md *m, struct core_writer *w)
+{
+	size_t len = 0;
+	for (size_t i = 0; i < m->nmodules; i++)
+		if (m->modules[i].name)
+			len += 20 + m->modules[i].build_id_len + strlen(m->modules[i].name) + 1;
+	unsigned char *d = malloc(len ? len : 1), *o = d;
+	if (!d)
+		return false;
+	for (size_t i = 0; i < m->nmodules; i++) {
+		const struct md_module *mod = &m->modules[i];
+		if (!mod->name)
+			continue;
+		uint64_t end = module_end(m, mod);
+		uint32_t id_len = (uint32_t)mod->build_id_len;
+		memcpy(o, &mod->base, 8);
+		memcpy(o + 8, &end, 8);
+		memcpy(o + 16, &id_len, 4);
+		memcpy(o + 20, mod->build_id, id_len);
+		o += 20 + id_len;
+		o = (unsigned char *)stpcpy((char *)o, mod->name) + 1;
+	}
+	if (len)
+		core_writer_add_note(w, CORE_NOTE_OWNER, CORE_NOTE_MODULES, d, len);
+	free(d);
+	return true;
+}
+
 /* The threads, the one that took the exception first (a report signs it). */
 static bool add_notes(struct md *m, struct core_writer *w)
 {
@@ -813,6 +854,8 @@ static bool add_notes(struct md *m, struct core_writer *w)
 	if (m->auxv_len)
 		core_writer_add_note(w, "CORE", NT_AUXV, m->auxv, m->auxv_len);
 	core_writer_add_note(w, CORE_NOTE_OWNER, CORE_NOTE_HELD, "", 0);
+	if (!note_modules(m, w))
+		return false;
 	if (m->nannotations)
 		core_writer_add_note(w, CORE_NOTE_OWNER, CORE_NOTE_ANNOTATIONS, m->annotations,
 				     m->annotations_len);

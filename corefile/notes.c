@@ -301,6 +301,34 @@ static struct core_error *parse_annotations(struct core *core, const unsigned ch
 	return NULL;
 }
 
+/* CORE_NOTE_MODULES; an entry cut by the end of the note, or whose
+ * build-id is too long, ends the list. */
+static struct core_error *parse_modules(struct core *core, const unsigned char *desc, size_t dlen)
+{
+	if (core->modules) {
+		core_warn(core, "modules note repeated; ignored");
+		return NULL;
+	}
+	size_t cap = 0;
+	for (size_t at = 0; at + 20 <= dlen && core->nmodules < CORE_MODULES_MAX;) {
+		uint32_t id_len = get_u32(desc + at + 16);
+		size_t path_at = at + 20 + id_len;
+		const unsigned char *end = id_len <= CORE_BUILD_ID_MAX && path_at < dlen
+						   ? memchr(desc + path_at, '\0', dlen - path_at) : NULL;
+		if (!end)
+			break;
+		struct core_module *m = base_array_push(&core->modules, &core->nmodules, &cap, sizeof(*m));
+		if (!m || !(m->path = strdup((const char *)desc + path_at)))
+			return &core_error_nomem;
+		memcpy(&m->start, desc + at, 8);
+		memcpy(&m->end, desc + at + 8, 8);
+		memcpy(m->build_id, desc + at + 20, id_len);
+		m->build_id_len = id_len;
+		at = (size_t)(end + 1 - desc);
+	}
+	return NULL;
+}
+
 static struct core_error *parse_one(struct core *core, uint32_t type, const char *name,
 				    const unsigned char *desc, size_t dlen)
 {
@@ -315,6 +343,8 @@ static struct core_error *parse_one(struct core *core, uint32_t type, const char
 			core->held_only = true;
 		else if (type == CORE_NOTE_ANNOTATIONS)
 			return parse_annotations(core, desc, dlen);
+		else if (type == CORE_NOTE_MODULES)
+			return parse_modules(core, desc, dlen);
 		return NULL;
 	}
 	bool is_core = strcmp(name, "CORE") == 0;
@@ -388,7 +418,7 @@ static bool wanted(const struct core *core, uint32_t type, const char *name)
 {
 	if (strcmp(name, CORE_NOTE_OWNER) == 0)
 		return type == CORE_NOTE_SNAPSHOT || type == CORE_NOTE_SOURCE || type == CORE_NOTE_LAYOUT ||
-		       type == CORE_NOTE_HELD || type == CORE_NOTE_ANNOTATIONS;
+		       type == CORE_NOTE_HELD || type == CORE_NOTE_ANNOTATIONS || type == CORE_NOTE_MODULES;
 	bool is_core = strcmp(name, "CORE") == 0;
 	if (!is_core && strcmp(name, "LINUX") != 0)
 		return false;

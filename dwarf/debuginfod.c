@@ -120,15 +120,20 @@ void dbg_debuginfod_result(struct dbg_file *f, int fd, char **debuginfo_file_nam
 	 * for a file libdebuginfod fetched or found in its cache. */
 	if (fd < 0 || *debuginfo_file_name || !dbg_debuginfod_enabled())
 		return;
+	*debuginfo_file_name = dbg_fd_path(fd);
+	if (f)
+		f->debuginfod = true;
+}
+
+char *dbg_fd_path(int fd)
+{
 	char link[64], path[PATH_MAX];
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	ssize_t n = readlink(link, path, sizeof(path) - 1);
-	if (n > 0) {
-		path[n] = '\0';
-		*debuginfo_file_name = strdup(path);
-	}
-	if (f)
-		f->debuginfod = true;
+	if (n <= 0)
+		return NULL;
+	path[n] = '\0';
+	return strdup(path);
 }
 
 void dbg_debuginfod_warn(struct dbg_session *s, struct dbg_module_entry *m)

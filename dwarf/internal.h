@@ -140,6 +140,12 @@ bool dbg_module_is_copy(struct dbg_session *s, struct dbg_module_entry *m);
  * linker's list (dwarf/linkmap.c), after libdwfl reported the rest. */
 void dbg_report_link_map(struct dbg_session *s);
 
+/* The objects the core lists itself with their build-ids (core->modules:
+ * a minidump's module list) that nothing reported yet, at their place:
+ * session_find_elf() then finds each file as BINARY, at its path (under
+ * --sysroot), or by its build-id in the debug directories and debuginfod. */
+void dbg_report_listed(struct dbg_session *s);
+
 /* The module entry holding runtime address PC, or NULL. */
 struct dbg_module_entry *dbg_module_for(struct dbg_session *s, uint64_t pc);
 
@@ -274,6 +280,10 @@ bool dbg_debuginfod_enabled(void);
  * for a module whose server lookup failed other than "not found". */
 void dbg_debuginfod_attach(Dwfl *dwfl);
 void dbg_debuginfod_result(struct dbg_file *f, int fd, char **debuginfo_file_name);
+
+/* The path of the file open at FD (/proc/self/fd), malloc'd; NULL when
+ * unknown. */
+char *dbg_fd_path(int fd);
 void dbg_debuginfod_warn(struct dbg_session *s, struct dbg_module_entry *m);
 
 /* Ask the debuginfod servers for the debug file of BUILD_ID (hex), with

@@ -240,3 +240,19 @@ void dbg_report_link_map(struct dbg_session *s)
 		lm = next;
 	}
 }
+
+void dbg_report_listed(struct dbg_session *s)
+{
+	struct core *core = s->core;
+	for (size_t i = 0; i < core->nmodules; i++) {
+		const struct core_module *m = &core->modules[i];
+		if (!m->build_id_len || m->end <= m->start || dwfl_addrmodule(s->dwfl, m->start))
+			continue;
+		dwfl_report_begin_add(s->dwfl);
+		Dwfl_Module *mod = dwfl_report_module(s->dwfl, m->path, m->start, m->end);
+		if (!mod || dwfl_module_report_build_id(mod, m->build_id, m->build_id_len, 0) != 0)
+			core_warn(core, "cannot report %s at 0x%llx: %s", m->path, (unsigned long long)m->start,
+				  dwfl_errmsg(-1));
+		dwfl_report_end(s->dwfl, NULL, NULL);
+	}
+}

@@ -101,7 +101,12 @@ static int session_find_elf(Dwfl_Module *mod, void **userdata, const char *modna
 			return fd;
 		}
 	}
-	return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
+	int fd = dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
+	/* libdwfl names no file libdebuginfod fetched: the module's file is
+	 * then read from where it lies in debuginfod's cache */
+	if (fd >= 0 && !*file_name)
+		*file_name = dbg_fd_path(fd);
+	return fd;
 }
 
 /* The cache's lookup (dwarf/inflated.c): a session's modules hold the
@@ -121,6 +126,23 @@ static int module_cmp(const void *a, const void *b)
 {
 	const struct dbg_module_entry *x = a, *y = b;
 	return x->info.start < y->info.start ? -1 : x->info.start > y->info.start;
+}
+
+/* Whether PATH names a file by its build-id: a .build-id tree's, or
+ * debuginfod's cache (DIR/HEX/executable).  The module then keeps the name
+ * the core gave it. */
+static bool named_by_build_id(const char *path)
+{
+	if (strstr(path, "/.build-id/"))
+		return true;
+	const char *base = strrchr(path, '/');
+	if (!base || strcmp(base, "/executable") != 0)
+		return false;
+	const char *dir = base;
+	while (dir > path && dir[-1] != '/')
+		dir--;
+	size_t n = (size_t)(base - dir);
+	return n >= 16 && strspn(dir, "0123456789abcdef") >= n;
 }
 
 static int collect_module(Dwfl_Module *mod, void **userdata, const char *name,
@@ -144,7 +166,8 @@ static int collect_module(Dwfl_Module *mod, void **userdata, const char *name,
 	m->info.start = start ? start : low;
 	m->info.start = low;
 	m->info.end = high;
-	char *path = strdup(mainfile ? mainfile : name);
+	bool by_build_id = mainfile && named_by_build_id(mainfile) && name && name[0] == '/';
+	char *path = strdup(mainfile && !by_build_id ? mainfile : name);
 	if (path && path[0] == 0x01)
 		path[0] = '/';  /* a path core_mapped_guard() blanked */
 	m->info.path = path;
@@ -190,6 +213,7 @@ static struct core_error *report_modules(struct dbg_session *s)
 		core_warn(s->core, "cannot list the core's modules: %s", dwfl_errmsg(-1));
 	report_binary(s, exe);
 	dbg_report_link_map(s);
+	dbg_report_listed(s);
 	if (dwfl_getmodules(s->dwfl, collect_module, s, 0) != 0)
 		return &core_error_nomem;
 	if (s->nmodules)  /* s->modules is NULL when the core lists no module */

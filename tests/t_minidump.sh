@@ -77,6 +77,51 @@ else
 	fail "minidump breakpad-aarch64: cannot decompress fixtures/aarch64's core"
 fi
 
+# A minidump read where its program is not at the path it ran from (a crash
+# server's case): the program is found by its CodeView build-id, in a debug
+# directory's .build-id tree and from a debuginfod server.
+MOVED=$TMPD/moved
+mkdir -p "$MOVED" && cp "$PROG" "$MOVED/prog"
+(cd "$MOVED" && ulimit -c unlimited && exec ./prog >/dev/null 2>&1)
+MCORE=$(ls "$MOVED"/core* 2>/dev/null | head -1)
+if [ -z "$MCORE" ] && core_pattern_is_local; then
+	fail "minidump moved: the program gave no core"
+elif [ -n "$MCORE" ]; then
+	python3 "$ROOT/tests/core_to_minidump.py" "$MCORE" "$TMPD/moved.dmp"
+	asy_json "$TMPD/moved-core.json" "$MCORE"
+	bid=$(jget "$TMPD/moved-core.json" "j['core']['build_id']")
+	mkdir -p "$TMPD/dbg/.build-id/${bid:0:2}" "$TMPD/served"
+	mv "$MOVED/prog" "$TMPD/dbg/.build-id/${bid:0:2}/${bid:2}"
+	asy_json "$TMPD/moved.json" "$TMPD/moved.dmp" --debug-dir "$TMPD/dbg"
+	if python3 "$ROOT/tests/minidump_compare.py" "$TMPD/moved-core.json" "$TMPD/moved.json" >"$TMPD/cmp" 2>&1; then
+		pass "minidump moved: the program found by build-id in a debug directory: $(tail -1 "$TMPD/cmp")"
+	else
+		fail "minidump moved: by build-id in a debug directory: $(head -3 "$TMPD/cmp" | tr '\n' ' ')"
+	fi
+	check "minidump moved: its module keeps the path it ran from" \
+		test "$(jget "$TMPD/moved.json" "[m['path'] for m in j['modules'] if m['build_id'] == '$bid'][0]")" = "$MOVED/prog"
+	if test_dep debuginfod debuginfod "$TMPD/apt-dbgd.log"; then
+		cp "$TMPD/dbg/.build-id/${bid:0:2}/${bid:2}" "$TMPD/served/prog"
+		export DEBUGINFOD_CACHE_PATH=$TMPD/client-cache
+		if debuginfod_start "$TMPD/served" "$bid" "$TMPD/dbgd"; then
+			DEBUGINFOD_URLS=$DEBUGINFOD_URL asy_json "$TMPD/served.json" "$TMPD/moved.dmp"
+			if python3 "$ROOT/tests/minidump_compare.py" "$TMPD/moved-core.json" "$TMPD/served.json" >"$TMPD/cmp" 2>&1; then
+				pass "minidump moved: the program found by build-id on a debuginfod server: $(tail -1 "$TMPD/cmp")"
+				check "minidump moved: ... its module keeps the path it ran from" \
+					test "$(jget "$TMPD/served.json" "[m['path'] for m in j['modules'] if m['build_id'] == '$bid'][0]")" = "$MOVED/prog"
+			else
+				fail "minidump moved: from debuginfod: $(head -3 "$TMPD/cmp" | tr '\n' ' ')"
+			fi
+		else
+			fail "minidump moved: debuginfod never served $bid: $(tail -2 "$TMPD/dbgd.log" | tr '\n' ' ')"
+		fi
+		kill "$DEBUGINFOD_PID" 2>/dev/null
+		wait "$DEBUGINFOD_PID" 2>/dev/null
+	else
+		skip "minidump moved: debuginfod could not be installed: $(tail -1 "$TMPD/apt-dbgd.log")"
+	fi
+fi
+
 # Crashpad's annotations (the process's, a module's simple, list and object
 # annotations), bytes that are no UTF-8 among them: shown, never dropped.
 python3 "$ROOT/tests/core_to_minidump.py" "$CORE" "$TMPD/ann.dmp" 'channel=beta' $'build=7\xff' \
