@@ -766,7 +766,7 @@ if [ -n "$D" ]; then
 		[ "${sets#* }/$(set_days_wrong crashes5)/$(counted_once 1 crashes5.set_days_local)/$(counted_once 2 crashes5.set_days_local)" = "3 0/0/1/1" ]
 fi
 
-# The marks (aggregate_marks, reports/store_clickhouse.c): a served search
+# The marks (aggregate_marks, reports/store_ch_served.c): a served search
 # takes the aggregates as exact only when each shard's newest "rebuilt"
 # mark is at or after the newest mark that may have left them inexact
 # (resign's "rewriting" and "rewritten", for every shard), without merging
