@@ -19,7 +19,8 @@
  * second copy of a row leaves unchanged; set_days does the same per term
  * set (a search reads the sets holding a name in term_names, which the
  * writer fills, then their groups here); search_names holds names, a second
- * copy of which is the same name.  Only a core whose rows differ in group
+ * copy of which is the same name, and term_sets the sets, as many as a
+ * search's name must be held with to match every core.  Only a core whose rows differ in group
  * (resign changed its signature or its term set) is in two groups, until
  * the old row is merged away and the aggregate counted again (resign on
  * one server, `store init` on each shard): aggregate_marks says when that
@@ -72,6 +73,8 @@ static const struct ch_view_def ch_views[] = {
 	{"search_names_task_frames_mv", "task_frames", "SELECT DISTINCT " FRAME_NAMES " AS name FROM %1$s"},
 	{"search_names_cores_mv", "cores",
 	 "SELECT DISTINCT assumeNotNull(cause_summary) AS name FROM %1$s WHERE isNotNull(cause_summary)"},
+	{"term_sets_names_mv", "term_names", "SELECT DISTINCT term_set FROM %1$s"},
+	{"term_sets_cores_mv", "cores", "SELECT DISTINCT term_set FROM %1$s"},
 };
 
 /* COUNTS: the aggregate counts cores (n, a uniqExact of fingerprints) in
@@ -83,6 +86,9 @@ static const struct {
 	{"bucket_days", bucket_days_columns, "AggregatingMergeTree", BUCKET_DAYS_KEY, true},
 	{"set_days", set_days_columns, "AggregatingMergeTree", SET_DAYS_KEY, true},
 	{"search_names", "name String", "ReplacingMergeTree", "name", false},
+	/* every set term_names or a cores row ever named: a search whose name
+	 * one server's term_names holds with each of them matches every core */
+	{"term_sets", "term_set String", "ReplacingMergeTree", "term_set", false},
 };
 
 /* What stores made before term sets held and a store no longer has: the
