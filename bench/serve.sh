@@ -9,7 +9,9 @@
 # term set of its own for every copy (names held by 100,000 sets, the worst
 # a search meets).  Times of /, a bucket, searches and a core page (the
 # median of 7 requests after one to warm up, measured by curl), against
-# 200 ms (the lists) and 100 ms (a core).
+# 200 ms (the lists) and 100 ms (a core); with a set per copy only
+# ClickHouse's searches for names every set holds (main, libc) are held to
+# it, the others are figures.
 # Usage: bench/serve.sh /abs/path/asyncore
 set -u
 ASYNCORE=${1:?usage: bench/serve.sh /path/to/asyncore}
@@ -141,7 +143,8 @@ for line in open(sys.argv[1]):
         continue
     target = 100 if page == "/core" else 200
     met = ms <= target
-    ok &= met or "own sets" in store   # the worst shape: figures beyond the measure
+    every_set = store.startswith("ClickHouse") and page in ("/search (main)", "/search (libc)")
+    ok &= met or ("own sets" in store and not every_set)   # the worst shape: figures beyond it
     print("  %-26s %-28s %7.1f ms  (%s cores; <= %d ms: %s)" % (store, page, ms, n, target, "met" if met else "NOT met"))
     timing.record("serve %s over %s cores, %s" % (page, n, store), "%.1f ms" % ms, "<= %d ms" % target, met)
 sys.exit(0 if ok else 1)

@@ -30,7 +30,7 @@ static const char ch_groups[] =
 	" GROUP BY signature_hash, executable, build_id, arch, day ORDER BY signature_hash";
 
 /* ClickHouse's groups from bucket_days (kept by a view as cores rows
- * arrive, reports/store_clickhouse.c: '' there is NULL, the example's
+ * arrive, reports/store_ch_served.c: '' there is NULL, the example's
  * nullable fields come with a mask), read while that table holds every
  * core in one group only (rep_reader_aggregates_exact()); otherwise (a
  * resign whose older rows are not merged away yet) from cores. */

@@ -329,24 +329,50 @@ _Static_assert(SQLITE_MANY_SETS == 20000, "SQLITE_SET_ROWS' bound");
 	"  WHERE hash IN (SELECT hash FROM set_days WHERE term_set IN " CH_SETS ") GROUP BY hash)" \
 	" GROUP BY h HAVING k > 0 ORDER BY k DESC, h LIMIT 100"
 /* The day from which the matching cores number 200 ('': fewer, undated
- * ones too; NULL: none match), from both aggregates' days. */
-#define CH_CUTOFF \
+ * ones too; NULL: none match), from the matching cores' count of each day
+ * (DAY_COUNTS: day, c), here from both aggregates' days. */
+#define CH_CUTOFF_OF(DAY_COUNTS) \
 	"(SELECT if(arraySum(ns) = 0, NULL, if(arraySum(ns) < 200, ''," \
 	"  ds[arrayFirstIndex(x -> x >= 200, arrayCumSum(ns))])) FROM" \
 	" (SELECT groupArray(day) AS ds, groupArray(c) AS ns FROM (SELECT day, sum(c) AS c FROM" \
-	"  (SELECT day, uniqExactMerge(n) AS c FROM bucket_days WHERE " CH_GROUP_OWN " GROUP BY day" \
-	"   UNION ALL SELECT day, uniqExactMerge(n) AS c FROM set_days" \
-	"   WHERE term_set IN " CH_SETS " AND NOT " CH_GROUP_OWN " GROUP BY day)" \
+	"  (" DAY_COUNTS ")" \
 	"  GROUP BY day ORDER BY day DESC)))"
+#define CH_CUTOFF \
+	CH_CUTOFF_OF("SELECT day, uniqExactMerge(n) AS c FROM bucket_days WHERE " CH_GROUP_OWN " GROUP BY day" \
+		     "   UNION ALL SELECT day, uniqExactMerge(n) AS c FROM set_days" \
+		     "   WHERE term_set IN " CH_SETS " AND NOT " CH_GROUP_OWN " GROUP BY day")
 #define CH_CORE_COLUMNS \
 	"SELECT fingerprint, ifNull(crashed_at, file_mtime) AS seen, executable, build_id," \
 	" signature_hash, signature, cause_kind, cause_summary FROM cores FINAL"
+#define CH_NEWEST " ORDER BY seen DESC NULLS LAST, analysed_at DESC, path LIMIT 200"
 #define CH_AGG_CORES \
 	CH_CORE_COLUMNS " PREWHERE fingerprint IN (SELECT fingerprint FROM cores" \
 	"  PREWHERE ifNull(ifNull(crashed_at, file_mtime), '') >= " CH_CUTOFF \
 	"  WHERE term_set IN " CH_SETS " OR " CH_CORE_OWN ")" \
-	" WHERE term_set IN " CH_SETS " OR " CH_CORE_OWN \
-	" ORDER BY seen DESC NULLS LAST, analysed_at DESC, path LIMIT 200"
+	" WHERE term_set IN " CH_SETS " OR " CH_CORE_OWN CH_NEWEST
+/* Whether the shortest name the search matches is held with every term
+ * set the store has named (term_sets): then every core matches through
+ * its set, and the buckets and newest cores are every core's, read from
+ * bucket_days alone instead of looking up each set holding the name, at
+ * most one a core.  The name's sets are counted by a 64-bit hash (two sets
+ * of one hash count once: fewer, never more), term_sets by its distinct
+ * keys (FINAL), exactly on one server; a cluster's (term_sets Distributed)
+ * look the sets up.  Another name held with every set leaves the search
+ * looking them up, as exact and slower. */
+#define CH_ALL_SETS_MADE \
+	"SELECT count() FROM system.tables WHERE database = currentDatabase() AND name = 'term_sets'" \
+	" AND engine = 'ReplacingMergeTree'"
+#define CH_ALL_SETS \
+	"SELECT m > 0 AND m = a FROM (SELECT (SELECT uniqExact(cityHash64(term_set)) FROM term_names" \
+	"  WHERE name IN (SELECT argMin(name, length(name)) FROM search_names WHERE position(name, %1$s) > 0))" \
+	" AS m, (SELECT count() FROM term_sets FINAL) AS a)"
+#define CH_ALL_BUCKETS \
+	"SELECT nullIf(hash, ''), nullIf(maxMerge(sig), ''), uniqExactMerge(n) AS k, nullIf(maxMerge(last_at), '')" \
+	" FROM bucket_days GROUP BY hash HAVING k > 0 ORDER BY k DESC, hash LIMIT 100"
+#define CH_ALL_CORES \
+	CH_CORE_COLUMNS " PREWHERE fingerprint IN (SELECT fingerprint FROM cores" \
+	"  PREWHERE ifNull(ifNull(crashed_at, file_mtime), '') >= " \
+	CH_CUTOFF_OF("SELECT day, uniqExactMerge(n) AS c FROM bucket_days GROUP BY day") ")" CH_NEWEST
 #define CH_MATCH \
 	" WHERE term_set IN " CH_SETS " OR position(ifNull(cause_summary, ''), %1$s) > 0" \
 	" OR position(ifNull(signature, ''), %1$s) > 0 OR position(ifNull(cause_kind, ''), %1$s) > 0" \
@@ -368,14 +394,38 @@ static bool sqlite_broad(json_t *buckets)
 	return n >= SQLITE_BROAD_AT || json_array_size(buckets) >= SEARCH_MAX_BUCKETS;
 }
 
+/* Whether the first cell of SQL's rows (with PARAM) is 1: *YES.  0, or -1. */
+static int first_is_one(struct rep_reader *r, const char *sql, const char *param, bool *yes)
+{
+	json_t *rows = NULL;
+	*yes = false;
+	if (rep_reader_rows(r, sql, param, &rows) != 0)
+		return -1;
+	*yes = json_integer_value(json_array_get(json_array_get(rows, 0), 0)) == 1;
+	json_decref(rows);
+	return 0;
+}
+
+/* ClickHouse: whether QUERY's names are held with every term set
+ * (CH_ALL_SETS), when the store has term_sets on one server: *ALL. */
+static int ch_all_sets(struct rep_reader *r, const char *query, bool *all)
+{
+	bool made;
+	*all = false;
+	if (first_is_one(r, CH_ALL_SETS_MADE, NULL, &made) != 0)
+		return -1;
+	return made ? first_is_one(r, CH_ALL_SETS, query, all) : 0;
+}
+
 /* The search's buckets (BUCKETS) or newest cores, as JSON objects; BROAD:
- * the search is broad (sqlite_broad()). */
+ * the search is broad (sqlite_broad()); EXACT: ClickHouse's aggregates are
+ * (rep_reader_aggregates_exact()), ALL: and every core matches
+ * (ch_all_sets()). */
 static json_t *search_rows(struct rep_reader *r, const char *query, bool buckets, bool exact,
-			   bool broad)
+			   bool all, bool broad)
 {
 	static const char *const sql[2][2] = {
-		{SQLITE_CORES_NARROW, CH_CORE_COLUMNS CH_MATCH
-		 " ORDER BY seen DESC NULLS LAST, analysed_at DESC, path LIMIT 200"},
+		{SQLITE_CORES_NARROW, CH_CORE_COLUMNS CH_MATCH CH_NEWEST},
 		{SQLITE_BUCKETS(SQLITE_REST_FEW),
 		 "SELECT signature_hash, any(signature), count() AS n, max(ifNull(crashed_at, file_mtime))"
 		 " FROM cores FINAL" CH_MATCH
@@ -386,6 +436,8 @@ static json_t *search_rows(struct rep_reader *r, const char *query, bool buckets
 	const char *q = sql[buckets][rep_reader_clickhouse(r)];
 	if (rep_reader_clickhouse(r) && exact)
 		q = buckets ? CH_AGG_BUCKETS : CH_AGG_CORES;
+	if (rep_reader_clickhouse(r) && exact && all)
+		q = buckets ? CH_ALL_BUCKETS : CH_ALL_CORES;
 	if (!buckets && !rep_reader_clickhouse(r) && broad)
 		q = SQLITE_CORES_BROAD;
 	if (buckets && !rep_reader_clickhouse(r)) {
@@ -448,11 +500,12 @@ int rep_page_search(FILE *out, struct rep_reader *r, const char *query, bool jso
 	json_t *buckets = NULL, *cores = NULL;
 	bool asked = query && *query;
 	int rc = 500;
-	bool exact = false;
-	if (asked && rep_reader_clickhouse(r) && rep_reader_aggregates_exact(r, &exact) != 0)
+	bool exact = false, all = false;
+	if (asked && rep_reader_clickhouse(r) &&
+	    (rep_reader_aggregates_exact(r, &exact) != 0 || (exact && ch_all_sets(r, query, &all) != 0)))
 		goto out;
-	if (asked && (!(buckets = search_rows(r, query, true, exact, false)) ||
-		      !(cores = search_rows(r, query, false, exact, sqlite_broad(buckets)))))
+	if (asked && (!(buckets = search_rows(r, query, true, exact, all, false)) ||
+		      !(cores = search_rows(r, query, false, exact, all, sqlite_broad(buckets)))))
 		goto out;
 	if (json) {
 		rc = json_page(out, json_pack("{s:s, s:O, s:O}", "query", query ? query : "", "buckets",

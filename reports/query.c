@@ -656,7 +656,7 @@ int rep_reader_rows_n(struct rep_reader *r, const char *sql, const char *const *
  * its old row is not yet merged away) would count twice, and the pages
  * then read the current rows of cores themselves (FINAL).  The
  * writers say when that may be so in aggregate_marks (reports/
- * store_clickhouse.c, "Marks"): exact when each shard's newest "rebuilt"
+ * store_ch_served.c, "Marks"): exact when each shard's newest "rebuilt"
  * mark is at or after the newest other mark of its own or of every shard
  * (''), a store without marks being exact.  The shards are those of the
  * cluster the Distributed aggregate_marks reads (system.clusters), or one

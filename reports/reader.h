@@ -49,7 +49,7 @@ int rep_reader_rows_n(struct rep_reader *r, const char *sql, const char *const *
 
 /* ClickHouse: whether the aggregates the pages read (bucket_days,
  * set_days) hold every core in one group, as the writers' marks say
- * (reports/store_clickhouse.c, "Marks"); else the pages read cores with
+ * (reports/store_ch_served.c, "Marks"); else the pages read cores with
  * FINAL.  -1 when the answer took past the reader's bound. */
 int rep_reader_aggregates_exact(struct rep_reader *r, bool *exact);
 

@@ -766,7 +766,7 @@ if [ -n "$D" ]; then
 		[ "${sets#* }/$(set_days_wrong crashes5)/$(counted_once 1 crashes5.set_days_local)/$(counted_once 2 crashes5.set_days_local)" = "3 0/0/1/1" ]
 fi
 
-# The marks (aggregate_marks, reports/store_clickhouse.c): a served search
+# The marks (aggregate_marks, reports/store_ch_served.c): a served search
 # takes the aggregates as exact only when each shard's newest "rebuilt"
 # mark is at or after the newest mark that may have left them inexact
 # (resign's "rewriting" and "rewritten", for every shard), without merging
@@ -880,4 +880,14 @@ if [ -n "$D" ]; then
 	"$ASYNCORE" store init --db "$U13" 2>"$W/err"; rc=$?
 	check "clickhouse: ... store init makes them again (exit $rc)" \
 		[ $rc -eq 0 -a "$(ch_q 1 "EXISTS TABLE crashes13.aggregate_marks")" = 1 -a "$(marks_exact crashes13 "['']")" = 1 ]
+	# A name every term set holds, the old sets of the cores resign moved
+	# too: the search reads every core's groups of bucket_days, not its sets.
+	every=$(store_q "$W/s5.db" "SELECT name FROM term_names GROUP BY name
+		HAVING count(DISTINCT term_set) = (SELECT count(DISTINCT term_set) FROM term_names)
+		ORDER BY length(name), name LIMIT 1" | tr -d '"')
+	held=$(ch_q 1 "SELECT uniqExact(term_set) FROM crashes13.term_names WHERE name = '$every'")
+	check "clickhouse: ... '$every' is held with each of the store's $held term sets (term_sets)" \
+		[ -n "$every" -a "$held" -ge 2 -a "$held" = "$(ch_q 1 "SELECT count() FROM crashes13.term_sets FINAL")" ]
+	check "clickhouse: ... a search for it served from bucket_days alone gives SQLite's" \
+		same_search_in "$W/s5.db" "$U13" "$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1]))' "$every")"
 fi
