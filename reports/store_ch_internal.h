@@ -57,7 +57,7 @@ struct ch_rows {
 
 /* Term sets whose names are stored, or in the batch: a set's names are
  * written once, not with each core holding it.  An open-addressing table
- * (corefile/array.h) of at most CH_KNOWN_SETS (store_clickhouse.c), then forgotten at once (a set
+ * (base/array.h) of at most CH_KNOWN_SETS (store_clickhouse.c), then forgotten at once (a set
  * written again is the same rows); forgotten too when a batch is lost. */
 struct ch_set_slot {
 	uint64_t hash;              /* the key's first 64 bits; the slot is free when all zero */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../corefile/array.h"
+#include "../base/array.h"
 #include "bytes.h"
 
 /* ---- Resigning ------------------------------------------------------- */
@@ -62,7 +62,7 @@ static int load_ch_cores(struct rep_ch *ch, struct ch_core **cores, size_t *n, c
 	if (!sql || rep_ch_select(ch, sql, false, &res, why, whylen) != 0)
 		goto out;
 	json_array_foreach(json_object_get(res, "data"), i, row) {
-		struct ch_core *c = core_array_push(cores, n, &cap, sizeof(*c));
+		struct ch_core *c = base_array_push(cores, n, &cap, sizeof(*c));
 		if (!c)
 			goto oom;
 		c->fingerprint = dup_cell(row, 0);
@@ -213,7 +213,7 @@ static int crash_frames(const struct ch_core *c, int64_t owner, json_t *frames, 
 		if (json_integer_value(json_array_get(row, 1)) != owner)
 			continue;
 		rep_index_gap_note(gap, *n, json_integer_value(json_array_get(row, 7)));
-		struct an_frame *f = core_array_push(out, n, cap, sizeof(*f));
+		struct an_frame *f = base_array_push(out, n, cap, sizeof(*f));
 		if (!f)
 			return -1;
 		memset(f, 0, sizeof(*f));
@@ -445,7 +445,7 @@ static int stored_term_sets(struct rep_ch_store *st, struct ch_core *c, size_t f
 			continue;
 		size_t end = rows_of_core(&c[i], data, &cursor), k = 0;
 		json_t *got = cursor < end ? json_array_get(json_array_get(data, cursor), 1) : NULL;
-		if (!core_array_reserve(&names, &cap, json_array_size(got) + 1, sizeof(*names)))
+		if (!base_array_reserve(&names, &cap, json_array_size(got) + 1, sizeof(*names)))
 			goto oom;
 		for (size_t j = 0; j < json_array_size(got); j++)
 			if (json_string_value(json_array_get(got, j)))
@@ -539,7 +539,7 @@ static int load_module_rows(struct rep_ch_store *st, struct ch_resym *m,
 			if (!build_id || !path || (k != SIZE_MAX && !m->found->v[k].debuginfo))
 				continue;
 			if (k == SIZE_MAX ||
-			    !(r = core_array_push(&m->rows, &m->nrows, &m->rcap, sizeof(*r)))) {
+			    !(r = base_array_push(&m->rows, &m->nrows, &m->rcap, sizeof(*r)))) {
 				snprintf(why, whylen, "out of memory");
 				rc = -1;
 				break;
@@ -641,7 +641,7 @@ static int resymbolize_owner(struct rep_ch_store *st, struct ch_resym *m,
 	 * levels are only made again), so the new rows replace every old one. */
 	keep_stored_indexes(&gap, &stored);
 	int side = t == T_FRAMES ? 0 : t == T_SFRAMES ? 1 : 2;
-	struct ch_owner_count *c = k > 0 ? core_array_push(&m->counts[side], &m->ncounts[side],
+	struct ch_owner_count *c = k > 0 ? base_array_push(&m->counts[side], &m->ncounts[side],
 							   &m->ccap[side], sizeof(*c)) : NULL;
 	if (k > 0 && (!c || rep_chs_add_frames_of(st, t, m->cores[core].fingerprint, (size_t)owner,
 						  f, n, &gap) != 0))
@@ -896,7 +896,7 @@ int rep_chs_fill_term_sets(struct rep_ch *ch, bool all, const char *shard, char 
 	if (rep_ch_select(ch, sql, false, &res, why, whylen) != 0)
 		goto out;
 	json_array_foreach(json_object_get(res, "data"), i, row) {
-		struct ch_core *e = core_array_push(&c, &n, &cap, sizeof(*e));
+		struct ch_core *e = base_array_push(&c, &n, &cap, sizeof(*e));
 		const char *set = json_string_value(json_array_get(row, 1));
 		if (!e || !(e->fingerprint = dup_cell(row, 0)))
 			goto oom;

@@ -20,7 +20,7 @@
 #define RUNNING_TASKS_SQL \
 	"SELECT fingerprint, assumeNotNull(tid) AS tid, idx AS task_idx, nframes AS task_nframes" \
 	" FROM %1$s.tasks%2$s FINAL WHERE state = 'running' AND isNotNull(tid) AND runtime != 'go'"
-#define CORE_NAMES_SQL "SELECT fingerprint, path, signature_hash FROM %1$s.cores%2$s FINAL"
+#define CORES_NAMES_SQL "SELECT fingerprint, path, signature_hash FROM %1$s.cores%2$s FINAL"
 
 /* As SQLite's: the crashing thread's frames; when it was running a
  * bthread, that bthread's frames first, then the thread's, numbered as one
@@ -35,7 +35,7 @@ static const char crash_stacks_sql[] =
 	" (SELECT fingerprint, task_idx, path, signature_hash FROM"
 	"   (SELECT fingerprint, task_idx FROM (" CRASHING_THREADS_SQL ")"
 	"     ALL INNER JOIN (" RUNNING_TASKS_SQL ") USING (fingerprint, tid))"
-	"   ALL INNER JOIN (" CORE_NAMES_SQL ") USING fingerprint)"
+	"   ALL INNER JOIN (" CORES_NAMES_SQL ") USING fingerprint)"
 	" USING (fingerprint, task_idx)"
 	" UNION ALL"
 	" SELECT fingerprint, path AS core, signature_hash, idx + task_nframes AS frame, kind,"
@@ -46,7 +46,7 @@ static const char crash_stacks_sql[] =
 	" (SELECT fingerprint, thread_idx, task_nframes, path, signature_hash FROM"
 	"   (SELECT fingerprint, thread_idx, task_nframes FROM (" CRASHING_THREADS_SQL ")"
 	"     ANY LEFT JOIN (" RUNNING_TASKS_SQL ") USING (fingerprint, tid))"
-	"   ALL INNER JOIN (" CORE_NAMES_SQL ") USING fingerprint)"
+	"   ALL INNER JOIN (" CORES_NAMES_SQL ") USING fingerprint)"
 	" USING (fingerprint, thread_idx)";
 
 static const char last_events_sql[] =
