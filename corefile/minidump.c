@@ -529,7 +529,8 @@ static int range_cmp(const void *a, const void *b)
  * another is cut to what lies past it, with a warning. */
 static void sort_ranges(struct md *m)
 {
-	qsort(m->ranges, m->nranges, sizeof(*m->ranges), range_cmp);
+	if (m->nranges)
+		qsort(m->ranges, m->nranges, sizeof(*m->ranges), range_cmp);
 	size_t kept = 0;
 	uint64_t cut = 0;
 	for (size_t i = 0; i < m->nranges; i++) {
