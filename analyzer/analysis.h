@@ -236,6 +236,8 @@ struct an_task {
 	int32_t tid;                /* the OS thread running it */
 	bool has_tid;
 	uint64_t fn_address;        /* entry function */
+	uint64_t stack_lo, stack_hi;   /* its stack as the runtime records it (Go) */
+	bool has_stack;
 	char *fn;                   /* its name; NULL when unknown */
 	const char *created_by;     /* the function that started it (a goroutine's
 				       go statement), pooled; NULL: unknown */

@@ -569,6 +569,9 @@ static void fill_task(struct go_runtime *rt, const struct go_g *g, struct an_tas
 		t->has_wait_since = true;
 	}
 	t->fn_address = g->startpc;
+	t->stack_lo = g->stack_lo;
+	t->stack_hi = g->stack_hi;
+	t->has_stack = g->stack_hi > g->stack_lo;
 	if (g->startpc && go_func(rt, g->startpc, &f))
 		t->fn = strdup(f.name);
 	fill_created_by(rt, g, t);

@@ -47,8 +47,13 @@ struct live_thread {
 	pid_t tid;
 	bool seized, stopped, gone;
 	bool regs_known;            /* stopped, or rsp/rip of a warm-up */
+	uint64_t warm_sp, warm_pc;  /* where the warm-up saw it blocked (0: unknown) */
 	int resume_sig;             /* a signal the stop held back, re-sent at detach */
 	uint64_t regs[CORE_REG_COUNT];
+};
+
+struct live_range {
+	uint64_t lo, hi;
 };
 
 /* A thread's place in core_live.threads, found by its id (0: free slot). */
@@ -105,6 +110,8 @@ struct core_live {
 
 	pid_t first_tid;            /* written first */
 	uint64_t *warm_pages;       /* what the warm-up read, to read again stopped */
+	struct live_range *stacks;  /* stacks the warm-up's runtimes recorded */
+	size_t nstacks, stacks_cap;
 	bool warm_all_threads;      /* every thread's registers known to the warm-up */
 	size_t nwarm_pages;
 	char **warnings;            /* until a core takes them */
@@ -859,6 +866,20 @@ static void read_registers(struct core_live *live)
 	}
 }
 
+/* The end of the stack a runtime recorded around SP of thread T, or 0: a
+ * thread still where the warm-up saw it blocked has not left that stack
+ * (a goroutine's few KiB inside the runtime's heap mapping), so reading on
+ * to the mapping's end reads nothing its unwind needs. */
+static uint64_t recorded_stack_end(const struct core_live *live, const struct live_thread *t, uint64_t sp)
+{
+	if (!t->warm_sp || t->warm_sp != sp || t->warm_pc != t->regs[CORE_REG_RIP])
+		return 0;
+	for (size_t i = 0; i < live->nstacks; i++)
+		if (sp >= live->stacks[i].lo && sp < live->stacks[i].hi)
+			return PAGE_DOWN(live->stacks[i].hi + PAGE - 1);
+	return 0;
+}
+
 /* The stack above each stack pointer (and its red zone), in one read per
  * thread: the unwinder reads it all, frame by frame. */
 static void prefetch_stacks(struct core_live *live)
@@ -875,6 +896,9 @@ static void prefetch_stacks(struct core_live *live)
 		if (start < m->start)
 			start = m->start;
 		uint64_t end = m->end - start > STACK_BULK ? start + STACK_BULK : m->end;
+		uint64_t recorded = recorded_stack_end(live, t, sp);
+		if (recorded > start && recorded < end)
+			end = recorded;
 		prefetch(live, start, end);
 	}
 }
@@ -1096,6 +1120,8 @@ static void read_syscall_regs(struct core_live *live, struct live_thread *t)
 		memset(t->regs, 0, sizeof(t->regs));
 		t->regs[CORE_REG_RSP] = v[6];
 		t->regs[CORE_REG_RIP] = v[7];
+		t->warm_sp = v[6];
+		t->warm_pc = v[7];
 		t->regs_known = true;
 	}
 	free(text);
@@ -1233,6 +1259,7 @@ void core_live_destroy(struct core_live *live)
 	free(live->threads);
 	free(live->tid_slots);
 	free(live->warm_pages);
+	free(live->stacks);
 	free(live->auxv);
 	if (live->mem_fd >= 0)
 		close(live->mem_fd);
@@ -1288,6 +1315,16 @@ void core_live_core_closed(struct core_live *live, const struct core *core)
 {
 	if (live && live->core == core)
 		live->core = NULL;
+}
+
+bool core_live_add_stack(struct core_live *live, uint64_t lo, uint64_t hi)
+{
+	if (hi <= lo)
+		return true;
+	struct live_range *r = core_array_push(&live->stacks, &live->nstacks, &live->stacks_cap, sizeof(*r));
+	if (r)
+		*r = (struct live_range){lo, hi};
+	return r != NULL;
 }
 
 bool core_live_warm_all_threads(const struct core_live *live)
