@@ -362,35 +362,30 @@ static const char *memo_text(struct text_memo *m, const struct an_frame *f)
 	return slot->text;
 }
 
-/* What every frame needs: the memos, two values reused for the per-frame
- * numbers, and whether frames carry their registers (--frame-registers). */
+/* What every frame needs: the memos, and whether frames carry their
+ * registers (--frame-registers). */
 struct frame_writer {
 	struct out_buffer *out;
 	struct text_memo places, args;
-	json_t *index, *cfa;
 	bool registers;
 	bool locals;                /* the frames' thread or task had its locals asked for */
 	const char *arch;           /* names the registers */
 };
 
-static bool frame_writer_init(struct frame_writer *w, struct out_buffer *out, bool registers,
+static void frame_writer_init(struct frame_writer *w, struct out_buffer *out, bool registers,
 			      const char *arch)
 {
 	*w = (struct frame_writer){
 		.out = out, .registers = registers, .arch = arch,
 		.places = { .hash = place_hash, .same = same_place, .encode = place_text },
 		.args = { .hash = args_hash, .same = same_args, .encode = args_text },
-		.index = json_integer(0), .cfa = json_string_nocheck("0x0"),
 	};
-	return w->index && w->cfa;
 }
 
 static void frame_writer_deinit(struct frame_writer *w)
 {
 	memo_deinit(&w->places);
 	memo_deinit(&w->args);
-	json_decref(w->index);
-	json_decref(w->cfa);
 }
 
 /* {"index", kind .. tailcall, "cfa", ["registers"], "args", ["locals"]} */
@@ -398,13 +393,16 @@ static int put_frame(struct frame_writer *w, const struct an_frame *f, size_t in
 {
 	struct out_buffer *b = w->out;
 	const char *place = memo_text(&w->places, f), *args = memo_text(&w->args, f);
-	char h[32];
-	if (!place || !args || json_integer_set(w->index, (json_int_t)index) != 0 ||
-	    (f->cfa && json_string_set_nocheck(w->cfa, rep_hex(h, f->cfa)) != 0))
+	if (!place || !args)
 		return -1;
-	int rc = put_text(b, "{\"index\":") || put_value(b, w->index, 0) || put_text(b, ",") ||
-		 put_text(b, place) || put_text(b, ",\"cfa\":") ||
-		 put_value(b, f->cfa ? w->cfa : json_null(), 0);
+	/* The index and the CFA as jansson writes them (a number, a string of
+	 * hex digits that needs no escape, or null), without its encoder: it
+	 * cost more than the rest of the frame. */
+	char head[64], h[32];
+	snprintf(head, sizeof(head), "{\"index\":%zu,", index);
+	int rc = put_text(b, head) || put_text(b, place) || put_text(b, ",\"cfa\":") ||
+		 (f->cfa ? put_text(b, "\"") || put_text(b, rep_hex(h, f->cfa)) || put_text(b, "\"")
+			 : put_text(b, "null"));
 	if (w->registers && rc == 0) {
 		json_t *regs = frame_registers(f, w->arch);
 		rc = !regs || put_text(b, ",\"registers\":") || put_value(b, regs, 0);
@@ -689,8 +687,8 @@ int rep_json_write(FILE *out, const struct analysis *an, const struct rep_json_o
 	json_failed = false;
 	b->out = out;
 	b->len = 0;
-	int rc = frame_writer_init(&w, b, opts->frame_registers, an->arch) ? 0 : -1;
-	rc = rc || put_member(b, &first, "asyncore_version", json_string(AN_VERSION));
+	frame_writer_init(&w, b, opts->frame_registers, an->arch);
+	int rc = put_member(b, &first, "asyncore_version", json_string(AN_VERSION));
 	rc = rc || put_member(b, &first, "core", an->live ? json_null() : identity_object(an));
 	if (an->live)   /* a core's report has no "process" */
 		rc = rc || put_member(b, &first, "process", process_object(an));
