@@ -209,6 +209,17 @@ static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
+/* N words mixed a word at a time: a frame's numbers are hashed for every
+ * frame written. */
+static uint64_t hash_words(uint64_t h, const uint64_t *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		h = (h ^ w[i]) * 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
 static uint64_t hash_str(uint64_t h, const char *s)
 {
 	return s ? hash_bytes(h, s, strlen(s) + 1) : hash_bytes(h, "", 0) * 31;
@@ -226,7 +237,7 @@ static uint64_t place_hash(const struct an_frame *f)
 			 (uint64_t)f->role << 16 | (uint64_t)f->kind << 8 | f->has_offset << 3 |
 			 f->has_module_offset << 2 |
 			 f->inlined << 1 | f->tailcall };
-	uint64_t h = hash_bytes(1469598103934665603ULL, n, sizeof(n));
+	uint64_t h = hash_words(1469598103934665603ULL, n, sizeof(n) / sizeof(n[0]));
 	/* A native or async frame's strings follow from its pc and inline
 	 * level (same_place still compares them); a runtime's frames share pc
 	 * 0 and differ only in their strings. */
@@ -389,6 +400,17 @@ static void frame_writer_deinit(struct frame_writer *w)
 }
 
 /* {"index", kind .. tailcall, "cfa", ["registers"], "args", ["locals"]} */
+/* V in decimal, in BUF. */
+static const char *decimal(char buf[24], uint64_t v)
+{
+	char *p = buf + 23;
+	*p = '\0';
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	return p;
+}
+
 static int put_frame(struct frame_writer *w, const struct an_frame *f, size_t index)
 {
 	struct out_buffer *b = w->out;
@@ -398,9 +420,9 @@ static int put_frame(struct frame_writer *w, const struct an_frame *f, size_t in
 	/* The index and the CFA as jansson writes them (a number, a string of
 	 * hex digits that needs no escape, or null), without its encoder: it
 	 * cost more than the rest of the frame. */
-	char head[64], h[32];
-	snprintf(head, sizeof(head), "{\"index\":%zu,", index);
-	int rc = put_text(b, head) || put_text(b, place) || put_text(b, ",\"cfa\":") ||
+	char digits[24], h[32];
+	int rc = put_text(b, "{\"index\":") || put_text(b, decimal(digits, index)) || put_text(b, ",") ||
+		 put_text(b, place) || put_text(b, ",\"cfa\":") ||
 		 (f->cfa ? put_text(b, "\"") || put_text(b, rep_hex(h, f->cfa)) || put_text(b, "\"")
 			 : put_text(b, "null"));
 	if (w->registers && rc == 0) {
