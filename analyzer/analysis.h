@@ -375,7 +375,7 @@ struct analysis {
 	const char *arch;           /* static: "x86_64", "aarch64" */
 	uint64_t core_file_size;    /* the file as given */
 	uint64_t core_size;         /* decompressed */
-	char *core_fingerprint;     /* hex */
+	char *core_fingerprint;     /* hex; NULL: not computed (text, HTML) */
 	char *core_sha256;          /* hex SHA-256 of the file; NULL: not computed */
 	char *crashed_at;           /* ISO 8601 UTC from a systemd-coredump name (or
 				       its journal entry), or NULL */

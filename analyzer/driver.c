@@ -28,7 +28,7 @@ static bool fill_identity(struct analysis *an, struct core *core, const struct c
 	an->arch = core->arch->name;
 	an->core_file_size = id->file_size;
 	an->core_size = id->size;
-	an->core_fingerprint = strdup(id->fingerprint);
+	an->core_fingerprint = id->fingerprint[0] ? strdup(id->fingerprint) : NULL;
 	an->crashed_at = id->crashed_at[0] ? strdup(id->crashed_at) : NULL;
 	if (id->has_coredump_name) {
 		an->boot_id = strdup(id->coredump.boot_id);
@@ -45,7 +45,7 @@ static bool fill_identity(struct analysis *an, struct core *core, const struct c
 		an->pid = core->threads[0].tid;
 		an->has_pid = true;
 	}
-	return an->core_path && an->core_fingerprint && (!id->crashed_at[0] || an->crashed_at) && (!id->has_coredump_name || an->boot_id);
+	return an->core_path && (!id->fingerprint[0] || an->core_fingerprint) && (!id->crashed_at[0] || an->crashed_at) && (!id->has_coredump_name || an->boot_id);
 }
 
 /* The unit and command line systemd-coredump logged with the core, its
