@@ -236,8 +236,6 @@ struct an_task {
 	int32_t tid;                /* the OS thread running it */
 	bool has_tid;
 	uint64_t fn_address;        /* entry function */
-	uint64_t stack_lo, stack_hi;   /* its stack as the runtime records it (Go) */
-	bool has_stack;
 	char *fn;                   /* its name; NULL when unknown */
 	const char *created_by;     /* the function that started it (a goroutine's
 				       go statement), pooled; NULL: unknown */
@@ -420,6 +418,10 @@ struct analysis {
 	size_t nsuspended;
 	struct an_task *tasks;      /* running first, then by id */
 	size_t ntasks;
+	struct an_stack_range {     /* stacks a runtime allocated in its own heap */
+		uint64_t lo, hi;    /* (Go: goroutines', a non-cgo M's g0): */
+	} *runtime_stacks;          /* nothing of a thread lies above HI */
+	size_t nruntime_stacks, runtime_stacks_cap;
 	struct an_recorder *recorders;
 	size_t nrecorders;
 	struct an_timeline_entry *timeline;   /* merged by order */
