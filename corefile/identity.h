@@ -52,7 +52,7 @@ bool core_usec_iso8601(uint64_t usec, char out[32]);
 void core_identity(struct core *core, struct core_identity *id);
 
 /* The same without the fingerprint (fingerprint ""): it reads every note
- * of the core, 2.4 MB for 201 threads, for the reports that show it. */
+ * of the core, 660 KB for 201 threads, for the reports that show it. */
 void core_identity_basic(struct core *core, struct core_identity *id);
 
 /* Start computing the SHA-256 of CORE's file as given (it reads the whole
