@@ -45,7 +45,7 @@ struct live_map {
 
 struct live_thread {
 	pid_t tid;
-	bool seized, stopped, gone;
+	bool seized, interrupted, stopped, gone;
 	bool regs_known;            /* stopped, or rsp/rip of a warm-up */
 	uint64_t warm_sp, warm_pc;  /* where the warm-up saw it blocked (0: unknown) */
 	int resume_sig;             /* a signal the stop held back, re-sent at detach */
@@ -750,8 +750,8 @@ static bool thread_exiting(const struct core_live *live, pid_t tid)
 	return stat_gone(live->pid, name);
 }
 
-/* Seize and interrupt every thread in /proc/PID/task not yet seized; the
- * number of new ones, or -1 with *ERR. */
+/* Seize every thread in /proc/PID/task not yet seized (they go on
+ * running); the number of new ones, or -1 with *ERR. */
 static int seize_new_threads(struct core_live *live, struct core_error **err)
 {
 	DIR *dir = open_task_dir(live);
@@ -785,11 +785,24 @@ static int seize_new_threads(struct core_live *live, struct core_error **err)
 			break;
 		}
 		t->seized = true;
-		if (ptrace(PTRACE_INTERRUPT, t->tid, NULL, NULL) != 0 && errno == ESRCH)
-			t->gone = true;
 	}
 	closedir(dir);
 	return added;
+}
+
+/* Interrupt every seized thread not yet interrupted, one call after the
+ * other: each wakes a thread that may take the CPU from this one, so no
+ * seizing (nor reading /proc) lies between the first and the last. */
+static void interrupt_seized(struct core_live *live)
+{
+	for (size_t i = 0; i < live->nthreads; i++) {
+		struct live_thread *t = &live->threads[i];
+		if (!t->seized || t->interrupted || t->gone)
+			continue;
+		t->interrupted = true;
+		if (ptrace(PTRACE_INTERRUPT, t->tid, NULL, NULL) != 0 && errno == ESRCH)
+			t->gone = true;
+	}
 }
 
 /* What waitpid said of seized thread T, not yet stopped: its stop, or its
@@ -1035,6 +1048,7 @@ struct core_error *core_live_stop(struct core_live *live)
 	live->stopped = true;
 	for (;;) {
 		int added = seize_new_threads(live, &err);
+		interrupt_seized(live);
 		if (added < 0)
 			goto fail;
 		if (added == 0)
