@@ -67,6 +67,7 @@ struct live_slot {
 	uint64_t addr;              /* page address + 1 (0: empty slot) */
 	unsigned char *data;
 	bool pinned;                /* read before the stop (never changes) */
+	bool in_arena;              /* DATA is a page of core_live.arena */
 };
 
 struct core_live {
@@ -110,6 +111,8 @@ struct core_live {
 
 	pid_t first_tid;            /* written first */
 	uint64_t *warm_pages;       /* what the warm-up read, to read again stopped */
+	unsigned char *arena;       /* their pages, allocated and touched before */
+	size_t arena_pages, arena_used;   /* the stop, read into while stopped */
 	struct live_range *stacks;  /* stacks the warm-up's runtimes recorded */
 	size_t nstacks, stacks_cap;
 	bool warm_all_threads;      /* every thread's registers known to the warm-up */
@@ -465,8 +468,10 @@ static struct live_slot *slot_find(const struct core_live *live, uint64_t page)
 	}
 }
 
-/* Keep DATA (PAGE bytes, or NULL: unreadable) for PAGE; false when full. */
-static bool slot_put(struct core_live *live, uint64_t page, const unsigned char *data)
+/* Keep DATA for PAGE: a page of its own (malloc'd: the slot's now), a page
+ * of the arena (IN_ARENA), or NULL: unreadable there.  False when full
+ * (DATA is not kept). */
+static bool slot_keep(struct core_live *live, uint64_t page, unsigned char *data, bool in_arena)
 {
 	if (data && live->bytes_kept + PAGE > CACHE_LIMIT) {
 		if (!live->cache_full)
@@ -477,20 +482,29 @@ static bool slot_put(struct core_live *live, uint64_t page, const unsigned char 
 	}
 	if (!core_table_reserve(&live->slots, &live->nslots, live->used, sizeof(*live->slots)))
 		return false;
-	unsigned char *copy = NULL;
-	if (data) {
-		copy = malloc(PAGE);
-		if (!copy)
-			return false;
-		memcpy(copy, data, PAGE);
+	if (data)
 		live->bytes_kept += PAGE;
-	}
 	size_t i = slot_index(live, page);
 	while (live->slots[i].addr)
 		i = (i + 1) & (live->nslots - 1);
-	live->slots[i].addr = page + 1;
-	live->slots[i].data = copy;
+	live->slots[i] = (struct live_slot){ .addr = page + 1, .data = data, .in_arena = in_arena };
 	live->used++;
+	return true;
+}
+
+/* Keep a copy of DATA (PAGE bytes, or NULL: unreadable) for PAGE; false
+ * when full. */
+static bool slot_put(struct core_live *live, uint64_t page, const unsigned char *data)
+{
+	unsigned char *copy = data ? malloc(PAGE) : NULL;
+	if (data && !copy)
+		return false;
+	if (copy)
+		memcpy(copy, data, PAGE);
+	if (!slot_keep(live, page, copy, false)) {
+		free(copy);
+		return false;
+	}
 	return true;
 }
 
@@ -988,8 +1002,11 @@ static void prefetch_link_map(struct core_live *live)
 static size_t fetch_batch(struct core_live *live, const uint64_t *pages, size_t n, unsigned char *buf)
 {
 	struct iovec local[PAGE_BATCH], remote[PAGE_BATCH];
+	/* Into the arena's pages where they last: no copy, no allocation. */
+	unsigned char *into = live->arena_pages - live->arena_used >= n ? live->arena + live->arena_used * PAGE
+									 : buf;
 	for (size_t k = 0; k < n; k++) {
-		local[k] = (struct iovec){buf + k * PAGE, PAGE};
+		local[k] = (struct iovec){into + k * PAGE, PAGE};
 		remote[k] = (struct iovec){(void *)(uintptr_t)pages[k], PAGE};
 	}
 	ssize_t r = live->use_mem_fd ? -1 : process_vm_readv(live->pid, local, n, remote, n, 0);
@@ -1003,7 +1020,12 @@ static size_t fetch_batch(struct core_live *live, const uint64_t *pages, size_t 
 	}
 	size_t ok = (size_t)r / PAGE;
 	for (size_t k = 0; k < ok; k++)
-		slot_put(live, pages[k], buf + k * PAGE);
+		if (into == buf)
+			slot_put(live, pages[k], buf + k * PAGE);
+		else
+			slot_keep(live, pages[k], into + k * PAGE, true);
+	if (into != buf)
+		live->arena_used += ok;
 	if (ok < n)
 		slot_put(live, pages[ok++], NULL);   /* the page that faulted */
 	return ok;
@@ -1165,6 +1187,23 @@ bool core_live_warm_begin(struct core_live *live)
 	return live->warming;
 }
 
+/* Before the stop, the room the stop fills: the arena's pages for the
+ * pages the warm-up read, allocated and touched now (while stopped, each
+ * page's allocation, first touch and copy cost more than its read), and a
+ * page table large enough for them. */
+static void prepare_stop_room(struct core_live *live)
+{
+	size_t want = live->used + live->nwarm_pages;
+	while (2 * (want + 1) > live->nslots)
+		if (!core_table_reserve(&live->slots, &live->nslots, want, sizeof(*live->slots)))
+			break;
+	live->arena = live->nwarm_pages ? malloc((size_t)live->nwarm_pages * PAGE) : NULL;
+	if (live->arena) {
+		memset(live->arena, 0, (size_t)live->nwarm_pages * PAGE);
+		live->arena_pages = live->nwarm_pages;
+	}
+}
+
 void core_live_warm_end(struct core_live *live)
 {
 	live->warming = false;
@@ -1189,6 +1228,7 @@ void core_live_warm_end(struct core_live *live)
 		free(old[i].data);
 	}
 	free(old);
+	prepare_stop_room(live);
 }
 
 /* ---- inspecting ------------------------------------------------------ */
@@ -1265,8 +1305,10 @@ void core_live_destroy(struct core_live *live)
 	}
 	free(live->maps);
 	for (size_t i = 0; i < live->nslots; i++)
-		free(live->slots[i].data);
+		if (!live->slots[i].in_arena)
+			free(live->slots[i].data);
 	free(live->slots);
+	free(live->arena);
 	for (size_t i = 0; i < live->nwarnings; i++)
 		free(live->warnings[i]);
 	free(live->warnings);
