@@ -93,15 +93,20 @@ struct an_place_memo *an_place_memo_create(void)
 	return calloc(1, sizeof(struct an_place_memo));
 }
 
+/* Free N remembered LEVELS: their own displays, then the array. */
+static void levels_free(struct an_frame *levels, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		free(levels[k].display);
+	free(levels);
+}
+
 void an_place_memo_destroy(struct an_place_memo *m)
 {
 	if (!m)
 		return;
-	for (size_t i = 0; i < m->cap; i++) {
-		for (size_t k = 0; k < m->slots[i].nlevels; k++)
-			free(m->slots[i].levels[k].display);
-		free(m->slots[i].levels);
-	}
+	for (size_t i = 0; i < m->cap; i++)
+		levels_free(m->slots[i].levels, m->slots[i].nlevels);
 	free(m->slots);
 	free(m);
 }
@@ -140,9 +145,7 @@ static void place_remember(struct an_place_memo *m, uint64_t pc, bool activation
 		copy[k].regs_known = 0;
 		copy[k].seam = false;
 		if (levels[k].display && !(copy[k].display = strdup(levels[k].display))) {
-			for (size_t j = 0; j < k; j++)
-				free(copy[j].display);
-			free(copy);
+			levels_free(copy, k);
 			return;
 		}
 	}
