@@ -594,7 +594,7 @@ static void detach_threads(struct core_live *live)
 		if (ptrace(PTRACE_DETACH, t->tid, NULL, (void *)(uintptr_t)t->resume_sig) != 0 &&
 		    errno == ESRCH && t->stopped)
 			live->killed = 1;
-		t->seized = false;
+		t->seized = t->interrupted = false;
 	}
 }
 
