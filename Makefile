@@ -1,10 +1,10 @@
 # asyncore build.  `make` builds ./asyncore; see README.md for the rest.
 
 CC      ?= cc
-PKGS    := libelf libdw sqlite3 jansson libzstd liblzma liblz4 zlib libsystemd nettle
+PKGS    := libelf libdw sqlite3 jansson libzstd liblzma liblz4 zlib nettle
 # Headers only: opened with dlopen() when used (reports/clickhouse.c,
-# analyzer/insn.c, cli/serve.c).
-DLOPEN_PKGS := libcurl capstone libmicrohttpd
+# analyzer/insn.c, cli/serve.c, corefile/journal.c).
+DLOPEN_PKGS := libcurl capstone libmicrohttpd libsystemd
 DEB_PKGS := gcc g++ make gdb pkg-config libelf-dev libdw-dev libsqlite3-dev \
 	libjansson-dev libzstd-dev liblzma-dev liblz4-dev zlib1g-dev libsystemd-dev \
 	libdebuginfod-dev libcurl4-openssl-dev nettle-dev elfutils python3 zstd xz-utils lz4 sqlite3 \

@@ -351,6 +351,7 @@ void an_analysis_destroy(struct analysis *an)
 		free(an->tasks[i].unwind_error);
 	}
 	free(an->tasks);
+	free(an->runtime_stacks);
 	for (size_t i = 0; i < an->nrecorders; i++)
 		recorder_deinit(&an->recorders[i]);
 	free(an->recorders);

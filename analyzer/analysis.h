@@ -373,7 +373,7 @@ struct analysis {
 	const char *arch;           /* static: "x86_64", "aarch64" */
 	uint64_t core_file_size;    /* the file as given */
 	uint64_t core_size;         /* decompressed */
-	char *core_fingerprint;     /* hex */
+	char *core_fingerprint;     /* hex; NULL: not computed (text, HTML) */
 	char *core_sha256;          /* hex SHA-256 of the file; NULL: not computed */
 	char *crashed_at;           /* ISO 8601 UTC from a systemd-coredump name (or
 				       its journal entry), or NULL */
@@ -423,6 +423,10 @@ struct analysis {
 	size_t nsuspended;
 	struct an_task *tasks;      /* running first, then by id */
 	size_t ntasks;
+	struct an_stack_range {     /* stacks a runtime allocated in its own heap */
+		uint64_t lo, hi;    /* (Go: goroutines', a non-cgo M's g0): */
+	} *runtime_stacks;          /* nothing of a thread lies above HI */
+	size_t nruntime_stacks, runtime_stacks_cap;
 	struct an_recorder *recorders;
 	size_t nrecorders;
 	struct an_timeline_entry *timeline;   /* merged by order */

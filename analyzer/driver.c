@@ -43,7 +43,7 @@ static bool fill_identity(struct analysis *an, struct core *core, const struct c
 	an->arch = core->arch->name;
 	an->core_file_size = id->file_size;
 	an->core_size = id->size;
-	an->core_fingerprint = strdup(id->fingerprint);
+	an->core_fingerprint = id->fingerprint[0] ? strdup(id->fingerprint) : NULL;
 	an->crashed_at = id->crashed_at[0] ? strdup(id->crashed_at) : NULL;
 	if (id->has_coredump_name) {
 		an->boot_id = strdup(id->coredump.boot_id);
@@ -60,7 +60,7 @@ static bool fill_identity(struct analysis *an, struct core *core, const struct c
 		an->pid = core->threads[0].tid;
 		an->has_pid = true;
 	}
-	return an->core_path && an->core_fingerprint && (!id->crashed_at[0] || an->crashed_at) &&
+	return an->core_path && (!id->fingerprint[0] || an->core_fingerprint) && (!id->crashed_at[0] || an->crashed_at) &&
 	       (!id->has_coredump_name || an->boot_id) && copy_annotations(an, core);
 }
 
@@ -203,9 +203,10 @@ static bool bound_walk(struct an_thread *t, struct dbg_frame *frames, size_t *n,
 }
 
 static bool symbolize_native(struct an_thread *t, struct dbg_session *s,
-			     const struct dbg_frame *frames, size_t n, struct an_strpool *pool)
+			     const struct dbg_frame *frames, size_t n, struct an_strpool *pool,
+			     struct an_place_memo *places)
 {
-	struct an_frame_list list = { .pool = pool };
+	struct an_frame_list list = { .pool = pool, .places = places };
 	if (!an_frames_append_native(&list, s, frames, n)) {
 		an_frames_list_deinit(&list);
 		return false;
@@ -240,9 +241,10 @@ static struct core_error *analyze_stacks(struct analysis *an, struct dbg_session
 	struct dbg_frame **stacks = calloc(an->nthreads, sizeof(*stacks));
 	size_t *nstacks = calloc(an->nthreads, sizeof(*nstacks));
 	struct an_recursion_cut *cuts = calloc(an->nthreads, sizeof(*cuts));
+	struct an_place_memo *places = an_place_memo_create();
 	size_t max = opts->dbg.max_frames ? opts->dbg.max_frames : DBG_MAX_FRAMES_DEFAULT;
 	struct core_error *err = NULL;
-	if (!stacks || !nstacks || !cuts) {
+	if (!stacks || !nstacks || !cuts || !places) {
 		err = &core_error_nomem;
 		goto out;
 	}
@@ -259,7 +261,8 @@ static struct core_error *analyze_stacks(struct analysis *an, struct dbg_session
 	for (size_t i = 0; i < an->nthreads; i++) {
 		struct an_thread *t = &an->threads[i];
 		bool ok = t->frames || (cuts[i].period ? an_recursion_symbolize(t, s, stacks[i], nstacks[i], &cuts[i])
-						       : symbolize_native(t, s, stacks[i], nstacks[i], an->strings));
+						       : symbolize_native(t, s, stacks[i], nstacks[i], an->strings,
+									  places));
 		if (!ok) {
 			err = &core_error_nomem;
 			goto out;
@@ -288,6 +291,7 @@ out:
 	free(stacks);
 	free(nstacks);
 	free(cuts);
+	an_place_memo_destroy(places);
 	return err;
 }
 

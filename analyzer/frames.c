@@ -71,6 +71,113 @@ static bool append_levels(struct an_frame_list *list, const struct an_frame *pla
 	return true;
 }
 
+/* ---- the place memo ---------------------------------------------------- */
+
+struct place_entry {
+	uint64_t hash;              /* pc * 2 + activation + 1; 0: a free slot */
+	uint64_t pc;
+	bool activation;
+	struct an_frame *levels;    /* as append_levels made them, without the
+				       place's CFA, registers and seam; each
+				       display its own copy */
+	size_t nlevels;
+};
+
+struct an_place_memo {
+	struct place_entry *slots;  /* corefile's open-addressing table */
+	size_t cap, n;
+};
+
+struct an_place_memo *an_place_memo_create(void)
+{
+	return calloc(1, sizeof(struct an_place_memo));
+}
+
+/* Free N remembered LEVELS: their own displays, then the array. */
+static void levels_free(struct an_frame *levels, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		free(levels[k].display);
+	free(levels);
+}
+
+void an_place_memo_destroy(struct an_place_memo *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->cap; i++)
+		levels_free(m->slots[i].levels, m->slots[i].nlevels);
+	free(m->slots);
+	free(m);
+}
+
+static uint64_t place_key(uint64_t pc, bool activation)
+{
+	return pc * 2 + activation + 1;
+}
+
+static const struct place_entry *place_find(const struct an_place_memo *m, uint64_t pc, bool activation)
+{
+	uint64_t h = place_key(pc, activation);
+	if (!m->cap || h == 0)
+		return NULL;
+	for (size_t i = base_hash_slot(h, m->cap); m->slots[i].hash; i = (i + 1) & (m->cap - 1))
+		if (m->slots[i].hash == h && m->slots[i].pc == pc && m->slots[i].activation == activation)
+			return &m->slots[i];
+	return NULL;
+}
+
+/* Remember the N frames at LEVELS that PC and ACTIVATION made; nothing is
+ * remembered when out of memory (the next frame symbolizes again). */
+static void place_remember(struct an_place_memo *m, uint64_t pc, bool activation,
+			   const struct an_frame *levels, size_t n)
+{
+	uint64_t h = place_key(pc, activation);
+	struct an_frame *copy = n && h ? malloc(n * sizeof(*copy)) : NULL;
+	if (!copy || !base_table_reserve(&m->slots, &m->cap, m->n, sizeof(*m->slots))) {
+		free(copy);
+		return;
+	}
+	for (size_t k = 0; k < n; k++) {
+		copy[k] = levels[k];
+		copy[k].cfa = 0;
+		copy[k].regs = NULL;
+		copy[k].regs_known = 0;
+		copy[k].seam = false;
+		if (levels[k].display && !(copy[k].display = strdup(levels[k].display))) {
+			levels_free(copy, k);
+			return;
+		}
+	}
+	size_t i = base_hash_slot(h, m->cap);
+	while (m->slots[i].hash)
+		i = (i + 1) & (m->cap - 1);
+	m->slots[i] = (struct place_entry){ .hash = h, .pc = pc, .activation = activation, .levels = copy,
+					    .nlevels = n };
+	m->n++;
+}
+
+/* Append E's levels as append_levels would have made them for PLACE (room
+ * reserved).  False when out of memory. */
+static bool append_remembered(struct an_frame_list *list, const struct an_frame *place,
+			      const struct place_entry *e)
+{
+	for (size_t i = 0; i < e->nlevels; i++) {
+		struct an_frame *f = &list->frames[list->n];
+		*f = e->levels[i];
+		if (f->display && !(f->display = strdup(f->display)))
+			return false;
+		list->n++;
+		f->kind = place->kind;
+		f->cfa = place->cfa;
+		f->regs = an_regs_share(place->regs);
+		f->regs_known = place->regs_known;
+		f->seam = place->seam && i == 0;
+		f->role = place->role;
+	}
+	return true;
+}
+
 bool an_frames_append_pc(struct an_frame_list *list, struct dbg_session *s, uint64_t pc,
 			 bool activation, enum an_frame_kind kind, const struct dbg_frame *native,
 			 bool seam)
@@ -84,12 +191,20 @@ bool an_frames_append_pc(struct an_frame_list *list, struct dbg_session *s, uint
 		if (!(place.regs = an_regs_pack(native->regs, native->regs_known)) && place.regs_known)
 			return false;
 	}
-	bool ok = !dbg_symbolize(s, pc, activation, &locs, &nlocs);
-	if (ok) {
+	struct an_place_memo *memo = list->pool ? list->places : NULL;
+	const struct place_entry *e = memo ? place_find(memo, pc, activation) : NULL;
+	bool ok;
+	if (e) {
+		ok = base_array_reserve(&list->frames, &list->cap, list->n + e->nlevels, sizeof(*list->frames)) &&
+		     append_remembered(list, &place, e);
+	} else if ((ok = !dbg_symbolize(s, pc, activation, &locs, &nlocs))) {
+		size_t first = list->n;
 		ok = base_array_reserve(&list->frames, &list->cap, list->n + nlocs,
 					sizeof(*list->frames)) &&
 		     append_levels(list, &place, locs, nlocs);
 		dbg_locations_free(locs, nlocs);
+		if (ok && memo)
+			place_remember(memo, pc, activation, list->frames + first, nlocs);
 	}
 	an_regs_release(place.regs);
 	return ok;

@@ -5,13 +5,23 @@
 #include "analysis.h"
 #include "../dwarf/dwarf.h"
 
+struct an_place_memo;
+
 /* A growable frame list. */
 struct an_frame_list {
 	struct an_frame *frames;
 	size_t n, cap;
 	struct an_strpool *pool;    /* set: frames made here are pooled (names
 				       kept once in POOL); NULL: they own them */
+	struct an_place_memo *places;   /* set (with POOL): each pc's levels are
+					   symbolized once, then copied */
 };
+
+/* What a pc and activation symbolized to in pooled lists (names, lines,
+ * offsets of each level): a pool's threads stand in the same few pcs.
+ * NULL when out of memory. */
+struct an_place_memo *an_place_memo_create(void);
+void an_place_memo_destroy(struct an_place_memo *m);
 
 /* Symbolize PC and append one frame per inline level (inline levels first,
  * each marked inlined; the real function last).  KIND is copied onto every

@@ -757,6 +757,46 @@ static void runtime_close(struct go_runtime *rt)
 	free(rt->wait_reasons);
 }
 
+static bool add_runtime_stack(struct analysis *an, uint64_t lo, uint64_t hi)
+{
+	if (hi <= lo)
+		return true;
+	struct an_stack_range *r = base_array_push(&an->runtime_stacks, &an->nruntime_stacks,
+						   &an->runtime_stacks_cap, sizeof(*r));
+	if (r)
+		*r = (struct an_stack_range){lo, hi};
+	return r != NULL;
+}
+
+/* Whether the Ms' g0 stacks come from the runtime's heap: without cgo,
+ * every M but the first (runtime.m0, on the process's own stack) gets one
+ * from malg; with cgo, each thread's g0 runs on its pthread stack. */
+static bool g0_in_heap(struct go_runtime *rt, uint64_t *m0_g0)
+{
+	uint64_t addr, size;
+	unsigned char iscgo = 1;
+	return dbg_find_symbol(rt->s, "runtime.iscgo", &addr, &size) && go_read(rt, addr, &iscgo, 1) &&
+	       !iscgo && dbg_find_symbol(rt->s, "runtime.g0", m0_g0, &size);
+}
+
+/* AN's list of the stacks the runtime allocated: each live goroutine's,
+ * and the heap-allocated g0 stacks. */
+static bool record_runtime_stacks(struct go_runtime *rt)
+{
+	for (size_t i = 0; i < rt->ngs; i++)
+		if (rt->gs[i].status != GO_DEAD &&
+		    !add_runtime_stack(rt->an, rt->gs[i].stack_lo, rt->gs[i].stack_hi))
+			return false;
+	uint64_t m0_g0;
+	if (!g0_in_heap(rt, &m0_g0))
+		return true;
+	for (size_t i = 0; i < rt->nms; i++)
+		if (rt->ms[i].g0 && rt->ms[i].g0 != m0_g0 &&
+		    !add_runtime_stack(rt->an, rt->ms[i].g0_lo, rt->ms[i].g0_hi))
+			return false;
+	return true;
+}
+
 bool an_go_analyze(struct dbg_session *s, struct analysis *an, bool tasks)
 {
 	struct go_runtime rt = {.s = s, .core = dbg_session_core(s), .an = an};
@@ -771,6 +811,7 @@ bool an_go_analyze(struct dbg_session *s, struct analysis *an, bool tasks)
 		     (!tasks || known != GO_RUNTIME || build_tasks(&rt, walks, nwalks, goroutine_at));
 		if (ok)
 			go_crash_read(&rt);
+		ok = ok && (known != GO_RUNTIME || record_runtime_stacks(&rt));
 		for (size_t i = 0; walks && i < n; i++)
 			free(walks[i]);
 		free(walks);

@@ -7,11 +7,14 @@
 
 #include <capstone/capstone.h>
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* Capstone's 64-bit x86 registers by DWARF number (x86_64 psABI), the
  * pc (rip, DWARF 16) apart. */
@@ -233,11 +236,43 @@ static struct {
 } cs;
 static pthread_once_t cs_once = PTHREAD_ONCE_INIT;
 
+/* dl_iterate_phdr's callback: the pages of the read-only segment at the
+ * start of the object loaded at *BASE (its headers, symbols and relocation
+ * records) leave this process's memory. */
+static int drop_first_segment(struct dl_phdr_info *info, size_t size, void *base)
+{
+	(void)size;
+	if (info->dlpi_addr != *(ElfW(Addr) *)base)
+		return 0;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || ph->p_offset != 0 || (ph->p_flags & (PF_W | PF_X)) ||
+		    ph->p_vaddr % page)
+			continue;
+		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+		madvise((void *)start, (ph->p_filesz + page - 1) / page * page, MADV_DONTNEED);
+	}
+	return 1;
+}
+
+/* The loader read capstone's 77,000 relocation records (1.8 MB, in its
+ * first segment) to load it, and nothing reads them again: their pages
+ * leave this process's memory.  The segment is a read-only mapping of the
+ * file, which a later read maps again as it was. */
+static void drop_relocation_pages(void *lib)
+{
+	struct link_map *lm;
+	if (dlinfo(lib, RTLD_DI_LINKMAP, &lm) == 0 && lm)
+		dl_iterate_phdr(drop_first_segment, &lm->l_addr);
+}
+
 static void cs_setup(void)
 {
 	void *lib = dlopen("libcapstone.so.4", RTLD_NOW);
 	if (!lib)
 		return;
+	drop_relocation_pages(lib);
 	*(void **)&cs.option = dlsym(lib, "cs_option");
 	*(void **)&cs.disasm = dlsym(lib, "cs_disasm");
 	*(void **)&cs.free = dlsym(lib, "cs_free");

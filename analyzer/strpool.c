@@ -5,12 +5,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Open addressing over the strings' FNV-1a hashes; at most half full. */
+/* Open addressing over the strings' FNV-1a hashes; at most half full.
+ * Callers pass the same few strings again and again (the symbolizer's
+ * names of a frame's module and file), so the copies of the last strings
+ * interned are also found by the caller's pointer, checked by comparing
+ * the strings, before a string is hashed. */
+enum { RECENT = 64 };
+
 struct an_strpool {
 	char **slots;
 	uint64_t *hashes;
 	size_t cap, n;
+	struct {
+		const char *from;       /* the caller's string, or NULL */
+		char *copy;             /* its copy in the pool */
+	} recent[RECENT];
 };
+
+static size_t recent_slot(const char *s)
+{
+	return ((uintptr_t)s >> 4) % RECENT;
+}
 
 struct an_strpool *an_strpool_create(void)
 {
@@ -64,6 +79,9 @@ char *an_strpool_intern(struct an_strpool *pool, const char *s, int *nomem)
 {
 	if (!s)
 		return NULL;
+	size_t r = recent_slot(s);
+	if (pool->recent[r].from == s && strcmp(pool->recent[r].copy, s) == 0)
+		return pool->recent[r].copy;
 	if (2 * (pool->n + 1) > pool->cap && grow(pool) != 0) {
 		*nomem = 1;
 		return NULL;
@@ -80,5 +98,7 @@ char *an_strpool_intern(struct an_strpool *pool, const char *s, int *nomem)
 		pool->hashes[i] = h;
 		pool->n++;
 	}
+	pool->recent[r].from = s;
+	pool->recent[r].copy = pool->slots[i];
 	return pool->slots[i];
 }

@@ -3,8 +3,8 @@
 # channel.  From its core (GOTRACEBACK=crash): `asyncore report` (JSON and
 # text) against delve (`dlv core` with `goroutines -t`, Debian's delve), wall
 # time and peak RSS, medians.  Live: the same program hung, `asyncore report
-# --pid` (its own paused_us), with the shop's 18 goroutines and with 10,000
-# more.
+# --pid` (its own paused_us), with the shop's goroutines (built with cgo, and
+# without: CGO_ENABLED=0) and with 10,000 more.
 # Usage: bench/go.sh /abs/path/asyncore   (RUNS to change counts)
 # Targets: the core's report at least 5x faster than delve, at a lower peak
 # RSS; a live pause of at most 5 ms with 18 goroutines and 50 ms with 10,000.
@@ -63,18 +63,23 @@ elif not d:
     print('  delve not run (Debian delve missing or it failed)')
 PY
 
-# live_pause N TARGET_MS: paused_us of `report --pid` on `prog hang N`, RUNS times.
+# live_pause N TARGET_MS [VARIANT]: paused_us of `report --pid` on `prog hang N`
+# (built with cgo, or as VARIANT), RUNS times.
 live_pause() {
-	local n=$1 target=$2 dir_run=$run/hang-$1 pid i
+	local n=$1 target=$2 variant=${3:-} dir_run=$run/hang-$1${3:+-$3} pid i dir=$dir
+	if [ -n "$variant" ]; then
+		dir=$(fixture_build go_shop "$variant") || { echo "  hang $n: cannot build go_shop $variant" >&2; return 1; }
+	fi
 	mkdir -p "$dir_run"
 	(cd "$dir_run" && exec "$dir/prog" hang "$n") >/dev/null 2>&1 &
 	pid=$!
 	PIDS+=("$pid")
 	for i in $(seq 6000); do [ -f "$dir_run/ready" ] && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
 	[ -f "$dir_run/ready" ] || { echo "  hang $n: the program never got ready" >&2; return 1; }
-	python3 - "$ASYNCORE" "$pid" "$n" "$target" "$RUNS" "$ROOT/bench" <<'PY'
+	python3 - "$ASYNCORE" "$pid" "$n" "$target" "$RUNS" "$ROOT/bench" "${variant:-cgo}" <<'PY'
 import json, statistics, subprocess, sys
 asy, pid, n, target, runs, bench = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
+variant = sys.argv[7]
 sys.path.insert(0, bench)
 import timing
 paused, count = [], 0
@@ -85,11 +90,13 @@ for i in range(runs + 1):
     if i:
         paused.append(j['process']['paused_us'] / 1000)
 med = statistics.median(paused)
-print('  live, %d goroutines: paused %.2f ms median (%s) over %d runs' % (count, med,
+print('  live (%s), %d goroutines: paused %.2f ms median (%s) over %d runs' % (variant, count, med,
       ' '.join('%.2f' % p for p in paused), runs))
-timing.record('go live pause, %d goroutines' % count, '%.2f ms' % med, '<= %g ms' % target, med <= target)
+timing.record('go live pause (%s), %d goroutines' % (variant, count), '%.2f ms' % med, '<= %g ms' % target,
+              med <= target)
 PY
 	kill -9 "$pid" 2>/dev/null
 }
 live_pause 0 5
+live_pause 0 5 nocgo
 live_pause 10000 50

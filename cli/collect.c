@@ -17,13 +17,13 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <syslog.h>
-#include <systemd/sd-journal.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../analyzer/driver.h"
 #include "../corefile/corewrite.h"
 #include "../corefile/identity.h"
+#include "../corefile/journal.h"
 #include "../corefile/minicore.h"
 #include "../reports/store.h"
 #include "budget.h"
@@ -70,10 +70,17 @@ static void say(const struct collector *c, int priority, const char *fmt, ...)
 	va_end(ap);
 	if (priority <= LOG_WARNING)
 		fprintf(stderr, "asyncore: collect: pid %ld (%s): %s\n", c->cr.pid, c->cr.exe, reason);
-	sd_journal_send("MESSAGE=asyncore collect: pid %ld (%s): %s", c->cr.pid, c->cr.exe, reason,
-			"PRIORITY=%d", priority, "SYSLOG_IDENTIFIER=asyncore",
-			"ASYNCORE_PID=%ld", c->cr.pid, "ASYNCORE_EXE=%s", c->cr.exe,
-			"ASYNCORE_REASON=%s", reason, NULL);
+	char *message = NULL, *exe = NULL, *why = NULL, prio[32], pid[48];
+	snprintf(prio, sizeof(prio), "PRIORITY=%d", priority);
+	snprintf(pid, sizeof(pid), "ASYNCORE_PID=%ld", c->cr.pid);
+	if (asprintf(&message, "MESSAGE=asyncore collect: pid %ld (%s): %s", c->cr.pid, c->cr.exe, reason) >= 0 &&
+	    asprintf(&exe, "ASYNCORE_EXE=%s", c->cr.exe) >= 0 && asprintf(&why, "ASYNCORE_REASON=%s", reason) >= 0) {
+		const char *fields[] = {message, prio, "SYSLOG_IDENTIFIER=asyncore", pid, exe, why};
+		core_journal_send(fields, sizeof(fields) / sizeof(fields[0]));
+	}
+	free(message);
+	free(exe);
+	free(why);
 }
 
 /* ---- reading the pipe ------------------------------------------------- */

@@ -105,6 +105,8 @@ struct core_error *cli_live_analyze(pid_t pid, unsigned max_pause_ms, pid_t firs
 		goto out;
 	struct analysis *warm = warm_up(live, opts, cache);
 	bool while_stopped = needs_stopped_analysis(live, warm);
+	for (size_t i = 0; warm && i < warm->nruntime_stacks; i++)
+		core_live_add_stack(live, warm->runtime_stacks[i].lo, warm->runtime_stacks[i].hi);
 	an_analysis_destroy(warm);
 	err = core_live_stop(live);
 	if (err)

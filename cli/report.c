@@ -297,7 +297,11 @@ int cli_report(int argc, char **argv)
 	struct core_error *err = a.pid ? cli_live_analyze(a.pid, a.max_pause, a.thread, &a.an, &live, &an)
 				       : core_open(a.core, &core);
 	if (!err && !a.pid) {
-		core_identity(core, &id);
+		/* The JSON report alone shows the fingerprint. */
+		if (a.format == FORMAT_JSON)
+			core_identity(core, &id);
+		else
+			core_identity_basic(core, &id);
 		/* Only when asked: it reads every byte of the file, holes included. */
 		if (a.sha256)
 			core_identity_add_sha256(core);

@@ -245,7 +245,7 @@ bool core_coredump_name_parse(const char *path, struct core_coredump_name *out)
 	return true;
 }
 
-void core_identity(struct core *core, struct core_identity *id)
+void core_identity_basic(struct core *core, struct core_identity *id)
 {
 	memset(id, 0, sizeof(*id));
 	id->has_coredump_name = core_coredump_name_parse(core->path, &id->coredump);
@@ -253,6 +253,11 @@ void core_identity(struct core *core, struct core_identity *id)
 		memcpy(id->crashed_at, id->coredump.crashed_at, sizeof(id->crashed_at));
 	id->file_size = core->file_size;
 	id->size = core->data_size;
+}
+
+void core_identity(struct core *core, struct core_identity *id)
+{
+	core_identity_basic(core, id);
 	fingerprint(core, id->fingerprint);
 }
 

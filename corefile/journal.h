@@ -33,4 +33,8 @@ int core_journal_find(const char *dir, const char *path, const struct core_cored
 /* Free what *E owns (not E). */
 void core_journal_entry_deinit(struct core_journal_entry *e);
 
+/* Log one entry to the journal: N fields (at most 16), each "NAME=value"
+ * (MESSAGE, PRIORITY, ...).  Nothing when libsystemd cannot be opened. */
+void core_journal_send(const char *const *fields, size_t n);
+
 #endif

@@ -46,10 +46,15 @@ struct live_map {
 
 struct live_thread {
 	pid_t tid;
-	bool seized, stopped, gone;
+	bool seized, interrupted, stopped, gone;
 	bool regs_known;            /* stopped, or rsp/rip of a warm-up */
+	uint64_t warm_sp, warm_pc;  /* where the warm-up saw it blocked (0: unknown) */
 	int resume_sig;             /* a signal the stop held back, re-sent at detach */
 	uint64_t regs[CORE_REG_COUNT];
+};
+
+struct live_range {
+	uint64_t lo, hi;
 };
 
 /* A thread's place in core_live.threads, found by its id (0: free slot). */
@@ -63,6 +68,7 @@ struct live_slot {
 	uint64_t addr;              /* page address + 1 (0: empty slot) */
 	unsigned char *data;
 	bool pinned;                /* read before the stop (never changes) */
+	bool in_arena;              /* DATA is a page of core_live.arena */
 };
 
 struct core_live {
@@ -106,6 +112,10 @@ struct core_live {
 
 	pid_t first_tid;            /* written first */
 	uint64_t *warm_pages;       /* what the warm-up read, to read again stopped */
+	unsigned char *arena;       /* their pages, allocated and touched before */
+	size_t arena_pages, arena_used;   /* the stop, read into while stopped */
+	struct live_range *stacks;  /* stacks the warm-up's runtimes recorded */
+	size_t nstacks, stacks_cap;
 	bool warm_all_threads;      /* every thread's registers known to the warm-up */
 	size_t nwarm_pages;
 	char **warnings;            /* until a core takes them */
@@ -451,8 +461,10 @@ static struct live_slot *slot_find(const struct core_live *live, uint64_t page)
 	}
 }
 
-/* Keep DATA (PAGE bytes, or NULL: unreadable) for PAGE; false when full. */
-static bool slot_put(struct core_live *live, uint64_t page, const unsigned char *data)
+/* Keep DATA for PAGE: a page of its own (malloc'd: the slot's now), a page
+ * of the arena (IN_ARENA), or NULL: unreadable there.  False when full
+ * (DATA is not kept). */
+static bool slot_keep(struct core_live *live, uint64_t page, unsigned char *data, bool in_arena)
 {
 	if (data && live->bytes_kept + PAGE > CACHE_LIMIT) {
 		if (!live->cache_full)
@@ -463,20 +475,29 @@ static bool slot_put(struct core_live *live, uint64_t page, const unsigned char 
 	}
 	if (!base_table_reserve(&live->slots, &live->nslots, live->used, sizeof(*live->slots)))
 		return false;
-	unsigned char *copy = NULL;
-	if (data) {
-		copy = malloc(PAGE);
-		if (!copy)
-			return false;
-		memcpy(copy, data, PAGE);
+	if (data)
 		live->bytes_kept += PAGE;
-	}
 	size_t i = slot_index(live, page);
 	while (live->slots[i].addr)
 		i = (i + 1) & (live->nslots - 1);
-	live->slots[i].addr = page + 1;
-	live->slots[i].data = copy;
+	live->slots[i] = (struct live_slot){ .addr = page + 1, .data = data, .in_arena = in_arena };
 	live->used++;
+	return true;
+}
+
+/* Keep a copy of DATA (PAGE bytes, or NULL: unreadable) for PAGE; false
+ * when full. */
+static bool slot_put(struct core_live *live, uint64_t page, const unsigned char *data)
+{
+	unsigned char *copy = data ? malloc(PAGE) : NULL;
+	if (data && !copy)
+		return false;
+	if (copy)
+		memcpy(copy, data, PAGE);
+	if (!slot_keep(live, page, copy, false)) {
+		free(copy);
+		return false;
+	}
 	return true;
 }
 
@@ -566,7 +587,7 @@ static void detach_threads(struct core_live *live)
 		if (ptrace(PTRACE_DETACH, t->tid, NULL, (void *)(uintptr_t)t->resume_sig) != 0 &&
 		    errno == ESRCH && t->stopped)
 			live->killed = 1;
-		t->seized = false;
+		t->seized = t->interrupted = false;
 	}
 }
 
@@ -736,8 +757,8 @@ static bool thread_exiting(const struct core_live *live, pid_t tid)
 	return stat_gone(live->pid, name);
 }
 
-/* Seize and interrupt every thread in /proc/PID/task not yet seized; the
- * number of new ones, or -1 with *ERR. */
+/* Seize every thread in /proc/PID/task not yet seized (they go on
+ * running); the number of new ones, or -1 with *ERR. */
 static int seize_new_threads(struct core_live *live, struct core_error **err)
 {
 	DIR *dir = open_task_dir(live);
@@ -771,11 +792,24 @@ static int seize_new_threads(struct core_live *live, struct core_error **err)
 			break;
 		}
 		t->seized = true;
-		if (ptrace(PTRACE_INTERRUPT, t->tid, NULL, NULL) != 0 && errno == ESRCH)
-			t->gone = true;
 	}
 	closedir(dir);
 	return added;
+}
+
+/* Interrupt every seized thread not yet interrupted, one call after the
+ * other: each wakes a thread that may take the CPU from this one, so no
+ * seizing (nor reading /proc) lies between the first and the last. */
+static void interrupt_seized(struct core_live *live)
+{
+	for (size_t i = 0; i < live->nthreads; i++) {
+		struct live_thread *t = &live->threads[i];
+		if (!t->seized || t->interrupted || t->gone)
+			continue;
+		t->interrupted = true;
+		if (ptrace(PTRACE_INTERRUPT, t->tid, NULL, NULL) != 0 && errno == ESRCH)
+			t->gone = true;
+	}
 }
 
 /* What waitpid said of seized thread T, not yet stopped: its stop, or its
@@ -852,6 +886,20 @@ static void read_registers(struct core_live *live)
 	}
 }
 
+/* The end of the stack a runtime recorded around SP of thread T, or 0: a
+ * thread still where the warm-up saw it blocked has not left that stack
+ * (a goroutine's few KiB inside the runtime's heap mapping), so reading on
+ * to the mapping's end reads nothing its unwind needs. */
+static uint64_t recorded_stack_end(const struct core_live *live, const struct live_thread *t, uint64_t sp)
+{
+	if (!t->warm_sp || t->warm_sp != sp || t->warm_pc != t->regs[CORE_REG_RIP])
+		return 0;
+	for (size_t i = 0; i < live->nstacks; i++)
+		if (sp >= live->stacks[i].lo && sp < live->stacks[i].hi)
+			return PAGE_DOWN(live->stacks[i].hi + PAGE - 1);
+	return 0;
+}
+
 /* The stack above each stack pointer (and its red zone), in one read per
  * thread: the unwinder reads it all, frame by frame. */
 static void prefetch_stacks(struct core_live *live)
@@ -868,6 +916,9 @@ static void prefetch_stacks(struct core_live *live)
 		if (start < m->start)
 			start = m->start;
 		uint64_t end = m->end - start > STACK_BULK ? start + STACK_BULK : m->end;
+		uint64_t recorded = recorded_stack_end(live, t, sp);
+		if (recorded > start && recorded < end)
+			end = recorded;
 		prefetch(live, start, end);
 	}
 }
@@ -944,8 +995,11 @@ static void prefetch_link_map(struct core_live *live)
 static size_t fetch_batch(struct core_live *live, const uint64_t *pages, size_t n, unsigned char *buf)
 {
 	struct iovec local[PAGE_BATCH], remote[PAGE_BATCH];
+	/* Into the arena's pages where they last: no copy, no allocation. */
+	unsigned char *into = live->arena_pages - live->arena_used >= n ? live->arena + live->arena_used * PAGE
+									 : buf;
 	for (size_t k = 0; k < n; k++) {
-		local[k] = (struct iovec){buf + k * PAGE, PAGE};
+		local[k] = (struct iovec){into + k * PAGE, PAGE};
 		remote[k] = (struct iovec){(void *)(uintptr_t)pages[k], PAGE};
 	}
 	ssize_t r = live->use_mem_fd ? -1 : process_vm_readv(live->pid, local, n, remote, n, 0);
@@ -959,7 +1013,12 @@ static size_t fetch_batch(struct core_live *live, const uint64_t *pages, size_t 
 	}
 	size_t ok = (size_t)r / PAGE;
 	for (size_t k = 0; k < ok; k++)
-		slot_put(live, pages[k], buf + k * PAGE);
+		if (into == buf)
+			slot_put(live, pages[k], buf + k * PAGE);
+		else
+			slot_keep(live, pages[k], into + k * PAGE, true);
+	if (into != buf)
+		live->arena_used += ok;
 	if (ok < n)
 		slot_put(live, pages[ok++], NULL);   /* the page that faulted */
 	return ok;
@@ -1004,6 +1063,7 @@ struct core_error *core_live_stop(struct core_live *live)
 	live->stopped = true;
 	for (;;) {
 		int added = seize_new_threads(live, &err);
+		interrupt_seized(live);
 		if (added < 0)
 			goto fail;
 		if (added == 0)
@@ -1089,6 +1149,8 @@ static void read_syscall_regs(struct core_live *live, struct live_thread *t)
 		memset(t->regs, 0, sizeof(t->regs));
 		t->regs[CORE_REG_RSP] = v[6];
 		t->regs[CORE_REG_RIP] = v[7];
+		t->warm_sp = v[6];
+		t->warm_pc = v[7];
 		t->regs_known = true;
 	}
 	free(text);
@@ -1118,6 +1180,23 @@ bool core_live_warm_begin(struct core_live *live)
 	return live->warming;
 }
 
+/* Before the stop, the room the stop fills: the arena's pages for the
+ * pages the warm-up read, allocated and touched now (while stopped, each
+ * page's allocation, first touch and copy cost more than its read), and a
+ * page table large enough for them. */
+static void prepare_stop_room(struct core_live *live)
+{
+	size_t want = live->used + live->nwarm_pages;
+	while (2 * (want + 1) > live->nslots)
+		if (!base_table_reserve(&live->slots, &live->nslots, want, sizeof(*live->slots)))
+			break;
+	live->arena = live->nwarm_pages ? malloc((size_t)live->nwarm_pages * PAGE) : NULL;
+	if (live->arena) {
+		memset(live->arena, 0, (size_t)live->nwarm_pages * PAGE);
+		live->arena_pages = live->nwarm_pages;
+	}
+}
+
 void core_live_warm_end(struct core_live *live)
 {
 	live->warming = false;
@@ -1142,6 +1221,7 @@ void core_live_warm_end(struct core_live *live)
 		free(old[i].data);
 	}
 	free(old);
+	prepare_stop_room(live);
 }
 
 /* ---- inspecting ------------------------------------------------------ */
@@ -1218,14 +1298,17 @@ void core_live_destroy(struct core_live *live)
 	}
 	free(live->maps);
 	for (size_t i = 0; i < live->nslots; i++)
-		free(live->slots[i].data);
+		if (!live->slots[i].in_arena)
+			free(live->slots[i].data);
 	free(live->slots);
+	free(live->arena);
 	for (size_t i = 0; i < live->nwarnings; i++)
 		free(live->warnings[i]);
 	free(live->warnings);
 	free(live->threads);
 	free(live->tid_slots);
 	free(live->warm_pages);
+	free(live->stacks);
 	free(live->auxv);
 	if (live->mem_fd >= 0)
 		close(live->mem_fd);
@@ -1281,6 +1364,16 @@ void core_live_core_closed(struct core_live *live, const struct core *core)
 {
 	if (live && live->core == core)
 		live->core = NULL;
+}
+
+bool core_live_add_stack(struct core_live *live, uint64_t lo, uint64_t hi)
+{
+	if (hi <= lo)
+		return true;
+	struct live_range *r = base_array_push(&live->stacks, &live->nstacks, &live->stacks_cap, sizeof(*r));
+	if (r)
+		*r = (struct live_range){lo, hi};
+	return r != NULL;
 }
 
 bool core_live_warm_all_threads(const struct core_live *live)

@@ -53,6 +53,12 @@ void core_live_warm_end(struct core_live *live);
  * calls): what it read is what the stopped analysis will read. */
 bool core_live_warm_all_threads(const struct core_live *live);
 
+/* [LO, HI) is a stack a runtime allocated in its own heap, as the warm-up
+ * found it (a goroutine's): a thread still blocked where the warm-up saw
+ * it, its stack pointer in there, has its stack read in bulk only up to
+ * HI.  False: out of memory. */
+bool core_live_add_stack(struct core_live *live, uint64_t lo, uint64_t hi);
+
 /* Stop every thread and read registers and stacks.  Fails (the process
  * running again) when it cannot be attached or exits meanwhile. */
 struct core_error *core_live_stop(struct core_live *live);

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/array.h"
+
 /* The start of DIE's first range, in DWARF order. */
 static bool first_range(Dwarf_Die *die, Dwarf_Addr *start)
 {
@@ -130,11 +132,20 @@ static struct dbg_file *file_at(struct dbg_session *s, uint64_t pc, uint64_t *sh
 bool dbg_function_entry(struct dbg_session *s, uint64_t pc, bool activation, uint64_t *entry)
 {
 	dbg_lock(s);
-	uint64_t shift;
-	struct dbg_file *f = file_at(s, pc, &shift);
-	bool ok = f && dbg_file_function_entry(f, (activation ? pc : pc - 1) + shift, entry);
-	if (ok)
-		*entry -= shift;
+	struct dbg_entry_memo *m = &s->entries[base_hash_slot(pc, DBG_ENTRY_MEMO)];
+	bool ok = m->ok;
+	if (m->pc == pc + 1 && m->activation == activation) {
+		if (ok)
+			*entry = m->entry;
+	} else {
+		uint64_t shift;
+		struct dbg_file *f = file_at(s, pc, &shift);
+		ok = f && dbg_file_function_entry(f, (activation ? pc : pc - 1) + shift, entry);
+		if (ok)
+			*entry -= shift;
+		*m = (struct dbg_entry_memo){ .pc = pc + 1, .entry = ok ? *entry : 0, .activation = activation,
+					      .ok = ok };
+	}
 	dbg_unlock(s);
 	return ok;
 }

@@ -93,6 +93,16 @@ struct dbg_module_entry {
 	struct dbg_module_tls tls;
 };
 
+/* A function's entry by the address looked up (dbg_function_entry): every
+ * frame asks for its callee's, and a pool's threads stand in the same few. */
+#define DBG_ENTRY_MEMO 1024u
+struct dbg_entry_memo {
+	uint64_t pc;                /* the pc asked about + 1; 0: empty */
+	uint64_t entry;
+	bool activation;
+	bool ok;
+};
+
 struct dbg_session {
 	struct core *core;
 	struct dbg_options opts;
@@ -110,6 +120,7 @@ struct dbg_session {
 	struct dbg_args_out *args_out;  /* what dbg_frame_args lends */
 	struct dbg_ptrmemo *call_targets;   /* a call site's target by symbol name */
 	struct dbg_ptrmemo *entry_regs;     /* a DW_OP_entry_value's register */
+	struct dbg_entry_memo entries[DBG_ENTRY_MEMO];   /* direct-mapped */
 };
 
 /* Hold the session's cache while its shared files are in use: sessions on

@@ -1,14 +1,19 @@
-/* Line tables, each in a Dwarf handle of its own.
+/* Line tables, in a Dwarf handle of their own.
  *
  * libdw keeps a unit's decoded line table (some 60 bytes a row, with the
  * file names) for as long as its Dwarf lives, and a template-heavy C++ unit
  * built at -O0 has a hundred thousand rows and more: a report that
  * symbolized frames in a few such units held 40 MB of tables in the module's
- * Dwarf.  Here each unit's table is decoded in a Dwarf handle opened on the
- * module's ELF for that unit alone, and before another unit is decoded the
- * least recently used handles are ended until the rows kept are within a
- * budget.  The row for an address is the one libdwfl's dwfl_module_getsrc
- * gives: the last row at or below it, unless that ends a sequence. */
+ * Dwarf.  Here the tables are decoded in a second Dwarf handle opened on the
+ * module's ELF, and before another unit is decoded that handle is ended,
+ * with every table it holds, when their rows pass a budget.  One handle for
+ * all the units, not one a unit: finding a unit in a new handle reads and
+ * keeps every unit header before it (a KiB each, 1,700 units in glibc).
+ * A small unit (its DIEs in at most 64 KiB, as a C file's are) has a small
+ * table: it is decoded in the module's own Dwarf, which found the unit
+ * already, while the rows kept there stay within the budget.
+ * The row for an address is the one libdwfl's dwfl_module_getsrc gives: the
+ * last row at or below it, unless that ends a sequence. */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -17,76 +22,61 @@
 
 /* Rows kept of the units used before the one decoded: about 2 MB. */
 #define ROWS_BUDGET 30000u
+#define SMALL_UNIT (64u << 10)
 
 struct unit_lines {
 	Dwarf_Off cu;               /* the unit's DIE in the module's Dwarf */
-	Dwarf *dw;                  /* holds this unit's table only */
-	Dwarf_Die cudie;            /* the unit in DW */
+	Dwarf_Die cudie;            /* the unit in dbg_lines.dw, or in the
+				       module's Dwarf (in_main) */
 	size_t rows;
-	uint64_t used;              /* clock of the last use */
+	bool in_main;
 };
 
 struct dbg_lines {
+	Dwarf *dw;                  /* holds the tables of the units in V not
+				       in_main */
+	Dwarf *main;                /* the Dwarf DW reads the ELF of */
 	struct unit_lines *v;
 	size_t n, cap;
-	size_t rows;                /* of all units kept */
+	size_t rows;                /* of the units in DW */
+	size_t main_rows;           /* of the units in the module's Dwarf */
 	size_t budget;
-	uint64_t clock;
 };
 
-static void unit_end(struct unit_lines *u)
+/* Forget the tables DW holds: the handle is ended. */
+static void lines_end(struct dbg_lines *lines)
 {
-	dwarf_end(u->dw);
+	dwarf_end(lines->dw);
+	lines->dw = NULL;
+	lines->main = NULL;
+	size_t kept = 0;
+	for (size_t i = 0; i < lines->n; i++)
+		if (lines->v[i].in_main)
+			lines->v[kept++] = lines->v[i];
+	lines->n = kept;
+	lines->rows = 0;
 }
 
 void dbg_lines_destroy(struct dbg_lines *lines)
 {
 	if (!lines)
 		return;
-	for (size_t i = 0; i < lines->n; i++)
-		unit_end(&lines->v[i]);
+	lines_end(lines);
 	free(lines->v);
 	free(lines);
 }
 
-static void evict(struct dbg_lines *lines, size_t i)
+/* A handle on MAIN's ELF with the same supplementary (dwz) file. */
+static bool lines_open(struct dbg_lines *lines, Dwarf *main)
 {
-	lines->rows -= lines->v[i].rows;
-	unit_end(&lines->v[i]);
-	lines->v[i] = lines->v[--lines->n];
-}
-
-/* Ends the least recently used units while the rows kept pass the budget,
- * before another unit is decoded. */
-static void trim(struct dbg_lines *lines)
-{
-	while (lines->rows > lines->budget) {
-		size_t oldest = 0;
-		for (size_t i = 1; i < lines->n; i++)
-			if (lines->v[i].used < lines->v[oldest].used)
-				oldest = i;
-		evict(lines, oldest);
-	}
-}
-
-/* A handle on the ELF of CUDIE's Dwarf holding that unit, with the same
- * supplementary (dwz) file. */
-static bool unit_open(Dwarf_Die *cudie, struct unit_lines *u)
-{
-	Dwarf *main = dwarf_cu_getdwarf(cudie->cu);
 	Elf *elf = main ? dwarf_getelf(main) : NULL;
-	u->dw = elf ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
-	if (!u->dw)
+	lines->dw = elf ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
+	if (!lines->dw)
 		return false;
+	lines->main = main;
 	Dwarf *alt = dwarf_getalt(main);
 	if (alt)
-		dwarf_setalt(u->dw, alt);
-	Dwarf_Lines *table;
-	if (!dwarf_offdie(u->dw, u->cu, &u->cudie) ||
-	    dwarf_getsrclines(&u->cudie, &table, &u->rows) != 0) {
-		dwarf_end(u->dw);
-		return false;
-	}
+		dwarf_setalt(lines->dw, alt);
 	return true;
 }
 
@@ -105,23 +95,53 @@ bool dbg_lines_set_budget(struct dbg_file *f, size_t rows)
 	return lines != NULL;
 }
 
+/* Whether the unit of CUDIE (in MAIN) holds its DIEs in SMALL_UNIT bytes. */
+static bool small_unit(Dwarf *main, Dwarf_Die *cudie)
+{
+	Dwarf_Off header = dwarf_dieoffset(cudie) - dwarf_cuoffset(cudie), next;
+	size_t header_size;
+	return dwarf_next_unit(main, header, &next, &header_size, NULL, NULL, NULL, NULL, NULL, NULL) == 0 &&
+	       next - header <= SMALL_UNIT;
+}
+
+/* CUDIE's table decoded in the module's own Dwarf, as *U. */
+static bool decode_in_main(struct dbg_lines *lines, Dwarf_Die *cudie, struct unit_lines *u)
+{
+	Dwarf_Lines *table;
+	if (dwarf_getsrclines(cudie, &table, &u->rows) != 0)
+		return false;
+	u->cudie = *cudie;
+	u->in_main = true;
+	lines->main_rows += u->rows;
+	return true;
+}
+
 static struct unit_lines *unit_get(struct dbg_file *f, Dwarf_Die *cudie)
 {
 	struct dbg_lines *lines = lines_of(f);
 	if (!lines)
 		return NULL;
 	Dwarf_Off cu = dwarf_dieoffset(cudie);
-	lines->clock++;
+	Dwarf *main = dwarf_cu_getdwarf(cudie->cu);
 	for (size_t i = 0; i < lines->n; i++)
-		if (lines->v[i].cu == cu) {
-			lines->v[i].used = lines->clock;
+		if (lines->v[i].cu == cu && (lines->v[i].in_main ? dwarf_cu_getdwarf(lines->v[i].cudie.cu)
+								 : lines->main) == main)
 			return &lines->v[i];
-		}
 	if (!base_array_reserve(&lines->v, &lines->cap, lines->n + 1, sizeof(*lines->v)))
 		return NULL;
-	trim(lines);
-	struct unit_lines u = { .cu = cu, .used = lines->clock };
-	if (!unit_open(cudie, &u))
+	struct unit_lines u = { .cu = cu };
+	if (lines->main_rows < lines->budget && small_unit(main, cudie)) {
+		if (!decode_in_main(lines, cudie, &u))
+			return NULL;
+		lines->v[lines->n] = u;
+		return &lines->v[lines->n++];
+	}
+	if (lines->dw && (lines->rows > lines->budget || lines->main != main))
+		lines_end(lines);
+	if (!lines->dw && !lines_open(lines, main))
+		return NULL;
+	Dwarf_Lines *table;
+	if (!dwarf_offdie(lines->dw, cu, &u.cudie) || dwarf_getsrclines(&u.cudie, &table, &u.rows) != 0)
 		return NULL;
 	lines->rows += u.rows;
 	lines->v[lines->n] = u;

@@ -225,6 +225,17 @@ static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
+/* N words mixed a word at a time: a frame's numbers are hashed for every
+ * frame written. */
+static uint64_t hash_words(uint64_t h, const uint64_t *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		h = (h ^ w[i]) * 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
 static uint64_t hash_str(uint64_t h, const char *s)
 {
 	return s ? hash_bytes(h, s, strlen(s) + 1) : hash_bytes(h, "", 0) * 31;
@@ -242,7 +253,7 @@ static uint64_t place_hash(const struct an_frame *f)
 			 (uint64_t)f->role << 16 | (uint64_t)f->kind << 8 | f->has_offset << 3 |
 			 f->has_module_offset << 2 |
 			 f->inlined << 1 | f->tailcall };
-	uint64_t h = hash_bytes(1469598103934665603ULL, n, sizeof(n));
+	uint64_t h = hash_words(1469598103934665603ULL, n, sizeof(n) / sizeof(n[0]));
 	/* A native or async frame's strings follow from its pc and inline
 	 * level (same_place still compares them); a runtime's frames share pc
 	 * 0 and differ only in their strings. */
@@ -378,49 +389,58 @@ static const char *memo_text(struct text_memo *m, const struct an_frame *f)
 	return slot->text;
 }
 
-/* What every frame needs: the memos, two values reused for the per-frame
- * numbers, and whether frames carry their registers (--frame-registers). */
+/* What every frame needs: the memos, and whether frames carry their
+ * registers (--frame-registers). */
 struct frame_writer {
 	struct out_buffer *out;
 	struct text_memo places, args;
-	json_t *index, *cfa;
 	bool registers;
 	bool locals;                /* the frames' thread or task had its locals asked for */
 	const char *arch;           /* names the registers */
 };
 
-static bool frame_writer_init(struct frame_writer *w, struct out_buffer *out, bool registers,
+static void frame_writer_init(struct frame_writer *w, struct out_buffer *out, bool registers,
 			      const char *arch)
 {
 	*w = (struct frame_writer){
 		.out = out, .registers = registers, .arch = arch,
 		.places = { .hash = place_hash, .same = same_place, .encode = place_text },
 		.args = { .hash = args_hash, .same = same_args, .encode = args_text },
-		.index = json_integer(0), .cfa = json_string_nocheck("0x0"),
 	};
-	return w->index && w->cfa;
 }
 
 static void frame_writer_deinit(struct frame_writer *w)
 {
 	memo_deinit(&w->places);
 	memo_deinit(&w->args);
-	json_decref(w->index);
-	json_decref(w->cfa);
 }
 
 /* {"index", kind .. tailcall, "cfa", ["registers"], "args", ["locals"]} */
+/* V in decimal, in BUF. */
+static const char *decimal(char buf[24], uint64_t v)
+{
+	char *p = buf + 23;
+	*p = '\0';
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	return p;
+}
+
 static int put_frame(struct frame_writer *w, const struct an_frame *f, size_t index)
 {
 	struct out_buffer *b = w->out;
 	const char *place = memo_text(&w->places, f), *args = memo_text(&w->args, f);
-	char h[32];
-	if (!place || !args || json_integer_set(w->index, (json_int_t)index) != 0 ||
-	    (f->cfa && json_string_set_nocheck(w->cfa, base_hex(h, f->cfa)) != 0))
+	if (!place || !args)
 		return -1;
-	int rc = put_text(b, "{\"index\":") || put_value(b, w->index, 0) || put_text(b, ",") ||
+	/* The index and the CFA as jansson writes them (a number, a string of
+	 * hex digits that needs no escape, or null), without its encoder: it
+	 * cost more than the rest of the frame. */
+	char digits[24], h[32];
+	int rc = put_text(b, "{\"index\":") || put_text(b, decimal(digits, index)) || put_text(b, ",") ||
 		 put_text(b, place) || put_text(b, ",\"cfa\":") ||
-		 put_value(b, f->cfa ? w->cfa : json_null(), 0);
+		 (f->cfa ? put_text(b, "\"") || put_text(b, base_hex(h, f->cfa)) || put_text(b, "\"")
+			 : put_text(b, "null"));
 	if (w->registers && rc == 0) {
 		json_t *regs = frame_registers(f, w->arch);
 		rc = !regs || put_text(b, ",\"registers\":") || put_value(b, regs, 0);
@@ -483,14 +503,38 @@ static int put_members(struct out_buffer *b, json_t *obj, bool more)
 	return rc ? -1 : 0;
 }
 
+/* A thread's registers object as jansson writes it (compact, in order; the
+ * names are the architecture's, which need no escape), without its
+ * encoder, which cost 47,000 instructions a thread; jansson's own when a
+ * name is unknown ("?", which repeats). */
+static int put_registers(struct out_buffer *b, const struct an_thread *t, const char *arch)
+{
+	for (unsigned r = 0; r < t->nregs && r < AN_THREAD_NREGS; r++)
+		if (strcmp(an_thread_reg_name(arch, r), "?") == 0) {
+			json_t *o = registers_object(t, arch);
+			int rc = !o || put_value(b, o, 0);
+			json_decref(o);
+			return rc ? -1 : 0;
+		}
+	int rc = put_text(b, "{");
+	for (unsigned r = 0; r < t->nregs && r < AN_THREAD_NREGS && rc == 0; r++) {
+		char h[32];
+		rc = (r && put_text(b, ",")) || put_text(b, "\"") || put_text(b, an_thread_reg_name(arch, r)) ||
+		     put_text(b, "\":\"") || put_text(b, base_hex(h, t->regs[r])) || put_text(b, "\"");
+	}
+	return rc || put_text(b, "}") ? -1 : 0;
+}
+
 /* {"tid", "crashing", "registers", "frames", "async_root", "unwind_error"} */
 static int put_thread(struct frame_writer *w, const struct an_thread *t)
 {
 	struct out_buffer *b = w->out;
 	w->locals = t->has_locals;
-	int rc = put_text(b, "{") ||
-		 put_members(b, json_pack("{s:i, s:b, s:o}", "tid", (int)t->tid,
-					  "crashing", t->crashing, "registers", registers_object(t, w->arch)), true) ||
+	char tid[24];
+	snprintf(tid, sizeof(tid), "%d", (int)t->tid);
+	int rc = put_text(b, "{\"tid\":") || put_text(b, tid) ||
+		 put_text(b, t->crashing ? ",\"crashing\":true" : ",\"crashing\":false") ||
+		 put_text(b, ",\"registers\":") || put_registers(b, t, w->arch) || put_text(b, ",") ||
 		 put_recursion(b, t->recursion) ||
 		 put_text(b, "\"frames\":") || put_frames_of(w, t, t->frames, t->nframes);
 	w->locals = false;      /* suspended chains' frames: none */
@@ -705,8 +749,8 @@ int rep_json_write(FILE *out, const struct analysis *an, const struct rep_json_o
 	json_failed = false;
 	b->out = out;
 	b->len = 0;
-	int rc = frame_writer_init(&w, b, opts->frame_registers, an->arch) ? 0 : -1;
-	rc = rc || put_member(b, &first, "asyncore_version", json_string(AN_VERSION));
+	frame_writer_init(&w, b, opts->frame_registers, an->arch);
+	int rc = put_member(b, &first, "asyncore_version", json_string(AN_VERSION));
 	rc = rc || put_member(b, &first, "core", an->live ? json_null() : identity_object(an));
 	if (an->live)   /* a core's report has no "process" */
 		rc = rc || put_member(b, &first, "process", process_object(an));

@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #define WORKERS 200
+#ifndef DEPTH                /* -DDEPTH=55: ~60 frames a thread */
 #define DEPTH 78            /* + the thread's entry function and park() */
+#endif
 
 typedef void (*bench_cb)(int depth, int crash);
 void lib_walk(int depth, int crash, bench_cb cb);
