@@ -296,14 +296,21 @@ static bool parse_lists(struct parser *p, json_t *lists)
 	return true;
 }
 
-/* root.require: {"symbol", "size", "mask", "equals"}. */
+/* root.require: {"symbol", "size", "mask", "equals"} or {"module"}. */
 static bool parse_require(struct parser *p, json_t *v)
 {
-	static const char *const keys[] = {"symbol", "size", "mask", "equals", NULL};
+	static const char *const keys[] = {"symbol", "size", "mask", "equals", "module", NULL};
 	struct an_rt_desc *d = p->d;
 	bool given, masked, equals;
 	d->root.require.size = 8;
 	d->root.require.mask = UINT64_MAX;
+	if (json_is_object(v) && json_object_get(v, "module")) {
+		if (!check_object(p, v, (const char *const[]){"module", NULL}, true))
+			return false;
+		return get_string(p, v, "module", true, &d->root.require.module) &&
+		       (valid_name(d->root.require.module) ||
+			fail(p, "a module's name is letters, digits and _.+-"));
+	}
 	if (!check_object(p, v, keys, true) ||
 	    !get_string(p, v, "symbol", true, &d->root.require.symbol) ||
 	    !get_number(p, v, "size", 8, &given, &d->root.require.size) ||
@@ -316,10 +323,23 @@ static bool parse_require(struct parser *p, json_t *v)
 	return equals || fail(p, "\"equals\" is missing");
 }
 
+/* root.thread_is: "tid" (the default) or "pthread" (pthread_self()'s value). */
+static bool parse_thread_is(struct parser *p, json_t *v)
+{
+	const char *s = json_is_string(v) ? json_string_value(v) : "";
+	if (strcmp(s, "tid") == 0)
+		p->d->root.thread_is = AN_RT_THREAD_TID;
+	else if (strcmp(s, "pthread") == 0)
+		p->d->root.thread_is = AN_RT_THREAD_PTHREAD;
+	else
+		return fail(p, "\"tid\" or \"pthread\" is expected");
+	return true;
+}
+
 static bool parse_root(struct parser *p, json_t *root)
 {
 	static const char *const keys[] = {"symbol", "tls", "pthread_key", "pointer", "lists",
-					   "thread", "require", NULL};
+					   "thread", "thread_is", "require", NULL};
 	static const char *const kinds[] = {"symbol", "tls", "pthread_key"};
 	struct an_rt_desc *d = p->d;
 	if (!check_object(p, root, keys, true))
@@ -335,7 +355,8 @@ static bool parse_root(struct parser *p, json_t *root)
 	if (!get_string(p, root, kinds[d->root.kind], true, &d->root.symbol) ||
 	    !get_bool(p, root, "pointer", &d->root.pointer) ||
 	    !part(p, root, "lists", false, parse_lists) ||
-	    !part(p, root, "require", false, parse_require))
+	    !part(p, root, "require", false, parse_require) ||
+	    !part(p, root, "thread_is", false, parse_thread_is))
 		return false;
 	return get_member(p, root, "thread", false, &d->root.thread);
 }
@@ -374,6 +395,8 @@ static const struct {
 	{"basename", AN_RT_DECODER_BASENAME, {"path", NULL}},
 	{"cpython-3.11-line", AN_RT_DECODER_CPYTHON311_LINE,
 	 {"table", "first_line", "instruction", "code", NULL}},
+	{"cpython-3.10-line", AN_RT_DECODER_CPYTHON310_LINE, {"table", "first_line", "instruction", NULL}},
+	{"cpython-lnotab-line", AN_RT_DECODER_CPYTHON_LNOTAB_LINE, {"table", "first_line", "offset", NULL}},
 };
 
 static size_t string_kind_index(const struct an_rt_desc *d, const char *name)
@@ -422,7 +445,8 @@ static bool parse_decoder(struct parser *p, json_t *v, struct an_rt_field *f)
 		if (strcmp(json_string_value(name), decoders[i].name) == 0)
 			f->decoder = decoders[i].id;
 	if (f->decoder == AN_RT_DECODER_NONE)
-		return fail(p, "\"%s\" is no decoder (\"basename\", \"cpython-3.11-line\")",
+		return fail(p, "\"%s\" is no decoder (\"basename\", \"cpython-3.11-line\", "
+			    "\"cpython-3.10-line\", \"cpython-lnotab-line\")",
 			    json_string_value(name));
 	pop(p, old);
 	f->as = f->decoder == AN_RT_DECODER_BASENAME ? AN_RT_AS_STRING : AN_RT_AS_NUMBER;
@@ -928,15 +952,22 @@ static bool has_anchor(const struct an_rt_desc *d)
 
 static bool parse_description(struct parser *p, json_t *top)
 {
-	static const char *const keys[] = {"name", "root", "stack", "strings", "entry", "kinds",
-					   "attach", "layout", NULL};
+	static const char *const keys[] = {"name", "runtime", "root", "stack", "strings", "entry",
+					   "kinds", "attach", "layout", NULL};
 	struct an_rt_desc *d = p->d;
-	if (!check_object(p, top, keys, true) || !get_string(p, top, "name", true, &d->name))
+	if (!check_object(p, top, keys, true) || !get_string(p, top, "name", true, &d->name) ||
+	    !get_string(p, top, "runtime", false, &d->runtime))
 		return false;
 	if (!valid_name(d->name)) {
 		push_key(p, "name");
 		return fail(p, "a name is 1 to %u letters, digits and _.+-", NAME_LIMIT);
 	}
+	if (d->runtime && !valid_name(d->runtime)) {
+		push_key(p, "runtime");
+		return fail(p, "a runtime is 1 to %u letters, digits and _.+-", NAME_LIMIT);
+	}
+	if (!d->runtime && !(d->runtime = strdup(d->name)))
+		return nomem(p);
 	if (!part(p, top, "root", true, parse_root) || !part(p, top, "stack", true, parse_stack) ||
 	    !part(p, top, "strings", false, parse_strings) ||
 	    !part(p, top, "entry", true, parse_entry) || !part(p, top, "kinds", true, parse_kinds) ||
@@ -989,6 +1020,7 @@ static void desc_deinit(struct an_rt_desc *d)
 {
 	free(d->file);
 	free(d->name);
+	free(d->runtime);
 	free(d->root.symbol);
 	for (size_t i = 0; i < d->root.nlists; i++) {
 		free(d->root.lists[i].type);
@@ -998,6 +1030,7 @@ static void desc_deinit(struct an_rt_desc *d)
 	free(d->root.lists);
 	member_deinit(&d->root.thread);
 	free(d->root.require.symbol);
+	free(d->root.require.module);
 	for (size_t i = 0; i < d->nstrings; i++)
 		string_kind_deinit(&d->strings[i]);
 	free(d->strings);

@@ -32,7 +32,11 @@ enum an_rt_decoder {
 	AN_RT_DECODER_NONE,
 	AN_RT_DECODER_BASENAME,      /* path: the part after its last '/' */
 	AN_RT_DECODER_CPYTHON311_LINE, /* table, first_line, instruction, code: a line */
+	AN_RT_DECODER_CPYTHON310_LINE, /* table, first_line, instruction (an index): a line */
+	AN_RT_DECODER_CPYTHON_LNOTAB_LINE, /* table, first_line, offset (bytes): a line */
 };
+/* How root.thread names a stack object's thread. */
+enum an_rt_thread_id { AN_RT_THREAD_TID, AN_RT_THREAD_PTHREAD };
 #define AN_RT_DECODER_ARGS 4
 enum an_rt_show { AN_RT_SHOW_SCRIPT, AN_RT_SHOW_LABEL, AN_RT_SHOW_HIDDEN };
 
@@ -138,6 +142,7 @@ struct an_rt_layout_type {
 struct an_rt_desc {
 	char *file;                 /* where it was loaded from */
 	char *name;
+	char *runtime;              /* what its frames and warnings say: "runtime", else name */
 	struct {
 		enum an_rt_root_kind kind;
 		char *symbol;
@@ -145,9 +150,11 @@ struct an_rt_desc {
 		struct an_rt_list *lists;    /* walked from the root to the stack objects */
 		size_t nlists;
 		struct an_rt_member thread;  /* a stack object's OS thread id */
+		enum an_rt_thread_id thread_is;  /* ... or its pthread_t ("thread_is") */
 		struct {            /* the root counts only when this holds */
 			char *symbol;
 			uint64_t size, mask, equals;
+			char *module;   /* ... or the root's module is named so */
 		} require;
 	} root;
 	struct {

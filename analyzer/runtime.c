@@ -34,6 +34,7 @@
 #define KEY_NONE 0xffffffffu
 #define CONTEXT_SIZE 160u
 #define OBJECTS_LIMIT 65536u        /* stack objects the root's lists lead to */
+#define LINK_LIMIT (UINT64_C(1) << 20)  /* bytes into its object of a list's link */
 
 /* A member resolved for this program: the pointers its path follows (at
  * these offsets, in order, from the object), then the member itself. */
@@ -146,18 +147,18 @@ static struct core_error *resolve_member(struct dbg_session *s, const struct an_
 }
 
 /* A member read as a number (1, 2, 4 or 8 bytes) or, when POINTER, an
- * address (8 bytes). */
+ * address (8 bytes), within LIMIT bytes of its object. */
 static struct core_error *check_width(const struct an_rt_desc *d, const struct an_rt_member *m,
-				      const struct slot *sl, bool pointer)
+				      const struct slot *sl, bool pointer, uint64_t limit)
 {
 	bool ok = pointer ? sl->size == 8
 			  : sl->size == 1 || sl->size == 2 || sl->size == 4 || sl->size == 8;
 	uint64_t end = sl->nhops ? sl->hops[0] + 8 : sl->offset + sl->size;
-	if (ok && end <= AN_RT_ENTRY_LIMIT && sl->offset + sl->size <= AN_RT_ENTRY_LIMIT)
+	if (ok && end <= limit && sl->offset + sl->size <= limit)
 		return NULL;
 	if (ok)
-		return core_error_create(CORE_ERROR_USAGE, "%s: %s: member %s ends past %u bytes",
-					 d->file, m->where, m->path, AN_RT_ENTRY_LIMIT);
+		return core_error_create(CORE_ERROR_USAGE, "%s: %s: member %s ends past %" PRIu64
+					 " bytes", d->file, m->where, m->path, limit);
 	return core_error_create(CORE_ERROR_USAGE, "%s: %s: member %s is %" PRIu64 " bytes; %s",
 				 d->file, m->where, m->path, sl->size,
 				 pointer ? "a pointer is 8" : "a number is 1, 2, 4 or 8");
@@ -176,10 +177,20 @@ static struct core_error *resolve_value(struct dbg_session *s, const struct an_r
 {
 	struct core_error *err = resolve_member(s, d, type, m, out);
 	if (!err)
-		err = check_width(d, m, out, pointer);
+		err = check_width(d, m, out, pointer, AN_RT_ENTRY_LIMIT);
 	if (!err && slot_extent(out) > *extent)
 		*extent = slot_extent(out);
 	return err;
+}
+
+/* A pointer of a root list: read member by member, never into a buffer,
+ * so it may lie far into its object (3.13's PyInterpreterState). */
+static struct core_error *resolve_link(struct dbg_session *s, const struct an_rt_desc *d,
+				       const char *type, const struct an_rt_member *m,
+				       struct slot *out)
+{
+	struct core_error *err = resolve_member(s, d, type, m, out);
+	return err ? err : check_width(d, m, out, true, LINK_LIMIT);
 }
 
 /* A field whose value is a member's address: its size does not matter. */
@@ -336,9 +347,9 @@ static struct core_error *resolve_lists(struct dbg_session *s, struct resolved *
 	for (size_t i = 0; i < d->root.nlists && !err; i++) {
 		const struct an_rt_list *l = &d->root.lists[i];
 		const char *element = i + 1 < d->root.nlists ? d->root.lists[i + 1].type : d->stack.type;
-		err = resolve_value(s, d, l->type, &l->head, true, &r->list_head[i], &extent);
+		err = resolve_link(s, d, l->type, &l->head, &r->list_head[i]);
 		if (!err)
-			err = resolve_value(s, d, element, &l->next, true, &r->list_next[i], &extent);
+			err = resolve_link(s, d, element, &l->next, &r->list_next[i]);
 	}
 	if (!err && d->root.thread.path)
 		err = resolve_value(s, d, d->stack.type, &d->root.thread, false, &r->thread, &extent);
@@ -368,38 +379,112 @@ static struct core_error *resolve_stack(struct dbg_session *s, struct resolved *
 	return err;
 }
 
+/* Whether PATH's file name is MODULE, with "lib" before it and after it
+ * nothing or a suffix that starts with no digit: "libpython3.10.so.1.0"
+ * and "python3.10d" are "python3.10", "python3.100" is not. */
+static bool module_named(const char *path, const char *module)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	size_t n = strlen(module);
+	if (strncmp(base, "lib", 3) == 0 && strncmp(base + 3, module, n) == 0)
+		base += 3;
+	return strncmp(base, module, n) == 0 && !(base[n] >= '0' && base[n] <= '9');
+}
+
+/* The path of the module ADDR is in, or NULL. */
+static const char *module_path_at(struct dbg_session *s, uint64_t addr)
+{
+	for (size_t i = 0; i < dbg_module_count(s); i++) {
+		const struct dbg_module_info *m = dbg_module_get(s, i);
+		if (addr >= m->start && addr < m->end)
+			return m->path;
+	}
+	return NULL;
+}
+
 /* Whether the runtime is the version D describes: root.require's symbol
  * holds the value it says (read from the core, else the mapped file: a
- * constant lives in .rodata). */
-static bool required_holds(struct dbg_session *s, const struct an_rt_desc *d)
+ * constant lives in .rodata), or the module holding the root at ROOT is
+ * the one it names. */
+static bool required_holds(struct dbg_session *s, const struct an_rt_desc *d, uint64_t root)
 {
 	uint64_t addr, size, value = 0;
-	const char *req = d->root.require.symbol;
+	const char *req = d->root.require.symbol, *module = d->root.require.module;
+	if (module) {
+		const char *path = module_path_at(s, root);
+		return path && module_named(path, module);
+	}
 	return !req || (dbg_find_symbol(s, req, &addr, &size) &&
 			core_read_bytes(dbg_session_core(s), addr, &value, d->root.require.size) &&
 			(value & d->root.require.mask) == d->root.require.equals);
 }
 
 /* Whether D's root is in this core; *R gets its address.  A symbol of the
- * wrong sort (thread-local for a global, or the reverse) is warned. */
-static bool find_root(struct dbg_session *s, const struct an_rt_desc *d, struct resolved *r)
+ * wrong sort (thread-local for a global, or the reverse) is warned.  *OTHER
+ * is set when the root is there but of a version D does not describe. */
+static bool find_root(struct dbg_session *s, const struct an_rt_desc *d, struct resolved *r,
+		      bool *other)
 {
 	struct core *core = dbg_session_core(s);
 	const char *sym = d->root.symbol;
 	uint64_t addr, size;
 	bool is_tls = dbg_find_tls_symbol(s, sym, &r->tls);
+	*other = false;
 	if (d->root.kind == AN_RT_ROOT_TLS) {
 		if (!is_tls && dbg_find_symbol(s, sym, &addr, &size))
 			core_warn(core, "runtime %s: %s is not a thread-local variable; its root is "
-				  "not read", d->name, sym);
-		return is_tls && required_holds(s, d);
+				  "not read", d->runtime, sym);
+		*other = is_tls && !required_holds(s, d, 0);
+		return is_tls && !*other;
 	}
 	if (is_tls) {
 		core_warn(core, "runtime %s: %s is a thread-local variable; its root is not read "
-			  "(a thread-local root is \"tls\")", d->name, sym);
+			  "(a thread-local root is \"tls\")", d->runtime, sym);
 		return false;
 	}
-	return dbg_find_symbol(s, sym, &r->root, &size) && required_holds(s, d);
+	if (!dbg_find_symbol(s, sym, &r->root, &size))
+		return false;
+	*other = !required_holds(s, d, r->root);
+	return !*other;
+}
+
+/* What the version a description requires found in this core, for the
+ * warning that none of a runtime's descriptions is of its version. */
+static void say_version(struct dbg_session *s, const struct an_rt_desc *d, char *out, size_t len)
+{
+	uint64_t addr, size, value = 0;
+	if (d->root.require.symbol && dbg_find_symbol(s, d->root.require.symbol, &addr, &size) &&
+	    core_read_bytes(dbg_session_core(s), addr, &value, d->root.require.size))
+		snprintf(out, len, "%s is 0x%" PRIx64, d->root.require.symbol, value);
+	else if (d->root.require.symbol)
+		snprintf(out, len, "%s is not readable", d->root.require.symbol);
+	else
+		snprintf(out, len, "no %s", d->root.require.module ? "version symbol" : "requirement");
+}
+
+/* A runtime whose root some descriptions found, none of them of its
+ * version: said once, with what was found. */
+static void warn_unmatched(struct dbg_session *s, const struct an_runtimes *set, const bool *other,
+			   const struct an_runtime_session *rs)
+{
+	for (size_t i = 0; set && i < set->n; i++) {
+		const struct an_rt_desc *d = &set->v[i];
+		bool said = false, read = false;
+		for (size_t j = 0; j < i && !said; j++)
+			said = other[j] && strcmp(set->v[j].runtime, d->runtime) == 0;
+		for (size_t j = 0; j < rs->n && !read; j++)
+			read = strcmp(rs->v[j].d->runtime, d->runtime) == 0;
+		if (!other[i] || said || read)
+			continue;
+		char version[128];
+		uint64_t addr = 0, size;
+		const char *path = dbg_find_symbol(s, d->root.symbol, &addr, &size)
+					   ? module_path_at(s, addr) : NULL;
+		say_version(s, d, version, sizeof(version));
+		core_warn(dbg_session_core(s), "runtime %s: %s is in %s, but no description is of "
+			  "its version (%s); its frames are not read", d->runtime, d->root.symbol,
+			  path ? path : "the core", version);
+	}
 }
 
 static void resolved_deinit(struct resolved *r)
@@ -418,31 +503,40 @@ struct core_error *an_runtime_session_open(const struct an_runtimes *set, struct
 					   struct an_runtime_session **out)
 {
 	struct an_runtime_session *rs = calloc(1, sizeof(*rs));
+	bool *other = set && set->n ? calloc(set->n, sizeof(*other)) : NULL;
+	struct core_error *err = NULL;
 	*out = NULL;
-	if (!rs)
-		return &core_error_nomem;
+	if (!rs || (set && set->n && !other)) {
+		err = &core_error_nomem;
+		goto out;
+	}
 	rs->s = s;
 	rs->core = dbg_session_core(s);
-	for (size_t i = 0; set && i < set->n; i++) {
+	for (size_t i = 0; set && i < set->n && !err; i++) {
 		struct resolved r = { .d = &set->v[i] };
-		if (!find_root(s, r.d, &r))
+		if (!find_root(s, r.d, &r, &other[i]))
 			continue;
-		struct core_error *err = resolve_stack(s, &r);
+		err = resolve_stack(s, &r);
 		if (!err)
 			err = resolve_entry(s, &r);
 		struct resolved *slot = err ? NULL : core_array_push(&rs->v, &rs->n, &rs->cap,
 								     sizeof(*rs->v));
 		if (!err && !slot)
 			err = &core_error_nomem;
-		if (err) {
+		if (err)
 			resolved_deinit(&r);
-			an_runtime_session_destroy(rs);
-			return err;
-		}
-		*slot = r;
+		else
+			*slot = r;
 	}
-	*out = rs;
-	return NULL;
+	if (!err)
+		warn_unmatched(s, set, other, rs);
+out:
+	free(other);
+	if (err)
+		an_runtime_session_destroy(rs);
+	else
+		*out = rs;
+	return err;
 }
 
 void an_runtime_session_destroy(struct an_runtime_session *rs)
@@ -695,24 +789,50 @@ static void add_counted(struct walk *w, struct text *t, uint64_t entry, const st
 static void add_field(struct walk *w, struct text *t, const unsigned char *buf, uint64_t entry,
 		      size_t field);
 
-/* The cpython-3.11-line decoder over field F's inputs; false: no line. */
+/* The byte offset in its code of the instruction a line decoder's F
+ * reads: 3.11's instruction pointer less its code's address, 3.10's
+ * instruction index doubled, 3.8's offset itself.  False: no offset. */
+static bool line_offset(struct walk *w, const unsigned char *buf, uint64_t entry,
+			const struct an_rt_field *f, int64_t *offset)
+{
+	const struct an_rt_field *fields = w->r->d->entry.fields;
+	uint64_t instr, code = 0;
+	if (field_value(w, entry, buf, f->args[2], &instr) != VALUE_READ ||
+	    (f->decoder == AN_RT_DECODER_CPYTHON311_LINE &&
+	     field_value(w, entry, buf, f->args[3], &code) != VALUE_READ))
+		return false;
+	int64_t v = f->decoder == AN_RT_DECODER_CPYTHON311_LINE
+			    ? (int64_t)(instr - code)
+			    : as_signed(instr, w->r->fields[f->args[2]].size);
+	if (v > (INT64_C(1) << 30) || v < -(INT64_C(1) << 30)) {
+		if (f->decoder == AN_RT_DECODER_CPYTHON311_LINE)
+			walk_warn(w, "entry 0x%" PRIx64 ": %s 0x%" PRIx64 " is not in its code at 0x%"
+				  PRIx64, entry, fields[f->args[2]].name, instr, code);
+		else
+			walk_warn(w, "entry 0x%" PRIx64 ": %s %" PRId64 " is no instruction's", entry,
+				  fields[f->args[2]].name, v);
+		return false;
+	}
+	if (f->decoder == AN_RT_DECODER_CPYTHON311_LINE)
+		v = v / 2 * 2;
+	else if (f->decoder == AN_RT_DECODER_CPYTHON310_LINE)
+		v *= 2;
+	*offset = v;
+	return true;
+}
+
+/* A line decoder over field F's inputs; false: no line. */
 static bool decode_line(struct walk *w, const unsigned char *buf, uint64_t entry,
 			const struct an_rt_field *f, int64_t *line)
 {
 	const struct an_rt_field *fields = w->r->d->entry.fields;
-	uint64_t table, first, instr, code;
+	uint64_t table, first;
+	int64_t offset;
 	struct counted c;
 	if (field_value(w, entry, buf, f->args[0], &table) != VALUE_READ || table == 0 ||
 	    field_value(w, entry, buf, f->args[1], &first) != VALUE_READ ||
-	    field_value(w, entry, buf, f->args[2], &instr) != VALUE_READ ||
-	    field_value(w, entry, buf, f->args[3], &code) != VALUE_READ)
+	    !line_offset(w, buf, entry, f, &offset))
 		return false;       /* the strings that read the same fields said why */
-	int64_t delta = (int64_t)(instr - code);
-	if (delta > (INT64_C(1) << 30) || delta < -(INT64_C(1) << 30)) {
-		walk_warn(w, "entry 0x%" PRIx64 ": %s 0x%" PRIx64 " is not in its code at 0x%" PRIx64,
-			  entry, fields[f->args[2]].name, instr, code);
-		return false;
-	}
 	if (!w->table && !(w->table = malloc(BYTES_LIMIT))) {
 		w->nomem = true;
 		return false;
@@ -722,12 +842,21 @@ static bool decode_line(struct walk *w, const unsigned char *buf, uint64_t entry
 				       BYTES_LIMIT, &c);
 	if (!why && c.cut)
 		why = "is longer than the decoder reads";
-	bool ok = !why && an_rt_cpython311_line(bytes, c.len, as_signed(first, w->r->fields[f->args[1]].size),
-						delta / 2 * 2, line);
-	if (why)
+	if (why) {
 		walk_warn(w, "entry 0x%" PRIx64 ": %s 0x%" PRIx64 " %s", entry, fields[f->args[0]].name,
 			  table, why);
-	return ok;
+		return false;
+	}
+	int64_t first_line = as_signed(first, w->r->fields[f->args[1]].size);
+	switch (f->decoder) {
+	case AN_RT_DECODER_CPYTHON310_LINE:
+		return an_rt_cpython310_line(bytes, c.len, first_line, offset, line);
+	case AN_RT_DECODER_CPYTHON_LNOTAB_LINE:
+		*line = an_rt_cpython_lnotab_line(bytes, c.len, first_line, offset);
+		return true;
+	default:
+		return an_rt_cpython311_line(bytes, c.len, first_line, offset, line);
+	}
 }
 
 /* decode_line() once per entry and field. */
@@ -758,6 +887,8 @@ static void add_decoded(struct walk *w, struct text *t, const unsigned char *buf
 		text_add(t, an_rt_basename(path.buf), strlen(an_rt_basename(path.buf)));
 		return;
 	case AN_RT_DECODER_CPYTHON311_LINE:
+	case AN_RT_DECODER_CPYTHON310_LINE:
+	case AN_RT_DECODER_CPYTHON_LNOTAB_LINE:
 		if (entry_line(w, buf, entry, f, &line))
 			snprintf(num, sizeof(num), "%" PRId64, line);
 		else
@@ -1146,7 +1277,7 @@ static void make_frame(struct walk *w, struct entry *e, struct an_frame *f)
 	f->function = e->name;
 	f->detail = e->detail;
 	e->name = e->detail = NULL;
-	f->runtime = strdup(w->r->d->name);
+	f->runtime = strdup(w->r->d->runtime);
 	if (!f->runtime)
 		w->nomem = true;
 }
@@ -1287,7 +1418,7 @@ static void place(struct walk *w, struct analysis *an, struct an_thread *t)
 		if (!(t = fallback_thread(w, an, anchor)))
 			goto out;
 	}
-	snprintf(w->context, sizeof(w->context), "runtime %s: thread %" PRId32, w->r->d->name, t->tid);
+	snprintf(w->context, sizeof(w->context), "runtime %s: thread %" PRId32, w->r->d->runtime, t->tid);
 	if (!claim(w, t))
 		goto out;               /* another description shows it here */
 	const char *function = w->r->d->attach.function;
@@ -1316,9 +1447,9 @@ static void splice_stack(struct an_runtime_session *rs, const struct resolved *r
 	if (an_rt_claims_object(&rs->claims, (size_t)(r - rs->v), obj))
 		return;                 /* shown by a description before this one */
 	if (t)
-		snprintf(w.context, sizeof(w.context), "runtime %s: thread %" PRId32, r->d->name, t->tid);
+		snprintf(w.context, sizeof(w.context), "runtime %s: thread %" PRId32, r->d->runtime, t->tid);
 	else
-		snprintf(w.context, sizeof(w.context), "runtime %s: stack 0x%" PRIx64, r->d->name, obj);
+		snprintf(w.context, sizeof(w.context), "runtime %s: stack 0x%" PRIx64, r->d->runtime, obj);
 	read_stack(&w, obj);
 	if (any_shown(&w) && !w.nomem)
 		place(&w, an, t);
@@ -1332,12 +1463,16 @@ static void splice_tidless(struct an_runtime_session *rs, const struct resolved 
 			   uint64_t tid)
 {
 	struct walk w = { .rs = rs, .r = r };
-	snprintf(w.context, sizeof(w.context), "runtime %s: stack 0x%" PRIx64, r->d->name, obj);
+	snprintf(w.context, sizeof(w.context), "runtime %s: stack 0x%" PRIx64, r->d->runtime, obj);
 	read_stack(&w, obj);
 	size_t n = 0;
 	for (size_t i = 0; i < w.n; i++)
 		n += shown(&w.v[i]);
-	if (n)
+	if (n && r->d->root.thread_is == AN_RT_THREAD_PTHREAD)
+		core_warn(rs->core, "%s: pthread 0x%" PRIx64 " (its %s) is no thread of the core; its "
+			  "%zu %s not shown", w.context, tid, r->d->root.thread.path, n,
+			  n == 1 ? "entry is" : "entries are");
+	else if (n)
 		core_warn(rs->core, "%s: thread %" PRIu64 " (its %s) is no thread of the core; its %zu "
 			  "%s not shown", w.context, tid, r->d->root.thread.path, n,
 			  n == 1 ? "entry is" : "entries are");
@@ -1440,26 +1575,37 @@ static struct an_thread *thread_by_tid(struct analysis *an, uint64_t tid)
 	return v >= INT32_MIN && v <= INT32_MAX ? an_thread_by_tid(an, (int32_t)v) : NULL;
 }
 
+/* The thread whose glibc struct pthread (pthread_self()) is at SELF. */
+static struct an_thread *thread_by_pthread(struct analysis *an, uint64_t self)
+{
+	for (size_t i = 0; self && i < an->nthreads; i++)
+		if (an->threads[i].pthread == self)
+			return &an->threads[i];
+	return NULL;
+}
+
 /* The stack object OBJ's thread: its root.thread member's, else T. */
 static void splice_owned(struct an_runtime_session *rs, const struct resolved *r,
 			 struct analysis *an, struct an_thread *t, const char *context, uint64_t obj)
 {
-	uint64_t tid;
+	uint64_t id;
 	if (!r->d->root.thread.path) {
 		splice_stack(rs, r, an, t, obj);
 		return;
 	}
-	if (!read_uint(rs->core, obj, &r->thread, &tid)) {
+	if (!read_uint(rs->core, obj, &r->thread, &id)) {
 		core_warn(rs->core, "%s: the %s of stack 0x%" PRIx64 " is not readable", context,
 			  r->d->root.thread.path, obj);
 		return;
 	}
-	tid = (uint64_t)as_signed(tid, r->thread.size);
-	struct an_thread *owner = thread_by_tid(an, tid);
+	bool pthread = r->d->root.thread_is == AN_RT_THREAD_PTHREAD;
+	if (!pthread)
+		id = (uint64_t)as_signed(id, r->thread.size);
+	struct an_thread *owner = pthread ? thread_by_pthread(an, id) : thread_by_tid(an, id);
 	if (owner)
 		splice_stack(rs, r, an, owner, obj);
 	else
-		splice_tidless(rs, r, obj, tid);
+		splice_tidless(rs, r, obj, id);
 }
 
 /* The root object OBJ (of thread T, NULL for a global): its stack, or the
@@ -1506,7 +1652,7 @@ static void splice_global(struct an_runtime_session *rs, const struct resolved *
 {
 	char context[CONTEXT_SIZE];
 	uint64_t obj;
-	snprintf(context, sizeof(context), "runtime %s", r->d->name);
+	snprintf(context, sizeof(context), "runtime %s", r->d->runtime);
 	if (stack_object(rs, r, context, r->root, &obj))
 		splice_root(rs, r, an, NULL, context, obj, ls);
 }
@@ -1534,13 +1680,13 @@ static void splice_tls(struct an_runtime_session *rs, const struct resolved *r,
 		case DBG_TLS_ADDRESS:
 			break;
 		}
-		snprintf(context, sizeof(context), "runtime %s: thread %" PRId32, r->d->name, t->tid);
+		snprintf(context, sizeof(context), "runtime %s: thread %" PRId32, r->d->runtime, t->tid);
 		if (stack_object(rs, r, context, addr, &obj))
 			splice_root(rs, r, an, t, context, obj, ls);
 	}
 	if (unknown)
 		core_warn(rs->core, "runtime %s: the thread-local %s of %zu threads (thread %" PRId32
-			  " first) cannot be found: %s", r->d->name, r->d->root.symbol, unknown,
+			  " first) cannot be found: %s", r->d->runtime, r->d->root.symbol, unknown,
 			  first_tid, why);
 }
 
@@ -1550,7 +1696,7 @@ static void splice_pthread_key(struct an_runtime_session *rs, const struct resol
 	char who[CONTEXT_SIZE / 2];
 	uint32_t key;
 	struct an_tsd tsd;
-	snprintf(who, sizeof(who), "runtime %s", r->d->name);
+	snprintf(who, sizeof(who), "runtime %s", r->d->runtime);
 	if (!core_read_u32(rs->core, r->root, &key)) {
 		core_warn(rs->core, "%s: the key %s at 0x%" PRIx64 " is not readable", who,
 			  r->d->root.symbol, r->root);

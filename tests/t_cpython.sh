@@ -82,11 +82,11 @@ cp "$ROOT"/share/asyncore/runtimes/*.json "$W/inst/usr/share/asyncore/runtimes/"
 ASYNCORE=$W/co/asyncore
 "$ASYNCORE" runtimes >"$W/runtimes" 2>&1
 check "runtimes: cpython listed from the checkout's share/asyncore/runtimes" \
-	grep -qE "^cpython +$ROOT/share/asyncore/runtimes/cpython-3.11.json$" "$W/runtimes"
+	grep -qE "^cpython-3.11 +$ROOT/share/asyncore/runtimes/cpython-3.11.json$" "$W/runtimes"
 check "runtimes: the search path listed" grep -qF "  $XDG_CONFIG_HOME/asyncore/runtimes (absent)" "$W/runtimes"
 "$W/inst/usr/bin/asyncore" runtimes >"$W/runtimes-inst" 2>&1
 check "runtimes: cpython listed from an installed share/asyncore/runtimes" \
-	grep -qE "^cpython +$W/inst/usr/share/asyncore/runtimes/cpython-3.11.json$" "$W/runtimes-inst"
+	grep -qE "^cpython-3.11 +$W/inst/usr/share/asyncore/runtimes/cpython-3.11.json$" "$W/runtimes-inst"
 "$ASYNCORE" runtimes --runtime "$ROOT/fixtures/toyvm/toy-tls.json" >"$W/runtimes-given" 2>&1
 check "runtimes --runtime FILE: the file given listed first" \
 	[ "$(head -1 "$W/runtimes-given" | awk '{print $1}')" = toy ]
