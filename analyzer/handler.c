@@ -232,12 +232,17 @@ static int caught_at_trampoline(struct core *core, struct dbg_session *s, struct
 			continue;
 		}
 		/* no siginfo: a handler without SA_SIGINFO (x86_64's kernel and
-		 * qemu-user write none for it) */
-		if (sf.signo == 0 && sf.code == 0 && !siginfo_from_trap(core, s, an, &sf))
-			continue;
-		if (sf.signo <= 0 || sf.signo > 64) {
-			core_warn(core, "thread %d: the signal frame at 0x%llx names no signal (%d)",
-				  t->tid, (unsigned long long)sp, sf.signo);
+		 * qemu-user write none for it, so the bytes there are zeros or
+		 * whatever the stack held before: an alternate stack on the heap,
+		 * as CPython's faulthandler runs on) */
+		bool zeros = sf.signo == 0 && sf.code == 0;
+		/* ... but bytes that read as a siginfo (a number, a signal code, no errno)
+		 * were written for this signal, whatever number they give */
+		bool written = sf.signo != 0 && code_plausible(sf.code) && sf.errno_value == 0;
+		if ((sf.signo <= 0 || sf.signo > 64) && (written || !siginfo_from_trap(core, s, an, &sf))) {
+			if (!zeros)
+				core_warn(core, "thread %d: the signal frame at 0x%llx names no signal "
+					  "(%d)", t->tid, (unsigned long long)sp, sf.signo);
 			continue;
 		}
 		if (!is_crash_signal(sf.signo))

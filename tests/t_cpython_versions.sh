@@ -1,0 +1,220 @@
+#!/usr/bin/env bash
+# Every CPython from 3.8 to 3.13 that pyenv has installed here (a small
+# executable over libpython3.X.so, DWARF in the library), through the
+# shipped descriptions (share/asyncore/runtimes/cpython-3.X.json), the
+# version chosen from the process: a crash inside a C call
+# (ctypes.string_at(0)) a few Python calls deep with two threads asleep in
+# Python, read from its core with the layout, with DWARF only (the
+# description without its layout) and without DWARF (libpython stripped);
+# and a live process parked in Python, read with report --pid and from a
+# snapshot.  The oracle is the interpreter's own faulthandler dump: at the
+# fatal signal for a core, on SIGUSR1 sent after asyncore has detached for
+# a live process.  Then a cycle in a frame chain and a code object of
+# garbage, patched into a core: partial results and warnings.  A version
+# that is not installed skips, saying which.
+. "$(dirname "$0")/lib.sh"
+
+W=$(mktemp -d)
+RUN_DIRS=()
+PARKED=
+cleanup() {
+	[ -z "$PARKED" ] || { kill -9 "$PARKED"; wait "$PARKED"; } 2>/dev/null
+	[ -n "${KEEP:-}" ] || rm -rf "$W" "${RUN_DIRS[@]}"
+}
+trap cleanup EXIT
+export XDG_CONFIG_HOME=$W/config
+CMP="python3 $ROOT/tests/cpython_compare.py"
+PYENV_DIR=$(pyenv root 2>/dev/null || echo "$HOME/.pyenv")
+
+warnings() { json_get "$1" '"\n".join(j["warnings"])'; }
+
+# The debug file found for libpython in report $1, or None.
+lib_debuginfo() {
+	json_get "$1" '[m.get("debuginfo") for m in j["modules"] if "/libpython" in m["path"]][0]'
+}
+
+# compare NAME OUT RUN [live]: the report OUT against the run's own dump.
+compare() { $CMP "$1" "$2" "$3/faulthandler.txt" "$3/threads.txt" ${4:+"$4"}; }
+
+# clean NAME OUT: exit 0 and no warning.
+clean() {
+	if [ "$RC" -eq 0 ] && [ -z "$(warnings "$2")" ]; then
+		pass "$1: exit 0, no warnings"
+	else
+		fail "$1: exit 0, no warnings: exit $RC: $(warnings "$2" | head -3 | tr '\n' ' ')"
+	fi
+}
+
+# py_core V VARIANT: build and crash crash.py; sets DIR, CORE, RUN.
+py_core() {
+	local name="cpython $1${2:+ ($2)}"
+	if ! DIR=$(fixture_build cpython "$2"); then fail "$name: build failed"; return 1; fi
+	if ! CORE=$(fixture_core "$DIR" crash.py 2>"$W/core.err"); then
+		skip "$name: $(head -1 "$W/core.err")"; return 1
+	fi
+	RUN=$(dirname "$CORE")
+	RUN_DIRS+=("$RUN")
+	[ -s "$RUN/faulthandler.txt" ] || { fail "$name: no faulthandler.txt"; return 1; }
+}
+
+# The syscalls a thread asleep in time.sleep waits in (x86_64: select,
+# nanosleep, clock_nanosleep, pselect6; aarch64: pselect6, nanosleep,
+# clock_nanosleep).
+SLEEPS=" 23 35 230 270 72 101 115 "
+
+# parked PID N: the process has N threads, each waiting in one of SLEEPS.
+parked() {
+	local t n=0 nr
+	for t in /proc/"$1"/task/*; do
+		nr=$(cut -d' ' -f1 "$t/syscall" 2>/dev/null) || return 1
+		case "$SLEEPS" in *" $nr "*) n=$((n + 1)) ;; *) return 1 ;; esac
+	done
+	[ "$n" -eq "$2" ]
+}
+
+# wait_until TRIES CMD...: CMD until it holds, polled (bounded: a broken
+# fixture must not hang the suite).
+wait_until() {
+	local tries=$1 i; shift
+	for i in $(seq "$tries"); do "$@" && return 0; sleep 0.05; done
+	return 1
+}
+
+dumped() { [ "$(grep -cE '^(Current thread|Thread) ' "$1")" -eq 3 ] && grep -q ' in <module>$' "$1"; }
+
+# live V DIR: park.py under V; report --pid and a snapshot, then
+# faulthandler's dump on SIGUSR1, compared.
+live() {
+	local v=$1 dir=$2 run=$dir/run-live-$$
+	rm -rf "$run"; mkdir -p "$run"; RUN_DIRS+=("$run")
+	(cd "$run" && exec "$dir/prog" park.py) >"$run/stdout" 2>&1 &
+	PARKED=$!
+	if ! wait_until 1200 parked "$PARKED" 3 || [ ! -s "$run/threads.txt" ]; then
+		fail "cpython $v live: the process did not park: $(head -3 "$run/stdout" | tr '\n' ' ')"
+		return
+	fi
+	local out=$W/live-$v.json snap=$W/snap-$v.core
+	report_json "cpython $v live" "$out" --pid "$PARKED"
+	local live_rc=$RC
+	"$ASYNCORE" snapshot "$PARKED" -o "$snap" >/dev/null 2>"$W/snap.err" ||
+		fail "cpython $v snapshot: $(head -1 "$W/snap.err")"
+	kill -USR1 "$PARKED"
+	wait_until 400 dumped "$run/faulthandler.txt" ||
+		fail "cpython $v live: faulthandler wrote no dump of 3 threads"
+	{ kill -9 "$PARKED"; wait "$PARKED"; } 2>/dev/null
+	PARKED=
+	if [ -s "$out" ]; then
+		compare "cpython $v live" "$out" "$run" live
+		RC=$live_rc clean "cpython $v live" "$out"
+	fi
+	if [ -s "$snap" ] && report_json "cpython $v snapshot" "$W/snap-$v.json" "$snap"; then
+		compare "cpython $v snapshot" "$W/snap-$v.json" "$run" live
+		clean "cpython $v snapshot" "$W/snap-$v.json"
+	fi
+}
+
+# poke NAME SPEC...: a copy of CORE with SPECs written (corrupt_core.py
+# poke) reported into $W/NAME.json; false when it could not be made.
+poke() {
+	local name=$1; shift
+	python3 "$ROOT/tests/corrupt_core.py" "$CORE" "$W/$name.core" poke "$@" 2>"$W/poke.err" ||
+		{ fail "$name: cannot patch the core: $(cat "$W/poke.err")"; return 1; }
+	report_json "$name" "$W/$name.json" "$W/$name.core"
+	local rc=$RC
+	rm -f "$W/$name.core"
+	RC=$rc
+}
+
+# script_frames REPORT TID: a thread's script frames, one a line.
+script_frames() {
+	json_get "$1" '"\n".join(f["function"] or "-" for t in j["threads"] if t["tid"] == '"$2"'
+	                         for f in t["frames"] if f["kind"] == "script")'
+}
+
+# hostile V: a frame chain running back into itself and a code object of
+# garbage, in the layout's terms (tests/cpython_frames.py).
+hostile() {
+	local v=$1 desc=$ROOT/share/asyncore/runtimes/cpython-$1.json lib base sym runtime
+	lib=$(json_get "$W/core-$v.json" '[m["path"] for m in j["modules"] if "/libpython" in m["path"]][0]')
+	base=$(json_get "$W/core-$v.json" '[m["start"] for m in j["modules"] if "/libpython" in m["path"]][0]')
+	sym=$(nm -D "$lib" | awk '$3 == "_PyRuntime" {print $1}')
+	runtime=$(printf '0x%x' $((base + 0x$sym)))
+	python3 "$ROOT/tests/cpython_frames.py" "$CORE" "$runtime" "$desc" >"$W/states-$v.json" ||
+		{ fail "cpython $v hostile: cannot read the thread states"; return; }
+	# at EXPR: a value of the thread states; N is the napper's thread state
+	at() {
+		python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))
+tid = {l.split()[2]: l.split()[0:2] for l in open(sys.argv[2])}
+def T(name):
+    pt, t = tid[name]
+    return [x for x in s["threads"] if x["thread"] in (int(pt, 16), int(t))][0]
+print(hex(eval(sys.argv[3])))' "$W/states-$v.json" "$RUN/threads.txt" "$1"
+	}
+	local napper main
+	napper=$(awk '$3 == "napper" {print $2}' "$RUN/threads.txt")
+	main=$(awk '$3 == "MainThread" {print $2}' "$RUN/threads.txt")
+	script_frames "$W/core-$v.json" "$napper" >"$W/napper-$v.base"
+	script_frames "$W/core-$v.json" "$main" >"$W/main-$v.base"
+	# the napper's last frame points back to its first: a cycle
+	if poke "cpython $v hostile cycle" \
+		"$(at 'T("napper")["frames"][-1]["frame"]')+$(at 's["next"]')=$(at 'T("napper")["frames"][0]["frame"]')"; then
+		local got=$W/cpython\ $v\ hostile\ cycle.json
+		check "cpython $v hostile cycle: the cycle is cut, warned" \
+			grep -qE 'runtime cpython: thread [0-9]+: entry 0x[0-9a-f]+ repeats \(a cycle\)' \
+			<(warnings "$got")
+		check "cpython $v hostile cycle: the napper's frames before the cycle, once each" \
+			[ "$(script_frames "$got" "$napper")" = "$(cat "$W/napper-$v.base")" ]
+		check "cpython $v hostile cycle: the main thread's frames unchanged" \
+			[ "$(script_frames "$got" "$main")" = "$(cat "$W/main-$v.base")" ]
+	fi
+	# gamma's code object (the main thread's second frame on 3.8-3.10; 3.11+
+	# too) of garbage: every member the description reads points nowhere
+	local code specs=() m
+	code=$(at 'T("MainThread")["frames"][1]["code"]')
+	for m in $(python3 -c 'import json,sys; print(" ".join(str(v) for v in json.load(open(sys.argv[1]))["code_members"].values()))' "$W/states-$v.json"); do
+		specs+=("$code+$m=0x4141414141414141")
+	done
+	if poke "cpython $v hostile code" "${specs[@]}"; then
+		local got=$W/cpython\ $v\ hostile\ code.json
+		check "cpython $v hostile code: a code object of garbage: exit 1, warned" \
+			[ "$RC" -eq 1 -a -n "$(warnings "$got" | grep -E 'runtime cpython: thread [0-9]+: .*0x4141414141414141')" ]
+		check "cpython $v hostile code: its frame is still there, the others unchanged" \
+			[ "$(script_frames "$got" "$main" | sed 2d)" = "$(sed 2d "$W/main-$v.base")" -a \
+			  "$(script_frames "$got" "$main" | wc -l)" = "$(wc -l <"$W/main-$v.base")" -a \
+			  "$(script_frames "$got" "$napper")" = "$(cat "$W/napper-$v.base")" ]
+	fi
+}
+
+for v in 3.8 3.9 3.10 3.11 3.12 3.13; do
+	if ! ls -d "$PYENV_DIR"/versions/"$v".[0-9]*/bin/python"$v" >/dev/null 2>&1; then
+		skip "cpython $v: not installed (no $PYENV_DIR/versions/$v.*/bin/python$v)"
+		continue
+	fi
+	# ---- a core, through the layout; then DWARF only -----------------------------
+	if py_core "$v" "py$v"; then
+		out=$W/core-$v.json
+		if report_json "cpython $v core" "$out" "$CORE"; then
+			compare "cpython $v core" "$out" "$RUN"
+			clean "cpython $v core" "$out"
+			check "cpython $v core: libpython has DWARF" [ "$(lib_debuginfo "$out")" != None ]
+			hostile "$v"
+		fi
+		if report_json "cpython $v dwarf" "$W/dwarf-$v.json" "$CORE" --runtime "$DIR/cpython-dwarf.json"; then
+			compare "cpython $v dwarf" "$W/dwarf-$v.json" "$RUN"
+			clean "cpython $v dwarf" "$W/dwarf-$v.json"
+		fi
+		# ---- live and a snapshot ----------------------------------------------------
+		live "$v" "$DIR"
+	fi
+	# ---- without DWARF: libpython stripped, the layout ----------------------------
+	if py_core "$v" "py$v-stripped"; then
+		out=$W/stripped-$v.json
+		if report_json "cpython $v stripped" "$out" "$CORE"; then
+			check "cpython $v stripped: libpython has no DWARF" [ "$(lib_debuginfo "$out")" = None ]
+			compare "cpython $v stripped" "$out" "$RUN"
+			clean "cpython $v stripped" "$out"
+		fi
+	fi
+done
