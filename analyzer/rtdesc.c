@@ -928,6 +928,75 @@ static bool parse_layout(struct parser *p, json_t *layout)
 	return true;
 }
 
+/* offsets.members.TYPE: {MEMBER: WHERE, "size": WHERE}, each WHERE a byte
+ * of the block that holds an 8-byte offset (or size). */
+static bool parse_offsets_type(struct parser *p, const char *type, json_t *v,
+			       struct an_rt_layout_type *t)
+{
+	const char *name;
+	json_t *m;
+	if (!json_is_object(v))
+		return fail(p, "an object of member: where its offset is in the block is expected");
+	if (!(t->type = strdup(type)))
+		return nomem(p);
+	t->members = calloc(json_object_size(v) + 1, sizeof(*t->members));
+	if (!t->members)
+		return nomem(p);
+	json_object_foreach(v, name, m) {
+		size_t old = push_key(p, name);
+		uint64_t at;
+		if (!to_number(p, m, &at))
+			return false;
+		if (at >= OFFSET_LIMIT || at % 8 != 0)
+			return fail(p, "a multiple of 8 below %u is expected", OFFSET_LIMIT);
+		if (strcmp(name, "size") == 0) {
+			t->size = at;
+			t->has_size = true;
+		} else {
+			struct an_rt_layout_member *lm = &t->members[t->nmembers++];
+			if (!(lm->path = strdup(name)))
+				return nomem(p);
+			lm->offset = at;
+			lm->size = 8;
+		}
+		pop(p, old);
+	}
+	return true;
+}
+
+/* offsets: {"symbol", "cookie", "members": {TYPE: {...}}}. */
+static bool parse_offsets(struct parser *p, json_t *v)
+{
+	static const char *const keys[] = {"symbol", "cookie", "members", NULL};
+	struct an_rt_offsets *o = &p->d->offsets;
+	const char *type;
+	json_t *t;
+	if (!check_object(p, v, keys, true) || !get_string(p, v, "symbol", true, &o->symbol) ||
+	    !get_string(p, v, "cookie", true, &o->cookie))
+		return false;
+	if (strlen(o->cookie) == 0 || strlen(o->cookie) > 16) {
+		push_key(p, "cookie");
+		return fail(p, "1 to 16 bytes are expected");
+	}
+	json_t *members = member(p, v, "members", true);
+	if (!members)
+		return false;
+	size_t old = push_key(p, "members");
+	if (!json_is_object(members))
+		return fail(p, "an object of type: {member: where} is expected");
+	o->types = calloc(json_object_size(members) + 1, sizeof(*o->types));
+	if (!o->types)
+		return nomem(p);
+	json_object_foreach(members, type, t) {
+		size_t at = push_key(p, type);
+		if (!parse_offsets_type(p, type, t, &o->types[o->ntypes++]))
+			return false;
+		pop(p, at);
+	}
+	pop(p, old);
+	return true;
+}
+
 /* Parse the part KEY of the description with FN, its path pushed. */
 static bool part(struct parser *p, json_t *top, const char *key, bool required,
 		 bool (*fn)(struct parser *, json_t *))
@@ -953,7 +1022,7 @@ static bool has_anchor(const struct an_rt_desc *d)
 static bool parse_description(struct parser *p, json_t *top)
 {
 	static const char *const keys[] = {"name", "runtime", "root", "stack", "strings", "entry",
-					   "kinds", "attach", "layout", NULL};
+					   "kinds", "attach", "layout", "offsets", NULL};
 	struct an_rt_desc *d = p->d;
 	if (!check_object(p, top, keys, true) || !get_string(p, top, "name", true, &d->name) ||
 	    !get_string(p, top, "runtime", false, &d->runtime))
@@ -972,7 +1041,8 @@ static bool parse_description(struct parser *p, json_t *top)
 	    !part(p, top, "strings", false, parse_strings) ||
 	    !part(p, top, "entry", true, parse_entry) || !part(p, top, "kinds", true, parse_kinds) ||
 	    !part(p, top, "attach", false, parse_attach) ||
-	    !part(p, top, "layout", false, parse_layout))
+	    !part(p, top, "layout", false, parse_layout) ||
+	    !part(p, top, "offsets", false, parse_offsets))
 		return false;
 	if (!d->attach.function && !has_anchor(d))
 		return fail(p, "entries need a place: \"attach\" or a kind with an \"anchor\"");
@@ -1016,6 +1086,19 @@ static void string_kind_deinit(struct an_rt_string_kind *k)
 	free(k->forms);
 }
 
+static void layout_types_free(struct an_rt_layout_type *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].type);
+		for (size_t j = 0; j < v[i].nmembers; j++) {
+			free(v[i].members[j].path);
+			free(v[i].members[j].points_to);
+		}
+		free(v[i].members);
+	}
+	free(v);
+}
+
 static void desc_deinit(struct an_rt_desc *d)
 {
 	free(d->file);
@@ -1052,15 +1135,10 @@ static void desc_deinit(struct an_rt_desc *d)
 	free(d->kinds);
 	free(d->attach.function);
 	free(d->attach.boundary.conds);
-	for (size_t i = 0; i < d->nlayout; i++) {
-		free(d->layout[i].type);
-		for (size_t j = 0; j < d->layout[i].nmembers; j++) {
-			free(d->layout[i].members[j].path);
-			free(d->layout[i].members[j].points_to);
-		}
-		free(d->layout[i].members);
-	}
-	free(d->layout);
+	layout_types_free(d->layout, d->nlayout);
+	layout_types_free(d->offsets.types, d->offsets.ntypes);
+	free(d->offsets.symbol);
+	free(d->offsets.cookie);
 }
 
 struct an_runtimes *an_runtimes_create(void)
@@ -1156,10 +1234,21 @@ struct core_error *an_runtimes_load(struct an_runtimes *set, const char *path, b
 	return NULL;
 }
 
+static const struct an_rt_layout_type *type_in(const struct an_rt_layout_type *v, size_t n,
+					       const char *type)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i].type, type) == 0)
+			return &v[i];
+	return NULL;
+}
+
 const struct an_rt_layout_type *an_rt_layout_type(const struct an_rt_desc *d, const char *type)
 {
-	for (size_t i = 0; i < d->nlayout; i++)
-		if (strcmp(d->layout[i].type, type) == 0)
-			return &d->layout[i];
-	return NULL;
+	return type_in(d->layout, d->nlayout, type);
+}
+
+const struct an_rt_layout_type *an_rt_offsets_type(const struct an_rt_desc *d, const char *type)
+{
+	return type_in(d->offsets.types, d->offsets.ntypes, type);
 }

@@ -139,6 +139,17 @@ struct an_rt_layout_type {
 	size_t nmembers;
 };
 
+/* `offsets`: a block of member offsets the runtime keeps in its own memory
+ * (CPython 3.13's _Py_DebugOffsets at the start of _PyRuntime), preferred
+ * to the layout.  Each type's members hold, as their offset, where in the
+ * block the member's offset is; a type's size, where its size is. */
+struct an_rt_offsets {
+	char *symbol;               /* the block's symbol; NULL: no block */
+	char *cookie;               /* the bytes the block starts with */
+	struct an_rt_layout_type *types;
+	size_t ntypes;
+};
+
 struct an_rt_desc {
 	char *file;                 /* where it was loaded from */
 	char *name;
@@ -180,6 +191,7 @@ struct an_rt_desc {
 	} attach;
 	struct an_rt_layout_type *layout;
 	size_t nlayout;
+	struct an_rt_offsets offsets;
 };
 
 /* The loaded descriptions. */
@@ -202,5 +214,8 @@ struct core_error *an_runtimes_load(struct an_runtimes *set, const char *path, b
 
 /* The layout type TYPE of D, or NULL. */
 const struct an_rt_layout_type *an_rt_layout_type(const struct an_rt_desc *d, const char *type);
+
+/* The type TYPE of D's offsets block, or NULL. */
+const struct an_rt_layout_type *an_rt_offsets_type(const struct an_rt_desc *d, const char *type);
 
 #endif

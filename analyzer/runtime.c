@@ -98,11 +98,51 @@ static const struct an_rt_layout_member *layout_member(const struct an_rt_desc *
 	return NULL;
 }
 
+/* Whether the process holds D's offsets block: its symbol is there and
+ * starts with the cookie; *BLOCK gets its address. */
+static bool offsets_block(struct dbg_session *s, const struct an_rt_desc *d, uint64_t *block)
+{
+	char cookie[16];
+	uint64_t size;
+	size_t n = d->offsets.symbol ? strlen(d->offsets.cookie) : 0;
+	return n && dbg_find_symbol(s, d->offsets.symbol, block, &size) &&
+	       core_read_bytes(dbg_session_core(s), *block, cookie, n) &&
+	       memcmp(cookie, d->offsets.cookie, n) == 0;
+}
+
+/* How far into TYPE a member may lie: a root list's object is read member
+ * by member (LINK_LIMIT), any other object into a buffer. */
+static uint64_t offset_limit(const struct an_rt_desc *d, const char *type)
+{
+	for (size_t i = 0; i < d->root.nlists; i++)
+		if (strcmp(d->root.lists[i].type, type) == 0)
+			return LINK_LIMIT;
+	return AN_RT_ENTRY_LIMIT - 8;
+}
+
+/* What D's offsets block in the process says of member PATH of TYPE (PATH
+ * NULL: TYPE's size).  False when there is no block, it does not name it,
+ * or the value is not readable or not one (the layout's is used then). */
+static bool process_offset(struct dbg_session *s, const struct an_rt_desc *d, const char *type,
+			   const char *path, uint64_t *out)
+{
+	const struct an_rt_layout_type *t = an_rt_offsets_type(d, type);
+	uint64_t block, at = UINT64_MAX;
+	for (size_t i = 0; t && path && i < t->nmembers; i++)
+		if (strcmp(t->members[i].path, path) == 0)
+			at = t->members[i].offset;
+	if (t && !path && t->has_size)
+		at = t->size;
+	return at != UINT64_MAX && offsets_block(s, d, &block) &&
+	       core_read_u64(dbg_session_core(s), block + at, out) &&
+	       (path ? *out <= offset_limit(d, type) : *out > 0 && *out <= AN_RT_ENTRY_LIMIT);
+}
+
 /* One step of a path: member PATH of TYPE (no "->"), the layout first,
  * then the program's DWARF; TARGET (when not NULL) gets the type a
  * pointer member points at. */
-static bool resolve_step(struct dbg_session *s, const struct an_rt_desc *d, const char *type,
-			 const char *path, uint64_t *offset, uint64_t *size, char *target)
+static bool described_step(struct dbg_session *s, const struct an_rt_desc *d, const char *type,
+			   const char *path, uint64_t *offset, uint64_t *size, char *target)
 {
 	const struct an_rt_layout_member *lm = layout_member(d, type, path);
 	if (lm) {
@@ -115,6 +155,19 @@ static bool resolve_step(struct dbg_session *s, const struct an_rt_desc *d, cons
 	}
 	return dbg_member_find(s, type, path, offset, size) &&
 	       (!target || dbg_member_target(s, type, path, target, TYPE_NAME_LIMIT));
+}
+
+/* The same, the offset from the process's own offsets block when it names
+ * the member (its size and target still the description's or DWARF's). */
+static bool resolve_step(struct dbg_session *s, const struct an_rt_desc *d, const char *type,
+			 const char *path, uint64_t *offset, uint64_t *size, char *target)
+{
+	uint64_t at;
+	if (!described_step(s, d, type, path, offset, size, target))
+		return false;
+	if (process_offset(s, d, type, path, &at))
+		*offset = at;
+	return true;
 }
 
 /* M of TYPE, each "->" a pointer to follow into the type it points at. */
@@ -235,11 +288,14 @@ static bool field_is_string(const struct an_rt_desc *d, size_t field)
 	return false;
 }
 
-/* The size of TYPE: the layout's, else the program's DWARF. */
+/* The size of TYPE: the process's offsets block's, the layout's, else the
+ * program's DWARF. */
 static bool type_size(struct dbg_session *s, const struct an_rt_desc *d, const char *type,
 		      uint64_t *size)
 {
 	const struct an_rt_layout_type *lt = an_rt_layout_type(d, type);
+	if (process_offset(s, d, type, NULL, size))
+		return true;
 	if (lt && lt->has_size) {
 		*size = lt->size;
 		return true;
@@ -487,6 +543,39 @@ static void warn_unmatched(struct dbg_session *s, const struct an_runtimes *set,
 	}
 }
 
+/* Said once: D's offsets block is not in the process, or one of its
+ * values cannot be used (the layout's or DWARF's offset is used there). */
+static void check_offsets(struct dbg_session *s, const struct an_rt_desc *d)
+{
+	struct core *core = dbg_session_core(s);
+	uint64_t block, v;
+	if (!d->offsets.symbol)
+		return;
+	if (!offsets_block(s, d, &block)) {
+		core_warn(core, "runtime %s: %s does not start with the offsets block's cookie \"%s\"; "
+			  "the offsets are %s's", d->runtime, d->offsets.symbol, d->offsets.cookie,
+			  d->file);
+		return;
+	}
+	for (size_t i = 0; i < d->offsets.ntypes; i++) {
+		const struct an_rt_layout_type *t = &d->offsets.types[i];
+		if (t->has_size && !process_offset(s, d, t->type, NULL, &v)) {
+			core_warn(core, "runtime %s: the size of %s in %s's offsets block (at +%" PRIu64
+				  ") is not one; %s's is used", d->runtime, t->type, d->offsets.symbol,
+				  t->size, d->file);
+			return;
+		}
+		for (size_t j = 0; j < t->nmembers; j++)
+			if (!process_offset(s, d, t->type, t->members[j].path, &v)) {
+				core_warn(core, "runtime %s: the offset of %s.%s in %s's offsets block "
+					  "(at +%" PRIu64 ") is not one; %s's is used", d->runtime,
+					  t->type, t->members[j].path, d->offsets.symbol,
+					  t->members[j].offset, d->file);
+				return;
+			}
+	}
+}
+
 static void resolved_deinit(struct resolved *r)
 {
 	free(r->fields);
@@ -516,6 +605,7 @@ struct core_error *an_runtime_session_open(const struct an_runtimes *set, struct
 		struct resolved r = { .d = &set->v[i] };
 		if (!find_root(s, r.d, &r, &other[i]))
 			continue;
+		check_offsets(s, r.d);
 		err = resolve_stack(s, &r);
 		if (!err)
 			err = resolve_entry(s, &r);

@@ -6,11 +6,13 @@
 # (ctypes.string_at(0)) a few Python calls deep with two threads asleep in
 # Python, read from its core with the layout, with DWARF only (the
 # description without its layout) and without DWARF (libpython stripped);
+# a crash in a generator that a coroutine iterates;
 # and a live process parked in Python, read with report --pid and from a
 # snapshot.  The oracle is the interpreter's own faulthandler dump: at the
 # fatal signal for a core, on SIGUSR1 sent after asyncore has detached for
 # a live process.  Then a cycle in a frame chain and a code object of
-# garbage, patched into a core: partial results and warnings.  A version
+# garbage, patched into a core: partial results and warnings; and 3.13's
+# own offsets (_Py_DebugOffsets) preferred to the layout.  A version
 # that is not installed skips, saying which.
 . "$(dirname "$0")/lib.sh"
 
@@ -45,11 +47,12 @@ clean() {
 	fi
 }
 
-# py_core V VARIANT: build and crash crash.py; sets DIR, CORE, RUN.
+# py_core V VARIANT [SCRIPT]: build and crash SCRIPT (crash.py); sets DIR,
+# CORE, RUN.
 py_core() {
-	local name="cpython $1${2:+ ($2)}"
+	local name="cpython $1${2:+ ($2)}${3:+ $3}"
 	if ! DIR=$(fixture_build cpython "$2"); then fail "$name: build failed"; return 1; fi
-	if ! CORE=$(fixture_core "$DIR" crash.py 2>"$W/core.err"); then
+	if ! CORE=$(fixture_core "$DIR" "${3:-crash.py}" 2>"$W/core.err"); then
 		skip "$name: $(head -1 "$W/core.err")"; return 1
 	fi
 	RUN=$(dirname "$CORE")
@@ -131,14 +134,54 @@ script_frames() {
 	                         for f in t["frames"] if f["kind"] == "script")'
 }
 
+# runtime_at REPORT: _PyRuntime's address in the core of REPORT.
+runtime_at() {
+	local lib base sym
+	lib=$(json_get "$1" '[m["path"] for m in j["modules"] if "/libpython" in m["path"]][0]')
+	base=$(json_get "$1" '[m["start"] for m in j["modules"] if "/libpython" in m["path"]][0]')
+	sym=$(nm -D "$lib" | awk '$3 == "_PyRuntime" {print $1}')
+	printf '0x%x' $((base + 0x$sym))
+}
+
+# debug_offsets: 3.13's _Py_DebugOffsets, read from the process first: a
+# description whose layout is wrong still reads every frame; a core whose
+# block lost its cookie, or holds an offset that is none, is read through
+# the layout, warned.
+debug_offsets() {
+	local runtime wrong=$W/wrong-layout.json
+	runtime=$(runtime_at "$W/core-3.13.json")
+	python3 - "$ROOT/share/asyncore/runtimes/cpython-3.13.json" "$wrong" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+L = d["layout"]
+L["PyThreadState"]["native_thread_id"] = [152, 8]      # thread_id: a pthread_t
+L["_PyInterpreterFrame"]["previous"] = [16, 8]         # f_funcobj
+L["PyCodeObject"]["co_qualname"] = [120, 8]            # co_name
+json.dump(d, open(sys.argv[2], "w"))
+PY
+	if report_json "cpython 3.13 offsets first" "$W/offsets.json" "$CORE" --runtime "$wrong"; then
+		compare "cpython 3.13 offsets first" "$W/offsets.json" "$RUN"
+		clean "cpython 3.13 offsets first" "$W/offsets.json"
+	fi
+	if poke "cpython 3.13 no cookie" "$runtime=0"; then
+		local got=$W/cpython\ 3.13\ no\ cookie.json
+		check "cpython 3.13 no cookie: warned, the layout used" \
+			grep -qE '^runtime cpython: _PyRuntime does not start with the offsets block.s cookie "xdebugpy"; the offsets are .*/cpython-3.13.json.s$' <(warnings "$got")
+		compare "cpython 3.13 no cookie" "$got" "$RUN"
+	fi
+	if poke "cpython 3.13 bad offset" "$runtime+200=0x7fffffff"; then
+		local got=$W/cpython\ 3.13\ bad\ offset.json
+		check "cpython 3.13 bad offset: warned, the layout's used" \
+			grep -qE '^runtime cpython: the offset of PyThreadState.native_thread_id in _PyRuntime.s offsets block \(at \+200\) is not one' <(warnings "$got")
+		compare "cpython 3.13 bad offset" "$got" "$RUN"
+	fi
+}
+
 # hostile V: a frame chain running back into itself and a code object of
 # garbage, in the layout's terms (tests/cpython_frames.py).
 hostile() {
-	local v=$1 desc=$ROOT/share/asyncore/runtimes/cpython-$1.json lib base sym runtime
-	lib=$(json_get "$W/core-$v.json" '[m["path"] for m in j["modules"] if "/libpython" in m["path"]][0]')
-	base=$(json_get "$W/core-$v.json" '[m["start"] for m in j["modules"] if "/libpython" in m["path"]][0]')
-	sym=$(nm -D "$lib" | awk '$3 == "_PyRuntime" {print $1}')
-	runtime=$(printf '0x%x' $((base + 0x$sym)))
+	local v=$1 desc=$ROOT/share/asyncore/runtimes/cpython-$1.json runtime
+	runtime=$(runtime_at "$W/core-$v.json")
 	python3 "$ROOT/tests/cpython_frames.py" "$CORE" "$runtime" "$desc" >"$W/states-$v.json" ||
 		{ fail "cpython $v hostile: cannot read the thread states"; return; }
 	# at EXPR: a value of the thread states; N is the napper's thread state
@@ -200,6 +243,7 @@ for v in 3.8 3.9 3.10 3.11 3.12 3.13; do
 			clean "cpython $v core" "$out"
 			check "cpython $v core: libpython has DWARF" [ "$(lib_debuginfo "$out")" != None ]
 			hostile "$v"
+			[ "$v" != 3.13 ] || debug_offsets
 		fi
 		if report_json "cpython $v dwarf" "$W/dwarf-$v.json" "$CORE" --runtime "$DIR/cpython-dwarf.json"; then
 			compare "cpython $v dwarf" "$W/dwarf-$v.json" "$RUN"
@@ -207,6 +251,11 @@ for v in 3.8 3.9 3.10 3.11 3.12 3.13; do
 		fi
 		# ---- live and a snapshot ----------------------------------------------------
 		live "$v" "$DIR"
+	fi
+	# ---- a generator that a coroutine iterates, each entered from C ---------------
+	if py_core "$v" "py$v" gen.py && report_json "cpython $v gen" "$W/gen-$v.json" "$CORE"; then
+		compare "cpython $v gen" "$W/gen-$v.json" "$RUN"
+		clean "cpython $v gen" "$W/gen-$v.json"
 	fi
 	# ---- without DWARF: libpython stripped, the layout ----------------------------
 	if py_core "$v" "py$v-stripped"; then
