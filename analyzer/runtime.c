@@ -504,18 +504,22 @@ static bool find_root(struct dbg_session *s, const struct an_rt_desc *d, struct 
 	return !*other;
 }
 
-/* What the version a description requires found in this core, for the
- * warning that none of a runtime's descriptions is of its version. */
-static void say_version(struct dbg_session *s, const struct an_rt_desc *d, char *out, size_t len)
+/* What the version of runtime D found in this core is, as far as its
+ * descriptions (SET) can say, for the warning that none of them is of it. */
+static void say_version(struct dbg_session *s, const struct an_runtimes *set,
+			const struct an_rt_desc *d, const char *path, char *out, size_t len)
 {
 	uint64_t addr, size, value = 0;
-	if (d->root.require.symbol && dbg_find_symbol(s, d->root.require.symbol, &addr, &size) &&
-	    core_read_bytes(dbg_session_core(s), addr, &value, d->root.require.size))
-		snprintf(out, len, "%s is 0x%" PRIx64, d->root.require.symbol, value);
-	else if (d->root.require.symbol)
-		snprintf(out, len, "%s is not readable", d->root.require.symbol);
+	const char *sym = NULL;
+	for (size_t i = 0; i < set->n && !sym; i++)
+		if (strcmp(set->v[i].runtime, d->runtime) == 0 && set->v[i].root.require.symbol)
+			sym = set->v[i].root.require.symbol;
+	if (sym && dbg_find_symbol(s, sym, &addr, &size) &&
+	    core_read_bytes(dbg_session_core(s), addr, &value, sizeof(value)))
+		snprintf(out, len, "%s is 0x%" PRIx64, sym, value);
 	else
-		snprintf(out, len, "no %s", d->root.require.module ? "version symbol" : "requirement");
+		snprintf(out, len, "%s%s%s%s is no module a description names", sym ? "no " : "",
+			 sym ? sym : "", sym ? ", and " : "", path ? an_rt_basename(path) : "its module");
 }
 
 /* A runtime whose root some descriptions found, none of them of its
@@ -536,7 +540,7 @@ static void warn_unmatched(struct dbg_session *s, const struct an_runtimes *set,
 		uint64_t addr = 0, size;
 		const char *path = dbg_find_symbol(s, d->root.symbol, &addr, &size)
 					   ? module_path_at(s, addr) : NULL;
-		say_version(s, d, version, sizeof(version));
+		say_version(s, set, d, path, version, sizeof(version));
 		core_warn(dbg_session_core(s), "runtime %s: %s is in %s, but no description is of "
 			  "its version (%s); its frames are not read", d->runtime, d->root.symbol,
 			  path ? path : "the core", version);

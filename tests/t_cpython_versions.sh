@@ -230,6 +230,22 @@ print(hex(eval(sys.argv[3])))' "$W/states-$v.json" "$RUN/threads.txt" "$1"
 	fi
 }
 
+# ---- a version no description is of: said, no frames ---------------------------------
+for v in 3.7 3.6; do
+	ls -d "$PYENV_DIR"/versions/"$v".[0-9]*/bin/python"$v" >/dev/null 2>&1 || continue
+	if DIR=$(fixture_build cpython "py$v") && CORE=$(fixture_core "$DIR" old.py 2>/dev/null); then
+		RUN_DIRS+=("$(dirname "$CORE")")
+		if report_json "cpython $v undescribed" "$W/old-$v.json" "$CORE"; then
+			check "cpython $v undescribed: exit 1, the version is said, no script frame" \
+				[ "$RC" -eq 1 -a "$(json_get "$W/old-$v.json" 'sum(f["kind"] == "script" for t in j["threads"] for f in t["frames"])')" = 0 -a \
+				  -n "$(warnings "$W/old-$v.json" | grep -E '^runtime cpython: _PyRuntime is in .*/libpython'"$v"'m?\.so\.1\.0, but no description is of its version \(no Py_Version, and libpython'"$v"'m?\.so\.1\.0 is no module a description names\); its frames are not read$')" ]
+		fi
+	else
+		skip "cpython $v undescribed: no core"
+	fi
+	break
+done
+
 for v in 3.8 3.9 3.10 3.11 3.12 3.13; do
 	if ! ls -d "$PYENV_DIR"/versions/"$v".[0-9]*/bin/python"$v" >/dev/null 2>&1; then
 		skip "cpython $v: not installed (no $PYENV_DIR/versions/$v.*/bin/python$v)"
