@@ -7,8 +7,9 @@
 # Python, read from its core with the layout, with DWARF only (the
 # description without its layout) and without DWARF (libpython stripped);
 # a crash in a generator that a coroutine iterates;
-# and a live process parked in Python, read with report --pid and from a
-# snapshot.  The oracle is the interpreter's own faulthandler dump: at the
+# and a live process parked in Python (threads asleep, the GIL released, and
+# one spinning in a loop of one line, holding it), read with report --pid
+# and from a snapshot.  The oracle is the interpreter's own faulthandler dump: at the
 # fatal signal for a core, on SIGUSR1 sent after asyncore has detached for
 # a live process.  Then a cycle in a frame chain and a code object of
 # garbage, patched into a core: partial results and warnings; and 3.13's
@@ -65,14 +66,18 @@ py_core() {
 # clock_nanosleep).
 SLEEPS=" 23 35 230 270 72 101 115 "
 
-# parked PID N: the process has N threads, each waiting in one of SLEEPS.
+# parked PID N: the process has N threads waiting in one of SLEEPS and one
+# running (the spinner: no system call).
 parked() {
-	local t n=0 nr
+	local t n=0 running=0 nr
 	for t in /proc/"$1"/task/*; do
 		nr=$(cut -d' ' -f1 "$t/syscall" 2>/dev/null) || return 1
-		case "$SLEEPS" in *" $nr "*) n=$((n + 1)) ;; *) return 1 ;; esac
+		case "$SLEEPS" in
+			*" $nr "*) n=$((n + 1)) ;;
+			*) [ "$nr" = running ] || return 1; running=$((running + 1)) ;;
+		esac
 	done
-	[ "$n" -eq "$2" ]
+	[ "$n" -eq "$2" ] && [ "$running" -eq 1 ]
 }
 
 # wait_until TRIES CMD...: CMD until it holds, polled (bounded: a broken
@@ -83,7 +88,7 @@ wait_until() {
 	return 1
 }
 
-dumped() { [ "$(grep -cE '^(Current thread|Thread) ' "$1")" -eq 3 ] && grep -q ' in <module>$' "$1"; }
+dumped() { [ "$(grep -cE '^(Current thread|Thread) ' "$1")" -eq 4 ] && grep -q ' in <module>$' "$1"; }
 
 # live V DIR: park.py under V; report --pid and a snapshot, then
 # faulthandler's dump on SIGUSR1, compared.
@@ -103,7 +108,7 @@ live() {
 		fail "cpython $v snapshot: $(head -1 "$W/snap.err")"
 	kill -USR1 "$PARKED"
 	wait_until 400 dumped "$run/faulthandler.txt" ||
-		fail "cpython $v live: faulthandler wrote no dump of 3 threads"
+		fail "cpython $v live: faulthandler wrote no dump of 4 threads"
 	{ kill -9 "$PARKED"; wait "$PARKED"; } 2>/dev/null
 	PARKED=
 	if [ -s "$out" ]; then
