@@ -928,6 +928,17 @@ static bool parse_layout(struct parser *p, json_t *layout)
 	return true;
 }
 
+/* prefer: "layout" (the default: the layout wins over DWARF) or "dwarf"
+ * (the layout serves a program without DWARF). */
+static bool parse_prefer(struct parser *p, json_t *v)
+{
+	const char *s = json_is_string(v) ? json_string_value(v) : "";
+	if (strcmp(s, "layout") != 0 && strcmp(s, "dwarf") != 0)
+		return fail(p, "\"layout\" or \"dwarf\" is expected");
+	p->d->dwarf_first = strcmp(s, "dwarf") == 0;
+	return true;
+}
+
 /* offsets.members.TYPE: {MEMBER: WHERE, "size": WHERE}, each WHERE a byte
  * of the block that holds an 8-byte offset (or size). */
 static bool parse_offsets_type(struct parser *p, const char *type, json_t *v,
@@ -1022,7 +1033,7 @@ static bool has_anchor(const struct an_rt_desc *d)
 static bool parse_description(struct parser *p, json_t *top)
 {
 	static const char *const keys[] = {"name", "runtime", "root", "stack", "strings", "entry",
-					   "kinds", "attach", "layout", "offsets", NULL};
+					   "kinds", "attach", "layout", "prefer", "offsets", NULL};
 	struct an_rt_desc *d = p->d;
 	if (!check_object(p, top, keys, true) || !get_string(p, top, "name", true, &d->name) ||
 	    !get_string(p, top, "runtime", false, &d->runtime))
@@ -1042,6 +1053,7 @@ static bool parse_description(struct parser *p, json_t *top)
 	    !part(p, top, "entry", true, parse_entry) || !part(p, top, "kinds", true, parse_kinds) ||
 	    !part(p, top, "attach", false, parse_attach) ||
 	    !part(p, top, "layout", false, parse_layout) ||
+	    !part(p, top, "prefer", false, parse_prefer) ||
 	    !part(p, top, "offsets", false, parse_offsets))
 		return false;
 	if (!d->attach.function && !has_anchor(d))

@@ -191,6 +191,7 @@ struct an_rt_desc {
 	} attach;
 	struct an_rt_layout_type *layout;
 	size_t nlayout;
+	bool dwarf_first;           /* "prefer": "dwarf": the layout only where DWARF is not */
 	struct an_rt_offsets offsets;
 };
 

@@ -139,12 +139,20 @@ static bool process_offset(struct dbg_session *s, const struct an_rt_desc *d, co
 }
 
 /* One step of a path: member PATH of TYPE (no "->"), the layout first,
- * then the program's DWARF; TARGET (when not NULL) gets the type a
- * pointer member points at. */
+ * then the program's DWARF (DWARF first for a description that prefers
+ * it); TARGET (when not NULL) gets the type a pointer member points at. */
 static bool described_step(struct dbg_session *s, const struct an_rt_desc *d, const char *type,
 			   const char *path, uint64_t *offset, uint64_t *size, char *target)
 {
 	const struct an_rt_layout_member *lm = layout_member(d, type, path);
+	if (lm && d->dwarf_first && dbg_member_find(s, type, path, offset, size)) {
+		/* what a pointer holds: the layout says it where DWARF cannot
+		 * (3.13's f_executable, a PyObject * holding a code object) */
+		if (target && lm->points_to)
+			snprintf(target, TYPE_NAME_LIMIT, "%s", lm->points_to);
+		return !target || lm->points_to ||
+		       dbg_member_target(s, type, path, target, TYPE_NAME_LIMIT);
+	}
 	if (lm) {
 		*offset = lm->offset;
 		*size = lm->size;
@@ -289,12 +297,12 @@ static bool field_is_string(const struct an_rt_desc *d, size_t field)
 }
 
 /* The size of TYPE: the process's offsets block's, the layout's, else the
- * program's DWARF. */
+ * program's DWARF (DWARF before the layout for a description that prefers it). */
 static bool type_size(struct dbg_session *s, const struct an_rt_desc *d, const char *type,
 		      uint64_t *size)
 {
 	const struct an_rt_layout_type *lt = an_rt_layout_type(d, type);
-	if (process_offset(s, d, type, NULL, size))
+	if (process_offset(s, d, type, NULL, size) || (d->dwarf_first && dbg_type_size(s, type, size)))
 		return true;
 	if (lt && lt->has_size) {
 		*size = lt->size;

@@ -4,8 +4,9 @@
 # shipped descriptions (share/asyncore/runtimes/cpython-3.X.json), the
 # version chosen from the process: a crash inside a C call
 # (ctypes.string_at(0)) a few Python calls deep with two threads asleep in
-# Python, read from its core with the layout, with DWARF only (the
-# description without its layout) and without DWARF (libpython stripped);
+# Python, read from its core (DWARF first; DWARF only, the description
+# without its layout; the layout alone; a layout all wrong under DWARF) and
+# without DWARF in libpython (stripped);
 # a crash in a generator that a coroutine iterates;
 # and a live process parked in Python (threads asleep, the GIL released, and
 # one spinning in a loop of one line, holding it), read with report --pid
@@ -139,6 +140,21 @@ script_frames() {
 	                         for f in t["frames"] if f["kind"] == "script")'
 }
 
+# shifted_layout V OUT: the shipped description of V with every layout
+# offset 8 bytes off (on, or back where a type's size ends it): right only
+# where DWARF (or 3.13's own block) wins.
+shifted_layout() {
+	python3 - "$ROOT/share/asyncore/runtimes/cpython-$1.json" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for members in d["layout"].values():
+    for m, v in members.items():
+        if m != "size":
+            v[0] += 8 if v[0] + 8 + v[1] <= members.get("size", 1 << 20) else -8
+json.dump(d, open(sys.argv[2], "w"))
+PY
+}
+
 # runtime_at REPORT: _PyRuntime's address in the core of REPORT.
 runtime_at() {
 	local lib base sym
@@ -270,6 +286,21 @@ for v in 3.8 3.9 3.10 3.11 3.12 3.13; do
 			compare "cpython $v dwarf" "$W/dwarf-$v.json" "$RUN"
 			clean "cpython $v dwarf" "$W/dwarf-$v.json"
 		fi
+		# the layout alone, before DWARF (what a build without DWARF reads; the
+		# executable's and the extensions' DWARF describe the same types, so
+		# a stripped libpython alone does not make it so)
+		python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["prefer"] = "layout"; d.pop("offsets", None); json.dump(d, open(sys.argv[2], "w"))' \
+			"$ROOT/share/asyncore/runtimes/cpython-$v.json" "$W/layout-$v.json"
+		if report_json "cpython $v layout" "$W/layout-out-$v.json" "$CORE" --runtime "$W/layout-$v.json"; then
+			compare "cpython $v layout" "$W/layout-out-$v.json" "$RUN"
+			clean "cpython $v layout" "$W/layout-out-$v.json"
+		fi
+		# DWARF before the layout: a layout all wrong changes nothing here
+		shifted_layout "$v" "$W/shifted-$v.json"
+		if report_json "cpython $v dwarf first" "$W/first-$v.json" "$CORE" --runtime "$W/shifted-$v.json"; then
+			compare "cpython $v dwarf first" "$W/first-$v.json" "$RUN"
+			clean "cpython $v dwarf first" "$W/first-$v.json"
+		fi
 		# ---- live and a snapshot ----------------------------------------------------
 		live "$v" "$DIR"
 	fi
@@ -286,5 +317,6 @@ for v in 3.8 3.9 3.10 3.11 3.12 3.13; do
 			compare "cpython $v stripped" "$out" "$RUN"
 			clean "cpython $v stripped" "$out"
 		fi
+
 	fi
 done

@@ -395,8 +395,8 @@ static void test_versions(void)
 	const char *msg = load_text(set, v, false);
 	CHECK_STR("a 3.10-like description loads", msg ? msg : "loaded", "loaded");
 	const struct an_rt_desc *d = set && set->n ? &set->v[0] : NULL;
-	CHECK("its runtime is not its name", d && strcmp(d->name, "py-3.10") == 0 &&
-	      strcmp(d->runtime, "py") == 0);
+	CHECK("its runtime is not its name; the layout first by default", d &&
+	      strcmp(d->name, "py-3.10") == 0 && strcmp(d->runtime, "py") == 0 && !d->dwarf_first);
 	CHECK("a module requirement, a pthread_t thread member",
 	      d && d->root.require.module && strcmp(d->root.require.module, "python3.10") == 0 &&
 	      !d->root.require.symbol && d->root.thread_is == AN_RT_THREAD_PTHREAD);
@@ -407,6 +407,11 @@ static void test_versions(void)
 	CHECK("an offsets block: where a member's offset and the type's size are",
 	      t && t->nmembers == 1 && t->members[0].offset == 200 && t->has_size && t->size == 0x98 &&
 	      strcmp(d->offsets.cookie, "xdebugpy") == 0);
+	an_runtimes_destroy(set);
+	set = an_runtimes_create();
+	replace_in(v, sizeof(v), "{\"name\": \"py-3.10\",", "{\"name\": \"py-3.10\", \"prefer\": \"dwarf\",");
+	msg = load_text(set, v, false);
+	CHECK("\"prefer\": \"dwarf\"", !msg && set->n == 1 && set->v[0].dwarf_first);
 	an_runtimes_destroy(set);
 	set = an_runtimes_create();
 	CHECK_STR("a description's runtime defaults to its name",
@@ -426,6 +431,8 @@ static void test_versions(void)
 		"$.offsets.members.tstate.tid: a multiple of 8 below");
 	refused("an offsets block without a cookie", replaced(v, " \"cookie\": \"xdebugpy\",", ""),
 		"$.offsets: \"cookie\" is missing");
+	refused("prefer what is neither", replaced(v, "\"prefer\": \"dwarf\"", "\"prefer\": \"symtab\""),
+		"$.prefer: \"layout\" or \"dwarf\" is expected");
 	refused("a runtime that is no name", replaced(v, "\"runtime\": \"py\"", "\"runtime\": \"p y\""),
 		"$.runtime: a runtime is 1 to");
 }
