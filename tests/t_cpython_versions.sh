@@ -15,7 +15,8 @@
 # a live process.  Then a cycle in a frame chain and a code object of
 # garbage, patched into a core: partial results and warnings; and 3.13's
 # own offsets (_Py_DebugOffsets) preferred to the layout.  A version
-# that is not installed skips, saying which.
+# that is not installed skips, saying which.  Debian's static python3.11,
+# with its debug file and without, is read live and from a snapshot too.
 . "$(dirname "$0")/lib.sh"
 
 W=$(mktemp -d)
@@ -320,3 +321,16 @@ for v in 3.8 3.9 3.10 3.11 3.12 3.13; do
 
 	fi
 done
+
+# ---- Debian's python3.11: one static executable, with DWARF (python3.11-dbg) and without
+if [ -x /usr/bin/python3.11 ]; then
+	for variant in "" stripped; do
+		if DIR=$(fixture_build cpython "$variant"); then
+			live "3.11-debian${variant:+-$variant}" "$DIR"
+		else
+			fail "cpython 3.11 (Debian${variant:+, $variant}): build failed"
+		fi
+	done
+else
+	skip "cpython 3.11 (Debian): no /usr/bin/python3.11"
+fi
