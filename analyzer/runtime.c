@@ -69,12 +69,23 @@ struct resolved {
 /* What reading a member through its path found. */
 enum value_state { VALUE_READ, VALUE_NULL, VALUE_UNREADABLE };
 
+/* The activations of a description's attach function that the stacks
+ * placed before on one thread took (a thread running a sub-interpreter
+ * inside a call of the main one has two thread states). */
+struct taken {
+	size_t desc;
+	int32_t tid;
+	size_t n;
+};
+
 struct an_runtime_session {
 	struct dbg_session *s;
 	struct core *core;
 	struct resolved *v;
 	size_t n, cap;
 	struct an_rt_claims claims;  /* the stacks shown: each once */
+	struct taken *taken;
+	size_t ntaken, captaken;
 };
 
 /* ---- resolution ---------------------------------------------------------- */
@@ -649,6 +660,7 @@ void an_runtime_session_destroy(struct an_runtime_session *rs)
 		resolved_deinit(&rs->v[i]);
 	free(rs->v);
 	an_rt_claims_deinit(&rs->claims);
+	free(rs->taken);
 	free(rs);
 }
 
@@ -1353,19 +1365,40 @@ static size_t next_activation(const struct an_thread *t, const char *function, s
 	return from;
 }
 
+/* The record of the activations stacks of the walk's description took on
+ * thread T, or NULL (memory ran out). */
+static struct taken *taken_on(struct walk *w, const struct an_thread *t)
+{
+	struct an_runtime_session *rs = w->rs;
+	size_t desc = (size_t)(w->r - rs->v);
+	for (size_t i = 0; i < rs->ntaken; i++)
+		if (rs->taken[i].desc == desc && rs->taken[i].tid == t->tid)
+			return &rs->taken[i];
+	struct taken *k = core_array_push(&rs->taken, &rs->ntaken, &rs->captaken, sizeof(*k));
+	if (k)
+		*k = (struct taken){ .desc = desc, .tid = t->tid };
+	return k;
+}
+
 /* Placement by owner onto thread T: runs of entries, innermost first, to
- * the activations of the attach function, innermost first; a boundary
- * entry is the last of its run. */
-static size_t place_by_owner(struct walk *w, const struct an_thread *t, struct placed *out)
+ * the activations of the attach function, innermost first, past the
+ * activations earlier stacks of the description took there (*TAKEN, which
+ * grows by this stack's runs); a boundary entry is the last of its run. */
+static size_t place_by_owner(struct walk *w, const struct an_thread *t, size_t *taken,
+			     struct placed *out)
 {
 	const char *function = w->r->d->attach.function;
 	size_t frame = next_activation(t, function, 0), n = 0;
+	for (size_t k = 0; k < *taken && frame < t->nframes; k++)
+		frame = next_activation(t, function, frame + 1);
 	for (size_t i = 0; i < w->n; i++) {
 		if (shown(&w->v[i]))
 			out[n++] = (struct placed){ .entry = i,
 						    .frame = frame < t->nframes ? frame : SIZE_MAX };
-		if (w->v[i].boundary && frame < t->nframes)
+		if (w->v[i].boundary && frame < t->nframes) {
 			frame = next_activation(t, function, frame + 1);
+			++*taken;
+		}
 	}
 	return n;
 }
@@ -1524,8 +1557,13 @@ static void place(struct walk *w, struct analysis *an, struct an_thread *t)
 	if (!claim(w, t))
 		goto out;               /* another description shows it here */
 	const char *function = w->r->d->attach.function;
+	struct taken *taken = function && !orphan ? taken_on(w, t) : NULL;
+	if (function && !orphan && !taken) {
+		w->nomem = true;
+		goto out;
+	}
 	size_t np = orphan     ? place_after_all(w, p)
-		    : function ? place_by_owner(w, t, p)
+		    : function ? place_by_owner(w, t, &taken->n, p)
 			       : place_by_anchor(w, t, eff, p);
 	size_t tail = orphan ? 0 : count_tail(p, np);
 	if (tail && function)

@@ -2,21 +2,25 @@
 # Every CPython from 3.8 to 3.13 that pyenv has installed here (a small
 # executable over libpython3.X.so, DWARF in the library), through the
 # shipped descriptions (share/asyncore/runtimes/cpython-3.X.json), the
-# version chosen from the process: a crash inside a C call
-# (ctypes.string_at(0)) a few Python calls deep with two threads asleep in
-# Python, read from its core (DWARF first; DWARF only, the description
-# without its layout; the layout alone; a layout all wrong under DWARF) and
-# without DWARF in libpython (stripped);
-# a crash in a generator that a coroutine iterates;
-# and a live process parked in Python (threads asleep, the GIL released, and
-# one spinning in a loop of one line, holding it), read with report --pid
-# and from a snapshot.  The oracle is the interpreter's own faulthandler dump: at the
-# fatal signal for a core, on SIGUSR1 sent after asyncore has detached for
-# a live process.  Then a cycle in a frame chain and a code object of
-# garbage, patched into a core: partial results and warnings; and 3.13's
-# own offsets (_Py_DebugOffsets) preferred to the layout.  A version
-# that is not installed skips, saying which.  Debian's static python3.11,
-# with its debug file and without, is read live and from a snapshot too.
+# version chosen from the process.  The oracle is the interpreter's own
+# faulthandler dump: at the fatal signal for a core, on SIGUSR1 sent after
+# asyncore has detached for a live process.
+# - a crash inside a C call (ctypes.string_at(0)) a few Python calls deep
+#   with two threads asleep in Python, read from its core: DWARF first,
+#   DWARF only (the description without its layout), the layout alone, a
+#   layout all wrong under DWARF, and without DWARF in libpython (stripped);
+# - a crash in a generator that a coroutine iterates;
+# - a live process parked in Python (threads asleep, the GIL released, and
+#   one spinning in a loop of one line, holding it), read with report --pid
+#   and from a snapshot;
+# - a thread with a thread state in a sub-interpreter too, live;
+# - a cycle in a frame chain and a code object of garbage, patched into a
+#   core: partial results and warnings; 3.13's own offsets
+#   (_Py_DebugOffsets) preferred to the layout;
+# - a CPython no description is of (3.7), said so;
+# - Debian's static python3.11, with its debug file and without, live and
+#   from a snapshot.
+# A version that is not installed skips, saying which.
 . "$(dirname "$0")/lib.sh"
 
 W=$(mktemp -d)
@@ -68,8 +72,8 @@ py_core() {
 # clock_nanosleep).
 SLEEPS=" 23 35 230 270 72 101 115 "
 
-# parked PID N: the process has N threads waiting in one of SLEEPS and one
-# running (the spinner: no system call).
+# parked PID N [R]: the process has N threads waiting in one of SLEEPS and
+# R (default 1: park.py's spinner) running, in no system call.
 parked() {
 	local t n=0 running=0 nr
 	for t in /proc/"$1"/task/*; do
@@ -79,8 +83,11 @@ parked() {
 			*) [ "$nr" = running ] || return 1; running=$((running + 1)) ;;
 		esac
 	done
-	[ "$n" -eq "$2" ] && [ "$running" -eq 1 ]
+	[ "$n" -eq "$2" ] && [ "$running" -eq "${3:-1}" ]
 }
+
+# parked_or_gone PID N R: parked, or the process has exited.
+parked_or_gone() { parked "$@" || ! kill -0 "$1" 2>/dev/null; }
 
 # wait_until TRIES CMD...: CMD until it holds, polled (bounded: a broken
 # fixture must not hang the suite).
@@ -90,7 +97,8 @@ wait_until() {
 	return 1
 }
 
-dumped() { [ "$(grep -cE '^(Current thread|Thread) ' "$1")" -eq 4 ] && grep -q ' in <module>$' "$1"; }
+# dumped FILE [N]: faulthandler's dump of N (4) threads is complete.
+dumped() { [ "$(grep -cE '^(Current thread|Thread) ' "$1")" -eq "${2:-4}" ] && grep -q ' in <module>$' "$1"; }
 
 # live V DIR: park.py under V; report --pid and a snapshot, then
 # faulthandler's dump on SIGUSR1, compared.
@@ -121,6 +129,69 @@ live() {
 		compare "cpython $v snapshot" "$W/snap-$v.json" "$run" live
 		clean "cpython $v snapshot" "$W/snap-$v.json"
 	fi
+}
+
+# subinterp V DIR: a thread with a thread state in a sub-interpreter and
+# one in the main interpreter, live: the sub-interpreter's frames in the
+# activations inside run_string, the main one's outside, in the order
+# faulthandler dumps the main interpreter's (it dumps one interpreter; the
+# sub-interpreter's frames are the ones its code, written here, runs).
+subinterp() {
+	local v=$1 dir=$2 run=$dir/run-sub-$$
+	rm -rf "$run"; mkdir -p "$run"; RUN_DIRS+=("$run")
+	(cd "$run" && exec "$dir/prog" subinterp.py) >"$run/stdout" 2>&1 &
+	PARKED=$!
+	if ! wait_until 1200 parked_or_gone "$PARKED" 2 0; then
+		fail "cpython $v subinterpreter: the process did not park: $(head -3 "$run/stdout" | tr '\n' ' ')"
+		return
+	fi
+	if ! kill -0 "$PARKED" 2>/dev/null; then
+		wait "$PARKED" 2>/dev/null
+		skip "cpython $v subinterpreter: $(head -1 "$run/stdout")"
+		PARKED=
+		return
+	fi
+	local out=$W/sub-$v.json
+	report_json "cpython $v subinterpreter" "$out" --pid "$PARKED"
+	kill -USR1 "$PARKED"
+	wait_until 400 dumped "$run/faulthandler.txt" 2 ||
+		fail "cpython $v subinterpreter: faulthandler wrote no dump of 2 threads"
+	{ kill -9 "$PARKED"; wait "$PARKED"; } 2>/dev/null
+	PARKED=
+	[ -s "$out" ] || return
+	python3 - "$out" "$run/faulthandler.txt" "$run/threads.txt" "cpython $v subinterpreter" <<'PY'
+import json, os, re, sys
+j = json.load(open(sys.argv[1]))
+name = sys.argv[4]
+tids = {l.split()[2]: (int(l.split()[0], 16), int(l.split()[1])) for l in open(sys.argv[3])}
+stacks, cur = {}, None
+for line in open(sys.argv[2]):
+    m = re.match(r'(?:Current thread|Thread) (0x[0-9a-f]+)', line)
+    if m:
+        cur = stacks.setdefault(int(m.group(1), 16), [])
+    m = re.match(r'  File "(.*)", line (\d+) in (.*)', line)
+    if m and cur is not None:
+        cur.append("%s (%s:%s)" % (m.group(3), os.path.basename(m.group(1)), m.group(2)))
+ident, tid = tids["host"]
+host = [t for t in j["threads"] if t["tid"] == tid][0]
+got = [f["function"] for f in host["frames"] if f["kind"] == "script"]
+got = [re.sub(r"^\w+\.", "", g) for g in got]     # 3.11+: qualified names
+want = ["deep (<string>:4)", "<module> (<string>:5)"] + stacks[ident]
+print("%s: %s: the host thread's frames: the sub-interpreter's, then the main one's" %
+      ("PASS" if got == want else "FAIL", name))
+if got != want:
+    print("    asyncore %s\n    expected %s" % (got, want))
+names = [f["kind"] == "script" and f["function"] or f.get("function") or "" for f in host["frames"]]
+at = lambda pred: min([i for i, n in enumerate(names) if pred(n)] or [-1])
+run = at(lambda n: n.startswith(("interp_run_string", "_run_script")))
+inner = at(lambda n: n.startswith("<module> (<string>"))
+outer = at(lambda n: n.startswith(("host (", "Thread.host (")))
+ok = -1 < inner < run < outer
+print("%s: %s: the sub-interpreter's frames inside run_string, the main one's outside" %
+      ("PASS" if ok else "FAIL", name))
+ok = j["warnings"] == []
+print("%s: %s: no warnings%s" % ("PASS" if ok else "FAIL", name, "" if ok else ": %s" % j["warnings"][:3]))
+PY
 }
 
 # poke NAME SPEC...: a copy of CORE with SPECs written (corrupt_core.py
@@ -304,6 +375,7 @@ for v in 3.8 3.9 3.10 3.11 3.12 3.13; do
 		fi
 		# ---- live and a snapshot ----------------------------------------------------
 		live "$v" "$DIR"
+		subinterp "$v" "$DIR"
 	fi
 	# ---- a generator that a coroutine iterates, each entered from C ---------------
 	if py_core "$v" "py$v" gen.py && report_json "cpython $v gen" "$W/gen-$v.json" "$CORE"; then
