@@ -32,6 +32,12 @@ cleanup() {
 }
 trap cleanup EXIT
 export XDG_CONFIG_HOME=$W/config
+# the binary under test as ./asyncore of a checkout, so that it finds this
+# one's share/asyncore/runtimes wherever it was built (build/asan/asyncore)
+mkdir -p "$W/co"
+cp "$ASYNCORE" "$W/co/asyncore"
+ln -s "$ROOT/share" "$W/co/share"
+ASYNCORE=$W/co/asyncore
 CMP="python3 $ROOT/tests/cpython_compare.py"
 PYENV_DIR=$(pyenv root 2>/dev/null || echo "$HOME/.pyenv")
 
