@@ -5,6 +5,8 @@
 # version chosen from the process.  The oracle is the interpreter's own
 # faulthandler dump: at the fatal signal for a core, on SIGUSR1 sent after
 # asyncore has detached for a live process.
+# - each description's layout (and 3.13's offsets block) against the
+#   version's own headers compiled for x86_64 and aarch64;
 # - a crash inside a C call (ctypes.string_at(0)) a few Python calls deep
 #   with two threads asleep in Python, read from its core: DWARF first,
 #   DWARF only (the description without its layout), the layout alone, a
@@ -349,6 +351,14 @@ for v in 3.8 3.9 3.10 3.11 3.12 3.13; do
 	if ! ls -d "$PYENV_DIR"/versions/"$v".[0-9]*/bin/python"$v" >/dev/null 2>&1; then
 		skip "cpython $v: not installed (no $PYENV_DIR/versions/$v.*/bin/python$v)"
 		continue
+	fi
+	# ---- the layout is the headers', on x86_64 and aarch64 ------------------------
+	inc=$(ls -d "$PYENV_DIR"/versions/"$v".[0-9]*/include/python"$v" 2>/dev/null | sort -V | tail -1)
+	if [ -f "$inc/Python.h" ]; then
+		python3 "$ROOT/tests/cpython_layout.py" "cpython $v" \
+			"$ROOT/share/asyncore/runtimes/cpython-$v.json" "$inc"
+	else
+		skip "cpython $v layout: no headers under $PYENV_DIR/versions/$v.*/include"
 	fi
 	# ---- a core, through the layout; then DWARF only -----------------------------
 	if py_core "$v" "py$v"; then
