@@ -1048,6 +1048,13 @@ static bool parse_description(struct parser *p, json_t *top)
 	}
 	if (!d->runtime && !(d->runtime = strdup(d->name)))
 		return nomem(p);
+	size_t n = strlen(d->runtime) + strlen(d->name) + 4;
+	if (!(d->label = malloc(n)))
+		return nomem(p);
+	if (strcmp(d->runtime, d->name) == 0)
+		snprintf(d->label, n, "%s", d->name);
+	else
+		snprintf(d->label, n, "%s (%s)", d->runtime, d->name);
 	if (!part(p, top, "root", true, parse_root) || !part(p, top, "stack", true, parse_stack) ||
 	    !part(p, top, "strings", false, parse_strings) ||
 	    !part(p, top, "entry", true, parse_entry) || !part(p, top, "kinds", true, parse_kinds) ||
@@ -1116,6 +1123,7 @@ static void desc_deinit(struct an_rt_desc *d)
 	free(d->file);
 	free(d->name);
 	free(d->runtime);
+	free(d->label);
 	free(d->root.symbol);
 	for (size_t i = 0; i < d->root.nlists; i++) {
 		free(d->root.lists[i].type);

@@ -153,7 +153,8 @@ struct an_rt_offsets {
 struct an_rt_desc {
 	char *file;                 /* where it was loaded from */
 	char *name;
-	char *runtime;              /* what its frames and warnings say: "runtime", else name */
+	char *runtime;              /* what its frames say: "runtime", else name */
+	char *label;                /* what its warnings say: "RUNTIME (NAME)", or NAME */
 	struct {
 		enum an_rt_root_kind kind;
 		char *symbol;

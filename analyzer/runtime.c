@@ -508,13 +508,13 @@ static bool find_root(struct dbg_session *s, const struct an_rt_desc *d, struct 
 	if (d->root.kind == AN_RT_ROOT_TLS) {
 		if (!is_tls && dbg_find_symbol(s, sym, &addr, &size))
 			core_warn(core, "runtime %s: %s is not a thread-local variable; its root is "
-				  "not read", d->runtime, sym);
+				  "not read", d->label, sym);
 		*other = is_tls && !required_holds(s, d, 0);
 		return is_tls && !*other;
 	}
 	if (is_tls) {
 		core_warn(core, "runtime %s: %s is a thread-local variable; its root is not read "
-			  "(a thread-local root is \"tls\")", d->runtime, sym);
+			  "(a thread-local root is \"tls\")", d->label, sym);
 		return false;
 	}
 	if (!dbg_find_symbol(s, sym, &r->root, &size))
@@ -576,7 +576,7 @@ static void check_offsets(struct dbg_session *s, const struct an_rt_desc *d)
 		return;
 	if (!offsets_block(s, d, &block)) {
 		core_warn(core, "runtime %s: %s does not start with the offsets block's cookie \"%s\"; "
-			  "the offsets are %s's", d->runtime, d->offsets.symbol, d->offsets.cookie,
+			  "the offsets are %s's", d->label, d->offsets.symbol, d->offsets.cookie,
 			  d->file);
 		return;
 	}
@@ -584,14 +584,14 @@ static void check_offsets(struct dbg_session *s, const struct an_rt_desc *d)
 		const struct an_rt_layout_type *t = &d->offsets.types[i];
 		if (t->has_size && !process_offset(s, d, t->type, NULL, &v)) {
 			core_warn(core, "runtime %s: the size of %s in %s's offsets block (at +%" PRIu64
-				  ") is not one; %s's is used", d->runtime, t->type, d->offsets.symbol,
+				  ") is not one; %s's is used", d->label, t->type, d->offsets.symbol,
 				  t->size, d->file);
 			return;
 		}
 		for (size_t j = 0; j < t->nmembers; j++)
 			if (!process_offset(s, d, t->type, t->members[j].path, &v)) {
 				core_warn(core, "runtime %s: the offset of %s.%s in %s's offsets block "
-					  "(at +%" PRIu64 ") is not one; %s's is used", d->runtime,
+					  "(at +%" PRIu64 ") is not one; %s's is used", d->label,
 					  t->type, t->members[j].path, d->offsets.symbol,
 					  t->members[j].offset, d->file);
 				return;
@@ -1553,7 +1553,7 @@ static void place(struct walk *w, struct analysis *an, struct an_thread *t)
 		if (!(t = fallback_thread(w, an, anchor)))
 			goto out;
 	}
-	snprintf(w->context, sizeof(w->context), "runtime %s: thread %" PRId32, w->r->d->runtime, t->tid);
+	snprintf(w->context, sizeof(w->context), "runtime %s: thread %" PRId32, w->r->d->label, t->tid);
 	if (!claim(w, t))
 		goto out;               /* another description shows it here */
 	const char *function = w->r->d->attach.function;
@@ -1587,9 +1587,9 @@ static void splice_stack(struct an_runtime_session *rs, const struct resolved *r
 	if (an_rt_claims_object(&rs->claims, (size_t)(r - rs->v), obj))
 		return;                 /* shown by a description before this one */
 	if (t)
-		snprintf(w.context, sizeof(w.context), "runtime %s: thread %" PRId32, r->d->runtime, t->tid);
+		snprintf(w.context, sizeof(w.context), "runtime %s: thread %" PRId32, r->d->label, t->tid);
 	else
-		snprintf(w.context, sizeof(w.context), "runtime %s: stack 0x%" PRIx64, r->d->runtime, obj);
+		snprintf(w.context, sizeof(w.context), "runtime %s: stack 0x%" PRIx64, r->d->label, obj);
 	read_stack(&w, obj);
 	if (any_shown(&w) && !w.nomem)
 		place(&w, an, t);
@@ -1603,7 +1603,7 @@ static void splice_tidless(struct an_runtime_session *rs, const struct resolved 
 			   uint64_t tid)
 {
 	struct walk w = { .rs = rs, .r = r };
-	snprintf(w.context, sizeof(w.context), "runtime %s: stack 0x%" PRIx64, r->d->runtime, obj);
+	snprintf(w.context, sizeof(w.context), "runtime %s: stack 0x%" PRIx64, r->d->label, obj);
 	read_stack(&w, obj);
 	size_t n = 0;
 	for (size_t i = 0; i < w.n; i++)
@@ -1792,7 +1792,7 @@ static void splice_global(struct an_runtime_session *rs, const struct resolved *
 {
 	char context[CONTEXT_SIZE];
 	uint64_t obj;
-	snprintf(context, sizeof(context), "runtime %s", r->d->runtime);
+	snprintf(context, sizeof(context), "runtime %s", r->d->label);
 	if (stack_object(rs, r, context, r->root, &obj))
 		splice_root(rs, r, an, NULL, context, obj, ls);
 }
@@ -1820,13 +1820,13 @@ static void splice_tls(struct an_runtime_session *rs, const struct resolved *r,
 		case DBG_TLS_ADDRESS:
 			break;
 		}
-		snprintf(context, sizeof(context), "runtime %s: thread %" PRId32, r->d->runtime, t->tid);
+		snprintf(context, sizeof(context), "runtime %s: thread %" PRId32, r->d->label, t->tid);
 		if (stack_object(rs, r, context, addr, &obj))
 			splice_root(rs, r, an, t, context, obj, ls);
 	}
 	if (unknown)
 		core_warn(rs->core, "runtime %s: the thread-local %s of %zu threads (thread %" PRId32
-			  " first) cannot be found: %s", r->d->runtime, r->d->root.symbol, unknown,
+			  " first) cannot be found: %s", r->d->label, r->d->root.symbol, unknown,
 			  first_tid, why);
 }
 
@@ -1836,7 +1836,7 @@ static void splice_pthread_key(struct an_runtime_session *rs, const struct resol
 	char who[CONTEXT_SIZE / 2];
 	uint32_t key;
 	struct an_tsd tsd;
-	snprintf(who, sizeof(who), "runtime %s", r->d->runtime);
+	snprintf(who, sizeof(who), "runtime %s", r->d->label);
 	if (!core_read_u32(rs->core, r->root, &key)) {
 		core_warn(rs->core, "%s: the key %s at 0x%" PRIx64 " is not readable", who,
 			  r->d->root.symbol, r->root);

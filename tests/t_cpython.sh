@@ -206,7 +206,7 @@ print(hex(eval(sys.argv[4])))' "$W/states.json" "$SHIPPED" "$DEFAULT_RUN/threads
 	# napper's third frame points back to its first: a cycle in the frames
 	if poke fcycle "$(at 'T["napper"]["frames"][2]["frame"]')+$(at 'o("_PyInterpreterFrame", "previous")')=$(at 'T["napper"]["frames"][0]["frame"]')"; then
 		check "hostile fcycle: the frame cycle is cut, warned" \
-			warned fcycle 'runtime cpython: thread [0-9]+: entry 0x[0-9a-f]+ repeats \(a cycle\)'
+			warned fcycle 'runtime cpython \(cpython-3.11\): thread [0-9]+: entry 0x[0-9a-f]+ repeats \(a cycle\)'
 		check "hostile fcycle: napper keeps its three frames before the cycle, once each" \
 			[ "$(frames_of fcycle napper)" = "$(frames base napper | head -3 | tr '\n' '|')" ]
 		check "hostile fcycle: the other threads' frames unchanged" \

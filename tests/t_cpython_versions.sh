@@ -267,13 +267,13 @@ PY
 	if poke "cpython 3.13 no cookie" "$runtime=0"; then
 		local got=$W/cpython\ 3.13\ no\ cookie.json
 		check "cpython 3.13 no cookie: warned, the layout used" \
-			grep -qE '^runtime cpython: _PyRuntime does not start with the offsets block.s cookie "xdebugpy"; the offsets are .*/cpython-3.13.json.s$' <(warnings "$got")
+			grep -qE '^runtime cpython \(cpython-3.13\): _PyRuntime does not start with the offsets block.s cookie "xdebugpy"; the offsets are .*/cpython-3.13.json.s$' <(warnings "$got")
 		compare "cpython 3.13 no cookie" "$got" "$RUN"
 	fi
 	if poke "cpython 3.13 bad offset" "$runtime+200=0x7fffffff"; then
 		local got=$W/cpython\ 3.13\ bad\ offset.json
 		check "cpython 3.13 bad offset: warned, the layout's used" \
-			grep -qE '^runtime cpython: the offset of PyThreadState.native_thread_id in _PyRuntime.s offsets block \(at \+200\) is not one' <(warnings "$got")
+			grep -qE '^runtime cpython \(cpython-3.13\): the offset of PyThreadState.native_thread_id in _PyRuntime.s offsets block \(at \+200\) is not one' <(warnings "$got")
 		compare "cpython 3.13 bad offset" "$got" "$RUN"
 	fi
 }
@@ -306,7 +306,7 @@ print(hex(eval(sys.argv[3])))' "$W/states-$v.json" "$RUN/threads.txt" "$1"
 		"$(at 'T("napper")["frames"][-1]["frame"]')+$(at 's["next"]')=$(at 'T("napper")["frames"][0]["frame"]')"; then
 		local got=$W/cpython\ $v\ hostile\ cycle.json
 		check "cpython $v hostile cycle: the cycle is cut, warned" \
-			grep -qE 'runtime cpython: thread [0-9]+: entry 0x[0-9a-f]+ repeats \(a cycle\)' \
+			grep -qE 'runtime cpython \(cpython-'"$v"'\): thread [0-9]+: entry 0x[0-9a-f]+ repeats \(a cycle\)' \
 			<(warnings "$got")
 		check "cpython $v hostile cycle: the napper's frames before the cycle, once each" \
 			[ "$(script_frames "$got" "$napper")" = "$(cat "$W/napper-$v.base")" ]
@@ -323,7 +323,7 @@ print(hex(eval(sys.argv[3])))' "$W/states-$v.json" "$RUN/threads.txt" "$1"
 	if poke "cpython $v hostile code" "${specs[@]}"; then
 		local got=$W/cpython\ $v\ hostile\ code.json
 		check "cpython $v hostile code: a code object of garbage: exit 1, warned" \
-			[ "$RC" -eq 1 -a -n "$(warnings "$got" | grep -E 'runtime cpython: thread [0-9]+: .*0x4141414141414141')" ]
+			[ "$RC" -eq 1 -a -n "$(warnings "$got" | grep -E 'runtime cpython \(cpython-'"$v"'\): thread [0-9]+: .*0x4141414141414141')" ]
 		check "cpython $v hostile code: its frame is still there, the others unchanged" \
 			[ "$(script_frames "$got" "$main" | sed 2d)" = "$(sed 2d "$W/main-$v.base")" -a \
 			  "$(script_frames "$got" "$main" | wc -l)" = "$(wc -l <"$W/main-$v.base")" -a \
