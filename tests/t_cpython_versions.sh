@@ -11,6 +11,7 @@
 #   with two threads asleep in Python, read from its core: DWARF first,
 #   DWARF only (the description without its layout), the layout alone, a
 #   layout all wrong under DWARF, and without DWARF in libpython (stripped);
+#   and its minicore;
 # - a crash in a generator that a coroutine iterates;
 # - a live process parked in Python (threads asleep, the GIL released, and
 #   one spinning in a loop of one line, holding it), read with report --pid
@@ -367,6 +368,15 @@ for v in 3.8 3.9 3.10 3.11 3.12 3.13; do
 			compare "cpython $v core" "$out" "$RUN"
 			clean "cpython $v core" "$out"
 			check "cpython $v core: libpython has DWARF" [ "$(lib_debuginfo "$out")" != None ]
+			# a minicore of it keeps what the Python frames need
+			if "$ASYNCORE" minicore "$CORE" -o "$W/mini-$v.core" >/dev/null 2>"$W/mini.err" &&
+				report_json "cpython $v minicore" "$W/mini-$v.json" "$W/mini-$v.core"; then
+				check "cpython $v minicore: its threads and frames are the core's" \
+					[ "$(json_get "$W/mini-$v.json" 'j["threads"]')" = "$(json_get "$out" 'j["threads"]')" ]
+			else
+				fail "cpython $v minicore: $(head -1 "$W/mini.err")"
+			fi
+			rm -f "$W/mini-$v.core"
 			hostile "$v"
 			[ "$v" != 3.13 ] || debug_offsets
 		fi
