@@ -29,8 +29,13 @@
 W=$(mktemp -d)
 RUN_DIRS=()
 PARKED=
-cleanup() {
+# unpark: the parked process (if any) killed and reaped.
+unpark() {
 	[ -z "$PARKED" ] || { kill -9 "$PARKED"; wait "$PARKED"; } 2>/dev/null
+	PARKED=
+}
+cleanup() {
+	unpark
 	[ -n "${KEEP:-}" ] || rm -rf "$W" "${RUN_DIRS[@]}"
 }
 trap cleanup EXIT
@@ -118,6 +123,7 @@ live() {
 	PARKED=$!
 	if ! wait_until 1200 parked "$PARKED" 3 || [ ! -s "$run/threads.txt" ]; then
 		fail "cpython $v live: the process did not park: $(head -3 "$run/stdout" | tr '\n' ' ')"
+		unpark
 		return
 	fi
 	local out=$W/live-$v.json snap=$W/snap-$v.core
@@ -128,8 +134,7 @@ live() {
 	kill -USR1 "$PARKED"
 	wait_until 400 dumped "$run/faulthandler.txt" ||
 		fail "cpython $v live: faulthandler wrote no dump of 4 threads"
-	{ kill -9 "$PARKED"; wait "$PARKED"; } 2>/dev/null
-	PARKED=
+	unpark
 	if [ -s "$out" ]; then
 		compare "cpython $v live" "$out" "$run" live
 		RC=$live_rc clean "cpython $v live" "$out"
@@ -152,6 +157,7 @@ subinterp() {
 	PARKED=$!
 	if ! wait_until 1200 parked_or_gone "$PARKED" 2 0; then
 		fail "cpython $v subinterpreter: the process did not park: $(head -3 "$run/stdout" | tr '\n' ' ')"
+		unpark
 		return
 	fi
 	if ! kill -0 "$PARKED" 2>/dev/null; then
@@ -165,8 +171,7 @@ subinterp() {
 	kill -USR1 "$PARKED"
 	wait_until 400 dumped "$run/faulthandler.txt" 2 ||
 		fail "cpython $v subinterpreter: faulthandler wrote no dump of 2 threads"
-	{ kill -9 "$PARKED"; wait "$PARKED"; } 2>/dev/null
-	PARKED=
+	unpark
 	[ -s "$out" ] || return
 	python3 - "$out" "$run/faulthandler.txt" "$run/threads.txt" "cpython $v subinterpreter" <<'PY'
 import json, os, re, sys
