@@ -28,9 +28,10 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/unit/%)
 UNIT_HELPER_OBJS := $(OBJDIR)/tests/unit/craft.o
 # The program the unit tests read (never run) and its stripped copy; CPython
-# 3.11's line tables and lines (tests/cpython_lines.py).
+# 3.11's, 3.10's and 3.8's line tables and lines (tests/cpython_lines.py).
 UNIT_DATA := $(BUILD)/unit/data/unit_fixture $(BUILD)/unit/data/unit_fixture.stripped \
-	$(BUILD)/unit/data/cpython311_lines.txt $(BUILD)/unit/data/many_symbols.so
+	$(BUILD)/unit/data/cpython311_lines.txt $(BUILD)/unit/data/cpython310_lines.txt \
+	$(BUILD)/unit/data/cpython38_lines.txt $(BUILD)/unit/data/many_symbols.so
 PROGRAM ?= asyncore
 
 .PHONY: all deps test-deps check demo bench asan ubsan clean unit install uninstall fuzz fuzz-tools soak
@@ -105,7 +106,7 @@ $(BUILD)/unit/data/gopcln.stripped: tests/unit/data/gopcln.go
 	@mkdir -p $(dir $@)
 	@$(call GO_BUILD,-ldflags='-s -w')
 
-$(BUILD)/unit/data/cpython311_lines.txt: tests/unit/data/cpython311_lines.txt
+$(BUILD)/unit/data/cpython%_lines.txt: tests/unit/data/cpython%_lines.txt
 	@mkdir -p $(dir $@)
 	cp $< $@
 

@@ -81,6 +81,46 @@ bool an_rt_cpython311_line(const unsigned char *table, size_t len, int64_t first
 	return false;
 }
 
+/* cpython-3.10-line (Objects/lnotab_notes.txt of 3.10): the table is pairs
+ * of bytes, an unsigned count of bytecode bytes and a signed line delta
+ * (-128: the range has no line).  Ranges of no bytes still move the line. */
+bool an_rt_cpython310_line(const unsigned char *table, size_t len, int64_t first_line,
+			   int64_t offset, int64_t *line)
+{
+	int64_t computed = first_line, end = 0;
+	if (offset < 0) {
+		*line = first_line;
+		return true;
+	}
+	for (size_t at = 0; at + 1 < len; at += 2) {
+		int delta = (signed char)table[at + 1];
+		end += table[at];
+		if (delta != -128)
+			computed += delta;
+		if (offset < end) {
+			*line = computed;
+			return delta != -128;
+		}
+	}
+	return false;
+}
+
+/* cpython-lnotab-line (Objects/lnotab_notes.txt of 3.8 and 3.9): pairs of
+ * an unsigned bytecode increment and a signed line increment; the line is
+ * the one reached before the address passes OFFSET (PyCode_Addr2Line). */
+int64_t an_rt_cpython_lnotab_line(const unsigned char *table, size_t len, int64_t first_line,
+				  int64_t offset)
+{
+	int64_t line = first_line, addr = 0;
+	for (size_t at = 0; at + 1 < len; at += 2) {
+		addr += table[at];
+		if (addr > offset)
+			break;
+		line += (signed char)table[at + 1];
+	}
+	return line;
+}
+
 /* Append code point C to OUT as UTF-8; false when it does not fit. */
 static bool put_utf8(uint32_t c, char *out, size_t cap, size_t *len)
 {

@@ -18,6 +18,19 @@
 bool an_rt_cpython311_line(const unsigned char *table, size_t len, int64_t first_line,
 			   int64_t offset, int64_t *line);
 
+/* The line of the instruction at byte offset OFFSET of a CPython 3.10 code
+ * object (co_linetable: TABLE, LEN bytes; co_firstlineno: FIRST_LINE), as
+ * 3.10's PyCode_Addr2Line computes it: a negative OFFSET is on the first
+ * line.  False when the instruction has no line or the table ends first. */
+bool an_rt_cpython310_line(const unsigned char *table, size_t len, int64_t first_line,
+			   int64_t offset, int64_t *line);
+
+/* The line of byte offset OFFSET of a CPython 3.8 or 3.9 code object whose
+ * co_lnotab holds TABLE (LEN bytes), as their PyCode_Addr2Line computes
+ * it: every offset has one. */
+int64_t an_rt_cpython_lnotab_line(const unsigned char *table, size_t len, int64_t first_line,
+				  int64_t offset);
+
 /* UNITS (N characters of WIDTH bytes: 1, 2 or 4, each a Unicode code point,
  * little-endian) as UTF-8 into OUT (CAP bytes, NUL-terminated; CAP > 0).
  * Code points that are not characters (surrogates, past U+10FFFF) become

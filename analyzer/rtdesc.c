@@ -296,14 +296,21 @@ static bool parse_lists(struct parser *p, json_t *lists)
 	return true;
 }
 
-/* root.require: {"symbol", "size", "mask", "equals"}. */
+/* root.require: {"symbol", "size", "mask", "equals"} or {"module"}. */
 static bool parse_require(struct parser *p, json_t *v)
 {
-	static const char *const keys[] = {"symbol", "size", "mask", "equals", NULL};
+	static const char *const keys[] = {"symbol", "size", "mask", "equals", "module", NULL};
 	struct an_rt_desc *d = p->d;
 	bool given, masked, equals;
 	d->root.require.size = 8;
 	d->root.require.mask = UINT64_MAX;
+	if (json_is_object(v) && json_object_get(v, "module")) {
+		if (!check_object(p, v, (const char *const[]){"module", NULL}, true))
+			return false;
+		return get_string(p, v, "module", true, &d->root.require.module) &&
+		       (valid_name(d->root.require.module) ||
+			fail(p, "a module's name is letters, digits and _.+-"));
+	}
 	if (!check_object(p, v, keys, true) ||
 	    !get_string(p, v, "symbol", true, &d->root.require.symbol) ||
 	    !get_number(p, v, "size", 8, &given, &d->root.require.size) ||
@@ -316,10 +323,23 @@ static bool parse_require(struct parser *p, json_t *v)
 	return equals || fail(p, "\"equals\" is missing");
 }
 
+/* root.thread_is: "tid" (the default) or "pthread" (pthread_self()'s value). */
+static bool parse_thread_is(struct parser *p, json_t *v)
+{
+	const char *s = json_is_string(v) ? json_string_value(v) : "";
+	if (strcmp(s, "tid") == 0)
+		p->d->root.thread_is = AN_RT_THREAD_TID;
+	else if (strcmp(s, "pthread") == 0)
+		p->d->root.thread_is = AN_RT_THREAD_PTHREAD;
+	else
+		return fail(p, "\"tid\" or \"pthread\" is expected");
+	return true;
+}
+
 static bool parse_root(struct parser *p, json_t *root)
 {
 	static const char *const keys[] = {"symbol", "tls", "pthread_key", "pointer", "lists",
-					   "thread", "require", NULL};
+					   "thread", "thread_is", "require", NULL};
 	static const char *const kinds[] = {"symbol", "tls", "pthread_key"};
 	struct an_rt_desc *d = p->d;
 	if (!check_object(p, root, keys, true))
@@ -335,7 +355,8 @@ static bool parse_root(struct parser *p, json_t *root)
 	if (!get_string(p, root, kinds[d->root.kind], true, &d->root.symbol) ||
 	    !get_bool(p, root, "pointer", &d->root.pointer) ||
 	    !part(p, root, "lists", false, parse_lists) ||
-	    !part(p, root, "require", false, parse_require))
+	    !part(p, root, "require", false, parse_require) ||
+	    !part(p, root, "thread_is", false, parse_thread_is))
 		return false;
 	return get_member(p, root, "thread", false, &d->root.thread);
 }
@@ -374,6 +395,8 @@ static const struct {
 	{"basename", AN_RT_DECODER_BASENAME, {"path", NULL}},
 	{"cpython-3.11-line", AN_RT_DECODER_CPYTHON311_LINE,
 	 {"table", "first_line", "instruction", "code", NULL}},
+	{"cpython-3.10-line", AN_RT_DECODER_CPYTHON310_LINE, {"table", "first_line", "instruction", NULL}},
+	{"cpython-lnotab-line", AN_RT_DECODER_CPYTHON_LNOTAB_LINE, {"table", "first_line", "offset", NULL}},
 };
 
 static size_t string_kind_index(const struct an_rt_desc *d, const char *name)
@@ -422,7 +445,8 @@ static bool parse_decoder(struct parser *p, json_t *v, struct an_rt_field *f)
 		if (strcmp(json_string_value(name), decoders[i].name) == 0)
 			f->decoder = decoders[i].id;
 	if (f->decoder == AN_RT_DECODER_NONE)
-		return fail(p, "\"%s\" is no decoder (\"basename\", \"cpython-3.11-line\")",
+		return fail(p, "\"%s\" is no decoder (\"basename\", \"cpython-3.11-line\", "
+			    "\"cpython-3.10-line\", \"cpython-lnotab-line\")",
 			    json_string_value(name));
 	pop(p, old);
 	f->as = f->decoder == AN_RT_DECODER_BASENAME ? AN_RT_AS_STRING : AN_RT_AS_NUMBER;
@@ -904,6 +928,86 @@ static bool parse_layout(struct parser *p, json_t *layout)
 	return true;
 }
 
+/* prefer: "layout" (the default: the layout wins over DWARF) or "dwarf"
+ * (the layout serves a program without DWARF). */
+static bool parse_prefer(struct parser *p, json_t *v)
+{
+	const char *s = json_is_string(v) ? json_string_value(v) : "";
+	if (strcmp(s, "layout") != 0 && strcmp(s, "dwarf") != 0)
+		return fail(p, "\"layout\" or \"dwarf\" is expected");
+	p->d->dwarf_first = strcmp(s, "dwarf") == 0;
+	return true;
+}
+
+/* offsets.members.TYPE: {MEMBER: WHERE, "size": WHERE}, each WHERE a byte
+ * of the block that holds an 8-byte offset (or size). */
+static bool parse_offsets_type(struct parser *p, const char *type, json_t *v,
+			       struct an_rt_layout_type *t)
+{
+	const char *name;
+	json_t *m;
+	if (!json_is_object(v))
+		return fail(p, "an object of member: where its offset is in the block is expected");
+	if (!(t->type = strdup(type)))
+		return nomem(p);
+	t->members = calloc(json_object_size(v) + 1, sizeof(*t->members));
+	if (!t->members)
+		return nomem(p);
+	json_object_foreach(v, name, m) {
+		size_t old = push_key(p, name);
+		uint64_t at;
+		if (!to_number(p, m, &at))
+			return false;
+		if (at >= OFFSET_LIMIT || at % 8 != 0)
+			return fail(p, "a multiple of 8 below %u is expected", OFFSET_LIMIT);
+		if (strcmp(name, "size") == 0) {
+			t->size = at;
+			t->has_size = true;
+		} else {
+			struct an_rt_layout_member *lm = &t->members[t->nmembers++];
+			if (!(lm->path = strdup(name)))
+				return nomem(p);
+			lm->offset = at;
+			lm->size = 8;
+		}
+		pop(p, old);
+	}
+	return true;
+}
+
+/* offsets: {"symbol", "cookie", "members": {TYPE: {...}}}. */
+static bool parse_offsets(struct parser *p, json_t *v)
+{
+	static const char *const keys[] = {"symbol", "cookie", "members", NULL};
+	struct an_rt_offsets *o = &p->d->offsets;
+	const char *type;
+	json_t *t;
+	if (!check_object(p, v, keys, true) || !get_string(p, v, "symbol", true, &o->symbol) ||
+	    !get_string(p, v, "cookie", true, &o->cookie))
+		return false;
+	if (strlen(o->cookie) == 0 || strlen(o->cookie) > 16) {
+		push_key(p, "cookie");
+		return fail(p, "1 to 16 bytes are expected");
+	}
+	json_t *members = member(p, v, "members", true);
+	if (!members)
+		return false;
+	size_t old = push_key(p, "members");
+	if (!json_is_object(members))
+		return fail(p, "an object of type: {member: where} is expected");
+	o->types = calloc(json_object_size(members) + 1, sizeof(*o->types));
+	if (!o->types)
+		return nomem(p);
+	json_object_foreach(members, type, t) {
+		size_t at = push_key(p, type);
+		if (!parse_offsets_type(p, type, t, &o->types[o->ntypes++]))
+			return false;
+		pop(p, at);
+	}
+	pop(p, old);
+	return true;
+}
+
 /* Parse the part KEY of the description with FN, its path pushed. */
 static bool part(struct parser *p, json_t *top, const char *key, bool required,
 		 bool (*fn)(struct parser *, json_t *))
@@ -928,20 +1032,36 @@ static bool has_anchor(const struct an_rt_desc *d)
 
 static bool parse_description(struct parser *p, json_t *top)
 {
-	static const char *const keys[] = {"name", "root", "stack", "strings", "entry", "kinds",
-					   "attach", "layout", NULL};
+	static const char *const keys[] = {"name", "runtime", "root", "stack", "strings", "entry",
+					   "kinds", "attach", "layout", "prefer", "offsets", NULL};
 	struct an_rt_desc *d = p->d;
-	if (!check_object(p, top, keys, true) || !get_string(p, top, "name", true, &d->name))
+	if (!check_object(p, top, keys, true) || !get_string(p, top, "name", true, &d->name) ||
+	    !get_string(p, top, "runtime", false, &d->runtime))
 		return false;
 	if (!valid_name(d->name)) {
 		push_key(p, "name");
 		return fail(p, "a name is 1 to %u letters, digits and _.+-", NAME_LIMIT);
 	}
+	if (d->runtime && !valid_name(d->runtime)) {
+		push_key(p, "runtime");
+		return fail(p, "a runtime is 1 to %u letters, digits and _.+-", NAME_LIMIT);
+	}
+	if (!d->runtime && !(d->runtime = strdup(d->name)))
+		return nomem(p);
+	size_t n = strlen(d->runtime) + strlen(d->name) + 4;
+	if (!(d->label = malloc(n)))
+		return nomem(p);
+	if (strcmp(d->runtime, d->name) == 0)
+		snprintf(d->label, n, "%s", d->name);
+	else
+		snprintf(d->label, n, "%s (%s)", d->runtime, d->name);
 	if (!part(p, top, "root", true, parse_root) || !part(p, top, "stack", true, parse_stack) ||
 	    !part(p, top, "strings", false, parse_strings) ||
 	    !part(p, top, "entry", true, parse_entry) || !part(p, top, "kinds", true, parse_kinds) ||
 	    !part(p, top, "attach", false, parse_attach) ||
-	    !part(p, top, "layout", false, parse_layout))
+	    !part(p, top, "layout", false, parse_layout) ||
+	    !part(p, top, "prefer", false, parse_prefer) ||
+	    !part(p, top, "offsets", false, parse_offsets))
 		return false;
 	if (!d->attach.function && !has_anchor(d))
 		return fail(p, "entries need a place: \"attach\" or a kind with an \"anchor\"");
@@ -985,10 +1105,25 @@ static void string_kind_deinit(struct an_rt_string_kind *k)
 	free(k->forms);
 }
 
+static void layout_types_free(struct an_rt_layout_type *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].type);
+		for (size_t j = 0; j < v[i].nmembers; j++) {
+			free(v[i].members[j].path);
+			free(v[i].members[j].points_to);
+		}
+		free(v[i].members);
+	}
+	free(v);
+}
+
 static void desc_deinit(struct an_rt_desc *d)
 {
 	free(d->file);
 	free(d->name);
+	free(d->runtime);
+	free(d->label);
 	free(d->root.symbol);
 	for (size_t i = 0; i < d->root.nlists; i++) {
 		free(d->root.lists[i].type);
@@ -998,6 +1133,7 @@ static void desc_deinit(struct an_rt_desc *d)
 	free(d->root.lists);
 	member_deinit(&d->root.thread);
 	free(d->root.require.symbol);
+	free(d->root.require.module);
 	for (size_t i = 0; i < d->nstrings; i++)
 		string_kind_deinit(&d->strings[i]);
 	free(d->strings);
@@ -1019,15 +1155,10 @@ static void desc_deinit(struct an_rt_desc *d)
 	free(d->kinds);
 	free(d->attach.function);
 	free(d->attach.boundary.conds);
-	for (size_t i = 0; i < d->nlayout; i++) {
-		free(d->layout[i].type);
-		for (size_t j = 0; j < d->layout[i].nmembers; j++) {
-			free(d->layout[i].members[j].path);
-			free(d->layout[i].members[j].points_to);
-		}
-		free(d->layout[i].members);
-	}
-	free(d->layout);
+	layout_types_free(d->layout, d->nlayout);
+	layout_types_free(d->offsets.types, d->offsets.ntypes);
+	free(d->offsets.symbol);
+	free(d->offsets.cookie);
 }
 
 struct an_runtimes *an_runtimes_create(void)
@@ -1123,10 +1254,21 @@ struct core_error *an_runtimes_load(struct an_runtimes *set, const char *path, b
 	return NULL;
 }
 
+static const struct an_rt_layout_type *type_in(const struct an_rt_layout_type *v, size_t n,
+					       const char *type)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i].type, type) == 0)
+			return &v[i];
+	return NULL;
+}
+
 const struct an_rt_layout_type *an_rt_layout_type(const struct an_rt_desc *d, const char *type)
 {
-	for (size_t i = 0; i < d->nlayout; i++)
-		if (strcmp(d->layout[i].type, type) == 0)
-			return &d->layout[i];
-	return NULL;
+	return type_in(d->layout, d->nlayout, type);
+}
+
+const struct an_rt_layout_type *an_rt_offsets_type(const struct an_rt_desc *d, const char *type)
+{
+	return type_in(d->offsets.types, d->offsets.ntypes, type);
 }

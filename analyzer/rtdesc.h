@@ -32,7 +32,11 @@ enum an_rt_decoder {
 	AN_RT_DECODER_NONE,
 	AN_RT_DECODER_BASENAME,      /* path: the part after its last '/' */
 	AN_RT_DECODER_CPYTHON311_LINE, /* table, first_line, instruction, code: a line */
+	AN_RT_DECODER_CPYTHON310_LINE, /* table, first_line, instruction (an index): a line */
+	AN_RT_DECODER_CPYTHON_LNOTAB_LINE, /* table, first_line, offset (bytes): a line */
 };
+/* How root.thread names a stack object's thread. */
+enum an_rt_thread_id { AN_RT_THREAD_TID, AN_RT_THREAD_PTHREAD };
 #define AN_RT_DECODER_ARGS 4
 enum an_rt_show { AN_RT_SHOW_SCRIPT, AN_RT_SHOW_LABEL, AN_RT_SHOW_HIDDEN };
 
@@ -135,9 +139,22 @@ struct an_rt_layout_type {
 	size_t nmembers;
 };
 
+/* `offsets`: a block of member offsets the runtime keeps in its own memory
+ * (CPython 3.13's _Py_DebugOffsets at the start of _PyRuntime), preferred
+ * to the layout.  Each type's members hold, as their offset, where in the
+ * block the member's offset is; a type's size, where its size is. */
+struct an_rt_offsets {
+	char *symbol;               /* the block's symbol; NULL: no block */
+	char *cookie;               /* the bytes the block starts with */
+	struct an_rt_layout_type *types;
+	size_t ntypes;
+};
+
 struct an_rt_desc {
 	char *file;                 /* where it was loaded from */
 	char *name;
+	char *runtime;              /* what its frames say: "runtime", else name */
+	char *label;                /* what its warnings say: "RUNTIME (NAME)", or NAME */
 	struct {
 		enum an_rt_root_kind kind;
 		char *symbol;
@@ -145,9 +162,11 @@ struct an_rt_desc {
 		struct an_rt_list *lists;    /* walked from the root to the stack objects */
 		size_t nlists;
 		struct an_rt_member thread;  /* a stack object's OS thread id */
+		enum an_rt_thread_id thread_is;  /* ... or its pthread_t ("thread_is") */
 		struct {            /* the root counts only when this holds */
 			char *symbol;
 			uint64_t size, mask, equals;
+			char *module;   /* ... or the root's module is named so */
 		} require;
 	} root;
 	struct {
@@ -173,6 +192,8 @@ struct an_rt_desc {
 	} attach;
 	struct an_rt_layout_type *layout;
 	size_t nlayout;
+	bool dwarf_first;           /* "prefer": "dwarf": the layout only where DWARF is not */
+	struct an_rt_offsets offsets;
 };
 
 /* The loaded descriptions. */
@@ -195,5 +216,8 @@ struct core_error *an_runtimes_load(struct an_runtimes *set, const char *path, b
 
 /* The layout type TYPE of D, or NULL. */
 const struct an_rt_layout_type *an_rt_layout_type(const struct an_rt_desc *d, const char *type);
+
+/* The type TYPE of D's offsets block, or NULL. */
+const struct an_rt_layout_type *an_rt_offsets_type(const struct an_rt_desc *d, const char *type);
 
 #endif

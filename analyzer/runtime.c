@@ -109,26 +109,37 @@ static struct an_thread *thread_by_tid(struct analysis *an, uint64_t tid)
 	return v >= INT32_MIN && v <= INT32_MAX ? an_thread_by_tid(an, (int32_t)v) : NULL;
 }
 
+/* The thread whose glibc struct pthread (pthread_self()) is at SELF. */
+static struct an_thread *thread_by_pthread(struct analysis *an, uint64_t self)
+{
+	for (size_t i = 0; self && i < an->nthreads; i++)
+		if (an->threads[i].pthread == self)
+			return &an->threads[i];
+	return NULL;
+}
+
 /* The stack object OBJ's thread: its root.thread member's, else T. */
 static void splice_owned(struct an_runtime_session *rs, const struct an_rt_resolved *r,
 			 struct analysis *an, struct an_thread *t, const char *context, uint64_t obj)
 {
-	uint64_t tid;
+	uint64_t id;
 	if (!r->d->root.thread.path) {
 		an_rt_splice_stack(rs, r, an, t, obj);
 		return;
 	}
-	if (!an_rt_read_uint(rs->core, obj, &r->thread, &tid)) {
+	if (!an_rt_read_uint(rs->core, obj, &r->thread, &id)) {
 		core_warn(rs->core, "%s: the %s of stack 0x%" PRIx64 " is not readable", context,
 			  r->d->root.thread.path, obj);
 		return;
 	}
-	tid = (uint64_t)an_rt_as_signed(tid, r->thread.size);
-	struct an_thread *owner = thread_by_tid(an, tid);
+	bool pthread = r->d->root.thread_is == AN_RT_THREAD_PTHREAD;
+	if (!pthread)
+		id = (uint64_t)an_rt_as_signed(id, r->thread.size);
+	struct an_thread *owner = pthread ? thread_by_pthread(an, id) : thread_by_tid(an, id);
 	if (owner)
 		an_rt_splice_stack(rs, r, an, owner, obj);
 	else
-		an_rt_splice_tidless(rs, r, obj, tid);
+		an_rt_splice_tidless(rs, r, obj, id);
 }
 
 /* The root object OBJ (of thread T, NULL for a global): its stack, or the
@@ -175,7 +186,7 @@ static void splice_global(struct an_runtime_session *rs, const struct an_rt_reso
 {
 	char context[AN_RT_CONTEXT_SIZE];
 	uint64_t obj;
-	snprintf(context, sizeof(context), "runtime %s", r->d->name);
+	snprintf(context, sizeof(context), "runtime %s", r->d->label);
 	if (stack_object(rs, r, context, r->root, &obj))
 		splice_root(rs, r, an, NULL, context, obj, ls);
 }
@@ -203,13 +214,13 @@ static void splice_tls(struct an_runtime_session *rs, const struct an_rt_resolve
 		case DBG_TLS_ADDRESS:
 			break;
 		}
-		snprintf(context, sizeof(context), "runtime %s: thread %" PRId32, r->d->name, t->tid);
+		snprintf(context, sizeof(context), "runtime %s: thread %" PRId32, r->d->label, t->tid);
 		if (stack_object(rs, r, context, addr, &obj))
 			splice_root(rs, r, an, t, context, obj, ls);
 	}
 	if (unknown)
 		core_warn(rs->core, "runtime %s: the thread-local %s of %zu threads (thread %" PRId32
-			  " first) cannot be found: %s", r->d->name, r->d->root.symbol, unknown,
+			  " first) cannot be found: %s", r->d->label, r->d->root.symbol, unknown,
 			  first_tid, why);
 }
 
@@ -219,7 +230,7 @@ static void splice_pthread_key(struct an_runtime_session *rs, const struct an_rt
 	char who[AN_RT_CONTEXT_SIZE / 2];
 	uint32_t key;
 	struct an_tsd tsd;
-	snprintf(who, sizeof(who), "runtime %s", r->d->name);
+	snprintf(who, sizeof(who), "runtime %s", r->d->label);
 	if (!core_read_u32(rs->core, r->root, &key)) {
 		core_warn(rs->core, "%s: the key %s at 0x%" PRIx64 " is not readable", who,
 			  r->d->root.symbol, r->root);

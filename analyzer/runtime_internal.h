@@ -12,6 +12,7 @@
 #include "runtime.h"
 
 #define AN_RT_CONTEXT_SIZE 160u
+#define AN_RT_LINK_LIMIT (UINT64_C(1) << 20)  /* bytes into its object of a list's link */
 
 /* A member resolved for this program: the pointers its path follows (at
  * these offsets, in order, from the object), then the member itself. */
@@ -46,12 +47,23 @@ struct an_rt_resolved {
 /* What reading a member through its path found. */
 enum an_rt_value_state { AN_RT_VALUE_READ, AN_RT_VALUE_NULL, AN_RT_VALUE_UNREADABLE };
 
+/* The activations of a description's attach function that the stacks
+ * placed before on one thread took (a thread running a sub-interpreter
+ * inside a call of the main one has two thread states). */
+struct taken {
+	size_t desc;
+	int32_t tid;
+	size_t n;
+};
+
 struct an_runtime_session {
 	struct dbg_session *s;
 	struct core *core;
 	struct an_rt_resolved *v;
 	size_t n, cap;
 	struct an_rt_claims claims;  /* the stacks shown: each once */
+	struct taken *taken;
+	size_t ntaken, captaken;
 };
 
 /* One entry, decoded. */

@@ -147,19 +147,40 @@ static size_t next_activation(const struct an_thread *t, const char *function, s
 	return from;
 }
 
+/* The record of the activations stacks of the walk's description took on
+ * thread T, or NULL (memory ran out). */
+static struct taken *taken_on(struct an_rt_walk *w, const struct an_thread *t)
+{
+	struct an_runtime_session *rs = w->rs;
+	size_t desc = (size_t)(w->r - rs->v);
+	for (size_t i = 0; i < rs->ntaken; i++)
+		if (rs->taken[i].desc == desc && rs->taken[i].tid == t->tid)
+			return &rs->taken[i];
+	struct taken *k = base_array_push(&rs->taken, &rs->ntaken, &rs->captaken, sizeof(*k));
+	if (k)
+		*k = (struct taken){ .desc = desc, .tid = t->tid };
+	return k;
+}
+
 /* Placement by owner onto thread T: runs of entries, innermost first, to
- * the activations of the attach function, innermost first; a boundary
- * entry is the last of its run. */
-static size_t place_by_owner(struct an_rt_walk *w, const struct an_thread *t, struct placed *out)
+ * the activations of the attach function, innermost first, past the
+ * activations earlier stacks of the description took there (*TAKEN, which
+ * grows by this stack's runs); a boundary entry is the last of its run. */
+static size_t place_by_owner(struct an_rt_walk *w, const struct an_thread *t, size_t *taken,
+			     struct placed *out)
 {
 	const char *function = w->r->d->attach.function;
 	size_t frame = next_activation(t, function, 0), n = 0;
+	for (size_t k = 0; k < *taken && frame < t->nframes; k++)
+		frame = next_activation(t, function, frame + 1);
 	for (size_t i = 0; i < w->n; i++) {
 		if (shown(&w->v[i]))
 			out[n++] = (struct placed){ .entry = i,
 						    .frame = frame < t->nframes ? frame : SIZE_MAX };
-		if (w->v[i].boundary && frame < t->nframes)
+		if (w->v[i].boundary && frame < t->nframes) {
 			frame = next_activation(t, function, frame + 1);
+			++*taken;
+		}
 	}
 	return n;
 }
@@ -173,7 +194,7 @@ static void make_frame(struct an_rt_walk *w, struct an_rt_entry *e, struct an_fr
 	f->function = e->name;
 	f->detail = e->detail;
 	e->name = e->detail = NULL;
-	f->runtime = strdup(w->r->d->name);
+	f->runtime = strdup(w->r->d->runtime);
 	if (!f->runtime)
 		w->nomem = true;
 }
@@ -314,12 +335,17 @@ static void place(struct an_rt_walk *w, struct analysis *an, struct an_thread *t
 		if (!(t = fallback_thread(w, an, anchor)))
 			goto out;
 	}
-	snprintf(w->context, sizeof(w->context), "runtime %s: thread %" PRId32, w->r->d->name, t->tid);
+	snprintf(w->context, sizeof(w->context), "runtime %s: thread %" PRId32, w->r->d->label, t->tid);
 	if (!claim(w, t))
 		goto out;               /* another description shows it here */
 	const char *function = w->r->d->attach.function;
+	struct taken *taken = function && !orphan ? taken_on(w, t) : NULL;
+	if (function && !orphan && !taken) {
+		w->nomem = true;
+		goto out;
+	}
 	size_t np = orphan     ? place_after_all(w, p)
-		    : function ? place_by_owner(w, t, p)
+		    : function ? place_by_owner(w, t, &taken->n, p)
 			       : place_by_anchor(w, t, eff, p);
 	size_t tail = orphan ? 0 : count_tail(p, np);
 	if (tail && function)
@@ -342,9 +368,9 @@ void an_rt_splice_stack(struct an_runtime_session *rs, const struct an_rt_resolv
 	if (an_rt_claims_object(&rs->claims, (size_t)(r - rs->v), obj))
 		return;                 /* shown by a description before this one */
 	if (t)
-		snprintf(w.context, sizeof(w.context), "runtime %s: thread %" PRId32, r->d->name, t->tid);
+		snprintf(w.context, sizeof(w.context), "runtime %s: thread %" PRId32, r->d->label, t->tid);
 	else
-		snprintf(w.context, sizeof(w.context), "runtime %s: stack 0x%" PRIx64, r->d->name, obj);
+		snprintf(w.context, sizeof(w.context), "runtime %s: stack 0x%" PRIx64, r->d->label, obj);
 	an_rt_read_stack(&w, obj);
 	if (any_shown(&w) && !w.nomem)
 		place(&w, an, t);
@@ -356,12 +382,16 @@ void an_rt_splice_tidless(struct an_runtime_session *rs, const struct an_rt_reso
 			  uint64_t obj, uint64_t tid)
 {
 	struct an_rt_walk w = { .rs = rs, .r = r };
-	snprintf(w.context, sizeof(w.context), "runtime %s: stack 0x%" PRIx64, r->d->name, obj);
+	snprintf(w.context, sizeof(w.context), "runtime %s: stack 0x%" PRIx64, r->d->label, obj);
 	an_rt_read_stack(&w, obj);
 	size_t n = 0;
 	for (size_t i = 0; i < w.n; i++)
 		n += shown(&w.v[i]);
-	if (n)
+	if (n && r->d->root.thread_is == AN_RT_THREAD_PTHREAD)
+		core_warn(rs->core, "%s: pthread 0x%" PRIx64 " (its %s) is no thread of the core; its "
+			  "%zu %s not shown", w.context, tid, r->d->root.thread.path, n,
+			  n == 1 ? "entry is" : "entries are");
+	else if (n)
 		core_warn(rs->core, "%s: thread %" PRIu64 " (its %s) is no thread of the core; its %zu "
 			  "%s not shown", w.context, tid, r->d->root.thread.path, n,
 			  n == 1 ? "entry is" : "entries are");

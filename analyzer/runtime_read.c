@@ -224,24 +224,50 @@ static void add_counted(struct an_rt_walk *w, struct text *t, uint64_t entry, co
 static void add_field(struct an_rt_walk *w, struct text *t, const unsigned char *buf, uint64_t entry,
 		      size_t field);
 
-/* The cpython-3.11-line decoder over field F's inputs; false: no line. */
+/* The byte offset in its code of the instruction a line decoder's F
+ * reads: 3.11's instruction pointer less its code's address, 3.10's
+ * instruction index doubled, 3.8's offset itself.  False: no offset. */
+static bool line_offset(struct an_rt_walk *w, const unsigned char *buf, uint64_t entry,
+			const struct an_rt_field *f, int64_t *offset)
+{
+	const struct an_rt_field *fields = w->r->d->entry.fields;
+	uint64_t instr, code = 0;
+	if (field_value(w, entry, buf, f->args[2], &instr) != AN_RT_VALUE_READ ||
+	    (f->decoder == AN_RT_DECODER_CPYTHON311_LINE &&
+	     field_value(w, entry, buf, f->args[3], &code) != AN_RT_VALUE_READ))
+		return false;
+	int64_t v = f->decoder == AN_RT_DECODER_CPYTHON311_LINE
+			    ? (int64_t)(instr - code)
+			    : an_rt_as_signed(instr, w->r->fields[f->args[2]].size);
+	if (v > (INT64_C(1) << 30) || v < -(INT64_C(1) << 30)) {
+		if (f->decoder == AN_RT_DECODER_CPYTHON311_LINE)
+			walk_warn(w, "entry 0x%" PRIx64 ": %s 0x%" PRIx64 " is not in its code at 0x%"
+				  PRIx64, entry, fields[f->args[2]].name, instr, code);
+		else
+			walk_warn(w, "entry 0x%" PRIx64 ": %s %" PRId64 " is no instruction's", entry,
+				  fields[f->args[2]].name, v);
+		return false;
+	}
+	if (f->decoder == AN_RT_DECODER_CPYTHON311_LINE)
+		v = v / 2 * 2;
+	else if (f->decoder == AN_RT_DECODER_CPYTHON310_LINE)
+		v *= 2;
+	*offset = v;
+	return true;
+}
+
+/* A line decoder over field F's inputs; false: no line. */
 static bool decode_line(struct an_rt_walk *w, const unsigned char *buf, uint64_t entry,
 			const struct an_rt_field *f, int64_t *line)
 {
 	const struct an_rt_field *fields = w->r->d->entry.fields;
-	uint64_t table, first, instr, code;
+	uint64_t table, first;
+	int64_t offset;
 	struct counted c;
 	if (field_value(w, entry, buf, f->args[0], &table) != AN_RT_VALUE_READ || table == 0 ||
 	    field_value(w, entry, buf, f->args[1], &first) != AN_RT_VALUE_READ ||
-	    field_value(w, entry, buf, f->args[2], &instr) != AN_RT_VALUE_READ ||
-	    field_value(w, entry, buf, f->args[3], &code) != AN_RT_VALUE_READ)
+	    !line_offset(w, buf, entry, f, &offset))
 		return false;       /* the strings that read the same fields said why */
-	int64_t delta = (int64_t)(instr - code);
-	if (delta > (INT64_C(1) << 30) || delta < -(INT64_C(1) << 30)) {
-		walk_warn(w, "entry 0x%" PRIx64 ": %s 0x%" PRIx64 " is not in its code at 0x%" PRIx64,
-			  entry, fields[f->args[2]].name, instr, code);
-		return false;
-	}
 	if (!w->table && !(w->table = malloc(BYTES_LIMIT))) {
 		w->nomem = true;
 		return false;
@@ -251,12 +277,21 @@ static bool decode_line(struct an_rt_walk *w, const unsigned char *buf, uint64_t
 				       BYTES_LIMIT, &c);
 	if (!why && c.cut)
 		why = "is longer than the decoder reads";
-	int64_t first_line = an_rt_as_signed(first, w->r->fields[f->args[1]].size);
-	bool ok = !why && an_rt_cpython311_line(bytes, c.len, first_line, delta / 2 * 2, line);
-	if (why)
+	if (why) {
 		walk_warn(w, "entry 0x%" PRIx64 ": %s 0x%" PRIx64 " %s", entry, fields[f->args[0]].name,
 			  table, why);
-	return ok;
+		return false;
+	}
+	int64_t first_line = an_rt_as_signed(first, w->r->fields[f->args[1]].size);
+	switch (f->decoder) {
+	case AN_RT_DECODER_CPYTHON310_LINE:
+		return an_rt_cpython310_line(bytes, c.len, first_line, offset, line);
+	case AN_RT_DECODER_CPYTHON_LNOTAB_LINE:
+		*line = an_rt_cpython_lnotab_line(bytes, c.len, first_line, offset);
+		return true;
+	default:
+		return an_rt_cpython311_line(bytes, c.len, first_line, offset, line);
+	}
 }
 
 /* decode_line() once per entry and field. */
@@ -287,6 +322,8 @@ static void add_decoded(struct an_rt_walk *w, struct text *t, const unsigned cha
 		text_add(t, an_rt_basename(path.buf), strlen(an_rt_basename(path.buf)));
 		return;
 	case AN_RT_DECODER_CPYTHON311_LINE:
+	case AN_RT_DECODER_CPYTHON310_LINE:
+	case AN_RT_DECODER_CPYTHON_LNOTAB_LINE:
 		if (entry_line(w, buf, entry, f, &line))
 			snprintf(num, sizeof(num), "%" PRId64, line);
 		else

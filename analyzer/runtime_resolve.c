@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../base/array.h"
+#include "rtdecode.h"
 
 #define TYPE_NAME_LIMIT 256u
 
@@ -31,13 +32,61 @@ static const struct an_rt_layout_member *layout_member(const struct an_rt_desc *
 	return NULL;
 }
 
+/* Whether the process holds D's offsets block: its symbol is there and
+ * starts with the cookie; *BLOCK gets its address. */
+static bool offsets_block(struct dbg_session *s, const struct an_rt_desc *d, uint64_t *block)
+{
+	char cookie[16];
+	uint64_t size;
+	size_t n = d->offsets.symbol ? strlen(d->offsets.cookie) : 0;
+	return n && dbg_find_symbol(s, d->offsets.symbol, block, &size) &&
+	       core_read_bytes(dbg_session_core(s), *block, cookie, n) &&
+	       memcmp(cookie, d->offsets.cookie, n) == 0;
+}
+
+/* How far into TYPE a member may lie: a root list's object is read member
+ * by member (AN_RT_LINK_LIMIT), any other object into a buffer. */
+static uint64_t offset_limit(const struct an_rt_desc *d, const char *type)
+{
+	for (size_t i = 0; i < d->root.nlists; i++)
+		if (strcmp(d->root.lists[i].type, type) == 0)
+			return AN_RT_LINK_LIMIT;
+	return AN_RT_ENTRY_LIMIT - 8;
+}
+
+/* What D's offsets block in the process says of member PATH of TYPE (PATH
+ * NULL: TYPE's size).  False when there is no block, it does not name it,
+ * or the value is not readable or not one (the layout's is used then). */
+static bool process_offset(struct dbg_session *s, const struct an_rt_desc *d, const char *type,
+			   const char *path, uint64_t *out)
+{
+	const struct an_rt_layout_type *t = an_rt_offsets_type(d, type);
+	uint64_t block, at = UINT64_MAX;
+	for (size_t i = 0; t && path && i < t->nmembers; i++)
+		if (strcmp(t->members[i].path, path) == 0)
+			at = t->members[i].offset;
+	if (t && !path && t->has_size)
+		at = t->size;
+	return at != UINT64_MAX && offsets_block(s, d, &block) &&
+	       core_read_u64(dbg_session_core(s), block + at, out) &&
+	       (path ? *out <= offset_limit(d, type) : *out > 0 && *out <= AN_RT_ENTRY_LIMIT);
+}
+
 /* One step of a path: member PATH of TYPE (no "->"), the layout first,
- * then the program's DWARF; TARGET (when not NULL) gets the type a
- * pointer member points at. */
-static bool resolve_step(struct dbg_session *s, const struct an_rt_desc *d, const char *type,
-			 const char *path, uint64_t *offset, uint64_t *size, char *target)
+ * then the program's DWARF (DWARF first for a description that prefers
+ * it); TARGET (when not NULL) gets the type a pointer member points at. */
+static bool described_step(struct dbg_session *s, const struct an_rt_desc *d, const char *type,
+			   const char *path, uint64_t *offset, uint64_t *size, char *target)
 {
 	const struct an_rt_layout_member *lm = layout_member(d, type, path);
+	if (lm && d->dwarf_first && dbg_member_find(s, type, path, offset, size)) {
+		/* what a pointer holds: the layout says it where DWARF cannot
+		 * (3.13's f_executable, a PyObject * holding a code object) */
+		if (target && lm->points_to)
+			snprintf(target, TYPE_NAME_LIMIT, "%s", lm->points_to);
+		return !target || lm->points_to ||
+		       dbg_member_target(s, type, path, target, TYPE_NAME_LIMIT);
+	}
 	if (lm) {
 		*offset = lm->offset;
 		*size = lm->size;
@@ -48,6 +97,19 @@ static bool resolve_step(struct dbg_session *s, const struct an_rt_desc *d, cons
 	}
 	return dbg_member_find(s, type, path, offset, size) &&
 	       (!target || dbg_member_target(s, type, path, target, TYPE_NAME_LIMIT));
+}
+
+/* The same, the offset from the process's own offsets block when it names
+ * the member (its size and target still the description's or DWARF's). */
+static bool resolve_step(struct dbg_session *s, const struct an_rt_desc *d, const char *type,
+			 const char *path, uint64_t *offset, uint64_t *size, char *target)
+{
+	uint64_t at;
+	if (!described_step(s, d, type, path, offset, size, target))
+		return false;
+	if (process_offset(s, d, type, path, &at))
+		*offset = at;
+	return true;
 }
 
 /* M of TYPE, each "->" a pointer to follow into the type it points at. */
@@ -80,18 +142,18 @@ static struct core_error *resolve_member(struct dbg_session *s, const struct an_
 }
 
 /* A member read as a number (1, 2, 4 or 8 bytes) or, when POINTER, an
- * address (8 bytes). */
+ * address (8 bytes), within LIMIT bytes of its object. */
 static struct core_error *check_width(const struct an_rt_desc *d, const struct an_rt_member *m,
-				      const struct an_rt_slot *sl, bool pointer)
+				      const struct an_rt_slot *sl, bool pointer, uint64_t limit)
 {
 	bool ok = pointer ? sl->size == 8
 			  : sl->size == 1 || sl->size == 2 || sl->size == 4 || sl->size == 8;
 	uint64_t end = sl->nhops ? sl->hops[0] + 8 : sl->offset + sl->size;
-	if (ok && end <= AN_RT_ENTRY_LIMIT && sl->offset + sl->size <= AN_RT_ENTRY_LIMIT)
+	if (ok && end <= limit && sl->offset + sl->size <= limit)
 		return NULL;
 	if (ok)
-		return core_error_create(CORE_ERROR_USAGE, "%s: %s: member %s ends past %u bytes",
-					 d->file, m->where, m->path, AN_RT_ENTRY_LIMIT);
+		return core_error_create(CORE_ERROR_USAGE, "%s: %s: member %s ends past %" PRIu64
+					 " bytes", d->file, m->where, m->path, limit);
 	return core_error_create(CORE_ERROR_USAGE, "%s: %s: member %s is %" PRIu64 " bytes; %s",
 				 d->file, m->where, m->path, sl->size,
 				 pointer ? "a pointer is 8" : "a number is 1, 2, 4 or 8");
@@ -110,10 +172,20 @@ static struct core_error *resolve_value(struct dbg_session *s, const struct an_r
 {
 	struct core_error *err = resolve_member(s, d, type, m, out);
 	if (!err)
-		err = check_width(d, m, out, pointer);
+		err = check_width(d, m, out, pointer, AN_RT_ENTRY_LIMIT);
 	if (!err && slot_extent(out) > *extent)
 		*extent = slot_extent(out);
 	return err;
+}
+
+/* A pointer of a root list: read member by member, never into a buffer,
+ * so it may lie far into its object (3.13's PyInterpreterState). */
+static struct core_error *resolve_link(struct dbg_session *s, const struct an_rt_desc *d,
+				       const char *type, const struct an_rt_member *m,
+				       struct an_rt_slot *out)
+{
+	struct core_error *err = resolve_member(s, d, type, m, out);
+	return err ? err : check_width(d, m, out, true, AN_RT_LINK_LIMIT);
 }
 
 /* A field whose value is a member's address: its size does not matter. */
@@ -158,11 +230,14 @@ static bool field_is_string(const struct an_rt_desc *d, size_t field)
 	return false;
 }
 
-/* The size of TYPE: the layout's, else the program's DWARF. */
+/* The size of TYPE: the process's offsets block's, the layout's, else the
+ * program's DWARF (DWARF before the layout for a description that prefers it). */
 static bool type_size(struct dbg_session *s, const struct an_rt_desc *d, const char *type,
 		      uint64_t *size)
 {
 	const struct an_rt_layout_type *lt = an_rt_layout_type(d, type);
+	if (process_offset(s, d, type, NULL, size) || (d->dwarf_first && dbg_type_size(s, type, size)))
+		return true;
 	if (lt && lt->has_size) {
 		*size = lt->size;
 		return true;
@@ -270,9 +345,9 @@ static struct core_error *resolve_lists(struct dbg_session *s, struct an_rt_reso
 	for (size_t i = 0; i < d->root.nlists && !err; i++) {
 		const struct an_rt_list *l = &d->root.lists[i];
 		const char *element = i + 1 < d->root.nlists ? d->root.lists[i + 1].type : d->stack.type;
-		err = resolve_value(s, d, l->type, &l->head, true, &r->list_head[i], &extent);
+		err = resolve_link(s, d, l->type, &l->head, &r->list_head[i]);
 		if (!err)
-			err = resolve_value(s, d, element, &l->next, true, &r->list_next[i], &extent);
+			err = resolve_link(s, d, element, &l->next, &r->list_next[i]);
 	}
 	if (!err && d->root.thread.path)
 		err = resolve_value(s, d, d->stack.type, &d->root.thread, false, &r->thread, &extent);
@@ -302,38 +377,149 @@ static struct core_error *resolve_stack(struct dbg_session *s, struct an_rt_reso
 	return err;
 }
 
+/* Whether PATH's file name is MODULE, with "lib" before it and after it
+ * nothing or a suffix that starts with no digit: "libpython3.10.so.1.0"
+ * and "python3.10d" are "python3.10", "python3.100" is not. */
+static bool module_named(const char *path, const char *module)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	size_t n = strlen(module);
+	if (strncmp(base, "lib", 3) == 0 && strncmp(base + 3, module, n) == 0)
+		base += 3;
+	return strncmp(base, module, n) == 0 && !(base[n] >= '0' && base[n] <= '9');
+}
+
+/* The path of the module ADDR is in, or NULL. */
+static const char *module_path_at(struct dbg_session *s, uint64_t addr)
+{
+	for (size_t i = 0; i < dbg_module_count(s); i++) {
+		const struct dbg_module_info *m = dbg_module_get(s, i);
+		if (addr >= m->start && addr < m->end)
+			return m->path;
+	}
+	return NULL;
+}
+
 /* Whether the runtime is the version D describes: root.require's symbol
  * holds the value it says (read from the core, else the mapped file: a
- * constant lives in .rodata). */
-static bool required_holds(struct dbg_session *s, const struct an_rt_desc *d)
+ * constant lives in .rodata), or the module holding the root at ROOT is
+ * the one it names. */
+static bool required_holds(struct dbg_session *s, const struct an_rt_desc *d, uint64_t root)
 {
 	uint64_t addr, size, value = 0;
-	const char *req = d->root.require.symbol;
+	const char *req = d->root.require.symbol, *module = d->root.require.module;
+	if (module) {
+		const char *path = module_path_at(s, root);
+		return path && module_named(path, module);
+	}
 	return !req || (dbg_find_symbol(s, req, &addr, &size) &&
 			core_read_bytes(dbg_session_core(s), addr, &value, d->root.require.size) &&
 			(value & d->root.require.mask) == d->root.require.equals);
 }
 
 /* Whether D's root is in this core; *R gets its address.  A symbol of the
- * wrong sort (thread-local for a global, or the reverse) is warned. */
-static bool find_root(struct dbg_session *s, const struct an_rt_desc *d, struct an_rt_resolved *r)
+ * wrong sort (thread-local for a global, or the reverse) is warned.  *OTHER
+ * is set when the root is there but of a version D does not describe. */
+static bool find_root(struct dbg_session *s, const struct an_rt_desc *d, struct an_rt_resolved *r,
+		      bool *other)
 {
 	struct core *core = dbg_session_core(s);
 	const char *sym = d->root.symbol;
 	uint64_t addr, size;
 	bool is_tls = dbg_find_tls_symbol(s, sym, &r->tls);
+	*other = false;
 	if (d->root.kind == AN_RT_ROOT_TLS) {
 		if (!is_tls && dbg_find_symbol(s, sym, &addr, &size))
 			core_warn(core, "runtime %s: %s is not a thread-local variable; its root is "
-				  "not read", d->name, sym);
-		return is_tls && required_holds(s, d);
+				  "not read", d->label, sym);
+		*other = is_tls && !required_holds(s, d, 0);
+		return is_tls && !*other;
 	}
 	if (is_tls) {
 		core_warn(core, "runtime %s: %s is a thread-local variable; its root is not read "
-			  "(a thread-local root is \"tls\")", d->name, sym);
+			  "(a thread-local root is \"tls\")", d->label, sym);
 		return false;
 	}
-	return dbg_find_symbol(s, sym, &r->root, &size) && required_holds(s, d);
+	if (!dbg_find_symbol(s, sym, &r->root, &size))
+		return false;
+	*other = !required_holds(s, d, r->root);
+	return !*other;
+}
+
+/* What the version of runtime D found in this core is, as far as its
+ * descriptions (SET) can say, for the warning that none of them is of it. */
+static void say_version(struct dbg_session *s, const struct an_runtimes *set,
+			const struct an_rt_desc *d, const char *path, char *out, size_t len)
+{
+	uint64_t addr, size, value = 0;
+	const char *sym = NULL;
+	for (size_t i = 0; i < set->n && !sym; i++)
+		if (strcmp(set->v[i].runtime, d->runtime) == 0 && set->v[i].root.require.symbol)
+			sym = set->v[i].root.require.symbol;
+	if (sym && dbg_find_symbol(s, sym, &addr, &size) &&
+	    core_read_bytes(dbg_session_core(s), addr, &value, sizeof(value)))
+		snprintf(out, len, "%s is 0x%" PRIx64, sym, value);
+	else
+		snprintf(out, len, "%s%s%s%s is no module a description names", sym ? "no " : "",
+			 sym ? sym : "", sym ? ", and " : "", path ? an_rt_basename(path) : "its module");
+}
+
+/* A runtime whose root some descriptions found, none of them of its
+ * version: said once, with what was found. */
+static void warn_unmatched(struct dbg_session *s, const struct an_runtimes *set, const bool *other,
+			   const struct an_runtime_session *rs)
+{
+	for (size_t i = 0; set && i < set->n; i++) {
+		const struct an_rt_desc *d = &set->v[i];
+		bool said = false, read = false;
+		for (size_t j = 0; j < i && !said; j++)
+			said = other[j] && strcmp(set->v[j].runtime, d->runtime) == 0;
+		for (size_t j = 0; j < rs->n && !read; j++)
+			read = strcmp(rs->v[j].d->runtime, d->runtime) == 0;
+		if (!other[i] || said || read)
+			continue;
+		char version[128];
+		uint64_t addr = 0, size;
+		const char *path = dbg_find_symbol(s, d->root.symbol, &addr, &size)
+					   ? module_path_at(s, addr) : NULL;
+		say_version(s, set, d, path, version, sizeof(version));
+		core_warn(dbg_session_core(s), "runtime %s: %s is in %s, but no description is of "
+			  "its version (%s); its frames are not read", d->runtime, d->root.symbol,
+			  path ? path : "the core", version);
+	}
+}
+
+/* Said once: D's offsets block is not in the process, or one of its
+ * values cannot be used (the layout's or DWARF's offset is used there). */
+static void check_offsets(struct dbg_session *s, const struct an_rt_desc *d)
+{
+	struct core *core = dbg_session_core(s);
+	uint64_t block, v;
+	if (!d->offsets.symbol)
+		return;
+	if (!offsets_block(s, d, &block)) {
+		core_warn(core, "runtime %s: %s does not start with the offsets block's cookie \"%s\"; "
+			  "the offsets are %s's", d->label, d->offsets.symbol, d->offsets.cookie,
+			  d->file);
+		return;
+	}
+	for (size_t i = 0; i < d->offsets.ntypes; i++) {
+		const struct an_rt_layout_type *t = &d->offsets.types[i];
+		if (t->has_size && !process_offset(s, d, t->type, NULL, &v)) {
+			core_warn(core, "runtime %s: the size of %s in %s's offsets block (at +%" PRIu64
+				  ") is not one; %s's is used", d->label, t->type, d->offsets.symbol,
+				  t->size, d->file);
+			return;
+		}
+		for (size_t j = 0; j < t->nmembers; j++)
+			if (!process_offset(s, d, t->type, t->members[j].path, &v)) {
+				core_warn(core, "runtime %s: the offset of %s.%s in %s's offsets block "
+					  "(at +%" PRIu64 ") is not one; %s's is used", d->label,
+					  t->type, t->members[j].path, d->offsets.symbol,
+					  t->members[j].offset, d->file);
+				return;
+			}
+	}
 }
 
 static void resolved_deinit(struct an_rt_resolved *r)
@@ -352,31 +538,41 @@ struct core_error *an_runtime_session_open(const struct an_runtimes *set, struct
 					   struct an_runtime_session **out)
 {
 	struct an_runtime_session *rs = calloc(1, sizeof(*rs));
+	bool *other = set && set->n ? calloc(set->n, sizeof(*other)) : NULL;
+	struct core_error *err = NULL;
 	*out = NULL;
-	if (!rs)
-		return &core_error_nomem;
+	if (!rs || (set && set->n && !other)) {
+		err = &core_error_nomem;
+		goto out;
+	}
 	rs->s = s;
 	rs->core = dbg_session_core(s);
-	for (size_t i = 0; set && i < set->n; i++) {
+	for (size_t i = 0; set && i < set->n && !err; i++) {
 		struct an_rt_resolved r = { .d = &set->v[i] };
-		if (!find_root(s, r.d, &r))
+		if (!find_root(s, r.d, &r, &other[i]))
 			continue;
-		struct core_error *err = resolve_stack(s, &r);
+		check_offsets(s, r.d);
+		err = resolve_stack(s, &r);
 		if (!err)
 			err = resolve_entry(s, &r);
 		struct an_rt_resolved *slot = err ? NULL : base_array_push(&rs->v, &rs->n, &rs->cap,
 									   sizeof(*rs->v));
 		if (!err && !slot)
 			err = &core_error_nomem;
-		if (err) {
+		if (err)
 			resolved_deinit(&r);
-			an_runtime_session_destroy(rs);
-			return err;
-		}
-		*slot = r;
+		else
+			*slot = r;
 	}
-	*out = rs;
-	return NULL;
+	if (!err)
+		warn_unmatched(s, set, other, rs);
+out:
+	free(other);
+	if (err)
+		an_runtime_session_destroy(rs);
+	else
+		*out = rs;
+	return err;
 }
 
 void an_runtime_session_destroy(struct an_runtime_session *rs)
@@ -387,5 +583,6 @@ void an_runtime_session_destroy(struct an_runtime_session *rs)
 		resolved_deinit(&rs->v[i]);
 	free(rs->v);
 	an_rt_claims_deinit(&rs->claims);
+	free(rs->taken);
 	free(rs);
 }

@@ -2,7 +2,7 @@
 """Compare asyncore's CPython frames with what the crashing script itself
 wrote (tests/t_cpython.sh).
 
-  cpython_compare.py NAME REPORT FAULTHANDLER THREADS
+  cpython_compare.py NAME REPORT FAULTHANDLER THREADS [live]
 
 FAULTHANDLER is faulthandler's dump of every thread's Python stack at the
 crash (thread headers name the pthread_t), THREADS maps each thread's
@@ -12,7 +12,8 @@ pthread_t (hex) to its OS thread id and its name (one thread a line).  Prints PA
     qualified name), the file and the line, in the name "QUALNAME
     (BASENAME:LINE)" and the detail "FILE:LINE";
   - threads the dump does not list have no script frames;
-  - the current thread of the dump is the crashing thread;
+  - the current thread of the dump is the crashing thread (not for a live
+    process, "live": the dump was taken on a signal after asyncore read it);
   - placement: every run of script frames comes right after a
     _PyEval_EvalFrameDefault frame, and every such frame is followed by one.
 """
@@ -22,6 +23,7 @@ import re
 import sys
 
 name, report, dump, threads = sys.argv[1:5]
+live = sys.argv[5:6] == ['live']
 EVAL = '_PyEval_EvalFrameDefault'
 
 
@@ -99,7 +101,7 @@ for ident, want in stacks.items():
             names[ident], len(want))):
         for g, w in zip(got + [None] * len(want), want + [None] * len(got)):
             print('    asyncore %s / faulthandler %s' % (g, w))
-    if ident == current:
+    if ident == current and not live:
         out(t.get('crashing'), 'the current thread is the crashing one')
     why = placement(t)
     out(why is None, 'thread %s: script frames right after their %s activations%s' % (

@@ -82,11 +82,11 @@ cp "$ROOT"/share/asyncore/runtimes/*.json "$W/inst/usr/share/asyncore/runtimes/"
 ASYNCORE=$W/co/asyncore
 "$ASYNCORE" runtimes >"$W/runtimes" 2>&1
 check "runtimes: cpython listed from the checkout's share/asyncore/runtimes" \
-	grep -qE "^cpython +$ROOT/share/asyncore/runtimes/cpython-3.11.json$" "$W/runtimes"
+	grep -qE "^cpython-3.11 +$ROOT/share/asyncore/runtimes/cpython-3.11.json$" "$W/runtimes"
 check "runtimes: the search path listed" grep -qF "  $XDG_CONFIG_HOME/asyncore/runtimes (absent)" "$W/runtimes"
 "$W/inst/usr/bin/asyncore" runtimes >"$W/runtimes-inst" 2>&1
 check "runtimes: cpython listed from an installed share/asyncore/runtimes" \
-	grep -qE "^cpython +$W/inst/usr/share/asyncore/runtimes/cpython-3.11.json$" "$W/runtimes-inst"
+	grep -qE "^cpython-3.11 +$W/inst/usr/share/asyncore/runtimes/cpython-3.11.json$" "$W/runtimes-inst"
 "$ASYNCORE" runtimes --runtime "$ROOT/fixtures/toyvm/toy-tls.json" >"$W/runtimes-given" 2>&1
 check "runtimes --runtime FILE: the file given listed first" \
 	[ "$(head -1 "$W/runtimes-given" | awk '{print $1}')" = toy ]
@@ -230,7 +230,7 @@ print(hex(eval(sys.argv[4])))' "$W/states.json" "$SHIPPED" "$DEFAULT_RUN/threads
 	# napper's third frame points back to its first: a cycle in the frames
 	if poke fcycle "$(at 'T["napper"]["frames"][2]["frame"]')+$(at 'o("_PyInterpreterFrame", "previous")')=$(at 'T["napper"]["frames"][0]["frame"]')"; then
 		check "hostile fcycle: the frame cycle is cut, warned" \
-			warned fcycle 'runtime cpython: thread [0-9]+: entry 0x[0-9a-f]+ repeats \(a cycle\)'
+			warned fcycle 'runtime cpython \(cpython-3.11\): thread [0-9]+: entry 0x[0-9a-f]+ repeats \(a cycle\)'
 		check "hostile fcycle: napper keeps its three frames before the cycle, once each" \
 			[ "$(frames_of fcycle napper)" = "$(frames base napper | head -3 | tr '\n' '|')" ]
 		check "hostile fcycle: the other threads' frames unchanged" \

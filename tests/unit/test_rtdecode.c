@@ -1,7 +1,11 @@
 /* Unit tests for the named decoders of runtime descriptions: the CPython
  * 3.11 line table (tables built by hand for each entry form, then every
  * instruction of 131 real code objects against CPython's own co_lines(),
- * tests/unit/data/cpython311_lines.txt), code points to UTF-8, basename. */
+ * tests/unit/data/cpython311_lines.txt), 3.10's line table and 3.8's
+ * lnotab (by hand, then the code objects of threading.py against 3.10's
+ * co_lines() and 3.8's dis.findlinestarts(): cpython310_lines.txt and
+ * cpython38_lines.txt, written by tests/cpython_lines.py), code points to
+ * UTF-8, basename. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +21,45 @@ static int64_t line_at(const unsigned char *t, size_t len, int64_t first, int64_
 {
 	int64_t line;
 	return an_rt_cpython311_line(t, len, first, offset, &line) ? line : -1;
+}
+
+/* The same through 3.10's and 3.8's decoders. */
+static int64_t line310_at(const unsigned char *t, size_t len, int64_t first, int64_t offset)
+{
+	int64_t line;
+	return an_rt_cpython310_line(t, len, first, offset, &line) ? line : -1;
+}
+
+static int64_t lnotab_at(const unsigned char *t, size_t len, int64_t first, int64_t offset)
+{
+	return an_rt_cpython_lnotab_line(t, len, first, offset);
+}
+
+static void hand_built_310(void)
+{
+	static const unsigned char t[] = {
+		4, 0,           /* [0, 4): the first line */
+		0, 2,           /* no bytes, two lines on */
+		6, 1,           /* [4, 10): one more: first + 3 */
+		2, 0x80,        /* [10, 12): no line */
+		4, 0xfe,        /* [12, 16): two lines back: first + 1 */
+	};
+	CHECK("3.10: a frame not started is on its first line", line310_at(t, sizeof(t), 7, -1) == 7);
+	CHECK("3.10: the first range", line310_at(t, sizeof(t), 7, 0) == 7 &&
+	      line310_at(t, sizeof(t), 7, 2) == 7);
+	CHECK("3.10: an empty range still moves the line", line310_at(t, sizeof(t), 7, 4) == 10 &&
+	      line310_at(t, sizeof(t), 7, 8) == 10);
+	CHECK("3.10: -128 is no line", line310_at(t, sizeof(t), 7, 10) == -1);
+	CHECK("3.10: a negative delta", line310_at(t, sizeof(t), 7, 14) == 8);
+	CHECK("3.10: past the table: no line", line310_at(t, sizeof(t), 7, 16) == -1);
+	CHECK("3.10: an odd byte at the end is not read", line310_at(t, 1, 7, 0) == -1);
+	static const unsigned char lnotab[] = { 6, 1, 0, 3, 8, 0xff, 4, 2 };
+	CHECK("lnotab: before the first increment, the first line", lnotab_at(lnotab, 8, 20, 0) == 20 &&
+	      lnotab_at(lnotab, 8, 20, 5) == 20);
+	CHECK("lnotab: increments at one address add up", lnotab_at(lnotab, 8, 20, 6) == 24);
+	CHECK("lnotab: a negative increment", lnotab_at(lnotab, 8, 20, 14) == 23);
+	CHECK("lnotab: past the table, the last line", lnotab_at(lnotab, 8, 20, 100) == 25);
+	CHECK("lnotab: an empty table, the first line", lnotab_at(lnotab, 0, 20, 4) == 20);
 }
 
 static void hand_built(void)
@@ -55,13 +98,16 @@ static int hex_digit(char c)
 	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-/* Every instruction of every code object of the data file. */
-static void real_tables(void)
+/* Every instruction of every code object of the data file NAME against
+ * the decoder LINE_AT; instructions are STEP bytes. */
+static void real_tables(const char *name_of_file, const char *what,
+			int64_t (*at)(const unsigned char *, size_t, int64_t, int64_t), size_t min_codes)
 {
-	FILE *f = fopen(craft_data_path("cpython311_lines.txt"), "r");
-	char *line = NULL, name[256];
+	FILE *f = fopen(craft_data_path(name_of_file), "r");
+	char *line = NULL, name[256], msg[160];
 	size_t cap = 0, codes = 0, checked = 0, wrong = 0;
-	CHECK("the data file is there", f != NULL);
+	snprintf(msg, sizeof(msg), "the data file %s is there", name_of_file);
+	CHECK(msg, f != NULL);
 	while (f && getline(&line, &cap, f) > 0) {
 		char *hex = NULL, *ranges = NULL;
 		long long first;
@@ -83,9 +129,9 @@ static void real_tables(void)
 			if (strcmp(l, "-") != 0)
 				want = atoll(l);
 			for (long long o = start; o < end; o += 2, checked++)
-				if (line_at(t, len, first, o) != want && wrong++ < 5)
+				if (at(t, len, first, o) != want && wrong++ < 5)
 					printf("    %s offset %lld: %lld, CPython says %lld\n", name, o,
-					       (long long)line_at(t, len, first, o), want);
+					       (long long)at(t, len, first, o), want);
 		}
 		free(t);
 		free(hex);
@@ -94,9 +140,8 @@ static void real_tables(void)
 	free(line);
 	if (f)
 		fclose(f);
-	printf("    %zu code objects, %zu instructions\n", codes, checked);
-	CHECK("every instruction's line is CPython's co_lines()", codes > 100 && checked > 10000 &&
-	      wrong == 0);
+	printf("    %s: %zu code objects, %zu instructions\n", name_of_file, codes, checked);
+	CHECK(what, codes > min_codes && checked > 10 * min_codes && wrong == 0);
 }
 
 static void code_points(void)
@@ -128,7 +173,13 @@ static void basenames(void)
 int main(void)
 {
 	hand_built();
-	real_tables();
+	hand_built_310();
+	real_tables("cpython311_lines.txt", "3.11: every instruction's line is CPython's co_lines()",
+		    line_at, 100);
+	real_tables("cpython310_lines.txt", "3.10: every instruction's line is CPython's co_lines()",
+		    line310_at, 50);
+	real_tables("cpython38_lines.txt", "3.8: every instruction's line is dis.findlinestarts()'s",
+		    lnotab_at, 50);
 	code_points();
 	basenames();
 	return unit_exit();

@@ -368,6 +368,75 @@ static void test_listed(void)
 		"$.root.lists[1]: \"next\" is missing");
 }
 
+/* TEXT (a buffer of CAP bytes) with FROM replaced by TO. */
+static void replace_in(char *text, size_t cap, const char *from, const char *to)
+{
+	const char *r = replaced(text, from, to);
+	snprintf(text, cap, "%s", r);
+}
+
+/* What 3.8-3.10 and 3.13 need: a runtime name, a module requirement, a
+ * pthread_t thread member, the 3.10 and lnotab decoders, an offsets block. */
+static void test_versions(void)
+{
+	static char v[4096];
+	snprintf(v, sizeof(v), "%s", listed);
+	replace_in(v, sizeof(v), "{\"symbol\": \"ver\", \"mask\": \"0xff00\",   \"equals\": \"0x0b00\"}",
+		   "{\"module\": \"python3.10\"}");
+	replace_in(v, sizeof(v), "\"thread\": \"tid\"}", "\"thread\": \"tid\", \"thread_is\": \"pthread\"}");
+	replace_in(v, sizeof(v), "\"cpython-3.11-line\", \"args\": {\"table\": \"table\","
+		   "     \"first_line\": \"first\", \"instruction\": \"at\", \"code\": \"start\"}",
+		   "\"cpython-3.10-line\", \"args\": {\"table\": \"table\","
+		   "     \"first_line\": \"first\", \"instruction\": \"at\"}");
+	replace_in(v, sizeof(v), "{\"name\": \"py\",", "{\"name\": \"py-3.10\", \"runtime\": \"py\","
+		   " \"offsets\": {\"symbol\": \"rt\", \"cookie\": \"xdebugpy\","
+		   "   \"members\": {\"tstate\": {\"tid\": 200, \"size\": \"0x98\"}}},");
+	struct an_runtimes *set = an_runtimes_create();
+	const char *msg = load_text(set, v, false);
+	CHECK_STR("a 3.10-like description loads", msg ? msg : "loaded", "loaded");
+	const struct an_rt_desc *d = set && set->n ? &set->v[0] : NULL;
+	CHECK("its runtime is not its name; the layout first by default", d &&
+	      strcmp(d->name, "py-3.10") == 0 && strcmp(d->runtime, "py") == 0 && !d->dwarf_first);
+	CHECK("a module requirement, a pthread_t thread member",
+	      d && d->root.require.module && strcmp(d->root.require.module, "python3.10") == 0 &&
+	      !d->root.require.symbol && d->root.thread_is == AN_RT_THREAD_PTHREAD);
+	CHECK("the 3.10 line decoder, three arguments",
+	      d && d->entry.fields[5].decoder == AN_RT_DECODER_CPYTHON310_LINE &&
+	      d->entry.fields[5].args[2] == 3 && d->entry.fields[5].args[3] == AN_RT_NONE);
+	const struct an_rt_layout_type *t = d ? an_rt_offsets_type(d, "tstate") : NULL;
+	CHECK("an offsets block: where a member's offset and the type's size are",
+	      t && t->nmembers == 1 && t->members[0].offset == 200 && t->has_size && t->size == 0x98 &&
+	      strcmp(d->offsets.cookie, "xdebugpy") == 0);
+	an_runtimes_destroy(set);
+	set = an_runtimes_create();
+	replace_in(v, sizeof(v), "{\"name\": \"py-3.10\",", "{\"name\": \"py-3.10\", \"prefer\": \"dwarf\",");
+	msg = load_text(set, v, false);
+	CHECK("\"prefer\": \"dwarf\"", !msg && set->n == 1 && set->v[0].dwarf_first);
+	an_runtimes_destroy(set);
+	set = an_runtimes_create();
+	CHECK_STR("a description's runtime defaults to its name",
+		  (msg = load_text(set, listed, false)) ? msg : set->v[0].runtime, "py");
+	an_runtimes_destroy(set);
+
+	refused("a thread that is neither a tid nor a pthread",
+		replaced(v, "\"thread_is\": \"pthread\"", "\"thread_is\": \"lwp\""),
+		"$.root.thread_is: \"tid\" or \"pthread\" is expected");
+	refused("a module requirement with a symbol",
+		replaced(v, "{\"module\": \"python3.10\"}", "{\"module\": \"python3.10\", \"symbol\": \"x\"}"),
+		"$.root.require.symbol: unknown key");
+	refused("lnotab's decoder takes an offset",
+		replaced(v, "\"cpython-3.10-line\"", "\"cpython-lnotab-line\""),
+		"$.entry.fields.line.args.offset: is missing");
+	refused("an offset that is not 8-aligned", replaced(v, "\"tid\": 200", "\"tid\": 201"),
+		"$.offsets.members.tstate.tid: a multiple of 8 below");
+	refused("an offsets block without a cookie", replaced(v, " \"cookie\": \"xdebugpy\",", ""),
+		"$.offsets: \"cookie\" is missing");
+	refused("prefer what is neither", replaced(v, "\"prefer\": \"dwarf\"", "\"prefer\": \"symtab\""),
+		"$.prefer: \"layout\" or \"dwarf\" is expected");
+	refused("a runtime that is no name", replaced(v, "\"runtime\": \"py\"", "\"runtime\": \"p y\""),
+		"$.runtime: a runtime is 1 to");
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir))
@@ -375,6 +444,7 @@ int main(void)
 	test_valid();
 	test_refused();
 	test_listed();
+	test_versions();
 	test_signature_and_store();
 	char cmd[600];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
