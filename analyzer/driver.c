@@ -9,6 +9,7 @@
 
 #include "abortmsg.h"
 #include "cause.h"
+#include "blocking.h"
 #include "bthread.h"
 #include "goroutine.h"
 #include "args.h"
@@ -21,6 +22,7 @@
 #include "handler.h"
 #include "runtime.h"
 #include "signature.h"
+#include "waitgraph.h"
 
 static bool fill_identity(struct analysis *an, struct core *core, const struct core_identity *id)
 {
@@ -320,7 +322,8 @@ struct core_error *an_analyze(struct core *core, const struct core_identity *id,
 		if (!opts->no_recorders)
 			an_recorders_recover(s, an);
 	}
-	if (!an_handler_find(core, s, an) || !an_cause_decide(core, s, an)) {
+	if (!an_blocking_analyze(core, s, an) || !an_waitgraph_analyze(an) ||
+	    !an_handler_find(core, s, an) || !an_cause_decide(core, s, an)) {
 		err = &core_error_nomem;
 		goto out;
 	}

@@ -124,6 +124,26 @@ static const struct core_saved_reg bthread_regs[] = {
 	{ 12, 0x08 }, { 13, 0x10 }, { 14, 0x18 }, { 15, 0x20 }, { 3, 0x28 }, { 6, 0x30 },
 };
 
+/* The system calls a blocked thread is found in, by number (the kernel's
+ * arch/x86/entry/syscalls/syscall_64.tbl). */
+static const struct core_syscall_name syscalls[] = {
+	{ 0, "read" }, { 1, "write" }, { 2, "open" }, { 3, "close" }, { 7, "poll" }, { 16, "ioctl" },
+	{ 17, "pread64" }, { 18, "pwrite64" }, { 19, "readv" }, { 20, "writev" }, { 23, "select" },
+	{ 24, "sched_yield" }, { 34, "pause" }, { 35, "nanosleep" }, { 42, "connect" }, { 43, "accept" },
+	{ 44, "sendto" }, { 45, "recvfrom" }, { 46, "sendmsg" }, { 47, "recvmsg" }, { 61, "wait4" },
+	{ 65, "semop" }, { 69, "msgsnd" }, { 70, "msgrcv" }, { 72, "fcntl" }, { 73, "flock" },
+	{ 74, "fsync" }, { 75, "fdatasync" }, { 128, "rt_sigtimedwait" }, { 130, "rt_sigsuspend" },
+	{ 202, "futex" }, { 208, "io_getevents" }, { 220, "semtimedop" }, { 230, "clock_nanosleep" },
+	{ 231, "exit_group" }, { 232, "epoll_wait" }, { 247, "waitid" }, { 257, "openat" },
+	{ 270, "pselect6" }, { 271, "ppoll" }, { 275, "splice" }, { 281, "epoll_pwait" },
+	{ 288, "accept4" }, { 295, "preadv" }, { 296, "pwritev" }, { 299, "recvmmsg" },
+	{ 307, "sendmmsg" }, { 318, "getrandom" }, { 426, "io_uring_enter" }, { 441, "epoll_pwait2" },
+	{ 449, "futex_waitv" },
+};
+
+/* syscall */
+static const uint8_t syscall_insn[] = { 0x0f, 0x05 };
+
 const struct core_arch core_arch_x86_64 = {
 	.name = "x86_64",
 	.machine = EM_X86_64,
@@ -171,4 +191,14 @@ const struct core_arch core_arch_x86_64 = {
 	.bthread_context = { .size = 0x40, .pc_offset = 0x38,
 			     .nregs = sizeof(bthread_regs) / sizeof(bthread_regs[0]),
 			     .regs = bthread_regs },
+	.syscall_insn = syscall_insn,
+	.nsyscall_insn = sizeof(syscall_insn),
+	.syscall_nr = CORE_REG_ORIG_RAX,
+	.syscall_args = { CORE_REG_RDI, CORE_REG_RSI, CORE_REG_RDX, CORE_REG_R10, CORE_REG_R8, CORE_REG_R9 },
+	.syscall_nr_none = true,
+	.syscall_ret_arg0 = false,
+	.syscalls = syscalls,
+	.nsyscalls = sizeof(syscalls) / sizeof(syscalls[0]),
+	.glibc_locks = { .mutex_owner = 8, .mutex_kind = 16, .mutex_size = 40,
+			 .rwlock_cur_writer = 24, .rwlock_size = 56 },
 };

@@ -240,6 +240,13 @@ size_t dbg_symbols_with_prefix(struct dbg_session *s, const char *prefix,
 /* Name of the symbol containing ADDR (borrowed until the next call), or NULL. */
 const char *dbg_symbol_name_at(struct dbg_session *s, uint64_t addr, uint64_t *offset);
 
+/* The name of the global variable holding the object of SIZE bytes at
+ * ADDR: the variable's own ("accounts_lock") when it is that object, else
+ * the member path to it from the variable's DWARF type ("g_pool.lock"),
+ * into BUF (LEN bytes).  False (BUF empty) when no data symbol holds ADDR
+ * or nothing says which member lies there. */
+bool dbg_data_name(struct dbg_session *s, uint64_t addr, uint64_t size, char *buf, size_t len);
+
 /* Byte offset of MEMBER in the struct/class TYPE ("folly::AsyncStackRoot",
  * "recorder_info", "pthread", a nested "butil::ResourcePool<T>::Block") from
  * any module's DWARF.  MEMBER may be a path through members that are records

@@ -467,14 +467,55 @@ static int put_members(struct out_buffer *b, json_t *obj, bool more)
 	return rc ? -1 : 0;
 }
 
-/* {"tid", "crashing", "registers", "frames", "async_root", "unwind_error"} */
+/* blocked_on: {"kind", "object", "object_name", "owner_tid", "syscall",
+ * "fd", "fd_target", "since", "summary"}, null for a thread on the CPU. */
+static json_t *blocked_object(const struct an_blocked *b)
+{
+	if (!b)
+		return json_null();
+	return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:n, s:o}",
+			 "kind", an_wait_kind_name(b->kind), "object", jhex_if(b->has_object, b->object),
+			 "object_name", jstr(b->object_name),
+			 "owner_tid", b->has_owner ? json_integer(b->owner_tid) : json_null(),
+			 "syscall", jstr(b->syscall), "fd", b->has_fd ? json_integer(b->fd) : json_null(),
+			 "fd_target", jstr(b->fd_target), "since", "summary", jstr(b->summary));
+}
+
+/* "deadlocks": [{"threads", "objects", "summary"}] */
+static json_t *deadlocks_array(const struct analysis *an)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < an->ndeadlocks; i++) {
+		const struct an_deadlock *d = &an->deadlocks[i];
+		json_t *threads = json_array(), *objects = json_array();
+		for (size_t k = 0; k < d->n; k++) {
+			push(threads, json_integer(d->threads[k]));
+			push(objects, jhex_if(d->objects[k] != 0, d->objects[k]));
+		}
+		push(arr, json_pack("{s:o, s:o, s:o}", "threads", threads, "objects", objects,
+				    "summary", jstr(d->summary)));
+	}
+	return arr;
+}
+
+/* The thread's run state and CPU time where a live process said them. */
+static json_t *thread_state(const struct an_thread *t)
+{
+	char state[2] = { t->state, '\0' };
+	return json_pack("{s:o, s:o}", "state", t->state ? json_string(state) : json_null(),
+			 "cpu_ticks", t->has_cpu ? json_integer((json_int_t)t->cpu_ticks) : json_null());
+}
+
+/* {"tid", "crashing", "name", "blocked_on", "registers", "frames", "async_root", "unwind_error"} */
 static int put_thread(struct frame_writer *w, const struct an_thread *t)
 {
 	struct out_buffer *b = w->out;
 	w->locals = t->has_locals;
 	int rc = put_text(b, "{") ||
-		 put_members(b, json_pack("{s:i, s:b, s:o}", "tid", (int)t->tid,
-					  "crashing", t->crashing, "registers", registers_object(t, w->arch)), true) ||
+		 put_members(b, json_pack("{s:i, s:b, s:o, s:o, s:o, s:o}", "tid", (int)t->tid,
+					  "crashing", t->crashing, "name", jstr(t->name),
+					  "blocked_on", blocked_object(t->blocked), "run", thread_state(t),
+					  "registers", registers_object(t, w->arch)), true) ||
 		 put_recursion(b, t->recursion) ||
 		 put_text(b, "\"frames\":") || put_frames_of(w, t, t->frames, t->nframes);
 	w->locals = false;      /* suspended chains' frames: none */
@@ -700,6 +741,7 @@ int rep_json_write(FILE *out, const struct analysis *an, const struct rep_json_o
 			      an->has_signal ? json_integer(an->crashing_tid) : json_null());
 	rc = rc || put_member(b, &first, "abort_message", jstr(an->abort_message));
 	rc = rc || put_member(b, &first, "modules", modules_array(an));
+	rc = rc || put_member(b, &first, "deadlocks", deadlocks_array(an));
 	rc = rc || put_threads(&w, an, opts->all_threads);
 	rc = rc || put_suspended(&w, an);
 	rc = rc || put_tasks(&w, an);
