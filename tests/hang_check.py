@@ -1,0 +1,99 @@
+"""Check a report of fixtures/hangs against the fixture's own manifest (its
+ready file: "ROLE TID" lines) and gdb's reading of the same process (lines
+"NAME VALUE": the owners glibc's objects record, the pipe's fd, the joined
+threads' tids).  Usage: hang_check.py MODE REPORT.json READY GDB_OUT
+Prints one line per fact checked: "ok WHAT" or "bad WHAT: why"."""
+import json
+import sys
+
+mode, report, ready, gdb_out = sys.argv[1:5]
+j = json.load(open(report))
+roles = {}
+for line in open(ready):
+    role, tid = line.split()
+    roles.setdefault(role, []).append(int(tid))
+oracle = {}
+for line in open(gdb_out):
+    parts = line.split()
+    if len(parts) == 2 and parts[1].lstrip("-").isdigit():
+        oracle[parts[0]] = int(parts[1])
+threads = {t["tid"]: t for t in j["threads"]}
+cause = j["cause"]
+
+
+def check(what, ok, why=""):
+    print(("ok %s" % what) if ok else ("bad %s: %s" % (what, why)))
+
+
+def blocked(tid):
+    return (threads.get(tid) or {}).get("blocked_on") or {}
+
+
+def waits(role, kind, name, owner, index=0):
+    tid = roles[role][index]
+    b = blocked(tid)
+    got = (b.get("kind"), b.get("object_name"), b.get("owner_tid"))
+    check("%s-%d-blocked-on" % (role, tid), got == (kind, name, owner),
+          "%s, want %s" % (got, (kind, name, owner)))
+
+
+def deadlock_of(tids):
+    cycles = [sorted(d["threads"]) for d in j["deadlocks"]]
+    check("deadlock-threads", cycles == [sorted(tids)], "deadlocks %s, want %s" % (cycles, sorted(tids)))
+    check("cause-deadlock", cause["kind"] == "deadlock", "%s: %s" % (cause["kind"], cause["summary"]))
+
+
+def no_deadlock():
+    check("no-deadlock", j["deadlocks"] == [] and cause["kind"] == "hang",
+          "deadlocks %s, cause %s" % (j["deadlocks"], cause["kind"]))
+
+
+def summary_has(*parts):
+    missing = [p for p in parts if p not in cause["summary"]]
+    check("cause-summary", not missing, "%r lacks %s" % (cause["summary"], missing))
+
+
+if mode == "deadlock":
+    t, a = roles["transfer"][0], roles["audit"][0]
+    deadlock_of([t, a])
+    waits("transfer", "mutex", "ledger_lock", oracle["ledger_owner"])
+    waits("audit", "mutex", "accounts_lock", oracle["accounts_owner"])
+    check("gdb-agrees", oracle["ledger_owner"] == a and oracle["accounts_owner"] == t, str(oracle))
+    summary_has("thread %d (transfer)" % t, "thread %d (audit)" % a, " holds ", "waits for ledger_lock")
+elif mode == "pool":
+    no_deadlock()
+    refill = roles["refill_pool"][0]
+    for i in range(len(roles["pool_worker"])):
+        waits("pool_worker", "mutex", "g_pool.lock", oracle["pool_owner"], i)
+    b = blocked(refill)
+    check("refill-read", (b.get("kind"), b.get("syscall"), b.get("fd")) == ("io", "read", oracle["pipe_fd"]),
+          str(b))
+    summary_has("%d threads wait for g_pool.lock, held by thread %d (refill_pool), which is blocked in read(fd %d"
+                % (len(roles["pool_worker"]), refill, oracle["pipe_fd"]))
+elif mode == "rwlock":
+    no_deadlock()
+    writer = roles["rewrite_table"][0]
+    for i in range(len(roles["read_table"])):
+        waits("read_table", "rwlock", "table_lock", oracle["table_writer"], i)
+    waits("rewrite_table", "semaphore", "flush_done", None)
+    summary_has("%d threads wait for table_lock, held by thread %d (rewrite_table), which waits on semaphore "
+                "flush_done" % (len(roles["read_table"]), writer))
+elif mode == "join":
+    tids = roles["join_next"]
+    deadlock_of(tids)
+    for i in range(len(tids)):
+        waits("join_next", "join", None, oracle["joined%d" % ((i + 1) % len(tids))], i)
+    check("gdb-agrees", [oracle["joined%d" % i] for i in range(len(tids))] == tids, str(oracle))
+elif mode == "relock":
+    me = roles["update_state"][0]
+    deadlock_of([me])
+    waits("update_state", "mutex", "state_lock", oracle["state_owner"])
+    check("gdb-agrees", oracle["state_owner"] == me, str(oracle))
+    summary_has("thread %d (update_state) holds state_lock and waits for it again" % me)
+elif mode == "errorcheck":
+    no_deadlock()
+    b = blocked(roles["update_state"][0])
+    check("errorcheck-pause", (b.get("kind"), b.get("syscall")) == ("wait", "pause"), str(b))
+# every thread the fixture named is blocked; the main thread in pause
+b = blocked(roles["main"][0])
+check("main-pause", (b.get("kind"), b.get("syscall")) == ("wait", "pause"), str(b))

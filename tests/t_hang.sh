@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Why a process hangs: fixtures/hangs in each of its modes (a two-mutex
+# deadlock, a pool whose lock holder reads a pipe, readers behind an rwlock
+# writer, a join cycle, a relocked default mutex, an error-checking one),
+# read live (report --pid), from its snapshot and from the core a SIGABRT
+# from outside leaves (gcore's when the kernel's core_pattern pipes cores
+# elsewhere).  Oracles: the fixture's manifest of its threads (its ready
+# file, written once each thread is in the system call it hangs in) and gdb
+# attached to the same process (the owners glibc's objects record).
+. "$(dirname "$0")/lib.sh"
+. "$ROOT/tests/fixlib.sh"
+
+have_asyncore || { skip "hang: no asyncore binary"; exit 0; }
+command -v gdb >/dev/null || { skip "hang: no gdb"; exit 0; }
+fix_build hangs || exit 0
+PROG=$FIX_DIR/prog
+
+HUNG_PIDS=()
+hang_cleanup() {
+	local p
+	for p in "${HUNG_PIDS[@]}"; do { kill -9 "$p" && wait "$p"; } 2>/dev/null; done
+	fix_cleanup
+}
+trap hang_cleanup EXIT
+
+# start MODE: the fixture hung in MODE in a directory of its own, core dumps
+# on; sets HUNG (pid) and RUN (its directory).  Returns once its ready file
+# is there (the bound only keeps a broken fixture from hanging the test).
+start() {
+	RUN=$TMPD/run-$1
+	mkdir -p "$RUN"
+	(cd "$RUN" && ulimit -c unlimited && exec "$PROG" "$1") >"$RUN/out" 2>&1 &
+	HUNG=$!
+	HUNG_PIDS+=("$HUNG")
+	local i
+	for i in $(seq 6000); do
+		[ -f "$RUN/ready" ] || ! kill -0 "$HUNG" 2>/dev/null && break
+		sleep 0.05
+	done
+	[ -f "$RUN/ready" ]
+}
+
+# oracle MODE PID OUT: gdb's reading of what the objects record.
+oracle() {
+	local -a ex
+	case $1 in
+	deadlock) ex=(-ex 'printf "ledger_owner %d\n", ledger_lock.__data.__owner'
+		      -ex 'printf "accounts_owner %d\n", accounts_lock.__data.__owner') ;;
+	pool) ex=(-ex 'printf "pool_owner %d\n", g_pool.lock.__data.__owner'
+		  -ex 'printf "pipe_fd %d\n", g_pool.pipe[0]') ;;
+	rwlock) ex=(-ex 'printf "table_writer %d\n", table_lock.__data.__cur_writer') ;;
+	join) ex=(-ex 'printf "joined0 %d\n", ((struct pthread *)joiners[0])->tid'
+		  -ex 'printf "joined1 %d\n", ((struct pthread *)joiners[1])->tid'
+		  -ex 'printf "joined2 %d\n", ((struct pthread *)joiners[2])->tid') ;;
+	relock) ex=(-ex 'printf "state_owner %d\n", state_lock.__data.__owner') ;;
+	*) ex=() ;;
+	esac
+	LC_ALL=C timeout 120 gdb -batch -nx -q -p "$2" "${ex[@]}" "$PROG" >"$3" 2>&1
+}
+
+# verdict NAME MODE JSON: the checks of tests/hang_check.py as one line.
+verdict() {
+	local out
+	if ! out=$(python3 "$ROOT/tests/hang_check.py" "$2" "$3" "$RUN/ready" "$RUN/gdb" 2>&1); then
+		fail "$1: $(echo "$out" | tail -2 | tr '\n' ' ')"
+	elif grep -q '^bad ' <<<"$out"; then
+		fail "$1: $(grep '^bad ' <<<"$out" | head -3 | tr '\n' ' ')"
+	else
+		pass "$1: $(grep -c '^ok ' <<<"$out") facts agree ($(jget "$3" 'j["cause"]["kind"] + ": " + j["cause"]["summary"]'))"
+	fi
+}
+
+# the core of the hung process: a SIGABRT from outside, else gcore's
+abort_core() {
+	if core_pattern_is_local; then
+		kill -ABRT "$HUNG"
+		wait "$HUNG" 2>/dev/null
+		CORE=$(ls "$RUN"/core* 2>/dev/null | head -1)
+		CORE_HOW="dumped on SIGABRT sent by pid $$)"
+	fi
+	if [ -z "${CORE:-}" ] && kill -0 "$HUNG" 2>/dev/null; then
+		gdb -batch -nx -q -p "$HUNG" -ex "gcore $RUN/gcore" >"$RUN/gcore.log" 2>&1
+		CORE=$RUN/gcore
+		CORE_HOW="dumped while running, with no fatal signal)"
+	fi
+}
+
+for mode in deadlock pool rwlock join relock errorcheck; do
+	if ! start "$mode"; then
+		fail "hang-$mode: the fixture never got ready ($(tail -1 "$RUN/out" 2>/dev/null))"
+		continue
+	fi
+	oracle "$mode" "$HUNG" "$RUN/gdb"
+	report_json "hang-$mode-live" "$RUN/live.json" --pid "$HUNG" "$PROG" --threads all &&
+		verdict "hang-$mode-live" "$mode" "$RUN/live.json"
+	"$ASYNCORE" snapshot "$HUNG" -o "$RUN/snap.core" >"$RUN/snap.out" 2>&1
+	report_json "hang-$mode-snapshot" "$RUN/snap.json" "$RUN/snap.core" "$PROG" --threads all &&
+		verdict "hang-$mode-snapshot" "$mode" "$RUN/snap.json"
+	CORE=
+	abort_core
+	if [ -z "$CORE" ] || [ ! -s "$CORE" ]; then
+		skip "hang-$mode-core: no core of the hung process"
+		continue
+	fi
+	report_json "hang-$mode-core" "$RUN/core.json" "$CORE" "$PROG" --threads all &&
+		verdict "hang-$mode-core" "$mode" "$RUN/core.json"
+	summary=$(jget "$RUN/core.json" 'j["cause"]["summary"]')
+	if [[ "$summary" == *"($CORE_HOW" ]]; then
+		pass "hang-$mode-core-how: the core's cause says how it was dumped"
+	else
+		fail "hang-$mode-core-how: '$summary' does not say '$CORE_HOW'"
+	fi
+	{ kill -9 "$HUNG" && wait "$HUNG"; } 2>/dev/null
+done
+exit 0
