@@ -314,6 +314,11 @@ char *an_hang_summary(const struct analysis *an, enum an_cause_kind *kind)
 	}
 	for (size_t i = 0; i < an->nthreads; i++)
 		blocked += an->threads[i].blocked != NULL;
+	if (an->nthreads == 1 && blocked) {
+		say_thread(&l, &an->threads[0]);
+		say(&l, " %s", an->threads[0].blocked->summary);
+		return l.failed ? NULL : l.text;
+	}
 	for (size_t i = 0; i < an->nthreads && blocked < an->nthreads; i++) {
 		if (an->threads[i].blocked)
 			continue;
