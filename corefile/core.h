@@ -91,6 +91,8 @@ struct core_snapshot {
 #define CORE_NOTE_LAYOUT 3u
 
 struct core_writer;             /* corewrite.h */
+struct core_thread_info;        /* liveinfo.h */
+struct core_fd;
 
 struct core {
 	char *path;                 /* as given to core_open */
@@ -116,6 +118,10 @@ struct core {
 	struct core_psinfo psinfo;
 	struct core_auxv auxv;
 	struct core_snapshot snapshot;
+	struct core_thread_info *thread_infos;  /* a snapshot's (liveinfo.h), or NULL */
+	size_t nthread_infos;
+	struct core_fd *fds;                    /* likewise */
+	size_t nfds;
 
 	char **warnings;            /* problems found while opening */
 	size_t nwarnings;

@@ -1,4 +1,5 @@
 #include "notes.h"
+#include "liveinfo.h"
 #include "image.h"
 
 #include <elf.h>
@@ -286,6 +287,10 @@ static struct core_error *parse_one(struct core *core, uint32_t type, const char
 			parse_source(core, desc, dlen);
 		else if (type == CORE_NOTE_LAYOUT)
 			return parse_layout(core, desc, dlen);
+		else if (type == CORE_NOTE_THREADS && !core->thread_infos)
+			return core_liveinfo_parse_threads(desc, dlen, &core->thread_infos, &core->nthread_infos);
+		else if (type == CORE_NOTE_FDS && !core->fds)
+			return core_liveinfo_parse_fds(desc, dlen, &core->fds, &core->nfds);
 		return NULL;
 	}
 	bool is_core = strcmp(name, "CORE") == 0;
@@ -358,7 +363,8 @@ static enum note_fit note_place(const unsigned char *h, size_t off, size_t len,
 static bool wanted(const struct core *core, uint32_t type, const char *name)
 {
 	if (strcmp(name, CORE_NOTE_OWNER) == 0)
-		return type == CORE_NOTE_SNAPSHOT || type == CORE_NOTE_SOURCE || type == CORE_NOTE_LAYOUT;
+		return type == CORE_NOTE_SNAPSHOT || type == CORE_NOTE_SOURCE || type == CORE_NOTE_LAYOUT ||
+		       type == CORE_NOTE_THREADS || type == CORE_NOTE_FDS;
 	bool is_core = strcmp(name, "CORE") == 0;
 	if (!is_core && strcmp(name, "LINUX") != 0)
 		return false;

@@ -498,12 +498,18 @@ static json_t *deadlocks_array(const struct analysis *an)
 	return arr;
 }
 
-/* The thread's run state and CPU time where a live process said them. */
+/* The thread's run state ("R", "S", ...) where a live process said it. */
 static json_t *thread_state(const struct an_thread *t)
 {
 	char state[2] = { t->state, '\0' };
-	return json_pack("{s:o, s:o}", "state", t->state ? json_string(state) : json_null(),
-			 "cpu_ticks", t->has_cpu ? json_integer((json_int_t)t->cpu_ticks) : json_null());
+	return t->state ? json_string(state) : json_null();
+}
+
+/* Its CPU time in seconds: /proc counts it in USER_HZ ticks, 100 a second
+ * on every Linux ABI asyncore reads. */
+static json_t *thread_cpu(const struct an_thread *t)
+{
+	return t->has_cpu ? json_real((double)t->cpu_ticks / 100.0) : json_null();
 }
 
 /* {"tid", "crashing", "name", "blocked_on", "registers", "frames", "async_root", "unwind_error"} */
@@ -512,9 +518,10 @@ static int put_thread(struct frame_writer *w, const struct an_thread *t)
 	struct out_buffer *b = w->out;
 	w->locals = t->has_locals;
 	int rc = put_text(b, "{") ||
-		 put_members(b, json_pack("{s:i, s:b, s:o, s:o, s:o, s:o}", "tid", (int)t->tid,
+		 put_members(b, json_pack("{s:i, s:b, s:o, s:o, s:o, s:o, s:o}", "tid", (int)t->tid,
 					  "crashing", t->crashing, "name", jstr(t->name),
-					  "blocked_on", blocked_object(t->blocked), "run", thread_state(t),
+					  "blocked_on", blocked_object(t->blocked), "state", thread_state(t),
+					  "cpu_seconds", thread_cpu(t),
 					  "registers", registers_object(t, w->arch)), true) ||
 		 put_recursion(b, t->recursion) ||
 		 put_text(b, "\"frames\":") || put_frames_of(w, t, t->frames, t->nframes);

@@ -1,12 +1,12 @@
 """Check a report of fixtures/hangs against the fixture's own manifest (its
 ready file: "ROLE TID" lines) and gdb's reading of the same process (lines
 "NAME VALUE": the owners glibc's objects record, the pipe's fd, the joined
-threads' tids).  Usage: hang_check.py MODE REPORT.json READY GDB_OUT
+threads' tids).  Usage: hang_check.py MODE REPORT.json READY GDB_OUT live|snapshot|core
 Prints one line per fact checked: "ok WHAT" or "bad WHAT: why"."""
 import json
 import sys
 
-mode, report, ready, gdb_out = sys.argv[1:5]
+mode, report, ready, gdb_out, source = sys.argv[1:6]
 j = json.load(open(report))
 roles = {}
 for line in open(ready):
@@ -94,6 +94,18 @@ elif mode == "errorcheck":
     no_deadlock()
     b = blocked(roles["update_state"][0])
     check("errorcheck-pause", (b.get("kind"), b.get("syscall")) == ("wait", "pause"), str(b))
+# what /proc said of the threads and files, live and in the snapshot's note
+for role, tids in roles.items():
+    for tid in tids:
+        t = threads.get(tid) or {}
+        want = (role[:15], "S") if source != "core" and role != "main" else (None, None)
+        got = (t.get("name"), t.get("state"))
+        if role != "main" or source == "core":
+            check("%s-%d-name-state" % (role, tid), got == want, "%s, want %s" % (got, want))
+if mode == "pool":
+    b = blocked(roles["refill_pool"][0])
+    want = "pipe:[%d]" % oracle["pipe_inode"] if source != "core" else None
+    check("pipe-target", b.get("fd_target") == want, "%s, want %s" % (b.get("fd_target"), want))
 # every thread the fixture named is blocked; the main thread in pause
 b = blocked(roles["main"][0])
 check("main-pause", (b.get("kind"), b.get("syscall")) == ("wait", "pause"), str(b))

@@ -56,12 +56,16 @@ oracle() {
 	*) ex=() ;;
 	esac
 	LC_ALL=C timeout 120 gdb -batch -nx -q -p "$2" "${ex[@]}" "$PROG" >"$3" 2>&1
+	local fd
+	fd=$(sed -n 's/^pipe_fd //p' "$3")
+	[ -n "$fd" ] && echo "pipe_inode $(stat -L -c %i "/proc/$2/fd/$fd")" >>"$3"
 }
 
-# verdict NAME MODE JSON: the checks of tests/hang_check.py as one line.
+# verdict NAME MODE JSON SOURCE: the checks of tests/hang_check.py as one
+# line.
 verdict() {
 	local out
-	if ! out=$(python3 "$ROOT/tests/hang_check.py" "$2" "$3" "$RUN/ready" "$RUN/gdb" 2>&1); then
+	if ! out=$(python3 "$ROOT/tests/hang_check.py" "$2" "$3" "$RUN/ready" "$RUN/gdb" "$4" 2>&1); then
 		fail "$1: $(echo "$out" | tail -2 | tr '\n' ' ')"
 	elif grep -q '^bad ' <<<"$out"; then
 		fail "$1: $(grep '^bad ' <<<"$out" | head -3 | tr '\n' ' ')"
@@ -92,10 +96,10 @@ for mode in deadlock pool rwlock join relock errorcheck; do
 	fi
 	oracle "$mode" "$HUNG" "$RUN/gdb"
 	report_json "hang-$mode-live" "$RUN/live.json" --pid "$HUNG" "$PROG" --threads all &&
-		verdict "hang-$mode-live" "$mode" "$RUN/live.json"
+		verdict "hang-$mode-live" "$mode" "$RUN/live.json" live
 	"$ASYNCORE" snapshot "$HUNG" -o "$RUN/snap.core" >"$RUN/snap.out" 2>&1
 	report_json "hang-$mode-snapshot" "$RUN/snap.json" "$RUN/snap.core" "$PROG" --threads all &&
-		verdict "hang-$mode-snapshot" "$mode" "$RUN/snap.json"
+		verdict "hang-$mode-snapshot" "$mode" "$RUN/snap.json" snapshot
 	CORE=
 	abort_core
 	if [ -z "$CORE" ] || [ ! -s "$CORE" ]; then
@@ -103,7 +107,7 @@ for mode in deadlock pool rwlock join relock errorcheck; do
 		continue
 	fi
 	report_json "hang-$mode-core" "$RUN/core.json" "$CORE" "$PROG" --threads all &&
-		verdict "hang-$mode-core" "$mode" "$RUN/core.json"
+		verdict "hang-$mode-core" "$mode" "$RUN/core.json" core
 	summary=$(jget "$RUN/core.json" 'j["cause"]["summary"]')
 	if [[ "$summary" == *"($CORE_HOW" ]]; then
 		pass "hang-$mode-core-how: the core's cause says how it was dumped"
