@@ -6,9 +6,11 @@
 #include "html.h"
 #include "report.h"
 #include "taskgroups.h"
+#include "waitgroups.h"
 #include "bytes.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Events drawn in the timeline chart (the most recent ones) and listed in
@@ -550,6 +552,56 @@ static void write_header(FILE *out, const struct analysis *an)
 	fputs("</header>\n", out);
 }
 
+/* "Thread 4211 (transfer): waits for ..." in a list of the hang. */
+static void write_thread_wait(FILE *out, const struct analysis *an, int32_t tid)
+{
+	const struct an_thread *t = rep_thread_by_tid(an, tid);
+	const char *who = t ? rep_thread_label(t) : NULL;
+	fprintf(out, "<li>thread %d", (int)tid);
+	if (who) {
+		fputs(" (", out);
+		rep_html_text(out, who, 120);
+		fputs(")", out);
+	}
+	fputs(": ", out);
+	rep_html_text(out, t && t->blocked ? t->blocked->summary : "?", 0);
+	fputs("</li>\n", out);
+}
+
+/* The hang first: each deadlock's cycle, then the blocked threads
+ * grouped by what they wait for. */
+static void write_hang(FILE *out, const struct analysis *an)
+{
+	bool hang = an->cause.kind == AN_CAUSE_HANG || an->cause.kind == AN_CAUSE_DEADLOCK;
+	struct rep_wait_group *groups = NULL;
+	size_t n = hang ? rep_wait_groups(an, &groups) : 0;
+	if (!an->ndeadlocks && !n) {
+		free(groups);
+		return;
+	}
+	fputs("<section id=\"hang\">\n", out);
+	for (size_t i = 0; i < an->ndeadlocks; i++) {
+		const struct an_deadlock *d = &an->deadlocks[i];
+		fputs("<h2>Deadlock</h2>\n<p class=\"cause\">", out);
+		rep_html_text(out, d->summary, 0);
+		fputs("</p>\n<ul class=\"cycle\">\n", out);
+		for (size_t k = 0; k < d->n; k++)
+			write_thread_wait(out, an, d->threads[k]);
+		fputs("</ul>\n", out);
+	}
+	if (n)
+		fputs("<h2>Waiting</h2>\n<ul class=\"waiters\">\n", out);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(out, "<li>%zu thread%s: ", groups[i].count, groups[i].count == 1 ? "" : "s");
+		rep_html_text(out, groups[i].summary, 0);
+		fputs("</li>\n", out);
+	}
+	if (n)
+		fputs("</ul>\n", out);
+	fputs("</section>\n", out);
+	free(groups);
+}
+
 static void write_registers(FILE *out, const struct an_thread *t, const char *arch)
 {
 	char h[32];
@@ -605,6 +657,17 @@ static void write_thread_summary(FILE *out, const struct an_thread *t, const str
 {
 	const struct an_task *go = rep_goroutine_on(an, t->tid);
 	fprintf(out, "<summary>Thread %d", t->tid);
+	const char *who = rep_thread_label(t);
+	if (who) {
+		fputs(" (", out);
+		rep_html_text(out, who, 120);
+		fputs(")", out);
+	}
+	if (t->blocked && t->blocked->summary) {
+		fputs(": <span class=\"wait\">", out);
+		rep_html_text(out, t->blocked->summary, 0);
+		fputs("</span>", out);
+	}
 	if (t->async_root)
 		fputs(" <span class=\"badge async\">async stack</span>", out);
 	if (go)
@@ -993,6 +1056,7 @@ int rep_html_write(FILE *out, const struct analysis *an, bool all_threads)
 	page_title(title, sizeof(title), an);
 	rep_html_begin(out, title);
 	write_header(out, an);
+	write_hang(out, an);
 	write_crashing_thread(out, an);
 	write_timeline(out, an);
 	write_other_threads(out, an, all_threads);

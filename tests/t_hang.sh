@@ -74,6 +74,50 @@ verdict() {
 	fi
 }
 
+# reports_open_with_hang CORE: the text and HTML reports of the deadlock
+# open with the cycle, and each waiter's header says what it waits for.
+reports_open_with_hang() {
+	local t a
+	t=$(awk '$1 == "transfer" {print $2}' "$RUN/ready")
+	a=$(awk '$1 == "audit" {print $2}' "$RUN/ready")
+	"$ASYNCORE" report "$1" "$PROG" >"$RUN/snap.txt" 2>/dev/null
+	"$ASYNCORE" report "$1" "$PROG" --format html >"$RUN/snap.html" 2>/dev/null
+	if [ "$(sed -n 1p "$RUN/snap.txt" | cut -c1-22)" = "cause:       deadlock:" ] &&
+	   [ "$(grep -m1 -n '^deadlock: ' "$RUN/snap.txt" | cut -d: -f1)" -lt "$(grep -m1 -n '^Thread ' "$RUN/snap.txt" | cut -d: -f1)" ] &&
+	   grep -qx "Thread $t (transfer): waits for mutex ledger_lock, held by thread $a" "$RUN/snap.txt" &&
+	   grep -qx "Thread $a (audit): waits for mutex accounts_lock, held by thread $t" "$RUN/snap.txt"; then
+		pass "hang-text: the deadlock first, each waiter's header says what it waits for"
+	else
+		fail "hang-text: $(head -12 "$RUN/snap.txt" | tr '\n' '|')"
+	fi
+	if python3 - "$RUN/snap.html" "$t" "$a" <<'PY'
+import html.parser, sys
+class P(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__(); self.stack = []; self.sections = []; self.text = {}; self.cur = None
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "section": self.sections.append(a.get("id")); self.cur = a.get("id")
+        if tag == "summary": self.cur = "summary"; self.text.setdefault("summary", []).append("")
+    def handle_endtag(self, tag):
+        if tag == "summary": self.cur = None
+    def handle_data(self, d):
+        if self.cur == "summary": self.text["summary"][-1] += d
+        elif self.cur: self.text[self.cur] = self.text.get(self.cur, "") + d
+p = P(); p.feed(open(sys.argv[1]).read())
+t, a = sys.argv[2], sys.argv[3]
+ok = p.sections and p.sections[0] == "hang" and "Deadlock" in p.text.get("hang", "")
+ok = ok and any(s.startswith("Thread %s (transfer): waits for mutex ledger_lock, held by thread %s" % (t, a))
+                for s in p.text.get("summary", []))
+sys.exit(0 if ok else 1)
+PY
+	then
+		pass "hang-html: the page opens with the deadlock; the thread's summary says what it waits for"
+	else
+		fail "hang-html: no hang section first, or no thread summary naming the wait"
+	fi
+}
+
 # the core of the hung process: a SIGABRT from outside, else gcore's
 abort_core() {
 	if core_pattern_is_local; then
@@ -100,6 +144,7 @@ for mode in deadlock pool rwlock join relock errorcheck; do
 	"$ASYNCORE" snapshot "$HUNG" -o "$RUN/snap.core" >"$RUN/snap.out" 2>&1
 	report_json "hang-$mode-snapshot" "$RUN/snap.json" "$RUN/snap.core" "$PROG" --threads all &&
 		verdict "hang-$mode-snapshot" "$mode" "$RUN/snap.json" snapshot
+	[ "$mode" = deadlock ] && reports_open_with_hang "$RUN/snap.core"
 	CORE=
 	abort_core
 	if [ -z "$CORE" ] || [ ! -s "$CORE" ]; then
