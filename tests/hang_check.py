@@ -60,6 +60,7 @@ if mode == "deadlock":
     waits("audit", "mutex", "accounts_lock", oracle["accounts_owner"])
     check("gdb-agrees", oracle["ledger_owner"] == a and oracle["accounts_owner"] == t, str(oracle))
     summary_has("thread %d (transfer)" % t, "thread %d (audit)" % a, " holds ", "waits for ledger_lock")
+    check("signature", j["signature"] == "deadlock: audit, transfer", j["signature"])
 elif mode == "pool":
     no_deadlock()
     refill = roles["refill_pool"][0]
@@ -84,12 +85,14 @@ elif mode == "join":
     for i in range(len(tids)):
         waits("join_next", "join", None, oracle["joined%d" % ((i + 1) % len(tids))], i)
     check("gdb-agrees", [oracle["joined%d" % i] for i in range(len(tids))] == tids, str(oracle))
+    check("signature", j["signature"] == "deadlock: join_next, join_next, join_next", j["signature"])
 elif mode == "relock":
     me = roles["update_state"][0]
     deadlock_of([me])
     waits("update_state", "mutex", "state_lock", oracle["state_owner"])
     check("gdb-agrees", oracle["state_owner"] == me, str(oracle))
     summary_has("thread %d (update_state) holds state_lock and waits for it again" % me)
+    check("signature", j["signature"] == "deadlock: update_state", j["signature"])
 elif mode == "errorcheck":
     no_deadlock()
     b = blocked(roles["update_state"][0])
