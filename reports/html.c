@@ -633,7 +633,13 @@ static void write_crashing_thread(FILE *out, const struct analysis *an)
 				go->id, go->id, go->state == AN_TASK_SYSCALL ? " in syscall" : "");
 		if (task)
 			fprintf(out, ", running bthread %s", rep_hex(h, task->id));
-		fputs(")</span></h2>\n", out);
+		fputs(")</span>", out);
+		if (t->blocked && t->blocked->summary) {
+			fputs(": <span class=\"wait\">", out);
+			rep_html_text(out, t->blocked->summary, 0);
+			fputs("</span>", out);
+		}
+		fputs("</h2>\n", out);
 		if (task) {
 			/* The top of its stack is the bthread's, the worker's under it. */
 			rep_html_frames(out, task->frames, task->nframes, true);

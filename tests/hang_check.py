@@ -93,12 +93,22 @@ elif mode == "relock":
     check("gdb-agrees", oracle["state_owner"] == me, str(oracle))
     summary_has("thread %d (update_state) holds state_lock and waits for it again" % me)
     check("signature", j["signature"] == "deadlock: update_state", j["signature"])
+elif mode == "socket":
+    no_deadlock()
+    fd, lport, pport = roles["socket_fd"][0], roles["local_port"][0], roles["peer_port"][0]
+    b = blocked(roles["await_reply"][0])
+    want = "socket:[%d] 127.0.0.1:%d -> 127.0.0.1:%d" % (oracle["socket_inode"], lport, pport)
+    got = (b.get("kind"), b.get("syscall"), b.get("fd"), b.get("fd_target"))
+    check("socket-target", got == ("io", "recvfrom", fd, want if source != "core" else None),
+          "%s, want fd %d %s" % (got, fd, want))
 elif mode == "errorcheck":
     no_deadlock()
     b = blocked(roles["update_state"][0])
     check("errorcheck-pause", (b.get("kind"), b.get("syscall")) == ("wait", "pause"), str(b))
 # what /proc said of the threads and files, live and in the snapshot's note
 for role, tids in roles.items():
+    if role in ("local_port", "peer_port", "socket_fd"):
+        continue
     for tid in tids:
         t = threads.get(tid) or {}
         want = (role[:15], "S") if source != "core" and role != "main" else (None, None)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Why a process hangs: fixtures/hangs in each of its modes (a two-mutex
 # deadlock, a pool whose lock holder reads a pipe, readers behind an rwlock
-# writer, a join cycle, a relocked default mutex, an error-checking one),
+# writer, a join cycle, a relocked default mutex, an error-checking one, a
+# recv() on a loopback connection),
 # read live (report --pid), from its snapshot and from the core a SIGABRT
 # from outside leaves (gcore's when the kernel's core_pattern pipes cores
 # elsewhere).  Oracles: the fixture's manifest of its threads (its ready
@@ -59,6 +60,9 @@ oracle() {
 	local fd
 	fd=$(sed -n 's/^pipe_fd //p' "$3")
 	[ -n "$fd" ] && echo "pipe_inode $(stat -L -c %i "/proc/$2/fd/$fd")" >>"$3"
+	fd=$(awk '$1 == "socket_fd" {print $2}' "$RUN/ready")
+	[ -n "$fd" ] && echo "socket_inode $(stat -L -c %i "/proc/$2/fd/$fd")" >>"$3"
+	return 0
 }
 
 # verdict NAME MODE JSON SOURCE: the checks of tests/hang_check.py as one
@@ -133,7 +137,7 @@ abort_core() {
 	fi
 }
 
-for mode in deadlock pool rwlock join relock errorcheck; do
+for mode in deadlock pool rwlock join relock errorcheck socket; do
 	if ! start "$mode"; then
 		fail "hang-$mode: the fixture never got ready ($(tail -1 "$RUN/out" 2>/dev/null))"
 		continue
