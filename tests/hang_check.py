@@ -93,6 +93,12 @@ elif mode == "relock":
     check("gdb-agrees", oracle["state_owner"] == me, str(oracle))
     summary_has("thread %d (update_state) holds state_lock and waits for it again" % me)
     check("signature", j["signature"] == "deadlock: update_state", j["signature"])
+elif mode == "orphan":
+    no_deadlock()
+    owner = oracle["cache_owner"]
+    waits("read_cache", "mutex", "cache_lock", owner)
+    check("orphan-gone", owner not in threads, "owner %d is a thread" % owner)
+    summary_has("1 thread waits for cache_lock, held by thread %d, which is no thread of the process" % owner)
 elif mode == "socket":
     no_deadlock()
     fd, lport, pport = roles["socket_fd"][0], roles["local_port"][0], roles["peer_port"][0]

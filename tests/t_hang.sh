@@ -2,7 +2,7 @@
 # Why a process hangs: fixtures/hangs in each of its modes (a two-mutex
 # deadlock, a pool whose lock holder reads a pipe, readers behind an rwlock
 # writer, a join cycle, a relocked default mutex, an error-checking one, a
-# recv() on a loopback connection),
+# mutex whose owner exited holding it, a recv() on a loopback connection),
 # read live (report --pid), from its snapshot and from the core a SIGABRT
 # from outside leaves (gcore's when the kernel's core_pattern pipes cores
 # elsewhere).  Oracles: the fixture's manifest of its threads (its ready
@@ -54,6 +54,7 @@ oracle() {
 		  -ex 'printf "joined1 %d\n", ((struct pthread *)joiners[1])->tid'
 		  -ex 'printf "joined2 %d\n", ((struct pthread *)joiners[2])->tid') ;;
 	relock) ex=(-ex 'printf "state_owner %d\n", state_lock.__data.__owner') ;;
+	orphan) ex=(-ex 'printf "cache_owner %d\n", cache_lock.__data.__owner') ;;
 	*) ex=() ;;
 	esac
 	LC_ALL=C timeout 120 gdb -batch -nx -q -p "$2" "${ex[@]}" "$PROG" >"$3" 2>&1
@@ -137,7 +138,7 @@ abort_core() {
 	fi
 }
 
-for mode in deadlock pool rwlock join relock errorcheck socket; do
+for mode in deadlock pool rwlock join relock errorcheck orphan socket; do
 	if ! start "$mode"; then
 		fail "hang-$mode: the fixture never got ready ($(tail -1 "$RUN/out" 2>/dev/null))"
 		continue
