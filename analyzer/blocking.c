@@ -15,6 +15,9 @@
 enum {
 	SCAN_FRAMES = 24,           /* frames looked at for glibc's wait functions */
 	TID_MASK = 0x3fffffff,      /* FUTEX_TID_MASK: a PI or robust lock word's owner */
+	FUTEX_CMD_MASK = 0x7f,      /* the futex op without FUTEX_PRIVATE_FLAG, ... */
+	FUTEX_LOCK_PI = 6,
+	FUTEX_LOCK_PI2 = 13,
 	MUTEX_ROBUST = 16,          /* PTHREAD_MUTEX_ROBUST_NORMAL_NP in __kind */
 	MUTEX_PI = 32,              /* PTHREAD_MUTEX_PRIO_INHERIT_NP */
 	TID_MAX = 1 << 22,          /* PID_MAX_LIMIT */
@@ -329,6 +332,20 @@ static bool object_from_futex(struct blocking_ctx *c, enum an_wait_kind kind, ui
 	}
 }
 
+/* The object of KIND whose futex word is FUTEX where only the word is
+ * known and the object waits on one of several words: the global that holds
+ * the word when it is an object of that kind (its size says so). */
+static bool object_from_symbol(struct blocking_ctx *c, enum an_wait_kind kind, uint64_t futex,
+			       uint64_t *object)
+{
+	uint64_t start, size, want = object_size(c, kind);
+	if (!c->s || kind == AN_WAIT_FUTEX || kind == AN_WAIT_MUTEX || kind == AN_WAIT_JOIN || !want ||
+	    !dbg_data_symbol(c->s, futex, &start, &size) || size != want)
+		return false;
+	*object = start;
+	return true;
+}
+
 /* The kind and object the frames of T say, innermost first, down to its
  * first frame outside the C library (which is its waiter). */
 static void from_frames(struct blocking_ctx *c, const struct an_thread *t, struct an_blocked *b,
@@ -359,7 +376,6 @@ static void from_frames(struct blocking_ctx *c, const struct an_thread *t, struc
 			b->object = v;
 		}
 	}
-	(void)c;
 	if (strong) {
 		b->kind = strong->kind;
 		b->via = strong->name;
@@ -367,13 +383,28 @@ static void from_frames(struct blocking_ctx *c, const struct an_thread *t, struc
 		*found_kind = true;
 	}
 	if (strong && !strong_object && weak_object)
-		b->has_object = object_from_futex(c, b->kind, weak, &b->object);
+		b->has_object = object_from_futex(c, b->kind, weak, &b->object) ||
+				object_from_symbol(c, b->kind, weak, &b->object);
 	else if (!strong && weak_object) {
 		b->kind = AN_WAIT_FUTEX;
 		b->object = weak;
 		b->has_object = true;
 		*found_kind = true;
 	}
+}
+
+/* A raw futex locked with FUTEX_LOCK_PI keeps its owner's tid in its word. */
+static void pi_futex_owner(struct blocking_ctx *c, const struct core_syscall *sc, struct an_blocked *b)
+{
+	uint32_t word;
+	unsigned op = (unsigned)sc->args[1] & FUTEX_CMD_MASK;
+	if (b->kind != AN_WAIT_FUTEX || !b->has_object || !(sc->known & 2) ||
+	    (op != FUTEX_LOCK_PI && op != FUTEX_LOCK_PI2) || !core_read_u32(c->core, b->object, &word) ||
+	    !plausible_tid(word & TID_MASK))
+		return;
+	b->owner_tid = (int32_t)(word & TID_MASK);
+	b->has_owner = true;
+	b->owner_gone = an_thread_by_tid(c->an, b->owner_tid) == NULL;
 }
 
 /* What the call itself says where the frames did not. */
@@ -391,7 +422,9 @@ static void from_call(struct blocking_ctx *c, const struct core_syscall *sc, str
 		b->has_fd = true;
 	}
 	if (!b->has_object && arg0 && k && k->kind == AN_WAIT_FUTEX)
-		b->has_object = object_from_futex(c, b->kind, sc->args[0], &b->object);
+		b->has_object = object_from_futex(c, b->kind, sc->args[0], &b->object) ||
+				object_from_symbol(c, b->kind, sc->args[0], &b->object);
+	pi_futex_owner(c, sc, b);
 }
 
 /* A read's fd from its frame's parameter where the register lost it. */

@@ -104,6 +104,36 @@ static bool dwarf_member(struct dbg_file *f, Dwarf_Addr var, uint64_t offset, ui
 	return false;
 }
 
+/* The data symbol holding ADDR, under the session's lock. */
+static const char *data_symbol(struct dbg_session *s, uint64_t addr, struct dbg_module_entry **m,
+			       struct dbg_file **f, GElf_Off *off, GElf_Sym *sym)
+{
+	Dwarf_Addr fbias = 0;
+	*m = dbg_module_for(s, addr);
+	*f = *m ? dbg_module_file(s, *m) : NULL;
+	if (!*f)
+		return NULL;
+	dwfl_module_getelf((*f)->mod, &fbias);
+	const char *name = dbg_file_addrinfo(*f, addr - (*m)->bias + fbias, off, sym);
+	return name && GELF_ST_TYPE(sym->st_info) == STT_OBJECT && *off < sym->st_size ? name : NULL;
+}
+
+bool dbg_data_symbol(struct dbg_session *s, uint64_t addr, uint64_t *start, uint64_t *size)
+{
+	struct dbg_module_entry *m;
+	struct dbg_file *f;
+	GElf_Off off;
+	GElf_Sym sym;
+	dbg_lock(s);
+	bool found = data_symbol(s, addr, &m, &f, &off, &sym) != NULL;
+	if (found) {
+		*start = addr - off;
+		*size = sym.st_size;
+	}
+	dbg_unlock(s);
+	return found;
+}
+
 bool dbg_data_name(struct dbg_session *s, uint64_t addr, uint64_t size, char *buf, size_t len)
 {
 	bool found = false;
@@ -111,17 +141,14 @@ bool dbg_data_name(struct dbg_session *s, uint64_t addr, uint64_t size, char *bu
 		return false;
 	buf[0] = '\0';
 	dbg_lock(s);
-	struct dbg_module_entry *m = dbg_module_for(s, addr);
-	struct dbg_file *f = m ? dbg_module_file(s, m) : NULL;
-	Dwarf_Addr fbias = 0;
+	struct dbg_module_entry *m;
+	struct dbg_file *f;
 	GElf_Off off = 0;
 	GElf_Sym sym;
-	const char *name = NULL;
-	if (f) {
+	const char *name = data_symbol(s, addr, &m, &f, &off, &sym);
+	if (name) {
+		Dwarf_Addr fbias = 0;
 		dwfl_module_getelf(f->mod, &fbias);
-		name = dbg_file_addrinfo(f, addr - m->bias + fbias, &off, &sym);
-	}
-	if (name && GELF_ST_TYPE(sym.st_info) == STT_OBJECT && off < sym.st_size) {
 		char *d = dbg_demangle(name);
 		size_t used = d ? (size_t)snprintf(buf, len, "%s", d) : len;
 		found = used < len &&

@@ -247,6 +247,10 @@ const char *dbg_symbol_name_at(struct dbg_session *s, uint64_t addr, uint64_t *o
  * or nothing says which member lies there. */
 bool dbg_data_name(struct dbg_session *s, uint64_t addr, uint64_t size, char *buf, size_t len);
 
+/* The data symbol (a global variable) whose bytes hold ADDR: its start
+ * and size.  False when none does. */
+bool dbg_data_symbol(struct dbg_session *s, uint64_t addr, uint64_t *start, uint64_t *size);
+
 /* Byte offset of MEMBER in the struct/class TYPE ("folly::AsyncStackRoot",
  * "recorder_info", "pthread", a nested "butil::ResourcePool<T>::Block") from
  * any module's DWARF.  MEMBER may be a path through members that are records

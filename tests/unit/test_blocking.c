@@ -79,6 +79,7 @@ static void make_thread(struct analysis *an, size_t i, const struct thread_spec 
 		t->regs[CORE_REG_RIP] = spec->pc;
 		t->regs[CORE_REG_ORIG_RAX] = spec->nr;
 		t->regs[CORE_REG_RDI] = spec->arg0;
+		t->regs[CORE_REG_RSI] = spec->tid == 900 ? 6 | 128 : 0;   /* FUTEX_LOCK_PI_PRIVATE */
 	}
 	t->frames = calloc(2, sizeof(*t->frames));
 	if (!t->frames)
@@ -139,6 +140,7 @@ static void test_owners_and_cycle(struct core *core)
 		{ 600, USER_PC, 202, 0, NULL, 0, "crunch" },
 		{ 700, SYSCALL_PC, UINT64_MAX, 0, NULL, 0, "between_calls" },
 		{ 800, SYSCALL_PC, 0, 5, NULL, 0, "reader" },
+		{ 900, SYSCALL_PC, 202, MUTEX(2), NULL, 0, "raw_pi" },
 	};
 	struct analysis *an = analysis_of(specs, sizeof(specs) / sizeof(specs[0]), false);
 	CHECK("x86_64: analysis", an && an_blocking_analyze(core, NULL, an) && an_waitgraph_analyze(an));
@@ -157,6 +159,9 @@ static void test_owners_and_cycle(struct core *core)
 	CHECK("x86_64: a garbage owner is none", b && !b->has_owner);
 	CHECK("x86_64: ... and said so", has_warning(core, "0xdeadbeef"));
 	CHECK("x86_64: the layouts were glibc 2.36's, said once", has_warning(core, "glibc 2.36"));
+	b = blocked_of(an, 900);
+	CHECK("x86_64: a raw PI futex's owner is its word's", b && b->kind == AN_WAIT_FUTEX && b->has_owner &&
+	      b->owner_tid == 100);
 	CHECK("x86_64: on the CPU, none", !blocked_of(an, 600) && !blocked_of(an, 700));
 	b = blocked_of(an, 800);
 	CHECK("x86_64: read's fd", b && b->kind == AN_WAIT_IO && b->has_fd && b->fd == 5 &&
