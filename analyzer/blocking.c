@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "pthreads.h"
+#include "../corefile/array.h"
 
 enum {
 	SCAN_FRAMES = 24,           /* frames looked at for glibc's wait functions */
@@ -110,12 +111,20 @@ struct lock_layout {
 	bool from_dwarf;
 };
 
+/* An object's name, looked up once however many threads wait on it. */
+struct name_memo {
+	uint64_t object, size;
+	char *name;                 /* NULL: it has none */
+};
+
 struct blocking_ctx {
 	struct core *core;
 	struct dbg_session *s;
 	struct analysis *an;
 	struct lock_layout layout;
 	bool layout_known, layout_stated;
+	struct name_memo *names;
+	size_t nnames, names_cap;
 };
 
 /* NAME without glibc's prefixes: "__GI___libc_read" is "read",
@@ -510,6 +519,27 @@ static bool fd_target(const struct analysis *an, struct an_blocked *b)
 	return true;
 }
 
+/* A copy of the name of the object of SIZE bytes at OBJECT into *OUT (NULL:
+ * it has none); false when memory ran out. */
+static bool object_name(struct blocking_ctx *c, uint64_t object, uint64_t size, char **out)
+{
+	*out = NULL;
+	if (!c->s || !size)
+		return true;
+	for (size_t i = 0; i < c->nnames; i++)
+		if (c->names[i].object == object && c->names[i].size == size)
+			return !c->names[i].name || (*out = strdup(c->names[i].name));
+	char name[NAME_MAX_LEN];
+	struct name_memo *m = core_array_push(&c->names, &c->nnames, &c->names_cap, sizeof(*c->names));
+	if (!m)
+		return false;
+	m->object = object;
+	m->size = size;
+	if (dbg_data_name(c->s, object, size, name, sizeof(name)) && !(m->name = strdup(name)))
+		return false;
+	return !m->name || (*out = strdup(m->name));
+}
+
 /* T's blocked_on into *OUT (NULL: on the CPU). */
 static bool thread_blocked(struct blocking_ctx *c, const struct an_thread *t, struct an_blocked **out)
 {
@@ -530,10 +560,7 @@ static bool thread_blocked(struct blocking_ctx *c, const struct an_thread *t, st
 		goto nomem;
 	if (b->has_object) {
 		read_owner(c, b);
-		char name[NAME_MAX_LEN];
-		uint64_t size = object_size(c, b->kind);
-		if (c->s && size && dbg_data_name(c->s, b->object, size, name, sizeof(name)) &&
-		    !(b->object_name = strdup(name)))
+		if (!object_name(c, b->object, object_size(c, b->kind), &b->object_name))
 			goto nomem;
 	}
 	if (!summarize(b))
@@ -548,11 +575,14 @@ nomem:
 bool an_blocking_analyze(struct core *core, struct dbg_session *s, struct analysis *an)
 {
 	struct blocking_ctx c = { .core = core, .s = s, .an = an };
-	for (size_t i = 0; i < an->nthreads; i++) {
+	bool ok = true;
+	for (size_t i = 0; ok && i < an->nthreads; i++) {
 		struct an_thread *t = &an->threads[i];
 		an_blocked_destroy(t->blocked);
-		if (!thread_blocked(&c, t, &t->blocked))
-			return false;
+		ok = thread_blocked(&c, t, &t->blocked);
 	}
-	return true;
+	for (size_t i = 0; i < c.nnames; i++)
+		free(c.names[i].name);
+	free(c.names);
+	return ok;
 }

@@ -100,11 +100,13 @@ bool core_syscall_of(struct core *core, const uint64_t *regs, unsigned nregs, st
 	memset(out, 0, sizeof(*out));
 	if (n == 0 || n > sizeof(code) || arch->reg_pc >= nregs || arch->syscall_nr >= nregs)
 		return false;
-	uint64_t pc = regs[arch->reg_pc];
-	if (pc < n || !core_read_bytes(core, pc - n, code, n) || memcmp(code, arch->syscall_insn, n) != 0)
-		return false;
-	uint64_t nr = regs[arch->syscall_nr];
-	if (arch->syscall_nr_none && nr == UINT64_MAX)
+	uint64_t pc = regs[arch->reg_pc], nr = regs[arch->syscall_nr];
+	/* Where the number says "in no call" it is enough (the kernel sets it
+	 * so on every entry but a system call's); else the code before the pc
+	 * says it. */
+	if (arch->syscall_nr_none ? nr == UINT64_MAX
+				  : pc < n || !core_read_bytes(core, pc - n, code, n) ||
+				    memcmp(code, arch->syscall_insn, n) != 0)
 		return false;
 	out->nr = (long)nr;
 	out->name = core_syscall_name(arch, out->nr);

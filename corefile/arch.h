@@ -178,10 +178,11 @@ struct core_arch {
 	uint32_t tlsdesc_reloc;
 	struct core_saved_context bthread_context;  /* bthread_jump_fcontext's */
 
-	/* The system call a thread is in: the instruction that enters the
-	 * kernel ends just before its pc; the kernel saved the call's number
-	 * in thread register syscall_nr (x86_64's orig_rax, -1 outside a
-	 * call; aarch64's x8, which the kernel leaves alone) and its
+	/* The system call a thread is in: the kernel saved the call's number
+	 * in thread register syscall_nr (x86_64's orig_rax, which every other
+	 * entry to the kernel sets to -1: syscall_nr_none; aarch64's x8, which
+	 * the kernel leaves alone, so there the instruction that enters the
+	 * kernel, syscall_insn, must end just before the pc) and its
 	 * arguments in syscall_args.  Where syscall_ret_arg0 the return value
 	 * (-ERESTARTSYS ... of an interrupted call) overwrites the first
 	 * argument's register (aarch64's x0: orig_x0 is in no note). */
@@ -189,7 +190,8 @@ struct core_arch {
 	unsigned nsyscall_insn;
 	unsigned syscall_nr;
 	unsigned char syscall_args[6];
-	bool syscall_nr_none;       /* an all-ones number means "in no call" */
+	bool syscall_nr_none;       /* an all-ones number means "in no call", any
+				   other a call */
 	bool syscall_ret_arg0;
 	const struct core_syscall_name *syscalls;   /* sorted by number */
 	unsigned nsyscalls;

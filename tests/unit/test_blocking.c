@@ -137,7 +137,7 @@ static void test_owners_and_cycle(struct core *core)
 		{ 300, SYSCALL_PC, 202, MUTEX(2), "__pthread_mutex_lock_full", MUTEX(2), "pi_user" },
 		{ 400, SYSCALL_PC, 202, MUTEX(3), "___pthread_mutex_lock", MUTEX(3), "orphan" },
 		{ 500, SYSCALL_PC, 202, MUTEX(4), "___pthread_mutex_lock", MUTEX(4), "garbage" },
-		{ 600, USER_PC, 202, 0, NULL, 0, "crunch" },
+		{ 600, USER_PC, UINT64_MAX, 0, NULL, 0, "crunch" },
 		{ 700, SYSCALL_PC, UINT64_MAX, 0, NULL, 0, "between_calls" },
 		{ 800, SYSCALL_PC, 0, 5, NULL, 0, "reader" },
 		{ 900, SYSCALL_PC, 202, MUTEX(2), NULL, 0, "raw_pi" },
