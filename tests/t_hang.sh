@@ -166,4 +166,25 @@ for mode in deadlock pool rwlock join relock errorcheck orphan socket; do
 	fi
 	{ kill -9 "$HUNG" && wait "$HUNG"; } 2>/dev/null
 done
+
+# A crash's core keeps its crash cause and still lists its deadlocks.
+if core_pattern_is_local; then
+	RUN=$TMPD/run-crash
+	mkdir -p "$RUN"
+	(cd "$RUN" && ulimit -c unlimited && exec "$PROG" deadlock crash) >"$RUN/out" 2>&1
+	CORE=$(ls "$RUN"/core* 2>/dev/null | head -1)
+	if [ -n "$CORE" ] && report_json "hang-crash-core" "$RUN/core.json" "$CORE" "$PROG" --threads all; then
+		got=$(jget "$RUN/core.json" 'j["cause"]["kind"] + " " + json.dumps(sorted(j["deadlocks"][0]["threads"]) if j["deadlocks"] else [])')
+		want="null_dereference $(awk '$1 == "transfer" || $1 == "audit" {print $2}' "$RUN/ready" | sort -n | paste -sd, | sed 's/,/, /; s/^/[/; s/$/]/')"
+		if [ "$got" = "$want" ]; then
+			pass "hang-crash-core: a null dereference's core keeps its cause and lists the deadlock ($got)"
+		else
+			fail "hang-crash-core: '$got', want '$want'"
+		fi
+	elif [ -z "$CORE" ]; then
+		fail "hang-crash-core: the crash left no core"
+	fi
+else
+	skip "hang-crash-core: the kernel's core_pattern pipes cores elsewhere"
+fi
 exit 0
