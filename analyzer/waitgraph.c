@@ -296,6 +296,68 @@ static void say_waits(struct line *l, const struct analysis *an)
 	free(done);
 }
 
+/* The function a task waits in: its first frame outside the C library
+ * and its runtime's own code, else its entry function. */
+static const char *task_waiter(const struct an_task *t)
+{
+	static const char *const runtime[] = { "runtime.", "bthread::", "bthread_", NULL };
+	for (size_t i = 0; i < t->nframes; i++) {
+		const struct an_frame *f = &t->frames[i];
+		bool own = f->function && !an_frame_in_runtime(f);
+		for (const char *const *p = runtime; own && *p; p++)
+			own = strncmp(f->function, *p, strlen(*p)) != 0;
+		if (own)
+			return f->function;
+	}
+	return t->fn;
+}
+
+static bool same_text(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* Tasks A and B wait alike: one runtime, one wait, one function, one
+ * creator. */
+static bool same_wait(const struct an_task *a, const struct an_task *b)
+{
+	return same_text(a->runtime, b->runtime) && same_text(a->wait_kind, b->wait_kind) &&
+	       same_text(task_waiter(a), task_waiter(b)) && same_text(a->created_by, b->created_by);
+}
+
+/* The biggest group of tasks that wait alike; false when none waits. */
+static bool biggest_task_group(const struct analysis *an, size_t *first, size_t *count)
+{
+	size_t best = 0;
+	for (size_t i = 0; i < an->ntasks; i++) {
+		if (!an->tasks[i].wait_kind)
+			continue;
+		size_t c = 0;
+		for (size_t k = 0; k < an->ntasks; k++)
+			c += an->tasks[k].wait_kind && same_wait(&an->tasks[i], &an->tasks[k]);
+		if (c > best) {
+			best = c;
+			*first = i;
+		}
+	}
+	*count = best;
+	return best > 0;
+}
+
+/* "300 goroutines wait on chan receive in main.consume, created by
+ * main.startConsumers" */
+static void say_task_group(struct line *l, const struct an_task *t, size_t count)
+{
+	const char *noun = t->runtime && strcmp(t->runtime, "go") == 0 ? "goroutine"
+			 : t->runtime && strcmp(t->runtime, "bthread") == 0 ? "bthread" : "task";
+	const char *fn = task_waiter(t);
+	say(l, "%zu %s%s wait%s on %s", count, noun, count == 1 ? "" : "s", count == 1 ? "s" : "", t->wait_kind);
+	if (fn)
+		say(l, " in %s", fn);
+	if (t->created_by)
+		say(l, ", created by %s", t->created_by);
+}
+
 char *an_hang_summary(const struct analysis *an, enum an_cause_kind *kind)
 {
 	struct line l = { 0 };
@@ -310,6 +372,10 @@ char *an_hang_summary(const struct analysis *an, enum an_cause_kind *kind)
 	}
 	if (biggest_group(an, &first, &count)) {
 		say_group(&l, an, first, count);
+		return l.failed ? NULL : l.text;
+	}
+	if (biggest_task_group(an, &first, &count)) {
+		say_task_group(&l, &an->tasks[first], count);
 		return l.failed ? NULL : l.text;
 	}
 	for (size_t i = 0; i < an->nthreads; i++)

@@ -167,6 +167,36 @@ for mode in deadlock pool rwlock join relock errorcheck orphan socket; do
 	{ kill -9 "$HUNG" && wait "$HUNG"; } 2>/dev/null
 done
 
+# A Go service leaking goroutines on a channel (fixtures/go_shop `prog hang
+# 300`): the biggest group of goroutines that wait alike names the hang,
+# live and from its snapshot.
+go_leak() {
+	command -v go >/dev/null || { skip "hang-go: no Go toolchain"; return; }
+	fix_build go_shop || return
+	local run=$TMPD/run-go prog=$FIX_DIR/prog i j
+	mkdir -p "$run"
+	(cd "$run" && GOTRACEBACK=crash exec "$prog" hang 300) >"$run/out" 2>&1 &
+	HUNG=$!
+	HUNG_PIDS+=("$HUNG")
+	for i in $(seq 6000); do
+		[ -f "$run/ready" ] || ! kill -0 "$HUNG" 2>/dev/null && break
+		sleep 0.05
+	done
+	"$ASYNCORE" snapshot "$HUNG" -o "$run/snap.core" >/dev/null 2>&1
+	report_json "hang-go-live" "$run/live.json" --pid "$HUNG" "$prog" || return
+	report_json "hang-go-snapshot" "$run/snap.json" "$run/snap.core" "$prog" || return
+	for j in live snap; do
+		summary=$(jget "$run/$j.json" 'j["cause"]["kind"] + ": " + j["cause"]["summary"]')
+		if [[ "$summary" == "hang: 300 goroutines wait on chan receive in main.parked, created by main.many ("* ]]; then
+			pass "hang-go-$j: $summary"
+		else
+			fail "hang-go-$j: '$summary'"
+		fi
+	done
+	{ kill -9 "$HUNG" && wait "$HUNG"; } 2>/dev/null
+}
+go_leak
+
 # A crash's core keeps its crash cause and still lists its deadlocks.
 if core_pattern_is_local; then
 	RUN=$TMPD/run-crash
