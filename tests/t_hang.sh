@@ -123,6 +123,20 @@ PY
 	fi
 }
 
+# stored_signature CORE: the store keeps the deadlock's kind and signature,
+# and resign (which signs cores again from their stored frames) leaves it.
+stored_signature() {
+	local db=$RUN/store.db got
+	"$ASYNCORE" ingest --db "$db" --binary "$PROG" "$1" >"$RUN/ingest.out" 2>&1 &&
+		"$ASYNCORE" resign --db "$db" >"$RUN/resign.out" 2>&1
+	got=$("$ASYNCORE" query --db "$db" --format csv "SELECT cause_kind, signature FROM cores" 2>&1 | tail -1)
+	if [ "$got" = "deadlock,\"deadlock: audit, transfer\"" ] || [ "$got" = "deadlock,deadlock: audit, transfer" ]; then
+		pass "hang-store: the store keeps the deadlock and its signature through resign ($got)"
+	else
+		fail "hang-store: '$got' ($(tail -1 "$RUN/resign.out"))"
+	fi
+}
+
 # the core of the hung process: a SIGABRT from outside, else gcore's
 abort_core() {
 	if core_pattern_is_local; then
@@ -158,6 +172,7 @@ for mode in deadlock pool rwlock join relock errorcheck orphan socket; do
 	fi
 	report_json "hang-$mode-core" "$RUN/core.json" "$CORE" "$PROG" --threads all &&
 		verdict "hang-$mode-core" "$mode" "$RUN/core.json" core
+	[ "$mode" = deadlock ] && stored_signature "$CORE"
 	summary=$(jget "$RUN/core.json" 'j["cause"]["summary"]')
 	if [[ "$summary" == *"($CORE_HOW" ]]; then
 		pass "hang-$mode-core-how: the core's cause says how it was dumped"
