@@ -163,8 +163,8 @@ bool an_frame_in_runtime(const struct an_frame *f)
 {
 	static const char *const libs[] = { "libc.so", "libc-", "libpthread", "ld-linux", "libstdc++", NULL };
 	static const char *const inline_runtime[] = { "std::", "__gthread", "__gnu_cxx::", NULL };
-	if (module_is(f->module, libs))
-		return true;
+	if (module_is(f->module, libs) || (f->file && strstr(f->file, "/include/c++/")))
+		return true;   /* a library's own code, or its headers' inlined into the program */
 	for (const char *const *p = inline_runtime; f->function && *p; p++)
 		if (strncmp(f->function, *p, strlen(*p)) == 0)
 			return true;

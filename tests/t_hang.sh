@@ -182,6 +182,60 @@ for mode in deadlock pool rwlock join relock errorcheck orphan socket; do
 	{ kill -9 "$HUNG" && wait "$HUNG"; } 2>/dev/null
 done
 
+# C++: std::mutex taken in opposite orders, std::shared_mutex readers
+# behind a writer waiting on a std::condition_variable (prog_cxx), live and
+# from the core an outside SIGABRT leaves; gdb reads the owners.
+cxx_case() {
+	local mode=$1 want_gdb=$2 expr=$3 pyexpr=$4 run=$TMPD/run-cxx-$1 owner got
+	mkdir -p "$run"
+	(cd "$run" && ulimit -c unlimited && exec "$FIX_DIR/prog_cxx" "$mode") >"$run/out" 2>&1 &
+	HUNG=$!
+	HUNG_PIDS+=("$HUNG")
+	for i in $(seq 6000); do
+		[ -f "$run/ready" ] || ! kill -0 "$HUNG" 2>/dev/null && break
+		sleep 0.05
+	done
+	owner=$(LC_ALL=C timeout 120 gdb -batch -nx -q -p "$HUNG" -ex "printf \"owner %d\\n\", $expr" \
+		"$FIX_DIR/prog_cxx" 2>/dev/null | sed -n 's/^owner //p')
+	report_json "hang-cxx-$mode-live" "$run/live.json" --pid "$HUNG" "$FIX_DIR/prog_cxx" --threads all || return
+	kill -ABRT "$HUNG"; wait "$HUNG" 2>/dev/null
+	for j in live core; do
+		local f=$run/$j.json c
+		if [ $j = core ]; then
+			c=$(ls "$run"/core* 2>/dev/null | head -1)
+			[ -n "$c" ] || { skip "hang-cxx-$mode-core: no core"; continue; }
+			report_json "hang-cxx-$mode-core" "$f" "$c" "$FIX_DIR/prog_cxx" --threads all || continue
+		fi
+		got=$(python3 - "$f" "$run/ready" "$pyexpr" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+roles = {}
+for line in open(sys.argv[2]):
+    r, t = line.split(); roles.setdefault(r, []).append(int(t))
+by = {t["tid"]: t for t in j["threads"]}
+print(eval(sys.argv[3]))
+PY
+)
+		want=$(eval "echo \"$want_gdb\"")
+		if [ -n "$owner" ] && [ "$got" = "$want" ]; then
+			pass "hang-cxx-$mode-$j: $got"
+		else
+			fail "hang-cxx-$mode-$j: '$got', want '$want'"
+		fi
+	done
+}
+
+cxx_cases() {
+	[ -x "$FIX_DIR/prog_cxx" ] || { fail "hang-cxx: no prog_cxx built"; return; }
+	cxx_case deadlock 'deadlock bank::ledger_lock $owner bank::transfer' \
+		'bank::ledger_lock._M_mutex.__data.__owner' \
+		'" ".join([j["cause"]["kind"], by[roles["transfer"][0]]["blocked_on"]["object_name"], str(by[roles["transfer"][0]]["blocked_on"]["owner_tid"]), j["signature"].split(": ")[1].split(", ")[1]])'
+	cxx_case rwlock 'hang rwlock bank::table_lock $owner,$owner,$owner condition bank::flush_done' \
+		'bank::table_lock._M_impl._M_rwlock.__data.__cur_writer' \
+		'" ".join([j["cause"]["kind"], by[roles["read_table"][0]]["blocked_on"]["kind"], by[roles["read_table"][0]]["blocked_on"]["object_name"], ",".join(str(by[t]["blocked_on"]["owner_tid"]) for t in roles["read_table"]), by[roles["rewrite_table"][0]]["blocked_on"]["kind"], by[roles["rewrite_table"][0]]["blocked_on"]["object_name"]])'
+}
+cxx_cases
+
 # A Go service leaking goroutines on a channel (fixtures/go_shop `prog hang
 # 300`): the biggest group of goroutines that wait alike names the hang,
 # live and from its snapshot.
