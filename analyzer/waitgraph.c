@@ -213,27 +213,96 @@ static void say_chain_end(struct line *l, const struct analysis *an, size_t i)
 	}
 }
 
+/* What groups threads or tasks that wait alike: up to four strings and a
+ * number, compared in that order, and whose it is. */
+struct member {
+	const char *key[4];
+	uint64_t num;
+	size_t index;
+};
+
+static int text_cmp(const char *a, const char *b)
+{
+	if (!a || !b)
+		return (a != NULL) - (b != NULL);
+	return strcmp(a, b);
+}
+
+/* Members' order by their keys alone (0: they group together). */
+static int keys_cmp(const struct member *a, const struct member *b)
+{
+	for (int i = 0; i < 4; i++) {
+		int c = text_cmp(a->key[i], b->key[i]);
+		if (c)
+			return c;
+	}
+	return (a->num > b->num) - (a->num < b->num);
+}
+
+static int member_cmp(const void *pa, const void *pb)
+{
+	const struct member *a = pa, *b = pb;
+	int c = keys_cmp(a, b);
+	return c ? c : (a->index > b->index) - (a->index < b->index);
+}
+
+/* A run of equal members: where it starts in the sorted array, how long. */
+struct run {
+	size_t at, count, first_index;
+};
+
+/* Sort M[0, N) and cut it into runs of equal keys; *OUT malloc'd (NULL
+ * when out of memory, then 0). */
+static size_t runs_of(struct member *m, size_t n, struct run **out)
+{
+	*out = NULL;
+	if (n == 0)
+		return 0;
+	qsort(m, n, sizeof(*m), member_cmp);
+	struct run *r = malloc(n * sizeof(*r));
+	size_t nr = 0;
+	for (size_t i = 0; r && i < n; i++) {
+		if (nr && keys_cmp(&m[r[nr - 1].at], &m[i]) == 0)
+			r[nr - 1].count++;   /* sorted: the run's first is its earliest */
+		else
+			r[nr++] = (struct run){ .at = i, .count = 1, .first_index = m[i].index };
+	}
+	*out = r;
+	return r ? nr : 0;
+}
+
+/* The run most members are in (the earliest member's first on a tie). */
+static const struct run *biggest_run(const struct run *r, size_t nr)
+{
+	const struct run *best = NULL;
+	for (size_t i = 0; i < nr; i++)
+		if (!best || r[i].count > best->count ||
+		    (r[i].count == best->count && r[i].first_index < best->first_index))
+			best = &r[i];
+	return best;
+}
+
 /* The object most threads wait for that records its holder; false when
  * none does. */
 static bool biggest_group(const struct analysis *an, size_t *first, size_t *count)
 {
-	size_t best = 0;
-	for (size_t i = 0; i < an->nthreads; i++) {
+	struct member *m = malloc((an->nthreads ? an->nthreads : 1) * sizeof(*m));
+	size_t n = 0;
+	for (size_t i = 0; m && i < an->nthreads; i++) {
 		const struct an_blocked *b = an->threads[i].blocked;
-		if (!b || !b->has_owner || !b->has_object)
-			continue;
-		size_t c = 0;
-		for (size_t k = 0; k < an->nthreads; k++) {
-			const struct an_blocked *o = an->threads[k].blocked;
-			c += o && o->has_owner && o->has_object && o->object == b->object && o->kind == b->kind;
-		}
-		if (c > best) {
-			best = c;
-			*first = i;
-		}
+		if (b && b->has_owner && b->has_object)
+			m[n++] = (struct member){ .key = { an_wait_kind_name(b->kind) }, .num = b->object, .index = i };
 	}
-	*count = best;
-	return best > 0;
+	struct run *r = NULL;
+	size_t nr = m ? runs_of(m, n, &r) : 0;
+	const struct run *best = biggest_run(r, nr);
+	if (best) {
+		*first = best->first_index;
+		*count = best->count;
+	}
+	free(r);
+	free(m);
+	return best != NULL;
 }
 
 static void say_group(struct line *l, const struct analysis *an, size_t first, size_t count)
@@ -255,45 +324,35 @@ static void say_group(struct line *l, const struct analysis *an, size_t first, s
 	say_chain_end(l, an, (size_t)k);
 }
 
+static int run_count_cmp(const void *pa, const void *pb)
+{
+	const struct run *a = pa, *b = pb;
+	if (a->count != b->count)
+		return a->count < b->count ? 1 : -1;
+	return (a->at > b->at) - (a->at < b->at);   /* runs are sorted by name */
+}
+
 /* "8 in epoll_wait, 4 in pthread_cond_wait": the blocked threads by where
  * they wait, most first. */
 static void say_waits(struct line *l, const struct analysis *an)
 {
-	size_t n = an->nthreads, shown = 0;
-	bool *done = calloc(n ? n : 1, sizeof(*done));
-	if (!done) {
+	struct member *m = malloc((an->nthreads ? an->nthreads : 1) * sizeof(*m));
+	size_t n = 0;
+	for (size_t i = 0; m && i < an->nthreads; i++) {
+		const struct an_blocked *b = an->threads[i].blocked;
+		if (b)
+			m[n++] = (struct member){ .key = { b->via ? b->via : "a system call" }, .index = i };
+	}
+	struct run *r = NULL;
+	size_t nr = m ? runs_of(m, n, &r) : 0;
+	if (!m || (n && !r))
 		l->failed = true;
-		return;
-	}
-	while (shown < n) {
-		const char *best = NULL;
-		size_t best_count = 0;
-		for (size_t i = 0; i < n; i++) {
-			const struct an_blocked *b = an->threads[i].blocked;
-			if (done[i] || !b)
-				continue;
-			const char *via = b->via ? b->via : "a system call";
-			size_t c = 0;
-			for (size_t k = 0; k < n; k++) {
-				const struct an_blocked *o = an->threads[k].blocked;
-				c += !done[k] && o && strcmp(o->via ? o->via : "a system call", via) == 0;
-			}
-			if (c > best_count || (c == best_count && best && strcmp(via, best) < 0)) {
-				best = via;
-				best_count = c;
-			}
-		}
-		if (!best)
-			break;
-		say(l, "%s%zu in %s", shown ? ", " : "", best_count, best);
-		for (size_t k = 0; k < n; k++) {
-			const struct an_blocked *o = an->threads[k].blocked;
-			if (!done[k] && o && strcmp(o->via ? o->via : "a system call", best) == 0)
-				done[k] = true;
-		}
-		shown += best_count;
-	}
-	free(done);
+	if (nr)
+		qsort(r, nr, sizeof(*r), run_count_cmp);
+	for (size_t i = 0; i < nr; i++)
+		say(l, "%s%zu in %s", i ? ", " : "", r[i].count, m[r[i].at].key[0]);
+	free(r);
+	free(m);
 }
 
 /* The function a task waits in: its first frame outside the C library
@@ -312,36 +371,28 @@ static const char *task_waiter(const struct an_task *t)
 	return t->fn;
 }
 
-static bool same_text(const char *a, const char *b)
-{
-	return a == b || (a && b && strcmp(a, b) == 0);
-}
-
-/* Tasks A and B wait alike: one runtime, one wait, one function, one
- * creator. */
-static bool same_wait(const struct an_task *a, const struct an_task *b)
-{
-	return same_text(a->runtime, b->runtime) && same_text(a->wait_kind, b->wait_kind) &&
-	       same_text(task_waiter(a), task_waiter(b)) && same_text(a->created_by, b->created_by);
-}
-
-/* The biggest group of tasks that wait alike; false when none waits. */
+/* The biggest group of tasks that wait alike (one runtime, one wait, one
+ * function, one creator); false when none waits. */
 static bool biggest_task_group(const struct analysis *an, size_t *first, size_t *count)
 {
-	size_t best = 0;
-	for (size_t i = 0; i < an->ntasks; i++) {
-		if (!an->tasks[i].wait_kind)
-			continue;
-		size_t c = 0;
-		for (size_t k = 0; k < an->ntasks; k++)
-			c += an->tasks[k].wait_kind && same_wait(&an->tasks[i], &an->tasks[k]);
-		if (c > best) {
-			best = c;
-			*first = i;
-		}
+	struct member *m = malloc((an->ntasks ? an->ntasks : 1) * sizeof(*m));
+	size_t n = 0;
+	for (size_t i = 0; m && i < an->ntasks; i++) {
+		const struct an_task *t = &an->tasks[i];
+		if (t->wait_kind)
+			m[n++] = (struct member){ .key = { t->runtime, t->wait_kind, task_waiter(t), t->created_by },
+						  .index = i };
 	}
-	*count = best;
-	return best > 0;
+	struct run *r = NULL;
+	size_t nr = m ? runs_of(m, n, &r) : 0;
+	const struct run *best = biggest_run(r, nr);
+	if (best) {
+		*first = best->first_index;
+		*count = best->count;
+	}
+	free(r);
+	free(m);
+	return best != NULL;
 }
 
 /* "300 goroutines wait on chan receive in main.consume, created by

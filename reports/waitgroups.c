@@ -19,6 +19,13 @@ const struct an_thread *rep_thread_by_tid(const struct analysis *an, int32_t tid
 	return NULL;
 }
 
+static int summary_cmp(const void *a, const void *b)
+{
+	const struct rep_wait_group *x = a, *y = b;
+	int c = strcmp(x->summary, y->summary);
+	return c ? c : (x->first_tid > y->first_tid) - (x->first_tid < y->first_tid);
+}
+
 static int group_cmp(const void *a, const void *b)
 {
 	const struct rep_wait_group *x = a, *y = b;
@@ -29,24 +36,25 @@ static int group_cmp(const void *a, const void *b)
 
 size_t rep_wait_groups(const struct analysis *an, struct rep_wait_group **out)
 {
-	size_t n = 0;
+	size_t n = 0, ng = 0;
 	*out = NULL;
 	struct rep_wait_group *g = calloc(an->nthreads ? an->nthreads : 1, sizeof(*g));
 	if (!g)
 		return 0;
 	for (size_t i = 0; i < an->nthreads; i++) {
 		const struct an_blocked *b = an->threads[i].blocked;
-		if (!b || !b->summary)
-			continue;
-		size_t k = 0;
-		while (k < n && strcmp(g[k].summary, b->summary) != 0)
-			k++;
-		if (k == n)
-			g[n++] = (struct rep_wait_group){ .summary = b->summary, .first_tid = an->threads[i].tid };
-		g[k].count++;
+		if (b && b->summary)
+			g[n++] = (struct rep_wait_group){ .summary = b->summary, .count = 1,
+							  .first_tid = an->threads[i].tid };
 	}
-	if (n)
-		qsort(g, n, sizeof(*g), group_cmp);
+	qsort(g, n, sizeof(*g), summary_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (ng && strcmp(g[ng - 1].summary, g[i].summary) == 0)
+			g[ng - 1].count++;
+		else
+			g[ng++] = g[i];
+	}
+	qsort(g, ng, sizeof(*g), group_cmp);
 	*out = g;
-	return n;
+	return ng;
 }

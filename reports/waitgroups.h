@@ -11,7 +11,7 @@
 struct rep_wait_group {
 	const char *summary;        /* borrowed from the analysis */
 	size_t count;
-	int32_t first_tid;
+	int32_t first_tid;          /* its lowest tid */
 };
 
 /* AN's blocked threads grouped by their summary, most first (then by
