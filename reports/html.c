@@ -111,6 +111,12 @@ static const char style_sheet[] =
 	"overflow-x:auto}\n"
 	".chart svg{display:block;width:100%;min-width:620px;height:auto}\n"
 	"svg text{font:12px system-ui,sans-serif;fill:#455a64}\n"
+	".graph svg{min-width:0;max-width:560px}\n"
+	".graph .node circle{fill:#e3f2fd;stroke:#1565c0;stroke-width:2}\n"
+	".graph .node.cycle circle{fill:#ffebee;stroke:var(--crash)}\n"
+	".graph .edge{stroke:#607d8b;stroke-width:1.5;fill:none}\n"
+	".graph .edge.cycle{stroke:var(--crash);stroke-width:2.5}\n"
+	".graph marker path{fill:#607d8b}\n"
 	"svg .lane{fill:#f3f5f8}\n"
 	"svg .ev{fill:#1565c0;cursor:pointer}\n"
 	"svg .ev:hover{fill:#0d47a1;stroke:#0d47a1;stroke-width:3}\n"
@@ -589,6 +595,7 @@ static void write_hang(FILE *out, const struct analysis *an)
 			write_thread_wait(out, an, d->threads[k]);
 		fputs("</ul>\n", out);
 	}
+	rep_html_wait_graph(out, an);
 	if (n)
 		fputs("<h2>Waiting</h2>\n<ul class=\"waiters\">\n", out);
 	for (size_t i = 0; i < n; i++) {

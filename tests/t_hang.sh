@@ -114,10 +114,14 @@ t, a = sys.argv[2], sys.argv[3]
 ok = p.sections and p.sections[0] == "hang" and "Deadlock" in p.text.get("hang", "")
 ok = ok and any(s.startswith("Thread %s (transfer): waits for mutex ledger_lock, held by thread %s" % (t, a))
                 for s in p.text.get("summary", []))
+page = open(sys.argv[1]).read()
+graph = page[page.find('id="wait-graph"'):page.find("</svg>", page.find('id="wait-graph"'))]
+ok = ok and graph.count('class="edge cycle"') == 2 and graph.count('class="node cycle"') == 2
+ok = ok and 'data-tid="%s"' % t in graph and 'data-tid="%s"' % a in graph
 sys.exit(0 if ok else 1)
 PY
 	then
-		pass "hang-html: the page opens with the deadlock; the thread's summary says what it waits for"
+		pass "hang-html: the page opens with the deadlock and draws its two-thread cycle; the thread's summary says what it waits for"
 	else
 		fail "hang-html: no hang section first, or no thread summary naming the wait"
 	fi
