@@ -540,12 +540,20 @@ static bool object_name(struct blocking_ctx *c, uint64_t object, uint64_t size, 
 	return !m->name || (*out = strdup(m->name));
 }
 
+/* Code as the core saved it, else from the module's file: a core without
+ * NT_FILE (qemu-user's) keeps no library text, and reads it as zeros. */
+static bool read_code(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct blocking_ctx *c = ctx;
+	return c->s ? dbg_read_module_bytes(c->s, addr, buf, len) : core_read_bytes(c->core, addr, buf, len);
+}
+
 /* T's blocked_on into *OUT (NULL: on the CPU). */
 static bool thread_blocked(struct blocking_ctx *c, const struct an_thread *t, struct an_blocked **out)
 {
 	struct core_syscall sc;
 	*out = NULL;
-	if (t->state == 'R' || !core_syscall_of(c->core, t->regs, t->nregs, &sc))
+	if (t->state == 'R' || !core_syscall_of(c->core, t->regs, t->nregs, read_code, c, &sc))
 		return true;
 	struct an_blocked *b = calloc(1, sizeof(*b));
 	if (!b)

@@ -92,7 +92,8 @@ static bool interrupted_return(uint64_t ret)
 	return r == -4 || (r <= -512 && r >= -516);
 }
 
-bool core_syscall_of(struct core *core, const uint64_t *regs, unsigned nregs, struct core_syscall *out)
+bool core_syscall_of(struct core *core, const uint64_t *regs, unsigned nregs, core_code_read_fn *read,
+		     void *ctx, struct core_syscall *out)
 {
 	const struct core_arch *arch = core->arch;
 	uint8_t code[8];
@@ -105,7 +106,8 @@ bool core_syscall_of(struct core *core, const uint64_t *regs, unsigned nregs, st
 	 * so on every entry but a system call's); else the code before the pc
 	 * says it. */
 	if (arch->syscall_nr_none ? nr == UINT64_MAX
-				  : pc < n || !core_read_bytes(core, pc - n, code, n) ||
+				  : pc < n ||
+				    !(read ? read(ctx, pc - n, code, n) : core_read_bytes(core, pc - n, code, n)) ||
 				    memcmp(code, arch->syscall_insn, n) != 0)
 		return false;
 	out->nr = (long)nr;

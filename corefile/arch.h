@@ -237,10 +237,17 @@ struct core_syscall {
 	uint8_t known;              /* bit I: args[I] is the argument as given */
 };
 
+/* Reads LEN bytes of code at ADDR into BUF; false when it cannot. */
+typedef bool core_code_read_fn(void *ctx, uint64_t addr, void *buf, size_t len);
+
 /* Whether the thread whose registers are REGS (ARCH's order, NREGS of them
  * saved) is in a system call, or was interrupted in one (its pc just past
- * the instruction that enters the kernel); fills *OUT when it is. */
-bool core_syscall_of(struct core *core, const uint64_t *regs, unsigned nregs, struct core_syscall *out);
+ * the instruction that enters the kernel); fills *OUT when it is.  Code is
+ * read through READ(CTX, ...) where the architecture needs it (a core
+ * without NT_FILE, such as qemu-user's, saves no library text: the caller
+ * knows the files), through the core when READ is NULL. */
+bool core_syscall_of(struct core *core, const uint64_t *regs, unsigned nregs, core_code_read_fn *read,
+		     void *ctx, struct core_syscall *out);
 
 /* ARCH's name of system call NR, or NULL. */
 const char *core_syscall_name(const struct core_arch *arch, long nr);
