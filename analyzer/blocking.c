@@ -31,7 +31,7 @@ enum {
 struct wait_fn {
 	const char *name;           /* without glibc's leading underscores and __GI_ */
 	enum an_wait_kind kind;
-	const char *param;
+	const char *param;          /* NULL: no object */
 	bool weak;
 };
 
@@ -74,6 +74,12 @@ static const struct wait_fn wait_fns[] = {
 	{ "sem_clockwait", AN_WAIT_SEMAPHORE, "sem", false },
 	{ "sem_timedwait64", AN_WAIT_SEMAPHORE, "sem", false },
 	{ "pthread_barrier_wait", AN_WAIT_BARRIER, "barrier", false },
+	/* calls another names: aarch64's pause is a ppoll */
+	{ "pause", AN_WAIT_WAIT, NULL, false },
+	{ "sigwait", AN_WAIT_WAIT, NULL, false },
+	{ "sigwaitinfo", AN_WAIT_WAIT, NULL, false },
+	{ "sigtimedwait", AN_WAIT_WAIT, NULL, false },
+	{ "sigsuspend", AN_WAIT_WAIT, NULL, false },
 };
 
 /* What a system call is, by its name; the fd is its first argument. */
@@ -371,7 +377,7 @@ static void from_frames(struct blocking_ctx *c, const struct an_thread *t, struc
 		}
 		const struct wait_fn *w = wait_fn_of(f->function);
 		uint64_t v;
-		if (!w || !frame_param(f, w->param, &v)) {
+		if (!w || !w->param || !frame_param(f, w->param, &v)) {
 			if (w && !w->weak && !strong)
 				strong = w;
 			continue;
