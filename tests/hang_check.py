@@ -99,6 +99,11 @@ elif mode == "orphan":
     waits("read_cache", "mutex", "cache_lock", owner)
     check("orphan-gone", owner not in threads, "owner %d is a thread" % owner)
     summary_has("1 thread waits for cache_lock, held by thread %d, which is no thread of the process" % owner)
+elif mode == "spin":
+    no_deadlock()
+    me = roles["crunch"][0]
+    check("spin-running", (threads.get(me) or {}).get("blocked_on", 0) is None, str(threads.get(me, {}).get("blocked_on")))
+    summary_has("thread %d is running in crunch; 1 thread waits: 1 in pause" % me)
 elif mode == "socket":
     no_deadlock()
     fd, lport, pport = roles["socket_fd"][0], roles["local_port"][0], roles["peer_port"][0]
@@ -117,7 +122,7 @@ for role, tids in roles.items():
         continue
     for tid in tids:
         t = threads.get(tid) or {}
-        want = (role[:15], "S") if source != "core" and role != "main" else (None, None)
+        want = (role[:15], "R" if role == "crunch" else "S") if source != "core" and role != "main" else (None, None)
         got = (t.get("name"), t.get("state"))
         if role != "main" or source == "core":
             check("%s-%d-name-state" % (role, tid), got == want, "%s, want %s" % (got, want))

@@ -2,7 +2,8 @@
 # Why a process hangs: fixtures/hangs in each of its modes (a two-mutex
 # deadlock, a pool whose lock holder reads a pipe, readers behind an rwlock
 # writer, a join cycle, a relocked default mutex, an error-checking one, a
-# mutex whose owner exited holding it, a recv() on a loopback connection),
+# mutex whose owner exited holding it, a thread computing, a recv() on a
+# loopback connection),
 # read live (report --pid), from its snapshot and from the core a SIGABRT
 # from outside leaves (gcore's when the kernel's core_pattern pipes cores
 # elsewhere).  Oracles: the fixture's manifest of its threads (its ready
@@ -156,7 +157,7 @@ abort_core() {
 	fi
 }
 
-for mode in deadlock pool rwlock join relock errorcheck orphan socket; do
+for mode in deadlock pool rwlock join relock errorcheck orphan spin socket; do
 	if ! start "$mode"; then
 		fail "hang-$mode: the fixture never got ready ($(tail -1 "$RUN/out" 2>/dev/null))"
 		continue
