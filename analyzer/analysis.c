@@ -79,6 +79,7 @@ static const char *const wait_kind_names[] = {
 	[AN_WAIT_CONDITION] = "condition", [AN_WAIT_SEMAPHORE] = "semaphore",
 	[AN_WAIT_BARRIER] = "barrier", [AN_WAIT_FUTEX] = "futex", [AN_WAIT_IO] = "io",
 	[AN_WAIT_SLEEP] = "sleep", [AN_WAIT_WAIT] = "wait", [AN_WAIT_SYSCALL] = "syscall",
+	[AN_WAIT_GIL] = "gil",
 };
 
 const char *an_wait_kind_name(enum an_wait_kind kind)

@@ -146,11 +146,12 @@ struct an_recursion {
 /* What a blocked thread waits for (DESIGN.md "Hangs", `blocked_on`). */
 enum an_wait_kind {
 	AN_WAIT_MUTEX, AN_WAIT_RWLOCK, AN_WAIT_JOIN, AN_WAIT_CONDITION, AN_WAIT_SEMAPHORE,
-	AN_WAIT_BARRIER, AN_WAIT_FUTEX, AN_WAIT_IO, AN_WAIT_SLEEP, AN_WAIT_WAIT, AN_WAIT_SYSCALL
+	AN_WAIT_BARRIER, AN_WAIT_FUTEX, AN_WAIT_IO, AN_WAIT_SLEEP, AN_WAIT_WAIT, AN_WAIT_SYSCALL,
+	AN_WAIT_GIL
 };
 
 /* "mutex", "rwlock", "join", "condition", "semaphore", "barrier", "futex",
- * "io", "sleep", "wait", "syscall". */
+ * "io", "sleep", "wait", "syscall", "gil" (CPython's). */
 const char *an_wait_kind_name(enum an_wait_kind kind);
 
 /* A thread in a system call and what it waits for there (analyzer/blocking.c). */

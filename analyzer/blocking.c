@@ -74,8 +74,16 @@ static const struct wait_fn wait_fns[] = {
 	{ "sem_clockwait", AN_WAIT_SEMAPHORE, "sem", false },
 	{ "sem_timedwait64", AN_WAIT_SEMAPHORE, "sem", false },
 	{ "pthread_barrier_wait", AN_WAIT_BARRIER, "barrier", false },
-	/* calls another names: aarch64's pause is a ppoll */
+	/* calls that another call may stand for: aarch64's pause is a ppoll,
+	 * a sleep a tracer interrupted goes on in restart_syscall */
 	{ "pause", AN_WAIT_WAIT, NULL, false },
+	{ "clock_nanosleep", AN_WAIT_SLEEP, NULL, false },
+	{ "nanosleep", AN_WAIT_SLEEP, NULL, false },
+	{ "sleep", AN_WAIT_SLEEP, NULL, false },
+	{ "usleep", AN_WAIT_SLEEP, NULL, false },
+	{ "poll", AN_WAIT_IO, NULL, false },
+	{ "ppoll", AN_WAIT_IO, NULL, false },
+	{ "epoll_wait", AN_WAIT_IO, NULL, false },
 	{ "sigwait", AN_WAIT_WAIT, NULL, false },
 	{ "sigwaitinfo", AN_WAIT_WAIT, NULL, false },
 	{ "sigtimedwait", AN_WAIT_WAIT, NULL, false },
@@ -175,6 +183,17 @@ bool an_frame_in_runtime(const struct an_frame *f)
 		if (strncmp(f->function, *p, strlen(*p)) == 0)
 			return true;
 	return false;
+}
+
+const char *an_waiting_function(const struct an_thread *t)
+{
+	for (size_t i = 0; i < t->nframes; i++)
+		if (t->frames[i].kind == AN_FRAME_SCRIPT && t->frames[i].function)
+			return t->frames[i].function;
+	for (size_t i = 0; i < t->nframes; i++)
+		if (t->frames[i].function && !an_frame_in_runtime(&t->frames[i]))
+			return t->frames[i].function;
+	return NULL;
 }
 
 static const struct wait_fn *wait_fn_of(const char *function)
@@ -366,20 +385,20 @@ static bool object_from_symbol(struct blocking_ctx *c, enum an_wait_kind kind, u
 static void from_frames(struct blocking_ctx *c, const struct an_thread *t, struct an_blocked *b,
 			bool *found_kind)
 {
-	const struct wait_fn *strong = NULL;
+	const struct wait_fn *strong = NULL, *entry = NULL;
 	bool strong_object = false, weak_object = false;
 	uint64_t weak = 0;
 	for (size_t i = 0; i < t->nframes && i < SCAN_FRAMES; i++) {
 		const struct an_frame *f = &t->frames[i];
-		if (!an_frame_in_runtime(f)) {
-			b->waiter = an_strdup(f->function);
+		if (!an_frame_in_runtime(f))
 			break;
-		}
 		const struct wait_fn *w = wait_fn_of(f->function);
 		uint64_t v;
 		if (!w || !w->param || !frame_param(f, w->param, &v)) {
 			if (w && !w->weak && !strong)
 				strong = w;
+			if (w && !w->weak)
+				entry = w;
 			continue;
 		}
 		if (w->weak && !weak_object) {
@@ -390,10 +409,12 @@ static void from_frames(struct blocking_ctx *c, const struct an_thread *t, struc
 			strong_object = true;
 			b->object = v;
 		}
+		if (!w->weak)
+			entry = w;
 	}
 	if (strong) {
 		b->kind = strong->kind;
-		b->via = strong->name;
+		b->via = entry ? entry->name : strong->name;   /* the library's entry, as the program called it */
 		b->has_object = strong_object;
 		*found_kind = true;
 	}
@@ -462,7 +483,9 @@ static void fd_from_frames(const struct an_thread *t, struct an_blocked *b)
 static void object_text(const struct an_blocked *b, char *buf, size_t len)
 {
 	const char *kind = an_wait_kind_name(b->kind);
-	if (b->object_name)
+	if (b->kind == AN_WAIT_GIL)
+		snprintf(buf, len, "the GIL");
+	else if (b->object_name)
 		snprintf(buf, len, "%s %s", kind, b->object_name);
 	else if (b->has_object)
 		snprintf(buf, len, "%s at 0x%" PRIx64, kind, b->object);
@@ -478,10 +501,12 @@ static bool summarize(struct an_blocked *b)
 		snprintf(owner, sizeof(owner), ", held by thread %d%s", (int)b->owner_tid,
 			 b->owner_gone ? ", which is no thread of the process" : "");
 	const char *call = b->syscall ? b->syscall : "an unnamed system call";
+	const char *via = b->via ? b->via : call;   /* the C library's name where it has one */
 	int n;
 	switch (b->kind) {
 	case AN_WAIT_MUTEX:
 	case AN_WAIT_RWLOCK:
+	case AN_WAIT_GIL:
 		n = asprintf(&b->summary, "waits for %s%s", obj, owner);
 		break;
 	case AN_WAIT_JOIN:
@@ -502,10 +527,10 @@ static bool summarize(struct an_blocked *b)
 		n = asprintf(&b->summary, "blocked in %s%s", call, fd);
 		break;
 	case AN_WAIT_SLEEP:
-		n = asprintf(&b->summary, "sleeps in %s", call);
+		n = asprintf(&b->summary, "sleeps in %s", via);
 		break;
 	case AN_WAIT_WAIT:
-		n = asprintf(&b->summary, "waits in %s", call);
+		n = asprintf(&b->summary, "waits in %s", via);
 		break;
 	default:
 		n = asprintf(&b->summary, "in system call %s", call);
@@ -514,6 +539,13 @@ static bool summarize(struct an_blocked *b)
 	if (n < 0)
 		b->summary = NULL;
 	return n >= 0;
+}
+
+bool an_blocked_summarize(struct an_blocked *b)
+{
+	free(b->summary);
+	b->summary = NULL;
+	return summarize(b);
 }
 
 /* What the process's fd table (live, or a snapshot's note) says FD is. */
@@ -568,6 +600,9 @@ static bool thread_blocked(struct blocking_ctx *c, const struct an_thread *t, st
 	b->syscall = sc.name;
 	b->syscall_nr = sc.nr;
 	from_frames(c, t, b, &found_kind);
+	const char *waiter = an_waiting_function(t);
+	if (waiter && !(b->waiter = strdup(waiter)))
+		goto nomem;
 	from_call(c, &sc, b, found_kind);
 	fd_from_frames(t, b);
 	if (!fd_target(c->an, b))
@@ -577,7 +612,7 @@ static bool thread_blocked(struct blocking_ctx *c, const struct an_thread *t, st
 		if (!object_name(c, b->object, object_size(c, b->kind), &b->object_name))
 			goto nomem;
 	}
-	if (!summarize(b))
+	if (!an_blocked_summarize(b))
 		goto nomem;
 	*out = b;
 	return true;

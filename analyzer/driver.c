@@ -16,6 +16,7 @@
 #include "../corefile/journal.h"
 #include "../corefile/liveinfo.h"
 #include "folly.h"
+#include "gil.h"
 #include "frames.h"
 #include "pthreads.h"
 #include "recorder.h"
@@ -356,7 +357,7 @@ struct core_error *an_analyze(struct core *core, const struct core_identity *id,
 		if (!opts->no_recorders)
 			an_recorders_recover(s, an);
 	}
-	if (!an_blocking_analyze(core, s, an) || !an_waitgraph_analyze(an) ||
+	if (!an_blocking_analyze(core, s, an) || !an_gil_analyze(core, s, an) || !an_waitgraph_analyze(an) ||
 	    !an_handler_find(core, s, an) || !an_cause_decide(core, s, an)) {
 		err = &core_error_nomem;
 		goto out;

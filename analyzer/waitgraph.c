@@ -40,15 +40,6 @@ static void say(struct line *l, const char *fmt, ...)
 	l->text = joined;
 }
 
-const char *an_thread_waiter(const struct an_thread *t)
-{
-	if (t->blocked && t->blocked->waiter)
-		return t->blocked->waiter;
-	for (size_t i = 0; i < t->nframes; i++)
-		if (!an_frame_in_runtime(&t->frames[i]))
-			return t->frames[i].function;
-	return NULL;
-}
 
 /* The thread AN's thread I waits behind, or -1. */
 static long next_of(const struct analysis *an, size_t i)
@@ -65,7 +56,7 @@ static long next_of(const struct analysis *an, size_t i)
 /* "thread 4211 (transfer)" */
 static void say_thread(struct line *l, const struct an_thread *t)
 {
-	const char *fn = an_thread_waiter(t);
+	const char *fn = an_waiting_function(t);
 	say(l, "thread %d", (int)t->tid);
 	if (fn)
 		say(l, " (%s)", fn);
@@ -74,7 +65,9 @@ static void say_thread(struct line *l, const struct an_thread *t)
 /* "accounts_lock", "mutex at 0x55d4..." */
 static void object_label(const struct an_blocked *b, char *buf, size_t len)
 {
-	if (b->object_name)
+	if (b->kind == AN_WAIT_GIL)
+		snprintf(buf, len, "the GIL");
+	else if (b->object_name)
 		snprintf(buf, len, "%s", b->object_name);
 	else if (b->has_object)
 		snprintf(buf, len, "%s at 0x%" PRIx64, an_wait_kind_name(b->kind), b->object);
@@ -84,7 +77,7 @@ static void object_label(const struct an_blocked *b, char *buf, size_t len)
 
 static bool is_lock(const struct an_blocked *b)
 {
-	return b->kind == AN_WAIT_MUTEX || b->kind == AN_WAIT_RWLOCK;
+	return b->kind == AN_WAIT_MUTEX || b->kind == AN_WAIT_RWLOCK || b->kind == AN_WAIT_GIL;
 }
 
 /* One deadlock's summary: CYCLE[i] waits behind CYCLE[i + 1]. */
@@ -196,13 +189,13 @@ static void say_chain_end(struct line *l, const struct analysis *an, size_t i)
 		const struct an_thread *t = &an->threads[i];
 		const struct an_blocked *b = t->blocked;
 		if (!b) {
-			const char *fn = an_thread_waiter(t);
+			const char *fn = an_waiting_function(t);
 			say(l, fn ? ", which is running in %s" : ", which is running", fn);
 			return;
 		}
 		long k = next_of(an, i);
 		if (k < 0 || !b->has_owner) {
-			bool io = strncmp(b->summary, "blocked", 7) == 0;
+			bool io = strncmp(b->summary, "blocked", 7) == 0 || strncmp(b->summary, "in ", 3) == 0;
 			say(l, ", which %s%s", io ? "is " : "", b->summary);
 			return;
 		}
@@ -439,7 +432,7 @@ char *an_hang_summary(const struct analysis *an, enum an_cause_kind *kind)
 	for (size_t i = 0; i < an->nthreads && blocked < an->nthreads; i++) {
 		if (an->threads[i].blocked)
 			continue;
-		const char *fn = an_thread_waiter(&an->threads[i]);
+		const char *fn = an_waiting_function(&an->threads[i]);
 		say(&l, fn ? "thread %d is running in %s" : "thread %d is running", (int)an->threads[i].tid, fn);
 		if (blocked)
 			say(&l, "; %zu thread%s wait%s: ", blocked, blocked == 1 ? "" : "s", blocked == 1 ? "s" : "");

@@ -18,8 +18,4 @@ bool an_waitgraph_analyze(struct analysis *an);
  * out. */
 char *an_hang_summary(const struct analysis *an, enum an_cause_kind *kind);
 
-/* The waiting function of T: its first frame outside the C library and
- * the runtime; NULL when none is named. */
-const char *an_thread_waiter(const struct an_thread *t);
-
 #endif

@@ -95,12 +95,12 @@ static const struct core_syscall_name syscalls[] = {
 	{ 66, "writev" }, { 67, "pread64" }, { 68, "pwrite64" }, { 69, "preadv" }, { 70, "pwritev" },
 	{ 72, "pselect6" }, { 73, "ppoll" }, { 76, "splice" }, { 82, "fsync" }, { 83, "fdatasync" },
 	{ 94, "exit_group" }, { 95, "waitid" }, { 98, "futex" }, { 101, "nanosleep" },
-	{ 115, "clock_nanosleep" }, { 124, "sched_yield" }, { 133, "rt_sigsuspend" },
-	{ 137, "rt_sigtimedwait" }, { 188, "msgrcv" }, { 189, "msgsnd" }, { 192, "semtimedop" },
-	{ 193, "semop" }, { 202, "accept" }, { 203, "connect" }, { 206, "sendto" }, { 207, "recvfrom" },
-	{ 211, "sendmsg" }, { 212, "recvmsg" }, { 242, "accept4" }, { 243, "recvmmsg" }, { 260, "wait4" },
-	{ 269, "sendmmsg" }, { 278, "getrandom" }, { 426, "io_uring_enter" }, { 441, "epoll_pwait2" },
-	{ 449, "futex_waitv" },
+	{ 115, "clock_nanosleep" }, { 124, "sched_yield" }, { 128, "restart_syscall" },
+	{ 133, "rt_sigsuspend" }, { 137, "rt_sigtimedwait" }, { 188, "msgrcv" }, { 189, "msgsnd" },
+	{ 192, "semtimedop" }, { 193, "semop" }, { 202, "accept" }, { 203, "connect" }, { 206, "sendto" },
+	{ 207, "recvfrom" }, { 211, "sendmsg" }, { 212, "recvmsg" }, { 242, "accept4" },
+	{ 243, "recvmmsg" }, { 260, "wait4" }, { 269, "sendmmsg" }, { 278, "getrandom" },
+	{ 426, "io_uring_enter" }, { 441, "epoll_pwait2" }, { 449, "futex_waitv" },
 };
 
 /* svc #0 */

@@ -133,12 +133,12 @@ static const struct core_syscall_name syscalls[] = {
 	{ 44, "sendto" }, { 45, "recvfrom" }, { 46, "sendmsg" }, { 47, "recvmsg" }, { 61, "wait4" },
 	{ 65, "semop" }, { 69, "msgsnd" }, { 70, "msgrcv" }, { 72, "fcntl" }, { 73, "flock" },
 	{ 74, "fsync" }, { 75, "fdatasync" }, { 128, "rt_sigtimedwait" }, { 130, "rt_sigsuspend" },
-	{ 202, "futex" }, { 208, "io_getevents" }, { 220, "semtimedop" }, { 230, "clock_nanosleep" },
-	{ 231, "exit_group" }, { 232, "epoll_wait" }, { 247, "waitid" }, { 257, "openat" },
-	{ 270, "pselect6" }, { 271, "ppoll" }, { 275, "splice" }, { 281, "epoll_pwait" },
-	{ 288, "accept4" }, { 295, "preadv" }, { 296, "pwritev" }, { 299, "recvmmsg" },
-	{ 307, "sendmmsg" }, { 318, "getrandom" }, { 426, "io_uring_enter" }, { 441, "epoll_pwait2" },
-	{ 449, "futex_waitv" },
+	{ 202, "futex" }, { 208, "io_getevents" }, { 219, "restart_syscall" }, { 220, "semtimedop" },
+	{ 230, "clock_nanosleep" }, { 231, "exit_group" }, { 232, "epoll_wait" }, { 247, "waitid" },
+	{ 257, "openat" }, { 270, "pselect6" }, { 271, "ppoll" }, { 275, "splice" },
+	{ 281, "epoll_pwait" }, { 288, "accept4" }, { 295, "preadv" }, { 296, "pwritev" },
+	{ 299, "recvmmsg" }, { 307, "sendmmsg" }, { 318, "getrandom" }, { 426, "io_uring_enter" },
+	{ 441, "epoll_pwait2" }, { 449, "futex_waitv" },
 };
 
 /* syscall */

@@ -299,6 +299,43 @@ PY
 }
 aarch64_deadlock
 
+# CPython (Debian's python3.11, its DWARF from python3.11-dbg's symbols):
+# one thread keeps the GIL in a C call, three wait for it; gdb reads the
+# GIL's holder.
+python_gil() {
+	local py=/usr/bin/python3.11 run=$TMPD/run-gil holder main i
+	[ -x "$py" ] || { skip "hang-gil: no /usr/bin/python3.11"; return; }
+	mkdir -p "$run"
+	(cd "$run" && exec "$py" "$ROOT/fixtures/hangs/gil.py") >"$run/out" 2>&1 &
+	HUNG=$!
+	HUNG_PIDS+=("$HUNG")
+	for i in $(seq 6000); do
+		[ -f "$run/ready" ] || ! kill -0 "$HUNG" 2>/dev/null && break
+		sleep 0.05
+	done
+	main=$(awk '$1 == "main" {print $2}' "$run/ready" 2>/dev/null)
+	# until the holder is in its sleep (x86_64's clock_nanosleep is 230)
+	for i in $(seq 6000); do
+		[ "$(cut -d' ' -f1 "/proc/$HUNG/task/$main/syscall" 2>/dev/null)" = 230 ] && break
+		kill -0 "$HUNG" 2>/dev/null || break
+		sleep 0.05
+	done
+	holder=$(LC_ALL=C timeout 120 gdb -batch -nx -q -p "$HUNG" \
+		-ex 'printf "holder %d\n", ((PyThreadState *)_PyRuntime.ceval.gil.last_holder._value)->native_thread_id' \
+		"$py" 2>/dev/null | sed -n 's/^holder //p')
+	report_json "hang-gil" "$run/live.json" --pid "$HUNG" "$py" --threads all || return
+	local got
+	got=$(jget "$run/live.json" '"%s %s" % (j["cause"]["summary"].split(" (process")[0].split(" threads wait")[1] if " threads wait" in j["cause"]["summary"] else j["cause"]["summary"], sorted(set(t["blocked_on"]["owner_tid"] for t in j["threads"] if t["blocked_on"] and t["blocked_on"]["kind"] == "gil")))')
+	if [ -n "$main" ] && [ "$holder" = "$main" ] &&
+	   [[ "$got" == " for the GIL, held by thread $main (<module> (gil.py:"*")), which sleeps in sleep [$main]" ]]; then
+		pass "hang-gil: threads wait for the GIL, held by the thread gdb and the script name ($main)"
+	else
+		fail "hang-gil: '$got', holder by gdb '$holder', by the script '$main'"
+	fi
+	{ kill -9 "$HUNG" && wait "$HUNG"; } 2>/dev/null
+}
+python_gil
+
 # A Go service leaking goroutines on a channel (fixtures/go_shop `prog hang
 # 300`): the biggest group of goroutines that wait alike names the hang,
 # live and from its snapshot.
