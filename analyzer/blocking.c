@@ -524,7 +524,7 @@ static bool summarize(struct an_blocked *b)
 		if (b->has_fd)
 			snprintf(fd, sizeof(fd), "(fd %" PRId64 "%s%.32s)", b->fd, b->fd_target ? ", " : "",
 				 b->fd_target ? b->fd_target : "");
-		n = asprintf(&b->summary, "blocked in %s%s", call, fd);
+		n = asprintf(&b->summary, "blocked in %s%s", via, fd);
 		break;
 	case AN_WAIT_SLEEP:
 		n = asprintf(&b->summary, "sleeps in %s", via);
