@@ -306,6 +306,8 @@ struct an_task {
 	size_t nframes;
 	char *unwind_error;         /* why its stack is missing or cut, or NULL */
 	bool has_locals;            /* its frames' locals were asked for (--locals) */
+	char *wait_summary;         /* "waits on chan receive in main.parked"
+				       (analyzer/waitgraph.c), NULL: not waiting */
 };
 
 struct an_event {

@@ -152,6 +152,40 @@ static bool add_deadlock(struct analysis *an, const size_t *path, size_t n)
 	return d->threads && d->objects && d->summary;
 }
 
+/* The function a task waits in: its first frame outside the C library
+ * and its runtime's own code, else its entry function. */
+static const char *task_waiter(const struct an_task *t)
+{
+	static const char *const runtime[] = { "runtime.", "bthread::", "bthread_", NULL };
+	for (size_t i = 0; i < t->nframes; i++) {
+		const struct an_frame *f = &t->frames[i];
+		bool own = f->function && !an_frame_in_runtime(f);
+		for (const char *const *p = runtime; own && *p; p++)
+			own = strncmp(f->function, *p, strlen(*p)) != 0;
+		if (own)
+			return f->function;
+	}
+	return t->fn;
+}
+
+/* Each waiting task's one line: "waits on chan receive in main.parked". */
+static bool summarize_tasks(struct analysis *an)
+{
+	for (size_t i = 0; i < an->ntasks; i++) {
+		struct an_task *t = &an->tasks[i];
+		if (!t->wait_kind || t->wait_summary)
+			continue;
+		const char *fn = task_waiter(t);
+		int n = fn ? asprintf(&t->wait_summary, "waits on %s in %s", t->wait_kind, fn)
+			   : asprintf(&t->wait_summary, "waits on %s", t->wait_kind);
+		if (n < 0) {
+			t->wait_summary = NULL;
+			return false;
+		}
+	}
+	return true;
+}
+
 bool an_waitgraph_analyze(struct analysis *an)
 {
 	size_t n = an->nthreads;
@@ -177,7 +211,7 @@ bool an_waitgraph_analyze(struct analysis *an)
 	}
 	free(color);
 	free(path);
-	return ok;
+	return ok && summarize_tasks(an);
 }
 
 /* "which waits for X, held by thread H (f), which is blocked in read(fd
@@ -348,22 +382,6 @@ static void say_waits(struct line *l, const struct analysis *an)
 	free(m);
 }
 
-/* The function a task waits in: its first frame outside the C library
- * and its runtime's own code, else its entry function. */
-static const char *task_waiter(const struct an_task *t)
-{
-	static const char *const runtime[] = { "runtime.", "bthread::", "bthread_", NULL };
-	for (size_t i = 0; i < t->nframes; i++) {
-		const struct an_frame *f = &t->frames[i];
-		bool own = f->function && !an_frame_in_runtime(f);
-		for (const char *const *p = runtime; own && *p; p++)
-			own = strncmp(f->function, *p, strlen(*p)) != 0;
-		if (own)
-			return f->function;
-	}
-	return t->fn;
-}
-
 /* The biggest group of tasks that wait alike (one runtime, one wait, one
  * function, one creator); false when none waits. */
 static bool biggest_task_group(const struct analysis *an, size_t *first, size_t *count)
@@ -372,9 +390,10 @@ static bool biggest_task_group(const struct analysis *an, size_t *first, size_t 
 	size_t n = 0;
 	for (size_t i = 0; m && i < an->ntasks; i++) {
 		const struct an_task *t = &an->tasks[i];
-		if (t->wait_kind)
-			m[n++] = (struct member){ .key = { t->runtime, t->wait_kind, task_waiter(t), t->created_by },
-						  .index = i };
+		const char *fn = task_waiter(t);
+		/* the runtime's own (Go's idle GC workers): no program's wait */
+		if (t->wait_kind && fn && strncmp(fn, "runtime.", 8) != 0)
+			m[n++] = (struct member){ .key = { t->runtime, t->wait_kind, fn, t->created_by }, .index = i };
 	}
 	struct run *r = NULL;
 	size_t nr = m ? runs_of(m, n, &r) : 0;

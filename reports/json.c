@@ -579,6 +579,21 @@ static int put_task_wait(struct out_buffer *b, const struct an_task *t)
 	       put_text(b, "}") ? -1 : 0;
 }
 
+/* A task's blocked_on, in the shape of a thread's: what its runtime says
+ * it waits on (a goroutine's wait reason, a bthread's butex), null when it
+ * does not wait. */
+static int put_task_blocked(struct out_buffer *b, const struct an_task *t)
+{
+	if (!t->wait_kind)
+		return put_text(b, "null");
+	json_t *since = is_goroutine(t) && t->has_wait_since ? json_integer((json_int_t)t->wait_since) : json_null();
+	return put_scalar_value(b, json_pack("{s:o, s:o, s:n, s:n, s:n, s:n, s:n, s:o, s:o}",
+					     "kind", jstr(t->wait_kind),
+					     "object", jhex_if(t->has_wait_address, t->wait_address),
+					     "object_name", "owner_tid", "syscall", "fd", "fd_target",
+					     "since", since, "summary", jstr(t->wait_summary)));
+}
+
 /* A goroutine's ",\"created_by\":{function, file, line}" (null: unknown)
  * and ",\"locked\"" (locked to its OS thread). */
 static int put_goroutine_members(struct out_buffer *b, const struct an_task *t)
@@ -604,6 +619,7 @@ static int put_task_members(struct out_buffer *b, const struct an_task *t)
 	       put_text(b, ",\"state\":") ||
 	       put_scalar_value(b, json_string_nocheck(an_task_state_name(t->state))) ||
 	       put_text(b, ",\"wait\":") || put_task_wait(b, t) ||
+	       put_text(b, ",\"blocked_on\":") || put_task_blocked(b, t) ||
 	       put_text(b, ",\"tid\":") ||
 	       put_scalar_value(b, t->has_tid ? json_integer(t->tid) : json_null()) ||
 	       put_text(b, ",\"fn\":") || put_scalar_value(b, jstr(t->fn)) ||
