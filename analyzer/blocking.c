@@ -118,9 +118,7 @@ static const struct call_kind call_kinds[] = {
 
 /* Where the holder is recorded, from glibc's DWARF or its 2.36 layout. */
 struct lock_layout {
-	uint64_t mutex_lock, mutex_owner, mutex_kind, mutex_size;
-	uint64_t rwlock_cur_writer, rwlock_size;
-	uint64_t cond_size, sem_size, barrier_size;
+	uint64_t mutex_lock, mutex_owner, mutex_kind, rwlock_cur_writer;
 	uint64_t pthread_tid;
 	bool from_dwarf;
 };
@@ -232,49 +230,36 @@ static bool frame_param(const struct an_frame *f, const char *param, uint64_t *v
 	return false;
 }
 
-static void layout_defaults(struct blocking_ctx *c)
+/* glibc's layouts, looked up once, when a thread's holder is first read:
+ * the members in the unit of glibc's own lock functions (a program's
+ * DWARF is never indexed for them), else glibc 2.36's. */
+static const struct lock_layout *layout(struct blocking_ctx *c)
 {
 	const struct core_glibc_locks *g = &c->core->arch->glibc_locks;
 	struct lock_layout *l = &c->layout;
+	if (c->layout_known)
+		return l;
+	c->layout_known = true;
 	*l = (struct lock_layout){
 		.mutex_lock = 0, .mutex_owner = g->mutex_owner, .mutex_kind = g->mutex_kind,
-		.mutex_size = g->mutex_size, .rwlock_cur_writer = g->rwlock_cur_writer,
-		.rwlock_size = g->rwlock_size, .cond_size = 48, .sem_size = 32, .barrier_size = 32,
-		.pthread_tid = c->core->arch->pthread_tid,
+		.rwlock_cur_writer = g->rwlock_cur_writer, .pthread_tid = c->core->arch->pthread_tid,
 	};
-}
-
-/* glibc's layouts, looked up once, when a thread first needs them. */
-static const struct lock_layout *layout(struct blocking_ctx *c)
-{
-	if (c->layout_known)
-		return &c->layout;
-	c->layout_known = true;
-	layout_defaults(c);
 	if (!c->s)
-		return &c->layout;
-	struct lock_layout *l = &c->layout;
+		return l;
 	struct an_pthread_layout pl;
 	an_pthread_layout(c->s, &pl);
 	l->pthread_tid = pl.tid;
-	uint64_t lock, owner, kind, cw, ms, rs, cs, ss, bs, size;
-	l->from_dwarf = dbg_member_find(c->s, "pthread_mutex_t", "__data.__lock", &lock, &size) &&
-			dbg_member_find(c->s, "pthread_mutex_t", "__data.__owner", &owner, &size) &&
-			dbg_member_find(c->s, "pthread_mutex_t", "__data.__kind", &kind, &size) &&
-			dbg_member_find(c->s, "pthread_rwlock_t", "__data.__cur_writer", &cw, &size) &&
-			dbg_type_size(c->s, "pthread_mutex_t", &ms) && dbg_type_size(c->s, "pthread_rwlock_t", &rs) &&
-			dbg_type_size(c->s, "pthread_cond_t", &cs) && dbg_type_size(c->s, "sem_t", &ss) &&
-			dbg_type_size(c->s, "pthread_barrier_t", &bs);
+	uint64_t lock, owner, kind, cw;
+	l->from_dwarf =
+		dbg_member_offset_near(c->s, "pthread_mutex_lock", "pthread_mutex_t", "__data.__lock", &lock) &&
+		dbg_member_offset_near(c->s, "pthread_mutex_lock", "pthread_mutex_t", "__data.__owner", &owner) &&
+		dbg_member_offset_near(c->s, "pthread_mutex_lock", "pthread_mutex_t", "__data.__kind", &kind) &&
+		dbg_member_offset_near(c->s, "pthread_rwlock_wrlock", "pthread_rwlock_t", "__data.__cur_writer", &cw);
 	if (l->from_dwarf) {
 		l->mutex_lock = lock;
 		l->mutex_owner = owner;
 		l->mutex_kind = kind;
 		l->rwlock_cur_writer = cw;
-		l->mutex_size = ms;
-		l->rwlock_size = rs;
-		l->cond_size = cs;
-		l->sem_size = ss;
-		l->barrier_size = bs;
 	}
 	return l;
 }
@@ -288,15 +273,17 @@ static void state_layout(struct blocking_ctx *c)
 	core_warn(c->core, "glibc's lock layouts are not in its debug information: glibc 2.36's are used");
 }
 
+/* The size of the object of KIND: the ABI's (bits/pthreadtypes-arch.h,
+ * semaphore.h), which no glibc changes. */
 static uint64_t object_size(struct blocking_ctx *c, enum an_wait_kind kind)
 {
-	const struct lock_layout *l = layout(c);
+	const struct core_glibc_locks *g = &c->core->arch->glibc_locks;
 	switch (kind) {
-	case AN_WAIT_MUTEX: return l->mutex_size;
-	case AN_WAIT_RWLOCK: return l->rwlock_size;
-	case AN_WAIT_CONDITION: return l->cond_size;
-	case AN_WAIT_SEMAPHORE: return l->sem_size;
-	case AN_WAIT_BARRIER: return l->barrier_size;
+	case AN_WAIT_MUTEX: return g->mutex_size;
+	case AN_WAIT_RWLOCK: return g->rwlock_size;
+	case AN_WAIT_CONDITION: return g->cond_size;
+	case AN_WAIT_SEMAPHORE: return g->sem_size;
+	case AN_WAIT_BARRIER: return g->barrier_size;
 	case AN_WAIT_FUTEX: return 4;
 	default: return 0;
 	}
@@ -558,8 +545,10 @@ static bool fd_target(const struct analysis *an, struct an_blocked *b)
 }
 
 /* A copy of the name of the object of SIZE bytes at OBJECT into *OUT (NULL:
- * it has none); false when memory ran out. */
-static bool object_name(struct blocking_ctx *c, uint64_t object, uint64_t size, char **out)
+ * it has none); a raw futex word (MEMBERS false) only when it is a variable
+ * of its own: runtimes keep theirs inside big structures, whose DWARF
+ * would be read for each.  False when memory ran out. */
+static bool object_name(struct blocking_ctx *c, uint64_t object, uint64_t size, bool members, char **out)
 {
 	*out = NULL;
 	if (!c->s || !size)
@@ -573,7 +562,7 @@ static bool object_name(struct blocking_ctx *c, uint64_t object, uint64_t size, 
 		return false;
 	m->object = object;
 	m->size = size;
-	if (dbg_data_name(c->s, object, size, name, sizeof(name)) && !(m->name = strdup(name)))
+	if (dbg_data_name(c->s, object, size, members, name, sizeof(name)) && !(m->name = strdup(name)))
 		return false;
 	return !m->name || (*out = strdup(m->name));
 }
@@ -609,7 +598,7 @@ static bool thread_blocked(struct blocking_ctx *c, const struct an_thread *t, st
 		goto nomem;
 	if (b->has_object) {
 		read_owner(c, b);
-		if (!object_name(c, b->object, object_size(c, b->kind), &b->object_name))
+		if (!object_name(c, b->object, object_size(c, b->kind), b->kind != AN_WAIT_FUTEX, &b->object_name))
 			goto nomem;
 	}
 	if (!an_blocked_summarize(b))

@@ -66,7 +66,7 @@ bool an_gil_analyze(struct core *core, struct dbg_session *s, struct analysis *a
 		return true;
 	bool held = gil_holder(core, &g, &holder);
 	char name[256];
-	bool named = dbg_data_name(s, g.at, g.size, name, sizeof(name));
+	bool named = dbg_data_name(s, g.at, g.size, true, name, sizeof(name));
 	for (size_t i = 0; i < an->nthreads; i++) {
 		struct an_blocked *b = an->threads[i].blocked;
 		if (!b || b->kind != AN_WAIT_CONDITION || !b->has_object || b->object < g.at ||

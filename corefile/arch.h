@@ -73,11 +73,13 @@ struct core_syscall_name {
 
 /* The glibc 2.36 layouts (x86_64 and aarch64 alike) of the objects a
  * thread waits on, for a libc whose DWARF does not say: pthread_mutex_t's
- * __data.__owner and __kind, pthread_rwlock_t's __data.__cur_writer and
- * their sizes. */
+ * __data.__owner and __kind, pthread_rwlock_t's __data.__cur_writer; and
+ * the ABI's sizes of the mutex, rwlock, condition, semaphore and barrier
+ * (bits/pthreadtypes-arch.h, semaphore.h). */
 struct core_glibc_locks {
 	unsigned short mutex_owner, mutex_kind, mutex_size;
 	unsigned short rwlock_cur_writer, rwlock_size;
+	unsigned short cond_size, sem_size, barrier_size;
 };
 
 struct core_arch {

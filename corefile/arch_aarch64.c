@@ -163,5 +163,6 @@ const struct core_arch core_arch_aarch64 = {
 	.syscalls = syscalls,
 	.nsyscalls = sizeof(syscalls) / sizeof(syscalls[0]),
 	.glibc_locks = { .mutex_owner = 8, .mutex_kind = 16, .mutex_size = 48,
-			 .rwlock_cur_writer = 24, .rwlock_size = 56 },
+			 .rwlock_cur_writer = 24, .rwlock_size = 56, .cond_size = 48, .sem_size = 32,
+			 .barrier_size = 32 },
 };

@@ -134,7 +134,8 @@ bool dbg_data_symbol(struct dbg_session *s, uint64_t addr, uint64_t *start, uint
 	return found;
 }
 
-bool dbg_data_name(struct dbg_session *s, uint64_t addr, uint64_t size, char *buf, size_t len)
+bool dbg_data_name(struct dbg_session *s, uint64_t addr, uint64_t size, bool members, char *buf,
+		   size_t len)
 {
 	bool found = false;
 	if (len == 0)
@@ -153,7 +154,7 @@ bool dbg_data_name(struct dbg_session *s, uint64_t addr, uint64_t size, char *bu
 		size_t used = d ? (size_t)snprintf(buf, len, "%s", d) : len;
 		found = used < len &&
 			((off == 0 && sym.st_size == size) ||
-			 dwarf_member(f, addr - m->bias + fbias - off, off, size, buf, len, &used));
+			 (members && dwarf_member(f, addr - m->bias + fbias - off, off, size, buf, len, &used)));
 		free(d);
 	}
 	dbg_unlock(s);

@@ -242,10 +242,12 @@ const char *dbg_symbol_name_at(struct dbg_session *s, uint64_t addr, uint64_t *o
 
 /* The name of the global variable holding the object of SIZE bytes at
  * ADDR: the variable's own ("accounts_lock") when it is that object, else
- * the member path to it from the variable's DWARF type ("g_pool.lock"),
- * into BUF (LEN bytes).  False (BUF empty) when no data symbol holds ADDR
- * or nothing says which member lies there. */
-bool dbg_data_name(struct dbg_session *s, uint64_t addr, uint64_t size, char *buf, size_t len);
+ * (with MEMBERS: this reads the DWARF of the variable's module, unit by
+ * unit until it is found) the member path to it from the variable's type
+ * ("g_pool.lock"), into BUF (LEN bytes).  False (BUF empty) when no data
+ * symbol holds ADDR or nothing says which member lies there. */
+bool dbg_data_name(struct dbg_session *s, uint64_t addr, uint64_t size, bool members, char *buf,
+		   size_t len);
 
 /* The data symbol (a global variable) whose bytes hold ADDR: its start
  * and size.  False when none does. */
