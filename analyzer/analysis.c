@@ -70,7 +70,33 @@ static const char *const cause_kind_names[] = {
 	[AN_CAUSE_HEAP_CORRUPTION] = "heap_corruption", [AN_CAUSE_BAD_ACCESS] = "bad_access",
 	[AN_CAUSE_ILLEGAL_INSTRUCTION] = "illegal_instruction",
 	[AN_CAUSE_ARITHMETIC] = "arithmetic", [AN_CAUSE_HANG] = "hang",
+	[AN_CAUSE_DEADLOCK] = "deadlock",
 };
+
+static const char *const wait_kind_names[] = {
+	[AN_WAIT_MUTEX] = "mutex", [AN_WAIT_RWLOCK] = "rwlock", [AN_WAIT_JOIN] = "join",
+	[AN_WAIT_CONDITION] = "condition", [AN_WAIT_SEMAPHORE] = "semaphore",
+	[AN_WAIT_BARRIER] = "barrier", [AN_WAIT_FUTEX] = "futex", [AN_WAIT_IO] = "io",
+	[AN_WAIT_SLEEP] = "sleep", [AN_WAIT_WAIT] = "wait", [AN_WAIT_SYSCALL] = "syscall",
+	[AN_WAIT_GIL] = "gil",
+};
+
+const char *an_wait_kind_name(enum an_wait_kind kind)
+{
+	size_t n = sizeof(wait_kind_names) / sizeof(wait_kind_names[0]);
+	return (unsigned)kind < n ? wait_kind_names[kind] : "syscall";
+}
+
+void an_blocked_destroy(struct an_blocked *b)
+{
+	if (!b)
+		return;
+	free(b->object_name);
+	free(b->fd_target);
+	free(b->waiter);
+	free(b->summary);
+	free(b);
+}
 
 const char *an_cause_kind_name(enum an_cause_kind kind)
 {
@@ -340,8 +366,19 @@ void an_analysis_destroy(struct analysis *an)
 		frames_free(an->threads[i].frames, an->threads[i].nframes);
 		free(an->threads[i].unwind_error);
 		an_recursion_destroy(an->threads[i].recursion);
+		an_blocked_destroy(an->threads[i].blocked);
+		free(an->threads[i].name);
 	}
 	free(an->threads);
+	for (size_t i = 0; i < an->ndeadlocks; i++) {
+		free(an->deadlocks[i].threads);
+		free(an->deadlocks[i].objects);
+		free(an->deadlocks[i].summary);
+	}
+	free(an->deadlocks);
+	for (size_t i = 0; i < an->nfds; i++)
+		free(an->fds[i].target);
+	free(an->fds);
 	for (size_t i = 0; i < an->nsuspended; i++)
 		frames_free(an->suspended[i].frames, an->suspended[i].nframes);
 	free(an->suspended);
@@ -349,6 +386,7 @@ void an_analysis_destroy(struct analysis *an)
 		frames_free(an->tasks[i].frames, an->tasks[i].nframes);
 		free(an->tasks[i].fn);
 		free(an->tasks[i].unwind_error);
+		free(an->tasks[i].wait_summary);
 	}
 	free(an->tasks);
 	free(an->runtime_stacks);

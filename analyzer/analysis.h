@@ -143,6 +143,59 @@ struct an_recursion {
 				       values; shown nowhere */
 };
 
+/* What a blocked thread waits for (DESIGN.md "Hangs", `blocked_on`). */
+enum an_wait_kind {
+	AN_WAIT_MUTEX, AN_WAIT_RWLOCK, AN_WAIT_JOIN, AN_WAIT_CONDITION, AN_WAIT_SEMAPHORE,
+	AN_WAIT_BARRIER, AN_WAIT_FUTEX, AN_WAIT_IO, AN_WAIT_SLEEP, AN_WAIT_WAIT, AN_WAIT_SYSCALL,
+	AN_WAIT_GIL
+};
+
+/* "mutex", "rwlock", "join", "condition", "semaphore", "barrier", "futex",
+ * "io", "sleep", "wait", "syscall", "gil" (CPython's). */
+const char *an_wait_kind_name(enum an_wait_kind kind);
+
+/* A thread in a system call and what it waits for there (analyzer/blocking.c). */
+struct an_blocked {
+	enum an_wait_kind kind;
+	uint64_t object;            /* the address waited on (a mutex, the joined
+				       thread's struct pthread, the futex word) */
+	bool has_object;
+	char *object_name;          /* "accounts_lock", "g_pool.lock", or NULL */
+	int32_t owner_tid;          /* the holder the object records */
+	bool has_owner;
+	bool owner_gone;            /* owner_tid is no thread of the process */
+	const char *syscall;        /* static: "futex", "read", or NULL (unnamed) */
+	long syscall_nr;
+	int64_t fd;                 /* io: the call's file descriptor */
+	bool has_fd;
+	char *fd_target;            /* what the fd is ("pipe:[2231]"), or NULL */
+	const char *via;            /* static: the C library's function it waits in
+				       ("pthread_cond_wait"), else the call's name */
+	char *waiter;               /* the thread's first function outside the C
+				       library, or NULL */
+	char *summary;              /* "waits for mutex ledger_lock, held by
+				       thread 4212" */
+};
+
+/* Free what B owns and B; NULL is a no-op. */
+void an_blocked_destroy(struct an_blocked *b);
+
+/* A cycle of the wait-for graph: THREADS[i] waits for OBJECTS[i], held by
+ * THREADS[i + 1] (the last by the first). */
+struct an_deadlock {
+	int32_t *threads;
+	uint64_t *objects;
+	size_t n;
+	char *summary;
+};
+
+/* An open file of a live process: /proc/PID/fd/N, a socket's addresses. */
+struct an_fd {
+	int32_t fd;
+	char *target;               /* "/var/log/x", "pipe:[2231]",
+				       "socket:[77] 127.0.0.1:5432 -> 127.0.0.1:40112" */
+};
+
 struct an_thread {
 	int32_t tid;
 	bool crashing;
@@ -162,6 +215,12 @@ struct an_thread {
 	struct an_recursion *recursion;  /* NULL: frames hold the whole stack;
 					    else frames[i >= first] are after
 					    the run (an_thread_frame_index) */
+	struct an_blocked *blocked;     /* what it waits for; NULL: running */
+	/* A live process's (or its snapshot's) account of the thread */
+	char *name;                 /* /proc/PID/task/TID/comm, or NULL */
+	char state;                 /* R, S, D, ... from its stat; 0: unknown */
+	uint64_t cpu_ticks;         /* utime + stime, in clock ticks */
+	bool has_cpu;
 };
 
 /* The true index of T's frames[I]: I, or past a recursion's run, I plus
@@ -247,6 +306,8 @@ struct an_task {
 	size_t nframes;
 	char *unwind_error;         /* why its stack is missing or cut, or NULL */
 	bool has_locals;            /* its frames' locals were asked for (--locals) */
+	char *wait_summary;         /* "waits on chan receive in main.parked"
+				       (analyzer/waitgraph.c), NULL: not waiting */
 };
 
 struct an_event {
@@ -284,12 +345,13 @@ struct an_timeline_entry {
 
 /* What killed the program (DESIGN.md "JSON", `cause`), decided by
  * analyzer/cause.c from evidence in the core; without evidence, the plain
- * signal's kind.  AN_CAUSE_HANG is a live snapshot's. */
+ * signal's kind.  AN_CAUSE_HANG and AN_CAUSE_DEADLOCK are a hung process's
+ * (live, a snapshot, a core another process asked for). */
 enum an_cause_kind {
 	AN_CAUSE_SIGNAL, AN_CAUSE_STACK_OVERFLOW, AN_CAUSE_NULL_DEREFERENCE, AN_CAUSE_BAD_JUMP,
 	AN_CAUSE_UNCAUGHT_EXCEPTION, AN_CAUSE_ASSERTION, AN_CAUSE_ABORT, AN_CAUSE_STACK_SMASHING,
 	AN_CAUSE_HEAP_CORRUPTION, AN_CAUSE_BAD_ACCESS, AN_CAUSE_ILLEGAL_INSTRUCTION,
-	AN_CAUSE_ARITHMETIC, AN_CAUSE_HANG
+	AN_CAUSE_ARITHMETIC, AN_CAUSE_HANG, AN_CAUSE_DEADLOCK
 };
 
 /* "stack_overflow", "null_dereference", ... as the JSON and the store say. */
@@ -419,6 +481,11 @@ struct analysis {
 	size_t nmodules;
 	struct an_thread *threads;  /* core order, crashing first */
 	size_t nthreads;
+	struct an_deadlock *deadlocks;   /* the wait-for graph's cycles */
+	size_t ndeadlocks;
+	struct an_fd *fds;          /* a live process's open files (or its
+				       snapshot's account of them) */
+	size_t nfds;
 	struct an_suspended *suspended;
 	size_t nsuspended;
 	struct an_task *tasks;      /* running first, then by id */

@@ -8,6 +8,7 @@
  * plain signal's (SIGSEGV: bad_access, SIGABRT: abort, ...). */
 #include "cause.h"
 #include "insn.h"
+#include "waitgraph.h"
 
 #include <elf.h>
 #include <inttypes.h>
@@ -890,19 +891,54 @@ static int decide(struct cause_ctx *c)
 	return r != 0 ? r : decide_signal(c);
 }
 
+/* The hang's cause (analyzer/waitgraph.c: a deadlock, the biggest group of
+ * waiters and where their chain ends), then how the process was read:
+ * WHY, "process 903 read while running, stopped for 0.2 ms at ...", or how
+ * its core was dumped. */
+static bool set_hang_cause(struct an_cause *c, const struct analysis *an, const char *why)
+{
+	enum an_cause_kind kind;
+	char *summary = an_hang_summary(an, &kind);
+	if (!summary)
+		return false;
+	bool ok = set_summary(c, kind, "%s (%s)", summary, why);
+	free(summary);
+	return ok;
+}
+
 /* A hang: a running process read live, or a snapshot of one.  PAUSED_US
  * is how long its threads were stopped; TAKEN_AT when (NULL/empty:
  * unknown). */
 static bool set_hang(struct an_cause *c, const struct analysis *an, uint64_t paused_us,
 		     const char *taken_at)
 {
-	char pid[32] = "";
+	char pid[32] = "", why[160];
 	if (an->has_pid)
 		snprintf(pid, sizeof(pid), " %d", (int)an->pid);
 	bool when = taken_at && taken_at[0];
-	return set_summary(c, AN_CAUSE_HANG, "process%s read while running, stopped for %" PRIu64
-			   ".%03" PRIu64 " ms%s%s", pid, paused_us / 1000, paused_us % 1000,
-			   when ? " at " : "", when ? taken_at : "");
+	snprintf(why, sizeof(why), "process%s read while running, stopped for %" PRIu64 ".%03" PRIu64 " ms%s%.40s",
+		 pid, paused_us / 1000, paused_us % 1000, when ? " at " : "", when ? taken_at : "");
+	return set_hang_cause(c, an, why);
+}
+
+/* A core another process asked for: dumped with no fatal signal (gcore),
+ * or on a signal another process sent (kill -ABRT, a watchdog's SIGABRT,
+ * timeout -s ABRT: SI_USER or SI_QUEUE from a foreign pid).  Its cause is
+ * the hang's; 0 when the core is a crash's. */
+static int decide_hang_core(struct cause_ctx *c)
+{
+	const struct analysis *an = c->an;
+	const struct core_siginfo *si = &c->core->siginfo;
+	char why[128];
+	if (!an->has_signal)
+		return set_hang_cause(c->cause, an, "dumped while running, with no fatal signal") ? 1 : -1;
+	bool sent = si->present && si->signo == an->signo && (si->code == SI_USER || si->code == SI_QUEUE) &&
+		    si->sender_pid > 0 && !(an->has_pid && si->sender_pid == an->pid);
+	if (!sent)
+		return 0;
+	snprintf(why, sizeof(why), "dumped on %s sent by pid %d", an->signal_name ? an->signal_name : "a signal",
+		 (int)si->sender_pid);
+	return set_hang_cause(c->cause, an, why) ? 1 : -1;
 }
 
 static void cause_reset(struct an_cause *c)
@@ -1078,7 +1114,7 @@ bool an_cause_decide(struct core *core, struct dbg_session *s, struct analysis *
 		r = decide_caught(&c);
 	else if (core->snapshot.present)
 		r = set_hang(&an->cause, an, core->snapshot.paused_us, core->snapshot.taken_at) ? 1 : -1;
-	else {
+	else if ((r = decide_hang_core(&c)) == 0) {
 		view_core_signal(&c);
 		r = decide(&c);
 	}

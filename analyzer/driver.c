@@ -9,11 +9,14 @@
 
 #include "abortmsg.h"
 #include "cause.h"
+#include "blocking.h"
 #include "bthread.h"
 #include "goroutine.h"
 #include "args.h"
 #include "../corefile/journal.h"
+#include "../corefile/liveinfo.h"
 #include "folly.h"
+#include "gil.h"
 #include "frames.h"
 #include "pthreads.h"
 #include "recorder.h"
@@ -21,6 +24,7 @@
 #include "handler.h"
 #include "runtime.h"
 #include "signature.h"
+#include "waitgraph.h"
 
 static bool copy_annotations(struct analysis *an, const struct core *core)
 {
@@ -123,6 +127,39 @@ static void fill_signal(struct analysis *an, const struct core *core)
 	an->crashing_tid = core->threads[0].tid;
 }
 
+/* A live process's (or its snapshot's) account of each thread. */
+static bool fill_thread_infos(struct analysis *an, const struct core *core)
+{
+	for (size_t i = 0; i < core->nthread_infos; i++) {
+		const struct core_thread_info *ti = &core->thread_infos[i];
+		struct an_thread *t = an_thread_by_tid(an, ti->tid);
+		if (!t || t->name)
+			continue;
+		t->state = ti->state;
+		t->cpu_ticks = ti->cpu_ticks;
+		t->has_cpu = true;
+		if (ti->comm[0] && !(t->name = strdup(ti->comm)))
+			return false;
+	}
+	return true;
+}
+
+static bool fill_fds(struct analysis *an, const struct core *core)
+{
+	if (!core->nfds)
+		return true;
+	an->fds = calloc(core->nfds, sizeof(*an->fds));
+	if (!an->fds)
+		return false;
+	for (size_t i = 0; i < core->nfds; i++) {
+		an->fds[i].fd = core->fds[i].fd;
+		if (!(an->fds[i].target = an_strdup(core->fds[i].target)))
+			return false;
+		an->nfds++;
+	}
+	return true;
+}
+
 static bool fill_threads(struct analysis *an, const struct core *core)
 {
 	an->threads = calloc(core->nthreads, sizeof(*an->threads));
@@ -141,7 +178,7 @@ static bool fill_threads(struct analysis *an, const struct core *core)
 		t->fp = core_thread_fp(core, ct);
 		t->has_tp = core_thread_tp(core, ct, &t->tp);
 	}
-	return true;
+	return fill_thread_infos(an, core) && fill_fds(an, core);
 }
 
 static bool fill_modules(struct analysis *an, struct dbg_session *s)
@@ -340,7 +377,8 @@ struct core_error *an_analyze(struct core *core, const struct core_identity *id,
 		if (!opts->no_recorders)
 			an_recorders_recover(s, an);
 	}
-	if (!an_handler_find(core, s, an) || !an_cause_decide(core, s, an)) {
+	if (!an_blocking_analyze(core, s, an) || !an_gil_analyze(core, s, an) || !an_waitgraph_analyze(an) ||
+	    !an_handler_find(core, s, an) || !an_cause_decide(core, s, an)) {
 		err = &core_error_nomem;
 		goto out;
 	}

@@ -508,8 +508,54 @@ void an_signature_set_signal(struct an_signature_input *in, const struct an_cras
 	}
 }
 
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A deadlock's signature (DESIGN.md "Hangs"): the waiting functions of its
+ * cycle (each thread's first frame outside the C library and the runtime),
+ * normalised and sorted, so that one deadlock is one bucket whichever
+ * thread took a signal, in whichever order they were made. */
+static bool deadlock_signature(struct analysis *an, const struct an_deadlock *d)
+{
+	char **names = calloc(d->n ? d->n : 1, sizeof(*names));
+	struct sigbuf b = {.cap = 128};
+	char hex[17];
+	bool ok = names && (b.s = malloc(b.cap)) && append_text(&b, "deadlock: ");
+	for (size_t i = 0; ok && i < d->n; i++) {
+		const struct an_thread *t = an_thread_by_tid(an, d->threads[i]);
+		const char *w = t && t->blocked ? t->blocked->waiter : NULL;
+		ok = (names[i] = w ? an_signature_normalize(w) : strdup("??")) != NULL;
+	}
+	if (ok)
+		qsort(names, d->n, sizeof(*names), name_cmp);
+	for (size_t i = 0; ok && i < d->n; i++)
+		ok = (!i || append_text(&b, ", ")) && append_text(&b, names[i]);
+	for (size_t i = 0; names && i < d->n; i++)
+		free(names[i]);
+	free(names);
+	if (ok) {
+		snprintf(hex, sizeof(hex), "%016" PRIx64, an_signature_fnv1a(b.s));
+		ok = (an->signature_hash = strdup(hex)) != NULL;
+	}
+	if (!ok) {
+		free(b.s);
+		return false;
+	}
+	an->signature = b.s;
+	return true;
+}
+
 void an_signature_compute(struct analysis *an, const struct an_signature_lists *lists)
 {
+	if (an->cause.kind == AN_CAUSE_DEADLOCK && an->ndeadlocks) {
+		free(an->signature);
+		free(an->signature_hash);
+		an->signature = an->signature_hash = NULL;
+		if (deadlock_signature(an, &an->deadlocks[0]))
+			return;
+	}
 	size_t nframes, collapsed_at;
 	size_t t = an_crashing_thread(an);
 	const struct an_frame *frames = crash_frames(an, t < an->nthreads ? &an->threads[t] : NULL,

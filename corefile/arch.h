@@ -72,6 +72,23 @@ struct core_sigframe_reg {
 	unsigned short reg, offset;
 };
 
+/* A system call's number and name, as one architecture numbers it. */
+struct core_syscall_name {
+	unsigned short nr;
+	const char *name;
+};
+
+/* The glibc 2.36 layouts (x86_64 and aarch64 alike) of the objects a
+ * thread waits on, for a libc whose DWARF does not say: pthread_mutex_t's
+ * __data.__owner and __kind, pthread_rwlock_t's __data.__cur_writer; and
+ * the ABI's sizes of the mutex, rwlock, condition, semaphore and barrier
+ * (bits/pthreadtypes-arch.h, semaphore.h). */
+struct core_glibc_locks {
+	unsigned short mutex_owner, mutex_kind, mutex_size;
+	unsigned short rwlock_cur_writer, rwlock_size;
+	unsigned short cond_size, sem_size, barrier_size;
+};
+
 struct core_arch {
 	const char *name;           /* "x86_64", "aarch64": JSON core.arch */
 	uint16_t machine;           /* EM_X86_64, EM_AARCH64 */
@@ -181,6 +198,24 @@ struct core_arch {
 	const struct core_context_reg *minidump_regs;
 	unsigned nminidump_regs;
 	unsigned minidump_context_min;
+	/* The system call a thread is in: the kernel saved the call's number
+	 * in thread register syscall_nr (x86_64's orig_rax, which every other
+	 * entry to the kernel sets to -1: syscall_nr_none; aarch64's x8, which
+	 * the kernel leaves alone, so there the instruction that enters the
+	 * kernel, syscall_insn, must end just before the pc) and its
+	 * arguments in syscall_args.  Where syscall_ret_arg0 the return value
+	 * (-ERESTARTSYS ... of an interrupted call) overwrites the first
+	 * argument's register (aarch64's x0: orig_x0 is in no note). */
+	const uint8_t *syscall_insn;
+	unsigned nsyscall_insn;
+	unsigned syscall_nr;
+	unsigned char syscall_args[6];
+	bool syscall_nr_none;       /* an all-ones number means "in no call", any
+				   other a call */
+	bool syscall_ret_arg0;
+	const struct core_syscall_name *syscalls;   /* sorted by number */
+	unsigned nsyscalls;
+	struct core_glibc_locks glibc_locks;
 };
 
 extern const struct core_arch core_arch_x86_64;
@@ -213,6 +248,29 @@ bool core_is_sigreturn(struct core *core, uint64_t pc);
  * into *OUT.  False when the core cannot give all of it; nothing in it is
  * validated beyond being readable. */
 bool core_sigframe_read(struct core *core, uint64_t sp, struct core_sigframe *out);
+
+/* The system call a thread is in, by its saved registers. */
+struct core_syscall {
+	long nr;
+	const char *name;           /* static; NULL: a number the table lacks */
+	uint64_t args[6];
+	uint8_t known;              /* bit I: args[I] is the argument as given */
+};
+
+/* Reads LEN bytes of code at ADDR into BUF; false when it cannot. */
+typedef bool core_code_read_fn(void *ctx, uint64_t addr, void *buf, size_t len);
+
+/* Whether the thread whose registers are REGS (ARCH's order, NREGS of them
+ * saved) is in a system call, or was interrupted in one (its pc just past
+ * the instruction that enters the kernel); fills *OUT when it is.  Code is
+ * read through READ(CTX, ...) where the architecture needs it (a core
+ * without NT_FILE, such as qemu-user's, saves no library text: the caller
+ * knows the files), through the core when READ is NULL. */
+bool core_syscall_of(struct core *core, const uint64_t *regs, unsigned nregs, core_code_read_fn *read,
+		     void *ctx, struct core_syscall *out);
+
+/* ARCH's name of system call NR, or NULL. */
+const char *core_syscall_name(const struct core_arch *arch, long nr);
 
 /* Name of thread register N, of DWARF register N ("?" past the table). */
 const char *core_arch_reg_name(const struct core_arch *arch, unsigned n);

@@ -96,6 +96,24 @@ static const struct core_context_reg minidump_regs[] = {
 	X(25), X(26), X(27), X(28), X(29), X(30), X(31), X(32), { CORE_A64_PSTATE, 4, 4 },
 };
 #undef X
+/* The system calls a blocked thread is found in, by number (the kernel's
+ * include/uapi/asm-generic/unistd.h). */
+static const struct core_syscall_name syscalls[] = {
+	{ 4, "io_getevents" }, { 22, "epoll_pwait" }, { 25, "fcntl" }, { 29, "ioctl" }, { 32, "flock" },
+	{ 56, "openat" }, { 57, "close" }, { 63, "read" }, { 64, "write" }, { 65, "readv" },
+	{ 66, "writev" }, { 67, "pread64" }, { 68, "pwrite64" }, { 69, "preadv" }, { 70, "pwritev" },
+	{ 72, "pselect6" }, { 73, "ppoll" }, { 76, "splice" }, { 82, "fsync" }, { 83, "fdatasync" },
+	{ 94, "exit_group" }, { 95, "waitid" }, { 98, "futex" }, { 101, "nanosleep" },
+	{ 115, "clock_nanosleep" }, { 124, "sched_yield" }, { 128, "restart_syscall" },
+	{ 133, "rt_sigsuspend" }, { 137, "rt_sigtimedwait" }, { 188, "msgrcv" }, { 189, "msgsnd" },
+	{ 192, "semtimedop" }, { 193, "semop" }, { 202, "accept" }, { 203, "connect" }, { 206, "sendto" },
+	{ 207, "recvfrom" }, { 211, "sendmsg" }, { 212, "recvmsg" }, { 242, "accept4" },
+	{ 243, "recvmmsg" }, { 260, "wait4" }, { 269, "sendmmsg" }, { 278, "getrandom" },
+	{ 426, "io_uring_enter" }, { 441, "epoll_pwait2" }, { 449, "futex_waitv" },
+};
+
+/* svc #0 */
+static const uint8_t syscall_insn[] = { 0x01, 0x00, 0x00, 0xd4 };
 
 const struct core_arch core_arch_aarch64 = {
 	.name = "aarch64",
@@ -151,4 +169,15 @@ const struct core_arch core_arch_aarch64 = {
 	.minidump_regs = minidump_regs,
 	.nminidump_regs = sizeof(minidump_regs) / sizeof(minidump_regs[0]),
 	.minidump_context_min = 272,
+	.syscall_insn = syscall_insn,
+	.nsyscall_insn = sizeof(syscall_insn),
+	.syscall_nr = 8,
+	.syscall_args = { 0, 1, 2, 3, 4, 5 },
+	.syscall_nr_none = false,
+	.syscall_ret_arg0 = true,
+	.syscalls = syscalls,
+	.nsyscalls = sizeof(syscalls) / sizeof(syscalls[0]),
+	.glibc_locks = { .mutex_owner = 8, .mutex_kind = 16, .mutex_size = 48,
+			 .rwlock_cur_writer = 24, .rwlock_size = 56, .cond_size = 48, .sem_size = 32,
+			 .barrier_size = 32 },
 };

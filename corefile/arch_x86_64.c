@@ -136,6 +136,25 @@ static const struct core_context_reg minidump_regs[] = {
 	C(R14, 232, 8), C(R15, 240, 8), C(RIP, 248, 8),
 };
 #undef C
+/* The system calls a blocked thread is found in, by number (the kernel's
+ * arch/x86/entry/syscalls/syscall_64.tbl). */
+static const struct core_syscall_name syscalls[] = {
+	{ 0, "read" }, { 1, "write" }, { 2, "open" }, { 3, "close" }, { 7, "poll" }, { 16, "ioctl" },
+	{ 17, "pread64" }, { 18, "pwrite64" }, { 19, "readv" }, { 20, "writev" }, { 23, "select" },
+	{ 24, "sched_yield" }, { 34, "pause" }, { 35, "nanosleep" }, { 42, "connect" }, { 43, "accept" },
+	{ 44, "sendto" }, { 45, "recvfrom" }, { 46, "sendmsg" }, { 47, "recvmsg" }, { 61, "wait4" },
+	{ 65, "semop" }, { 69, "msgsnd" }, { 70, "msgrcv" }, { 72, "fcntl" }, { 73, "flock" },
+	{ 74, "fsync" }, { 75, "fdatasync" }, { 128, "rt_sigtimedwait" }, { 130, "rt_sigsuspend" },
+	{ 202, "futex" }, { 208, "io_getevents" }, { 219, "restart_syscall" }, { 220, "semtimedop" },
+	{ 230, "clock_nanosleep" }, { 231, "exit_group" }, { 232, "epoll_wait" }, { 247, "waitid" },
+	{ 257, "openat" }, { 270, "pselect6" }, { 271, "ppoll" }, { 275, "splice" },
+	{ 281, "epoll_pwait" }, { 288, "accept4" }, { 295, "preadv" }, { 296, "pwritev" },
+	{ 299, "recvmmsg" }, { 307, "sendmmsg" }, { 318, "getrandom" }, { 426, "io_uring_enter" },
+	{ 441, "epoll_pwait2" }, { 449, "futex_waitv" },
+};
+
+/* syscall */
+static const uint8_t syscall_insn[] = { 0x0f, 0x05 };
 
 const struct core_arch core_arch_x86_64 = {
 	.name = "x86_64",
@@ -190,4 +209,15 @@ const struct core_arch core_arch_x86_64 = {
 	.minidump_regs = minidump_regs,
 	.nminidump_regs = sizeof(minidump_regs) / sizeof(minidump_regs[0]),
 	.minidump_context_min = 256,
+	.syscall_insn = syscall_insn,
+	.nsyscall_insn = sizeof(syscall_insn),
+	.syscall_nr = CORE_REG_ORIG_RAX,
+	.syscall_args = { CORE_REG_RDI, CORE_REG_RSI, CORE_REG_RDX, CORE_REG_R10, CORE_REG_R8, CORE_REG_R9 },
+	.syscall_nr_none = true,
+	.syscall_ret_arg0 = false,
+	.syscalls = syscalls,
+	.nsyscalls = sizeof(syscalls) / sizeof(syscalls[0]),
+	.glibc_locks = { .mutex_owner = 8, .mutex_kind = 16, .mutex_size = 40,
+			 .rwlock_cur_writer = 24, .rwlock_size = 56, .cond_size = 48, .sem_size = 32,
+			 .barrier_size = 32 },
 };

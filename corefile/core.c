@@ -1,5 +1,6 @@
 #include "core.h"
 #include "minidump.h"
+#include "liveinfo.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -382,6 +383,8 @@ void core_close(struct core *core)
 	free(core->pieces);
 	core_writer_destroy(core->recorder);
 	free(core->threads);
+	free(core->thread_infos);
+	core_fds_free(core->fds, core->nfds);
 	free(core->auxv.execfn_string);
 	free(core->sysroot);
 	free(core->path);

@@ -122,6 +122,8 @@ struct core_module {
 };
 
 struct core_writer;             /* corewrite.h */
+struct core_thread_info;        /* liveinfo.h */
+struct core_fd;
 
 struct core {
 	char *path;                 /* as given to core_open */
@@ -147,6 +149,10 @@ struct core {
 	struct core_psinfo psinfo;
 	struct core_auxv auxv;
 	struct core_snapshot snapshot;
+	struct core_thread_info *thread_infos;  /* a snapshot's (liveinfo.h), or NULL */
+	size_t nthread_infos;
+	struct core_fd *fds;                    /* likewise */
+	size_t nfds;
 
 	char **warnings;            /* problems found while opening */
 	size_t nwarnings;

@@ -1,5 +1,7 @@
 #include "live.h"
 #include "procmaps.h"
+#include "liveinfo.h"
+#include "../base/array.h"
 
 #include <dirent.h>
 #include <elf.h>
@@ -121,6 +123,11 @@ struct core_live {
 	char **warnings;            /* until a core takes them */
 	size_t nwarnings;
 	struct core *core;
+	struct core_thread_info *infos; /* each thread's name, state, CPU time just
+					   before the stop (liveinfo.h) */
+	size_t ninfos;
+	struct core_fd *fds;        /* the open files then */
+	size_t nfds;
 };
 
 static void live_warn(struct core_live *live, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -1054,9 +1061,25 @@ static void set_taken_at(struct core_live *live)
 	core_usec_iso8601((uint64_t)now.tv_sec * 1000000 + (uint64_t)now.tv_nsec / 1000, live->taken_at);
 }
 
+/* What /proc says of the threads the warm-up found and of the open files,
+ * read just before the stop (a stopped thread's state is the tracer's). */
+static void read_extras(struct core_live *live)
+{
+	free(live->infos);
+	live->ninfos = 0;
+	live->infos = calloc(live->nthreads ? live->nthreads : 1, sizeof(*live->infos));
+	for (size_t i = 0; live->infos && i < live->nthreads; i++)
+		if (core_liveinfo_thread(live->pid, live->threads[i].tid, &live->infos[live->ninfos]))
+			live->ninfos++;
+	core_fds_free(live->fds, live->nfds);
+	if (!core_liveinfo_fds(live->pid, &live->fds, &live->nfds))
+		live_warn(live, "process %d: its open files could not be listed (out of memory)", (int)live->pid);
+}
+
 struct core_error *core_live_stop(struct core_live *live)
 {
 	struct core_error *err = NULL;
+	read_extras(live);
 	install_handlers(live);
 	set_taken_at(live);
 	clock_gettime(CLOCK_MONOTONIC, &live->stop_start);
@@ -1147,6 +1170,13 @@ static void read_syscall_regs(struct core_live *live, struct live_thread *t)
 	if (sscanf(text, "%ld %llx %llx %llx %llx %llx %llx %llx %llx", &nr, &v[0], &v[1], &v[2], &v[3],
 		   &v[4], &v[5], &v[6], &v[7]) == 9 && nr >= 0) {
 		memset(t->regs, 0, sizeof(t->regs));
+		t->regs[CORE_REG_ORIG_RAX] = (uint64_t)nr;
+		t->regs[CORE_REG_RDI] = v[0];
+		t->regs[CORE_REG_RSI] = v[1];
+		t->regs[CORE_REG_RDX] = v[2];
+		t->regs[CORE_REG_R10] = v[3];
+		t->regs[CORE_REG_R8] = v[4];
+		t->regs[CORE_REG_R9] = v[5];
 		t->regs[CORE_REG_RSP] = v[6];
 		t->regs[CORE_REG_RIP] = v[7];
 		t->warm_sp = v[6];
@@ -1306,6 +1336,8 @@ void core_live_destroy(struct core_live *live)
 		free(live->warnings[i]);
 	free(live->warnings);
 	free(live->threads);
+	free(live->infos);
+	core_fds_free(live->fds, live->nfds);
 	free(live->tid_slots);
 	free(live->warm_pages);
 	free(live->stacks);
@@ -1468,6 +1500,9 @@ static bool add_notes(struct core_writer *w, const struct core_live *live)
 		}
 	note_prpsinfo(w, live);
 	note_snapshot(w, live);
+	core_liveinfo_note_threads(w, live->infos, live->ninfos);
+	if (!core_liveinfo_note_fds(w, live->fds, live->nfds))
+		return false;
 	core_writer_add_note(w, "CORE", NT_AUXV, live->auxv, live->auxv_len);
 	return note_files(w, live);
 }

@@ -722,6 +722,9 @@ static bool thread_regs(struct md *m, const struct md_thread *t, uint64_t *regs)
 		return false;
 	}
 	memset(regs, 0, CORE_MAX_REGS * sizeof(*regs));
+	/* a context holds no system call's number (x86_64's orig_rax) */
+	if (arch->syscall_nr_none && arch->syscall_nr < CORE_MAX_REGS)
+		regs[arch->syscall_nr] = UINT64_MAX;
 	for (unsigned i = 0; i < arch->nminidump_regs; i++) {
 		const struct core_context_reg *r = &arch->minidump_regs[i];
 		if (r->offset + r->size > len)

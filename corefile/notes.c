@@ -1,6 +1,7 @@
 #include "notes.h"
 
 #include "../base/array.h"
+#include "liveinfo.h"
 #include "image.h"
 
 #include <elf.h>
@@ -345,6 +346,10 @@ static struct core_error *parse_one(struct core *core, uint32_t type, const char
 			return parse_annotations(core, desc, dlen);
 		else if (type == CORE_NOTE_MODULES)
 			return parse_modules(core, desc, dlen);
+		else if (type == CORE_NOTE_THREADS && !core->thread_infos)
+			return core_liveinfo_parse_threads(desc, dlen, &core->thread_infos, &core->nthread_infos);
+		else if (type == CORE_NOTE_FDS && !core->fds)
+			return core_liveinfo_parse_fds(desc, dlen, &core->fds, &core->nfds);
 		return NULL;
 	}
 	bool is_core = strcmp(name, "CORE") == 0;
@@ -418,7 +423,8 @@ static bool wanted(const struct core *core, uint32_t type, const char *name)
 {
 	if (strcmp(name, CORE_NOTE_OWNER) == 0)
 		return type == CORE_NOTE_SNAPSHOT || type == CORE_NOTE_SOURCE || type == CORE_NOTE_LAYOUT ||
-		       type == CORE_NOTE_HELD || type == CORE_NOTE_ANNOTATIONS || type == CORE_NOTE_MODULES;
+		       type == CORE_NOTE_HELD || type == CORE_NOTE_ANNOTATIONS || type == CORE_NOTE_MODULES ||
+		       type == CORE_NOTE_THREADS || type == CORE_NOTE_FDS;
 	bool is_core = strcmp(name, "CORE") == 0;
 	if (!is_core && strcmp(name, "LINUX") != 0)
 		return false;

@@ -240,6 +240,19 @@ size_t dbg_symbols_with_prefix(struct dbg_session *s, const char *prefix,
 /* Name of the symbol containing ADDR (borrowed until the next call), or NULL. */
 const char *dbg_symbol_name_at(struct dbg_session *s, uint64_t addr, uint64_t *offset);
 
+/* The name of the global variable holding the object of SIZE bytes at
+ * ADDR: the variable's own ("accounts_lock") when it is that object, else
+ * (with MEMBERS: this reads the DWARF of the variable's module, unit by
+ * unit until it is found) the member path to it from the variable's type
+ * ("g_pool.lock"), into BUF (LEN bytes).  False (BUF empty) when no data
+ * symbol holds ADDR or nothing says which member lies there. */
+bool dbg_data_name(struct dbg_session *s, uint64_t addr, uint64_t size, bool members, char *buf,
+		   size_t len);
+
+/* The data symbol (a global variable) whose bytes hold ADDR: its start
+ * and size.  False when none does. */
+bool dbg_data_symbol(struct dbg_session *s, uint64_t addr, uint64_t *start, uint64_t *size);
+
 /* Byte offset of MEMBER in the struct/class TYPE ("folly::AsyncStackRoot",
  * "recorder_info", "pthread", a nested "butil::ResourcePool<T>::Block") from
  * any module's DWARF.  MEMBER may be a path through members that are records

@@ -6,10 +6,12 @@
 #include "html.h"
 #include "report.h"
 #include "taskgroups.h"
+#include "waitgroups.h"
 #include "bytes.h"
 #include "source.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../base/strlist.h"
@@ -117,6 +119,12 @@ static const char style_sheet[] =
 	"overflow-x:auto}\n"
 	".chart svg{display:block;width:100%;min-width:620px;height:auto}\n"
 	"svg text{font:12px system-ui,sans-serif;fill:#455a64}\n"
+	".graph svg{min-width:0;max-width:560px}\n"
+	".graph .node circle{fill:#e3f2fd;stroke:#1565c0;stroke-width:2}\n"
+	".graph .node.cycle circle{fill:#ffebee;stroke:var(--crash)}\n"
+	".graph .edge{stroke:#607d8b;stroke-width:1.5;fill:none}\n"
+	".graph .edge.cycle{stroke:var(--crash);stroke-width:2.5}\n"
+	".graph marker path{fill:#607d8b}\n"
 	"svg .lane{fill:#f3f5f8}\n"
 	"svg .ev{fill:#1565c0;cursor:pointer}\n"
 	"svg .ev:hover{fill:#0d47a1;stroke:#0d47a1;stroke-width:3}\n"
@@ -625,6 +633,57 @@ static void write_header(FILE *out, const struct analysis *an)
 	fputs("</header>\n", out);
 }
 
+/* "Thread 4211 (transfer): waits for ..." in a list of the hang. */
+static void write_thread_wait(FILE *out, const struct analysis *an, int32_t tid)
+{
+	const struct an_thread *t = rep_thread_by_tid(an, tid);
+	const char *who = t ? rep_thread_label(t) : NULL;
+	fprintf(out, "<li>thread %d", (int)tid);
+	if (who) {
+		fputs(" (", out);
+		rep_html_text(out, who, 120);
+		fputs(")", out);
+	}
+	fputs(": ", out);
+	rep_html_text(out, t && t->blocked ? t->blocked->summary : "?", 0);
+	fputs("</li>\n", out);
+}
+
+/* The hang first: each deadlock's cycle, then the blocked threads
+ * grouped by what they wait for. */
+static void write_hang(FILE *out, const struct analysis *an)
+{
+	bool hang = an->cause.kind == AN_CAUSE_HANG || an->cause.kind == AN_CAUSE_DEADLOCK;
+	struct rep_wait_group *groups = NULL;
+	size_t n = hang ? rep_wait_groups(an, &groups) : 0;
+	if (!an->ndeadlocks && !n) {
+		free(groups);
+		return;
+	}
+	fputs("<section id=\"hang\">\n", out);
+	for (size_t i = 0; i < an->ndeadlocks; i++) {
+		const struct an_deadlock *d = &an->deadlocks[i];
+		fputs("<h2>Deadlock</h2>\n<p class=\"cause\">", out);
+		rep_html_text(out, d->summary, 0);
+		fputs("</p>\n<ul class=\"cycle\">\n", out);
+		for (size_t k = 0; k < d->n; k++)
+			write_thread_wait(out, an, d->threads[k]);
+		fputs("</ul>\n", out);
+	}
+	rep_html_wait_graph(out, an);
+	if (n)
+		fputs("<h2>Waiting</h2>\n<ul class=\"waiters\">\n", out);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(out, "<li>%zu thread%s: ", groups[i].count, groups[i].count == 1 ? "" : "s");
+		rep_html_text(out, groups[i].summary, 0);
+		fputs("</li>\n", out);
+	}
+	if (n)
+		fputs("</ul>\n", out);
+	fputs("</section>\n", out);
+	free(groups);
+}
+
 static void write_registers(FILE *out, const struct an_thread *t, const char *arch)
 {
 	char h[32];
@@ -656,7 +715,13 @@ static void write_crashing_thread(FILE *out, const struct analysis *an)
 				go->id, go->id, go->state == AN_TASK_SYSCALL ? " in syscall" : "");
 		if (task)
 			fprintf(out, ", running bthread %s", base_hex(h, task->id));
-		fputs(")</span></h2>\n", out);
+		fputs(")</span>", out);
+		if (t->blocked && t->blocked->summary) {
+			fputs(": <span class=\"wait\">", out);
+			rep_html_text(out, t->blocked->summary, 0);
+			fputs("</span>", out);
+		}
+		fputs("</h2>\n", out);
 		if (task) {
 			/* The top of its stack is the bthread's, the worker's under it. */
 			rep_html_frames(out, task->frames, task->nframes, true);
@@ -680,6 +745,17 @@ static void write_thread_summary(FILE *out, const struct an_thread *t, const str
 {
 	const struct an_task *go = rep_goroutine_on(an, t->tid);
 	fprintf(out, "<summary>Thread %d", t->tid);
+	const char *who = rep_thread_label(t);
+	if (who) {
+		fputs(" (", out);
+		rep_html_text(out, who, 120);
+		fputs(")", out);
+	}
+	if (t->blocked && t->blocked->summary) {
+		fputs(": <span class=\"wait\">", out);
+		rep_html_text(out, t->blocked->summary, 0);
+		fputs("</span>", out);
+	}
 	if (t->async_root)
 		fputs(" <span class=\"badge async\">async stack</span>", out);
 	if (go)
@@ -1069,6 +1145,7 @@ int rep_html_write(FILE *out, const struct analysis *an, const struct rep_html_o
 	page_title(title, sizeof(title), an);
 	rep_html_begin(out, title);
 	write_header(out, an);
+	write_hang(out, an);
 	write_crashing_thread(out, an);
 	write_timeline(out, an);
 	write_other_threads(out, an, opts->all_threads);

@@ -31,6 +31,9 @@ void rep_html_begin(FILE *out, const char *title);
 
 /* The same with a wider <main>, for a table that needs the screen. */
 void rep_html_begin_wide(FILE *out, const char *title);
+/* The wait-for graph of AN's threads as an SVG (html_graph.c): nothing
+ * when no thread waits behind another. */
+void rep_html_wait_graph(FILE *out, const struct analysis *an);
 
 /* Close what rep_html_begin() opened, with a footer naming the version. */
 void rep_html_end(FILE *out);

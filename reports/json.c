@@ -525,7 +525,52 @@ static int put_registers(struct out_buffer *b, const struct an_thread *t, const 
 	return rc || put_text(b, "}") ? -1 : 0;
 }
 
-/* {"tid", "crashing", "registers", "frames", "async_root", "unwind_error"} */
+/* blocked_on: {"kind", "object", "object_name", "owner_tid", "syscall",
+ * "fd", "fd_target", "since", "summary"}, null for a thread on the CPU. */
+static json_t *blocked_object(const struct an_blocked *b)
+{
+	if (!b)
+		return json_null();
+	return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:n, s:o}",
+			 "kind", an_wait_kind_name(b->kind), "object", jhex_if(b->has_object, b->object),
+			 "object_name", jstr(b->object_name),
+			 "owner_tid", b->has_owner ? json_integer(b->owner_tid) : json_null(),
+			 "syscall", jstr(b->syscall), "fd", b->has_fd ? json_integer(b->fd) : json_null(),
+			 "fd_target", jstr(b->fd_target), "since", "summary", jstr(b->summary));
+}
+
+/* "deadlocks": [{"threads", "objects", "summary"}] */
+static json_t *deadlocks_array(const struct analysis *an)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < an->ndeadlocks; i++) {
+		const struct an_deadlock *d = &an->deadlocks[i];
+		json_t *threads = json_array(), *objects = json_array();
+		for (size_t k = 0; k < d->n; k++) {
+			push(threads, json_integer(d->threads[k]));
+			push(objects, jhex_if(d->objects[k] != 0, d->objects[k]));
+		}
+		push(arr, json_pack("{s:o, s:o, s:o}", "threads", threads, "objects", objects,
+				    "summary", jstr(d->summary)));
+	}
+	return arr;
+}
+
+/* The thread's run state ("R", "S", ...) where a live process said it. */
+static json_t *thread_state(const struct an_thread *t)
+{
+	char state[2] = { t->state, '\0' };
+	return t->state ? json_string(state) : json_null();
+}
+
+/* Its CPU time in seconds: /proc counts it in USER_HZ ticks, 100 a second
+ * on every Linux ABI asyncore reads. */
+static json_t *thread_cpu(const struct an_thread *t)
+{
+	return t->has_cpu ? json_real((double)t->cpu_ticks / 100.0) : json_null();
+}
+
+/* {"tid", "crashing", "name", "blocked_on", "registers", "frames", "async_root", "unwind_error"} */
 static int put_thread(struct frame_writer *w, const struct an_thread *t)
 {
 	struct out_buffer *b = w->out;
@@ -533,8 +578,11 @@ static int put_thread(struct frame_writer *w, const struct an_thread *t)
 	char tid[24];
 	snprintf(tid, sizeof(tid), "%d", (int)t->tid);
 	int rc = put_text(b, "{\"tid\":") || put_text(b, tid) ||
-		 put_text(b, t->crashing ? ",\"crashing\":true" : ",\"crashing\":false") ||
-		 put_text(b, ",\"registers\":") || put_registers(b, t, w->arch) || put_text(b, ",") ||
+		 put_text(b, t->crashing ? ",\"crashing\":true," : ",\"crashing\":false,") ||
+		 put_members(b, json_pack("{s:o, s:o, s:o, s:o}", "name", jstr(t->name),
+					  "blocked_on", blocked_object(t->blocked), "state", thread_state(t),
+					  "cpu_seconds", thread_cpu(t)), true) ||
+		 put_text(b, "\"registers\":") || put_registers(b, t, w->arch) || put_text(b, ",") ||
 		 put_recursion(b, t->recursion) ||
 		 put_text(b, "\"frames\":") || put_frames_of(w, t, t->frames, t->nframes);
 	w->locals = false;      /* suspended chains' frames: none */
@@ -591,6 +639,21 @@ static int put_task_wait(struct out_buffer *b, const struct an_task *t)
 	       put_text(b, "}") ? -1 : 0;
 }
 
+/* A task's blocked_on, in the shape of a thread's: what its runtime says
+ * it waits on (a goroutine's wait reason, a bthread's butex), null when it
+ * does not wait. */
+static int put_task_blocked(struct out_buffer *b, const struct an_task *t)
+{
+	if (!t->wait_kind)
+		return put_text(b, "null");
+	json_t *since = is_goroutine(t) && t->has_wait_since ? json_integer((json_int_t)t->wait_since) : json_null();
+	return put_scalar_value(b, json_pack("{s:o, s:o, s:n, s:n, s:n, s:n, s:n, s:o, s:o}",
+					     "kind", jstr(t->wait_kind),
+					     "object", jhex_if(t->has_wait_address, t->wait_address),
+					     "object_name", "owner_tid", "syscall", "fd", "fd_target",
+					     "since", since, "summary", jstr(t->wait_summary)));
+}
+
 /* A goroutine's ",\"created_by\":{function, file, line}" (null: unknown)
  * and ",\"locked\"" (locked to its OS thread). */
 static int put_goroutine_members(struct out_buffer *b, const struct an_task *t)
@@ -616,6 +679,7 @@ static int put_task_members(struct out_buffer *b, const struct an_task *t)
 	       put_text(b, ",\"state\":") ||
 	       put_scalar_value(b, json_string_nocheck(an_task_state_name(t->state))) ||
 	       put_text(b, ",\"wait\":") || put_task_wait(b, t) ||
+	       put_text(b, ",\"blocked_on\":") || put_task_blocked(b, t) ||
 	       put_text(b, ",\"tid\":") ||
 	       put_scalar_value(b, t->has_tid ? json_integer(t->tid) : json_null()) ||
 	       put_text(b, ",\"fn\":") || put_scalar_value(b, jstr(t->fn)) ||
@@ -760,6 +824,7 @@ int rep_json_write(FILE *out, const struct analysis *an, const struct rep_json_o
 			      an->has_signal ? json_integer(an->crashing_tid) : json_null());
 	rc = rc || put_member(b, &first, "abort_message", jstr(an->abort_message));
 	rc = rc || put_member(b, &first, "modules", modules_array(an));
+	rc = rc || put_member(b, &first, "deadlocks", deadlocks_array(an));
 	rc = rc || put_threads(&w, an, opts->all_threads);
 	rc = rc || put_suspended(&w, an);
 	rc = rc || put_tasks(&w, an);

@@ -47,6 +47,8 @@ static bool cell_null(json_t *row, size_t i)
 	return json_is_null(json_array_get(row, i));
 }
 
+/* The cores resign signs again: not a deadlock's (its signature is its
+ * cycle's waiting functions, which the stored frames do not hold). */
 static int load_ch_cores(struct rep_ch *ch, struct ch_core **cores, size_t *n, char *why,
 			 size_t whylen)
 {
@@ -54,7 +56,8 @@ static int load_ch_cores(struct rep_ch *ch, struct ch_core **cores, size_t *n, c
 	 * column on a shard whose table holds one part */
 	char *sql = printf_sql("SELECT fingerprint, signal, signal_name, signature_hash, crashing_tid,"
 			       " caught_signal, caught_signal_name, go_crash, go_signal, go_signal_name,"
-			       " term_set, version FROM %s.cores FINAL ORDER BY fingerprint",
+			       " term_set, version FROM %s.cores FINAL"
+			       " WHERE ifNull(cause_kind, '') != 'deadlock' ORDER BY fingerprint",
 			       rep_ch_database(ch));
 	json_t *res = NULL, *row;
 	size_t cap = 0, i;

@@ -45,14 +45,17 @@ static bool column_missing(sqlite3_stmt *q, int c, const char *copy)
 	return sqlite3_column_type(q, c) != SQLITE_NULL && !copy;
 }
 
-/* Every core's id, signals and hash, before anything is rewritten. */
+/* Every core's id, signals and hash, before anything is rewritten; not a
+ * deadlock's, whose signature is its cycle's waiting functions, which the
+ * stored frames do not hold. */
 static int load_cores(struct resign *r)
 {
 	sqlite3_stmt *q = NULL;
 	int rc = -1, step;
 	if (sqlite3_prepare_v2(r->db, "SELECT id, signal, signal_name, signature_hash, caught_signal,"
 				      " caught_signal_name, go_crash, go_signal, go_signal_name"
-				      " FROM cores ORDER BY id", -1, &q, NULL) != SQLITE_OK)
+				      " FROM cores WHERE cause_kind IS NOT 'deadlock' ORDER BY id", -1, &q,
+				      NULL) != SQLITE_OK)
 		return -1;
 	while ((step = sqlite3_step(q)) == SQLITE_ROW) {
 		struct resign_core *c = base_array_push(&r->cores, &r->ncores, &r->cap, sizeof(*c));

@@ -2,6 +2,7 @@
  * the last recorder events, then the other threads. */
 #include "report.h"
 #include "taskgroups.h"
+#include "waitgroups.h"
 
 #include <inttypes.h>
 #include <stdint.h>
@@ -83,6 +84,31 @@ static void write_header(FILE *out, const struct analysis *an)
 	fprintf(out, "thread:      %d (crashing)\n", an->crashing_tid);
 	if (an->abort_message)
 		fprintf(out, "Abort message: %s\n", esc(an->abort_message));
+}
+
+/* The hang first: each deadlock's cycle, thread by thread, then the
+ * blocked threads grouped by what they wait for, most first. */
+static void write_hang(FILE *out, const struct analysis *an)
+{
+	for (size_t i = 0; i < an->ndeadlocks; i++) {
+		const struct an_deadlock *d = &an->deadlocks[i];
+		fprintf(out, "\ndeadlock:    %s\n", esc(d->summary));
+		for (size_t k = 0; k < d->n; k++) {
+			const struct an_thread *t = rep_thread_by_tid(an, d->threads[k]);
+			const char *who = t ? rep_thread_label(t) : NULL;
+			fprintf(out, "  thread %d%s%s%s: %s\n", (int)d->threads[k], who ? " (" : "", who ? esc(who) : "",
+				who ? ")" : "", t && t->blocked ? esc(t->blocked->summary) : "?");
+		}
+	}
+	bool hang = an->cause.kind == AN_CAUSE_HANG || an->cause.kind == AN_CAUSE_DEADLOCK;
+	struct rep_wait_group *groups = NULL;
+	size_t n = hang ? rep_wait_groups(an, &groups) : 0;
+	if (n)
+		fprintf(out, "\nwaiting:\n");
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "  %zu thread%s: %s\n", groups[i].count, groups[i].count == 1 ? "" : "s",
+			esc(groups[i].summary));
+	free(groups);
 }
 
 static void write_async_state(FILE *out, const struct analysis *an)
@@ -483,6 +509,9 @@ static void write_thread(FILE *out, const struct an_thread *t, const struct anal
 	const struct an_task *go = rep_goroutine_on(an, t->tid);
 	const struct an_task *task = go ? NULL : rep_task_running_on(an, t->tid);
 	fprintf(out, "\nThread %d", t->tid);
+	const char *who = rep_thread_label(t);
+	if (who)
+		fprintf(out, " (%s)", esc(who));
 	if (t->crashing) {
 		fprintf(out, " (crashing, %s)", an->signal_name ? esc(an->signal_name) : "signal");
 	}
@@ -492,7 +521,8 @@ static void write_thread(FILE *out, const struct an_thread *t, const struct anal
 		write_goroutine_on(out, go);
 	if (task)
 		fprintf(out, " running bthread 0x%" PRIx64 " (%s)", task->id, task->fn ? esc(task->fn) : "??");
-	fprintf(out, ":\n");
+	fprintf(out, ":%s%s\n", t->blocked && t->blocked->summary ? " " : "",
+		t->blocked && t->blocked->summary ? esc(t->blocked->summary) : "");
 	write_registers(out, t, an->arch);
 	if (task)
 		write_thread_with_task(out, t, task, w);
@@ -667,6 +697,7 @@ int rep_text_write(FILE *out, const struct analysis *an, const struct rep_text_o
 	struct writer w = { .color = opts->color, .memo = calloc(1, sizeof(*w.memo)),
 			    .sources = opts->source ? rep_sources_create() : NULL };
 	write_header(out, an);
+	write_hang(out, an);
 	write_async_state(out, an);
 	for (size_t i = 0; i < an->nthreads; i++)
 		if (an->threads[i].crashing)

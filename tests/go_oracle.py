@@ -770,10 +770,11 @@ def diff_json(a, b, path):
 
 
 def without_since(tasks):
-    """TASKS with wait.since left out: it grows between two readings."""
+    """TASKS with wait.since and blocked_on.since left out: it grows between two readings."""
     for t in tasks:
-        if t.get('wait'):
-            t['wait'].pop('since', None)
+        for key in ('wait', 'blocked_on'):
+            if t.get(key):
+                t[key].pop('since', None)
     return tasks
 
 

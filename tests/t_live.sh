@@ -95,8 +95,8 @@ else
 fi
 kind=$(jget "$TMPD/live.json" 'j["cause"]["kind"]')
 first=$("$ASYNCORE" report --pid "$HUNG" "$PROG" --no-async 2>/dev/null | head -1)
-if [ "$kind" = hang ] && [[ "$first" == "cause:       hang: process $HUNG read while running, stopped for "*" ms at "* ]]; then
-	pass "live-cause: a hang, first in the text report ($first)"
+if [ "$kind" = deadlock ] && [[ "$first" == "cause:       deadlock: thread "*" holds lock_"*" and waits for lock_"*" (process $HUNG read while running, stopped for "*" ms at "*")" ]]; then
+	pass "live-cause: the deadlock, first in the text report ($first)"
 else
 	fail "live-cause: kind '$kind', first line '$first'"
 fi
@@ -175,12 +175,13 @@ else
 fi
 for j in snap snapz; do
 	summary=$(jget "$TMPD/$j.json" 'j["cause"]["kind"] + ": " + j["cause"]["summary"]')
-	if [[ "$summary" == "hang: process $HUNG read while running, stopped for "*" ms at "*Z ]] &&
+	gcore=$(jget "$TMPD/gcore.json" 'j["cause"]["kind"] + ": " + j["cause"]["summary"]')
+	if [[ "$summary" == "deadlock: "*" (process $HUNG read while running, stopped for "*" ms at "*"Z)" ]] &&
 	   [ "$(jget "$TMPD/$j.json" '"process" in j')" = False ] &&
-	   [ "$(jget "$TMPD/gcore.json" 'j["cause"]["kind"]')" = signal ]; then
-		pass "snapshot-cause-$j: the snapshot's note makes it a hang ($summary); gcore's core of the same process is not"
+	   [ "${gcore% (*}" = "${summary% (*}" ] && [[ "$gcore" == *" (dumped while running, with no fatal signal)" ]]; then
+		pass "snapshot-cause-$j: the snapshot's note says when it was read ($summary); gcore's core of the same process names the same deadlock"
 	else
-		fail "snapshot-cause-$j: '$summary', gcore's $(jget "$TMPD/gcore.json" 'j["cause"]["kind"]')"
+		fail "snapshot-cause-$j: '$summary', gcore's '$gcore'"
 	fi
 done
 if [ "$(jget "$TMPD/snap.json" 'j["signal"]')" = None ] &&
@@ -223,8 +224,8 @@ db=$TMPD/live.db
 "$ASYNCORE" ingest --db "$db" --quiet "$TMPD/snap.core" >/dev/null 2>&1
 n=$("$ASYNCORE" query --db "$db" --format csv "select count(*) from cores" 2>/dev/null | tail -1)
 sig=$("$ASYNCORE" query --db "$db" --format csv "select signature from cores" 2>/dev/null | tail -1)
-if [ "$n" = 1 ] && [[ "$sig" == *"__libc_pause < main"* ]]; then
-	pass "snapshot-ingest: stored like any core, signed from the main thread ($sig)"
+if [ "$n" = 1 ] && [ "$sig" = '"deadlock: take_second, take_second"' ]; then
+	pass "snapshot-ingest: stored like any core, signed by its deadlock's waiting functions ($sig)"
 else
 	fail "snapshot-ingest: $n rows, signature '$sig'"
 fi

@@ -1,0 +1,60 @@
+/* Threads grouped by what they wait for. */
+#include "waitgroups.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *rep_thread_label(const struct an_thread *t)
+{
+	if (t->name)
+		return t->name;
+	return t->blocked ? t->blocked->waiter : NULL;
+}
+
+const struct an_thread *rep_thread_by_tid(const struct analysis *an, int32_t tid)
+{
+	for (size_t i = 0; i < an->nthreads; i++)
+		if (an->threads[i].tid == tid)
+			return &an->threads[i];
+	return NULL;
+}
+
+static int summary_cmp(const void *a, const void *b)
+{
+	const struct rep_wait_group *x = a, *y = b;
+	int c = strcmp(x->summary, y->summary);
+	return c ? c : (x->first_tid > y->first_tid) - (x->first_tid < y->first_tid);
+}
+
+static int group_cmp(const void *a, const void *b)
+{
+	const struct rep_wait_group *x = a, *y = b;
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return strcmp(x->summary, y->summary);
+}
+
+size_t rep_wait_groups(const struct analysis *an, struct rep_wait_group **out)
+{
+	size_t n = 0, ng = 0;
+	*out = NULL;
+	struct rep_wait_group *g = calloc(an->nthreads ? an->nthreads : 1, sizeof(*g));
+	if (!g)
+		return 0;
+	for (size_t i = 0; i < an->nthreads; i++) {
+		const struct an_blocked *b = an->threads[i].blocked;
+		if (b && b->summary)
+			g[n++] = (struct rep_wait_group){ .summary = b->summary, .count = 1,
+							  .first_tid = an->threads[i].tid };
+	}
+	qsort(g, n, sizeof(*g), summary_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (ng && strcmp(g[ng - 1].summary, g[i].summary) == 0)
+			g[ng - 1].count++;
+		else
+			g[ng++] = g[i];
+	}
+	qsort(g, ng, sizeof(*g), group_cmp);
+	*out = g;
+	return ng;
+}

@@ -1,0 +1,29 @@
+/* The hang as the text and HTML reports open with it: threads by what
+ * they wait for (DESIGN.md "Hangs"). */
+#ifndef REPORTS_WAITGROUPS_H
+#define REPORTS_WAITGROUPS_H
+
+#include <stddef.h>
+
+#include "../analyzer/analysis.h"
+
+/* Blocked threads with one blocked_on summary. */
+struct rep_wait_group {
+	const char *summary;        /* borrowed from the analysis */
+	size_t count;
+	int32_t first_tid;          /* its lowest tid */
+};
+
+/* AN's blocked threads grouped by their summary, most first (then by
+ * summary); *OUT malloc'd (caller frees), 0 when none or out
+ * of memory. */
+size_t rep_wait_groups(const struct analysis *an, struct rep_wait_group **out);
+
+/* What a thread header names a thread by: its name (comm) where a live
+ * process said it, else the function it waits in; NULL: neither. */
+const char *rep_thread_label(const struct an_thread *t);
+
+/* AN's thread TID, or NULL. */
+const struct an_thread *rep_thread_by_tid(const struct analysis *an, int32_t tid);
+
+#endif
