@@ -71,6 +71,7 @@ static const char *const cause_kind_names[] = {
 	[AN_CAUSE_HEAP_CORRUPTION] = "heap_corruption", [AN_CAUSE_BAD_ACCESS] = "bad_access",
 	[AN_CAUSE_ILLEGAL_INSTRUCTION] = "illegal_instruction",
 	[AN_CAUSE_ARITHMETIC] = "arithmetic", [AN_CAUSE_HANG] = "hang",
+	[AN_CAUSE_OOM] = "oom",
 };
 
 const char *an_cause_kind_name(enum an_cause_kind kind)
@@ -332,6 +333,8 @@ void an_analysis_destroy(struct analysis *an)
 	free(an->go.message);
 	free(an->go.value_type);
 	free(an->go.signal_line);
+	free(an->js.type);
+	free(an->js.message);
 	free(an->cause.summary);
 	free(an->cause.exception_type);
 	free(an->cause.exception_what);

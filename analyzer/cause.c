@@ -1065,6 +1065,44 @@ static int decide_go(struct cause_ctx *c)
 	return ok ? 1 : -1;
 }
 
+/* The innermost JavaScript frame of the crashing thread, or NULL. */
+static const struct an_frame *js_site(const struct analysis *an)
+{
+	const struct an_thread *t = an->nthreads ? &an->threads[an_crashing_thread(an)] : NULL;
+	for (size_t i = 0; t && i < t->nframes; i++)
+		if (t->frames[i].kind == AN_FRAME_SCRIPT && t->frames[i].runtime &&
+		    strcmp(t->frames[i].runtime, "node") == 0)
+			return &t->frames[i];
+	return NULL;
+}
+
+/* A Node.js program's cause: the uncaught exception's class and message,
+ * or V8's heap exhaustion, in the innermost JavaScript frame. */
+static int decide_js(struct cause_ctx *c)
+{
+	const struct an_js_crash *js = &c->an->js;
+	const struct an_frame *site = js_site(c->an);
+	char what[4200];
+	if (js->oom)
+		snprintf(what, sizeof(what), "FATAL ERROR: JavaScript heap out of memory");
+	else if (js->type && js->message)
+		snprintf(what, sizeof(what), "%s: %s", js->type, js->message);
+	else
+		snprintf(what, sizeof(what), "%s", js->type ? js->type : "uncaught JavaScript exception");
+	const char *where = site && site->detail ? strrchr(site->detail, '/') : NULL;
+	where = where ? where + 1 : site ? site->detail : NULL;
+	enum an_cause_kind kind = js->oom ? AN_CAUSE_OOM : AN_CAUSE_UNCAUGHT_EXCEPTION;
+	bool ok = site && site->function && where
+		  ? set_summary(c->cause, kind, "%s in %s (%s)", what, site->function, where)
+		  : set_summary(c->cause, kind, "%s", what);
+	if (ok && !js->oom) {
+		c->cause->exception_type = an_strdup(js->type ? js->type : "exception");
+		c->cause->exception_what = js->message ? an_strdup(js->message) : NULL;
+		ok = c->cause->exception_type && (!js->message || c->cause->exception_what);
+	}
+	return ok ? 1 : -1;
+}
+
 bool an_cause_decide(struct core *core, struct dbg_session *s, struct analysis *an)
 {
 	cause_reset(&an->cause);
@@ -1072,6 +1110,8 @@ bool an_cause_decide(struct core *core, struct dbg_session *s, struct analysis *
 	int r;
 	if (an->go.present && an->go.message)
 		r = decide_go(&c);
+	else if (an->js.present && !core->snapshot.present)
+		r = decide_js(&c);
 	else if (an->caught.present)
 		r = decide_caught(&c);
 	else if (core->snapshot.present)

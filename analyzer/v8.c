@@ -1,0 +1,1033 @@
+/* Node.js programs: V8's JavaScript frames and the crash V8 reported.
+ *
+ * Find: every offset, tag and type number comes from the postmortem
+ * metadata node exports (v8dbg_* symbols, int values in its .data), read
+ * from the process's memory or the binary; a V8 without it is a warning.
+ * Enumerate: a thread's V8 frames are walked by frame pointer from each
+ * native frame in V8's code (a Builtins_* symbol, or JIT code in an
+ * anonymous executable mapping), classified by the slot at
+ * fp + off_fp_context_or_frame_type: a frame-type marker for typed frames,
+ * a Context for JavaScript frames, whose fp + off_fp_function is the
+ * JSFunction.  Splice: each JavaScript frame goes after the native frame
+ * running in it, named as V8's stack traces name it.  Validate: every heap
+ * object is checked by its map's instance type, strings and chains are
+ * bounded, and what cannot be read is left out with a warning. */
+#include "v8.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../corefile/core.h"
+
+enum {
+	MAX_V8_FRAMES = 4096,       /* frames of one walk */
+	MAX_SEGMENTS = 256,         /* walks of one thread */
+	MAX_NAME = 1024,            /* bytes of a name or message kept */
+	MAX_STRING_DEPTH = 32,      /* cons and sliced strings nested */
+	MAX_LINE_ENDS = 1 << 22,
+	MAX_SOURCE = 64 << 20,      /* bytes of a source searched for lines */
+	MAX_SPT = 1 << 20,          /* bytes of a source position table */
+	MAX_DESCRIPTORS = 1020,
+	MAX_MAP_CHAIN = 64,         /* back pointers from a map to its root */
+	SCOPE_SCAN = 6,             /* slots after a ScopeInfo's locals */
+	EXCEPTION_SCAN = 64 << 10,  /* bytes of stack searched for the exception */
+};
+
+/* The metadata used: X(field, symbol without "v8dbg_", required). */
+#define V8_META(X) \
+	X(heap_tag, "HeapObjectTag", 1) X(heap_tag_mask, "HeapObjectTagMask", 1) \
+	X(smi_tag, "SmiTag", 1) X(smi_tag_mask, "SmiTagMask", 1) X(smi_shift, "SmiShiftSize", 1) \
+	X(tagged_size, "TaggedSize", 1) \
+	X(is_not_string_mask, "IsNotStringMask", 1) X(encoding_mask, "StringEncodingMask", 1) \
+	X(one_byte_tag, "OneByteStringTag", 1) X(repr_mask, "StringRepresentationMask", 1) \
+	X(seq_tag, "SeqStringTag", 1) X(cons_tag, "ConsStringTag", 1) \
+	X(sliced_tag, "SlicedStringTag", 1) X(thin_tag, "ThinStringTag", 1) \
+	X(fp_marker, "off_fp_context_or_frame_type", 1) X(fp_function, "off_fp_function", 1) \
+	X(fp_bytecode_array, "off_fp_bytecode_array", 1) \
+	X(fp_bytecode_offset, "off_fp_bytecode_offset", 1) X(fp_args, "off_fp_args", 1) \
+	X(ft_entry, "frametype_EntryFrame", 1) X(ft_construct_entry, "frametype_ConstructEntryFrame", 1) \
+	X(ft_interpreted, "frametype_InterpretedFrame", 0) X(ft_baseline, "frametype_BaselineFrame", 0) \
+	X(ho_map, "class_HeapObject__map__Map", 1) X(map_type, "class_Map__instance_type__uint16_t", 1) \
+	X(map_constructor, "class_Map__constructor_or_back_pointer__Object", 1) \
+	X(map_descriptors, "class_Map__instance_descriptors__DescriptorArray", 0) \
+	X(map_bit_field3, "class_Map__bit_field3__int", 0) \
+	X(map_size_words, "class_Map__instance_size_in_words__char", 0) \
+	X(map_inobject_start, "class_Map__inobject_properties_start_or_constructor_function_index__char", 0) \
+	X(own_desc_mask, "bit_field3_number_of_own_descriptors_mask", 0) \
+	X(own_desc_shift, "bit_field3_number_of_own_descriptors_shift", 0) \
+	X(dictionary_shift, "bit_field3_is_dictionary_map_shift", 0) \
+	X(desc_header, "class_DescriptorArray__header_size__uintptr_t", 0) \
+	X(desc_key, "prop_desc_key", 0) X(desc_details, "prop_desc_details", 0) \
+	X(desc_value, "prop_desc_value", 0) X(desc_size, "prop_desc_size", 0) \
+	X(loc_mask, "prop_location_mask", 0) X(loc_shift, "prop_location_shift", 0) \
+	X(loc_field, "prop_location_Field", 0) X(loc_descriptor, "prop_location_Descriptor", 0) \
+	X(index_mask, "prop_index_mask", 0) X(index_shift, "prop_index_shift", 0) \
+	X(receiver_properties, "class_JSReceiver__raw_properties_or_hash__Object", 0) \
+	X(fn_shared, "class_JSFunction__shared__SharedFunctionInfo", 1) \
+	X(sfi_name, "class_SharedFunctionInfo__name_or_scope_info__Object", 1) \
+	X(sfi_script, "class_SharedFunctionInfo__script_or_debug_info__HeapObject", 1) \
+	X(sfi_data, "class_SharedFunctionInfo__function_data__Object", 0) \
+	X(script_name, "class_Script__name__Object", 1) X(script_source, "class_Script__source__Object", 0) \
+	X(script_line_ends, "class_Script__line_ends__Object", 0) \
+	X(fa_length, "class_FixedArrayBase__length__SMI", 1) X(fa_data, "class_FixedArray__data__uintptr_t", 1) \
+	X(str_length, "class_String__length__int32_t", 1) \
+	X(one_byte_chars, "class_SeqOneByteString__chars__char", 1) \
+	X(two_byte_chars, "class_SeqTwoByteString__chars__char", 0) \
+	X(cons_first, "class_ConsString__first__String", 0) X(cons_second, "class_ConsString__second__String", 0) \
+	X(thin_actual, "class_ThinString__actual__String", 0) \
+	X(sliced_parent, "class_SlicedString__parent__String", 0) \
+	X(sliced_offset, "class_SlicedString__offset__SMI", 0) \
+	X(bytecode_data, "class_BytecodeArray__data__uintptr_t", 0) \
+	X(si_nlocals, "scopeinfo_idx_ncontextlocals", 0) X(si_first_vars, "scopeinfo_idx_first_vars", 0) \
+	X(t_js_error, "type_JSError__JS_ERROR_TYPE", 0) X(t_js_function, "type_JSFunction__JS_FUNCTION_TYPE", 0) \
+	X(t_scope_info, "type_ScopeInfo__SCOPE_INFO_TYPE", 0) \
+	X(t_sfi, "type_SharedFunctionInfo__SHARED_FUNCTION_INFO_TYPE", 1) \
+	X(t_script, "type_Script__SCRIPT_TYPE", 1) X(t_bytecode, "type_BytecodeArray__BYTECODE_ARRAY_TYPE", 0) \
+	X(t_fixed_array, "type_FixedArray__FIXED_ARRAY_TYPE", 0) X(t_byte_array, "type_ByteArray__BYTE_ARRAY_TYPE", 0) \
+	X(t_map, "type_Map__MAP_TYPE", 1) \
+	X(sf_parent_fixed_array, "parent_ScopeInfo__FixedArray", 0)
+
+struct v8_meta {
+#define V8_FIELD(field, name, required) int64_t field;
+	V8_META(V8_FIELD)
+#undef V8_FIELD
+};
+
+/* A metadata entry: the symbol, where it goes, whether it is required. */
+struct v8_meta_entry {
+	const char *name;
+	size_t at;
+	bool required;
+};
+
+static const struct v8_meta_entry meta_entries[] = {
+#define V8_ENTRY(field, name, required) { name, offsetof(struct v8_meta, field), required },
+	V8_META(V8_ENTRY)
+#undef V8_ENTRY
+};
+#define NMETA (sizeof(meta_entries) / sizeof(meta_entries[0]))
+
+struct v8 {
+	struct dbg_session *s;
+	struct core *core;
+	struct analysis *an;
+	struct v8_meta m;
+	bool have[NMETA];
+	size_t nfound;              /* v8dbg_ symbols seen */
+	bool nomem;
+	unsigned warned;            /* warnings given, bounded */
+};
+
+/* One V8 frame of a walk. */
+struct v8_frame {
+	uint64_t fp, pc;            /* pc: where the code running in it is */
+	bool js;
+	uint64_t function;          /* JS: the JSFunction */
+	int64_t type;               /* typed: the frame type; JS: -1 */
+};
+
+#define V8_WARN_MAX 16
+
+static void v8_warn(struct v8 *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void v8_warn(struct v8 *v, const char *fmt, ...)
+{
+	if (v->warned++ >= V8_WARN_MAX)
+		return;
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	core_warn(v->core, "node: %s", buf);
+}
+
+/* ---- find: the metadata ------------------------------------------------ */
+
+static bool meta_symbol(void *ctx, const char *name, uint64_t addr)
+{
+	struct v8 *v = ctx;
+	v->nfound++;
+	const char *key = name + strlen("v8dbg_");
+	for (size_t i = 0; i < NMETA; i++) {
+		if (v->have[i] || strcmp(meta_entries[i].name, key) != 0)
+			continue;
+		int32_t value;
+		if (dbg_read_module_bytes(v->s, addr, &value, sizeof(value))) {
+			*(int64_t *)((char *)&v->m + meta_entries[i].at) = value;
+			v->have[i] = true;
+		}
+		break;
+	}
+	return true;
+}
+
+static size_t meta_index(size_t at);
+#define HAVE(v, field) ((v)->have[meta_index(offsetof(struct v8_meta, field))])
+
+static size_t meta_index(size_t at)
+{
+	for (size_t i = 0; i < NMETA; i++)
+		if (meta_entries[i].at == at)
+			return i;
+	return 0;
+}
+
+/* Read the metadata; false (with a warning when V8 is there) when it is
+ * absent or not what this reader knows. */
+static bool meta_load(struct v8 *v)
+{
+	dbg_symbols_with_prefix(v->s, "v8dbg_", meta_symbol, v);
+	if (v->nfound == 0) {
+		uint64_t addr, size;
+		if (dbg_find_symbol(v->s, "Builtins_JSEntry", &addr, &size))
+			v8_warn(v, "V8 without postmortem metadata (no v8dbg_ symbol): no JavaScript frames");
+		return false;
+	}
+	for (size_t i = 0; i < NMETA; i++)
+		if (meta_entries[i].required && !v->have[i]) {
+			v8_warn(v, "V8's postmortem metadata lacks v8dbg_%s: no JavaScript frames",
+				meta_entries[i].name);
+			return false;
+		}
+	if (v->m.tagged_size != 8 || v->m.heap_tag_mask <= 0 || v->m.smi_tag_mask <= 0) {
+		v8_warn(v, "V8's metadata says tagged values of %" PRId64 " bytes (pointer compression?): "
+			"not read", v->m.tagged_size);
+		return false;
+	}
+	return true;
+}
+
+/* ---- the heap ---------------------------------------------------------- */
+
+static bool rd(struct v8 *v, uint64_t addr, void *buf, size_t n)
+{
+	return addr && core_read_bytes(v->core, addr, buf, n);
+}
+
+static bool rd_word(struct v8 *v, uint64_t addr, uint64_t *w)
+{
+	return rd(v, addr, w, sizeof(*w));
+}
+
+static bool is_heap(const struct v8 *v, uint64_t w)
+{
+	return (w & (uint64_t)v->m.heap_tag_mask) == (uint64_t)v->m.heap_tag && w > 0x1000;
+}
+
+static bool is_smi(const struct v8 *v, uint64_t w)
+{
+	return (w & (uint64_t)v->m.smi_tag_mask) == (uint64_t)v->m.smi_tag;
+}
+
+/* A Smi's value: shifted past its tag and the shift V8 says. */
+static int64_t smi_value(const struct v8 *v, uint64_t w)
+{
+	unsigned tag_bits = (unsigned)__builtin_popcountll((uint64_t)v->m.smi_tag_mask);
+	return (int64_t)w >> (v->m.smi_shift + tag_bits);
+}
+
+/* The tagged field at OFFSET of heap object OBJ. */
+static bool field(struct v8 *v, uint64_t obj, int64_t offset, uint64_t *w)
+{
+	return rd_word(v, obj - (uint64_t)v->m.heap_tag + (uint64_t)offset, w);
+}
+
+static bool smi_field(struct v8 *v, uint64_t obj, int64_t offset, int64_t *value)
+{
+	uint64_t w;
+	if (!field(v, obj, offset, &w) || !is_smi(v, w))
+		return false;
+	*value = smi_value(v, w);
+	return true;
+}
+
+/* OBJ's instance type, through its map (a map's map has MAP_TYPE). */
+static bool instance_type(struct v8 *v, uint64_t obj, int64_t *type)
+{
+	uint64_t map;
+	uint16_t t;
+	if (!is_heap(v, obj) || !field(v, obj, v->m.ho_map, &map) || !is_heap(v, map) ||
+	    !rd(v, map - (uint64_t)v->m.heap_tag + (uint64_t)v->m.map_type, &t, sizeof(t)))
+		return false;
+	*type = t;
+	return true;
+}
+
+static bool has_type(struct v8 *v, uint64_t obj, int64_t want)
+{
+	int64_t t;
+	return instance_type(v, obj, &t) && t == want;
+}
+
+/* ---- strings ----------------------------------------------------------- */
+
+struct v8_text {
+	char buf[MAX_NAME];
+	size_t len;
+	bool cut;
+};
+
+static void text_put(struct v8_text *t, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (t->len + 1 >= sizeof(t->buf)) {
+			t->cut = true;
+			return;
+		}
+		t->buf[t->len++] = s[i];
+	}
+	t->buf[t->len] = '\0';
+}
+
+static bool string_chars(struct v8 *v, uint64_t str, int64_t from, int64_t n, struct v8_text *out,
+			 unsigned depth);
+
+/* Characters [FROM, FROM + N) of sequential string STR. */
+static bool seq_chars(struct v8 *v, uint64_t str, bool one_byte, int64_t from, int64_t n,
+		      struct v8_text *out)
+{
+	if (!one_byte && !HAVE(v, two_byte_chars))
+		return false;
+	uint64_t base = str - (uint64_t)v->m.heap_tag +
+			(uint64_t)(one_byte ? v->m.one_byte_chars : v->m.two_byte_chars);
+	unsigned width = one_byte ? 1 : 2;
+	char chunk[256];
+	for (int64_t at = from; at < from + n && !out->cut;) {
+		size_t k = (size_t)(from + n - at) < sizeof(chunk) / 2 ? (size_t)(from + n - at) : sizeof(chunk) / 2;
+		unsigned char raw[256];
+		if (!rd(v, base + (uint64_t)at * width, raw, k * width))
+			return false;
+		for (size_t i = 0; i < k; i++) {
+			unsigned c = one_byte ? raw[i] : (unsigned)(raw[2 * i] | raw[2 * i + 1] << 8);
+			chunk[i] = c >= 0x20 && c < 0x7f ? (char)c : c == '\n' || c == '\t' ? (char)c : '?';
+		}
+		text_put(out, chunk, k);
+		at += (int64_t)k;
+	}
+	return true;
+}
+
+static bool string_length(struct v8 *v, uint64_t str, int64_t *len)
+{
+	int32_t n;
+	if (!rd(v, str - (uint64_t)v->m.heap_tag + (uint64_t)v->m.str_length, &n, sizeof(n)) || n < 0)
+		return false;
+	*len = n;
+	return true;
+}
+
+static bool is_string(struct v8 *v, uint64_t obj, int64_t *type)
+{
+	return instance_type(v, obj, type) && (*type & v->m.is_not_string_mask) == 0;
+}
+
+static bool cons_chars(struct v8 *v, uint64_t str, int64_t from, int64_t n, struct v8_text *out,
+		       unsigned depth)
+{
+	uint64_t first, second;
+	int64_t first_len;
+	if (!HAVE(v, cons_first) || !field(v, str, v->m.cons_first, &first) ||
+	    !field(v, str, v->m.cons_second, &second) || !string_length(v, first, &first_len))
+		return false;
+	if (from < first_len) {
+		int64_t k = from + n <= first_len ? n : first_len - from;
+		if (!string_chars(v, first, from, k, out, depth + 1))
+			return false;
+		from += k;
+		n -= k;
+	}
+	return n == 0 || string_chars(v, second, from - first_len, n, out, depth + 1);
+}
+
+static bool string_chars(struct v8 *v, uint64_t str, int64_t from, int64_t n, struct v8_text *out,
+			 unsigned depth)
+{
+	int64_t type, len;
+	if (depth > MAX_STRING_DEPTH || !is_string(v, str, &type) || !string_length(v, str, &len) ||
+	    from < 0 || n < 0 || from + n > len)
+		return false;
+	int64_t repr = type & v->m.repr_mask;
+	bool one_byte = (type & v->m.encoding_mask) == v->m.one_byte_tag;
+	uint64_t inner;
+	int64_t offset;
+	if (repr == v->m.seq_tag)
+		return seq_chars(v, str, one_byte, from, n, out);
+	if (repr == v->m.cons_tag)
+		return cons_chars(v, str, from, n, out, depth);
+	if (repr == v->m.thin_tag)
+		return HAVE(v, thin_actual) && field(v, str, v->m.thin_actual, &inner) &&
+		       string_chars(v, inner, from, n, out, depth + 1);
+	if (repr == v->m.sliced_tag)
+		return HAVE(v, sliced_parent) && field(v, str, v->m.sliced_parent, &inner) &&
+		       smi_field(v, str, v->m.sliced_offset, &offset) &&
+		       string_chars(v, inner, offset + from, n, out, depth + 1);
+	return false;   /* external: its characters are the embedder's */
+}
+
+/* STR's text (cut at MAX_NAME bytes) into OUT; false when it is no string
+ * this reader can read. */
+static bool string_read(struct v8 *v, uint64_t str, struct v8_text *out)
+{
+	int64_t len, type;
+	out->len = 0;
+	out->cut = false;
+	out->buf[0] = '\0';
+	if (!is_string(v, str, &type) || !string_length(v, str, &len))
+		return false;
+	int64_t n = len < MAX_NAME ? len : MAX_NAME - 1;
+	return string_chars(v, str, 0, n, out, 0);
+}
+
+/* ---- functions and scripts --------------------------------------------- */
+
+/* The start of a ScopeInfo's variable part: its locals' names and infos,
+ * then optional fields the metadata does not describe. */
+static bool scope_info_tail(struct v8 *v, uint64_t si, int64_t *at)
+{
+	if (!HAVE(v, si_nlocals) || !HAVE(v, si_first_vars))
+		return false;
+	int64_t base = HAVE(v, sf_parent_fixed_array) ? v->m.fa_data : v->m.tagged_size;
+	int64_t nlocals;
+	if (!smi_field(v, si, base + v->m.si_nlocals * v->m.tagged_size, &nlocals) || nlocals < 0 ||
+	    nlocals > 1 << 16)
+		return false;
+	*at = base + (v->m.si_first_vars + 2 * nlocals) * v->m.tagged_size;
+	return true;
+}
+
+/* The function's name as a ScopeInfo keeps it: the first non-empty string
+ * among the optional fields after its locals, as llnode finds it (the
+ * metadata says which fields exist only through flags it does not
+ * describe). */
+static bool scope_info_name(struct v8 *v, uint64_t si, struct v8_text *out)
+{
+	int64_t at;
+	if (!scope_info_tail(v, si, &at))
+		return false;
+	for (int i = 0; i < SCOPE_SCAN; i++, at += v->m.tagged_size) {
+		uint64_t w;
+		if (field(v, si, at, &w) && string_read(v, w, out) && out->len > 0)
+			return true;
+	}
+	return false;
+}
+
+/* The function's start and end positions: the first pair of Smis
+ * 0 <= start <= end among the same fields. */
+static bool scope_info_position(struct v8 *v, uint64_t si, int64_t *start)
+{
+	int64_t at;
+	if (!scope_info_tail(v, si, &at))
+		return false;
+	for (int i = 0; i < SCOPE_SCAN + 2; i++, at += v->m.tagged_size) {
+		int64_t a, b;
+		if (smi_field(v, si, at, &a) && smi_field(v, si, at + v->m.tagged_size, &b) && a >= 0 &&
+		    a <= b) {
+			*start = a;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* SFI's name: the string it holds, or its ScopeInfo's. */
+static bool function_name(struct v8 *v, uint64_t sfi, struct v8_text *out)
+{
+	uint64_t w;
+	out->len = 0;
+	out->buf[0] = '\0';
+	if (!field(v, sfi, v->m.sfi_name, &w))
+		return false;
+	if (string_read(v, w, out))
+		return true;
+	return HAVE(v, t_scope_info) && has_type(v, w, v->m.t_scope_info) && scope_info_name(v, w, out);
+}
+
+/* The name of the constructor of OBJ's map (the root map's constructor,
+ * through the back pointers of its transitions). */
+static bool constructor_name(struct v8 *v, uint64_t obj, struct v8_text *out)
+{
+	uint64_t map, c;
+	if (!field(v, obj, v->m.ho_map, &map))
+		return false;
+	for (int i = 0; i < MAX_MAP_CHAIN; i++) {
+		if (!field(v, map, v->m.map_constructor, &c) || !is_heap(v, c))
+			return false;
+		if (!has_type(v, c, v->m.t_map))
+			break;
+		map = c;
+	}
+	uint64_t sfi;
+	return field(v, c, v->m.fn_shared, &sfi) && has_type(v, sfi, v->m.t_sfi) &&
+	       function_name(v, sfi, out) && out->len > 0;
+}
+
+/* Line and column (1-based) of POSITION in SCRIPT, from its line ends, or
+ * from its source when V8 has not computed them. */
+static bool line_ends_lookup(struct v8 *v, uint64_t ends, int64_t position, int *line, int *column)
+{
+	int64_t n;
+	if (!HAVE(v, t_fixed_array) || !has_type(v, ends, v->m.t_fixed_array) ||
+	    !smi_field(v, ends, v->m.fa_length, &n) || n <= 0 || n > MAX_LINE_ENDS)
+		return false;
+	int64_t lo = 0, hi = n - 1, end;
+	if (!smi_field(v, ends, v->m.fa_data + hi * v->m.tagged_size, &end) || position > end)
+		return false;
+	while (lo < hi) {       /* the first line whose end is at or after POSITION */
+		int64_t mid = lo + (hi - lo) / 2;
+		if (!smi_field(v, ends, v->m.fa_data + mid * v->m.tagged_size, &end))
+			return false;
+		if (end < position)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	int64_t start = 0;
+	if (lo > 0 && !smi_field(v, ends, v->m.fa_data + (lo - 1) * v->m.tagged_size, &start))
+		return false;
+	start = lo > 0 ? start + 1 : 0;
+	*line = (int)lo + 1;
+	*column = (int)(position - start) + 1;
+	return true;
+}
+
+static bool source_lookup(struct v8 *v, uint64_t source, int64_t position, int *line, int *column)
+{
+	int64_t len;
+	if (!string_length(v, source, &len) || position > len || position > MAX_SOURCE)
+		return false;
+	int l = 1;
+	int64_t line_start = 0;
+	struct v8_text chunk;
+	for (int64_t at = 0; at < position;) {
+		int64_t k = position - at < MAX_NAME - 1 ? position - at : MAX_NAME - 1;
+		chunk.len = 0;
+		chunk.cut = false;
+		if (!string_chars(v, source, at, k, &chunk, 0))
+			return false;
+		for (size_t i = 0; i < chunk.len; i++)
+			if (chunk.buf[i] == '\n') {
+				l++;
+				line_start = at + (int64_t)i + 1;
+			}
+		at += k;
+	}
+	*line = l;
+	*column = (int)(position - line_start) + 1;
+	return true;
+}
+
+static bool script_position(struct v8 *v, uint64_t script, int64_t position, int *line, int *column)
+{
+	uint64_t w;
+	if (position < 0)
+		return false;
+	if (HAVE(v, script_line_ends) && field(v, script, v->m.script_line_ends, &w) &&
+	    line_ends_lookup(v, w, position, line, column))
+		return true;
+	return HAVE(v, script_source) && field(v, script, v->m.script_source, &w) &&
+	       source_lookup(v, w, position, line, column);
+}
+
+/* The script position of bytecode offset OFFSET, from the source position
+ * table of BYTECODE (V8's delta-encoded, zig-zag VLQ pairs of code offset
+ * and position; a negative code offset marks a non-statement position).
+ * The table is the third tagged field after the array's length, as V8's
+ * BytecodeArray declares it (the metadata has no symbol for it): it is
+ * believed only when it is a ByteArray. */
+static uint64_t spt_int(const unsigned char *b, size_t n, size_t *i, bool *ok)
+{
+	uint64_t decoded = 0;
+	unsigned shift = 0;
+	unsigned char c;
+	do {
+		if (*i >= n || shift > 63) {
+			*ok = false;
+			return 0;
+		}
+		c = b[(*i)++];
+		decoded |= (uint64_t)(c & 0x7f) << shift;
+		shift += 7;
+	} while (c & 0x80);
+	return (decoded >> 1) ^ (uint64_t)-(int64_t)(decoded & 1);
+}
+
+static bool bytecode_position(struct v8 *v, uint64_t bytecode, int64_t offset, int64_t *position)
+{
+	uint64_t table;
+	int64_t n;
+	if (!HAVE(v, t_byte_array) ||
+	    !field(v, bytecode, v->m.fa_length + 3 * v->m.tagged_size, &table) ||
+	    !has_type(v, table, v->m.t_byte_array) || !smi_field(v, table, v->m.fa_length, &n) ||
+	    n <= 0 || n > MAX_SPT)
+		return false;
+	unsigned char *b = malloc((size_t)n);
+	if (!b) {
+		v->nomem = true;
+		return false;
+	}
+	bool ok = rd(v, table - (uint64_t)v->m.heap_tag + (uint64_t)(v->m.fa_length + v->m.tagged_size),
+		     b, (size_t)n);
+	int64_t code = 0, raw = 0, found = -1;
+	bool first = true;
+	for (size_t i = 0; ok && i < (size_t)n;) {
+		int64_t d = (int64_t)spt_int(b, (size_t)n, &i, &ok);
+		int64_t p = (int64_t)spt_int(b, (size_t)n, &i, &ok);
+		if (!ok)
+			break;
+		/* The first entry of a bytecode array may be its function entry,
+		 * at code offset -1 (V8's kFunctionEntryBytecodeOffset): the
+		 * others count from there. */
+		code = first && d == -1 ? -1 : code + (d >= 0 ? d : -(d + 1));
+		first = false;
+		raw += p;
+		if (code > offset)
+			break;
+		/* SourcePosition: bit 0 external, bits 1..30 the script offset + 1. */
+		found = ((raw >> 1) & 0x3fffffff) - 1;
+	}
+	free(b);
+	if (!ok || found < 0)
+		return false;
+	*position = found;
+	return true;
+}
+
+/* ---- frames ------------------------------------------------------------ */
+
+/* The frame at FP as V8 would classify it. */
+static bool frame_classify(struct v8 *v, uint64_t fp, struct v8_frame *f)
+{
+	uint64_t marker, fn;
+	f->fp = fp;
+	f->js = false;
+	f->type = -1;
+	f->function = 0;
+	if (!rd_word(v, fp + (uint64_t)v->m.fp_marker, &marker))
+		return false;
+	unsigned tag_bits = (unsigned)__builtin_popcountll((uint64_t)v->m.smi_tag_mask);
+	if (is_smi(v, marker)) {
+		/* A type marker: the type shifted past the Smi tag (V8's TypeToMarker). */
+		f->type = (int64_t)(marker >> tag_bits);
+		return f->type < 256;
+	}
+	uint64_t sfi;
+	if (!rd_word(v, fp + (uint64_t)v->m.fp_function, &fn) || !field(v, fn, v->m.fn_shared, &sfi) ||
+	    !has_type(v, sfi, v->m.t_sfi))
+		return true;   /* a context but no function: a frame of a kind not shown */
+	f->js = true;
+	f->function = fn;
+	return true;
+}
+
+/* Walk V8's frames from FP (running PC) within the stack [LO, HI) until
+ * an entry frame, the end of the chain or MAX frames; appends to *OUT. */
+static size_t chain_walk(struct v8 *v, uint64_t fp, uint64_t pc, uint64_t lo, uint64_t hi,
+			 struct v8_frame *out, size_t max)
+{
+	size_t n = 0;
+	while (n < max && fp >= lo && fp + 16 <= hi && (fp & 7) == 0) {
+		struct v8_frame *f = &out[n];
+		if (!frame_classify(v, fp, f))
+			break;
+		f->pc = pc;
+		n++;
+		if (!f->js && (f->type == v->m.ft_entry || f->type == v->m.ft_construct_entry))
+			break;
+		uint64_t next;
+		if (!rd_word(v, fp, &next) || !rd_word(v, fp + 8, &pc) || next <= fp)
+			break;
+		fp = next;
+	}
+	return n;
+}
+
+/* "Type." for a method call: the receiver's constructor's name, when the
+ * receiver is an object (a plain call's is undefined). */
+static void receiver_type(struct v8 *v, uint64_t fp, struct v8_text *out)
+{
+	uint64_t receiver;
+	out->len = 0;
+	out->buf[0] = '\0';
+	if (!rd_word(v, fp + (uint64_t)v->m.fp_args, &receiver) || !is_heap(v, receiver) ||
+	    !constructor_name(v, receiver, out))
+		out->len = 0;
+}
+
+/* Position in its script of the code the JS frame F runs: an interpreted
+ * frame's bytecode offset through its table, else the function's start. */
+static bool frame_position(struct v8 *v, const struct v8_frame *f, uint64_t sfi, bool *exact,
+			   int64_t *position)
+{
+	uint64_t bytecode, raw;
+	*exact = false;
+	if (HAVE(v, t_bytecode) && HAVE(v, bytecode_data) &&
+	    rd_word(v, f->fp + (uint64_t)v->m.fp_bytecode_array, &bytecode) &&
+	    has_type(v, bytecode, v->m.t_bytecode) &&
+	    rd_word(v, f->fp + (uint64_t)v->m.fp_bytecode_offset, &raw) && is_smi(v, raw)) {
+		int64_t offset = smi_value(v, raw) - (v->m.bytecode_data - v->m.heap_tag), length;
+		if (offset >= 0 && smi_field(v, bytecode, v->m.fa_length, &length) && offset < length &&
+		    bytecode_position(v, bytecode, offset, position)) {
+			*exact = true;
+			return true;
+		}
+	}
+	uint64_t si;
+	return field(v, sfi, v->m.sfi_name, &si) && HAVE(v, t_scope_info) &&
+	       has_type(v, si, v->m.t_scope_info) && scope_info_position(v, si, position);
+}
+
+static char *dup_text(struct v8 *v, const char *s)
+{
+	char *d = strdup(s);
+	if (!d)
+		v->nomem = true;
+	return d;
+}
+
+/* The script frame of JS frame F, named as V8's stack traces name it:
+ * "Type.name", "name" or "(anonymous)", the script's path, line, column. */
+static bool script_frame(struct v8 *v, const struct v8_frame *f, struct an_frame *out)
+{
+	memset(out, 0, sizeof(*out));
+	uint64_t sfi, script, name;
+	if (!field(v, f->function, v->m.fn_shared, &sfi))
+		return false;
+	struct v8_text fname, type, path;
+	function_name(v, sfi, &fname);
+	receiver_type(v, f->fp, &type);
+	char full[2 * MAX_NAME + 16];
+	/* V8 leaves out the receiver's type when the name already says it:
+	 * an inferred name ("Module._load") or one starting with the type. */
+	if (fname.len && (strchr(fname.buf, '.') || strncmp(fname.buf, type.buf, type.len) == 0))
+		type.len = 0;
+	if (type.len)
+		snprintf(full, sizeof(full), "%s.%s", type.buf, fname.len ? fname.buf : "<anonymous>");
+	else
+		snprintf(full, sizeof(full), "%s", fname.len ? fname.buf : "(anonymous)");
+	path.len = 0;
+	path.buf[0] = '\0';
+	int line = 0, column = 0;
+	bool exact = false;
+	if (field(v, sfi, v->m.sfi_script, &script) && has_type(v, script, v->m.t_script)) {
+		if (field(v, script, v->m.script_name, &name))
+			string_read(v, name, &path);
+		int64_t position;
+		if (!frame_position(v, f, sfi, &exact, &position) ||
+		    !script_position(v, script, position, &line, &column))
+			line = column = 0;
+	}
+	char detail[MAX_NAME + 64];
+	if (line > 0)
+		snprintf(detail, sizeof(detail), "%s:%d:%d%s", path.len ? path.buf : "<unknown>", line, column,
+			 exact ? "" : " (function start)");
+	else
+		snprintf(detail, sizeof(detail), "%s", path.len ? path.buf : "<unknown>");
+	out->kind = AN_FRAME_SCRIPT;
+	out->function = dup_text(v, full);
+	out->file = path.len ? dup_text(v, path.buf) : NULL;
+	out->line = line;
+	out->runtime = dup_text(v, "node");
+	out->detail = dup_text(v, detail);
+	return true;
+}
+
+/* ---- splice ------------------------------------------------------------ */
+
+/* Whether native frame F runs V8's code: a builtin of the embedded blob
+ * (Builtins_*) or code in an anonymous executable mapping (JIT code). */
+static bool in_v8_code(struct v8 *v, const struct an_frame *f)
+{
+	if (AN_FRAME_IS_RUNTIME(f) || f->kind != AN_FRAME_NATIVE || f->inlined)
+		return false;
+	if (f->function)
+		return strncmp(f->function, "Builtins_", 9) == 0;
+	return !f->module && core_is_executable(v->core, f->pc);
+}
+
+/* The frame pointer of native frame F: its recovered frame-pointer
+ * register, else the CFA less the saved fp and return address. */
+static bool native_fp(struct v8 *v, const struct an_frame *f, uint64_t *fp)
+{
+	unsigned reg = strcmp(v->an->arch ? v->an->arch : "x86_64", "aarch64") == 0 ? 29 : 6;
+	if (an_frame_reg(f, reg, fp))
+		return true;
+	if (!f->cfa)
+		return false;
+	*fp = f->cfa - 16;
+	return true;
+}
+
+struct v8_walk {
+	struct v8_frame *frames;
+	size_t n;
+	bool *shown;
+};
+
+static bool walked(const struct v8_walk *w, uint64_t fp, size_t *at)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (w->frames[i].fp == fp) {
+			*at = i;
+			return true;
+		}
+	return false;
+}
+
+/* Append to the new list V (room counted by the caller) the JS frames of W
+ * up to AT not yet shown. */
+static size_t emit_upto(struct v8 *v, struct v8_walk *w, size_t at, struct an_frame *out)
+{
+	size_t k = 0;
+	for (size_t i = 0; i <= at && i < w->n; i++) {
+		if (w->shown[i] || !w->frames[i].js)
+			continue;
+		w->shown[i] = true;
+		if (script_frame(v, &w->frames[i], &out[k]))
+			k++;
+	}
+	return k;
+}
+
+/* Walk thread T's V8 frames from each native frame in V8's code. */
+static void thread_walk(struct v8 *v, struct an_thread *t, struct v8_walk *w)
+{
+	const struct core_segment *stack = core_find_segment(v->core, t->sp);
+	if (!stack)
+		return;
+	uint64_t lo = t->sp, hi = stack->vaddr + stack->memsz;
+	size_t segments = 0;
+	for (size_t i = 0; i < t->nframes && w->n < MAX_V8_FRAMES && segments < MAX_SEGMENTS; i++) {
+		const struct an_frame *f = &t->frames[i];
+		uint64_t fp;
+		size_t at;
+		if (!in_v8_code(v, f) || !native_fp(v, f, &fp) || walked(w, fp, &at))
+			continue;
+		size_t got = chain_walk(v, fp, f->pc, lo, hi, w->frames + w->n, MAX_V8_FRAMES - w->n);
+		w->n += got;
+		segments++;
+	}
+}
+
+static size_t count_js(const struct v8_walk *w)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < w->n; i++)
+		n += w->frames[i].js;
+	return n;
+}
+
+/* Splice W's JS frames into T: each after the first native frame whose
+ * frame pointer is the JS frame's, with the JS frames before it in its
+ * walk that no native frame had (JIT code the unwinder passed over). */
+static void thread_splice(struct v8 *v, struct an_thread *t, struct v8_walk *w)
+{
+	size_t njs = count_js(w);
+	if (njs == 0)
+		return;
+	struct an_frame *out = calloc(t->nframes + njs, sizeof(*out));
+	if (!out) {
+		v->nomem = true;
+		return;
+	}
+	size_t o = 0;
+	for (size_t i = 0; i < t->nframes; i++) {
+		out[o++] = t->frames[i];
+		uint64_t fp;
+		size_t at;
+		const struct an_frame *f = &t->frames[i];
+		if (!AN_FRAME_IS_RUNTIME(f) && !f->inlined && native_fp(v, f, &fp) && walked(w, fp, &at))
+			o += emit_upto(v, w, at, out + o);
+	}
+	size_t left = o;
+	o += emit_upto(v, w, w->n ? w->n - 1 : 0, out + o);
+	if (o > left)
+		v8_warn(v, "thread %d: %zu JavaScript frames after its last native frame", t->tid, o - left);
+	free(t->frames);
+	t->frames = out;
+	t->nframes = o;
+}
+
+static void threads_splice(struct v8 *v)
+{
+	struct v8_walk w = {
+		.frames = calloc(MAX_V8_FRAMES, sizeof(*w.frames)),
+		.shown = calloc(MAX_V8_FRAMES, sizeof(*w.shown)),
+	};
+	if (!w.frames || !w.shown) {
+		v->nomem = true;
+		goto out;
+	}
+	for (size_t i = 0; i < v->an->nthreads && !v->nomem; i++) {
+		struct an_thread *t = &v->an->threads[i];
+		if (t->recursion)
+			continue;   /* its frame indexes are the recursion's */
+		w.n = 0;
+		memset(w.shown, 0, MAX_V8_FRAMES * sizeof(*w.shown));
+		thread_walk(v, t, &w);
+		thread_splice(v, t, &w);
+	}
+out:
+	free(w.frames);
+	free(w.shown);
+}
+
+/* ---- the crash --------------------------------------------------------- */
+
+static bool frame_is(const struct an_frame *f, const char *prefix)
+{
+	return f->function && strncmp(f->function, prefix, strlen(prefix)) == 0;
+}
+
+/* The index of T's first native frame named PREFIX..., or -1. */
+static long native_named(const struct an_thread *t, const char *prefix)
+{
+	for (size_t i = 0; i < t->nframes; i++)
+		if (!AN_FRAME_IS_RUNTIME(&t->frames[i]) && frame_is(&t->frames[i], prefix))
+			return (long)i;
+	return -1;
+}
+
+/* The value of OBJ's own data property KEY, through its map's
+ * descriptors: in the object, in its property array, or in the
+ * descriptor itself. */
+static bool own_property(struct v8 *v, uint64_t obj, const char *key, uint64_t *value)
+{
+	uint64_t map, descs;
+	int32_t bf3;
+	uint8_t size_words, inobject_start;
+	if (!HAVE(v, map_descriptors) || !HAVE(v, desc_size) || !HAVE(v, index_mask) ||
+	    !HAVE(v, map_size_words) || !HAVE(v, receiver_properties) ||
+	    !field(v, obj, v->m.ho_map, &map) || !field(v, map, v->m.map_descriptors, &descs) ||
+	    !rd(v, map - 1 + (uint64_t)v->m.map_bit_field3, &bf3, sizeof(bf3)) ||
+	    !rd(v, map - 1 + (uint64_t)v->m.map_size_words, &size_words, 1) ||
+	    !rd(v, map - 1 + (uint64_t)v->m.map_inobject_start, &inobject_start, 1))
+		return false;
+	if (HAVE(v, dictionary_shift) && (bf3 >> v->m.dictionary_shift) & 1)
+		return false;   /* a dictionary map: properties in a hash table */
+	int64_t n = ((int64_t)bf3 & v->m.own_desc_mask) >> v->m.own_desc_shift;
+	if (n < 0 || n > MAX_DESCRIPTORS)
+		return false;
+	int64_t slot = v->m.desc_size * v->m.tagged_size;
+	for (int64_t i = 0; i < n; i++) {
+		int64_t base = v->m.desc_header + i * slot;
+		uint64_t k;
+		int64_t details;
+		struct v8_text name;
+		if (!field(v, descs, base + v->m.desc_key * v->m.tagged_size, &k) ||
+		    !string_read(v, k, &name) || strcmp(name.buf, key) != 0 ||
+		    !smi_field(v, descs, base + v->m.desc_details * v->m.tagged_size, &details))
+			continue;
+		int64_t location = (details & v->m.loc_mask) >> v->m.loc_shift;
+		if (location == v->m.loc_descriptor)
+			return field(v, descs, base + v->m.desc_value * v->m.tagged_size, value);
+		int64_t index = (details & v->m.index_mask) >> v->m.index_shift;
+		int64_t inobject = (int64_t)size_words - inobject_start;
+		if (index < inobject)
+			return field(v, obj, ((int64_t)inobject_start + index) * v->m.tagged_size, value);
+		uint64_t props;
+		return field(v, obj, v->m.receiver_properties, &props) && is_heap(v, props) &&
+		       field(v, props, v->m.fa_data + (index - inobject) * v->m.tagged_size, value);
+	}
+	return false;
+}
+
+/* A JSError among the words of [FROM, TO): a tagged pointer to one, or a
+ * handle (a pointer to a slot holding one). */
+static bool find_error(struct v8 *v, uint64_t from, uint64_t to, uint64_t *error)
+{
+	if (!HAVE(v, t_js_error))
+		return false;
+	for (uint64_t at = from; at + 8 <= to; at += 8) {
+		uint64_t w, inner;
+		if (!rd_word(v, at, &w))
+			return false;
+		if (has_type(v, w, v->m.t_js_error)) {
+			*error = w;
+			return true;
+		}
+		if (!is_heap(v, w) && (w & 7) == 0 && w > 0x1000 && rd_word(v, w, &inner) &&
+		    has_type(v, inner, v->m.t_js_error)) {
+			*error = inner;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The exception V8 was about to report as uncaught when it aborted
+ * (Isolate::CreateMessageOrAbort under --abort-on-uncaught-exception):
+ * found on the stack of the frames that throw it. */
+static void read_uncaught(struct v8 *v, struct an_thread *t)
+{
+	long at = native_named(t, "v8::internal::Isolate::CreateMessageOrAbort");
+	if (at < 0)
+		return;
+	uint64_t to = t->sp + EXCEPTION_SCAN;
+	for (size_t i = (size_t)at; i < t->nframes; i++)
+		if (!AN_FRAME_IS_RUNTIME(&t->frames[i]) && t->frames[i].cfa) {
+			if (i > (size_t)at + 1) {
+				to = t->frames[i].cfa;
+				break;
+			}
+		}
+	uint64_t error, msg;
+	struct an_js_crash *js = &v->an->js;
+	js->present = true;
+	if (!find_error(v, t->sp, to, &error)) {
+		v8_warn(v, "the uncaught exception is not on the stack of its throw (not an Error?)");
+		return;
+	}
+	struct v8_text text;
+	if (constructor_name(v, error, &text))
+		js->type = dup_text(v, text.buf);
+	if (own_property(v, error, "message", &msg) && string_read(v, msg, &text))
+		js->message = dup_text(v, text.buf);
+	else
+		v8_warn(v, "the uncaught %s's message cannot be read", js->type ? js->type : "exception");
+}
+
+/* V8's heap exhaustion: node's OOM handler or V8's fatal OOM on the stack. */
+static void read_oom(struct v8 *v, struct an_thread *t)
+{
+	if (native_named(t, "node::OOMErrorHandler") < 0 &&
+	    native_named(t, "v8::internal::V8::FatalProcessOutOfMemory") < 0 &&
+	    native_named(t, "v8::internal::Heap::FatalProcessOutOfMemory") < 0)
+		return;
+	v->an->js.present = true;
+	v->an->js.oom = true;
+}
+
+/* The crash happened in T's innermost JavaScript frame: the signature
+ * starts there (an_signature_start). */
+static void mark_site(struct an_thread *t)
+{
+	for (size_t i = 0; i < t->nframes; i++)
+		if (t->frames[i].kind == AN_FRAME_SCRIPT && t->frames[i].runtime &&
+		    strcmp(t->frames[i].runtime, "node") == 0) {
+			t->frames[i].role = AN_FRAME_CRASH_SITE;
+			return;
+		}
+}
+
+bool an_v8_analyze(struct dbg_session *s, struct analysis *an)
+{
+	struct v8 v = {.s = s, .core = dbg_session_core(s), .an = an};
+	if (!meta_load(&v))
+		return true;
+	threads_splice(&v);
+	if (!v.nomem && an->nthreads && !an->live) {
+		struct an_thread *t = &an->threads[an_crashing_thread(an)];
+		read_oom(&v, t);
+		if (!an->js.present)
+			read_uncaught(&v, t);
+		if (an->js.present && !an->caught.present)
+			mark_site(t);
+	}
+	return !v.nomem;
+}
