@@ -747,7 +747,10 @@ static bool in_v8_code(struct v8 *v, const struct an_frame *f)
 		return false;
 	if (f->function)
 		return strncmp(f->function, "Builtins_", 9) == 0;
-	return !f->module && core_is_executable(v->core, f->pc);
+	/* A live process's segments are not all listed: any readable pc
+	 * outside the mapped files. */
+	return !f->module && !core_find_file(v->core, f->pc) &&
+	       (core_is_executable(v->core, f->pc) || core_is_readable(v->core, f->pc, 1));
 }
 
 /* The frame pointer of native frame F: its recovered frame-pointer

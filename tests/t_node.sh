@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Node.js (Debian's node 20, with V8's postmortem metadata): JavaScript
+# frames read from V8's heap and frame chain, spliced among the native
+# frames (fixtures/node_crash).  A core of an uncaught TypeError three
+# functions deep under --abort-on-uncaught-exception, against node's own
+# stack trace on stderr (names, paths, lines, columns) and its message (the
+# cause); the same with the functions optimized by TurboFan first; a live
+# process stuck in a hot loop (report --pid), against the script's source;
+# a node whose v8dbg_ symbols are stripped: a warning, the native report.
+. "$(dirname "$0")/lib.sh"
+
+W=$(mktemp -d)
+RUN_DIRS=()
+PIDS=()
+cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	[ -n "${KEEP:-}" ] || rm -rf "$W" "${RUN_DIRS[@]}"
+}
+trap cleanup EXIT
+CMP="python3 $ROOT/tests/node_compare.py"
+
+command -v node >/dev/null || { skip "node: no node on this machine"; exit 0; }
+nm /usr/bin/node 2>/dev/null | grep -q ' v8dbg_HeapObjectTag$' ||
+	{ skip "node: $(command -v node) has no V8 postmortem metadata"; exit 0; }
+DIR=$(fixture_build node_crash) || { fail "node: fixture build failed"; exit 0; }
+
+# node_core NAME SCRIPT [FLAGS]: a core of SCRIPT; sets CORE and RUN.
+node_core() {
+	local name=$1; shift
+	if ! CORE=$(fixture_core "$DIR" "$@" 2>"$W/core.err"); then
+		skip "node/$name: $(head -1 "$W/core.err")"; return 1
+	fi
+	RUN=$(dirname "$CORE")
+	RUN_DIRS+=("$RUN")
+}
+
+# crash_case NAME SCRIPT [FLAGS]: frames, cause, interleaving, signature.
+crash_case() {
+	local name=$1
+	node_core "$@" || return
+	local out=$W/$name.json
+	report_json "node/$name" "$out" "$CORE" || return
+	if $CMP frames "$out" "$RUN/stderr" >"$W/$name.diff"; then
+		pass "node/$name: JavaScript frames are node's stack trace ($(tail -1 "$W/$name.diff"); names, files, lines, columns)"
+	else
+		fail "node/$name: frames differ from node's: $(head -3 "$W/$name.diff" | tr '\n' ' ')"
+	fi
+	if $CMP cause "$out" "$RUN/stderr" >"$W/$name.cause"; then
+		pass "node/$name: cause is the uncaught $(json_get "$out" 'j["cause"]["exception"]["type"]') with node's message and site"
+	else
+		fail "node/$name: $(head -2 "$W/$name.cause" | tr '\n' ' ')"
+	fi
+	check "node/$name: every JavaScript frame follows the native frame of V8's code it runs in" \
+		$CMP interleaved "$out"
+	local sig; sig=$(json_get "$out" 'j["signature"]')
+	check "node/$name: signature starts at the JavaScript frame that threw ($sig)" \
+		[ "${sig#SIGTRAP: priceOf < }" != "$sig" ]
+	check "node/$name: no warnings" [ "$(json_get "$out" 'len(j["warnings"])')" = 0 ]
+}
+
+crash_case interpreted crash.js
+crash_case optimized crash_opt.js --allow-natives-syntax --no-turbo-inlining
+
+# The live case: spin.js writes ./ready once inside its endless loop.
+live_case() {
+	local run; run=$(mktemp -d "$W/live-XXXX")
+	(cd "$run" && exec node "$DIR/spin.js") >/dev/null 2>&1 &
+	local pid=$! i
+	PIDS+=("$pid")
+	for i in $(seq 6000); do
+		[ -f "$run/ready" ] || ! kill -0 "$pid" 2>/dev/null && break
+		sleep 0.05
+	done
+	[ -f "$run/ready" ] || { fail "node/live: the script never reached its loop"; return; }
+	local out=$W/live.json
+	report_json node/live "$out" --pid "$pid" || return
+	kill -0 "$pid" 2>/dev/null && [ "$(sed -n 's/^State:\t\(.\).*/\1/p' "/proc/$pid/status")" != T ]
+	check "node/live: the process is left running" [ $? -eq 0 ]
+	# The source's own lines: spin's function, and the calls below it.
+	local l_spin l_handle l_top
+	l_spin=$(grep -n '^function spin' "$DIR/spin.js" | cut -d: -f1)
+	l_handle=$(grep -n 'return spin(' "$DIR/spin.js" | cut -d: -f1)
+	l_top=$(grep -n '^handle(1)' "$DIR/spin.js" | cut -d: -f1)
+	local got
+	got=$(python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+t = j["threads"][0]
+print(" ".join("%s:%s" % (f["function"], f["line"]) for f in t["frames"]
+               if f["kind"] == "script")[:200])' "$out")
+	local want="spin:$l_spin handle:$l_handle Object.<anonymous>:$l_top"
+	check "node/live: the main thread's JavaScript frames, innermost first ($want)" \
+		[ "${got#"$want"}" != "$got" ]
+	check "node/live: cause is hang" [ "$(json_get "$out" 'j["cause"]["kind"]')" = hang ]
+}
+live_case
+
+# A node without metadata: the symbols stripped from a copy.
+nometa_case() {
+	local bin=$W/node-nometa
+	if ! objcopy --wildcard --strip-symbol='v8dbg_*' --strip-symbol='nodedbg_*' /usr/bin/node "$bin" 2>"$W/objcopy.err"; then
+		skip "node/no-metadata: objcopy failed: $(head -1 "$W/objcopy.err")"; return
+	fi
+	local run; run=$(mktemp -d "$W/nometa-XXXX")
+	(cd "$run" && ulimit -c unlimited && exec "$bin" --abort-on-uncaught-exception "$DIR/crash.js") \
+		>/dev/null 2>&1 &
+	wait $! 2>/dev/null
+	local core; core=$(ls "$run"/core* 2>/dev/null | head -1)
+	[ -n "$core" ] || { skip "node/no-metadata: no core"; return; }
+	local out=$W/nometa.json
+	report_json node/no-metadata "$out" "$core" || return
+	check "node/no-metadata: a warning says V8 has no postmortem metadata" \
+		grep -q 'without postmortem metadata' "$out"
+	check "node/no-metadata: the native frames are kept, no JavaScript frame" \
+		[ "$(json_get "$out" 'sum(1 for t in j["threads"] for f in t["frames"] if f["kind"] == "script")')" = 0 \
+		  -a "$(json_get "$out" 'sum(1 for f in j["threads"][0]["frames"] if (f["function"] or "").startswith("Builtins_"))')" -gt 5 ]
+}
+nometa_case
