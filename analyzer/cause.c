@@ -1065,13 +1065,14 @@ static int decide_go(struct cause_ctx *c)
 	return ok ? 1 : -1;
 }
 
-/* The innermost JavaScript frame of the crashing thread, or NULL. */
+/* The innermost JavaScript frame of the crashing thread with a script
+ * (a builtin's has none), or NULL. */
 static const struct an_frame *js_site(const struct analysis *an)
 {
 	const struct an_thread *t = an->nthreads ? &an->threads[an_crashing_thread(an)] : NULL;
 	for (size_t i = 0; t && i < t->nframes; i++)
 		if (t->frames[i].kind == AN_FRAME_SCRIPT && t->frames[i].runtime &&
-		    strcmp(t->frames[i].runtime, "node") == 0)
+		    strcmp(t->frames[i].runtime, "node") == 0 && t->frames[i].file)
 			return &t->frames[i];
 	return NULL;
 }
@@ -1092,8 +1093,11 @@ static int decide_js(struct cause_ctx *c)
 	const char *where = site && site->detail ? strrchr(site->detail, '/') : NULL;
 	where = where ? where + 1 : site ? site->detail : NULL;
 	enum an_cause_kind kind = js->oom ? AN_CAUSE_OOM : AN_CAUSE_UNCAUGHT_EXCEPTION;
+	/* A frame placed at its function's start says so in its detail, not here. */
+	const char *start = where ? strstr(where, " (function start)") : NULL;
+	int wlen = where ? (int)(start ? (size_t)(start - where) : strlen(where)) : 0;
 	bool ok = site && site->function && where
-		  ? set_summary(c->cause, kind, "%s in %s (%s)", what, site->function, where)
+		  ? set_summary(c->cause, kind, "%s in %s (%.*s)", what, site->function, wlen, where)
 		  : set_summary(c->cause, kind, "%s", what);
 	if (ok && !js->oom) {
 		c->cause->exception_type = an_strdup(js->type ? js->type : "exception");

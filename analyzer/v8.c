@@ -724,10 +724,10 @@ static bool script_frame(struct v8 *v, const struct v8_frame *f, struct an_frame
 	}
 	char detail[MAX_NAME + 64];
 	if (line > 0)
-		snprintf(detail, sizeof(detail), "%s:%d:%d%s", path.len ? path.buf : "<unknown>", line, column,
+		snprintf(detail, sizeof(detail), "%s:%d:%d%s", path.len ? path.buf : "<anonymous>", line, column,
 			 exact ? "" : " (function start)");
 	else
-		snprintf(detail, sizeof(detail), "%s", path.len ? path.buf : "<unknown>");
+		snprintf(detail, sizeof(detail), "%s", path.len ? path.buf : "<anonymous>");
 	out->kind = AN_FRAME_SCRIPT;
 	out->function = dup_text(v, full);
 	out->file = path.len ? dup_text(v, path.buf) : NULL;
@@ -1012,7 +1012,7 @@ static void mark_site(struct an_thread *t)
 {
 	for (size_t i = 0; i < t->nframes; i++)
 		if (t->frames[i].kind == AN_FRAME_SCRIPT && t->frames[i].runtime &&
-		    strcmp(t->frames[i].runtime, "node") == 0) {
+		    strcmp(t->frames[i].runtime, "node") == 0 && t->frames[i].file) {
 			t->frames[i].role = AN_FRAME_CRASH_SITE;
 			return;
 		}

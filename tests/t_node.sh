@@ -4,7 +4,8 @@
 # frames (fixtures/node_crash).  A core of an uncaught TypeError three
 # functions deep under --abort-on-uncaught-exception, against node's own
 # stack trace on stderr (names, paths, lines, columns) and its message (the
-# cause); the same with the functions optimized by TurboFan first; a live
+# cause); the same with the functions optimized by TurboFan first; V8's
+# heap exhausted (the cause oom); a live
 # process stuck in a hot loop (report --pid), against the script's source;
 # a node whose v8dbg_ symbols are stripped: a warning, the native report.
 . "$(dirname "$0")/lib.sh"
@@ -62,6 +63,19 @@ crash_case() {
 
 crash_case interpreted crash.js
 crash_case optimized crash_opt.js --allow-natives-syntax --no-turbo-inlining
+
+# V8's heap exhausted: node's OOM handler aborts.
+oom_case() {
+	node_core oom oom.js --max-old-space-size=16 || return
+	local out=$W/oom.json
+	report_json node/oom "$out" "$CORE" || return
+	local summary; summary=$(json_get "$out" 'j["cause"]["summary"]')
+	check "node/oom: node printed its heap exhaustion" grep -q 'JavaScript heap out of memory' "$RUN/stderr"
+	check "node/oom: cause is oom in the JavaScript function that allocated ($summary)" \
+		[ "$(json_get "$out" 'j["cause"]["kind"]')" = oom -a \
+		  "${summary#FATAL ERROR: JavaScript heap out of memory in grow (oom.js:}" != "$summary" ]
+}
+oom_case
 
 # The live case: spin.js writes ./ready once inside its endless loop.
 live_case() {
