@@ -1093,8 +1093,8 @@ static int decide_js(struct cause_ctx *c)
 	const char *where = site && site->detail ? strrchr(site->detail, '/') : NULL;
 	where = where ? where + 1 : site ? site->detail : NULL;
 	enum an_cause_kind kind = js->oom ? AN_CAUSE_OOM : AN_CAUSE_UNCAUGHT_EXCEPTION;
-	/* A frame placed at its function's start says so in its detail, not here. */
-	const char *start = where ? strstr(where, " (function start)") : NULL;
+	/* The detail's notes ("(inlined)", "(function start)") stay there. */
+	const char *start = where ? strstr(where, " (") : NULL;
 	int wlen = where ? (int)(start ? (size_t)(start - where) : strlen(where)) : 0;
 	bool ok = site && site->function && where
 		  ? set_summary(c->cause, kind, "%s in %s (%.*s)", what, site->function, wlen, where)

@@ -33,6 +33,8 @@ enum {
 	MAX_SPT = 1 << 20,          /* bytes of a source position table */
 	MAX_DESCRIPTORS = 1020,
 	MAX_MAP_CHAIN = 64,         /* back pointers from a map to its root */
+	MAX_CODE_SCAN = 1 << 20,    /* bytes before a pc searched for its code */
+	MAX_INLINED = 32,           /* functions inlined into one frame */
 	SCOPE_SCAN = 6,             /* slots after a ScopeInfo's locals */
 	EXCEPTION_SCAN = 64 << 10,  /* bytes of stack searched for the exception */
 };
@@ -89,6 +91,13 @@ enum {
 	X(t_script, "type_Script__SCRIPT_TYPE", 1) X(t_bytecode, "type_BytecodeArray__BYTECODE_ARRAY_TYPE", 0) \
 	X(t_fixed_array, "type_FixedArray__FIXED_ARRAY_TYPE", 0) X(t_byte_array, "type_ByteArray__BYTE_ARRAY_TYPE", 0) \
 	X(t_map, "type_Map__MAP_TYPE", 1) \
+	X(t_code, "type_Code__CODE_TYPE", 0) \
+	X(t_istream, "type_InstructionStream__INSTRUCTION_STREAM_TYPE", 0) \
+	X(is_start, "class_InstructionStream__instruction_start__uintptr_t", 0) \
+	X(code_spt, "class_Code__source_position_table__ByteArray", 0) \
+	X(code_deopt, "class_Code__deoptimization_data__FixedArray", 0) \
+	X(deopt_inlining, "DeoptimizationDataInliningPositionsIndex", 0) \
+	X(deopt_literals, "DeoptimizationDataLiteralArrayIndex", 0) \
 	X(sf_parent_fixed_array, "parent_ScopeInfo__FixedArray", 0)
 
 struct v8_meta {
@@ -120,6 +129,16 @@ struct v8 {
 	size_t nfound;              /* v8dbg_ symbols seen */
 	bool nomem;
 	unsigned warned;            /* warnings given, bounded */
+	uint64_t istream_map;       /* the map of InstructionStreams, once seen */
+};
+
+/* One function a JS frame runs: the frame's own, or one inlined into its
+ * optimized code (innermost first). */
+struct v8_place {
+	uint64_t sfi;
+	int64_t position;           /* in its script; -1: unknown */
+	bool exact;                 /* the code's position, not the function's start */
+	bool inlined;
 };
 
 /* One V8 frame of a walk. */
@@ -534,12 +553,9 @@ static bool script_position(struct v8 *v, uint64_t script, int64_t position, int
 	       source_lookup(v, w, position, line, column);
 }
 
-/* The script position of bytecode offset OFFSET, from the source position
- * table of BYTECODE (V8's delta-encoded, zig-zag VLQ pairs of code offset
- * and position; a negative code offset marks a non-statement position).
- * The table is the third tagged field after the array's length, as V8's
- * BytecodeArray declares it (the metadata has no symbol for it): it is
- * believed only when it is a ByteArray. */
+/* One number of a source position table: V8's zig-zag VLQ (7 bits a byte,
+ * low first).  Entries are delta-encoded pairs of code offset and
+ * position; a negative code offset marks a non-statement position. */
 static uint64_t spt_int(const unsigned char *b, size_t n, size_t *i, bool *ok)
 {
 	uint64_t decoded = 0;
@@ -557,14 +573,13 @@ static uint64_t spt_int(const unsigned char *b, size_t n, size_t *i, bool *ok)
 	return (decoded >> 1) ^ (uint64_t)-(int64_t)(decoded & 1);
 }
 
-static bool bytecode_position(struct v8 *v, uint64_t bytecode, int64_t offset, int64_t *position)
+/* The raw SourcePosition of code offset OFFSET in TABLE (a ByteArray):
+ * the last entry at or before it.  BYTECODE: a bytecode array's table. */
+static bool table_position(struct v8 *v, uint64_t table, int64_t offset, bool bytecode, int64_t *raw_out)
 {
-	uint64_t table;
 	int64_t n;
-	if (!HAVE(v, t_byte_array) ||
-	    !field(v, bytecode, v->m.fa_length + 3 * v->m.tagged_size, &table) ||
-	    !has_type(v, table, v->m.t_byte_array) || !smi_field(v, table, v->m.fa_length, &n) ||
-	    n <= 0 || n > MAX_SPT)
+	if (!HAVE(v, t_byte_array) || !has_type(v, table, v->m.t_byte_array) ||
+	    !smi_field(v, table, v->m.fa_length, &n) || n <= 0 || n > MAX_SPT)
 		return false;
 	unsigned char *b = malloc((size_t)n);
 	if (!b) {
@@ -573,28 +588,52 @@ static bool bytecode_position(struct v8 *v, uint64_t bytecode, int64_t offset, i
 	}
 	bool ok = rd(v, table - (uint64_t)v->m.heap_tag + (uint64_t)(v->m.fa_length + v->m.tagged_size),
 		     b, (size_t)n);
-	int64_t code = 0, raw = 0, found = -1;
-	bool first = true;
+	int64_t code = 0, raw = 0;
+	bool first = true, found = false;
 	for (size_t i = 0; ok && i < (size_t)n;) {
 		int64_t d = (int64_t)spt_int(b, (size_t)n, &i, &ok);
 		int64_t p = (int64_t)spt_int(b, (size_t)n, &i, &ok);
 		if (!ok)
 			break;
-		/* The first entry of a bytecode array may be its function entry,
-		 * at code offset -1 (V8's kFunctionEntryBytecodeOffset): the
-		 * others count from there. */
-		code = first && d == -1 ? -1 : code + (d >= 0 ? d : -(d + 1));
+		/* A bytecode array's first entry may be its function entry, at
+		 * code offset -1 (V8's kFunctionEntryBytecodeOffset): the others
+		 * count from there. */
+		code = bytecode && first && d == -1 ? -1 : code + (d >= 0 ? d : -(d + 1));
 		first = false;
-		raw += p;
 		if (code > offset)
 			break;
-		/* SourcePosition: bit 0 external, bits 1..30 the script offset + 1. */
-		found = ((raw >> 1) & 0x3fffffff) - 1;
+		raw += p;
+		*raw_out = raw;
+		found = true;
 	}
 	free(b);
-	if (!ok || found < 0)
+	return ok && found;
+}
+
+/* SourcePosition: bit 0 external, bits 1..30 the script offset + 1, bits
+ * 31..46 the inlining id + 1. */
+static int64_t raw_script_offset(int64_t raw)
+{
+	return ((raw >> 1) & 0x3fffffff) - 1;
+}
+
+static int64_t raw_inlining_id(int64_t raw)
+{
+	return ((raw >> 31) & 0xffff) - 1;
+}
+
+/* The script position of bytecode offset OFFSET of BYTECODE.  Its table
+ * is the third tagged field after the array's length, as V8's
+ * BytecodeArray declares it (the metadata has no symbol for it): it is
+ * believed only when it is a ByteArray. */
+static bool bytecode_position(struct v8 *v, uint64_t bytecode, int64_t offset, int64_t *position)
+{
+	uint64_t table;
+	int64_t raw;
+	if (!field(v, bytecode, v->m.fa_length + 3 * v->m.tagged_size, &table) ||
+	    !table_position(v, table, offset, true, &raw) || raw_script_offset(raw) < 0)
 		return false;
-	*position = found;
+	*position = raw_script_offset(raw);
 	return true;
 }
 
@@ -659,27 +698,143 @@ static void receiver_type(struct v8 *v, uint64_t fp, struct v8_text *out)
 		out->len = 0;
 }
 
-/* Position in its script of the code the JS frame F runs: an interpreted
- * frame's bytecode offset through its table, else the function's start. */
-static bool frame_position(struct v8 *v, const struct v8_frame *f, uint64_t sfi, bool *exact,
-			   int64_t *position)
+/* The function's start, from its ScopeInfo: where a frame whose code's
+ * positions cannot be read is placed. */
+static bool function_start(struct v8 *v, uint64_t sfi, int64_t *position)
 {
-	uint64_t bytecode, raw;
-	*exact = false;
-	if (HAVE(v, t_bytecode) && HAVE(v, bytecode_data) &&
-	    rd_word(v, f->fp + (uint64_t)v->m.fp_bytecode_array, &bytecode) &&
-	    has_type(v, bytecode, v->m.t_bytecode) &&
-	    rd_word(v, f->fp + (uint64_t)v->m.fp_bytecode_offset, &raw) && is_smi(v, raw)) {
-		int64_t offset = smi_value(v, raw) - (v->m.bytecode_data - v->m.heap_tag), length;
-		if (offset >= 0 && smi_field(v, bytecode, v->m.fa_length, &length) && offset < length &&
-		    bytecode_position(v, bytecode, offset, position)) {
-			*exact = true;
-			return true;
-		}
-	}
 	uint64_t si;
 	return field(v, sfi, v->m.sfi_name, &si) && HAVE(v, t_scope_info) &&
 	       has_type(v, si, v->m.t_scope_info) && scope_info_position(v, si, position);
+}
+
+/* An interpreted frame's position: its bytecode offset through its
+ * bytecode's table.  A baseline frame holds its bytecode too, but no
+ * offset (a Smi) in the slot: false. */
+static bool interpreted_position(struct v8 *v, const struct v8_frame *f, int64_t *position)
+{
+	uint64_t bytecode, raw;
+	int64_t length;
+	if (!HAVE(v, t_bytecode) || !HAVE(v, bytecode_data) ||
+	    !rd_word(v, f->fp + (uint64_t)v->m.fp_bytecode_array, &bytecode) ||
+	    !has_type(v, bytecode, v->m.t_bytecode) ||
+	    !rd_word(v, f->fp + (uint64_t)v->m.fp_bytecode_offset, &raw) || !is_smi(v, raw))
+		return false;
+	int64_t offset = smi_value(v, raw) - (v->m.bytecode_data - v->m.heap_tag);
+	return offset >= 0 && smi_field(v, bytecode, v->m.fa_length, &length) && offset < length &&
+	       bytecode_position(v, bytecode, offset, position);
+}
+
+static bool is_istream_map(struct v8 *v, uint64_t w)
+{
+	if (v->istream_map)
+		return w == v->istream_map;
+	int64_t t;
+	if (!is_heap(v, w) || !has_type(v, w, v->m.t_map) ||
+	    !rd(v, w - (uint64_t)v->m.heap_tag + (uint64_t)v->m.map_type, &t, 2))
+		return false;
+	if ((t & 0xffff) != v->m.t_istream)
+		return false;
+	v->istream_map = w;
+	return true;
+}
+
+/* The Code object whose instructions hold PC, and PC's offset in them:
+ * the InstructionStream found by its map below PC, whose first field
+ * after its map is its Code. */
+static bool code_at(struct v8 *v, uint64_t pc, uint64_t *code, int64_t *offset)
+{
+	if (!HAVE(v, t_istream) || !HAVE(v, t_code) || !HAVE(v, is_start))
+		return false;
+	uint64_t block[512];
+	uint64_t at = pc & ~(uint64_t)7;
+	for (uint64_t scanned = 0; scanned < MAX_CODE_SCAN; scanned += sizeof(block)) {
+		uint64_t lo = at - sizeof(block) + 8;
+		if (!rd(v, lo, block, sizeof(block)))
+			return false;
+		for (size_t i = sizeof(block) / 8; i-- > 0;) {
+			uint64_t stream = lo + 8 * i + (uint64_t)v->m.heap_tag;
+			uint64_t start = stream - (uint64_t)v->m.heap_tag + (uint64_t)v->m.is_start;
+			if (!is_istream_map(v, block[i]) || start > pc)
+				continue;
+			*offset = (int64_t)(pc - start);
+			return field(v, stream, v->m.tagged_size, code) && has_type(v, *code, v->m.t_code);
+		}
+		at = lo - 8;
+	}
+	return false;
+}
+
+/* The functions of an optimized frame at PC: through its code's source
+ * positions (at PC - 1, the call in it), each inlined function's from the
+ * deoptimization data (its inlining positions, a PodArray of 16-byte
+ * InliningPositions, and its literals, the inlined functions' infos),
+ * out to the frame's own function. */
+static size_t optimized_places(struct v8 *v, const struct v8_frame *f, uint64_t sfi,
+			       struct v8_place *out, size_t max)
+{
+	uint64_t code, table, deopt, inlining = 0, literals = 0;
+	int64_t offset, raw;
+	if (!HAVE(v, code_spt) || !code_at(v, f->pc, &code, &offset) ||
+	    !field(v, code, v->m.code_spt, &table) || !table_position(v, table, offset - 1, false, &raw))
+		return 0;
+	if (HAVE(v, code_deopt) && HAVE(v, deopt_inlining) && field(v, code, v->m.code_deopt, &deopt) &&
+	    HAVE(v, t_fixed_array) && has_type(v, deopt, v->m.t_fixed_array)) {
+		field(v, deopt, v->m.fa_data + v->m.deopt_inlining * v->m.tagged_size, &inlining);
+		field(v, deopt, v->m.fa_data + v->m.deopt_literals * v->m.tagged_size, &literals);
+	}
+	size_t n = 0;
+	int64_t count = 0;
+	if (inlining && !smi_field(v, inlining, v->m.fa_length, &count))
+		count = 0;
+	count /= 16;
+	while (n + 1 < max) {
+		int64_t id = raw_inlining_id(raw);
+		if (id < 0)
+			break;
+		uint64_t lit;
+		int64_t fid;
+		struct { int64_t position; int32_t function_id; } pos;
+		if (id >= count ||
+		    !rd(v, inlining - (uint64_t)v->m.heap_tag + (uint64_t)(v->m.fa_length + v->m.tagged_size) +
+			       (uint64_t)id * 16, &pos, 12))
+			return 0;
+		fid = pos.function_id;
+		if (fid < 0 || !field(v, literals, v->m.fa_data + fid * v->m.tagged_size, &lit))
+			return 0;
+		lit &= ~(uint64_t)2;   /* a weak reference's tag */
+		if (!has_type(v, lit, v->m.t_sfi))
+			return 0;
+		out[n++] = (struct v8_place){.sfi = lit, .position = raw_script_offset(raw), .exact = true,
+					     .inlined = true};
+		raw = pos.position;
+	}
+	out[n++] = (struct v8_place){.sfi = sfi, .position = raw_script_offset(raw), .exact = true};
+	return n;
+}
+
+/* The functions JS frame F runs, innermost first: one, or an optimized
+ * frame's inlined functions and its own.  Where the code's position
+ * cannot be read, the function's start. */
+static size_t frame_places(struct v8 *v, const struct v8_frame *f, struct v8_place *out, size_t max)
+{
+	uint64_t sfi;
+	if (!field(v, f->function, v->m.fn_shared, &sfi))
+		return 0;
+	out[0] = (struct v8_place){.sfi = sfi, .position = -1};
+	if (interpreted_position(v, f, &out[0].position)) {
+		out[0].exact = true;
+		return 1;
+	}
+	uint64_t bytecode;
+	bool baseline = rd_word(v, f->fp + (uint64_t)v->m.fp_bytecode_array, &bytecode) &&
+			HAVE(v, t_bytecode) && has_type(v, bytecode, v->m.t_bytecode);
+	size_t n = baseline ? 0 : optimized_places(v, f, sfi, out, max);
+	if (n)
+		return n;
+	out[0] = (struct v8_place){.sfi = sfi, .position = -1};
+	if (!function_start(v, sfi, &out[0].position))
+		out[0].position = -1;
+	return 1;
 }
 
 static char *dup_text(struct v8 *v, const char *s)
@@ -690,17 +845,20 @@ static char *dup_text(struct v8 *v, const char *s)
 	return d;
 }
 
-/* The script frame of JS frame F, named as V8's stack traces name it:
- * "Type.name", "name" or "(anonymous)", the script's path, line, column. */
-static bool script_frame(struct v8 *v, const struct v8_frame *f, struct an_frame *out)
+/* The script frame of place P of JS frame F, named as V8's stack traces
+ * name it: "Type.name" (the receiver's type, for the frame's own
+ * function), "name" or "(anonymous)", the script's path, line, column. */
+static void script_frame(struct v8 *v, const struct v8_frame *f, const struct v8_place *p,
+			 struct an_frame *out)
 {
 	memset(out, 0, sizeof(*out));
-	uint64_t sfi, script, name;
-	if (!field(v, f->function, v->m.fn_shared, &sfi))
-		return false;
+	uint64_t script, name;
 	struct v8_text fname, type, path;
-	function_name(v, sfi, &fname);
-	receiver_type(v, f->fp, &type);
+	function_name(v, p->sfi, &fname);
+	type.len = 0;
+	type.buf[0] = '\0';
+	if (!p->inlined)
+		receiver_type(v, f->fp, &type);
 	char full[2 * MAX_NAME + 16];
 	/* V8 leaves out the receiver's type when the name already says it:
 	 * an inferred name ("Module._load") or one starting with the type. */
@@ -713,19 +871,16 @@ static bool script_frame(struct v8 *v, const struct v8_frame *f, struct an_frame
 	path.len = 0;
 	path.buf[0] = '\0';
 	int line = 0, column = 0;
-	bool exact = false;
-	if (field(v, sfi, v->m.sfi_script, &script) && has_type(v, script, v->m.t_script)) {
+	if (field(v, p->sfi, v->m.sfi_script, &script) && has_type(v, script, v->m.t_script)) {
 		if (field(v, script, v->m.script_name, &name))
 			string_read(v, name, &path);
-		int64_t position;
-		if (!frame_position(v, f, sfi, &exact, &position) ||
-		    !script_position(v, script, position, &line, &column))
+		if (!script_position(v, script, p->position, &line, &column))
 			line = column = 0;
 	}
 	char detail[MAX_NAME + 64];
 	if (line > 0)
-		snprintf(detail, sizeof(detail), "%s:%d:%d%s", path.len ? path.buf : "<anonymous>", line, column,
-			 exact ? "" : " (function start)");
+		snprintf(detail, sizeof(detail), "%s:%d:%d%s%s", path.len ? path.buf : "<anonymous>", line,
+			 column, p->exact ? "" : " (function start)", p->inlined ? " (inlined)" : "");
 	else
 		snprintf(detail, sizeof(detail), "%s", path.len ? path.buf : "<anonymous>");
 	out->kind = AN_FRAME_SCRIPT;
@@ -734,7 +889,6 @@ static bool script_frame(struct v8 *v, const struct v8_frame *f, struct an_frame
 	out->line = line;
 	out->runtime = dup_text(v, "node");
 	out->detail = dup_text(v, detail);
-	return true;
 }
 
 /* ---- splice ------------------------------------------------------------ */
@@ -772,6 +926,27 @@ struct v8_walk {
 	bool *shown;
 };
 
+/* A thread's new frame list, grown as JS frames are made. */
+struct v8_out {
+	struct an_frame *v;
+	size_t n, cap;
+};
+
+static struct an_frame *out_slot(struct v8 *v, struct v8_out *o)
+{
+	if (o->n == o->cap) {
+		size_t cap = o->cap ? 2 * o->cap : 64;
+		struct an_frame *grown = realloc(o->v, cap * sizeof(*grown));
+		if (!grown) {
+			v->nomem = true;
+			return NULL;
+		}
+		o->v = grown;
+		o->cap = cap;
+	}
+	return &o->v[o->n++];
+}
+
 static bool walked(const struct v8_walk *w, uint64_t fp, size_t *at)
 {
 	for (size_t i = 0; i < w->n; i++)
@@ -782,17 +957,24 @@ static bool walked(const struct v8_walk *w, uint64_t fp, size_t *at)
 	return false;
 }
 
-/* Append to the new list V (room counted by the caller) the JS frames of W
- * up to AT not yet shown. */
-static size_t emit_upto(struct v8 *v, struct v8_walk *w, size_t at, struct an_frame *out)
+/* Append to O the script frames of W's JS frames up to AT not yet shown;
+ * returns how many. */
+static size_t emit_upto(struct v8 *v, struct v8_walk *w, size_t at, struct v8_out *o)
 {
 	size_t k = 0;
-	for (size_t i = 0; i <= at && i < w->n; i++) {
+	struct v8_place places[MAX_INLINED];
+	for (size_t i = 0; i <= at && i < w->n && !v->nomem; i++) {
 		if (w->shown[i] || !w->frames[i].js)
 			continue;
 		w->shown[i] = true;
-		if (script_frame(v, &w->frames[i], &out[k]))
+		size_t np = frame_places(v, &w->frames[i], places, MAX_INLINED);
+		for (size_t j = 0; j < np; j++) {
+			struct an_frame *f = out_slot(v, o);
+			if (!f)
+				return k;
+			script_frame(v, &w->frames[i], &places[j], f);
 			k++;
+		}
 	}
 	return k;
 }
@@ -811,18 +993,9 @@ static void thread_walk(struct v8 *v, struct an_thread *t, struct v8_walk *w)
 		size_t at;
 		if (!in_v8_code(v, f) || !native_fp(v, f, &fp) || walked(w, fp, &at))
 			continue;
-		size_t got = chain_walk(v, fp, f->pc, lo, hi, w->frames + w->n, MAX_V8_FRAMES - w->n);
-		w->n += got;
+		w->n += chain_walk(v, fp, f->pc, lo, hi, w->frames + w->n, MAX_V8_FRAMES - w->n);
 		segments++;
 	}
-}
-
-static size_t count_js(const struct v8_walk *w)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < w->n; i++)
-		n += w->frames[i].js;
-	return n;
 }
 
 /* Splice W's JS frames into T: each after the first native frame whose
@@ -830,30 +1003,37 @@ static size_t count_js(const struct v8_walk *w)
  * walk that no native frame had (JIT code the unwinder passed over). */
 static void thread_splice(struct v8 *v, struct an_thread *t, struct v8_walk *w)
 {
-	size_t njs = count_js(w);
-	if (njs == 0)
-		return;
-	struct an_frame *out = calloc(t->nframes + njs, sizeof(*out));
-	if (!out) {
-		v->nomem = true;
-		return;
-	}
-	size_t o = 0;
-	for (size_t i = 0; i < t->nframes; i++) {
-		out[o++] = t->frames[i];
+	struct v8_out o = {0};
+	size_t made = 0;
+	for (size_t i = 0; i < t->nframes && !v->nomem; i++) {
+		struct an_frame *slot = out_slot(v, &o);
+		if (!slot)
+			break;
+		*slot = t->frames[i];
 		uint64_t fp;
 		size_t at;
 		const struct an_frame *f = &t->frames[i];
 		if (!AN_FRAME_IS_RUNTIME(f) && !f->inlined && native_fp(v, f, &fp) && walked(w, fp, &at))
-			o += emit_upto(v, w, at, out + o);
+			made += emit_upto(v, w, at, &o);
 	}
-	size_t left = o;
-	o += emit_upto(v, w, w->n ? w->n - 1 : 0, out + o);
-	if (o > left)
-		v8_warn(v, "thread %d: %zu JavaScript frames after its last native frame", t->tid, o - left);
+	size_t left = v->nomem ? 0 : emit_upto(v, w, w->n ? w->n - 1 : 0, &o);
+	if (v->nomem) {
+		/* T keeps its frames; the script frames made are freed. */
+		for (size_t i = 0; i < o.n; i++)
+			if (o.v[i].kind == AN_FRAME_SCRIPT && o.v[i].runtime && !strcmp(o.v[i].runtime, "node"))
+				an_frame_deinit(&o.v[i]);
+		free(o.v);
+		return;
+	}
+	if (left)
+		v8_warn(v, "thread %d: %zu JavaScript frames after its last native frame", t->tid, left);
+	if (made + left == 0) {
+		free(o.v);
+		return;
+	}
 	free(t->frames);
-	t->frames = out;
-	t->nframes = o;
+	t->frames = o.v;
+	t->nframes = o.n;
 }
 
 static void threads_splice(struct v8 *v)
