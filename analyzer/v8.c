@@ -48,6 +48,9 @@ enum {
 	X(one_byte_tag, "OneByteStringTag", 1) X(repr_mask, "StringRepresentationMask", 1) \
 	X(seq_tag, "SeqStringTag", 1) X(cons_tag, "ConsStringTag", 1) \
 	X(sliced_tag, "SlicedStringTag", 1) X(thin_tag, "ThinStringTag", 1) \
+	X(external_tag, "ExternalStringTag", 0) \
+	X(external_resource, "class_ExternalString__resource__Object", 0) \
+	X(node_resource_data, "nodedbg_offset_ExternalString__data__uintptr_t", 0) \
 	X(fp_marker, "off_fp_context_or_frame_type", 1) X(fp_function, "off_fp_function", 1) \
 	X(fp_bytecode_array, "off_fp_bytecode_array", 1) \
 	X(fp_bytecode_offset, "off_fp_bytecode_offset", 1) X(fp_args, "off_fp_args", 1) \
@@ -170,8 +173,10 @@ static void v8_warn(struct v8 *v, const char *fmt, ...)
 static bool meta_symbol(void *ctx, const char *name, uint64_t addr)
 {
 	struct v8 *v = ctx;
-	v->nfound++;
-	const char *key = name + strlen("v8dbg_");
+	bool v8dbg = strncmp(name, "v8dbg_", 6) == 0;
+	v->nfound += v8dbg;
+	/* V8's names go without their prefix, node's (nodedbg_) with it. */
+	const char *key = v8dbg ? name + 6 : name;
 	for (size_t i = 0; i < NMETA; i++) {
 		if (v->have[i] || strcmp(meta_entries[i].name, key) != 0)
 			continue;
@@ -201,6 +206,7 @@ static size_t meta_index(size_t at)
 static bool meta_load(struct v8 *v)
 {
 	dbg_symbols_with_prefix(v->s, "v8dbg_", meta_symbol, v);
+	dbg_symbols_with_prefix(v->s, "nodedbg_", meta_symbol, v);
 	if (v->nfound == 0) {
 		uint64_t addr, size;
 		if (dbg_find_symbol(v->s, "Builtins_JSEntry", &addr, &size))
@@ -363,6 +369,52 @@ static bool cons_chars(struct v8 *v, uint64_t str, int64_t from, int64_t n, stru
 	return n == 0 || string_chars(v, second, from - first_len, n, out, depth + 1);
 }
 
+/* Where an external string's characters are: V8 caches its resource's
+ * data pointer in the word after the resource (no metadata names it),
+ * believed when the resource holds the same pointer among its first
+ * members (node's scripts' resources do); else node's own resources'
+ * data member, where nodedbg_ says. */
+static bool external_data(struct v8 *v, uint64_t str, uint64_t *data)
+{
+	uint64_t resource, cached, member[4];
+	if (!HAVE(v, external_resource) ||
+	    !rd_word(v, str - (uint64_t)v->m.heap_tag + (uint64_t)v->m.external_resource, &resource) ||
+	    !rd(v, resource, member, sizeof(member)))
+		return false;
+	if (rd_word(v, str - (uint64_t)v->m.heap_tag + (uint64_t)v->m.external_resource + 8, &cached) &&
+	    cached)
+		for (size_t i = 1; i < 4; i++)
+			if (member[i] == cached) {
+				*data = cached;
+				return true;
+			}
+	return HAVE(v, node_resource_data) && v->m.node_resource_data > 0 &&
+	       rd_word(v, resource + (uint64_t)v->m.node_resource_data, data) && *data;
+}
+
+static bool external_chars(struct v8 *v, uint64_t str, bool one_byte, int64_t from, int64_t n,
+			   struct v8_text *out)
+{
+	uint64_t data;
+	if (!external_data(v, str, &data))
+		return false;
+	unsigned width = one_byte ? 1 : 2;
+	unsigned char raw[256];
+	char chunk[128];
+	for (int64_t at = from; at < from + n && !out->cut;) {
+		size_t k = (size_t)(from + n - at) < sizeof(chunk) ? (size_t)(from + n - at) : sizeof(chunk);
+		if (!dbg_read_module_bytes(v->s, data + (uint64_t)at * width, raw, k * width))
+			return false;
+		for (size_t i = 0; i < k; i++) {
+			unsigned c = one_byte ? raw[i] : (unsigned)(raw[2 * i] | raw[2 * i + 1] << 8);
+			chunk[i] = c >= 0x20 && c < 0x7f ? (char)c : c == '\n' || c == '\t' ? (char)c : '?';
+		}
+		text_put(out, chunk, k);
+		at += (int64_t)k;
+	}
+	return true;
+}
+
 static bool string_chars(struct v8 *v, uint64_t str, int64_t from, int64_t n, struct v8_text *out,
 			 unsigned depth)
 {
@@ -385,7 +437,9 @@ static bool string_chars(struct v8 *v, uint64_t str, int64_t from, int64_t n, st
 		return HAVE(v, sliced_parent) && field(v, str, v->m.sliced_parent, &inner) &&
 		       smi_field(v, str, v->m.sliced_offset, &offset) &&
 		       string_chars(v, inner, offset + from, n, out, depth + 1);
-	return false;   /* external: its characters are the embedder's */
+	if (repr == v->m.external_tag)
+		return external_chars(v, str, one_byte, from, n, out);
+	return false;
 }
 
 /* STR's text (cut at MAX_NAME bytes) into OUT; false when it is no string
@@ -764,27 +818,26 @@ static bool code_at(struct v8 *v, uint64_t pc, uint64_t *code, int64_t *offset)
 	return false;
 }
 
-/* The functions of an optimized frame at PC: through its code's source
- * positions (at PC - 1, the call in it), each inlined function's from the
- * deoptimization data (its inlining positions, a PodArray of 16-byte
- * InliningPositions, and its literals, the inlined functions' infos),
- * out to the frame's own function. */
-static size_t optimized_places(struct v8 *v, const struct v8_frame *f, uint64_t sfi,
-			       struct v8_place *out, size_t max)
+/* The functions of an optimized frame running CODE at OFFSET: through its
+ * code's source positions (at OFFSET - 1, the call in it), each inlined
+ * function's from the deoptimization data DEOPT (its inlining positions, a
+ * PodArray of 16-byte InliningPositions, and its literals, the inlined
+ * functions' infos), out to the frame's own function SFI. */
+static size_t optimized_places(struct v8 *v, uint64_t code, int64_t offset, uint64_t deopt,
+			       uint64_t sfi, struct v8_place *out, size_t max)
 {
-	uint64_t code, table, deopt, inlining = 0, literals = 0;
-	int64_t offset, raw;
-	if (!HAVE(v, code_spt) || !code_at(v, f->pc, &code, &offset) ||
-	    !field(v, code, v->m.code_spt, &table) || !table_position(v, table, offset - 1, false, &raw))
+	uint64_t table, inlining = 0, literals = 0;
+	int64_t raw;
+	if (!HAVE(v, code_spt) || !field(v, code, v->m.code_spt, &table) ||
+	    !table_position(v, table, offset - 1, false, &raw))
 		return 0;
-	if (HAVE(v, code_deopt) && HAVE(v, deopt_inlining) && field(v, code, v->m.code_deopt, &deopt) &&
-	    HAVE(v, t_fixed_array) && has_type(v, deopt, v->m.t_fixed_array)) {
+	if (HAVE(v, deopt_inlining) && HAVE(v, deopt_literals)) {
 		field(v, deopt, v->m.fa_data + v->m.deopt_inlining * v->m.tagged_size, &inlining);
 		field(v, deopt, v->m.fa_data + v->m.deopt_literals * v->m.tagged_size, &literals);
 	}
 	size_t n = 0;
 	int64_t count = 0;
-	if (inlining && !smi_field(v, inlining, v->m.fa_length, &count))
+	if (!inlining || !smi_field(v, inlining, v->m.fa_length, &count))
 		count = 0;
 	count /= 16;
 	while (n + 1 < max) {
@@ -792,14 +845,12 @@ static size_t optimized_places(struct v8 *v, const struct v8_frame *f, uint64_t 
 		if (id < 0)
 			break;
 		uint64_t lit;
-		int64_t fid;
 		struct { int64_t position; int32_t function_id; } pos;
 		if (id >= count ||
 		    !rd(v, inlining - (uint64_t)v->m.heap_tag + (uint64_t)(v->m.fa_length + v->m.tagged_size) +
-			       (uint64_t)id * 16, &pos, 12))
-			return 0;
-		fid = pos.function_id;
-		if (fid < 0 || !field(v, literals, v->m.fa_data + fid * v->m.tagged_size, &lit))
+			       (uint64_t)id * 16, &pos, 12) ||
+		    pos.function_id < 0 ||
+		    !field(v, literals, v->m.fa_data + (int64_t)pos.function_id * v->m.tagged_size, &lit))
 			return 0;
 		lit &= ~(uint64_t)2;   /* a weak reference's tag */
 		if (!has_type(v, lit, v->m.t_sfi))
@@ -812,26 +863,46 @@ static size_t optimized_places(struct v8 *v, const struct v8_frame *f, uint64_t 
 	return n;
 }
 
+/* The functions JIT code at PC (outside every mapped file) runs for a
+ * frame of SFI: an optimized code's, through its deoptimization data (a
+ * FixedArray); a baseline code keeps its bytecode in that slot instead,
+ * and its own table maps pcs to bytecode offsets: 0 for it, and for code
+ * that cannot be found. */
+static size_t jit_places(struct v8 *v, uint64_t pc, uint64_t sfi, struct v8_place *out, size_t max,
+			 bool *baseline)
+{
+	uint64_t code, deopt;
+	int64_t offset;
+	*baseline = false;
+	if (core_find_file(v->core, pc) || !HAVE(v, code_deopt) || !code_at(v, pc, &code, &offset) ||
+	    !field(v, code, v->m.code_deopt, &deopt))
+		return 0;
+	if (HAVE(v, t_bytecode) && has_type(v, deopt, v->m.t_bytecode)) {
+		*baseline = true;
+		return 0;
+	}
+	if (!HAVE(v, t_fixed_array) || !has_type(v, deopt, v->m.t_fixed_array))
+		return 0;
+	return optimized_places(v, code, offset, deopt, sfi, out, max);
+}
+
 /* The functions JS frame F runs, innermost first: one, or an optimized
  * frame's inlined functions and its own.  Where the code's position
  * cannot be read, the function's start. */
 static size_t frame_places(struct v8 *v, const struct v8_frame *f, struct v8_place *out, size_t max)
 {
 	uint64_t sfi;
+	bool baseline;
 	if (!field(v, f->function, v->m.fn_shared, &sfi))
 		return 0;
-	out[0] = (struct v8_place){.sfi = sfi, .position = -1};
-	if (interpreted_position(v, f, &out[0].position)) {
-		out[0].exact = true;
-		return 1;
-	}
-	uint64_t bytecode;
-	bool baseline = rd_word(v, f->fp + (uint64_t)v->m.fp_bytecode_array, &bytecode) &&
-			HAVE(v, t_bytecode) && has_type(v, bytecode, v->m.t_bytecode);
-	size_t n = baseline ? 0 : optimized_places(v, f, sfi, out, max);
+	size_t n = jit_places(v, f->pc, sfi, out, max, &baseline);
 	if (n)
 		return n;
 	out[0] = (struct v8_place){.sfi = sfi, .position = -1};
+	if (!baseline && interpreted_position(v, f, &out[0].position)) {
+		out[0].exact = true;
+		return 1;
+	}
 	if (!function_start(v, sfi, &out[0].position))
 		out[0].position = -1;
 	return 1;

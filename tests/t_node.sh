@@ -5,10 +5,10 @@
 # functions deep under --abort-on-uncaught-exception, against node's own
 # stack trace on stderr (names, paths, lines, columns) and its message (the
 # cause); the same with the functions optimized by TurboFan first, each in
-# its own frame, then inlined into one; V8's
-# heap exhausted (the cause oom); a live
-# process stuck in a hot loop (report --pid), against the script's source;
-# a node whose v8dbg_ symbols are stripped: a warning, the native report.
+# its own frame, then inlined into one; V8's heap exhausted (the cause
+# oom); a live process stuck in a hot loop (report --pid, and a snapshot of
+# it) and a worker thread in one, against the scripts' source; a node whose
+# v8dbg_ symbols are stripped: a warning, the native report.
 . "$(dirname "$0")/lib.sh"
 
 W=$(mktemp -d)
@@ -82,39 +82,104 @@ oom_case() {
 }
 oom_case
 
-# The live case: spin.js writes ./ready once inside its endless loop.
-live_case() {
-	local run; run=$(mktemp -d "$W/live-XXXX")
-	(cd "$run" && exec node "$DIR/spin.js") >/dev/null 2>&1 &
-	local pid=$! i
-	PIDS+=("$pid")
-	for i in $(seq 6000); do
-		[ -f "$run/ready" ] || ! kill -0 "$pid" 2>/dev/null && break
-		sleep 0.05
-	done
-	[ -f "$run/ready" ] || { fail "node/live: the script never reached its loop"; return; }
-	local out=$W/live.json
-	report_json node/live "$out" --pid "$pid" || return
-	kill -0 "$pid" 2>/dev/null && [ "$(sed -n 's/^State:\t\(.\).*/\1/p' "/proc/$pid/status")" != T ]
-	check "node/live: the process is left running" [ $? -eq 0 ]
-	# The source's own lines: spin's function, and the calls below it.
-	local l_spin l_handle l_top
-	l_spin=$(grep -n '^function spin' "$DIR/spin.js" | cut -d: -f1)
-	l_handle=$(grep -n 'return spin(' "$DIR/spin.js" | cut -d: -f1)
-	l_top=$(grep -n '^handle(1)' "$DIR/spin.js" | cut -d: -f1)
-	local got
-	got=$(python3 -c '
+# js_frames REPORT TID: "function:line" of thread TID's (the first thread's
+# when empty) JavaScript frames, innermost first, an inlined function's
+# marked "+".
+js_frames() {
+	python3 -c '
 import json, sys
 j = json.load(open(sys.argv[1]))
-t = j["threads"][0]
-print(" ".join("%s:%s" % (f["function"], f["line"]) for f in t["frames"]
-               if f["kind"] == "script")[:200])' "$out")
-	local want="spin:$l_spin handle:$l_handle Object.<anonymous>:$l_top"
-	check "node/live: the main thread's JavaScript frames, innermost first ($want)" \
-		[ "${got#"$want"}" != "$got" ]
+tid = int(sys.argv[2]) if sys.argv[2] else j["threads"][0]["tid"]
+t = [t for t in j["threads"] if t["tid"] == tid][0]
+print(" ".join("%s%s:%s" % ("+" if "(inlined)" in (f["detail"] or "") else "", f["function"], f["line"])
+               for f in t["frames"] if f["kind"] == "script"))' "$1" "${2:-}"
+}
+
+# in_loop SCRIPT FUNCTION LINE: LINE is within the body of FUNCTION's
+# for (;;) loop in SCRIPT.
+in_loop() {
+	python3 - "$@" <<'PY'
+import re, sys
+src, fn, line = open(sys.argv[1]).read().splitlines(), sys.argv[2], int(sys.argv[3])
+start = next(i for i, l in enumerate(src) if re.match(r'^function %s\b' % fn, l))
+loop = next(i for i in range(start, len(src)) if 'for (;;)' in src[i])
+end = next(i for i in range(loop, len(src)) if src[i].startswith('  }'))
+sys.exit(0 if loop + 1 <= line <= end + 1 else 1)
+PY
+}
+
+# start_script SCRIPT: runs DIR/SCRIPT until it writes ./ready; sets PID.
+start_script() {
+	local run; run=$(mktemp -d "$W/live-XXXX")
+	(cd "$run" && exec node "$DIR/$1") >/dev/null 2>&1 &
+	PID=$!
+	PIDS+=("$PID")
+	local i
+	for i in $(seq 6000); do
+		[ -f "$run/ready" ] || ! kill -0 "$PID" 2>/dev/null && break
+		sleep 0.05
+	done
+	[ -f "$run/ready" ]
+}
+
+# The live case: spin.js writes ./ready once inside its endless loop
+# (spin, where step is inlined once TurboFan compiles the loop).
+live_case() {
+	start_script spin.js || { fail "node/live: the script never reached its loop"; return; }
+	local out=$W/live.json
+	report_json node/live "$out" --pid "$PID" || return
+	kill -0 "$PID" 2>/dev/null && [ "$(sed -n 's/^State:\t\(.\).*/\1/p' "/proc/$PID/status")" != T ]
+	check "node/live: the process is left running" [ $? -eq 0 ]
+	local l_handle l_top got
+	l_handle=$(grep -n 'return spin(' "$DIR/spin.js" | cut -d: -f1)
+	l_top=$(grep -n '^handle(1)' "$DIR/spin.js" | cut -d: -f1)
+	got=$(js_frames "$out")
+	got=${got#+step:* }           # the loop may be stopped in step, inlined or called
+	got=${got#step:* }
+	local spin_line=${got%% *}; spin_line=${spin_line#spin:}
+	check "node/live: the main thread's JavaScript frames, innermost first ($got)" \
+		[ "${got#spin:* handle:$l_handle Object.<anonymous>:$l_top }" != "$got" ]
+	check "node/live: spin's line ($spin_line) is in its loop" in_loop "$DIR/spin.js" spin "$spin_line"
 	check "node/live: cause is hang" [ "$(json_get "$out" 'j["cause"]["kind"]')" = hang ]
+	# A snapshot of the process reads the same frames from the file.
+	if "$ASYNCORE" snapshot "$PID" -o "$W/spin.snap" >"$W/snap.log" 2>&1; then
+		report_json node/snapshot "$W/snap.json" "$W/spin.snap" || return
+		local a b
+		a=$(js_frames "$W/snap.json" | sed 's/^[^ ]* //; s/^[^ ]* //')
+		b=$(js_frames "$out" | sed 's/^[^ ]* //; s/^[^ ]* //')
+		check "node/snapshot: a snapshot's JavaScript frames below the loop are the live report's" \
+			[ -n "$a" -a "${a#*handle:$l_handle}" = "${b#*handle:$l_handle}" ]
+	else
+		fail "node/snapshot: $(tail -1 "$W/snap.log")"
+	fi
+	kill -9 "$PID" 2>/dev/null
 }
 live_case
+
+# A worker thread (its own isolate) in a hot loop, the main thread in its
+# event loop: the worker's frames, none on the main thread.
+worker_case() {
+	start_script worker.js || { fail "node/worker: the worker never reached its loop"; return; }
+	local out=$W/worker.json
+	report_json node/worker "$out" --pid "$PID" || return
+	local tid
+	tid=$(python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+print(" ".join(str(t["tid"]) for t in j["threads"]
+               if any(f["kind"] == "script" and f["function"] == "workerLoop" for f in t["frames"])))' "$out")
+	check "node/worker: one thread, not the main one, runs workerLoop (${tid:-none})" \
+		[ -n "$tid" -a "${tid// /}" = "$tid" -a "$tid" != "$PID" ]
+	local got; got=$(js_frames "$out" "$tid")
+	got=${got#+churn:* }
+	got=${got#churn:* }
+	local line=${got%% *}; line=${line#workerLoop:}
+	check "node/worker: workerLoop's line ($line) is in its loop" in_loop "$DIR/worker.js" workerLoop "$line"
+	check "node/worker: the main thread, in its event loop, has no JavaScript frame" \
+		[ -z "$(js_frames "$out" "$PID")" ]
+	kill -9 "$PID" 2>/dev/null
+}
+worker_case
 
 # A node without metadata: the symbols stripped from a copy.
 nometa_case() {
