@@ -6,7 +6,7 @@
 # stack trace on stderr (names, paths, lines, columns) and its message (the
 # cause); the same with the functions optimized by TurboFan first, each in
 # its own frame, then inlined into one; V8's heap exhausted (the cause
-# oom); a live process stuck in a hot loop (report --pid, and a snapshot of
+# oom); a native addon's fault under JavaScript; a live process stuck in a hot loop (report --pid, and a snapshot of
 # it) and a worker thread in one, against the scripts' source; a node whose
 # v8dbg_ symbols are stripped: a warning, the native report.
 . "$(dirname "$0")/lib.sh"
@@ -82,6 +82,26 @@ oom_case() {
 }
 oom_case
 
+# A native addon faulting under JavaScript: its native cause, with the
+# JavaScript frames that called it (lines from the script's source).
+addon_case() {
+	node_core addon addon.js || return
+	local out=$W/addon.json
+	report_json node/addon "$out" "$CORE" || return
+	local l_call l_check l_top
+	l_call=$(grep -n 'addon.crash(' "$DIR/addon.js" | cut -d: -f1)
+	l_check=$(grep -n 'return checkout(' "$DIR/addon.js" | cut -d: -f1)
+	l_top=$(grep -n '^handleRequest()' "$DIR/addon.js" | cut -d: -f1)
+	local summary; summary=$(json_get "$out" 'j["cause"]["summary"]')
+	check "node/addon: the native cause stays ($summary)" \
+		[ "$(json_get "$out" 'j["cause"]["kind"]')" = null_dereference -a "${summary#*in total (addon.c:}" != "$summary" ]
+	local got; got=$(js_frames "$out")
+	check "node/addon: the JavaScript frames that called it ($got)" \
+		[ "${got#checkout:$l_call handleRequest:$l_check Object.<anonymous>:$l_top }" != "$got" ]
+	local sig; sig=$(json_get "$out" 'j["signature"]')
+	check "node/addon: signature starts at the native crash ($sig)" [ "${sig#SIGSEGV: total < crash }" != "$sig" ]
+}
+
 # js_frames REPORT TID: "function:line" of thread TID's (the first thread's
 # when empty) JavaScript frames, innermost first, an inlined function's
 # marked "+".
@@ -121,6 +141,8 @@ start_script() {
 	done
 	[ -f "$run/ready" ]
 }
+
+addon_case
 
 # The live case: spin.js writes ./ready once inside its endless loop
 # (spin, where step is inlined once TurboFan compiles the loop).
