@@ -150,6 +150,7 @@ struct v8_frame {
 	bool js;
 	uint64_t function;          /* JS: the JSFunction */
 	int64_t type;               /* typed: the frame type; JS: -1 */
+	bool damaged;               /* neither typed nor a JavaScript function's */
 };
 
 #define V8_WARN_MAX 16
@@ -661,6 +662,8 @@ static bool table_position(struct v8 *v, uint64_t table, int64_t offset, bool by
 		found = true;
 	}
 	free(b);
+	if (!ok)
+		v8_warn(v, "the source position table at %#" PRIx64 " is malformed", table);
 	return ok && found;
 }
 
@@ -701,6 +704,7 @@ static bool frame_classify(struct v8 *v, uint64_t fp, struct v8_frame *f)
 	f->js = false;
 	f->type = -1;
 	f->function = 0;
+	f->damaged = false;
 	if (!rd_word(v, fp + (uint64_t)v->m.fp_marker, &marker))
 		return false;
 	unsigned tag_bits = (unsigned)__builtin_popcountll((uint64_t)v->m.smi_tag_mask);
@@ -711,30 +715,48 @@ static bool frame_classify(struct v8 *v, uint64_t fp, struct v8_frame *f)
 	}
 	uint64_t sfi;
 	if (!rd_word(v, fp + (uint64_t)v->m.fp_function, &fn) || !field(v, fn, v->m.fn_shared, &sfi) ||
-	    !has_type(v, sfi, v->m.t_sfi))
-		return true;   /* a context but no function: a frame of a kind not shown */
+	    !has_type(v, sfi, v->m.t_sfi)) {
+		f->damaged = true;   /* a context, but no function with its shared info */
+		f->function = fn;
+		return true;
+	}
 	f->js = true;
 	f->function = fn;
 	return true;
 }
 
-/* Walk V8's frames from FP (running PC) within the stack [LO, HI) until
- * an entry frame, the end of the chain or MAX frames; appends to *OUT. */
-static size_t chain_walk(struct v8 *v, uint64_t fp, uint64_t pc, uint64_t lo, uint64_t hi,
+/* Walk V8's frames from FP (running PC) of thread TID within the stack
+ * [LO, HI) until an entry frame, the end of the chain or MAX frames;
+ * appends to *OUT.  A chain that breaks before its entry frame, and a
+ * frame of no known kind, are warnings. */
+static size_t chain_walk(struct v8 *v, int32_t tid, uint64_t fp, uint64_t pc, uint64_t lo, uint64_t hi,
 			 struct v8_frame *out, size_t max)
 {
 	size_t n = 0;
-	while (n < max && fp >= lo && fp + 16 <= hi && (fp & 7) == 0) {
-		struct v8_frame *f = &out[n];
-		if (!frame_classify(v, fp, f))
+	uint64_t next = fp;
+	while (n < max) {
+		if (fp < lo || fp + 16 > hi || (fp & 7) != 0) {
+			v8_warn(v, "thread %d: V8's frame chain leaves the stack at %#" PRIx64, tid, fp);
 			break;
+		}
+		struct v8_frame *f = &out[n];
+		if (!frame_classify(v, fp, f)) {
+			v8_warn(v, "thread %d: the V8 frame at %#" PRIx64 " is of no kind V8 has: the chain "
+				"stops there", tid, fp);
+			break;
+		}
+		if (f->damaged)
+			v8_warn(v, "thread %d: the V8 frame at %#" PRIx64 " holds no JavaScript function "
+				"(%#" PRIx64 "): left out", tid, fp, f->function);
 		f->pc = pc;
 		n++;
 		if (!f->js && (f->type == v->m.ft_entry || f->type == v->m.ft_construct_entry))
 			break;
-		uint64_t next;
-		if (!rd_word(v, fp, &next) || !rd_word(v, fp + 8, &pc) || next <= fp)
+		if (!rd_word(v, fp, &next) || !rd_word(v, fp + 8, &pc) || next <= fp) {
+			v8_warn(v, "thread %d: V8's frame chain breaks at %#" PRIx64 " (its caller's frame "
+				"pointer %#" PRIx64 ")", tid, fp, next);
 			break;
+		}
 		fp = next;
 	}
 	return n;
@@ -1064,7 +1086,7 @@ static void thread_walk(struct v8 *v, struct an_thread *t, struct v8_walk *w)
 		size_t at;
 		if (!in_v8_code(v, f) || !native_fp(v, f, &fp) || walked(w, fp, &at))
 			continue;
-		w->n += chain_walk(v, fp, f->pc, lo, hi, w->frames + w->n, MAX_V8_FRAMES - w->n);
+		w->n += chain_walk(v, t->tid, fp, f->pc, lo, hi, w->frames + w->n, MAX_V8_FRAMES - w->n);
 		segments++;
 	}
 }

@@ -6,7 +6,8 @@
 # stack trace on stderr (names, paths, lines, columns) and its message (the
 # cause); the same with the functions optimized by TurboFan first, each in
 # its own frame, then inlined into one; V8's heap exhausted (the cause
-# oom); a native addon's fault under JavaScript; a live process stuck in a hot loop (report --pid, and a snapshot of
+# oom); a native addon's fault under JavaScript; damaged heap objects and
+# frame chains (warnings, partial frames); a live process stuck in a hot loop (report --pid, and a snapshot of
 # it) and a worker thread in one, against the scripts' source; a node whose
 # v8dbg_ symbols are stripped: a warning, the native report.
 . "$(dirname "$0")/lib.sh"
@@ -63,6 +64,33 @@ crash_case() {
 }
 
 crash_case interpreted crash.js
+[ -s "$W/interpreted.json" ] && INTERP_CORE=$CORE
+# damaged KIND WANT_FRAMES WARNING: the interpreted core damaged (tests/node_patch.py
+# KIND): a report within a minute, its first script frames WANT_FRAMES, a
+# warning matching WARNING.
+damaged() {
+	local kind=$1 want=$2 warning=$3 out=$W/damaged-$1.json
+	if ! python3 "$ROOT/tests/node_patch.py" "$INTERP_CORE" "$W/interpreted.json" "$kind" \
+		"$W/core.$kind" ${ERR_TYPE:+"$ERR_TYPE"} >"$W/patch.log" 2>&1; then
+		fail "node/damaged-$kind: $(tail -1 "$W/patch.log")"; return
+	fi
+	"$ASYNCORE" report "$W/core.$kind" --format json >"$out" 2>"$out.err" &
+	local pid=$! i
+	for i in $(seq 600); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -9 "$pid"; wait "$pid" 2>/dev/null
+		fail "node/damaged-$kind: no report within a minute"; return
+	fi
+	wait "$pid"; RC=$?
+	if [ $RC -gt 2 ] || ! json_ok "$out"; then
+		fail "node/damaged-$kind: asyncore exited $RC without JSON"; rm -f "$W/core.$kind"; return
+	fi
+	local got; got=$(js_frames "$out" | cut -d' ' -f1-2)
+	check "node/damaged-$kind: partial frames ($got), a warning (${warning})" \
+		[ "$got" = "$want" -a -n "$(json_get "$out" '"\n".join(j["warnings"])' | grep -E "$warning")" ]
+	rm -f "$W/core.$kind"
+}
+
 crash_case optimized crash_opt.js --allow-natives-syntax --no-turbo-inlining
 crash_case inlined crash_inl.js --allow-natives-syntax
 # The inlined functions come from the optimized frame's code.
@@ -143,6 +171,26 @@ start_script() {
 }
 
 addon_case
+
+# Damage: a frame chain through itself, garbage in the function slots, a
+# function whose shared info is the function, a source position table
+# that never ends, the exception's map overwritten.
+if [ -n "${INTERP_CORE:-}" ]; then
+	ERR_TYPE=$(gdb -batch -nx -ex 'print (int)v8dbg_type_JSError__JS_ERROR_TYPE' /usr/bin/node 2>/dev/null |
+		sed -n 's/^\$1 = //p')
+	damaged loop "priceOf:6 lineTotal:10" "frame chain breaks"
+	damaged functions "" "holds no JavaScript function"
+	damaged shared "lineTotal:10 orderTotal:15" "holds no JavaScript function"
+	damaged positions "priceOf:5 lineTotal:10" "source position table .* is malformed"
+	if [ -n "$ERR_TYPE" ]; then
+		damaged error "priceOf:6 lineTotal:10" "uncaught exception is not on the stack"
+		check "node/damaged-error: the cause is still the uncaught exception, in priceOf" \
+			[ "$(json_get "$W/damaged-error.json" 'j["cause"]["summary"]')" = \
+			  "uncaught JavaScript exception in priceOf (crash.js:6:22)" ]
+	else
+		skip "node/damaged-error: no gdb to read the JSError type number"
+	fi
+fi
 
 # The live case: spin.js writes ./ready once inside its endless loop
 # (spin, where step is inlined once TurboFan compiles the loop).
