@@ -55,7 +55,7 @@ enum {
 	X(fp_bytecode_array, "off_fp_bytecode_array", 1) \
 	X(fp_bytecode_offset, "off_fp_bytecode_offset", 1) X(fp_args, "off_fp_args", 1) \
 	X(ft_entry, "frametype_EntryFrame", 1) X(ft_construct_entry, "frametype_ConstructEntryFrame", 1) \
-	X(ft_interpreted, "frametype_InterpretedFrame", 0) X(ft_baseline, "frametype_BaselineFrame", 0) \
+	X(ft_construct, "frametype_ConstructFrame", 0) \
 	X(ho_map, "class_HeapObject__map__Map", 1) X(map_type, "class_Map__instance_type__uint16_t", 1) \
 	X(map_constructor, "class_Map__constructor_or_back_pointer__Object", 1) \
 	X(map_descriptors, "class_Map__instance_descriptors__DescriptorArray", 0) \
@@ -142,6 +142,7 @@ struct v8_place {
 	int64_t position;           /* in its script; -1: unknown */
 	bool exact;                 /* the code's position, not the function's start */
 	bool inlined;
+	bool construct;             /* called by new (its caller a construct frame) */
 };
 
 /* One V8 frame of a walk. */
@@ -950,14 +951,16 @@ static void script_frame(struct v8 *v, const struct v8_frame *f, const struct v8
 	function_name(v, p->sfi, &fname);
 	type.len = 0;
 	type.buf[0] = '\0';
-	if (!p->inlined)
+	if (!p->inlined && !p->construct)
 		receiver_type(v, f->fp, &type);
 	char full[2 * MAX_NAME + 16];
 	/* V8 leaves out the receiver's type when the name already says it:
 	 * an inferred name ("Module._load") or one starting with the type. */
 	if (fname.len && (strchr(fname.buf, '.') || strncmp(fname.buf, type.buf, type.len) == 0))
 		type.len = 0;
-	if (type.len)
+	if (p->construct)
+		snprintf(full, sizeof(full), "new %s", fname.len ? fname.buf : "<anonymous>");
+	else if (type.len)
 		snprintf(full, sizeof(full), "%s.%s", type.buf, fname.len ? fname.buf : "<anonymous>");
 	else
 		snprintf(full, sizeof(full), "%s", fname.len ? fname.buf : "(anonymous)");
@@ -1061,6 +1064,10 @@ static size_t emit_upto(struct v8 *v, struct v8_walk *w, size_t at, struct v8_ou
 			continue;
 		w->shown[i] = true;
 		size_t np = frame_places(v, &w->frames[i], places, MAX_INLINED);
+		/* V8's construct stub calls a constructor: its frame is the caller. */
+		if (np && i + 1 < w->n && !w->frames[i + 1].js && HAVE(v, ft_construct) &&
+		    w->frames[i + 1].type == v->m.ft_construct)
+			places[np - 1].construct = true;
 		for (size_t j = 0; j < np; j++) {
 			struct an_frame *f = out_slot(v, o);
 			if (!f)

@@ -29,7 +29,12 @@ def oracle(path):
         for l in lines[lines.index('FROM') + 1:]:
             m = re.match(r'^(.*) \((.*):(\d+):(\d+)\)$', l) or re.match(r'^()(.*):(\d+):(\d+)$', l)
             if not m:
-                break
+                # A builtin's frame: "Array.reduce (<anonymous>)", no line.
+                b = re.match(r'^(.*) \((<anonymous>|native)\)$', l)
+                if not b:
+                    break
+                frames.append((b.group(1), '<anonymous>', 0, 0))
+                continue
             # V8's " [as alias]" (the property a method was called through)
             # is not read: the function's own name is compared.
             name = re.sub(r' \[as [^]]*\]$', '', m.group(1)) or '(anonymous)'
@@ -48,7 +53,7 @@ def script_frames(t):
         if f['kind'] != 'script' or f.get('runtime') != 'node':
             continue
         m = re.match(r'^(.*):(\d+):(\d+)', f.get('detail') or '')
-        out.append((f['function'], m.group(1) if m else f.get('file'),
+        out.append((f['function'], m.group(1) if m else f.get('file') or f.get('detail'),
                     int(m.group(2)) if m else 0, int(m.group(3)) if m else 0,
                     '(function start)' in (f.get('detail') or '')))
     return out

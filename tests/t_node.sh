@@ -39,10 +39,12 @@ node_core() {
 	RUN_DIRS+=("$RUN")
 }
 
-# crash_case NAME SCRIPT [FLAGS]: frames, cause, interleaving, signature.
+# crash_case NAME SIGNATURE SCRIPT [FLAGS]: frames, cause, interleaving,
+# and a signature that starts with SIGNATURE.
 crash_case() {
-	local name=$1
-	node_core "$@" || return
+	local name=$1 want_sig=$2
+	shift 2
+	node_core "$name" "$@" || return
 	local out=$W/$name.json
 	report_json "node/$name" "$out" "$CORE" || return
 	if $CMP frames "$out" "$RUN/stderr" >"$W/$name.diff" && grep -q ', 0 of them at' "$W/$name.diff"; then
@@ -59,11 +61,12 @@ crash_case() {
 		$CMP interleaved "$out"
 	local sig; sig=$(json_get "$out" 'j["signature"]')
 	check "node/$name: signature is the JavaScript frames from the one that threw ($sig)" \
-		[ "${sig#SIGTRAP: priceOf < lineTotal < orderTotal < }" != "$sig" ]
+		[ "${sig#"$want_sig"}" != "$sig" ]
 	check "node/$name: no warnings" [ "$(json_get "$out" 'len(j["warnings"])')" = 0 ]
 }
 
-crash_case interpreted crash.js
+SIG3="SIGTRAP: priceOf < lineTotal < orderTotal < "
+crash_case interpreted "$SIG3" crash.js
 [ -s "$W/interpreted.json" ] && INTERP_CORE=$CORE
 # damaged KIND WANT_FRAMES WARNING: the interpreted core damaged (tests/node_patch.py
 # KIND): a report within a minute, its first script frames WANT_FRAMES, a
@@ -91,8 +94,10 @@ damaged() {
 	rm -f "$W/core.$kind"
 }
 
-crash_case optimized crash_opt.js --allow-natives-syntax --no-turbo-inlining
-crash_case inlined crash_inl.js --allow-natives-syntax
+crash_case optimized "$SIG3" crash_opt.js --allow-natives-syntax --no-turbo-inlining
+crash_case inlined "$SIG3" crash_inl.js --allow-natives-syntax
+# A class's method and constructor, an arrow function and a builtin.
+crash_case classes "SIGTRAP: (anonymous) < Array.reduce < Ledger.sum < new Ledger < openLedger" crash_class.js
 # The inlined functions come from the optimized frame's code.
 check "node/inlined: priceOf and lineTotal are inlined into orderTotal's optimized frame" \
 	[ "$(json_get "$W/inlined.json" '" ".join(f["function"] for f in [t for t in j["threads"] if t["crashing"]][0]["frames"] if "(inlined)" in (f["detail"] or ""))')" = "priceOf lineTotal" ]
