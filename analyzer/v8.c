@@ -571,11 +571,58 @@ static bool line_ends_lookup(struct v8 *v, uint64_t ends, int64_t position, int 
 	return true;
 }
 
+/* Where a flat one-byte string's characters are (a sequential string's
+ * own, an external one's resource's): a script's source is one of them. */
+static bool flat_one_byte(struct v8 *v, uint64_t str, uint64_t *chars)
+{
+	int64_t type;
+	if (!is_string(v, str, &type) || (type & v->m.encoding_mask) != v->m.one_byte_tag)
+		return false;
+	int64_t repr = type & v->m.repr_mask;
+	if (repr == v->m.seq_tag) {
+		*chars = str - (uint64_t)v->m.heap_tag + (uint64_t)v->m.one_byte_chars;
+		return true;
+	}
+	return repr == v->m.external_tag && external_data(v, str, chars);
+}
+
+/* Line and column of POSITION in a flat one-byte source at CHARS, read in
+ * large pieces (a running process is stopped meanwhile). */
+static bool flat_lookup(struct v8 *v, uint64_t chars, int64_t position, int *line, int *column)
+{
+	enum { PIECE = 64 << 10 };
+	unsigned char *piece = malloc(PIECE);
+	if (!piece) {
+		v->nomem = true;
+		return false;
+	}
+	int l = 1;
+	int64_t line_start = 0;
+	bool ok = true;
+	for (int64_t at = 0; at < position && ok;) {
+		size_t k = position - at < PIECE ? (size_t)(position - at) : PIECE;
+		ok = dbg_read_module_bytes(v->s, chars + (uint64_t)at, piece, k);
+		for (size_t i = 0; ok && i < k; i++)
+			if (piece[i] == '\n') {
+				l++;
+				line_start = at + (int64_t)i + 1;
+			}
+		at += (int64_t)k;
+	}
+	free(piece);
+	*line = l;
+	*column = (int)(position - line_start) + 1;
+	return ok;
+}
+
 static bool source_lookup(struct v8 *v, uint64_t source, int64_t position, int *line, int *column)
 {
 	int64_t len;
+	uint64_t chars;
 	if (!string_length(v, source, &len) || position > len || position > MAX_SOURCE)
 		return false;
+	if (flat_one_byte(v, source, &chars))
+		return flat_lookup(v, chars, position, line, column);
 	int l = 1;
 	int64_t line_start = 0;
 	struct v8_text chunk;
