@@ -11,7 +11,16 @@
  * JSFunction.  Splice: each JavaScript frame goes after the native frame
  * running in it, named as V8's stack traces name it.  Validate: every heap
  * object is checked by its map's instance type, strings and chains are
- * bounded, and what cannot be read is left out with a warning. */
+ * bounded, and what cannot be read is left out with a warning.
+ *
+ * Five things the metadata does not name are taken from V8's own
+ * declarations, each believed only when what it finds has the right type:
+ * a BytecodeArray's source position table (its third tagged field after
+ * the length), an InstructionStream's Code (its field after the map), an
+ * InliningPosition's size (16 bytes), the data pointer V8 caches after an
+ * external string's resource (checked against the resource's members),
+ * and a ScopeInfo's optional fields (the function's name and position,
+ * found among the slots after its locals as llnode finds them). */
 #include "v8.h"
 
 #include <inttypes.h>
@@ -39,7 +48,8 @@ enum {
 	EXCEPTION_SCAN = 64 << 10,  /* bytes of stack searched for the exception */
 };
 
-/* The metadata used: X(field, symbol without "v8dbg_", required). */
+/* The metadata used: X(field, symbol, required): V8's without their
+ * "v8dbg_" prefix, node's (nodedbg_) whole. */
 #define V8_META(X) \
 	X(heap_tag, "HeapObjectTag", 1) X(heap_tag_mask, "HeapObjectTagMask", 1) \
 	X(smi_tag, "SmiTag", 1) X(smi_tag_mask, "SmiTagMask", 1) X(smi_shift, "SmiShiftSize", 1) \
@@ -75,7 +85,6 @@ enum {
 	X(fn_shared, "class_JSFunction__shared__SharedFunctionInfo", 1) \
 	X(sfi_name, "class_SharedFunctionInfo__name_or_scope_info__Object", 1) \
 	X(sfi_script, "class_SharedFunctionInfo__script_or_debug_info__HeapObject", 1) \
-	X(sfi_data, "class_SharedFunctionInfo__function_data__Object", 0) \
 	X(script_name, "class_Script__name__Object", 1) X(script_source, "class_Script__source__Object", 0) \
 	X(script_line_ends, "class_Script__line_ends__Object", 0) \
 	X(fa_length, "class_FixedArrayBase__length__SMI", 1) X(fa_data, "class_FixedArray__data__uintptr_t", 1) \
@@ -88,7 +97,7 @@ enum {
 	X(sliced_offset, "class_SlicedString__offset__SMI", 0) \
 	X(bytecode_data, "class_BytecodeArray__data__uintptr_t", 0) \
 	X(si_nlocals, "scopeinfo_idx_ncontextlocals", 0) X(si_first_vars, "scopeinfo_idx_first_vars", 0) \
-	X(t_js_error, "type_JSError__JS_ERROR_TYPE", 0) X(t_js_function, "type_JSFunction__JS_FUNCTION_TYPE", 0) \
+	X(t_js_error, "type_JSError__JS_ERROR_TYPE", 0) \
 	X(t_scope_info, "type_ScopeInfo__SCOPE_INFO_TYPE", 0) \
 	X(t_sfi, "type_SharedFunctionInfo__SHARED_FUNCTION_INFO_TYPE", 1) \
 	X(t_script, "type_Script__SCRIPT_TYPE", 1) X(t_bytecode, "type_BytecodeArray__BYTECODE_ARRAY_TYPE", 0) \
@@ -103,31 +112,31 @@ enum {
 	X(deopt_literals, "DeoptimizationDataLiteralArrayIndex", 0) \
 	X(sf_parent_fixed_array, "parent_ScopeInfo__FixedArray", 0)
 
-struct v8_meta {
-#define V8_FIELD(field, name, required) int64_t field;
-	V8_META(V8_FIELD)
-#undef V8_FIELD
+/* The metadata's entries, by name: M_heap_tag, ... */
+enum v8_meta_index {
+#define V8_INDEX(field, name, required) M_##field,
+	V8_META(V8_INDEX)
+#undef V8_INDEX
+	NMETA
 };
 
-/* A metadata entry: the symbol, where it goes, whether it is required. */
+/* A metadata entry: the symbol, whether it is required. */
 struct v8_meta_entry {
 	const char *name;
-	size_t at;
 	bool required;
 };
 
-static const struct v8_meta_entry meta_entries[] = {
-#define V8_ENTRY(field, name, required) { name, offsetof(struct v8_meta, field), required },
+static const struct v8_meta_entry meta_entries[NMETA] = {
+#define V8_ENTRY(field, name, required) [M_##field] = { name, required },
 	V8_META(V8_ENTRY)
 #undef V8_ENTRY
 };
-#define NMETA (sizeof(meta_entries) / sizeof(meta_entries[0]))
 
 struct v8 {
 	struct dbg_session *s;
 	struct core *core;
 	struct analysis *an;
-	struct v8_meta m;
+	int64_t m[NMETA];           /* the metadata's values, by enum v8_meta_index */
 	bool have[NMETA];
 	size_t nfound;              /* v8dbg_ symbols seen */
 	bool nomem;
@@ -184,7 +193,7 @@ static bool meta_symbol(void *ctx, const char *name, uint64_t addr)
 			continue;
 		int32_t value;
 		if (dbg_read_module_bytes(v->s, addr, &value, sizeof(value))) {
-			*(int64_t *)((char *)&v->m + meta_entries[i].at) = value;
+			v->m[i] = value;
 			v->have[i] = true;
 		}
 		break;
@@ -192,16 +201,9 @@ static bool meta_symbol(void *ctx, const char *name, uint64_t addr)
 	return true;
 }
 
-static size_t meta_index(size_t at);
-#define HAVE(v, field) ((v)->have[meta_index(offsetof(struct v8_meta, field))])
-
-static size_t meta_index(size_t at)
-{
-	for (size_t i = 0; i < NMETA; i++)
-		if (meta_entries[i].at == at)
-			return i;
-	return 0;
-}
+/* The value of metadata entry FIELD, and whether the binary has it. */
+#define MV(v, field) ((v)->m[M_##field])
+#define HAVE(v, field) ((v)->have[M_##field])
 
 /* Read the metadata; false (with a warning when V8 is there) when it is
  * absent or not what this reader knows. */
@@ -221,9 +223,9 @@ static bool meta_load(struct v8 *v)
 				meta_entries[i].name);
 			return false;
 		}
-	if (v->m.tagged_size != 8 || v->m.heap_tag_mask <= 0 || v->m.smi_tag_mask <= 0) {
+	if (MV(v, tagged_size) != 8 || MV(v, heap_tag_mask) <= 0 || MV(v, smi_tag_mask) <= 0) {
 		v8_warn(v, "V8's metadata says tagged values of %" PRId64 " bytes (pointer compression?): "
-			"not read", v->m.tagged_size);
+			"not read", MV(v, tagged_size));
 		return false;
 	}
 	return true;
@@ -243,25 +245,25 @@ static bool rd_word(struct v8 *v, uint64_t addr, uint64_t *w)
 
 static bool is_heap(const struct v8 *v, uint64_t w)
 {
-	return (w & (uint64_t)v->m.heap_tag_mask) == (uint64_t)v->m.heap_tag && w > 0x1000;
+	return (w & (uint64_t)MV(v, heap_tag_mask)) == (uint64_t)MV(v, heap_tag) && w > 0x1000;
 }
 
 static bool is_smi(const struct v8 *v, uint64_t w)
 {
-	return (w & (uint64_t)v->m.smi_tag_mask) == (uint64_t)v->m.smi_tag;
+	return (w & (uint64_t)MV(v, smi_tag_mask)) == (uint64_t)MV(v, smi_tag);
 }
 
 /* A Smi's value: shifted past its tag and the shift V8 says. */
 static int64_t smi_value(const struct v8 *v, uint64_t w)
 {
-	unsigned tag_bits = (unsigned)__builtin_popcountll((uint64_t)v->m.smi_tag_mask);
-	return (int64_t)w >> (v->m.smi_shift + tag_bits);
+	unsigned tag_bits = (unsigned)__builtin_popcountll((uint64_t)MV(v, smi_tag_mask));
+	return (int64_t)w >> (MV(v, smi_shift) + tag_bits);
 }
 
 /* The tagged field at OFFSET of heap object OBJ. */
 static bool field(struct v8 *v, uint64_t obj, int64_t offset, uint64_t *w)
 {
-	return rd_word(v, obj - (uint64_t)v->m.heap_tag + (uint64_t)offset, w);
+	return rd_word(v, obj - (uint64_t)MV(v, heap_tag) + (uint64_t)offset, w);
 }
 
 static bool smi_field(struct v8 *v, uint64_t obj, int64_t offset, int64_t *value)
@@ -278,8 +280,8 @@ static bool instance_type(struct v8 *v, uint64_t obj, int64_t *type)
 {
 	uint64_t map;
 	uint16_t t;
-	if (!is_heap(v, obj) || !field(v, obj, v->m.ho_map, &map) || !is_heap(v, map) ||
-	    !rd(v, map - (uint64_t)v->m.heap_tag + (uint64_t)v->m.map_type, &t, sizeof(t)))
+	if (!is_heap(v, obj) || !field(v, obj, MV(v, ho_map), &map) || !is_heap(v, map) ||
+	    !rd(v, map - (uint64_t)MV(v, heap_tag) + (uint64_t)MV(v, map_type), &t, sizeof(t)))
 		return false;
 	*type = t;
 	return true;
@@ -320,8 +322,8 @@ static bool seq_chars(struct v8 *v, uint64_t str, bool one_byte, int64_t from, i
 {
 	if (!one_byte && !HAVE(v, two_byte_chars))
 		return false;
-	uint64_t base = str - (uint64_t)v->m.heap_tag +
-			(uint64_t)(one_byte ? v->m.one_byte_chars : v->m.two_byte_chars);
+	uint64_t base = str - (uint64_t)MV(v, heap_tag) +
+			(uint64_t)(one_byte ? MV(v, one_byte_chars) : MV(v, two_byte_chars));
 	unsigned width = one_byte ? 1 : 2;
 	char chunk[256];
 	for (int64_t at = from; at < from + n && !out->cut;) {
@@ -342,7 +344,7 @@ static bool seq_chars(struct v8 *v, uint64_t str, bool one_byte, int64_t from, i
 static bool string_length(struct v8 *v, uint64_t str, int64_t *len)
 {
 	int32_t n;
-	if (!rd(v, str - (uint64_t)v->m.heap_tag + (uint64_t)v->m.str_length, &n, sizeof(n)) || n < 0)
+	if (!rd(v, str - (uint64_t)MV(v, heap_tag) + (uint64_t)MV(v, str_length), &n, sizeof(n)) || n < 0)
 		return false;
 	*len = n;
 	return true;
@@ -350,7 +352,7 @@ static bool string_length(struct v8 *v, uint64_t str, int64_t *len)
 
 static bool is_string(struct v8 *v, uint64_t obj, int64_t *type)
 {
-	return instance_type(v, obj, type) && (*type & v->m.is_not_string_mask) == 0;
+	return instance_type(v, obj, type) && (*type & MV(v, is_not_string_mask)) == 0;
 }
 
 static bool cons_chars(struct v8 *v, uint64_t str, int64_t from, int64_t n, struct v8_text *out,
@@ -358,8 +360,8 @@ static bool cons_chars(struct v8 *v, uint64_t str, int64_t from, int64_t n, stru
 {
 	uint64_t first, second;
 	int64_t first_len;
-	if (!HAVE(v, cons_first) || !field(v, str, v->m.cons_first, &first) ||
-	    !field(v, str, v->m.cons_second, &second) || !string_length(v, first, &first_len))
+	if (!HAVE(v, cons_first) || !field(v, str, MV(v, cons_first), &first) ||
+	    !field(v, str, MV(v, cons_second), &second) || !string_length(v, first, &first_len))
 		return false;
 	if (from < first_len) {
 		int64_t k = from + n <= first_len ? n : first_len - from;
@@ -380,18 +382,18 @@ static bool external_data(struct v8 *v, uint64_t str, uint64_t *data)
 {
 	uint64_t resource, cached, member[4];
 	if (!HAVE(v, external_resource) ||
-	    !rd_word(v, str - (uint64_t)v->m.heap_tag + (uint64_t)v->m.external_resource, &resource) ||
+	    !rd_word(v, str - (uint64_t)MV(v, heap_tag) + (uint64_t)MV(v, external_resource), &resource) ||
 	    !rd(v, resource, member, sizeof(member)))
 		return false;
-	if (rd_word(v, str - (uint64_t)v->m.heap_tag + (uint64_t)v->m.external_resource + 8, &cached) &&
+	if (rd_word(v, str - (uint64_t)MV(v, heap_tag) + (uint64_t)MV(v, external_resource) + 8, &cached) &&
 	    cached)
 		for (size_t i = 1; i < 4; i++)
 			if (member[i] == cached) {
 				*data = cached;
 				return true;
 			}
-	return HAVE(v, node_resource_data) && v->m.node_resource_data > 0 &&
-	       rd_word(v, resource + (uint64_t)v->m.node_resource_data, data) && *data;
+	return HAVE(v, node_resource_data) && MV(v, node_resource_data) > 0 &&
+	       rd_word(v, resource + (uint64_t)MV(v, node_resource_data), data) && *data;
 }
 
 static bool external_chars(struct v8 *v, uint64_t str, bool one_byte, int64_t from, int64_t n,
@@ -424,22 +426,22 @@ static bool string_chars(struct v8 *v, uint64_t str, int64_t from, int64_t n, st
 	if (depth > MAX_STRING_DEPTH || !is_string(v, str, &type) || !string_length(v, str, &len) ||
 	    from < 0 || n < 0 || from + n > len)
 		return false;
-	int64_t repr = type & v->m.repr_mask;
-	bool one_byte = (type & v->m.encoding_mask) == v->m.one_byte_tag;
+	int64_t repr = type & MV(v, repr_mask);
+	bool one_byte = (type & MV(v, encoding_mask)) == MV(v, one_byte_tag);
 	uint64_t inner;
 	int64_t offset;
-	if (repr == v->m.seq_tag)
+	if (repr == MV(v, seq_tag))
 		return seq_chars(v, str, one_byte, from, n, out);
-	if (repr == v->m.cons_tag)
+	if (repr == MV(v, cons_tag))
 		return cons_chars(v, str, from, n, out, depth);
-	if (repr == v->m.thin_tag)
-		return HAVE(v, thin_actual) && field(v, str, v->m.thin_actual, &inner) &&
+	if (repr == MV(v, thin_tag))
+		return HAVE(v, thin_actual) && field(v, str, MV(v, thin_actual), &inner) &&
 		       string_chars(v, inner, from, n, out, depth + 1);
-	if (repr == v->m.sliced_tag)
-		return HAVE(v, sliced_parent) && field(v, str, v->m.sliced_parent, &inner) &&
-		       smi_field(v, str, v->m.sliced_offset, &offset) &&
+	if (repr == MV(v, sliced_tag))
+		return HAVE(v, sliced_parent) && field(v, str, MV(v, sliced_parent), &inner) &&
+		       smi_field(v, str, MV(v, sliced_offset), &offset) &&
 		       string_chars(v, inner, offset + from, n, out, depth + 1);
-	if (repr == v->m.external_tag)
+	if (repr == MV(v, external_tag))
 		return external_chars(v, str, one_byte, from, n, out);
 	return false;
 }
@@ -466,12 +468,12 @@ static bool scope_info_tail(struct v8 *v, uint64_t si, int64_t *at)
 {
 	if (!HAVE(v, si_nlocals) || !HAVE(v, si_first_vars))
 		return false;
-	int64_t base = HAVE(v, sf_parent_fixed_array) ? v->m.fa_data : v->m.tagged_size;
+	int64_t base = HAVE(v, sf_parent_fixed_array) ? MV(v, fa_data) : MV(v, tagged_size);
 	int64_t nlocals;
-	if (!smi_field(v, si, base + v->m.si_nlocals * v->m.tagged_size, &nlocals) || nlocals < 0 ||
+	if (!smi_field(v, si, base + MV(v, si_nlocals) * MV(v, tagged_size), &nlocals) || nlocals < 0 ||
 	    nlocals > 1 << 16)
 		return false;
-	*at = base + (v->m.si_first_vars + 2 * nlocals) * v->m.tagged_size;
+	*at = base + (MV(v, si_first_vars) + 2 * nlocals) * MV(v, tagged_size);
 	return true;
 }
 
@@ -484,7 +486,7 @@ static bool scope_info_name(struct v8 *v, uint64_t si, struct v8_text *out)
 	int64_t at;
 	if (!scope_info_tail(v, si, &at))
 		return false;
-	for (int i = 0; i < SCOPE_SCAN; i++, at += v->m.tagged_size) {
+	for (int i = 0; i < SCOPE_SCAN; i++, at += MV(v, tagged_size)) {
 		uint64_t w;
 		if (field(v, si, at, &w) && string_read(v, w, out) && out->len > 0)
 			return true;
@@ -499,9 +501,9 @@ static bool scope_info_position(struct v8 *v, uint64_t si, int64_t *start)
 	int64_t at;
 	if (!scope_info_tail(v, si, &at))
 		return false;
-	for (int i = 0; i < SCOPE_SCAN + 2; i++, at += v->m.tagged_size) {
+	for (int i = 0; i < SCOPE_SCAN + 2; i++, at += MV(v, tagged_size)) {
 		int64_t a, b;
-		if (smi_field(v, si, at, &a) && smi_field(v, si, at + v->m.tagged_size, &b) && a >= 0 &&
+		if (smi_field(v, si, at, &a) && smi_field(v, si, at + MV(v, tagged_size), &b) && a >= 0 &&
 		    a <= b) {
 			*start = a;
 			return true;
@@ -516,11 +518,11 @@ static bool function_name(struct v8 *v, uint64_t sfi, struct v8_text *out)
 	uint64_t w;
 	out->len = 0;
 	out->buf[0] = '\0';
-	if (!field(v, sfi, v->m.sfi_name, &w))
+	if (!field(v, sfi, MV(v, sfi_name), &w))
 		return false;
 	if (string_read(v, w, out))
 		return true;
-	return HAVE(v, t_scope_info) && has_type(v, w, v->m.t_scope_info) && scope_info_name(v, w, out);
+	return HAVE(v, t_scope_info) && has_type(v, w, MV(v, t_scope_info)) && scope_info_name(v, w, out);
 }
 
 /* The name of the constructor of OBJ's map (the root map's constructor,
@@ -528,17 +530,17 @@ static bool function_name(struct v8 *v, uint64_t sfi, struct v8_text *out)
 static bool constructor_name(struct v8 *v, uint64_t obj, struct v8_text *out)
 {
 	uint64_t map, c;
-	if (!field(v, obj, v->m.ho_map, &map))
+	if (!field(v, obj, MV(v, ho_map), &map))
 		return false;
 	for (int i = 0; i < MAX_MAP_CHAIN; i++) {
-		if (!field(v, map, v->m.map_constructor, &c) || !is_heap(v, c))
+		if (!field(v, map, MV(v, map_constructor), &c) || !is_heap(v, c))
 			return false;
-		if (!has_type(v, c, v->m.t_map))
+		if (!has_type(v, c, MV(v, t_map)))
 			break;
 		map = c;
 	}
 	uint64_t sfi;
-	return field(v, c, v->m.fn_shared, &sfi) && has_type(v, sfi, v->m.t_sfi) &&
+	return field(v, c, MV(v, fn_shared), &sfi) && has_type(v, sfi, MV(v, t_sfi)) &&
 	       function_name(v, sfi, out) && out->len > 0;
 }
 
@@ -547,15 +549,15 @@ static bool constructor_name(struct v8 *v, uint64_t obj, struct v8_text *out)
 static bool line_ends_lookup(struct v8 *v, uint64_t ends, int64_t position, int *line, int *column)
 {
 	int64_t n;
-	if (!HAVE(v, t_fixed_array) || !has_type(v, ends, v->m.t_fixed_array) ||
-	    !smi_field(v, ends, v->m.fa_length, &n) || n <= 0 || n > MAX_LINE_ENDS)
+	if (!HAVE(v, t_fixed_array) || !has_type(v, ends, MV(v, t_fixed_array)) ||
+	    !smi_field(v, ends, MV(v, fa_length), &n) || n <= 0 || n > MAX_LINE_ENDS)
 		return false;
 	int64_t lo = 0, hi = n - 1, end;
-	if (!smi_field(v, ends, v->m.fa_data + hi * v->m.tagged_size, &end) || position > end)
+	if (!smi_field(v, ends, MV(v, fa_data) + hi * MV(v, tagged_size), &end) || position > end)
 		return false;
 	while (lo < hi) {       /* the first line whose end is at or after POSITION */
 		int64_t mid = lo + (hi - lo) / 2;
-		if (!smi_field(v, ends, v->m.fa_data + mid * v->m.tagged_size, &end))
+		if (!smi_field(v, ends, MV(v, fa_data) + mid * MV(v, tagged_size), &end))
 			return false;
 		if (end < position)
 			lo = mid + 1;
@@ -563,7 +565,7 @@ static bool line_ends_lookup(struct v8 *v, uint64_t ends, int64_t position, int 
 			hi = mid;
 	}
 	int64_t start = 0;
-	if (lo > 0 && !smi_field(v, ends, v->m.fa_data + (lo - 1) * v->m.tagged_size, &start))
+	if (lo > 0 && !smi_field(v, ends, MV(v, fa_data) + (lo - 1) * MV(v, tagged_size), &start))
 		return false;
 	start = lo > 0 ? start + 1 : 0;
 	*line = (int)lo + 1;
@@ -576,14 +578,14 @@ static bool line_ends_lookup(struct v8 *v, uint64_t ends, int64_t position, int 
 static bool flat_one_byte(struct v8 *v, uint64_t str, uint64_t *chars)
 {
 	int64_t type;
-	if (!is_string(v, str, &type) || (type & v->m.encoding_mask) != v->m.one_byte_tag)
+	if (!is_string(v, str, &type) || (type & MV(v, encoding_mask)) != MV(v, one_byte_tag))
 		return false;
-	int64_t repr = type & v->m.repr_mask;
-	if (repr == v->m.seq_tag) {
-		*chars = str - (uint64_t)v->m.heap_tag + (uint64_t)v->m.one_byte_chars;
+	int64_t repr = type & MV(v, repr_mask);
+	if (repr == MV(v, seq_tag)) {
+		*chars = str - (uint64_t)MV(v, heap_tag) + (uint64_t)MV(v, one_byte_chars);
 		return true;
 	}
-	return repr == v->m.external_tag && external_data(v, str, chars);
+	return repr == MV(v, external_tag) && external_data(v, str, chars);
 }
 
 /* Line and column of POSITION in a flat one-byte source at CHARS, read in
@@ -649,10 +651,10 @@ static bool script_position(struct v8 *v, uint64_t script, int64_t position, int
 	uint64_t w;
 	if (position < 0)
 		return false;
-	if (HAVE(v, script_line_ends) && field(v, script, v->m.script_line_ends, &w) &&
+	if (HAVE(v, script_line_ends) && field(v, script, MV(v, script_line_ends), &w) &&
 	    line_ends_lookup(v, w, position, line, column))
 		return true;
-	return HAVE(v, script_source) && field(v, script, v->m.script_source, &w) &&
+	return HAVE(v, script_source) && field(v, script, MV(v, script_source), &w) &&
 	       source_lookup(v, w, position, line, column);
 }
 
@@ -681,15 +683,15 @@ static uint64_t spt_int(const unsigned char *b, size_t n, size_t *i, bool *ok)
 static bool table_position(struct v8 *v, uint64_t table, int64_t offset, bool bytecode, int64_t *raw_out)
 {
 	int64_t n;
-	if (!HAVE(v, t_byte_array) || !has_type(v, table, v->m.t_byte_array) ||
-	    !smi_field(v, table, v->m.fa_length, &n) || n <= 0 || n > MAX_SPT)
+	if (!HAVE(v, t_byte_array) || !has_type(v, table, MV(v, t_byte_array)) ||
+	    !smi_field(v, table, MV(v, fa_length), &n) || n <= 0 || n > MAX_SPT)
 		return false;
 	unsigned char *b = malloc((size_t)n);
 	if (!b) {
 		v->nomem = true;
 		return false;
 	}
-	bool ok = rd(v, table - (uint64_t)v->m.heap_tag + (uint64_t)(v->m.fa_length + v->m.tagged_size),
+	bool ok = rd(v, table - (uint64_t)MV(v, heap_tag) + (uint64_t)(MV(v, fa_length) + MV(v, tagged_size)),
 		     b, (size_t)n);
 	int64_t code = 0, raw = 0;
 	bool first = true, found = false;
@@ -735,7 +737,7 @@ static bool bytecode_position(struct v8 *v, uint64_t bytecode, int64_t offset, i
 {
 	uint64_t table;
 	int64_t raw;
-	if (!field(v, bytecode, v->m.fa_length + 3 * v->m.tagged_size, &table) ||
+	if (!field(v, bytecode, MV(v, fa_length) + 3 * MV(v, tagged_size), &table) ||
 	    !table_position(v, table, offset, true, &raw) || raw_script_offset(raw) < 0)
 		return false;
 	*position = raw_script_offset(raw);
@@ -753,17 +755,17 @@ static bool frame_classify(struct v8 *v, uint64_t fp, struct v8_frame *f)
 	f->type = -1;
 	f->function = 0;
 	f->damaged = false;
-	if (!rd_word(v, fp + (uint64_t)v->m.fp_marker, &marker))
+	if (!rd_word(v, fp + (uint64_t)MV(v, fp_marker), &marker))
 		return false;
-	unsigned tag_bits = (unsigned)__builtin_popcountll((uint64_t)v->m.smi_tag_mask);
+	unsigned tag_bits = (unsigned)__builtin_popcountll((uint64_t)MV(v, smi_tag_mask));
 	if (is_smi(v, marker)) {
 		/* A type marker: the type shifted past the Smi tag (V8's TypeToMarker). */
 		f->type = (int64_t)(marker >> tag_bits);
 		return f->type < 256;
 	}
 	uint64_t sfi;
-	if (!rd_word(v, fp + (uint64_t)v->m.fp_function, &fn) || !field(v, fn, v->m.fn_shared, &sfi) ||
-	    !has_type(v, sfi, v->m.t_sfi)) {
+	if (!rd_word(v, fp + (uint64_t)MV(v, fp_function), &fn) || !field(v, fn, MV(v, fn_shared), &sfi) ||
+	    !has_type(v, sfi, MV(v, t_sfi))) {
 		f->damaged = true;   /* a context, but no function with its shared info */
 		f->function = fn;
 		return true;
@@ -798,7 +800,7 @@ static size_t chain_walk(struct v8 *v, int32_t tid, uint64_t fp, uint64_t pc, ui
 				"(%#" PRIx64 "): left out", tid, fp, f->function);
 		f->pc = pc;
 		n++;
-		if (!f->js && (f->type == v->m.ft_entry || f->type == v->m.ft_construct_entry))
+		if (!f->js && (f->type == MV(v, ft_entry) || f->type == MV(v, ft_construct_entry)))
 			break;
 		if (!rd_word(v, fp, &next) || !rd_word(v, fp + 8, &pc) || next <= fp) {
 			v8_warn(v, "thread %d: V8's frame chain breaks at %#" PRIx64 " (its caller's frame "
@@ -817,7 +819,7 @@ static void receiver_type(struct v8 *v, uint64_t fp, struct v8_text *out)
 	uint64_t receiver;
 	out->len = 0;
 	out->buf[0] = '\0';
-	if (!rd_word(v, fp + (uint64_t)v->m.fp_args, &receiver) || !is_heap(v, receiver) ||
+	if (!rd_word(v, fp + (uint64_t)MV(v, fp_args), &receiver) || !is_heap(v, receiver) ||
 	    !constructor_name(v, receiver, out))
 		out->len = 0;
 }
@@ -827,8 +829,8 @@ static void receiver_type(struct v8 *v, uint64_t fp, struct v8_text *out)
 static bool function_start(struct v8 *v, uint64_t sfi, int64_t *position)
 {
 	uint64_t si;
-	return field(v, sfi, v->m.sfi_name, &si) && HAVE(v, t_scope_info) &&
-	       has_type(v, si, v->m.t_scope_info) && scope_info_position(v, si, position);
+	return field(v, sfi, MV(v, sfi_name), &si) && HAVE(v, t_scope_info) &&
+	       has_type(v, si, MV(v, t_scope_info)) && scope_info_position(v, si, position);
 }
 
 /* An interpreted frame's position: its bytecode offset through its
@@ -839,12 +841,12 @@ static bool interpreted_position(struct v8 *v, const struct v8_frame *f, int64_t
 	uint64_t bytecode, raw;
 	int64_t length;
 	if (!HAVE(v, t_bytecode) || !HAVE(v, bytecode_data) ||
-	    !rd_word(v, f->fp + (uint64_t)v->m.fp_bytecode_array, &bytecode) ||
-	    !has_type(v, bytecode, v->m.t_bytecode) ||
-	    !rd_word(v, f->fp + (uint64_t)v->m.fp_bytecode_offset, &raw) || !is_smi(v, raw))
+	    !rd_word(v, f->fp + (uint64_t)MV(v, fp_bytecode_array), &bytecode) ||
+	    !has_type(v, bytecode, MV(v, t_bytecode)) ||
+	    !rd_word(v, f->fp + (uint64_t)MV(v, fp_bytecode_offset), &raw) || !is_smi(v, raw))
 		return false;
-	int64_t offset = smi_value(v, raw) - (v->m.bytecode_data - v->m.heap_tag);
-	return offset >= 0 && smi_field(v, bytecode, v->m.fa_length, &length) && offset < length &&
+	int64_t offset = smi_value(v, raw) - (MV(v, bytecode_data) - MV(v, heap_tag));
+	return offset >= 0 && smi_field(v, bytecode, MV(v, fa_length), &length) && offset < length &&
 	       bytecode_position(v, bytecode, offset, position);
 }
 
@@ -853,10 +855,10 @@ static bool is_istream_map(struct v8 *v, uint64_t w)
 	if (v->istream_map)
 		return w == v->istream_map;
 	int64_t t;
-	if (!is_heap(v, w) || !has_type(v, w, v->m.t_map) ||
-	    !rd(v, w - (uint64_t)v->m.heap_tag + (uint64_t)v->m.map_type, &t, 2))
+	if (!is_heap(v, w) || !has_type(v, w, MV(v, t_map)) ||
+	    !rd(v, w - (uint64_t)MV(v, heap_tag) + (uint64_t)MV(v, map_type), &t, 2))
 		return false;
-	if ((t & 0xffff) != v->m.t_istream)
+	if ((t & 0xffff) != MV(v, t_istream))
 		return false;
 	v->istream_map = w;
 	return true;
@@ -876,12 +878,12 @@ static bool code_at(struct v8 *v, uint64_t pc, uint64_t *code, int64_t *offset)
 		if (!rd(v, lo, block, sizeof(block)))
 			return false;
 		for (size_t i = sizeof(block) / 8; i-- > 0;) {
-			uint64_t stream = lo + 8 * i + (uint64_t)v->m.heap_tag;
-			uint64_t start = stream - (uint64_t)v->m.heap_tag + (uint64_t)v->m.is_start;
+			uint64_t stream = lo + 8 * i + (uint64_t)MV(v, heap_tag);
+			uint64_t start = stream - (uint64_t)MV(v, heap_tag) + (uint64_t)MV(v, is_start);
 			if (!is_istream_map(v, block[i]) || start > pc)
 				continue;
 			*offset = (int64_t)(pc - start);
-			return field(v, stream, v->m.tagged_size, code) && has_type(v, *code, v->m.t_code);
+			return field(v, stream, MV(v, tagged_size), code) && has_type(v, *code, MV(v, t_code));
 		}
 		at = lo - 8;
 	}
@@ -898,16 +900,16 @@ static size_t optimized_places(struct v8 *v, uint64_t code, int64_t offset, uint
 {
 	uint64_t table, inlining = 0, literals = 0;
 	int64_t raw;
-	if (!HAVE(v, code_spt) || !field(v, code, v->m.code_spt, &table) ||
+	if (!HAVE(v, code_spt) || !field(v, code, MV(v, code_spt), &table) ||
 	    !table_position(v, table, offset - 1, false, &raw))
 		return 0;
 	if (HAVE(v, deopt_inlining) && HAVE(v, deopt_literals)) {
-		field(v, deopt, v->m.fa_data + v->m.deopt_inlining * v->m.tagged_size, &inlining);
-		field(v, deopt, v->m.fa_data + v->m.deopt_literals * v->m.tagged_size, &literals);
+		field(v, deopt, MV(v, fa_data) + MV(v, deopt_inlining) * MV(v, tagged_size), &inlining);
+		field(v, deopt, MV(v, fa_data) + MV(v, deopt_literals) * MV(v, tagged_size), &literals);
 	}
 	size_t n = 0;
 	int64_t count = 0;
-	if (!inlining || !smi_field(v, inlining, v->m.fa_length, &count))
+	if (!inlining || !smi_field(v, inlining, MV(v, fa_length), &count))
 		count = 0;
 	count /= 16;
 	while (n + 1 < max) {
@@ -917,13 +919,13 @@ static size_t optimized_places(struct v8 *v, uint64_t code, int64_t offset, uint
 		uint64_t lit;
 		struct { int64_t position; int32_t function_id; } pos;
 		if (id >= count ||
-		    !rd(v, inlining - (uint64_t)v->m.heap_tag + (uint64_t)(v->m.fa_length + v->m.tagged_size) +
+		    !rd(v, inlining - (uint64_t)MV(v, heap_tag) + (uint64_t)(MV(v, fa_length) + MV(v, tagged_size)) +
 			       (uint64_t)id * 16, &pos, 12) ||
 		    pos.function_id < 0 ||
-		    !field(v, literals, v->m.fa_data + (int64_t)pos.function_id * v->m.tagged_size, &lit))
+		    !field(v, literals, MV(v, fa_data) + (int64_t)pos.function_id * MV(v, tagged_size), &lit))
 			return 0;
 		lit &= ~(uint64_t)2;   /* a weak reference's tag */
-		if (!has_type(v, lit, v->m.t_sfi))
+		if (!has_type(v, lit, MV(v, t_sfi)))
 			return 0;
 		out[n++] = (struct v8_place){.sfi = lit, .position = raw_script_offset(raw), .exact = true,
 					     .inlined = true};
@@ -945,13 +947,13 @@ static size_t jit_places(struct v8 *v, uint64_t pc, uint64_t sfi, struct v8_plac
 	int64_t offset;
 	*baseline = false;
 	if (core_find_file(v->core, pc) || !HAVE(v, code_deopt) || !code_at(v, pc, &code, &offset) ||
-	    !field(v, code, v->m.code_deopt, &deopt))
+	    !field(v, code, MV(v, code_deopt), &deopt))
 		return 0;
-	if (HAVE(v, t_bytecode) && has_type(v, deopt, v->m.t_bytecode)) {
+	if (HAVE(v, t_bytecode) && has_type(v, deopt, MV(v, t_bytecode))) {
 		*baseline = true;
 		return 0;
 	}
-	if (!HAVE(v, t_fixed_array) || !has_type(v, deopt, v->m.t_fixed_array))
+	if (!HAVE(v, t_fixed_array) || !has_type(v, deopt, MV(v, t_fixed_array)))
 		return 0;
 	return optimized_places(v, code, offset, deopt, sfi, out, max);
 }
@@ -963,7 +965,7 @@ static size_t frame_places(struct v8 *v, const struct v8_frame *f, struct v8_pla
 {
 	uint64_t sfi;
 	bool baseline;
-	if (!field(v, f->function, v->m.fn_shared, &sfi))
+	if (!field(v, f->function, MV(v, fn_shared), &sfi))
 		return 0;
 	size_t n = jit_places(v, f->pc, sfi, out, max, &baseline);
 	if (n)
@@ -1014,8 +1016,8 @@ static void script_frame(struct v8 *v, const struct v8_frame *f, const struct v8
 	path.len = 0;
 	path.buf[0] = '\0';
 	int line = 0, column = 0;
-	if (field(v, p->sfi, v->m.sfi_script, &script) && has_type(v, script, v->m.t_script)) {
-		if (field(v, script, v->m.script_name, &name))
+	if (field(v, p->sfi, MV(v, sfi_script), &script) && has_type(v, script, MV(v, t_script))) {
+		if (field(v, script, MV(v, script_name), &name))
 			string_read(v, name, &path);
 		if (!script_position(v, script, p->position, &line, &column))
 			line = column = 0;
@@ -1113,7 +1115,7 @@ static size_t emit_upto(struct v8 *v, struct v8_walk *w, size_t at, struct v8_ou
 		size_t np = frame_places(v, &w->frames[i], places, MAX_INLINED);
 		/* V8's construct stub calls a constructor: its frame is the caller. */
 		if (np && i + 1 < w->n && !w->frames[i + 1].js && HAVE(v, ft_construct) &&
-		    w->frames[i + 1].type == v->m.ft_construct)
+		    w->frames[i + 1].type == MV(v, ft_construct))
 			places[np - 1].construct = true;
 		for (size_t j = 0; j < np; j++) {
 			struct an_frame *f = out_slot(v, o);
@@ -1233,36 +1235,38 @@ static bool own_property(struct v8 *v, uint64_t obj, const char *key, uint64_t *
 	uint8_t size_words, inobject_start;
 	if (!HAVE(v, map_descriptors) || !HAVE(v, desc_size) || !HAVE(v, index_mask) ||
 	    !HAVE(v, map_size_words) || !HAVE(v, receiver_properties) ||
-	    !field(v, obj, v->m.ho_map, &map) || !field(v, map, v->m.map_descriptors, &descs) ||
-	    !rd(v, map - 1 + (uint64_t)v->m.map_bit_field3, &bf3, sizeof(bf3)) ||
-	    !rd(v, map - 1 + (uint64_t)v->m.map_size_words, &size_words, 1) ||
-	    !rd(v, map - 1 + (uint64_t)v->m.map_inobject_start, &inobject_start, 1))
+	    !field(v, obj, MV(v, ho_map), &map) || !field(v, map, MV(v, map_descriptors), &descs) ||
+	    !rd(v, map - 1 + (uint64_t)MV(v, map_bit_field3), &bf3, sizeof(bf3)) ||
+	    !rd(v, map - 1 + (uint64_t)MV(v, map_size_words), &size_words, 1) ||
+	    !rd(v, map - 1 + (uint64_t)MV(v, map_inobject_start), &inobject_start, 1))
 		return false;
-	if (HAVE(v, dictionary_shift) && (bf3 >> v->m.dictionary_shift) & 1)
+	if (HAVE(v, dictionary_shift) && (bf3 >> MV(v, dictionary_shift)) & 1)
 		return false;   /* a dictionary map: properties in a hash table */
-	int64_t n = ((int64_t)bf3 & v->m.own_desc_mask) >> v->m.own_desc_shift;
+	int64_t n = ((int64_t)bf3 & MV(v, own_desc_mask)) >> MV(v, own_desc_shift);
 	if (n < 0 || n > MAX_DESCRIPTORS)
 		return false;
-	int64_t slot = v->m.desc_size * v->m.tagged_size;
+	int64_t slot = MV(v, desc_size) * MV(v, tagged_size);
 	for (int64_t i = 0; i < n; i++) {
-		int64_t base = v->m.desc_header + i * slot;
+		int64_t base = MV(v, desc_header) + i * slot;
 		uint64_t k;
 		int64_t details;
 		struct v8_text name;
-		if (!field(v, descs, base + v->m.desc_key * v->m.tagged_size, &k) ||
+		if (!field(v, descs, base + MV(v, desc_key) * MV(v, tagged_size), &k) ||
 		    !string_read(v, k, &name) || strcmp(name.buf, key) != 0 ||
-		    !smi_field(v, descs, base + v->m.desc_details * v->m.tagged_size, &details))
+		    !smi_field(v, descs, base + MV(v, desc_details) * MV(v, tagged_size), &details))
 			continue;
-		int64_t location = (details & v->m.loc_mask) >> v->m.loc_shift;
-		if (location == v->m.loc_descriptor)
-			return field(v, descs, base + v->m.desc_value * v->m.tagged_size, value);
-		int64_t index = (details & v->m.index_mask) >> v->m.index_shift;
+		int64_t location = (details & MV(v, loc_mask)) >> MV(v, loc_shift);
+		if (location == MV(v, loc_descriptor))
+			return field(v, descs, base + MV(v, desc_value) * MV(v, tagged_size), value);
+		if (!HAVE(v, loc_field) || location != MV(v, loc_field))
+			return false;
+		int64_t index = (details & MV(v, index_mask)) >> MV(v, index_shift);
 		int64_t inobject = (int64_t)size_words - inobject_start;
 		if (index < inobject)
-			return field(v, obj, ((int64_t)inobject_start + index) * v->m.tagged_size, value);
+			return field(v, obj, ((int64_t)inobject_start + index) * MV(v, tagged_size), value);
 		uint64_t props;
-		return field(v, obj, v->m.receiver_properties, &props) && is_heap(v, props) &&
-		       field(v, props, v->m.fa_data + (index - inobject) * v->m.tagged_size, value);
+		return field(v, obj, MV(v, receiver_properties), &props) && is_heap(v, props) &&
+		       field(v, props, MV(v, fa_data) + (index - inobject) * MV(v, tagged_size), value);
 	}
 	return false;
 }
@@ -1277,12 +1281,12 @@ static bool find_error(struct v8 *v, uint64_t from, uint64_t to, uint64_t *error
 		uint64_t w, inner;
 		if (!rd_word(v, at, &w))
 			return false;
-		if (has_type(v, w, v->m.t_js_error)) {
+		if (has_type(v, w, MV(v, t_js_error))) {
 			*error = w;
 			return true;
 		}
 		if (!is_heap(v, w) && (w & 7) == 0 && w > 0x1000 && rd_word(v, w, &inner) &&
-		    has_type(v, inner, v->m.t_js_error)) {
+		    has_type(v, inner, MV(v, t_js_error))) {
 			*error = inner;
 			return true;
 		}
