@@ -1302,13 +1302,14 @@ static void read_uncaught(struct v8 *v, struct an_thread *t)
 	long at = native_named(t, "v8::internal::Isolate::CreateMessageOrAbort");
 	if (at < 0)
 		return;
+	/* The thrower (Isolate::ThrowInternal) holds it, raw or in a handle:
+	 * the stack up to its caller's frame, at most EXCEPTION_SCAN bytes. */
 	uint64_t to = t->sp + EXCEPTION_SCAN;
-	for (size_t i = (size_t)at; i < t->nframes; i++)
-		if (!AN_FRAME_IS_RUNTIME(&t->frames[i]) && t->frames[i].cfa) {
-			if (i > (size_t)at + 1) {
+	for (size_t i = (size_t)at + 2; i < t->nframes; i++)
+		if (!AN_FRAME_IS_RUNTIME(&t->frames[i]) && t->frames[i].cfa > t->sp) {
+			if (t->frames[i].cfa < to)
 				to = t->frames[i].cfa;
-				break;
-			}
+			break;
 		}
 	uint64_t error, msg;
 	struct an_js_crash *js = &v->an->js;
