@@ -13,14 +13,16 @@
  * object is checked by its map's instance type, strings and chains are
  * bounded, and what cannot be read is left out with a warning.
  *
- * Five things the metadata does not name are taken from V8's own
- * declarations, each believed only when what it finds has the right type:
- * a BytecodeArray's source position table (its third tagged field after
- * the length), an InstructionStream's Code (its field after the map), an
+ * What the metadata does not name is taken from V8's own declarations,
+ * each believed only when what it finds has the right type: a
+ * BytecodeArray's source position table (its third tagged field after the
+ * length), an InstructionStream's Code (its field after the map), an
  * InliningPosition's size (16 bytes), the data pointer V8 caches after an
- * external string's resource (checked against the resource's members),
- * and a ScopeInfo's optional fields (the function's name and position,
- * found among the slots after its locals as llnode finds them). */
+ * external string's resource (checked against the resource's members), a
+ * ScopeInfo's optional fields (the function's name and position, found
+ * among the slots after its locals as llnode finds them), and the operand
+ * scale prefixes (the first four bytecodes) for walking a baseline code's
+ * bytecodes with V8's table of their sizes (a symbol of the binary). */
 #include "v8.h"
 
 #include <inttypes.h>
@@ -107,6 +109,7 @@ enum {
 	X(t_istream, "type_InstructionStream__INSTRUCTION_STREAM_TYPE", 0) \
 	X(is_start, "class_InstructionStream__instruction_start__uintptr_t", 0) \
 	X(code_spt, "class_Code__source_position_table__ByteArray", 0) \
+	X(code_offsets, "class_Code__bytecode_offset_table__ByteArray", 0) \
 	X(code_deopt, "class_Code__deoptimization_data__FixedArray", 0) \
 	X(deopt_inlining, "DeoptimizationDataInliningPositionsIndex", 0) \
 	X(deopt_literals, "DeoptimizationDataLiteralArrayIndex", 0) \
@@ -142,6 +145,10 @@ struct v8 {
 	bool nomem;
 	unsigned warned;            /* warnings given, bounded */
 	uint64_t istream_map;       /* the map of InstructionStreams, once seen */
+	uint8_t *bytecode_sizes;    /* V8's own table of bytecode sizes, by operand
+				       scale (1, 2, 4) and bytecode; NULL: not read */
+	size_t nbytecodes;
+	bool sizes_tried;
 };
 
 /* One function a JS frame runs: the frame's own, or one inlined into its
@@ -661,7 +668,16 @@ static bool script_position(struct v8 *v, uint64_t script, int64_t position, int
 /* One number of a source position table: V8's zig-zag VLQ (7 bits a byte,
  * low first).  Entries are delta-encoded pairs of code offset and
  * position; a negative code offset marks a non-statement position. */
+static uint64_t spt_uint(const unsigned char *b, size_t n, size_t *i, bool *ok);
+
 static uint64_t spt_int(const unsigned char *b, size_t n, size_t *i, bool *ok)
+{
+	uint64_t decoded = spt_uint(b, n, i, ok);
+	return (decoded >> 1) ^ (uint64_t)-(int64_t)(decoded & 1);
+}
+
+/* An unsigned VLQ, as V8's base::VLQDecodeUnsigned reads one. */
+static uint64_t spt_uint(const unsigned char *b, size_t n, size_t *i, bool *ok)
 {
 	uint64_t decoded = 0;
 	unsigned shift = 0;
@@ -675,7 +691,7 @@ static uint64_t spt_int(const unsigned char *b, size_t n, size_t *i, bool *ok)
 		decoded |= (uint64_t)(c & 0x7f) << shift;
 		shift += 7;
 	} while (c & 0x80);
-	return (decoded >> 1) ^ (uint64_t)-(int64_t)(decoded & 1);
+	return decoded;
 }
 
 /* The raw SourcePosition of code offset OFFSET in TABLE (a ByteArray):
@@ -935,6 +951,87 @@ static size_t optimized_places(struct v8 *v, uint64_t code, int64_t offset, uint
 	return n;
 }
 
+/* V8's table of bytecode sizes (Bytecodes::kBytecodeSizes, a byte for
+ * each operand scale and bytecode), from the binary, once. */
+static bool bytecode_sizes_load(struct v8 *v)
+{
+	if (v->sizes_tried)
+		return v->bytecode_sizes != NULL;
+	v->sizes_tried = true;
+	uint64_t addr, size;
+	if (!dbg_find_symbol(v->s, "_ZN2v88internal11interpreter9Bytecodes14kBytecodeSizesE", &addr, &size) ||
+	    size == 0 || size % 3 != 0 || size / 3 > 256)
+		return false;
+	uint8_t *t = malloc(size);
+	if (!t) {
+		v->nomem = true;
+		return false;
+	}
+	if (!dbg_read_module_bytes(v->s, addr, t, size)) {
+		free(t);
+		return false;
+	}
+	v->bytecode_sizes = t;
+	v->nbytecodes = size / 3;
+	return true;
+}
+
+/* The size of the bytecode at AT of CODE[0, N), with its operand-scale
+ * prefix (V8's first four bytecodes: Wide, ExtraWide and their debug
+ * breaks); 0 when it cannot be told. */
+static size_t bytecode_size(const struct v8 *v, const unsigned char *code, size_t n, size_t at)
+{
+	size_t scale = 0, prefix = 0;
+	if (at < n && code[at] < 4) {
+		scale = code[at] % 2 == 0 ? 1 : 2;   /* Wide: 2-byte operands, ExtraWide: 4 */
+		prefix = 1;
+	}
+	if (at + prefix >= n || code[at + prefix] >= v->nbytecodes)
+		return 0;
+	size_t size = v->bytecode_sizes[scale * v->nbytecodes + code[at + prefix]];
+	return size > 0 ? prefix + size : 0;
+}
+
+/* The bytecode offset baseline CODE is at OFFSET (of its instructions), as
+ * V8's BytecodeOffsetIterator finds it: its table holds the length of each
+ * bytecode's machine code (unsigned VLQs), the first for the prologue (at
+ * bytecode offset -1), the others for the bytecodes of BYTECODE in turn. */
+static bool baseline_offset(struct v8 *v, uint64_t code, uint64_t bytecode, int64_t offset, int64_t *out)
+{
+	uint64_t table;
+	int64_t n, len;
+	if (!HAVE(v, code_offsets) || !HAVE(v, bytecode_data) || !bytecode_sizes_load(v) ||
+	    !field(v, code, MV(v, code_offsets), &table) || !has_type(v, table, MV(v, t_byte_array)) ||
+	    !smi_field(v, table, MV(v, fa_length), &n) || n <= 0 || n > MAX_SPT ||
+	    !smi_field(v, bytecode, MV(v, fa_length), &len) || len <= 0 || len > MAX_SPT)
+		return false;
+	unsigned char *b = malloc((size_t)n), *bc = malloc((size_t)len);
+	bool ok = b && bc &&
+		  rd(v, table - (uint64_t)MV(v, heap_tag) + (uint64_t)(MV(v, fa_length) + MV(v, tagged_size)),
+		     b, (size_t)n) &&
+		  rd(v, bytecode - (uint64_t)MV(v, heap_tag) + (uint64_t)MV(v, bytecode_data), bc, (size_t)len);
+	if (!b || !bc)
+		v->nomem = true;
+	size_t i = 0, cursor = 0;
+	int64_t current = -1, end = ok ? (int64_t)spt_uint(b, (size_t)n, &i, &ok) : 0;
+	while (ok && end < offset) {
+		if (i >= (size_t)n || cursor >= (size_t)len) {
+			ok = false;
+			break;
+		}
+		size_t size = bytecode_size(v, bc, (size_t)len, cursor);
+		end += (int64_t)spt_uint(b, (size_t)n, &i, &ok);
+		current = (int64_t)cursor;
+		cursor += size;
+		ok = ok && size > 0;
+	}
+	free(b);
+	free(bc);
+	if (ok)
+		*out = current;
+	return ok;
+}
+
 /* The functions JIT code at PC (outside every mapped file) runs for a
  * frame of SFI: an optimized code's, through its deoptimization data (a
  * FixedArray); a baseline code keeps its bytecode in that slot instead,
@@ -950,8 +1047,15 @@ static size_t jit_places(struct v8 *v, uint64_t pc, uint64_t sfi, struct v8_plac
 	    !field(v, code, MV(v, code_deopt), &deopt))
 		return 0;
 	if (HAVE(v, t_bytecode) && has_type(v, deopt, MV(v, t_bytecode))) {
+		/* Baseline code: its bytecode in that slot, and a table from its
+		 * pcs to bytecode offsets. */
+		int64_t bytecode_offset = -1;
 		*baseline = true;
-		return 0;
+		if (!baseline_offset(v, code, deopt, offset, &bytecode_offset) ||
+		    !bytecode_position(v, deopt, bytecode_offset, &out[0].position))
+			return 0;
+		out[0] = (struct v8_place){.sfi = sfi, .position = out[0].position, .exact = true};
+		return 1;
 	}
 	if (!HAVE(v, t_fixed_array) || !has_type(v, deopt, MV(v, t_fixed_array)))
 		return 0;
@@ -1356,6 +1460,7 @@ bool an_v8_analyze(struct dbg_session *s, struct analysis *an)
 	if (!meta_load(&v))
 		return true;
 	threads_splice(&v);
+	free(v.bytecode_sizes);
 	if (!v.nomem && an->nthreads && !an->live) {
 		struct an_thread *t = &an->threads[an_crashing_thread(an)];
 		read_oom(&v, t);

@@ -4,8 +4,8 @@
 # frames (fixtures/node_crash).  A core of an uncaught TypeError three
 # functions deep under --abort-on-uncaught-exception, against node's own
 # stack trace on stderr (names, paths, lines, columns) and its message (the
-# cause); the same with the functions optimized by TurboFan first, each in
-# its own frame, then inlined into one; V8's heap exhausted (the cause
+# cause); the same compiled by Sparkplug (baseline), then optimized by
+# TurboFan first, each in its own frame, then inlined into one; V8's heap exhausted (the cause
 # oom); a native addon's fault under JavaScript; damaged heap objects and
 # frame chains (warnings, partial frames); a live process stuck in a hot loop (report --pid, and a snapshot of
 # it) and a worker thread in one, against the scripts' source; a node whose
@@ -94,6 +94,7 @@ damaged() {
 	rm -f "$W/core.$kind"
 }
 
+crash_case baseline "$SIG3" crash.js --always-sparkplug
 crash_case optimized "$SIG3" crash_opt.js --allow-natives-syntax --no-turbo-inlining
 crash_case inlined "$SIG3" crash_inl.js --allow-natives-syntax
 # A class's method and constructor, an arrow function and a builtin.
