@@ -95,7 +95,30 @@ damaged() {
 }
 
 crash_case baseline "$SIG3" crash.js --always-sparkplug
+
+# jit_run REPORT FUNCTION...: each FUNCTION's script frame follows a native
+# frame of JIT code (no module), not the interpreter's trampoline.
+jit_run() {
+	python3 - "$@" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+t = next(t for t in j["threads"] if t["crashing"])
+before, prev = {}, None
+for f in t["frames"]:
+    if f["kind"] == "script":
+        before.setdefault(f["function"], prev)
+    else:
+        prev = f
+sys.exit(0 if all(before.get(n) and not before[n].get("module") for n in sys.argv[2:]) else 1)
+PY
+}
+[ -s "$W/baseline.json" ] &&
+	check "node/baseline: priceOf, lineTotal and orderTotal run Sparkplug's code" \
+		jit_run "$W/baseline.json" priceOf lineTotal orderTotal
 crash_case optimized "$SIG3" crash_opt.js --allow-natives-syntax --no-turbo-inlining
+[ -s "$W/optimized.json" ] &&
+	check "node/optimized: lineTotal and orderTotal run TurboFan's code" \
+		jit_run "$W/optimized.json" lineTotal orderTotal
 crash_case inlined "$SIG3" crash_inl.js --allow-natives-syntax
 # A class's method and constructor, an arrow function and a builtin.
 crash_case classes "SIGTRAP: (anonymous) < Array.reduce < Ledger.sum < new Ledger < openLedger" crash_class.js
