@@ -323,20 +323,20 @@ static void text_put(struct v8_text *t, const char *s, size_t n)
 static bool string_chars(struct v8 *v, uint64_t str, int64_t from, int64_t n, struct v8_text *out,
 			 unsigned depth);
 
-/* Characters [FROM, FROM + N) of sequential string STR. */
-static bool seq_chars(struct v8 *v, uint64_t str, bool one_byte, int64_t from, int64_t n,
-		      struct v8_text *out)
+/* Characters [FROM, FROM + N) of a flat string whose characters are at
+ * BASE (one or two bytes each), read from the core (the heap) or, with
+ * MODULES, also from the mapped files (an external string's data may be
+ * in a binary's read-only data).  Kept printable: others are '?'. */
+static bool flat_chars(struct v8 *v, uint64_t base, bool one_byte, bool modules, int64_t from, int64_t n,
+		       struct v8_text *out)
 {
-	if (!one_byte && !HAVE(v, two_byte_chars))
-		return false;
-	uint64_t base = str - (uint64_t)MV(v, heap_tag) +
-			(uint64_t)(one_byte ? MV(v, one_byte_chars) : MV(v, two_byte_chars));
 	unsigned width = one_byte ? 1 : 2;
-	char chunk[256];
+	unsigned char raw[256];
+	char chunk[128];
 	for (int64_t at = from; at < from + n && !out->cut;) {
-		size_t k = (size_t)(from + n - at) < sizeof(chunk) / 2 ? (size_t)(from + n - at) : sizeof(chunk) / 2;
-		unsigned char raw[256];
-		if (!rd(v, base + (uint64_t)at * width, raw, k * width))
+		size_t k = (size_t)(from + n - at) < sizeof(chunk) ? (size_t)(from + n - at) : sizeof(chunk);
+		uint64_t addr = base + (uint64_t)at * width;
+		if (modules ? !dbg_read_module_bytes(v->s, addr, raw, k * width) : !rd(v, addr, raw, k * width))
 			return false;
 		for (size_t i = 0; i < k; i++) {
 			unsigned c = one_byte ? raw[i] : (unsigned)(raw[2 * i] | raw[2 * i + 1] << 8);
@@ -346,6 +346,17 @@ static bool seq_chars(struct v8 *v, uint64_t str, bool one_byte, int64_t from, i
 		at += (int64_t)k;
 	}
 	return true;
+}
+
+/* Characters [FROM, FROM + N) of sequential string STR. */
+static bool seq_chars(struct v8 *v, uint64_t str, bool one_byte, int64_t from, int64_t n,
+		      struct v8_text *out)
+{
+	if (!one_byte && !HAVE(v, two_byte_chars))
+		return false;
+	uint64_t base = str - (uint64_t)MV(v, heap_tag) +
+			(uint64_t)(one_byte ? MV(v, one_byte_chars) : MV(v, two_byte_chars));
+	return flat_chars(v, base, one_byte, false, from, n, out);
 }
 
 static bool string_length(struct v8 *v, uint64_t str, int64_t *len)
@@ -407,23 +418,7 @@ static bool external_chars(struct v8 *v, uint64_t str, bool one_byte, int64_t fr
 			   struct v8_text *out)
 {
 	uint64_t data;
-	if (!external_data(v, str, &data))
-		return false;
-	unsigned width = one_byte ? 1 : 2;
-	unsigned char raw[256];
-	char chunk[128];
-	for (int64_t at = from; at < from + n && !out->cut;) {
-		size_t k = (size_t)(from + n - at) < sizeof(chunk) ? (size_t)(from + n - at) : sizeof(chunk);
-		if (!dbg_read_module_bytes(v->s, data + (uint64_t)at * width, raw, k * width))
-			return false;
-		for (size_t i = 0; i < k; i++) {
-			unsigned c = one_byte ? raw[i] : (unsigned)(raw[2 * i] | raw[2 * i + 1] << 8);
-			chunk[i] = c >= 0x20 && c < 0x7f ? (char)c : c == '\n' || c == '\t' ? (char)c : '?';
-		}
-		text_put(out, chunk, k);
-		at += (int64_t)k;
-	}
-	return true;
+	return external_data(v, str, &data) && flat_chars(v, data, one_byte, true, from, n, out);
 }
 
 static bool string_chars(struct v8 *v, uint64_t str, int64_t from, int64_t n, struct v8_text *out,
