@@ -361,7 +361,8 @@ struct an_js_crash {
 	bool present;
 	bool oom;                   /* JavaScript heap out of memory */
 	char *type;                 /* the exception's class ("TypeError"), or NULL */
-	char *message;              /* its message, or NULL */
+	char *message;              /* its message (oom: node's, "Allocation failed -
+				       JavaScript heap out of memory"), or NULL */
 };
 
 struct an_cause {

@@ -1085,7 +1085,7 @@ static int decide_js(struct cause_ctx *c)
 	const struct an_frame *site = js_site(c->an);
 	char what[4200];
 	if (js->oom)
-		snprintf(what, sizeof(what), "FATAL ERROR: JavaScript heap out of memory");
+		snprintf(what, sizeof(what), "FATAL ERROR: %s", js->message ? js->message : "out of memory");
 	else if (js->type && js->message)
 		snprintf(what, sizeof(what), "%s: %s", js->type, js->message);
 	else

@@ -1426,15 +1426,19 @@ static void read_uncaught(struct v8 *v, struct an_thread *t)
 		v8_warn(v, "the uncaught %s's message cannot be read", js->type ? js->type : "exception");
 }
 
-/* V8's heap exhaustion: node's OOM handler or V8's fatal OOM on the stack. */
+/* V8 out of memory: node's OOM handler or V8's fatal OOM on the stack,
+ * in node's words: the JavaScript heap's exhaustion when the heap gave up
+ * (Heap::FatalProcessOutOfMemory), else the process's. */
 static void read_oom(struct v8 *v, struct an_thread *t)
 {
-	if (native_named(t, "node::OOMErrorHandler") < 0 &&
-	    native_named(t, "v8::internal::V8::FatalProcessOutOfMemory") < 0 &&
-	    native_named(t, "v8::internal::Heap::FatalProcessOutOfMemory") < 0)
+	bool heap = native_named(t, "v8::internal::Heap::FatalProcessOutOfMemory") >= 0;
+	if (!heap && native_named(t, "node::OOMErrorHandler") < 0 &&
+	    native_named(t, "v8::internal::V8::FatalProcessOutOfMemory") < 0)
 		return;
 	v->an->js.present = true;
 	v->an->js.oom = true;
+	v->an->js.message = dup_text(v, heap ? "Allocation failed - JavaScript heap out of memory"
+					     : "Allocation failed - process out of memory");
 }
 
 /* The crash happened in T's innermost JavaScript frame: the signature

@@ -135,7 +135,7 @@ oom_case() {
 	check "node/oom: node printed its heap exhaustion" grep -q 'JavaScript heap out of memory' "$RUN/stderr"
 	check "node/oom: cause is oom in the JavaScript function that allocated ($summary)" \
 		[ "$(json_get "$out" 'j["cause"]["kind"]')" = oom -a \
-		  "${summary#FATAL ERROR: JavaScript heap out of memory in grow (oom.js:}" != "$summary" ]
+		  "${summary#FATAL ERROR: Allocation failed - JavaScript heap out of memory in grow (oom.js:}" != "$summary" ]
 }
 oom_case
 
