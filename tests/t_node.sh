@@ -132,7 +132,7 @@ oom_case() {
 	local out=$W/oom.json
 	report_json node/oom "$out" "$CORE" || return
 	local summary; summary=$(json_get "$out" 'j["cause"]["summary"]')
-	check "node/oom: node printed its heap exhaustion" grep -q 'JavaScript heap out of memory' "$RUN/stderr"
+	check "node/oom: node printed the same words" grep -qF "Allocation failed - JavaScript heap out of memory" "$RUN/stderr"
 	check "node/oom: cause is oom in the JavaScript function that allocated ($summary)" \
 		[ "$(json_get "$out" 'j["cause"]["kind"]')" = oom -a \
 		  "${summary#FATAL ERROR: Allocation failed - JavaScript heap out of memory in grow (oom.js:}" != "$summary" ]
