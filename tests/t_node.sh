@@ -9,7 +9,8 @@
 # oom); a native addon's fault under JavaScript; damaged heap objects and
 # frame chains (warnings, partial frames); a live process stuck in a hot loop (report --pid, and a snapshot of
 # it) and a worker thread in one, against the scripts' source; a node whose
-# v8dbg_ symbols are stripped: a warning, the native report.
+# v8dbg_ symbols are stripped: a warning, the native report.  Every crash
+# core's minicore gives the same cause and JavaScript frames.
 . "$(dirname "$0")/lib.sh"
 
 W=$(mktemp -d)
@@ -39,6 +40,19 @@ node_core() {
 	RUN_DIRS+=("$RUN")
 }
 
+# js_frames REPORT TID: "function:line" of thread TID's (the first thread's
+# when empty) JavaScript frames, innermost first, an inlined function's
+# marked "+".
+js_frames() {
+	python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+tid = int(sys.argv[2]) if sys.argv[2] else j["threads"][0]["tid"]
+t = [t for t in j["threads"] if t["tid"] == tid][0]
+print(" ".join("%s%s:%s" % ("+" if "(inlined)" in (f["detail"] or "") else "", f["function"], f["line"])
+               for f in t["frames"] if f["kind"] == "script"))' "$1" "${2:-}"
+}
+
 # crash_case NAME SIGNATURE SCRIPT [FLAGS]: frames, cause, interleaving,
 # and a signature that starts with SIGNATURE.
 crash_case() {
@@ -63,6 +77,18 @@ crash_case() {
 	check "node/$name: signature is the JavaScript frames from the one that threw ($sig)" \
 		[ "${sig#"$want_sig"}" != "$sig" ]
 	check "node/$name: no warnings" [ "$(json_get "$out" 'len(j["warnings"])')" = 0 ]
+	# A minicore keeps every page the JavaScript frames and the cause read.
+	if "$ASYNCORE" minicore "$CORE" -o "$W/$name.mini" >"$W/mini.log" 2>&1 &&
+		report_json "node/$name-minicore" "$W/$name.mini.json" "$W/$name.mini"; then
+		local a b
+		a=$(json_get "$out" 'j["cause"]["summary"]')" $(js_frames "$out")"
+		b=$(json_get "$W/$name.mini.json" 'j["cause"]["summary"]')" $(js_frames "$W/$name.mini.json")"
+		check "node/$name: its minicore ($(( $(stat -c %s "$W/$name.mini") / 1024 )) KiB) gives the same cause and JavaScript frames" \
+			[ "$a" = "$b" ]
+	else
+		fail "node/$name: minicore: $(tail -1 "$W/mini.log")"
+	fi
+	rm -f "$W/$name.mini"
 }
 
 SIG3="SIGTRAP: priceOf < lineTotal < orderTotal < "
@@ -157,19 +183,6 @@ addon_case() {
 		[ "${got#checkout:$l_call handleRequest:$l_check Object.<anonymous>:$l_top }" != "$got" ]
 	local sig; sig=$(json_get "$out" 'j["signature"]')
 	check "node/addon: signature starts at the native crash ($sig)" [ "${sig#SIGSEGV: total < crash }" != "$sig" ]
-}
-
-# js_frames REPORT TID: "function:line" of thread TID's (the first thread's
-# when empty) JavaScript frames, innermost first, an inlined function's
-# marked "+".
-js_frames() {
-	python3 -c '
-import json, sys
-j = json.load(open(sys.argv[1]))
-tid = int(sys.argv[2]) if sys.argv[2] else j["threads"][0]["tid"]
-t = [t for t in j["threads"] if t["tid"] == tid][0]
-print(" ".join("%s%s:%s" % ("+" if "(inlined)" in (f["detail"] or "") else "", f["function"], f["line"])
-               for f in t["frames"] if f["kind"] == "script"))' "$1" "${2:-}"
 }
 
 # in_loop SCRIPT FUNCTION LINE: LINE is within the body of FUNCTION's
