@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Node.js (Debian's node 20, with V8's postmortem metadata): JavaScript
 # frames read from V8's heap and frame chain, spliced among the native
-# frames (fixtures/node_crash).  A core of an uncaught TypeError three
-# functions deep under --abort-on-uncaught-exception, against node's own
-# stack trace on stderr (names, paths, lines, columns) and its message (the
-# cause); the same compiled by Sparkplug (baseline), then optimized by
-# TurboFan first, each in its own frame, then inlined into one; V8's heap exhausted (the cause
-# oom); a native addon's fault under JavaScript; damaged heap objects and
-# frame chains (warnings, partial frames); a live process stuck in a hot loop (report --pid, and a snapshot of
-# it) and a worker thread in one, against the scripts' source; a node whose
-# v8dbg_ symbols are stripped: a warning, the native report.  Every crash
-# core's minicore gives the same cause and JavaScript frames.
+# frames (fixtures/node_crash).  Cores under --abort-on-uncaught-exception
+# of an uncaught TypeError three functions deep, interpreted, compiled by
+# Sparkplug, optimized by TurboFan each in its own frame and inlined into
+# one, and thrown through a class's method and constructor: against node's
+# own stack trace on stderr (names, paths, lines, columns) and its message
+# (the cause); every such core's minicore gives the same.  V8's heap
+# exhausted (the cause oom); a native addon's fault under JavaScript;
+# damaged heap objects and frame chains (warnings, partial frames); a live
+# process stuck in a hot loop (report --pid, and a snapshot of it) and a
+# worker thread in one, against the scripts' source; a node whose v8dbg_
+# symbols are stripped: a warning, the native report.
 . "$(dirname "$0")/lib.sh"
 
 W=$(mktemp -d)
