@@ -99,7 +99,7 @@ enum {
 	X(sliced_offset, "class_SlicedString__offset__SMI", 0) \
 	X(bytecode_data, "class_BytecodeArray__data__uintptr_t", 0) \
 	X(si_nlocals, "scopeinfo_idx_ncontextlocals", 0) X(si_first_vars, "scopeinfo_idx_first_vars", 0) \
-	X(t_js_error, "type_JSError__JS_ERROR_TYPE", 0) \
+	X(t_js_error, "type_JSError__JS_ERROR_TYPE", 0) X(t_js_object, "type_JSObject__JS_OBJECT_TYPE", 0) \
 	X(t_scope_info, "type_ScopeInfo__SCOPE_INFO_TYPE", 0) \
 	X(t_sfi, "type_SharedFunctionInfo__SHARED_FUNCTION_INFO_TYPE", 1) \
 	X(t_script, "type_Script__SCRIPT_TYPE", 1) X(t_bytecode, "type_BytecodeArray__BYTECODE_ARRAY_TYPE", 0) \
@@ -1370,26 +1370,40 @@ static bool own_property(struct v8 *v, uint64_t obj, const char *key, uint64_t *
 	return false;
 }
 
-/* A JSError among the words of [FROM, TO): a tagged pointer to one, or a
- * handle (a pointer to a slot holding one). */
+/* Whether OBJ is an exception as V8 reports one: a JSError, or (LOOSE) a
+ * plain object with its own "message", as an error copied between
+ * isolates (a worker's, posted to its parent) is. */
+static bool is_exception(struct v8 *v, uint64_t obj, bool loose)
+{
+	int64_t type;
+	uint64_t msg;
+	if (!instance_type(v, obj, &type))
+		return false;
+	if (HAVE(v, t_js_error) && type == MV(v, t_js_error))
+		return true;
+	return loose && HAVE(v, t_js_object) && type == MV(v, t_js_object) &&
+	       own_property(v, obj, "message", &msg) && is_string(v, msg, &type);
+}
+
+/* An exception among the words of [FROM, TO): a tagged pointer to one, or
+ * a handle (a pointer to a slot holding one); a JSError first. */
 static bool find_error(struct v8 *v, uint64_t from, uint64_t to, uint64_t *error)
 {
-	if (!HAVE(v, t_js_error))
-		return false;
-	for (uint64_t at = from; at + 8 <= to; at += 8) {
-		uint64_t w, inner;
-		if (!rd_word(v, at, &w))
-			return false;
-		if (has_type(v, w, MV(v, t_js_error))) {
-			*error = w;
-			return true;
+	for (int loose = 0; loose < 2; loose++)
+		for (uint64_t at = from; at + 8 <= to; at += 8) {
+			uint64_t w, inner;
+			if (!rd_word(v, at, &w))
+				break;
+			if (is_heap(v, w) && is_exception(v, w, loose)) {
+				*error = w;
+				return true;
+			}
+			if (!is_heap(v, w) && (w & 7) == 0 && w > 0x1000 && rd_word(v, w, &inner) &&
+			    is_heap(v, inner) && is_exception(v, inner, loose)) {
+				*error = inner;
+				return true;
+			}
 		}
-		if (!is_heap(v, w) && (w & 7) == 0 && w > 0x1000 && rd_word(v, w, &inner) &&
-		    has_type(v, inner, MV(v, t_js_error))) {
-			*error = inner;
-			return true;
-		}
-	}
 	return false;
 }
 
@@ -1418,7 +1432,11 @@ static void read_uncaught(struct v8 *v, struct an_thread *t)
 		return;
 	}
 	struct v8_text text;
-	if (constructor_name(v, error, &text))
+	uint64_t name;
+	/* An error's class: its own name when it has one (a copied error),
+	 * else its constructor's. */
+	if ((own_property(v, error, "name", &name) && string_read(v, name, &text) && text.len) ||
+	    constructor_name(v, error, &text))
 		js->type = dup_text(v, text.buf);
 	if (own_property(v, error, "message", &msg) && string_read(v, msg, &text))
 		js->message = dup_text(v, text.buf);

@@ -6,7 +6,8 @@
 # Sparkplug, optimized by TurboFan each in its own frame and inlined into
 # one, and thrown through a class's method and constructor: against node's
 # own stack trace on stderr (names, paths, lines, columns) and its message
-# (the cause); every such core's minicore gives the same.  V8's heap
+# (the cause); every such core's minicore gives the same; a worker's
+# uncaught exception, thrown again in its parent.  V8's heap
 # exhausted (the cause oom); a native addon's fault under JavaScript;
 # damaged heap objects and frame chains (warnings, partial frames); a live
 # process stuck in a hot loop (report --pid, and a snapshot of it) and a
@@ -149,6 +150,22 @@ crash_case optimized "$SIG3" crash_opt.js --allow-natives-syntax --no-turbo-inli
 crash_case inlined "$SIG3" crash_inl.js --allow-natives-syntax
 # A class's method and constructor, an arrow function and a builtin.
 crash_case classes "SIGTRAP: (anonymous) < Array.reduce < Ledger.sum < new Ledger < openLedger" crash_class.js
+# A worker's uncaught TypeError, which node copies to its parent's
+# isolate and throws there: the copy (a plain object with its own name and
+# message) is the cause, at node's first frame.
+worker_crash_case() {
+	node_core worker-crash worker_crash.js || return
+	local out=$W/worker-crash.json
+	report_json node/worker-crash "$out" "$CORE" || return
+	if $CMP cause "$out" "$RUN/stderr" >"$W/worker-crash.cause"; then
+		pass "node/worker-crash: cause is the worker's $(json_get "$out" 'j["cause"]["exception"]["type"]') with node's message and site"
+	else
+		fail "node/worker-crash: $(head -2 "$W/worker-crash.cause" | tr '\n' ' ')"
+	fi
+	check "node/worker-crash: no warnings" [ "$(json_get "$out" 'len(j["warnings"])')" = 0 ]
+}
+worker_crash_case
+
 # The inlined functions come from the optimized frame's code.
 check "node/inlined: priceOf and lineTotal are inlined into orderTotal's optimized frame" \
 	[ "$(json_get "$W/inlined.json" '" ".join(f["function"] for f in [t for t in j["threads"] if t["crashing"]][0]["frames"] if "(inlined)" in (f["detail"] or ""))')" = "priceOf lineTotal" ]
