@@ -1102,9 +1102,9 @@ static void script_frame(struct v8 *v, const struct v8_frame *f, const struct v8
 	if (!p->inlined && !p->construct)
 		receiver_type(v, f->fp, &type);
 	char full[2 * MAX_NAME + 16];
-	/* V8 leaves out the receiver's type when the name already says it:
-	 * an inferred name ("Module._load") or one starting with the type. */
-	if (fname.len && (strchr(fname.buf, '.') || strncmp(fname.buf, type.buf, type.len) == 0))
+	/* V8 leaves out the receiver's type when the name already has one: an
+	 * inferred name ("Module._load", "Module._extensions..js"). */
+	if (fname.len && strchr(fname.buf, '.'))
 		type.len = 0;
 	if (p->construct)
 		snprintf(full, sizeof(full), "new %s", fname.len ? fname.buf : "<anonymous>");

@@ -162,6 +162,11 @@ worker_crash_case() {
 	else
 		fail "node/worker-crash: $(head -2 "$W/worker-crash.cause" | tr '\n' ' ')"
 	fi
+	if $CMP frames "$out" "$RUN/stderr" >"$W/worker-crash.diff"; then
+		pass "node/worker-crash: JavaScript frames are node's stack trace ($(tail -1 "$W/worker-crash.diff"))"
+	else
+		fail "node/worker-crash: frames differ from node's: $(head -3 "$W/worker-crash.diff" | tr '\n' ' ')"
+	fi
 	check "node/worker-crash: no warnings" [ "$(json_get "$out" 'len(j["warnings"])')" = 0 ]
 }
 worker_crash_case
