@@ -335,6 +335,8 @@ void an_analysis_destroy(struct analysis *an)
 	free(an->go.signal_line);
 	free(an->js.type);
 	free(an->js.message);
+	free(an->js.thrown_in);
+	free(an->js.thrown_at);
 	free(an->cause.summary);
 	free(an->cause.exception_type);
 	free(an->cause.exception_what);

@@ -363,6 +363,8 @@ struct an_js_crash {
 	char *type;                 /* the exception's class ("TypeError"), or NULL */
 	char *message;              /* its message (oom: node's, "Allocation failed -
 				       JavaScript heap out of memory"), or NULL */
+	char *thrown_in;            /* the first frame of its own stack: "loadUser", */
+	char *thrown_at;            /* "file:///srv/app.mjs:4:23"; NULL: not read */
 };
 
 struct an_cause {

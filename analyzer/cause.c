@@ -1090,14 +1090,19 @@ static int decide_js(struct cause_ctx *c)
 		snprintf(what, sizeof(what), "%s: %s", js->type, js->message);
 	else
 		snprintf(what, sizeof(what), "%s", js->type ? js->type : "uncaught JavaScript exception");
-	const char *where = site && site->detail ? strrchr(site->detail, '/') : NULL;
-	where = where ? where + 1 : site ? site->detail : NULL;
+	const char *in = site ? site->function : NULL, *detail = site ? site->detail : NULL;
+	if (js->thrown_in && js->thrown_at) {
+		in = js->thrown_in;   /* its own stack: where it was thrown */
+		detail = js->thrown_at;
+	}
+	const char *where = detail ? strrchr(detail, '/') : NULL;
+	where = where ? where + 1 : detail;
 	enum an_cause_kind kind = js->oom ? AN_CAUSE_OOM : AN_CAUSE_UNCAUGHT_EXCEPTION;
 	/* The detail's notes ("(inlined)", "(function start)") stay there. */
 	const char *start = where ? strstr(where, " (") : NULL;
 	int wlen = where ? (int)(start ? (size_t)(start - where) : strlen(where)) : 0;
-	bool ok = site && site->function && where
-		  ? set_summary(c->cause, kind, "%s in %s (%.*s)", what, site->function, wlen, where)
+	bool ok = in && where
+		  ? set_summary(c->cause, kind, "%s in %s (%.*s)", what, in, wlen, where)
 		  : set_summary(c->cause, kind, "%s", what);
 	if (ok && !js->oom) {
 		c->cause->exception_type = an_strdup(js->type ? js->type : "exception");

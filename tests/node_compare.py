@@ -11,6 +11,10 @@ node_compare.py frames REPORT.json ORACLE.txt
 node_compare.py cause REPORT.json ORACLE.txt
     The cause must be uncaught_exception with the oracle's class and
     message, in its first frame: "TYPE: MESSAGE in NAME (FILE:LINE:COL)".
+node_compare.py printed REPORT.json STDERR
+    The cause must be uncaught_exception "TYPE: MESSAGE in NAME (FILE:LINE:COL)"
+    as node printed the error it aborted on (the first "at" line of its
+    stack, the line before it).
 node_compare.py interleaved REPORT.json
     Every script frame of the crashing thread follows a native frame of
     V8's code (a Builtins_* frame or JIT code without a module).
@@ -93,6 +97,18 @@ def main():
         typ, _, msg = head[len('Uncaught '):].partition(': ')
         if (c.get('exception') or {}).get('type') != typ or (c.get('exception') or {}).get('what') != msg:
             print('exception: want %r %r, got %s' % (typ, msg, c.get('exception')))
+            bad += 1
+    elif what == 'printed':
+        # node's own report of an error it aborts on: "TYPE: MESSAGE" and
+        # "    at NAME (PATH:LINE:COL)" below the source line it shows.
+        lines = open(sys.argv[3], errors='replace').read().splitlines()
+        i = next(k for k, l in enumerate(lines) if l.startswith('    at '))
+        head = lines[i - 1]
+        m = re.match(r'^    at (.*) \((.*)\)$', lines[i]) or re.match(r'^    at ()(.*)$', lines[i])
+        expect = '%s in %s (%s)' % (head, m.group(1) or '(anonymous)', m.group(2).rsplit('/', 1)[-1])
+        c = j['cause']
+        if c['kind'] != 'uncaught_exception' or c['summary'] != expect:
+            print('cause: want uncaught_exception %r, got %s %r' % (expect, c['kind'], c['summary']))
             bad += 1
     elif what == 'interleaved':
         prev = None
