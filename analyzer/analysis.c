@@ -71,6 +71,7 @@ static const char *const cause_kind_names[] = {
 	[AN_CAUSE_ILLEGAL_INSTRUCTION] = "illegal_instruction",
 	[AN_CAUSE_ARITHMETIC] = "arithmetic", [AN_CAUSE_HANG] = "hang",
 	[AN_CAUSE_DEADLOCK] = "deadlock",
+	[AN_CAUSE_OOM] = "oom",
 };
 
 static const char *const wait_kind_names[] = {
@@ -352,6 +353,10 @@ void an_analysis_destroy(struct analysis *an)
 	free(an->go.message);
 	free(an->go.value_type);
 	free(an->go.signal_line);
+	free(an->js.type);
+	free(an->js.message);
+	free(an->js.thrown_in);
+	free(an->js.thrown_at);
 	free(an->cause.summary);
 	free(an->cause.exception_type);
 	free(an->cause.exception_what);

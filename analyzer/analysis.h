@@ -351,7 +351,7 @@ enum an_cause_kind {
 	AN_CAUSE_SIGNAL, AN_CAUSE_STACK_OVERFLOW, AN_CAUSE_NULL_DEREFERENCE, AN_CAUSE_BAD_JUMP,
 	AN_CAUSE_UNCAUGHT_EXCEPTION, AN_CAUSE_ASSERTION, AN_CAUSE_ABORT, AN_CAUSE_STACK_SMASHING,
 	AN_CAUSE_HEAP_CORRUPTION, AN_CAUSE_BAD_ACCESS, AN_CAUSE_ILLEGAL_INSTRUCTION,
-	AN_CAUSE_ARITHMETIC, AN_CAUSE_HANG, AN_CAUSE_DEADLOCK
+	AN_CAUSE_ARITHMETIC, AN_CAUSE_HANG, AN_CAUSE_DEADLOCK, AN_CAUSE_OOM
 };
 
 /* "stack_overflow", "null_dereference", ... as the JSON and the store say. */
@@ -416,6 +416,19 @@ struct an_go_crash {
 	bool has_goid;
 };
 
+/* A Node.js program's own account of its death (analyzer/v8.c): the
+ * JavaScript exception that was uncaught under --abort-on-uncaught-exception,
+ * read from V8's heap, or V8's heap exhaustion. */
+struct an_js_crash {
+	bool present;
+	bool oom;                   /* JavaScript heap out of memory */
+	char *type;                 /* the exception's class ("TypeError"), or NULL */
+	char *message;              /* its message (oom: node's, "Allocation failed -
+				       JavaScript heap out of memory"), or NULL */
+	char *thrown_in;            /* the first frame of its own stack: "loadUser", */
+	char *thrown_at;            /* "file:///srv/app.mjs:4:23"; NULL: not read */
+};
+
 struct an_cause {
 	enum an_cause_kind kind;
 	char *summary;              /* one line, malloc'd; NULL until decided */
@@ -475,6 +488,7 @@ struct analysis {
 	char *abort_message;        /* glibc's __abort_msg->msg, or NULL */
 	struct an_caught caught;    /* the fault a handler caught; !present: none */
 	struct an_go_crash go;      /* a Go program's panic or fatal error */
+	struct an_js_crash js;      /* a Node.js program's uncaught exception or OOM */
 	struct an_cause cause;
 
 	struct an_module *modules;

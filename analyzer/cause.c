@@ -1103,6 +1103,53 @@ static int decide_go(struct cause_ctx *c)
 	return ok ? 1 : -1;
 }
 
+/* The innermost JavaScript frame of the crashing thread with a script
+ * (a builtin's has none), or NULL. */
+static const struct an_frame *js_site(const struct analysis *an)
+{
+	const struct an_thread *t = an->nthreads ? &an->threads[an_crashing_thread(an)] : NULL;
+	for (size_t i = 0; t && i < t->nframes; i++)
+		if (t->frames[i].kind == AN_FRAME_SCRIPT && t->frames[i].runtime &&
+		    strcmp(t->frames[i].runtime, "node") == 0 && t->frames[i].file)
+			return &t->frames[i];
+	return NULL;
+}
+
+/* A Node.js program's cause: the uncaught exception's class and message,
+ * or V8's heap exhaustion, in the innermost JavaScript frame. */
+static int decide_js(struct cause_ctx *c)
+{
+	const struct an_js_crash *js = &c->an->js;
+	const struct an_frame *site = js_site(c->an);
+	char what[4200];
+	if (js->oom)
+		snprintf(what, sizeof(what), "FATAL ERROR: %s", js->message ? js->message : "out of memory");
+	else if (js->type && js->message)
+		snprintf(what, sizeof(what), "%s: %s", js->type, js->message);
+	else
+		snprintf(what, sizeof(what), "%s", js->type ? js->type : "uncaught JavaScript exception");
+	const char *in = site ? site->function : NULL, *detail = site ? site->detail : NULL;
+	if (js->thrown_in && js->thrown_at) {
+		in = js->thrown_in;   /* its own stack: where it was thrown */
+		detail = js->thrown_at;
+	}
+	const char *where = detail ? strrchr(detail, '/') : NULL;
+	where = where ? where + 1 : detail;
+	enum an_cause_kind kind = js->oom ? AN_CAUSE_OOM : AN_CAUSE_UNCAUGHT_EXCEPTION;
+	/* The detail's notes ("(inlined)", "(function start)") stay there. */
+	const char *start = where ? strstr(where, " (") : NULL;
+	int wlen = where ? (int)(start ? (size_t)(start - where) : strlen(where)) : 0;
+	bool ok = in && where
+		  ? set_summary(c->cause, kind, "%s in %s (%.*s)", what, in, wlen, where)
+		  : set_summary(c->cause, kind, "%s", what);
+	if (ok && !js->oom) {
+		c->cause->exception_type = an_strdup(js->type ? js->type : "exception");
+		c->cause->exception_what = js->message ? an_strdup(js->message) : NULL;
+		ok = c->cause->exception_type && (!js->message || c->cause->exception_what);
+	}
+	return ok ? 1 : -1;
+}
+
 bool an_cause_decide(struct core *core, struct dbg_session *s, struct analysis *an)
 {
 	cause_reset(&an->cause);
@@ -1110,6 +1157,8 @@ bool an_cause_decide(struct core *core, struct dbg_session *s, struct analysis *
 	int r;
 	if (an->go.present && an->go.message)
 		r = decide_go(&c);
+	else if (an->js.present && !core->snapshot.present)
+		r = decide_js(&c);
 	else if (an->caught.present)
 		r = decide_caught(&c);
 	else if (core->snapshot.present)

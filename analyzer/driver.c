@@ -40,6 +40,7 @@ static bool copy_annotations(struct analysis *an, const struct core *core)
 			return false;
 	return true;
 }
+#include "v8.h"
 
 static bool fill_identity(struct analysis *an, struct core *core, const struct core_identity *id)
 {
@@ -308,7 +309,7 @@ static struct core_error *analyze_stacks(struct analysis *an, struct dbg_session
 		free(stacks[i]);
 		stacks[i] = NULL;
 	}
-	if (!an_go_analyze(s, an, !opts->no_tasks)) {
+	if (!an_go_analyze(s, an, !opts->no_tasks) || !an_v8_analyze(s, an)) {
 		err = &core_error_nomem;
 		goto out;
 	}

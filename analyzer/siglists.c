@@ -34,6 +34,12 @@ static const char *const default_skip[] = {
 	"std::sys::pal::unix::abort_internal", "std::rt::__rust_abort", "panic_abort::.*",
 	"std::sys::backtrace::__rust_end_short_backtrace", "__rustc::.*", "rust_panic",
 	"rust_begin_unwind", "__rust_start_panic", "__rust_abort",
+	/* V8's builtins: trampolines, stubs and bytecode handlers between
+	 * JavaScript frames, and the code of builtin functions, whose own
+	 * JavaScript frames (Array.reduce) name them */
+	"Builtins_.*",
+	"v8::base::OS::Abort", "v8::internal::Isolate::CreateMessageOrAbort",
+	"v8::internal::Isolate::ThrowInternal", "v8::internal::Isolate::Throw",
 };
 
 /* Frames that only make sense with their caller: string and memory

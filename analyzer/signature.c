@@ -249,6 +249,10 @@ char *an_signature_normalize(const char *name)
 
 char *an_signature_frame_name(const struct an_frame *f)
 {
+	/* V8's frames are named as JavaScript names them ("new Ledger",
+	 * "(anonymous)"), not as C++ is: kept as they are. */
+	if (f->function && f->kind == AN_FRAME_SCRIPT && f->runtime && strcmp(f->runtime, "node") == 0)
+		return strdup(f->function);
 	if (f->function)
 		return an_signature_normalize(f->function);
 	const char *mod = f->module ? strrchr(f->module, '/') : NULL;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The mutation test over whole cores (fuzz/mutate.c): MUTANTS (default
-# 1,000; `make soak` runs 100,000) damaged copies of eleven fixture cores
-# (one of them aarch64's),
+# 1,000; `make soak` runs 100,000) damaged copies of twelve fixture cores
+# (one of them aarch64's, one Node.js's with its JavaScript frames),
 # truncated at every structure boundary, with flipped notes and headers,
 # edge-value note sizes, pointer-like garbage in memory (stacks, recorder
 # rings, async roots, bthreads' TaskMetas and saved contexts, a described
@@ -51,6 +51,7 @@ base exception cause_cxx out_of_range   # an uncaught exception: the cause reads
 base handler handler_c nodefer null    # a crash handler's signal frame: the caught fault
 WHOLE=1 base bthread bthread           # its pool and TaskMetas are on the heap
 WHOLE=1 RUNTIMES=1 base runtime hostile_rt
+WHOLE=1 base node node_crash crash.js   # V8's frames and objects are in its heap
 # The rings live in a segment the shrinking drops: the recorder core whole.
 if fix_core recorder; then
 	BASES+=(--hot "$("$ROOT/fuzz/hot-ranges.sh" "$FIX_CORE" "$ASYNCORE")" "recorder=$FIX_CORE")
