@@ -183,15 +183,27 @@ static const struct core_arch *md_arch(struct md *m)
 
 /* ---- streams ------------------------------------------------------------- */
 
-static bool read_threads(struct md *m)
+/* The entries of SIZE bytes of the list stream TYPE (a 4-byte count, then
+ * the entries): the first's bytes, their number in *N (bounded, warned);
+ * NULL (*N 0) when the file holds none. */
+static const unsigned char *md_list(struct md *m, uint32_t type, const char *what, uint32_t size,
+				    uint64_t *n)
 {
 	const unsigned char *p;
 	uint32_t len;
-	if (!md_stream(m, STREAM_THREADS, &p, &len) || len < 4)
-		return true;
-	uint64_t n = md_count(m, "thread", get32(p), len, 4, MD_THREAD_SIZE);
+	*n = 0;
+	if (!md_stream(m, type, &p, &len) || len < 4)
+		return NULL;
+	*n = md_count(m, what, get32(p), len, 4, size);
+	return p + 4;
+}
+
+static bool read_threads(struct md *m)
+{
+	uint64_t n;
+	const unsigned char *list = md_list(m, STREAM_THREADS, "thread", MD_THREAD_SIZE, &n);
 	for (uint64_t i = 0; i < n; i++) {
-		const unsigned char *t = p + 4 + MD_THREAD_SIZE * i;
+		const unsigned char *t = list + MD_THREAD_SIZE * i;
 		struct md_thread *th = base_array_push(&m->threads, &m->nthreads, &m->threads_cap, sizeof(*th));
 		if (!th || !add_range(m, get64(t + 24), get32(t + 32), get32(t + 36)))
 			return false;
@@ -207,16 +219,16 @@ static bool read_memory(struct md *m)
 {
 	const unsigned char *p;
 	uint32_t len;
-	if (md_stream(m, STREAM_MEMORY, &p, &len) && len >= 4) {
-		uint64_t n = md_count(m, "memory", get32(p), len, 4, 16);
-		for (uint64_t i = 0; i < n; i++) {
-			const unsigned char *d = p + 4 + 16 * i;
-			if (!add_range(m, get64(d), get32(d + 8), get32(d + 12)))
-				return false;
-		}
+	uint64_t n;
+	const unsigned char *list = md_list(m, STREAM_MEMORY, "memory", 16, &n);
+	for (uint64_t i = 0; i < n; i++) {
+		const unsigned char *d = list + 16 * i;
+		if (!add_range(m, get64(d), get32(d + 8), get32(d + 12)))
+			return false;
 	}
 	if (md_stream(m, STREAM_MEMORY64, &p, &len) && len >= 16) {
-		uint64_t n = md_count(m, "memory64", get64(p), len, 16, 16), rva = get64(p + 8);
+		uint64_t rva = get64(p + 8);
+		n = md_count(m, "memory64", get64(p), len, 16, 16);
 		for (uint64_t i = 0; i < n; i++) {
 			const unsigned char *d = p + 16 + 16 * i;
 			uint64_t size = get64(d + 8);
@@ -270,13 +282,10 @@ static char *md_string(const struct md *m, uint32_t rva)
 
 static bool read_modules(struct md *m)
 {
-	const unsigned char *p;
-	uint32_t len;
-	if (!md_stream(m, STREAM_MODULES, &p, &len) || len < 4)
-		return true;
-	uint64_t n = md_count(m, "module", get32(p), len, 4, MD_MODULE_SIZE);
+	uint64_t n;
+	const unsigned char *list = md_list(m, STREAM_MODULES, "module", MD_MODULE_SIZE, &n);
 	for (uint64_t i = 0; i < n; i++) {
-		const unsigned char *d = p + 4 + MD_MODULE_SIZE * i;
+		const unsigned char *d = list + MD_MODULE_SIZE * i;
 		struct md_module *mod = base_array_push(&m->modules, &m->nmodules, &m->modules_cap, sizeof(*mod));
 		if (!mod)
 			return false;

@@ -23,17 +23,24 @@ if [ -z "$sp" ]; then
 	exit 0
 fi
 
-# lie NAME POKE WARNING: the core with POKE (corrupt_core.py's poke) gives
-# the plain kind, no handled_by, and a warning matching WARNING.
-lie() {
-	local name=$1 poke=$2 want=$3 out=$TMPD/$1.core j=$TMPD/$1.json
+# poked NAME POKE: the report of the core with POKE (corrupt_core.py's
+# poke) into $TMPD/NAME.json; false, with a FAIL line, when there is none.
+poked() {
+	local name=$1 poke=$2 out=$TMPD/$1.core j=$TMPD/$1.json
 	python3 "$ROOT/tests/corrupt_core.py" "$HCORE" "$out" poke $poke ||
-		{ fail "handler-bad-$name: cannot write the core"; return; }
+		{ fail "handler-bad-$name: cannot write the core"; return 1; }
 	asy_json "$j" "$out" "$PROG"
 	if [ "$ASY_JSON_OK" -ne 0 ] || [ "$ASY_RC" -gt 1 ]; then
 		fail "handler-bad-$name: asyncore exited $ASY_RC: $(head -2 "$j.err")"
-		return
+		return 1
 	fi
+}
+
+# lie NAME POKE WARNING: the core with POKE gives the plain kind, no
+# handled_by, and a warning matching WARNING.
+lie() {
+	local name=$1 j=$TMPD/$1.json want=$3
+	poked "$name" "$2" || return
 	check "handler-bad-$name-plain-kind" test "$(jget "$j" "j['cause']['kind']")" = signal
 	check "handler-bad-$name-not-handled" test "$(jget "$j" "j['cause']['handled_by']")" = None
 	check "handler-bad-$name-warned" test -n "$(jget "$j" "[w for w in j['warnings'] if '$want' in w][0]")"
@@ -45,14 +52,8 @@ lie() {
 # no warning (faulthandler's frames hold no siginfo at all, only what its
 # stack held before).
 trusted() {
-	local name=$1 poke=$2 out=$TMPD/$1.core j=$TMPD/$1.json
-	python3 "$ROOT/tests/corrupt_core.py" "$HCORE" "$out" poke $poke ||
-		{ fail "handler-bad-$name: cannot write the core"; return; }
-	asy_json "$j" "$out" "$PROG"
-	if [ "$ASY_JSON_OK" -ne 0 ] || [ "$ASY_RC" -gt 1 ]; then
-		fail "handler-bad-$name: asyncore exited $ASY_RC: $(head -2 "$j.err")"
-		return
-	fi
+	local name=$1 j=$TMPD/$1.json
+	poked "$name" "$2" || return
 	check "handler-bad-$name-trap-kind" test "$(jget "$j" "j['cause']['kind']")" = null_dereference
 	check "handler-bad-$name-trap-handled" test "$(jget "$j" "j['cause']['handled_by'] is not None")" = True
 	check "handler-bad-$name-trap-no-warning" test "$(jget "$j" "[w for w in j['warnings'] if 'signal frame' in w]")" = "[]"
