@@ -309,6 +309,22 @@ static const struct run *biggest_run(const struct run *r, size_t nr)
 	return best;
 }
 
+/* The biggest run among the N MEMBERS (freed here; NULL: out of memory)
+ * into *FIRST and *COUNT; false when there is none. */
+static bool best_run_of(struct member *m, size_t n, size_t *first, size_t *count)
+{
+	struct run *r = NULL;
+	size_t nr = m ? runs_of(m, n, &r) : 0;
+	const struct run *best = biggest_run(r, nr);
+	if (best) {
+		*first = best->first_index;
+		*count = best->count;
+	}
+	free(r);
+	free(m);
+	return best != NULL;
+}
+
 /* The object most threads wait for that records its holder; false when
  * none does. */
 static bool biggest_group(const struct analysis *an, size_t *first, size_t *count)
@@ -320,16 +336,7 @@ static bool biggest_group(const struct analysis *an, size_t *first, size_t *coun
 		if (b && b->has_owner && b->has_object)
 			m[n++] = (struct member){ .key = { an_wait_kind_name(b->kind) }, .num = b->object, .index = i };
 	}
-	struct run *r = NULL;
-	size_t nr = m ? runs_of(m, n, &r) : 0;
-	const struct run *best = biggest_run(r, nr);
-	if (best) {
-		*first = best->first_index;
-		*count = best->count;
-	}
-	free(r);
-	free(m);
-	return best != NULL;
+	return best_run_of(m, n, first, count);
 }
 
 static void say_group(struct line *l, const struct analysis *an, size_t first, size_t count)
@@ -395,16 +402,7 @@ static bool biggest_task_group(const struct analysis *an, size_t *first, size_t 
 		if (t->wait_kind && fn && strncmp(fn, "runtime.", 8) != 0)
 			m[n++] = (struct member){ .key = { t->runtime, t->wait_kind, fn, t->created_by }, .index = i };
 	}
-	struct run *r = NULL;
-	size_t nr = m ? runs_of(m, n, &r) : 0;
-	const struct run *best = biggest_run(r, nr);
-	if (best) {
-		*first = best->first_index;
-		*count = best->count;
-	}
-	free(r);
-	free(m);
-	return best != NULL;
+	return best_run_of(m, n, first, count);
 }
 
 /* "300 goroutines wait on chan receive in main.consume, created by

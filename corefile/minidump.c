@@ -183,19 +183,34 @@ static const struct core_arch *md_arch(struct md *m)
 
 /* ---- streams ------------------------------------------------------------- */
 
-/* The entries of SIZE bytes of the list stream TYPE (a 4-byte count, then
- * the entries): the first's bytes, their number in *N (bounded, warned);
- * NULL (*N 0) when the file holds none. */
+/* The entries of SIZE bytes of the list at P (LEN bytes: a 4-byte count,
+ * then the entries): the first's bytes, their number in *N (bounded,
+ * warned); NULL (*N 0) when P is NULL or holds no count. */
+static const unsigned char *md_entries(struct md *m, const unsigned char *p, uint32_t len,
+				       const char *what, uint32_t size, uint64_t *n)
+{
+	*n = p && len >= 4 ? md_count(m, what, get32(p), len, 4, size) : 0;
+	return *n ? p + 4 : NULL;
+}
+
+/* The list stream TYPE's entries (md_entries()). */
 static const unsigned char *md_list(struct md *m, uint32_t type, const char *what, uint32_t size,
 				    uint64_t *n)
 {
 	const unsigned char *p;
-	uint32_t len;
-	*n = 0;
-	if (!md_stream(m, type, &p, &len) || len < 4)
-		return NULL;
-	*n = md_count(m, what, get32(p), len, 4, size);
-	return p + 4;
+	uint32_t len = 0;
+	if (!md_stream(m, type, &p, &len))
+		p = NULL;
+	return md_entries(m, p, len, what, size, n);
+}
+
+/* The entries of the list a location descriptor at LOC {size, RVA} names. */
+static const unsigned char *md_located(struct md *m, const unsigned char *loc, const char *what,
+				       uint32_t size, uint64_t *n)
+{
+	uint32_t len = get32(loc);
+	const unsigned char *p = md_at(m, get32(loc + 4), len);
+	return md_entries(m, p, len, what, size, n);
 }
 
 static bool read_threads(struct md *m)
@@ -443,14 +458,11 @@ static bool add_annotation(struct md *m, const char *prefix, const char *name, u
 /* A MinidumpSimpleStringDictionary at LOC (its size, RVA). */
 static bool read_dictionary(struct md *m, const unsigned char *loc, const char *prefix)
 {
-	uint32_t size = get32(loc), rva = get32(loc + 4);
-	const unsigned char *d = size >= 4 ? md_at(m, rva, size) : NULL;
-	if (!d)
-		return true;
-	uint64_t n = md_count(m, "annotation", get32(d), size, 4, 8);
+	uint64_t n;
+	const unsigned char *d = md_located(m, loc, "annotation", 8, &n);
 	for (uint64_t i = 0; i < n; i++) {
 		uint32_t klen, vlen;
-		const char *k = utf8_at(m, get32(d + 4 + 8 * i), &klen), *v = utf8_at(m, get32(d + 8 + 8 * i), &vlen);
+		const char *k = utf8_at(m, get32(d + 8 * i), &klen), *v = utf8_at(m, get32(d + 4 + 8 * i), &vlen);
 		if (k && v && !add_annotation(m, prefix, k, klen, v, vlen))
 			return false;
 	}
@@ -461,13 +473,10 @@ static bool read_dictionary(struct md *m, const unsigned char *loc, const char *
  * the strings (type 1) of them. */
 static bool read_annotation_objects(struct md *m, const unsigned char *loc, const char *prefix)
 {
-	uint32_t size = get32(loc), rva = get32(loc + 4);
-	const unsigned char *d = size >= 4 ? md_at(m, rva, size) : NULL;
-	if (!d)
-		return true;
-	uint64_t n = md_count(m, "annotation object", get32(d), size, 4, 12);
+	uint64_t n;
+	const unsigned char *d = md_located(m, loc, "annotation object", 12, &n);
 	for (uint64_t i = 0; i < n; i++) {
-		const unsigned char *e = d + 4 + 12 * i;
+		const unsigned char *e = d + 12 * i;
 		uint32_t klen, vlen;
 		const char *k = utf8_at(m, get32(e), &klen), *v = utf8_at(m, get32(e + 8), &vlen);
 		if (get16(e + 4) == 1 && k && v && !add_annotation(m, prefix, k, klen, v, vlen))
@@ -495,23 +504,21 @@ static bool read_crashpad(struct md *m)
 		return true;
 	if (!read_dictionary(m, p + 36, NULL))
 		return false;
-	uint32_t size = get32(p + 44), rva = get32(p + 48);
-	const unsigned char *list = size >= 4 ? md_at(m, rva, size) : NULL;
-	uint64_t n = list ? md_count(m, "module annotation", get32(list), size, 4, 12) : 0;
+	uint64_t n;
+	const unsigned char *list = md_located(m, p + 44, "module annotation", 12, &n);
 	for (uint64_t i = 0; i < n; i++) {
-		const unsigned char *link = list + 4 + 12 * i;
+		const unsigned char *link = list + 12 * i;
 		uint32_t msize = get32(link + 4);
 		const unsigned char *mi = md_at(m, get32(link + 8), msize);
 		const char *label = module_label(m, get32(link));
 		if (!mi || msize < 20)
 			continue;
-		uint32_t lsize = get32(mi + 4);
-		const unsigned char *l = lsize >= 4 ? md_at(m, get32(mi + 8), lsize) : NULL;
-		uint64_t nl = l ? md_count(m, "list annotation", get32(l), lsize, 4, 4) : 0;
+		uint64_t nl;
+		const unsigned char *l = md_located(m, mi + 4, "list annotation", 4, &nl);
 		for (uint64_t k = 0; k < nl; k++) {
 			uint32_t vlen;
 			char index[24];
-			const char *v = utf8_at(m, get32(l + 4 + 4 * k), &vlen);
+			const char *v = utf8_at(m, get32(l + 4 * k), &vlen);
 			snprintf(index, sizeof(index), "[%llu]", (unsigned long long)k);
 			if (v && !add_annotation(m, label, index, (uint32_t)strlen(index), v, vlen))
 				return false;
