@@ -215,6 +215,28 @@ static bool siginfo_from_trap(struct core *core, struct dbg_session *s, const st
 	return true;
 }
 
+/* A signal frame without a siginfo whose sigcontext records no trap
+ * (aarch64's holds none without an ESR record, which qemu-user never
+ * writes): the fault the interrupted instruction makes with the saved
+ * registers, for the signal the program died of (or SIGSEGV, when it
+ * aborted or still runs), believed only when that instruction faults. */
+static bool siginfo_from_instruction(struct core *core, struct dbg_session *s,
+				     const struct analysis *an, struct core_sigframe *sf)
+{
+	bool live = core_read_running(core);
+	int signo = an->has_signal ? an->signo : 0;
+	if (signo == SIGABRT || (live && !is_crash_signal(signo)))
+		signo = SIGSEGV;
+	struct an_caught c = { 0 };
+	if (sf->has_trap || !is_crash_signal(signo) || signo == SIGABRT ||
+	    !fault_of_instruction(core, s, sf->regs, signo, &c))
+		return false;
+	sf->signo = c.signo;
+	sf->code = c.code;
+	sf->addr = c.fault_address;
+	return true;
+}
+
 /* Whether the siginfo of the signal frame SF agrees with what cannot be
  * stale: the trap its sigcontext records when the interrupted instruction
  * faults that way (TRAP, NULL when it does not), else that instruction.  A
@@ -265,7 +287,8 @@ static bool sigframe_signal(struct core *core, struct dbg_session *s, const stru
 			    uint64_t sp, struct core_sigframe *sf)
 {
 	struct core_sigframe trap = *sf;
-	bool from_trap = siginfo_from_trap(core, s, an, &trap);
+	bool from_trap = siginfo_from_trap(core, s, an, &trap) ||
+			 siginfo_from_instruction(core, s, an, &trap);
 	if (!siginfo_agrees(core, s, sf, from_trap ? &trap : NULL)) {
 		if (from_trap) {
 			*sf = trap;
