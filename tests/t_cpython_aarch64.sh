@@ -10,7 +10,8 @@
 # (its layout) and with python3.11-dbg's (--debug-dir; the description
 # without its layout, every member from DWARF).  The oracle is the script's
 # own faulthandler dump of every thread at the crash (tests/cpython_compare.py)
-# and the x86_64 tests' frame order (fixtures/cpython/expect/*.runtime).
+# and the x86_64 tests' frame order (fixtures/cpython/expect/*.runtime);
+# the crash's minicore too.
 # Debian has arm64 packages of its own python3.11 only: pyenv's other
 # versions are this host's, so no other version is run for aarch64.
 source "$(dirname "$0")/lib.sh"
@@ -91,6 +92,15 @@ if arm_core crash.py; then
 	"$ASYNCORE" "$CORE" --sysroot "$SYSROOT" >"$TMPD/crash.txt" 2>/dev/null
 	check "cpython-aarch64 crash text: [cpython] frames" \
 		grep -qE '^#[0-9]+ +\[cpython\] gamma \(crash\.py:41\)  -- /.*/crash\.py:41$' "$TMPD/crash.txt"
+	# its minicore keeps what the frames are read from (python3.11's
+	# .rodata, Py_Version, from the file again)
+	if "$ASYNCORE" minicore "$CORE" -o "$TMPD/mini.core" --sysroot "$SYSROOT" >/dev/null 2>"$TMPD/mini.err"; then
+		CORE=$TMPD/mini.core read_core "cpython-aarch64 crash minicore" "$TMPD/mini.json" &&
+			oracle "cpython-aarch64 crash minicore" "$TMPD/mini.json" crash
+		rm -f "$TMPD/mini.core"
+	else
+		fail "cpython-aarch64 crash minicore: $(tail -1 "$TMPD/mini.err")"
+	fi
 	# python3.11-dbg's DWARF: the shipped description and the one without
 	# its layout (every member by name)
 	for d in shipped dwarf; do
