@@ -14,3 +14,10 @@ for f in t["frames"]:
     elif (f.get("function") or "").startswith("_PyEval_EvalFrameDefault"):
         print("native _PyEval_EvalFrameDefault")' "$1"
 }
+
+# checkout_asyncore DIR: a copy of $ASYNCORE as DIR/asyncore of a checkout,
+# so that it finds this one's share/asyncore/runtimes wherever it was built
+# (build/asan/asyncore); prints its path.
+checkout_asyncore() {
+	mkdir -p "$1" && cp "$ASYNCORE" "$1/asyncore" && ln -sfn "$ROOT/share" "$1/share" && echo "$1/asyncore"
+}

@@ -32,6 +32,7 @@ SYSROOT=$PYDIR/root     # qemu_core's -L, and asyncore's --sysroot
 export XDG_CACHE_HOME=$TMPD/cache XDG_CONFIG_HOME=$TMPD/config
 unset DEBUGINFOD_URLS
 CMP="python3 $ROOT/tests/cpython_compare.py"
+ASYNCORE=$(checkout_asyncore "$TMPD/co")
 
 check_eq() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: expected '$2', got '$3'"; fi; }
 warnings() { jget "$1" '"\n".join(j["warnings"])'; }
