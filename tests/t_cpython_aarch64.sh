@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
-# CPython 3.11 on aarch64, read on this host: Debian's arm64 python3.11 (a
-# static executable; tests/aarch64_python.sh unpacks it, its standard
-# library, python3.11-dbg's debug files and the libraries it loads into a
-# sysroot under the build tree) runs fixtures/cpython's crash.py (a crash
+# CPython 3.11 and 3.13 on aarch64, read on this host: Debian's arm64
+# python3.11 (Debian 12) and python3.13 (Debian 13), static executables
+# (tests/aarch64_python.sh unpacks each, its standard library,
+# python3.X-dbg's debug files and the libraries it loads into a sysroot
+# under the build tree), run fixtures/cpython's crash.py (a crash
 # in a C call a few Python calls deep, two threads asleep in Python) and
 # gen.py (a crash in a generator a coroutine iterates) under qemu-aarch64,
 # whose cores carry no NT_FILE.  Read with --sysroot through the shipped
-# description (share/asyncore/runtimes/cpython-3.11.json): without DWARF
-# (its layout) and with python3.11-dbg's (--debug-dir; the description
-# without its layout, every member from DWARF).  The oracle is the script's
-# own faulthandler dump of every thread at the crash (tests/cpython_compare.py)
-# and the x86_64 tests' frame order (fixtures/cpython/expect/*.runtime);
-# the crash's minicore too.
-# Debian has arm64 packages of its own python3.11 only: pyenv's other
-# versions are this host's, so no other version is run for aarch64.
+# descriptions (share/asyncore/runtimes/cpython-3.X.json): without DWARF
+# (the layout; 3.13's own offsets) and with python3.X-dbg's (--debug-dir;
+# for 3.11 also the description without its layout, every member from
+# DWARF); the crash's minicore too.  The oracle is the script's own
+# faulthandler dump of every thread at the crash (tests/cpython_compare.py)
+# and, for 3.11, the x86_64 tests' frame order (fixtures/cpython/expect).
+# Debian ships no arm64 3.8-3.10 or 3.12, and pyenv's are this host's: no
+# other version is run for aarch64.
 source "$(dirname "$0")/lib.sh"
 source "$ROOT/tests/fixlib.sh"
 source "$ROOT/tests/cpython_lib.sh"
@@ -24,34 +25,24 @@ if ! test_dep qemu-aarch64 qemu-user "$TMPD/apt.log"; then
 	skip "cpython-aarch64: qemu-user cannot be installed: $(tail -1 "$TMPD/apt.log")"; exit 0
 fi
 PYDIR=$(dirname "$BUILD_FIX")/aarch64-python
-if ! with_lock aarch64-python sh "$ROOT/tests/aarch64_python.sh" "$PYDIR" 2>"$TMPD/py.err"; then
-	skip "cpython-aarch64: Debian's arm64 python3.11 could not be had: $(tail -1 "$TMPD/py.err")"; exit 0
-fi
-SYSROOT=$PYDIR/root     # qemu_core's -L, and asyncore's --sysroot
-# the python3.11 debug files found only where the test says (--debug-dir)
+# the debug files found only where the test says (--debug-dir)
 export XDG_CACHE_HOME=$TMPD/cache XDG_CONFIG_HOME=$TMPD/config
 unset DEBUGINFOD_URLS
 CMP="python3 $ROOT/tests/cpython_compare.py"
 ASYNCORE=$(checkout_asyncore "$TMPD/co")
+fix_build cpython || exit 0   # the scripts, and 3.11's description without its layout
 
 check_eq() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: expected '$2', got '$3'"; fi; }
 warnings() { jget "$1" '"\n".join(j["warnings"])'; }
 
-# The fixture's scripts (and cpython-dwarf.json) with prog, the arm64
-# python3.11; its cores are read from here.
-fix_build cpython || exit 0
-ARM=$TMPD/arm
-mkdir -p "$ARM" && cp "$FIX_DIR"/*.py "$FIX_DIR/cpython-dwarf.json" "$ARM/" &&
-	ln -s "$SYSROOT/usr/bin/python3.11" "$ARM/prog" || { fail "cpython-aarch64: cannot set up $ARM"; exit 0; }
-
-# arm_core SCRIPT: SCRIPT's core under qemu-aarch64; sets CORE and RUN.
+# arm_core SCRIPT: SCRIPT's core under qemu-aarch64 in $ARM; sets CORE and RUN.
 arm_core() {
 	if ! CORE=$(qemu_core "$ARM" "$ARM/$1" 2>"$TMPD/core.err"); then
-		skip "cpython-aarch64 $1: $(head -1 "$TMPD/core.err")"; return 1
+		skip "cpython-aarch64 $V $1: $(head -1 "$TMPD/core.err")"; return 1
 	fi
 	RUN=$(dirname "$CORE")
 	FIX_RUNS+=("$RUN")
-	[ -s "$RUN/faulthandler.txt" ] || { fail "cpython-aarch64 $1: no faulthandler.txt: $(tail -2 "$RUN/stdout")"; return 1; }
+	[ -s "$RUN/faulthandler.txt" ] || { fail "cpython-aarch64 $V $1: no faulthandler.txt: $(tail -2 "$RUN/stdout")"; return 1; }
 }
 
 # read_core NAME OUT ARGS...: the report of $CORE; true when there is one.
@@ -61,8 +52,10 @@ read_core() {
 	[ "$ASY_JSON_OK" -eq 0 ] || { fail "$name: no JSON (exit $ASY_RC): $(head -3 "$out.err")"; return 1; }
 }
 
-# oracle NAME OUT EXPECT: OUT's frames are faulthandler's, without a
-# warning, and its crashing thread's frames in order are expect/EXPECT.runtime.
+# oracle NAME OUT EXPECT: OUT's frames are faulthandler's (placed after
+# their _PyEval_EvalFrameDefault activations), without a warning; for
+# 3.11, its crashing thread's frames in order are expect/EXPECT.runtime,
+# the x86_64 tests' (another version's standard library has other lines).
 oracle() {
 	$CMP "$1" "$2" "$RUN/faulthandler.txt" "$RUN/threads.txt"
 	if [ "$ASY_RC" -eq 0 ] && [ "$(jget "$2" 'len(j["warnings"])')" = 0 ]; then
@@ -70,6 +63,7 @@ oracle() {
 	else
 		fail "$1: exit 0, no warnings: exit $ASY_RC: $(warnings "$2" | head -3 | tr '\n' ' ')"
 	fi
+	[ "$V" = 3.11 ] || return 0
 	interleaved "$2" >"$TMPD/$1.order"
 	if diff -u "$ROOT/fixtures/cpython/expect/$3.runtime" "$TMPD/$1.order" >"$TMPD/diff"; then
 		pass "$1: the crashing thread's script frames, each after its _PyEval_EvalFrameDefault, as on x86_64"
@@ -78,46 +72,84 @@ oracle() {
 	fi
 }
 
-# The debug file found for the interpreter in report $1, or None.
-debuginfo() { jget "$1" '[m.get("debuginfo") for m in j["modules"] if m["path"].endswith(("/prog", "/python3.11"))][0]'; }
+# The interpreter's module in report $1: KEY's value.
+interp() { jget "$1" '[m.get("'"$2"'") for m in j["modules"] if m["path"].endswith("/prog")][0]'; }
 
-if arm_core crash.py; then
-	out=$TMPD/crash.json
-	if read_core "cpython-aarch64 crash" "$out"; then
-		check_eq "cpython-aarch64 crash: an aarch64 core" aarch64 "$(jget "$out" "j['core']['arch']")"
-		check_eq "cpython-aarch64 crash: python3.11 without debug info (the layout)" None "$(debuginfo "$out")"
-		oracle "cpython-aarch64 crash" "$out" crash
-		check_eq "cpython-aarch64 crash: the cause is the caught NULL read in strlen" \
+# layout_alone: 3.13 reads its own offsets (_Py_DebugOffsets, at the start
+# of _PyRuntime) before the layout; with the block's cookie gone from the
+# core, the shipped layout alone reads every frame, warned.
+layout_alone() {
+	local name="cpython-aarch64 $V layout alone" out=$TMPD/nocookie-$V.json sym
+	sym=$(nm -D "$SYSROOT/usr/bin/python$V" | awk '$3 == "_PyRuntime" {print $1}')
+	if ! python3 "$ROOT/tests/corrupt_core.py" "$CORE" "$TMPD/nocookie.core" poke "0x$sym=0" 2>"$TMPD/poke.err"; then
+		fail "$name: cannot patch the core: $(cat "$TMPD/poke.err")"; return
+	fi
+	CORE=$TMPD/nocookie.core read_core "$name" "$out"
+	rm -f "$TMPD/nocookie.core"
+	[ -s "$out" ] || return
+	$CMP "$name" "$out" "$RUN/faulthandler.txt" "$RUN/threads.txt"
+	check_eq "$name: the one warning, the layout used" \
+		"runtime cpython (cpython-$V): _PyRuntime does not start with the offsets block's cookie \"xdebugpy\"; the offsets are $ROOT/share/asyncore/runtimes/cpython-$V.json's" \
+		"$(warnings "$out")"
+}
+
+# crash: without DWARF, in text, its minicore, with python3.X-dbg's DWARF
+crash() {
+	local name="cpython-aarch64 $V crash" out=$TMPD/crash-$V.json d id runtime
+	arm_core crash.py || return
+	if read_core "$name" "$out"; then
+		check_eq "$name: an aarch64 core" aarch64 "$(jget "$out" "j['core']['arch']")"
+		check_eq "$name: python$V without debug info (the layout)" None "$(interp "$out" debuginfo)"
+		oracle "$name" "$out" crash
+		check_eq "$name: the cause is the caught NULL read in strlen" \
 			"null_dereference" "$(jget "$out" "j['cause']['kind']")"
 	fi
 	"$ASYNCORE" "$CORE" --sysroot "$SYSROOT" >"$TMPD/crash.txt" 2>/dev/null
-	check "cpython-aarch64 crash text: [cpython] frames" \
+	check "$name text: [cpython] frames" \
 		grep -qE '^#[0-9]+ +\[cpython\] gamma \(crash\.py:41\)  -- /.*/crash\.py:41$' "$TMPD/crash.txt"
-	# its minicore keeps what the frames are read from (python3.11's
+	# its minicore keeps what the frames are read from (the executable's
 	# .rodata, Py_Version, from the file again)
 	if "$ASYNCORE" minicore "$CORE" -o "$TMPD/mini.core" --sysroot "$SYSROOT" >/dev/null 2>"$TMPD/mini.err"; then
-		CORE=$TMPD/mini.core read_core "cpython-aarch64 crash minicore" "$TMPD/mini.json" &&
-			oracle "cpython-aarch64 crash minicore" "$TMPD/mini.json" crash
+		CORE=$TMPD/mini.core read_core "$name minicore" "$TMPD/mini.json" &&
+			oracle "$name minicore" "$TMPD/mini.json" crash
 		rm -f "$TMPD/mini.core"
 	else
-		fail "cpython-aarch64 crash minicore: $(tail -1 "$TMPD/mini.err")"
+		fail "$name minicore: $(tail -1 "$TMPD/mini.err")"
 	fi
-	# python3.11-dbg's DWARF: the shipped description and the one without
-	# its layout (every member by name)
+	[ "$V" = 3.13 ] && layout_alone
+	# python3.X-dbg's DWARF: the shipped description, and for 3.11 the
+	# one without its layout (every member by name)
 	for d in shipped dwarf; do
-		out=$TMPD/crash-$d.json
-		runtime=(); [ $d = dwarf ] && runtime=(--runtime "$ARM/cpython-dwarf.json")
-		read_core "cpython-aarch64 crash $d" "$out" --debug-dir "$SYSROOT/usr/lib/debug" ${runtime[@]+"${runtime[@]}"} ||
+		runtime=()
+		if [ $d = dwarf ]; then
+			[ "$V" = 3.11 ] || continue
+			runtime=(--runtime "$FIX_DIR/cpython-dwarf.json")
+		fi
+		out=$TMPD/crash-$V-$d.json
+		read_core "$name $d" "$out" --debug-dir "$SYSROOT/usr/lib/debug" ${runtime[@]+"${runtime[@]}"} ||
 			continue
 		# (the file, or the copy asyncore keeps of it decompressed)
-		id=$(jget "$out" '[m["build_id"] for m in j["modules"] if m["path"].endswith(("/prog", "/python3.11"))][0]')
-		check "cpython-aarch64 crash $d: python3.11's debug file from python3.11-dbg (build-id $id)" \
-			grep -qE "^($SYSROOT/usr/lib/debug/.build-id/${id:0:2}/${id:2}|$XDG_CACHE_HOME/asyncore/debuginfo/$id)\.debug$" <<<"$(debuginfo "$out")"
-		oracle "cpython-aarch64 crash $d" "$out" crash
+		id=$(interp "$out" build_id)
+		check "$name $d: python$V's debug file from python$V-dbg (build-id $id)" \
+			grep -qE "^($SYSROOT/usr/lib/debug/.build-id/${id:0:2}/${id:2}|$XDG_CACHE_HOME/asyncore/debuginfo/$id)\.debug$" \
+			<<<"$(interp "$out" debuginfo)"
+		oracle "$name $d" "$out" crash
 	done
-fi
+}
 
-if arm_core gen.py; then
-	out=$TMPD/gen.json
-	read_core "cpython-aarch64 gen" "$out" && oracle "cpython-aarch64 gen" "$out" gen
-fi
+for V in $(sh "$ROOT/tests/aarch64_python.sh" --list); do
+	if ! with_lock aarch64-python sh "$ROOT/tests/aarch64_python.sh" "$PYDIR" "$V" 2>"$TMPD/py.err"; then
+		skip "cpython-aarch64 $V: Debian's arm64 python$V could not be had: $(tail -1 "$TMPD/py.err")"
+		continue
+	fi
+	SYSROOT=$PYDIR/python$V/root    # qemu_core's -L, and asyncore's --sysroot
+	# the fixture's scripts with prog, the arm64 interpreter; its cores are made here
+	ARM=$TMPD/arm-$V
+	mkdir -p "$ARM" && cp "$FIX_DIR"/*.py "$ARM/" && ln -s "$SYSROOT/usr/bin/python$V" "$ARM/prog" ||
+		{ fail "cpython-aarch64 $V: cannot set up $ARM"; continue; }
+	crash
+	if arm_core gen.py; then
+		read_core "cpython-aarch64 $V gen" "$TMPD/gen-$V.json" &&
+			oracle "cpython-aarch64 $V gen" "$TMPD/gen-$V.json" gen
+	fi
+done
