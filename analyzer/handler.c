@@ -228,8 +228,7 @@ static bool siginfo_from_instruction(struct core *core, struct dbg_session *s,
 	if (signo == SIGABRT || (live && !is_crash_signal(signo)))
 		signo = SIGSEGV;
 	struct an_caught c = { 0 };
-	if (sf->has_trap || !is_crash_signal(signo) || signo == SIGABRT ||
-	    !fault_of_instruction(core, s, sf->regs, signo, &c))
+	if (sf->has_trap || !fault_of_instruction(core, s, sf->regs, signo, &c))
 		return false;
 	sf->signo = c.signo;
 	sf->code = c.code;
@@ -281,16 +280,16 @@ static bool siginfo_agrees(struct core *core, struct dbg_session *s, const struc
 }
 
 /* The crash signal the signal frame SF at SP of thread TID caught, into
- * SF: its siginfo where that agrees with the evidence, else the trap's.
+ * SF: its siginfo where that agrees with the evidence, else the trap's, or
+ * where the sigcontext records none, the interrupted instruction's fault.
  * False (with a warning when SF claims one) when it caught none. */
 static bool sigframe_signal(struct core *core, struct dbg_session *s, const struct analysis *an, int tid,
 			    uint64_t sp, struct core_sigframe *sf)
 {
 	struct core_sigframe trap = *sf;
-	bool from_trap = siginfo_from_trap(core, s, an, &trap) ||
-			 siginfo_from_instruction(core, s, an, &trap);
+	bool from_trap = siginfo_from_trap(core, s, an, &trap);
 	if (!siginfo_agrees(core, s, sf, from_trap ? &trap : NULL)) {
-		if (from_trap) {
+		if (from_trap || siginfo_from_instruction(core, s, an, &trap)) {
 			*sf = trap;
 		} else if (sf->signo > 0 && sf->signo <= 64 && code_plausible(sf->code)) {
 			core_warn(core, "thread %d: the signal frame at 0x%llx is not believed: its siginfo (%s) "

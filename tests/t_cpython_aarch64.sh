@@ -93,6 +93,30 @@ layout_alone() {
 		"$(warnings "$out")"
 }
 
+# no_fault REPORT: faulthandler's signal frame holds no siginfo (it is
+# installed without SA_SIGINFO), and aarch64's sigcontext no trap (qemu-user
+# writes no ESR record): the cause is the fault the interrupted instruction
+# makes with the saved registers.  With x0..x15 saved as a readable address
+# it makes none: the signal frame is not believed, warned, and the cause is
+# the plain signal's; the Python frames are unchanged.
+no_fault() {
+	local name="cpython-aarch64 $V no fault" out=$TMPD/nofault.json sp pokes=() n runtime
+	sp=$(jget "$1" '[f["cfa"] for t in j["threads"] if t["crashing"] for f, g in zip(t["frames"], t["frames"][1:]) if g["role"] == "trampoline"][0]')
+	runtime=0x$(nm -D "$SYSROOT/usr/bin/python$V" | awk '$3 == "_PyRuntime" {print $1}')
+	[ -n "$sp" ] || { fail "$name: no signal trampoline on the crashing thread"; return; }
+	for n in $(seq 0 15); do pokes+=("$((sp + 128 + 176 + 8 + 8 * n))=$runtime"); done
+	if ! python3 "$ROOT/tests/corrupt_core.py" "$CORE" "$TMPD/nofault.core" poke "${pokes[@]}" 2>"$TMPD/poke.err"; then
+		fail "$name: cannot patch the core: $(cat "$TMPD/poke.err")"; return
+	fi
+	CORE=$TMPD/nofault.core read_core "$name" "$out"
+	rm -f "$TMPD/nofault.core"
+	[ -s "$out" ] || return
+	check "$name: the signal frame is not believed, warned" \
+		grep -qE "^thread [0-9]+: the signal frame at $sp (is not believed: its siginfo|names no signal)" <(warnings "$out")
+	check_eq "$name: the cause is the plain signal's" "bad_access" "$(jget "$out" "j['cause']['kind']")"
+	check_eq "$name: the Python frames unchanged" "$(interleaved "$1")" "$(interleaved "$out")"
+}
+
 # crash: without DWARF, in text, its minicore, with python3.X-dbg's DWARF
 crash() {
 	local name="cpython-aarch64 $V crash" out=$TMPD/crash-$V.json d id runtime
@@ -117,6 +141,7 @@ crash() {
 		fail "$name minicore: $(tail -1 "$TMPD/mini.err")"
 	fi
 	[ "$V" = 3.13 ] && layout_alone
+	[ "$V" = 3.11 ] && [ -s "$out" ] && no_fault "$out"
 	# python3.X-dbg's DWARF: the shipped description, and for 3.11 the
 	# one without its layout (every member by name)
 	for d in shipped dwarf; do
