@@ -58,9 +58,15 @@ deps:
 # test_gopclntab reads); the tests install the rest they use themselves.
 # A failed install is no build failure: what needs it is not built and its
 # test skips, saying why.
+# Debian's arm64 python3.11 and python3.13 (with their debug files) are
+# unpacked into sysroots under the build tree, never installed
+# (tests/aarch64_python.sh).
 TEST_DEB_PKGS := golang-go
+AARCH64_PYTHON := $(BUILD)/aarch64-python
 test-deps:
 	@($(call apt_missing,$(TEST_DEB_PKGS),)) || echo "test-deps: installing $(TEST_DEB_PKGS) failed"
+	@sh tests/aarch64_python.sh $(AARCH64_PYTHON) || \
+		echo "test-deps: Debian's arm64 CPythons could not all be unpacked under $(AARCH64_PYTHON)"
 
 $(PROGRAM): $(OBJDIR)/asyncore.o $(LIB_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

@@ -215,6 +215,27 @@ static bool siginfo_from_trap(struct core *core, struct dbg_session *s, const st
 	return true;
 }
 
+/* A signal frame without a siginfo whose sigcontext records no trap
+ * (aarch64's holds none without an ESR record, which qemu-user never
+ * writes): the fault the interrupted instruction makes with the saved
+ * registers, for the signal the program died of (or SIGSEGV, when it
+ * aborted or still runs), believed only when that instruction faults. */
+static bool siginfo_from_instruction(struct core *core, struct dbg_session *s,
+				     const struct analysis *an, struct core_sigframe *sf)
+{
+	bool live = core_read_running(core);
+	int signo = an->has_signal ? an->signo : 0;
+	if (signo == SIGABRT || (live && !is_crash_signal(signo)))
+		signo = SIGSEGV;
+	struct an_caught c = { 0 };
+	if (sf->has_trap || !fault_of_instruction(core, s, sf->regs, signo, &c))
+		return false;
+	sf->signo = c.signo;
+	sf->code = c.code;
+	sf->addr = c.fault_address;
+	return true;
+}
+
 /* Whether the siginfo of the signal frame SF agrees with what cannot be
  * stale: the trap its sigcontext records when the interrupted instruction
  * faults that way (TRAP, NULL when it does not), else that instruction.  A
@@ -259,7 +280,8 @@ static bool siginfo_agrees(struct core *core, struct dbg_session *s, const struc
 }
 
 /* The crash signal the signal frame SF at SP of thread TID caught, into
- * SF: its siginfo where that agrees with the evidence, else the trap's.
+ * SF: its siginfo where that agrees with the evidence, else the trap's, or
+ * where the sigcontext records none, the interrupted instruction's fault.
  * False (with a warning when SF claims one) when it caught none. */
 static bool sigframe_signal(struct core *core, struct dbg_session *s, const struct analysis *an, int tid,
 			    uint64_t sp, struct core_sigframe *sf)
@@ -267,7 +289,7 @@ static bool sigframe_signal(struct core *core, struct dbg_session *s, const stru
 	struct core_sigframe trap = *sf;
 	bool from_trap = siginfo_from_trap(core, s, an, &trap);
 	if (!siginfo_agrees(core, s, sf, from_trap ? &trap : NULL)) {
-		if (from_trap) {
+		if (from_trap || siginfo_from_instruction(core, s, an, &trap)) {
 			*sf = trap;
 		} else if (sf->signo > 0 && sf->signo <= 64 && code_plausible(sf->code)) {
 			core_warn(core, "thread %d: the signal frame at 0x%llx is not believed: its siginfo (%s) "

@@ -29,6 +29,8 @@ struct core_file_cache {
 	size_t n;
 	size_t last;                /* index of the last file used */
 	unsigned char *copy;        /* the private copy core->elf reads, once made */
+	struct core_mapped_file *learned;   /* core_mapped_learn()'s, in its order */
+	size_t nlearned;
 };
 
 struct core_error *core_mapped_init(struct core *core)
@@ -56,6 +58,9 @@ void core_mapped_deinit(struct core *core)
 		free(c->items[i].resolved);
 	}
 	free(c->items);
+	for (size_t i = 0; i < c->nlearned; i++)
+		free(c->learned[i].path);
+	free(c->learned);
 	free(c);
 	core->file_cache = NULL;
 }
@@ -258,10 +263,43 @@ void core_mapped_guard(struct core *core)
 	}
 }
 
+/* The mapping learned at ADDR, or NULL. */
+static const struct core_mapped_file *learned_at(const struct core_file_cache *c, uint64_t addr)
+{
+	for (size_t i = 0; i < c->nlearned; i++)
+		if (addr >= c->learned[i].start && addr < c->learned[i].end)
+			return &c->learned[i];
+	return NULL;
+}
+
+struct core_error *core_mapped_learn(struct core *core, uint64_t start, uint64_t end,
+				     uint64_t offset, const char *path)
+{
+	struct core_file_cache *c = core->file_cache;
+	if (!c || end <= start)
+		return NULL;
+	struct core_mapped_file *v = realloc(c->learned, (c->nlearned + 1) * sizeof(*v));
+	if (!v)
+		return &core_error_nomem;
+	c->learned = v;
+	struct core_mapped_file *f = &v[c->nlearned];
+	*f = (struct core_mapped_file){.start = start, .end = end, .offset = offset, .path = strdup(path)};
+	if (!f->path)
+		return &core_error_nomem;
+	c->nlearned++;
+	/* the path is this machine's: read as it is, never under the sysroot */
+	struct backing *b = backing_get(core, path, false);
+	return b && b->replacement ? NULL : core_set_file_replacement(core, path, path);
+}
+
 size_t core_mapped_read(struct core *core, uint64_t addr, void *buf, size_t len)
 {
+	if (!core->file_cache)
+		return 0;
 	const struct core_mapped_file *f = core_find_file(core, addr);
-	if (!f || !core->file_cache)
+	if (!f)
+		f = learned_at(core->file_cache, addr);
+	if (!f)
 		return 0;
 	struct backing *b = backing_get(core, f->path, true);
 	if (!b)

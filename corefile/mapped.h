@@ -20,6 +20,14 @@ void core_mapped_guard(struct core *core);
  * exists and agrees with the core.  Returns the bytes served (0: none). */
 size_t core_mapped_read(struct core *core, uint64_t addr, void *buf, size_t len);
 
+/* A file mapping the core does not list (a core without NT_FILE, as
+ * qemu-user writes) but the analysis found: the file at PATH, a path on
+ * this machine, is mapped at [START, END) from file offset OFFSET; it
+ * serves the pages there the core did not save, as an NT_FILE mapping's
+ * file does. */
+struct core_error *core_mapped_learn(struct core *core, uint64_t start, uint64_t end,
+				     uint64_t offset, const char *path);
+
 /* Where the backing file of RECORDED_PATH is read from (replacement, sysroot
  * or the recorded path), or NULL when it is missing or does not match the
  * core.  Borrowed from the core. */

@@ -151,6 +151,10 @@ bool dbg_module_is_copy(struct dbg_session *s, struct dbg_module_entry *m);
  * linker's list (dwarf/linkmap.c), after libdwfl reported the rest. */
 void dbg_report_link_map(struct dbg_session *s);
 
+/* A core without NT_FILE learns the read-only segments of the modules
+ * reported (core_mapped_learn()), so that reads there come from the files. */
+struct core_error *dbg_learn_unlisted(struct dbg_session *s);
+
 /* The objects the core lists itself with their build-ids (core->modules:
  * a minidump's module list) that nothing reported yet, at their place:
  * session_find_elf() then finds each file as BINARY, at its path (under

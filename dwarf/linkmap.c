@@ -10,6 +10,8 @@
  * build-id is the one in the core's memory when the core saved that page. */
 #include "internal.h"
 
+#include "../corefile/mapped.h"
+
 #include <elfutils/libdwelf.h>
 #include <limits.h>
 #include <stdio.h>
@@ -255,4 +257,42 @@ void dbg_report_listed(struct dbg_session *s)
 				  dwfl_errmsg(-1));
 		dwfl_report_end(s->dwfl, NULL, NULL);
 	}
+}
+
+/* The read-only segments of M's file, as the core's process mapped them,
+ * learned by the core: their pages, which a core without NT_FILE neither
+ * saved nor names a file for, are then read from the file (.rodata's
+ * constants, the text). */
+static struct core_error *learn_segments(struct core *core, Dwfl_Module *mod)
+{
+	Dwarf_Addr bias;
+	const char *path = NULL;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	size_t phnum;
+	dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &path, NULL);
+	if (!elf || !path || elf_getphdrnum(elf, &phnum) != 0)
+		return NULL;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || (ph.p_flags & PF_W) ||
+		    ph.p_filesz == 0 || ph.p_vaddr > UINT64_MAX - bias - ph.p_filesz)
+			continue;
+		struct core_error *err = core_mapped_learn(core, bias + ph.p_vaddr,
+							   bias + ph.p_vaddr + ph.p_filesz, ph.p_offset, path);
+		if (err)
+			return err;
+	}
+	return NULL;
+}
+
+struct core_error *dbg_learn_unlisted(struct dbg_session *s)
+{
+	if (s->core->nfiles)
+		return NULL;  /* NT_FILE names the files */
+	for (size_t i = 0; i < s->nmodules; i++) {
+		struct core_error *err = learn_segments(s->core, s->modules[i].mod);
+		if (err)
+			return err;
+	}
+	return NULL;
 }

@@ -218,6 +218,9 @@ static struct core_error *report_modules(struct dbg_session *s)
 		return &core_error_nomem;
 	if (s->nmodules)  /* s->modules is NULL when the core lists no module */
 		qsort(s->modules, s->nmodules, sizeof(*s->modules), module_cmp);
+	struct core_error *err = dbg_learn_unlisted(s);
+	if (err)
+		return err;
 	if (s->opts.binary && exe) {
 		for (size_t i = 0; i < s->nmodules; i++)
 			if (s->modules[i].info.is_main && s->modules[i].info.path &&

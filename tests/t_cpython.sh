@@ -9,6 +9,7 @@
 # with faulthandler's dump of every thread, written by the script at the
 # crash.  Then hostile thread-state lists and frames, patched into a core.
 . "$(dirname "$0")/lib.sh"
+. "$ROOT/tests/cpython_lib.sh"
 
 W=$(mktemp -d)
 RUN_DIRS=()
@@ -30,20 +31,6 @@ py_core() {
 	RUN=$(dirname "$CORE")
 	RUN_DIRS+=("$RUN")
 	[ -s "$RUN/faulthandler.txt" ] || { fail "cpython/${1:-default} $2: no faulthandler.txt"; return 1; }
-}
-
-# The crashing thread's script frames among its _PyEval_EvalFrameDefault
-# frames, innermost first.
-interleaved() {
-	python3 -c '
-import json, sys
-j = json.load(open(sys.argv[1]))
-t = [t for t in j["threads"] if t["crashing"]][0]
-for f in t["frames"]:
-    if f["kind"] == "script":
-        print("script", f["function"])
-    elif (f.get("function") or "").startswith("_PyEval_EvalFrameDefault"):
-        print("native _PyEval_EvalFrameDefault")' "$1"
 }
 
 # compare NAME OUT: the report OUT against the run's own dump.

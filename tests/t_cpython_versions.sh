@@ -25,6 +25,7 @@
 #   from a snapshot.
 # A version that is not installed skips, saying which.
 . "$(dirname "$0")/lib.sh"
+. "$ROOT/tests/cpython_lib.sh"
 
 W=$(mktemp -d)
 RUN_DIRS=()
@@ -40,12 +41,7 @@ cleanup() {
 }
 trap cleanup EXIT
 export XDG_CONFIG_HOME=$W/config
-# the binary under test as ./asyncore of a checkout, so that it finds this
-# one's share/asyncore/runtimes wherever it was built (build/asan/asyncore)
-mkdir -p "$W/co"
-cp "$ASYNCORE" "$W/co/asyncore"
-ln -s "$ROOT/share" "$W/co/share"
-ASYNCORE=$W/co/asyncore
+ASYNCORE=$(checkout_asyncore "$W/co")
 CMP="python3 $ROOT/tests/cpython_compare.py"
 PYENV_DIR=$(pyenv root 2>/dev/null || echo "$HOME/.pyenv")
 

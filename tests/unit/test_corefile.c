@@ -1,6 +1,7 @@
 /* Unit tests for corefile/: note parsing and segment reads on crafted buffers. */
 #include "../../corefile/core.h"
 #include "../../corefile/image.h"
+#include "../../corefile/mapped.h"
 #include "../../corefile/notes.h"
 #include "craft.h"
 
@@ -300,6 +301,43 @@ static void test_segments(void)
 	core_close(c);
 }
 
+/* A core without NT_FILE whose read-only segment saved nothing (qemu-user's
+ * text and .rodata): zeros until the file mapped there is learned, then the
+ * file's bytes over the learned range only. */
+static void test_learned_file(void)
+{
+	static unsigned char image[16];
+	char path[] = "/tmp/asyncore-unit-learnXXXXXX";
+	int fd = mkstemp(path);
+	unsigned char bytes[0x200];
+	for (size_t i = 0; i < sizeof(bytes); i++)
+		bytes[i] = (unsigned char)(i * 5 + 1);
+	CHECK("learned file: a file to map", fd >= 0 && write(fd, bytes, sizeof(bytes)) == (ssize_t)sizeof(bytes));
+	if (fd >= 0)
+		close(fd);
+	struct core *c = empty_core();
+	c->segments = malloc(sizeof(*c->segments));
+	c->segments[0] = (struct core_segment){ .vaddr = 0x400000, .memsz = 0x1000, .flags = PF_R | PF_X };
+	c->nsegments = 1;
+	c->image = image_of(image, sizeof(image));
+	c->data_size = sizeof(image);
+	CHECK("learned file: the cache", core_mapped_init(c) == NULL);
+	uint64_t v = 1;
+	CHECK("learned file: unsaved and unnamed, the text reads as zeros",
+	      core_read_u64(c, 0x400010, &v) && v == 0);
+	CHECK("learned file: learned", core_mapped_learn(c, 0x400000, 0x400100, 0x40, path) == NULL &&
+					core_mapped_learn(c, 0x400200, 0x400200, 0, path) == NULL);
+	uint64_t want;
+	memcpy(&want, bytes + 0x40 + 0x10, 8);
+	CHECK("learned file: its bytes at their file offset", core_read_u64(c, 0x400010, &v) && v == want);
+	unsigned char out[16];
+	CHECK("learned file: a read across the range's end stops there",
+	      core_read_bytes(c, 0x4000f8, out, sizeof(out)) && memcmp(out, bytes + 0x40 + 0xf8, 8) == 0 &&
+	      out[8] == 0 && out[15] == 0);
+	core_close(c);
+	unlink(path);
+}
+
 /* A core whose one segment at 0x10000 saved the LEN bytes of NOTES. */
 static struct core *core_saving(const unsigned char *notes, size_t len)
 {
@@ -447,6 +485,7 @@ int main(void)
 	test_image();
 	test_notes_at();
 	test_segments();
+	test_learned_file();
 	test_saved_build_id();
 	test_signal_names();
 	return unit_exit();
