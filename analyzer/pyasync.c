@@ -382,6 +382,8 @@ static bool fill_wait(struct py_ctx *c, struct an_task *t, uint64_t obj, const s
 		snprintf(kind, sizeof(kind), "%s", ch->awaited_type);
 	else if (!obj_type_name(c, awaited, kind, sizeof(kind)))
 		snprintf(kind, sizeof(kind), "future");
+	else if (strncmp(kind, "_asyncio.", 9) == 0)
+		memmove(kind, kind + 9, strlen(kind + 9) + 1);
 	int nomem = 0;
 	t->wait_kind = an_strpool_intern(c->an->strings, kind, &nomem);
 	t->wait_address = awaited;
@@ -446,28 +448,42 @@ static bool add_task(struct py_ctx *c, uint64_t obj)
 
 /* ---- the collector's lists ---------------------------------------------- */
 
+/* The node after NODE, when it links back to NODE (the lists are doubly
+ * linked; the low bits of _gc_prev are flags): a list of garbage or a
+ * cycle fails the test. */
+static bool gc_next(struct py_ctx *c, unsigned gen, uint64_t node, uint64_t *next)
+{
+	uint64_t prev;
+	if (!core_read_u64(c->core, node, next)) {
+		py_warn(c, "generation %u's list is cut at 0x%" PRIx64 " (%s)", gen, node,
+			core_pointer_problem(c->core, node));
+		return false;
+	}
+	*next &= ~(uint64_t)7;
+	if (!core_read_u64(c->core, *next + 8, &prev) || (prev & ~(uint64_t)3) != node) {
+		py_warn(c, "generation %u's list is cut at 0x%" PRIx64 ": the next object 0x%" PRIx64
+			" does not link back", gen, node, *next);
+		return false;
+	}
+	return true;
+}
+
 static bool walk_generation(struct py_ctx *c, unsigned gen, uint64_t head, uint64_t *visited)
 {
 	uint64_t node, type;
-	if (!core_read_u64(c->core, head, &node)) {
-		py_warn(c, "the collector's generation %u at 0x%" PRIx64 " is not readable", gen, head);
+	if (!gc_next(c, gen, head, &node))
 		return true;
-	}
-	for (node &= ~(uint64_t)7; node != head; (*visited)++) {
+	for (; node != head; (*visited)++) {
 		if (*visited == GC_OBJECTS_MAX) {
 			py_warn(c, "more than %u objects tracked; generation %u is cut at 0x%" PRIx64,
 				GC_OBJECTS_MAX, gen, node);
 			return true;
 		}
-		uint64_t obj = node + c->l.gc_head, next;
-		if (!node || !core_read_u64(c->core, node, &next)) {
-			py_warn(c, "generation %u's list is cut at 0x%" PRIx64 " (%s)", gen, node,
-				core_pointer_problem(c->core, node));
-			return true;
-		}
+		uint64_t obj = node + c->l.gc_head;
 		if (obj_type(c, obj, &type) && type_is_task(c, type) && !add_task(c, obj))
 			return false;
-		node = next & ~(uint64_t)7;
+		if (!gc_next(c, gen, node, &node))
+			return true;
 	}
 	return true;
 }
