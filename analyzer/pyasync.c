@@ -495,7 +495,9 @@ static int task_cmp(const void *a, const void *b);
 static bool tasks_move(struct py_ctx *c)
 {
 	struct analysis *an = c->an;
-	struct an_task *v = c->ntasks ? realloc(an->tasks, (an->ntasks + c->ntasks) * sizeof(*v)) : an->tasks;
+	if (!c->ntasks)
+		return true;
+	struct an_task *v = realloc(an->tasks, (an->ntasks + c->ntasks) * sizeof(*v));
 	if (!v) {
 		for (size_t i = 0; i < c->ntasks; i++) {
 			for (size_t j = 0; j < c->tasks[i].nframes; j++)
@@ -509,8 +511,7 @@ static bool tasks_move(struct py_ctx *c)
 		return false;
 	}
 	qsort(c->tasks, c->ntasks, sizeof(*c->tasks), task_cmp);
-	if (c->ntasks)
-		memcpy(v + an->ntasks, c->tasks, c->ntasks * sizeof(*v));
+	memcpy(v + an->ntasks, c->tasks, c->ntasks * sizeof(*v));
 	an->tasks = v;
 	an->ntasks += c->ntasks;
 	free(c->tasks);
