@@ -53,8 +53,15 @@ hung() {
 version() {
 	local name=$1 py=$2 run=$W/run-${1// /-} core
 	hung "$name" "$py" "$run" || { unhang; return; }
-	report_json "$name live" "$run/live.json" --pid "$HUNG" "$py" --threads all &&
-		python3 "$ROOT/tests/cpython_gil.py" "$run/live.json" "$run/ready" "$name live"
+	# A waiter caught between two waits (woken by its timeout, in state R)
+	# is running, not waiting, at that instant: up to three reads.
+	local i out=
+	for i in 1 2 3; do
+		report_json "$name live" "$run/live.json" --pid "$HUNG" "$py" --threads all || break
+		out=$(python3 "$ROOT/tests/cpython_gil.py" "$run/live.json" "$run/ready" "$name live")
+		[[ "$out" == *FAIL* ]] || break
+	done
+	[ -z "$out" ] || echo "$out"
 	if "$ASYNCORE" snapshot "$HUNG" -o "$run/snap.core" >/dev/null 2>"$run/snap.err"; then
 		report_json "$name snapshot" "$run/snap.json" "$run/snap.core" "$py" --threads all &&
 			python3 "$ROOT/tests/cpython_gil.py" "$run/snap.json" "$run/ready" "$name snapshot"
