@@ -25,6 +25,7 @@ enum {
 	BASES_MAX = 32,             /* a type's tp_base chain */
 	NAME_MAX_BYTES = 256,
 	GENERATIONS_MAX = 4,        /* 3 and the permanent one */
+	GC_HEAD_MAX = 32,           /* sizeof(PyGC_Head) believed */
 	FUTURE_PENDING = 0,         /* fut_state's STATE_PENDING */
 	WARN_MAX = 8
 };
@@ -97,7 +98,8 @@ static bool gc_layout(struct py_ctx *c, uint64_t runtime)
 {
 	struct py_layout *l = &c->l;
 	uint64_t main_off, interp, gens, perm, gen_size, base;
-	if (!dbg_type_size(c->s, "PyGC_Head", &l->gc_head) || !l->gc_head ||
+	if (!dbg_type_size(c->s, "PyGC_Head", &l->gc_head) || l->gc_head < 16 || l->gc_head > GC_HEAD_MAX ||
+	    (l->gc_head & 7) ||
 	    !dbg_type_size(c->s, "gc_generation", &gen_size) || !gen_size)
 		return false;
 	if (m(c->s, "PyInterpreterState", "gc.generations", &gens) &&
@@ -448,42 +450,51 @@ static bool add_task(struct py_ctx *c, uint64_t obj)
 
 /* ---- the collector's lists ---------------------------------------------- */
 
-/* The node after NODE, when it links back to NODE (the lists are doubly
- * linked; the low bits of _gc_prev are flags): a list of garbage or a
- * cycle fails the test. */
-static bool gc_next(struct py_ctx *c, unsigned gen, uint64_t node, uint64_t *next)
+/* One node of a collector's list and the type of the object after it,
+ * in one read. */
+struct gc_node {
+	uint64_t next, prev, type;
+};
+
+static bool gc_read(struct py_ctx *c, uint64_t node, struct gc_node *n)
 {
-	uint64_t prev;
-	if (!core_read_u64(c->core, node, next)) {
-		py_warn(c, "generation %u's list is cut at 0x%" PRIx64 " (%s)", gen, node,
-			core_pointer_problem(c->core, node));
+	uint64_t w[GC_HEAD_MAX / 8 + 2];
+	size_t words = c->l.gc_head / 8;
+	if (!core_read_bytes(c->core, node, w, c->l.gc_head + 16))
 		return false;
-	}
-	*next &= ~(uint64_t)7;
-	if (!core_read_u64(c->core, *next + 8, &prev) || (prev & ~(uint64_t)3) != node) {
-		py_warn(c, "generation %u's list is cut at 0x%" PRIx64 ": the next object 0x%" PRIx64
-			" does not link back", gen, node, *next);
-		return false;
-	}
+	n->next = w[0] & ~(uint64_t)7;      /* low bits: flags during a collection */
+	n->prev = w[1] & ~(uint64_t)3;
+	n->type = w[words + 1];
 	return true;
 }
 
+/* A generation's list from its head: each node must link back to the one
+ * before it (the lists are doubly linked), so that a list of garbage or a
+ * cycle ends the walk. */
 static bool walk_generation(struct py_ctx *c, unsigned gen, uint64_t head, uint64_t *visited)
 {
-	uint64_t node, type;
-	if (!gc_next(c, gen, head, &node))
+	uint64_t prev = head, node;
+	struct gc_node n;
+	if (!core_read_u64(c->core, head, &node)) {
+		py_warn(c, "the collector's generation %u at 0x%" PRIx64 " is not readable", gen, head);
 		return true;
-	for (; node != head; (*visited)++) {
+	}
+	for (node &= ~(uint64_t)7; node != head; (*visited)++) {
 		if (*visited == GC_OBJECTS_MAX) {
 			py_warn(c, "more than %u objects tracked; generation %u is cut at 0x%" PRIx64,
 				GC_OBJECTS_MAX, gen, node);
 			return true;
 		}
-		uint64_t obj = node + c->l.gc_head;
-		if (obj_type(c, obj, &type) && type_is_task(c, type) && !add_task(c, obj))
-			return false;
-		if (!gc_next(c, gen, node, &node))
+		bool read = node && !(node & 7) && gc_read(c, node, &n);
+		if (!read || n.prev != prev) {
+			py_warn(c, "generation %u's list is cut at 0x%" PRIx64 ": the next object 0x%" PRIx64
+				" %s", gen, prev, node, read ? "does not link back" : "is not readable");
 			return true;
+		}
+		if (n.type && !(n.type & 7) && type_is_task(c, n.type) && !add_task(c, node + c->l.gc_head))
+			return false;
+		prev = node;
+		node = n.next;
 	}
 	return true;
 }

@@ -10,6 +10,7 @@ TASK (the first whose FRAMES hold that text):
   cycle    what its innermost coroutine awaits points back to its coroutine
   garbage  ... points to garbage
   gclist   the collector's link from the task to the next object is garbage
+  gccycle  ... points back to the task (a cycle)
 Prints PASS/FAIL lines."""
 import json
 import re
@@ -89,9 +90,16 @@ def check_damage(name, j, want, got, damage, prefix):
               re.search(r"asyncio: task 0x%x: the object 0x4141414141414140 it awaits has no "
                         r"readable type; the chain is cut there" % tid, warnings))
         what = "an awaited object of garbage: warned, the task's frames kept"
+    elif damage == "gccycle":
+        ids = [t["id"] for t in j.get("tasks", [])]
+        ok = (re.search(r"asyncio: generation \d's list is cut at 0x%x: the next object 0x%x "
+                        r"does not link back" % (tid - 16, tid - 16), warnings) and
+              tid in got and len(ids) == len(set(ids)) and all(t in want for t in got))
+        what = "a cycle in a collector's list: warned, the task listed once"
+        others = [differs(want[t], got[t]) for t in want if t in got]
     else:
         ok = (re.search(r"asyncio: generation \d's list is cut at 0x%x: the next object "
-                        r"0x4141414141414140 does not link back" % (tid - 16), warnings) and
+                        r"0x4141414141414140 (does not link back|is not readable)" % (tid - 16), warnings) and
               all(t in want for t in got))
         what = "a collector's list of garbage: warned, the tasks before it listed"
         others = [differs(want[t], got[t]) for t in want if t in got]

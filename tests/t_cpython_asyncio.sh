@@ -8,8 +8,8 @@
 # fixture once every task is suspended (asyncio.all_tasks(), each task's
 # name, its coroutines' cr_await chain with each frame's line, the type of
 # its _fut_waiter).  Then the core damaged: a cycle in an await chain, an
-# awaited object of garbage, a collector's list of garbage: warnings and
-# the rest of the tasks.  A version that is not installed skips.
+# awaited object of garbage, a collector's list of garbage and a cycle in
+# one: warnings and the rest of the tasks.  A version that is not installed skips.
 . "$(dirname "$0")/lib.sh"
 
 W=$(mktemp -d)
@@ -61,6 +61,9 @@ damage() {
 	python3 "$ROOT/tests/corrupt_core.py" "$core" "$run/gclist.core" poke "$((tid - 16))=0x4141414141414140" &&
 		report_json "$name gclist" "$run/gclist.json" "$run/gclist.core" "$py" &&
 		$CHECK "$run/gclist.json" "$tasks" "$name gclist" gclist "joiner ("
+	python3 "$ROOT/tests/corrupt_core.py" "$core" "$run/gccycle.core" poke "$((tid - 16))=$((tid - 16))" &&
+		report_json "$name gccycle" "$run/gccycle.json" "$run/gccycle.core" "$py" &&
+		$CHECK "$run/gccycle.json" "$tasks" "$name gccycle" gccycle "joiner ("
 }
 
 # version NAME PY: live, snapshot, core, the core damaged.
