@@ -42,6 +42,8 @@ struct py_layout {
 	uint64_t cr_iframe, cr_frame_state; /* 3.11 on: the frame inside the coroutine */
 	bool iframe;
 	uint64_t cr_frame;          /* before: a pointer to its PyFrameObject */
+	uint64_t f_state, f_executing;  /* whether that frame runs: 3.10, 3.8-3.9 */
+	bool has_f_state;
 	/* the top of a suspended frame's value stack */
 	uint64_t stacktop, localsplus;  /* 3.11, 3.12: an int index */
 	uint64_t stackpointer;          /* 3.13 */
@@ -173,7 +175,9 @@ static bool layout(struct py_ctx *c)
 	l->has_fi_future = m(c->s, "futureiterobject", "future", &l->fi_future);
 	l->iframe = m(c->s, "PyCoroObject", "cr_iframe", &l->cr_iframe) &&
 		    m(c->s, "PyCoroObject", "cr_frame_state", &l->cr_frame_state);
-	if (!l->iframe && !m(c->s, "PyCoroObject", "cr_frame", &l->cr_frame))
+	if (!l->iframe && (!m(c->s, "PyCoroObject", "cr_frame", &l->cr_frame) ||
+			   !((l->has_f_state = m(c->s, "PyFrameObject", "f_state", &l->f_state)) ||
+			     m(c->s, "PyFrameObject", "f_executing", &l->f_executing))))
 		return false;
 	stack_layout(c);
 	return true;
@@ -259,26 +263,35 @@ struct chain {
 	struct an_frame *frames;    /* outermost first while built */
 	size_t n, cap;
 	uint64_t awaited;           /* the innermost object awaited, 0: none */
+	bool running;               /* the task's coroutine runs (it blocks the loop) */
 	char awaited_type[64];
 };
 
-/* The frame of the coroutine or generator OBJ, and whether it is
- * suspended (so that the top of its stack is what it awaits). */
-static uint64_t coro_frame(struct py_ctx *c, uint64_t obj, bool *suspended)
+/* The frame of the coroutine or generator OBJ (0: none, it is done), and
+ * whether it is suspended (so that the top of its stack is what it awaits)
+ * or running. */
+static uint64_t coro_frame(struct py_ctx *c, uint64_t obj, bool *suspended, bool *running)
 {
 	const struct py_layout *l = &c->l;
-	*suspended = false;
+	int8_t state;
+	uint64_t f;
+	*suspended = *running = false;
 	if (l->iframe) {
-		int8_t state;
 		if (!core_read_bytes(c->core, obj + l->cr_frame_state, &state, 1))
 			return 0;
 		*suspended = state >= l->suspended_lo && state <= l->suspended_hi;
-		return *suspended || state == 0 ? obj + l->cr_iframe : 0;
+		*running = state == 0;      /* FRAME_EXECUTING */
+		return *suspended || *running ? obj + l->cr_iframe : 0;
 	}
-	uint64_t f;
 	if (!core_read_u64(c->core, obj + l->cr_frame, &f) || !f || (f & 7))
 		return 0;
-	*suspended = true;
+	/* 3.10's f_state (FRAME_EXECUTING 0, SUSPENDED -1); 3.8, 3.9's
+	 * f_executing */
+	if (l->has_f_state && core_read_bytes(c->core, f + l->f_state, &state, 1))
+		*running = state == 0;
+	else if (!l->has_f_state && core_read_bytes(c->core, f + l->f_executing, &state, 1))
+		*running = state != 0;
+	*suspended = !*running;
 	return f;
 }
 
@@ -352,8 +365,9 @@ static bool await_chain(struct py_ctx *c, uint64_t task, uint64_t coro, struct c
 			break;
 		}
 		if (strcmp(tn, "coroutine") == 0 || strcmp(tn, "generator") == 0) {
-			bool suspended;
-			uint64_t frame = coro_frame(c, obj, &suspended);
+			bool suspended, running;
+			uint64_t frame = coro_frame(c, obj, &suspended, &running);
+			ch->running = ch->running || (i == 0 && running);
 			ok = !frame || push_frame(c, ch, frame, task);
 			obj = frame && suspended ? stack_top(c, frame) : 0;
 			continue;
@@ -434,7 +448,10 @@ static bool add_task(struct py_ctx *c, uint64_t obj)
 			ok = false;
 		ok = ok && await_chain(c, obj, coro, &ch);
 	}
-	ok = ok && fill_wait(c, t, obj, &ch);
+	if (ch.running)
+		t->state = AN_TASK_RUNNING;
+	else
+		ok = ok && fill_wait(c, t, obj, &ch);
 	/* innermost first */
 	for (size_t i = 0; i < ch.n / 2; i++) {
 		struct an_frame f = ch.frames[i];

@@ -3,8 +3,9 @@ own account of them (its tasks.txt; see the fixture for the format).
 
 usage: cpython_asyncio.py REPORT.json TASKS.txt NAME [DAMAGE TASK]
 Without DAMAGE: every pending task is listed once (runtime "asyncio", id its
-address) with its name, its await chain innermost first and the type of the
-future it awaits; a task awaiting a task names it as its wait's target.
+address) with its name, its state, its await chain innermost first and the
+type of the future it awaits (none for the one running); a task awaiting a
+task names it as its wait's target.
 DAMAGE says what the test wrote into the core for the task named
 TASK (the first whose FRAMES hold that text):
   cycle    what its innermost coroutine awaits points back to its coroutine
@@ -20,8 +21,8 @@ import sys
 def oracle(path):
     tasks = {}
     for line in open(path):
-        name, frames, awaited, tid, chain, last = line.rstrip("\n").split("|")
-        tasks[int(tid)] = {"name": name, "frames": frames.split(";") if frames else [],
+        name, frames, awaited, tid, chain, last, state = line.rstrip("\n").split("|")
+        tasks[int(tid)] = {"name": name, "frames": frames.split(";") if frames else [], "state": state,
                            "awaited": awaited, "chain": [int(x) for x in chain.split(",") if x],
                            "last": int(last)}
     return tasks
@@ -39,12 +40,14 @@ def differs(want, got):
         bad.append("name %r" % got.get("name"))
     if frames != want["frames"]:
         bad.append("frames %s" % frames)
-    if kind != want["awaited"]:
+    if kind != (want["awaited"] or None):
         bad.append("awaits %r" % kind)
+    if got["state"] != want["state"]:
+        bad.append("state %r" % got["state"])
     return bad
 
 
-def check_all(name, want, got):
+def check_all(name, j, want, got):
     bad = []
     for tid, w in sorted(want.items()):
         g = got.get(tid)
@@ -56,8 +59,14 @@ def check_all(name, want, got):
     if bad:
         print("FAIL: %s: %s" % (name, "; ".join(bad)))
     else:
-        print("PASS: %s: %d tasks, each with the runtime's name, await chain and awaited future"
-              % (name, len(want)))
+        print("PASS: %s: %d tasks, each with the runtime's name, state, await chain and awaited "
+              "future" % (name, len(want)))
+    running = [w for w in want.values() if w["state"] == "running"]
+    summary = j["cause"]["summary"]
+    if running and j["cause"]["kind"] == "hang" and running[0]["frames"][0] in summary:
+        print("PASS: %s: the cause names the running task's line: %s" % (name, summary.split(" (process")[0]))
+    elif running:
+        print("FAIL: %s: the cause '%s' does not name %s" % (name, summary, running[0]["frames"][0]))
     by_name = {w["name"]: t for t, w in want.items()}
     joiner, slow = by_name.get("joiner"), by_name.get("slow")
     target = ((got.get(joiner) or {}).get("wait") or {}).get("target")
@@ -116,7 +125,7 @@ def main():
     if len(sys.argv) > 4:
         check_damage(name, j, want, got, sys.argv[4], sys.argv[5])
     else:
-        check_all(name, want, got)
+        check_all(name, j, want, got)
 
 
 main()

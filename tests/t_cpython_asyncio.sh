@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # asyncio's pending tasks on every CPython from 3.8 to 3.13 that pyenv has
 # installed here, and Debian's python3.11: fixtures/hangs/asyncio_tasks.py
-# (tasks awaiting a queue, an event, sleeps, a gather, a task) read live
+# (tasks awaiting a queue, an event, sleeps, a gather, a task; one blocking
+# the loop in time.sleep) read live
 # (report --pid), from its snapshot, and from the core an outside SIGABRT
 # leaves (gcore's when the kernel's core_pattern pipes cores elsewhere).
 # The oracle is the runtime's own account of its tasks, written by the
 # fixture once every task is suspended (asyncio.all_tasks(), each task's
 # name, its coroutines' cr_await chain with each frame's line, the type of
-# its _fut_waiter).  Then the core damaged: a cycle in an await chain, an
+# its _fut_waiter; the running one's own line).  Then the core damaged: a cycle in an await chain, an
 # awaited object of garbage, a collector's list of garbage and a cycle in
-# one: warnings and the rest of the tasks.  A version that is not installed skips.
+# one: warnings and the rest of the tasks.  The cause names the line of the
+# task that blocks the loop.  A version that is not installed skips.
 . "$(dirname "$0")/lib.sh"
 
 W=$(mktemp -d)
