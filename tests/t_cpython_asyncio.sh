@@ -68,7 +68,17 @@ damage() {
 		$CHECK "$run/gccycle.json" "$tasks" "$name gccycle" gccycle "joiner ("
 }
 
-# version NAME PY: live, snapshot, core, the core damaged.
+# stored NAME RUN CORE: ingest stores the core, asyncio's tasks left out (a
+# store's task frames are native or async ones).
+stored() {
+	local name=$1 run=$2 core=$3 got
+	"$ASYNCORE" ingest --db "$run/store.db" --jobs 1 "$core" >"$run/ingest.out" 2>&1
+	got=$("$ASYNCORE" query --db "$run/store.db" --format csv \
+		"SELECT (SELECT count(*) FROM cores), (SELECT count(*) FROM tasks)" 2>&1 | tail -1)
+	check "$name ingest: the core is stored, asyncio's tasks left out ($got)" [ "$got" = "1,0" ]
+}
+
+# version NAME PY: live, snapshot, core, the core damaged, stored.
 version() {
 	local name=$1 py=$2 run=$W/run-${1// /-} core=
 	hung "$name" "$py" "$run" || { unhang; return; }
@@ -94,6 +104,7 @@ version() {
 		report_json "$name core" "$run/core.json" "$core" "$py" &&
 			$CHECK "$run/core.json" "$run/tasks.txt" "$name core"
 		damage "$name" "$py" "$run" "$core"
+		stored "$name" "$run" "$core"
 	else
 		skip "$name core: no core of the hung process"
 	fi
