@@ -26,6 +26,7 @@ enum {
 	NAME_MAX_BYTES = 256,
 	GENERATIONS_MAX = 4,        /* 3 and the permanent one */
 	GC_HEAD_MAX = 32,           /* sizeof(PyGC_Head) believed */
+	OB_TYPE_MAX = 32,           /* offsetof(PyObject, ob_type) believed */
 	FUTURE_PENDING = 0,         /* fut_state's STATE_PENDING */
 	WARN_MAX = 8
 };
@@ -34,6 +35,7 @@ struct py_layout {
 	uint64_t gc_head;           /* sizeof(PyGC_Head): an object follows its head */
 	uint64_t gens[GENERATIONS_MAX];
 	size_t ngens;
+	uint64_t ob_type;           /* PyObject's */
 	uint64_t tp_name, tp_base;
 	uint64_t task_state, task_coro, task_name, task_fut_waiter;
 	uint64_t fi_future;         /* the _asyncio.FutureIter's future */
@@ -166,6 +168,7 @@ static bool layout(struct py_ctx *c)
 	struct py_layout *l = &c->l;
 	uint64_t runtime;
 	if (!dbg_find_symbol(c->s, "_PyRuntime", &runtime, NULL) || !gc_layout(c, runtime) ||
+	    !m(c->s, "PyObject", "ob_type", &l->ob_type) || l->ob_type > OB_TYPE_MAX || (l->ob_type & 7) ||
 	    !m(c->s, "PyTypeObject", "tp_name", &l->tp_name) || !m(c->s, "PyTypeObject", "tp_base", &l->tp_base) ||
 	    !m(c->s, "TaskObj", "task_state", &l->task_state) || !m(c->s, "TaskObj", "task_coro", &l->task_coro) ||
 	    !m(c->s, "TaskObj", "task_name", &l->task_name) ||
@@ -187,7 +190,7 @@ static bool layout(struct py_ctx *c)
 
 static bool obj_type(struct py_ctx *c, uint64_t obj, uint64_t *type)
 {
-	return obj && !(obj & 7) && core_read_u64(c->core, obj + 8, type) && *type && !(*type & 7);
+	return obj && !(obj & 7) && core_read_u64(c->core, obj + c->l.ob_type, type) && *type && !(*type & 7);
 }
 
 static bool type_name(struct py_ctx *c, uint64_t type, char *buf, size_t len)
@@ -475,13 +478,13 @@ struct gc_node {
 
 static bool gc_read(struct py_ctx *c, uint64_t node, struct gc_node *n)
 {
-	uint64_t w[GC_HEAD_MAX / 8 + 2];
-	size_t words = c->l.gc_head / 8;
-	if (!core_read_bytes(c->core, node, w, c->l.gc_head + 16))
+	uint64_t w[(GC_HEAD_MAX + OB_TYPE_MAX) / 8 + 1];
+	size_t words = (c->l.gc_head + c->l.ob_type) / 8;
+	if (!core_read_bytes(c->core, node, w, (words + 1) * 8))
 		return false;
 	n->next = w[0] & ~(uint64_t)7;      /* low bits: flags during a collection */
 	n->prev = w[1] & ~(uint64_t)3;
-	n->type = w[words + 1];
+	n->type = w[words];
 	return true;
 }
 
