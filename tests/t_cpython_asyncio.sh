@@ -2,16 +2,17 @@
 # asyncio's pending tasks on every CPython from 3.8 to 3.13 that pyenv has
 # installed here, and Debian's python3.11: fixtures/hangs/asyncio_tasks.py
 # (tasks awaiting a queue, an event, sleeps, a gather, a task; one blocking
-# the loop in time.sleep) read live
-# (report --pid), from its snapshot, and from the core an outside SIGABRT
-# leaves (gcore's when the kernel's core_pattern pipes cores elsewhere).
-# The oracle is the runtime's own account of its tasks, written by the
-# fixture once every task is suspended (asyncio.all_tasks(), each task's
-# name, its coroutines' cr_await chain with each frame's line, the type of
-# its _fut_waiter; the running one's own line).  Then the core damaged: a cycle in an await chain, an
+# the loop in time.sleep) read live (report --pid), from its snapshot, from
+# the core an outside SIGABRT leaves (gcore's when the kernel's core_pattern
+# pipes cores elsewhere) and from that core's minicore.  The oracle is the
+# runtime's own account of its tasks, written by the fixture once every
+# task is suspended (asyncio.all_tasks(), each task's name, its coroutines'
+# cr_await chain with each frame's line, the type of its _fut_waiter; the
+# running one's own line).  The cause names the line of the task that
+# blocks the loop.  Then the core damaged: a cycle in an await chain, an
 # awaited object of garbage, a collector's list of garbage and a cycle in
-# one: warnings and the rest of the tasks.  The cause names the line of the
-# task that blocks the loop.  A version that is not installed skips.
+# one: warnings and the rest of the tasks.  ingest stores the core.  A
+# version that is not installed skips.
 . "$(dirname "$0")/lib.sh"
 
 W=$(mktemp -d)
@@ -78,7 +79,8 @@ stored() {
 	check "$name ingest: the core is stored, asyncio's tasks left out ($got)" [ "$got" = "1,0" ]
 }
 
-# version NAME PY: live, snapshot, core, the core damaged, stored.
+# version NAME PY: live, snapshot, core (and its minicore), the core
+# damaged, stored.
 version() {
 	local name=$1 py=$2 run=$W/run-${1// /-} core=
 	hung "$name" "$py" "$run" || { unhang; return; }
@@ -103,6 +105,11 @@ version() {
 	if [ -s "$core" ]; then
 		report_json "$name core" "$run/core.json" "$core" "$py" &&
 			$CHECK "$run/core.json" "$run/tasks.txt" "$name core"
+		if "$ASYNCORE" minicore "$core" -o "$run/mini.core" >/dev/null 2>"$run/mini.err" &&
+			report_json "$name minicore" "$run/mini.json" "$run/mini.core" "$py"; then
+			check "$name minicore: its tasks are the core's" \
+				[ "$(json_get "$run/mini.json" 'j["tasks"]')" = "$(json_get "$run/core.json" 'j["tasks"]')" ]
+		fi
 		damage "$name" "$py" "$run" "$core"
 		stored "$name" "$run" "$core"
 	else
