@@ -390,6 +390,7 @@ void an_analysis_destroy(struct analysis *an)
 	for (size_t i = 0; i < an->ntasks; i++) {
 		frames_free(an->tasks[i].frames, an->tasks[i].nframes);
 		free(an->tasks[i].fn);
+		free(an->tasks[i].name);
 		free(an->tasks[i].unwind_error);
 		free(an->tasks[i].wait_summary);
 	}

@@ -294,6 +294,8 @@ struct an_task {
 	bool has_wait_target;
 	int32_t tid;                /* the OS thread running it */
 	bool has_tid;
+	char *name;                 /* as the runtime names it (an asyncio
+				       task's "Task-3"), or NULL */
 	uint64_t fn_address;        /* entry function */
 	char *fn;                   /* its name; NULL when unknown */
 	const char *created_by;     /* the function that started it (a goroutine's

@@ -17,6 +17,7 @@
 #include "../corefile/liveinfo.h"
 #include "folly.h"
 #include "gil.h"
+#include "pyasync.h"
 #include "frames.h"
 #include "pthreads.h"
 #include "recorder.h"
@@ -375,6 +376,10 @@ struct core_error *an_analyze(struct core *core, const struct core_identity *id,
 		if (err)
 			goto out;
 		an_runtimes_splice(rs, an);
+		if (!opts->no_tasks && !opts->no_asyncio && !an_asyncio_tasks(core, s, rs, an)) {
+			err = &core_error_nomem;
+			goto out;
+		}
 		if (!opts->no_recorders)
 			an_recorders_recover(s, an);
 	}

@@ -3,84 +3,161 @@
 #include "gil.h"
 
 #include "blocking.h"
+#include "pthreads.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-enum { TID_MAX = 1 << 22 };
+enum { TID_MAX = 1 << 22, GILS_MAX = 16, INTERPS_MAX = 256 };
 
-struct gil {
-	uint64_t at, size;          /* the struct _gil_runtime_state */
+/* The members read, as this interpreter lays them out. */
+struct gil_layout {
+	uint64_t size;              /* of struct _gil_runtime_state */
 	uint64_t locked, last_holder;   /* its members' offsets */
-	uint64_t native_thread_id;  /* PyThreadState's */
+	uint64_t enabled;           /* 3.13's (a free-threading build's GIL may
+				       be off) */
+	bool has_enabled;
+	uint64_t native_thread_id;  /* PyThreadState's, 3.11 on */
+	bool has_native;
+	uint64_t thread_id;         /* PyThreadState's pthread_t, before */
+	uint64_t pthread_tid;       /* glibc struct pthread's tid */
 };
 
-/* Where the GIL is: embedded in _PyRuntime (3.8-3.11), else pointed to by
- * the main interpreter's ceval.gil (3.12 on). */
-static bool gil_address(struct core *core, struct dbg_session *s, uint64_t runtime, struct gil *g)
+struct gil {
+	uint64_t at;
+	bool held;
+	int32_t holder;
+};
+
+struct gils {
+	struct gil v[GILS_MAX];
+	size_t n;
+};
+
+static void gil_add(struct gils *gs, uint64_t at)
 {
-	uint64_t off, size, main_off, interp, at;
-	if (dbg_member_find(s, "_PyRuntimeState", "ceval.gil", &off, &size) && size > 8) {
-		g->at = runtime + off;
-		g->size = size;
-		return true;
+	if (!at || (at & 7) || gs->n == GILS_MAX)
+		return;
+	for (size_t i = 0; i < gs->n; i++)
+		if (gs->v[i].at == at)
+			return;
+	gs->v[gs->n++].at = at;
+}
+
+/* 3.12 on: each interpreter's ceval.gil points to the GIL it uses (a
+ * sub-interpreter shares the main one's unless it has its own). */
+static void gil_per_interpreter(struct core *core, struct dbg_session *s, uint64_t runtime,
+				struct gils *gs)
+{
+	uint64_t head_off, next_off, gil_off, size, interp;
+	if (!dbg_member_find(s, "_PyRuntimeState", "interpreters.head", &head_off, &size) || size != 8 ||
+	    !dbg_member_find(s, "PyInterpreterState", "next", &next_off, &size) || size != 8 ||
+	    !dbg_member_find(s, "PyInterpreterState", "ceval.gil", &gil_off, &size) || size != 8 ||
+	    !core_read_u64(core, runtime + head_off, &interp))
+		return;
+	for (unsigned i = 0; interp && !(interp & 7) && i < INTERPS_MAX; i++) {
+		uint64_t at;
+		if (core_read_u64(core, interp + gil_off, &at))
+			gil_add(gs, at);
+		if (!core_read_u64(core, interp + next_off, &interp))
+			break;
 	}
-	if (!dbg_member_find(s, "_PyRuntimeState", "interpreters.main", &main_off, &size) || size != 8 ||
-	    !dbg_member_find(s, "PyInterpreterState", "ceval.gil", &off, &size) || size != 8 ||
-	    !core_read_u64(core, runtime + main_off, &interp) || !interp ||
-	    !core_read_u64(core, interp + off, &at) || !at || !dbg_type_size(s, "_gil_runtime_state", &size) ||
-	    !size)
+}
+
+/* Where the GILs are: embedded in _PyRuntime (3.8-3.11), else pointed to
+ * by the interpreters (3.12 on). */
+static bool gil_find(struct core *core, struct dbg_session *s, struct gil_layout *l, struct gils *gs)
+{
+	uint64_t runtime, off, size;
+	if (!dbg_find_symbol(s, "_PyRuntime", &runtime, NULL))
 		return false;
-	g->at = at;
-	g->size = size;
-	return true;
+	if (dbg_member_find(s, "_PyRuntimeState", "ceval.gil", &off, &size) && size > 8) {
+		l->size = size;
+		gil_add(gs, runtime + off);
+	} else if (dbg_type_size(s, "_gil_runtime_state", &l->size) && l->size) {
+		gil_per_interpreter(core, s, runtime, gs);
+	}
+	l->has_enabled = dbg_member_find(s, "_gil_runtime_state", "enabled", &l->enabled, &size);
+	l->has_native = dbg_member_find(s, "PyThreadState", "native_thread_id", &l->native_thread_id, &size);
+	struct an_pthread_layout pl;
+	an_pthread_layout(s, &pl);
+	l->pthread_tid = pl.tid;
+	return gs->n && dbg_member_find(s, "_gil_runtime_state", "locked", &l->locked, &size) &&
+	       dbg_member_find(s, "_gil_runtime_state", "last_holder", &l->last_holder, &size) &&
+	       (l->has_native || dbg_member_find(s, "PyThreadState", "thread_id", &l->thread_id, &size));
 }
 
-static bool gil_find(struct core *core, struct dbg_session *s, struct gil *g)
+/* The OS thread of the thread state at TSTATE: its native_thread_id (3.11
+ * on), else the tid of the struct pthread its thread_id is. */
+static bool tstate_tid(struct core *core, const struct gil_layout *l, uint64_t tstate, int32_t *tid)
 {
-	uint64_t runtime, size;
-	return dbg_find_symbol(s, "_PyRuntime", &runtime, NULL) && gil_address(core, s, runtime, g) &&
-	       dbg_member_find(s, "_gil_runtime_state", "locked", &g->locked, &size) &&
-	       dbg_member_find(s, "_gil_runtime_state", "last_holder", &g->last_holder, &size) &&
-	       dbg_member_find(s, "PyThreadState", "native_thread_id", &g->native_thread_id, &size);
-}
-
-/* The holder's tid, where the GIL is locked and names a thread state. */
-static bool gil_holder(struct core *core, const struct gil *g, int32_t *tid)
-{
-	uint32_t locked;
-	uint64_t tstate, id;
-	if (!core_read_u32(core, g->at + g->locked, &locked) || !locked ||
-	    !core_read_u64(core, g->at + g->last_holder, &tstate) || !tstate ||
-	    !core_read_u64(core, tstate + g->native_thread_id, &id) || id == 0 || id >= TID_MAX)
+	uint64_t id, pthread;
+	uint32_t id32;
+	if (l->has_native) {
+		if (!core_read_u64(core, tstate + l->native_thread_id, &id))
+			return false;
+	} else {
+		if (!core_read_u64(core, tstate + l->thread_id, &pthread) || !pthread ||
+		    !core_read_u32(core, pthread + l->pthread_tid, &id32))
+			return false;
+		id = id32;
+	}
+	if (id == 0 || id >= TID_MAX)
 		return false;
 	*tid = (int32_t)id;
 	return true;
 }
 
+/* Whether G is locked, and by whom (a thread state naming its OS thread). */
+static void gil_holder(struct core *core, const struct gil_layout *l, struct gil *g)
+{
+	uint32_t locked, enabled;
+	uint64_t tstate;
+	g->held = (!l->has_enabled || (core_read_u32(core, g->at + l->enabled, &enabled) && enabled)) &&
+		  core_read_u32(core, g->at + l->locked, &locked) && locked &&
+		  core_read_u64(core, g->at + l->last_holder, &tstate) && tstate && !(tstate & 7) &&
+		  tstate_tid(core, l, tstate, &g->holder);
+}
+
+static const struct gil *gil_of(const struct gils *gs, const struct gil_layout *l, uint64_t object)
+{
+	for (size_t i = 0; i < gs->n; i++)
+		if (object >= gs->v[i].at && object - gs->v[i].at < l->size)
+			return &gs->v[i];
+	return NULL;
+}
+
+static bool gil_wait(struct dbg_session *s, struct analysis *an, const struct gil_layout *l,
+		     const struct gil *g, struct an_blocked *b)
+{
+	char name[256];
+	bool named = dbg_data_name(s, g->at, l->size, true, name, sizeof(name));
+	b->kind = AN_WAIT_GIL;
+	b->object = g->at;
+	b->via = "take_gil";
+	b->has_owner = g->held;
+	b->owner_tid = g->held ? g->holder : 0;
+	b->owner_gone = g->held && !an_thread_by_tid(an, g->holder);
+	free(b->object_name);
+	b->object_name = named ? strdup(name) : NULL;   /* "_PyRuntime.ceval.gil" */
+	return (!named || b->object_name) && an_blocked_summarize(b);
+}
+
 bool an_gil_analyze(struct core *core, struct dbg_session *s, struct analysis *an)
 {
-	struct gil g;
-	int32_t holder = 0;
-	if (!s || !gil_find(core, s, &g))
+	struct gil_layout l;
+	struct gils gs = { .n = 0 };
+	memset(&l, 0, sizeof(l));
+	if (!s || !gil_find(core, s, &l, &gs))
 		return true;
-	bool held = gil_holder(core, &g, &holder);
-	char name[256];
-	bool named = dbg_data_name(s, g.at, g.size, true, name, sizeof(name));
+	for (size_t i = 0; i < gs.n; i++)
+		gil_holder(core, &l, &gs.v[i]);
 	for (size_t i = 0; i < an->nthreads; i++) {
 		struct an_blocked *b = an->threads[i].blocked;
-		if (!b || b->kind != AN_WAIT_CONDITION || !b->has_object || b->object < g.at ||
-		    b->object - g.at >= g.size)
+		const struct gil *g;
+		if (!b || b->kind != AN_WAIT_CONDITION || !b->has_object || !(g = gil_of(&gs, &l, b->object)))
 			continue;
-		b->kind = AN_WAIT_GIL;
-		b->object = g.at;
-		b->via = "take_gil";
-		b->has_owner = held;
-		b->owner_tid = held ? holder : 0;
-		b->owner_gone = held && !an_thread_by_tid(an, holder);
-		free(b->object_name);
-		b->object_name = named ? strdup(name) : NULL;   /* "_PyRuntime.ceval.gil" */
-		if ((named && !b->object_name) || !an_blocked_summarize(b))
+		if (!gil_wait(s, an, &l, g, b))
 			return false;
 	}
 	return true;

@@ -31,4 +31,13 @@ void an_runtime_session_destroy(struct an_runtime_session *rs);
  * function it attaches to).  What cannot be read or placed is a warning. */
 void an_runtimes_splice(struct an_runtime_session *rs, struct analysis *an);
 
+/* The frame (*F, to free with an_frame_deinit) the description of runtime
+ * RUNTIME ("cpython") resolved in RS makes of the one entry at ADDR (a
+ * suspended coroutine's frame, found outside any stack); CONTEXT names it
+ * in warnings ("asyncio task 0x..."), problems reading it are warnings.
+ * False when no such description is resolved, the entry is hidden or
+ * matches no kind, or memory ran out. */
+bool an_runtime_entry_frame(struct an_runtime_session *rs, const char *runtime, uint64_t addr,
+			    const char *context, struct an_frame *f);
+
 #endif

@@ -115,6 +115,10 @@ int64_t an_rt_as_signed(uint64_t v, uint64_t size);
  * innermost first; what cannot be read is warned. */
 void an_rt_read_stack(struct an_rt_walk *w, uint64_t obj);
 
+/* Read the one entry at AT into W's entries (W's rs and r set); what
+ * cannot be read is warned. */
+void an_rt_read_entry(struct an_rt_walk *w, uint64_t at);
+
 /* After the walk: the problems not warned one by one. */
 void an_rt_walk_summary(struct an_rt_walk *w);
 

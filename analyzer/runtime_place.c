@@ -398,3 +398,28 @@ void an_rt_splice_tidless(struct an_runtime_session *rs, const struct an_rt_reso
 	an_rt_walk_summary(&w);
 	an_rt_walk_deinit(&w);
 }
+
+bool an_runtime_entry_frame(struct an_runtime_session *rs, const char *runtime, uint64_t addr,
+			    const char *context, struct an_frame *f)
+{
+	const struct an_rt_resolved *r = NULL;
+	for (size_t i = 0; rs && i < rs->n && !r; i++)
+		if (rs->v[i].d->runtime && strcmp(rs->v[i].d->runtime, runtime) == 0)
+			r = &rs->v[i];
+	if (!r)
+		return false;
+	struct an_rt_walk w = { .rs = rs, .r = r };
+	snprintf(w.context, sizeof(w.context), "runtime %s: %s", r->d->label, context);
+	an_rt_read_entry(&w, addr);
+	bool ok = w.n == 1 && shown(&w.v[0]) && !w.nomem;
+	if (ok) {
+		make_frame(&w, &w.v[0], f);
+		if (w.nomem) {
+			an_frame_deinit(f);
+			ok = false;
+		}
+	}
+	an_rt_walk_summary(&w);
+	an_rt_walk_deinit(&w);
+	return ok;
+}

@@ -529,6 +529,17 @@ void an_rt_read_stack(struct an_rt_walk *w, uint64_t obj)
 		read_list(w, obj);
 }
 
+void an_rt_read_entry(struct an_rt_walk *w, uint64_t at)
+{
+	unsigned char buf[AN_RT_ENTRY_LIMIT];
+	if (core_pointer_ok(w->rs->core, at, w->r->entry_size, w->r->entry_align) &&
+	    core_read_bytes(w->rs->core, at, buf, w->r->entry_size))
+		add_entry(w, at, buf);
+	else
+		walk_warn(w, "entry 0x%" PRIx64 " %s", at,
+			  at % w->r->entry_align ? "is misaligned" : "is not readable");
+}
+
 void an_rt_walk_deinit(struct an_rt_walk *w)
 {
 	for (size_t i = 0; i < w->n; i++) {

@@ -419,6 +419,17 @@ static void say_task_group(struct line *l, const struct an_task *t, size_t count
 		say(l, ", created by %s", t->created_by);
 }
 
+/* An asyncio task runs: its loop's thread, not the tasks awaiting it,
+ * says why the process hangs. */
+static bool asyncio_task_running(const struct analysis *an)
+{
+	for (size_t i = 0; i < an->ntasks; i++)
+		if (an->tasks[i].state == AN_TASK_RUNNING && an->tasks[i].runtime &&
+		    strcmp(an->tasks[i].runtime, "asyncio") == 0)
+			return true;
+	return false;
+}
+
 char *an_hang_summary(const struct analysis *an, enum an_cause_kind *kind)
 {
 	struct line l = { 0 };
@@ -435,7 +446,7 @@ char *an_hang_summary(const struct analysis *an, enum an_cause_kind *kind)
 		say_group(&l, an, first, count);
 		return l.failed ? NULL : l.text;
 	}
-	if (biggest_task_group(an, &first, &count)) {
+	if (!asyncio_task_running(an) && biggest_task_group(an, &first, &count)) {
 		say_task_group(&l, &an->tasks[first], count);
 		return l.failed ? NULL : l.text;
 	}

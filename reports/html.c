@@ -577,7 +577,8 @@ static void write_nav(FILE *out, const struct analysis *an)
 	if (an->nsuspended)
 		fputs("<a href=\"#suspended\">suspended coroutines</a>", out);
 	if (rep_tasks_count(an, "go") < an->ntasks)
-		fputs("<a href=\"#tasks\">bthreads</a>", out);
+		fprintf(out, "<a href=\"#tasks\">%s</a>",
+			strcmp(rep_tasks_other_runtime(an), "asyncio") == 0 ? "asyncio tasks" : "bthreads");
 	if (rep_tasks_count(an, "go"))
 		fputs("<a href=\"#goroutines\">goroutines</a>", out);
 	fputs("<a href=\"#modules\">modules</a>", out);
@@ -834,10 +835,16 @@ static void write_task_group(FILE *out, const struct analysis *an, const struct 
 	char h[32], doing[160];
 	bool crashing = t->state == AN_TASK_RUNNING && an->has_signal && t->tid == an->crashing_tid;
 	fprintf(out, "<details class=\"task\"%s><summary>", crashing ? " open" : "");
+	const char *noun = rep_task_noun(t);
 	if (g->n == 1)
-		fprintf(out, "bthread %s", base_hex(h, t->id));
+		fprintf(out, "%s %s", noun, base_hex(h, t->id));
 	else
-		fprintf(out, "%zu bthreads", g->n);
+		fprintf(out, "%zu %ss", g->n, noun);
+	if (g->n == 1 && t->name) {
+		fputs(" (", out);
+		rep_html_text(out, t->name, 120);
+		fputc(')', out);
+	}
 	fprintf(out, " <span class=\"muted\">%s</span> ", rep_task_doing(t, an, doing, sizeof(doing)));
 	rep_html_text(out, t->fn ? t->fn : "??", 120);
 	fprintf(out, " <span class=\"muted\">(%zu frames)</span></summary>\n", t->nframes);
@@ -851,8 +858,8 @@ static void write_task_group(FILE *out, const struct analysis *an, const struct 
 	}
 	rep_html_frames(out, t->frames, t->nframes, crashing);
 	if (g->n > 1 && !rep_task_group_same_args(an, g))
-		fprintf(out, "<p class=\"none\">the arguments shown are bthread %s's: the others' differ</p>\n",
-			base_hex(h, t->id));
+		fprintf(out, "<p class=\"none\">the arguments shown are %s %s's: the others' differ</p>\n",
+			noun, base_hex(h, t->id));
 	if (t->unwind_error) {
 		fputs("<p class=\"none\">", out);
 		rep_html_text(out, t->unwind_error, 0);
@@ -956,6 +963,9 @@ static void write_tasks(FILE *out, const struct analysis *an)
 		if (go)
 			fprintf(out, "<section id=\"goroutines\">\n<h2>Goroutines <span class=\"n\">(%s)"
 				"</span></h2>\n", rep_tasks_counts_of(an, "go", counts, sizeof(counts)));
+		else if (strcmp(rep_tasks_other_runtime(an), "asyncio") == 0)
+			fprintf(out, "<section id=\"tasks\">\n<h2>Asyncio tasks <span class=\"n\">(%s)</span>"
+				"</h2>\n", rep_tasks_counts_of(an, "asyncio", counts, sizeof(counts)));
 		else
 			fprintf(out, "<section id=\"tasks\">\n<h2>Bthreads <span class=\"n\">(%s)</span></h2>\n",
 				rep_tasks_counts_of(an, ngo ? "bthread" : NULL, counts, sizeof(counts)));

@@ -687,7 +687,9 @@ static int put_task_members(struct out_buffer *b, const struct an_task *t)
 	       put_scalar_value(b, t->fn_address ? jhex(t->fn_address) : json_null()) ||
 	       put_text(b, ",\"address\":") || put_scalar_value(b, jhex(t->address)) ||
 	       put_text(b, ",\"unwind_error\":") || put_scalar_value(b, jstr(t->unwind_error)) ||
-	       put_goroutine_members(b, t) || put_text(b, ",") ? -1 : 0;
+	       put_goroutine_members(b, t) ||
+	       (t->name && (put_text(b, ",\"name\":") || put_scalar_value(b, jstr(t->name)))) ||
+	       put_text(b, ",") ? -1 : 0;
 }
 
 static json_t *event_object(const struct an_event *e)

@@ -27,6 +27,11 @@ static bool is_go(const struct an_task *t)
 	return t->runtime && strcmp(t->runtime, "go") == 0;
 }
 
+static bool is_asyncio(const struct an_task *t)
+{
+	return t->runtime && strcmp(t->runtime, "asyncio") == 0;
+}
+
 static uint64_t mix(uint64_t h, uint64_t v)
 {
 	return (h ^ v) * 0x100000001b3ULL;
@@ -115,8 +120,9 @@ static uint64_t group_key(const struct an_task *t)
 		return go_key(mix(text_hash(h, "go"), (uint64_t)t->state), t);
 	h = mix(mix(mix(h, (uint64_t)t->state), t->fn_address),
 		t->wait_kind ? (uint64_t)(unsigned char)t->wait_kind[0] : 0);
-	for (size_t i = 0; i < t->nframes; i++)
-		h = locals_hash(mix(h, t->frames[i].pc), &t->frames[i]);
+	for (size_t i = 0; i < t->nframes; i++)   /* script frames: pc 0 */
+		h = locals_hash(mix(text_hash(mix(h, t->frames[i].pc), t->frames[i].function),
+				    (uint64_t)t->frames[i].line), &t->frames[i]);
 	return h;
 }
 
@@ -149,10 +155,12 @@ static bool same_group(const struct an_task *a, const struct an_task *b)
 		return is_go(a) && same_go_group(a, b);
 	if (a->state != b->state || a->state == AN_TASK_RUNNING || a->fn_address != b->fn_address ||
 	    a->nframes != b->nframes || (a->wait_kind == NULL) != (b->wait_kind == NULL) ||
-	    (a->wait_kind && strcmp(a->wait_kind, b->wait_kind) != 0))
+	    (a->wait_kind && strcmp(a->wait_kind, b->wait_kind) != 0) || !same_text(a->fn, b->fn))
 		return false;
 	for (size_t i = 0; i < a->nframes; i++)
-		if (a->frames[i].pc != b->frames[i].pc || !same_locals(&a->frames[i], &b->frames[i]))
+		if (a->frames[i].pc != b->frames[i].pc || a->frames[i].line != b->frames[i].line ||
+		    !same_text(a->frames[i].function, b->frames[i].function) ||
+		    !same_locals(&a->frames[i], &b->frames[i]))
 			return false;
 	return true;
 }
@@ -337,6 +345,17 @@ const char *rep_go_status(const struct analysis *an, const struct rep_task_group
 	return buf;
 }
 
+const char *rep_task_noun(const struct an_task *t)
+{
+	return is_go(t) ? "goroutine" : is_asyncio(t) ? "asyncio task" : "bthread";
+}
+
+const char *rep_tasks_other_runtime(const struct analysis *an)
+{
+	size_t n = rep_tasks_count(an, "asyncio");
+	return n && n == an->ntasks - rep_tasks_count(an, "go") ? "asyncio" : "bthread";
+}
+
 const char *rep_task_doing(const struct an_task *t, const struct analysis *an, char *buf,
 			   size_t len)
 {
@@ -344,7 +363,11 @@ const char *rep_task_doing(const struct an_task *t, const struct analysis *an, c
 	if (len)
 		buf[0] = '\0';
 	append(buf, len, &at, "%s", an_task_state_name(t->state));
-	if (t->state == AN_TASK_RUNNING && t->has_tid)
+	if (is_asyncio(t) && t->wait_kind && t->has_wait_target)
+		append(buf, len, &at, " awaiting task 0x%" PRIx64, t->wait_target);
+	else if (is_asyncio(t) && t->wait_kind)
+		append(buf, len, &at, " awaiting %s 0x%" PRIx64, t->wait_kind, t->wait_address);
+	else if (t->state == AN_TASK_RUNNING && t->has_tid)
 		append(buf, len, &at, " on thread %" PRId32 "%s", t->tid,
 		       an->has_signal && t->tid == an->crashing_tid ? " (crashing)" : "");
 	else if (t->wait_kind && strcmp(t->wait_kind, "sleep") == 0)

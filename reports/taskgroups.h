@@ -44,6 +44,14 @@ const char *rep_tasks_counts_of(const struct analysis *an, const char *runtime, 
 /* How many tasks of RUNTIME AN has; NULL: all. */
 size_t rep_tasks_count(const struct analysis *an, const char *runtime);
 
+/* What a task of T's runtime is called: "bthread", "goroutine", "asyncio
+ * task". */
+const char *rep_task_noun(const struct an_task *t);
+
+/* The runtime of AN's tasks other than goroutines, for their section's
+ * title and counts: "asyncio" when every one is asyncio's, else "bthread". */
+const char *rep_tasks_other_runtime(const struct analysis *an);
+
 /* Whether T is a goroutine. */
 bool rep_task_is_go(const struct an_task *t);
 
@@ -63,7 +71,8 @@ const struct an_task *rep_task_running_on(const struct analysis *an, int32_t tid
 
 /* What task T is doing, in words: "suspended in butex wait on 0x...",
  * "suspended in join of bthread 0x...", "running on thread 42 (crashing)",
- * "ready (never ran)"; into BUF. */
+ * "ready (never ran)", an asyncio task's "suspended awaiting Future 0x...",
+ * "suspended awaiting task 0x..."; into BUF. */
 const char *rep_task_doing(const struct an_task *t, const struct analysis *an, char *buf,
 			   size_t len);
 

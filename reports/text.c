@@ -579,6 +579,22 @@ static void write_group_ids(FILE *out, const struct analysis *an, const struct r
 	fputc('\n', out);
 }
 
+/* The names of G's tasks (asyncio's "consumer-1"), when they have any. */
+static void write_group_names(FILE *out, const struct analysis *an, const struct rep_task_group *g)
+{
+	enum { MAX_NAMES = 16 };
+	if (!an->tasks[g->members[0]].name)
+		return;
+	fprintf(out, "  names:");
+	for (size_t i = 0; i < g->n && i < MAX_NAMES; i++) {
+		const char *name = an->tasks[g->members[i]].name;
+		fprintf(out, " %s", name ? esc(name) : "?");
+	}
+	if (g->n > MAX_NAMES)
+		fprintf(out, " ... and %zu more", g->n - MAX_NAMES);
+	fputc('\n', out);
+}
+
 /* One group of bthreads: the one, or how many with their ids, what they do,
  * their entry function, and their frames once. */
 static void write_task_group(FILE *out, const struct analysis *an, const struct rep_task_group *g,
@@ -586,10 +602,13 @@ static void write_task_group(FILE *out, const struct analysis *an, const struct 
 {
 	const struct an_task *t = &an->tasks[g->members[0]];
 	char h[32], doing[160];
+	const char *noun = rep_task_noun(t);
 	if (g->n == 1)
-		fprintf(out, "\nbthread %s", base_hex(h, t->id));
+		fprintf(out, "\n%s %s", noun, base_hex(h, t->id));
 	else
-		fprintf(out, "\n%zu bthreads", g->n);
+		fprintf(out, "\n%zu %ss", g->n, noun);
+	if (g->n == 1 && t->name)
+		fprintf(out, " (%s)", esc(t->name));
 	bool same_address = true;
 	for (size_t i = 1; i < g->n; i++)
 		same_address = same_address && an->tasks[g->members[i]].wait_address == t->wait_address;
@@ -598,10 +617,12 @@ static void write_task_group(FILE *out, const struct analysis *an, const struct 
 	if (g->n > 1) {
 		fprintf(out, "  ids:");
 		write_group_ids(out, an, g, true);
+		write_group_names(out, an, g);
 	}
 	write_frames(out, t->frames, t->nframes, false, w);
 	if (g->n > 1 && !rep_task_group_same_args(an, g))
-		fprintf(out, "  (the arguments shown are bthread %s's: the others' differ)\n", base_hex(h, t->id));
+		fprintf(out, "  (the arguments shown are %s %s's: the others' differ)\n", noun,
+			base_hex(h, t->id));
 	if (t->unwind_error)
 		fprintf(out, "  (%s)\n", esc(t->unwind_error));
 }
@@ -658,7 +679,10 @@ static void write_tasks(FILE *out, const struct analysis *an, struct writer *w)
 	struct rep_task_groups groups;
 	bool grouped = rep_task_groups_init(&groups, an);
 	size_t nbthreads = rep_tasks_count(an, "bthread"), ngo = rep_tasks_count(an, "go");
-	if (nbthreads || !ngo)
+	const char *other = rep_tasks_other_runtime(an);
+	if (strcmp(other, "asyncio") == 0)
+		fprintf(out, "\nAsyncio tasks (%s):\n", rep_tasks_counts_of(an, other, counts, sizeof(counts)));
+	else if (nbthreads || !ngo)
 		fprintf(out, "\nBthreads (%s):\n",
 			rep_tasks_counts_of(an, ngo ? "bthread" : NULL, counts, sizeof(counts)));
 	if (!grouped)

@@ -217,9 +217,40 @@ static void go_status(void)
 	CHECK_STR("syscall: minutes of a waiting one only", status_of(sys, 1, buf, sizeof(buf)), "syscall");
 }
 
+/* asyncio's tasks: script frames (pc 0) group by function and line; what
+ * each does names what it awaits. */
+static void asyncio_tasks(void)
+{
+	struct an_frame get = { .function = "Queue.get (queues.py:158)", .line = 158 };
+	struct an_frame get2 = { .function = "Queue.get (queues.py:160)", .line = 160 };
+	struct an_frame nap = { .function = "sleep (tasks.py:665)", .line = 665 };
+	struct an_frame a[] = { get }, b[] = { get }, c[] = { get2 }, d[] = { nap };
+	struct an_task tasks[4];
+	struct an_frame *stacks[] = { a, b, c, d };
+	for (size_t i = 0; i < 4; i++)
+		tasks[i] = (struct an_task){ .runtime = "asyncio", .id = 0x20 + i, .state = AN_TASK_SUSPENDED,
+					     .wait_kind = "Future", .wait_address = 0xf0 + i,
+					     .has_wait_address = true, .fn = "consumer",
+					     .frames = stacks[i], .nframes = 1 };
+	char got[256], buf[160];
+	group_ids(tasks, 4, got, sizeof(got));
+	CHECK_STR("asyncio: grouped by their frames' functions and lines", got, "[20,21] [22] [23]");
+	CHECK_STR("asyncio: a task awaiting a future", rep_task_doing(&tasks[0], NULL, buf, sizeof(buf)),
+		  "suspended awaiting Future 0xf0");
+	tasks[1].wait_kind = "Task";
+	tasks[1].wait_target = 0x23;
+	tasks[1].has_wait_target = true;
+	CHECK_STR("asyncio: a task awaiting a task", rep_task_doing(&tasks[1], NULL, buf, sizeof(buf)),
+		  "suspended awaiting task 0x23");
+	CHECK_STR("asyncio: its noun", rep_task_noun(&tasks[0]), "asyncio task");
+	struct analysis an = { .tasks = tasks, .ntasks = 4 };
+	CHECK_STR("asyncio: the section's runtime", rep_tasks_other_runtime(&an), "asyncio");
+}
+
 int main(void)
 {
 	groups();
+	asyncio_tasks();
 	doing();
 	by_locals();
 	go_groups();
