@@ -288,8 +288,13 @@ struct an_task {
 	uint64_t wait_since;        /* seconds it has waited */
 	bool has_wait_since;
 	bool locked;                /* a goroutine locked to its OS thread */
-	uint64_t wait_address;      /* the butex waited on */
+	uint64_t wait_address;      /* the butex waited on; a goroutine's channel
+				       (hchan), sync object or pollDesc */
 	bool has_wait_address;
+	char *wait_object_name;     /* the global holding it ("main.orders",
+				       "main.muLedger"), malloc'd; NULL: none */
+	int64_t wait_fd;            /* a goroutine in IO wait: its pollDesc's fd */
+	bool has_wait_fd;
 	uint64_t wait_target;       /* join: the id of the task joined */
 	bool has_wait_target;
 	int32_t tid;                /* the OS thread running it */
