@@ -403,6 +403,17 @@ struct an_caught {
 	enum an_handler_action action;
 };
 
+/* A runtime's dump another process asked for (DESIGN.md "Hangs"): the Go
+ * runtime prints every goroutine on SIGQUIT and, with GOTRACEBACK=crash,
+ * then raises SIGABRT itself, so the core's signal is its own; the kernel's
+ * signal frame of the SIGQUIT on a handler's stack keeps who sent it. */
+struct an_dump_request {
+	bool present;
+	int signo;                  /* SIGQUIT */
+	int32_t sender_pid;         /* the process that sent it */
+	int32_t tid;                /* the thread whose handler took it */
+};
+
 /* A Go program's own account of its death (analyzer/gopanic.c): the panic
  * or fatal error the runtime printed, read back from memory. */
 struct an_go_crash {
@@ -492,6 +503,7 @@ struct analysis {
 	int32_t crashing_tid;
 	char *abort_message;        /* glibc's __abort_msg->msg, or NULL */
 	struct an_caught caught;    /* the fault a handler caught; !present: none */
+	struct an_dump_request dump_request;   /* a SIGQUIT dump's sender */
 	struct an_go_crash go;      /* a Go program's panic or fatal error */
 	struct an_js_crash js;      /* a Node.js program's uncaught exception or OOM */
 	struct an_cause cause;

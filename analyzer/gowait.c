@@ -195,8 +195,11 @@ static bool sync_object(struct go_runtime *rt, const struct an_task *t, uint64_t
 		return false;
 	*object = sema - off;
 	*type = sw->type;
-	bool in_rw = strcmp(sw->type, "sync.Mutex") == 0 && at + 1 < t->nframes && t->frames[at + 1].function &&
-		     strcmp(t->frames[at + 1].function, "sync.(*RWMutex).Lock") == 0;
+	size_t up = at + 1;
+	while (up < t->nframes && t->frames[up].function && strncmp(t->frames[up].function, "sync.(*Mutex).", 14) == 0)
+		up++;
+	bool in_rw = strcmp(sw->type, "sync.Mutex") == 0 && up < t->nframes && t->frames[up].function &&
+		     strcmp(t->frames[up].function, "sync.(*RWMutex).Lock") == 0;
 	if (in_rw && member_offset(rt, "sync.RWMutex", "w", &off) && off <= *object) {
 		*object -= off;
 		*type = "sync.RWMutex";
