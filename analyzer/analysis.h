@@ -295,6 +295,11 @@ struct an_task {
 				       "main.muLedger"), malloc'd; NULL: none */
 	int64_t wait_fd;            /* a goroutine in IO wait: its pollDesc's fd */
 	bool has_wait_fd;
+	uint64_t wait_owner_task;   /* the task holding it, as the object records
+				       (a bthread mutex built with BRPC_DEBUG_LOCK) */
+	bool has_wait_owner_task;
+	int32_t wait_owner_tid;     /* the OS thread holding it (a pthread owner) */
+	bool has_wait_owner_tid;
 	uint64_t wait_target;       /* join: the id of the task joined */
 	bool has_wait_target;
 	int32_t tid;                /* the OS thread running it */

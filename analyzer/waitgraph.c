@@ -182,9 +182,13 @@ static bool summarize_tasks(struct analysis *an)
 		if (!t->wait_kind || t->wait_summary)
 			continue;
 		const char *fn = task_waiter(t), *of = t->wait_object_name;
-		char fd[32] = "";
+		char fd[64] = "";
 		if (t->has_wait_fd)
 			snprintf(fd, sizeof(fd), " on fd %" PRId64, t->wait_fd);
+		else if (t->has_wait_owner_task)
+			snprintf(fd, sizeof(fd), ", held by bthread 0x%" PRIx64 ",", t->wait_owner_task);
+		else if (t->has_wait_owner_tid)
+			snprintf(fd, sizeof(fd), ", held by thread %d,", (int)t->wait_owner_tid);
 		int n = asprintf(&t->wait_summary, "waits on %s%s%s%s%s%s", t->wait_kind, of ? " of " : "", of ? of : "",
 				 fd, fn ? " in " : "", fn ? fn : "");
 		if (n < 0) {

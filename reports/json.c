@@ -649,10 +649,12 @@ static int put_task_blocked(struct out_buffer *b, const struct an_task *t)
 	if (!t->wait_kind)
 		return put_text(b, "null");
 	json_t *since = is_goroutine(t) && t->has_wait_since ? json_integer((json_int_t)t->wait_since) : json_null();
-	return put_scalar_value(b, json_pack("{s:o, s:o, s:o, s:n, s:n, s:o, s:n, s:o, s:o}",
+	return put_scalar_value(b, json_pack("{s:o, s:o, s:o, s:o, s:o, s:n, s:o, s:n, s:o, s:o}",
 					     "kind", jstr(t->wait_kind),
 					     "object", jhex_if(t->has_wait_address, t->wait_address),
-					     "object_name", jstr(t->wait_object_name), "owner_tid", "syscall",
+					     "object_name", jstr(t->wait_object_name),
+					     "owner_tid", t->has_wait_owner_tid ? json_integer(t->wait_owner_tid) : json_null(),
+					     "owner_task", jhex_if(t->has_wait_owner_task, t->wait_owner_task), "syscall",
 					     "fd", t->has_wait_fd ? json_integer((json_int_t)t->wait_fd) : json_null(),
 					     "fd_target", "since", since, "summary", jstr(t->wait_summary)));
 }
