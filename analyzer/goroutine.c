@@ -424,7 +424,8 @@ static bool allgs_read(struct go_runtime *rt, uint64_t array, uint64_t n)
 		core_warn(rt->core, "Go: %zu entries of runtime.allgs are no goroutine", bad);
 	if (twice)
 		core_warn(rt->core, "Go: runtime.allgs lists %zu goroutines twice", twice);
-	qsort(rt->gs, rt->ngs, sizeof(*rt->gs), g_order);
+	if (rt->ngs)
+		qsort(rt->gs, rt->ngs, sizeof(*rt->gs), g_order);
 	drop_repeated(rt);
 	return rt->gs || !n;
 }
