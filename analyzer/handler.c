@@ -451,9 +451,10 @@ bool an_handler_find(struct core *core, struct dbg_session *s, struct analysis *
 	bool live = core_read_running(core);
 	size_t crashing = an_crashing_thread(an);
 	int found = 0;
+	bool own_signal = !live && raised_by_itself(core, an);
 	an->dump_request.present = false;
 	for (size_t i = 0; i < an->nthreads; i++)
-		if (mark_trampolines(core, &an->threads[i]) && !live && raised_by_itself(core, an))
+		if (mark_trampolines(core, &an->threads[i]) && own_signal)
 			dump_request_at(core, an, &an->threads[i]);
 	if (an->dump_request.present)
 		return true;   /* a dump asked for: no fault was caught */

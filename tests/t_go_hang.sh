@@ -10,7 +10,7 @@
 # runtime counts it; the core's cause says the SIGQUIT came from this
 # script's pid, not a crash; the core's goroutines, states and frames
 # against the dump the runtime printed (go_oracle.py compare); text and
-# HTML open with the cause.
+# HTML open with the cause and group the waiting goroutines.
 source "$(dirname "$0")/lib.sh"
 source "$ROOT/tests/fixlib.sh"
 source "$ROOT/tests/go_lib.sh"
@@ -112,7 +112,20 @@ fi
 "$ASYNCORE" report "$CORE" "$PROG" >"$RUN/text" 2>/dev/null
 oracle "go-hang/core: text report's first line is the JSON's cause" text-cause "$RUN/text" "$RUN/core.json"
 oracle "go-hang/core: text report's goroutine headers" text "$RUN/rt.json" "$RUN/text"
+# The waiting section groups the consumers as the runtime counts them.
+n=$(jget "$RUN/rt.json" 'sum(1 for g in j["goroutines"] if any(f["function"] == "main.consume" for f in g["frames"]))')
+line="  $n goroutines: waits on chan receive of main.orders in main.consume, created by main.startConsumers"
+if grep -qxF "$line" "$RUN/text"; then
+	pass "go-hang/core: text report's waiting section:$line"
+else
+	fail "go-hang/core: text report has no line '$line': $(grep -m1 'goroutines: ' "$RUN/text")"
+fi
 "$ASYNCORE" report "$CORE" "$PROG" --format html >"$RUN/html" 2>/dev/null
+if grep -qF "<li>$n goroutines: waits on chan receive of main.orders in main.consume, created by main.startConsumers</li>" "$RUN/html"; then
+	pass "go-hang/core: the HTML page's waiting list groups the $n consumers"
+else
+	fail "go-hang/core: the HTML page's waiting list does not group the $n consumers"
+fi
 summary=$(jget "$RUN/core.json" 'j["cause"]["summary"]')
 if [ -n "$summary" ] && grep -qF "$summary" "$RUN/html"; then
 	pass "go-hang/core: the HTML page says the cause"
