@@ -158,7 +158,9 @@ static bool add_deadlock(struct analysis *an, const size_t *path, size_t n)
  * else its entry function. */
 static const char *task_waiter(const struct an_task *t)
 {
-	static const char *const runtime[] = { "runtime.", "bthread::", "bthread_", NULL };
+	/* jump_stack: bRPC's bthread::jump_stack, which an inlined frame's DWARF
+	 * names without its namespace */
+	static const char *const runtime[] = { "runtime.", "bthread::", "bthread_", "jump_stack", NULL };
 	static const char *const go_std[] = { "sync.", "internal/", "net.", "os.", "time.", "syscall.", NULL };
 	bool go = t->runtime && strcmp(t->runtime, "go") == 0;
 	for (size_t i = 0; i < t->nframes; i++) {
@@ -182,7 +184,11 @@ static bool summarize_tasks(struct analysis *an)
 		if (!t->wait_kind || t->wait_summary)
 			continue;
 		const char *fn = task_waiter(t), *of = t->wait_object_name;
-		char fd[64] = "";
+		char fd[64] = "", target[48];
+		if (!of && t->has_wait_target) {
+			snprintf(target, sizeof(target), "%s 0x%" PRIx64, t->runtime ? t->runtime : "task", t->wait_target);
+			of = target;
+		}
 		if (t->has_wait_fd)
 			snprintf(fd, sizeof(fd), " on fd %" PRId64, t->wait_fd);
 		else if (t->has_wait_owner_task)
