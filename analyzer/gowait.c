@@ -7,6 +7,9 @@
  *   that address (the treap by prev/next, others waiting on the same
  *   address by waitlink); the sync object is the struct the semaphore is a
  *   member of, its type the sync method on the goroutine's stack;
+ * - a condition variable (sync.Cond.Wait) queues a sudog of the g on the
+ *   Cond's notify list (notify.head, linked by next), the Cond the
+ *   receiver of Cond.Wait on the goroutine's stack;
  * - a netpoll wait (IO wait) leaves the g in its pollDesc's rg or wg, and
  *   the pollDesc keeps its fd and itself (self).
  * The global holding a channel is the data word that points at it; the
@@ -36,7 +39,8 @@ struct sema_waiter {
 	uint64_t g, addr;
 };
 
-/* A channel some goroutine waits on, and the global holding it. */
+/* A channel (or a sync.NewCond's Cond) some goroutine waits on, and the
+ * global holding a pointer to it. */
 struct chan_name {
 	uint64_t hchan;
 	char *name;
@@ -320,6 +324,41 @@ static bool poll_desc_of(struct go_runtime *rt, const struct go_g *g, uint64_t *
 	return found;
 }
 
+/* ---- condition variables ------------------------------------------------ */
+
+/* The sync.Cond G waits on: a word of its stack (Cond.Wait's receiver)
+ * pointing at a Cond whose notify list (notify.head, linked by next) holds
+ * a sudog of G.  The list is the runtime's own (notifyListWait). */
+static bool cond_of(struct go_runtime *rt, const struct go_g *g, uint64_t head_off, uint64_t *cond)
+{
+	const struct go_layout *L = &rt->L;
+	uint64_t sp = g->sched_sp, hi = g->stack_hi;
+	if (!sp || sp < g->stack_lo || sp >= hi)
+		return false;
+	if (hi - sp > MAX_STACK_SCAN)
+		hi = sp + MAX_STACK_SCAN;
+	size_t n = (size_t)((hi - sp) / 8);
+	uint64_t *words = malloc(n * 8);
+	bool found = false;
+	if (words && go_read(rt, sp, words, n * 8))
+		for (size_t i = 0; i < n && !found; i++) {
+			uint64_t s = 0;
+			if (words[i] < 0x1000 || words[i] % 8 || !go_read_word(rt, words[i] + head_off, &s))
+				continue;
+			for (size_t k = 0; s && k < MAX_SUDOGS && !found; k++) {
+				uint64_t who = 0;
+				if (!go_read_word(rt, s + L->sg_g, &who))
+					break;
+				found = who == g->addr;
+				if (!go_read_word(rt, s + L->sg_next, &s))
+					break;
+			}
+			*cond = words[i];
+		}
+	free(words);
+	return found;
+}
+
 /* ---- the goroutines ---------------------------------------------------- */
 
 static bool is_word(const char *kind, const char *const *words)
@@ -389,6 +428,20 @@ static void sema_wait(struct waits *w, const struct go_g *g, struct an_task *t)
 		w->nomem = true;
 }
 
+/* A Cond's name: the global it is (or a member of), else the global that
+ * points at it (sync.NewCond's). */
+static void cond_name(struct waits *w, struct an_task *t)
+{
+	char name[NAME_LEN];
+	uint64_t size = 0;
+	const char *held = chan_name(w, t->wait_address);
+	if (dbg_type_size(w->rt->s, "sync.Cond", &size) && size &&
+	    dbg_data_name(w->rt->s, t->wait_address, size, true, name, sizeof(name)))
+		held = name;
+	if (held && !(t->wait_object_name = strdup(held)))
+		w->nomem = true;
+}
+
 static void io_wait(struct go_runtime *rt, const struct go_g *g, struct an_task *t)
 {
 	uint64_t pd, fd;
@@ -412,7 +465,17 @@ static void each_wait(struct waits *w, size_t first, int pass)
 		struct an_task *t = &rt->an->tasks[k++];
 		if (g->status != GO_WAITING || !t->wait_kind)
 			continue;
-		if (pass == 0 && is_word(t->wait_kind, chan_words)) {
+		if (pass == 0 && strcmp(t->wait_kind, "sync.Cond.Wait") == 0) {
+			uint64_t head_off, size, cond;
+			if (dbg_member_find(rt->s, "sync.Cond", "notify.head", &head_off, &size) &&
+			    cond_of(rt, g, head_off, &cond)) {
+				t->wait_address = cond;
+				t->has_wait_address = true;
+				chan_add(w, cond);   /* a global may hold a pointer to it */
+			}
+		} else if (pass == 1 && strcmp(t->wait_kind, "sync.Cond.Wait") == 0 && t->has_wait_address) {
+			cond_name(w, t);
+		} else if (pass == 0 && is_word(t->wait_kind, chan_words)) {
 			uint64_t chans[16];
 			size_t n = 0;
 			channels_of(rt, g, chans, &n, sizeof(chans) / sizeof(chans[0]));

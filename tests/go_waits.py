@@ -11,7 +11,8 @@ object's address.  JSON {"main.orders": "0x...", ...}.
 
 `check`: for each function of the fixture that waits behind a global
 (the fixture's source says which: main.consume receives on main.orders,
-main.payLedger locks main.muLedger, ...), the goroutines with a frame of
+main.payLedger locks main.muLedger, main.waitRestock waits on the Cond
+main.restock points at, ...), the goroutines with a frame of
 that function: as many in asyncore as in the runtime's dump
 (RUNTIME.json, go_oracle.py runtime), each with blocked_on.object gdb's
 address of the global, object_name the global's name, owner_tid null (Go's
@@ -40,6 +41,8 @@ WAITS = {
     "main.auditBooks": ("main.rwBooks", False),
     "main.rewriteBooks": ("main.rwBooks", False),
     "main.ship": ("main.wgShip", False),
+    "main.waitRestock": ("main.restock", True),
+    "main.waitShelf": ("main.shelf", False),
 }
 
 

@@ -2,6 +2,7 @@
 # A Go service that leaks goroutines (fixtures/go_shop `prog leak`: 300
 # goroutines receiving on main.orders, three behind main.muLedger, held by
 # a parked goroutine, three behind main.rwBooks, two in main.wgShip.Wait,
+# three on sync.Conds (main.restock points at one, main.shelf is one),
 # one in Accept), read live, from its snapshot, and from the core the Go
 # runtime leaves on SIGQUIT (GOTRACEBACK=crash: it prints every goroutine,
 # then raises SIGABRT itself).  Each waiting goroutine's blocked_on and wait
