@@ -11,7 +11,8 @@
 # runtime counts it; the core's cause says the SIGQUIT came from this
 # script's pid, not a crash; the core's goroutines, states and frames
 # against the dump the runtime printed (go_oracle.py compare); text and
-# HTML open with the cause and group the waiting goroutines.
+# HTML open with the cause and group the waiting goroutines.  The stripped
+# build's SIGQUIT core: the same cause, no global named.
 source "$(dirname "$0")/lib.sh"
 source "$ROOT/tests/fixlib.sh"
 source "$ROOT/tests/go_lib.sh"
@@ -132,5 +133,43 @@ if [ -n "$summary" ] && grep -qF "$summary" "$RUN/html"; then
 	pass "go-hang/core: the HTML page says the cause"
 else
 	fail "go-hang/core: the HTML page does not say '$summary'"
+fi
+
+# Stripped (-s -w: no symbols, no DWARF): the runtime's SIGQUIT core still
+# names the hang by its biggest group as the runtime counts it, but no
+# global: none is invented.
+if fix_build go_shop stripped; then
+	SRUN=$(mktemp -d "$TMPD/run-XXXX")
+	(
+		cd "$SRUN" && ulimit -c unlimited || exit
+		GOTRACEBACK=crash "$FIX_DIR/prog" leak >"$SRUN/stdout" 2>"$SRUN/stderr" &
+		echo $! >"$SRUN/pid"
+		wait
+	) >/dev/null 2>&1 &
+	SHELL_PID=$!
+	LIVE_PID=
+	for i in $(seq 200); do LIVE_PID=$(cat "$SRUN/pid" 2>/dev/null) && [ -n "$LIVE_PID" ] && break; sleep 0.05; done
+	for i in $(seq 6000); do
+		[ -f "$SRUN/ready" ] || ! kill -0 "$LIVE_PID" 2>/dev/null && break
+		sleep 0.05
+	done
+	kill -QUIT "$LIVE_PID" 2>/dev/null
+	for i in $(seq 1200); do kill -0 "$LIVE_PID" 2>/dev/null || break; sleep 0.05; done
+	wait "$SHELL_PID" 2>/dev/null
+	SCORE=$(ls "$SRUN"/core* 2>/dev/null | head -1)
+	if [ -n "$SCORE" ] && python3 "$ORACLE" runtime "$SRUN/stderr" >"$SRUN/rt.json" 2>/dev/null &&
+		report_json "go-hang/stripped" "$SRUN/core.json" "$SCORE" "$FIX_DIR/prog" --threads all; then
+		n=$(jget "$SRUN/rt.json" 'sum(1 for g in j["goroutines"] if any(f["function"] == "main.consume" for f in g["frames"]))')
+		want="$n goroutines wait on chan receive in main.consume, created by main.startConsumers (dumped on SIGQUIT sent by pid $SENDER: "
+		got=$(jget "$SRUN/core.json" 'j["cause"]["kind"] + ": " + j["cause"]["summary"]')
+		named=$(jget "$SRUN/core.json" 'sorted(set(str((t["blocked_on"] or {}).get("object_name")) for t in j["tasks"]))')
+		if [[ "$got" == "hang: $want"* ]] && [ "$named" = '["None"]' ]; then
+			pass "go-hang/stripped: the cause as the runtime counts ($n consumers), no global named"
+		else
+			fail "go-hang/stripped: cause '$got', names $named (want 'hang: $want...', none)"
+		fi
+	else
+		fail "go-hang/stripped: no core or no dump of the stripped build in $SRUN"
+	fi
 fi
 exit 0
