@@ -27,7 +27,8 @@
 
 enum {
 	SEM_TAB_SIZE = 251,         /* semTabSize, sema.go */
-	MAX_SUDOGS = 1024,          /* a select's cases, bounded */
+	MAX_SUDOGS = 1024,          /* sudogs on one semaphore or Cond, bounded */
+	MAX_CASES = 64,             /* a select's cases read, at most */
 	MAX_TREAP = 1 << 22,
 	NAME_LEN = 512,
 	SCAN_CHUNK = 64 << 10,
@@ -227,20 +228,21 @@ static void chan_add(struct waits *w, uint64_t hchan)
 	*c = (struct chan_name){.hchan = hchan};
 }
 
-/* G's channels (its sudogs on g.waiting that name it) into CHANS[0, *N). */
+/* G's channels (its sudogs on g.waiting that name it) into CHANS[0, *N);
+ * none when the list cannot be read whole or holds more than MAX. */
 static void channels_of(struct go_runtime *rt, const struct go_g *g, uint64_t *chans, size_t *n, size_t max)
 {
 	const struct go_layout *L = &rt->L;
 	*n = 0;
 	uint64_t s = g->waiting;
-	for (size_t k = 0; s && k < MAX_SUDOGS && *n < max; k++) {
+	while (s) {
 		uint64_t who = 0, c = 0;
-		if (!go_read_word(rt, s + L->sg_g, &who) || who != g->addr || !go_read_word(rt, s + L->sg_c, &c))
+		if (*n == max || !go_read_word(rt, s + L->sg_g, &who) || who != g->addr ||
+		    !go_read_word(rt, s + L->sg_c, &c) || !c || !go_read_word(rt, s + L->sg_waitlink, &s)) {
+			*n = 0;
 			return;
-		if (c)
-			chans[(*n)++] = c;
-		if (!go_read_word(rt, s + L->sg_waitlink, &s))
-			return;
+		}
+		chans[(*n)++] = c;
 	}
 }
 
@@ -394,7 +396,7 @@ static char *names_joined(const struct waits *w, const uint64_t *chans, size_t n
 
 static void channel_wait(struct waits *w, const struct go_g *g, struct an_task *t)
 {
-	uint64_t chans[16];
+	uint64_t chans[MAX_CASES];
 	size_t n = 0;
 	channels_of(w->rt, g, chans, &n, sizeof(chans) / sizeof(chans[0]));
 	bool one = n > 0;
@@ -476,7 +478,7 @@ static void each_wait(struct waits *w, size_t first, int pass)
 		} else if (pass == 1 && strcmp(t->wait_kind, "sync.Cond.Wait") == 0 && t->has_wait_address) {
 			cond_name(w, t);
 		} else if (pass == 0 && is_word(t->wait_kind, chan_words)) {
-			uint64_t chans[16];
+			uint64_t chans[MAX_CASES];
 			size_t n = 0;
 			channels_of(rt, g, chans, &n, sizeof(chans) / sizeof(chans[0]));
 			for (size_t c = 0; c < n; c++)
