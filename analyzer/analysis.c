@@ -393,6 +393,7 @@ void an_analysis_destroy(struct analysis *an)
 		free(an->tasks[i].name);
 		free(an->tasks[i].unwind_error);
 		free(an->tasks[i].wait_summary);
+		free(an->tasks[i].wait_object_name);
 	}
 	free(an->tasks);
 	free(an->runtime_stacks);

@@ -288,8 +288,18 @@ struct an_task {
 	uint64_t wait_since;        /* seconds it has waited */
 	bool has_wait_since;
 	bool locked;                /* a goroutine locked to its OS thread */
-	uint64_t wait_address;      /* the butex waited on */
+	uint64_t wait_address;      /* the butex waited on; a goroutine's channel
+				       (hchan), sync object or pollDesc */
 	bool has_wait_address;
+	char *wait_object_name;     /* the global holding it ("main.orders",
+				       "main.muLedger"), malloc'd; NULL: none */
+	int64_t wait_fd;            /* a goroutine in IO wait: its pollDesc's fd */
+	bool has_wait_fd;
+	uint64_t wait_owner_task;   /* the task holding it, as the object records
+				       (a bthread mutex built with BRPC_DEBUG_LOCK) */
+	bool has_wait_owner_task;
+	int32_t wait_owner_tid;     /* the OS thread holding it (a pthread owner) */
+	bool has_wait_owner_tid;
 	uint64_t wait_target;       /* join: the id of the task joined */
 	bool has_wait_target;
 	int32_t tid;                /* the OS thread running it */
@@ -400,6 +410,17 @@ struct an_caught {
 	enum an_handler_action action;
 };
 
+/* A runtime's dump another process asked for (DESIGN.md "Hangs"): the Go
+ * runtime prints every goroutine on SIGQUIT and, with GOTRACEBACK=crash,
+ * then raises SIGABRT itself, so the core's signal is its own; the kernel's
+ * signal frame of the SIGQUIT on a handler's stack keeps who sent it. */
+struct an_dump_request {
+	bool present;
+	int signo;                  /* SIGQUIT */
+	int32_t sender_pid;         /* the process that sent it */
+	int32_t tid;                /* the thread whose handler took it */
+};
+
 /* A Go program's own account of its death (analyzer/gopanic.c): the panic
  * or fatal error the runtime printed, read back from memory. */
 struct an_go_crash {
@@ -489,6 +510,7 @@ struct analysis {
 	int32_t crashing_tid;
 	char *abort_message;        /* glibc's __abort_msg->msg, or NULL */
 	struct an_caught caught;    /* the fault a handler caught; !present: none */
+	struct an_dump_request dump_request;   /* a SIGQUIT dump's sender */
 	struct an_go_crash go;      /* a Go program's panic or fatal error */
 	struct an_js_crash js;      /* a Node.js program's uncaught exception or OOM */
 	struct an_cause cause;

@@ -1040,6 +1040,7 @@ static void build_tasks(struct bt_ctx *c)
 	qsort(tasks, k, sizeof(*tasks), task_order);
 	c->an->tasks = tasks;
 	c->an->ntasks = k;
+	an_bthread_mutexes(c->s, c->an);
 }
 
 void an_bthread_analyze(struct dbg_session *s, struct analysis *an)

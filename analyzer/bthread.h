@@ -19,4 +19,9 @@
  * on AN and the rest is listed. */
 void an_bthread_analyze(struct dbg_session *s, struct analysis *an);
 
+/* The bthread mutexes AN's bthreads wait on (their butexes): each waiter's
+ * wait_object_name, the global holding the mutex, and its owner where bRPC
+ * recorded one (analyzer/btmutex.c). */
+void an_bthread_mutexes(struct dbg_session *s, struct analysis *an);
+
 #endif

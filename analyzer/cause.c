@@ -923,17 +923,25 @@ static bool set_hang(struct an_cause *c, const struct analysis *an, uint64_t pau
 
 /* A core another process asked for: dumped with no fatal signal (gcore),
  * or on a signal another process sent (kill -ABRT, a watchdog's SIGABRT,
- * timeout -s ABRT: SI_USER or SI_QUEUE from a foreign pid).  Its cause is
- * the hang's; 0 when the core is a crash's. */
+ * timeout -s ABRT: SI_USER or SI_QUEUE from a foreign pid), or by a
+ * runtime's SIGQUIT dump that ends in its own abort (an->dump_request).
+ * Its cause is the hang's; 0 when the core is a crash's. */
 static int decide_hang_core(struct cause_ctx *c)
 {
 	const struct analysis *an = c->an;
 	const struct core_siginfo *si = &c->core->siginfo;
-	char why[128];
+	char why[192];
 	if (!an->has_signal)
 		return set_hang_cause(c->cause, an, "dumped while running, with no fatal signal") ? 1 : -1;
 	bool sent = si->present && si->signo == an->signo && (si->code == SI_USER || si->code == SI_QUEUE) &&
 		    si->sender_pid > 0 && !(an->has_pid && si->sender_pid == an->pid);
+	const struct an_dump_request *q = &an->dump_request;
+	if (!sent && q->present) {
+		snprintf(why, sizeof(why), "dumped on %s sent by pid %d: the runtime printed its dump, then raised %s "
+			 "itself", core_signal_name(q->signo), (int)q->sender_pid,
+			 an->signal_name ? an->signal_name : "a signal");
+		return set_hang_cause(c->cause, an, why) ? 1 : -1;
+	}
 	if (!sent)
 		return 0;
 	snprintf(why, sizeof(why), "dumped on %s sent by pid %d", an->signal_name ? an->signal_name : "a signal",

@@ -14,7 +14,10 @@ struct go_layout {
 	/* runtime.g */
 	uint64_t g_stack_lo, g_stack_hi, g_panic, g_m, g_sched_sp, g_sched_pc, g_sched_lr,
 		g_sched_bp, g_syscallsp, g_syscallpc, g_status, g_goid, g_waitsince, g_waitreason,
-		g_lockedm, g_sig, g_sigcode0, g_sigcode1, g_sigpc, g_gopc, g_startpc;
+		g_lockedm, g_sig, g_sigcode0, g_sigcode1, g_sigpc, g_gopc, g_startpc, g_waiting;
+	/* runtime.sudog, runtime.semaRoot, runtime.pollDesc */
+	uint64_t sg_g, sg_next, sg_prev, sg_elem, sg_waitlink, sg_c, sr_treap, pd_fd, pd_rg, pd_wg,
+		pd_self;
 	/* runtime.m */
 	uint64_t m_g0, m_procid, m_curg, m_alllink;
 	/* runtime._panic */
@@ -47,6 +50,7 @@ struct go_g {
 	uint64_t panic;             /* its _panic chain */
 	uint32_t sig;
 	uint64_t sigcode0, sigcode1, sigpc;
+	uint64_t waiting;           /* its sudogs of a channel wait (g.waiting) */
 };
 
 /* One M (an OS thread of the runtime). */
@@ -105,6 +109,12 @@ bool go_walk_parked(struct go_runtime *rt, const struct go_g *g, struct dbg_fram
  * fatal error, and mark the frame that faulted or called panic as the
  * crash site. */
 void go_crash_read(struct go_runtime *rt);
+
+/* Fill the waits of the goroutines' tasks AN->tasks[FIRST ...] (one per
+ * live g of RT, in RT's order): the channel, sync object or poll
+ * descriptor each waits on, the global holding it, an fd
+ * (analyzer/gowait.c).  False only when memory ran out. */
+bool go_waits_read(struct go_runtime *rt, size_t first);
 
 /* The Go function whose code holds PC (looked up as is). */
 bool go_func(struct go_runtime *rt, uint64_t pc, struct dbg_gofunc *f);

@@ -72,7 +72,13 @@ static const struct go_field go_fields[] = {
 	F("runtime.g", "lockedm", g_lockedm, 232), F("runtime.g", "sig", g_sig, 240),
 	F("runtime.g", "sigcode0", g_sigcode0, 272), F("runtime.g", "sigcode1", g_sigcode1, 280),
 	F("runtime.g", "sigpc", g_sigpc, 288), F("runtime.g", "gopc", g_gopc, 296),
-	F("runtime.g", "startpc", g_startpc, 312),
+	F("runtime.g", "startpc", g_startpc, 312), F("runtime.g", "waiting", g_waiting, 328),
+	F("runtime.sudog", "g", sg_g, 0), F("runtime.sudog", "next", sg_next, 8),
+	F("runtime.sudog", "prev", sg_prev, 16), F("runtime.sudog", "elem", sg_elem, 24),
+	F("runtime.sudog", "waitlink", sg_waitlink, 64), F("runtime.sudog", "c", sg_c, 80),
+	F("runtime.semaRoot", "treap", sr_treap, 8),
+	F("runtime.pollDesc", "fd", pd_fd, 8), F("runtime.pollDesc", "rg", pd_rg, 24),
+	F("runtime.pollDesc", "wg", pd_wg, 32), F("runtime.pollDesc", "self", pd_self, 232),
 	F("runtime.m", "g0", m_g0, 0), F("runtime.m", "procid", m_procid, 72),
 	F("runtime.m", "curg", m_curg, 192),
 	F("runtime.m", "alllink", m_alllink, 336),
@@ -246,7 +252,7 @@ static bool g_read(struct go_runtime *rt, uint64_t addr, struct go_g *g)
 		.gopc = word_at(buf, L->g_gopc), .startpc = word_at(buf, L->g_startpc),
 		.panic = word_at(buf, L->g_panic), .sig = u32_at(buf, L->g_sig),
 		.sigcode0 = word_at(buf, L->g_sigcode0), .sigcode1 = word_at(buf, L->g_sigcode1),
-		.sigpc = word_at(buf, L->g_sigpc),
+		.sigpc = word_at(buf, L->g_sigpc), .waiting = word_at(buf, L->g_waiting),
 	};
 	return g_plausible(g);
 }
@@ -418,7 +424,8 @@ static bool allgs_read(struct go_runtime *rt, uint64_t array, uint64_t n)
 		core_warn(rt->core, "Go: %zu entries of runtime.allgs are no goroutine", bad);
 	if (twice)
 		core_warn(rt->core, "Go: runtime.allgs lists %zu goroutines twice", twice);
-	qsort(rt->gs, rt->ngs, sizeof(*rt->gs), g_order);
+	if (rt->ngs)
+		qsort(rt->gs, rt->ngs, sizeof(*rt->gs), g_order);
 	drop_repeated(rt);
 	return rt->gs || !n;
 }
@@ -667,7 +674,7 @@ static bool build_tasks(struct go_runtime *rt, struct dbg_frame **walks, size_t 
 	if (!tasks)
 		return false;
 	an->tasks = tasks;
-	size_t cut = 0;
+	size_t cut = 0, first = an->ntasks;
 	for (size_t i = 0; i < rt->ngs; i++) {
 		const struct go_g *g = &rt->gs[i];
 		if (g->status == GO_DEAD)
@@ -681,7 +688,7 @@ static bool build_tasks(struct go_runtime *rt, struct dbg_frame **walks, size_t 
 	}
 	if (cut > MAX_CUT_WARNINGS)
 		core_warn(rt->core, "Go: %zu goroutines' stacks are cut short", cut);
-	return true;
+	return go_waits_read(rt, first);
 }
 
 /* ---- threads ---------------------------------------------------------- */

@@ -440,11 +440,46 @@ static int caught_on_return(struct core *core, struct dbg_session *s, struct ana
 	return 1;
 }
 
+/* A SIGQUIT that another process sent, taken by a handler of thread T
+ * (the runtime's dump of every goroutine): into AN->dump_request. */
+static void dump_request_at(struct core *core, struct analysis *an, const struct an_thread *t)
+{
+	for (size_t k = t->nframes; k-- > 1 && !an->dump_request.present;) {
+		struct core_sigframe sf;
+		uint64_t sp;
+		if (t->frames[k].role != AN_FRAME_TRAMPOLINE || !trampoline_sp(core, t, k, &sp) ||
+		    !core_sigframe_read(core, sp, &sf))
+			continue;
+		bool sent = sf.code == SI_USER || sf.code == SI_QUEUE || sf.code == SI_TKILL;
+		if (sf.signo != SIGQUIT || !sent || sf.sender_pid <= 0 || (an->has_pid && sf.sender_pid == an->pid) ||
+		    sigframe_problem(core, t, k, &sf))
+			continue;
+		an->dump_request = (struct an_dump_request){ .present = true, .signo = sf.signo,
+							     .sender_pid = sf.sender_pid, .tid = t->tid };
+	}
+}
+
+/* Whether the core's own signal is one the process sent itself (the
+ * runtime ending its dump with abort). */
+static bool raised_by_itself(const struct core *core, const struct analysis *an)
+{
+	const struct core_siginfo *si = &core->siginfo;
+	return an->has_signal && si->present && si->code <= 0 && an->has_pid && si->sender_pid == an->pid &&
+	       (si->signo == SIGABRT || si->signo == SIGQUIT);
+}
+
 bool an_handler_find(struct core *core, struct dbg_session *s, struct analysis *an)
 {
 	bool live = core_read_running(core);
 	size_t crashing = an_crashing_thread(an);
 	int found = 0;
+	bool own_signal = !live && raised_by_itself(core, an);
+	an->dump_request.present = false;
+	for (size_t i = 0; i < an->nthreads; i++)
+		if (mark_trampolines(core, &an->threads[i]) && own_signal)
+			dump_request_at(core, an, &an->threads[i]);
+	if (an->dump_request.present)
+		return true;   /* a dump asked for: no fault was caught */
 	for (size_t i = 0; i < an->nthreads; i++) {
 		struct an_thread *t = &an->threads[i];
 		/* A Go program's own handler is its runtime's: the cause is its panic. */

@@ -13,7 +13,9 @@
  * a live process or its snapshot (a process stopped inside its handler).
  * Sets AN->caught and the roles of that thread's frames (handler frames,
  * trampoline, crash site).  A signal frame that cannot be trusted is a
- * warning and no caught fault.  S may be NULL.  Call after the stacks are
+ * warning and no caught fault.  A core whose own signal the process
+ * raised itself after a SIGQUIT another process sent (a runtime's dump, Go's
+ * GOTRACEBACK=crash) sets AN->dump_request instead.  S may be NULL.  Call after the stacks are
  * unwound and before the cause is decided.  False only when memory ran
  * out. */
 bool an_handler_find(struct core *core, struct dbg_session *s, struct analysis *an);

@@ -153,14 +153,22 @@ static bool add_deadlock(struct analysis *an, const size_t *path, size_t n)
 }
 
 /* The function a task waits in: its first frame outside the C library
- * and its runtime's own code, else its entry function. */
+ * and its runtime's own code (for a goroutine also the standard library's
+ * packages a wait passes through: sync, internal/poll, net, os, time),
+ * else its entry function. */
 static const char *task_waiter(const struct an_task *t)
 {
-	static const char *const runtime[] = { "runtime.", "bthread::", "bthread_", NULL };
+	/* jump_stack: bRPC's bthread::jump_stack, which an inlined frame's DWARF
+	 * names without its namespace */
+	static const char *const runtime[] = { "runtime.", "bthread::", "bthread_", "jump_stack", NULL };
+	static const char *const go_std[] = { "sync.", "internal/", "net.", "os.", "time.", "syscall.", NULL };
+	bool go = t->runtime && strcmp(t->runtime, "go") == 0;
 	for (size_t i = 0; i < t->nframes; i++) {
 		const struct an_frame *f = &t->frames[i];
 		bool own = f->function && !an_frame_in_runtime(f);
 		for (const char *const *p = runtime; own && *p; p++)
+			own = strncmp(f->function, *p, strlen(*p)) != 0;
+		for (const char *const *p = go_std; go && own && *p; p++)
 			own = strncmp(f->function, *p, strlen(*p)) != 0;
 		if (own)
 			return f->function;
@@ -175,9 +183,20 @@ static bool summarize_tasks(struct analysis *an)
 		struct an_task *t = &an->tasks[i];
 		if (!t->wait_kind || t->wait_summary)
 			continue;
-		const char *fn = task_waiter(t);
-		int n = fn ? asprintf(&t->wait_summary, "waits on %s in %s", t->wait_kind, fn)
-			   : asprintf(&t->wait_summary, "waits on %s", t->wait_kind);
+		const char *fn = task_waiter(t), *of = t->wait_object_name;
+		char fd[64] = "", target[48];
+		if (!of && t->has_wait_target) {
+			snprintf(target, sizeof(target), "%s 0x%" PRIx64, t->runtime ? t->runtime : "task", t->wait_target);
+			of = target;
+		}
+		if (t->has_wait_fd)
+			snprintf(fd, sizeof(fd), " on fd %" PRId64, t->wait_fd);
+		else if (t->has_wait_owner_task)
+			snprintf(fd, sizeof(fd), ", held by bthread 0x%" PRIx64 ",", t->wait_owner_task);
+		else if (t->has_wait_owner_tid)
+			snprintf(fd, sizeof(fd), ", held by thread %d,", (int)t->wait_owner_tid);
+		int n = asprintf(&t->wait_summary, "waits on %s%s%s%s%s%s", t->wait_kind, of ? " of " : "", of ? of : "",
+				 fd, fn ? " in " : "", fn ? fn : "");
 		if (n < 0) {
 			t->wait_summary = NULL;
 			return false;
@@ -390,7 +409,7 @@ static void say_waits(struct line *l, const struct analysis *an)
 }
 
 /* The biggest group of tasks that wait alike (one runtime, one wait, one
- * function, one creator); false when none waits. */
+ * function, one creator, one object waited on); false when none waits. */
 static bool biggest_task_group(const struct analysis *an, size_t *first, size_t *count)
 {
 	struct member *m = malloc((an->ntasks ? an->ntasks : 1) * sizeof(*m));
@@ -400,19 +419,22 @@ static bool biggest_task_group(const struct analysis *an, size_t *first, size_t 
 		const char *fn = task_waiter(t);
 		/* the runtime's own (Go's idle GC workers): no program's wait */
 		if (t->wait_kind && fn && strncmp(fn, "runtime.", 8) != 0)
-			m[n++] = (struct member){ .key = { t->runtime, t->wait_kind, fn, t->created_by }, .index = i };
+			m[n++] = (struct member){ .key = { t->runtime, t->wait_kind, fn, t->created_by },
+						  .num = t->has_wait_address ? t->wait_address : 0, .index = i };
 	}
 	return best_run_of(m, n, first, count);
 }
 
-/* "300 goroutines wait on chan receive in main.consume, created by
- * main.startConsumers" */
+/* "300 goroutines wait on chan receive of main.orders in main.consume,
+ * created by main.startConsumers" */
 static void say_task_group(struct line *l, const struct an_task *t, size_t count)
 {
 	const char *noun = t->runtime && strcmp(t->runtime, "go") == 0 ? "goroutine"
 			 : t->runtime && strcmp(t->runtime, "bthread") == 0 ? "bthread" : "task";
 	const char *fn = task_waiter(t);
 	say(l, "%zu %s%s wait%s on %s", count, noun, count == 1 ? "" : "s", count == 1 ? "s" : "", t->wait_kind);
+	if (t->wait_object_name)
+		say(l, " of %s", t->wait_object_name);
 	if (fn)
 		say(l, " in %s", fn);
 	if (t->created_by)

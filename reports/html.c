@@ -656,9 +656,12 @@ static void write_hang(FILE *out, const struct analysis *an)
 {
 	bool hang = an->cause.kind == AN_CAUSE_HANG || an->cause.kind == AN_CAUSE_DEADLOCK;
 	struct rep_wait_group *groups = NULL;
+	struct rep_task_wait_group *tasks = NULL;
 	size_t n = hang ? rep_wait_groups(an, &groups) : 0;
-	if (!an->ndeadlocks && !n) {
+	size_t nt = hang ? rep_task_wait_groups(an, REP_TASK_WAIT_GROUPS, &tasks) : 0;
+	if (!an->ndeadlocks && !n && !nt) {
 		free(groups);
+		free(tasks);
 		return;
 	}
 	fputs("<section id=\"hang\">\n", out);
@@ -672,17 +675,27 @@ static void write_hang(FILE *out, const struct analysis *an)
 		fputs("</ul>\n", out);
 	}
 	rep_html_wait_graph(out, an);
-	if (n)
+	if (n || nt)
 		fputs("<h2>Waiting</h2>\n<ul class=\"waiters\">\n", out);
 	for (size_t i = 0; i < n; i++) {
 		fprintf(out, "<li>%zu thread%s: ", groups[i].count, groups[i].count == 1 ? "" : "s");
 		rep_html_text(out, groups[i].summary, 0);
 		fputs("</li>\n", out);
 	}
-	if (n)
+	for (size_t i = 0; i < nt; i++) {
+		fprintf(out, "<li>%zu %s%s: ", tasks[i].count, tasks[i].noun, tasks[i].count == 1 ? "" : "s");
+		rep_html_text(out, tasks[i].summary, 0);
+		if (tasks[i].created_by) {
+			fputs(", created by ", out);
+			rep_html_text(out, tasks[i].created_by, 0);
+		}
+		fputs("</li>\n", out);
+	}
+	if (n || nt)
 		fputs("</ul>\n", out);
 	fputs("</section>\n", out);
 	free(groups);
+	free(tasks);
 }
 
 static void write_registers(FILE *out, const struct an_thread *t, const char *arch)

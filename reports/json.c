@@ -621,7 +621,8 @@ static bool is_goroutine(const struct an_task *t)
 	return t->runtime && strcmp(t->runtime, "go") == 0;
 }
 
-/* "wait": {"kind", "address"[, "target"]} (a goroutine's also "since"),
+/* "wait": {"kind", "address"[, "target"]} (a goroutine's also
+ * "object_name" and "since"),
  * null when the task waits for nothing known. */
 static int put_task_wait(struct out_buffer *b, const struct an_task *t)
 {
@@ -633,7 +634,8 @@ static int put_task_wait(struct out_buffer *b, const struct an_task *t)
 	       (t->has_wait_target &&
 		(put_text(b, ",\"target\":") || put_scalar_value(b, jhex(t->wait_target)))) ||
 	       (is_goroutine(t) &&
-		(put_text(b, ",\"since\":") ||
+		(put_text(b, ",\"object_name\":") || put_scalar_value(b, jstr(t->wait_object_name)) ||
+		 put_text(b, ",\"since\":") ||
 		 put_scalar_value(b, t->has_wait_since ? json_integer((json_int_t)t->wait_since)
 						       : json_null()))) ||
 	       put_text(b, "}") ? -1 : 0;
@@ -647,11 +649,14 @@ static int put_task_blocked(struct out_buffer *b, const struct an_task *t)
 	if (!t->wait_kind)
 		return put_text(b, "null");
 	json_t *since = is_goroutine(t) && t->has_wait_since ? json_integer((json_int_t)t->wait_since) : json_null();
-	return put_scalar_value(b, json_pack("{s:o, s:o, s:n, s:n, s:n, s:n, s:n, s:o, s:o}",
+	return put_scalar_value(b, json_pack("{s:o, s:o, s:o, s:o, s:o, s:n, s:o, s:n, s:o, s:o}",
 					     "kind", jstr(t->wait_kind),
 					     "object", jhex_if(t->has_wait_address, t->wait_address),
-					     "object_name", "owner_tid", "syscall", "fd", "fd_target",
-					     "since", since, "summary", jstr(t->wait_summary)));
+					     "object_name", jstr(t->wait_object_name),
+					     "owner_tid", t->has_wait_owner_tid ? json_integer(t->wait_owner_tid) : json_null(),
+					     "owner_task", jhex_if(t->has_wait_owner_task, t->wait_owner_task), "syscall",
+					     "fd", t->has_wait_fd ? json_integer((json_int_t)t->wait_fd) : json_null(),
+					     "fd_target", "since", since, "summary", jstr(t->wait_summary)));
 }
 
 /* A goroutine's ",\"created_by\":{function, file, line}" (null: unknown)

@@ -109,6 +109,17 @@ static void write_hang(FILE *out, const struct analysis *an)
 		fprintf(out, "  %zu thread%s: %s\n", groups[i].count, groups[i].count == 1 ? "" : "s",
 			esc(groups[i].summary));
 	free(groups);
+	struct rep_task_wait_group *tasks = NULL;
+	size_t nt = hang ? rep_task_wait_groups(an, REP_TASK_WAIT_GROUPS, &tasks) : 0;
+	if (nt && !n)
+		fprintf(out, "\nwaiting:\n");
+	for (size_t i = 0; i < nt; i++) {
+		fprintf(out, "  %zu %s%s: %s", tasks[i].count, tasks[i].noun, tasks[i].count == 1 ? "" : "s",
+			esc(tasks[i].summary));
+		fprintf(out, tasks[i].created_by ? ", created by %s\n" : "\n",
+			tasks[i].created_by ? esc(tasks[i].created_by) : "");
+	}
+	free(tasks);
 }
 
 static void write_async_state(FILE *out, const struct analysis *an)

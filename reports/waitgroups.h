@@ -19,6 +19,23 @@ struct rep_wait_group {
  * of memory. */
 size_t rep_wait_groups(const struct analysis *an, struct rep_wait_group **out);
 
+/* Waiting tasks (goroutines, bthreads) of one runtime with one wait
+ * summary and one creator. */
+struct rep_task_wait_group {
+	const char *noun;           /* static: "goroutine", "bthread", "task" */
+	const char *summary;        /* borrowed from the analysis */
+	const char *created_by;     /* borrowed; NULL: unknown */
+	size_t count;
+	size_t first;               /* its first task's index */
+};
+
+/* How many groups of tasks the reports show. */
+#define REP_TASK_WAIT_GROUPS 10
+
+/* AN's waiting tasks grouped so, most first (then by summary), at most
+ * MAX groups; *OUT malloc'd (caller frees), 0 when none or out of memory. */
+size_t rep_task_wait_groups(const struct analysis *an, size_t max, struct rep_task_wait_group **out);
+
 /* What a thread header names a thread by: its name (comm) where a live
  * process said it, else the function it waits in; NULL: neither. */
 const char *rep_thread_label(const struct an_thread *t);

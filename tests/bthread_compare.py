@@ -7,7 +7,10 @@
 TRUTH.json is what fixtures/bthread wrote before crashing; ASYNCORE.json is
 `asyncore report CORE --format json`; GDB.json is tests/gdb_bthread.py's.
 `truth`: the same bthreads (ids), and for each its entry function, state,
-wait (kind, butex address, joined id), the OS thread of a running one; the
+wait (kind, butex address, joined id), blocked_on's object_name (the global
+holding the mutex or butex) and owner_task (the holder a mutex built with
+BRPC_DEBUG_LOCK records, else null; both null for a program without DWARF),
+the OS thread of a running one; the
 crashing thread is the one running the crashing bthread; every stack ends at
 task_runner, with no unwind error.
 `stacks`: each suspended bthread's frames equal gdb's from its saved context,
@@ -44,6 +47,7 @@ def check_truth(truth, aj):
     for i in sorted(set(tasks) - set(want)):
         diffs.append('bthread %s (%s) listed, never made' % (i, tasks[i].get('fn')))
     lwp_of = {w['running']: w['lwp'] for w in truth['workers']}
+    dwarf = any(m.get('debuginfo') for m in aj.get('modules', []) if m.get('path', '').endswith('/prog'))
     for i in sorted(set(want) & set(tasks)):
         b, t = want[i], tasks[i]
         wait = t.get('wait') or {}
@@ -54,6 +58,13 @@ def check_truth(truth, aj):
         if got != expect:
             diffs.append('bthread %s: (fn, state, wait, address, target, tid, runtime) %r, truth %r'
                          % (i, got, expect))
+        blocked = t.get('blocked_on') or {}
+        named = (blocked.get('object_name'), blocked.get('owner_task'))
+        # without DWARF no layout of bthread_mutex_t is known: nothing named
+        want_named = (b.get('object_name'), b.get('owner')) if dwarf else (None, None)
+        if named != want_named:
+            diffs.append('bthread %s: blocked_on (object_name, owner_task) %r, truth %r'
+                         % (i, named, want_named))
         frames = t.get('frames', [])
         if b['state'] in ('running', 'suspended') and (
                 not frames or strip_params(frames[-1].get('function')) != RUNNER):

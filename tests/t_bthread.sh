@@ -10,7 +10,9 @@
 # as the text and HTML reports show them.  Builds: with DWARF,
 # stripped (bRPC's documented offsets, confirmed by the slot invariant), and
 # `moved` (members at other offsets: found through DWARF only; stripped, no
-# bthreads and a warning).  Then damaged cores: each damage is a warning
+# bthreads and a warning), and `debuglock` (BRPC_DEBUG_LOCK=1: a mutex
+# records its owner, which a waiter's blocked_on names; without it none is
+# named).  Then damaged cores: each damage is a warning
 # naming the bthread or the structure, and the other bthreads are still
 # listed; random damage never crashes asyncore.
 source "$(dirname "$0")/lib.sh"
@@ -222,6 +224,9 @@ if variant dwarf; then
 fi
 variant nodebug
 variant moved
+# Built as bRPC with BRPC_DEBUG_LOCK=1: the mutex records its holder, which
+# the waiter's blocked_on names (the truth: the bthread that locked it).
+variant debuglock
 
 # Stripped, with its members moved: the documented offsets do not fit, so
 # no bthreads (never a guess), a warning, and the threads as usual.

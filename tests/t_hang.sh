@@ -356,7 +356,7 @@ go_leak() {
 	report_json "hang-go-snapshot" "$run/snap.json" "$run/snap.core" "$prog" || return
 	for j in live snap; do
 		summary=$(jget "$run/$j.json" 'j["cause"]["kind"] + ": " + j["cause"]["summary"]')
-		if [[ "$summary" == "hang: 300 goroutines wait on chan receive in main.parked, created by main.many ("* ]]; then
+		if [[ "$summary" == "hang: 300 goroutines wait on chan receive of main.parkedMany in main.parked, created by main.many ("* ]]; then
 			pass "hang-go-$j: $summary"
 		else
 			fail "hang-go-$j: '$summary'"
