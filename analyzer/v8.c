@@ -67,7 +67,7 @@ enum {
 	X(fp_bytecode_array, "off_fp_bytecode_array", 1) \
 	X(fp_bytecode_offset, "off_fp_bytecode_offset", 1) X(fp_args, "off_fp_args", 1) \
 	X(ft_entry, "frametype_EntryFrame", 1) X(ft_construct_entry, "frametype_ConstructEntryFrame", 1) \
-	X(ft_construct, "frametype_ConstructFrame", 0) \
+	X(ft_construct, "frametype_ConstructFrame", 0) X(ft_exit, "frametype_ExitFrame", 0) \
 	X(ho_map, "class_HeapObject__map__Map", 1) X(map_type, "class_Map__instance_type__uint16_t", 1) \
 	X(map_constructor, "class_Map__constructor_or_back_pointer__Object", 1) \
 	X(map_descriptors, "class_Map__instance_descriptors__DescriptorArray", 0) \
@@ -1227,6 +1227,22 @@ static size_t emit_upto(struct v8 *v, struct v8_walk *w, size_t at, struct v8_ou
 	return k;
 }
 
+/* Whether native frame F, with no name, of a mapped file, may run V8's
+ * code: a builtin of a library stripped of the builtins' names (Debian's
+ * libnode), whose frame pointer then holds a JavaScript frame, or an exit
+ * frame (the C++ runtime's caller) that returns to JIT code (executable
+ * memory of no file). */
+static bool unnamed_v8_frame(struct v8 *v, const struct an_frame *f, uint64_t fp)
+{
+	struct v8_frame probe;
+	uint64_t ra;
+	if (AN_FRAME_IS_RUNTIME(f) || f->kind != AN_FRAME_NATIVE || f->inlined || f->function || !f->module ||
+	    !frame_classify(v, fp, &probe))
+		return false;
+	return probe.js || (HAVE(v, ft_exit) && probe.type == MV(v, ft_exit) && rd_word(v, fp + 8, &ra) &&
+			    !core_find_file(v->core, ra) && core_is_executable(v->core, ra));
+}
+
 /* Walk thread T's V8 frames from each native frame in V8's code. */
 static void thread_walk(struct v8 *v, struct an_thread *t, struct v8_walk *w)
 {
@@ -1239,7 +1255,10 @@ static void thread_walk(struct v8 *v, struct an_thread *t, struct v8_walk *w)
 		const struct an_frame *f = &t->frames[i];
 		uint64_t fp;
 		size_t at;
-		if (!in_v8_code(v, f) || !native_fp(v, f, &fp) || walked(w, fp, &at))
+		/* A frame without a name (JIT code, a stripped builtin) starts
+		 * a walk only from a frame pointer on the stack. */
+		if (!native_fp(v, f, &fp) || !(in_v8_code(v, f) || unnamed_v8_frame(v, f, fp)) ||
+		    (!f->function && (fp < lo || fp + 16 > hi)) || walked(w, fp, &at))
 			continue;
 		w->n += chain_walk(v, t->tid, fp, f->pc, lo, hi, w->frames + w->n, MAX_V8_FRAMES - w->n);
 		segments++;
