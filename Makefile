@@ -57,11 +57,14 @@ deps:
 # What the test suite builds before it runs needs these (the Go program
 # test_gopclntab reads); the tests install the rest they use themselves.
 # A failed install is no build failure: what needs it is not built and its
-# test skips, saying why.  lldb and liblldb-dev: llnode (npm's), built
-# under the build tree by tests/t_node.sh, is a second oracle of node's cores.
-TEST_DEB_PKGS := golang-go lldb liblldb-dev
+# test skips, saying why.
+TEST_DEB_PKGS := golang-go
 test-deps:
 	@($(call apt_missing,$(TEST_DEB_PKGS),)) || echo "test-deps: installing $(TEST_DEB_PKGS) failed"
+
+# lldb and liblldb-dev: llnode (npm's), built under the build tree by
+# tests/t_node.sh, is a second oracle of node's cores.
+TEST_DEB_PKGS += lldb liblldb-dev
 
 $(PROGRAM): $(OBJDIR)/asyncore.o $(LIB_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
