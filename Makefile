@@ -68,6 +68,10 @@ test-deps:
 	@sh tests/aarch64_python.sh $(AARCH64_PYTHON) || \
 		echo "test-deps: Debian's arm64 CPythons could not all be unpacked under $(AARCH64_PYTHON)"
 
+# lldb and liblldb-dev: llnode (npm's), built under the build tree by
+# tests/t_node.sh, is a second oracle of node's cores.
+TEST_DEB_PKGS += lldb liblldb-dev
+
 $(PROGRAM): $(OBJDIR)/asyncore.o $(LIB_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

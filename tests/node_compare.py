@@ -5,7 +5,8 @@ node_compare.py frames REPORT.json ORACLE.txt
     ORACLE is node's stderr for an uncaught exception under
     --abort-on-uncaught-exception: "Uncaught TYPE: MESSAGE", a blank line,
     "FROM", then one "name (path:line:col)" or "path:line:col" per frame
-    (at most Error.stackTraceLimit, 10).  The crashing thread's script
+    (at most Error.stackTraceLimit, 10; node 18 runs them together on one
+    line).  The crashing thread's script
     frames, innermost first, must be those frames: name, path, line and
     column.  Prints one line per mismatch; exit 1 when any.
 node_compare.py cause REPORT.json ORACLE.txt
@@ -30,7 +31,10 @@ def oracle(path):
     head = next((l for l in lines if l.startswith('Uncaught ')), None)
     frames = []
     if 'FROM' in lines:
-        for l in lines[lines.index('FROM') + 1:]:
+        # Node 18 writes the frames with no line break between them.
+        after = [f for l in lines[lines.index('FROM') + 1:]
+                 for f in re.sub(r'(:\d+:\d+\)?|\((?:<anonymous>|native)\))(?=[^\d)])', '\\1\n', l).split('\n')]
+        for l in after:
             m = re.match(r'^(.*) \((.*):(\d+):(\d+)\)$', l) or re.match(r'^()(.*):(\d+):(\d+)$', l)
             if not m:
                 # A builtin's frame: "Array.reduce (<anonymous>)", no line.

@@ -13,7 +13,9 @@
 # damaged heap objects and frame chains (warnings, partial frames); a live
 # process stuck in a hot loop (report --pid, and a snapshot of it) and a
 # worker thread in one, against the scripts' source; a node whose v8dbg_
-# symbols are stripped: a warning, the native report.
+# symbols are stripped: a warning, the native report.  Each crash case's
+# core also against llnode's `v8 bt` (npm's llnode@4.0.0 built against
+# Debian's lldb 14): names, scripts, lines at or after the function's start.
 . "$(dirname "$0")/lib.sh"
 
 W=$(mktemp -d)
@@ -79,7 +81,8 @@ crash_case() {
 	local sig; sig=$(json_get "$out" 'j["signature"]')
 	check "node/$name: signature is the JavaScript frames from the one that threw ($sig)" \
 		[ "${sig#"$want_sig"}" != "$sig" ]
-	check "node/$name: no warnings" [ "$(json_get "$out" 'len(j["warnings"])')" = 0 ]
+	local warned; warned=$(json_get "$out" '"; ".join(j["warnings"])')
+	check "node/$name: no warnings${warned:+ (got: $warned)}" [ -z "$warned" ]
 	# A minicore keeps every page the JavaScript frames and the cause read.
 	if "$ASYNCORE" minicore "$CORE" -o "$W/$name.mini" >"$W/mini.log" 2>&1 &&
 		report_json "node/$name-minicore" "$W/$name.mini.json" "$W/$name.mini"; then
@@ -89,10 +92,14 @@ crash_case() {
 		check "node/$name: its minicore ($(( $(stat -c %s "$W/$name.mini") / 1024 )) KiB) gives the same cause and JavaScript frames" \
 			[ "$a" = "$b" ]
 	else
-		fail "node/$name: minicore: $(tail -1 "$W/mini.log")"
+		fail "node/$name: minicore: $(grep -m1 -i 'warning\|error' "$W/mini.log" || tail -1 "$W/mini.log")"
 	fi
 	rm -f "$W/$name.mini"
+	LLNODE_CASES+=("$name")
+	LLNODE_CORES+=("$CORE")
 }
+LLNODE_CASES=()
+LLNODE_CORES=()
 
 SIG3="SIGTRAP: priceOf < lineTotal < orderTotal < "
 crash_case interpreted "$SIG3" crash.js
@@ -123,7 +130,7 @@ damaged() {
 	rm -f "$W/core.$kind"
 }
 
-crash_case baseline "$SIG3" crash.js --always-sparkplug
+crash_case baseline "$SIG3" crash.js --always-sparkplug --single-threaded
 
 # jit_run REPORT FUNCTION...: each FUNCTION's script frame follows a native
 # frame of JIT code (no module), not the interpreter's trampoline.
@@ -144,11 +151,17 @@ PY
 [ -s "$W/baseline.json" ] &&
 	check "node/baseline: priceOf, lineTotal and orderTotal run Sparkplug's code" \
 		jit_run "$W/baseline.json" priceOf lineTotal orderTotal
-crash_case optimized "$SIG3" crash_opt.js --allow-natives-syntax --no-turbo-inlining
-[ -s "$W/optimized.json" ] &&
-	check "node/optimized: lineTotal and orderTotal run TurboFan's code" \
-		jit_run "$W/optimized.json" lineTotal orderTotal
-crash_case inlined "$SIG3" crash_inl.js --allow-natives-syntax
+# The tiers are forced (natives syntax), checked by the script before it
+# crashes (%ActiveTierIsTurbofan), and V8 compiles on the main thread only
+# (--single-threaded): no background compilation or GC to vary a run.
+crash_case optimized "$SIG3" crash_opt.js --allow-natives-syntax --no-turbo-inlining --single-threaded
+if [ -s "$W/optimized.json" ]; then
+	check "node/optimized: V8 said priceOf, lineTotal and orderTotal run TurboFan's code before the crash" \
+		grep -q '^Uncaught TypeError: no rate for ink$' "$RUN/stderr"
+	check "node/optimized: priceOf, lineTotal and orderTotal run TurboFan's code" \
+		jit_run "$W/optimized.json" priceOf lineTotal orderTotal
+fi
+crash_case inlined "$SIG3" crash_inl.js --allow-natives-syntax --single-threaded
 # A class's method and constructor, an arrow function and a builtin.
 crash_case classes "SIGTRAP: (anonymous) < Array.reduce < Ledger.sum < new Ledger < openLedger" crash_class.js
 # A worker's uncaught TypeError, which node copies to its parent's
@@ -356,3 +369,52 @@ nometa_case() {
 		  -a "$(json_get "$out" 'sum(1 for f in j["threads"][0]["frames"] if (f["function"] or "").startswith("Builtins_"))')" -gt 5 ]
 }
 nometa_case
+
+# llnode (npm's, built against Debian's lldb and the headers node ships) as
+# a second oracle: its `v8 bt` of each crash case's core, in one lldb.
+LLNODE_VERSION=4.0.0
+llnode_build_locked() {
+	local dir=$1
+	[ -f "$dir/node_modules/llnode/llnode.so" ] && return 0
+	rm -rf "$dir" && mkdir -p "$dir" || return 1
+	(cd "$dir" && exec env npm_config_nodedir=/usr timeout 900 npm install --no-audit --no-fund \
+		"llnode@$LLNODE_VERSION") >"$dir.log" 2>&1
+	[ -f "$dir/node_modules/llnode/llnode.so" ]
+}
+# llnode_plugin: prints llnode's plugin, or why there is none (status 1).
+llnode_plugin() {
+	if ! test_dep lldb lldb "$W/apt-lldb.log"; then
+		echo "lldb could not be installed: $(tail -1 "$W/apt-lldb.log")"; return 1
+	fi
+	if ! dpkg-query -W -f='${Status}' liblldb-dev 2>/dev/null | grep -q 'ok installed' &&
+		! apt_install "$W/apt-lldb-dev.log" liblldb-dev; then
+		echo "liblldb-dev could not be installed: $(tail -1 "$W/apt-lldb-dev.log")"; return 1
+	fi
+	local dir=$BUILD_FIX/llnode-$LLNODE_VERSION
+	if ! with_lock llnode llnode_build_locked "$dir"; then
+		echo "npm install llnode@$LLNODE_VERSION failed: $(grep -m1 -i 'err' "$dir.log" || tail -1 "$dir.log")"
+		return 1
+	fi
+	echo "$dir/node_modules/llnode/llnode.so"
+}
+llnode_cases() {
+	[ ${#LLNODE_CASES[@]} -gt 0 ] || return
+	local plugin
+	if ! plugin=$(llnode_plugin); then skip "node/llnode: $plugin"; return; fi
+	local cmds=(-o "plugin load $plugin") i
+	for i in "${!LLNODE_CORES[@]}"; do
+		cmds+=(-o "target create -c ${LLNODE_CORES[$i]} /usr/bin/node" -o "v8 bt")
+	done
+	timeout 600 lldb -b "${cmds[@]}" >"$W/llnode.txt" 2>&1
+	# One file per core: what follows its "target create".
+	awk -v d="$W" '/^\(lldb\) target create/ { n++ } n { print > (d "/llnode." n ".bt") }' "$W/llnode.txt"
+	for i in "${!LLNODE_CASES[@]}"; do
+		local name=${LLNODE_CASES[$i]} bt=$W/llnode.$((i + 1)).bt
+		if [ -s "$bt" ] && python3 "$ROOT/tests/llnode_compare.py" "$W/$name.json" "$bt" >"$W/$name.lldiff"; then
+			pass "node/$name: JavaScript frames are llnode's v8 bt of the core ($(tail -1 "$W/$name.lldiff"); names, scripts, lines)"
+		else
+			fail "node/$name: frames differ from llnode's v8 bt: $(head -3 "$W/$name.lldiff" 2>/dev/null | tr '\n' ' ')"
+		fi
+	done
+}
+llnode_cases
