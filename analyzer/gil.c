@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { TID_MAX = 1 << 22 };
+enum { TID_MAX = 1 << 22, TAKE_GIL_DEPTH = 16 };
 
 struct gil {
 	uint64_t at, size;          /* the struct _gil_runtime_state */
@@ -58,6 +58,57 @@ static bool gil_holder(struct core *core, const struct gil *g, int32_t *tid)
 	return true;
 }
 
+/* Whether T is inside CPython's take_gil (every version names it so, its
+ * inline levels too): a thread there waits for the GIL whatever its run
+ * state, between two timed waits as much as in one. */
+static bool in_take_gil(const struct an_thread *t)
+{
+	for (size_t i = 0; i < t->nframes && i < TAKE_GIL_DEPTH; i++)
+		if (t->frames[i].function && !strcmp(t->frames[i].function, "take_gil"))
+			return true;
+	return false;
+}
+
+/* Whether T waits for the GIL G: it is in take_gil (and not its holder,
+ * which is still there once it has taken it), or it waits on one of the
+ * GIL's own condition variables or mutex. */
+static bool waits_for_gil(const struct an_thread *t, const struct gil *g, bool held, int32_t holder)
+{
+	const struct an_blocked *b = t->blocked;
+	if (held && holder == t->tid)
+		return false;
+	if (in_take_gil(t))
+		return true;
+	return b && (b->kind == AN_WAIT_CONDITION || b->kind == AN_WAIT_MUTEX) && b->has_object &&
+	       b->object >= g->at && b->object - g->at < g->size;
+}
+
+/* T's blocked_on made the GIL's; false only when memory ran out. */
+static bool gil_waiter(struct an_thread *t, const struct gil *g, struct analysis *an, bool held,
+		       int32_t holder, const char *name)
+{
+	struct an_blocked *b = t->blocked;
+	if (!b) {   /* on the CPU in take_gil: no system call */
+		const char *waiter = an_waiting_function(t);
+		if (!(b = calloc(1, sizeof(*b))) || (waiter && !(b->waiter = strdup(waiter)))) {
+			free(b);
+			return false;
+		}
+		b->syscall_nr = -1;
+		t->blocked = b;
+	}
+	b->kind = AN_WAIT_GIL;
+	b->object = g->at;
+	b->has_object = true;
+	b->via = "take_gil";
+	b->has_owner = held;
+	b->owner_tid = held ? holder : 0;
+	b->owner_gone = held && !an_thread_by_tid(an, holder);
+	free(b->object_name);
+	b->object_name = name ? strdup(name) : NULL;   /* "_PyRuntime.ceval.gil" */
+	return (!name || b->object_name) && an_blocked_summarize(b);
+}
+
 bool an_gil_analyze(struct core *core, struct dbg_session *s, struct analysis *an)
 {
 	struct gil g;
@@ -67,21 +118,9 @@ bool an_gil_analyze(struct core *core, struct dbg_session *s, struct analysis *a
 	bool held = gil_holder(core, &g, &holder);
 	char name[256];
 	bool named = dbg_data_name(s, g.at, g.size, true, name, sizeof(name));
-	for (size_t i = 0; i < an->nthreads; i++) {
-		struct an_blocked *b = an->threads[i].blocked;
-		if (!b || b->kind != AN_WAIT_CONDITION || !b->has_object || b->object < g.at ||
-		    b->object - g.at >= g.size)
-			continue;
-		b->kind = AN_WAIT_GIL;
-		b->object = g.at;
-		b->via = "take_gil";
-		b->has_owner = held;
-		b->owner_tid = held ? holder : 0;
-		b->owner_gone = held && !an_thread_by_tid(an, holder);
-		free(b->object_name);
-		b->object_name = named ? strdup(name) : NULL;   /* "_PyRuntime.ceval.gil" */
-		if ((named && !b->object_name) || !an_blocked_summarize(b))
+	for (size_t i = 0; i < an->nthreads; i++)
+		if (waits_for_gil(&an->threads[i], &g, held, holder) &&
+		    !gil_waiter(&an->threads[i], &g, an, held, holder, named ? name : NULL))
 			return false;
-	}
 	return true;
 }

@@ -323,14 +323,21 @@ python_gil() {
 	holder=$(LC_ALL=C timeout 120 gdb -batch -nx -q -p "$HUNG" \
 		-ex 'printf "holder %d\n", ((PyThreadState *)_PyRuntime.ceval.gil.last_holder._value)->native_thread_id' \
 		"$py" 2>/dev/null | sed -n 's/^holder //p')
-	report_json "hang-gil" "$run/live.json" --pid "$HUNG" "$py" --threads all || return
-	local got
-	got=$(jget "$run/live.json" '"%s %s" % (j["cause"]["summary"].split(" (process")[0].split(" threads wait")[1] if " threads wait" in j["cause"]["summary"] else j["cause"]["summary"], sorted(set(t["blocked_on"]["owner_tid"] for t in j["threads"] if t["blocked_on"] and t["blocked_on"]["kind"] == "gil")))')
+	# The waiters wake every few tens of microseconds (gil.py's switch
+	# interval): read until a reading catches one in state R (on the CPU
+	# between two timed waits), which is still a GIL waiter.
+	local got n oncpu
+	for n in 1 2 3 4 5 6 7 8; do
+		report_json "hang-gil" "$run/live.json" --pid "$HUNG" "$py" --threads all || return
+		oncpu=$(jget "$run/live.json" 'sum(1 for t in j["threads"] if t.get("state") == "R" and t["tid"] != '"${main:-0}"')')
+		[ "$oncpu" -gt 0 ] && break
+	done
+	got=$(jget "$run/live.json" '"%s %s %d" % (j["cause"]["summary"].split(" (process")[0].split(" threads wait")[1] if " threads wait" in j["cause"]["summary"] else j["cause"]["summary"], sorted(set(t["blocked_on"]["owner_tid"] for t in j["threads"] if t["blocked_on"] and t["blocked_on"]["kind"] == "gil")), sum(1 for t in j["threads"] if t["blocked_on"] and t["blocked_on"]["kind"] == "gil"))')
 	if [ -n "$main" ] && [ "$holder" = "$main" ] &&
-	   [[ "$got" == " for the GIL, held by thread $main (<module> (gil.py:"*")), which sleeps in sleep [$main]" ]]; then
-		pass "hang-gil: threads wait for the GIL, held by the thread gdb and the script name ($main)"
+	   [[ "$got" == " for the GIL, held by thread $main (<module> (gil.py:"*")), which sleeps in sleep [$main] 3" ]]; then
+		pass "hang-gil: 3 threads wait for the GIL, held by the thread gdb and the script name ($main); $oncpu of them on the CPU in take_gil (reading $n)"
 	else
-		fail "hang-gil: '$got', holder by gdb '$holder', by the script '$main'"
+		fail "hang-gil: '$got', holder by gdb '$holder', by the script '$main' ($oncpu waiters in state R, reading $n)"
 	fi
 	{ kill -9 "$HUNG" && wait "$HUNG"; } 2>/dev/null
 }
