@@ -3,7 +3,9 @@
 # deadlock, a pool whose lock holder reads a pipe, readers behind an rwlock
 # writer, a join cycle, a relocked default mutex, an error-checking one, a
 # mutex whose owner exited holding it, a thread computing, a recv() on a
-# loopback connection),
+# loopback connection, a PI mutex, a robust one, a robust one whose owner
+# exited unmarked, a condition variable, a semaphore and a barrier nobody
+# completes),
 # read live (report --pid), from its snapshot and from the core a SIGABRT
 # from outside leaves (gcore's when the kernel's core_pattern pipes cores
 # elsewhere).  Oracles: the fixture's manifest of its threads (its ready
@@ -56,6 +58,9 @@ oracle() {
 		  -ex 'printf "joined2 %d\n", ((struct pthread *)joiners[2])->tid') ;;
 	relock) ex=(-ex 'printf "state_owner %d\n", state_lock.__data.__owner') ;;
 	orphan) ex=(-ex 'printf "cache_owner %d\n", cache_lock.__data.__owner') ;;
+	pi|robust|robustgone) ex=(-ex 'printf "lock_word_tid %d\n", mode_lock.__data.__lock & 0x3fffffff'
+				  -ex 'printf "lock_owner %d\n", mode_lock.__data.__owner'
+				  -ex 'printf "lock_kind %d\n", mode_lock.__data.__kind') ;;
 	*) ex=() ;;
 	esac
 	LC_ALL=C timeout 120 gdb -batch -nx -q -p "$2" "${ex[@]}" "$PROG" >"$3" 2>&1
@@ -157,7 +162,7 @@ abort_core() {
 	fi
 }
 
-for mode in deadlock pool rwlock join relock errorcheck orphan spin socket; do
+for mode in deadlock pool rwlock join relock errorcheck orphan spin socket pi robust robustgone cond sem barrier; do
 	if ! start "$mode"; then
 		fail "hang-$mode: the fixture never got ready ($(tail -1 "$RUN/out" 2>/dev/null))"
 		continue
