@@ -133,6 +133,34 @@ PY
 	fi
 }
 
+# grouped_pool CORE: the text and HTML reports show the pool's identical
+# waiters once, with their count and tids; --threads each shows each; the
+# JSON keeps every thread.
+grouped_pool() {
+	local w owner n
+	w=$(awk '$1 == "pool_worker" {print $2}' "$RUN/ready" | sort -n | paste -sd, | sed 's/,/, /g')
+	n=$(awk '$1 == "pool_worker"' "$RUN/ready" | wc -l)
+	owner=$(sed -n 's/^pool_owner //p' "$RUN/gdb")
+	"$ASYNCORE" report "$1" "$PROG" >"$RUN/group.txt" 2>/dev/null
+	"$ASYNCORE" report "$1" "$PROG" --threads each >"$RUN/each.txt" 2>/dev/null
+	"$ASYNCORE" report "$1" "$PROG" --format html >"$RUN/group.html" 2>/dev/null
+	local each_n=0 t
+	for t in $(awk '$1 == "pool_worker" {print $2}' "$RUN/ready"); do
+		grep -qx "Thread $t (pool_worker): waits for mutex g_pool.lock, held by thread $owner" "$RUN/each.txt" &&
+			each_n=$((each_n + 1))
+	done
+	if grep -qx "$n threads: $w (pool_worker): waits for mutex g_pool.lock, held by thread $owner" "$RUN/group.txt" &&
+	   [ "$(grep -c '^#0 .*__lll_lock_wait\|^#0 .*futex_wait' "$RUN/group.txt")" = 1 ] &&
+	   ! grep -q "^Thread $(awk '$1 == "pool_worker" {print $2; exit}' "$RUN/ready") " "$RUN/group.txt" &&
+	   [ "$each_n" = "$n" ] &&
+	   grep -q "<summary>$n threads: $w (pool_worker): <span class=\"wait\">waits for mutex g_pool.lock, held by thread $owner</span>" "$RUN/group.html" &&
+	   [ "$(jget "$RUN/snap.json" 'len(j["threads"])')" = "$((n + 2))" ]; then
+		pass "hang-grouped: the $n identical waiters once in text and HTML ($n threads: $w), each with --threads each, all in JSON"
+	else
+		fail "hang-grouped: $(grep -m1 'threads: ' "$RUN/group.txt"); each $each_n of $n"
+	fi
+}
+
 # stored_signature CORE: the store keeps the deadlock's kind and signature,
 # and resign (which signs cores again from their stored frames) leaves it.
 stored_signature() {
@@ -174,6 +202,7 @@ for mode in deadlock pool rwlock join relock errorcheck orphan spin socket pi ro
 	report_json "hang-$mode-snapshot" "$RUN/snap.json" "$RUN/snap.core" "$PROG" --threads all &&
 		verdict "hang-$mode-snapshot" "$mode" "$RUN/snap.json" snapshot
 	[ "$mode" = deadlock ] && reports_open_with_hang "$RUN/snap.core"
+	[ "$mode" = pool ] && grouped_pool "$RUN/snap.core"
 	CORE=
 	abort_core
 	if [ -z "$CORE" ] || [ ! -s "$CORE" ]; then

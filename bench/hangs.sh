@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# What the hang analysis (blocked_on, the GIL, the wait-for graph) costs:
+# stacks.sh's sparse core (201 threads x ~80 frames on 8 MiB stacks),
+# `report --format json` and `--format text` with it and without it
+# (ASYNCORE_BENCH_NO_HANGS, which skips only it), interleaved in the same
+# run; and the live pause (`process.paused_us`) of fixtures/hangs' pool
+# (6 threads) read with and without it.
+# Usage: bench/hangs.sh /abs/path/asyncore   (RUNS to change the count)
+# Target: the report within +10% of the one without the hang analysis; the
+# pause within +1 ms of the one without it.
+set -u
+ASYNCORE=${1:?usage: bench/hangs.sh /path/to/asyncore}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${BENCH_DIR:-$ROOT/build/bench/hangs}
+RUNS=${RUNS:-11}
+status=0
+source "$ROOT/bench/lib.sh"
+
+echo "hangs: $(nproc) cpus, load average $(cut -d' ' -f1-3 /proc/loadavg) (a busy machine inflates every number)"
+d=$OUT/sparse
+mkdir -p "$d"
+if ! { gcc -O2 -g -fomit-frame-pointer -DDEFAULT_STACKS -fPIC -shared -o "$d/libbench.so" "$ROOT/bench/stacks/lib.c" &&
+       gcc -O2 -g -fomit-frame-pointer -DDEFAULT_STACKS -pthread -o "$d/prog" "$ROOT/bench/stacks/stacks.c" \
+	   -L"$d" -lbench -Wl,-rpath,'$ORIGIN'; }; then
+	echo "build failed"; exit 1
+fi
+if ! core=$(make_core "$d"); then
+	echo "no core could be made"; exit 1
+fi
+sync
+gcc -O2 -g -pthread -o "$OUT/hangs" "$ROOT/fixtures/hangs/main.c" || { echo "fixture build failed"; exit 1; }
+python3 - "$ASYNCORE" "$d/prog" "$core" "$RUNS" "$ROOT/bench" "$OUT" <<'PY' || status=1
+import json, os, statistics, subprocess, sys, time
+asy, prog, core, runs, bench, out = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5], sys.argv[6]
+sys.path.insert(0, bench)
+import timing
+
+def without():
+    e = dict(os.environ)
+    e['ASYNCORE_BENCH_NO_HANGS'] = '1'
+    return e
+
+rows = []
+for form in ('json', 'text'):
+    cmd = [asy, 'report', core, prog, '--format', form, '--threads', 'all']
+    rows.append(dict(name='report %s' % form, cmd=cmd, runs=runs))
+    rows.append(dict(name='report %s, no hang analysis' % form, cmd=cmd, runs=runs, env=without))
+print('  load average before: %s' % timing.load())
+res = timing.measure(rows)
+ok = True
+for form in ('json', 'text'):
+    a, b = res.get('report %s' % form), res.get('report %s, no hang analysis' % form)
+    if a and b:
+        pct = (a[0] - b[0]) / b[0] * 100
+        print('  hang analysis, %s: %+.1f%% (%.1f ms against %.1f ms)' % (form, pct, a[0], b[0]))
+        timing.record('hangs: sparse core report --format %s, hang analysis' % form, '%+.1f%%' % pct, '<= +10%', pct <= 10)
+        ok = ok and pct <= 10
+
+# the live pause: the pool fixture, read alternately with and without it
+run = os.path.join(out, 'run-pool')
+os.makedirs(run, exist_ok=True)
+if os.path.exists(os.path.join(run, 'ready')):
+    os.unlink(os.path.join(run, 'ready'))
+p = subprocess.Popen([os.path.join(out, 'hangs'), 'pool'], cwd=run, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+try:
+    for _ in range(600):
+        if os.path.exists(os.path.join(run, 'ready')):
+            break
+        time.sleep(0.05)
+    pauses = {'with': [], 'without': []}
+    for i in range(runs):
+        for k in ('with', 'without'):
+            r = subprocess.run([asy, 'report', '--pid', str(p.pid), os.path.join(out, 'hangs'), '--format', 'json'],
+                               capture_output=True, text=True, env=without() if k == 'without' else None)
+            try:
+                pauses[k].append(json.loads(r.stdout)['process']['paused_us'])
+            except (ValueError, KeyError, TypeError):
+                pass
+finally:
+    p.kill()
+    p.wait()
+if pauses['with'] and pauses['without']:
+    a, b = statistics.median(pauses['with']), statistics.median(pauses['without'])
+    print('  live pause (pool, 6 threads): median %.3f ms with the hang analysis, %.3f ms without (%d runs each)'
+          % (a / 1000, b / 1000, len(pauses['with'])))
+    timing.record('hangs: live pause, hang analysis', '%+.3f ms' % ((a - b) / 1000), '<= +1 ms', a - b <= 1000)
+    ok = ok and a - b <= 1000
+else:
+    print('  live pause: no reading')
+    ok = False
+print('  load average after:  %s' % timing.load())
+print('  targets (report <= +10%%, pause <= +1 ms): %s' % ('met' if ok else 'NOT met'))
+PY
+exit $status
