@@ -161,6 +161,84 @@ grouped_pool() {
 	fi
 }
 
+# damaged_locks CORE: the deadlock's core with its mutexes damaged: an
+# owner of garbage, an owner that is no thread, a robust kind whose lock
+# word is no tid, and random words over both mutexes.  Each report ends
+# (under a bound) with its JSON; an owner is never invented: gdb reads the
+# same damaged core, and every owner reported is what the object records
+# (__owner, or __lock's low 30 bits for a robust or PI kind), none where
+# that is no thread id; garbage is warned of.
+damaged_locks() {
+	local core=$1 t a lo ao f rc bad=() n=0
+	t=$(awk '$1 == "transfer" {print $2}' "$RUN/ready")
+	a=$(awk '$1 == "audit" {print $2}' "$RUN/ready")
+	lo=$(jget "$RUN/core.json" "[x for x in j['threads'] if x['tid'] == $t][0]['blocked_on']['object']")
+	ao=$(jget "$RUN/core.json" "[x for x in j['threads'] if x['tid'] == $a][0]['blocked_on']['object']")
+	python3 "$ROOT/tests/corrupt_core.py" "$core" "$RUN/bad-garbage.core" poke "$lo+8=0xdeadbeef:4" &&
+	python3 "$ROOT/tests/corrupt_core.py" "$core" "$RUN/bad-nothread.core" poke "$lo+8=4000000:4" &&
+	python3 "$ROOT/tests/corrupt_core.py" "$core" "$RUN/bad-robustword.core" poke "$lo+16=0x10:4" "$lo=0x7fffffff:4" &&
+	python3 "$ROOT/tests/corrupt_core.py" "$core" "$RUN/bad-flip-%d.core" flip-ranges 1-10 "$lo:40,$ao:40" || {
+		fail "hang-damaged: corrupt_core.py failed"; return; }
+	for f in "$RUN"/bad-*.core; do
+		n=$((n + 1))
+		timeout 60 "$ASYNCORE" report "$f" "$PROG" --threads all --format json >"$f.json" 2>"$f.err"
+		rc=$?
+		if [ $rc -gt 2 ] || ! json_ok "$f.json"; then
+			bad+=("$(basename "$f"): exit $rc, no JSON ($(tail -1 "$f.err"))")
+			rm -f "$f.json"
+		fi
+	done
+	for f in "$RUN"/bad-*.core; do
+		[ -s "$f.json" ] || continue
+		LC_ALL=C timeout 120 gdb -batch -nx -q \
+			-ex 'printf "ledger %d %d %d\n", ledger_lock.__data.__owner, ledger_lock.__data.__lock, ledger_lock.__data.__kind' \
+			-ex 'printf "accounts %d %d %d\n", accounts_lock.__data.__owner, accounts_lock.__data.__lock, accounts_lock.__data.__kind' \
+			"$PROG" "$f" 2>/dev/null | grep -E '^(ledger|accounts) ' >"$f.gdb"
+		local got
+		got=$(python3 - "$f.json" "$f.gdb" "$t" "$a" "$(basename "$f")" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+gdb = {l.split()[0]: [int(x) for x in l.split()[1:]] for l in open(sys.argv[2])}
+t, a, name = int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+by = {x["tid"]: x for x in j["threads"]}
+tids = set(by)
+bad = []
+if set(gdb) != {"ledger", "accounts"}:
+    print("%s: gdb read no mutexes" % name); sys.exit()
+for tid, lock in ((t, "ledger"), (a, "accounts")):
+    b = by.get(tid, {}).get("blocked_on") or {}
+    if b.get("kind") != "mutex" or b.get("object_name") != lock + "_lock":
+        continue   # the frames' facts damaged: no owner to check
+    owner, word, kind = gdb[lock]
+    rec = (word & 0x3fffffff) if kind & 0x30 else owner
+    want = rec if 0 < rec < (1 << 22) else None
+    if b.get("owner_tid") != want:
+        bad.append("%s: %s's owner %s, the core records %d" % (name, lock, b.get("owner_tid"), rec))
+    if want is None and rec != 0 and not any(("0x%x" % (rec & 0xffffffff)) in w for w in j.get("warnings", [])):
+        bad.append("%s: no warning of %s's holder 0x%x" % (name, lock, rec & 0xffffffff))
+    if want is not None and want not in tids and "no thread of the process" not in (b.get("summary") or ""):
+        bad.append("%s: %s's owner %d is no thread, unsaid" % (name, lock, want))
+for d in j["deadlocks"]:
+    for i, tid in enumerate(d["threads"]):
+        nxt = d["threads"][(i + 1) % len(d["threads"])]
+        if (by.get(tid, {}).get("blocked_on") or {}).get("owner_tid") != nxt:
+            bad.append("%s: deadlock edge %d -> %d is no owner" % (name, tid, nxt))
+if name == "bad-garbage.core" and j["deadlocks"]:
+    bad.append("a deadlock through a garbage owner")
+if name == "bad-nothread.core" and "which is no thread of the process" not in j["cause"]["summary"]:
+    bad.append("cause %r does not say the owner is no thread" % j["cause"]["summary"])
+print("; ".join(bad) or "ok")
+PY
+)
+		[ "$got" = ok ] || bad+=("$got")
+	done
+	if [ ${#bad[@]} -eq 0 ]; then
+		pass "hang-damaged: $n damaged cores of the deadlock: every report whole, every owner the one gdb reads in the damaged object (none for garbage, warned; no thread said so)"
+	else
+		fail "hang-damaged: ${bad[*]:0:3}"
+	fi
+}
+
 # stored_signature CORE: the store keeps the deadlock's kind and signature,
 # and resign (which signs cores again from their stored frames) leaves it.
 stored_signature() {
@@ -212,6 +290,7 @@ for mode in deadlock pool rwlock join relock errorcheck orphan spin socket pi ro
 	report_json "hang-$mode-core" "$RUN/core.json" "$CORE" "$PROG" --threads all &&
 		verdict "hang-$mode-core" "$mode" "$RUN/core.json" core
 	[ "$mode" = deadlock ] && stored_signature "$CORE"
+	[ "$mode" = deadlock ] && damaged_locks "$CORE"
 	summary=$(jget "$RUN/core.json" 'j["cause"]["summary"]')
 	if [[ "$summary" == *"($CORE_HOW" ]]; then
 		pass "hang-$mode-core-how: the core's cause says how it was dumped"
