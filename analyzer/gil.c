@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { TID_MAX = 1 << 22, GILS_MAX = 16, INTERPS_MAX = 256 };
+enum { TID_MAX = 1 << 22, GILS_MAX = 16, INTERPS_MAX = 256, TAKE_GIL_DEPTH = 16 };
 
 /* The members read, as this interpreter lays them out. */
 struct gil_layout {
@@ -127,13 +127,54 @@ static const struct gil *gil_of(const struct gils *gs, const struct gil_layout *
 	return NULL;
 }
 
-static bool gil_wait(struct dbg_session *s, struct analysis *an, const struct gil_layout *l,
-		     const struct gil *g, struct an_blocked *b)
+/* Whether T is inside CPython's take_gil (every version names it so, its
+ * inline levels too): a thread there waits for the GIL whatever its run
+ * state, between two timed waits as much as in one. */
+static bool in_take_gil(const struct an_thread *t)
 {
+	for (size_t i = 0; i < t->nframes && i < TAKE_GIL_DEPTH; i++)
+		if (t->frames[i].function && !strcmp(t->frames[i].function, "take_gil"))
+			return true;
+	return false;
+}
+
+/* The GIL T waits for, or NULL: the one whose own condition variable or
+ * mutex it waits on, else, where the process has one GIL, that one when T
+ * is in take_gil (and is not its holder, still there once it has taken
+ * it). */
+static const struct gil *gil_waited(const struct an_thread *t, const struct gils *gs,
+				    const struct gil_layout *l)
+{
+	const struct an_blocked *b = t->blocked;
+	const struct gil *g;
+	if (b && (b->kind == AN_WAIT_CONDITION || b->kind == AN_WAIT_MUTEX) && b->has_object &&
+	    (g = gil_of(gs, l, b->object)))
+		return g->held && g->holder == t->tid ? NULL : g;
+	if (gs->n != 1 || !in_take_gil(t))
+		return NULL;
+	g = &gs->v[0];
+	return g->held && g->holder == t->tid ? NULL : g;
+}
+
+/* T's blocked_on made the GIL G's; false only when memory ran out. */
+static bool gil_waiter(struct dbg_session *s, struct analysis *an, const struct gil_layout *l,
+		       const struct gil *g, struct an_thread *t)
+{
+	struct an_blocked *b = t->blocked;
 	char name[256];
 	bool named = dbg_data_name(s, g->at, l->size, true, name, sizeof(name));
+	if (!b) {   /* on the CPU in take_gil: no system call */
+		const char *waiter = an_waiting_function(t);
+		if (!(b = calloc(1, sizeof(*b))) || (waiter && !(b->waiter = strdup(waiter)))) {
+			free(b);
+			return false;
+		}
+		b->syscall_nr = -1;
+		t->blocked = b;
+	}
 	b->kind = AN_WAIT_GIL;
 	b->object = g->at;
+	b->has_object = true;
 	b->via = "take_gil";
 	b->has_owner = g->held;
 	b->owner_tid = g->held ? g->holder : 0;
@@ -153,11 +194,8 @@ bool an_gil_analyze(struct core *core, struct dbg_session *s, struct analysis *a
 	for (size_t i = 0; i < gs.n; i++)
 		gil_holder(core, &l, &gs.v[i]);
 	for (size_t i = 0; i < an->nthreads; i++) {
-		struct an_blocked *b = an->threads[i].blocked;
-		const struct gil *g;
-		if (!b || b->kind != AN_WAIT_CONDITION || !b->has_object || !(g = gil_of(&gs, &l, b->object)))
-			continue;
-		if (!gil_wait(s, an, &l, g, b))
+		const struct gil *g = gil_waited(&an->threads[i], &gs, &l);
+		if (g && !gil_waiter(s, an, &l, g, &an->threads[i]))
 			return false;
 	}
 	return true;

@@ -97,7 +97,10 @@ static char *cycle_summary(const struct analysis *an, const size_t *cycle, size_
 		object_label(last, obj, sizeof(obj));
 		say(&l, " holds %s and", obj);
 	}
-	for (size_t i = 0; i < n; i++) {
+	/* a cycle through many threads (a big process, or damaged owner
+	 * words): its first hops and its length */
+	size_t shown = n > CHAIN_MAX ? CHAIN_MAX : n;
+	for (size_t i = 0; i < shown; i++) {
 		const struct an_blocked *b = an->threads[cycle[i]].blocked;
 		const struct an_thread *owner = &an->threads[cycle[(i + 1) % n]];
 		object_label(b, obj, sizeof(obj));
@@ -117,6 +120,8 @@ static char *cycle_summary(const struct analysis *an, const size_t *cycle, size_
 			say_thread(&l, owner);
 		}
 	}
+	if (shown < n)
+		say(&l, ", ... back to thread %d: a cycle of %zu threads", (int)first->tid, n);
 	return l.text;
 }
 

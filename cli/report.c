@@ -60,6 +60,7 @@ struct report_args {
 	const char *binary;
 	enum report_format format;
 	bool all_threads;
+	bool each_thread;           /* --threads each: identical stacks not grouped */
 	bool library_dump;
 	bool frame_registers;
 	bool sha256;                /* --sha256: hash the whole file (JSON core.sha256) */
@@ -81,7 +82,7 @@ struct report_args {
 static bool apply_option(struct report_args *a, int id, const char *v)
 {
 	static const char *const formats[] = {"text", "json", "html", NULL};
-	static const char *const threads[] = {"crashing", "all", NULL};
+	static const char *const threads[] = {"crashing", "all", "each", NULL};
 	static const char *const recorder_formats[] = {"library", NULL};
 	static const char *const colors[] = {"auto", "always", "never", NULL};
 	unsigned long long n;
@@ -95,7 +96,8 @@ static bool apply_option(struct report_args *a, int id, const char *v)
 	case O_THREADS:
 		if ((k = cli_choice("--threads", v, threads)) < 0)
 			return false;
-		a->all_threads = k == 1;
+		a->all_threads = k >= 1;
+		a->each_thread = k == 2;
 		return true;
 	case O_RECORDER_TAIL:
 		if (!cli_number("--recorder-tail", v, 0, 1000000, &n))
@@ -256,8 +258,10 @@ static int write_report(const struct report_args *a, const struct analysis *an)
 	if (a->format == FORMAT_HTML)
 		return rep_html_write(stdout, an,
 				      &(struct rep_html_options){.all_threads = a->all_threads,
+								 .each_thread = a->each_thread,
 								 .source = !a->no_source});
 	struct rep_text_options topts = {.all_threads = a->all_threads,
+					 .each_thread = a->each_thread,
 					 .recorder_tail = a->recorder_tail,
 					 .color = use_color(a->color),
 					 .source = !a->no_source};

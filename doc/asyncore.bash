@@ -18,7 +18,7 @@ _asyncore()
 		*) COMPREPLY=($(compgen -W "text json html" -- "$cur")) ;;
 		esac
 		return ;;
-	--threads) COMPREPLY=($(compgen -W "crashing all" -- "$cur")); return ;;
+	--threads) COMPREPLY=($(compgen -W "crashing all each" -- "$cur")); return ;;
 	--color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
 	--recorder-format) COMPREPLY=($(compgen -W "library" -- "$cur")); return ;;
 	--sysroot|--debug-dir|--signature-lists|--dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;

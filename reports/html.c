@@ -754,12 +754,33 @@ static void write_crashing_thread(FILE *out, const struct analysis *an)
 	fputs("</section>\n", out);
 }
 
-/* The summary line of a collapsed thread: its innermost named frame. */
-static void write_thread_summary(FILE *out, const struct an_thread *t, const struct analysis *an)
+enum { GROUP_TIDS_MAX = 64 };
+
+/* "4 threads: 812, 813, 814, 815": the group thread FIRST leads. */
+static void write_group_head(FILE *out, const struct analysis *an, const size_t *lead, size_t first, size_t n)
 {
+	size_t shown = 0;
+	fprintf(out, "%zu threads: ", n);
+	for (size_t i = first; i < an->nthreads && shown < GROUP_TIDS_MAX; i++)
+		if (lead[i] == first)
+			fprintf(out, "%s%d", shown++ ? ", " : "", (int)an->threads[i].tid);
+	if (n > shown)
+		fprintf(out, ", ... (%zu more)", n - shown);
+}
+
+/* The summary line of a collapsed thread, or of the N threads (N > 1) with
+ * its stack that it leads: its innermost named frame. */
+static void write_thread_summary(FILE *out, const struct analysis *an, const size_t *lead, size_t first,
+				 size_t n)
+{
+	const struct an_thread *t = &an->threads[first];
 	const struct an_task *go = rep_goroutine_on(an, t->tid);
-	fprintf(out, "<summary>Thread %d", t->tid);
-	const char *who = rep_thread_label(t);
+	fputs("<summary>", out);
+	if (n > 1)
+		write_group_head(out, an, lead, first, n);
+	else
+		fprintf(out, "Thread %d", t->tid);
+	const char *who = n > 1 ? rep_group_label(an, lead, first) : rep_thread_label(t);
 	if (who) {
 		fputs(" (", out);
 		rep_html_text(out, who, 120);
@@ -788,7 +809,7 @@ static void write_thread_summary(FILE *out, const struct an_thread *t, const str
 		t->nframes ? an_thread_frame_index(t, t->nframes - 1) + 1 : 0);
 }
 
-static void write_other_threads(FILE *out, const struct analysis *an, bool all_threads)
+static void write_other_threads(FILE *out, const struct analysis *an, bool all_threads, bool each)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < an->nthreads; i++)
@@ -801,15 +822,18 @@ static void write_other_threads(FILE *out, const struct analysis *an, bool all_t
 	if (n > 1)
 		fputs("<p class=\"tools\"><button data-details=\"open\" data-class=\"thread\">expand all</button> "
 		      "<button data-details=\"close\" data-class=\"thread\">collapse all</button></p>\n", out);
+	size_t *lead = each ? NULL : rep_stack_groups(an);
 	for (size_t i = 0; i < an->nthreads; i++) {
 		const struct an_thread *t = &an->threads[i];
-		if (t->crashing)
+		if (t->crashing || (lead && lead[i] != i))
 			continue;
-		fputs("<details class=\"thread\">", out);
-		write_thread_summary(out, t, an);
+		size_t count = rep_group_size(an, lead, i);
+		fprintf(out, "<details class=\"thread%s\">", count > 1 ? " group" : "");
+		write_thread_summary(out, an, lead, i, count);
 		write_frames_of(out, t, t->frames, t->nframes, false);
 		fputs("</details>\n", out);
 	}
+	free(lead);
 	if (n == 0)
 		fputs("<p class=\"none\">The process had one thread.</p>\n", out);
 	fputs("</section>\n", out);
@@ -1171,7 +1195,7 @@ int rep_html_write(FILE *out, const struct analysis *an, const struct rep_html_o
 	write_hang(out, an);
 	write_crashing_thread(out, an);
 	write_timeline(out, an);
-	write_other_threads(out, an, opts->all_threads);
+	write_other_threads(out, an, opts->all_threads, opts->each_thread);
 	write_suspended(out, an);
 	write_tasks(out, an);
 	write_modules(out, an);

@@ -9,6 +9,8 @@
 
 struct rep_text_options {
 	bool all_threads;           /* false: the crashing thread only */
+	bool each_thread;           /* threads with identical stacks printed each,
+				       not once as a group */
 	size_t recorder_tail;       /* recorder events shown before the crash */
 	bool color;                 /* ANSI colour: crashing frame, seams, warnings */
 	bool source;                /* each frame's source line, where its file is readable */
@@ -33,6 +35,8 @@ int rep_json_write(FILE *out, const struct analysis *an, const struct rep_json_o
 
 struct rep_html_options {
 	bool all_threads;           /* false: the crashing thread only */
+	bool each_thread;           /* threads with identical stacks shown each,
+				       not once as a group */
 	bool source;                /* each frame's source lines, where its file is
 				       readable (never for a served page: the paths
 				       are the core's, the files the server's) */

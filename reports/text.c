@@ -543,6 +543,58 @@ static void write_thread(FILE *out, const struct an_thread *t, const struct anal
 		fprintf(out, "  (no frames)\n");
 }
 
+enum { GROUP_TIDS_MAX = 64 };
+
+/* The tids of the group thread FIRST leads: "812, 813, 814". */
+static void write_group_tids(FILE *out, const struct analysis *an, const size_t *lead, size_t first,
+			     size_t n)
+{
+	size_t shown = 0;
+	for (size_t i = first; i < an->nthreads && shown < GROUP_TIDS_MAX; i++)
+		if (lead[i] == first)
+			fprintf(out, "%s%d", shown++ ? ", " : "", (int)an->threads[i].tid);
+	if (n > shown)
+		fprintf(out, ", ... (%zu more)", n - shown);
+}
+
+/* N threads whose stacks are the same, once: "4 threads: 812, 813, 814,
+ * 815 (pool_worker): waits for ...", then their frames (each thread's own
+ * registers are in the JSON). */
+static void write_thread_group(FILE *out, const struct analysis *an, const size_t *lead, size_t first,
+			       size_t n, struct writer *w)
+{
+	const struct an_thread *t = &an->threads[first];
+	const char *who = rep_group_label(an, lead, first);
+	fprintf(out, "\n%zu threads: ", n);
+	write_group_tids(out, an, lead, first, n);
+	if (who)
+		fprintf(out, " (%s)", esc(who));
+	if (t->async_root)
+		fprintf(out, " (async stack)");
+	fprintf(out, ":%s%s\n", t->blocked && t->blocked->summary ? " " : "",
+		t->blocked && t->blocked->summary ? esc(t->blocked->summary) : "");
+	write_frames_of(out, t, t->frames, t->nframes, false, w);
+	if (t->nframes == 0)
+		fprintf(out, "  (no frames)\n");
+}
+
+/* The threads other than the crashing one, identical stacks once with
+ * their count unless EACH. */
+static void write_other_threads(FILE *out, const struct analysis *an, bool each, struct writer *w)
+{
+	size_t *lead = each ? NULL : rep_stack_groups(an);
+	for (size_t i = 0; i < an->nthreads; i++) {
+		if (an->threads[i].crashing || (lead && lead[i] != i))
+			continue;
+		size_t n = rep_group_size(an, lead, i);
+		if (n > 1)
+			write_thread_group(out, an, lead, i, n, w);
+		else
+			write_thread(out, &an->threads[i], an, w);
+	}
+	free(lead);
+}
+
 static void write_events(FILE *out, const struct analysis *an, size_t tail)
 {
 	if (an->ntimeline == 0 || tail == 0)
@@ -739,9 +791,7 @@ int rep_text_write(FILE *out, const struct analysis *an, const struct rep_text_o
 			write_thread(out, &an->threads[i], an, &w);
 	write_events(out, an, opts->recorder_tail);
 	if (opts->all_threads || !an->has_signal)
-		for (size_t i = 0; i < an->nthreads; i++)
-			if (!an->threads[i].crashing)
-				write_thread(out, &an->threads[i], an, &w);
+		write_other_threads(out, an, opts->each_thread, &w);
 	write_tasks(out, an, &w);
 	write_suspended(out, an, &w);
 	write_modules(out, an);

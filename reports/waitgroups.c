@@ -1,5 +1,6 @@
 /* Threads, and tasks, grouped by what they wait for. */
 #include "waitgroups.h"
+#include "taskgroups.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -116,4 +117,92 @@ size_t rep_task_wait_groups(const struct analysis *an, size_t max, struct rep_ta
 	qsort(g, ng, sizeof(*g), task_group_count);
 	*out = g;
 	return ng < max ? ng : max;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static bool same_args(const struct an_arg *a, const struct an_arg *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!same_str(a[i].name, b[i].name) || !same_str(a[i].value, b[i].value) ||
+		    !same_str(a[i].entry_value, b[i].entry_value))
+			return false;
+	return true;
+}
+
+static bool same_frame(const struct an_frame *a, const struct an_frame *b)
+{
+	return a->pc == b->pc && a->kind == b->kind && a->inline_depth == b->inline_depth &&
+	       same_str(a->function, b->function) && same_str(a->display, b->display) &&
+	       a->nargs == b->nargs && same_args(a->args, b->args, a->nargs) && a->nlocals == b->nlocals &&
+	       same_args(a->locals, b->locals, a->nlocals);
+}
+
+static bool same_blocked(const struct an_blocked *a, const struct an_blocked *b)
+{
+	return a == b || (a && b && a->kind == b->kind && a->has_object == b->has_object &&
+			  a->object == b->object && same_str(a->summary, b->summary));
+}
+
+/* Whether thread T may share a group: not the crashing one, and running
+ * no task whose frames its header names. */
+static bool groupable(const struct analysis *an, const struct an_thread *t)
+{
+	return !t->crashing && !t->recursion && !t->unwind_error && !rep_goroutine_on(an, t->tid) &&
+	       !rep_task_running_on(an, t->tid);
+}
+
+static bool same_stack(const struct an_thread *a, const struct an_thread *b)
+{
+	if (a->nframes != b->nframes || a->async_root != b->async_root || !same_blocked(a->blocked, b->blocked))
+		return false;
+	for (size_t i = 0; i < a->nframes; i++)
+		if (!same_frame(&a->frames[i], &b->frames[i]))
+			return false;
+	return true;
+}
+
+size_t *rep_stack_groups(const struct analysis *an)
+{
+	size_t *lead = malloc((an->nthreads ? an->nthreads : 1) * sizeof(*lead));
+	size_t *leaders = malloc((an->nthreads ? an->nthreads : 1) * sizeof(*leaders));
+	size_t nleaders = 0;
+	if (!lead || !leaders) {
+		free(lead);
+		free(leaders);
+		return NULL;
+	}
+	for (size_t i = 0; i < an->nthreads; i++) {
+		const struct an_thread *t = &an->threads[i];
+		lead[i] = i;
+		if (!groupable(an, t))
+			continue;
+		for (size_t k = 0; k < nleaders && lead[i] == i; k++)
+			if (same_stack(&an->threads[leaders[k]], t))
+				lead[i] = leaders[k];
+		if (lead[i] == i)
+			leaders[nleaders++] = i;
+	}
+	free(leaders);
+	return lead;
+}
+
+const char *rep_group_label(const struct analysis *an, const size_t *lead, size_t first)
+{
+	const char *label = rep_thread_label(&an->threads[first]);
+	for (size_t i = first + 1; label && i < an->nthreads; i++)
+		if (lead[i] == first && !same_str(label, rep_thread_label(&an->threads[i])))
+			return NULL;
+	return label;
+}
+
+size_t rep_group_size(const struct analysis *an, const size_t *lead, size_t first)
+{
+	size_t n = 0;
+	for (size_t i = first; lead && i < an->nthreads; i++)
+		n += lead[i] == first;
+	return lead ? n : 1;
 }

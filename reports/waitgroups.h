@@ -43,4 +43,17 @@ const char *rep_thread_label(const struct an_thread *t);
 /* AN's thread TID, or NULL. */
 const struct an_thread *rep_thread_by_tid(const struct analysis *an, int32_t tid);
 
+/* Threads with identical stacks (the same frames, pcs and arguments, and
+ * the same blocked_on kind, object and summary), as pystack and py-spy
+ * group them: for each thread I, the index of its group's first thread (I
+ * itself when it leads one).  The crashing thread, and one running a task
+ * or recursing, is a group of its own.  malloc'd (caller frees); NULL when
+ * memory ran out (then every thread is its own). */
+size_t *rep_stack_groups(const struct analysis *an);
+
+/* The number of threads in the group thread FIRST leads (1 when LEAD is
+ * NULL), and the label its threads share, or NULL when they differ. */
+size_t rep_group_size(const struct analysis *an, const size_t *lead, size_t first);
+const char *rep_group_label(const struct analysis *an, const size_t *lead, size_t first);
+
 #endif

@@ -116,9 +116,32 @@ elif mode == "errorcheck":
     no_deadlock()
     b = blocked(roles["update_state"][0])
     check("errorcheck-pause", (b.get("kind"), b.get("syscall")) == ("wait", "pause"), str(b))
+elif mode in ("pi", "robust"):
+    no_deadlock()
+    holder = roles["hold_lock"][0]
+    waits("wait_lock", "mutex", "mode_lock", oracle["lock_word_tid"])
+    check("gdb-agrees", oracle["lock_word_tid"] == holder and oracle["lock_owner"] == holder, str(oracle))
+    check("gdb-kind", oracle["lock_kind"] & (32 if mode == "pi" else 16) != 0, str(oracle))
+    summary_has("1 thread waits for mode_lock, held by thread %d (hold_lock), which waits in pause" % holder)
+elif mode == "robustgone":
+    no_deadlock()
+    gone = roles["gone_owner"][0]
+    waits("wait_lock", "mutex", "mode_lock", oracle["lock_word_tid"])
+    check("gdb-agrees", oracle["lock_word_tid"] == gone, "%s, the fixture says %d" % (oracle, gone))
+    check("owner-gone", gone not in threads, "owner %d is a thread" % gone)
+    summary_has("1 thread waits for mode_lock, held by thread %d, which is no thread of the process" % gone)
+elif mode in ("cond", "sem", "barrier"):
+    no_deadlock()
+    role, kind, name, via = {"cond": ("await_work", "condition", "work_ready", "pthread_cond_wait"),
+                             "sem": ("take_job", "semaphore", "jobs_posted", "sem_wait"),
+                             "barrier": ("gather", "barrier", "all_gathered", "pthread_barrier_wait")}[mode]
+    for i in range(len(roles[role])):
+        waits(role, kind, name, None, i)
+    n = len(roles[role])
+    summary_has("all %d threads wait: " % (n + 1), "%d in " % n, via)
 # what /proc said of the threads and files, live and in the snapshot's note
 for role, tids in roles.items():
-    if role in ("local_port", "peer_port", "socket_fd"):
+    if role in ("local_port", "peer_port", "socket_fd", "gone_owner"):
         continue
     for tid in tids:
         t = threads.get(tid) or {}

@@ -3,7 +3,9 @@
 # deadlock, a pool whose lock holder reads a pipe, readers behind an rwlock
 # writer, a join cycle, a relocked default mutex, an error-checking one, a
 # mutex whose owner exited holding it, a thread computing, a recv() on a
-# loopback connection),
+# loopback connection, a PI mutex, a robust one, a robust one whose owner
+# exited unmarked, a condition variable, a semaphore and a barrier nobody
+# completes),
 # read live (report --pid), from its snapshot and from the core a SIGABRT
 # from outside leaves (gcore's when the kernel's core_pattern pipes cores
 # elsewhere).  Oracles: the fixture's manifest of its threads (its ready
@@ -56,6 +58,9 @@ oracle() {
 		  -ex 'printf "joined2 %d\n", ((struct pthread *)joiners[2])->tid') ;;
 	relock) ex=(-ex 'printf "state_owner %d\n", state_lock.__data.__owner') ;;
 	orphan) ex=(-ex 'printf "cache_owner %d\n", cache_lock.__data.__owner') ;;
+	pi|robust|robustgone) ex=(-ex 'printf "lock_word_tid %d\n", mode_lock.__data.__lock & 0x3fffffff'
+				  -ex 'printf "lock_owner %d\n", mode_lock.__data.__owner'
+				  -ex 'printf "lock_kind %d\n", mode_lock.__data.__kind') ;;
 	*) ex=() ;;
 	esac
 	LC_ALL=C timeout 120 gdb -batch -nx -q -p "$2" "${ex[@]}" "$PROG" >"$3" 2>&1
@@ -128,6 +133,112 @@ PY
 	fi
 }
 
+# grouped_pool CORE: the text and HTML reports show the pool's identical
+# waiters once, with their count and tids; --threads each shows each; the
+# JSON keeps every thread.
+grouped_pool() {
+	local w owner n
+	w=$(awk '$1 == "pool_worker" {print $2}' "$RUN/ready" | sort -n | paste -sd, | sed 's/,/, /g')
+	n=$(awk '$1 == "pool_worker"' "$RUN/ready" | wc -l)
+	owner=$(sed -n 's/^pool_owner //p' "$RUN/gdb")
+	"$ASYNCORE" report "$1" "$PROG" >"$RUN/group.txt" 2>/dev/null
+	"$ASYNCORE" report "$1" "$PROG" --threads each >"$RUN/each.txt" 2>/dev/null
+	"$ASYNCORE" report "$1" "$PROG" --format html >"$RUN/group.html" 2>/dev/null
+	local each_n=0 t
+	for t in $(awk '$1 == "pool_worker" {print $2}' "$RUN/ready"); do
+		grep -qx "Thread $t (pool_worker): waits for mutex g_pool.lock, held by thread $owner" "$RUN/each.txt" &&
+			each_n=$((each_n + 1))
+	done
+	if grep -qx "$n threads: $w (pool_worker): waits for mutex g_pool.lock, held by thread $owner" "$RUN/group.txt" &&
+	   [ "$(grep -c '^#0 .*__lll_lock_wait\|^#0 .*futex_wait' "$RUN/group.txt")" = 1 ] &&
+	   ! grep -q "^Thread $(awk '$1 == "pool_worker" {print $2; exit}' "$RUN/ready") " "$RUN/group.txt" &&
+	   [ "$each_n" = "$n" ] &&
+	   grep -q "<summary>$n threads: $w (pool_worker): <span class=\"wait\">waits for mutex g_pool.lock, held by thread $owner</span>" "$RUN/group.html" &&
+	   [ "$(jget "$RUN/snap.json" 'len(j["threads"])')" = "$((n + 2))" ]; then
+		pass "hang-grouped: the $n identical waiters once in text and HTML ($n threads: $w), each with --threads each, all in JSON"
+	else
+		fail "hang-grouped: $(grep -m1 'threads: ' "$RUN/group.txt"); each $each_n of $n"
+	fi
+}
+
+# damaged_locks CORE: the deadlock's core with its mutexes damaged: an
+# owner of garbage, an owner that is no thread, a robust kind whose lock
+# word is no tid, and random words over both mutexes.  Each report ends
+# (under a bound) with its JSON; an owner is never invented: gdb reads the
+# same damaged core, and every owner reported is what the object records
+# (__owner, or __lock's low 30 bits for a robust or PI kind), none where
+# that is no thread id; garbage is warned of.
+damaged_locks() {
+	local core=$1 t a lo ao f rc bad=() n=0
+	t=$(awk '$1 == "transfer" {print $2}' "$RUN/ready")
+	a=$(awk '$1 == "audit" {print $2}' "$RUN/ready")
+	lo=$(jget "$RUN/core.json" "[x for x in j['threads'] if x['tid'] == $t][0]['blocked_on']['object']")
+	ao=$(jget "$RUN/core.json" "[x for x in j['threads'] if x['tid'] == $a][0]['blocked_on']['object']")
+	python3 "$ROOT/tests/corrupt_core.py" "$core" "$RUN/bad-garbage.core" poke "$lo+8=0xdeadbeef:4" &&
+	python3 "$ROOT/tests/corrupt_core.py" "$core" "$RUN/bad-nothread.core" poke "$lo+8=4000000:4" &&
+	python3 "$ROOT/tests/corrupt_core.py" "$core" "$RUN/bad-robustword.core" poke "$lo+16=0x10:4" "$lo=0x7fffffff:4" &&
+	python3 "$ROOT/tests/corrupt_core.py" "$core" "$RUN/bad-flip-%d.core" flip-ranges 1-10 "$lo:40,$ao:40" || {
+		fail "hang-damaged: corrupt_core.py failed"; return; }
+	for f in "$RUN"/bad-*.core; do
+		n=$((n + 1))
+		timeout 60 "$ASYNCORE" report "$f" "$PROG" --threads all --format json >"$f.json" 2>"$f.err"
+		rc=$?
+		if [ $rc -gt 2 ] || ! json_ok "$f.json"; then
+			bad+=("$(basename "$f"): exit $rc, no JSON ($(tail -1 "$f.err"))")
+			rm -f "$f.json"
+		fi
+	done
+	for f in "$RUN"/bad-*.core; do
+		[ -s "$f.json" ] || continue
+		LC_ALL=C timeout 120 gdb -batch -nx -q \
+			-ex 'printf "ledger %d %d %d\n", ledger_lock.__data.__owner, ledger_lock.__data.__lock, ledger_lock.__data.__kind' \
+			-ex 'printf "accounts %d %d %d\n", accounts_lock.__data.__owner, accounts_lock.__data.__lock, accounts_lock.__data.__kind' \
+			"$PROG" "$f" 2>/dev/null | grep -E '^(ledger|accounts) ' >"$f.gdb"
+		local got
+		got=$(python3 - "$f.json" "$f.gdb" "$t" "$a" "$(basename "$f")" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+gdb = {l.split()[0]: [int(x) for x in l.split()[1:]] for l in open(sys.argv[2])}
+t, a, name = int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+by = {x["tid"]: x for x in j["threads"]}
+tids = set(by)
+bad = []
+if set(gdb) != {"ledger", "accounts"}:
+    print("%s: gdb read no mutexes" % name); sys.exit()
+for tid, lock in ((t, "ledger"), (a, "accounts")):
+    b = by.get(tid, {}).get("blocked_on") or {}
+    if b.get("kind") != "mutex" or b.get("object_name") != lock + "_lock":
+        continue   # the frames' facts damaged: no owner to check
+    owner, word, kind = gdb[lock]
+    rec = (word & 0x3fffffff) if kind & 0x30 else owner
+    want = rec if 0 < rec < (1 << 22) else None
+    if b.get("owner_tid") != want:
+        bad.append("%s: %s's owner %s, the core records %d" % (name, lock, b.get("owner_tid"), rec))
+    if want is None and rec != 0 and not any(("0x%x" % (rec & 0xffffffff)) in w for w in j.get("warnings", [])):
+        bad.append("%s: no warning of %s's holder 0x%x" % (name, lock, rec & 0xffffffff))
+    if want is not None and want not in tids and "no thread of the process" not in (b.get("summary") or ""):
+        bad.append("%s: %s's owner %d is no thread, unsaid" % (name, lock, want))
+for d in j["deadlocks"]:
+    for i, tid in enumerate(d["threads"]):
+        nxt = d["threads"][(i + 1) % len(d["threads"])]
+        if (by.get(tid, {}).get("blocked_on") or {}).get("owner_tid") != nxt:
+            bad.append("%s: deadlock edge %d -> %d is no owner" % (name, tid, nxt))
+if name == "bad-garbage.core" and j["deadlocks"]:
+    bad.append("a deadlock through a garbage owner")
+if name == "bad-nothread.core" and "which is no thread of the process" not in j["cause"]["summary"]:
+    bad.append("cause %r does not say the owner is no thread" % j["cause"]["summary"])
+print("; ".join(bad) or "ok")
+PY
+)
+		[ "$got" = ok ] || bad+=("$got")
+	done
+	if [ ${#bad[@]} -eq 0 ]; then
+		pass "hang-damaged: $n damaged cores of the deadlock: every report whole, every owner the one gdb reads in the damaged object (none for garbage, warned; no thread said so)"
+	else
+		fail "hang-damaged: ${bad[*]:0:3}"
+	fi
+}
+
 # stored_signature CORE: the store keeps the deadlock's kind and signature,
 # and resign (which signs cores again from their stored frames) leaves it.
 stored_signature() {
@@ -157,7 +268,7 @@ abort_core() {
 	fi
 }
 
-for mode in deadlock pool rwlock join relock errorcheck orphan spin socket; do
+for mode in deadlock pool rwlock join relock errorcheck orphan spin socket pi robust robustgone cond sem barrier; do
 	if ! start "$mode"; then
 		fail "hang-$mode: the fixture never got ready ($(tail -1 "$RUN/out" 2>/dev/null))"
 		continue
@@ -169,6 +280,7 @@ for mode in deadlock pool rwlock join relock errorcheck orphan spin socket; do
 	report_json "hang-$mode-snapshot" "$RUN/snap.json" "$RUN/snap.core" "$PROG" --threads all &&
 		verdict "hang-$mode-snapshot" "$mode" "$RUN/snap.json" snapshot
 	[ "$mode" = deadlock ] && reports_open_with_hang "$RUN/snap.core"
+	[ "$mode" = pool ] && grouped_pool "$RUN/snap.core"
 	CORE=
 	abort_core
 	if [ -z "$CORE" ] || [ ! -s "$CORE" ]; then
@@ -178,6 +290,7 @@ for mode in deadlock pool rwlock join relock errorcheck orphan spin socket; do
 	report_json "hang-$mode-core" "$RUN/core.json" "$CORE" "$PROG" --threads all &&
 		verdict "hang-$mode-core" "$mode" "$RUN/core.json" core
 	[ "$mode" = deadlock ] && stored_signature "$CORE"
+	[ "$mode" = deadlock ] && damaged_locks "$CORE"
 	summary=$(jget "$RUN/core.json" 'j["cause"]["summary"]')
 	if [[ "$summary" == *"($CORE_HOW" ]]; then
 		pass "hang-$mode-core-how: the core's cause says how it was dumped"
@@ -323,14 +436,21 @@ python_gil() {
 	holder=$(LC_ALL=C timeout 120 gdb -batch -nx -q -p "$HUNG" \
 		-ex 'printf "holder %d\n", ((PyThreadState *)_PyRuntime.ceval.gil.last_holder._value)->native_thread_id' \
 		"$py" 2>/dev/null | sed -n 's/^holder //p')
-	report_json "hang-gil" "$run/live.json" --pid "$HUNG" "$py" --threads all || return
-	local got
-	got=$(jget "$run/live.json" '"%s %s" % (j["cause"]["summary"].split(" (process")[0].split(" threads wait")[1] if " threads wait" in j["cause"]["summary"] else j["cause"]["summary"], sorted(set(t["blocked_on"]["owner_tid"] for t in j["threads"] if t["blocked_on"] and t["blocked_on"]["kind"] == "gil")))')
+	# The waiters wake every few tens of microseconds (gil.py's switch
+	# interval): read until a reading catches one in state R (on the CPU
+	# between two timed waits), which is still a GIL waiter.
+	local got n oncpu
+	for n in 1 2 3 4 5 6 7 8; do
+		report_json "hang-gil" "$run/live.json" --pid "$HUNG" "$py" --threads all || return
+		oncpu=$(jget "$run/live.json" 'sum(1 for t in j["threads"] if t.get("state") == "R" and t["tid"] != '"${main:-0}"')')
+		[ "$oncpu" -gt 0 ] && break
+	done
+	got=$(jget "$run/live.json" '"%s %s %d" % (j["cause"]["summary"].split(" (process")[0].split(" threads wait")[1] if " threads wait" in j["cause"]["summary"] else j["cause"]["summary"], sorted(set(t["blocked_on"]["owner_tid"] for t in j["threads"] if t["blocked_on"] and t["blocked_on"]["kind"] == "gil")), sum(1 for t in j["threads"] if t["blocked_on"] and t["blocked_on"]["kind"] == "gil"))')
 	if [ -n "$main" ] && [ "$holder" = "$main" ] &&
-	   [[ "$got" == " for the GIL, held by thread $main (<module> (gil.py:"*")), which sleeps in sleep [$main]" ]]; then
-		pass "hang-gil: threads wait for the GIL, held by the thread gdb and the script name ($main)"
+	   [[ "$got" == " for the GIL, held by thread $main (<module> (gil.py:"*")), which sleeps in sleep [$main] 3" ]]; then
+		pass "hang-gil: 3 threads wait for the GIL, held by the thread gdb and the script name ($main); $oncpu of them on the CPU in take_gil (reading $n)"
 	else
-		fail "hang-gil: '$got', holder by gdb '$holder', by the script '$main'"
+		fail "hang-gil: '$got', holder by gdb '$holder', by the script '$main' ($oncpu waiters in state R, reading $n)"
 	fi
 	{ kill -9 "$HUNG" && wait "$HUNG"; } 2>/dev/null
 }

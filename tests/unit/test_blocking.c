@@ -231,8 +231,65 @@ static void test_aarch64(struct core *core)
 	core->arch = saved;
 }
 
+/* N threads, thread I waiting for a mutex that thread OWNER(I) holds
+ * (its tid, or one that is no thread): a wait-for graph built from
+ * damaged owner words. */
+static struct analysis *graph_of(size_t n, int32_t (*owner)(size_t, size_t))
+{
+	struct analysis *an = an_analysis_create();
+	if (!an || !(an->threads = calloc(n, sizeof(*an->threads)))) {
+		an_analysis_destroy(an);
+		return NULL;
+	}
+	an->nthreads = n;
+	for (size_t i = 0; i < n; i++) {
+		struct an_blocked *b = calloc(1, sizeof(*b));
+		an->threads[i].tid = (int32_t)(i + 1);
+		an->threads[i].blocked = b;
+		if (!b || !(b->summary = strdup("waits for a mutex"))) {
+			an_analysis_destroy(an);
+			return NULL;
+		}
+		*b = (struct an_blocked){ .kind = AN_WAIT_MUTEX, .object = 0x1000 + 64 * i, .has_object = true,
+					  .has_owner = true, .owner_tid = owner(i, n), .summary = b->summary };
+		b->owner_gone = (size_t)b->owner_tid > n;
+	}
+	return an;
+}
+
+static int32_t next_in_ring(size_t i, size_t n) { return (int32_t)((i + 1) % n + 1); }
+static int32_t toward_first(size_t i, size_t n) { (void)n; return i ? (int32_t)i : 99999999; }
+
+/* A cycle through every thread of a big process, and a chain as long:
+ * found once, in time; the summary says the first few hops and how many
+ * threads there are, not every hop. */
+static void test_huge_graphs(void)
+{
+	enum { N = 20000 };
+	struct analysis *an = graph_of(N, next_in_ring);
+	CHECK("huge cycle: analysis", an && an_waitgraph_analyze(an));
+	if (an) {
+		CHECK("huge cycle: one deadlock of every thread", an->ndeadlocks == 1 && an->deadlocks[0].n == N);
+		CHECK("huge cycle: its summary is short and counts them",
+		      an->ndeadlocks == 1 && strlen(an->deadlocks[0].summary) < 2048 &&
+		      strstr(an->deadlocks[0].summary, "20000 threads"));
+		an_analysis_destroy(an);
+	}
+	an = graph_of(N, toward_first);
+	CHECK("huge chain: analysis", an && an_waitgraph_analyze(an));
+	if (an) {
+		enum an_cause_kind kind;
+		char *summary = an_hang_summary(an, &kind);
+		CHECK("huge chain: no deadlock", an->ndeadlocks == 0 && kind == AN_CAUSE_HANG);
+		CHECK("huge chain: a short summary", summary && strlen(summary) < 2048);
+		free(summary);
+		an_analysis_destroy(an);
+	}
+}
+
 int main(void)
 {
+	test_huge_graphs();
 	struct craft_core *c = crafted();
 	struct craft_session cs;
 	bool opened = c && craft_open(c, &cs);
