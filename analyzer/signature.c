@@ -1,6 +1,7 @@
 #include "signature.h"
 
 #include "../corefile/core.h"
+#include "waitgraph.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -551,6 +552,26 @@ static bool deadlock_signature(struct analysis *an, const struct an_deadlock *d)
 	return true;
 }
 
+/* A hang's signature, from its wait-for graph (analyzer/waitgraph.c). */
+static bool hang_signature(struct analysis *an)
+{
+	char hex[17];
+	char *sig = an_hang_signature(an, an_signature_normalize);
+	if (!sig)
+		return false;
+	snprintf(hex, sizeof(hex), "%016" PRIx64, an_signature_fnv1a(sig));
+	char *hash = strdup(hex);
+	if (!hash) {
+		free(sig);
+		return false;
+	}
+	free(an->signature);
+	free(an->signature_hash);
+	an->signature = sig;
+	an->signature_hash = hash;
+	return true;
+}
+
 void an_signature_compute(struct analysis *an, const struct an_signature_lists *lists)
 {
 	if (an->cause.kind == AN_CAUSE_DEADLOCK && an->ndeadlocks) {
@@ -560,6 +581,8 @@ void an_signature_compute(struct analysis *an, const struct an_signature_lists *
 		if (deadlock_signature(an, &an->deadlocks[0]))
 			return;
 	}
+	if (an->cause.kind == AN_CAUSE_HANG && hang_signature(an))
+		return;
 	size_t nframes, collapsed_at;
 	size_t t = an_crashing_thread(an);
 	const struct an_frame *frames = crash_frames(an, t < an->nthreads ? &an->threads[t] : NULL,

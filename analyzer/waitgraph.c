@@ -499,3 +499,135 @@ char *an_hang_summary(const struct analysis *an, enum an_cause_kind *kind)
 		say_waits(&l, an);
 	return l.failed ? NULL : l.text;
 }
+
+/* ---- the hang's signature ------------------------------------------------ */
+
+enum { SIGN_NAMES_MAX = 8 };
+
+/* How a signature names a function: malloc'd, NULL when memory ran out. */
+typedef char *normalize_fn(const char *name);
+
+/* A line of a signature, and how it names functions. */
+struct sign {
+	struct line l;
+	normalize_fn *normalize;
+};
+
+/* Say FN normalised ("??" when unknown). */
+static void say_fn(struct sign *g, const char *fn)
+{
+	struct line *l = &g->l;
+	char *norm = fn ? g->normalize(fn) : NULL;
+	if (fn && !norm)
+		l->failed = true;
+	say(l, "%s", norm ? norm : "??");
+	free(norm);
+}
+
+/* Where the chain from thread I ends: the thread it reaches. */
+static size_t chain_end(const struct analysis *an, size_t i)
+{
+	for (int step = 0; step < CHAIN_MAX; step++) {
+		long k = next_of(an, i);
+		if (k < 0)
+			break;
+		i = (size_t)k;
+	}
+	return i;
+}
+
+/* "refill_pool (io) <- pool_worker": the function the chain of the group
+ * led by thread FIRST ends in (with how it waits), and the group's
+ * distinct waiting functions, sorted. */
+static void sign_group(struct sign *g, const struct analysis *an, size_t first)
+{
+	struct line *l = &g->l;
+	const struct an_blocked *fb = an->threads[first].blocked;
+	if (next_of(an, first) < 0) {
+		say(l, "held by a thread gone");
+	} else {
+		const struct an_thread *end = &an->threads[chain_end(an, (size_t)next_of(an, first))];
+		say_fn(g, an_waiting_function(end));
+		say(l, " (%s)", end->blocked ? an_wait_kind_name(end->blocked->kind) : "running");
+	}
+	struct member *m = malloc((an->nthreads ? an->nthreads : 1) * sizeof(*m));
+	size_t n = 0;
+	for (size_t i = 0; m && i < an->nthreads; i++) {
+		const struct an_blocked *b = an->threads[i].blocked;
+		if (b && b->has_owner && b->has_object && b->kind == fb->kind && b->object == fb->object)
+			m[n++] = (struct member){ .key = { an_waiting_function(&an->threads[i]) }, .index = i };
+	}
+	struct run *r = NULL;
+	size_t nr = m ? runs_of(m, n, &r) : 0;
+	l->failed |= !m || (n && !r);
+	say(l, " <- ");
+	for (size_t i = 0; i < nr && i < SIGN_NAMES_MAX; i++) {
+		say(l, "%s", i ? ", " : "");
+		say_fn(g, m[r[i].at].key[0]);
+	}
+	free(r);
+	free(m);
+}
+
+/* "idle: event_loop (io), worker_main (condition)": every blocked
+ * thread's waiting function and how it waits, distinct, sorted. */
+static void sign_idle(struct sign *g, const struct analysis *an)
+{
+	struct line *l = &g->l;
+	struct member *m = malloc((an->nthreads ? an->nthreads : 1) * sizeof(*m));
+	size_t n = 0;
+	for (size_t i = 0; m && i < an->nthreads; i++) {
+		const struct an_blocked *b = an->threads[i].blocked;
+		if (b)
+			m[n++] = (struct member){ .key = { an_waiting_function(&an->threads[i]),
+							   an_wait_kind_name(b->kind) }, .index = i };
+	}
+	struct run *r = NULL;
+	size_t nr = m ? runs_of(m, n, &r) : 0;
+	l->failed |= !m || (n && !r);
+	say(l, "idle: ");
+	for (size_t i = 0; i < nr && i < SIGN_NAMES_MAX; i++) {
+		say(l, "%s", i ? ", " : "");
+		say_fn(g, m[r[i].at].key[0]);
+		say(l, " (%s)", m[r[i].at].key[1]);
+	}
+	free(r);
+	free(m);
+}
+
+/* The first thread on the CPU, or nthreads. */
+static size_t first_running(const struct analysis *an)
+{
+	size_t i = 0;
+	while (i < an->nthreads && an->threads[i].blocked)
+		i++;
+	return i;
+}
+
+char *an_hang_signature(const struct analysis *an, char *(*normalize)(const char *name))
+{
+	struct sign g = { .normalize = normalize };
+	struct line *l = &g.l;
+	size_t first = 0, count = 0, running;
+	say(l, "hang: ");
+	if (biggest_group(an, &first, &count)) {
+		sign_group(&g, an, first);
+	} else if (!asyncio_task_running(an) && biggest_task_group(an, &first, &count)) {
+		const struct an_task *t = &an->tasks[first];
+		say(l, "%s %s in ", t->runtime ? t->runtime : "task", t->wait_kind);
+		say_fn(&g, task_waiter(t));
+		if (t->created_by) {
+			say(l, ", created by ");
+			say_fn(&g, t->created_by);
+		}
+	} else if ((running = first_running(an)) < an->nthreads) {
+		say(l, "running ");
+		say_fn(&g, an_waiting_function(&an->threads[running]));
+	} else if (an->nthreads) {
+		sign_idle(&g, an);
+	} else {
+		free(l->text);
+		return NULL;
+	}
+	return l->failed ? NULL : l->text;
+}

@@ -18,4 +18,14 @@ bool an_waitgraph_analyze(struct analysis *an);
  * out. */
 char *an_hang_summary(const struct analysis *an, enum an_cause_kind *kind);
 
+/* A hang's signature (DESIGN.md "Hangs": the holder's function and the
+ * waiters'), with no tid, count or address, so that one hang is one bucket
+ * across runs: "hang: refill_pool (io) <- pool_worker" for the biggest
+ * group of waiters, "hang: go chan receive in main.consume, created by
+ * main.startConsumers" for tasks, "hang: running crunch", or "hang: idle:
+ * event_loop (io), worker_main (condition)"; NORMALIZE names each function
+ * as signatures do (an_signature_normalize).  Malloc'd; NULL when the
+ * process has no thread or memory ran out. */
+char *an_hang_signature(const struct analysis *an, char *(*normalize)(const char *name));
+
 #endif

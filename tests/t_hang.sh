@@ -268,6 +268,37 @@ abort_core() {
 	fi
 }
 
+# hang_signature MODE: the hang is signed alike live, from its snapshot and
+# from its core, by functions alone (no tid of the process in it): the
+# holder's and the waiters' (DESIGN.md "Hangs").
+hang_signature() {
+	local got
+	got=$(python3 - "$RUN/live.json" "$RUN/snap.json" "$RUN/core.json" <<'PY'
+import json, re, sys
+js = [json.load(open(f)) for f in sys.argv[1:]]
+sigs = {j["signature"] for j in js}
+tids = {str(t["tid"]) for t in js[0]["threads"]}
+if len(sigs) != 1:
+    print("differ: %s" % " | ".join(sorted(sigs)))
+else:
+    sig = sigs.pop()
+    kind = js[0]["cause"]["kind"]
+    if not sig.startswith(kind + ": "):
+        print("a %s signed '%s'" % (kind, sig))
+    elif tids & set(re.findall(r"\d+", sig)):
+        print("a tid in '%s'" % sig)
+    else:
+        print("ok " + sig)
+PY
+)
+	case $got in
+	ok*) pass "hang-$1-signature: live, snapshot and core signed alike, by functions (${got#ok })" ;;
+	*) fail "hang-$1-signature: $got" ;;
+	esac
+	[ "$1" = pool ] && check_eq "hang-pool-signature-names: the holder's function and its waiters'" \
+		"hang: refill_pool (io) <- pool_worker" "${got#ok }"
+}
+
 for mode in deadlock pool rwlock join relock errorcheck orphan spin socket pi robust robustgone cond sem barrier; do
 	if ! start "$mode"; then
 		fail "hang-$mode: the fixture never got ready ($(tail -1 "$RUN/out" 2>/dev/null))"
@@ -291,6 +322,7 @@ for mode in deadlock pool rwlock join relock errorcheck orphan spin socket pi ro
 		verdict "hang-$mode-core" "$mode" "$RUN/core.json" core
 	[ "$mode" = deadlock ] && stored_signature "$CORE"
 	[ "$mode" = deadlock ] && damaged_locks "$CORE"
+	hang_signature "$mode"
 	summary=$(jget "$RUN/core.json" 'j["cause"]["summary"]')
 	if [[ "$summary" == *"($CORE_HOW" ]]; then
 		pass "hang-$mode-core-how: the core's cause says how it was dumped"
