@@ -5,7 +5,7 @@
 #include <elf.h>
 #include <signal.h>
 
-#include "core.h"
+#include "memory.h"
 
 #ifndef EM_AARCH64
 #define EM_AARCH64 183

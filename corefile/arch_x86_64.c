@@ -4,7 +4,7 @@
 #include <elf.h>
 #include <signal.h>
 
-#include "core.h"
+#include "memory.h"
 
 static const char *const reg_names[CORE_REG_COUNT] = {
 	"r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9", "r8",

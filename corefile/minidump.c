@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "../base/array.h"
-#include "core.h"
+#include "target.h"
 #include "corewrite.h"
 #include "notes.h"
 #include "procmaps.h"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../corefile/notes.h"
+#include "../corefile/core.h"
 
 static void parse_as(const struct core_arch *arch, const uint8_t *data, size_t size)
 {
