@@ -305,7 +305,7 @@ void core_close(struct core *core)
 		return;
 	char sha256[65];
 	core_identity_wait_sha256(core, sha256);
-	if (core->reader.ops->closed)
+	if (core->reader.ops && core->reader.ops->closed)
 		core->reader.ops->closed(core->reader.ctx, core);
 	core_mapped_deinit(core);
 	if (core->elf)
