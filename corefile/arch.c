@@ -44,3 +44,11 @@ const char *core_syscall_name(const struct core_arch *arch, long nr)
 	}
 	return NULL;
 }
+
+long core_syscall_number(const struct core_arch *arch, const char *name)
+{
+	for (unsigned i = 0; name && i < arch->nsyscalls; i++)
+		if (strcmp(arch->syscalls[i].name, name) == 0)
+			return arch->syscalls[i].nr;
+	return -1;
+}

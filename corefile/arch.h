@@ -213,6 +213,7 @@ struct core_arch {
 	bool syscall_nr_none;       /* an all-ones number means "in no call", any
 				   other a call */
 	bool syscall_ret_arg0;
+	unsigned syscall_ret;       /* the register a call returns in */
 	const struct core_syscall_name *syscalls;   /* sorted by number */
 	unsigned nsyscalls;
 	struct core_glibc_locks glibc_locks;
@@ -230,6 +231,9 @@ const struct core_arch *core_arch_by_name(const char *name);
 
 /* ARCH's name of system call NR, or NULL. */
 const char *core_syscall_name(const struct core_arch *arch, long nr);
+
+/* ARCH's number of the system call named NAME, or -1. */
+long core_syscall_number(const struct core_arch *arch, const char *name);
 
 /* Name of thread register N, of DWARF register N ("?" past the table). */
 const char *core_arch_reg_name(const struct core_arch *arch, unsigned n);

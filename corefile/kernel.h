@@ -33,7 +33,7 @@ bool core_sigframe_read(struct core *core, uint64_t sp, struct core_sigframe *ou
 
 /* The system call a thread is in, by its saved registers. */
 struct core_syscall {
-	long nr;
+	long nr;                    /* -1: the source saved no number */
 	const char *name;           /* static; NULL: a number the table lacks */
 	uint64_t args[6];
 	uint8_t known;              /* bit I: args[I] is the argument as given */
@@ -47,7 +47,10 @@ typedef bool core_code_read_fn(void *ctx, uint64_t addr, void *buf, size_t len);
  * the instruction that enters the kernel); fills *OUT when it is.  Code is
  * read through READ(CTX, ...) where the architecture needs it (a core
  * without NT_FILE, such as qemu-user's, saves no library text: the caller
- * knows the files), through the core when READ is NULL. */
+ * knows the files), through the core when READ is NULL.  A core whose
+ * source saved no number (CORE_NOTE_NO_SYSCALL_NR) gives a call of number
+ * -1 where the code before the pc enters the kernel and the return
+ * register holds what an unfinished call returns. */
 bool core_syscall_of(struct core *core, const uint64_t *regs, unsigned nregs, core_code_read_fn *read,
 		     void *ctx, struct core_syscall *out);
 
