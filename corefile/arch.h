@@ -222,13 +222,6 @@ struct core_arch {
 extern const struct core_arch core_arch_x86_64;
 extern const struct core_arch core_arch_aarch64;
 
-/* The table for ELF machine MACHINE, or NULL when asyncore has none. */
-const struct core_arch *core_arch_for_machine(unsigned machine);
-
-/* The table named NAME ("x86_64", "aarch64"); x86_64's for NULL or an
- * unknown name (analyses stored before the architecture was recorded). */
-const struct core_arch *core_arch_by_name(const char *name);
-
 /* ARCH's name of system call NR, or NULL. */
 const char *core_syscall_name(const struct core_arch *arch, long nr);
 

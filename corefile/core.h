@@ -10,6 +10,7 @@
 #define COREFILE_CORE_H
 
 #include "arch.h"
+#include "arches.h"
 #include "error.h"
 #include "kernel.h"
 #include "mapped.h"

@@ -17,8 +17,10 @@ headers declare carry that module's prefix, else the table is stale.
 
 Inside corefile/, its parts (a .c and its .h are one part) use each other
 without a circle: a part uses another when it includes that part's header
-or calls a function that part's .c defines.  Each set of parts on circles is a line, and each use among them (with a circle through it)
-"FILE:LINE: includes X.h (cycle: a -> b -> a)" or "... calls f( of X.c ...".
+or calls a function (uses an object) that part's .c defines.  Each set of
+parts on circles is a line, and so is each use among them, with a circle
+through it: "FILE:LINE: includes X.h (cycle: a -> b -> a)", "... calls f(
+of X.c ...", "... uses v of X.c ...".
 """
 import glob
 import os
@@ -147,6 +149,10 @@ def prefix_breaches(root, decls):
 # A definition at the start of a line: its name, then the parameters and the
 # body's brace (a declaration ends with ';' first).
 DEFINITION = re.compile(r"^(?!static\b)[A-Za-z_][\w \t*]*?\b([A-Za-z_]\w*)\s*\([^;{}]*\)\s*\{", re.M)
+# A definition of an object with external linkage: "const struct T name = {".
+DATA_DEFINITION = re.compile(r"^(?!static\b|extern\b|typedef\b)(?:const\s+)?(?:struct\s+|union\s+|enum\s+)?\w+"
+                             r"[\s*]+(?:const\s+)?([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*=", re.M)
+IDENT = re.compile(r"\b([A-Za-z_]\w*)\b")
 ANY_DEFINITION = re.compile(r"^[A-Za-z_][\w \t*]*?\b([A-Za-z_]\w*)\s*\([^;{}]*\)\s*\{", re.M)
 
 
@@ -161,6 +167,11 @@ def part_uses(root, module):
         if p.endswith(".c"):
             for m in DEFINITION.finditer(stripped[p]):
                 defined.setdefault(m.group(1), part(p))
+    objects = {}
+    for p in files:
+        if p.endswith(".c"):
+            for m in DATA_DEFINITION.finditer(stripped[p]):
+                objects.setdefault(m.group(1), part(p))
     uses = {part(p): {} for p in files}
     for p in files:
         me, text, rel = part(p), stripped[p], os.path.relpath(p, root)
@@ -172,6 +183,12 @@ def part_uses(root, module):
             if quote == '"' and os.path.dirname(target) == os.path.dirname(p) and part(target) != me \
                     and part(target) in uses:
                 found.setdefault(part(target), (rel, line_of(raw, m.start()), "includes %s" % inc))
+        own = set(ANY_DEFINITION.findall(text))
+        for m in IDENT.finditer(text if p.endswith(".c") else ""):
+            owner = objects.get(m.group(1))
+            if owner and owner != me and not is_member(text, m.start()):
+                found.setdefault(owner, (rel, line_of(text, m.start()),
+                                         "uses %s of %s.c" % (m.group(1), owner)))
         own = set(ANY_DEFINITION.findall(text))
         # A header's declarations are no calls; its includes count.
         for m in IDENT_CALL.finditer(text if p.endswith(".c") else ""):

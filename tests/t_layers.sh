@@ -73,12 +73,16 @@ breach "base/ calling a corefile/ function" base/strlist.c \
 breach "base/ holding an analyzer/ type" base/sha256.h \
 	'struct an_frame;' "struct an_frame is analyzer/'s type"
 # Circles inside corefile/: its parts (X.c with X.h) form no cycle, by
-# includes of each other's headers or calls of what another's .c defines.
+# includes of each other's headers, calls of the functions or uses of the
+# objects another's .c defines.
 breach "corefile/: a call closing a circle (target below core)" corefile/target.c \
 	'static void probe(void) { core_close(0); }' \
 	"calls core_close\\( of core.c \\(cycle: target -> core -> target\\)"
 breach "corefile/: an include closing a circle (signals below notes)" corefile/signals.h \
 	'#include "notes.h"' 'includes notes.h \(cycle: .*notes -> .*signals'
+breach "corefile/: an object's use closing a circle (memory below segments)" corefile/memory.c \
+	'static const void *probe = &core_segments_reader;' \
+	"uses core_segments_reader of segments.c \\(cycle: memory -> segments -> memory\\)"
 breach "corefile/: a circle of calls across three parts" corefile/image.c \
 	'static void probe(void) { core_warn(0, ""); }' "calls core_warn\\( of target.c \\(cycle: "
 
