@@ -48,7 +48,7 @@ typedef bool core_code_read_fn(void *ctx, uint64_t addr, void *buf, size_t len);
  * read through READ(CTX, ...) where the architecture needs it (a core
  * without NT_FILE, such as qemu-user's, saves no library text: the caller
  * knows the files), through the core when READ is NULL.  A core whose
- * source saved no number (CORE_NOTE_NO_SYSCALL_NR) gives a call of number
+ * source saved no number (core->syscall_nr_unsaved) gives a call of number
  * -1 where the code before the pc enters the kernel and the return
  * register holds what an unfinished call returns. */
 bool core_syscall_of(struct core *core, const uint64_t *regs, unsigned nregs, core_code_read_fn *read,

@@ -874,8 +874,9 @@ static bool add_notes(struct md *m, struct core_writer *w)
 	if (m->auxv_len)
 		core_writer_add_note(w, "CORE", NT_AUXV, m->auxv, m->auxv_len);
 	core_writer_add_note(w, CORE_NOTE_OWNER, CORE_NOTE_HELD, "", 0);
-	if (m->arch->syscall_nr_none)
-		core_writer_add_note(w, CORE_NOTE_OWNER, CORE_NOTE_NO_SYSCALL_NR, "", 0);
+	/* Said on the core, not in a note: the core's bytes, whose hash is
+	 * the minidump's fingerprint, stay those of every earlier reading. */
+	m->core->syscall_nr_unsaved = m->arch->syscall_nr_none;
 	if (!note_modules(m, w))
 		return false;
 	if (m->nannotations)

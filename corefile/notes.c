@@ -329,8 +329,7 @@ static struct core_error *parse_one(struct core *core, uint32_t type, const char
 			return parse_layout(core, desc, dlen);
 		else if (type == CORE_NOTE_HELD)
 			core->held_only = true;
-		else if (type == CORE_NOTE_NO_SYSCALL_NR)
-			core->syscall_nr_unsaved = true;
+
 		else if (type == CORE_NOTE_ANNOTATIONS)
 			return parse_annotations(core, desc, dlen);
 		else if (type == CORE_NOTE_MODULES)
@@ -413,7 +412,7 @@ static bool wanted(const struct core *core, uint32_t type, const char *name)
 	if (strcmp(name, CORE_NOTE_OWNER) == 0)
 		return type == CORE_NOTE_SNAPSHOT || type == CORE_NOTE_SOURCE || type == CORE_NOTE_LAYOUT ||
 		       type == CORE_NOTE_HELD || type == CORE_NOTE_ANNOTATIONS || type == CORE_NOTE_MODULES ||
-		       type == CORE_NOTE_THREADS || type == CORE_NOTE_FDS || type == CORE_NOTE_NO_SYSCALL_NR;
+		       type == CORE_NOTE_THREADS || type == CORE_NOTE_FDS;
 	bool is_core = strcmp(name, "CORE") == 0;
 	if (!is_core && strcmp(name, "LINUX") != 0)
 		return false;

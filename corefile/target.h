@@ -93,12 +93,6 @@ struct core_snapshot {
  * segment's bytes past p_filesz are zeros the source held. */
 #define CORE_NOTE_HELD 4u
 
-/* A core whose source saved no thread's system call number (a minidump's
- * x86_64 contexts hold no orig_rax): the note (owner CORE_NOTE_OWNER, no
- * desc) says that the number register's "in no call" is unknown, not
- * known (kernel.h). */
-#define CORE_NOTE_NO_SYSCALL_NR 9u
-
 /* What the crashed program said of itself, as name and value pairs
  * (Crashpad's annotations): desc, each name then its value, NUL-ended. */
 #define CORE_NOTE_ANNOTATIONS 5u
@@ -166,7 +160,10 @@ struct core {
 	/* A minicore: segments is its source's layout; its own PT_LOADs, the
 	 * bytes it kept, are pieces (sorted by vaddr). */
 	bool held_only;             /* CORE_NOTE_HELD */
-	bool syscall_nr_unsaved;    /* CORE_NOTE_NO_SYSCALL_NR */
+	bool syscall_nr_unsaved;    /* the source saved no thread's system call
+				       number (a minidump's x86_64 contexts hold
+				       no orig_rax): "in no call" is unknown
+				       (kernel.h) */
 	struct core_annotation *annotations;   /* CORE_NOTE_ANNOTATIONS */
 	size_t nannotations;
 	struct core_module *modules;           /* CORE_NOTE_MODULES */
