@@ -575,12 +575,82 @@ static bool read_code(void *ctx, uint64_t addr, void *buf, size_t len)
 	return c->s ? dbg_read_module_bytes(c->s, addr, buf, len) : core_read_bytes(c->core, addr, buf, len);
 }
 
+/* ---- a call whose number the source did not save ---------------------- */
+
+/* glibc's functions whose call is another than their name: x86_64 has no
+ * select, recv or send call, and glibc waits and sleeps through newer ones. */
+static const struct {
+	const char *function, *call;
+} libc_calls[] = {
+	{ "select", "pselect6" }, { "pselect", "pselect6" }, { "recv", "recvfrom" },
+	{ "send", "sendto" }, { "sigtimedwait", "rt_sigtimedwait" }, { "sigwaitinfo", "rt_sigtimedwait" },
+	{ "sigwait", "rt_sigtimedwait" }, { "sigsuspend", "rt_sigsuspend" }, { "waitpid", "wait4" },
+	{ "wait", "wait4" }, { "open", "openat" }, { "nanosleep", "clock_nanosleep" },
+};
+
+/* The call NAME, glibc's function that makes it: its prefixes (__GI_,
+ * __libc_, underscores) and _nocancel suffix off, futex waits and lll
+ * locks the futex's.  BUF holds the result when it is not static. */
+static const char *libc_call_of(const char *name, char *buf, size_t len)
+{
+	if (strstr(name, "futex") || strstr(name, "lll_lock"))
+		return "futex";
+	static const char *const prefixes[] = { "GI_", "libc_", NULL };
+	for (bool again = true; again;) {
+		again = false;
+		while (*name == '_')
+			name++;
+		for (const char *const *p = prefixes; *p; p++)
+			if (strncmp(name, *p, strlen(*p)) == 0) {
+				name += strlen(*p);
+				again = true;
+			}
+	}
+	snprintf(buf, len, "%s", name);
+	char *suffix = strstr(buf, "_nocancel");
+	if (suffix && suffix[9] == '\0')
+		*suffix = '\0';
+	for (size_t i = 0; i < sizeof(libc_calls) / sizeof(libc_calls[0]); i++)
+		if (strcmp(buf, libc_calls[i].function) == 0)
+			return libc_calls[i].call;
+	return buf;
+}
+
+/* SC's number and name where the source saved none (a minidump's x86_64
+ * contexts hold no orig_rax; SC's arguments are the registers, as at any
+ * stop in a call): the call the innermost C-library function of T makes
+ * (__futex_abstimed_wait_common64, __lll_lock_wait: futex; read;
+ * epoll_wait).  False when no such function names a call of the table. */
+static bool syscall_from_libc(struct blocking_ctx *c, const struct an_thread *t, struct core_syscall *sc)
+{
+	/* The innermost frame and the levels inlined at its pc. */
+	for (size_t i = 0; i < t->nframes && i < SCAN_FRAMES; i++) {
+		const struct an_frame *f = &t->frames[i];
+		if (!an_frame_in_runtime(f) || (i > 0 && f->pc != t->frames[0].pc))
+			break;
+		char buf[NAME_MAX_LEN];
+		const char *call = f->function ? libc_call_of(f->function, buf, sizeof(buf)) : NULL;
+		long nr = call ? core_syscall_number(c->core->arch, call) : -1;
+		if (nr < 0 && call == buf && strlen(buf) > 2 && strcmp(buf + strlen(buf) - 2, "64") == 0) {
+			buf[strlen(buf) - 2] = '\0';
+			nr = core_syscall_number(c->core->arch, buf);
+		}
+		if (nr >= 0) {
+			sc->nr = nr;
+			sc->name = core_syscall_name(c->core->arch, nr);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* T's blocked_on into *OUT (NULL: on the CPU). */
 static bool thread_blocked(struct blocking_ctx *c, const struct an_thread *t, struct an_blocked **out)
 {
 	struct core_syscall sc;
 	*out = NULL;
-	if (t->state == 'R' || !core_syscall_of(c->core, t->regs, t->nregs, read_code, c, &sc))
+	if (t->state == 'R' || !core_syscall_of(c->core, t->regs, t->nregs, read_code, c, &sc) ||
+	    (sc.nr < 0 && !syscall_from_libc(c, t, &sc)))
 		return true;
 	struct an_blocked *b = calloc(1, sizeof(*b));
 	if (!b)

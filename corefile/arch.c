@@ -2,26 +2,6 @@
 
 #include <string.h>
 
-#include "core.h"
-
-static const struct core_arch *const arches[] = { &core_arch_x86_64, &core_arch_aarch64 };
-
-const struct core_arch *core_arch_for_machine(unsigned machine)
-{
-	for (size_t i = 0; i < sizeof(arches) / sizeof(arches[0]); i++)
-		if (arches[i]->machine == machine)
-			return arches[i];
-	return NULL;
-}
-
-const struct core_arch *core_arch_by_name(const char *name)
-{
-	for (size_t i = 0; name && i < sizeof(arches) / sizeof(arches[0]); i++)
-		if (strcmp(arches[i]->name, name) == 0)
-			return arches[i];
-	return &core_arch_x86_64;
-}
-
 const char *core_arch_reg_name(const struct core_arch *arch, unsigned n)
 {
 	return n < arch->nregs ? arch->reg_names[n] : "?";
@@ -30,43 +10,6 @@ const char *core_arch_reg_name(const struct core_arch *arch, unsigned n)
 const char *core_arch_dwarf_name(const struct core_arch *arch, unsigned n)
 {
 	return n < arch->ndwarf_regs ? arch->dwarf_names[n] : "?";
-}
-
-bool core_is_sigreturn(struct core *core, uint64_t pc)
-{
-	const struct core_arch *arch = core->arch;
-	uint8_t code[16];
-	size_t n = arch->nsigreturn_code;
-	return n > 0 && n <= sizeof(code) && core_read_bytes(core, pc, code, n) &&
-	       memcmp(code, arch->sigreturn_code, n) == 0;
-}
-
-bool core_sigframe_read(struct core *core, uint64_t sp, struct core_sigframe *out)
-{
-	const struct core_arch *arch = core->arch;
-	unsigned char info[CORE_SIGINFO_SIZE];
-	struct core_siginfo si;
-	memset(out, 0, sizeof(*out));
-	if (arch->nsigframe_regs == 0 || sp > UINT64_MAX - 4096 ||
-	    !core_read_bytes(core, sp + arch->sigframe_siginfo, info, sizeof(info)))
-		return false;
-	core_siginfo_parse(info, &si);
-	out->signo = si.signo;
-	out->code = si.code;
-	out->errno_value = si.errno_value;
-	out->addr = si.addr;
-	out->sender_pid = si.sender_pid;
-	for (unsigned i = 0; i < arch->nsigframe_regs; i++) {
-		const struct core_sigframe_reg *r = &arch->sigframe_regs[i];
-		if (r->reg >= CORE_MAX_REGS || !core_read_u64(core, sp + r->offset, &out->regs[r->reg]))
-			return false;
-		out->known |= 1ull << r->reg;
-	}
-	out->has_trap = arch->sigframe_trapno &&
-			core_read_u64(core, sp + arch->sigframe_trapno, &out->trapno) &&
-			core_read_u64(core, sp + arch->sigframe_err, &out->err) &&
-			core_read_u64(core, sp + arch->sigframe_trap_addr, &out->trap_addr);
-	return true;
 }
 
 const char *core_syscall_name(const struct core_arch *arch, long nr)
@@ -84,42 +27,10 @@ const char *core_syscall_name(const struct core_arch *arch, long nr)
 	return NULL;
 }
 
-/* The kernel's restart codes an interrupted call returns (ERESTARTSYS ..
- * ERESTART_RESTARTBLOCK), and EINTR. */
-static bool interrupted_return(uint64_t ret)
+long core_syscall_number(const struct core_arch *arch, const char *name)
 {
-	int64_t r = (int64_t)ret;
-	return r == -4 || (r <= -512 && r >= -516);
-}
-
-bool core_syscall_of(struct core *core, const uint64_t *regs, unsigned nregs, core_code_read_fn *read,
-		     void *ctx, struct core_syscall *out)
-{
-	const struct core_arch *arch = core->arch;
-	uint8_t code[8];
-	unsigned n = arch->nsyscall_insn;
-	memset(out, 0, sizeof(*out));
-	if (n == 0 || n > sizeof(code) || arch->reg_pc >= nregs || arch->syscall_nr >= nregs)
-		return false;
-	uint64_t pc = regs[arch->reg_pc], nr = regs[arch->syscall_nr];
-	/* Where the number says "in no call" it is enough (the kernel sets it
-	 * so on every entry but a system call's); else the code before the pc
-	 * says it. */
-	if (arch->syscall_nr_none ? nr == UINT64_MAX
-				  : pc < n ||
-				    !(read ? read(ctx, pc - n, code, n) : core_read_bytes(core, pc - n, code, n)) ||
-				    memcmp(code, arch->syscall_insn, n) != 0)
-		return false;
-	out->nr = (long)nr;
-	out->name = core_syscall_name(arch, out->nr);
-	for (unsigned i = 0; i < 6; i++) {
-		unsigned r = arch->syscall_args[i];
-		if (r >= nregs)
-			continue;
-		out->args[i] = regs[r];
-		out->known |= (uint8_t)(1u << i);
-	}
-	if (arch->syscall_ret_arg0 && interrupted_return(out->args[0]))
-		out->known &= (uint8_t)~1u;
-	return true;
+	for (unsigned i = 0; name && i < arch->nsyscalls; i++)
+		if (strcmp(arch->syscalls[i].name, name) == 0)
+			return arch->syscalls[i].nr;
+	return -1;
 }

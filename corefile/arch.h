@@ -213,6 +213,7 @@ struct core_arch {
 	bool syscall_nr_none;       /* an all-ones number means "in no call", any
 				   other a call */
 	bool syscall_ret_arg0;
+	unsigned syscall_ret;       /* the register a call returns in */
 	const struct core_syscall_name *syscalls;   /* sorted by number */
 	unsigned nsyscalls;
 	struct core_glibc_locks glibc_locks;
@@ -221,56 +222,11 @@ struct core_arch {
 extern const struct core_arch core_arch_x86_64;
 extern const struct core_arch core_arch_aarch64;
 
-/* The table for ELF machine MACHINE, or NULL when asyncore has none. */
-const struct core_arch *core_arch_for_machine(unsigned machine);
-
-/* The table named NAME ("x86_64", "aarch64"); x86_64's for NULL or an
- * unknown name (analyses stored before the architecture was recorded). */
-const struct core_arch *core_arch_by_name(const char *name);
-
-/* The kernel's signal frame as a handler's trampoline finds it: the siginfo
- * it was given and the thread registers the signal interrupted. */
-struct core_sigframe {
-	int signo, code, errno_value;
-	uint64_t addr;              /* si_addr where the code carries one */
-	int32_t sender_pid;         /* si_pid for kill()-style codes */
-	uint64_t regs[CORE_MAX_REGS];   /* the arch's thread registers; those the
-					   frame does not save are 0 */
-	uint64_t known;             /* bit N: regs[N] was read */
-	bool has_trap;              /* the sigcontext's hardware trap was read */
-	uint64_t trapno, err, trap_addr;
-};
-
-/* Whether the code at PC is ARCH's signal return trampoline. */
-bool core_is_sigreturn(struct core *core, uint64_t pc);
-
-/* Read the signal frame of the trampoline frame whose stack pointer is SP
- * into *OUT.  False when the core cannot give all of it; nothing in it is
- * validated beyond being readable. */
-bool core_sigframe_read(struct core *core, uint64_t sp, struct core_sigframe *out);
-
-/* The system call a thread is in, by its saved registers. */
-struct core_syscall {
-	long nr;
-	const char *name;           /* static; NULL: a number the table lacks */
-	uint64_t args[6];
-	uint8_t known;              /* bit I: args[I] is the argument as given */
-};
-
-/* Reads LEN bytes of code at ADDR into BUF; false when it cannot. */
-typedef bool core_code_read_fn(void *ctx, uint64_t addr, void *buf, size_t len);
-
-/* Whether the thread whose registers are REGS (ARCH's order, NREGS of them
- * saved) is in a system call, or was interrupted in one (its pc just past
- * the instruction that enters the kernel); fills *OUT when it is.  Code is
- * read through READ(CTX, ...) where the architecture needs it (a core
- * without NT_FILE, such as qemu-user's, saves no library text: the caller
- * knows the files), through the core when READ is NULL. */
-bool core_syscall_of(struct core *core, const uint64_t *regs, unsigned nregs, core_code_read_fn *read,
-		     void *ctx, struct core_syscall *out);
-
 /* ARCH's name of system call NR, or NULL. */
 const char *core_syscall_name(const struct core_arch *arch, long nr);
+
+/* ARCH's number of the system call named NAME, or -1. */
+long core_syscall_number(const struct core_arch *arch, const char *name);
 
 /* Name of thread register N, of DWARF register N ("?" past the table). */
 const char *core_arch_reg_name(const struct core_arch *arch, unsigned n);

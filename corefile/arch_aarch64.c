@@ -5,7 +5,7 @@
 #include <elf.h>
 #include <signal.h>
 
-#include "core.h"
+#include "memory.h"
 
 #ifndef EM_AARCH64
 #define EM_AARCH64 183
@@ -172,6 +172,7 @@ const struct core_arch core_arch_aarch64 = {
 	.syscall_insn = syscall_insn,
 	.nsyscall_insn = sizeof(syscall_insn),
 	.syscall_nr = 8,
+	.syscall_ret = 0,
 	.syscall_args = { 0, 1, 2, 3, 4, 5 },
 	.syscall_nr_none = false,
 	.syscall_ret_arg0 = true,

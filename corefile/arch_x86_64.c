@@ -4,7 +4,7 @@
 #include <elf.h>
 #include <signal.h>
 
-#include "core.h"
+#include "memory.h"
 
 static const char *const reg_names[CORE_REG_COUNT] = {
 	"r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9", "r8",
@@ -212,6 +212,7 @@ const struct core_arch core_arch_x86_64 = {
 	.syscall_insn = syscall_insn,
 	.nsyscall_insn = sizeof(syscall_insn),
 	.syscall_nr = CORE_REG_ORIG_RAX,
+	.syscall_ret = CORE_REG_RAX,
 	.syscall_args = { CORE_REG_RDI, CORE_REG_RSI, CORE_REG_RDX, CORE_REG_R10, CORE_REG_R8, CORE_REG_R9 },
 	.syscall_nr_none = true,
 	.syscall_ret_arg0 = false,

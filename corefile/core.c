@@ -1,11 +1,8 @@
 #include "core.h"
-#include "minidump.h"
-#include "liveinfo.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,56 +10,12 @@
 #include <unistd.h>
 
 #include "../base/array.h"
-#include "../base/strlist.h"
 #include "corewrite.h"
 #include "decompress.h"
 #include "identity.h"
 #include "image.h"
-#include "mapped.h"
-#include "notes.h"
-
-uint64_t core_thread_pc(const struct core *core, const struct core_thread *t)
-{
-	return t->regs[core->arch->reg_pc];
-}
-
-uint64_t core_thread_sp(const struct core *core, const struct core_thread *t)
-{
-	return t->regs[core->arch->reg_sp];
-}
-
-uint64_t core_thread_fp(const struct core *core, const struct core_thread *t)
-{
-	return t->regs[core->arch->reg_fp];
-}
-
-bool core_thread_tp(const struct core *core, const struct core_thread *t, uint64_t *tp)
-{
-	*tp = t->regs[core->arch->reg_tp];
-	return core->arch->reg_tp < t->nregs;
-}
-
-void core_warn(struct core *core, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	base_strlist_vappend(&core->warnings, &core->nwarnings, fmt, ap);
-	va_end(ap);
-}
-
-int core_open_regular(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return -1;
-	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		errno = EINVAL;
-		return -1;
-	}
-	return fd;
-}
+#include "liveinfo.h"
+#include "minidump.h"
 
 /* Open PATH as the core's image; a compressed core is decompressed into a
  * temporary file first. */
@@ -123,13 +76,6 @@ fail:
 	return err;
 }
 
-static void segment_range(const void *elem, uint64_t *start, uint64_t *end)
-{
-	const struct core_segment *seg = elem;
-	*start = seg->vaddr;
-	*end = seg->memsz > UINT64_MAX - seg->vaddr ? UINT64_MAX : seg->vaddr + seg->memsz;
-}
-
 static int segment_cmp(const void *a, const void *b)
 {
 	const struct core_segment *x = a, *y = b;
@@ -152,7 +98,7 @@ static void use_layout(struct core *core)
 	for (size_t i = 0; i < core->nsegments; i++) {
 		struct core_segment *seg = &core->segments[i];
 		const struct core_segment *p = base_range_find(core->pieces, core->npieces, sizeof(*p),
-							       seg->vaddr, segment_range);
+							       seg->vaddr, core_segment_range);
 		if (p && p->vaddr == seg->vaddr) {
 			seg->offset = p->offset;
 			seg->filesz = p->filesz < seg->memsz ? p->filesz : seg->memsz;
@@ -311,6 +257,7 @@ struct core_error *core_open(const char *path, struct core **out)
 	if (!core)
 		return &core_error_nomem;
 	struct core_error *err = NULL;
+	core->reader = (struct core_reader){ &core_segments_reader, core };
 	core->path = strdup(path);
 	if (!core->path) {
 		err = &core_error_nomem;
@@ -389,316 +336,4 @@ void core_close(struct core *core)
 	free(core->sysroot);
 	free(core->path);
 	free(core);
-}
-
-const struct core_segment *core_find_segment(const struct core *core, uint64_t addr)
-{
-	return base_range_find(core->segments, core->nsegments, sizeof(*core->segments), addr,
-			       segment_range);
-}
-
-bool core_is_executable(const struct core *core, uint64_t addr)
-{
-	const struct core_segment *seg = core_find_segment(core, addr);
-	return seg && (seg->flags & PF_X);
-}
-
-static void file_range(const void *elem, uint64_t *start, uint64_t *end)
-{
-	const struct core_mapped_file *f = elem;
-	*start = f->start;
-	*end = f->end;
-}
-
-const struct core_mapped_file *core_find_file(const struct core *core, uint64_t addr)
-{
-	/* Called on every read the core did not save: binary search the
-	 * kernel's sorted list; a crafted unsorted one is searched in full. */
-	if (core->files_sorted)
-		return base_range_find(core->files, core->nfiles, sizeof(*core->files), addr,
-				       file_range);
-	for (size_t i = 0; i < core->nfiles; i++)
-		if (addr >= core->files[i].start && addr < core->files[i].end)
-			return &core->files[i];
-	return NULL;
-}
-
-/* Note that LEN bytes at ADDR were served from the core itself. */
-static void record(const struct core *core, uint64_t addr, size_t len)
-{
-	if (core->recorder && len)
-		core_writer_keep(core->recorder, addr, len);
-}
-
-/* Up to LEN bytes at ADDR from a minicore's kept pieces; 0 when none
- * holds ADDR. */
-static size_t read_piece(const struct core *core, uint64_t addr, unsigned char *buf, size_t len)
-{
-	const struct core_segment *p = base_range_find(core->pieces, core->npieces, sizeof(*p), addr,
-						       segment_range);
-	if (!p || addr - p->vaddr >= p->filesz)
-		return 0;
-	uint64_t rel = addr - p->vaddr;
-	size_t n = len < p->filesz - rel ? len : (size_t)(p->filesz - rel);
-	return core_image_read(core->image, p->offset + rel, buf, n) ? n : 0;
-}
-
-/* Past a segment's saved bytes: a minicore's pieces, else the mapped
- * file, else zeros for anonymous memory the kernel did not save.  Zeros
- * are not recorded: a minicore gives them the same way, and a piece of
- * them would read as saved. */
-static size_t read_unsaved(struct core *core, const struct core_segment *seg, uint64_t addr,
-			   unsigned char *buf, size_t n)
-{
-	size_t got = core->pieces ? read_piece(core, addr, buf, n) : 0;
-	if (got) {
-		record(core, addr, got);
-		return got;
-	}
-	if (core->held_only && (seg->flags & PF_W)) {
-		memset(buf, 0, n);  /* a page of zeros the source held */
-		return n;
-	}
-	size_t from_file = core_mapped_read(core, addr, buf, n);
-	if (from_file)
-		return from_file;
-	if (seg->flags & CORE_SEGMENT_TRUNCATED)
-		return 0;
-	if (core_find_file(core, addr))
-		return 0;
-	memset(buf, 0, n);  /* anonymous memory never written */
-	return n;
-}
-
-/* Copy what one segment (or its backing file) holds at ADDR; returns the
- * number of bytes served, 0 on a fault. */
-static size_t read_chunk(struct core *core, uint64_t addr, unsigned char *buf, size_t len)
-{
-	if (core->reader.ops)
-		return core->reader.ops->read(core->reader.ctx, addr, buf, len);
-	/* Reads come in runs over one stack or one structure: try the segment
-	 * of the last read before searching thousands. */
-	const struct core_segment *seg = NULL;
-	if (core->last_segment < core->nsegments) {
-		const struct core_segment *last = &core->segments[core->last_segment];
-		if (addr >= last->vaddr && addr - last->vaddr < last->memsz)
-			seg = last;
-	}
-	if (!seg && (seg = core_find_segment(core, addr)) != NULL)
-		core->last_segment = (size_t)(seg - core->segments);
-	if (!seg)
-		return core->held_only ? 0 : core_mapped_read(core, addr, buf, len);
-	uint64_t rel = addr - seg->vaddr;
-	uint64_t in_seg = seg->memsz - rel;
-	size_t n = len < in_seg ? len : (size_t)in_seg;
-	if (rel < seg->filesz) {
-		uint64_t saved = seg->filesz - rel;
-		if (n > saved)
-			n = (size_t)saved;
-		if (!core_image_read(core->image, seg->offset + rel, buf, n))
-			return 0;
-		record(core, addr, n);
-		return n;
-	}
-	return read_unsaved(core, seg, addr, buf, n);
-}
-
-/* The one bounded-read loop: how many of LEN bytes at ADDR were read before
- * the first fault. */
-static size_t read_upto_fault(struct core *core, uint64_t addr, void *buf, size_t len)
-{
-	unsigned char *p = buf;
-	size_t done = 0;
-	while (done < len) {
-		size_t n = read_chunk(core, addr + done, p + done, len - done);
-		if (n == 0)
-			break;
-		done += n;
-	}
-	return done;
-}
-
-bool core_read_bytes(struct core *core, uint64_t addr, void *buf, size_t len)
-{
-	return read_upto_fault(core, addr, buf, len) == len;
-}
-
-struct core_error *core_read(struct core *core, uint64_t addr, void *buf, size_t len)
-{
-	size_t done = read_upto_fault(core, addr, buf, len);
-	return done == len ? NULL : core_error_fault(addr + done, len - done);
-}
-
-const char *core_pointer_problem(struct core *core, uint64_t addr)
-{
-	if (addr == 0)
-		return "is NULL";
-	if (addr % 8 != 0)
-		return "is misaligned";
-	return core_is_readable(core, addr, 8) ? "is only partly readable" : "is not readable";
-}
-
-bool core_pointer_ok(struct core *core, uint64_t addr, size_t len, size_t align)
-{
-	return addr != 0 && (align == 0 || addr % align == 0) && len <= UINT64_MAX - addr &&
-	       core_is_readable(core, addr, len);
-}
-
-bool core_read_saved(const struct core *core, uint64_t addr, void *buf, size_t len)
-{
-	if (core->reader.ops)
-		return core->reader.ops->read(core->reader.ctx, addr, buf, len) == len;
-	unsigned char *p = buf;
-	while (len > 0) {
-		const struct core_segment *seg = core_find_segment(core, addr);
-		if (!seg)
-			return false;
-		size_t n;
-		if (addr - seg->vaddr < seg->filesz) {
-			uint64_t rel = addr - seg->vaddr;
-			uint64_t saved = seg->filesz - rel;
-			n = len < saved ? len : (size_t)saved;
-			if (!core_image_read(core->image, seg->offset + rel, p, n))
-				return false;  /* a truncated core */
-		} else if (!core->pieces || !(n = read_piece(core, addr, p, len))) {
-			return false;
-		}
-		record(core, addr, n);
-		p += n;
-		addr += n;
-		len -= n;
-	}
-	return true;
-}
-
-struct core_error *core_record_start(struct core *core)
-{
-	if (core->reader.ops || core->recorder)
-		return NULL;
-	struct core_error *err = core_writer_create(core->arch->machine, &core->recorder);
-	if (err)
-		return err;
-	/* What the open read, read again to be recorded. */
-	char buf[4096];
-	if (core->auxv.execfn)
-		core_read_string(core, core->auxv.execfn, buf, sizeof(buf));
-	return NULL;
-}
-
-struct core_writer *core_record_pause(struct core *core)
-{
-	struct core_writer *recorder = core->recorder;
-	core->recorder = NULL;
-	return recorder;
-}
-
-void core_record_resume(struct core *core, struct core_writer *recorder)
-{
-	core->recorder = recorder;
-}
-
-/* The first piece ending after ADDR (pieces are sorted, disjoint). */
-static const struct core_segment *piece_after(const struct core *core, uint64_t addr)
-{
-	size_t lo = 0, hi = core->npieces;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct core_segment *p = &core->pieces[mid];
-		if (p->vaddr + p->filesz <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < core->npieces ? &core->pieces[lo] : NULL;
-}
-
-bool core_saved_next(const struct core *core, const struct core_segment *seg, uint64_t *at,
-		     uint64_t *end)
-{
-	uint64_t seg_end = seg->vaddr + seg->memsz;
-	uint64_t from = *at < seg->vaddr ? seg->vaddr : *at;
-	if (from < seg->vaddr + seg->filesz) {
-		*at = from;
-		*end = seg->vaddr + seg->filesz;
-		return true;
-	}
-	const struct core_segment *p = core->pieces ? piece_after(core, from) : NULL;
-	if (!p || p->vaddr >= seg_end)
-		return false;
-	*at = p->vaddr > from ? p->vaddr : from;
-	*end = p->vaddr + p->filesz < seg_end ? p->vaddr + p->filesz : seg_end;
-	return true;
-}
-
-bool core_read_u64(struct core *core, uint64_t addr, uint64_t *value)
-{
-	return core_read_bytes(core, addr, value, sizeof(*value));
-}
-
-bool core_stopped_at(const struct core *core, uint64_t *ns)
-{
-	*ns = core->reader.ops && core->reader.ops->stopped_ns ? core->reader.ops->stopped_ns(core->reader.ctx)
-	      : core->snapshot.present ? core->snapshot.monotonic_ns : 0;
-	return *ns != 0;
-}
-
-bool core_read_running(const struct core *core)
-{
-	return core->reader.ops || core->snapshot.present;
-}
-
-bool core_read_u32(struct core *core, uint64_t addr, uint32_t *value)
-{
-	return core_read_bytes(core, addr, value, sizeof(*value));
-}
-
-bool core_is_readable(struct core *core, uint64_t addr, size_t len)
-{
-	unsigned char tmp[256];
-	while (len > 0) {
-		size_t n = len < sizeof(tmp) ? len : sizeof(tmp);
-		if (!core_read_bytes(core, addr, tmp, n))
-			return false;
-		addr += n;
-		len -= n;
-	}
-	return true;
-}
-
-bool core_read_string(struct core *core, uint64_t addr, char *buf, size_t max)
-{
-	if (max == 0)
-		return false;
-	size_t got = 0;
-	while (got + 1 < max) {
-		size_t want = max - 1 - got;
-		if (want > 64)
-			want = 64;
-		/* Shrink the chunk at page ends so a string near an unmapped page still reads. */
-		uint64_t to_page = 4096 - ((addr + got) & 4095);
-		if (want > to_page)
-			want = (size_t)to_page;
-		if (!core_read_bytes(core, addr + got, buf + got, want))
-			break;
-		void *nul = memchr(buf + got, '\0', want);
-		if (nul)
-			return true;
-		got += want;
-	}
-	buf[got] = '\0';
-	return false;
-}
-
-const char *core_executable(const struct core *core)
-{
-	if (core->auxv.execfn_string && core->auxv.execfn_string[0] == '/')
-		return core->auxv.execfn_string;
-	if (core->auxv.phdr) {
-		const struct core_mapped_file *f = core_find_file(core, core->auxv.phdr);
-		if (f)
-			return f->path;
-	}
-	if (core->auxv.execfn_string)
-		return core->auxv.execfn_string;
-	return core->nfiles ? core->files[0].path : NULL;
 }

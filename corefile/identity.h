@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core.h"
+#include "target.h"
 
 /* The fields systemd-coredump writes into a core's file name,
  * core.COMM.UID.BOOTID.PID.USEC[.zst|.xz|.lz4|.gz]. */

@@ -1574,6 +1574,12 @@ static uint64_t reader_stopped_ns(const void *ctx)
 	return core_live_stopped_ns(ctx);
 }
 
+static bool reader_running(const void *ctx)
+{
+	(void)ctx;
+	return true;
+}
+
 static void reader_closed(void *ctx, const struct core *core)
 {
 	core_live_core_closed(ctx, core);
@@ -1583,6 +1589,7 @@ static const struct core_reader_ops live_reader = {
 	.read = reader_read,
 	.file_path = reader_file_path,
 	.stopped_ns = reader_stopped_ns,
+	.running = reader_running,
 	.closed = reader_closed,
 };
 

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "../base/array.h"
-#include "core.h"
+#include "target.h"
 #include "corewrite.h"
 
 enum {

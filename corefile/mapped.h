@@ -3,7 +3,7 @@
 #ifndef COREFILE_MAPPED_H
 #define COREFILE_MAPPED_H
 
-#include "core.h"
+#include "target.h"
 
 /* Set up the (empty) cache; files are opened on first use. */
 struct core_error *core_mapped_init(struct core *core);
@@ -32,5 +32,13 @@ struct core_error *core_mapped_learn(struct core *core, uint64_t start, uint64_t
  * or the recorded path), or NULL when it is missing or does not match the
  * core.  Borrowed from the core. */
 const char *core_mapped_resolve(struct core *core, const char *recorded_path);
+
+/* Look up NT_FILE paths under SYSROOT first (copied). */
+void core_set_sysroot(struct core *core, const char *sysroot);
+
+/* Serve unsaved pages of the mapping recorded as RECORDED_PATH from
+ * REPLACEMENT instead (a binary given on the command line). */
+struct core_error *core_set_file_replacement(struct core *core, const char *recorded_path,
+					     const char *replacement);
 
 #endif

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "../base/array.h"
-#include "core.h"
+#include "target.h"
 #include "corewrite.h"
 #include "notes.h"
 #include "procmaps.h"
@@ -874,6 +874,9 @@ static bool add_notes(struct md *m, struct core_writer *w)
 	if (m->auxv_len)
 		core_writer_add_note(w, "CORE", NT_AUXV, m->auxv, m->auxv_len);
 	core_writer_add_note(w, CORE_NOTE_OWNER, CORE_NOTE_HELD, "", 0);
+	/* Said on the core, not in a note: the core's bytes, whose hash is
+	 * the minidump's fingerprint, stay those of every earlier reading. */
+	m->core->syscall_nr_unsaved = m->arch->syscall_nr_none;
 	if (!note_modules(m, w))
 		return false;
 	if (m->nannotations)

@@ -3,6 +3,8 @@
 #include "../base/array.h"
 #include "liveinfo.h"
 #include "image.h"
+#include "memory.h"
+#include "signals.h"
 
 #include <elf.h>
 #include <stdlib.h>
@@ -139,21 +141,6 @@ static void parse_prpsinfo(struct core *core, const unsigned char *d, size_t len
 }
 
 /* siginfo_t: si_signo@0 si_errno@4 si_code@8, union @16. */
-void core_siginfo_parse(const unsigned char *d, struct core_siginfo *si)
-{
-	memset(si, 0, sizeof(*si));
-	si->present = true;
-	si->signo = (int)get_u32(d);
-	si->errno_value = (int)get_u32(d + 4);
-	si->code = (int)get_u32(d + 8);
-	if (core_signal_has_address(si->signo, si->code))
-		si->addr = get_u64(d + 16);
-	if (si->code <= 0) {
-		si->sender_pid = (int32_t)get_u32(d + 16);
-		si->sender_uid = get_u32(d + 20);
-	}
-}
-
 static void parse_siginfo(struct core *core, const unsigned char *d, size_t len)
 {
 	if (len < CORE_SIGINFO_SIZE) {
@@ -342,6 +329,7 @@ static struct core_error *parse_one(struct core *core, uint32_t type, const char
 			return parse_layout(core, desc, dlen);
 		else if (type == CORE_NOTE_HELD)
 			core->held_only = true;
+
 		else if (type == CORE_NOTE_ANNOTATIONS)
 			return parse_annotations(core, desc, dlen);
 		else if (type == CORE_NOTE_MODULES)

@@ -2,7 +2,7 @@
 #ifndef COREFILE_NOTES_H
 #define COREFILE_NOTES_H
 
-#include "core.h"
+#include "target.h"
 
 /* Parse the notes in BUF[0..LEN) (one PT_NOTE segment) into CORE: threads,
  * siginfo, psinfo, auxv and mapped files.  Malformed notes become warnings on
@@ -23,5 +23,15 @@ struct core_image;
  * cannot be read. */
 struct core_error *core_parse_notes_at(struct core *core, struct core_image *img, uint64_t off,
 				       size_t len);
+
+#define CORE_SAVED_NOTES_MAX 65536u     /* bytes of a PT_NOTE searched, at most */
+
+/* The GNU build-id (NT_GNU_BUILD_ID, owner "GNU") among the notes the core
+ * saved (core_read_saved) at [AT, AT + SIZE) of the target's memory, a
+ * loaded object's PT_NOTE, into ID[0, *LEN); *LEN is 0 when they hold none
+ * of 1 to CORE_BUILD_ID_MAX bytes.  False when the core did not save them,
+ * or SIZE is less than a note header or more than CORE_SAVED_NOTES_MAX. */
+bool core_saved_build_id(const struct core *core, uint64_t at, uint64_t size,
+			 unsigned char id[CORE_BUILD_ID_MAX], size_t *len);
 
 #endif

@@ -1,8 +1,9 @@
 /* Signal and si_code names, as in <signal.h> (Linux x86_64). */
-#include "core.h"
+#include "signals.h"
 
 #include <signal.h>
 #include <stddef.h>
+#include <string.h>
 
 static const char *const signal_names[] = {
 	[1] = "SIGHUP", [2] = "SIGINT", [3] = "SIGQUIT", [4] = "SIGILL", [5] = "SIGTRAP",
@@ -74,5 +75,36 @@ const char *core_signal_code_name(int signo, int code)
 	case SIGFPE: return PICK(fpe, code);
 	case SIGTRAP: return PICK(trap, code);
 	default: return NULL;
+	}
+}
+
+static uint32_t u32_at(const unsigned char *p)
+{
+	uint32_t v;
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint64_t u64_at(const unsigned char *p)
+{
+	uint64_t v;
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* siginfo_t (little-endian): si_signo, si_errno, si_code, then at 16 the
+ * fault address, or the sender's pid and uid. */
+void core_siginfo_parse(const unsigned char *d, struct core_siginfo *si)
+{
+	memset(si, 0, sizeof(*si));
+	si->present = true;
+	si->signo = (int)u32_at(d);
+	si->errno_value = (int)u32_at(d + 4);
+	si->code = (int)u32_at(d + 8);
+	if (core_signal_has_address(si->signo, si->code))
+		si->addr = u64_at(d + 16);
+	if (si->code <= 0) {
+		si->sender_pid = (int32_t)u32_at(d + 16);
+		si->sender_uid = u32_at(d + 20);
 	}
 }

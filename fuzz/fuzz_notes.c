@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../corefile/notes.h"
+#include "../corefile/core.h"
 
 static void parse_as(const struct core_arch *arch, const uint8_t *data, size_t size)
 {
@@ -16,6 +16,7 @@ static void parse_as(const struct core_arch *arch, const uint8_t *data, size_t s
 		abort();
 	memcpy(buf, data, size);
 	core->arch = arch;
+	core->reader = (struct core_reader){ &core_segments_reader, core };
 	struct core_error *err = core_parse_notes(core, buf, size);
 	core_error_destroy(err);
 	(void)core_executable(core);

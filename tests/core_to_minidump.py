@@ -10,10 +10,17 @@ mapping in MemoryList and ThreadList, the exception (NT_SIGINFO: signal,
 si_code, si_addr), SystemInfo, MiscInfo (the pid), a ModuleList of the files
 mapped from offset 0 (NT_FILE) with each one's build-id in a CodeView
 "BpEL" record (from the ELF notes the core saved), LinuxMaps from the
-segments and NT_FILE, and LinuxAuxv.  The thread pointer goes in each
-thread's teb, as Crashpad writes it.  x86_64 and aarch64 cores.
+segments and NT_FILE, and LinuxAuxv.  As Breakpad's client (its
+LinuxDumper and MinidumpWriter) writes them: each stack from the page of
+its stack pointer, 32 KiB at most; 256 bytes of code around the crashing
+thread's pc in MemoryList; no MiscInfo, the pids in LinuxProcStatus; a teb
+of 0 (no thread pointer: x86_64's fs_base reads as 0).  x86_64 and aarch64
+cores.
 
-NAME=VALUE pairs go into Crashpad's MinidumpCrashpadInfo stream: a NAME
+With NAME=VALUE pairs the minidump is Crashpad's: each stack from 128
+bytes below its stack pointer (x86_64's red zone) to its mapping's end,
+the thread pointer in each thread's teb, MiscInfo with the pid, and the
+pairs in its MinidumpCrashpadInfo stream: a NAME
 "MODULE:NAME" as the simple annotation of the module whose path ends in
 MODULE (a NAME "MODULE:@NAME" as its annotation object, "MODULE:[]" its list
 annotation), any other as the process's (crashpad/minidump/
@@ -169,11 +176,16 @@ def crashpad(w, modules, specs):
              struct.pack('<II', len(mlist), w.put(mlist)) + struct.pack('<IQ', 0, 0))
 
 
+def exe_name(files):
+    """The executable's file name, the first mapping's (the kernel's order)."""
+    return files[0][3].rsplit('/', 1)[-1][:15] if files else ''
+
+
 def main(argv):
     core = Core(argv[1])
     m = core.machine
     nregs = 27 if m == EM_X86_64 else 34
-    threads, siginfo, auxv, files, pid = [], None, b'', [], 0
+    threads, siginfo, auxv, files, pid, ppid = [], None, b'', [], 0, 0
     for name, typ, desc in core.notes:
         if name == b'CORE' and typ == NT_PRSTATUS:
             threads.append([struct.unpack_from('<i', desc, 32)[0],
@@ -193,26 +205,39 @@ def main(argv):
                 s, e, o = struct.unpack_from('<QQQ', desc, 16 + 24 * i)
                 files.append((s, e, o * page, names[i].decode(errors='replace')))
         elif typ == NT_PRPSINFO:
-            pid = struct.unpack_from('<i', desc, 24)[0]
+            pid, ppid = struct.unpack_from('<ii', desc, 24)
     w = Writer()
     info = bytearray(56)
     struct.pack_into('<HHHBB', info, 0, 9 if m == EM_X86_64 else 12, 0, 0, 2, 1)
     struct.pack_into('<I', info, 20, 0x8201)    # MD_OS_LINUX
     w.stream(7, bytes(info))
     mem, entries, crash = [], [], None
+    breakpad, ip_memory = len(argv) <= 3, None
     for tid, regs, tp in threads:
         ctx, sp, pc = context(m, regs, tp)
         crva = w.put(ctx)
         seg = core.segment(sp)
-        lo = sp - 128 if m == EM_X86_64 else sp
-        stack = b''
-        if seg and seg[0] <= lo:
-            stack = core.read(lo, seg[0] + seg[2] - lo) or b''
+        if breakpad:
+            # LinuxDumper::GetStackInfo: from sp's page, 32 KiB at most
+            lo = sp & ~0xfff
+            stack = core.read(lo, min(32768, seg[0] + seg[2] - lo)) or b'' if seg and seg[0] <= lo else b''
+        else:
+            lo = sp - 128 if m == EM_X86_64 else sp
+            stack = core.read(lo, seg[0] + seg[2] - lo) or b'' if seg and seg[0] <= lo else b''
         srva = w.put(stack)
         mem.append(struct.pack('<QII', lo, len(stack), srva))
-        entries.append(struct.pack('<IIIIQQIIII', tid, 0, 0, 0, tp, lo, len(stack), srva, len(ctx), crva))
+        entries.append(struct.pack('<IIIIQQIIII', tid, 0, 0, 0, 0 if breakpad else tp, lo, len(stack), srva,
+                                   len(ctx), crva))
         if crash is None:
             crash = (tid, len(ctx), crva)
+            code_seg = core.segment(pc)
+            if breakpad and code_seg:
+                # the 256 bytes around the crashing thread's pc, where the core saved them
+                clo, chi = max(pc - 128, code_seg[0]), min(pc + 128, code_seg[0] + code_seg[2])
+                code = core.read(clo, chi - clo) if chi > clo else None
+                if code:
+                    ip_memory = struct.pack('<QII', clo, len(code), w.put(code))
+    mem += [ip_memory] if ip_memory else []
     w.stream(3, struct.pack('<I', len(entries)) + b''.join(entries))
     w.stream(5, struct.pack('<I', len(mem)) + b''.join(mem))
     if siginfo and crash:
@@ -240,8 +265,12 @@ def main(argv):
     w.stream(0x47670009, ('\n'.join(maps) + '\n').encode())
     if auxv:
         w.stream(0x47670008, auxv)
-    w.stream(15, struct.pack('<III', 24, 1, pid) + b'\0' * 12)
-    if len(argv) > 3:
+    if breakpad:
+        w.stream(0x47670004, ('Name:\t%s\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\n' %
+                              (exe_name(files), pid, pid, ppid)).encode())
+    else:
+        w.stream(15, struct.pack('<III', 24, 1, pid) + b'\0' * 12)
+    if not breakpad:
         crashpad(w, [f for f in files if f[2] == 0], argv[3:])
     open(argv[2], 'wb').write(w.bytes())
 

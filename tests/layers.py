@@ -14,6 +14,13 @@ when there is any:
   name (analyzer/'s go_* helpers, say).
 It also checks its own table of prefixes: most functions each module's
 headers declare carry that module's prefix, else the table is stale.
+
+Inside corefile/, its parts (a .c and its .h are one part) use each other
+without a circle: a part uses another when it includes that part's header
+or calls a function (uses an object) that part's .c defines.  Each set of
+parts on circles is a line, and so is each use among them, with a circle
+through it: "FILE:LINE: includes X.h (cycle: a -> b -> a)", "... calls f(
+of X.c ...", "... uses v of X.c ...".
 """
 import glob
 import os
@@ -139,6 +146,111 @@ def prefix_breaches(root, decls):
                   "is stale" % (module, own, len(names), PREFIX[module])
 
 
+# A definition at the start of a line: its name, then the parameters and the
+# body's brace (a declaration ends with ';' first).
+DEFINITION = re.compile(r"^(?!static\b)[A-Za-z_][\w \t*]*?\b([A-Za-z_]\w*)\s*\([^;{}]*\)\s*\{", re.M)
+# A definition of an object with external linkage: "const struct T name = {".
+DATA_DEFINITION = re.compile(r"^(?!static\b|extern\b|typedef\b)(?:const\s+)?(?:struct\s+|union\s+|enum\s+)?\w+"
+                             r"[\s*]+(?:const\s+)?([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*=", re.M)
+IDENT = re.compile(r"\b([A-Za-z_]\w*)\b")
+ANY_DEFINITION = re.compile(r"^[A-Za-z_][\w \t*]*?\b([A-Za-z_]\w*)\s*\([^;{}]*\)\s*\{", re.M)
+
+
+def part_uses(root, module):
+    """{part: {used part: (file, line, what)}} inside MODULE: the first use
+    found of each."""
+    files = sources(root, module)
+    part = lambda p: os.path.splitext(os.path.basename(p))[0]
+    stripped = {p: strip(open(p, errors="replace").read(), keep_strings=False) for p in files}
+    defined = {}
+    for p in files:
+        if p.endswith(".c"):
+            for m in DEFINITION.finditer(stripped[p]):
+                defined.setdefault(m.group(1), part(p))
+    objects = {}
+    for p in files:
+        if p.endswith(".c"):
+            for m in DATA_DEFINITION.finditer(stripped[p]):
+                objects.setdefault(m.group(1), part(p))
+    uses = {part(p): {} for p in files}
+    for p in files:
+        me, text, rel = part(p), stripped[p], os.path.relpath(p, root)
+        found = uses[me]
+        raw = strip(open(p, errors="replace").read(), keep_strings=True)
+        for m in INCLUDE.finditer(raw):
+            quote, inc = m.groups()
+            target = os.path.normpath(os.path.join(os.path.dirname(p), inc))
+            if quote == '"' and os.path.dirname(target) == os.path.dirname(p) and part(target) != me \
+                    and part(target) in uses:
+                found.setdefault(part(target), (rel, line_of(raw, m.start()), "includes %s" % inc))
+        own = set(ANY_DEFINITION.findall(text))
+        for m in IDENT.finditer(text if p.endswith(".c") else ""):
+            owner = objects.get(m.group(1))
+            if owner and owner != me and not is_member(text, m.start()):
+                found.setdefault(owner, (rel, line_of(text, m.start()),
+                                         "uses %s of %s.c" % (m.group(1), owner)))
+        own = set(ANY_DEFINITION.findall(text))
+        # A header's declarations are no calls; its includes count.
+        for m in IDENT_CALL.finditer(text if p.endswith(".c") else ""):
+            name = m.group(1)
+            owner = defined.get(name)
+            if owner and owner != me and name not in own and not is_member(text, m.start()):
+                found.setdefault(owner, (rel, line_of(text, m.start()),
+                                         "calls %s( of %s.c" % (name, owner)))
+    return uses
+
+
+def cycle_breaches(root, module):
+    """A line per use on each circle among MODULE's parts (one circle per
+    strongly connected set of parts)."""
+    uses = part_uses(root, module)
+    index, low, stack, on, sets = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(uses[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = set()
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.add(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                sets.append(group)
+
+    for v in sorted(uses):
+        if v not in index:
+            visit(v)
+    for group in sets:
+        yield "%s/: %d parts use each other in circles: %s" % (module, len(group), ", ".join(sorted(group)))
+        # Every use inside the group lies on a circle: the shortest way back.
+        for a in sorted(group):
+            for b in sorted(w for w in uses[a] if w in group):
+                rel, line, what = uses[a][b]
+                yield "%s:%d: %s (cycle: %s)" % (rel, line, what, " -> ".join([a] + way(uses, group, b, a)))
+
+
+def way(uses, group, src, dst):
+    """The shortest path SRC ... DST of parts in GROUP."""
+    prev, todo = {src: None}, [src]
+    while dst not in prev:
+        todo = [w for v in todo for w in sorted(uses[v]) if w in group and w not in prev
+                and prev.setdefault(w, v) is v]
+    path = [dst]
+    while prev[path[-1]] is not None:
+        path.append(prev[path[-1]])
+    return path[::-1]
+
+
 def main():
     root = os.path.abspath(sys.argv[1])
     missing = [m for m in MAY_USE if not os.path.isdir(os.path.join(root, m))]
@@ -159,6 +271,7 @@ def main():
             found = list(include_breaches(root, module, path, uncommented))
             found += name_breaches(module, strip(raw, keep_strings=False), foreign)
             breaches += ["%s:%d: %s" % (rel, line, what) for line, what in sorted(set(found))]
+    breaches += cycle_breaches(root, "corefile")
     for b in breaches:
         print(b)
     return 1 if breaches else 0

@@ -5,7 +5,8 @@
 # dwarf/ header, no core_ or dbg_ name).  Then the check is shown to fail:
 # each breach below is made in a copy of the sources, and the check must
 # name that file and what it uses; comments, strings and members that only
-# look like a breach must not count.
+# look like a breach must not count.  Inside corefile/, no part uses itself
+# through others (a circle of includes and calls among X.c/X.h pairs).
 source "$(dirname "$0")/lib.sh"
 
 W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
@@ -71,6 +72,19 @@ breach "base/ calling a corefile/ function" base/strlist.c \
 	'static void *probe(void) { return core_error_create(0, ""); }' "core_error_create\\( is corefile/'s"
 breach "base/ holding an analyzer/ type" base/sha256.h \
 	'struct an_frame;' "struct an_frame is analyzer/'s type"
+# Circles inside corefile/: its parts (X.c with X.h) form no cycle, by
+# includes of each other's headers, calls of the functions or uses of the
+# objects another's .c defines.
+breach "corefile/: a call closing a circle (target below core)" corefile/target.c \
+	'static void probe(void) { core_close(0); }' \
+	"calls core_close\\( of core.c \\(cycle: target -> core -> target\\)"
+breach "corefile/: an include closing a circle (signals below notes)" corefile/signals.h \
+	'#include "notes.h"' 'includes notes.h \(cycle: .*notes -> .*signals'
+breach "corefile/: an object's use closing a circle (memory below segments)" corefile/memory.c \
+	'static const void *probe = &core_segments_reader;' \
+	"uses core_segments_reader of segments.c \\(cycle: memory -> segments -> memory\\)"
+breach "corefile/: a circle of calls across three parts" corefile/image.c \
+	'static void probe(void) { core_warn(0, ""); }' "calls core_warn\\( of target.c \\(cycle: "
 
 out=$(python3 "$ROOT/tests/layers.py" "$W/bad" 2>&1); rc=$?
 check "layers: the check of the bad copy fails" [ "$rc" -eq 1 ]
@@ -83,7 +97,12 @@ for ((i = 0; i < ${#BREACHES[@]}; i += 3)); do
 	fi
 done
 
+check "layers: the bad copy names corefile/'s parts on circles" \
+	grep -q '^corefile/: [0-9]* parts use each other in circles: .*core.*target' <<<"$out"
+
 # Look-alikes: commented out, in a string, a member; the copy still passes.
+printf '%s\n' '/* core_close(0); #include "core.h" */' \
+	'static void probe(struct s *w) { w->core_open(0); }' >>"$W/src/corefile/target.c"
 printf '%s\n' '/*' '#include "../corefile/core.h"' ' */' '// #include "../dwarf/dwarf.h"' \
 	'static const char *probe = "core_open(x) #include \"../dwarf/dwarf.h\"";' \
 	'/* dbg_session_create(0) */' 'static void probe2(struct s *w) { w->core_free(0); w->v.dbg_x(1); }' \

@@ -167,6 +167,55 @@ check "minidump: ingest of a Crashpad database (exit $rc) stores its completed r
 	"1 $(jget "$TMPD/dmp.json" "j['signature_hash']")"
 rm -rf "$CP"
 
+# A hang: fixtures/stack_hang (a deadlock, a condition wait, a read and an
+# epoll_wait, its locks on main's stack, which a minidump of stacks holds)
+# saved by lldb, then dumped by the kernel (gdb's gcore where the kernel's
+# core goes elsewhere): the same moment.  A minidump's x86_64 contexts hold
+# no orig_rax, so the system call comes from the code before the pc and the
+# C library's function; its blocked_on and deadlocks are the core's, and so
+# are those of Breakpad's layout of that core (no orig_rax either).
+hang_minidump() {
+	fix_build stack_hang || return
+	local run=$TMPD/stack_hang pid core
+	mkdir -p "$run" && cp "$FIX_DIR/prog" "$run/"
+	(cd "$run" && ulimit -c unlimited && exec ./prog </dev/null >/dev/null 2>&1) &
+	pid=$!
+	for _ in $(seq 300); do [ -f "$run/ready" ] && break; sleep 0.1; done
+	if [ ! -f "$run/ready" ]; then
+		kill -KILL $pid; wait $pid 2>/dev/null
+		fail "minidump-hang: the program never got to its waits"
+		return
+	fi
+	timeout 300 lldb -b -p $pid -o "process save-core --plugin-name=minidump --style stack $run/hang.dmp" \
+		-o 'process detach' </dev/null >"$run/lldb.out" 2>&1
+	if core_pattern_is_local; then
+		kill -ABRT $pid; wait $pid 2>/dev/null
+		core=$(ls "$run"/core* 2>/dev/null | head -1)
+	else
+		gcore -o "$run/gcore" $pid >/dev/null 2>&1
+		kill -KILL $pid; wait $pid 2>/dev/null
+		core=$(ls "$run"/gcore.* 2>/dev/null | head -1)
+	fi
+	[ -s "$run/hang.dmp" ] || { fail "minidump-hang: lldb wrote no minidump: $(tail -2 "$run/lldb.out" | tr '\n' ' ')"; return; }
+	[ -n "$core" ] || { fail "minidump-hang: no core of the hung program"; return; }
+	asy_json "$run/core.json" "$core" "$run/prog"
+	asy_json "$run/dmp.json" "$run/hang.dmp" "$run/prog"
+	if python3 "$ROOT/tests/blocked_compare.py" "$run/core.json" "$run/dmp.json" >"$run/cmp" 2>&1; then
+		pass "minidump-hang: lldb's minidump waits as the core does: $(tail -1 "$run/cmp")"
+	else
+		fail "minidump-hang: lldb's minidump against the core: $(head -3 "$run/cmp" | tr '\n' ' ')"
+	fi
+	python3 "$ROOT/tests/core_to_minidump.py" "$core" "$run/breakpad.dmp" &&
+		asy_json "$run/breakpad.json" "$run/breakpad.dmp" "$run/prog"
+	if python3 "$ROOT/tests/blocked_compare.py" "$run/core.json" "$run/breakpad.json" >"$run/cmp" 2>&1; then
+		pass "minidump-hang: Breakpad's layout of the core waits as the core does: $(tail -1 "$run/cmp")"
+	else
+		fail "minidump-hang: Breakpad's layout against the core: $(head -3 "$run/cmp" | tr '\n' ' ')"
+	fi
+	rm -rf "$run"
+}
+hang_minidump
+
 # damage CASE: a damaged copy gives a report (exit 0/1, JSON) or a one-line
 # error (exit 2), never a crash.
 damage() {

@@ -29,6 +29,7 @@ static struct core *empty_core(void)
 	struct core *c = calloc(1, sizeof(*c));
 	c->path = strdup("crafted");
 	c->arch = &core_arch_x86_64;    /* core_open takes it from the ELF header */
+	c->reader = (struct core_reader){ &core_segments_reader, c };  /* as core_open's */
 	return c;
 }
 
