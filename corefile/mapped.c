@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -12,6 +14,8 @@
 #include <unistd.h>
 
 #include "image.h"
+#include "notes.h"
+#include "target.h"
 
 enum backing_state { BACKING_UNTRIED, BACKING_OK, BACKING_MISSING, BACKING_MISMATCH };
 
@@ -138,6 +142,77 @@ static bool try_path(struct backing *b, const char *path)
 	return b->resolved != NULL;
 }
 
+/* The build-id the notes of the ELF file DATA[0, SIZE) hold. */
+static size_t file_build_id(const unsigned char *data, size_t size, unsigned char id[CORE_BUILD_ID_MAX])
+{
+	size_t len = 0, phnum;
+	Elf *elf = elf_memory((char *)data, size);
+	if (elf && elf_getphdrnum(elf, &phnum) == 0)
+		for (size_t i = 0; i < phnum && !len; i++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_NOTE && ph.p_offset <= size &&
+			    ph.p_filesz <= size - ph.p_offset)
+				core_notes_build_id(data + ph.p_offset, (size_t)ph.p_filesz, id, &len);
+		}
+	if (elf)
+		elf_end(elf);
+	return len;
+}
+
+/* The build-id the core lists for the module named RECORDED, or 0. */
+static size_t listed_build_id(const struct core *core, const char *recorded,
+			      const unsigned char **id)
+{
+	for (size_t i = 0; i < core->nmodules; i++)
+		if (core->modules[i].path && strcmp(core->modules[i].path, recorded) == 0) {
+			*id = core->modules[i].build_id;
+			return core->modules[i].build_id_len;
+		}
+	return 0;
+}
+
+/* Whether B's file, mapped, is the one whose build-id the core lists. */
+static bool has_listed_build_id(const struct core *core, const struct backing *b)
+{
+	const unsigned char *want;
+	unsigned char have[CORE_BUILD_ID_MAX];
+	size_t len = listed_build_id(core, b->recorded, &want);
+	return len && file_build_id(b->data, b->size, have) == len && memcmp(have, want, len) == 0;
+}
+
+/* A module named by its soname alone (a Crashpad minidump's "libc.so.6"):
+ * the file of that name in the executable's directory or the dynamic
+ * linker's default ones for the core's architecture (under the sysroot
+ * when one is given), taken only when its build-id is the one the core
+ * lists. */
+static bool try_soname(struct core *core, struct backing *b)
+{
+	const unsigned char *want;
+	if (strchr(b->recorded, '/') || !listed_build_id(core, b->recorded, &want))
+		return false;
+	static const char *const dirs[] = {"/lib/%s-linux-gnu", "/usr/lib/%s-linux-gnu", "/lib64",
+					   "/usr/lib64", "/lib", "/usr/lib"};
+	const char *exe = core_executable(core), *slash = exe ? strrchr(exe, '/') : NULL;
+	const char *root = core->sysroot ? core->sysroot : "";
+	const char *arch = core->arch ? core->arch->name : "x86_64";
+	char dir[PATH_MAX], path[PATH_MAX];
+	for (size_t i = 0; i <= sizeof(dirs) / sizeof(dirs[0]); i++) {
+		if (i == 0 && !slash)
+			continue;
+		int n = i == 0 ? snprintf(dir, sizeof(dir), "%.*s", (int)(slash - exe), exe)
+			       : snprintf(dir, sizeof(dir), dirs[i - 1], arch);
+		if (n <= 0 || (size_t)n >= sizeof(dir) ||
+		    snprintf(path, sizeof(path), "%s%s/%s", i ? root : "", dir, b->recorded) >= (int)sizeof(path))
+			continue;
+		if (!try_path(b, path))
+			continue;
+		if (has_listed_build_id(core, b))
+			return true;
+		backing_unmap(b);
+	}
+	return false;
+}
+
 static void backing_open(struct core *core, struct backing *b)
 {
 	b->state = BACKING_MISSING;
@@ -155,6 +230,8 @@ static void backing_open(struct core *core, struct backing *b)
 		}
 	}
 	if (!found)
+		found = try_soname(core, b);
+	if (!found && strchr(b->recorded, '/'))
 		found = try_path(b, b->recorded);
 	if (!found)
 		return;

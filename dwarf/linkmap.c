@@ -243,16 +243,37 @@ void dbg_report_link_map(struct dbg_session *s)
 	}
 }
 
+/* The end of module M: its listed extent, or where the mappings of the
+ * file mapped at its start end, when they go on past it (lldb lists the
+ * first segment's size, under the name the module was loaded by, which
+ * need not be the mapped path); NT_FILE is in address order. */
+static uint64_t listed_end(const struct core *core, const struct core_module *m)
+{
+	uint64_t end = m->end;
+	const char *path = NULL;
+	for (size_t i = 0; i < core->nfiles; i++) {
+		const struct core_mapped_file *f = &core->files[i];
+		if (!f->path || f->start < m->start || f->start > end)
+			continue;
+		if (!path && f->start == m->start)
+			path = f->path;
+		if (path && strcmp(f->path, path) == 0 && f->end > end)
+			end = f->end;
+	}
+	return end;
+}
+
 void dbg_report_listed(struct dbg_session *s)
 {
 	struct core *core = s->core;
 	for (size_t i = 0; i < core->nmodules; i++) {
 		const struct core_module *m = &core->modules[i];
-		if (!m->build_id_len || m->end <= m->start || dwfl_addrmodule(s->dwfl, m->start))
+		if (!m->path || m->end <= m->start || dwfl_addrmodule(s->dwfl, m->start))
 			continue;
 		dwfl_report_begin_add(s->dwfl);
-		Dwfl_Module *mod = dwfl_report_module(s->dwfl, m->path, m->start, m->end);
-		if (!mod || dwfl_module_report_build_id(mod, m->build_id, m->build_id_len, 0) != 0)
+		Dwfl_Module *mod = dwfl_report_module(s->dwfl, m->path, m->start, listed_end(core, m));
+		if (!mod || (m->build_id_len &&
+			     dwfl_module_report_build_id(mod, m->build_id, m->build_id_len, 0) != 0))
 			core_warn(core, "cannot report %s at 0x%llx: %s", m->path, (unsigned long long)m->start,
 				  dwfl_errmsg(-1));
 		dwfl_report_end(s->dwfl, NULL, NULL);

@@ -90,9 +90,11 @@ static int session_find_elf(Dwfl_Module *mod, void **userdata, const char *modna
 	size_t n = 0;
 	if (s && s->opts.binary && module_is_main(s, mod))
 		candidates[n++] = s->opts.binary;
-	if (s && modname && modname[0] == '/') {
+	if (s && modname && modname[0]) {
+		/* a bare soname only where corefile/ found its file by build-id */
 		const char *resolved = core_mapped_resolve(s->core, modname);
-		candidates[n++] = resolved ? resolved : modname;
+		if (resolved || modname[0] == '/')
+			candidates[n++] = resolved ? resolved : modname;
 	}
 	for (size_t i = 0; i < n; i++) {
 		int fd = open_checked(s, mod, modname, candidates[i]);
@@ -206,8 +208,12 @@ static struct core_error *report_modules(struct dbg_session *s)
 	struct stat st;
 	if (executable && stat(executable, &st) == 0 && !S_ISREG(st.st_mode))
 		executable = NULL;  /* libdwfl would open it; see core_mapped_guard() */
+	/* A source that lists its modules (a minidump) is reported from that
+	 * list alone: the core's segments are then only the memory it held,
+	 * and libdwfl would take a few bytes held inside a module (the code
+	 * around a pc) for a segment of no module. */
 	dwfl_report_begin(s->dwfl);
-	int n = dwfl_core_file_report(s->dwfl, core->elf, executable);
+	int n = core->nmodules ? 0 : dwfl_core_file_report(s->dwfl, core->elf, executable);
 	dwfl_report_end(s->dwfl, NULL, NULL);
 	if (n < 0)
 		core_warn(s->core, "cannot list the core's modules: %s", dwfl_errmsg(-1));

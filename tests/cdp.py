@@ -18,7 +18,7 @@ import sys
 import tempfile
 import time
 
-DEADLINE = time.monotonic() + 90
+DEADLINE = time.monotonic() + float(os.environ.get("CDP_SECONDS", "90"))
 
 
 def above_4(fd):
@@ -30,7 +30,7 @@ def above_4(fd):
 
 
 class Browser:
-    def __init__(self, width, height):
+    def __init__(self, width, height, args=(), env=None):
         self.profile = tempfile.mkdtemp()
         to_r, self.to_w = map(above_4, os.pipe())
         self.from_r, from_w = map(above_4, os.pipe())
@@ -43,8 +43,9 @@ class Browser:
             ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
              "--disable-background-networking", "--disable-component-update", "--disable-sync",
              "--hide-scrollbars", "--remote-debugging-pipe", "--user-data-dir=" + self.profile,
-             "--window-size=%d,%d" % (width, height), "about:blank"],
-            preexec_fn=pipes, close_fds=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+             "--window-size=%d,%d" % (width, height), *args, "about:blank"],
+            preexec_fn=pipes, close_fds=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            env=env)
         os.close(to_r)
         os.close(from_w)
         self.buf, self.next_id, self.events = b"", 0, []
@@ -123,4 +124,5 @@ def main():
     return 0
 
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())
