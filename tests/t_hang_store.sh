@@ -87,7 +87,8 @@ DB=$TMPD/h.db
 "$ASYNCORE" ingest --db "$DB" --jobs 2 "$CORES" >"$TMPD/ingest.out" 2>"$TMPD/ingest.err"; rc=$?
 check "hang-store: ingest stores the $NCORES cores (exit $rc: $(tail -1 "$TMPD/ingest.out"))" \
 	grep -q "^ingested $NCORES, already present 0, failed 0" "$TMPD/ingest.out"
-check "hang-store: the store is schema 13" [ "$(sqlite3 "$DB" 'PRAGMA user_version')" = 13 ]
+V=$(sed -n 's/^#define REP_SCHEMA_VERSION \([0-9]*\)$/\1/p' "$ROOT/reports/store_sqlite.h")
+check "hang-store: the store is schema $V" [ -n "$V" -a "$(sqlite3 "$DB" "PRAGMA user_version")" = "$V" ]
 for m in deadlock pool; do
 	stored_rows "$m" "$DB" "$TMPD/$m.json"
 done
