@@ -12,6 +12,10 @@
 #                            CORE_HOW (how its cause says it was dumped).
 # hang_kill_all              kills every process hang_start started (call
 #                            it from the test's EXIT trap).
+# hang_asyncio_core PY RUN   fixtures/hangs/asyncio_tasks.py under PY in RUN
+#                            (made) until it has written its account of its
+#                            tasks, then its core (hang_core): sets CORE
+#                            (empty: none).
 # hang_store_cores PROG DIR  the cores of a deadlock and of a pool whose lock
 #                            holder reads a pipe (PROG's modes deadlock and
 #                            pool) as DIR/deadlock.core and DIR/pool.core;
@@ -53,6 +57,22 @@ hang_core() {
 		CORE_HOW="dumped while running, with no fatal signal)"
 	fi
 	[ -s "$CORE" ] || CORE=
+}
+
+hang_asyncio_core() {
+	local py=$1 run=$2 i
+	CORE=
+	mkdir -p "$run"
+	(cd "$run" && ulimit -c unlimited && exec "$py" "$ROOT/fixtures/hangs/asyncio_tasks.py") >"$run/out" 2>&1 &
+	HUNG=$!
+	HUNG_PIDS+=("$HUNG")
+	for i in $(seq 6000); do
+		[ -f "$run/ready" ] || ! kill -0 "$HUNG" 2>/dev/null && break
+		sleep 0.05
+	done
+	[ -f "$run/ready" ] && hang_core "$run"
+	{ kill -9 "$HUNG" && wait "$HUNG"; } 2>/dev/null
+	[ -n "$CORE" ]
 }
 
 hang_store_cores() {

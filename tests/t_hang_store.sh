@@ -188,22 +188,8 @@ if [ ! -x "$PY311" ]; then
 	exit 0
 fi
 RUN=$TMPD/asyncio
-mkdir -p "$RUN"
-(cd "$RUN" && ulimit -c unlimited && exec "$PY311" "$ROOT/fixtures/hangs/asyncio_tasks.py") >"$RUN/out" 2>&1 &
-HUNG=$!
-HUNG_PIDS+=("$HUNG")
-for i in $(seq 6000); do
-	[ -f "$RUN/ready" ] || ! kill -0 "$HUNG" 2>/dev/null && break
-	sleep 0.05
-done
-if [ ! -f "$RUN/ready" ]; then
-	fail "hang-store-asyncio: the fixture did not start: $(tail -1 "$RUN/out")"
-	exit 0
-fi
-hang_core "$RUN"
-hang_kill_all
-if [ -z "$CORE" ]; then
-	skip "hang-store-asyncio: no core of the hung fixture"
+if ! hang_asyncio_core "$PY311" "$RUN"; then
+	skip "hang-store-asyncio: no core of the hung fixture ($(tail -1 "$RUN/out"))"
 	exit 0
 fi
 report_json "hang-store-asyncio-report" "$RUN/core.json" "$CORE" "$PY311" || exit 0
@@ -216,3 +202,13 @@ got=$(sqlite3 -csv "$ADB" "SELECT (SELECT count(*) FROM tasks WHERE runtime = 'a
 check "hang-store-asyncio: its $ntasks tasks and their $nscript script frames are stored ($got)" \
 	bash -c "[ '$got' = '$ntasks,$nscript' ] && [ $ntasks -gt 0 ] && [ $nscript -gt 0 ]"
 stored_rows asyncio "$ADB" "$RUN/core.json" tasks
+if serve_start "$ADB" "$TMPD/serve.out"; then
+	BASE=http://127.0.0.1:$SERVE_PORT
+	st=$(get "/api/core/$(jget "$RUN/core.json" 'j["core"]["fingerprint"]')" "$RUN/back.json")
+	$CHECK loaded "$RUN/core.json" "$RUN/back.json" >"$RUN/back.check" 2>&1
+	[ "$st" = 200 ] || echo "unreadable: HTTP $st" >"$RUN/back.check"
+	verdict "hang-store-asyncio: the core read back from the store has its tasks, their frames and waits" "$RUN/back.check"
+	stop_server
+else
+	fail "hang-store-asyncio: serve did not start: $(tail -2 "$TMPD/serve.out.err")"
+fi
