@@ -88,6 +88,12 @@ const char *an_wait_kind_name(enum an_wait_kind kind)
 	return (unsigned)kind < n ? wait_kind_names[kind] : "syscall";
 }
 
+enum an_wait_kind an_wait_kind_parse(const char *name)
+{
+	size_t n = sizeof(wait_kind_names) / sizeof(wait_kind_names[0]);
+	return (enum an_wait_kind)name_index(wait_kind_names, n, name, AN_WAIT_SYSCALL);
+}
+
 void an_blocked_destroy(struct an_blocked *b)
 {
 	if (!b)

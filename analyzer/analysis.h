@@ -154,6 +154,10 @@ enum an_wait_kind {
  * "io", "sleep", "wait", "syscall", "gil" (CPython's). */
 const char *an_wait_kind_name(enum an_wait_kind kind);
 
+/* The kind an_wait_kind_name() names NAME (a store's column); syscall for
+ * NULL or any other text. */
+enum an_wait_kind an_wait_kind_parse(const char *name);
+
 /* A thread in a system call and what it waits for there (analyzer/blocking.c). */
 struct an_blocked {
 	enum an_wait_kind kind;
@@ -175,6 +179,8 @@ struct an_blocked {
 				       library, or NULL */
 	char *summary;              /* "waits for mutex ledger_lock, held by
 				       thread 4212" */
+	uint64_t since;             /* seconds it has waited, when known */
+	bool has_since;
 };
 
 /* Free what B owns and B; NULL is a no-op. */

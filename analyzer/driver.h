@@ -15,9 +15,6 @@ struct an_options {
 	bool no_args;               /* skip frame arguments */
 	bool no_tasks;              /* skip runtimes' tasks (bthreads,
 				       goroutines, asyncio's) */
-	bool no_asyncio;            /* skip asyncio's tasks only (a store keeps a
-				       task's native and async frames, not
-				       script frames) */
 	bool locals;                /* the crashing thread's frames' local variables */
 	bool locals_all;            /* ... and every other thread's */
 	const struct an_signature_lists *signature_lists;   /* NULL: built-in */

@@ -62,7 +62,6 @@ void ingest_analysis_options(const struct ingest_opts *o, struct an_options *out
 	out->journal = o->journal;
 	out->journal_dir = o->journal_dir;
 	out->runtimes = o->runtimes;
-	out->no_asyncio = true;     /* the store has no room for their script frames */
 }
 
 enum ingest_outcome ingest_write(struct rep_store *st, const struct analysis *an, char *why,

@@ -310,6 +310,21 @@ static int sqlite_examples(struct rep_reader *r, const struct rep_bucket_filter 
 	return 0;
 }
 
+bool rep_cause_is_hang(const char *kind)
+{
+	return kind && (strcmp(kind, "hang") == 0 || strcmp(kind, "deadlock") == 0);
+}
+
+/* "hang": its cause (its most recent core's) is a hang or a deadlock. */
+static void note_hang(json_t *list)
+{
+	json_t *b;
+	size_t k;
+	json_array_foreach(list, k, b)
+		json_object_set_new(b, "hang", json_boolean(rep_cause_is_hang(
+					   json_string_value(json_object_get(b, "cause_kind")))));
+}
+
 int rep_buckets_read(struct rep_reader *r, const struct rep_bucket_filter *f, json_t **out,
 		     struct rep_bucket_totals *totals)
 {
@@ -355,6 +370,7 @@ int rep_buckets_read(struct rep_reader *r, const struct rep_bucket_filter *f, js
 		json_decref(list);
 		return -1;
 	}
+	note_hang(list);
 	*out = list;
 	return 0;
 }

@@ -41,7 +41,8 @@ struct rep_bucket_totals {
 /* The buckets of F as a JSON array (json_decref()), each object with
  * "hash", "signature", "count", "first_seen", "last_seen" (null when none
  * of its cores has a crash time), "undated" (cores without one),
- * "cause_kind", "cause_summary" (its most recent core's), "example_core"
+ * "cause_kind", "cause_summary" (its most recent core's), "hang" (true when
+ * that cause is a hang or a deadlock), "example_core"
  * (that core's fingerprint), "example_path", "abort_message",
  * "executables" [path], "builds" [{"executable", "build_id", "count",
  * "first_seen"}] (oldest first: when a build brought it),
@@ -49,6 +50,10 @@ struct rep_bucket_totals {
  * 0, or -1 when the store failed (reported). */
 int rep_buckets_read(struct rep_reader *r, const struct rep_bucket_filter *f, json_t **out,
 		     struct rep_bucket_totals *totals);
+
+/* Whether a cause of KIND (cores.cause_kind) is a hang's: "hang" or
+ * "deadlock" (DESIGN.md "Hangs"). */
+bool rep_cause_is_hang(const char *kind);
 
 /* Order BUCKETS as HASHES (an array of the hashes, null for no signature)
  * lists them, those it does not list after them (top's order). */

@@ -88,6 +88,7 @@ static const char style_sheet[] =
 	"li.frame.script .fn{color:#1b5e20}\n"
 	".badge.runtime{background:#d3eed8;color:#1b5e20}\n"
 	".badge.crash{background:var(--crash);color:#fff}\n"
+	".badge.hang{background:#fff3e0;color:#e65100;margin-left:0}\n"
 	"details{background:var(--card);border:1px solid var(--line);border-radius:8px;margin:8px 0}\n"
 	"details>summary{cursor:pointer;padding:8px 12px;font-family:var(--mono);font-size:13px;"
 	"overflow-wrap:anywhere}\n"

@@ -74,7 +74,12 @@ struct rep_bucket_page {
 int rep_html_buckets(FILE *out, struct rep_reader *r, json_t *buckets,
 		     const struct rep_bucket_totals *totals, const struct rep_bucket_page *p);
 
-/* Parts of one bucket B (an object of rep_buckets_read()): its cause, its
+/* A "hang" badge when CAUSE_KIND (cores.cause_kind) is a hang's or a
+ * deadlock's; nothing otherwise. */
+void rep_html_hang_badge(FILE *out, const char *cause_kind);
+
+/* Parts of one bucket B (an object of rep_buckets_read()): its cause (a
+ * hang's with its badge), its
  * facts (first and last seen, hash, executables, architectures), its
  * builds with their counts, its crashes per day (SVG). */
 void rep_html_bucket_cause(FILE *out, json_t *b);

@@ -285,11 +285,19 @@ static void write_executables(FILE *out, json_t *b)
 	fputs("</dd>", out);
 }
 
+void rep_html_hang_badge(FILE *out, const char *cause_kind)
+{
+	if (rep_cause_is_hang(cause_kind))
+		fputs("<span class=\"badge hang\">hang</span> ", out);
+}
+
 void rep_html_bucket_cause(FILE *out, json_t *b)
 {
 	if (!field_text(b, "cause_kind"))
 		return;
-	fputs("<p class=\"cause\"><b>", out);
+	fputs("<p class=\"cause\">", out);
+	rep_html_hang_badge(out, field_text(b, "cause_kind"));
+	fputs("<b>", out);
 	rep_html_text(out, field_text(b, "cause_kind"), 0);
 	fputs(":</b> ", out);
 	rep_html_text(out, field_text(b, "cause_summary"), 0);
@@ -412,6 +420,7 @@ static void write_row(FILE *out, json_t *b, size_t rank, long end, const struct 
 	rep_html_text(out, field_text(b, "cause_summary"), 0);
 	fputs("\">", out);
 	if (field_text(b, "cause_kind")) {
+		rep_html_hang_badge(out, field_text(b, "cause_kind"));
 		fputs("<b>", out);
 		rep_html_text(out, field_text(b, "cause_kind"), 0);
 		fputs("</b> ", out);

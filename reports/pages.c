@@ -147,6 +147,7 @@ static void write_core_rows(FILE *out, json_t *cores)
 			(long long)json_integer_value(json_object_get(c, "pid")));
 		rep_html_text(out, text_of(c, "build_id") ? text_of(c, "build_id") : "?", 0);
 		fputs("</td><td>", out);
+		rep_html_hang_badge(out, text_of(c, "cause_kind"));
 		rep_html_text(out, text_of(c, "cause_kind"), 0);
 		if (text_of(c, "cause_summary")) {
 			fputs(": ", out);

@@ -433,7 +433,7 @@ int rep_top(const char *db, long limit, enum rep_format format)
 	}
 	snprintf(sql, sizeof(sql),
 		 "SELECT cores AS count, signature, first_seen, last_seen, last_7_days, new, build_ids,"
-		 " example_core, signature_hash FROM top_signatures LIMIT %ld", limit);
+		 " example_core, signature_hash, hang FROM top_signatures LIMIT %ld", limit);
 	return rep_query(db, sql, format);
 }
 

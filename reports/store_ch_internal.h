@@ -29,7 +29,8 @@
  * cores row is), ingest_errors after. */
 enum ch_table {
 	T_MODULES, T_THREADS, T_FRAMES, T_ROOTS, T_SUSPENDED, T_SFRAMES, T_TASKS, T_TFRAMES,
-	T_RECORDERS, T_EVENTS, T_WARNINGS, T_TERMS, T_CORES, T_ERRORS, T_COUNT
+	T_RECORDERS, T_EVENTS, T_WARNINGS, T_BLOCKED, T_DEADLOCKS, T_MEMBERS, T_TERMS, T_CORES,
+	T_ERRORS, T_COUNT
 };
 
 struct ch_table_def {
@@ -182,7 +183,7 @@ int rep_chs_create_table(struct rep_ch *ch, const struct ch_table_def *t, char *
 
 /* ---- store_ch_views.c ---- */
 
-/* The views top and query read (crash_stacks, last_events,
+/* The views top and query read (crash_stacks, last_events, hang_waits,
  * top_signatures), made again.  0, or -1 with WHY. */
 int rep_chs_create_views(struct rep_ch *ch, char *why, size_t whylen);
 

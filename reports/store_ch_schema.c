@@ -50,10 +50,11 @@ const struct ch_table_def rep_chs_tables[T_COUNT] = {
 		     " fn_address Nullable(Int64), address Int64, nframes Int64,"
 		     " unwind_error Nullable(String), created_by Nullable(String),"
 		     " created_file Nullable(String), created_line Nullable(Int64),"
-		     " wait_since Nullable(Int64), locked UInt8 DEFAULT 0", "fingerprint, idx", NULL,
-		     "fingerprint"},
+		     " wait_since Nullable(Int64), locked UInt8 DEFAULT 0, name Nullable(String)",
+		     "fingerprint, idx", NULL, "fingerprint"},
 	[T_TFRAMES] = {"task_frames", "fingerprint String, task_idx Int64, idx Int64, " FRAME_COLUMNS
-		       ", activation UInt8, cfa Nullable(Int64), seam UInt8, role Nullable(String)",
+		       ", activation UInt8, cfa Nullable(Int64), seam UInt8, role Nullable(String),"
+		       " runtime Nullable(String), detail Nullable(String)",
 		       "fingerprint, task_idx, idx", NULL, "fingerprint"},
 	[T_RECORDERS] = {"recorders", "fingerprint String, idx Int64, name Nullable(String),"
 			 " layout Nullable(String), address Nullable(Int64), size Nullable(Int64),"
@@ -68,6 +69,18 @@ const struct ch_table_def rep_chs_tables[T_COUNT] = {
 		      "fingerprint, recorder_idx, idx", NULL, "fingerprint"},
 	[T_WARNINGS] = {"warnings", "fingerprint String, idx Int64, message String", "fingerprint, idx",
 			NULL, "fingerprint"},
+	[T_BLOCKED] = {"blocked_on", "fingerprint String, waiter Enum8('thread' = 1, 'task' = 2),"
+		       " waiter_idx Int64, tid Nullable(Int64), kind String, object Nullable(Int64),"
+		       " object_name Nullable(String), owner_tid Nullable(Int64), owner_gone UInt8,"
+		       " owner_task Nullable(Int64), syscall Nullable(String), fd Nullable(Int64),"
+		       " fd_target Nullable(String), since Nullable(Int64), via Nullable(String),"
+		       " function Nullable(String), summary Nullable(String)",
+		       "fingerprint, waiter, waiter_idx", NULL, "fingerprint"},
+	[T_DEADLOCKS] = {"deadlocks", "fingerprint String, idx Int64, summary Nullable(String),"
+			 " nmembers Int64", "fingerprint, idx", NULL, "fingerprint"},
+	[T_MEMBERS] = {"deadlock_members", "fingerprint String, deadlock_idx Int64, pos Int64,"
+		       " tid Int64, object Nullable(Int64)", "fingerprint, deadlock_idx, pos", NULL,
+		       "fingerprint"},
 	/* each term set's names (store_rows.h), once however many cores hold
 	 * it: written through T, a set's rows on the shard its key picks;
 	 * `store init` writes its shard's own (rep_chs_fill_term_sets()) */
@@ -150,7 +163,8 @@ out:
  * them, as in SQLite's migration to version 8; the goroutine columns of
  * tasks NULL (locked 0), and the Go crash columns of cores NULL, as in its
  * migration to version 9; the core file's mtime NULL, as in 10; the term
- * set '' (none yet), which `store init` then fills (rep_chs_fill_term_sets()). */
+ * set '' (none yet), which `store init` then fills (rep_chs_fill_term_sets());
+ * a task's name and its frames' runtime and detail NULL, as in 13. */
 static const struct {
 	const char *table, *column, *type;
 } ch_added_columns[] = {
@@ -175,6 +189,9 @@ static const struct {
 	{"cores", "go_message", "Nullable(String)"},
 	{"cores", "file_mtime", "Nullable(String)"},
 	{"cores", "term_set", "String DEFAULT ''"},
+	{"tasks", "name", "Nullable(String)"},
+	{"task_frames", "runtime", "Nullable(String)"},
+	{"task_frames", "detail", "Nullable(String)"},
 };
 
 /* Column K of ch_added_columns added to the table TABLE SUFFIX ("_local"

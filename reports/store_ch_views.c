@@ -1,6 +1,6 @@
 /* The ClickHouse store's views that `asyncore top` and `asyncore query`
- * read (reports/SCHEMA.md): crash_stacks, last_events and top_signatures,
- * as SQLite's. */
+ * read (reports/SCHEMA.md): crash_stacks, last_events, hang_waits and
+ * top_signatures, as SQLite's. */
 #include "store_ch_internal.h"
 
 #include <stdio.h>
@@ -14,7 +14,8 @@
  * read through a Distributed table; top_signatures aggregates over the
  * Distributed tables (no suffix).  ClickHouse 18.16 joins two tables per
  * SELECT, hence the nesting. */
-#define PC_HEX "concat('0x', replaceRegexpOne(lower(hex(toUInt64(pc))), '^0(.)', '\\\\1'))"
+#define HEX_OF(col) "concat('0x', replaceRegexpOne(lower(hex(toUInt64(" col "))), '^0(.)', '\\\\1'))"
+#define PC_HEX HEX_OF("pc")
 #define CRASHING_THREADS_SQL \
 	"SELECT fingerprint, idx AS thread_idx, tid FROM %1$s.threads%2$s FINAL WHERE crashing = 1"
 #define RUNNING_TASKS_SQL \
@@ -27,10 +28,9 @@
  * stack (a goroutine's are already the thread's). */
 static const char crash_stacks_sql[] =
 	"SELECT fingerprint, path AS core, signature_hash, idx AS frame, kind, " PC_HEX " AS pc,"
-	" function, file, line, module, inline_depth, CAST(NULL AS Nullable(String)) AS runtime,"
-	" CAST(NULL AS Nullable(String)) AS detail FROM"
-	" (SELECT fingerprint, task_idx, idx, kind, pc, function, file, line, module, inline_depth"
-	"   FROM %1$s.task_frames%2$s FINAL)"
+	" function, file, line, module, inline_depth, runtime, detail FROM"
+	" (SELECT fingerprint, task_idx, idx, kind, pc, function, file, line, module, inline_depth,"
+	"   runtime, detail FROM %1$s.task_frames%2$s FINAL)"
 	" ALL INNER JOIN"
 	" (SELECT fingerprint, task_idx, path, signature_hash FROM"
 	"   (SELECT fingerprint, task_idx FROM (" CRASHING_THREADS_SQL ")"
@@ -65,10 +65,31 @@ static const char last_events_sql[] =
 	"  GROUP BY fingerprint)"
 	" ARRAY JOIN ev AS e, arrayEnumerate(ev) AS recency";
 
+/* As SQLite's: hang cores with what each of their threads and tasks
+ * waits for, and the deadlock a thread is in (NULL: none). */
+static const char hang_waits_sql[] =
+	"SELECT fingerprint, path AS core, signature_hash, cause_kind, waiter, waiter_idx, tid, kind,"
+	" if(isNull(object), NULL, " HEX_OF("assumeNotNull(object)") ") AS object, object_name,"
+	" owner_tid, owner_gone, syscall, fd, fd_target, since, function, summary, deadlock FROM"
+	" (SELECT * FROM"
+	"   (SELECT fingerprint, waiter, waiter_idx, tid, kind, object, object_name, owner_tid,"
+	"     owner_gone, syscall, fd, fd_target, since, function, summary,"
+	"     if(waiter = 'thread', ifNull(tid, -1), -1) AS member_tid"
+	"    FROM %1$s.blocked_on%2$s FINAL)"
+	"   ANY LEFT JOIN"
+	"   (SELECT fingerprint, tid AS member_tid,"
+	"     CAST(min(deadlock_idx) AS Nullable(Int64)) AS deadlock"
+	"    FROM %1$s.deadlock_members%2$s FINAL GROUP BY fingerprint, member_tid)"
+	"   USING (fingerprint, member_tid))"
+	" ALL INNER JOIN"
+	" (SELECT fingerprint, path, signature_hash, cause_kind FROM %1$s.cores%2$s FINAL"
+	"   WHERE ifNull(cause_kind, '') IN ('hang', 'deadlock'))"
+	" USING fingerprint";
+
 /* A core's crash time (crashed_at, else the file's mtime) and its program
  * (the executable's file name). */
 #define SEEN_SQL \
-	"SELECT signature_hash, signature, path, analysed_at, build_id," \
+	"SELECT signature_hash, signature, path, analysed_at, build_id, ifNull(cause_kind, '') AS cause," \
 	" ifNull(crashed_at, file_mtime) AS seen_at," \
 	" ifNull(replaceRegexpOne(executable, '^.*/', ''), '') AS program FROM %1$s.cores FINAL"
 #define BUILDS_SQL \
@@ -85,12 +106,14 @@ static const char top_signatures_sql[] =
 	"   indexOf(arrayMap(x -> x.2, arraySort(groupArrayIf((first, bid), has_build))), b) = i,"
 	"   arrayMap(x -> x.2, arraySort(groupArrayIf((first, bid), has_build))),"
 	"   arrayEnumerate(groupArrayIf(bid, has_build))), ' ')) AS build_ids,"
-	" toUInt8(min(is_new)) AS new, argMax(example, example_key) AS example_core FROM"
+	" toUInt8(min(is_new)) AS new, argMax(example, example_key) AS example_core,"
+	" toUInt8(argMax(example_cause, example_key) IN ('hang', 'deadlock')) AS hang FROM"
 	" (SELECT signature_hash, any(signature) AS signature, count() AS n, min(seen_at) AS first,"
 	"   max(seen_at) AS last,"
 	"   countIf(parseDateTimeBestEffortOrNull(seen_at) >= now() - 7 * 86400) AS n7,"
 	"   ifNull(build_id, '') AS bid, isNotNull(build_id) AS has_build,"
 	"   argMax(path, (seen_at, analysed_at, path)) AS example,"
+	"   argMax(cause, (seen_at, analysed_at, path)) AS example_cause,"
 	"   max((seen_at, analysed_at, path)) AS example_key,"
 	"   (program, bid) GLOBAL IN"
 	"     (SELECT program, bid FROM (" BUILDS_SQL ") GLOBAL ALL INNER JOIN"
@@ -133,6 +156,7 @@ int rep_chs_create_views(struct rep_ch *ch, char *why, size_t whylen)
 {
 	if (create_view(ch, "crash_stacks", crash_stacks_sql, true, why, whylen) != 0 ||
 	    create_view(ch, "last_events", last_events_sql, true, why, whylen) != 0 ||
+	    create_view(ch, "hang_waits", hang_waits_sql, true, why, whylen) != 0 ||
 	    create_view(ch, "top_signatures", top_signatures_sql, false, why, whylen) != 0)
 		return -1;
 	return 0;

@@ -292,8 +292,8 @@ static int add_core(struct rep_ch_store *st, const struct analysis *an,
 		   json_string(key));
 }
 
-/* A frame's columns: a thread's frames have all of them, a task's the
- * first NTFRAME_COLS, a suspended chain's the first NSFRAME_COLS (as
+/* A frame's columns: a thread's and a task's frames have all of them, a
+ * suspended chain's the first NSFRAME_COLS (as
  * SQLite's insert_frame takes the leading ones); the second names the
  * owner. */
 static const char *const frame_cols[] = {
@@ -301,12 +301,13 @@ static const char *const frame_cols[] = {
 	"module_offset", "file", "line", "inlined", "inline_depth", "tailcall", "display", "args",
 	"activation", "cfa", "seam", "role", "runtime", "detail",
 };
-enum { NFRAME_COLS = sizeof(frame_cols) / sizeof(frame_cols[0]), NTFRAME_COLS = 20, NSFRAME_COLS = 16 };
+enum { NFRAME_COLS = sizeof(frame_cols) / sizeof(frame_cols[0]), NTFRAME_COLS = NFRAME_COLS,
+       NSFRAME_COLS = 16 };
 
 static const char *const tframe_cols[NTFRAME_COLS] = {
 	"fingerprint", "task_idx", "idx", "kind", "pc", "function", "function_offset", "module",
 	"module_offset", "file", "line", "inlined", "inline_depth", "tailcall", "display", "args",
-	"activation", "cfa", "seam", "role",
+	"activation", "cfa", "seam", "role", "runtime", "detail",
 };
 
 static const char *const sframe_cols[NSFRAME_COLS] = {
@@ -413,7 +414,7 @@ static int add_modules_suspended_warnings(struct rep_ch_store *st, const char *f
 static const char *const task_cols[] = {
 	"fingerprint", "idx", "runtime", "task_id", "state", "wait_kind", "wait_address",
 	"wait_target", "tid", "fn", "fn_address", "address", "nframes", "unwind_error",
-	"created_by", "created_file", "created_line", "wait_since", "locked",
+	"created_by", "created_file", "created_line", "wait_since", "locked", "name",
 };
 
 static int add_tasks(struct rep_ch_store *st, const char *fp, const struct analysis *an)
@@ -430,10 +431,48 @@ static int add_tasks(struct rep_ch_store *st, const char *fp, const struct analy
 			rep_json_text(t->unwind_error), rep_json_text(t->created_by),
 			rep_json_text(t->created_file),
 			j_opt(t->created_file && t->created_line > 0, (uint64_t)t->created_line),
-			j_opt(t->has_wait_since, t->wait_since), json_integer(t->locked)) != 0 ||
+			j_opt(t->has_wait_since, t->wait_since), json_integer(t->locked),
+			rep_json_text(t->name)) != 0 ||
 		    add_frames(&st->rows[T_TFRAMES], tframe_cols, NTFRAME_COLS, fp, i, t->frames,
 			       t->nframes, NULL) != 0)
 			return -1;
+	}
+	return 0;
+}
+
+static const char *const blocked_cols[] = {
+	"fingerprint", "waiter", "waiter_idx", "tid", "kind", "object", "object_name", "owner_tid",
+	"owner_gone", "owner_task", "syscall", "fd", "fd_target", "since", "via", "function",
+	"summary",
+};
+static const char *const deadlock_cols[] = {"fingerprint", "idx", "summary", "nmembers"};
+static const char *const member_cols[] = {"fingerprint", "deadlock_idx", "pos", "tid", "object"};
+
+/* What each thread and task waits for, and the wait-for graph's cycles. */
+static int add_hang(struct rep_ch_store *st, const char *fp, const struct analysis *an)
+{
+	struct rep_blocked_columns b;
+	for (size_t k = 0; k < an->nthreads + an->ntasks; k++)
+		if (rep_blocked_row(an, k, &b) &&
+		    ROW(&st->rows[T_BLOCKED], blocked_cols, json_string(fp), json_string(b.waiter),
+			j_u64(b.waiter_idx), j_opt(b.has_tid, (uint64_t)(int64_t)b.tid),
+			rep_json_text(b.kind ? b.kind : ""), j_opt(b.has_object, b.object),
+			rep_json_text(b.object_name),
+			j_opt(b.has_owner_tid, (uint64_t)(int64_t)b.owner_tid), j_int(b.owner_gone),
+			j_opt(b.has_owner_task, b.owner_task), rep_json_text(b.syscall),
+			j_opt(b.has_fd, (uint64_t)b.fd), rep_json_text(b.fd_target),
+			j_opt(b.has_since, b.since), rep_json_text(b.via), rep_json_text(b.function),
+			rep_json_text(b.summary)) != 0)
+			return -1;
+	for (size_t i = 0; i < an->ndeadlocks; i++) {
+		const struct an_deadlock *d = &an->deadlocks[i];
+		if (ROW(&st->rows[T_DEADLOCKS], deadlock_cols, json_string(fp), j_u64(i),
+			rep_json_text(d->summary), j_u64(d->n)) != 0)
+			return -1;
+		for (size_t k = 0; k < d->n; k++)
+			if (ROW(&st->rows[T_MEMBERS], member_cols, json_string(fp), j_u64(i), j_u64(k),
+				j_int(d->threads[k]), j_opt(d->objects[k] != 0, d->objects[k])) != 0)
+				return -1;
 	}
 	return 0;
 }
@@ -751,7 +790,7 @@ static enum rep_write_result ch_write(void *backend, const struct analysis *an, 
 	}
 	if (!p || !p->path || !p->fingerprint || add_threads(st, fp, an) != 0 ||
 	    add_modules_suspended_warnings(st, fp, an) != 0 || add_tasks(st, fp, an) != 0 ||
-	    add_recorders(st, fp, an) != 0 || add_terms(st, an, key) != 0 ||
+	    add_recorders(st, fp, an) != 0 || add_hang(st, fp, an) != 0 || add_terms(st, an, key) != 0 ||
 	    add_core(st, an, key) != 0) {
 		for (int t = 0; t < T_COUNT; t++)   /* none of this core's rows stay */
 			st->rows[t].len = marks[t], st->rows[t].count = counts[t];

@@ -8,6 +8,17 @@
 #include "store_resign.h"
 #include "store_sqlite.h"
 
+/* Schema 12's names of each stored core, as rep_core_terms() takes them
+ * from an analysis: a migration's and resign's term sets. */
+#define STORED_CORE_TERMS \
+	"SELECT core_id, function AS name FROM frames WHERE function <> ''" \
+	" UNION SELECT core_id, module FROM frames WHERE module <> ''" \
+	" UNION SELECT core_id, file FROM frames WHERE file <> ''" \
+	" UNION SELECT core_id, function FROM task_frames WHERE function <> ''" \
+	" UNION SELECT core_id, module FROM task_frames WHERE module <> ''" \
+	" UNION SELECT core_id, file FROM task_frames WHERE file <> ''" \
+	" UNION SELECT id, cause_summary FROM cores WHERE cause_summary <> ''"
+
 /* The store's connection (owned by the store). */
 sqlite3 *rep_sqlite_db(struct rep_sqlite *st);
 

@@ -179,7 +179,7 @@ static const struct frame_table thread_frames = {
 static const struct frame_table task_frames = {
 	"task_frames", "task_idx",
 	"kind, pc, function, function_offset, module, module_offset, file, line, inlined, inline_depth,"
-	" tailcall, display, args, activation, cfa, seam, role"};
+	" tailcall, display, args, activation, cfa, seam, role, runtime, detail"};
 static const struct frame_table chain_frames = {
 	"suspended_frames", "chain_idx",
 	"kind, pc, function, function_offset, module, module_offset, file, line, inlined, inline_depth,"
@@ -379,6 +379,7 @@ static void task_of_row(struct rep_stored_core *c, struct an_task *t, json_t *q)
 	t->has_wait_since = !cell_null(q, 14);
 	t->wait_since = (uint64_t)cell_int(q, 14);
 	t->locked = cell_int(q, 15) != 0;
+	t->name = cell_dup(q, 16);
 }
 
 static int load_tasks(struct rep_reader *r, struct rep_stored_core *c, const char *fp)
@@ -390,7 +391,7 @@ static int load_tasks(struct rep_reader *r, struct rep_stored_core *c, const cha
 	if (!(an->tasks = owners_open(&o, r, fp, "tasks",
 				      "runtime, task_id, state, wait_kind, wait_address, wait_target, tid, fn,"
 				      " fn_address, address, unwind_error, created_by, created_file, created_line,"
-				      " wait_since, locked", sizeof(*an->tasks))))
+				      " wait_since, locked, name", sizeof(*an->tasks))))
 		return -1;
 	json_array_foreach(o.rows, k, q)
 		task_of_row(c, &an->tasks[an->ntasks++], q);
@@ -418,6 +419,109 @@ static int load_suspended(struct rep_reader *r, struct analysis *an, const char 
 		an->suspended[i].nframes = o.stacks[i].n;
 	}
 	owners_close(&o);
+	return rc;
+}
+
+enum { BLOCKED_INDEX = 1 };
+static const char blocked_columns[] =
+	"waiter, waiter_idx, kind, object, object_name, owner_tid, owner_gone, owner_task, syscall, fd,"
+	" fd_target, since, via, function, summary";
+
+/* A blocked_on row Q of a thread into a new an_blocked; NULL when out of
+ * memory. */
+static struct an_blocked *thread_blocked(struct rep_stored_core *c, json_t *q)
+{
+	struct an_blocked *b = calloc(1, sizeof(*b));
+	if (!b)
+		return NULL;
+	b->kind = an_wait_kind_parse(cell_text(q, 2));
+	b->has_object = !cell_null(q, 3);
+	b->object = (uint64_t)cell_int(q, 3);
+	b->object_name = cell_dup(q, 4);
+	b->has_owner = !cell_null(q, 5);
+	b->owner_tid = (int32_t)cell_int(q, 5);
+	b->owner_gone = cell_int(q, 6) != 0;
+	b->syscall = keep(c, cell_text(q, 8));
+	b->has_fd = !cell_null(q, 9);
+	b->fd = cell_int(q, 9);
+	b->fd_target = cell_dup(q, 10);
+	b->has_since = !cell_null(q, 11);
+	b->since = (uint64_t)cell_int(q, 11);
+	b->via = keep(c, cell_text(q, 12));
+	b->waiter = cell_dup(q, 13);
+	b->summary = cell_dup(q, 14);
+	return b;
+}
+
+/* A blocked_on row Q of task T: what the tasks row does not hold. */
+static void task_blocked(struct an_task *t, json_t *q)
+{
+	t->wait_object_name = cell_dup(q, 4);
+	t->has_wait_owner_tid = !cell_null(q, 5);
+	t->wait_owner_tid = (int32_t)cell_int(q, 5);
+	t->has_wait_owner_task = !cell_null(q, 7);
+	t->wait_owner_task = (uint64_t)cell_int(q, 7);
+	t->has_wait_fd = !cell_null(q, 9);
+	t->wait_fd = cell_int(q, 9);
+	t->wait_summary = cell_dup(q, 14);
+}
+
+/* What each thread and task waits for, onto those already read. */
+static int load_blocked(struct rep_reader *r, struct rep_stored_core *c, const char *fp)
+{
+	struct analysis *an = c->an;
+	json_t *rows = table_rows(r, fp, "blocked_on", blocked_columns, "waiter, waiter_idx"), *q;
+	size_t k;
+	int rc = 0;
+	if (!rows)
+		return -1;
+	json_array_foreach(rows, k, q) {
+		size_t i = (size_t)cell_int(q, BLOCKED_INDEX);
+		bool thread = cell_text(q, 0) && strcmp(cell_text(q, 0), "thread") == 0;
+		if (thread && i < an->nthreads && !an->threads[i].blocked) {
+			if (!(an->threads[i].blocked = thread_blocked(c, q)))
+				rc = -1;
+		} else if (!thread && i < an->ntasks && !an->tasks[i].wait_summary) {
+			task_blocked(&an->tasks[i], q);
+		}
+	}
+	json_decref(rows);
+	return rc;
+}
+
+/* The wait-for graph's cycles: each deadlocks row with its members. */
+static int load_deadlocks(struct rep_reader *r, struct analysis *an, const char *fp)
+{
+	json_t *rows = table_rows(r, fp, "deadlocks", "summary, nmembers", "idx"), *q;
+	json_t *members = rows ? table_rows(r, fp, "deadlock_members", "deadlock_idx, pos, tid, object",
+					    "deadlock_idx, pos") : NULL;
+	size_t k;
+	int rc = -1;
+	if (!members)
+		goto out;
+	if (!(an->deadlocks = calloc(json_array_size(rows) + 1, sizeof(*an->deadlocks))))
+		goto out;
+	json_array_foreach(rows, k, q) {
+		struct an_deadlock *d = &an->deadlocks[an->ndeadlocks++];
+		size_t n = cell_int(q, 1) > 0 ? (size_t)cell_int(q, 1) : 0;
+		d->summary = cell_dup(q, 0);
+		d->threads = calloc(n + 1, sizeof(*d->threads));
+		d->objects = calloc(n + 1, sizeof(*d->objects));
+		if (!d->threads || !d->objects)
+			goto out;
+		d->n = n;
+	}
+	json_array_foreach(members, k, q) {
+		size_t i = (size_t)cell_int(q, 0), pos = (size_t)cell_int(q, 1);
+		if (i < an->ndeadlocks && pos < an->deadlocks[i].n) {
+			an->deadlocks[i].threads[pos] = (int32_t)cell_int(q, 2);
+			an->deadlocks[i].objects[pos] = (uint64_t)cell_int(q, 3);
+		}
+	}
+	rc = 0;
+out:
+	json_decref(members);
+	json_decref(rows);
 	return rc;
 }
 
@@ -550,7 +654,8 @@ int rep_stored_core_load(struct rep_reader *r, const char *fingerprint, struct r
 	load_core_row(c, json_array_get(rows, 0));
 	if (load_modules(r, c->an, fingerprint) == 0 && load_threads(r, c->an, fingerprint) == 0 &&
 	    load_tasks(r, c, fingerprint) == 0 && load_suspended(r, c->an, fingerprint) == 0 &&
-	    load_recorders(r, c->an, fingerprint) == 0 && load_warnings(r, c->an, fingerprint) == 0)
+	    load_recorders(r, c->an, fingerprint) == 0 && load_warnings(r, c->an, fingerprint) == 0 &&
+	    load_blocked(r, c, fingerprint) == 0 && load_deadlocks(r, c->an, fingerprint) == 0)
 		rc = 0;
 out:
 	json_decref(rows);

@@ -37,6 +37,49 @@ size_t rep_total_frames(const struct analysis *an)
 	return n;
 }
 
+/* Thread T (index I) blocked on B. */
+static struct rep_blocked_columns thread_blocked(const struct an_thread *t, size_t i,
+						 const struct an_blocked *b)
+{
+	return (struct rep_blocked_columns){
+		.waiter = "thread", .waiter_idx = i, .has_tid = true, .tid = t->tid,
+		.kind = an_wait_kind_name(b->kind), .has_object = b->has_object, .object = b->object,
+		.object_name = b->object_name, .has_owner_tid = b->has_owner, .owner_tid = b->owner_tid,
+		.owner_gone = b->owner_gone, .syscall = b->syscall, .has_fd = b->has_fd, .fd = b->fd,
+		.fd_target = b->fd_target, .has_since = b->has_since, .since = b->since, .via = b->via,
+		.function = b->waiter, .summary = b->summary,
+	};
+}
+
+/* Task T (index I) waiting, as the JSON report's task blocked_on says it. */
+static struct rep_blocked_columns task_blocked(const struct an_task *t, size_t i)
+{
+	return (struct rep_blocked_columns){
+		.waiter = "task", .waiter_idx = i, .has_tid = t->has_tid, .tid = t->tid,
+		.kind = t->wait_kind, .has_object = t->has_wait_address, .object = t->wait_address,
+		.object_name = t->wait_object_name, .has_owner_tid = t->has_wait_owner_tid,
+		.owner_tid = t->wait_owner_tid, .has_owner_task = t->has_wait_owner_task,
+		.owner_task = t->wait_owner_task, .has_fd = t->has_wait_fd, .fd = t->wait_fd,
+		.has_since = t->has_wait_since, .since = t->wait_since, .summary = t->wait_summary,
+	};
+}
+
+bool rep_blocked_row(const struct analysis *an, size_t k, struct rep_blocked_columns *out)
+{
+	if (k < an->nthreads) {
+		const struct an_thread *t = &an->threads[k];
+		if (!t->blocked)
+			return false;
+		*out = thread_blocked(t, k, t->blocked);
+		return true;
+	}
+	k -= an->nthreads;
+	if (k >= an->ntasks || !an->tasks[k].wait_kind)
+		return false;
+	*out = task_blocked(&an->tasks[k], k);
+	return true;
+}
+
 static int cmp_term(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);

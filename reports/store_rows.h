@@ -57,6 +57,38 @@ struct rep_go_columns {
 /* The Go columns of AN. */
 struct rep_go_columns rep_core_go(const struct analysis *an);
 
+/* A blocked_on row (reports/SCHEMA.md) as both stores write it: what a
+ * thread waits for (its an_blocked), or a task's wait in the same shape
+ * (the JSON report's task blocked_on).  Text borrowed from the analysis. */
+struct rep_blocked_columns {
+	const char *waiter;         /* "thread" or "task" */
+	size_t waiter_idx;          /* threads.idx or tasks.idx */
+	bool has_tid;               /* the thread's tid, a task's OS thread */
+	int32_t tid;
+	const char *kind;           /* "mutex", ...; a task's wait kind */
+	bool has_object;
+	uint64_t object;
+	const char *object_name;
+	bool has_owner_tid;
+	int32_t owner_tid;
+	bool owner_gone;
+	bool has_owner_task;
+	uint64_t owner_task;
+	const char *syscall;
+	bool has_fd;
+	int64_t fd;
+	const char *fd_target;
+	bool has_since;
+	uint64_t since;
+	const char *via;            /* the C library's function it waits in */
+	const char *function;       /* the waiter's first function outside it */
+	const char *summary;
+};
+
+/* Row K of AN's blocked_on rows into *OUT: K < nthreads is thread K's,
+ * then task K - nthreads's; false when that one waits for nothing. */
+bool rep_blocked_row(const struct analysis *an, size_t k, struct rep_blocked_columns *out);
+
 /* The frame's arguments as JSON text, the one encoding of the JSON report
  * and both stores ([{"name","type","value","entry_value","entry_equal"}],
  * compact, strings made valid UTF-8), or NULL when it has none or on

@@ -2,7 +2,7 @@
  * embedded store behind reports/store.h for a --db that is a file.
  *
  * The schema is documented in reports/SCHEMA.md and created here (migrations
- * in store_sqlite.c, versioned with PRAGMA user_version).  Every connection runs in
+ * in store_schema.c, versioned with PRAGMA user_version).  Every connection runs in
  * WAL mode with a busy timeout; writes take BEGIN IMMEDIATE and retry on
  * SQLITE_BUSY, so several ingest processes can share one database.  Each core
  * is written in one transaction: it is wholly in the database or not at all. */
@@ -15,7 +15,7 @@
 #include "store.h"
 
 /* Schema version this program writes (PRAGMA user_version). */
-#define REP_SCHEMA_VERSION 12
+#define REP_SCHEMA_VERSION 13
 
 /* The SQL that takes a database from schema VERSION - 1 to VERSION (1 ..
  * REP_SCHEMA_VERSION), or NULL: for tests that build an older database. */

@@ -291,7 +291,9 @@ same "cause-store-summary" "$got" "$(jget "$TMPD/out_of_range.json" "j['cause'][
 if [ -f "$CORES/abort.core" ] && [ -f "$CORES/assert.core" ]; then
 	OLD=$TMPD/old.db
 	"$ASYNCORE" ingest --db "$OLD" --quiet "$CORES/abort.core" >/dev/null 2>&1
-	sqlite3 "$OLD" "DROP TRIGGER cores_set_add; DROP TRIGGER cores_set_drop; DROP TRIGGER cores_set_move;
+	sqlite3 "$OLD" "DROP VIEW hang_waits; DROP TABLE deadlock_members; DROP TABLE deadlocks;
+		DROP TABLE blocked_on; ALTER TABLE tasks DROP COLUMN name;
+		DROP TRIGGER cores_set_add; DROP TRIGGER cores_set_drop; DROP TRIGGER cores_set_move;
 		DROP TRIGGER term_names_name; DROP TABLE set_days; DROP TABLE term_names;
 		DROP INDEX cores_term_set; ALTER TABLE cores DROP COLUMN term_set;
 		DROP INDEX cores_seen_at; DROP TRIGGER cores_bucket_add; DROP TRIGGER cores_bucket_drop;

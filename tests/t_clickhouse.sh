@@ -8,13 +8,16 @@
 # SQLite's after a core's row is written again or moved.  A bthread core among them: its
 # tasks and task frames, crash stack and signature (the crashing bthread's
 # frames, before and after resign) equal SQLite's; stack overflows' frames
-# symbolized again keep the jump over the recursion's run.
+# symbolized again keep the jump over the recursion's run.  Hang cores and
+# an asyncio core stored as their reports say, top's hang column and the
+# served buckets' marks SQLite's.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/store_lib.sh"
 source "$(dirname "$0")/clickhouse_lib.sh"
+source "$(dirname "$0")/hang_lib.sh"
 
 W=$(mktemp -d)
-trap 'ch_cluster_stop; rm -rf "$W"' EXIT
+trap 'hang_kill_all; ch_cluster_stop; rm -rf "$W"' EXIT
 if ! ch_available "$W/apt.log"; then
 	skip "clickhouse: clickhouse-server could not be installed ($(tail -1 "$W/apt.log"))"
 	exit 0
@@ -499,6 +502,106 @@ got=$(chq "$U10" "SELECT $go_cols FROM (SELECT fingerprint, version, $go_cols FR
 check "clickhouse: resign signs Go crashes with their panic's signal or the runtime's word ($(head -1 "$W/resign10.ch"))" \
 	[ $rc -eq 0 -a "$got" = "$(store_q "$W/s10.db" "SELECT $go_cols FROM cores ORDER BY go_crash" | tr -d '"')" -a \
 	  "$(echo "$got" | cut -d, -f5 | cut -d: -f1 | tr '\n' ' ')" = "fatal error SIGBUS " ]
+
+# Hangs (reports/SCHEMA.md blocked_on, deadlocks): the cores of a deadlock
+# and of a pool whose lock holder reads a pipe (tests/hang_lib.sh) beside a
+# crash's, and an asyncio core, stored as their reports say (each thread's
+# and task's blocked_on, each deadlock, each task's frames); hang_waits and
+# top (its hang column) are SQLite's; the served buckets say which are
+# hangs as SQLite's do; each hang core read back from ClickHouse alone says
+# what its report says.  A store made before tasks.name and task_frames'
+# runtime and detail gets them from store init.
+HCHECK="python3 $ROOT/tests/hang_store_check.py"
+hang_verdict() {   # hang_verdict NAME OUT: the checker's lines as one PASS or FAIL
+	if grep -q '^unreadable' "$2" || ! grep -q '^ok ' "$2"; then fail "$1: $(head -2 "$2" | tr '\n' ' ')"
+	elif grep -q '^bad ' "$2"; then fail "$1: $(grep '^bad ' "$2" | head -3 | tr '\n' ' ')"
+	else pass "$1: $(grep -c '^ok ' "$2") facts agree"; fi
+}
+hang_rows() {   # hang_rows FINGERPRINT TABLE ORDER OUT: the core's rows on ClickHouse as JSON
+	"$ASYNCORE" query --db "$UH" --format json "SELECT * FROM $2 FINAL WHERE fingerprint = '$1'
+		ORDER BY $3" >"$4" 2>"$4.err"
+}
+UH="clickhouse://127.0.0.1:${CH_HTTP[1]}/crasheshang?cluster=$CH_CLUSTER_NAME"
+if command -v gdb >/dev/null && HD=$(fixture_build hangs 2>"$W/build.err") &&
+   hang_store_cores "$HD/prog" "$W/hang"; then
+	cp "$W/cores/$(ls "$W/cores" | head -1)" "$W/hang/crash.core"
+	mkdir "$W/hangpy"
+	if [ -x /usr/bin/python3.11 ] && hang_asyncio_core /usr/bin/python3.11 "$W/hangpy/run"; then
+		mv "$CORE" "$W/hangpy/asyncio.core"
+	fi
+	"$ASYNCORE" store init --db "$UH" && "$ASYNCORE" store init --db "${UH/${CH_HTTP[1]}/${CH_HTTP[2]}}"
+	for db in "$UH" "$W/sh.db"; do
+		"$ASYNCORE" ingest --db "$db" --quiet "$W/hang" 2>>"$W/hang.err"
+		[ -f "$W/hangpy/asyncio.core" ] &&
+			"$ASYNCORE" ingest --db "$db" --quiet --binary /usr/bin/python3.11 "$W/hangpy/asyncio.core" 2>>"$W/hang.err"
+	done
+	for c in "$W"/hang/*.core "$W"/hangpy/*.core; do
+		[ -f "$c" ] || continue
+		m=$(basename "$c" .core) r=$W/hangrows-$(basename "$c" .core)
+		mkdir -p "$r"
+		bin=; [ $m = asyncio ] && bin=/usr/bin/python3.11
+		"$ASYNCORE" report "$c" $bin --threads all --format json >"$r/report.json" 2>/dev/null
+		fp=$(json_get "$r/report.json" 'j["core"]["fingerprint"]')
+		hang_rows "$fp" blocked_on "waiter, waiter_idx" "$r/blocked.json"
+		hang_rows "$fp" deadlocks idx "$r/deadlocks.json"
+		hang_rows "$fp" deadlock_members "deadlock_idx, pos" "$r/members.json"
+		hang_rows "$fp" tasks idx "$r/tasks.json"
+		hang_rows "$fp" task_frames "task_idx, idx" "$r/frames.json"
+		$HCHECK rows "$r/report.json" "$r/blocked.json" "$r/deadlocks.json" "$r/members.json" \
+			"$r/tasks.json" "$r/frames.json" >"$r/check" 2>&1
+		hang_verdict "clickhouse: the $m core's stored rows are its report's" "$r/check"
+		[ $m = crash ] && continue
+		serve_start "$UH" "$W/serve.out" &&
+			curl -s "http://127.0.0.1:$SERVE_PORT/api/core/$fp" >"$r/back.json"
+		kill $SERVE_PID; wait $SERVE_PID 2>/dev/null
+		$HCHECK loaded "$r/report.json" "$r/back.json" >"$r/back.check" 2>&1
+		hang_verdict "clickhouse: the $m core read back from ClickHouse alone says what its report says" "$r/back.check"
+	done
+	hw="core, waiter, waiter_idx, tid, kind, object, object_name, owner_tid, owner_gone, syscall, fd,
+		fd_target, since, function, summary, deadlock"
+	check "clickhouse: hang_waits has SQLite's rows ($(store_q "$W/sh.db" "SELECT count(*) FROM hang_waits"))" \
+		[ "$(chq "$UH" "SELECT $hw FROM hang_waits ORDER BY core, waiter, waiter_idx")" = \
+		  "$(store_q "$W/sh.db" "SELECT $hw FROM hang_waits ORDER BY core, waiter, waiter_idx")" -a \
+		  "$(store_q "$W/sh.db" "SELECT count(DISTINCT core_id) FROM hang_waits")" -ge 2 ]
+	"$ASYNCORE" top --db "$W/sh.db" --format csv >"$W/tophang.sqlite"
+	"$ASYNCORE" top --db "$UH" --format csv >"$W/tophang.ch"
+	check "clickhouse: top with hangs equals SQLite's, hang column and all ($(cut -d, -f10 "$W/tophang.ch" | tail -n +2 | sort | uniq -c | tr -s ' \n' ' '))" \
+		bash -c 'cmp -s "$1" "$2" && [ "$(tail -n +2 "$1" | cut -d, -f10 | sort -u | tr "\n" " ")" = "0 1 " ]' \
+		_ "$W/tophang.sqlite" "$W/tophang.ch"
+	api_buckets "$W/sh.db" "$W/apihang.sqlite"
+	api_buckets "$UH" "$W/apihang.ch"
+	check "clickhouse: the served buckets say which are hangs, as SQLite's" python3 -c '
+import json, sys
+a, b = (sorted((x["hash"], x["hang"]) for x in json.load(open(p))) for p in sys.argv[1:3])
+assert a == b and {h for _, h in a} == {True, False}, (a, b)' "$W/apihang.sqlite" "$W/apihang.ch"
+	# A store made before tasks.name and task_frames' runtime and detail.
+	for i in 1 2; do
+		for t in tasks tasks_local; do
+			ch_q $i "ALTER TABLE crasheshang.$t DROP COLUMN name" >/dev/null ||
+				fail "clickhouse: dropping $t.name on shard $i"
+		done
+		for t in task_frames task_frames_local; do
+			for c in runtime detail; do
+				ch_q $i "ALTER TABLE crasheshang.$t DROP COLUMN $c" >/dev/null ||
+					fail "clickhouse: dropping $t.$c on shard $i"
+			done
+		done
+	done
+	"$ASYNCORE" store init --db "$UH" 2>"$W/err" &&
+		"$ASYNCORE" store init --db "${UH/${CH_HTTP[1]}/${CH_HTTP[2]}}" 2>>"$W/err"; rc=$?
+	have=0
+	for i in 1 2; do
+		have=$((have + $(ch_q $i "SELECT count() FROM system.columns WHERE database = 'crasheshang' AND
+			((table IN ('tasks', 'tasks_local') AND name = 'name') OR
+			 (table IN ('task_frames', 'task_frames_local') AND name IN ('runtime', 'detail')))")))
+	done
+	check "clickhouse: store init adds tasks.name and task_frames' runtime and detail to an older store ($have of 12, exit $rc)" \
+		[ $rc -eq 0 -a "$have" = 12 ]
+	check "clickhouse: ... NULL for the rows stored then" \
+		[ "$(chq "$UH" "SELECT count() FROM task_frames FINAL WHERE isNotNull(runtime) OR isNotNull(detail)")" = 0 ]
+else
+	skip "clickhouse: no core of a hung fixture (the hang checks are left out)"
+fi
 
 # A shard killed during an ingest, back within the retries: nothing lost.
 # The worker that takes the batch's last core is held there (the hooks

@@ -151,7 +151,7 @@ PY
 check "coredump: top --format json: counts, first/last seen, last 7 days, new, build-ids" [ $? -eq 0 ]
 [ -s "$W/trend" ] && sed 's/^/    /' "$W/trend" | head -5
 check "coredump: top --format csv has the same columns" \
-	[ "$("$ASYNCORE" top --db "$DB" --format csv | head -1)" = "count,signature,first_seen,last_seen,last_7_days,new,build_ids,example_core,signature_hash" ]
+	[ "$("$ASYNCORE" top --db "$DB" --format csv | head -1)" = "count,signature,first_seen,last_seen,last_7_days,new,build_ids,example_core,signature_hash,hang" ]
 "$ASYNCORE" top --db "$DB" >"$W/top.txt"
 check "coredump: top table lists both buckets" [ "$(tail -n +3 "$W/top.txt" | wc -l)" = 2 ]
 

@@ -11,8 +11,8 @@
 # running one's own line).  The cause names the line of the task that
 # blocks the loop.  Then the core damaged: a cycle in an await chain, an
 # awaited object of garbage, a collector's list of garbage and a cycle in
-# one: warnings and the rest of the tasks.  ingest stores the core.  A
-# version that is not installed skips.
+# one: warnings and the rest of the tasks.  ingest stores the core with its
+# tasks and their script frames.  A version that is not installed skips.
 . "$(dirname "$0")/lib.sh"
 
 W=$(mktemp -d)
@@ -69,14 +69,18 @@ damage() {
 		$CHECK "$run/gccycle.json" "$tasks" "$name gccycle" gccycle "joiner ("
 }
 
-# stored NAME RUN CORE: ingest stores the core, asyncio's tasks left out (a
-# store's task frames are native or async ones).
+# stored NAME RUN CORE PY: ingest stores the core with the report's asyncio
+# tasks and their script frames (the report of the core, $RUN/core.json).
 stored() {
-	local name=$1 run=$2 core=$3 got
-	"$ASYNCORE" ingest --db "$run/store.db" --jobs 1 "$core" >"$run/ingest.out" 2>&1
+	local name=$1 run=$2 core=$3 got want
+	"$ASYNCORE" ingest --db "$run/store.db" --jobs 1 --binary "$4" "$core" >"$run/ingest.out" 2>&1
 	got=$("$ASYNCORE" query --db "$run/store.db" --format csv \
-		"SELECT (SELECT count(*) FROM cores), (SELECT count(*) FROM tasks)" 2>&1 | tail -1)
-	check "$name ingest: the core is stored, asyncio's tasks left out ($got)" [ "$got" = "1,0" ]
+		"SELECT (SELECT count(*) FROM cores), (SELECT count(*) FROM tasks WHERE runtime = 'asyncio'),
+		 (SELECT count(*) FROM task_frames WHERE kind = 'script')" 2>&1 | tail -1)
+	want=$(json_get "$run/core.json" '"1,%d,%d" % (sum(t["runtime"] == "asyncio" for t in j["tasks"]),
+		sum(f["kind"] == "script" for t in j["tasks"] for f in t["frames"]))')
+	check "$name ingest: the core is stored with its asyncio tasks and their script frames ($got, the report $want)" \
+		[ "$got" = "$want" ]
 }
 
 # version NAME PY: live, snapshot, core (and its minicore), the core
@@ -111,7 +115,7 @@ version() {
 				[ "$(json_get "$run/mini.json" 'j["tasks"]')" = "$(json_get "$run/core.json" 'j["tasks"]')" ]
 		fi
 		damage "$name" "$py" "$run" "$core"
-		stored "$name" "$run" "$core"
+		stored "$name" "$run" "$core" "$py"
 	else
 		skip "$name core: no core of the hung process"
 	fi

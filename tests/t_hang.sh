@@ -13,35 +13,23 @@
 # attached to the same process (the owners glibc's objects record).
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/fixlib.sh"
+. "$ROOT/tests/hang_lib.sh"
 
 have_asyncore || { skip "hang: no asyncore binary"; exit 0; }
 command -v gdb >/dev/null || { skip "hang: no gdb"; exit 0; }
 fix_build hangs || exit 0
 PROG=$FIX_DIR/prog
 
-HUNG_PIDS=()
 hang_cleanup() {
-	local p
-	for p in "${HUNG_PIDS[@]}"; do { kill -9 "$p" && wait "$p"; } 2>/dev/null; done
+	hang_kill_all
 	fix_cleanup
 }
 trap hang_cleanup EXIT
 
-# start MODE: the fixture hung in MODE in a directory of its own, core dumps
-# on; sets HUNG (pid) and RUN (its directory).  Returns once its ready file
-# is there (the bound only keeps a broken fixture from hanging the test).
+# start MODE: the fixture hung in MODE in a directory of its own (RUN).
 start() {
 	RUN=$TMPD/run-$1
-	mkdir -p "$RUN"
-	(cd "$RUN" && ulimit -c unlimited && exec "$PROG" "$1") >"$RUN/out" 2>&1 &
-	HUNG=$!
-	HUNG_PIDS+=("$HUNG")
-	local i
-	for i in $(seq 6000); do
-		[ -f "$RUN/ready" ] || ! kill -0 "$HUNG" 2>/dev/null && break
-		sleep 0.05
-	done
-	[ -f "$RUN/ready" ]
+	hang_start "$PROG" "$1" "$RUN"
 }
 
 # oracle MODE PID OUT: gdb's reading of what the objects record.
@@ -254,19 +242,7 @@ stored_signature() {
 }
 
 # the core of the hung process: a SIGABRT from outside, else gcore's
-abort_core() {
-	if core_pattern_is_local; then
-		kill -ABRT "$HUNG"
-		wait "$HUNG" 2>/dev/null
-		CORE=$(ls "$RUN"/core* 2>/dev/null | head -1)
-		CORE_HOW="dumped on SIGABRT sent by pid $$)"
-	fi
-	if [ -z "${CORE:-}" ] && kill -0 "$HUNG" 2>/dev/null; then
-		gdb -batch -nx -q -p "$HUNG" -ex "gcore $RUN/gcore" >"$RUN/gcore.log" 2>&1
-		CORE=$RUN/gcore
-		CORE_HOW="dumped while running, with no fatal signal)"
-	fi
-}
+abort_core() { hang_core "$RUN"; }
 
 # hang_signature MODE: the hang is signed alike live, from its snapshot and
 # from its core, by functions alone (no tid of the process in it): the

@@ -43,7 +43,8 @@ done
 check "store schema: SCHEMA.md has example queries" [ $n -ge 8 ]
 
 for t in cores modules threads frames async_roots suspended suspended_frames recorders recorder_events \
-	warnings ingest_errors crash_stacks top_signatures last_events tasks task_frames; do
+	warnings ingest_errors crash_stacks top_signatures last_events tasks task_frames blocked_on \
+	deadlocks deadlock_members hang_waits; do
 	check "store schema: $t exists" [ "$(store_q "$DB" "SELECT count(*) FROM sqlite_schema WHERE name = '$t'")" = 1 ]
 	grep -q "\`$t\`" "$ROOT/reports/SCHEMA.md" || fail "store schema: $t not documented in SCHEMA.md"
 done
@@ -125,6 +126,32 @@ DROP12="DROP TRIGGER cores_set_add; DROP TRIGGER cores_set_drop; DROP TRIGGER co
 	  UNION SELECT NEW.module UNION SELECT NEW.file) WHERE v IS NOT NULL; END;
 	CREATE TRIGGER search_terms_name AFTER INSERT ON search_terms BEGIN
 	  INSERT OR IGNORE INTO search_names VALUES (NEW.name); END;"
+# What schema version 13 added (hangs, task names, task frames' runtime
+# columns): dropped, and version 9's crash_stacks made again, it makes a
+# store of version 12 (task_frames keeps its wider kinds: no row of 12
+# breaks them).
+CRASH_STACKS12="CREATE VIEW crash_stacks AS
+	SELECT c.id AS core_id, c.path AS core, c.signature_hash, f.idx AS frame, f.kind,
+	  printf('0x%x', f.pc) AS pc, f.function, f.file, f.line, f.module, f.inline_depth,
+	  NULL AS runtime, NULL AS detail
+	FROM cores c
+	JOIN threads t ON t.core_id = c.id AND t.crashing
+	JOIN tasks k ON k.core_id = c.id AND k.state = 'running' AND k.tid = t.tid AND k.runtime <> 'go'
+	JOIN task_frames f ON f.core_id = c.id AND f.task_idx = k.idx
+	UNION ALL
+	SELECT c.id, c.path, c.signature_hash,
+	  f.idx + coalesce((SELECT k.nframes FROM tasks k WHERE k.core_id = c.id
+	    AND k.state = 'running' AND k.tid = t.tid AND k.runtime <> 'go'), 0),
+	  f.kind, CASE WHEN f.pc IS NOT NULL THEN printf('0x%x', f.pc) END, f.function,
+	  f.file, f.line, f.module, f.inline_depth, f.runtime, f.detail
+	FROM cores c
+	JOIN threads t ON t.core_id = c.id AND t.crashing
+	JOIN frames f ON f.core_id = c.id AND f.thread_idx = t.idx;"
+DROP13="DROP VIEW hang_waits; DROP TABLE deadlock_members; DROP TABLE deadlocks; DROP TABLE blocked_on;
+	ALTER TABLE tasks DROP COLUMN name; DROP VIEW crash_stacks;
+	ALTER TABLE task_frames DROP COLUMN runtime; ALTER TABLE task_frames DROP COLUMN detail;
+	$CRASH_STACKS12"
+DROP12="$DROP13 $DROP12"
 DROP11="$DROP12 $DROP11"
 DROP10="$DROP11 $DROP10"
 DROP9="$DROP10 $DROP9"
@@ -267,7 +294,7 @@ check "store schema: ... the version 10 store has cores_seen_at" \
 # A store of schema version 11 (search_terms, no term sets) is migrated by
 # the next ingest: each core's term set is taken from its rows, the same
 # set the analysis gave a core ingested since.
-old_store 12 ""
+old_store 12 "$DROP13"
 terms_exact 12
 old_store 11 "$DROP12"
 migrated 11
@@ -278,6 +305,43 @@ check "store schema: ... the migration's term sets are those ingest gives" \
 sqlite3 "$W/v11.db" "UPDATE cores SET signature_hash = 'moved' WHERE id = (SELECT min(id) FROM cores);
 	PRAGMA foreign_keys = ON; DELETE FROM cores WHERE id = (SELECT max(id) FROM cores)"
 terms_exact 11
+
+# A store of schema version 12 (no hangs, task frames native or async only)
+# is migrated by the next ingest: every row of every table is kept, the new
+# tables are empty (what its cores waited for was not stored), a task's
+# script frame is then accepted, top says no bucket of crashes is a hang,
+# and resign gives its cores the signatures they had.
+declare -A cols12
+for t in $tables; do
+	cols12[$t]=$(sqlite3 "$W/v12.db" "SELECT group_concat(name, ', ') FROM pragma_table_info('$t')")
+done
+rows12() {
+	local t
+	for t in $tables; do
+		echo "== $t"
+		sqlite3 "$1" "SELECT ${cols12[$t]} FROM $t ORDER BY 1, 2, 3"
+	done
+}
+rows12 "$W/v12.db" >"$W/v12.rows"
+n12=$(store_q "$W/v12.db" "SELECT count(*) FROM cores")
+migrated 12
+rows12 "$W/v12.db" >"$W/v13.rows"
+check "store schema: ... the version 12 store keeps every row of every table ($n12 cores)" \
+	bash -c '[ "$1" -gt 0 ] && cmp -s "$2" "$3"' _ "$n12" "$W/v12.rows" "$W/v13.rows"
+check "store schema: ... blocked_on, deadlocks and deadlock_members are empty" \
+	[ "$(store_q "$W/v12.db" "SELECT (SELECT count(*) FROM blocked_on) + (SELECT count(*) FROM deadlocks)
+		+ (SELECT count(*) FROM deadlock_members) AS n")" = 0 ]
+check "store schema: ... a task's script frame, without a pc, is accepted" \
+	sqlite3 "$W/v12.db" "INSERT INTO tasks (core_id, idx, runtime, task_id, state, address, nframes, name)
+		SELECT id, 100000, 'asyncio', 1, 'suspended', 1, 1, 'Task-1' FROM cores LIMIT 1;
+		INSERT INTO task_frames (core_id, task_idx, idx, kind, function, file, line, inlined,
+		inline_depth, tailcall, activation, seam, runtime) SELECT id, 100000, 0, 'script',
+		'main', 'app.py', 3, 0, 0, 0, 1, 0, 'cpython' FROM cores LIMIT 1"
+check "store schema: ... top_signatures says no bucket of its crashes is a hang" \
+	[ "$(store_q "$W/v12.db" "SELECT count(*) FROM top_signatures WHERE hang = 0")" = \
+	  "$(store_q "$W/v12.db" "SELECT count(*) FROM top_signatures")" ]
+sqlite3 "$W/v12.db" "DELETE FROM task_frames WHERE task_idx = 100000; DELETE FROM tasks WHERE idx = 100000"
+resign_keeps 12 "$n12" "the version 12 store's cores"
 
 # Go programs (fixtures/go_shop, when Go is installed): the core's signal is
 # the runtime's SIGABRT; the Go crash columns say what killed it, and resign

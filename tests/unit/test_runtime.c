@@ -214,15 +214,19 @@ static struct analysis *runtime_analysis(void)
 	return an;
 }
 
-/* A database at the schema before the last, with one native frame. */
+/* The newest schema a plain connection can build: 12's migration needs
+ * the store's own SQL function (asyncore_term_set). */
+#define OLDER_SCHEMA 11
+
+/* A database at schema OLDER_SCHEMA, with one native frame. */
 static bool older_database(const char *db)
 {
 	sqlite3 *h;
 	bool ok = sqlite3_open(db, &h) == SQLITE_OK;
-	for (int v = 1; ok && v < REP_SCHEMA_VERSION; v++)
+	for (int v = 1; ok && v <= OLDER_SCHEMA; v++)
 		ok = sqlite3_exec(h, rep_store_migration(v), NULL, NULL, NULL) == SQLITE_OK;
 	char pragma[64];
-	snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", REP_SCHEMA_VERSION - 1);
+	snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", OLDER_SCHEMA);
 	ok = ok && sqlite3_exec(h, pragma, NULL, NULL, NULL) == SQLITE_OK &&
 	     sqlite3_exec(h, "INSERT INTO cores (fingerprint, path, size, analysed_at, analyzer_version,"
 			  " nthreads, nframes, nwarnings) VALUES ('old', '/tmp/old', 1, 'now', 'x', 1, 1, 0);"
@@ -234,9 +238,34 @@ static bool older_database(const char *db)
 	return ok;
 }
 
+/* A suspended asyncio task of AN: a coroutine's script frame over a label. */
+static void add_script_task(struct analysis *an)
+{
+	an->tasks = calloc(1, sizeof(*an->tasks));
+	an->ntasks = 1;
+	struct an_task *t = &an->tasks[0];
+	t->runtime = "asyncio";
+	t->id = t->address = 0x7f0000002000;
+	t->state = AN_TASK_SUSPENDED;
+	t->name = strdup("Task-1");
+	t->frames = calloc(2, sizeof(*t->frames));
+	t->nframes = 2;
+	t->frames[0].kind = AN_FRAME_SCRIPT;
+	t->frames[0].function = strdup("consumer");
+	t->frames[0].file = strdup("app.py");
+	t->frames[0].line = 7;
+	t->frames[1].kind = AN_FRAME_LABEL;
+	t->frames[1].function = strdup("<awaiting>");
+	for (size_t i = 0; i < 2; i++) {
+		t->frames[i].runtime = strdup("cpython");
+		t->frames[i].detail = strdup("PyFrameObject 0x1234");
+	}
+}
+
 static void test_signature_and_store(void)
 {
 	struct analysis *an = runtime_analysis();
+	add_script_task(an);
 	CHECK_STR("signature: script frames, not ?? frames", an->signature,
 		  "SIGSEGV: inner < callback < outer < main");
 	char db[512], why[512];
@@ -262,6 +291,10 @@ static void test_signature_and_store(void)
 	      unit_sql_long(h, "SELECT count(*) FROM frames WHERE kind = 'script' AND pc IS NULL AND "
 		       "runtime = 'js' AND detail = 'JSScript 0x1234'") == 2);
 	CHECK("label frame", unit_sql_long(h, "SELECT count(*) FROM frames WHERE kind = 'label'") == 1);
+	CHECK("a task's script and label frames: no pc, runtime and detail",
+	      unit_sql_long(h, "SELECT count(*) FROM task_frames WHERE kind IN ('script', 'label') AND "
+			       "pc IS NULL AND runtime = 'cpython' AND detail = 'PyFrameObject 0x1234'") == 2);
+	CHECK("the task's name", unit_sql_long(h, "SELECT count(*) FROM tasks WHERE name = 'Task-1'") == 1);
 	CHECK("crash_stacks shows them, pc NULL",
 	      unit_sql_long(h, "SELECT count(*) FROM crash_stacks WHERE runtime = 'js' AND "
 			       "pc IS NULL") == 3);
