@@ -172,10 +172,12 @@ bool core_liveinfo_off_cpu(pid_t pid, struct core_thread_info *t, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (is_asleep(&t[i]) && t[i].cpu > top)
 			top = t[i].cpu;
-	size_t saved_size;
-	cpu_set_t *saved = top >= 0 ? own_affinity(&saved_size) : NULL;
+	if (top < 0)
+		return true;
+	size_t saved_size, ncpus = (size_t)top + 1;
+	cpu_set_t *saved = own_affinity(&saved_size);
 	struct off_cpu_room room = { malloc(n * sizeof(*room.stamp)), malloc(n * sizeof(*room.which)) };
-	bool *seen = calloc((size_t)top + 1, sizeof(*seen));
+	bool *seen = calloc(ncpus, sizeof(*seen));
 	for (size_t i = 0; saved && room.stamp && room.which && seen && i < n; i++) {
 		if (!is_asleep(&t[i]) || seen[t[i].cpu])
 			continue;
