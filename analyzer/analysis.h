@@ -227,6 +227,8 @@ struct an_thread {
 	char state;                 /* R, S, D, ... from its stat; 0: unknown */
 	uint64_t cpu_ticks;         /* utime + stime, in clock ticks */
 	bool has_cpu;
+	uint64_t off_cpu_ms;        /* in state S or D: since it last ran */
+	bool has_off_cpu;
 };
 
 /* The true index of T's frames[I]: I, or past a recursion's run, I plus

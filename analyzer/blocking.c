@@ -658,6 +658,9 @@ static bool thread_blocked(struct blocking_ctx *c, const struct an_thread *t, st
 	bool found_kind = false;
 	b->syscall = sc.name;
 	b->syscall_nr = sc.nr;
+	/* asleep in the call since it last left the CPU */
+	b->since = t->off_cpu_ms / 1000u;
+	b->has_since = t->has_off_cpu;
 	from_frames(c, t, b, &found_kind);
 	const char *waiter = an_waiting_function(t);
 	if (waiter && !(b->waiter = strdup(waiter)))

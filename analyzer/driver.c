@@ -143,6 +143,13 @@ static bool fill_thread_infos(struct analysis *an, const struct core *core)
 		if (ti->comm[0] && !(t->name = strdup(ti->comm)))
 			return false;
 	}
+	for (size_t i = 0; i < core->noff_cpu; i++) {
+		struct an_thread *t = an_thread_by_tid(an, core->off_cpu[i].tid);
+		if (t && !t->has_off_cpu) {
+			t->off_cpu_ms = core->off_cpu[i].ms;
+			t->has_off_cpu = true;
+		}
+	}
 	return true;
 }
 

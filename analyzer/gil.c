@@ -173,6 +173,10 @@ static bool gil_waiter(struct dbg_session *s, struct analysis *an, const struct 
 		t->blocked = b;
 	}
 	b->kind = AN_WAIT_GIL;
+	/* take_gil's timed waits end every switch interval: the last is not
+	 * the wait for the GIL */
+	b->has_since = false;
+	b->since = 0;
 	b->object = g->at;
 	b->has_object = true;
 	b->via = "take_gil";

@@ -331,6 +331,7 @@ void core_close(struct core *core)
 	core_writer_destroy(core->recorder);
 	free(core->threads);
 	free(core->thread_infos);
+	free(core->off_cpu);
 	core_fds_free(core->fds, core->nfds);
 	free(core->auxv.execfn_string);
 	free(core->sysroot);

@@ -1062,7 +1062,8 @@ static void set_taken_at(struct core_live *live)
 }
 
 /* What /proc says of the threads the warm-up found and of the open files,
- * read just before the stop (a stopped thread's state is the tracer's). */
+ * read just before the stop (a stopped thread's state is the tracer's, and
+ * the stop wakes a sleeping thread: its time off the CPU starts again). */
 static void read_extras(struct core_live *live)
 {
 	free(live->infos);
@@ -1071,6 +1072,8 @@ static void read_extras(struct core_live *live)
 	for (size_t i = 0; live->infos && i < live->nthreads; i++)
 		if (core_liveinfo_thread(live->pid, live->threads[i].tid, &live->infos[live->ninfos]))
 			live->ninfos++;
+	if (live->infos && !core_liveinfo_off_cpu(live->pid, live->infos, live->ninfos))
+		live_warn(live, "cannot restore asyncore's own CPU affinity: %s", strerror(errno));
 	core_fds_free(live->fds, live->nfds);
 	if (!core_liveinfo_fds(live->pid, &live->fds, &live->nfds))
 		live_warn(live, "process %d: its open files could not be listed (out of memory)", (int)live->pid);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,10 @@ enum {
 	MAX_FDS = 65536,            /* fds listed at most */
 	TARGET_MAX = 4096,          /* a readlink's text */
 	THREAD_NOTE_SIZE = 32,
+	OFF_CPU_NOTE_SIZE = 16,
+	STAT_PROCESSOR = 39,        /* stat's field: the CPU it last ran on */
+	CPU_BITS_FIRST = 1024,      /* an affinity mask's size tried first */
+	CPU_BITS_MAX = 1 << 20,
 	SOCKET_TEXT = 192,
 };
 
@@ -62,7 +67,129 @@ bool core_liveinfo_thread(pid_t pid, pid_t tid, struct core_thread_info *out)
 		return false;
 	out->state = state;
 	out->cpu_ticks = utime + stime;
+	out->cpu = -1;
+	/* fields 3 .. 38 are one word each past the comm */
+	for (int field = 3; field < STAT_PROCESSOR && p; field++)
+		p = strchr(p + 1, ' ');
+	int cpu;
+	if (p && sscanf(p, " %d", &cpu) == 1 && cpu >= 0)
+		out->cpu = cpu;
 	return true;
+}
+
+/* se.exec_start of a sched file (milliseconds with six decimals) in ns. */
+static bool exec_start_ns(const char *path, uint64_t *ns)
+{
+	char buf[4096];
+	if (!read_small(path, buf, sizeof(buf)))
+		return false;
+	const char *line = strstr(buf, "se.exec_start");
+	const char *colon = line ? strchr(line, ':') : NULL;
+	unsigned long long ms, frac;
+	int a = 0, b = 0;
+	if (!colon || sscanf(colon + 1, " %llu.%n%llu%n", &ms, &a, &frac, &b) != 2 || b - a != 6)
+		return false;
+	*ns = (uint64_t)ms * 1000000u + (uint64_t)frac;
+	return true;
+}
+
+static bool is_asleep(const struct core_thread_info *t)
+{
+	return (t->state == 'S' || t->state == 'D') && t->cpu >= 0;
+}
+
+/* The calling thread's affinity into a mask it allocates (CPU_FREE);
+ * NULL when it could not be read. */
+static cpu_set_t *own_affinity(size_t *size)
+{
+	for (size_t bits = CPU_BITS_FIRST; bits <= CPU_BITS_MAX; bits *= 2) {
+		cpu_set_t *set = CPU_ALLOC(bits);
+		if (!set)
+			return NULL;
+		*size = CPU_ALLOC_SIZE(bits);
+		if (sched_getaffinity(0, *size, set) == 0)
+			return set;
+		CPU_FREE(set);
+		if (errno != EINVAL)
+			return NULL;
+	}
+	return NULL;
+}
+
+/* Room for one CPU's reading of the threads asleep on it. */
+struct off_cpu_room {
+	uint64_t *stamp;
+	size_t *which;
+};
+
+/* The threads of T[0, N) asleep that last ran on CPU, against that CPU's
+ * clock: the calling thread's own stamp, read while it runs pinned there
+ * (its affinity is the caller's to restore). */
+static void off_cpu_on(pid_t pid, struct core_thread_info *t, size_t n, int cpu, struct off_cpu_room *room)
+{
+	cpu_set_t *only = CPU_ALLOC((size_t)cpu + 1);
+	if (!only)
+		return;
+	size_t size = CPU_ALLOC_SIZE((size_t)cpu + 1);
+	CPU_ZERO_S(size, only);
+	CPU_SET_S((size_t)cpu, size, only);
+	bool there = sched_setaffinity(0, size, only) == 0 && sched_getcpu() == cpu;
+	CPU_FREE(only);
+	char path[96];
+	uint64_t now;
+	size_t k = 0;
+	/* the threads' stamps first, then the clock's: one that ran in
+	 * between has just left the CPU */
+	for (size_t i = 0; there && i < n; i++) {
+		if (!is_asleep(&t[i]) || t[i].cpu != cpu)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/sched", (int)pid, (int)t[i].tid);
+		if (exec_start_ns(path, &room->stamp[k]) && room->stamp[k] != 0)
+			room->which[k++] = i;
+	}
+	if (!there || !exec_start_ns("/proc/thread-self/sched", &now))
+		return;
+	for (size_t j = 0; j < k; j++) {
+		struct core_thread_info *w = &t[room->which[j]];
+		w->off_cpu_ms = now > room->stamp[j] ? (now - room->stamp[j]) / 1000000u : 0;
+		w->has_off_cpu = true;
+	}
+}
+
+/* The scheduler stamps a thread's se.exec_start (its sched file) with the
+ * task clock of its CPU's run queue (rq_clock_task) each time it accounts
+ * the thread's run (update_curr), the last time as the thread leaves the
+ * CPU to sleep; asleep, the thread keeps that stamp and its CPU (stat's
+ * field 39).  The clock is per CPU, so "now" is the stamp the scheduler
+ * gave this thread on being picked to run on that CPU, microseconds
+ * before it reads it.  The difference is the wall time less what that CPU
+ * spent in interrupts and lost to the hypervisor (steal), which the task
+ * clock leaves out: never more than the wait.  A thread that a tracer
+ * stopped (gdb, an earlier reading) ran when let go and counts from then. */
+bool core_liveinfo_off_cpu(pid_t pid, struct core_thread_info *t, size_t n)
+{
+	int top = -1;
+	for (size_t i = 0; i < n; i++)
+		if (is_asleep(&t[i]) && t[i].cpu > top)
+			top = t[i].cpu;
+	if (top < 0)
+		return true;
+	size_t saved_size, ncpus = (size_t)top + 1;
+	cpu_set_t *saved = own_affinity(&saved_size);
+	struct off_cpu_room room = { malloc(n * sizeof(*room.stamp)), malloc(n * sizeof(*room.which)) };
+	bool *seen = calloc(ncpus, sizeof(*seen));
+	for (size_t i = 0; saved && room.stamp && room.which && seen && i < n; i++) {
+		if (!is_asleep(&t[i]) || seen[t[i].cpu])
+			continue;
+		seen[t[i].cpu] = true;
+		off_cpu_on(pid, t, n, t[i].cpu, &room);
+	}
+	bool restored = !saved || sched_setaffinity(0, saved_size, saved) == 0;
+	CPU_FREE(saved);
+	free(room.stamp);
+	free(room.which);
+	free(seen);
+	return restored;
 }
 
 /* "a.b.c.d:port" of /proc/net/tcp's "0100007F:1538". */
@@ -210,6 +337,24 @@ void core_fds_free(struct core_fd *fds, size_t n)
 	free(fds);
 }
 
+/* CORE_NOTE_OFF_CPU of the threads whose time off the CPU is known (none
+ * when memory ran out). */
+static void note_off_cpu(struct core_writer *w, const struct core_thread_info *t, size_t n)
+{
+	unsigned char *d = calloc(n ? n : 1, OFF_CPU_NOTE_SIZE);
+	size_t k = 0;
+	for (size_t i = 0; d && i < n; i++) {
+		if (!t[i].has_off_cpu)
+			continue;
+		unsigned char *e = d + k++ * OFF_CPU_NOTE_SIZE;
+		uint32_t tid = (uint32_t)t[i].tid;
+		memcpy(e, &tid, 4);
+		memcpy(e + 8, &t[i].off_cpu_ms, 8);
+	}
+	core_writer_add_note(w, CORE_NOTE_OWNER, CORE_NOTE_OFF_CPU, d, k * OFF_CPU_NOTE_SIZE);
+	free(d);
+}
+
 void core_liveinfo_note_threads(struct core_writer *w, const struct core_thread_info *t, size_t n)
 {
 	unsigned char *d = calloc(n ? n : 1, THREAD_NOTE_SIZE);
@@ -227,6 +372,7 @@ void core_liveinfo_note_threads(struct core_writer *w, const struct core_thread_
 	}
 	core_writer_add_note(w, CORE_NOTE_OWNER, CORE_NOTE_THREADS, d, n * THREAD_NOTE_SIZE);
 	free(d);
+	note_off_cpu(w, t, n);
 }
 
 bool core_liveinfo_note_fds(struct core_writer *w, const struct core_fd *fds, size_t n)
@@ -271,6 +417,28 @@ struct core_error *core_liveinfo_parse_threads(const unsigned char *desc, size_t
 		memcpy(t[i].comm, e + 16, sizeof(t[i].comm) - 1);
 	}
 	*out = t;
+	*n = count;
+	return NULL;
+}
+
+struct core_error *core_liveinfo_parse_off_cpu(const unsigned char *desc, size_t len,
+					       struct core_off_cpu **out, size_t *n)
+{
+	size_t count = len / OFF_CPU_NOTE_SIZE;
+	*out = NULL;
+	*n = 0;
+	if (count == 0)
+		return NULL;
+	struct core_off_cpu *o = calloc(count, sizeof(*o));
+	if (!o)
+		return &core_error_nomem;
+	for (size_t i = 0; i < count; i++) {
+		uint32_t tid;
+		memcpy(&tid, desc + i * OFF_CPU_NOTE_SIZE, 4);
+		o[i].tid = (int32_t)tid;
+		memcpy(&o[i].ms, desc + i * OFF_CPU_NOTE_SIZE + 8, 8);
+	}
+	*out = o;
 	*n = count;
 	return NULL;
 }

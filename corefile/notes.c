@@ -338,6 +338,8 @@ static struct core_error *parse_one(struct core *core, uint32_t type, const char
 			return core_liveinfo_parse_threads(desc, dlen, &core->thread_infos, &core->nthread_infos);
 		else if (type == CORE_NOTE_FDS && !core->fds)
 			return core_liveinfo_parse_fds(desc, dlen, &core->fds, &core->nfds);
+		else if (type == CORE_NOTE_OFF_CPU && !core->off_cpu)
+			return core_liveinfo_parse_off_cpu(desc, dlen, &core->off_cpu, &core->noff_cpu);
 		return NULL;
 	}
 	bool is_core = strcmp(name, "CORE") == 0;
@@ -412,7 +414,7 @@ static bool wanted(const struct core *core, uint32_t type, const char *name)
 	if (strcmp(name, CORE_NOTE_OWNER) == 0)
 		return type == CORE_NOTE_SNAPSHOT || type == CORE_NOTE_SOURCE || type == CORE_NOTE_LAYOUT ||
 		       type == CORE_NOTE_HELD || type == CORE_NOTE_ANNOTATIONS || type == CORE_NOTE_MODULES ||
-		       type == CORE_NOTE_THREADS || type == CORE_NOTE_FDS;
+		       type == CORE_NOTE_THREADS || type == CORE_NOTE_FDS || type == CORE_NOTE_OFF_CPU;
 	bool is_core = strcmp(name, "CORE") == 0;
 	if (!is_core && strcmp(name, "LINUX") != 0)
 		return false;

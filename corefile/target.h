@@ -119,6 +119,7 @@ struct core_module {
 struct core_writer;             /* corewrite.h */
 struct core_thread_info;        /* liveinfo.h */
 struct core_fd;
+struct core_off_cpu;
 
 struct core {
 	char *path;                 /* as given to core_open */
@@ -148,6 +149,8 @@ struct core {
 	size_t nthread_infos;
 	struct core_fd *fds;                    /* likewise */
 	size_t nfds;
+	struct core_off_cpu *off_cpu;           /* likewise */
+	size_t noff_cpu;
 
 	char **warnings;            /* problems found while opening */
 	size_t nwarnings;

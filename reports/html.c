@@ -711,6 +711,20 @@ static void write_registers(FILE *out, const struct an_thread *t, const char *ar
 	fputs("</tr></table></div></details>\n", out);
 }
 
+/* A thread header's ": <span class="wait">waits for ...</span>, for 12 s"
+ * of the group thread FIRST leads (LEAD NULL: that thread), or nothing. */
+static void write_header_wait(FILE *out, const struct analysis *an, const size_t *lead, size_t first)
+{
+	const struct an_blocked *b = an->threads[first].blocked;
+	char since[48];
+	if (!b || !b->summary)
+		return;
+	fputs(": <span class=\"wait\">", out);
+	rep_html_text(out, b->summary, 0);
+	fputs("</span>", out);
+	rep_html_text(out, rep_group_since(an, lead, first, since, sizeof(since)), 0);
+}
+
 static void write_crashing_thread(FILE *out, const struct analysis *an)
 {
 	fputs("<section id=\"crashing\">\n", out);
@@ -731,11 +745,7 @@ static void write_crashing_thread(FILE *out, const struct analysis *an)
 		if (task)
 			fprintf(out, ", running bthread %s", base_hex(h, task->id));
 		fputs(")</span>", out);
-		if (t->blocked && t->blocked->summary) {
-			fputs(": <span class=\"wait\">", out);
-			rep_html_text(out, t->blocked->summary, 0);
-			fputs("</span>", out);
-		}
+		write_header_wait(out, an, NULL, i);
 		fputs("</h2>\n", out);
 		if (task) {
 			/* The top of its stack is the bthread's, the worker's under it. */
@@ -787,11 +797,7 @@ static void write_thread_summary(FILE *out, const struct analysis *an, const siz
 		rep_html_text(out, who, 120);
 		fputs(")", out);
 	}
-	if (t->blocked && t->blocked->summary) {
-		fputs(": <span class=\"wait\">", out);
-		rep_html_text(out, t->blocked->summary, 0);
-		fputs("</span>", out);
-	}
+	write_header_wait(out, an, n > 1 ? lead : NULL, first);
 	if (t->async_root)
 		fputs(" <span class=\"badge async\">async stack</span>", out);
 	if (go)

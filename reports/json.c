@@ -531,12 +531,14 @@ static json_t *blocked_object(const struct an_blocked *b)
 {
 	if (!b)
 		return json_null();
-	return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:n, s:o}",
+	return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "kind", an_wait_kind_name(b->kind), "object", jhex_if(b->has_object, b->object),
 			 "object_name", jstr(b->object_name),
 			 "owner_tid", b->has_owner ? json_integer(b->owner_tid) : json_null(),
 			 "syscall", jstr(b->syscall), "fd", b->has_fd ? json_integer(b->fd) : json_null(),
-			 "fd_target", jstr(b->fd_target), "since", "summary", jstr(b->summary));
+			 "fd_target", jstr(b->fd_target),
+			 "since", b->has_since ? json_integer((json_int_t)b->since) : json_null(),
+			 "summary", jstr(b->summary));
 }
 
 /* "deadlocks": [{"threads", "objects", "summary"}] */

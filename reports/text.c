@@ -513,6 +513,18 @@ static void write_goroutine_on(FILE *out, const struct an_task *g)
 		g->state == AN_TASK_SYSCALL ? " in syscall" : "");
 }
 
+/* A thread header's end: ": waits for ..., for 12 s" of the group thread
+ * FIRST leads (LEAD NULL: that thread), or ":". */
+static void write_header_wait(FILE *out, const struct analysis *an, const size_t *lead, size_t first)
+{
+	const struct an_blocked *b = an->threads[first].blocked;
+	char since[48];
+	if (b && b->summary)
+		fprintf(out, ": %s%s\n", esc(b->summary), rep_group_since(an, lead, first, since, sizeof(since)));
+	else
+		fprintf(out, ":\n");
+}
+
 static void write_thread(FILE *out, const struct an_thread *t, const struct analysis *an, struct writer *w)
 {
 	/* A goroutine's frames are already the thread's: its walk follows the
@@ -532,8 +544,7 @@ static void write_thread(FILE *out, const struct an_thread *t, const struct anal
 		write_goroutine_on(out, go);
 	if (task)
 		fprintf(out, " running bthread 0x%" PRIx64 " (%s)", task->id, task->fn ? esc(task->fn) : "??");
-	fprintf(out, ":%s%s\n", t->blocked && t->blocked->summary ? " " : "",
-		t->blocked && t->blocked->summary ? esc(t->blocked->summary) : "");
+	write_header_wait(out, an, NULL, (size_t)(t - an->threads));
 	write_registers(out, t, an->arch);
 	if (task)
 		write_thread_with_task(out, t, task, w);
@@ -571,8 +582,7 @@ static void write_thread_group(FILE *out, const struct analysis *an, const size_
 		fprintf(out, " (%s)", esc(who));
 	if (t->async_root)
 		fprintf(out, " (async stack)");
-	fprintf(out, ":%s%s\n", t->blocked && t->blocked->summary ? " " : "",
-		t->blocked && t->blocked->summary ? esc(t->blocked->summary) : "");
+	write_header_wait(out, an, lead, first);
 	write_frames_of(out, t, t->frames, t->nframes, false, w);
 	if (t->nframes == 0)
 		fprintf(out, "  (no frames)\n");

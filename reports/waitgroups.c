@@ -2,6 +2,9 @@
 #include "waitgroups.h"
 #include "taskgroups.h"
 
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -197,6 +200,26 @@ const char *rep_group_label(const struct analysis *an, const size_t *lead, size_
 		if (lead[i] == first && !same_str(label, rep_thread_label(&an->threads[i])))
 			return NULL;
 	return label;
+}
+
+const char *rep_group_since(const struct analysis *an, const size_t *lead, size_t first, char *buf,
+			    size_t len)
+{
+	uint64_t least = UINT64_MAX, most = 0;
+	for (size_t i = first; i < an->nthreads && (lead || i == first); i++) {
+		const struct an_blocked *b = an->threads[i].blocked;
+		if ((lead && lead[i] != first) || !b || !b->has_since)
+			continue;
+		least = b->since < least ? b->since : least;
+		most = b->since > most ? b->since : most;
+	}
+	if (len && least == UINT64_MAX)
+		buf[0] = '\0';
+	else if (least == most)
+		snprintf(buf, len, ", for %" PRIu64 " s", most);
+	else
+		snprintf(buf, len, ", for %" PRIu64 "~%" PRIu64 " s", least, most);
+	return buf;
 }
 
 size_t rep_group_size(const struct analysis *an, const size_t *lead, size_t first)

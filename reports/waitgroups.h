@@ -56,4 +56,11 @@ size_t *rep_stack_groups(const struct analysis *an);
 size_t rep_group_size(const struct analysis *an, const size_t *lead, size_t first);
 const char *rep_group_label(const struct analysis *an, const size_t *lead, size_t first);
 
+/* How long the threads of the group thread FIRST leads (LEAD NULL: that
+ * thread alone) have waited, as a header ends with it: ", for 12 s", or
+ * ", for 3~5 s" when they differ; "" when no wait's length is known.
+ * Returns BUF. */
+const char *rep_group_since(const struct analysis *an, const size_t *lead, size_t first, char *buf,
+			    size_t len);
+
 #endif

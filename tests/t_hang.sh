@@ -10,7 +10,8 @@
 # from outside leaves (gcore's when the kernel's core_pattern pipes cores
 # elsewhere).  Oracles: the fixture's manifest of its threads (its ready
 # file, written once each thread is in the system call it hangs in) and gdb
-# attached to the same process (the owners glibc's objects record).
+# attached to the same process (the owners glibc's objects record); for how
+# long a thread has waited, the test's own clock (mode since).
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/fixlib.sh"
 . "$ROOT/tests/hang_lib.sh"
@@ -19,6 +20,8 @@ have_asyncore || { skip "hang: no asyncore binary"; exit 0; }
 command -v gdb >/dev/null || { skip "hang: no gdb"; exit 0; }
 fix_build hangs || exit 0
 PROG=$FIX_DIR/prog
+
+check_eq() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: expected '$2', got '$3'"; fi; }
 
 hang_cleanup() {
 	hang_kill_all
@@ -74,7 +77,8 @@ verdict() {
 }
 
 # reports_open_with_hang CORE: the text and HTML reports of the deadlock
-# open with the cycle, and each waiter's header says what it waits for.
+# open with the cycle, and each waiter's header says what it waits for and
+# (a snapshot) for how long.
 reports_open_with_hang() {
 	local t a
 	t=$(awk '$1 == "transfer" {print $2}' "$RUN/ready")
@@ -83,9 +87,9 @@ reports_open_with_hang() {
 	"$ASYNCORE" report "$1" "$PROG" --format html >"$RUN/snap.html" 2>/dev/null
 	if [ "$(sed -n 1p "$RUN/snap.txt" | cut -c1-22)" = "cause:       deadlock:" ] &&
 	   [ "$(grep -m1 -n '^deadlock: ' "$RUN/snap.txt" | cut -d: -f1)" -lt "$(grep -m1 -n '^Thread ' "$RUN/snap.txt" | cut -d: -f1)" ] &&
-	   grep -qx "Thread $t (transfer): waits for mutex ledger_lock, held by thread $a" "$RUN/snap.txt" &&
-	   grep -qx "Thread $a (audit): waits for mutex accounts_lock, held by thread $t" "$RUN/snap.txt"; then
-		pass "hang-text: the deadlock first, each waiter's header says what it waits for"
+	   grep -qx "Thread $t (transfer): waits for mutex ledger_lock, held by thread $a, for [0-9]* s" "$RUN/snap.txt" &&
+	   grep -qx "Thread $a (audit): waits for mutex accounts_lock, held by thread $t, for [0-9]* s" "$RUN/snap.txt"; then
+		pass "hang-text: the deadlock first, each waiter's header says what it waits for, and how long"
 	else
 		fail "hang-text: $(head -12 "$RUN/snap.txt" | tr '\n' '|')"
 	fi
@@ -122,8 +126,9 @@ PY
 }
 
 # grouped_pool CORE: the text and HTML reports show the pool's identical
-# waiters once, with their count and tids; --threads each shows each; the
-# JSON keeps every thread.
+# waiters once, with their count and tids (and how long they waited, the
+# least and most when they differ); --threads each shows each; the JSON
+# keeps every thread.
 grouped_pool() {
 	local w owner n
 	w=$(awk '$1 == "pool_worker" {print $2}' "$RUN/ready" | sort -n | paste -sd, | sed 's/,/, /g')
@@ -134,10 +139,10 @@ grouped_pool() {
 	"$ASYNCORE" report "$1" "$PROG" --format html >"$RUN/group.html" 2>/dev/null
 	local each_n=0 t
 	for t in $(awk '$1 == "pool_worker" {print $2}' "$RUN/ready"); do
-		grep -qx "Thread $t (pool_worker): waits for mutex g_pool.lock, held by thread $owner" "$RUN/each.txt" &&
+		grep -qx "Thread $t (pool_worker): waits for mutex g_pool.lock, held by thread $owner, for [0-9]* s" "$RUN/each.txt" &&
 			each_n=$((each_n + 1))
 	done
-	if grep -qx "$n threads: $w (pool_worker): waits for mutex g_pool.lock, held by thread $owner" "$RUN/group.txt" &&
+	if grep -qx "$n threads: $w (pool_worker): waits for mutex g_pool.lock, held by thread $owner, for [0-9~]* s" "$RUN/group.txt" &&
 	   [ "$(grep -c '^#0 .*__lll_lock_wait\|^#0 .*futex_wait' "$RUN/group.txt")" = 1 ] &&
 	   ! grep -q "^Thread $(awk '$1 == "pool_worker" {print $2; exit}' "$RUN/ready") " "$RUN/group.txt" &&
 	   [ "$each_n" = "$n" ] &&
@@ -493,6 +498,11 @@ go_leak() {
 	{ kill -9 "$HUNG" && wait "$HUNG"; } 2>/dev/null
 }
 go_leak
+
+# How long each thread has waited (blocked_on.since), by the test's clock:
+# live, from a snapshot (as of its moment, in JSON, text and HTML), null
+# from a core and a minidump (tests/hang_since.py).
+python3 "$ROOT/tests/hang_since.py" "$ASYNCORE" "$PROG" "$TMPD/run-since" "$ROOT/tests/core_to_minidump.py"
 
 # A crash's core keeps its crash cause and still lists its deadlocks.
 if core_pattern_is_local; then

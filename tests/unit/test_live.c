@@ -2,7 +2,9 @@
  * addresses) fills a buffer with a known pattern, starts a second thread
  * and blocks; the parent stops it, reads the pattern and both threads'
  * registers, lets it go, and reads the pattern again from the core it
- * writes.  Then the refusals: asyncore itself, a zombie, no such process. */
+ * writes, and how long the blocked main thread had been off the CPU (by the
+ * test's clock from the moment it said it would block).  Then the
+ * refusals: asyncore itself, a zombie, no such process. */
 #define UNIT_GROUP "live"
 #include "unit.h"
 
@@ -12,9 +14,11 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../corefile/live.h"
+#include "../../corefile/liveinfo.h"
 
 static unsigned char pattern[3 * 4096 + 123];
 static int block_fd;
@@ -79,6 +83,35 @@ static char state_after_detach(pid_t pid)
 	return st;
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* The snapshot's account of the main thread's wait (in read() since just
+ * after READY_MS) against the clock around the stop, [BEFORE_MS,
+ * AFTER_MS]: the kernel's task clock leaves out interrupts and steal, a
+ * few per cent, and its stamps lag by a tick at most. */
+static void check_off_cpu(const struct core *snap, pid_t pid, uint64_t ready_ms, uint64_t before_ms,
+			  uint64_t after_ms)
+{
+	const struct core_off_cpu *main_wait = NULL;
+	for (size_t i = 0; i < snap->noff_cpu; i++)
+		if (snap->off_cpu[i].tid == pid)
+			main_wait = &snap->off_cpu[i];
+	CHECK("snapshot: both blocked threads' time off the CPU", snap->noff_cpu == 2 && main_wait);
+	uint64_t least = before_ms - ready_ms, most = after_ms - ready_ms;
+	char detail[128];
+	snprintf(detail, sizeof(detail), "%llu ms, the clock %llu~%llu",
+		 main_wait ? (unsigned long long)main_wait->ms : 0ull, (unsigned long long)least,
+		 (unsigned long long)most);
+	unit_check("snapshot: the main thread's wait by the clock",
+		   main_wait && main_wait->ms + least / 10 + 20 >= least && main_wait->ms <= most + 20, detail,
+		   __FILE__, __LINE__);
+}
+
 static void test_read_and_write(void)
 {
 	int ready[2], block[2];
@@ -95,6 +128,7 @@ static void test_read_and_write(void)
 		child(ready[1], block[0]);
 	char c;
 	CHECK("child ready", read(ready[0], &c, 1) == 1);
+	uint64_t ready_ms = now_ms();
 	usleep(100000);   /* both threads blocked in read() */
 
 	struct core_live *live = NULL;
@@ -103,7 +137,12 @@ static void test_read_and_write(void)
 	core_error_destroy(err);
 	if (!live)
 		goto out;
+	/* the threads listed, as a report's warm-up lists them */
+	CHECK("warm-up", core_live_warm_begin(live));
+	core_live_warm_end(live);
+	uint64_t before_ms = now_ms();
 	err = core_live_stop(live);
+	uint64_t after_ms = now_ms();
 	CHECK("stop", err == NULL);
 	core_error_destroy(err);
 	CHECK("stopped: traced", state_of(pid) == 't');
@@ -157,6 +196,7 @@ static void test_read_and_write(void)
 		CHECK("snapshot: two threads, psinfo, auxv, files",
 		      snap->nthreads == 2 && snap->psinfo.present && snap->psinfo.pid == pid &&
 		      snap->auxv.present && snap->nfiles > 0);
+		check_off_cpu(snap, pid, ready_ms, before_ms, after_ms);
 		free(buf);
 		core_close(snap);
 	}
