@@ -84,7 +84,15 @@ struct py_ctx {
 	size_t ntasks, cap;
 	unsigned warned;
 	struct py_source source;
+	bool transient;             /* the walk reads transiently */
 };
+
+/* What a task's reads (not the walk's) keep: read again at the stop. */
+static void reads_kept(struct py_ctx *c, bool kept)
+{
+	if (c->transient)
+		core_read_transient(c->core, !kept);
+}
 
 static void py_warn(struct py_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void py_warn(struct py_ctx *c, const char *fmt, ...)
@@ -269,6 +277,7 @@ static bool type_is_task(struct py_ctx *c, uint64_t type)
 	bool task = false;
 	char name[64];
 	uint64_t t = type;
+	reads_kept(c, true);
 	for (unsigned i = 0; t && !(t & 7) && i < BASES_MAX && !task; i++) {
 		task = type_name(c, t, name, sizeof(name)) && strcmp(name, "_asyncio.Task") == 0;
 		if (task)
@@ -276,6 +285,7 @@ static bool type_is_task(struct py_ctx *c, uint64_t type)
 		if (!core_read_u64(c->core, t + c->l.tp_base, &t))
 			break;
 	}
+	reads_kept(c, false);
 	if (c->ntypes < TYPES_MAX)
 		c->types[c->ntypes++] = (struct type_memo){ type, task };
 	return task;
@@ -567,8 +577,13 @@ static bool walk_generation(struct py_ctx *c, unsigned gen, uint64_t head, uint6
 				" %s", gen, prev, node, read ? "does not link back" : "is not readable");
 			return true;
 		}
-		if (n.type && !(n.type & 7) && type_is_task(c, n.type) && !add_task(c, node + c->l.gc_head))
-			return false;
+		if (n.type && !(n.type & 7) && type_is_task(c, n.type)) {
+			reads_kept(c, true);
+			bool ok = add_task(c, node + c->l.gc_head);
+			reads_kept(c, false);
+			if (!ok)
+				return false;
+		}
 		prev = node;
 		node = n.next;
 	}
@@ -611,8 +626,18 @@ static int task_cmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* The tasks among the objects at KNOWN (found before), without a walk. */
+static bool known_tasks(struct py_ctx *c, const uint64_t *known, size_t n)
+{
+	uint64_t type;
+	for (size_t i = 0; i < n; i++)
+		if (obj_type(c, known[i], &type) && type_is_task(c, type) && !add_task(c, known[i]))
+			return false;
+	return true;
+}
+
 bool an_asyncio_tasks(struct core *core, struct dbg_session *s, struct an_runtime_session *rs,
-		      struct analysis *an)
+		      const struct an_asyncio_scope *scope, struct analysis *an)
 {
 	if (!s || !rs)
 		return true;
@@ -621,10 +646,16 @@ bool an_asyncio_tasks(struct core *core, struct dbg_session *s, struct an_runtim
 		return false;
 	*c = (struct py_ctx){ .core = core, .s = s, .rs = rs, .an = an };
 	bool ok = true;
-	if (layout(c)) {
+	bool laid = layout(c);
+	if (laid && scope && scope->known_only) {
+		ok = known_tasks(c, scope->known, scope->nknown);
+	} else if (laid) {
 		uint64_t visited = 0;
+		c->transient = scope && scope->transient;
+		reads_kept(c, false);
 		for (size_t i = 0; i < c->l.ngens && ok; i++)
 			ok = walk_generation(c, (unsigned)i, c->l.gens[i], &visited);
+		reads_kept(c, true);
 	}
 	ok = tasks_move(c) && ok;
 	if (c->warned > WARN_MAX)
