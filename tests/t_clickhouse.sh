@@ -559,15 +559,16 @@ if command -v gdb >/dev/null && HD=$(fixture_build hangs 2>"$W/build.err") &&
 	done
 	hw="core, waiter, waiter_idx, tid, kind, object, object_name, owner_tid, owner_gone, syscall, fd,
 		fd_target, since, function, summary, deadlock"
-	check "clickhouse: hang_waits has SQLite's rows ($(store_q "$W/sh.db" "SELECT count(*) FROM hang_waits"))" \
-		[ "$(chq "$UH" "SELECT $hw FROM hang_waits ORDER BY core, waiter, waiter_idx")" = \
-		  "$(store_q "$W/sh.db" "SELECT $hw FROM hang_waits ORDER BY core, waiter, waiter_idx")" -a \
-		  "$(store_q "$W/sh.db" "SELECT count(DISTINCT core_id) FROM hang_waits")" -ge 2 ]
+	chq "$UH" "SELECT $hw FROM hang_waits" | LC_ALL=C sort >"$W/hw.ch"
+	store_q "$W/sh.db" "SELECT $hw FROM hang_waits" | LC_ALL=C sort >"$W/hw.sqlite"
+	check "clickhouse: hang_waits has SQLite's rows ($(wc -l <"$W/hw.sqlite") rows; $(diff "$W/hw.sqlite" "$W/hw.ch" | head -3 | tr '\n' ' '))" \
+		bash -c '[ -s "$1" ] && cmp -s "$1" "$2" && [ "$3" -ge 2 ]' _ "$W/hw.sqlite" "$W/hw.ch" \
+		"$(store_q "$W/sh.db" "SELECT count(DISTINCT core_id) FROM hang_waits")"
 	"$ASYNCORE" top --db "$W/sh.db" --format csv >"$W/tophang.sqlite"
 	"$ASYNCORE" top --db "$UH" --format csv >"$W/tophang.ch"
-	check "clickhouse: top with hangs equals SQLite's, hang column and all ($(cut -d, -f10 "$W/tophang.ch" | tail -n +2 | sort | uniq -c | tr -s ' \n' ' '))" \
-		bash -c 'cmp -s "$1" "$2" && [ "$(tail -n +2 "$1" | cut -d, -f10 | sort -u | tr "\n" " ")" = "0 1 " ]' \
-		_ "$W/tophang.sqlite" "$W/tophang.ch"
+	HANGCOL=$(python3 -c 'import csv, sys; print(" ".join(sorted(set(r["hang"] for r in csv.DictReader(open(sys.argv[1]))))))' "$W/tophang.ch")
+	check "clickhouse: top with hangs equals SQLite's, hang column and all (hang values: $HANGCOL; $(diff "$W/tophang.sqlite" "$W/tophang.ch" | head -3 | tr '\n' ' '))" \
+		bash -c 'cmp -s "$1" "$2" && [ "$3" = "0 1" ]' _ "$W/tophang.sqlite" "$W/tophang.ch" "$HANGCOL"
 	api_buckets "$W/sh.db" "$W/apihang.sqlite"
 	api_buckets "$UH" "$W/apihang.ch"
 	check "clickhouse: the served buckets say which are hangs, as SQLite's" python3 -c '
