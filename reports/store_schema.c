@@ -57,6 +57,36 @@
 
 /* Migrations: entry V-1 takes the schema from version V-1 to V.  Keep this
  * in step with reports/SCHEMA.md; never edit a released entry, add one. */
+/* top_signatures from version 12 on, up to its example_core column. */
+#define TOP_SIGNATURES_TO_EXAMPLE \
+	"CREATE VIEW top_signatures AS" \
+	"  WITH seen AS MATERIALIZED (" \
+	"    SELECT id, path, signature_hash, signature, build_id," \
+	"           coalesce(crashed_at, file_mtime) AS seen_at," \
+	"           replace(executable, rtrim(executable, replace(executable, '/', '')), '')" \
+	"             AS program FROM cores)," \
+	"  builds AS MATERIALIZED (" \
+	"    SELECT program, build_id, min(seen_at) AS first_at FROM seen" \
+	"    WHERE build_id IS NOT NULL GROUP BY program, build_id)," \
+	"  bucket_builds AS MATERIALIZED (" \
+	"    SELECT signature_hash, build_id, min(seen_at) AS first_at FROM seen" \
+	"    WHERE build_id IS NOT NULL GROUP BY signature_hash, build_id)," \
+	"  newest AS MATERIALIZED (" \
+	"    SELECT b.program, b.build_id FROM builds b" \
+	"    WHERE b.first_at IS (SELECT max(x.first_at) FROM builds x WHERE x.program IS b.program)" \
+	"      AND (SELECT count(*) FROM builds x WHERE x.program IS b.program) > 1)" \
+	"  SELECT s.signature_hash, s.signature, count(*) AS cores," \
+	"         min(s.seen_at) AS first_seen, max(s.seen_at) AS last_seen," \
+	"         coalesce(sum(julianday(s.seen_at) >= julianday('now', '-7 days')), 0) AS last_7_days," \
+	"         (SELECT group_concat(g.build_id, ' ') FROM (" \
+	"            SELECT x.build_id FROM bucket_builds x WHERE x.signature_hash IS s.signature_hash" \
+	"            ORDER BY x.first_at, x.build_id) g) AS build_ids," \
+	"         min(EXISTS (SELECT 1 FROM newest n WHERE n.program IS s.program" \
+	"                     AND n.build_id = s.build_id)) AS new," \
+	"         (SELECT e.path FROM cores e WHERE e.signature_hash IS s.signature_hash" \
+	"          ORDER BY coalesce(e.crashed_at, e.file_mtime) DESC, e.id DESC LIMIT 1)" \
+	"           AS example_core"
+
 static const char *const rep_migrations[] = {
 	/* 1: first version */
 	"CREATE TABLE cores ("
@@ -549,33 +579,7 @@ static const char *const rep_migrations[] = {
 	"  INSERT OR IGNORE INTO search_names VALUES (NEW.name);"
 	"END;"
 	"DROP VIEW IF EXISTS top_signatures;"
-	"CREATE VIEW top_signatures AS"
-	"  WITH seen AS MATERIALIZED ("
-	"    SELECT id, path, signature_hash, signature, build_id,"
-	"           coalesce(crashed_at, file_mtime) AS seen_at,"
-	"           replace(executable, rtrim(executable, replace(executable, '/', '')), '')"
-	"             AS program FROM cores),"
-	"  builds AS MATERIALIZED ("
-	"    SELECT program, build_id, min(seen_at) AS first_at FROM seen"
-	"    WHERE build_id IS NOT NULL GROUP BY program, build_id),"
-	"  bucket_builds AS MATERIALIZED ("
-	"    SELECT signature_hash, build_id, min(seen_at) AS first_at FROM seen"
-	"    WHERE build_id IS NOT NULL GROUP BY signature_hash, build_id),"
-	"  newest AS MATERIALIZED ("
-	"    SELECT b.program, b.build_id FROM builds b"
-	"    WHERE b.first_at IS (SELECT max(x.first_at) FROM builds x WHERE x.program IS b.program)"
-	"      AND (SELECT count(*) FROM builds x WHERE x.program IS b.program) > 1)"
-	"  SELECT s.signature_hash, s.signature, count(*) AS cores,"
-	"         min(s.seen_at) AS first_seen, max(s.seen_at) AS last_seen,"
-	"         coalesce(sum(julianday(s.seen_at) >= julianday('now', '-7 days')), 0) AS last_7_days,"
-	"         (SELECT group_concat(g.build_id, ' ') FROM ("
-	"            SELECT x.build_id FROM bucket_builds x WHERE x.signature_hash IS s.signature_hash"
-	"            ORDER BY x.first_at, x.build_id) g) AS build_ids,"
-	"         min(EXISTS (SELECT 1 FROM newest n WHERE n.program IS s.program"
-	"                     AND n.build_id = s.build_id)) AS new,"
-	"         (SELECT e.path FROM cores e WHERE e.signature_hash IS s.signature_hash"
-	"          ORDER BY coalesce(e.crashed_at, e.file_mtime) DESC, e.id DESC LIMIT 1)"
-	"           AS example_core"
+	TOP_SIGNATURES_TO_EXAMPLE
 	"  FROM seen s GROUP BY s.signature_hash"
 	"  ORDER BY cores DESC, last_seen DESC, s.signature_hash;",
 	/* 11: the cores newest first by index (a broad search walks them and
@@ -748,33 +752,7 @@ static const char *const rep_migrations[] = {
 	"  FROM cores c JOIN blocked_on b ON b.core_id = c.id"
 	"  WHERE c.cause_kind IN ('hang', 'deadlock');"
 	"DROP VIEW top_signatures;"
-	"CREATE VIEW top_signatures AS"
-	"  WITH seen AS MATERIALIZED ("
-	"    SELECT id, path, signature_hash, signature, build_id,"
-	"           coalesce(crashed_at, file_mtime) AS seen_at,"
-	"           replace(executable, rtrim(executable, replace(executable, '/', '')), '')"
-	"             AS program FROM cores),"
-	"  builds AS MATERIALIZED ("
-	"    SELECT program, build_id, min(seen_at) AS first_at FROM seen"
-	"    WHERE build_id IS NOT NULL GROUP BY program, build_id),"
-	"  bucket_builds AS MATERIALIZED ("
-	"    SELECT signature_hash, build_id, min(seen_at) AS first_at FROM seen"
-	"    WHERE build_id IS NOT NULL GROUP BY signature_hash, build_id),"
-	"  newest AS MATERIALIZED ("
-	"    SELECT b.program, b.build_id FROM builds b"
-	"    WHERE b.first_at IS (SELECT max(x.first_at) FROM builds x WHERE x.program IS b.program)"
-	"      AND (SELECT count(*) FROM builds x WHERE x.program IS b.program) > 1)"
-	"  SELECT s.signature_hash, s.signature, count(*) AS cores,"
-	"         min(s.seen_at) AS first_seen, max(s.seen_at) AS last_seen,"
-	"         coalesce(sum(julianday(s.seen_at) >= julianday('now', '-7 days')), 0) AS last_7_days,"
-	"         (SELECT group_concat(g.build_id, ' ') FROM ("
-	"            SELECT x.build_id FROM bucket_builds x WHERE x.signature_hash IS s.signature_hash"
-	"            ORDER BY x.first_at, x.build_id) g) AS build_ids,"
-	"         min(EXISTS (SELECT 1 FROM newest n WHERE n.program IS s.program"
-	"                     AND n.build_id = s.build_id)) AS new,"
-	"         (SELECT e.path FROM cores e WHERE e.signature_hash IS s.signature_hash"
-	"          ORDER BY coalesce(e.crashed_at, e.file_mtime) DESC, e.id DESC LIMIT 1)"
-	"           AS example_core,"
+	TOP_SIGNATURES_TO_EXAMPLE ","
 	"         (SELECT ifnull(e.cause_kind, '') IN ('hang', 'deadlock') FROM cores e"
 	"          WHERE e.signature_hash IS s.signature_hash"
 	"          ORDER BY coalesce(e.crashed_at, e.file_mtime) DESC, e.id DESC LIMIT 1) AS hang"

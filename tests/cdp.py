@@ -62,12 +62,16 @@ class Browser:
         msg, self.buf = self.buf.split(b"\0", 1)
         return json.loads(msg)
 
-    def call(self, method, params=None, session=None):
+    def send(self, method, params=None, session=None):
+        """METHOD sent without waiting for its answer (Page.crash gets none)."""
         self.next_id += 1
         msg = {"id": self.next_id, "method": method, "params": params or {}}
         if session:
             msg["sessionId"] = session
         os.write(self.to_w, json.dumps(msg).encode() + b"\0")
+
+    def call(self, method, params=None, session=None):
+        self.send(method, params, session)
         while True:
             m = self.read_message()
             if m.get("id") == self.next_id:

@@ -27,8 +27,7 @@ def main():
         target = b.call("Target.createTarget", {"url": "about:blank"})["targetId"]
         s = b.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         b.call("Page.enable", {}, s)
-        os.write(b.to_w, b'{"id": 1000000, "method": "Page.crash", "params": {}, "sessionId": "%s"}\0'
-                 % s.encode())
+        b.send("Page.crash", {}, s)
         while not minidumps(db):
             if time.monotonic() > cdp.DEADLINE:
                 raise RuntimeError("Crashpad wrote no minidump into %s in time" % db)

@@ -29,10 +29,13 @@ hang_kill_all() {
 	HUNG_PIDS=()
 }
 
-hang_start() {
-	local prog=$1 mode=$2 run=$3 i
+# hang_launch RUN COMMAND...: COMMAND started in RUN (core dumps on) as
+# $HUNG, waited for until it writes RUN/ready or exits; true once ready.
+hang_launch() {
+	local run=$1 i
+	shift
 	mkdir -p "$run"
-	(cd "$run" && ulimit -c unlimited && exec "$prog" "$mode") >"$run/out" 2>&1 &
+	(cd "$run" && ulimit -c unlimited && exec "$@") >"$run/out" 2>&1 &
 	HUNG=$!
 	HUNG_PIDS+=("$HUNG")
 	for i in $(seq 6000); do
@@ -41,6 +44,8 @@ hang_start() {
 	done
 	[ -f "$run/ready" ]
 }
+
+hang_start() { hang_launch "$3" "$1" "$2"; }
 
 hang_core() {
 	local run=$1
@@ -60,17 +65,9 @@ hang_core() {
 }
 
 hang_asyncio_core() {
-	local py=$1 run=$2 i
+	local py=$1 run=$2
 	CORE=
-	mkdir -p "$run"
-	(cd "$run" && ulimit -c unlimited && exec "$py" "$ROOT/fixtures/hangs/asyncio_tasks.py") >"$run/out" 2>&1 &
-	HUNG=$!
-	HUNG_PIDS+=("$HUNG")
-	for i in $(seq 6000); do
-		[ -f "$run/ready" ] || ! kill -0 "$HUNG" 2>/dev/null && break
-		sleep 0.05
-	done
-	[ -f "$run/ready" ] && hang_core "$run"
+	hang_launch "$run" "$py" "$ROOT/fixtures/hangs/asyncio_tasks.py" && hang_core "$run"
 	{ kill -9 "$HUNG" && wait "$HUNG"; } 2>/dev/null
 	[ -n "$CORE" ]
 }

@@ -318,14 +318,7 @@ done
 # from the core an outside SIGABRT leaves; gdb reads the owners.
 cxx_case() {
 	local mode=$1 want_gdb=$2 expr=$3 pyexpr=$4 run=$TMPD/run-cxx-$1 owner got
-	mkdir -p "$run"
-	(cd "$run" && ulimit -c unlimited && exec "$FIX_DIR/prog_cxx" "$mode") >"$run/out" 2>&1 &
-	HUNG=$!
-	HUNG_PIDS+=("$HUNG")
-	for i in $(seq 6000); do
-		[ -f "$run/ready" ] || ! kill -0 "$HUNG" 2>/dev/null && break
-		sleep 0.05
-	done
+	hang_launch "$run" "$FIX_DIR/prog_cxx" "$mode"
 	owner=$(LC_ALL=C timeout 120 gdb -batch -nx -q -p "$HUNG" -ex "printf \"owner %d\\n\", $expr" \
 		"$FIX_DIR/prog_cxx" 2>/dev/null | sed -n 's/^owner //p')
 	report_json "hang-cxx-$mode-live" "$run/live.json" --pid "$HUNG" "$FIX_DIR/prog_cxx" --threads all || return
@@ -379,15 +372,7 @@ aarch64_deadlock() {
 		skip "hang-aarch64: no cross compiler, qemu-aarch64, gdb-multiarch or aarch64 libc"
 		return
 	fi
-	mkdir -p "$run"
-	(cd "$run" && ulimit -c unlimited && HANGS_BY_STATE=1 exec qemu-aarch64 -L "$sysroot" \
-		"$FIX_DIR/prog_aarch64" deadlock) >"$run/out" 2>&1 &
-	HUNG=$!
-	HUNG_PIDS+=("$HUNG")
-	for i in $(seq 6000); do
-		[ -f "$run/ready" ] || ! kill -0 "$HUNG" 2>/dev/null && break
-		sleep 0.05
-	done
+	hang_launch "$run" env HANGS_BY_STATE=1 qemu-aarch64 -L "$sysroot" "$FIX_DIR/prog_aarch64" deadlock
 	kill -ABRT "$HUNG"; wait "$HUNG" 2>/dev/null
 	core=$(ls "$run"/qemu_*.core 2>/dev/null | head -1)
 	[ -n "$core" ] || { fail "hang-aarch64: qemu wrote no core ($(tail -1 "$run/out"))"; return; }
@@ -431,14 +416,7 @@ aarch64_deadlock
 python_gil() {
 	local py=/usr/bin/python3.11 run=$TMPD/run-gil holder main i
 	[ -x "$py" ] || { skip "hang-gil: no /usr/bin/python3.11"; return; }
-	mkdir -p "$run"
-	(cd "$run" && exec "$py" "$ROOT/fixtures/hangs/gil.py") >"$run/out" 2>&1 &
-	HUNG=$!
-	HUNG_PIDS+=("$HUNG")
-	for i in $(seq 6000); do
-		[ -f "$run/ready" ] || ! kill -0 "$HUNG" 2>/dev/null && break
-		sleep 0.05
-	done
+	hang_launch "$run" "$py" "$ROOT/fixtures/hangs/gil.py"
 	main=$(awk '$1 == "main" {print $2}' "$run/ready" 2>/dev/null)
 	# until the holder is in its sleep (x86_64's clock_nanosleep is 230)
 	for i in $(seq 6000); do
@@ -476,14 +454,7 @@ go_leak() {
 	command -v go >/dev/null || { skip "hang-go: no Go toolchain"; return; }
 	fix_build go_shop || return
 	local run=$TMPD/run-go prog=$FIX_DIR/prog i j
-	mkdir -p "$run"
-	(cd "$run" && GOTRACEBACK=crash exec "$prog" hang 300) >"$run/out" 2>&1 &
-	HUNG=$!
-	HUNG_PIDS+=("$HUNG")
-	for i in $(seq 6000); do
-		[ -f "$run/ready" ] || ! kill -0 "$HUNG" 2>/dev/null && break
-		sleep 0.05
-	done
+	hang_launch "$run" env GOTRACEBACK=crash "$prog" hang 300
 	"$ASYNCORE" snapshot "$HUNG" -o "$run/snap.core" >/dev/null 2>&1
 	report_json "hang-go-live" "$run/live.json" --pid "$HUNG" "$prog" || return
 	report_json "hang-go-snapshot" "$run/snap.json" "$run/snap.core" "$prog" || return
