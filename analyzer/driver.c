@@ -383,7 +383,7 @@ struct core_error *an_analyze(struct core *core, const struct core_identity *id,
 		if (err)
 			goto out;
 		an_runtimes_splice(rs, an);
-		if (!opts->no_tasks && !an_asyncio_tasks(core, s, rs, an)) {
+		if (!opts->no_tasks && !an_asyncio_tasks(core, s, rs, &opts->asyncio, an)) {
 			err = &core_error_nomem;
 			goto out;
 		}

@@ -3,6 +3,7 @@
 #define ANALYZER_DRIVER_H
 
 #include "analysis.h"
+#include "pyasync.h"
 #include "siglists.h"
 #include "rtdesc.h"
 #include "../corefile/identity.h"
@@ -21,6 +22,7 @@ struct an_options {
 	bool journal;               /* read the core's systemd-coredump journal entry */
 	const char *journal_dir;    /* its journal files; NULL: the system's journal */
 	const struct an_runtimes *runtimes;   /* runtime descriptions (borrowed), or NULL */
+	struct an_asyncio_scope asyncio;      /* where asyncio's tasks are looked for */
 };
 
 /* Analyse CORE (borrowed; its warnings move into the analysis), whose

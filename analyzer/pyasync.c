@@ -28,7 +28,8 @@ enum {
 	GC_HEAD_MAX = 32,           /* sizeof(PyGC_Head) believed */
 	OB_TYPE_MAX = 32,           /* offsetof(PyObject, ob_type) believed */
 	FUTURE_PENDING = 0,         /* fut_state's STATE_PENDING */
-	WARN_MAX = 8
+	WARN_MAX = 8,
+	SOURCE_TYPES_MAX = 32
 };
 
 struct py_layout {
@@ -62,6 +63,15 @@ struct type_memo {
 	bool task;
 };
 
+/* The types whose layout came from the description, not DWARF. */
+struct py_source {
+	const char *file;           /* the description's; NULL: all from DWARF */
+	bool own;                   /* some from the process's own offsets */
+	const char *types[SOURCE_TYPES_MAX];
+	unsigned ntypes;
+	bool said;
+};
+
 struct py_ctx {
 	struct core *core;
 	struct dbg_session *s;
@@ -73,7 +83,16 @@ struct py_ctx {
 	struct an_task *tasks;      /* found, moved to the analysis's at the end */
 	size_t ntasks, cap;
 	unsigned warned;
+	struct py_source source;
+	bool transient;             /* the walk reads transiently */
 };
+
+/* What a task's reads (not the walk's) keep: read again at the stop. */
+static void reads_kept(struct py_ctx *c, bool kept)
+{
+	if (c->transient)
+		core_read_transient(c->core, !kept);
+}
 
 static void py_warn(struct py_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void py_warn(struct py_ctx *c, const char *fmt, ...)
@@ -88,37 +107,80 @@ static void py_warn(struct py_ctx *c, const char *fmt, ...)
 	core_warn(c->core, "asyncio: %s", msg);
 }
 
-static bool m(struct dbg_session *s, const char *type, const char *path, uint64_t *off)
+/* ---- layouts ------------------------------------------------------------ */
+
+/* TYPE (a literal) came from FILE's layout, not DWARF: said once, when a
+ * task is met. */
+static void table_note(struct py_ctx *c, const char *type, const char *file, bool own)
 {
-	uint64_t size;
-	return dbg_member_find(s, type, path, off, &size);
+	struct py_source *src = &c->source;
+	bool known = false;
+	for (unsigned i = 0; i < src->ntypes && !known; i++)
+		known = strcmp(src->types[i], type) == 0;
+	if (!known && src->ntypes < SOURCE_TYPES_MAX)
+		src->types[src->ntypes++] = type;
+	src->file = file;
+	src->own = src->own || own;
 }
 
-/* ---- layouts ------------------------------------------------------------ */
+/* Member PATH of TYPE (PATH NULL: TYPE's size): from the program's DWARF
+ * where it describes TYPE, else from the CPython description's layout (3.13:
+ * the process's own offsets first). */
+static bool lookup(struct py_ctx *c, const char *type, const char *path, uint64_t *v)
+{
+	uint64_t size;
+	const char *file;
+	bool own;
+	if (dbg_type_size(c->s, type, &size))
+		return path ? dbg_member_find(c->s, type, path, v, &size) : (*v = size, true);
+	if (!an_runtime_layout(c->rs, "cpython", type, path, v, &file, &own))
+		return false;
+	table_note(c, type, file, own);
+	return true;
+}
+
+static bool m(struct py_ctx *c, const char *type, const char *path, uint64_t *off)
+{
+	return lookup(c, type, path, off);
+}
+
+static bool size_of(struct py_ctx *c, const char *type, uint64_t *size)
+{
+	return lookup(c, type, NULL, size) && *size;
+}
+
+static void warn_source(struct py_ctx *c)
+{
+	const struct py_source *src = &c->source;
+	if (!src->file || src->said)
+		return;
+	c->source.said = true;
+	char more[32] = "";
+	if (src->ntypes > 1)
+		snprintf(more, sizeof(more), " and %u more types", src->ntypes - 1);
+	core_warn(c->core, "asyncio: the program's debug info does not describe %s%s; their layout is "
+		  "%s's%s", src->types[0], more, src->file, src->own ? ", _PyRuntime's own offsets first" : "");
+}
 
 /* The collector's generations: the main interpreter's (3.9 on), else the
  * runtime's (3.8). */
 static bool gc_layout(struct py_ctx *c, uint64_t runtime)
 {
 	struct py_layout *l = &c->l;
-	uint64_t main_off, interp, gens, perm, gen_size, base;
-	if (!dbg_type_size(c->s, "PyGC_Head", &l->gc_head) || l->gc_head < 16 || l->gc_head > GC_HEAD_MAX ||
-	    (l->gc_head & 7) ||
-	    !dbg_type_size(c->s, "gc_generation", &gen_size) || !gen_size)
+	uint64_t main_off, interp, gc, gens, perm, gen_size, base;
+	if (!size_of(c, "PyGC_Head", &l->gc_head) || l->gc_head < 16 || l->gc_head > GC_HEAD_MAX ||
+	    (l->gc_head & 7) || !size_of(c, "gc_generation", &gen_size) ||
+	    !m(c, "_gc_runtime_state", "generations", &gens))
 		return false;
-	if (m(c->s, "PyInterpreterState", "gc.generations", &gens) &&
-	    m(c->s, "_PyRuntimeState", "interpreters.main", &main_off) &&
-	    core_read_u64(c->core, runtime + main_off, &interp) && interp) {
-		base = interp;
-		if (!m(c->s, "PyInterpreterState", "gc.permanent_generation", &perm))
-			perm = 0;
-	} else if (m(c->s, "_PyRuntimeState", "gc.generations", &gens)) {
-		base = runtime;
-		if (!m(c->s, "_PyRuntimeState", "gc.permanent_generation", &perm))
-			perm = 0;
-	} else {
+	if (!m(c, "_gc_runtime_state", "permanent_generation", &perm))
+		perm = 0;
+	if (m(c, "PyInterpreterState", "gc", &gc) && m(c, "_PyRuntimeState", "interpreters.main", &main_off) &&
+	    core_read_u64(c->core, runtime + main_off, &interp) && interp)
+		base = interp + gc;
+	else if (m(c, "_PyRuntimeState", "gc", &gc))
+		base = runtime + gc;
+	else
 		return false;
-	}
 	for (unsigned i = 0; i < 3; i++)
 		l->gens[l->ngens++] = base + gens + i * gen_size;
 	if (perm)
@@ -131,17 +193,17 @@ static bool gc_layout(struct py_ctx *c, uint64_t runtime)
 static void stack_layout(struct py_ctx *c)
 {
 	struct py_layout *l = &c->l;
-	if (m(c->s, "_PyInterpreterFrame", "stackpointer", &l->stackpointer)) {
+	if (m(c, "_PyInterpreterFrame", "stackpointer", &l->stackpointer)) {
 		l->top = TOP_POINTER;
 		l->suspended_lo = -2, l->suspended_hi = -1;
-	} else if (m(c->s, "_PyInterpreterFrame", "stacktop", &l->stacktop) &&
-		   m(c->s, "_PyInterpreterFrame", "localsplus", &l->localsplus)) {
+	} else if (m(c, "_PyInterpreterFrame", "stacktop", &l->stacktop) &&
+		   m(c, "_PyInterpreterFrame", "localsplus", &l->localsplus)) {
 		l->top = TOP_INDEX;
 		l->suspended_lo = l->suspended_hi = -1;
-	} else if (m(c->s, "PyFrameObject", "f_stacktop", &l->f_stacktop)) {
+	} else if (m(c, "PyFrameObject", "f_stacktop", &l->f_stacktop)) {
 		l->top = TOP_F_STACKTOP;
-	} else if (m(c->s, "PyFrameObject", "f_valuestack", &l->f_valuestack) &&
-		   m(c->s, "PyFrameObject", "f_stackdepth", &l->f_stackdepth)) {
+	} else if (m(c, "PyFrameObject", "f_valuestack", &l->f_valuestack) &&
+		   m(c, "PyFrameObject", "f_stackdepth", &l->f_stackdepth)) {
 		l->top = TOP_DEPTH;
 	}
 }
@@ -150,17 +212,17 @@ static bool str_layout(struct py_ctx *c)
 {
 	struct py_layout *l = &c->l;
 	uint64_t ob_size;
-	l->long_tag = m(c->s, "PyLongObject", "long_value.lv_tag", &l->long_size);
+	l->long_tag = m(c, "PyLongObject", "long_value.lv_tag", &l->long_size);
 	if (l->long_tag) {
-		if (!m(c->s, "PyLongObject", "long_value.ob_digit", &l->long_digits))
+		if (!m(c, "PyLongObject", "long_value.ob_digit", &l->long_digits))
 			l->long_digits = 0;
-	} else if (m(c->s, "PyVarObject", "ob_size", &ob_size) &&
-		   m(c->s, "PyLongObject", "ob_digit", &l->long_digits)) {
+	} else if (m(c, "PyVarObject", "ob_size", &ob_size) &&
+		   m(c, "PyLongObject", "ob_digit", &l->long_digits)) {
 		l->long_size = ob_size;
 	}
-	return dbg_type_size(c->s, "PyASCIIObject", &l->str_header) && l->str_header &&
-	       m(c->s, "PyASCIIObject", "length", &l->str_length) &&
-	       m(c->s, "PyASCIIObject", "state", &l->str_state);
+	return size_of(c, "PyASCIIObject", &l->str_header) &&
+	       m(c, "PyASCIIObject", "length", &l->str_length) &&
+	       m(c, "PyASCIIObject", "state", &l->str_state);
 }
 
 static bool layout(struct py_ctx *c)
@@ -168,19 +230,19 @@ static bool layout(struct py_ctx *c)
 	struct py_layout *l = &c->l;
 	uint64_t runtime;
 	if (!dbg_find_symbol(c->s, "_PyRuntime", &runtime, NULL) || !gc_layout(c, runtime) ||
-	    !m(c->s, "PyObject", "ob_type", &l->ob_type) || l->ob_type > OB_TYPE_MAX || (l->ob_type & 7) ||
-	    !m(c->s, "PyTypeObject", "tp_name", &l->tp_name) || !m(c->s, "PyTypeObject", "tp_base", &l->tp_base) ||
-	    !m(c->s, "TaskObj", "task_state", &l->task_state) || !m(c->s, "TaskObj", "task_coro", &l->task_coro) ||
-	    !m(c->s, "TaskObj", "task_name", &l->task_name) ||
-	    !m(c->s, "TaskObj", "task_fut_waiter", &l->task_fut_waiter) ||
-	    !m(c->s, "PyCoroObject", "cr_qualname", &l->cr_qualname) || !str_layout(c))
+	    !m(c, "PyObject", "ob_type", &l->ob_type) || l->ob_type > OB_TYPE_MAX || (l->ob_type & 7) ||
+	    !m(c, "PyTypeObject", "tp_name", &l->tp_name) || !m(c, "PyTypeObject", "tp_base", &l->tp_base) ||
+	    !m(c, "TaskObj", "task_state", &l->task_state) || !m(c, "TaskObj", "task_coro", &l->task_coro) ||
+	    !m(c, "TaskObj", "task_name", &l->task_name) ||
+	    !m(c, "TaskObj", "task_fut_waiter", &l->task_fut_waiter) ||
+	    !m(c, "PyCoroObject", "cr_qualname", &l->cr_qualname) || !str_layout(c))
 		return false;
-	l->has_fi_future = m(c->s, "futureiterobject", "future", &l->fi_future);
-	l->iframe = m(c->s, "PyCoroObject", "cr_iframe", &l->cr_iframe) &&
-		    m(c->s, "PyCoroObject", "cr_frame_state", &l->cr_frame_state);
-	if (!l->iframe && (!m(c->s, "PyCoroObject", "cr_frame", &l->cr_frame) ||
-			   !((l->has_f_state = m(c->s, "PyFrameObject", "f_state", &l->f_state)) ||
-			     m(c->s, "PyFrameObject", "f_executing", &l->f_executing))))
+	l->has_fi_future = m(c, "futureiterobject", "future", &l->fi_future);
+	l->iframe = m(c, "PyCoroObject", "cr_iframe", &l->cr_iframe) &&
+		    m(c, "PyCoroObject", "cr_frame_state", &l->cr_frame_state);
+	if (!l->iframe && (!m(c, "PyCoroObject", "cr_frame", &l->cr_frame) ||
+			   !((l->has_f_state = m(c, "PyFrameObject", "f_state", &l->f_state)) ||
+			     m(c, "PyFrameObject", "f_executing", &l->f_executing))))
 		return false;
 	stack_layout(c);
 	return true;
@@ -215,11 +277,15 @@ static bool type_is_task(struct py_ctx *c, uint64_t type)
 	bool task = false;
 	char name[64];
 	uint64_t t = type;
+	reads_kept(c, true);
 	for (unsigned i = 0; t && !(t & 7) && i < BASES_MAX && !task; i++) {
 		task = type_name(c, t, name, sizeof(name)) && strcmp(name, "_asyncio.Task") == 0;
+		if (task)
+			warn_source(c);
 		if (!core_read_u64(c->core, t + c->l.tp_base, &t))
 			break;
 	}
+	reads_kept(c, false);
 	if (c->ntypes < TYPES_MAX)
 		c->types[c->ntypes++] = (struct type_memo){ type, task };
 	return task;
@@ -511,8 +577,13 @@ static bool walk_generation(struct py_ctx *c, unsigned gen, uint64_t head, uint6
 				" %s", gen, prev, node, read ? "does not link back" : "is not readable");
 			return true;
 		}
-		if (n.type && !(n.type & 7) && type_is_task(c, n.type) && !add_task(c, node + c->l.gc_head))
-			return false;
+		if (n.type && !(n.type & 7) && type_is_task(c, n.type)) {
+			reads_kept(c, true);
+			bool ok = add_task(c, node + c->l.gc_head);
+			reads_kept(c, false);
+			if (!ok)
+				return false;
+		}
 		prev = node;
 		node = n.next;
 	}
@@ -555,8 +626,18 @@ static int task_cmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* The tasks among the objects at KNOWN (found before), without a walk. */
+static bool known_tasks(struct py_ctx *c, const uint64_t *known, size_t n)
+{
+	uint64_t type;
+	for (size_t i = 0; i < n; i++)
+		if (obj_type(c, known[i], &type) && type_is_task(c, type) && !add_task(c, known[i]))
+			return false;
+	return true;
+}
+
 bool an_asyncio_tasks(struct core *core, struct dbg_session *s, struct an_runtime_session *rs,
-		      struct analysis *an)
+		      const struct an_asyncio_scope *scope, struct analysis *an)
 {
 	if (!s || !rs)
 		return true;
@@ -565,10 +646,16 @@ bool an_asyncio_tasks(struct core *core, struct dbg_session *s, struct an_runtim
 		return false;
 	*c = (struct py_ctx){ .core = core, .s = s, .rs = rs, .an = an };
 	bool ok = true;
-	if (layout(c)) {
+	bool laid = layout(c);
+	if (laid && scope && scope->known_only) {
+		ok = known_tasks(c, scope->known, scope->nknown);
+	} else if (laid) {
 		uint64_t visited = 0;
+		c->transient = scope && scope->transient;
+		reads_kept(c, false);
 		for (size_t i = 0; i < c->l.ngens && ok; i++)
 			ok = walk_generation(c, (unsigned)i, c->l.gens[i], &visited);
+		reads_kept(c, true);
 	}
 	ok = tasks_move(c) && ok;
 	if (c->warned > WARN_MAX)

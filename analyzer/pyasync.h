@@ -11,11 +11,23 @@
 #include "runtime.h"
 #include "../dwarf/dwarf.h"
 
-/* Append AN's asyncio tasks; layouts from the interpreter's and _asyncio's
+/* Where the tasks are looked for: every object the collector tracks, or
+ * (KNOWN_ONLY) only the objects at KNOWN (a live process stopped after a
+ * warm-up found them: a task made since then is missing, one done is
+ * dropped).  TRANSIENT: the walk's pages are read transiently
+ * (core_read_transient: a warm-up whose stop reads only the tasks). */
+struct an_asyncio_scope {
+	bool transient;
+	bool known_only;
+	const uint64_t *known;
+	size_t nknown;
+};
+
+/* Append AN's asyncio tasks, looked for in SCOPE (NULL: everywhere); layouts from the interpreter's and _asyncio's
  * DWARF (without them, or without a CPython description resolved in RS,
  * nothing is done).  A damaged list or chain ends with a warning.  False
  * only when memory ran out. */
 bool an_asyncio_tasks(struct core *core, struct dbg_session *s, struct an_runtime_session *rs,
-		      struct analysis *an);
+		      const struct an_asyncio_scope *scope, struct analysis *an);
 
 #endif

@@ -40,4 +40,12 @@ void an_runtimes_splice(struct an_runtime_session *rs, struct analysis *an);
 bool an_runtime_entry_frame(struct an_runtime_session *rs, const char *runtime, uint64_t addr,
 			    const char *context, struct an_frame *f);
 
+/* For a program whose DWARF lacks TYPE: where the description of runtime
+ * RUNTIME resolved in RS puts its member PATH (*VALUE the offset), or, PATH
+ * NULL, TYPE's size: the process's own offsets block first (*OWN set), then
+ * the description's layout.  *FILE gets the description's file.  False
+ * when neither says it, or no such description is resolved. */
+bool an_runtime_layout(const struct an_runtime_session *rs, const char *runtime, const char *type,
+		       const char *path, uint64_t *value, const char **file, bool *own);
+
 #endif

@@ -586,3 +586,27 @@ void an_runtime_session_destroy(struct an_runtime_session *rs)
 	free(rs->taken);
 	free(rs);
 }
+
+bool an_runtime_layout(const struct an_runtime_session *rs, const char *runtime, const char *type,
+		       const char *path, uint64_t *value, const char **file, bool *own)
+{
+	const struct an_rt_desc *d = NULL;
+	for (size_t i = 0; rs && i < rs->n && !d; i++)
+		if (strcmp(rs->v[i].d->runtime, runtime) == 0)
+			d = rs->v[i].d;
+	if (!d)
+		return false;
+	*file = d->file;
+	*own = process_offset(rs->s, d, type, path, value);
+	if (*own)
+		return true;
+	if (!path) {
+		const struct an_rt_layout_type *lt = an_rt_layout_type(d, type);
+		*value = lt && lt->has_size ? lt->size : 0;
+		return lt && lt->has_size;
+	}
+	const struct an_rt_layout_member *lm = layout_member(d, type, path);
+	if (lm)
+		*value = lm->offset;
+	return lm != NULL;
+}

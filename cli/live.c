@@ -87,9 +87,21 @@ static bool needs_stopped_analysis(const struct core_live *live, const struct an
 	return false;
 }
 
+/* The addresses of the asyncio tasks WARM found (*N of them; a
+ * one-element array when none, so that NULL says only out of memory). */
+static uint64_t *asyncio_known(const struct analysis *warm, size_t *n)
+{
+	uint64_t *v = malloc((warm->ntasks + 1) * sizeof(*v));
+	*n = 0;
+	for (size_t i = 0; v && i < warm->ntasks; i++)
+		if (warm->tasks[i].runtime && strcmp(warm->tasks[i].runtime, "asyncio") == 0)
+			v[(*n)++] = warm->tasks[i].address;
+	return v;
+}
+
 struct core_error *cli_live_analyze(pid_t pid, unsigned max_pause_ms, pid_t first_tid,
-				    const struct an_options *opts, struct core_live **livep,
-				    struct analysis **anp)
+				    const struct an_options *opts, bool tasks_from_warm_up,
+				    struct core_live **livep, struct analysis **anp)
 {
 	*livep = NULL;
 	*anp = NULL;
@@ -97,13 +109,23 @@ struct core_error *cli_live_analyze(pid_t pid, unsigned max_pause_ms, pid_t firs
 	struct core *core = NULL;
 	struct analysis *an = NULL;
 	struct core_identity id;
+	uint64_t *known = NULL;
+	struct an_options warm_opts = *opts, stopped_opts = *opts;
 	struct dbg_cache *cache = dbg_cache_create();
 	if (!cache)
 		return &core_error_nomem;
 	struct core_error *err = core_live_inspect(pid, max_pause_ms, &live);
 	if (err)
 		goto out;
-	struct analysis *warm = warm_up(live, opts, cache);
+	/* report --pid: the warm-up's walk of asyncio's collector lists is not
+	 * read again at the stop, which reads only the tasks it found (a
+	 * snapshot keeps the whole walk, for its reader) */
+	warm_opts.asyncio.transient = tasks_from_warm_up;
+	struct analysis *warm = warm_up(live, &warm_opts, cache);
+	known = warm && tasks_from_warm_up ? asyncio_known(warm, &stopped_opts.asyncio.nknown) : NULL;
+	stopped_opts.asyncio.known_only = known != NULL;
+	stopped_opts.asyncio.known = known;
+	opts = &stopped_opts;
 	bool while_stopped = needs_stopped_analysis(live, warm);
 	for (size_t i = 0; warm && i < warm->nruntime_stacks; i++)
 		core_live_add_stack(live, warm->runtime_stacks[i].lo, warm->runtime_stacks[i].hi);
@@ -149,6 +171,7 @@ out:
 	core_close(core);
 	core_live_destroy(live);
 	dbg_cache_destroy(cache);
+	free(known);
 	return err;
 }
 
@@ -282,7 +305,7 @@ int cli_snapshot(int argc, char **argv)
 	a.an.runtimes = runtimes;
 	struct core_live *live = NULL;
 	struct analysis *an = NULL;
-	struct core_error *err = cli_live_analyze(a.pid, a.max_pause, a.thread, &a.an, &live, &an);
+	struct core_error *err = cli_live_analyze(a.pid, a.max_pause, a.thread, &a.an, false, &live, &an);
 	an_runtimes_destroy(runtimes);
 	if (err) {
 		fprintf(stderr, "asyncore: %s\n", err->message);

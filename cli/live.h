@@ -16,9 +16,11 @@
  * caller destroys it) and the process's target in *LIVE (the caller
  * destroys it; it holds what was read, for core_live_writer()).  FIRST_TID,
  * when nonzero, is the thread to put first (the one a signature is built
- * from; default the main thread).  Errors are one line, for exit 2. */
+ * from; default the main thread).  TASKS_FROM_WARM_UP (report --pid, not a
+ * snapshot): the stopped analysis reads only the asyncio tasks the warm-up
+ * found, not the collector's lists again.  Errors are one line, for exit 2. */
 struct core_error *cli_live_analyze(pid_t pid, unsigned max_pause_ms, pid_t first_tid,
-				    const struct an_options *opts, struct core_live **live,
+				    const struct an_options *opts, bool tasks_from_warm_up, struct core_live **live,
 				    struct analysis **an);
 
 /* `asyncore snapshot PID -o FILE[.zst] [options]`. */

@@ -298,7 +298,7 @@ int cli_report(int argc, char **argv)
 		a.core = what;   /* what messages name */
 	cli_guard_begin(a.core, &a.limits, CLI_EXIT_UNUSABLE);
 	struct core_live *live = NULL;
-	struct core_error *err = a.pid ? cli_live_analyze(a.pid, a.max_pause, a.thread, &a.an, &live, &an)
+	struct core_error *err = a.pid ? cli_live_analyze(a.pid, a.max_pause, a.thread, &a.an, true, &live, &an)
 				       : core_open(a.core, &core);
 	if (!err && !a.pid) {
 		/* The JSON report alone shows the fingerprint. */

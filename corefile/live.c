@@ -71,6 +71,7 @@ struct live_slot {
 	unsigned char *data;
 	bool pinned;                /* read before the stop (never changes) */
 	bool in_arena;              /* DATA is a page of core_live.arena */
+	bool transient;             /* the warm-up read it transiently only */
 };
 
 struct core_live {
@@ -97,6 +98,7 @@ struct core_live {
 	bool cache_full;
 
 	bool warming;               /* a warm-up reads the running process */
+	bool transient;             /* ... pages not to read again stopped */
 	bool stopped;               /* every thread seized and stopped */
 	volatile sig_atomic_t detached;
 	volatile sig_atomic_t deadline_hit;
@@ -566,6 +568,9 @@ size_t core_live_read(struct core_live *live, uint64_t addr, void *buf, size_t l
 			bool ok = fetch(live, page, tmp, PAGE) == PAGE;
 			if (!slot_put(live, page, ok ? tmp : NULL) || !(s = slot_find(live, page)))
 				break;
+			s->transient = live->warming && live->transient;
+		} else if (s->transient && !live->transient) {
+			s->transient = false;
 		}
 		if (!s->data)
 			break;
@@ -1232,7 +1237,7 @@ static void prepare_stop_room(struct core_live *live)
 
 void core_live_warm_end(struct core_live *live)
 {
-	live->warming = false;
+	live->warming = live->transient = false;
 	live->core = NULL;
 	for (size_t i = 0; i < live->nthreads; i++)
 		live->threads[i].regs_known = false;
@@ -1243,7 +1248,7 @@ void core_live_warm_end(struct core_live *live)
 	live->warm_pages = malloc((live->used ? live->used : 1) * sizeof(*live->warm_pages));
 	live->nwarm_pages = 0;
 	for (size_t i = 0; live->warm_pages && i < oldn; i++)
-		if (old[i].addr && !old[i].pinned && old[i].data)
+		if (old[i].addr && !old[i].pinned && !old[i].transient && old[i].data)
 			live->warm_pages[live->nwarm_pages++] = old[i].addr - 1;
 	live->slots = NULL;
 	live->nslots = live->used = 0;
@@ -1577,6 +1582,12 @@ static uint64_t reader_stopped_ns(const void *ctx)
 	return core_live_stopped_ns(ctx);
 }
 
+static void reader_transient(void *ctx, bool on)
+{
+	struct core_live *live = ctx;
+	live->transient = on;
+}
+
 static bool reader_running(const void *ctx)
 {
 	(void)ctx;
@@ -1593,6 +1604,7 @@ static const struct core_reader_ops live_reader = {
 	.file_path = reader_file_path,
 	.stopped_ns = reader_stopped_ns,
 	.running = reader_running,
+	.transient = reader_transient,
 	.closed = reader_closed,
 };
 

@@ -73,6 +73,12 @@ bool core_read_running(const struct core *core)
 	return core->reader.ops->running && core->reader.ops->running(core->reader.ctx);
 }
 
+void core_read_transient(struct core *core, bool on)
+{
+	if (core->reader.ops->transient)
+		core->reader.ops->transient(core->reader.ctx, on);
+}
+
 bool core_read_u32(struct core *core, uint64_t addr, uint32_t *value)
 {
 	return core_read_bytes(core, addr, value, sizeof(*value));

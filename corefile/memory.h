@@ -54,4 +54,10 @@ bool core_is_readable(struct core *core, uint64_t addr, size_t len);
  * snapshot of one. */
 bool core_read_running(const struct core *core);
 
+/* ON: the pages read from now on (until OFF), where no other read wants
+ * them, need not be read again when a running target is stopped: the
+ * reader means to read only a few of them then (pyasync.c's walk of the
+ * collector's lists).  Nothing for a core. */
+void core_read_transient(struct core *core, bool on);
+
 #endif

@@ -29,6 +29,9 @@ struct core_reader_ops {
 	uint64_t (*stopped_ns)(const void *ctx);
 	/* Whether the target was read while it ran. */
 	bool (*running)(const void *ctx);
+	/* ON: what is read from now on (until OFF) need not be read again when
+	 * the target is stopped (a live process's warm-up); NULL: no matter. */
+	void (*transient)(void *ctx, bool on);
 	/* Start recording what reads serve from the source itself (segments.h);
 	 * NULL: the source keeps nothing to record. */
 	struct core_error *(*record_start)(void *ctx);

@@ -24,6 +24,11 @@ DEBUG_OFFSETS = {
     ('_PyRuntimeState', 'interpreters.head'): 'runtime_state.interpreters_head',
     ('PyInterpreterState', 'next'): 'interpreter_state.next',
     ('PyInterpreterState', 'threads.head'): 'interpreter_state.threads_head',
+    ('PyInterpreterState', 'gc'): 'interpreter_state.gc',
+    ('PyObject', 'ob_type'): 'pyobject.ob_type',
+    ('PyTypeObject', 'tp_name'): 'type_object.tp_name',
+    ('PyLongObject', 'long_value.lv_tag'): 'long_object.lv_tag',
+    ('PyLongObject', 'long_value.ob_digit'): 'long_object.ob_digit',
     ('PyThreadState', 'next'): 'thread_state.next',
     ('PyThreadState', 'current_frame'): 'thread_state.current_frame',
     ('PyThreadState', 'native_thread_id'): 'thread_state.native_thread_id',
@@ -43,6 +48,12 @@ DEBUG_OFFSETS = {
     ('PyASCIIObject', 'size'): 'unicode_object.asciiobject_size',
 }
 
+# _asyncio's own (Modules/_asynciomodule.c), in no header: checked against
+# DWARF instead (tests/cpython_dwarf_layout.py)
+MODULE_TYPES = {'TaskObj', 'futureiterobject'}
+# struct tags without a typedef
+TAGS = {'gc_generation', '_gc_runtime_state'}
+
 name, desc, include = sys.argv[1:4]
 d = json.load(open(desc))
 layout = d['layout']
@@ -50,8 +61,11 @@ HEADERS = ['Python.h', 'frameobject.h', 'internal/pycore_frame.h', 'internal/pyc
            'internal/pycore_pystate.h', 'internal/pycore_interp.h', 'internal/pycore_runtime.h']
 exprs, want = [], []
 for typ, members in layout.items():
+    if typ in MODULE_TYPES:
+        continue
+    ctype = 'struct ' + typ if typ in TAGS else typ
     for m, v in members.items():
-        exprs.append('sizeof(%s)' % typ if m == 'size' else 'offsetof(%s, %s)' % (typ, m))
+        exprs.append('sizeof(%s)' % ctype if m == 'size' else 'offsetof(%s, %s)' % (ctype, m))
         want.append(v if m == 'size' else v[0])
 for typ, members in d.get('offsets', {}).get('members', {}).items():
     for m, at in members.items():

@@ -11,8 +11,17 @@
 # running one's own line).  The cause names the line of the task that
 # blocks the loop.  Then the core damaged: a cycle in an await chain, an
 # awaited object of garbage, a collector's list of garbage and a cycle in
-# one: warnings and the rest of the tasks.  ingest stores the core with its
-# tasks and their script frames.  A version that is not installed skips.
+# one: warnings and the rest of the tasks.  ingest stores the core with
+# its tasks and their script frames.  Then
+# the same without DWARF anywhere (pyenv's build: its executable, libpython
+# and every extension module copied stripped; Debian's: copies whose
+# build-ids match no debug file), live, from a snapshot and from a core:
+# the layouts the description's (warned once, naming it), the tasks those
+# of the runtime's own account and of the run with DWARF.  Each layout the
+# asyncio reader uses is also checked against each build's DWARF
+# (tests/cpython_dwarf_layout.py): pyenv's, and Debian's python3.11 on
+# x86_64 and arm64 where their debug files are here.  A version that is
+# not installed skips.
 . "$(dirname "$0")/lib.sh"
 
 W=$(mktemp -d)
@@ -29,12 +38,13 @@ trap cleanup EXIT
 PYENV_DIR=$(pyenv root 2>/dev/null || echo "$HOME/.pyenv")
 CHECK="python3 $ROOT/tests/cpython_asyncio.py"
 
-# hung NAME PY RUN: the fixture under PY in RUN, core dumps on, until it
-# has written its account; sets HUNG.
+# hung NAME RUN LAUNCHER: the fixture run by LAUNCHER (the interpreter, or a
+# script that execs it) in RUN, core dumps on, until it has written its
+# account; sets HUNG.
 hung() {
-	local name=$1 py=$2 run=$3 i
+	local name=$1 run=$2 launcher=$3 i
 	mkdir -p "$run"
-	(cd "$run" && ulimit -c unlimited && exec "$py" "$ROOT/fixtures/hangs/asyncio_tasks.py") >"$run/out" 2>&1 &
+	(cd "$run" && ulimit -c unlimited && exec "$launcher" "$ROOT/fixtures/hangs/asyncio_tasks.py") >"$run/out" 2>&1 &
 	HUNG=$!
 	for i in $(seq 6000); do
 		[ -f "$run/ready" ] || ! kill -0 "$HUNG" 2>/dev/null && break
@@ -83,16 +93,22 @@ stored() {
 		[ "$got" = "$want" ]
 }
 
-# version NAME PY: live, snapshot, core (and its minicore), the core
-# damaged, stored.
+# version NAME PY [LAUNCHER WITH]: live, snapshot, core (and its minicore),
+# the core damaged, stored; sets LAST to its run.  With LAUNCHER (the
+# interpreter without DWARF): live, snapshot (its exit status 1 for the
+# layout's warning alone) and core, each also against WITH (the run with
+# DWARF).
 version() {
-	local name=$1 py=$2 run=$W/run-${1// /-} core=
-	hung "$name" "$py" "$run" || { unhang; return; }
+	local name=$1 py=$2 launcher=${3:-$2} with=${4:-} run=$W/run-${1// /-} core=
+	hung "$name" "$run" "$launcher" || { unhang; return; }
 	report_json "$name live" "$run/live.json" --pid "$HUNG" "$py" &&
-		$CHECK "$run/live.json" "$run/tasks.txt" "$name live"
-	if "$ASYNCORE" snapshot "$HUNG" -o "$run/snap.core" >/dev/null 2>"$run/snap.err"; then
+		$CHECK "$run/live.json" "$run/tasks.txt" "$name live" && nodwarf "$name live" "$run/live.json" "$with"
+	if "$ASYNCORE" snapshot "$HUNG" -o "$run/snap.core" >/dev/null 2>"$run/snap.err" ||
+		{ [ $? -eq 1 ] && [ -n "$with" ] && [ -s "$run/snap.core" ] &&
+		  ! grep -qv "warning: asyncio: the program's debug info does not describe" "$run/snap.err"; }; then
 		report_json "$name snapshot" "$run/snap.json" "$run/snap.core" "$py" &&
-			$CHECK "$run/snap.json" "$run/tasks.txt" "$name snapshot"
+			$CHECK "$run/snap.json" "$run/tasks.txt" "$name snapshot" &&
+			nodwarf "$name snapshot" "$run/snap.json" "$with"
 	else
 		fail "$name snapshot: $(head -1 "$run/snap.err")"
 	fi
@@ -108,7 +124,9 @@ version() {
 	unhang
 	if [ -s "$core" ]; then
 		report_json "$name core" "$run/core.json" "$core" "$py" &&
-			$CHECK "$run/core.json" "$run/tasks.txt" "$name core"
+			$CHECK "$run/core.json" "$run/tasks.txt" "$name core" &&
+			nodwarf "$name core" "$run/core.json" "$with"
+		[ -z "$with" ] || { LAST=$run; return; }
 		if "$ASYNCORE" minicore "$core" -o "$run/mini.core" >/dev/null 2>"$run/mini.err" &&
 			report_json "$name minicore" "$run/mini.json" "$run/mini.core" "$py"; then
 			check "$name minicore: its tasks are the core's" \
@@ -119,6 +137,44 @@ version() {
 	else
 		skip "$name core: no core of the hung process"
 	fi
+	LAST=$run
+}
+
+# nodwarf NAME REPORT WITH: (WITH a run with DWARF; none: nothing to check)
+# no module of the interpreter has debug info, the description used is
+# warned once, and the tasks are the run with DWARF's (by name: frames,
+# state, what each awaits).
+nodwarf() {
+	local name=$1 report=$2 with=$3
+	[ -n "$with" ] || return 0
+	python3 - "$report" "$with/live.json" "$name" <<'PY'
+import json, re, sys
+j, w = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+name = sys.argv[3]
+mods = [m["path"] for m in j["modules"] if m.get("debuginfo") and re.search(r"python|/dynload/", m["path"])]
+warned = [x for x in j["warnings"] if x.startswith("asyncio: the program's debug info does not describe")]
+ok = not mods and len(warned) == 1 and re.search(r"; their layout is .*/cpython-3\.\d+\.json's", warned[0])
+print("%s: %s: no DWARF; the description's layout, warned once%s" % (
+    "PASS" if ok else "FAIL", name, "" if ok else ": debug info in %s, warnings %s" % (mods, warned)))
+def tasks(r):
+    return sorted((t.get("name") or "", [f["function"] for f in t["frames"]], t["state"],
+                   (t.get("wait") or {}).get("kind") or "") for t in r["tasks"] if t["runtime"] == "asyncio")
+ok = tasks(j) and tasks(j) == tasks(w)
+print("%s: %s: the tasks are the run with DWARF's (%d)%s" % (
+    "PASS" if ok else "FAIL", name, len(tasks(j)), "" if ok else ": %s, with DWARF %s" % (tasks(j), tasks(w))))
+PY
+}
+
+# dwarf_layout NAME DESC FILE...: the description's layout against the
+# DWARF of FILEs.
+dwarf_layout() { python3 "$ROOT/tests/cpython_dwarf_layout.py" "$@"; }
+
+# debug_file SYSROOT ELF: the debug file of ELF under SYSROOT, by build-id.
+debug_file() {
+	local id
+	id=$(readelf -n "$2" 2>/dev/null | awk '/Build ID/ {print $3}')
+	[ -n "$id" ] && [ -f "$1/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" ] &&
+		echo "$1/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
 }
 
 for v in 3.8 3.9 3.10 3.11 3.12 3.13; do
@@ -127,10 +183,40 @@ for v in 3.8 3.9 3.10 3.11 3.12 3.13; do
 		skip "cpython $v asyncio: not installed (pyenv install $v)"
 		continue
 	fi
+	prefix=$(dirname "$(dirname "$py")")
+	dwarf_layout "cpython $v" "$ROOT/share/asyncore/runtimes/cpython-$v.json" "$prefix/lib/libpython$v.so.1.0" \
+		"$prefix"/lib/python$v/lib-dynload/_asyncio.*.so
+	LAST=
 	version "cpython $v asyncio" "$py"
+	if ! DIR=$(fixture_build cpython "py$v-nodwarf"); then
+		fail "cpython $v asyncio without DWARF: build failed"
+	elif [ -n "$LAST" ]; then
+		version "cpython $v asyncio without DWARF" "$DIR/bin/python$v" "$DIR/python" "$LAST"
+	fi
 done
 if [ -x /usr/bin/python3.11 ]; then
+	LAST=
 	version "debian python3.11 asyncio" /usr/bin/python3.11
+	if ! DIR=$(fixture_build cpython stripped); then
+		fail "debian python3.11 asyncio without DWARF: build failed"
+	elif [ -n "$LAST" ]; then
+		version "debian python3.11 asyncio without DWARF" "$DIR/python3.11" "$DIR/python" "$LAST"
+	fi
+	if exe=$(debug_file / /usr/bin/python3.11) &&
+		aso=$(debug_file / /usr/lib/python3.11/lib-dynload/_asyncio.cpython-311-x86_64-linux-gnu.so); then
+		dwarf_layout "debian python3.11" "$ROOT/share/asyncore/runtimes/cpython-3.11.json" "$exe" "$aso"
+	else
+		skip "debian python3.11 layout against DWARF: no debug files (python3.11-dbg)"
+	fi
 else
 	skip "debian python3.11 asyncio: no /usr/bin/python3.11"
+fi
+# Debian's arm64 python3.11, where make test-deps unpacked it
+# (tests/aarch64_python.sh) with its debug files
+arm=$(dirname "$BUILD_FIX")/aarch64-python/python3.11/root
+if exe=$(debug_file "$arm" "$arm/usr/bin/python3.11") &&
+	aso=$(debug_file "$arm" "$(ls "$arm"/usr/lib/python3.11/lib-dynload/_asyncio.*.so 2>/dev/null | head -1)"); then
+	dwarf_layout "debian arm64 python3.11" "$ROOT/share/asyncore/runtimes/cpython-3.11.json" "$exe" "$aso"
+else
+	skip "debian arm64 python3.11 layout against DWARF: no debug files under $arm"
 fi
