@@ -162,6 +162,19 @@ static void warn_source(struct py_ctx *c)
 		  "%s's%s", src->types[0], more, src->file, src->own ? ", _PyRuntime's own offsets first" : "");
 }
 
+/* Where the collector state at BASE keeps its generations: its own
+ * generation0, which points at the first, over the layout's GENS (Debian's
+ * arm64 3.13 has them at 20, 4-byte aligned, where every other build has
+ * 24). */
+static uint64_t generations_offset(struct py_ctx *c, uint64_t base, uint64_t gens)
+{
+	uint64_t off, first;
+	if (m(c, "_gc_runtime_state", "generation0", &off) && core_read_u64(c->core, base + off, &first) &&
+	    first >= base && first < base + off && !(first & 3))
+		return first - base;
+	return gens;
+}
+
 /* The collector's generations: the main interpreter's (3.9 on), else the
  * runtime's (3.8). */
 static bool gc_layout(struct py_ctx *c, uint64_t runtime)
@@ -181,8 +194,9 @@ static bool gc_layout(struct py_ctx *c, uint64_t runtime)
 		base = runtime + gc;
 	else
 		return false;
+	gens = base + generations_offset(c, base, gens);
 	for (unsigned i = 0; i < 3; i++)
-		l->gens[l->ngens++] = base + gens + i * gen_size;
+		l->gens[l->ngens++] = gens + i * gen_size;
 	if (perm)
 		l->gens[l->ngens++] = base + perm;
 	return true;
@@ -548,7 +562,7 @@ static bool gc_read(struct py_ctx *c, uint64_t node, struct gc_node *n)
 	size_t words = (c->l.gc_head + c->l.ob_type) / 8;
 	if (!core_read_bytes(c->core, node, w, (words + 1) * 8))
 		return false;
-	n->next = w[0] & ~(uint64_t)7;      /* low bits: flags during a collection */
+	n->next = w[0] & ~(uint64_t)3;      /* low bits: flags during a collection */
 	n->prev = w[1] & ~(uint64_t)3;
 	n->type = w[words];
 	return true;
@@ -565,7 +579,7 @@ static bool walk_generation(struct py_ctx *c, unsigned gen, uint64_t head, uint6
 		py_warn(c, "the collector's generation %u at 0x%" PRIx64 " is not readable", gen, head);
 		return true;
 	}
-	for (node &= ~(uint64_t)7; node != head; (*visited)++) {
+	for (node &= ~(uint64_t)3; node != head; (*visited)++) {
 		if (*visited == GC_OBJECTS_MAX) {
 			py_warn(c, "more than %u objects tracked; generation %u is cut at 0x%" PRIx64,
 				GC_OBJECTS_MAX, gen, node);
@@ -639,7 +653,10 @@ static bool known_tasks(struct py_ctx *c, const uint64_t *known, size_t n)
 bool an_asyncio_tasks(struct core *core, struct dbg_session *s, struct an_runtime_session *rs,
 		      const struct an_asyncio_scope *scope, struct analysis *an)
 {
-	if (!s || !rs)
+	uint64_t init, size;
+	/* no _asyncio (its extension module, or built in): no task to look for
+	 * among the collector's objects */
+	if (!s || !rs || !dbg_find_symbol(s, "PyInit__asyncio", &init, &size))
 		return true;
 	struct py_ctx *c = calloc(1, sizeof(*c));
 	if (!c)
