@@ -125,7 +125,7 @@ $(BUILD)/unit/data/cpython%_lines.txt: tests/unit/data/cpython%_lines.txt
 # the program's own objects; it finds share/ as ./asyncore does.  Only the
 # tests run it.
 HOOKS_PROGRAM := $(BUILD)/hooks/asyncore
-HOOKED_SRCS := cli/ingest_worker.c cli/collect.c cli/collect_install.c cli/serve.c
+HOOKED_SRCS := cli/ingest_worker.c cli/collect.c cli/collect_install.c cli/serve.c cli/live.c
 HOOKS_OBJS := $(OBJDIR)/asyncore.o $(filter-out $(HOOKED_SRCS:%.c=$(OBJDIR)/%.o),$(LIB_OBJS)) \
 	$(HOOKED_SRCS:%.c=$(BUILD)/hooks/obj/%.o) $(BUILD)/hooks/obj/tests/hooks/hold.o \
 	$(BUILD)/hooks/obj/tests/hooks/query_limit.o

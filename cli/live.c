@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "options.h"
 #include "runtimes.h"
+#include "test_hooks.h"
 
 /* What the analysis added to the core's warnings after it took them (the
  * detach's) joins its own. */
@@ -65,13 +66,13 @@ static bool has_other_tasks(const struct analysis *warm)
 	return false;
 }
 
-/* Whether the analysis must run while the process is stopped: when it
- * follows structures (async stacks, bthreads, runtimes' frames, recorder
- * rings) that may have moved since the warm-up, or when the warm-up did not
- * know where a thread was (running user code: what its frames point to was
- * not read).  Otherwise what it needs is the stacks, read whole above each
- * stack pointer, and the pages the warm-up read: the process goes on at
- * once and the analysis runs after.  A Go program's goroutines are such
+/* Whether the analysis, run after the detach, must run again on a second
+ * stop when it wanted a page the stop did not read: when it follows
+ * structures (async stacks, bthreads, runtimes' frames, recorder rings)
+ * that may have moved since the warm-up, or when the warm-up did not know
+ * where a thread was (running user code: what its frames point to was not
+ * read).  Otherwise what it needs is the stacks, read whole above each
+ * stack pointer, and the pages the warm-up read.  A Go program's goroutines are such
  * pages (allgs, each g, each parked stack from its saved stack pointer): a
  * goroutine made or moved since the warm-up reads as missing, never as
  * another moment's. */
@@ -99,6 +100,26 @@ static uint64_t *asyncio_known(const struct analysis *warm, size_t *n)
 	return v;
 }
 
+/* LIVE, stopped, analysed (detached after, if it was not yet). */
+static struct core_error *analyze_stop(struct core_live *live, pid_t pid, pid_t first_tid,
+				       const struct an_options *opts, struct dbg_cache *cache,
+				       struct core **core, struct analysis **an)
+{
+	struct core_identity id;
+	struct core_error *err = NULL;
+	if (first_tid && !core_live_first_thread(live, first_tid))
+		err = core_error_create(CORE_ERROR_USAGE, "--thread %d: process %d has no such thread",
+					(int)first_tid, (int)pid);
+	if (!err)
+		err = core_live_open_core(live, core);
+	if (!err) {
+		core_identity(*core, &id);
+		err = an_analyze(*core, &id, opts, cache, an);
+	}
+	core_live_detach(live);
+	return err;
+}
+
 struct core_error *cli_live_analyze(pid_t pid, unsigned max_pause_ms, pid_t first_tid,
 				    const struct an_options *opts, bool tasks_from_warm_up,
 				    struct core_live **livep, struct analysis **anp)
@@ -108,7 +129,6 @@ struct core_error *cli_live_analyze(pid_t pid, unsigned max_pause_ms, pid_t firs
 	struct core_live *live = NULL;
 	struct core *core = NULL;
 	struct analysis *an = NULL;
-	struct core_identity id;
 	uint64_t *known = NULL;
 	struct an_options warm_opts = *opts, stopped_opts = *opts;
 	struct dbg_cache *cache = dbg_cache_create();
@@ -126,6 +146,7 @@ struct core_error *cli_live_analyze(pid_t pid, unsigned max_pause_ms, pid_t firs
 	stopped_opts.asyncio.known_only = known != NULL;
 	stopped_opts.asyncio.known = known;
 	opts = &stopped_opts;
+	test_hook_warmed((long)pid);
 	bool while_stopped = needs_stopped_analysis(live, warm);
 	for (size_t i = 0; warm && i < warm->nruntime_stacks; i++)
 		core_live_add_stack(live, warm->runtime_stacks[i].lo, warm->runtime_stacks[i].hi);
@@ -133,19 +154,22 @@ struct core_error *cli_live_analyze(pid_t pid, unsigned max_pause_ms, pid_t firs
 	err = core_live_stop(live);
 	if (err)
 		goto out;
-	if (!while_stopped)
-		core_live_detach(live);
-	if (first_tid && !core_live_first_thread(live, first_tid)) {
-		err = core_error_create(CORE_ERROR_USAGE, "--thread %d: process %d has no such thread",
-					(int)first_tid, (int)pid);
-		goto out;
-	}
-	err = core_live_open_core(live, &core);
-	if (err)
-		goto out;
-	core_identity(core, &id);
-	err = an_analyze(core, &id, opts, cache, &an);
+	test_hook_stopped((long)pid);
+	/* The analysis runs after the detach, over what the stop read; one
+	 * that follows structures of the stop's moment and wanted a page the
+	 * stop did not read is run again on a second stop, stopped, that page
+	 * read then. */
 	core_live_detach(live);
+	err = analyze_stop(live, pid, first_tid, opts, cache, &core, &an);
+	if (!err && while_stopped && core_live_missed(live) && core_live_again(live)) {
+		an_analysis_destroy(an);
+		an = NULL;
+		core_close(core);
+		core = NULL;
+		err = core_live_stop(live);
+		if (!err)
+			err = analyze_stop(live, pid, first_tid, opts, cache, &core, &an);
+	}
 	if (err)
 		goto out;
 	if (core_live_gone(live)) {

@@ -13,6 +13,13 @@ long test_hook_query_limit(long ms);
  * supervisor, not yet looked up in the store): waits there when the test
  * asked for it. */
 void test_hook_analysing(const char *path);
+
+/* report --pid or snapshot of process PID, warmed up and not yet stopped:
+ * waits there when the test asked for it (the hold named "live-PID"). */
+void test_hook_warmed(long pid);
+
+/* The same, PID stopped, before the detach (the hold "stopped-PID"). */
+void test_hook_stopped(long pid);
 #else
 static inline long test_hook_query_limit(long ms)
 {
@@ -22,6 +29,16 @@ static inline long test_hook_query_limit(long ms)
 static inline void test_hook_analysing(const char *path)
 {
 	(void)path;
+}
+
+static inline void test_hook_warmed(long pid)
+{
+	(void)pid;
+}
+
+static inline void test_hook_stopped(long pid)
+{
+	(void)pid;
 }
 #endif
 

@@ -72,6 +72,7 @@ struct live_slot {
 	bool pinned;                /* read before the stop (never changes) */
 	bool in_arena;              /* DATA is a page of core_live.arena */
 	bool transient;             /* the warm-up read it transiently only */
+	bool missed;                /* wanted after the detach, not read by the stop */
 };
 
 struct core_live {
@@ -113,6 +114,9 @@ struct core_live {
 	struct sigaction old_int, old_term, old_timer;
 	bool handlers;
 	bool handlers_done;         /* detached once: the checks made */
+	bool extras_read;           /* read_extras() done, before the first stop */
+	size_t nmissed;             /* pages wanted after the detach, not read */
+	uint64_t paused_before_us;  /* earlier stops' (core_live_again) */
 
 	pid_t first_tid;            /* written first */
 	uint64_t *warm_pages;       /* what the warm-up read, to read again stopped */
@@ -547,6 +551,17 @@ static bool readable_after_detach(const struct core_live *live, uint64_t addr)
 	return m && is_file_map(m) && !(m->flags & PF_W) && !m->shared;
 }
 
+/* PAGE, of a readable mapping, wanted after the detach and not read by
+ * the stop: kept as unreadable, marked for core_live_again(). */
+static void note_missed(struct core_live *live, uint64_t page)
+{
+	const struct live_map *m = map_for(live, page);
+	if (!m || !(m->flags & PF_R) || !slot_put(live, page, NULL))
+		return;
+	slot_find(live, page)->missed = true;
+	live->nmissed++;
+}
+
 size_t core_live_read(struct core_live *live, uint64_t addr, void *buf, size_t len)
 {
 	unsigned char *out = buf;
@@ -561,8 +576,12 @@ size_t core_live_read(struct core_live *live, uint64_t addr, void *buf, size_t l
 		struct live_slot *s = slot_find(live, page);
 		if (!s) {
 			check_deadline(live);
-			if (!live->warming &&
-			    (!live->stopped || (live->detached && !readable_after_detach(live, page))))
+			if (!live->warming && live->stopped && live->detached &&
+			    !readable_after_detach(live, page)) {
+				note_missed(live, page);
+				break;
+			}
+			if (!live->warming && !live->stopped)
 				break;
 			unsigned char tmp[PAGE];
 			bool ok = fetch(live, page, tmp, PAGE) == PAGE;
@@ -1087,7 +1106,9 @@ static void read_extras(struct core_live *live)
 struct core_error *core_live_stop(struct core_live *live)
 {
 	struct core_error *err = NULL;
-	read_extras(live);
+	if (!live->extras_read)
+		read_extras(live);   /* a second stop would see the first one's wake-ups */
+	live->extras_read = true;
 	install_handlers(live);
 	set_taken_at(live);
 	clock_gettime(CLOCK_MONOTONIC, &live->stop_start);
@@ -1235,20 +1256,20 @@ static void prepare_stop_room(struct core_live *live)
 	}
 }
 
-void core_live_warm_end(struct core_live *live)
+/* What was read (pinned pages aside) is forgotten, its pages (and the
+ * missed ones) made the ones the next stop reads first. */
+static void pages_to_warm(struct core_live *live)
 {
-	live->warming = live->transient = false;
 	live->core = NULL;
 	for (size_t i = 0; i < live->nthreads; i++)
 		live->threads[i].regs_known = false;
-	/* What the warm-up read of a running process is not the stop's. */
 	struct live_slot *old = live->slots;
 	size_t oldn = live->nslots;
 	free(live->warm_pages);
 	live->warm_pages = malloc((live->used ? live->used : 1) * sizeof(*live->warm_pages));
 	live->nwarm_pages = 0;
 	for (size_t i = 0; live->warm_pages && i < oldn; i++)
-		if (old[i].addr && !old[i].pinned && !old[i].transient && old[i].data)
+		if (old[i].addr && !old[i].pinned && !old[i].transient && (old[i].data || old[i].missed))
 			live->warm_pages[live->nwarm_pages++] = old[i].addr - 1;
 	live->slots = NULL;
 	live->nslots = live->used = 0;
@@ -1256,10 +1277,44 @@ void core_live_warm_end(struct core_live *live)
 	for (size_t i = 0; i < oldn; i++) {
 		if (old[i].addr && old[i].pinned && old[i].data && slot_put(live, old[i].addr - 1, old[i].data))
 			slot_find(live, old[i].addr - 1)->pinned = true;
-		free(old[i].data);
+		if (!old[i].in_arena)
+			free(old[i].data);
 	}
 	free(old);
+	free(live->arena);
+	live->arena = NULL;
+	live->arena_pages = live->arena_used = 0;
+	live->nmissed = 0;
 	prepare_stop_room(live);
+}
+
+void core_live_warm_end(struct core_live *live)
+{
+	live->warming = live->transient = false;
+	/* What the warm-up read of a running process is not the stop's. */
+	pages_to_warm(live);
+}
+
+size_t core_live_missed(const struct core_live *live)
+{
+	return live->nmissed;
+}
+
+bool core_live_again(struct core_live *live)
+{
+	if (!live->stopped || !live->detached || live->gone || live->killed)
+		return false;
+	live->paused_before_us += core_live_paused_us(live);
+	live->stopped = false;
+	live->detached = 0;
+	live->handlers_done = false;
+	for (size_t i = 0; i < live->nthreads; i++) {
+		struct live_thread *t = &live->threads[i];
+		t->seized = t->interrupted = t->stopped = false;
+		t->resume_sig = 0;
+	}
+	pages_to_warm(live);
+	return true;
 }
 
 /* ---- inspecting ------------------------------------------------------ */
@@ -1365,14 +1420,14 @@ uint64_t core_live_stopped_ns(const struct core_live *live)
 uint64_t core_live_paused_us(const struct core_live *live)
 {
 	if (!live->stopped)
-		return 0;
+		return live->paused_before_us;
 	struct timespec now;
 	const struct timespec *end = &live->stop_end;
 	if (!live->detached) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		end = &now;
 	}
-	return elapsed_us(&live->stop_start, end);
+	return live->paused_before_us + elapsed_us(&live->stop_start, end);
 }
 
 const char *core_live_taken_at(const struct core_live *live)

@@ -72,6 +72,16 @@ struct core_error *core_live_open_core(struct core_live *live, struct core **out
  * was read while stopped. */
 void core_live_detach(struct core_live *live);
 
+/* How many pages of readable mappings reads after the detach wanted that
+ * the stop had not read (they read as unreadable). */
+size_t core_live_missed(const struct core_live *live);
+
+/* After a detach: ready to stop again (core_live_stop()), what the last
+ * stop read forgotten and, with the pages it missed, read first by the
+ * next; the pause counts both stops.  The core opened over LIVE must be
+ * closed first.  False when the process is gone. */
+bool core_live_again(struct core_live *live);
+
 /* Detach when needed and free LIVE; NULL is a no-op. */
 void core_live_destroy(struct core_live *live);
 

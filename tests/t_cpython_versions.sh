@@ -81,19 +81,22 @@ py_core() {
 # nanosleep, clock_nanosleep, pselect6; aarch64: pselect6, nanosleep,
 # clock_nanosleep).
 SLEEPS=" 23 35 230 270 72 101 115 "
+READ=0   # x86_64's read
 
-# parked PID N [R]: the process has N threads waiting in one of SLEEPS and
-# R (default 1: park.py's spinner) running, in no system call.
+# parked PID N [R [reading]]: the process has N threads waiting in one of
+# SLEEPS and R (default 1: park.py's spinner) running, in no system call;
+# with "reading", one more waits in read (arrive.py's main thread).
 parked() {
-	local t n=0 running=0 nr
+	local t n=0 running=0 reads=0 nr
 	for t in /proc/"$1"/task/*; do
 		nr=$(cut -d' ' -f1 "$t/syscall" 2>/dev/null) || return 1
 		case "$SLEEPS" in
 			*" $nr "*) n=$((n + 1)) ;;
-			*) [ "$nr" = running ] || return 1; running=$((running + 1)) ;;
+			*) if [ "$nr" = "$READ" ]; then reads=$((reads + 1))
+			   else [ "$nr" = running ] || return 1; running=$((running + 1)); fi ;;
 		esac
 	done
-	[ "$n" -eq "$2" ] && [ "$running" -eq "${3:-1}" ]
+	[ "$n" -eq "$2" ] && [ "$running" -eq "${3:-1}" ] && [ "$reads" -eq "$([ "${4:-}" = reading ] && echo 1 || echo 0)" ]
 }
 
 # parked_or_gone PID N R: parked, or the process has exited.
@@ -140,6 +143,53 @@ live() {
 		clean "cpython $v snapshot" "$W/snap-$v.json"
 	fi
 }
+
+# arrive V DIR: arrive.py under V, read by report --pid held between its
+# warm-up and its stop (ASYNCORE_TEST_HOLD) while the process starts a
+# thread the warm-up never read: the stop's reading misses its pages, and
+# the report, read again on a second stop, has that thread's frames as
+# faulthandler dumps them after.
+arrive() {
+	local v=$1 dir=$2 run=$dir/run-arrive-$$ hold=$W/hold-arrive-$1 out=$W/arrive-$1.json
+	if ! have_hooks; then
+		skip "cpython $v arriving thread: no test build at $ASYNCORE_HOOKS (make all)"; return
+	fi
+	rm -rf "$run"; mkdir -p "$run"; RUN_DIRS+=("$run")
+	mkfifo "$run/in"
+	(cd "$run" && exec "$dir/prog" arrive.py <in) >"$run/stdout" 2>&1 &
+	PARKED=$!
+	exec 7>"$run/in"
+	if ! wait_until 1200 parked "$PARKED" 1 0 reading || [ ! -s "$run/threads.txt" ]; then
+		fail "cpython $v arriving thread: the process did not park: $(head -3 "$run/stdout" | tr '\n' ' ')"
+		exec 7>&-; unpark; return
+	fi
+	hold_cores "$hold" "live-$PARKED"
+	ASYNCORE_TEST_HOLD=$hold "$ASYNCORE_HOOKS" report --pid "$PARKED" --format json >"$out" 2>"$out.err" &
+	local reader=$!
+	if [ -z "$(hold_wait "$hold" "live-$PARKED")" ]; then
+		fail "cpython $v arriving thread: report --pid never reached its stop"
+	else
+		echo go >&7
+		wait_until 1200 arrived "$run/threads.txt" "$PARKED" ||
+			fail "cpython $v arriving thread: no newcomer thread asleep"
+		hold_release "$hold" "live-$PARKED"
+	fi
+	wait "$reader"; RC=$?
+	exec 7>&-
+	kill -USR1 "$PARKED"
+	wait_until 400 dumped "$run/faulthandler.txt" 3 ||
+		fail "cpython $v arriving thread: faulthandler wrote no dump of 3 threads"
+	unpark
+	[ -s "$out" ] || { fail "cpython $v arriving thread: no report: $(head -2 "$out.err")"; return; }
+	compare "cpython $v arriving thread" "$out" "$run" live
+	clean "cpython $v arriving thread" "$out"
+	check "cpython $v arriving thread: its frames are in the report" \
+		grep -q '"newcomer (arrive.py:' "$out"
+}
+
+# arrived THREADS PID: THREADS names the newcomer, and every thread of PID
+# sleeps.
+arrived() { grep -q ' newcomer$' "$1" && parked "$2" 3 0; }
 
 # subinterp V DIR: a thread with a thread state in a sub-interpreter and
 # one in the main interpreter, live: the sub-interpreter's frames in the
@@ -402,6 +452,7 @@ for v in 3.8 3.9 3.10 3.11 3.12 3.13; do
 		fi
 		# ---- live and a snapshot ----------------------------------------------------
 		live "$v" "$DIR"
+		arrive "$v" "$DIR"
 		subinterp "$v" "$DIR"
 	fi
 	# ---- a generator that a coroutine iterates, each entered from C ---------------

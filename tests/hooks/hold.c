@@ -6,7 +6,12 @@
  * pid and a newline, then reads DIR/NAME.go (blocking until the test opens
  * it to write) until end of file, and goes on.  The test thus knows which
  * worker holds which core, and acts while it is held: signals it, signals
- * the supervisor, then releases it or not.  No clock is involved. */
+ * the supervisor, then releases it or not.  No clock is involved.
+ *
+ * report --pid and snapshot of process PID wait the same way at
+ * DIR/live-PID.held, warmed up and not yet stopped: the test changes the
+ * process then; and at DIR/stopped-PID.held, the process stopped, before
+ * the detach: the test sees --max-pause let it go. */
 #include "../../cli/test_hooks.h"
 
 #include <errno.h>
@@ -34,13 +39,12 @@ static int open_retrying(const char *path, int flags)
 	return fd;
 }
 
-void test_hook_analysing(const char *path)
+/* Held at NAME when the test made DIR/NAME.held a FIFO. */
+static void hold_at(const char *name)
 {
 	const char *dir = getenv("ASYNCORE_TEST_HOLD");
-	if (!dir || !*dir || !path)
+	if (!dir || !*dir)
 		return;
-	const char *slash = strrchr(path, '/');
-	const char *name = slash ? slash + 1 : path;
 	char held[4096], go[4096];
 	struct stat st;
 	if (!hold_path(held, sizeof(held), dir, name, "held") ||
@@ -66,4 +70,26 @@ void test_hook_analysing(const char *path)
 		break;
 	}
 	close(fd);
+}
+
+void test_hook_analysing(const char *path)
+{
+	if (!path)
+		return;
+	const char *slash = strrchr(path, '/');
+	hold_at(slash ? slash + 1 : path);
+}
+
+void test_hook_warmed(long pid)
+{
+	char name[32];
+	snprintf(name, sizeof(name), "live-%ld", pid);
+	hold_at(name);
+}
+
+void test_hook_stopped(long pid)
+{
+	char name[32];
+	snprintf(name, sizeof(name), "stopped-%ld", pid);
+	hold_at(name);
 }
