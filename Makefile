@@ -72,8 +72,11 @@ test-deps:
 # tests/t_node.sh, is a second oracle of node's cores.
 TEST_DEB_PKGS += lldb liblldb-dev
 
+# A program built elsewhere than the checkout (make asan, make ubsan) finds
+# share/ beside it, as ./asyncore does.
 $(PROGRAM): $(OBJDIR)/asyncore.o $(LIB_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	@[ "$(dir $@)" = ./ ] || ln -sfn $(CURDIR)/share $(dir $@)share
 
 $(OBJDIR)/%.o: %.c $(wildcard */*.h)
 	@mkdir -p $(dir $@)
