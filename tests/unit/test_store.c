@@ -707,6 +707,7 @@ static struct analysis *go_core(const char *fingerprint, int signo, bool fatal, 
 		{"main.main", AN_FRAME_PLAIN}, {"runtime.main", AN_FRAME_PLAIN},
 	};
 	struct analysis *an = handled_core(fingerprint);
+	free(an->caught.handler);   /* no handler caught it */
 	an->caught = (struct an_caught){0};
 	an->go = (struct an_go_crash){.present = true, .fatal = fatal, .signo = signo,
 				      .message = strdup(message)};
