@@ -1304,7 +1304,7 @@ bool core_live_again(struct core_live *live)
 {
 	if (!live->stopped || !live->detached || live->gone || live->killed)
 		return false;
-	live->paused_before_us += core_live_paused_us(live);
+	live->paused_before_us = core_live_paused_us(live);   /* every stop so far */
 	live->stopped = false;
 	live->detached = 0;
 	live->handlers_done = false;
