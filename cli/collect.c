@@ -565,7 +565,8 @@ static void trim_dir(struct collector *c)
 	}
 	if (d)
 		closedir(d);
-	qsort(files, n, sizeof(*files), by_age);
+	if (n)
+		qsort(files, n, sizeof(*files), by_age);   /* FILES is NULL when none */
 	for (size_t i = 0; i < n && total > c->o->max_size; i++) {
 		char path[PATH_MAX];
 		snprintf(path, sizeof(path), "%s/%s", c->o->dir, files[i].name);

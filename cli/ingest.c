@@ -83,7 +83,8 @@ static int add_files(struct ingest_opts *o, const char *dir, const char *suffix)
 		}
 	}
 	closedir(d);
-	qsort(o->paths + first, o->npaths - first, sizeof(*o->paths), cmp_str);
+	if (o->npaths > first)   /* none: the list may be NULL yet */
+		qsort(o->paths + first, o->npaths - first, sizeof(*o->paths), cmp_str);
 	return 0;
 }
 
