@@ -3,9 +3,11 @@
 #
 # hang_start PROG MODE RUN   PROG hung in MODE in the directory RUN (made),
 #                            core dumps on; sets HUNG (its pid).  Returns
-#                            once its ready file is there (1 when it never
-#                            is: the bound only keeps a broken fixture from
-#                            hanging the test).
+#                            once its ready file is there and, on x86_64,
+#                            its main thread is in pause() (the fixture
+#                            writes the file first; 1 when it never is: the
+#                            bound only keeps a broken fixture from hanging
+#                            the test).
 # hang_core RUN              the core of the hung process $HUNG: the one a
 #                            SIGABRT from outside leaves in RUN, else gdb's
 #                            gcore while it runs; sets CORE (empty: none) and
@@ -45,7 +47,17 @@ hang_launch() {
 	[ -f "$run/ready" ]
 }
 
-hang_start() { hang_launch "$3" "$1" "$2"; }
+hang_start() {
+	hang_launch "$3" "$1" "$2" || return 1
+	[ "$(uname -m)" = x86_64 ] || return 0
+	local i
+	for i in $(seq 6000); do
+		[ "$(cut -d' ' -f1 "/proc/$HUNG/syscall" 2>/dev/null)" = 34 ] && return 0   # pause
+		kill -0 "$HUNG" 2>/dev/null || return 1
+		sleep 0.01
+	done
+	return 1
+}
 
 hang_core() {
 	local run=$1
