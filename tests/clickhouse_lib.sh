@@ -231,6 +231,9 @@ serve_start() {
 	local try
 	for try in 1 2 3 4 5; do
 		SERVE_PORT=$(ch_free_ports 1)   # below the ephemeral range, as the servers' ports
+		# emptied here, not only by the background's redirection: until it
+		# runs, OUT may still hold an earlier server's "http" line
+		: >"$2"
 		"$ASYNCORE" serve --db "$1" --listen "127.0.0.1:$SERVE_PORT" >"$2" 2>"$2.err" &
 		SERVE_PID=$!
 		serve_listening "$2" $SERVE_PID && return 0
