@@ -576,13 +576,12 @@ size_t core_live_read(struct core_live *live, uint64_t addr, void *buf, size_t l
 		struct live_slot *s = slot_find(live, page);
 		if (!s) {
 			check_deadline(live);
-			if (!live->warming && live->stopped && live->detached &&
-			    !readable_after_detach(live, page)) {
+			if (!live->warming && !live->stopped)
+				break;
+			if (!live->warming && live->detached && !readable_after_detach(live, page)) {
 				note_missed(live, page);
 				break;
 			}
-			if (!live->warming && !live->stopped)
-				break;
 			unsigned char tmp[PAGE];
 			bool ok = fetch(live, page, tmp, PAGE) == PAGE;
 			if (!slot_put(live, page, ok ? tmp : NULL) || !(s = slot_find(live, page)))

@@ -57,6 +57,25 @@
 
 /* Migrations: entry V-1 takes the schema from version V-1 to V.  Keep this
  * in step with reports/SCHEMA.md; never edit a released entry, add one. */
+/* crash_stacks from version 9 on, after its select list: the running
+ * task's frames (not a goroutine's), then the crashing thread's. */
+#define CRASH_STACKS_FROM_FRAMES \
+	"  FROM cores c" \
+	"  JOIN threads t ON t.core_id = c.id AND t.crashing" \
+	"  JOIN tasks k ON k.core_id = c.id AND k.state = 'running' AND k.tid = t.tid" \
+	"    AND k.runtime <> 'go'" \
+	"  JOIN task_frames f ON f.core_id = c.id AND f.task_idx = k.idx" \
+	"  UNION ALL" \
+	"  SELECT c.id, c.path, c.signature_hash," \
+	"         f.idx + coalesce((SELECT k.nframes FROM tasks k WHERE k.core_id = c.id" \
+	"                           AND k.state = 'running' AND k.tid = t.tid" \
+	"                           AND k.runtime <> 'go'), 0)," \
+	"         f.kind, CASE WHEN f.pc IS NOT NULL THEN printf('0x%x', f.pc) END, f.function," \
+	"         f.file, f.line, f.module, f.inline_depth, f.runtime, f.detail" \
+	"  FROM cores c" \
+	"  JOIN threads t ON t.core_id = c.id AND t.crashing" \
+	"  JOIN frames f ON f.core_id = c.id AND f.thread_idx = t.idx;"
+
 /* top_signatures from version 12 on, up to its example_core column. */
 #define TOP_SIGNATURES_TO_EXAMPLE \
 	"CREATE VIEW top_signatures AS" \
@@ -482,21 +501,7 @@ static const char *const rep_migrations[] = {
 	"  SELECT c.id AS core_id, c.path AS core, c.signature_hash, f.idx AS frame, f.kind,"
 	"         printf('0x%x', f.pc) AS pc, f.function, f.file, f.line, f.module, f.inline_depth,"
 	"         NULL AS runtime, NULL AS detail"
-	"  FROM cores c"
-	"  JOIN threads t ON t.core_id = c.id AND t.crashing"
-	"  JOIN tasks k ON k.core_id = c.id AND k.state = 'running' AND k.tid = t.tid"
-	"    AND k.runtime <> 'go'"
-	"  JOIN task_frames f ON f.core_id = c.id AND f.task_idx = k.idx"
-	"  UNION ALL"
-	"  SELECT c.id, c.path, c.signature_hash,"
-	"         f.idx + coalesce((SELECT k.nframes FROM tasks k WHERE k.core_id = c.id"
-	"                           AND k.state = 'running' AND k.tid = t.tid"
-	"                           AND k.runtime <> 'go'), 0),"
-	"         f.kind, CASE WHEN f.pc IS NOT NULL THEN printf('0x%x', f.pc) END, f.function,"
-	"         f.file, f.line, f.module, f.inline_depth, f.runtime, f.detail"
-	"  FROM cores c"
-	"  JOIN threads t ON t.core_id = c.id AND t.crashing"
-	"  JOIN frames f ON f.core_id = c.id AND f.thread_idx = t.idx;"
+	CRASH_STACKS_FROM_FRAMES
 	"PRAGMA legacy_alter_table = OFF;"
 	"ALTER TABLE cores ADD COLUMN go_crash TEXT;"
 	"ALTER TABLE cores ADD COLUMN go_signal INTEGER;"
@@ -691,21 +696,7 @@ static const char *const rep_migrations[] = {
 	"  SELECT c.id AS core_id, c.path AS core, c.signature_hash, f.idx AS frame, f.kind,"
 	"         CASE WHEN f.pc IS NOT NULL THEN printf('0x%x', f.pc) END AS pc, f.function, f.file,"
 	"         f.line, f.module, f.inline_depth, f.runtime, f.detail"
-	"  FROM cores c"
-	"  JOIN threads t ON t.core_id = c.id AND t.crashing"
-	"  JOIN tasks k ON k.core_id = c.id AND k.state = 'running' AND k.tid = t.tid"
-	"    AND k.runtime <> 'go'"
-	"  JOIN task_frames f ON f.core_id = c.id AND f.task_idx = k.idx"
-	"  UNION ALL"
-	"  SELECT c.id, c.path, c.signature_hash,"
-	"         f.idx + coalesce((SELECT k.nframes FROM tasks k WHERE k.core_id = c.id"
-	"                           AND k.state = 'running' AND k.tid = t.tid"
-	"                           AND k.runtime <> 'go'), 0),"
-	"         f.kind, CASE WHEN f.pc IS NOT NULL THEN printf('0x%x', f.pc) END, f.function,"
-	"         f.file, f.line, f.module, f.inline_depth, f.runtime, f.detail"
-	"  FROM cores c"
-	"  JOIN threads t ON t.core_id = c.id AND t.crashing"
-	"  JOIN frames f ON f.core_id = c.id AND f.thread_idx = t.idx;"
+	CRASH_STACKS_FROM_FRAMES
 	"PRAGMA legacy_alter_table = OFF;"
 	"ALTER TABLE tasks ADD COLUMN name TEXT;"
 	"CREATE TABLE blocked_on ("

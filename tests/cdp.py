@@ -88,6 +88,11 @@ class Browser:
                     return m
             self.events.append(self.read_message())
 
+    def new_page(self):
+        """A blank page attached to: its session id."""
+        target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        return self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+
     def close(self):
         try:
             self.call("Browser.close")
@@ -105,8 +110,7 @@ def main():
     url, width, height, png, selector = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
     b = Browser(width, height)
     try:
-        target = b.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        s = b.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        s = b.new_page()
         b.call("Emulation.setDeviceMetricsOverride",
                {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}, s)
         b.call("Page.enable", {}, s)

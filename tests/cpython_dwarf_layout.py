@@ -68,7 +68,7 @@ for path in files:
 wrong, checked, own = [], 0, []
 for typ in layout:
     for (what, w), g in values.get(typ, []):
-        if what == 'offsetof ' + what[9:] and typ + '.' + what[9:] in excepted:
+        if what.startswith('offsetof ') and typ + '.' + what[len('offsetof '):] in excepted:
             own.append('%s %s: DWARF %s, the layout %d' % (typ, what, g, w))
             continue
         checked += 1

@@ -24,8 +24,7 @@ def main():
     env = dict(os.environ, CHROME_HEADLESS="1", BREAKPAD_DUMP_LOCATION=db)
     b = cdp.Browser(800, 600, ["--enable-crash-reporter", "--enable-crash-reporter-for-testing", "--crash-dumps-dir=" + db], env)
     try:
-        target = b.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        s = b.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        s = b.new_page()
         b.call("Page.enable", {}, s)
         b.send("Page.crash", {}, s)
         while not minidumps(db):

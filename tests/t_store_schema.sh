@@ -217,17 +217,21 @@ check "store schema: cores.arch is indexed after the migration" \
 old_store 7 "$DROP8"
 tables="cores modules threads frames async_roots suspended suspended_frames tasks task_frames
 	recorders recorder_events warnings ingest_errors"
-declare -A cols7   # each table's columns in version 7
-for t in $tables; do
-	cols7[$t]=$(sqlite3 "$W/v7.db" "SELECT group_concat(name, ', ') FROM pragma_table_info('$t')")
-done
-rows() {   # rows DB: every row of every table, in the columns of version 7
+declare -A cols   # each table's columns in the version keep_columns read
+keep_columns() {   # keep_columns DB: each table's columns in DB, for rows
+	local t
+	for t in $tables; do
+		cols[$t]=$(sqlite3 "$1" "SELECT group_concat(name, ', ') FROM pragma_table_info('$t')")
+	done
+}
+rows() {   # rows DB: every row of every table, in the columns keep_columns read
 	local t
 	for t in $tables; do
 		echo "== $t"
-		sqlite3 "$1" "SELECT ${cols7[$t]} FROM $t ORDER BY 1, 2, 3"
+		sqlite3 "$1" "SELECT ${cols[$t]} FROM $t ORDER BY 1, 2, 3"
 	done
 }
+keep_columns "$W/v7.db"
 rows "$W/v7.db" >"$W/v7.rows"
 n7=$(store_q "$W/v7.db" "SELECT count(*) FROM cores")
 migrated 7
@@ -311,21 +315,11 @@ terms_exact 11
 # tables are empty (what its cores waited for was not stored), a task's
 # script frame is then accepted, top says no bucket of crashes is a hang,
 # and resign gives its cores the signatures they had.
-declare -A cols12
-for t in $tables; do
-	cols12[$t]=$(sqlite3 "$W/v12.db" "SELECT group_concat(name, ', ') FROM pragma_table_info('$t')")
-done
-rows12() {
-	local t
-	for t in $tables; do
-		echo "== $t"
-		sqlite3 "$1" "SELECT ${cols12[$t]} FROM $t ORDER BY 1, 2, 3"
-	done
-}
-rows12 "$W/v12.db" >"$W/v12.rows"
+keep_columns "$W/v12.db"
+rows "$W/v12.db" >"$W/v12.rows"
 n12=$(store_q "$W/v12.db" "SELECT count(*) FROM cores")
 migrated 12
-rows12 "$W/v12.db" >"$W/v13.rows"
+rows "$W/v12.db" >"$W/v13.rows"
 check "store schema: ... the version 12 store keeps every row of every table ($n12 cores)" \
 	bash -c '[ "$1" -gt 0 ] && cmp -s "$2" "$3"' _ "$n12" "$W/v12.rows" "$W/v13.rows"
 check "store schema: ... blocked_on, deadlocks and deadlock_members are empty" \
